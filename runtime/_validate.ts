@@ -1,0 +1,36 @@
+/**
+ * Argument checks shared by the runtime. Wrong types raise `TypeError`, values outside their
+ * range raise `RangeError`; each message names the argument and the value received.
+ *
+ * @module
+ */
+
+/** Throws unless `value` is a non-negative safe integer; `what` names the argument. */
+export function assertNonNegativeInteger(value: unknown, what: string): asserts value is number {
+  if (typeof value !== "number") {
+    throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+  }
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${what} must be a non-negative safe integer, got ${value}`);
+  }
+}
+
+/** Throws unless `value` is a positive safe integer (a size in bytes or elements). */
+export function assertPositiveInteger(value: unknown, what: string): asserts value is number {
+  assertNonNegativeInteger(value, what);
+  if (value === 0) throw new RangeError(`${what} must be greater than zero, got 0`);
+}
+
+/** Throws unless `value` fits an unsigned 32-bit integer. */
+export function assertU32(value: unknown, what: string): asserts value is number {
+  assertNonNegativeInteger(value, what);
+  if (value > 0xffff_ffff) throw new RangeError(`${what} must fit in 32 bits, got ${value}`);
+}
+
+/** A short description of a value for error messages. */
+export function describe(value: unknown): string {
+  if (typeof value === "bigint") return `${value}n (bigint)`;
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value === null || typeof value !== "object") return String(value);
+  return value.constructor?.name ?? "object";
+}

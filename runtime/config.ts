@@ -1,0 +1,171 @@
+/**
+ * Runtime options: one object with defaults, then environment-variable overrides.
+ *
+ * Environment variables are read only when `env` permission for that variable is already
+ * granted; without it they are skipped silently, so a program without `--allow-env` never fails
+ * or prompts. An override that is set but malformed throws a `RangeError` naming the variable.
+ *
+ * | variable | option |
+ * | --- | --- |
+ * | `GPU_RUNTIME_MAX_STREAMS` | `maxStreams` |
+ * | `GPU_RUNTIME_MAX_TASKS` | `maxTasks` |
+ * | `GPU_RUNTIME_STRATEGY` | `strategy` (`interleave` or `sequential`) |
+ * | `GPU_RUNTIME_LOG_STREAM` | `logging.stream` (`disabled`, `basic`, `full`) |
+ * | `GPU_RUNTIME_LOG_MEMORY` | `logging.memory` |
+ * | `GPU_RUNTIME_TUNE_CACHE_DIR` | `tuneCacheDir` |
+ *
+ * @module
+ */
+
+import { assertPositiveInteger } from "./_validate.ts";
+
+/** How the task scheduler merges the queued tasks of several streams into one submission. */
+export type SchedulerStrategy = "interleave" | "sequential";
+
+/** Verbosity of a log category: the seed's streaming levels, mapped to LogTape levels. */
+export type LogVerbosity = "disabled" | "basic" | "full";
+
+/**
+ * Options of the runtime. Every field is optional.
+ *
+ * @example
+ * ```ts
+ * import { resolveConfig } from "@gpucompute/runtime";
+ * const config = resolveConfig({ maxStreams: 8, strategy: "sequential" });
+ * console.log(config.maxStreams, config.maxTasks);
+ * ```
+ */
+export interface RuntimeOptions {
+  /**
+   * Number of distinct streams; stream ids map onto them modulo this.
+   * @default {8}
+   */
+  maxStreams?: number;
+  /**
+   * Tasks a stream buffers before it is executed (task-scheduler backends).
+   * @default {32}
+   */
+  maxTasks?: number;
+  /**
+   * How queued tasks of several streams are merged.
+   * @default {"interleave"}
+   */
+  strategy?: SchedulerStrategy;
+  /** Per-category log verbosity. */
+  logging?: {
+    /** @default {"disabled"} */
+    stream?: LogVerbosity;
+    /** @default {"disabled"} */
+    memory?: LogVerbosity;
+  };
+  /**
+   * Directory of the persistent autotune cache; none when undefined.
+   * @default {undefined}
+   */
+  tuneCacheDir?: string;
+}
+
+/**
+ * Options with every default filled in.
+ *
+ * @example
+ * ```ts
+ * import { resolveConfig, type RuntimeConfig } from "@gpucompute/runtime";
+ * const config: RuntimeConfig = resolveConfig();
+ * ```
+ */
+export interface RuntimeConfig {
+  /** See {@linkcode RuntimeOptions.maxStreams}. */
+  readonly maxStreams: number;
+  /** See {@linkcode RuntimeOptions.maxTasks}. */
+  readonly maxTasks: number;
+  /** See {@linkcode RuntimeOptions.strategy}. */
+  readonly strategy: SchedulerStrategy;
+  /** See {@linkcode RuntimeOptions.logging}. */
+  readonly logging: { readonly stream: LogVerbosity; readonly memory: LogVerbosity };
+  /** See {@linkcode RuntimeOptions.tuneCacheDir}. */
+  readonly tuneCacheDir: string | undefined;
+}
+
+/** Reads one environment variable, or `undefined` when unset or not permitted. */
+export type EnvReader = (name: string) => string | undefined;
+
+/**
+ * Reads a variable only if `env` permission for it is already granted (never prompts).
+ *
+ * @example
+ * ```ts
+ * import { readPermittedEnv } from "@gpucompute/runtime";
+ * console.log(readPermittedEnv("GPU_RUNTIME_MAX_STREAMS")); // undefined without --allow-env
+ * ```
+ */
+export function readPermittedEnv(name: string): string | undefined {
+  try {
+    const status = Deno.permissions.querySync({ name: "env", variable: name });
+    return status.state === "granted" ? Deno.env.get(name) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const VERBOSITIES: readonly LogVerbosity[] = ["disabled", "basic", "full"];
+const STRATEGIES: readonly SchedulerStrategy[] = ["interleave", "sequential"];
+
+function choice<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new RangeError(`${name} must be one of ${allowed.join(", ")}, got "${value}"`);
+  }
+  return value as T;
+}
+
+function integer(name: string, value: string): number {
+  const parsed = /^\d+$/.test(value) ? Number(value) : NaN;
+  assertPositiveInteger(Number.isNaN(parsed) ? -1 : parsed, name);
+  return parsed;
+}
+
+/**
+ * Fills defaults, applies the options, then the environment overrides, and validates the result.
+ *
+ * @example
+ * ```ts
+ * import { resolveConfig } from "@gpucompute/runtime";
+ * const config = resolveConfig({}, (name) => name === "GPU_RUNTIME_MAX_TASKS" ? "64" : undefined);
+ * console.log(config.maxTasks); // 64
+ * ```
+ */
+export function resolveConfig(
+  options: RuntimeOptions = {},
+  env: EnvReader = readPermittedEnv,
+): RuntimeConfig {
+  const get = (name: string) => env(name)?.trim() || undefined;
+  const maxStreamsEnv = get("GPU_RUNTIME_MAX_STREAMS");
+  const maxTasksEnv = get("GPU_RUNTIME_MAX_TASKS");
+  const strategyEnv = get("GPU_RUNTIME_STRATEGY");
+  const streamLog = get("GPU_RUNTIME_LOG_STREAM");
+  const memoryLog = get("GPU_RUNTIME_LOG_MEMORY");
+  const config: RuntimeConfig = {
+    maxStreams: maxStreamsEnv
+      ? integer("GPU_RUNTIME_MAX_STREAMS", maxStreamsEnv)
+      : options.maxStreams ?? 8,
+    maxTasks: maxTasksEnv ? integer("GPU_RUNTIME_MAX_TASKS", maxTasksEnv) : options.maxTasks ?? 32,
+    strategy: strategyEnv
+      ? choice("GPU_RUNTIME_STRATEGY", strategyEnv, STRATEGIES)
+      : options.strategy ?? "interleave",
+    logging: {
+      stream: streamLog
+        ? choice("GPU_RUNTIME_LOG_STREAM", streamLog, VERBOSITIES)
+        : options.logging?.stream ?? "disabled",
+      memory: memoryLog
+        ? choice("GPU_RUNTIME_LOG_MEMORY", memoryLog, VERBOSITIES)
+        : options.logging?.memory ?? "disabled",
+    },
+    tuneCacheDir: get("GPU_RUNTIME_TUNE_CACHE_DIR") ?? options.tuneCacheDir,
+  };
+  assertPositiveInteger(config.maxStreams, "maxStreams");
+  assertPositiveInteger(config.maxTasks, "maxTasks");
+  choice("strategy", config.strategy, STRATEGIES);
+  choice("logging.stream", config.logging.stream, VERBOSITIES);
+  choice("logging.memory", config.logging.memory, VERBOSITIES);
+  return config;
+}

@@ -1,0 +1,139 @@
+/**
+ * Identity and reference counts of one reserved slice of managed memory.
+ *
+ * Invariant: a slice is returned to its pool exactly once, when its last owner is disposed and
+ * its last pin is released. Ids are never reused, so a stale binding whose memory was released
+ * is always detected (`released` stays true) instead of aliasing a later reservation.
+ *
+ * - **Owners** are {@linkcode SliceHandle}s (user-visible handles and their clones).
+ * - **Pins** are held by the runtime while work that uses the slice is queued or in flight.
+ *
+ * @module
+ */
+
+import { InvalidHandleError } from "../server/errors.ts";
+
+let nextId = 0;
+
+/**
+ * The managed memory behind a handle: a unique id plus owner and pin counts. Pools create one per
+ * reservation and are told through `onRelease` when it can be reused.
+ *
+ * @example
+ * ```ts
+ * import { ManagedMemoryId } from "@gpucompute/runtime";
+ * const memory = new ManagedMemoryId(() => console.log("slice free"));
+ * const pin = memory.pin();
+ * memory.releaseOwner(); // owner gone, but the pin keeps it alive
+ * pin.release(); // prints "slice free"
+ * ```
+ */
+export class ManagedMemoryId {
+  /** Unique value, never reused within a process. */
+  readonly value: number = nextId++;
+  #owners = 1;
+  #pins = 0;
+  #onRelease: ((memory: ManagedMemoryId) => void) | undefined;
+
+  /** Creates the id with one owner; `onRelease` runs once when no owner and no pin remain. */
+  constructor(onRelease?: (memory: ManagedMemoryId) => void) {
+    this.#onRelease = onRelease;
+  }
+
+  /** Number of live owners (handles). */
+  get owners(): number {
+    return this.#owners;
+  }
+
+  /** Number of live pins (queued or in-flight work). */
+  get pins(): number {
+    return this.#pins;
+  }
+
+  /** True once the slice went back to its pool; any later use is an error. */
+  get released(): boolean {
+    return this.#owners === 0 && this.#pins === 0;
+  }
+
+  /** Adds an owner. Throws `INVALID_HANDLE` if the memory was already released. */
+  retainOwner(): void {
+    this.assertLive();
+    this.#owners++;
+  }
+
+  /** Drops an owner; the caller guarantees it held one. */
+  releaseOwner(): void {
+    if (this.#owners === 0) throw new Error("Internal error: owner released twice");
+    this.#owners--;
+    this.#maybeRelease();
+  }
+
+  /** Pins the memory until the returned pin is released (idempotently). */
+  pin(): MemoryPin {
+    this.assertLive();
+    this.#pins++;
+    return new MemoryPin(this);
+  }
+
+  /** Throws `INVALID_HANDLE` if the memory was released. */
+  assertLive(): void {
+    if (this.released) {
+      throw new InvalidHandleError(
+        `Memory ${this.value} was released (its handle was disposed); it can no longer be used`,
+      );
+    }
+  }
+
+  /** @internal Called by {@linkcode MemoryPin.release}. */
+  unpin(): void {
+    if (this.#pins === 0) throw new Error("Internal error: pin released twice");
+    this.#pins--;
+    this.#maybeRelease();
+  }
+
+  #maybeRelease(): void {
+    if (!this.released) return;
+    const callback = this.#onRelease;
+    this.#onRelease = undefined;
+    callback?.(this);
+  }
+}
+
+/**
+ * A pin on managed memory: keeps the slice from being reused while work is queued or in flight.
+ *
+ * @example
+ * ```ts
+ * import { ManagedMemoryId } from "@gpucompute/runtime";
+ * const memory = new ManagedMemoryId();
+ * {
+ *   using _pin = memory.pin();
+ * } // released here
+ * console.log(memory.pins); // 0
+ * ```
+ */
+export class MemoryPin implements Disposable {
+  #memory: ManagedMemoryId | undefined;
+
+  /** @internal Use {@linkcode ManagedMemoryId.pin}. */
+  constructor(memory: ManagedMemoryId) {
+    this.#memory = memory;
+  }
+
+  /** The pinned memory. */
+  get memory(): ManagedMemoryId | undefined {
+    return this.#memory;
+  }
+
+  /** Releases the pin; calling it again does nothing. */
+  release(): void {
+    const memory = this.#memory;
+    this.#memory = undefined;
+    memory?.unpin();
+  }
+
+  /** Same as {@linkcode release}. */
+  [Symbol.dispose](): void {
+    this.release();
+  }
+}

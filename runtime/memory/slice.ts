@@ -1,0 +1,107 @@
+/**
+ * Owning and non-owning references to a slice of managed memory.
+ *
+ * A {@linkcode SliceHandle} owns: the slice stays reserved while any handle to it is alive. A
+ * {@linkcode SliceBinding} only names the slice; the runtime pins the memory while the work that
+ * uses the binding is queued or in flight. JavaScript has no `Drop`, so handles are released by
+ * `dispose()` / `using`; a `FinalizationRegistry` returns forgotten handles as a safety net only.
+ *
+ * @module
+ */
+
+import { InvalidHandleError } from "../server/errors.ts";
+import type { ManagedMemoryId } from "./managed_memory.ts";
+
+// Safety net: a handle that is garbage-collected without dispose() still gives its slice back.
+const forgotten = new FinalizationRegistry<ManagedMemoryId>((memory) => memory.releaseOwner());
+
+/**
+ * An owning reference to a slice. Clones share the slice and count as owners.
+ *
+ * @example
+ * ```ts
+ * import { ManagedMemoryId, SliceHandle } from "@gpucompute/runtime";
+ * const slice = new SliceHandle(new ManagedMemoryId());
+ * const copy = slice.clone();
+ * console.log(slice.canMut()); // false: two owners
+ * copy.dispose();
+ * console.log(slice.canMut()); // true
+ * ```
+ */
+export class SliceHandle implements Disposable {
+  #memory: ManagedMemoryId;
+  #disposed = false;
+
+  /** Takes over the one owner reference a fresh {@linkcode ManagedMemoryId} starts with. */
+  constructor(memory: ManagedMemoryId) {
+    this.#memory = memory;
+    forgotten.register(this, memory, this);
+  }
+
+  /** The managed memory id. */
+  get id(): ManagedMemoryId {
+    return this.#memory;
+  }
+
+  /** True after {@linkcode dispose}. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** A new owner of the same slice. Throws `INVALID_HANDLE` if this one was disposed. */
+  clone(): SliceHandle {
+    this.#assertLive();
+    this.#memory.retainOwner();
+    return new SliceHandle(this.#memory);
+  }
+
+  /** True when this is the only owner, so the slice may be written in place. */
+  canMut(): boolean {
+    return !this.#disposed && this.#memory.owners === 1;
+  }
+
+  /** A non-owning binding to the slice. Throws `INVALID_HANDLE` if this one was disposed. */
+  binding(): SliceBinding {
+    this.#assertLive();
+    return new SliceBinding(this.#memory);
+  }
+
+  /** Gives up ownership; the slice returns to its pool once no owner or pin remains. Idempotent. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    forgotten.unregister(this);
+    this.#memory.releaseOwner();
+  }
+
+  /** Same as {@linkcode dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  #assertLive(): void {
+    if (this.#disposed) {
+      throw new InvalidHandleError(`Slice ${this.#memory.value} was used after dispose()`);
+    }
+  }
+}
+
+/**
+ * A non-owning reference to a slice, as kernels and copies receive it.
+ *
+ * @example
+ * ```ts
+ * import { ManagedMemoryId, SliceHandle } from "@gpucompute/runtime";
+ * const binding = new SliceHandle(new ManagedMemoryId()).binding();
+ * console.log(binding.id.released); // false while the handle is alive
+ * ```
+ */
+export class SliceBinding {
+  /** The managed memory id. */
+  readonly id: ManagedMemoryId;
+
+  /** Wraps a memory id without taking ownership. */
+  constructor(id: ManagedMemoryId) {
+    this.id = id;
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * What a kernel launch receives: buffers, packed metadata, scalars by storage type, and the cube
+ * count (static, or dynamic from a buffer for indirect dispatch).
+ *
+ * @module
+ */
+
+import { assertNonNegativeInteger, assertU32 } from "../_validate.ts";
+import type { Binding } from "./handle.ts";
+
+/** Element storage types that scalars and tensors may have. */
+export type StorageType =
+  | "f16"
+  | "bf16"
+  | "f32"
+  | "f64"
+  | "i8"
+  | "i16"
+  | "i32"
+  | "i64"
+  | "u8"
+  | "u16"
+  | "u32"
+  | "u64";
+
+/** Bytes per element of each {@linkcode StorageType}. */
+export const STORAGE_TYPE_SIZE: Readonly<Record<StorageType, number>> = {
+  f16: 2,
+  bf16: 2,
+  f32: 4,
+  f64: 8,
+  i8: 1,
+  i16: 2,
+  i32: 4,
+  i64: 8,
+  u8: 1,
+  u16: 2,
+  u32: 4,
+  u64: 8,
+};
+
+/**
+ * Packed tensor metadata (rank, lengths, shapes, strides) and the length of its static part.
+ *
+ * @example
+ * ```ts
+ * import type { MetadataBinding } from "@gpucompute/runtime";
+ * const metadata: MetadataBinding = { data: new Uint32Array([1, 16]), staticLength: 2 };
+ * ```
+ */
+export interface MetadataBinding {
+  /** Metadata words. */
+  readonly data: Uint32Array;
+  /** Length of the static portion (rank, len, buffer_len, shape_offsets, stride_offsets). */
+  readonly staticLength: number;
+}
+
+/**
+ * Scalars of one storage type, as raw little-endian bytes.
+ *
+ * @example
+ * ```ts
+ * import { ScalarBinding } from "@gpucompute/runtime";
+ * const scalars = ScalarBinding.from("f32", [0.5, 2]);
+ * console.log(scalars.length, scalars.bytes.byteLength); // 2 8
+ * ```
+ */
+export interface ScalarBinding {
+  /** The storage type of every scalar. */
+  readonly type: StorageType;
+  /** Number of scalars. */
+  readonly length: number;
+  /** `length * STORAGE_TYPE_SIZE[type]` bytes. */
+  readonly bytes: Uint8Array;
+}
+
+/** Constructors of {@linkcode ScalarBinding}. */
+export interface ScalarBindingConstructors {
+  /** Encodes numbers (or bigints for 64-bit integers) as scalars of `type`. */
+  from(type: StorageType, values: readonly (number | bigint)[]): ScalarBinding;
+}
+
+/** Constructors of {@linkcode ScalarBinding}. */
+export const ScalarBinding: ScalarBindingConstructors = {
+  from(type: StorageType, values: readonly (number | bigint)[]): ScalarBinding {
+    const size = STORAGE_TYPE_SIZE[type];
+    if (size === undefined) throw new TypeError(`Unknown storage type ${String(type)}`);
+    const bytes = new Uint8Array(values.length * size);
+    const view = new DataView(bytes.buffer);
+    values.forEach((value, i) => writeScalar(view, i * size, type, value));
+    return { type, length: values.length, bytes };
+  },
+};
+
+function writeScalar(
+  view: DataView,
+  at: number,
+  type: StorageType,
+  value: number | bigint,
+): void {
+  const num = Number(value);
+  switch (type) {
+    case "f16":
+      return view.setFloat16(at, num, true);
+    case "bf16":
+      return view.setUint16(at, new Uint32Array(new Float32Array([num]).buffer)[0] >>> 16, true);
+    case "f32":
+      return view.setFloat32(at, num, true);
+    case "f64":
+      return view.setFloat64(at, num, true);
+    case "i8":
+      return view.setInt8(at, num);
+    case "u8":
+      return view.setUint8(at, num);
+    case "i16":
+      return view.setInt16(at, num, true);
+    case "u16":
+      return view.setUint16(at, num, true);
+    case "i32":
+      return view.setInt32(at, num, true);
+    case "u32":
+      return view.setUint32(at, num, true);
+    case "i64":
+      return view.setBigInt64(at, BigInt(value), true);
+    case "u64":
+      return view.setBigUint64(at, BigInt(value), true);
+  }
+}
+
+/**
+ * A tensor map (CUDA TMA descriptor). Declared for parity with CubeCL; backends without TMA
+ * reject launches that carry one with `UNSUPPORTED`.
+ *
+ * @example
+ * ```ts
+ * import type { TensorMapBinding } from "@gpucompute/runtime";
+ * const count = (maps: TensorMapBinding[]) => maps.length;
+ * ```
+ */
+export interface TensorMapBinding {
+  /** The backing tensor. */
+  readonly binding: Binding;
+  /** Shape of the backing tensor. */
+  readonly shape: readonly number[];
+  /** Strides of the backing tensor. */
+  readonly strides: readonly number[];
+  /** Storage type of the elements. */
+  readonly storageType: StorageType;
+}
+
+/**
+ * Everything a kernel launch binds, built fluently.
+ *
+ * @example
+ * ```ts
+ * import { Bindings, Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime";
+ * using input = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 0, cursor: 1, size: 64 });
+ * const bindings = new Bindings()
+ *   .withBuffer(input.binding())
+ *   .withScalar("f32", [2.5])
+ *   .withMetadata({ data: new Uint32Array([16]), staticLength: 1 });
+ * console.log(bindings.buffers.length, bindings.scalars.get("f32")?.length); // 1 1
+ * ```
+ */
+export class Bindings {
+  /** Buffer bindings, in binding order. */
+  readonly buffers: Binding[] = [];
+  /** Packed metadata. */
+  metadata: MetadataBinding = { data: new Uint32Array(0), staticLength: 0 };
+  /** Scalars, one entry per storage type. */
+  readonly scalars: Map<StorageType, ScalarBinding> = new Map();
+  /** Tensor maps (rejected by backends without TMA). */
+  readonly tensorMaps: TensorMapBinding[] = [];
+
+  /** Appends a buffer. */
+  withBuffer(binding: Binding): this {
+    this.buffers.push(binding);
+    return this;
+  }
+
+  /** Appends buffers. */
+  withBuffers(bindings: Iterable<Binding>): this {
+    for (const binding of bindings) this.buffers.push(binding);
+    return this;
+  }
+
+  /** Sets the scalars of one storage type (replacing earlier ones of that type). */
+  withScalar(type: StorageType, values: readonly (number | bigint)[]): this {
+    const scalar = ScalarBinding.from(type, values);
+    this.scalars.set(scalar.type, scalar);
+    return this;
+  }
+
+  /** Sets prepared scalar bindings. */
+  withScalars(scalars: Iterable<ScalarBinding>): this {
+    for (const scalar of scalars) this.scalars.set(scalar.type, scalar);
+    return this;
+  }
+
+  /** Sets the metadata. */
+  withMetadata(metadata: MetadataBinding): this {
+    assertNonNegativeInteger(metadata.staticLength, "metadata.staticLength");
+    if (metadata.staticLength > metadata.data.length) {
+      throw new RangeError(
+        `metadata.staticLength ${metadata.staticLength} exceeds its ${metadata.data.length} words`,
+      );
+    }
+    this.metadata = metadata;
+    return this;
+  }
+
+  /** Appends tensor maps. */
+  withTensorMaps(maps: Iterable<TensorMapBinding>): this {
+    for (const map of maps) this.tensorMaps.push(map);
+    return this;
+  }
+
+  /** Every binding the launch touches: buffers, then tensor-map tensors. */
+  allBindings(): Binding[] {
+    return [...this.buffers, ...this.tensorMaps.map((map) => map.binding)];
+  }
+}
+
+/**
+ * The number of cubes (workgroups) to dispatch: static, or read from a buffer holding
+ * `[x, y, z]` as u32 (indirect dispatch).
+ *
+ * @example
+ * ```ts
+ * import { CubeCount } from "@gpucompute/runtime";
+ * const count = CubeCount.new2d(8, 4);
+ * if (count.kind === "static") console.log(count.x * count.y * count.z); // 32
+ * ```
+ */
+export type CubeCount =
+  | { readonly kind: "static"; readonly x: number; readonly y: number; readonly z: number }
+  | { readonly kind: "dynamic"; readonly binding: Binding };
+
+/** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
+export interface CubeCountConstructors {
+  /** `x` by `y` by `z` cubes. */
+  static(x: number, y: number, z: number): CubeCount;
+  /** One cube. */
+  newSingle(): CubeCount;
+  /** `x` cubes. */
+  new1d(x: number): CubeCount;
+  /** `x` by `y` cubes. */
+  new2d(x: number, y: number): CubeCount;
+  /** `x` by `y` by `z` cubes. */
+  new3d(x: number, y: number, z: number): CubeCount;
+  /** Cubes read at launch time from `[x, y, z]` u32 values in `binding`. */
+  dynamic(binding: Binding): CubeCount;
+}
+
+/** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
+export const CubeCount: CubeCountConstructors = {
+  static(x: number, y: number, z: number): CubeCount {
+    assertU32(x, "CubeCount x");
+    assertU32(y, "CubeCount y");
+    assertU32(z, "CubeCount z");
+    return { kind: "static", x, y, z };
+  },
+  newSingle(): CubeCount {
+    return CubeCount.static(1, 1, 1);
+  },
+  new1d(x: number): CubeCount {
+    return CubeCount.static(x, 1, 1);
+  },
+  new2d(x: number, y: number): CubeCount {
+    return CubeCount.static(x, y, 1);
+  },
+  new3d(x: number, y: number, z: number): CubeCount {
+    return CubeCount.static(x, y, z);
+  },
+  dynamic(binding: Binding): CubeCount {
+    if (binding.size() < 12) {
+      throw new RangeError(
+        `A dynamic cube count needs 12 bytes, the binding has ${binding.size()}`,
+      );
+    }
+    return { kind: "dynamic", binding };
+  },
+};

@@ -1,0 +1,245 @@
+/**
+ * Error classes of the runtime. Every domain error extends {@linkcode ComputeError} and carries a
+ * literal `code`, so callers can branch with `instanceof` or with `switch (error.code)`. Bad
+ * arguments (wrong type, out of range) are plain `TypeError` / `RangeError`, as in the platform.
+ *
+ * The I/O codes mirror CubeCL's `IoError` kinds (`BUFFER_TOO_BIG`, `UNSUPPORTED_STRIDES`,
+ * `INVALID_HANDLE`, `UNKNOWN`, `UNSUPPORTED`); the rest are server, profiling and device errors.
+ *
+ * @module
+ */
+
+/** Every literal error code the runtime raises. */
+export type ComputeErrorCode =
+  | "BUFFER_TOO_BIG"
+  | "UNSUPPORTED_STRIDES"
+  | "INVALID_HANDLE"
+  | "UNKNOWN"
+  | "UNSUPPORTED"
+  | "OUT_OF_MEMORY"
+  | "STREAM_UNHEALTHY"
+  | "PROFILE_NOT_REGISTERED"
+  | "DEVICE_LOST"
+  | "NO_ADAPTER"
+  | "COMPILATION"
+  | "TIMEOUT"
+  | "DESTROYED"
+  | "DRIVER";
+
+/**
+ * Base class of the runtime's domain errors.
+ *
+ * @example Branch on the code
+ * ```ts
+ * import { ComputeError } from "@gpucompute/runtime";
+ * try {
+ *   throw new ComputeError("UNSUPPORTED", "Tensor maps are not supported by WebGPU");
+ * } catch (error) {
+ *   if (error instanceof ComputeError && error.code === "UNSUPPORTED") console.log(error.message);
+ * }
+ * ```
+ */
+export class ComputeError extends Error {
+  /** The literal code of this error. */
+  readonly code: ComputeErrorCode;
+
+  /** Creates an error with a code, a message and an optional cause. */
+  constructor(code: ComputeErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.name = "ComputeError";
+  }
+}
+
+/**
+ * A buffer larger than the device or pool allows was asked for.
+ *
+ * @example
+ * ```ts
+ * import { BufferTooBigError } from "@gpucompute/runtime";
+ * const error = new BufferTooBigError(9 * 2 ** 30, 2 ** 31);
+ * console.log(error.message); // Cannot allocate 9 GiB as the limit is 2 GiB
+ * ```
+ */
+export class BufferTooBigError extends ComputeError {
+  declare readonly code: "BUFFER_TOO_BIG";
+  /** Bytes asked for. */
+  readonly requested: number;
+  /** The largest size allowed, in bytes. */
+  readonly limit: number;
+
+  /** Creates the error from the size asked for and the limit, both in bytes. */
+  constructor(requested: number, limit: number, options?: ErrorOptions) {
+    super(
+      "BUFFER_TOO_BIG",
+      `Cannot allocate ${formatBytes(requested)} as the limit is ${formatBytes(limit)}`,
+      options,
+    );
+    this.name = "BufferTooBigError";
+    this.requested = requested;
+    this.limit = limit;
+  }
+}
+
+/**
+ * The storage behind a pool could not provide more memory.
+ *
+ * @example
+ * ```ts
+ * import { OutOfMemoryError } from "@gpucompute/runtime";
+ * console.log(new OutOfMemoryError("Cannot reserve 1 MiB: storage exhausted").code);
+ * ```
+ */
+export class OutOfMemoryError extends ComputeError {
+  declare readonly code: "OUT_OF_MEMORY";
+  /** Creates the error with a message that names the size asked for. */
+  constructor(message: string, options?: ErrorOptions) {
+    super("OUT_OF_MEMORY", message, options);
+    this.name = "OutOfMemoryError";
+  }
+}
+
+/**
+ * A handle or binding was used after its memory was released, or never belonged to this server.
+ *
+ * @example
+ * ```ts
+ * import { InvalidHandleError } from "@gpucompute/runtime";
+ * console.log(new InvalidHandleError("The handle was disposed").code); // INVALID_HANDLE
+ * ```
+ */
+export class InvalidHandleError extends ComputeError {
+  declare readonly code: "INVALID_HANDLE";
+  /** Creates the error with a message that says which handle and why. */
+  constructor(message: string, options?: ErrorOptions) {
+    super("INVALID_HANDLE", message, options);
+    this.name = "InvalidHandleError";
+  }
+}
+
+/**
+ * An optional operation, layout or feature that this backend does not implement.
+ *
+ * @example
+ * ```ts
+ * import { UnsupportedError } from "@gpucompute/runtime";
+ * console.log(new UnsupportedError("Strided reads are not supported").code); // UNSUPPORTED
+ * ```
+ */
+export class UnsupportedError extends ComputeError {
+  /** Creates the error; pass `"UNSUPPORTED_STRIDES"` for a layout the copy cannot handle. */
+  constructor(
+    message: string,
+    code: "UNSUPPORTED" | "UNSUPPORTED_STRIDES" = "UNSUPPORTED",
+    options?: ErrorOptions,
+  ) {
+    super(code, message, options);
+    this.name = "UnsupportedError";
+  }
+}
+
+/**
+ * A stream refused work because an earlier error left it unhealthy.
+ *
+ * @example
+ * ```ts
+ * import { StreamUnhealthyError } from "@gpucompute/runtime";
+ * console.log(new StreamUnhealthyError(3).message);
+ * ```
+ */
+export class StreamUnhealthyError extends ComputeError {
+  declare readonly code: "STREAM_UNHEALTHY";
+  /** The stream that refused the work. */
+  readonly stream: number;
+  /** Creates the error for a stream id. */
+  constructor(stream: number, options?: ErrorOptions) {
+    super(
+      "STREAM_UNHEALTHY",
+      `Cannot resolve stream ${stream} since it is currently in an error state`,
+      options,
+    );
+    this.name = "StreamUnhealthyError";
+    this.stream = stream;
+  }
+}
+
+/**
+ * A shader or kernel failed to compile; `line` is set when the compiler reported one.
+ *
+ * @example
+ * ```ts
+ * import { CompilationError } from "@gpucompute/runtime";
+ * const error = new CompilationError("scale", "expected identifier", 3);
+ * console.log(error.line, error.message);
+ * ```
+ */
+export class CompilationError extends ComputeError {
+  declare readonly code: "COMPILATION";
+  /** The kernel id that failed. */
+  readonly kernel: string;
+  /** The compiler's message, unchanged. */
+  readonly compilerMessage: string;
+  /** The 1-based source line of the first error, when known. */
+  readonly line: number | undefined;
+  /** Creates the error from the kernel id, the compiler's message and its line. */
+  constructor(kernel: string, compilerMessage: string, line?: number, options?: ErrorOptions) {
+    const at = line === undefined ? "" : ` at line ${line}`;
+    super("COMPILATION", `Kernel '${kernel}' failed to compile${at}: ${compilerMessage}`, options);
+    this.name = "CompilationError";
+    this.kernel = kernel;
+    this.compilerMessage = compilerMessage;
+    this.line = line;
+  }
+}
+
+/**
+ * Any other runtime failure with a code: `DEVICE_LOST`, `NO_ADAPTER`, `TIMEOUT`, `DESTROYED`,
+ * `DRIVER`, `PROFILE_NOT_REGISTERED` or `UNKNOWN`.
+ *
+ * @example
+ * ```ts
+ * import { RuntimeError } from "@gpucompute/runtime";
+ * const error = new RuntimeError("DESTROYED", "The server was destroyed");
+ * console.log(error.code);
+ * ```
+ */
+export class RuntimeError extends ComputeError {
+  /** Creates the error with its code and message. */
+  constructor(
+    code:
+      | "DEVICE_LOST"
+      | "NO_ADAPTER"
+      | "TIMEOUT"
+      | "DESTROYED"
+      | "DRIVER"
+      | "PROFILE_NOT_REGISTERED"
+      | "UNKNOWN",
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(code, message, options);
+    this.name = "RuntimeError";
+  }
+}
+
+const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
+
+/**
+ * Formats a byte count with binary units, as error messages and logs print it.
+ *
+ * @example
+ * ```ts
+ * import { formatBytes } from "@gpucompute/runtime";
+ * console.log(formatBytes(3 * 1024 * 1024)); // "3 MiB"
+ * ```
+ */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/\.?0+$/, "");
+  return `${text} ${UNITS[unit]}`;
+}

@@ -1,0 +1,252 @@
+/**
+ * The backend contract: what every compute server (WebGPU, CUDA, the simulated test backend)
+ * implements. Ported from CubeCL's `ComputeServer` with these choices:
+ *
+ * - **Streams are explicit.** Every operation takes the logical stream it runs on as its last
+ *   positional argument; the {@linkcode ComputeClient} fills it from the current async context.
+ *   Servers order work across streams themselves (events or a task scheduler): callers never
+ *   flush to make a cross-stream result visible.
+ * - **Reads are asynchronous, everything else is synchronous.** `create`, `write`, `execute` and
+ *   `flush` enqueue work and return at once; `read`, `sync` and `endProfile` return promises.
+ * - **Errors are typed.** Bad arguments throw `TypeError`/`RangeError`; domain failures throw a
+ *   {@linkcode ComputeError} subclass with a literal code. A failed call leaves the server usable.
+ *   Optional operations a backend lacks throw `UNSUPPORTED`, never fail silently.
+ * - **Ownership.** Handles returned by `create` are owned by the caller and must be disposed.
+ *   Servers pin the memory of every binding while the work that uses it is queued or in flight,
+ *   so disposing a handle right after launching a kernel on it is always safe.
+ * - **Disposable.** `destroy()` releases the device objects the server created (not an adopted
+ *   device) and is idempotent; any later call throws `DESTROYED`.
+ *
+ * @module
+ */
+
+import type { MemoryUsage } from "../memory/memory_usage.ts";
+import type { StreamId } from "../stream/stream_id.ts";
+import type { Bindings, CubeCount } from "./bindings.ts";
+import type {
+  Allocation,
+  AllocationDescriptor,
+  Binding,
+  CopyDescriptor,
+  Handle,
+} from "./handle.ts";
+
+/**
+ * Whether kernels run with bounds checks (`checked`) or may read and write out of bounds.
+ *
+ * @example
+ * ```ts
+ * import type { ExecutionMode } from "@gpucompute/runtime";
+ * const mode: ExecutionMode = "checked";
+ * ```
+ */
+export type ExecutionMode = "checked" | "unchecked";
+
+/**
+ * How new allocations are placed: `auto` uses the dynamic pools; `persistent` places them in a
+ * pool that automatic cleanup never shrinks (for long-lived data such as weights).
+ *
+ * @example
+ * ```ts
+ * import type { MemoryAllocationMode } from "@gpucompute/runtime";
+ * const mode: MemoryAllocationMode = "persistent";
+ * ```
+ */
+export type MemoryAllocationMode = "auto" | "persistent";
+
+/**
+ * What every kernel type exposes to the server: a stable id used to cache compiled pipelines.
+ *
+ * @example
+ * ```ts
+ * import type { KernelMetadata } from "@gpucompute/runtime";
+ * const kernel: KernelMetadata = { id: "scale_f32" };
+ * ```
+ */
+export interface KernelMetadata {
+  /** Stable id; two kernels with the same id must compile to the same program. */
+  readonly id: string;
+}
+
+/**
+ * Identifies one profiling window, so that windows can nest and overlap.
+ *
+ * @example
+ * ```ts
+ * import type { ProfilingToken } from "@gpucompute/runtime";
+ * const token: ProfilingToken = { id: 1 };
+ * ```
+ */
+export interface ProfilingToken {
+  /** Unique per server. */
+  readonly id: number;
+}
+
+/**
+ * The measured duration of a profiling window.
+ *
+ * @example
+ * ```ts
+ * import type { ProfileDuration } from "@gpucompute/runtime";
+ * const show = (d: ProfileDuration) => `${d.milliseconds.toFixed(3)} ms (${d.timing})`;
+ * ```
+ */
+export interface ProfileDuration {
+  /** Duration in milliseconds. */
+  readonly milliseconds: number;
+  /** `device`: the device's own timer; `system`: wall clock around the synchronized work. */
+  readonly timing: "device" | "system";
+}
+
+/**
+ * The backend resource behind a binding, with the byte range it covers.
+ *
+ * @example
+ * ```ts
+ * import type { BindingResource } from "@gpucompute/runtime";
+ * const range = (r: BindingResource<unknown>) => [r.offset, r.offset + r.size];
+ * ```
+ */
+export interface BindingResource<R> {
+  /** The backend resource (a `GPUBuffer`, a device pointer...). */
+  readonly resource: R;
+  /** Byte offset of the binding in the resource. */
+  readonly offset: number;
+  /** Byte length of the binding. */
+  readonly size: number;
+}
+
+/**
+ * A kernel launch: the kernel, its cube count, its bindings and its execution mode.
+ *
+ * @example
+ * ```ts
+ * import { Bindings, CubeCount, type KernelLaunch } from "@gpucompute/runtime";
+ * const launch: KernelLaunch<{ id: string }> = {
+ *   kernel: { id: "noop" },
+ *   count: CubeCount.newSingle(),
+ *   bindings: new Bindings(),
+ * };
+ * ```
+ */
+export interface KernelLaunch<K extends KernelMetadata> {
+  /** The kernel to run. */
+  readonly kernel: K;
+  /** How many cubes to dispatch. */
+  readonly count: CubeCount;
+  /** What the kernel binds. */
+  readonly bindings: Bindings;
+  /** @default {"checked"} */
+  readonly mode?: ExecutionMode;
+}
+
+/**
+ * Bytes to write into a destination described by a copy descriptor.
+ *
+ * @example
+ * ```ts
+ * import type { WriteEntry } from "@gpucompute/runtime";
+ * const bytes = (entry: WriteEntry) => entry.data.byteLength;
+ * ```
+ */
+export interface WriteEntry {
+  /** Where to write. */
+  readonly descriptor: CopyDescriptor;
+  /** The bytes, laid out as the descriptor's shape in row-major order. */
+  readonly data: Uint8Array;
+}
+
+/**
+ * Facts about a server that clients and the autotuner use.
+ *
+ * @example
+ * ```ts
+ * import type { ServerUtilities } from "@gpucompute/runtime";
+ * const label = (u: ServerUtilities) => `${u.backend}: ${u.deviceName}`;
+ * ```
+ */
+export interface ServerUtilities {
+  /** `webgpu`, `cuda`, or a test backend's name. */
+  readonly backend: string;
+  /** Human-readable device name (adapter description, CUDA device name). */
+  readonly deviceName: string;
+  /** Largest single allocation in bytes. */
+  readonly maxAllocationSize: number;
+  /** Whether `endProfile` reports device time. */
+  readonly deviceTimer: boolean;
+}
+
+/**
+ * The contract every backend implements. See the module documentation for the design rules.
+ *
+ * @example Allocate, write, read back
+ * ```ts ignore
+ * import { AllocationDescriptor, type ComputeServer } from "@gpucompute/runtime";
+ * async function roundTrip(server: ComputeServer, data: Uint8Array) {
+ *   const [allocation] = server.create([AllocationDescriptor.contiguous([data.length], 1)], 0);
+ *   using handle = allocation.handle;
+ *   server.write([{ descriptor: handle.copyDescriptor([data.length], [1], 1), data }], 0);
+ *   const [bytes] = await server.read([handle.copyDescriptor([data.length], [1], 1)], 0);
+ *   return bytes;
+ * }
+ * ```
+ */
+export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = unknown>
+  extends Disposable {
+  /** Facts about the device. */
+  readonly utilities: ServerUtilities;
+  /** True after {@linkcode destroy}. */
+  readonly destroyed: boolean;
+
+  /** Reserves memory for each descriptor; the caller owns the handles. */
+  create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[];
+  /** Host buffers to stage uploads in; `UNSUPPORTED` where the backend has no pinned memory. */
+  staging(sizes: readonly number[], stream: StreamId): Uint8Array[];
+  /** Allocates a contiguous buffer of `data.byteLength` bytes and writes `data` into it. */
+  createWithData(data: Uint8Array, stream: StreamId): Handle;
+  /** Reads every descriptor; one round trip to the device for all of them. */
+  read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]>;
+  /** Writes bytes into memory, in stream order. */
+  write(entries: readonly WriteEntry[], stream: StreamId): void;
+  /** Resolves when every task submitted so far (on every stream) has completed. */
+  sync(stream: StreamId): Promise<void>;
+  /** The backend resource behind a binding. */
+  getResource(binding: Binding, stream: StreamId): BindingResource<R>;
+  /** Enqueues a kernel launch. */
+  execute(launch: KernelLaunch<K>, stream: StreamId): void;
+  /** Submits the stream's queued work to the device. */
+  flush(stream: StreamId): void;
+  /** Memory figures of the server. */
+  memoryUsage(stream: StreamId): MemoryUsage;
+  /** Returns unused pages to the device. */
+  memoryCleanup(stream: StreamId): void;
+  /** Opens a profiling window. Windows may nest and overlap. */
+  startProfile(stream: StreamId): ProfilingToken;
+  /** Closes a window; `PROFILE_NOT_REGISTERED` for an unknown or already closed token. */
+  endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration>;
+  /** Sets where new allocations go. */
+  allocationMode(mode: MemoryAllocationMode, stream: StreamId): void;
+  /**
+   * Copies `source` into a new allocation on `destination` (another server of the same kind).
+   * Throws `UNSUPPORTED` where the two servers cannot exchange memory.
+   */
+  copyTo(destination: this, source: CopyDescriptor, streams: CopyStreams): Promise<Allocation>;
+  /** Releases everything the server created. Idempotent. */
+  destroy(): void;
+}
+
+/**
+ * The streams of a server-to-server copy.
+ *
+ * @example
+ * ```ts
+ * import type { CopyStreams } from "@gpucompute/runtime";
+ * const streams: CopyStreams = { source: 0, destination: 1 };
+ * ```
+ */
+export interface CopyStreams {
+  /** Stream on the source server. */
+  readonly source: StreamId;
+  /** Stream on the destination server. */
+  readonly destination: StreamId;
+}
