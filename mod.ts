@@ -25,3 +25,4 @@ export * from "./runtime/stream/stream_id.ts";
 export * from "./runtime/stream/stream_pool.ts";
 export * from "./runtime/config.ts";
 export * from "./runtime/logging.ts";
+export * from "./runtime/stream/scheduler.ts";
