@@ -53,9 +53,15 @@ export interface RuntimeOptions {
   strategy?: SchedulerStrategy;
   /** Per-category log verbosity. */
   logging?: {
-    /** @default {"disabled"} */
+    /**
+     * Verbosity of stream synchronization logs.
+     * @default {"disabled"}
+     */
     stream?: LogVerbosity;
-    /** @default {"disabled"} */
+    /**
+     * Verbosity of memory pool logs.
+     * @default {"disabled"}
+     */
     memory?: LogVerbosity;
   };
   /**

@@ -62,6 +62,7 @@ export class ComputeError extends Error {
  * ```
  */
 export class BufferTooBigError extends ComputeError {
+  /** Always `"BUFFER_TOO_BIG"`. */
   declare readonly code: "BUFFER_TOO_BIG";
   /** Bytes asked for. */
   readonly requested: number;
@@ -91,6 +92,7 @@ export class BufferTooBigError extends ComputeError {
  * ```
  */
 export class OutOfMemoryError extends ComputeError {
+  /** Always `"OUT_OF_MEMORY"`. */
   declare readonly code: "OUT_OF_MEMORY";
   /** Creates the error with a message that names the size asked for. */
   constructor(message: string, options?: ErrorOptions) {
@@ -109,6 +111,7 @@ export class OutOfMemoryError extends ComputeError {
  * ```
  */
 export class InvalidHandleError extends ComputeError {
+  /** Always `"INVALID_HANDLE"`. */
   declare readonly code: "INVALID_HANDLE";
   /** Creates the error with a message that says which handle and why. */
   constructor(message: string, options?: ErrorOptions) {
@@ -148,6 +151,7 @@ export class UnsupportedError extends ComputeError {
  * ```
  */
 export class StreamUnhealthyError extends ComputeError {
+  /** Always `"STREAM_UNHEALTHY"`. */
   declare readonly code: "STREAM_UNHEALTHY";
   /** The stream that refused the work. */
   readonly stream: number;
@@ -174,6 +178,7 @@ export class StreamUnhealthyError extends ComputeError {
  * ```
  */
 export class CompilationError extends ComputeError {
+  /** Always `"COMPILATION"`. */
   declare readonly code: "COMPILATION";
   /** The kernel id that failed. */
   readonly kernel: string;

@@ -35,9 +35,15 @@ export interface HandleInit {
   cursor: number;
   /** Length of the slice in bytes, ignoring offsets. */
   size: number;
-  /** @default {undefined} */
+  /**
+   * Bytes skipped at the start of the slice.
+   * @default {undefined}
+   */
   offsetStart?: number;
-  /** @default {undefined} */
+  /**
+   * Bytes cut from the end of the slice.
+   * @default {undefined}
+   */
   offsetEnd?: number;
 }
 

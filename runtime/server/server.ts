@@ -136,7 +136,10 @@ export interface KernelLaunch<K extends KernelMetadata> {
   readonly count: CubeCount;
   /** What the kernel binds. */
   readonly bindings: Bindings;
-  /** @default {"checked"} */
+  /**
+   * Bounds-checked or not.
+   * @default {"checked"}
+   */
   readonly mode?: ExecutionMode;
 }
 
