@@ -1,0 +1,395 @@
+import assert from "node:assert/strict";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
+import {
+  Binding,
+  Handle,
+  InvalidHandleError,
+  ManagedMemoryId,
+  RuntimeLogger,
+  SchedulerMultiStream,
+  type SchedulerMultiStreamOptions,
+  type SchedulerStreamBackend,
+  SliceHandle,
+} from "../mod.ts";
+
+interface FakeStream {
+  readonly index: number;
+}
+
+/** A backend that records every enqueue and flush as `"enqueue <stream> <task>"` / `"flush <stream>"`. */
+class Recorder {
+  readonly log: string[] = [];
+  created = 0;
+  onFlush: ((stream: FakeStream) => void) | undefined;
+  readonly backend: SchedulerStreamBackend<string, FakeStream> = {
+    createStream: () => ({ index: this.created++ }),
+    enqueue: (task, stream) => void this.log.push(`enqueue ${stream.index} ${task}`),
+    flush: (stream) => {
+      this.log.push(`flush ${stream.index}`);
+      this.onFlush?.(stream);
+    },
+  };
+
+  /** A scheduler whose streams are created in pool order, so `stream.index` is the pool index. */
+  scheduler(
+    options: Partial<SchedulerMultiStreamOptions> = {},
+  ): SchedulerMultiStream<string, FakeStream> {
+    const full = { maxStreams: 4, maxTasks: 100, strategy: "interleave" as const, ...options };
+    const scheduler = new SchedulerMultiStream(this.backend, full);
+    for (let i = 0; i < full.maxStreams; i++) scheduler.stream(i);
+    return scheduler;
+  }
+
+  take(): string[] {
+    return this.log.splice(0);
+  }
+}
+
+function handleOn(stream: number, onRelease?: () => void): Handle {
+  return new Handle(new SliceHandle(new ManagedMemoryId(onRelease)), {
+    stream,
+    cursor: 0,
+    size: 16,
+  });
+}
+
+Deno.test("SchedulerMultiStream creates backend streams lazily, one per pool index", () => {
+  const recorder = new Recorder();
+  const scheduler = new SchedulerMultiStream(recorder.backend, {
+    maxStreams: 4,
+    maxTasks: 8,
+    strategy: "interleave",
+  });
+  assert.equal(recorder.created, 0);
+  assert.equal(scheduler.queued(3), 0);
+  assert.equal(recorder.created, 0, "queued() must not create a stream");
+  const five = scheduler.stream(5);
+  assert.equal(scheduler.stream(1), five);
+  assert.notEqual(scheduler.stream(2), five);
+  assert.equal(recorder.created, 2);
+});
+
+Deno.test("SchedulerMultiStream executes a stream exactly when it reaches maxTasks", () => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler({ maxTasks: 3 });
+  using h = handleOn(1);
+  scheduler.register(1, "t0", [h.binding()]);
+  scheduler.register(5, "t1", [h.binding()]); // 5 % 4 === 1: same stream
+  assert.deepEqual(recorder.take(), []);
+  assert.equal(scheduler.queued(1), 2);
+  scheduler.register(1, "t2", [h.binding()]);
+  assert.deepEqual(recorder.take(), ["enqueue 1 t0", "enqueue 1 t1", "enqueue 1 t2", "flush 1"]);
+  assert.equal(scheduler.queued(1), 0);
+  scheduler.register(1, "t3", []);
+  assert.equal(scheduler.queued(1), 1);
+  assert.deepEqual(recorder.take(), []);
+});
+
+Deno.test("SchedulerMultiStream executes other streams before registering a dependent task", () => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler();
+  using h0 = handleOn(0);
+  using h1 = handleOn(1);
+  scheduler.register(0, "a0", [h0.binding()]);
+  scheduler.register(0, "a1", [h0.binding()]);
+  scheduler.register(1, "b0", [h1.binding()]);
+  const queuedAtFlush: number[][] = [];
+  recorder.onFlush = () => queuedAtFlush.push([0, 1, 2].map((id) => scheduler.queued(id)));
+  scheduler.register(2, "c0", [h0.binding(), h1.binding()]);
+  // Binding streams in binding order, each executed before c0 exists on stream 2.
+  assert.deepEqual(recorder.take(), [
+    "flush 1",
+    "enqueue 0 a0",
+    "enqueue 0 b0",
+    "enqueue 0 a1",
+    "flush 0",
+  ]);
+  assert.deepEqual(queuedAtFlush, [[0, 0, 0], [0, 0, 0]]);
+  assert.equal(scheduler.queued(2), 1);
+  // A binding created on the same pool index needs no alignment.
+  using h6 = handleOn(6);
+  scheduler.register(2, "c1", [h6.binding()]);
+  assert.deepEqual(recorder.take(), []);
+});
+
+function fillThreeStreams(scheduler: SchedulerMultiStream<string, FakeStream>): Handle[] {
+  const handles = [handleOn(0), handleOn(1), handleOn(2)];
+  const counts = [3, 1, 2];
+  counts.forEach((count, stream) => {
+    for (let i = 0; i < count; i++) {
+      scheduler.register(stream, `${"abc"[stream]}${i}`, [handles[stream].binding()]);
+    }
+  });
+  return handles;
+}
+
+Deno.test("SchedulerMultiStream interleave merges round-robin onto the first schedule's stream", () => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler({ strategy: "interleave" });
+  const handles = fillThreeStreams(scheduler);
+  assert.deepEqual(recorder.take(), []);
+  // Duplicates by pool index (4 -> 0, 5 -> 1) are dropped, first-seen order kept.
+  scheduler.executeStreams([0, 4, 1, 5, 2]);
+  assert.deepEqual(recorder.take(), [
+    "flush 1",
+    "flush 2",
+    "enqueue 0 a0",
+    "enqueue 0 b0",
+    "enqueue 0 c0",
+    "enqueue 0 a1",
+    "enqueue 0 c1",
+    "enqueue 0 a2",
+    "flush 0",
+  ]);
+  fillThreeStreams(scheduler).forEach((h) => h.dispose());
+  scheduler.executeStreams([2, 0, 1]);
+  assert.deepEqual(recorder.take(), [
+    "flush 0",
+    "flush 1",
+    "enqueue 2 c0",
+    "enqueue 2 a0",
+    "enqueue 2 b0",
+    "enqueue 2 c1",
+    "enqueue 2 a1",
+    "enqueue 2 a2",
+    "flush 2",
+  ]);
+  handles.forEach((h) => h.dispose());
+});
+
+Deno.test("SchedulerMultiStream sequential submits each schedule on its own stream", () => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler({ strategy: "sequential" });
+  const handles = fillThreeStreams(scheduler);
+  scheduler.executeStreams([1, 0, 2]);
+  assert.deepEqual(recorder.take(), [
+    "enqueue 1 b0",
+    "flush 1",
+    "enqueue 0 a0",
+    "enqueue 0 a1",
+    "enqueue 0 a2",
+    "flush 0",
+    "enqueue 2 c0",
+    "enqueue 2 c1",
+    "flush 2",
+  ]);
+  handles.forEach((h) => h.dispose());
+});
+
+Deno.test("SchedulerMultiStream executeStreams flushes listed streams even when empty", () => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler({ strategy: "sequential" });
+  scheduler.executeStreams([3]);
+  assert.deepEqual(recorder.take(), ["flush 3"]);
+  scheduler.executeStreams([]);
+  assert.deepEqual(recorder.take(), []);
+});
+
+Deno.test("SchedulerMultiStream executeAll executes only streams with queued tasks", () => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler({ strategy: "sequential" });
+  scheduler.register(3, "d0", []);
+  scheduler.register(1, "b0", []);
+  scheduler.executeAll();
+  assert.deepEqual(recorder.take(), ["enqueue 1 b0", "flush 1", "enqueue 3 d0", "flush 3"]);
+  scheduler.executeAll();
+  assert.deepEqual(recorder.take(), []);
+});
+
+Deno.test("SchedulerMultiStream executes streams whose queued tasks touch the same memory", async (t) => {
+  await t.step("written on another stream, then used on the creating stream", () => {
+    const recorder = new Recorder();
+    const scheduler = recorder.scheduler();
+    using h = handleOn(0);
+    scheduler.register(1, "write", [h.binding()]);
+    assert.deepEqual(recorder.take(), ["flush 0"]); // seed alignment on the creating stream
+    // The seed would not align here (binding.stream === 0): the write would run after the read.
+    scheduler.register(0, "read", [h.binding()]);
+    assert.deepEqual(recorder.take(), ["enqueue 1 write", "flush 1"]);
+    assert.equal(scheduler.queued(0), 1);
+  });
+  await t.step("memory created on a third stream", () => {
+    const recorder = new Recorder();
+    const scheduler = recorder.scheduler({ strategy: "sequential" });
+    using h = handleOn(3);
+    using other = handleOn(2);
+    scheduler.register(3, "make", [h.binding()]);
+    scheduler.register(1, "write", [h.binding()]);
+    scheduler.register(2, "other", [other.binding()]);
+    recorder.take();
+    scheduler.register(2, "read", [h.binding()]);
+    // Stream 3 (the creator) is already empty and flushed; stream 1 holds the write.
+    assert.deepEqual(recorder.take(), ["flush 3", "enqueue 1 write", "flush 1"]);
+    assert.equal(scheduler.queued(2), 2);
+  });
+  await t.step("unrelated memory does not execute other streams", () => {
+    const recorder = new Recorder();
+    const scheduler = recorder.scheduler();
+    using a = handleOn(1);
+    using b = handleOn(2);
+    scheduler.register(1, "a", [a.binding()]);
+    scheduler.register(2, "b", [b.binding()]);
+    assert.deepEqual(recorder.take(), []);
+    assert.equal(scheduler.queued(1), 1);
+  });
+});
+
+Deno.test("SchedulerMultiStream pins memory while queued and releases it after the flush", async (t) => {
+  for (const strategy of ["interleave", "sequential"] as const) {
+    await t.step(strategy, () => {
+      const recorder = new Recorder();
+      const scheduler = recorder.scheduler({ strategy });
+      let released = 0;
+      const h = handleOn(0, () => released++);
+      const g = handleOn(1);
+      const memory = h.memory.id;
+      scheduler.register(0, "t0", [h.binding(), h.binding()]);
+      scheduler.register(1, "t1", [g.binding()]);
+      assert.equal(memory.pins, 2);
+      h.dispose();
+      assert.equal(memory.released, false, "a queued task keeps its memory alive");
+      assert.equal(released, 0);
+      const pinsAtFlush: number[] = [];
+      recorder.onFlush = () => pinsAtFlush.push(memory.pins);
+      scheduler.executeStreams([0, 1]);
+      // Pins are held through every flush of the execution and released after the last one.
+      assert.ok(pinsAtFlush.length >= 2);
+      if (strategy === "interleave") assert.deepEqual(pinsAtFlush, [2, 2]);
+      else assert.deepEqual(pinsAtFlush, [2, 0]);
+      assert.equal(memory.pins, 0);
+      assert.equal(released, 1);
+      assert.equal(g.memory.id.pins, 0);
+      g.dispose();
+    });
+  }
+  await t.step("a throwing backend drops the tasks, releases pins, and stays usable", () => {
+    const recorder = new Recorder();
+    const scheduler = recorder.scheduler();
+    using h = handleOn(0);
+    scheduler.register(0, "t0", [h.binding()]);
+    recorder.onFlush = () => {
+      throw new Error("device lost");
+    };
+    assert.throws(() => scheduler.executeAll(), /device lost/);
+    assert.equal(h.memory.id.pins, 0);
+    assert.equal(scheduler.queued(0), 0);
+    recorder.onFlush = undefined;
+    recorder.take();
+    scheduler.register(0, "t1", [h.binding()]);
+    scheduler.executeAll();
+    assert.deepEqual(recorder.take(), ["enqueue 0 t1", "flush 0"]);
+  });
+});
+
+Deno.test("SchedulerMultiStream rejects bad input and leaves its state unchanged", async (t) => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler();
+  using live = handleOn(1);
+  using queuedOn2 = handleOn(2);
+  scheduler.register(2, "q", [queuedOn2.binding()]);
+  const dead = handleOn(3);
+  const deadBinding = dead.binding();
+  dead.dispose();
+  const unchanged = () => {
+    assert.deepEqual(recorder.take(), []);
+    assert.equal(scheduler.queued(2), 1);
+    assert.equal(scheduler.queued(0), 0);
+    assert.equal(live.memory.id.pins, 0);
+    assert.equal(queuedOn2.memory.id.pins, 1);
+  };
+  await t.step("bad stream ids", () => {
+    assert.throws(() => scheduler.register("1" as unknown as number, "x", []), TypeError);
+    assert.throws(() => scheduler.register(-1, "x", []), RangeError);
+    assert.throws(() => scheduler.register(1.5, "x", []), RangeError);
+    assert.throws(() => scheduler.executeStreams([0, NaN]), RangeError);
+    assert.throws(() => scheduler.queued(-2), RangeError);
+    assert.throws(() => scheduler.stream(2 ** 60), RangeError);
+    unchanged();
+  });
+  await t.step("bad bindings", () => {
+    // The dead binding comes last, after bindings that would align stream 2 and pin `live`.
+    assert.throws(
+      () => scheduler.register(0, "x", [live.binding(), queuedOn2.binding(), deadBinding]),
+      InvalidHandleError,
+    );
+    assert.throws(() => scheduler.register(0, "x", [{} as Binding]), TypeError);
+    assert.throws(() => scheduler.register(0, "x", 3 as unknown as Binding[]), TypeError);
+    const badStream = new Binding(live.memory.binding(), { ...live, stream: -1 });
+    assert.throws(() => scheduler.register(0, "x", [badStream]), RangeError);
+    unchanged();
+  });
+  await t.step("still works", () => {
+    scheduler.register(0, "ok", [live.binding(), queuedOn2.binding()]);
+    // Streams 1 and 2 are aligned; interleave submits q on the first schedule's stream (1).
+    assert.deepEqual(recorder.take(), ["flush 2", "enqueue 1 q", "flush 1"]);
+    assert.equal(scheduler.queued(0), 1);
+    scheduler.executeAll();
+    assert.deepEqual(recorder.take(), ["enqueue 0 ok", "flush 0"]);
+    assert.equal(live.memory.id.pins, 0);
+  });
+});
+
+Deno.test("SchedulerMultiStream rejects bad options", () => {
+  const { backend } = new Recorder();
+  const options: SchedulerMultiStreamOptions = {
+    maxStreams: 2,
+    maxTasks: 2,
+    strategy: "sequential",
+  };
+  assert.throws(() => new SchedulerMultiStream(backend, { ...options, maxStreams: 0 }), RangeError);
+  assert.throws(() => new SchedulerMultiStream(backend, { ...options, maxTasks: 0 }), RangeError);
+  assert.throws(
+    () => new SchedulerMultiStream(backend, { ...options, maxTasks: "2" as unknown as number }),
+    TypeError,
+  );
+  assert.throws(
+    () => new SchedulerMultiStream(backend, { ...options, strategy: "random" as "interleave" }),
+    RangeError,
+  );
+  assert.throws(
+    () => new SchedulerMultiStream({ ...backend, flush: undefined! }, options),
+    TypeError,
+  );
+  assert.throws(
+    () => new SchedulerMultiStream(backend, undefined as unknown as SchedulerMultiStreamOptions),
+    TypeError,
+  );
+});
+
+Deno.test("SchedulerMultiStream logs alignment lazily through the stream logger", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { buffer: (record) => void records.push(record) },
+    loggers: [
+      { category: ["gpucompute", "stream"], lowestLevel: "debug", sinks: ["buffer"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: [] },
+    ],
+  });
+  try {
+    const messages = () => records.splice(0).map((r) => `${r.level} ${r.properties.message}`);
+    for (const verbosity of ["disabled", "basic", "full"] as const) {
+      const recorder = new Recorder();
+      const scheduler = recorder.scheduler({ logger: new RuntimeLogger("stream", verbosity) });
+      using h = handleOn(0);
+      scheduler.register(1, "w", [h.binding()]);
+      scheduler.register(0, "r", [h.binding()]);
+      const basic = [
+        "info Flushing streams [0] before registering more tasks on 1",
+        "info Flushing streams [1] before registering more tasks on 0",
+      ];
+      const full = [
+        "debug Binding on 0 is shared on 1",
+        basic[0],
+        `debug Memory ${h.memory.id.value} is used by tasks queued on 1, needed on 0`,
+        basic[1],
+      ];
+      assert.deepEqual(
+        messages(),
+        verbosity === "disabled" ? [] : verbosity === "basic" ? basic : full,
+      );
+      scheduler.executeAll();
+    }
+  } finally {
+    await reset();
+  }
+});
