@@ -1,0 +1,258 @@
+/**
+ * The sliced pool: fixed-size pages split into slices, for small and medium reservations.
+ *
+ * Invariants of a page:
+ * - its slots (used or free) tile it exactly, in offset order, through a doubly linked list;
+ * - slot offsets and sizes are multiples of the storage alignment (a slot is the asked size
+ *   rounded up to it; the difference is the slice's padding);
+ * - no two free slots are neighbours: a released slot merges with free neighbours at once;
+ * - `free` lists the free slots sorted by offset, and `freeBytes` is the sum of their sizes.
+ *
+ * Reserve is address-ordered first fit: pages in allocation order, and within a page the free
+ * list, skipping pages whose `freeBytes` cannot hold the request. Only free slots are scanned,
+ * never used ones. Release is O(log n) (a binary search in the page's free list).
+ *
+ * @module
+ */
+
+import { formatBytes } from "../server/errors.ts";
+import {
+  alignUp,
+  allocPage,
+  deallocPage,
+  type MemoryPool,
+  type PoolContext,
+} from "./_memory_pool.ts";
+import { ManagedMemoryId } from "./managed_memory.ts";
+import type { MemoryUsage } from "./memory_usage.ts";
+import { SliceHandle } from "./slice.ts";
+import type { StorageHandle } from "./storage.ts";
+
+/**
+ * Sizes of one sliced pool.
+ *
+ * @example
+ * ```ts
+ * import type { SlicedPoolOptions } from "@gpucompute/runtime";
+ * const small: SlicedPoolOptions = { maxSliceSize: 4096, pageSize: 65536 }; // 16+ slices a page
+ * ```
+ */
+export interface SlicedPoolOptions {
+  /** Bytes per page (rounded up to the storage alignment). */
+  pageSize: number;
+  /** The largest reservation this pool serves; at most `pageSize`. */
+  maxSliceSize: number;
+}
+
+interface Page {
+  readonly id: number;
+  readonly size: number;
+  /** Free slots by offset. */
+  readonly free: Slot[];
+  freeBytes: number;
+  live: number;
+  lastUsed: number;
+}
+
+interface Slot {
+  readonly page: Page;
+  offset: number;
+  size: number;
+  prev: Slot | undefined;
+  next: Slot | undefined;
+  /** Bytes asked at reserve; 0 while free. */
+  asked: number;
+}
+
+/** Index of the first free slot of `list` at or after `offset` (binary search). */
+function lowerBound(list: readonly Slot[], offset: number): number {
+  let low = 0, high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid].offset < offset) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * Pages of a fixed size split first-fit into aligned slices that merge again when released.
+ *
+ * @example
+ * ```ts
+ * import { SlicedPool } from "./sliced_pool.ts";
+ * import { RuntimeLogger } from "../logging.ts";
+ * import { HostStorage } from "../../tests/fixtures/host_storage.ts";
+ * let clock = 0;
+ * const pool = new SlicedPool({ pageSize: 4096, maxSliceSize: 1024 }, {
+ *   storage: new HostStorage({ alignment: 256 }),
+ *   log: new RuntimeLogger("memory", "disabled"),
+ *   clock: () => clock++,
+ *   deallocPeriod: 100,
+ * });
+ * const slice = pool.reserve(100);
+ * console.log(pool.get(slice.id)); // { page: 0, offset: 0, size: 100 }
+ * slice.dispose();
+ * pool.destroy();
+ * ```
+ */
+export class SlicedPool implements MemoryPool {
+  /** Bytes per page. */
+  readonly pageSize: number;
+  /** The largest reservation this pool serves. */
+  readonly maxSliceSize: number;
+  readonly #context: PoolContext;
+  readonly #alignment: number;
+  readonly #name: string;
+  #pages: Page[] = [];
+  readonly #used = new Map<ManagedMemoryId, Slot>();
+  #bytesInUse = 0;
+  #bytesPadding = 0;
+  #destroyed = false;
+
+  /** Creates an empty pool; `options` were validated by the manager. */
+  constructor(options: SlicedPoolOptions, context: PoolContext) {
+    this.#context = context;
+    this.#alignment = context.storage.alignment;
+    this.pageSize = alignUp(options.pageSize, this.#alignment);
+    this.maxSliceSize = options.maxSliceSize;
+    this.#name = `sliced (${formatBytes(this.maxSliceSize)} in ${formatBytes(this.pageSize)})`;
+  }
+
+  /** Reserves `size` (at most `maxSliceSize`) bytes; throws `OUT_OF_MEMORY`. */
+  reserve(size: number): SliceHandle {
+    const need = alignUp(size, this.#alignment);
+    for (const page of this.#pages) {
+      if (page.freeBytes < need) continue;
+      const free = page.free;
+      for (let i = 0; i < free.length; i++) {
+        if (free[i].size >= need) return this.#take(page, i, need, size);
+      }
+    }
+    const page = this.#newPage();
+    return this.#take(page, 0, need, size);
+  }
+
+  /** Where a live slice sits, or `undefined`. */
+  get(memory: ManagedMemoryId): StorageHandle | undefined {
+    const slot = this.#used.get(memory);
+    if (slot === undefined) return undefined;
+    return { page: slot.page.id, offset: slot.offset, size: slot.asked };
+  }
+
+  /** Exact usage figures. */
+  usage(): MemoryUsage {
+    return {
+      numberAllocs: this.#used.size,
+      bytesInUse: this.#bytesInUse,
+      bytesPadding: this.#bytesPadding,
+      bytesReserved: this.#pages.length * this.pageSize,
+    };
+  }
+
+  /** Frees pages with no live slice: every one if `explicit`, else those idle for a period. */
+  cleanup(explicit: boolean): void {
+    const now = this.#context.clock();
+    this.#pages = this.#pages.filter((page) => {
+      const idle = now - page.lastUsed >= this.#context.deallocPeriod;
+      if (page.live > 0 || !(explicit || idle)) return true;
+      deallocPage(this.#context, page.id, page.size, this.#name);
+      return false;
+    });
+  }
+
+  /** Frees every page, live slices included. Idempotent. */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    const pages = this.#pages;
+    this.#pages = [];
+    this.#used.clear();
+    for (const page of pages) deallocPage(this.#context, page.id, page.size, this.#name);
+  }
+
+  #newPage(): Page {
+    const id = allocPage(this.#context, this.pageSize, this.#name);
+    const page: Page = {
+      id,
+      size: this.pageSize,
+      free: [],
+      freeBytes: this.pageSize,
+      live: 0,
+      lastUsed: this.#context.clock(),
+    };
+    const whole: Slot = {
+      page,
+      offset: 0,
+      size: this.pageSize,
+      prev: undefined,
+      next: undefined,
+      asked: 0,
+    };
+    page.free.push(whole);
+    this.#pages.push(page);
+    return page;
+  }
+
+  /** Carves `need` bytes from the front of free slot `index` of `page`. */
+  #take(page: Page, index: number, need: number, size: number): SliceHandle {
+    const free = page.free[index];
+    let slot: Slot;
+    if (free.size === need) {
+      page.free.splice(index, 1);
+      slot = free;
+    } else {
+      // The remainder keeps its place in the sorted free list: it moves up but stays below the
+      // next free slot, which cannot be adjacent to it.
+      slot = { page, offset: free.offset, size: need, prev: free.prev, next: free, asked: 0 };
+      if (free.prev) free.prev.next = slot;
+      free.prev = slot;
+      free.offset += need;
+      free.size -= need;
+    }
+    slot.asked = size;
+    page.freeBytes -= need;
+    page.live++;
+    page.lastUsed = this.#context.clock();
+    this.#bytesInUse += size;
+    this.#bytesPadding += need - size;
+    const memory = new ManagedMemoryId(() => this.#release(memory, slot));
+    this.#used.set(memory, slot);
+    return new SliceHandle(memory);
+  }
+
+  #release(memory: ManagedMemoryId, slot: Slot): void {
+    if (this.#destroyed) return;
+    const page = slot.page;
+    this.#used.delete(memory);
+    this.#bytesInUse -= slot.asked;
+    this.#bytesPadding -= slot.size - slot.asked;
+    slot.asked = 0;
+    page.freeBytes += slot.size;
+    page.live--;
+    page.lastUsed = this.#context.clock();
+    const { prev, next } = slot;
+    const prevFree = prev !== undefined && prev.asked === 0;
+    const nextFree = next !== undefined && next.asked === 0;
+    if (prevFree) {
+      // Absorb into the previous free slot (already listed), then absorb the next one too.
+      prev.size += slot.size;
+      prev.next = next;
+      if (next) next.prev = prev;
+      if (nextFree) {
+        prev.size += next.size;
+        prev.next = next.next;
+        if (next.next) next.next.prev = prev;
+        page.free.splice(lowerBound(page.free, next.offset), 1);
+      }
+    } else if (nextFree) {
+      // The next free slot grows downwards; its place in the sorted list does not change.
+      next.offset = slot.offset;
+      next.size += slot.size;
+      next.prev = prev;
+      if (prev) prev.next = next;
+    } else {
+      page.free.splice(lowerBound(page.free, slot.offset), 0, slot);
+    }
+  }
+}
