@@ -26,3 +26,4 @@ export * from "./runtime/stream/stream_pool.ts";
 export * from "./runtime/config.ts";
 export * from "./runtime/logging.ts";
 export * from "./runtime/stream/scheduler.ts";
+export * from "./runtime/memory/memory_management.ts";
