@@ -1,0 +1,87 @@
+/**
+ * The layout of the info buffer that carries a launch's metadata and scalars.
+ *
+ * One info buffer per dispatch, bound at `@binding(buffers.length)` when the launch has any
+ * metadata word or scalar (and not bound otherwise). Layout, in bytes:
+ *
+ * 1. the metadata words (`Bindings.metadata.data`, static then dynamic part) as u32, from 0;
+ * 2. then one group per scalar storage type present, in the fixed order of
+ *    {@linkcode INFO_SCALAR_ORDER} (widest first), each group starting at a multiple of 16 bytes
+ *    and holding the type's scalars little-endian and packed;
+ * 3. the total is padded to a multiple of 16 bytes (at least 16).
+ *
+ * A kernel reads it as `var<storage, read> info: array<u32>` and bitcasts, e.g. the first f32
+ * scalar of a launch with 3 metadata words is `bitcast<f32>(info[4])` (offset 16 / 4).
+ *
+ * @module
+ */
+
+import { type Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../bindings.ts";
+
+/** The order of scalar groups in the info buffer. */
+export const INFO_SCALAR_ORDER: readonly StorageType[] = [
+  "f64",
+  "i64",
+  "u64",
+  "f32",
+  "i32",
+  "u32",
+  "f16",
+  "bf16",
+  "i16",
+  "u16",
+  "i8",
+  "u8",
+];
+
+/**
+ * The packed info bytes of a launch and where each part starts.
+ *
+ * @example
+ * ```ts
+ * import type { InfoLayout } from "@gpucompute/runtime";
+ * const f32Word = (layout: InfoLayout) => (layout.scalarOffsets.get("f32") ?? 0) / 4;
+ * ```
+ */
+export interface InfoLayout {
+  /** The bytes to upload (a multiple of 16). */
+  readonly bytes: Uint8Array;
+  /** Number of metadata words at offset 0. */
+  readonly metadataWords: number;
+  /** Byte offset of each scalar group present. */
+  readonly scalarOffsets: ReadonlyMap<StorageType, number>;
+}
+
+const align16 = (n: number) => Math.ceil(n / 16) * 16;
+
+/**
+ * Packs a launch's metadata and scalars, or returns `undefined` when it has neither.
+ *
+ * @example
+ * ```ts
+ * import { Bindings, packInfo } from "@gpucompute/runtime";
+ * const bindings = new Bindings()
+ *   .withMetadata({ data: new Uint32Array([7, 8, 9]), staticLength: 3 })
+ *   .withScalar("u32", [5])
+ *   .withScalar("f32", [1.5]);
+ * const layout = packInfo(bindings)!;
+ * console.log(layout.scalarOffsets.get("f32"), layout.scalarOffsets.get("u32")); // 16 32
+ * ```
+ */
+export function packInfo(bindings: Bindings): InfoLayout | undefined {
+  const metadata = bindings.metadata.data;
+  if (metadata.length === 0 && bindings.scalars.size === 0) return undefined;
+  const scalarOffsets = new Map<StorageType, number>();
+  let size = metadata.length * 4;
+  for (const type of INFO_SCALAR_ORDER) {
+    const scalar = bindings.scalars.get(type);
+    if (scalar === undefined) continue;
+    size = align16(size);
+    scalarOffsets.set(type, size);
+    size += scalar.length * STORAGE_TYPE_SIZE[type];
+  }
+  const bytes = new Uint8Array(Math.max(16, align16(size)));
+  bytes.set(new Uint8Array(metadata.buffer, metadata.byteOffset, metadata.byteLength), 0);
+  for (const [type, offset] of scalarOffsets) bytes.set(bindings.scalars.get(type)!.bytes, offset);
+  return { bytes, metadataWords: metadata.length, scalarOffsets };
+}
