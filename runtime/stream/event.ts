@@ -84,7 +84,7 @@ export interface MultiStreamOptions {
 }
 
 /** Options of {@linkcode MultiStream.resolve}. */
-export interface ResolveOptions {
+export interface MultiStreamResolveOptions {
   /**
    * Refuse with `STREAM_UNHEALTHY` when the current stream is in an error state.
    * @default {false}
@@ -122,7 +122,7 @@ export class SharedBindingAnalysis {
 }
 
 /** @internal A backend stream with its synchronization state. */
-export interface StreamState<S> {
+export interface EventStreamState<S> {
   readonly stream: S;
   cursor: number;
   readonly lastSynced: Map<number, number>;
@@ -143,14 +143,14 @@ export class ResolvedStreams<S, E> implements Disposable {
   readonly cursor: number;
   /** The current stream id. */
   readonly current: StreamId;
-  readonly #pool: StreamPool<StreamState<S>>;
+  readonly #pool: StreamPool<EventStreamState<S>>;
   readonly #backend: EventStreamBackend<S, E>;
   readonly #gc: GcLoop<E>;
   #pins: MemoryPin[] | undefined;
 
   /** @internal Built by {@linkcode MultiStream.resolve}. */
   constructor(
-    pool: StreamPool<StreamState<S>>,
+    pool: StreamPool<EventStreamState<S>>,
     internals: {
       backend: EventStreamBackend<S, E>;
       gc: GcLoop<E>;
@@ -225,7 +225,7 @@ export class ResolvedStreams<S, E> implements Disposable {
  */
 export class MultiStream<S, E> {
   readonly #backend: EventStreamBackend<S, E>;
-  readonly #pool: StreamPool<StreamState<S>>;
+  readonly #pool: StreamPool<EventStreamState<S>>;
   readonly #logger: RuntimeLogger;
   readonly #gc: GcLoop<E>;
   /** Correction 1: per memory, the latest cursor at which each stream index used it. */
@@ -251,7 +251,7 @@ export class MultiStream<S, E> {
   }
 
   /** @internal The synchronization state of a stream (tests inspect it). */
-  state(id: StreamId): Readonly<StreamState<S>> {
+  state(id: StreamId): Readonly<EventStreamState<S>> {
     return this.#pool.get(id);
   }
 
@@ -265,7 +265,7 @@ export class MultiStream<S, E> {
   resolve(
     stream: StreamId,
     bindings: Iterable<Binding>,
-    options: ResolveOptions = {},
+    options: MultiStreamResolveOptions = {},
   ): ResolvedStreams<S, E> {
     assertStreamId(stream);
     const list = [...bindings];
