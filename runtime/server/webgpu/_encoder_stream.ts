@@ -15,7 +15,7 @@
  */
 
 import type { SchedulerStreamBackend } from "../../stream/scheduler.ts";
-import { ComputeError, RuntimeError } from "../errors.ts";
+import { type ComputeError, RuntimeError } from "../errors.ts";
 import type { CompiledKernel } from "./kernel.ts";
 
 /** One buffer-to-buffer copy. */
@@ -32,9 +32,15 @@ export interface DispatchTask {
   readonly kind: "dispatch";
   readonly kernel: CompiledKernel;
   readonly bindGroup: GPUBindGroup;
+  /**
+   * Static counts, or an indirect count: `[x, y, z]` u32 at `offset` in `buffer`, first copied
+   * into `scratch`. Quirk: the count cannot be read from its pool page directly, since the page
+   * may also be bound as writable storage in the same dispatch, a usage conflict in WebGPU.
+   */
   readonly count: readonly [number, number, number] | {
     readonly buffer: GPUBuffer;
     readonly offset: number;
+    readonly scratch: GPUBuffer;
   };
   /** Runs once the task was submitted (or dropped). */
   readonly done?: () => void;
@@ -141,6 +147,14 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   }
 
   #dispatch(stream: EncoderStream, task: DispatchTask): void {
+    if (!Array.isArray(task.count)) {
+      const { buffer, offset, scratch } = task.count as Exclude<
+        DispatchTask["count"],
+        readonly number[]
+      >;
+      this.#endPass(stream);
+      this.#encoder(stream).copyBufferToBuffer(buffer, offset, scratch, 0, 12);
+    }
     if (stream.pass === undefined) {
       stream.pass = this.#encoder(stream).beginComputePass({
         timestampWrites: this.#hooks.passTimestamps(),
@@ -154,8 +168,8 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       const [x, y, z] = task.count as readonly [number, number, number];
       pass.dispatchWorkgroups(x, y, z);
     } else {
-      const indirect = task.count as { buffer: GPUBuffer; offset: number };
-      pass.dispatchWorkgroupsIndirect(indirect.buffer, indirect.offset);
+      const indirect = task.count as { scratch: GPUBuffer };
+      pass.dispatchWorkgroupsIndirect(indirect.scratch, 0);
     }
   }
 

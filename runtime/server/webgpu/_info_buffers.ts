@@ -8,7 +8,7 @@
  * @module
  */
 
-const INFO_USAGE = 0x80 | 0x40 | 0x8; // STORAGE | UNIFORM | COPY_DST
+const INFO_USAGE = 0x80 | 0x40 | 0x8 | 0x100; // STORAGE | UNIFORM | COPY_DST | INDIRECT
 
 /** Reusable info buffers of one device. */
 export class InfoBufferPool {
@@ -27,13 +27,19 @@ export class InfoBufferPool {
 
   /** A buffer holding `bytes` (at least that large); give it back with {@linkcode release}. */
   acquire(bytes: Uint8Array): GPUBuffer {
-    const size = Math.max(256, 2 ** Math.ceil(Math.log2(bytes.byteLength)));
+    const buffer = this.acquireEmpty(bytes.byteLength);
+    this.#device.queue.writeBuffer(buffer, 0, bytes as Uint8Array<ArrayBuffer>);
+    return buffer;
+  }
+
+  /** A buffer of at least `byteLength` bytes with unspecified contents (e.g. an indirect count). */
+  acquireEmpty(byteLength: number): GPUBuffer {
+    const size = Math.max(256, 2 ** Math.ceil(Math.log2(byteLength)));
     let buffer = this.#free.get(size)?.pop();
     if (buffer === undefined) {
       buffer = this.#device.createBuffer({ size, usage: INFO_USAGE, label: "info" });
       this.#all.add(buffer);
     }
-    this.#device.queue.writeBuffer(buffer, 0, bytes as Uint8Array<ArrayBuffer>);
     return buffer;
   }
 

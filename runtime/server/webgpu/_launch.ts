@@ -73,7 +73,7 @@ export function prepareLaunch(
     return { binding: i, resource: { buffer: at.resource, offset: at.offset, size } };
   });
   const ordered = [...buffers];
-  let dispatch: DispatchTask["count"];
+  let dispatch: DispatchTask["count"] | undefined;
   if (count.kind === "static") {
     const max = limits.maxComputeWorkgroupsPerDimension;
     for (const [axis, n] of [["x", count.x], ["y", count.y], ["z", count.z]] as const) {
@@ -91,8 +91,12 @@ export function prepareLaunch(
         `An indirect cube count must start at a multiple of 4, got ${at.offset}`,
       );
     }
-    dispatch = { buffer: at.resource, offset: at.offset };
     ordered.push(count.binding);
+  }
+  const scratch = count.kind === "dynamic" ? context.infoBuffers.acquireEmpty(12) : undefined;
+  if (scratch !== undefined) {
+    const at = context.resolve((count as { binding: Binding }).binding);
+    dispatch = { buffer: at.resource, offset: at.offset, scratch };
   }
   const infoBuffer = info === undefined ? undefined : context.infoBuffers.acquire(info.bytes);
   if (infoBuffer !== undefined) {
@@ -101,10 +105,13 @@ export function prepareLaunch(
       resource: { buffer: infoBuffer, offset: 0, size: info!.bytes.byteLength },
     });
   }
-  const release = () => infoBuffer && context.infoBuffers.release(infoBuffer);
+  const release = () => {
+    if (infoBuffer !== undefined) context.infoBuffers.release(infoBuffer);
+    if (scratch !== undefined) context.infoBuffers.release(scratch);
+  };
   const bindGroup = context.device.createBindGroup({ layout: compiled.layout, entries });
   return {
-    task: { kind: "dispatch", kernel: compiled, bindGroup, count: dispatch, done: release },
+    task: { kind: "dispatch", kernel: compiled, bindGroup, count: dispatch!, done: release },
     bindings: ordered,
     cancel: release,
   };

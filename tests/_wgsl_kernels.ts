@@ -1,0 +1,43 @@
+/** WGSL kernels shared by the WebGPU tests (the conformance kernels and a few more). */
+import type { WgslKernel } from "../mod.ts";
+
+const wg = 64;
+const kernel = (id: string, source: string): WgslKernel => ({
+  id,
+  source,
+  entryPoint: "main",
+  workgroupSize: [wg, 1, 1],
+});
+
+export const CUBE_SIZE = wg;
+
+export const fill: WgslKernel = kernel(
+  "fill_u32",
+  `
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read> info: array<u32>;
+@compute @workgroup_size(${wg}) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < info[0]) { out[id.x] = info[4]; }
+}`,
+);
+
+export const scaleAdd: WgslKernel = kernel(
+  "scale_add_f32",
+  `
+@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(3) var<storage, read> info: array<u32>;
+@compute @workgroup_size(${wg}) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < info[0]) { out[id.x] = a[id.x] * bitcast<f32>(info[4]) + b[id.x]; }
+}`,
+);
+
+export const increment: WgslKernel = kernel(
+  "increment_u32",
+  `
+@group(0) @binding(0) var<storage, read_write> a: array<u32>;
+@compute @workgroup_size(${wg}) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < arrayLength(&a)) { a[id.x] += 1u; }
+}`,
+);

@@ -1,0 +1,262 @@
+/**
+ * The conformance suite of the {@linkcode ComputeServer} contract, shared by every backend.
+ * A backend's test file calls {@linkcode serverConformance} with a target that creates servers and
+ * provides three kernels with the semantics documented on {@linkcode ConformanceKernels}.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import {
+  AllocationDescriptor,
+  Bindings,
+  ComputeError,
+  type ComputeServer,
+  CubeCount,
+  type KernelMetadata,
+} from "../mod.ts";
+
+/**
+ * Kernels every backend provides for the suite. Lengths come from metadata word 0; scalars are
+ * passed with `Bindings.withScalar`.
+ */
+export interface ConformanceKernels<K extends KernelMetadata> {
+  /** Buffers `[out: u32[]]`, metadata `[n]`, scalar u32 `[value]`: `out[i] = value` for i < n. */
+  readonly fill: K;
+  /**
+   * Buffers `[a: f32[], b: f32[], out: f32[]]`, metadata `[n]`, scalar f32 `[s]`:
+   * `out[i] = a[i] * s + b[i]` for i < n.
+   */
+  readonly scaleAdd: K;
+  /** Buffers `[a: u32[]]`, no metadata nor scalars: `a[i] += 1` over the whole buffer. */
+  readonly increment: K;
+}
+
+/** What the suite needs from a backend. */
+export interface ConformanceTarget<K extends KernelMetadata> {
+  /** Creates a fresh server (the suite destroys it). */
+  createServer(): Promise<ComputeServer<K>>;
+  /** The kernels. */
+  readonly kernels: ConformanceKernels<K>;
+  /** Invocations per cube of the kernels (1-D). */
+  readonly cubeSize: number;
+}
+
+const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
+const f32 = (values: number[]) => new Uint8Array(new Float32Array(values).buffer);
+const asU32 = (bytes: Uint8Array) => [...new Uint32Array(bytes.slice().buffer)];
+const asF32 = (bytes: Uint8Array) => [...new Float32Array(bytes.slice().buffer)];
+const code = (error: unknown) => error instanceof ComputeError ? error.code : String(error);
+
+/** Runs every step of the contract against `target`. */
+export async function serverConformance<K extends KernelMetadata>(
+  t: Deno.TestContext,
+  target: ConformanceTarget<K>,
+): Promise<void> {
+  const server = await target.createServer();
+  const { fill, scaleAdd, increment } = target.kernels;
+  const cubes = (n: number) => CubeCount.new1d(Math.ceil(n / target.cubeSize));
+  const meta = (n: number) => ({ data: new Uint32Array([n]), staticLength: 1 });
+  try {
+    await t.step("create contiguous and optimized", () => {
+      const before = server.memoryUsage(0);
+      const [a, b] = server.create([
+        AllocationDescriptor.contiguous([3, 5], 4),
+        AllocationDescriptor.optimized([2, 7], 2),
+      ], 0);
+      assert.deepEqual(a.strides, [5, 1]);
+      assert.equal(a.handle.size(), 60);
+      assert.equal(b.strides.length, 2);
+      assert.ok(b.handle.size() >= 28 && b.strides[1] === 1 && b.strides[0] >= 7);
+      const during = server.memoryUsage(0);
+      assert.equal(during.numberAllocs, before.numberAllocs + 2);
+      assert.ok(during.bytesInUse >= before.bytesInUse + 60 + 28);
+      a.handle.dispose();
+      b.handle.dispose();
+      assert.equal(server.memoryUsage(0).numberAllocs, before.numberAllocs);
+    });
+
+    await t.step("createWithData, write and read of many in one call", async () => {
+      using odd = server.createWithData(new Uint8Array([1, 2, 3, 4, 5, 6, 7]), 0);
+      using words = server.createWithData(u32([10, 20, 30, 40]), 0);
+      const [target1] = server.create([AllocationDescriptor.contiguous([3], 4)], 0);
+      using written = target1.handle;
+      server.write([{ descriptor: written.copyDescriptor([3], [1], 4), data: u32([7, 8, 9]) }], 0);
+      const [a, b, c, d] = await server.read([
+        odd.copyDescriptor([7], [1], 1),
+        words.copyDescriptor([4], [1], 4),
+        written.copyDescriptor([3], [1], 4),
+        words.withOffsetStart(8).copyDescriptor([2], [1], 4),
+      ], 0);
+      assert.deepEqual([...a], [1, 2, 3, 4, 5, 6, 7]);
+      assert.deepEqual(asU32(b), [10, 20, 30, 40]);
+      assert.deepEqual(asU32(c), [7, 8, 9]);
+      assert.deepEqual(asU32(d), [30, 40]);
+    });
+
+    await t.step("execute with a static count, then read", async () => {
+      const n = 100;
+      using out = server.createWithData(new Uint8Array(n * 4), 0);
+      server.execute({
+        kernel: fill,
+        count: cubes(n),
+        bindings: new Bindings().withBuffer(out.binding()).withMetadata(meta(n))
+          .withScalar("u32", [42]),
+      }, 0);
+      using a = server.createWithData(f32([...Array(n).keys()]), 0);
+      using b = server.createWithData(f32(Array(n).fill(0.5)), 0);
+      using c = server.createWithData(new Uint8Array(n * 4), 0);
+      server.execute({
+        kernel: scaleAdd,
+        count: cubes(n),
+        bindings: new Bindings().withBuffers([a.binding(), b.binding(), c.binding()])
+          .withMetadata(meta(n)).withScalar("f32", [3]),
+      }, 0);
+      const [filled, result] = await server.read([
+        out.copyDescriptor([n], [1], 4),
+        c.copyDescriptor([n], [1], 4),
+      ], 0);
+      assert.deepEqual(asU32(filled), Array(n).fill(42));
+      assert.deepEqual(asF32(result), [...Array(n).keys()].map((i) => i * 3 + 0.5));
+    });
+
+    await t.step("execute with a dynamic count", async () => {
+      const n = 4 * target.cubeSize;
+      using counter = server.createWithData(u32([2, 1, 1]), 0); // only half the cubes
+      using a = server.createWithData(u32(Array(n).fill(5)), 0);
+      server.execute({
+        kernel: increment,
+        count: CubeCount.dynamic(counter.binding()),
+        bindings: new Bindings().withBuffer(a.binding()),
+      }, 0);
+      const [bytes] = await server.read([a.copyDescriptor([n], [1], 4)], 0);
+      const half = 2 * target.cubeSize;
+      assert.deepEqual(asU32(bytes), [...Array(half).fill(6), ...Array(n - half).fill(5)]);
+    });
+
+    await t.step("flush and sync", async () => {
+      using a = server.createWithData(u32([1, 2, 3, 4]), 3);
+      for (let i = 0; i < 3; i++) {
+        server.execute({
+          kernel: increment,
+          count: cubes(4),
+          bindings: new Bindings().withBuffer(a.binding()),
+        }, 3);
+      }
+      server.flush(3);
+      await server.sync(3);
+      const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 3);
+      assert.deepEqual(asU32(bytes), [4, 5, 6, 7]);
+    });
+
+    await t.step("memoryUsage and memoryCleanup", () => {
+      const handles = server.create([AllocationDescriptor.contiguous([1 << 16], 4)], 0);
+      assert.ok(server.memoryUsage(0).bytesReserved >= 1 << 18);
+      for (const { handle } of handles) handle.dispose();
+      server.memoryCleanup(0);
+      const after = server.memoryUsage(0);
+      assert.equal(after.numberAllocs, 0);
+      assert.equal(after.bytesInUse, 0);
+      assert.equal(after.bytesReserved, 0);
+    });
+
+    await t.step("profiling windows nest; unknown tokens are rejected", async () => {
+      using a = server.createWithData(u32(Array(256).fill(0)), 0);
+      const run = () =>
+        server.execute({
+          kernel: increment,
+          count: cubes(256),
+          bindings: new Bindings().withBuffer(a.binding()),
+        }, 0);
+      const outer = server.startProfile(0);
+      run();
+      const inner = server.startProfile(0);
+      run();
+      const innerTime = await server.endProfile(0, inner);
+      run();
+      const outerTime = await server.endProfile(0, outer);
+      const timing = server.utilities.deviceTimer ? "device" : "system";
+      assert.equal(innerTime.timing, timing);
+      assert.equal(outerTime.timing, timing);
+      assert.ok(innerTime.milliseconds > 0 && outerTime.milliseconds >= innerTime.milliseconds);
+      await assert.rejects(
+        server.endProfile(0, outer),
+        (e) => code(e) === "PROFILE_NOT_REGISTERED",
+      );
+      await assert.rejects(
+        server.endProfile(0, { id: 9999 }),
+        (e) => code(e) === "PROFILE_NOT_REGISTERED",
+      );
+      const [bytes] = await server.read([a.copyDescriptor([256], [1], 4)], 0);
+      assert.deepEqual(asU32(bytes), Array(256).fill(3));
+    });
+
+    await t.step("allocationMode persistent survives automatic use", async () => {
+      server.allocationMode("persistent", 0);
+      using kept = server.createWithData(u32([9, 8]), 0);
+      server.allocationMode("auto", 0);
+      assert.throws(() => server.allocationMode("bogus" as "auto", 0), RangeError);
+      const [bytes] = await server.read([kept.copyDescriptor([2], [1], 4)], 0);
+      assert.deepEqual(asU32(bytes), [9, 8]);
+    });
+
+    await t.step("getResource", () => {
+      using a = server.createWithData(new Uint8Array(64), 0);
+      const resource = server.getResource(a.withOffsetStart(16).binding(), 0);
+      const base = server.getResource(a.binding(), 0);
+      assert.equal(resource.size, 48);
+      assert.equal(resource.offset, base.offset + 16);
+      assert.equal(resource.resource, base.resource);
+    });
+
+    await t.step("staging is provided or UNSUPPORTED", () => {
+      try {
+        const buffers = server.staging([8, 16], 0);
+        assert.deepEqual(buffers.map((b) => b.byteLength), [8, 16]);
+      } catch (error) {
+        assert.equal(code(error), "UNSUPPORTED");
+      }
+    });
+
+    await t.step("copyTo another server, or UNSUPPORTED", async () => {
+      const other = await target.createServer();
+      try {
+        using a = server.createWithData(u32([3, 1, 4, 1, 5]), 0);
+        try {
+          const { handle } = await server.copyTo(
+            other as typeof server,
+            a.copyDescriptor([5], [1], 4),
+            { source: 0, destination: 1 },
+          );
+          using copied = handle;
+          const [bytes] = await other.read([copied.copyDescriptor([5], [1], 4)], 1);
+          assert.deepEqual(asU32(bytes), [3, 1, 4, 1, 5]);
+        } catch (error) {
+          assert.equal(code(error), "UNSUPPORTED");
+        }
+      } finally {
+        other.destroy();
+      }
+    });
+
+    await t.step("destroy is idempotent; later calls throw DESTROYED", async () => {
+      const doomed = await target.createServer();
+      using a = doomed.createWithData(u32([1]), 0);
+      doomed.destroy();
+      doomed.destroy();
+      assert.equal(doomed.destroyed, true);
+      assert.throws(
+        () => doomed.create([AllocationDescriptor.contiguous([1], 4)], 0),
+        (e) => code(e) === "DESTROYED",
+      );
+      assert.throws(() => doomed.flush(0), (e) => code(e) === "DESTROYED");
+      await assert.rejects(
+        doomed.read([a.copyDescriptor([1], [1], 4)], 0),
+        (e) => code(e) === "DESTROYED",
+      );
+      await assert.rejects(doomed.sync(0), (e) => code(e) === "DESTROYED");
+    });
+  } finally {
+    server.destroy();
+  }
+}
