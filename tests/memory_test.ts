@@ -365,3 +365,44 @@ Deno.test("page allocations and frees are logged at the chosen verbosity", async
     await reset();
   }
 });
+
+Deno.test("exclusive pages are reused only within the reuse ratio, smallest first", () => {
+  const { storage, mm } = setup({ slicedPools: [{ maxSliceSize: 256, pageSize: 1024 }] });
+  const pages = [4096, 8192].map((size) => {
+    const slice = mm.reserve(size);
+    const page = mm.get(slice.id).page;
+    slice.dispose();
+    return page;
+  });
+  const pageFor = (size: number) => {
+    using slice = mm.reserve(size);
+    return mm.get(slice.id).page;
+  };
+  assert.equal(pageFor(4000), pages[0], "smallest free page that fits");
+  assert.equal(pageFor(2048), pages[0], "4096 <= 2 * 2048");
+  assert.equal(pageFor(4097), pages[1], "8192 <= 2 * 4352");
+  const allocs = storage.allocs;
+  const fresh = pageFor(2047); // aligned 2048: 4096 <= 4096 still fits
+  assert.equal(fresh, pages[0]);
+  const tooSmall = pageFor(1700); // aligned 1792: 4096 > 3584, so a new 1792-byte page
+  assert.ok(!pages.includes(tooSmall));
+  assert.equal(storage.pageSize(tooSmall), 1792);
+  assert.equal(storage.allocs, allocs + 1);
+  mm.destroy();
+});
+
+Deno.test("an out-of-memory retry frees dynamic pages but never persistent ones", () => {
+  const { storage, mm } = setup({}, { capacity: 3 * PAGE });
+  mm.mode = "persistent";
+  const persistent = mm.reserve(PAGE);
+  const persistentPage = mm.get(persistent.id).page;
+  persistent.dispose();
+  mm.mode = "auto";
+  mm.reserve(100).dispose(); // a free sliced page: 2 pages of 3 are held, none live
+  using big = mm.reserve(2 * PAGE - 1); // needs the sliced page's room
+  assert.equal(mm.get(big.id).size, 2 * PAGE - 1);
+  assert.equal(storage.pageSize(persistentPage), PAGE, "the persistent page was kept");
+  assert.throws(() => mm.reserve(PAGE * 2), OutOfMemoryError);
+  assert.equal(storage.pageSize(persistentPage), PAGE);
+  mm.destroy();
+});
