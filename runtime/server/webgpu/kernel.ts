@@ -61,8 +61,12 @@ export interface CompiledKernel {
   readonly pipeline: GPUComputePipeline;
   /** The explicit bind-group layout. */
   readonly layout: GPUBindGroupLayout;
-  /** Declared group-0 bindings. */
-  readonly bindings: readonly WgslBinding[];
+  /** Declared group-0 bindings, in binding order, with their access and source line. */
+  readonly bindings: readonly {
+    readonly binding: number;
+    readonly access: "read" | "read_write" | "uniform";
+    readonly line: number;
+  }[];
   /** `pending` until the validation scope pops. */
   state: "pending" | "ready" | "failed";
   /** The failure, once `failed`. */

@@ -369,6 +369,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#gpu.destroy();
   }
 
+  /** Same as {@linkcode destroy}. */
   [Symbol.dispose](): void {
     this.destroy();
   }
