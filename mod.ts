@@ -34,3 +34,5 @@ export * from "./runtime/server/webgpu/storage.ts";
 export * from "./runtime/server/webgpu/kernel.ts";
 export * from "./runtime/server/webgpu/info_layout.ts";
 export * from "./runtime/server/webgpu/profiler.ts";
+export * from "./runtime/client.ts";
+export * from "./runtime/create_client.ts";

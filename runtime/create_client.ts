@@ -1,0 +1,39 @@
+/**
+ * The one-call entry point: a {@linkcode ComputeClient} on the default backend.
+ *
+ * @module
+ */
+
+import { ComputeClient } from "./client.ts";
+import type { WgslKernel } from "./server/webgpu/kernel.ts";
+import { WebGpuServer, type WebGpuServerOptions } from "./server/webgpu/server.ts";
+
+/** Options of {@linkcode createClient}: the backend and its server options. */
+export interface CreateClientOptions extends WebGpuServerOptions {
+  /**
+   * The backend. Only WebGPU ships in this release; CUDA will load lazily through FFI.
+   * @default {"webgpu"}
+   */
+  backend?: "webgpu";
+}
+
+/**
+ * Creates a client on a new server of the chosen backend (WebGPU on the default adapter unless
+ * options say otherwise). Destroying the client destroys the server.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * using client = await createClient({ powerPreference: "high-performance" });
+ * console.log(client.server.utilities.deviceName);
+ * ```
+ */
+export async function createClient(
+  options: CreateClientOptions = {},
+): Promise<ComputeClient<WgslKernel>> {
+  const backend = options.backend ?? "webgpu";
+  if (backend !== "webgpu") {
+    throw new RangeError(`backend must be "webgpu", got ${JSON.stringify(backend)}`);
+  }
+  return new ComputeClient(await WebGpuServer.create(options));
+}
