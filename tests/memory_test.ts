@@ -246,6 +246,10 @@ Deno.test("bad input gets typed errors and the manager stays usable", async (t) 
     assert.throws(make({ slicedPools: [{ maxSliceSize: 10, pageSize: 5 }] }), RangeError);
     assert.throws(make({ slicedPools: [{ maxSliceSize: 0, pageSize: 5 }] }), RangeError);
     assert.throws(make({ deallocPeriod: 0 }), RangeError);
+    assert.throws(
+      make({ slicedPools: [{ maxSliceSize: 10, pageSize: 2048 }], maxAllocationSize: 1024 }),
+      RangeError,
+    );
     assert.throws(make({ maxAllocationSize: -5 }), RangeError);
     assert.throws(make({ exclusiveReuseRatio: 0.5 }), RangeError);
     assert.throws(make({ verbosity: "loud" as "basic" }), RangeError);
@@ -308,6 +312,10 @@ Deno.test("default options route by size", () => {
   assert.equal(pageOf(64 * 1024 + 1), 8 << 20);
   assert.equal(pageOf((1 << 20) + 1), aligned((1 << 20) + 1));
   assert.equal(mm.maxAllocationSize, 2 ** 31);
+  // A small maximum leaves out the default pool whose 8 MiB pages would exceed it.
+  using small = new MemoryManagement(storage, { maxAllocationSize: 4 << 20 });
+  using slice = small.reserve((64 << 10) + 1);
+  assert.equal(storage.pageSize(small.get(slice.id).page), aligned((64 << 10) + 1));
 });
 
 Deno.test("destroy frees every page, is idempotent, and refuses later calls", () => {

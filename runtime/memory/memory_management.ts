@@ -51,6 +51,7 @@ export type { SlicedPoolOptions } from "./sliced_pool.ts";
 export interface MemoryManagementOptions {
   /**
    * The sliced pools: a reservation goes to the first (by `maxSliceSize`) that can hold it.
+   * Page sizes may not exceed `maxAllocationSize` (default pools that would are left out).
    * @default {[{ maxSliceSize: 65536, pageSize: 1048576 }, { maxSliceSize: 1048576, pageSize: 8388608 }]}
    */
   slicedPools?: readonly SlicedPoolOptions[];
@@ -164,8 +165,19 @@ export class MemoryManagement<R> implements Disposable {
       clock: () => this.#clock,
       deallocPeriod,
     };
-    this.#sliced = checkSlicedPools(options.slicedPools ?? DEFAULT_SLICED_POOLS)
-      .map((pool) => new SlicedPool(pool, context));
+    // Default pools whose pages exceed the largest allocation are left out (reservations they
+    // would serve go to the next pool or the exclusive one); explicit ones are an error.
+    const sliced = options.slicedPools === undefined
+      ? DEFAULT_SLICED_POOLS.filter((pool) => pool.pageSize <= maxAllocationSize)
+      : checkSlicedPools(options.slicedPools);
+    for (const [i, pool] of sliced.entries()) {
+      if (pool.pageSize > maxAllocationSize) {
+        throw new RangeError(
+          `slicedPools[${i}].pageSize (${pool.pageSize}) exceeds maxAllocationSize (${maxAllocationSize})`,
+        );
+      }
+    }
+    this.#sliced = sliced.map((pool) => new SlicedPool(pool, context));
     this.#exclusive = new ExclusivePool({ reuseRatio, name: "exclusive" }, context);
     this.#persistent = new ExclusivePool({ reuseRatio, name: "persistent" }, context);
     this.#pools = [...this.#sliced, this.#exclusive, this.#persistent];
