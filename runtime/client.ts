@@ -19,11 +19,12 @@ import {
   type Allocation,
   AllocationDescriptor,
   type AllocationKind,
-  type Binding,
+  Binding,
   contiguousStrides,
   type CopyDescriptor,
   copyDescriptor,
   Handle,
+  type Placement,
 } from "./server/handle.ts";
 import type {
   ComputeServer,
@@ -72,6 +73,15 @@ export interface CreateOptions extends StreamOptions {
    * @default {"contiguous"}
    */
   kind?: AllocationKind;
+}
+
+/** Options of {@linkcode ComputeClient.write}. */
+export interface WriteOptions extends StreamOptions {
+  /**
+   * Byte offset in the handle where the data goes.
+   * @default {0}
+   */
+  offset?: number;
 }
 
 /** A kernel launch through the client. */
@@ -174,10 +184,24 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     return this.server.createWithData(toBytes(data), resolveStreamId(options.stream));
   }
 
-  /** Writes `data` at the start of the handle's memory, in stream order. */
-  write(handle: Handle, data: TypedArray | ArrayBuffer, options: StreamOptions = {}): void {
+  /** Writes `data` into the handle's memory at `options.offset` bytes, in stream order. */
+  write(handle: Handle, data: TypedArray | ArrayBuffer, options: WriteOptions = {}): void {
     const bytes = toBytes(data);
-    const descriptor = copyDescriptor(handle.binding(), [bytes.byteLength], [1], 1);
+    const offset = options.offset ?? 0;
+    assertNonNegativeInteger(offset, "offset");
+    const whole = handle.binding();
+    if (offset + bytes.byteLength > whole.size()) {
+      throw new RangeError(
+        `Cannot write ${bytes.byteLength} bytes at offset ${offset} into a ${whole.size()}-byte handle`,
+      );
+    }
+    // Narrow the binding to the written range; the handle keeps owning the whole slice.
+    const target = new Binding(whole.memory, {
+      ...placementOf(whole),
+      offsetStart: (whole.offsetStart ?? 0) + offset,
+      offsetEnd: (whole.offsetEnd ?? 0) + whole.size() - offset - bytes.byteLength,
+    });
+    const descriptor = copyDescriptor(target, [bytes.byteLength], [1], 1);
     this.server.write([{ descriptor, data: bytes }], resolveStreamId(options.stream));
   }
 
@@ -282,6 +306,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   #assertLive(): void {
     if (this.#destroyed) throw new RuntimeError("DESTROYED", "The compute client was destroyed");
   }
+}
+
+function placementOf(binding: Binding): Placement {
+  const { offsetStart, offsetEnd, stream, cursor, fullSize } = binding;
+  return { offsetStart, offsetEnd, stream, cursor, fullSize };
 }
 
 function toBytes(data: TypedArray | ArrayBuffer): Uint8Array {

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import {
+  ComputeClient,
+  CubeCount,
+  currentStreamId,
+  InvalidHandleError,
+  RuntimeError,
+  type ScalarBinding,
+  type StorageType,
+} from "../mod.ts";
+import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
+
+/** `dst[i] = src[i] * k + b` over f32, with f32 scalars `[k, b]`. */
+const affine: SimKernel = {
+  id: "affine",
+  run(buffers: Uint8Array[], scalars: ReadonlyMap<StorageType, ScalarBinding>) {
+    const [src, dst] = buffers.map((bytes) =>
+      new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+    );
+    const [k, b] = new Float32Array(scalars.get("f32")!.bytes.buffer);
+    for (let i = 0; i < dst.length; i++) dst[i] = src[i] * k + b;
+  },
+};
+
+function newClient(seed = 7): ComputeClient<SimKernel> {
+  return new ComputeClient(new SimulatedServer({ maxStreams: 4, seed }));
+}
+
+Deno.test("typed arrays go in and come out, across streams, with no manual sync", async () => {
+  using client = newClient();
+  using src = client.createWithData(new Float32Array([1, 2, 3, 4]), { stream: 1 });
+  using dst = client.create(16, { stream: 2 });
+  client.execute(affine, {
+    stream: 2,
+    count: CubeCount.newSingle(),
+    buffers: [src, dst],
+    scalars: { f32: [2, 0.5] },
+  });
+  assert.deepEqual([...await client.read(dst, Float32Array, { stream: 3 })], [2.5, 4.5, 6.5, 8.5]);
+  const [a, b] = await client.readMany([src, dst], Int32Array);
+  assert.equal(a.length, 4);
+  assert.equal(new Float32Array(b.buffer, b.byteOffset, 4)[3], 8.5);
+  using odd = client.createWithData(new Uint8Array(6));
+  await assert.rejects(() => client.read(odd, Float32Array), RangeError);
+  await client.sync(); // the simulated device releases cross-stream pins asynchronously
+});
+
+Deno.test("write keeps stream order and withStream picks the current stream", async () => {
+  using client = newClient(11);
+  using handle = client.create(8);
+  await client.withStream(3, async () => {
+    assert.equal(currentStreamId(), 3);
+    client.write(handle, new Uint32Array([7, 9]));
+    client.write(handle, new Uint32Array([1]), { offset: 4 });
+    assert.deepEqual([...await client.read(handle, Uint32Array)], [7, 1]);
+  });
+  assert.throws(() => client.write(handle, "abc" as unknown as Uint8Array), TypeError);
+  assert.throws(() => client.write(handle, new Uint32Array(2), { offset: 4 }), RangeError);
+  assert.deepEqual([...await client.read(handle, Uint32Array)], [7, 1], "nothing was written");
+  await client.sync();
+});
+
+Deno.test("profile returns the result and a duration, and closes its window on error", async () => {
+  using client = newClient();
+  const { result, duration } = await client.profile(() => 42);
+  assert.equal(result, 42);
+  assert.ok(duration.milliseconds >= 0);
+  await assert.rejects(() =>
+    client.profile(() => {
+      throw new Error("boom");
+    }), /boom/);
+  // The server is still usable after the failed window.
+  using handle = client.createWithData(new Uint8Array([5]));
+  assert.deepEqual([...await client.read(handle)], [5]);
+});
+
+Deno.test("memory usage, cleanup, disposed handles and destroy", async () => {
+  const client = newClient();
+  const handle = client.createWithData(new Uint8Array(64));
+  assert.equal(client.memoryUsage().numberAllocs, 1);
+  handle.dispose();
+  await client.sync();
+  assert.equal(client.memoryUsage().numberAllocs, 0);
+  client.memoryCleanup();
+  assert.equal(client.memoryUsage().bytesReserved, 0);
+  await assert.rejects(() => client.read(handle), InvalidHandleError);
+  assert.throws(() => client.create(-1), RangeError);
+  client.destroy();
+  client.destroy();
+  assert.equal(client.destroyed, true);
+  assert.throws(() => client.create(4), (error: RuntimeError) => error.code === "DESTROYED");
+});
