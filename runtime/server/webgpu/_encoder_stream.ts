@@ -60,6 +60,8 @@ export type GpuTask = DispatchTask | CopyTask;
 export interface EncoderStream {
   encoder: GPUCommandEncoder | undefined;
   pass: GPUComputePassEncoder | undefined;
+  /** The pipeline last set on `pass`. */
+  pipeline: GPUComputePipeline | undefined;
   done: (() => void)[];
   /** Submissions made by this stream. */
   cursor: number;
@@ -91,7 +93,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   }
 
   createStream(): EncoderStream {
-    return { encoder: undefined, pass: undefined, done: [], cursor: 0 };
+    return { encoder: undefined, pass: undefined, pipeline: undefined, done: [], cursor: 0 };
   }
 
   enqueue(task: GpuTask, stream: EncoderStream): void {
@@ -162,7 +164,11 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       this.stats.passes++;
     }
     const pass = stream.pass;
-    pass.setPipeline(task.kernel.pipeline);
+    // Consecutive dispatches of one kernel share the pipeline state of the pass.
+    if (stream.pipeline !== task.kernel.pipeline) {
+      pass.setPipeline(task.kernel.pipeline);
+      stream.pipeline = task.kernel.pipeline;
+    }
     pass.setBindGroup(0, task.bindGroup);
     if (Array.isArray(task.count)) {
       const [x, y, z] = task.count as readonly [number, number, number];
@@ -180,5 +186,6 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   #endPass(stream: EncoderStream): void {
     stream.pass?.end();
     stream.pass = undefined;
+    stream.pipeline = undefined;
   }
 }

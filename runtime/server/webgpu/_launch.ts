@@ -8,6 +8,7 @@ import type { Binding } from "../handle.ts";
 import { CompilationError, UnsupportedError } from "../errors.ts";
 import type { BindingResource, KernelLaunch } from "../server.ts";
 import type { DispatchTask } from "./_encoder_stream.ts";
+import type { BindGroupCache } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_info_buffers.ts";
 import { packInfo } from "./info_layout.ts";
 import type { PipelineCache, WgslKernel } from "./kernel.ts";
@@ -17,6 +18,7 @@ export interface LaunchContext {
   readonly device: GPUDevice;
   readonly pipelines: PipelineCache;
   readonly infoBuffers: InfoBufferPool;
+  readonly bindGroups: BindGroupCache;
   /** The buffer and range of a live binding of this server (`INVALID_HANDLE` otherwise). */
   resolve(binding: Binding): BindingResource<GPUBuffer>;
 }
@@ -109,7 +111,7 @@ export function prepareLaunch(
     if (infoBuffer !== undefined) context.infoBuffers.release(infoBuffer);
     if (scratch !== undefined) context.infoBuffers.release(scratch);
   };
-  const bindGroup = context.device.createBindGroup({ layout: compiled.layout, entries });
+  const bindGroup = context.bindGroups.get(compiled.layout, entries);
   return {
     task: { kind: "dispatch", kernel: compiled, bindGroup, count: dispatch!, done: release },
     bindings: ordered,

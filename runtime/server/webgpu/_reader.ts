@@ -9,7 +9,7 @@
  */
 
 import type { BindingResource } from "../server.ts";
-import type { CopyTask } from "./_encoder_stream.ts";
+import type { BufferCopy, CopyTask } from "./_encoder_stream.ts";
 
 const MAP_READ = 0x1;
 const COPY_DST = 0x8;
@@ -29,32 +29,59 @@ export interface ReadStats {
   mapAsync: number;
 }
 
-/** Plans one staging buffer for every source. */
+/** Sources of one buffer closer than this are copied as one range (gap bytes included). */
+const MERGE_GAP = 4096;
+
+/**
+ * Plans one staging buffer for every source. Sources in the same buffer (slices of one page) whose
+ * 4-aligned ranges overlap or lie within {@linkcode MERGE_GAP} bytes are merged into one copy:
+ * each `copyBufferToBuffer` costs more on the host than copying a small gap.
+ */
 export function prepareRead(
   device: GPUDevice,
   sources: readonly BindingResource<GPUBuffer>[],
   stats: ReadStats,
 ): PendingRead {
-  const placed: { at: number; skip: number; size: number }[] = [];
-  const copies = [];
+  const placed: { at: number; size: number }[] = sources.map(() => ({ at: 0, size: 0 }));
+  const byBuffer = new Map<GPUBuffer, number[]>();
+  sources.forEach((source, i) => {
+    if (source.size === 0) return;
+    const list = byBuffer.get(source.resource);
+    if (list === undefined) byBuffer.set(source.resource, [i]);
+    else list.push(i);
+  });
+  const runs: Omit<BufferCopy, "destination">[] = [];
   let total = 0;
-  for (const source of sources) {
-    const start = source.offset - (source.offset % 4);
-    const end = Math.ceil((source.offset + source.size) / 4) * 4;
-    placed.push({ at: total, skip: source.offset - start, size: source.size });
-    if (source.size > 0) {
-      copies.push({
-        source: source.resource,
-        sourceOffset: start,
-        destination: undefined as unknown as GPUBuffer,
+  const begin = (i: number) => sources[i].offset - (sources[i].offset % 4);
+  const finish = (i: number) => Math.ceil((sources[i].offset + sources[i].size) / 4) * 4;
+  for (const [buffer, members] of byBuffer) {
+    members.sort((a, b) => begin(a) - begin(b));
+    let run = { start: begin(members[0]), end: finish(members[0]), members: [members[0]] };
+    const emit = () => {
+      for (const i of run.members) {
+        placed[i] = { at: total + sources[i].offset - run.start, size: sources[i].size };
+      }
+      runs.push({
+        source: buffer,
+        sourceOffset: run.start,
         destinationOffset: total,
-        size: end - start,
+        size: run.end - run.start,
       });
-      total += end - start;
+      total += run.end - run.start;
+    };
+    for (const i of members.slice(1)) {
+      if (begin(i) <= run.end + MERGE_GAP) {
+        run.end = Math.max(run.end, finish(i));
+        run.members.push(i);
+      } else {
+        emit();
+        run = { start: begin(i), end: finish(i), members: [i] };
+      }
     }
+    emit();
   }
   const staging = device.createBuffer({ size: Math.max(4, total), usage: MAP_READ | COPY_DST });
-  for (const copy of copies) copy.destination = staging;
+  const copies: BufferCopy[] = runs.map((copy) => ({ ...copy, destination: staging }));
   return {
     task: { kind: "copy", copies },
     async result(): Promise<Uint8Array[]> {
@@ -62,7 +89,7 @@ export function prepareRead(
         stats.mapAsync++;
         await staging.mapAsync(GPUMapMode.READ);
         const mapped = new Uint8Array(staging.getMappedRange());
-        const out = placed.map((p) => mapped.slice(p.at + p.skip, p.at + p.skip + p.size));
+        const out = placed.map((p) => mapped.slice(p.at, p.at + p.size));
         staging.unmap();
         return out;
       } finally {

@@ -48,6 +48,7 @@ import type {
   WriteEntry,
 } from "../server.ts";
 import { type EncoderStream, EncoderStreams, type GpuTask } from "./_encoder_stream.ts";
+import { BindGroupCache } from "./_bind_group_cache.ts";
 import { InfoBufferPool } from "./_info_buffers.ts";
 import { prepareLaunch } from "./_launch.ts";
 import { prepareRead } from "./_reader.ts";
@@ -77,6 +78,8 @@ export interface WebGpuServerStats {
   readonly pipelineHits: number;
   /** Pipeline cache misses (compilations). */
   readonly pipelineMisses: number;
+  /** Dispatches that reused a cached bind group. */
+  readonly bindGroupHits: number;
   /** `mapAsync` calls made to read timestamps. */
   readonly profileMaps: number;
 }
@@ -104,6 +107,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   readonly #scheduler: SchedulerMultiStream<GpuTask, EncoderStream>;
   readonly #pipelines: PipelineCache;
   readonly #infoBuffers: InfoBufferPool;
+  readonly #bindGroups: BindGroupCache;
   readonly #profiler: WebGpuProfiler;
   readonly #readStats = { mapAsync: 0 };
   readonly #errors: ComputeError[] = [];
@@ -139,6 +143,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     });
     this.#pipelines = new PipelineCache(device);
     this.#infoBuffers = new InfoBufferPool(device);
+    this.#bindGroups = new BindGroupCache(device);
     this.utilities = {
       backend: "webgpu",
       deviceName: gpu.name,
@@ -165,6 +170,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       passes: this.#streams.stats.passes,
       pipelineHits: this.#pipelines.hits,
       pipelineMisses: this.#pipelines.misses,
+      bindGroupHits: this.#bindGroups.hits,
       profileMaps: this.#profiler.maps,
     };
   }
@@ -296,6 +302,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       device: this.device,
       pipelines: this.#pipelines,
       infoBuffers: this.#infoBuffers,
+      bindGroups: this.#bindGroups,
       resolve: (binding) => this.#resolve(binding),
     }, launch);
     const compiled = prepared.task.kernel;
@@ -325,6 +332,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#assertUsable(stream);
     this.#scheduler.executeAll(); // submitted tasks release their pins
     this.#memory.cleanup(true);
+    this.#bindGroups.clear(); // drop references to destroyed pages
   }
 
   startProfile(stream: StreamId): ProfilingToken {

@@ -1,0 +1,91 @@
+/**
+ * WebGPU benchmarks on the default adapter (`deno task bench`):
+ * - the same N small dispatches through the client and through raw `navigator.gpu` code (one
+ *   submit per dispatch; one encoder for all), each ending with one wait for the queue;
+ * - a read of 1 handle against a read of 16 handles (coalesced into one map);
+ * - the interleave and sequential strategies over 1, 4 and 16 streams.
+ *
+ * @module
+ */
+
+import { ComputeClient, CubeCount, type Handle, WebGpuServer, type WgslKernel } from "../mod.ts";
+import { INCREMENT_WGSL, rawOneEncoder, rawSetup, rawSubmitPerDispatch } from "./_raw_webgpu.ts";
+
+const DISPATCHES = 256;
+const ELEMENTS = 64; // one workgroup: the dispatch cost, not llvmpipe compute, dominates
+const increment: WgslKernel = {
+  id: "bench.increment",
+  source: INCREMENT_WGSL,
+  entryPoint: "main",
+  workgroupSize: [64, 1, 1],
+};
+const count = CubeCount.new1d(ELEMENTS / 64);
+
+const raw = await rawSetup(ELEMENTS);
+const ignore = raw === undefined; // no adapter: nothing to measure
+
+async function client(options: { strategy?: "interleave" | "sequential" } = {}) {
+  return new ComputeClient(await WebGpuServer.create(options));
+}
+
+if (!ignore) {
+  const gpu = await client();
+  const data = gpu.create(ELEMENTS * 4); // lives as long as the benchmarks
+  const handles: Handle[] = Array.from({ length: 16 }, () => gpu.create(ELEMENTS * 4));
+
+  Deno.bench({
+    name: `raw: ${DISPATCHES} dispatches, one encoder`,
+    group: "dispatch",
+    baseline: true,
+    fn: () => rawOneEncoder(raw, DISPATCHES),
+  });
+  Deno.bench({
+    name: `raw: ${DISPATCHES} dispatches, one submit each`,
+    group: "dispatch",
+    fn: () => rawSubmitPerDispatch(raw, DISPATCHES),
+  });
+  Deno.bench({
+    name: `client: ${DISPATCHES} dispatches`,
+    group: "dispatch",
+    async fn() {
+      for (let i = 0; i < DISPATCHES; i++) gpu.execute(increment, { count, buffers: [data] });
+      await gpu.sync();
+    },
+  });
+
+  Deno.bench({
+    name: "read 1 handle",
+    group: "read",
+    baseline: true,
+    fn: () => gpu.read(handles[0]).then(() => {}),
+  });
+  Deno.bench({
+    name: "read 16 handles",
+    group: "read",
+    fn: () => gpu.readMany(handles).then(() => {}),
+  });
+
+  for (const streams of [1, 4, 16]) {
+    for (const strategy of ["interleave", "sequential"] as const) {
+      const server = await client({ strategy });
+      const buffers = Array.from(
+        { length: streams },
+        (_, s) => server.create(ELEMENTS * 4, { stream: s }),
+      );
+      Deno.bench({
+        name: `${strategy}: ${DISPATCHES} dispatches over ${streams} streams`,
+        group: `streams x${streams}`,
+        baseline: strategy === "interleave",
+        async fn() {
+          for (let i = 0; i < DISPATCHES; i++) {
+            const stream = i % streams;
+            server.execute(increment, { stream, count, buffers: [buffers[stream]] });
+          }
+          await server.sync();
+        },
+      });
+    }
+  }
+} else {
+  Deno.bench({ name: "webgpu (skipped: no adapter)", ignore: true, fn() {} });
+}
