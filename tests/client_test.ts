@@ -4,7 +4,7 @@ import {
   CubeCount,
   currentStreamId,
   InvalidHandleError,
-  RuntimeError,
+  type RuntimeError,
   type ScalarBinding,
   type StorageType,
 } from "../mod.ts";
