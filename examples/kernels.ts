@@ -54,6 +54,22 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
 }`,
 };
 
+/**
+ * WGSL shared by the reductions: `reduce_workgroup(lid, value)` returns the sum of `value` over
+ * the 64 invocations of the workgroup (a tree in workgroup memory) to invocation 0.
+ */
+const REDUCE_WORKGROUP = `
+var<workgroup> sums: array<f32, 64>;
+fn reduce_workgroup(lid: u32, value: f32) -> f32 {
+  sums[lid] = value;
+  workgroupBarrier();
+  for (var stride = 32u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) { sums[lid] = sums[lid] + sums[lid + stride]; }
+    workgroupBarrier();
+  }
+  return sums[0];
+}`;
+
 /** Workgroup tree reduction: `partial[w] = sum(a[i] * b[i])` over the 64 elements of group w. */
 export const dotPartial: WgslKernel = {
   id: "demo.dot_partial",
@@ -63,19 +79,14 @@ export const dotPartial: WgslKernel = {
 @group(0) @binding(0) var<storage, read_write> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b: array<f32>;
 @group(0) @binding(2) var<storage, read_write> partial: array<f32>;
-var<workgroup> sums: array<f32, 64>;
+${REDUCE_WORKGROUP}
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_index) lid: u32,
         @builtin(workgroup_id) wid: vec3u) {
   var value = 0.0;
   if (gid.x < arrayLength(&a)) { value = a[gid.x] * b[gid.x]; }
-  sums[lid] = value;
-  workgroupBarrier();
-  for (var stride = 32u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) { sums[lid] = sums[lid] + sums[lid + stride]; }
-    workgroupBarrier();
-  }
-  if (lid == 0u) { partial[wid.x] = sums[0]; }
+  let sum = reduce_workgroup(lid, value);
+  if (lid == 0u) { partial[wid.x] = sum; }
 }`,
 };
 
@@ -87,18 +98,13 @@ export const sumAll: WgslKernel = {
   source: `
 @group(0) @binding(0) var<storage, read_write> partial: array<f32>;
 @group(0) @binding(1) var<storage, read_write> total: array<f32>;
-var<workgroup> sums: array<f32, 64>;
+${REDUCE_WORKGROUP}
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) lid: u32) {
   var value = 0.0;
   for (var i = lid; i < arrayLength(&partial); i = i + 64u) { value = value + partial[i]; }
-  sums[lid] = value;
-  workgroupBarrier();
-  for (var stride = 32u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) { sums[lid] = sums[lid] + sums[lid + stride]; }
-    workgroupBarrier();
-  }
-  if (lid == 0u) { total[0] = sums[0]; }
+  let sum = reduce_workgroup(lid, value);
+  if (lid == 0u) { total[0] = sum; }
 }`,
 };
 
