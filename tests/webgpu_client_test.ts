@@ -70,3 +70,30 @@ Deno.test({
     for (const handle of [...handles, tail]) handle.dispose();
   },
 });
+
+Deno.test({
+  name: "an adopted device without timestamp-query: wall-clock profiles, never destroyed by us",
+  ignore: adapter === null || adapter === undefined, // no WebGPU adapter at all on this machine
+  async fn() {
+    const device = await adapter!.requestDevice(); // no optional features
+    const client = await createClient({ device });
+    assert.equal(client.server.utilities.deviceTimer, false);
+    using data = client.createWithData(new Float32Array([1, 2, 3]));
+    const { duration } = await client.profile(() =>
+      client.execute(scale, {
+        count: CubeCount.newSingle(),
+        buffers: [data],
+        scalars: { f32: [3] },
+      })
+    );
+    assert.equal(duration.timing, "system");
+    assert.ok(duration.milliseconds >= 0);
+    assert.deepEqual([...await client.read(data, Float32Array)], [3, 6, 9]);
+    client.destroy();
+    // The caller's device is still usable: the server adopted it and must not destroy it.
+    const buffer = device.createBuffer({ size: 4, usage: GPUBufferUsage.MAP_READ });
+    await buffer.mapAsync(GPUMapMode.READ);
+    buffer.destroy();
+    device.destroy();
+  },
+});
