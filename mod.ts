@@ -1,38 +1,61 @@
 /**
- * A GPU compute runtime for Deno: run compute kernels through one API on WebGPU (Deno's built-in
- * `navigator.gpu`, the default) or CUDA (Deno FFI to `libcuda.so.1`). The backends share one core
- * ported from CubeCL's runtime: handles and bindings, memory pools, logical streams with
- * automatic cross-stream synchronization, profiling and typed errors.
+ * A GPU compute runtime for Deno: run WGSL compute kernels on WebGPU (Deno's built-in
+ * `navigator.gpu`, including the CPU fallback adapter) through one client with logical streams,
+ * pooled memory, automatic cross-stream ordering, profiling and typed errors.
  *
- * @example
- * ```ts
- * import { CubeCount, formatBytes } from "@gpucompute/runtime";
- * console.log(CubeCount.new1d(4), formatBytes(4096));
+ * This entry point is for people who run kernels. Backend authors import `./backend` (the server
+ * contract, handles, pools and multi-stream managers); the WebGPU backend itself is `./webgpu`.
+ *
+ * @example Double four numbers
+ * ```ts ignore
+ * import { createClient, CubeCount } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using data = client.createWithData(new Float32Array([1, 2, 3, 4]));
+ * client.execute({
+ *   id: "double",
+ *   entryPoint: "main",
+ *   workgroupSize: [64, 1, 1],
+ *   source: `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+ *     @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+ *       if (g.x < arrayLength(&v)) { v[g.x] = v[g.x] * 2.0; } }`,
+ * }, { count: CubeCount.new1d(1), buffers: [data] });
+ * console.log(await client.read(data, Float32Array)); // Float32Array [2, 4, 6, 8]
  * ```
  *
  * @module
  */
 
-export * from "./runtime/server/errors.ts";
-export * from "./runtime/server/handle.ts";
-export * from "./runtime/server/bindings.ts";
-export * from "./runtime/server/server.ts";
-export * from "./runtime/memory/managed_memory.ts";
-export * from "./runtime/memory/slice.ts";
-export * from "./runtime/memory/storage.ts";
-export * from "./runtime/memory/memory_usage.ts";
-export * from "./runtime/stream/stream_id.ts";
-export * from "./runtime/stream/stream_pool.ts";
-export * from "./runtime/config.ts";
-export * from "./runtime/logging.ts";
-export * from "./runtime/stream/scheduler.ts";
-export * from "./runtime/memory/memory_management.ts";
-export * from "./runtime/stream/event.ts";
-export * from "./runtime/server/webgpu/server.ts";
-export * from "./runtime/server/webgpu/device.ts";
-export * from "./runtime/server/webgpu/storage.ts";
-export * from "./runtime/server/webgpu/kernel.ts";
-export * from "./runtime/server/webgpu/info_layout.ts";
-export * from "./runtime/server/webgpu/profiler.ts";
-export * from "./runtime/client.ts";
-export * from "./runtime/create_client.ts";
+export { createClient, type CreateClientOptions } from "./runtime/create_client.ts";
+export {
+  ComputeClient,
+  type ComputeClientOptions,
+  type CreateOptions,
+  type ExecuteOptions,
+  type Profiled,
+  type StreamOptions,
+  type TypedArray,
+  type TypedArrayConstructor,
+  type WriteOptions,
+} from "./runtime/client.ts";
+export type { WgslKernel } from "./runtime/server/webgpu/kernel.ts";
+export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
+export type { WebGpuDeviceOptions } from "./runtime/server/webgpu/device.ts";
+export { CubeCount, type CubeCountConstructors } from "./runtime/core/cube_count.ts";
+export { Handle } from "./runtime/core/handle.ts";
+export type { StreamId } from "./runtime/core/stream_id.ts";
+export type { ExecutionMode, KernelMetadata, MemoryAllocationMode } from "./runtime/core/kernel.ts";
+export type { LogVerbosity, RuntimeOptions, SchedulerStrategy } from "./runtime/core/config.ts";
+export type { ProfileDuration } from "./runtime/server/server.ts";
+export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";
+export { formatBytes } from "./runtime/core/format_bytes.ts";
+export {
+  BufferTooBigError,
+  CompilationError,
+  ComputeError,
+  type ComputeErrorCode,
+  InvalidHandleError,
+  OutOfMemoryError,
+  RuntimeError,
+  StreamUnhealthyError,
+  UnsupportedError,
+} from "./runtime/core/errors.ts";

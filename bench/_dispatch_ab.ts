@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { ComputeClient, CubeCount, WebGpuServer } from "../mod.ts";
+import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
+import { ComputeClient, CubeCount } from "../mod.ts";
 import { INCREMENT_WGSL, rawOneEncoder, rawSetup, rawSubmitPerDispatch } from "./_raw_webgpu.ts";
 const raw = (await rawSetup(64))!;
 const k = {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { formatBytes, MemoryManagement } from "../mod.ts";
+import { formatBytes, MemoryManagement } from "../backend.ts";
 import { HostStorage } from "../tests/fixtures/host_storage.ts";
 
 const storage = new HostStorage({ alignment: 256 });

@@ -16,7 +16,7 @@ import {
   type SchedulerStrategy,
   type SchedulerStreamBackend,
   SliceHandle,
-} from "../mod.ts";
+} from "../backend.ts";
 
 const TASKS = 256;
 

@@ -19,7 +19,7 @@ import {
   ManagedMemoryId,
   MultiStream,
   SliceHandle,
-} from "../mod.ts";
+} from "../backend.ts";
 
 const STREAMS = 4;
 const TASKS = 256;

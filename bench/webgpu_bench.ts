@@ -8,7 +8,8 @@
  * @module
  */
 
-import { ComputeClient, CubeCount, type Handle, WebGpuServer, type WgslKernel } from "../mod.ts";
+import { WebGpuServer, type WgslKernel } from "../runtime/server/webgpu/mod.ts";
+import { ComputeClient, CubeCount, type Handle } from "../mod.ts";
 import { INCREMENT_WGSL, rawOneEncoder, rawSetup, rawSubmitPerDispatch } from "./_raw_webgpu.ts";
 
 const DISPATCHES = 256;

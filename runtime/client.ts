@@ -6,34 +6,23 @@
  * @module
  */
 
-import { assertNonNegativeInteger } from "./_validate.ts";
+import { assertNonNegativeInteger } from "./core/_validate.ts";
 import type { MemoryUsage } from "./memory/memory_usage.ts";
-import {
-  Bindings,
-  type CubeCount,
-  type MetadataBinding,
-  type StorageType,
-} from "./server/bindings.ts";
-import { RuntimeError } from "./server/errors.ts";
+import { Bindings, type MetadataBinding, type StorageType } from "./core/bindings.ts";
+import type { CubeCount } from "./core/cube_count.ts";
+import { RuntimeError } from "./core/errors.ts";
+import { Binding, Handle, type Placement } from "./core/handle.ts";
 import {
   type Allocation,
   AllocationDescriptor,
   type AllocationKind,
-  Binding,
   contiguousStrides,
   type CopyDescriptor,
   copyDescriptor,
-  Handle,
-  type Placement,
-} from "./server/handle.ts";
-import type {
-  ComputeServer,
-  ExecutionMode,
-  KernelMetadata,
-  MemoryAllocationMode,
-  ProfileDuration,
-} from "./server/server.ts";
-import { resolveStreamId, type StreamId, withStream } from "./stream/stream_id.ts";
+} from "./core/allocation.ts";
+import type { ComputeServer, ProfileDuration } from "./server/server.ts";
+import type { ExecutionMode, KernelMetadata, MemoryAllocationMode } from "./core/kernel.ts";
+import { resolveStreamId, type StreamId, withStream } from "./core/stream_id.ts";
 
 /** The typed arrays the client reads and writes. */
 export type TypedArray =

@@ -1,12 +1,13 @@
 /**
- * The one-call entry point: a {@linkcode ComputeClient} on the default backend.
+ * The one-call entry point: a {@linkcode ComputeClient} on the chosen backend, loaded with a
+ * dynamic `import()` so a program never loads the code of a backend it does not use.
  *
  * @module
  */
 
 import { ComputeClient } from "./client.ts";
 import type { WgslKernel } from "./server/webgpu/kernel.ts";
-import { WebGpuServer, type WebGpuServerOptions } from "./server/webgpu/server.ts";
+import type { WebGpuServerOptions } from "./server/webgpu/server.ts";
 
 /** Options of {@linkcode createClient}: the backend and its server options. */
 export interface CreateClientOptions extends WebGpuServerOptions {
@@ -35,5 +36,7 @@ export async function createClient(
   if (backend !== "webgpu") {
     throw new RangeError(`backend must be "webgpu", got ${JSON.stringify(backend)}`);
   }
+  // Loaded on demand so that importing the package loads no backend code it does not use.
+  const { WebGpuServer } = await import("./server/webgpu/server.ts");
   return new ComputeClient(await WebGpuServer.create(options));
 }

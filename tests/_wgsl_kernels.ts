@@ -1,5 +1,5 @@
 /** WGSL kernels shared by the WebGPU tests (the conformance kernels and a few more). */
-import type { WgslKernel } from "../mod.ts";
+import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
 
 const wg = 64;
 const kernel = (id: string, source: string): WgslKernel => ({

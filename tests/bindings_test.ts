@@ -6,7 +6,7 @@ import {
   ManagedMemoryId,
   ScalarBinding,
   SliceHandle,
-} from "../mod.ts";
+} from "../backend.ts";
 
 Deno.test("scalars are encoded little-endian per storage type", () => {
   const f32 = ScalarBinding.from("f32", [1.5, -2]);

@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  ComputeClient,
-  CubeCount,
-  currentStreamId,
-  InvalidHandleError,
-  type RuntimeError,
-  type ScalarBinding,
-  type StorageType,
-} from "../mod.ts";
+import { ComputeClient, CubeCount, InvalidHandleError, type RuntimeError } from "../mod.ts";
+import { currentStreamId, type ScalarBinding, type StorageType } from "../backend.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
 
 /** `dst[i] = src[i] * k + b` over f32, with f32 scalars `[k, b]`. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readPermittedEnv, resolveConfig } from "../mod.ts";
+import { readPermittedEnv, resolveConfig } from "../backend.ts";
 
 Deno.test("defaults, options, then environment overrides", () => {
   assert.deepEqual(resolveConfig({}, () => undefined), {

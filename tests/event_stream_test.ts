@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { ManagedMemoryId } from "../runtime/memory/managed_memory.ts";
-import { SliceHandle } from "../runtime/memory/slice.ts";
+import { ManagedMemoryId } from "../runtime/core/managed_memory.ts";
+import { SliceHandle } from "../runtime/core/slice.ts";
 import {
   ComputeError,
   InvalidHandleError,
   RuntimeError,
   StreamUnhealthyError,
-} from "../runtime/server/errors.ts";
-import { type Binding, Handle } from "../runtime/server/handle.ts";
+} from "../runtime/core/errors.ts";
+import { type Binding, Handle } from "../runtime/core/handle.ts";
 import {
   type EventStreamBackend,
   MultiStream,

@@ -9,7 +9,7 @@ import {
   ManagedMemoryId,
   SliceHandle,
   withStream,
-} from "../mod.ts";
+} from "../backend.ts";
 
 function newHandle(size = 64, stream = 0): { handle: Handle; memory: ManagedMemoryId } {
   const memory = new ManagedMemoryId();

@@ -6,7 +6,7 @@ import {
   MemoryManagement,
   type MemoryPin,
   type SliceHandle,
-} from "../mod.ts";
+} from "../backend.ts";
 import { HostStorage } from "./fixtures/host_storage.ts";
 
 const ALIGN = 64;

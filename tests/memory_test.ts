@@ -8,7 +8,7 @@ import {
   type MemoryManagementOptions,
   OutOfMemoryError,
   type SliceHandle,
-} from "../mod.ts";
+} from "../backend.ts";
 import { HostStorage, type HostStorageOptions } from "./fixtures/host_storage.ts";
 
 const ALIGN = 256;

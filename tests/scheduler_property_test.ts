@@ -6,7 +6,7 @@ import {
   SchedulerMultiStream,
   type SchedulerStreamBackend,
   SliceHandle,
-} from "../mod.ts";
+} from "../backend.ts";
 
 interface Task {
   readonly seq: number;

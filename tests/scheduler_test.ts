@@ -10,7 +10,7 @@ import {
   type SchedulerMultiStreamOptions,
   type SchedulerStreamBackend,
   SliceHandle,
-} from "../mod.ts";
+} from "../backend.ts";
 
 interface FakeStream {
   readonly index: number;

@@ -14,7 +14,7 @@ import {
   type ComputeServer,
   CubeCount,
   type KernelMetadata,
-} from "../mod.ts";
+} from "../backend.ts";
 
 /**
  * Kernels every backend provides for the suite. Lengths come from metadata word 0; scalars are

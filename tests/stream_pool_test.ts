@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { assertStreamId, currentStreamId, StreamPool, withStream } from "../mod.ts";
+import { assertStreamId, currentStreamId, StreamPool, withStream } from "../backend.ts";
 
 Deno.test("streams are created lazily and indexed modulo maxStreams", () => {
   const created: number[] = [];

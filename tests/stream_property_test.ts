@@ -5,9 +5,10 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Bindings, CubeCount } from "../runtime/server/bindings.ts";
-import type { Handle } from "../runtime/server/handle.ts";
-import type { StreamId } from "../runtime/stream/stream_id.ts";
+import { Bindings } from "../runtime/core/bindings.ts";
+import { CubeCount } from "../runtime/core/cube_count.ts";
+import type { Handle } from "../runtime/core/handle.ts";
+import type { StreamId } from "../runtime/core/stream_id.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
 import type { SimStream } from "./fixtures/simulated_event_backend.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createClient, CubeCount, type WebGpuServer } from "../mod.ts";
+import { createClient, CubeCount } from "../mod.ts";
+import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
 import { fillLinear, matmulTiled, scale } from "../examples/kernels.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();

@@ -1,4 +1,4 @@
-import { WebGpuServer } from "../mod.ts";
+import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
 import { serverConformance } from "./server_conformance.ts";
 import { CUBE_SIZE, fill, increment, scaleAdd } from "./_wgsl_kernels.ts";
 
@@ -17,6 +17,7 @@ Deno.test({
 });
 
 import assert from "node:assert/strict";
+import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
 import {
   AllocationDescriptor,
   Bindings,
@@ -25,8 +26,7 @@ import {
   CubeCount,
   type Handle,
   type SchedulerStrategy,
-  type WgslKernel,
-} from "../mod.ts";
+} from "../backend.ts";
 
 const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
 const f32 = (values: number[]) => new Uint8Array(new Float32Array(values).buffer);

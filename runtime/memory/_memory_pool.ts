@@ -4,11 +4,12 @@
  * @module
  */
 
-import type { RuntimeLogger } from "../logging.ts";
-import { formatBytes, OutOfMemoryError } from "../server/errors.ts";
-import type { ManagedMemoryId } from "./managed_memory.ts";
+import type { RuntimeLogger } from "../core/logging.ts";
+import { OutOfMemoryError } from "../core/errors.ts";
+import { formatBytes } from "../core/format_bytes.ts";
+import type { ManagedMemoryId } from "../core/managed_memory.ts";
 import type { MemoryUsage } from "./memory_usage.ts";
-import type { SliceHandle } from "./slice.ts";
+import type { SliceHandle } from "../core/slice.ts";
 import type { ComputeStorage, StorageHandle } from "./storage.ts";
 
 /** A pool of pages split into slices. */

@@ -16,9 +16,9 @@ import {
   type MemoryPool,
   type PoolContext,
 } from "./_memory_pool.ts";
-import { ManagedMemoryId } from "./managed_memory.ts";
+import { ManagedMemoryId } from "../core/managed_memory.ts";
 import type { MemoryUsage } from "./memory_usage.ts";
-import { SliceHandle } from "./slice.ts";
+import { SliceHandle } from "../core/slice.ts";
 import type { StorageHandle } from "./storage.ts";
 
 /** Options of an {@linkcode ExclusivePool}. */
@@ -43,7 +43,7 @@ interface Page {
  * @example
  * ```ts
  * import { ExclusivePool } from "./exclusive_pool.ts";
- * import { RuntimeLogger } from "../logging.ts";
+ * import { RuntimeLogger } from "../core/logging.ts";
  * import { HostStorage } from "../../tests/fixtures/host_storage.ts";
  * const pool = new ExclusivePool({ reuseRatio: 2, name: "large" }, {
  *   storage: new HostStorage({ alignment: 256 }),

@@ -16,21 +16,21 @@
  * @module
  */
 
-import { assertPositiveInteger, describe } from "../_validate.ts";
-import type { LogVerbosity } from "../config.ts";
-import { RuntimeLogger } from "../logging.ts";
+import { assertPositiveInteger, describe } from "../core/_validate.ts";
+import type { LogVerbosity } from "../core/config.ts";
+import { RuntimeLogger } from "../core/logging.ts";
 import {
   BufferTooBigError,
   InvalidHandleError,
   OutOfMemoryError,
   RuntimeError,
-} from "../server/errors.ts";
-import type { MemoryAllocationMode } from "../server/server.ts";
+} from "../core/errors.ts";
+import type { MemoryAllocationMode } from "../core/kernel.ts";
 import type { MemoryPool, PoolContext } from "./_memory_pool.ts";
 import { ExclusivePool } from "./exclusive_pool.ts";
-import { ManagedMemoryId } from "./managed_memory.ts";
+import { ManagedMemoryId } from "../core/managed_memory.ts";
 import { combineMemoryUsage, type MemoryUsage } from "./memory_usage.ts";
-import type { SliceHandle } from "./slice.ts";
+import type { SliceHandle } from "../core/slice.ts";
 import { SlicedPool, type SlicedPoolOptions } from "./sliced_pool.ts";
 import type { ComputeStorage, StorageHandle } from "./storage.ts";
 
@@ -41,7 +41,7 @@ export type { SlicedPoolOptions } from "./sliced_pool.ts";
  *
  * @example
  * ```ts
- * import type { MemoryManagementOptions } from "@gpucompute/runtime";
+ * import type { MemoryManagementOptions } from "@gpucompute/runtime/backend";
  * const options: MemoryManagementOptions = {
  *   slicedPools: [{ maxSliceSize: 4096, pageSize: 65536 }],
  *   deallocPeriod: 500,
@@ -105,7 +105,7 @@ function checkSlicedPools(pools: readonly SlicedPoolOptions[]): SlicedPoolOption
  *
  * @example
  * ```ts
- * import { MemoryManagement, type ComputeStorage } from "@gpucompute/runtime";
+ * import { MemoryManagement, type ComputeStorage } from "@gpucompute/runtime/backend";
  * const pages = new Map<number, ArrayBuffer>();
  * let next = 0;
  * const storage: ComputeStorage<Uint8Array> = {

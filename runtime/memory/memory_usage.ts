@@ -4,14 +4,14 @@
  * @module
  */
 
-import { formatBytes } from "../server/errors.ts";
+import { formatBytes } from "../core/format_bytes.ts";
 
 /**
  * How much memory is reserved from storage and how much of it is in use.
  *
  * @example
  * ```ts
- * import { formatMemoryUsage, type MemoryUsage } from "@gpucompute/runtime";
+ * import { formatMemoryUsage, type MemoryUsage } from "@gpucompute/runtime/backend";
  * const usage: MemoryUsage = { numberAllocs: 2, bytesInUse: 96, bytesPadding: 32, bytesReserved: 1024 };
  * console.log(formatMemoryUsage(usage));
  * ```
@@ -40,7 +40,7 @@ export const EMPTY_MEMORY_USAGE: MemoryUsage = Object.freeze({
  *
  * @example
  * ```ts
- * import { combineMemoryUsage, EMPTY_MEMORY_USAGE } from "@gpucompute/runtime";
+ * import { combineMemoryUsage, EMPTY_MEMORY_USAGE } from "@gpucompute/runtime/backend";
  * console.log(combineMemoryUsage([EMPTY_MEMORY_USAGE, EMPTY_MEMORY_USAGE]).numberAllocs); // 0
  * ```
  */
@@ -60,7 +60,7 @@ export function combineMemoryUsage(usages: Iterable<MemoryUsage>): MemoryUsage {
  *
  * @example
  * ```ts
- * import { EMPTY_MEMORY_USAGE, formatMemoryUsage } from "@gpucompute/runtime";
+ * import { EMPTY_MEMORY_USAGE, formatMemoryUsage } from "@gpucompute/runtime/backend";
  * console.log(formatMemoryUsage(EMPTY_MEMORY_USAGE));
  * ```
  */

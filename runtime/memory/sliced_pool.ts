@@ -15,7 +15,7 @@
  * @module
  */
 
-import { formatBytes } from "../server/errors.ts";
+import { formatBytes } from "../core/format_bytes.ts";
 import {
   alignUp,
   allocPage,
@@ -23,9 +23,9 @@ import {
   type MemoryPool,
   type PoolContext,
 } from "./_memory_pool.ts";
-import { ManagedMemoryId } from "./managed_memory.ts";
+import { ManagedMemoryId } from "../core/managed_memory.ts";
 import type { MemoryUsage } from "./memory_usage.ts";
-import { SliceHandle } from "./slice.ts";
+import { SliceHandle } from "../core/slice.ts";
 import type { StorageHandle } from "./storage.ts";
 
 /**
@@ -33,7 +33,7 @@ import type { StorageHandle } from "./storage.ts";
  *
  * @example
  * ```ts
- * import type { SlicedPoolOptions } from "@gpucompute/runtime";
+ * import type { SlicedPoolOptions } from "@gpucompute/runtime/backend";
  * const small: SlicedPoolOptions = { maxSliceSize: 4096, pageSize: 65536 }; // 16+ slices a page
  * ```
  */
@@ -81,7 +81,7 @@ function lowerBound(list: readonly Slot[], offset: number): number {
  * @example
  * ```ts
  * import { SlicedPool } from "./sliced_pool.ts";
- * import { RuntimeLogger } from "../logging.ts";
+ * import { RuntimeLogger } from "../core/logging.ts";
  * import { HostStorage } from "../../tests/fixtures/host_storage.ts";
  * let clock = 0;
  * const pool = new SlicedPool({ pageSize: 4096, maxSliceSize: 1024 }, {

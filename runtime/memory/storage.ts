@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import type { StorageHandle } from "@gpucompute/runtime";
+ * import type { StorageHandle } from "@gpucompute/runtime/backend";
  * const location: StorageHandle = { page: 3, offset: 256, size: 1024 };
  * ```
  */
@@ -28,7 +28,7 @@ export interface StorageHandle {
  *
  * @example A storage of plain ArrayBuffers
  * ```ts
- * import type { ComputeStorage, StorageHandle } from "@gpucompute/runtime";
+ * import type { ComputeStorage, StorageHandle } from "@gpucompute/runtime/backend";
  * class HostStorage implements ComputeStorage<Uint8Array> {
  *   readonly alignment = 4;
  *   #pages = new Map<number, ArrayBuffer>();

@@ -20,60 +20,20 @@
  * @module
  */
 
+import type { ExecutionMode, KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import type { MemoryUsage } from "../memory/memory_usage.ts";
-import type { StreamId } from "../stream/stream_id.ts";
-import type { Bindings, CubeCount } from "./bindings.ts";
-import type {
-  Allocation,
-  AllocationDescriptor,
-  Binding,
-  CopyDescriptor,
-  Handle,
-} from "./handle.ts";
-
-/**
- * Whether kernels run with bounds checks (`checked`) or may read and write out of bounds.
- *
- * @example
- * ```ts
- * import type { ExecutionMode } from "@gpucompute/runtime";
- * const mode: ExecutionMode = "checked";
- * ```
- */
-export type ExecutionMode = "checked" | "unchecked";
-
-/**
- * How new allocations are placed: `auto` uses the dynamic pools; `persistent` places them in a
- * pool that automatic cleanup never shrinks (for long-lived data such as weights).
- *
- * @example
- * ```ts
- * import type { MemoryAllocationMode } from "@gpucompute/runtime";
- * const mode: MemoryAllocationMode = "persistent";
- * ```
- */
-export type MemoryAllocationMode = "auto" | "persistent";
-
-/**
- * What every kernel type exposes to the server: a stable id used to cache compiled pipelines.
- *
- * @example
- * ```ts
- * import type { KernelMetadata } from "@gpucompute/runtime";
- * const kernel: KernelMetadata = { id: "scale_f32" };
- * ```
- */
-export interface KernelMetadata {
-  /** Stable id; two kernels with the same id must compile to the same program. */
-  readonly id: string;
-}
+import type { StreamId } from "../core/stream_id.ts";
+import type { Bindings } from "../core/bindings.ts";
+import type { CubeCount } from "../core/cube_count.ts";
+import type { Binding, Handle } from "../core/handle.ts";
+import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../core/allocation.ts";
 
 /**
  * Identifies one profiling window, so that windows can nest and overlap.
  *
  * @example
  * ```ts
- * import type { ProfilingToken } from "@gpucompute/runtime";
+ * import type { ProfilingToken } from "@gpucompute/runtime/backend";
  * const token: ProfilingToken = { id: 1 };
  * ```
  */
@@ -87,7 +47,7 @@ export interface ProfilingToken {
  *
  * @example
  * ```ts
- * import type { ProfileDuration } from "@gpucompute/runtime";
+ * import type { ProfileDuration } from "@gpucompute/runtime/backend";
  * const show = (d: ProfileDuration) => `${d.milliseconds.toFixed(3)} ms (${d.timing})`;
  * ```
  */
@@ -103,7 +63,7 @@ export interface ProfileDuration {
  *
  * @example
  * ```ts
- * import type { BindingResource } from "@gpucompute/runtime";
+ * import type { BindingResource } from "@gpucompute/runtime/backend";
  * const range = (r: BindingResource<unknown>) => [r.offset, r.offset + r.size];
  * ```
  */
@@ -121,7 +81,7 @@ export interface BindingResource<R> {
  *
  * @example
  * ```ts
- * import { Bindings, CubeCount, type KernelLaunch } from "@gpucompute/runtime";
+ * import { Bindings, CubeCount, type KernelLaunch } from "@gpucompute/runtime/backend";
  * const launch: KernelLaunch<{ id: string }> = {
  *   kernel: { id: "noop" },
  *   count: CubeCount.newSingle(),
@@ -148,7 +108,7 @@ export interface KernelLaunch<K extends KernelMetadata> {
  *
  * @example
  * ```ts
- * import type { WriteEntry } from "@gpucompute/runtime";
+ * import type { WriteEntry } from "@gpucompute/runtime/backend";
  * const bytes = (entry: WriteEntry) => entry.data.byteLength;
  * ```
  */
@@ -164,7 +124,7 @@ export interface WriteEntry {
  *
  * @example
  * ```ts
- * import type { ServerUtilities } from "@gpucompute/runtime";
+ * import type { ServerUtilities } from "@gpucompute/runtime/backend";
  * const label = (u: ServerUtilities) => `${u.backend}: ${u.deviceName}`;
  * ```
  */
@@ -184,7 +144,7 @@ export interface ServerUtilities {
  *
  * @example Allocate, write, read back
  * ```ts ignore
- * import { AllocationDescriptor, type ComputeServer } from "@gpucompute/runtime";
+ * import { AllocationDescriptor, type ComputeServer } from "@gpucompute/runtime/backend";
  * async function roundTrip(server: ComputeServer, data: Uint8Array) {
  *   const [allocation] = server.create([AllocationDescriptor.contiguous([data.length], 1)], 0);
  *   using handle = allocation.handle;
@@ -243,7 +203,7 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
  *
  * @example
  * ```ts
- * import type { CopyStreams } from "@gpucompute/runtime";
+ * import type { CopyStreams } from "@gpucompute/runtime/backend";
  * const streams: CopyStreams = { source: 0, destination: 1 };
  * ```
  */

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { MemoryPin } from "../memory/managed_memory.ts";
+import type { MemoryPin } from "../core/managed_memory.ts";
 
 /** Waits on the host for an event; rejects with a typed error when the event failed. */
 export type HostWait<E> = (event: E) => Promise<void>;

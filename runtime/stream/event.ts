@@ -33,12 +33,12 @@
  * @module
  */
 
-import type { ManagedMemoryId, MemoryPin } from "../memory/managed_memory.ts";
-import { StreamUnhealthyError } from "../server/errors.ts";
-import type { Binding } from "../server/handle.ts";
-import { RuntimeLogger } from "../logging.ts";
+import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
+import { StreamUnhealthyError } from "../core/errors.ts";
+import type { Binding } from "../core/handle.ts";
+import { RuntimeLogger } from "../core/logging.ts";
 import { GcLoop } from "./_gc_loop.ts";
-import { assertStreamId, type StreamId } from "./stream_id.ts";
+import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 
 /**
@@ -46,7 +46,7 @@ import { StreamPool } from "./stream_pool.ts";
  *
  * @example A backend whose events are complete at once
  * ```ts
- * import type { Binding, EventStreamBackend } from "@gpucompute/runtime";
+ * import type { Binding, EventStreamBackend } from "@gpucompute/runtime/backend";
  * const backend: EventStreamBackend<object, null> = {
  *   createStream: () => ({}),
  *   handleCursor: (_stream: object, binding: Binding) => binding.cursor,
@@ -98,7 +98,7 @@ export interface MultiStreamResolveOptions {
  *
  * @example
  * ```ts
- * import { ManagedMemoryId, SharedBindingAnalysis } from "@gpucompute/runtime";
+ * import { ManagedMemoryId, SharedBindingAnalysis } from "@gpucompute/runtime/backend";
  * const analysis = new SharedBindingAnalysis();
  * analysis.shared(new ManagedMemoryId(), 2);
  * console.log([...analysis.slices.keys()]); // [2]
@@ -207,7 +207,7 @@ export class ResolvedStreams<S, E> implements Disposable {
  *
  * @example
  * ```ts
- * import { MultiStream } from "@gpucompute/runtime";
+ * import { MultiStream } from "@gpucompute/runtime/backend";
  * const multiStream = new MultiStream({
  *   createStream: () => ({}),
  *   handleCursor: (_stream, binding) => binding.cursor,

@@ -30,12 +30,12 @@
  * @module
  */
 
-import { assertPositiveInteger, describe } from "../_validate.ts";
-import type { SchedulerStrategy } from "../config.ts";
-import { RuntimeLogger } from "../logging.ts";
-import type { ManagedMemoryId, MemoryPin } from "../memory/managed_memory.ts";
-import type { Binding } from "../server/handle.ts";
-import { assertStreamId, type StreamId } from "./stream_id.ts";
+import { assertPositiveInteger, describe } from "../core/_validate.ts";
+import type { SchedulerStrategy } from "../core/config.ts";
+import { RuntimeLogger } from "../core/logging.ts";
+import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
+import type { Binding } from "../core/handle.ts";
+import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 
 /**
@@ -43,7 +43,7 @@ import { StreamPool } from "./stream_pool.ts";
  *
  * @example
  * ```ts
- * import type { SchedulerStreamBackend } from "@gpucompute/runtime";
+ * import type { SchedulerStreamBackend } from "@gpucompute/runtime/backend";
  * const backend: SchedulerStreamBackend<string, string[]> = {
  *   createStream: () => [],
  *   enqueue: (task, stream) => void stream.push(task),
@@ -65,7 +65,7 @@ export interface SchedulerStreamBackend<T, S> {
  *
  * @example
  * ```ts
- * import type { SchedulerMultiStreamOptions } from "@gpucompute/runtime";
+ * import type { SchedulerMultiStreamOptions } from "@gpucompute/runtime/backend";
  * const options: SchedulerMultiStreamOptions = { maxStreams: 8, maxTasks: 32, strategy: "interleave" };
  * ```
  */
@@ -108,7 +108,7 @@ const STRATEGIES: readonly SchedulerStrategy[] = ["interleave", "sequential"];
  *
  * @example
  * ```ts
- * import { Handle, ManagedMemoryId, SchedulerMultiStream, SliceHandle } from "@gpucompute/runtime";
+ * import { Handle, ManagedMemoryId, SchedulerMultiStream, SliceHandle } from "@gpucompute/runtime/backend";
  * const log: string[] = [];
  * const scheduler = new SchedulerMultiStream<string, number>({
  *   createStream: () => log.length,

@@ -5,15 +5,15 @@
  * @module
  */
 
-import { assertNonNegativeInteger, assertPositiveInteger } from "../_validate.ts";
-import { assertStreamId, type StreamId } from "./stream_id.ts";
+import { assertNonNegativeInteger, assertPositiveInteger } from "../core/_validate.ts";
+import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 
 /**
  * Streams created on first use and looked up by id, index or special slot.
  *
  * @example
  * ```ts
- * import { StreamPool } from "@gpucompute/runtime";
+ * import { StreamPool } from "@gpucompute/runtime/backend";
  * let created = 0;
  * const pool = new StreamPool(() => ({ n: created++ }), { maxStreams: 4, numSpecial: 1 });
  * console.log(pool.get(5) === pool.get(1)); // true: 5 % 4 === 1

@@ -4,14 +4,15 @@
  * @module
  */
 
-import type { Binding } from "../handle.ts";
-import { CompilationError, UnsupportedError } from "../errors.ts";
+import type { Binding } from "../../core/handle.ts";
+import { CompilationError, UnsupportedError } from "../../core/errors.ts";
 import type { BindingResource, KernelLaunch } from "../server.ts";
-import type { DispatchTask } from "./_encoder_stream.ts";
+import type { DispatchTask } from "./_stream.ts";
 import type { BindGroupCache } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_info_buffers.ts";
-import { packInfo } from "./info_layout.ts";
-import type { PipelineCache, WgslKernel } from "./kernel.ts";
+import { packInfo } from "./_info_layout.ts";
+import type { WgslKernel } from "./kernel.ts";
+import type { PipelineCache } from "./_pipeline_cache.ts";
 
 /** What a launch needs from the server. */
 export interface LaunchContext {

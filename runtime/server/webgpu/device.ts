@@ -9,7 +9,7 @@
  * @module
  */
 
-import { RuntimeError } from "../errors.ts";
+import { RuntimeError } from "../../core/errors.ts";
 
 /** How to obtain the device. */
 export interface WebGpuDeviceOptions {
@@ -35,7 +35,7 @@ export interface WebGpuDeviceOptions {
  *
  * @example
  * ```ts ignore
- * import { WebGpuDevice } from "@gpucompute/runtime";
+ * import { WebGpuDevice } from "@gpucompute/runtime/webgpu";
  * using gpu = await WebGpuDevice.request();
  * console.log(gpu.name, gpu.timestamps);
  * ```

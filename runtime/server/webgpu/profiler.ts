@@ -13,7 +13,7 @@
  * @module
  */
 
-import { RuntimeError } from "../errors.ts";
+import { RuntimeError } from "../../core/errors.ts";
 import type { ProfileDuration, ProfilingToken } from "../server.ts";
 
 const PASSES_PER_SET = 128; // 256 query slots per set
@@ -32,7 +32,7 @@ interface Window {
  *
  * @example
  * ```ts ignore
- * import { WebGpuProfiler } from "@gpucompute/runtime";
+ * import { WebGpuProfiler } from "@gpucompute/runtime/webgpu";
  * const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
  * using profiler = new WebGpuProfiler(device, { timestamps: false });
  * const token = profiler.start();

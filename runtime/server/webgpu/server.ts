@@ -20,40 +20,45 @@
  * @module
  */
 
-import { resolveConfig, type RuntimeOptions } from "../../config.ts";
-import { RuntimeLogger } from "../../logging.ts";
+import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
+import { RuntimeLogger } from "../../core/logging.ts";
 import { MemoryManagement, type MemoryManagementOptions } from "../../memory/memory_management.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { SchedulerMultiStream } from "../../stream/scheduler.ts";
-import { assertStreamId, type StreamId } from "../../stream/stream_id.ts";
-import { BufferTooBigError, type ComputeError, RuntimeError, UnsupportedError } from "../errors.ts";
+import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
+import {
+  BufferTooBigError,
+  type ComputeError,
+  RuntimeError,
+  UnsupportedError,
+} from "../../core/errors.ts";
+import { type Binding, Handle } from "../../core/handle.ts";
 import {
   type Allocation,
   type AllocationDescriptor,
-  type Binding,
   contiguousStrides,
   type CopyDescriptor,
-  Handle,
   isContiguous,
-} from "../handle.ts";
+} from "../../core/allocation.ts";
 import type {
   BindingResource,
   ComputeServer,
   CopyStreams,
   KernelLaunch,
-  MemoryAllocationMode,
   ProfileDuration,
   ProfilingToken,
   ServerUtilities,
   WriteEntry,
 } from "../server.ts";
-import { type EncoderStream, EncoderStreams, type GpuTask } from "./_encoder_stream.ts";
+import type { MemoryAllocationMode } from "../../core/kernel.ts";
+import { type EncoderStream, EncoderStreams, type GpuTask } from "./_stream.ts";
 import { BindGroupCache } from "./_bind_group_cache.ts";
 import { InfoBufferPool } from "./_info_buffers.ts";
 import { prepareLaunch } from "./_launch.ts";
-import { prepareRead } from "./_reader.ts";
+import { prepareRead } from "./_read.ts";
 import { WebGpuDevice, type WebGpuDeviceOptions } from "./device.ts";
-import { PipelineCache, type WgslKernel } from "./kernel.ts";
+import type { WgslKernel } from "./kernel.ts";
+import { PipelineCache } from "./_pipeline_cache.ts";
 import { WebGpuProfiler } from "./profiler.ts";
 import { WebGpuStorage } from "./storage.ts";
 
@@ -91,7 +96,7 @@ const COPY_SRC = 0x4;
  *
  * @example
  * ```ts ignore
- * import { WebGpuServer } from "@gpucompute/runtime";
+ * import { WebGpuServer } from "@gpucompute/runtime/webgpu";
  * using server = await WebGpuServer.create();
  * using handle = server.createWithData(new Uint8Array([1, 2, 3, 4]), 0);
  * const [bytes] = await server.read([handle.copyDescriptor([4], [1], 1)], 0);

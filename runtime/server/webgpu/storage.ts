@@ -16,7 +16,7 @@ import {
   InvalidHandleError,
   OutOfMemoryError,
   RuntimeError,
-} from "../errors.ts";
+} from "../../core/errors.ts";
 import type { BindingResource } from "../server.ts";
 
 const PAGE_USAGE = 0x80 | 0x4 | 0x8 | 0x100; // STORAGE | COPY_SRC | COPY_DST | INDIRECT
@@ -26,7 +26,7 @@ const PAGE_USAGE = 0x80 | 0x4 | 0x8 | 0x100; // STORAGE | COPY_SRC | COPY_DST | 
  *
  * @example
  * ```ts ignore
- * import { WebGpuStorage } from "@gpucompute/runtime";
+ * import { WebGpuStorage } from "@gpucompute/runtime/webgpu";
  * const adapter = await navigator.gpu.requestAdapter();
  * const device = await adapter!.requestDevice();
  * using storage = new WebGpuStorage(device);

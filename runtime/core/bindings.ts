@@ -5,7 +5,7 @@
  * @module
  */
 
-import { assertNonNegativeInteger, assertU32 } from "../_validate.ts";
+import { assertNonNegativeInteger } from "./_validate.ts";
 import type { Binding } from "./handle.ts";
 
 /** Element storage types that scalars and tensors may have. */
@@ -44,7 +44,7 @@ export const STORAGE_TYPE_SIZE: Readonly<Record<StorageType, number>> = {
  *
  * @example
  * ```ts
- * import type { MetadataBinding } from "@gpucompute/runtime";
+ * import type { MetadataBinding } from "@gpucompute/runtime/backend";
  * const metadata: MetadataBinding = { data: new Uint32Array([1, 16]), staticLength: 2 };
  * ```
  */
@@ -60,7 +60,7 @@ export interface MetadataBinding {
  *
  * @example
  * ```ts
- * import { ScalarBinding } from "@gpucompute/runtime";
+ * import { ScalarBinding } from "@gpucompute/runtime/backend";
  * const scalars = ScalarBinding.from("f32", [0.5, 2]);
  * console.log(scalars.length, scalars.bytes.byteLength); // 2 8
  * ```
@@ -133,7 +133,7 @@ function writeScalar(
  *
  * @example
  * ```ts
- * import type { TensorMapBinding } from "@gpucompute/runtime";
+ * import type { TensorMapBinding } from "@gpucompute/runtime/backend";
  * const count = (maps: TensorMapBinding[]) => maps.length;
  * ```
  */
@@ -153,7 +153,7 @@ export interface TensorMapBinding {
  *
  * @example
  * ```ts
- * import { Bindings, Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime";
+ * import { Bindings, Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
  * using input = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 0, cursor: 1, size: 64 });
  * const bindings = new Bindings()
  *   .withBuffer(input.binding())
@@ -220,64 +220,3 @@ export class Bindings {
     return [...this.buffers, ...this.tensorMaps.map((map) => map.binding)];
   }
 }
-
-/**
- * The number of cubes (workgroups) to dispatch: static, or read from a buffer holding
- * `[x, y, z]` as u32 (indirect dispatch).
- *
- * @example
- * ```ts
- * import { CubeCount } from "@gpucompute/runtime";
- * const count = CubeCount.new2d(8, 4);
- * if (count.kind === "static") console.log(count.x * count.y * count.z); // 32
- * ```
- */
-export type CubeCount =
-  | { readonly kind: "static"; readonly x: number; readonly y: number; readonly z: number }
-  | { readonly kind: "dynamic"; readonly binding: Binding };
-
-/** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
-export interface CubeCountConstructors {
-  /** `x` by `y` by `z` cubes. */
-  static(x: number, y: number, z: number): CubeCount;
-  /** One cube. */
-  newSingle(): CubeCount;
-  /** `x` cubes. */
-  new1d(x: number): CubeCount;
-  /** `x` by `y` cubes. */
-  new2d(x: number, y: number): CubeCount;
-  /** `x` by `y` by `z` cubes. */
-  new3d(x: number, y: number, z: number): CubeCount;
-  /** Cubes read at launch time from `[x, y, z]` u32 values in `binding`. */
-  dynamic(binding: Binding): CubeCount;
-}
-
-/** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
-export const CubeCount: CubeCountConstructors = {
-  static(x: number, y: number, z: number): CubeCount {
-    assertU32(x, "CubeCount x");
-    assertU32(y, "CubeCount y");
-    assertU32(z, "CubeCount z");
-    return { kind: "static", x, y, z };
-  },
-  newSingle(): CubeCount {
-    return CubeCount.static(1, 1, 1);
-  },
-  new1d(x: number): CubeCount {
-    return CubeCount.static(x, 1, 1);
-  },
-  new2d(x: number, y: number): CubeCount {
-    return CubeCount.static(x, y, 1);
-  },
-  new3d(x: number, y: number, z: number): CubeCount {
-    return CubeCount.static(x, y, z);
-  },
-  dynamic(binding: Binding): CubeCount {
-    if (binding.size() < 12) {
-      throw new RangeError(
-        `A dynamic cube count needs 12 bytes, the binding has ${binding.size()}`,
-      );
-    }
-    return { kind: "dynamic", binding };
-  },
-};

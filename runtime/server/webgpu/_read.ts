@@ -9,7 +9,7 @@
  */
 
 import type { BindingResource } from "../server.ts";
-import type { BufferCopy, CopyTask } from "./_encoder_stream.ts";
+import type { BufferCopy, CopyTask } from "./_stream.ts";
 
 const MAP_READ = 0x1;
 const COPY_DST = 0x8;

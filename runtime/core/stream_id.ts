@@ -10,7 +10,7 @@
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
-import { assertNonNegativeInteger } from "../_validate.ts";
+import { assertNonNegativeInteger } from "./_validate.ts";
 
 /** A logical stream: any non-negative safe integer. Streams map onto a pool by `id % maxStreams`. */
 export type StreamId = number;
@@ -25,7 +25,7 @@ const current = new AsyncLocalStorage<StreamId>();
  *
  * @example
  * ```ts
- * import { assertStreamId } from "@gpucompute/runtime";
+ * import { assertStreamId } from "@gpucompute/runtime/backend";
  * assertStreamId(3); // ok
  * try { assertStreamId(-1); } catch (error) { console.log((error as Error).name); } // RangeError
  * ```
@@ -39,7 +39,7 @@ export function assertStreamId(id: unknown): asserts id is StreamId {
  *
  * @example
  * ```ts
- * import { currentStreamId, withStream } from "@gpucompute/runtime";
+ * import { currentStreamId, withStream } from "@gpucompute/runtime/backend";
  * console.log(currentStreamId()); // 0
  * await withStream(2, async () => console.log(currentStreamId())); // 2
  * ```
@@ -53,7 +53,7 @@ export function currentStreamId(): StreamId {
  *
  * @example
  * ```ts
- * import { currentStreamId, withStream } from "@gpucompute/runtime";
+ * import { currentStreamId, withStream } from "@gpucompute/runtime/backend";
  * const ids = await Promise.all([1, 2, 3].map((id) => withStream(id, async () => {
  *   await new Promise((resolve) => setTimeout(resolve, 1));
  *   return currentStreamId();

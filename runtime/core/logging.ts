@@ -24,7 +24,7 @@ export type LogSubject = "stream" | "memory" | "server";
  *
  * @example
  * ```ts
- * import { RuntimeLogger } from "@gpucompute/runtime";
+ * import { RuntimeLogger } from "@gpucompute/runtime/backend";
  * const log = new RuntimeLogger("stream", "basic");
  * log.basic(() => "Waiting on stream 1 from stream 2"); // emitted at info level
  * log.full(() => "not built: verbosity is basic");

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { formatBytes } from "./format_bytes.ts";
+
 /** Every literal error code the runtime raises. */
 export type ComputeErrorCode =
   | "BUFFER_TOO_BIG"
@@ -31,7 +33,7 @@ export type ComputeErrorCode =
  *
  * @example Branch on the code
  * ```ts
- * import { ComputeError } from "@gpucompute/runtime";
+ * import { ComputeError } from "@gpucompute/runtime/backend";
  * try {
  *   throw new ComputeError("UNSUPPORTED", "Tensor maps are not supported by WebGPU");
  * } catch (error) {
@@ -56,7 +58,7 @@ export class ComputeError extends Error {
  *
  * @example
  * ```ts
- * import { BufferTooBigError } from "@gpucompute/runtime";
+ * import { BufferTooBigError } from "@gpucompute/runtime/backend";
  * const error = new BufferTooBigError(9 * 2 ** 30, 2 ** 31);
  * console.log(error.message); // Cannot allocate 9 GiB as the limit is 2 GiB
  * ```
@@ -87,7 +89,7 @@ export class BufferTooBigError extends ComputeError {
  *
  * @example
  * ```ts
- * import { OutOfMemoryError } from "@gpucompute/runtime";
+ * import { OutOfMemoryError } from "@gpucompute/runtime/backend";
  * console.log(new OutOfMemoryError("Cannot reserve 1 MiB: storage exhausted").code);
  * ```
  */
@@ -106,7 +108,7 @@ export class OutOfMemoryError extends ComputeError {
  *
  * @example
  * ```ts
- * import { InvalidHandleError } from "@gpucompute/runtime";
+ * import { InvalidHandleError } from "@gpucompute/runtime/backend";
  * console.log(new InvalidHandleError("The handle was disposed").code); // INVALID_HANDLE
  * ```
  */
@@ -125,7 +127,7 @@ export class InvalidHandleError extends ComputeError {
  *
  * @example
  * ```ts
- * import { UnsupportedError } from "@gpucompute/runtime";
+ * import { UnsupportedError } from "@gpucompute/runtime/backend";
  * console.log(new UnsupportedError("Strided reads are not supported").code); // UNSUPPORTED
  * ```
  */
@@ -146,7 +148,7 @@ export class UnsupportedError extends ComputeError {
  *
  * @example
  * ```ts
- * import { StreamUnhealthyError } from "@gpucompute/runtime";
+ * import { StreamUnhealthyError } from "@gpucompute/runtime/backend";
  * console.log(new StreamUnhealthyError(3).message);
  * ```
  */
@@ -172,7 +174,7 @@ export class StreamUnhealthyError extends ComputeError {
  *
  * @example
  * ```ts
- * import { CompilationError } from "@gpucompute/runtime";
+ * import { CompilationError } from "@gpucompute/runtime/backend";
  * const error = new CompilationError("scale", "expected identifier", 3);
  * console.log(error.line, error.message);
  * ```
@@ -203,7 +205,7 @@ export class CompilationError extends ComputeError {
  *
  * @example
  * ```ts
- * import { RuntimeError } from "@gpucompute/runtime";
+ * import { RuntimeError } from "@gpucompute/runtime/backend";
  * const error = new RuntimeError("DESTROYED", "The server was destroyed");
  * console.log(error.code);
  * ```
@@ -225,26 +227,4 @@ export class RuntimeError extends ComputeError {
     super(code, message, options);
     this.name = "RuntimeError";
   }
-}
-
-const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
-
-/**
- * Formats a byte count with binary units, as error messages and logs print it.
- *
- * @example
- * ```ts
- * import { formatBytes } from "@gpucompute/runtime";
- * console.log(formatBytes(3 * 1024 * 1024)); // "3 MiB"
- * ```
- */
-export function formatBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (Math.abs(value) >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const text = Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/\.?0+$/, "");
-  return `${text} ${UNITS[unit]}`;
 }

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { InvalidHandleError } from "../server/errors.ts";
+import { InvalidHandleError } from "./errors.ts";
 import type { ManagedMemoryId } from "./managed_memory.ts";
 
 // Safety net: a handle that is garbage-collected without dispose() still gives its slice back.
@@ -20,7 +20,7 @@ const forgotten = new FinalizationRegistry<ManagedMemoryId>((memory) => memory.r
  *
  * @example
  * ```ts
- * import { ManagedMemoryId, SliceHandle } from "@gpucompute/runtime";
+ * import { ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
  * const slice = new SliceHandle(new ManagedMemoryId());
  * const copy = slice.clone();
  * console.log(slice.canMut()); // false: two owners
@@ -91,7 +91,7 @@ export class SliceHandle implements Disposable {
  *
  * @example
  * ```ts
- * import { ManagedMemoryId, SliceHandle } from "@gpucompute/runtime";
+ * import { ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
  * const binding = new SliceHandle(new ManagedMemoryId()).binding();
  * console.log(binding.id.released); // false while the handle is alive
  * ```

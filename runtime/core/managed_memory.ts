@@ -11,7 +11,7 @@
  * @module
  */
 
-import { InvalidHandleError } from "../server/errors.ts";
+import { InvalidHandleError } from "./errors.ts";
 
 let nextId = 0;
 
@@ -21,7 +21,7 @@ let nextId = 0;
  *
  * @example
  * ```ts
- * import { ManagedMemoryId } from "@gpucompute/runtime";
+ * import { ManagedMemoryId } from "@gpucompute/runtime/backend";
  * const memory = new ManagedMemoryId(() => console.log("slice free"));
  * const pin = memory.pin();
  * memory.releaseOwner(); // owner gone, but the pin keeps it alive
@@ -104,7 +104,7 @@ export class ManagedMemoryId {
  *
  * @example
  * ```ts
- * import { ManagedMemoryId } from "@gpucompute/runtime";
+ * import { ManagedMemoryId } from "@gpucompute/runtime/backend";
  * const memory = new ManagedMemoryId();
  * {
  *   using _pin = memory.pin();

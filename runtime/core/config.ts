@@ -30,7 +30,7 @@ export type LogVerbosity = "disabled" | "basic" | "full";
  *
  * @example
  * ```ts
- * import { resolveConfig } from "@gpucompute/runtime";
+ * import { resolveConfig } from "@gpucompute/runtime/backend";
  * const config = resolveConfig({ maxStreams: 8, strategy: "sequential" });
  * console.log(config.maxStreams, config.maxTasks);
  * ```
@@ -76,7 +76,7 @@ export interface RuntimeOptions {
  *
  * @example
  * ```ts
- * import { resolveConfig, type RuntimeConfig } from "@gpucompute/runtime";
+ * import { resolveConfig, type RuntimeConfig } from "@gpucompute/runtime/backend";
  * const config: RuntimeConfig = resolveConfig();
  * ```
  */
@@ -101,7 +101,7 @@ export type EnvReader = (name: string) => string | undefined;
  *
  * @example
  * ```ts
- * import { readPermittedEnv } from "@gpucompute/runtime";
+ * import { readPermittedEnv } from "@gpucompute/runtime/backend";
  * console.log(readPermittedEnv("GPU_RUNTIME_MAX_STREAMS")); // undefined without --allow-env
  * ```
  */
@@ -135,7 +135,7 @@ function integer(name: string, value: string): number {
  *
  * @example
  * ```ts
- * import { resolveConfig } from "@gpucompute/runtime";
+ * import { resolveConfig } from "@gpucompute/runtime/backend";
  * const config = resolveConfig({}, (name) => name === "GPU_RUNTIME_MAX_TASKS" ? "64" : undefined);
  * console.log(config.maxTasks); // 64
  * ```

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { type Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../bindings.ts";
+import { type Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../../core/bindings.ts";
 
 /** The order of scalar groups in the info buffer. */
 export const INFO_SCALAR_ORDER: readonly StorageType[] = [
@@ -39,7 +39,7 @@ export const INFO_SCALAR_ORDER: readonly StorageType[] = [
  *
  * @example
  * ```ts
- * import type { InfoLayout } from "@gpucompute/runtime";
+ * import type { InfoLayout } from "@gpucompute/runtime/webgpu";
  * const f32Word = (layout: InfoLayout) => (layout.scalarOffsets.get("f32") ?? 0) / 4;
  * ```
  */
@@ -59,7 +59,7 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
  *
  * @example
  * ```ts
- * import { Bindings, packInfo } from "@gpucompute/runtime";
+ * import { Bindings, packInfo } from "@gpucompute/runtime/webgpu";
  * const bindings = new Bindings()
  *   .withMetadata({ data: new Uint32Array([7, 8, 9]), staticLength: 3 })
  *   .withScalar("u32", [5])

@@ -15,8 +15,8 @@
  */
 
 import type { SchedulerStreamBackend } from "../../stream/scheduler.ts";
-import { type ComputeError, RuntimeError } from "../errors.ts";
-import type { CompiledKernel } from "./kernel.ts";
+import { type ComputeError, RuntimeError } from "../../core/errors.ts";
+import type { CompiledKernel } from "./_pipeline_cache.ts";
 
 /** One buffer-to-buffer copy. */
 export interface BufferCopy {

@@ -1,0 +1,46 @@
+/**
+ * The entry point for backend authors: the server contract every backend implements, and the
+ * shared core it is built from (handles and bindings, memory pools, stream pools, the event
+ * `MultiStream` and the task-queue `SchedulerMultiStream`).
+ *
+ * Layers import one way: `runtime/core` (vocabulary) ← `runtime/memory` ← `runtime/stream` ←
+ * `runtime/server/server.ts` (the contract) ← backends ← the client. Users of kernels import the
+ * package root instead.
+ *
+ * @example Allocate through the pools of a custom storage
+ * ```ts ignore
+ * import { MemoryManagement, type ComputeStorage } from "@gpucompute/runtime/backend";
+ * declare const storage: ComputeStorage<Uint8Array>;
+ * using memory = new MemoryManagement(storage);
+ * using slice = memory.reserve(256);
+ * ```
+ *
+ * @module
+ */
+
+export * from "./runtime/core/errors.ts";
+export * from "./runtime/core/format_bytes.ts";
+export * from "./runtime/core/handle.ts";
+export * from "./runtime/core/allocation.ts";
+export * from "./runtime/core/bindings.ts";
+export * from "./runtime/core/cube_count.ts";
+export * from "./runtime/core/kernel.ts";
+export * from "./runtime/core/stream_id.ts";
+export * from "./runtime/core/managed_memory.ts";
+export * from "./runtime/core/slice.ts";
+export * from "./runtime/core/config.ts";
+export * from "./runtime/core/logging.ts";
+export * from "./runtime/memory/storage.ts";
+export * from "./runtime/memory/memory_usage.ts";
+export * from "./runtime/memory/memory_management.ts";
+export * from "./runtime/stream/stream_pool.ts";
+export {
+  type EventStreamBackend,
+  MultiStream,
+  type MultiStreamOptions,
+  type MultiStreamResolveOptions,
+  ResolvedStreams,
+  SharedBindingAnalysis,
+} from "./runtime/stream/event.ts";
+export * from "./runtime/stream/scheduler.ts";
+export * from "./runtime/server/server.ts";

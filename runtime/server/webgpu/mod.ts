@@ -1,0 +1,23 @@
+/**
+ * The WebGPU backend: a {@linkcode WebGpuServer} over Deno's built-in `navigator.gpu`, with its
+ * device wrapper, pooled storage, pipeline cache and timestamp-query profiler. Most programs use
+ * `createClient()` from the package root instead; import this to build a server by hand or adopt
+ * an existing `GPUDevice`.
+ *
+ * @example Adopt a device you already have
+ * ```ts ignore
+ * import { WebGpuServer } from "@gpucompute/runtime/webgpu";
+ * const adapter = await navigator.gpu.requestAdapter();
+ * const device = await adapter!.requestDevice();
+ * using server = await WebGpuServer.create({ device });
+ * console.log(server.utilities.deviceName);
+ * ```
+ *
+ * @module
+ */
+
+export { WebGpuServer, type WebGpuServerOptions, type WebGpuServerStats } from "./server.ts";
+export { WebGpuDevice, type WebGpuDeviceOptions } from "./device.ts";
+export { WebGpuStorage } from "./storage.ts";
+export type { WgslKernel } from "./kernel.ts";
+export { WebGpuProfiler } from "./profiler.ts";

@@ -1,0 +1,85 @@
+import { deepEqual } from "node:assert/strict";
+import * as user from "../mod.ts";
+import * as backend from "../backend.ts";
+import * as webgpu from "../runtime/server/webgpu/mod.ts";
+
+// Each entry point's runtime exports, pinned: adding or leaking a name is a visible change here.
+// (Type-only exports are listed explicitly in each entry file.)
+
+Deno.test("the user entry point exports only what kernel users need", () => {
+  deepEqual(Object.keys(user).sort(), USER);
+});
+
+Deno.test("the backend entry point exports the contract, core, memory and streams", () => {
+  deepEqual(Object.keys(backend).sort(), BACKEND);
+});
+
+Deno.test("the webgpu entry point exports the WebGPU backend", () => {
+  deepEqual(Object.keys(webgpu).sort(), WEBGPU);
+});
+
+const USER = [
+  "BufferTooBigError",
+  "CompilationError",
+  "ComputeClient",
+  "ComputeError",
+  "CubeCount",
+  "Handle",
+  "InvalidHandleError",
+  "OutOfMemoryError",
+  "RuntimeError",
+  "StreamUnhealthyError",
+  "UnsupportedError",
+  "createClient",
+  "formatBytes",
+  "formatMemoryUsage",
+];
+const BACKEND = [
+  "AllocationDescriptor",
+  "Binding",
+  "Bindings",
+  "BufferTooBigError",
+  "CompilationError",
+  "ComputeError",
+  "CubeCount",
+  "DEFAULT_STREAM",
+  "EMPTY_MEMORY_USAGE",
+  "Handle",
+  "InvalidHandleError",
+  "LOG_CATEGORY",
+  "ManagedMemoryId",
+  "MemoryManagement",
+  "MemoryPin",
+  "MultiStream",
+  "OutOfMemoryError",
+  "ResolvedStreams",
+  "RuntimeError",
+  "RuntimeLogger",
+  "STORAGE_TYPE_SIZE",
+  "ScalarBinding",
+  "SchedulerMultiStream",
+  "SharedBindingAnalysis",
+  "SliceBinding",
+  "SliceHandle",
+  "StreamPool",
+  "StreamUnhealthyError",
+  "UnsupportedError",
+  "assertStreamId",
+  "combineMemoryUsage",
+  "contiguousStrides",
+  "copyDescriptor",
+  "currentStreamId",
+  "formatBytes",
+  "formatMemoryUsage",
+  "isContiguous",
+  "readPermittedEnv",
+  "resolveConfig",
+  "resolveStreamId",
+  "withStream",
+];
+const WEBGPU = [
+  "WebGpuDevice",
+  "WebGpuProfiler",
+  "WebGpuServer",
+  "WebGpuStorage",
+];
