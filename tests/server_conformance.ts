@@ -10,11 +10,11 @@ import assert from "node:assert/strict";
 import {
   AllocationDescriptor,
   Bindings,
-  ComputeError,
   type ComputeServer,
   CubeCount,
   type KernelMetadata,
 } from "../backend.ts";
+import { asF32, asU32, code, f32, meta, u32 } from "./_bytes.ts";
 
 /**
  * Kernels every backend provides for the suite. Lengths come from metadata word 0; scalars are
@@ -44,12 +44,6 @@ export interface ConformanceTarget<K extends KernelMetadata> {
   readonly skip?: Readonly<Record<string, string>>;
 }
 
-const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
-const f32 = (values: number[]) => new Uint8Array(new Float32Array(values).buffer);
-const asU32 = (bytes: Uint8Array) => [...new Uint32Array(bytes.slice().buffer)];
-const asF32 = (bytes: Uint8Array) => [...new Float32Array(bytes.slice().buffer)];
-const code = (error: unknown) => error instanceof ComputeError ? error.code : String(error);
-
 /** Runs every step of the contract against `target`. */
 export async function serverConformance<K extends KernelMetadata>(
   t: Deno.TestContext,
@@ -58,7 +52,6 @@ export async function serverConformance<K extends KernelMetadata>(
   const server = await target.createServer();
   const { fill, scaleAdd, increment } = target.kernels;
   const cubes = (n: number) => CubeCount.new1d(Math.ceil(n / target.cubeSize));
-  const meta = (n: number) => ({ data: new Uint32Array([n]), staticLength: 1 });
   const step = (name: string, fn: () => void | Promise<void>) => {
     const reason = target.skip?.[name];
     if (reason === undefined) return t.step(name, fn);

@@ -22,18 +22,12 @@ import {
   AllocationDescriptor,
   Bindings,
   CompilationError,
-  ComputeError,
   CubeCount,
   type Handle,
   type SchedulerStrategy,
 } from "../backend.ts";
+import { asF32, asU32, code, f32, meta, u32 } from "./_bytes.ts";
 
-const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
-const f32 = (values: number[]) => new Uint8Array(new Float32Array(values).buffer);
-const asU32 = (bytes: Uint8Array) => [...new Uint32Array(bytes.slice().buffer)];
-const asF32 = (bytes: Uint8Array) => [...new Float32Array(bytes.slice().buffer)];
-const code = (error: unknown) => error instanceof ComputeError ? error.code : String(error);
-const meta = (n: number) => ({ data: new Uint32Array([n]), staticLength: 1 });
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 
 function scaleAddOn(

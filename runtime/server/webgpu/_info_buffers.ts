@@ -8,7 +8,10 @@
  * @module
  */
 
-const INFO_USAGE = 0x80 | 0x40 | 0x8 | 0x100; // STORAGE | UNIFORM | COPY_DST | INDIRECT
+import { BufferUsage } from "./_buffer_usage.ts";
+
+const INFO_USAGE = BufferUsage.STORAGE | BufferUsage.UNIFORM | BufferUsage.COPY_DST |
+  BufferUsage.INDIRECT;
 
 /** Reusable info buffers of one device. */
 export class InfoBufferPool {

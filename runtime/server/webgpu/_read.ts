@@ -10,9 +10,7 @@
 
 import type { BindingResource } from "../server.ts";
 import type { BufferCopy, CopyTask } from "./_stream.ts";
-
-const MAP_READ = 0x1;
-const COPY_DST = 0x8;
+import { BufferUsage } from "./_buffer_usage.ts";
 
 /** A read being prepared: the copy task to register, then the mapping. */
 export interface PendingRead {
@@ -80,7 +78,10 @@ export function prepareRead(
     }
     emit();
   }
-  const staging = device.createBuffer({ size: Math.max(4, total), usage: MAP_READ | COPY_DST });
+  const staging = device.createBuffer({
+    size: Math.max(4, total),
+    usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+  });
   const copies: BufferCopy[] = runs.map((copy) => ({ ...copy, destination: staging }));
   return {
     task: { kind: "copy", copies },

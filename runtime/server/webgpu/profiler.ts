@@ -15,12 +15,9 @@
 
 import { RuntimeError } from "../../core/errors.ts";
 import type { ProfileDuration, ProfilingToken } from "../server.ts";
+import { BufferUsage } from "./_buffer_usage.ts";
 
 const PASSES_PER_SET = 128; // 256 query slots per set
-const QUERY_RESOLVE = 0x200;
-const COPY_SRC = 0x4;
-const COPY_DST = 0x8;
-const MAP_READ = 0x1;
 
 interface Window {
   readonly firstPass: number;
@@ -148,8 +145,14 @@ export class WebGpuProfiler implements Disposable {
       size += Math.ceil(((end - pass) * 16) / 256) * 256;
       pass = end;
     }
-    const resolve = this.#device.createBuffer({ size, usage: QUERY_RESOLVE | COPY_SRC });
-    const staging = this.#device.createBuffer({ size, usage: MAP_READ | COPY_DST });
+    const resolve = this.#device.createBuffer({
+      size,
+      usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+    });
+    const staging = this.#device.createBuffer({
+      size,
+      usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+    });
     const encoder = this.#device.createCommandEncoder();
     for (const s of segments) {
       encoder.resolveQuerySet(this.#sets[s.set], s.from, s.count, resolve, s.at);

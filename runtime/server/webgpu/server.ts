@@ -61,6 +61,7 @@ import type { WgslKernel } from "./kernel.ts";
 import { PipelineCache } from "./_pipeline_cache.ts";
 import { WebGpuProfiler } from "./profiler.ts";
 import { WebGpuStorage } from "./storage.ts";
+import { BufferUsage } from "./_buffer_usage.ts";
 
 /** Options of {@linkcode WebGpuServer.create}: device choice, runtime options, memory pools. */
 export interface WebGpuServerOptions extends WebGpuDeviceOptions, RuntimeOptions {
@@ -88,8 +89,6 @@ export interface WebGpuServerStats {
   /** `mapAsync` calls made to read timestamps. */
   readonly profileMaps: number;
 }
-
-const COPY_SRC = 0x4;
 
 /**
  * A compute server on a WebGPU device.
@@ -262,7 +261,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     if (total === 0) return;
     const staging = this.device.createBuffer({
       size: total,
-      usage: COPY_SRC,
+      usage: BufferUsage.COPY_SRC,
       mappedAtCreation: true,
     });
     const bytes = new Uint8Array(staging.getMappedRange());

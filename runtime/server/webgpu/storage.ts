@@ -18,8 +18,10 @@ import {
   RuntimeError,
 } from "../../core/errors.ts";
 import type { BindingResource } from "../server.ts";
+import { BufferUsage } from "./_buffer_usage.ts";
 
-const PAGE_USAGE = 0x80 | 0x4 | 0x8 | 0x100; // STORAGE | COPY_SRC | COPY_DST | INDIRECT
+const PAGE_USAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST |
+  BufferUsage.INDIRECT;
 
 /**
  * Storage of GPU buffer pages.
