@@ -21,10 +21,10 @@ const N = 1 << 16; // vector length
 const [M, K, P] = [96, 80, 64]; // a is M x K, b is K x P
 
 using client = await createClient();
-const { utilities } = client.server;
+const { properties } = client.server;
 console.log(
-  `Adapter: ${utilities.deviceName} (${utilities.backend}, ${
-    utilities.deviceTimer ? "device timer" : "wall clock"
+  `Adapter: ${properties.deviceName} (${properties.backend}, ${
+    properties.deviceTimer ? "device timer" : "wall clock"
   })`,
 );
 

@@ -26,7 +26,7 @@ export interface CreateClientOptions extends WebGpuServerOptions {
  * ```ts ignore
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient({ powerPreference: "high-performance" });
- * console.log(client.server.utilities.deviceName);
+ * console.log(client.server.properties.deviceName);
  * ```
  */
 export async function createClient(

@@ -176,7 +176,7 @@ export async function serverConformance<K extends KernelMetadata>(
       const innerTime = await server.endProfile(0, inner);
       run();
       const outerTime = await server.endProfile(0, outer);
-      const timing = server.utilities.deviceTimer ? "device" : "system";
+      const timing = server.properties.deviceTimer ? "device" : "system";
       assert.equal(innerTime.timing, timing);
       assert.equal(outerTime.timing, timing);
       assert.ok(innerTime.milliseconds > 0 && outerTime.milliseconds >= innerTime.milliseconds);

@@ -45,7 +45,7 @@ Deno.test({
     const { duration } = await client.profile(() =>
       client.execute(scale, { count: CubeCount.new1d(5), buffers: [x], scalars: { f32: [2] } })
     );
-    assert.equal(duration.timing, client.server.utilities.deviceTimer ? "device" : "system");
+    assert.equal(duration.timing, client.server.properties.deviceTimer ? "device" : "system");
     assert.ok(duration.milliseconds >= 0 && duration.milliseconds < 10_000);
   },
 });
@@ -78,7 +78,7 @@ Deno.test({
   async fn() {
     const device = await adapter!.requestDevice(); // no optional features
     const client = await createClient({ device });
-    assert.equal(client.server.utilities.deviceTimer, false);
+    assert.equal(client.server.properties.deviceTimer, false);
     using data = client.createWithData(new Float32Array([1, 2, 3]));
     const { duration } = await client.profile(() =>
       client.execute(scale, {

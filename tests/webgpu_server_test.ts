@@ -121,7 +121,7 @@ Deno.test({
       run();
       const secondTime = await server.endProfile(0, second);
       assert.ok(firstTime.milliseconds > 0 && secondTime.milliseconds > 0);
-      if (server.utilities.deviceTimer) assert.equal(firstTime.timing, "device");
+      if (server.properties.deviceTimer) assert.equal(firstTime.timing, "device");
       const [bytes] = await server.read([a.copyDescriptor([64], [1], 4)], 0);
       assert.deepEqual(asU32(bytes), Array(64).fill(3));
     });
@@ -243,7 +243,7 @@ Deno.test({
     });
 
     await t.step("buffer too big names the limit", () => {
-      const limit = server.utilities.maxAllocationSize;
+      const limit = server.properties.maxAllocationSize;
       assert.throws(
         () => server.create([AllocationDescriptor.contiguous([limit + 4], 1)], 0),
         (e) =>

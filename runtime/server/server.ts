@@ -120,15 +120,16 @@ export interface WriteEntry {
 }
 
 /**
- * Facts about a server that clients and the autotuner use.
+ * Facts about the device behind a server, for clients and the autotuner (CubeCL keeps these in
+ * `DeviceProperties` and a server's `utilities`).
  *
  * @example
  * ```ts
- * import type { ServerUtilities } from "@gpucompute/runtime/backend";
- * const label = (u: ServerUtilities) => `${u.backend}: ${u.deviceName}`;
+ * import type { DeviceProperties } from "@gpucompute/runtime/backend";
+ * const label = (u: DeviceProperties) => `${u.backend}: ${u.deviceName}`;
  * ```
  */
-export interface ServerUtilities {
+export interface DeviceProperties {
   /** `webgpu`, `cuda`, or a test backend's name. */
   readonly backend: string;
   /** Human-readable device name (adapter description, CUDA device name). */
@@ -157,7 +158,7 @@ export interface ServerUtilities {
 export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = unknown>
   extends Disposable {
   /** Facts about the device. */
-  readonly utilities: ServerUtilities;
+  readonly properties: DeviceProperties;
   /** True after {@linkcode destroy}. */
   readonly destroyed: boolean;
 

@@ -10,7 +10,7 @@
  * const adapter = await navigator.gpu.requestAdapter();
  * const device = await adapter!.requestDevice();
  * using server = await WebGpuServer.create({ device });
- * console.log(server.utilities.deviceName);
+ * console.log(server.properties.deviceName);
  * ```
  *
  * @module

@@ -44,10 +44,10 @@ import type {
   BindingResource,
   ComputeServer,
   CopyStreams,
+  DeviceProperties,
   KernelLaunch,
   ProfileDuration,
   ProfilingToken,
-  ServerUtilities,
   WriteEntry,
 } from "../server.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
@@ -103,7 +103,7 @@ export interface WebGpuServerStats {
  * ```
  */
 export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
-  readonly utilities: ServerUtilities;
+  readonly properties: DeviceProperties;
   readonly #gpu: WebGpuDevice;
   readonly #storage: WebGpuStorage;
   readonly #memory: MemoryManagement<BindingResource<GPUBuffer>>;
@@ -148,7 +148,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#pipelines = new PipelineCache(device);
     this.#infoBuffers = new InfoBufferPool(device);
     this.#bindGroups = new BindGroupCache(device);
-    this.utilities = {
+    this.properties = {
       backend: "webgpu",
       deviceName: gpu.name,
       maxAllocationSize: this.#memory.maxAllocationSize,
