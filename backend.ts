@@ -36,11 +36,12 @@ export * from "./runtime/memory/memory_management.ts";
 export * from "./runtime/stream/stream_pool.ts";
 export {
   type EventStreamBackend,
+  type GcPayload,
   MultiStream,
   type MultiStreamOptions,
   type MultiStreamResolveOptions,
+  type RequiredSyncs,
   ResolvedStreams,
-  SharedBindingAnalysis,
 } from "./runtime/stream/event.ts";
 export * from "./runtime/stream/scheduler.ts";
 export * from "./runtime/server/server.ts";

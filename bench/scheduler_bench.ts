@@ -2,8 +2,9 @@
  * Scheduling overhead of {@linkcode SchedulerMultiStream}: 256 tasks registered round-robin over
  * 1, 4 or 16 streams (two bindings each, created on the task's own stream), then `executeAll`.
  * The backend only counts, so the figures are the scheduler's own cost. One group per stream
- * count, `interleave` as the baseline. A second pair per group makes every task also read a
- * binding created on the previous stream, so alignment executes that stream before every task.
+ * count, `interleave` as the baseline. A second pair per group makes every task also read the
+ * binding that the previous stream's queued tasks use, so alignment executes that stream before
+ * every task.
  *
  * @module
  */
@@ -53,9 +54,9 @@ function bindingsPerStream(streams: number): Binding[][] {
 
 function run(streams: number, strategy: SchedulerStrategy, shared: boolean): () => void {
   const bindings = bindingsPerStream(streams);
-  // A task on stream s reads one binding of stream s - 1 when `shared`.
+  // A task on stream s also reads the binding that tasks of stream s - 1 use when `shared`.
   const taskBindings = bindings.map((own, s) =>
-    shared && streams > 1 ? [own[0], bindings[(s + streams - 1) % streams][1]] : own
+    shared && streams > 1 ? [own[0], bindings[(s + streams - 1) % streams][0]] : own
   );
   return () => {
     const scheduler = new SchedulerMultiStream(backend, {

@@ -31,6 +31,7 @@ const noopBackend: EventStreamBackend<object, null> = {
   flush: () => null,
   waitEvent: () => {},
   waitEventHost: () => Promise.resolve(),
+  waitEventHostSync: () => {},
 };
 
 function handles(count: number, sameStream: boolean): Handle[][] {

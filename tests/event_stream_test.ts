@@ -4,67 +4,74 @@ import { SliceHandle } from "../runtime/core/slice.ts";
 import {
   ComputeError,
   InvalidHandleError,
+  ResolveInProgressError,
   RuntimeError,
   StreamUnhealthyError,
 } from "../runtime/core/errors.ts";
 import { type Binding, Handle } from "../runtime/core/handle.ts";
+import { type EventStreamBackend, MultiStream } from "../runtime/stream/event.ts";
 import {
-  type EventStreamBackend,
-  MultiStream,
-  SharedBindingAnalysis,
-} from "../runtime/stream/event.ts";
-import { type SimStream, SimulatedEventBackend } from "./fixtures/simulated_event_backend.ts";
+  type SimEvent,
+  type SimStream,
+  SimulatedEventBackend,
+} from "./fixtures/simulated_event_backend.ts";
 
 const MAX_STREAMS = 4;
 
-/** The seed's TestBackend: every handle has cursor 0, events complete at once. */
-const testBackend: EventStreamBackend<object, null> = {
+/** Every handle has cursor 0 and events complete at once. */
+const instantBackend: EventStreamBackend<object, null> = {
   createStream: () => ({}),
   handleCursor: () => 0,
   isHealthy: () => true,
   flush: () => null,
   waitEvent: () => {},
   waitEventHost: () => Promise.resolve(),
+  waitEventHostSync: () => {},
 };
 
 function handle(stream: number, cursor = 0): Handle {
   return new Handle(new SliceHandle(new ManagedMemoryId()), { stream, cursor, size: 10 });
 }
 
-function expected(...entries: [Binding, number][]): Map<number, ManagedMemoryId[]> {
-  const analysis = new SharedBindingAnalysis();
-  for (const [binding, index] of entries) analysis.shared(binding.memory.id, index);
-  return analysis.slices;
+function syncs(...entries: [Binding, number][]): Map<number, ManagedMemoryId[]> {
+  const map = new Map<number, ManagedMemoryId[]>();
+  for (const [binding, index] of entries) {
+    map.set(index, [...(map.get(index) ?? []), binding.memory.id]);
+  }
+  return map;
 }
 
-function seeded(): MultiStream<object, null> {
-  const ms = new MultiStream(testBackend, { maxStreams: MAX_STREAMS });
+/** Streams 1 and 2 resolved once each (cursor 1), nothing synchronized yet. */
+function twoStreamsStarted(): MultiStream<object, null> {
+  const ms = new MultiStream(instantBackend, { maxStreams: MAX_STREAMS });
   ms.resolve(1, []).finish();
   ms.resolve(2, []).finish();
   return ms;
 }
 
-Deno.test("seed tests of the event multi-stream", async (t) => {
-  await t.step("test_analysis_shared_bindings_1", () => {
+Deno.test("requiredSyncs: which streams to wait on before using bindings", async (t) => {
+  await t.step("a binding created on another, never synchronized stream needs a wait", () => {
     using h1 = handle(1), h2 = handle(2);
     const [b1, b2] = [h1.binding(), h2.binding()];
-    const analysis = seeded().updateSharedBindings(1, [b1, b2]);
-    assert.deepEqual(analysis.slices, expected([b2, 2]));
+    assert.deepEqual(twoStreamsStarted().requiredSyncs(1, [b1, b2]), syncs([b2, 2]));
   });
-  await t.step("test_analysis_shared_bindings_2", () => {
+  await t.step("bindings of the current stream add no wait", () => {
     using h1 = handle(1), h2 = handle(2), h3 = handle(1);
     const [b1, b2, b3] = [h1.binding(), h2.binding(), h3.binding()];
-    const analysis = seeded().updateSharedBindings(1, [b1, b2, b3]);
-    assert.deepEqual(analysis.slices, expected([b2, 2]));
+    assert.deepEqual(twoStreamsStarted().requiredSyncs(1, [b1, b2, b3]), syncs([b2, 2]));
   });
-  await t.step("test_analysis_no_shared", () => {
+  await t.step("only bindings of the current stream: no wait", () => {
     using h1 = handle(1), h2 = handle(1), h3 = handle(1);
-    const analysis = seeded().updateSharedBindings(1, [h1.binding(), h2.binding(), h3.binding()]);
-    assert.equal(analysis.isEmpty, true);
+    const required = twoStreamsStarted().requiredSyncs(1, [
+      h1.binding(),
+      h2.binding(),
+      h3.binding(),
+    ]);
+    assert.equal(required.size, 0);
   });
-  await t.step("test_state", async () => {
+  await t.step("resolve records the origin's cursor and advances its own", async () => {
     using h1 = handle(1), h2 = handle(2), h3 = handle(1);
-    const ms = seeded();
+    const ms = twoStreamsStarted();
     ms.resolve(1, [h1.binding(), h2.binding(), h3.binding()]).finish();
     assert.equal(ms.state(1).lastSynced.get(2), 1);
     assert.equal(ms.state(1).cursor, 2);
@@ -76,9 +83,9 @@ Deno.test("seed tests of the event multi-stream", async (t) => {
 });
 
 /** A simulated setup where S = stream 0 created `value` and wrote 1 into it. */
-function hazardSetup() {
+function hazardSetup(options: { maxPendingGc?: number } = {}) {
   const backend = new SimulatedEventBackend({ seed: 7 });
-  const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
+  const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS, ...options });
   const box = { value: 0 };
   const created = ms.resolve(0, []);
   const h = handle(0, created.cursor);
@@ -95,17 +102,17 @@ function runSFirst(backend: SimulatedEventBackend, s: SimStream): void {
   backend.runAll();
 }
 
-Deno.test("correction 1: every stream that used a binding is synchronized", async (t) => {
+Deno.test("every stream that used a binding is waited on, not only its creator", async (t) => {
   await t.step("written on T, then read on S: S waits on T (no stale read)", async () => {
     const { backend, ms, box, h, s } = hazardSetup();
-    using onT = ms.resolve(1, [h.binding()]);
+    const onT = ms.resolve(1, [h.binding()]);
     backend.enqueue(onT.currentStream(), () => box.value += 5);
     onT.finish();
-    const analysis = ms.updateSharedBindings(0, [h.binding()]);
-    assert.deepEqual(analysis.slices, expected([h.binding(), 1]));
+    assert.deepEqual(ms.requiredSyncs(0, [h.binding()]), syncs([h.binding(), 1]));
     let read = -1;
-    using onS = ms.resolve(0, [h.binding()]);
+    const onS = ms.resolve(0, [h.binding()]);
     backend.enqueue(onS.currentStream(), () => read = box.value);
+    onS.finish();
     runSFirst(backend, s);
     assert.equal(read, 6);
     h.dispose();
@@ -114,59 +121,118 @@ Deno.test("correction 1: every stream that used a binding is synchronized", asyn
   await t.step("read on T, then overwritten on S: S waits on T (no write-after-read)", async () => {
     const { backend, ms, box, h, s } = hazardSetup();
     let read = -1;
-    using onT = ms.resolve(1, [h.binding()]);
+    const onT = ms.resolve(1, [h.binding()]);
     backend.enqueue(onT.currentStream(), () => read = box.value);
     onT.finish();
-    using onS = ms.resolve(0, [h.binding()]);
+    const onS = ms.resolve(0, [h.binding()]);
     backend.enqueue(onS.currentStream(), () => box.value = 99);
+    onS.finish();
     runSFirst(backend, s);
     assert.equal(read, 1);
     assert.equal(box.value, 99);
     h.dispose();
     await ms.drain();
   });
-  await t.step("a use already synchronized is not shared again", () => {
+  await t.step("a use already synchronized needs no new wait", () => {
     const { ms, h } = hazardSetup();
     ms.resolve(1, [h.binding()]).finish();
     ms.resolve(0, [h.binding()]).finish(); // S waited on T
-    assert.equal(ms.updateSharedBindings(0, [h.binding()]).isEmpty, true);
+    assert.equal(ms.requiredSyncs(0, [h.binding()]).size, 0);
     h.dispose();
     return ms.drain();
   });
 });
 
-/** A backend whose host waits resolve only when the test says so. */
+Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
+  await t.step("a second resolve before finish: RESOLVE_IN_PROGRESS, state unchanged", async () => {
+    const { backend, ms, box, h, s } = hazardSetup();
+    const write = ms.resolve(1, [h.binding()]); // T resolves to write h...
+    const before = { cursor: ms.state(2).cursor, synced: [...ms.state(2).lastSynced] };
+    // ...and before it enqueued, stream 2 resolves with h. Accepting it would flush T while
+    // still empty and record T as synchronized: the read would never wait for the write.
+    assert.throws(
+      () => ms.resolve(2, [h.binding()]),
+      (e) =>
+        e instanceof ResolveInProgressError && e.code === "RESOLVE_IN_PROGRESS" &&
+        e.stream === 2 && e.openStream === 1,
+    );
+    assert.throws(() => ms.resolve(1, []), ResolveInProgressError, "the same stream too");
+    assert.deepEqual(
+      { cursor: ms.state(2).cursor, synced: [...ms.state(2).lastSynced] },
+      before,
+    );
+    assert.equal(h.memory.id.pins, 1, "only the open resolve's pin");
+    backend.enqueue(write.currentStream(), () => box.value = 42);
+    write.finish();
+    let read = -1;
+    {
+      using onRead = ms.resolve(2, [h.binding()]);
+      backend.enqueue(onRead.currentStream(), () => read = box.value);
+    }
+    const reader = ms.state(2).stream as SimStream;
+    while (backend.stepStream(reader));
+    runSFirst(backend, s);
+    assert.equal(read, 42, "the read waited for the write");
+    h.dispose();
+    await ms.drain();
+  });
+  await t.step("finish (or dispose) ends the resolve even when its flush throws", () => {
+    let fail = false;
+    const ms = new MultiStream({
+      ...instantBackend,
+      flush: () => {
+        if (fail) throw new RuntimeError("DRIVER", "flush failed");
+        return null;
+      },
+    }, { maxStreams: MAX_STREAMS });
+    using h = handle(0);
+    const resolved = ms.resolve(1, [h.binding()]);
+    fail = true;
+    assert.throws(() => resolved.finish(), /flush failed/);
+    fail = false;
+    assert.equal(ms.resolve(2, []).finished, false, "another resolve is accepted");
+  });
+});
+
+/** A backend whose host waits settle only when the test says so (no synchronous wait). */
 function manualBackend() {
-  const gates: (() => void)[] = [];
+  const gates: { event: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  let next = 0;
   const backend: EventStreamBackend<object, number> = {
-    ...testBackend,
+    createStream: () => ({}),
     handleCursor: (_s, b) => b.cursor,
+    isHealthy: () => true,
     waitEvent: () => {},
-    flush: () => gates.length,
-    waitEventHost: () => new Promise<void>((resolve) => gates.push(resolve)),
+    flush: () => next++,
+    waitEventHost: (event) =>
+      new Promise<void>((resolve, reject) => gates.push({ event, resolve, reject })),
   };
   return { backend, gates };
 }
 
-Deno.test("correction 2: cross-stream pins live until the GC event completes", async (t) => {
-  await t.step("pins every cross-stream binding, not only those that needed a sync", async () => {
+async function turns(n = 5): Promise<void> {
+  for (let i = 0; i < n; i++) await Promise.resolve();
+}
+
+Deno.test("cross-stream pins live until the GC event completes", async (t) => {
+  await t.step("pins every cross-stream binding, not only those that needed a wait", async () => {
     const { backend, gates } = manualBackend();
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
     using a = handle(0, 0), b = handle(1, 0);
-    ms.resolve(1, [a.binding()]).finish(); // syncs with 0
-    assert.equal(ms.updateSharedBindings(1, [a.binding()]).isEmpty, true);
+    ms.resolve(1, [a.binding()]).finish(); // waits on 0
+    assert.equal(ms.requiredSyncs(1, [a.binding()]).size, 0);
     const second = ms.resolve(1, [a.binding(), b.binding()]);
     assert.equal(a.memory.id.pins, 2, "both resolves pin the stream-0 binding");
     assert.equal(b.memory.id.pins, 0, "same-stream bindings are not pinned");
     second.finish();
     second.finish(); // idempotent: one GC task only
-    for (let i = 0; i < 5; i++) await Promise.resolve();
+    await turns();
     assert.equal(gates.length, 1, "the GC waits for one event at a time, in order");
     assert.equal(a.memory.id.pins, 2, "nothing released before the event completes");
-    gates[0]();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    gates[0].resolve();
+    await turns();
     assert.equal(a.memory.id.pins, 1);
-    gates[1]();
+    gates[1].resolve();
     await ms.drain();
     assert.equal(a.memory.id.pins, 0);
   });
@@ -185,22 +251,275 @@ Deno.test("correction 2: cross-stream pins live until the GC event completes", a
     assert.equal(h.memory.id.released, true);
     assert.ok(backend.hostWaitLog.length > 0 && backend.hostWaitLog.every((w) => w.complete));
   });
-  await t.step("a failed host wait still releases the pins and is reported by drain", async () => {
-    const failing = {
-      ...testBackend,
-      waitEventHost: () => Promise.reject(new RuntimeError("DEVICE_LOST", "lost")),
-    };
-    const ms = new MultiStream(failing, { maxStreams: MAX_STREAMS });
+});
+
+Deno.test("a disposed handle's binding is refused even while its memory is pinned", async () => {
+  const { backend, gates } = manualBackend();
+  const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
+  const h = handle(0);
+  const binding = h.binding();
+  ms.resolve(1, [binding]).finish(); // pinned until the GC event completes
+  h.dispose();
+  assert.equal(h.memory.id.pins, 1);
+  for (const stream of [0, 1, 2]) {
+    assert.throws(
+      () => ms.resolve(stream, [binding]),
+      (e) => e instanceof InvalidHandleError && e.code === "INVALID_HANDLE",
+    );
+  }
+  assert.equal(ms.state(1).cursor, 1, "refused before any change");
+  await turns();
+  gates[0].resolve();
+  await ms.drain();
+  assert.equal(h.memory.id.released, true);
+});
+
+Deno.test("pending GC work is bounded (back-pressure)", async (t) => {
+  await t.step("a synchronous loop of 20,000 cross-stream tasks keeps memory bounded", async () => {
+    const backend = new SimulatedEventBackend({ seed: 11 });
+    const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
+    let live = 0;
+    let maxLive = 0;
+    let maxPending = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const memory = new ManagedMemoryId(() => live--);
+      live++;
+      const h = new Handle(new SliceHandle(memory), { stream: 0, cursor: i, size: 4096 });
+      {
+        using onT = ms.resolve(1 + (i % 3), [h.binding()]);
+        backend.enqueue(onT.currentStream(), () => {}, "kernel");
+      }
+      h.dispose();
+      maxLive = Math.max(maxLive, live);
+      maxPending = Math.max(maxPending, ms.pendingGc);
+    }
+    assert.ok(maxPending <= ms.maxPendingGc, `${maxPending} GC tasks pending at once`);
+    assert.ok(maxLive <= ms.maxPendingGc + 2, `${maxLive} allocations alive at once`);
+    assert.ok(backend.syncWaits > 0, "back-pressure used the synchronous host wait");
+    await ms.drain();
+    assert.equal(live, 0);
+  });
+  await t.step("the bound is an option; without a synchronous wait it warns once", async () => {
+    const { backend, gates } = manualBackend();
+    const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS, maxPendingGc: 2 });
     using h = handle(0);
-    ms.resolve(1, [h.binding()]).finish();
-    await assert.rejects(ms.drain(), (e) => e instanceof ComputeError && e.code === "DEVICE_LOST");
+    for (let i = 0; i < 5; i++) ms.resolve(1, [h.binding()]).finish();
+    assert.equal(ms.pendingGc, 5, "nothing can block: all pending");
+    assert.throws(
+      () => new MultiStream(instantBackend, { maxStreams: 1, maxPendingGc: 0 }),
+      RangeError,
+    );
+    await turns();
+    for (let i = 0; i < 5; i++) {
+      gates[i].resolve();
+      await turns();
+    }
+    await ms.drain();
     assert.equal(h.memory.id.pins, 0);
-    await ms.drain(); // the error was reported once
+  });
+});
+
+Deno.test("a failed or timed-out GC wait frees nothing and poisons the stream", async (t) => {
+  await t.step("failed asynchronous wait: pinned, poisoned, reported at once", async () => {
+    const { backend, gates } = manualBackend();
+    const failures: [number, ComputeError][] = [];
+    const ms = new MultiStream(backend, {
+      maxStreams: MAX_STREAMS,
+      onStreamFailed: (index, error) => failures.push([index, error]),
+    });
+    const h = handle(0);
+    using shared = handle(2);
+    ms.resolve(1, [h.binding(), shared.binding()]).finish();
+    h.dispose();
+    await turns();
+    gates[0].reject(new RuntimeError("DEVICE_LOST", "lost"));
+    await turns();
+    assert.equal(failures.length, 1, "reported before any drain");
+    assert.equal(failures[0][0], 1);
+    assert.equal(failures[0][1].code, "DEVICE_LOST");
+    assert.equal(h.memory.id.released, false, "the memory stays pinned");
+    assert.deepEqual([h.memory.id.pins, shared.memory.id.pins], [1, 1]);
+    assert.equal(ms.keptAfterFailure, 2);
+    assert.equal(ms.streamError(5)?.code, "DEVICE_LOST", "5 % 4 is the poisoned index 1");
+    assert.equal(ms.streamError(2), undefined);
+    for (const enforceHealthy of [false, true]) {
+      assert.throws(
+        () => ms.resolve(1, [], { enforceHealthy }),
+        (e) =>
+          e instanceof StreamUnhealthyError && e.stream === 1 &&
+          (e.cause as ComputeError).code === "DEVICE_LOST",
+      );
+    }
+    // Stream 2 must wait on stream 1's use of `shared`: refused, naming stream 1.
+    const before = ms.state(2).cursor;
+    assert.throws(
+      () => ms.resolve(2, [shared.binding()]),
+      (e) =>
+        e instanceof StreamUnhealthyError && e.stream === 1 && /Stream 2 must wait/.test(e.message),
+    );
+    assert.equal(ms.state(2).cursor, before, "refused before any change");
+    ms.resolve(2, []).finish(); // unrelated work on stream 2 goes on
+    await assert.rejects(ms.drain(), (e) => e instanceof ComputeError && e.code === "DEVICE_LOST");
+    await ms.drain(); // reported once
+    assert.equal(h.memory.id.pins, 1, "still pinned after drain");
+  });
+  await t.step("timed-out synchronous wait under back-pressure: same, finish goes on", async () => {
+    const failures: number[] = [];
+    let next = 0;
+    const hung = new Set<number>();
+    const ms = new MultiStream<object, number>({
+      createStream: () => ({}),
+      handleCursor: (_s, b) => b.cursor,
+      isHealthy: () => true,
+      waitEvent: () => {},
+      flush: () => next++,
+      waitEventHost: (event) => hung.has(event) ? new Promise(() => {}) : Promise.resolve(),
+      waitEventHostSync: (event) => {
+        if (hung.has(event)) throw new RuntimeError("TIMEOUT", `event ${event} timed out`);
+      },
+    }, { maxStreams: MAX_STREAMS, maxPendingGc: 1, onStreamFailed: (i) => failures.push(i) });
+    using a = handle(0), b = handle(0);
+    // Stream 3's resolve flushes stream 0 (event 0), its finish stream 3 (1) and the GC stream (2).
+    hung.add(2);
+    ms.resolve(3, [a.binding()]).finish();
+    ms.resolve(2, [b.binding()]).finish(); // 2 pending > 1: blocks on the oldest, which times out
+    assert.deepEqual(failures, [3], "the failure is reported by the stream it belongs to");
+    assert.equal(ms.streamError(3)?.code, "TIMEOUT");
+    assert.equal(a.memory.id.pins, 1, "timed out: still pinned");
+    await assert.rejects(ms.drain(), (e) => e instanceof ComputeError && e.code === "TIMEOUT");
+    assert.equal(b.memory.id.pins, 0, "the later task was not held up by the hung wait");
+  });
+  await t.step("simulated kernel fault: the GC event fails through the device wait", async () => {
+    const backend = new SimulatedEventBackend({ seed: 5 });
+    const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
+    const h = handle(0);
+    {
+      using onT = ms.resolve(1, [h.binding()]);
+      backend.enqueue(onT.currentStream(), () => {
+        throw new Error("illegal address");
+      });
+    }
+    h.dispose();
+    await assert.rejects(ms.drain(), (e) => e instanceof ComputeError && e.code === "DRIVER");
+    assert.equal(h.memory.id.released, false);
+    assert.throws(() => ms.resolve(1, []), StreamUnhealthyError);
+    using fresh = handle(0);
+    ms.resolve(2, [fresh.binding()]).finish(); // the GC stream recovered: later tasks are freed
+    await ms.drain();
+    assert.equal(fresh.memory.id.pins, 0);
+  });
+});
+
+Deno.test("error paths release what they took, over several streams", async (t) => {
+  await t.step("a throwing flush in finish keeps the pins for the next GC task", async () => {
+    const failing = new Set<object>();
+    const streams: object[] = [];
+    const ms = new MultiStream<object, null>({
+      ...instantBackend,
+      createStream: () => {
+        const stream = {};
+        streams.push(stream);
+        return stream;
+      },
+      flush: (stream) => {
+        if (failing.has(stream)) throw new RuntimeError("DRIVER", "flush failed");
+        return null;
+      },
+    }, { maxStreams: MAX_STREAMS });
+    const handles = [handle(0), handle(0), handle(1), handle(2)];
+    for (const s of [1, 2, 3]) ms.resolve(s, []).finish(); // create the streams in order
+    failing.add(ms.state(1).stream).add(ms.state(2).stream);
+    // Streams 1 and 2 each use memory of stream 0 and fail to flush in finish.
+    for (const s of [1, 2]) {
+      const resolved = ms.resolve(s, [handles[s - 1].binding(), handles[s + 1].binding()]);
+      assert.throws(() => resolved.finish(), /flush failed/);
+    }
+    const pins = () => handles.map((h) => h.memory.id.pins);
+    assert.deepEqual(pins(), [1, 1, 0, 0], "held, neither leaked nor released early");
+    failing.clear();
+    // Stream 1's next finish covers its earlier work (stream order): both are released.
+    ms.resolve(1, [handles[0].binding()]).finish();
+    await turns();
+    assert.deepEqual(pins(), [0, 1, 0, 0]);
+    await ms.drain(); // and drain hands over what stream 2 held
+    assert.deepEqual(pins(), [0, 0, 0, 0]);
+    handles.forEach((h) => h.dispose());
+    assert.ok(handles.every((h) => h.memory.id.released));
+  });
+  await t.step("a flush of an origin stream that throws leaves resolve without effect", () => {
+    let fail = true;
+    const ms = new MultiStream<object, null>({
+      ...instantBackend,
+      flush: () => {
+        if (fail) throw new RuntimeError("DRIVER", "flush failed");
+        return null;
+      },
+    }, { maxStreams: MAX_STREAMS });
+    using h = handle(0);
+    assert.throws(() => ms.resolve(1, [h.binding()]), /flush failed/);
+    assert.deepEqual([ms.state(1).cursor, ms.state(1).lastSynced.size, h.memory.id.pins], [
+      0,
+      0,
+      0,
+    ]);
+    fail = false;
+    ms.resolve(1, [h.binding()]).finish();
+    assert.equal(ms.state(1).lastSynced.get(0), 0);
+  });
+});
+
+Deno.test("the GC carries any payload, not only pins", async (t) => {
+  await t.step("disposables are disposed and buffers kept only until the event", async () => {
+    const { backend, gates } = manualBackend();
+    const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
+    const log: string[] = [];
+    const staging = { [Symbol.dispose]: () => log.push("staging freed") };
+    const hostBuffer = new Uint8Array(16);
+    {
+      using resolved = ms.resolve(1, []); // no cross-stream binding: only payloads
+      resolved.gc(staging, hostBuffer);
+    }
+    await turns();
+    assert.equal(gates.length, 1, "the payloads made finish hand a task to the GC");
+    assert.deepEqual(log, []);
+    gates[0].resolve();
+    await ms.drain();
+    assert.deepEqual(log, ["staging freed"]);
+  });
+  await t.step("gc after finish is a TypeError; MultiStream.gc takes an event", async () => {
+    const backend = new SimulatedEventBackend({ seed: 2 });
+    const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
+    const resolved = ms.resolve(1, []);
+    const stream = resolved.currentStream();
+    resolved.finish();
+    assert.throws(() => resolved.gc(new Uint8Array(1)), TypeError);
+    let ran = false;
+    let freedAfterRun: boolean | undefined;
+    backend.enqueue(stream, () => ran = true, "copy");
+    const event: SimEvent = backend.flush(stream);
+    ms.gc(1, event, [{ [Symbol.dispose]: () => freedAfterRun = ran }]);
+    await ms.drain();
+    assert.equal(freedAfterRun, true);
+  });
+  await t.step("a failed wait keeps the payloads (the copy may still read them)", async () => {
+    const backend = new SimulatedEventBackend({ seed: 2 });
+    const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
+    let disposed = false;
+    {
+      using resolved = ms.resolve(3, []);
+      backend.enqueue(resolved.currentStream(), () => {
+        throw new Error("copy failed");
+      });
+      resolved.gc({ [Symbol.dispose]: () => disposed = true });
+    }
+    await assert.rejects(ms.drain(), ComputeError);
+    assert.equal(disposed, false);
+    assert.equal(ms.keptAfterFailure, 1);
   });
 });
 
 Deno.test("refused resolves leave the multi-stream unchanged and usable", async (t) => {
-  await t.step("unhealthy stream: STREAM_UNHEALTHY, then recovery", () => {
+  await t.step("unhealthy backend stream: STREAM_UNHEALTHY, then recovery", () => {
     const backend = new SimulatedEventBackend();
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
     ms.resolve(2, []).finish();
@@ -210,16 +529,18 @@ Deno.test("refused resolves leave the multi-stream unchanged and usable", async 
       (e) => e instanceof StreamUnhealthyError && e.code === "STREAM_UNHEALTHY" && e.stream === 2,
     );
     assert.equal(ms.state(2).cursor, 1);
-    assert.equal(ms.resolve(2, []).cursor, 2, "without enforceHealthy it proceeds");
+    const lenient = ms.resolve(2, []);
+    assert.equal(lenient.cursor, 2, "without enforceHealthy it proceeds");
+    lenient.finish();
     (ms.state(2).stream as SimStream).healthy = true;
     assert.equal(ms.resolve(2, [], { enforceHealthy: true }).cursor, 3);
   });
   await t.step("bad stream ids throw TypeError or RangeError", () => {
-    const ms = seeded();
+    const ms = twoStreamsStarted();
     using h = handle(2);
     for (const bad of [-1, 1.5, NaN, 2 ** 53, Infinity]) {
       assert.throws(() => ms.resolve(bad, [h.binding()]), RangeError, String(bad));
-      assert.throws(() => ms.updateSharedBindings(bad, []), RangeError);
+      assert.throws(() => ms.requiredSyncs(bad, []), RangeError);
     }
     for (const bad of ["1", undefined, 1n]) {
       assert.throws(() => ms.resolve(bad as unknown as number, []), TypeError);
@@ -229,14 +550,14 @@ Deno.test("refused resolves leave the multi-stream unchanged and usable", async 
     assert.equal(ms.resolve(1, []).cursor, 2, "still usable");
   });
   await t.step("a binding with a bad stream id is refused before any change", () => {
-    const ms = seeded();
+    const ms = twoStreamsStarted();
     using good = handle(2);
     const forged = { ...good.binding(), stream: -3 } as unknown as Binding;
     assert.throws(() => ms.resolve(1, [good.binding(), forged]), RangeError);
     assert.equal(good.memory.id.pins, 0);
   });
   await t.step("disposed handle: INVALID_HANDLE and state unchanged", async () => {
-    const ms = seeded();
+    const ms = twoStreamsStarted();
     using good = handle(2);
     const gone = handle(3);
     const stale = gone.binding();

@@ -109,3 +109,24 @@ Deno.test("allocation and copy descriptors validate shapes and detect contiguity
   assert.equal(handle.copyDescriptor([4, 4], [4, 1], 4).elemSize, 4);
   handle.dispose();
 });
+
+Deno.test("a binding fails after its last handle is disposed, even while work pins the memory", () => {
+  const { handle, memory } = newHandle();
+  const clone = handle.clone();
+  const binding = handle.binding();
+  const pin = memory.pin(); // queued work
+  handle.dispose();
+  binding.assertLive(); // the clone still owns the memory
+  clone.dispose();
+  assert.equal(memory.released, false, "the pin keeps the slice out of its pool");
+  assert.equal(memory.disposed, true);
+  assert.throws(
+    () => binding.assertLive(),
+    (error) => error instanceof InvalidHandleError && error.code === "INVALID_HANDLE",
+  );
+  const runtimePin = memory.pin(); // the runtime may still pin memory in flight
+  runtimePin.release();
+  pin.release();
+  assert.equal(memory.released, true);
+  assert.throws(() => memory.pin(), InvalidHandleError);
+});

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  type Binding,
   Handle,
+  InvalidHandleError,
   ManagedMemoryId,
   SchedulerMultiStream,
   type SchedulerStreamBackend,
@@ -17,7 +19,9 @@ interface Task {
 type Op =
   | { kind: "register"; stream: number; handles: number[] }
   | { kind: "execute"; streams: number[] }
-  | { kind: "executeAll" };
+  | { kind: "executeAll" }
+  | { kind: "dispose"; handle: number }
+  | { kind: "failNextFlush" };
 
 const NUM_HANDLES = 6;
 
@@ -38,6 +42,14 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("executeAll" as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("dispose" as const),
+      handle: fc.nat({ max: NUM_HANDLES - 1 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("failNextFlush" as const) }) },
 );
 
 const programArb = fc.record({
@@ -48,27 +60,51 @@ const programArb = fc.record({
   ops: fc.array(opArb, { maxLength: 60 }),
 });
 
-/** One in-order device queue: each backend stream holds its enqueued tasks until flushed. */
-function inOrderQueue(): { backend: SchedulerStreamBackend<Task, Task[]>; submitted: Task[] } {
+/** The error a failing flush throws (after submitting, as a rejected submission would). */
+class InjectedFailure extends Error {}
+
+/**
+ * One in-order device queue: each backend stream holds its enqueued tasks until flushed. Set
+ * `failures.next` to make the next flush throw after it submitted.
+ */
+function inOrderQueue() {
   const submitted: Task[] = [];
-  return {
-    submitted,
-    backend: {
-      createStream: () => [],
-      enqueue: (task, stream) => void stream.push(task),
-      flush: (stream) => void submitted.push(...stream.splice(0)),
+  const failures = { next: false, thrown: 0 };
+  const backend: SchedulerStreamBackend<Task, Task[]> = {
+    createStream: () => [],
+    enqueue: (task, stream) => void stream.push(task),
+    flush: (stream) => {
+      submitted.push(...stream.splice(0));
+      if (!failures.next) return;
+      failures.next = false;
+      failures.thrown++;
+      throw new InjectedFailure("flush failed");
     },
   };
+  return { backend, submitted, failures };
+}
+
+/** Runs `call`; an error must be (or aggregate) injected flush failures only. */
+function tolerateInjected(call: () => void): void {
+  try {
+    call();
+  } catch (error) {
+    const errors = error instanceof AggregateError ? error.errors : [error];
+    if (!errors.every((e) => e instanceof InjectedFailure)) throw error;
+  }
 }
 
 Deno.test("SchedulerMultiStream keeps stream and memory order over random programs", () => {
   fc.assert(
     fc.property(programArb, (program) => {
-      const { backend, submitted } = inOrderQueue();
+      const { backend, submitted, failures } = inOrderQueue();
       const scheduler = new SchedulerMultiStream(backend, program);
       const handles = program.creators.map((stream) =>
         new Handle(new SliceHandle(new ManagedMemoryId()), { stream, cursor: 0, size: 16 })
       );
+      // Taken before any dispose: a binding of a disposed handle must be refused even while
+      // queued tasks still pin its memory.
+      const bindings: Binding[] = handles.map((h) => h.binding());
       const registered: Task[] = [];
       // Every queued (registered, not yet submitted) task holds one pin per binding.
       const checkPins = () => {
@@ -83,15 +119,27 @@ Deno.test("SchedulerMultiStream keeps stream and memory order over random progra
         for (const op of program.ops) {
           if (op.kind === "register") {
             const task = { seq: registered.length, stream: op.stream, handles: op.handles };
-            registered.push(task);
-            scheduler.register(op.stream, task, op.handles.map((h) => handles[h].binding()));
+            const using = op.handles.map((h) => bindings[h]);
+            if (op.handles.some((h) => handles[h].disposed)) {
+              const queued = scheduler.queued(op.stream);
+              assert.throws(() => scheduler.register(op.stream, task, using), InvalidHandleError);
+              assert.equal(scheduler.queued(op.stream), queued);
+            } else {
+              registered.push(task);
+              tolerateInjected(() => scheduler.register(op.stream, task, using));
+            }
           } else if (op.kind === "execute") {
-            scheduler.executeStreams(op.streams);
+            tolerateInjected(() => scheduler.executeStreams(op.streams));
+          } else if (op.kind === "executeAll") {
+            tolerateInjected(() => scheduler.executeAll());
+          } else if (op.kind === "dispose") {
+            handles[op.handle].dispose();
           } else {
-            scheduler.executeAll();
+            failures.next = true;
           }
           checkPins();
         }
+        failures.next = false;
         scheduler.executeAll();
         checkPins();
 

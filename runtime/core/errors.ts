@@ -20,6 +20,7 @@ export type ComputeErrorCode =
   | "UNSUPPORTED"
   | "OUT_OF_MEMORY"
   | "STREAM_UNHEALTHY"
+  | "RESOLVE_IN_PROGRESS"
   | "PROFILE_NOT_REGISTERED"
   | "DEVICE_LOST"
   | "NO_ADAPTER"
@@ -144,7 +145,8 @@ export class UnsupportedError extends ComputeError {
 }
 
 /**
- * A stream refused work because an earlier error left it unhealthy.
+ * A stream refused work because an earlier error left it unhealthy. `cause` holds that earlier
+ * error when it is known (for example the failed wait that poisoned the stream).
  *
  * @example
  * ```ts
@@ -157,15 +159,46 @@ export class StreamUnhealthyError extends ComputeError {
   declare readonly code: "STREAM_UNHEALTHY";
   /** The stream that refused the work. */
   readonly stream: number;
-  /** Creates the error for a stream id. */
-  constructor(stream: number, options?: ErrorOptions) {
+  /** Creates the error for a stream id; `options.message` replaces the default message. */
+  constructor(stream: number, options?: ErrorOptions & { message?: string }) {
     super(
       "STREAM_UNHEALTHY",
-      `Cannot resolve stream ${stream} since it is currently in an error state`,
+      options?.message ?? `Cannot resolve stream ${stream} since it is currently in an error state`,
       options,
     );
     this.name = "StreamUnhealthyError";
     this.stream = stream;
+  }
+}
+
+/**
+ * A backend called `MultiStream.resolve` while the streams of an earlier resolve were not
+ * finished: resolve, enqueue and finish must run without another resolve in between.
+ *
+ * @example
+ * ```ts
+ * import { ResolveInProgressError } from "@gpucompute/runtime/backend";
+ * console.log(new ResolveInProgressError(2, 1).code); // RESOLVE_IN_PROGRESS
+ * ```
+ */
+export class ResolveInProgressError extends ComputeError {
+  /** Always `"RESOLVE_IN_PROGRESS"`. */
+  declare readonly code: "RESOLVE_IN_PROGRESS";
+  /** The stream whose resolve was refused. */
+  readonly stream: number;
+  /** The stream whose resolve is still unfinished. */
+  readonly openStream: number;
+  /** Creates the error for the refused stream and the stream of the unfinished resolve. */
+  constructor(stream: number, openStream: number, options?: ErrorOptions) {
+    super(
+      "RESOLVE_IN_PROGRESS",
+      `Cannot resolve stream ${stream} while the resolve of stream ${openStream} is unfinished: ` +
+        "enqueue its work and call finish() (or dispose it) first",
+      options,
+    );
+    this.name = "ResolveInProgressError";
+    this.stream = stream;
+    this.openStream = openStream;
   }
 }
 

@@ -199,7 +199,10 @@ export class Binding implements Placement {
     return this.fullSize - (this.offsetStart ?? 0) - (this.offsetEnd ?? 0);
   }
 
-  /** Throws `INVALID_HANDLE` if the memory was released (every owning handle was disposed). */
+  /**
+   * Throws `INVALID_HANDLE` once every owning handle was disposed, even while work in flight
+   * still pins the memory.
+   */
   assertLive(): void {
     this.memory.id.assertLive();
   }

@@ -55,7 +55,15 @@ export class ManagedMemoryId {
     return this.#owners === 0 && this.#pins === 0;
   }
 
-  /** Adds an owner. Throws `INVALID_HANDLE` if the memory was already released. */
+  /**
+   * True once every owner (handle) was disposed: the memory may still be pinned by work in
+   * flight, but no caller may use it any more.
+   */
+  get disposed(): boolean {
+    return this.#owners === 0;
+  }
+
+  /** Adds an owner. Throws `INVALID_HANDLE` if every owner was already disposed. */
   retainOwner(): void {
     this.assertLive();
     this.#owners++;
@@ -68,16 +76,27 @@ export class ManagedMemoryId {
     this.#maybeRelease();
   }
 
-  /** Pins the memory until the returned pin is released (idempotently). */
+  /**
+   * Pins the memory until the returned pin is released (idempotently). Throws `INVALID_HANDLE`
+   * if the memory went back to its pool. The runtime may pin memory whose owners are all gone
+   * but that is still pinned (work in flight); new work must check {@linkcode assertLive} first.
+   */
   pin(): MemoryPin {
-    this.assertLive();
+    if (this.released) {
+      throw new InvalidHandleError(
+        `Memory ${this.value} was released to its pool; it can no longer be pinned`,
+      );
+    }
     this.#pins++;
     return new MemoryPin(this);
   }
 
-  /** Throws `INVALID_HANDLE` if the memory was released. */
+  /**
+   * Throws `INVALID_HANDLE` once every owner was disposed, whether or not work in flight still
+   * pins the memory: a use after dispose fails always, not depending on when that work completes.
+   */
   assertLive(): void {
-    if (this.released) {
+    if (this.#owners === 0) {
       throw new InvalidHandleError(
         `Memory ${this.value} was released (its handle was disposed); it can no longer be used`,
       );

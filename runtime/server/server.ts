@@ -16,6 +16,35 @@
  *   so disposing a handle right after launching a kernel on it is always safe.
  * - **Disposable.** `destroy()` releases the device objects the server created (not an adopted
  *   device) and is idempotent; any later call throws `DESTROYED`.
+ * - **Use after dispose fails always.** A binding (or copy descriptor) whose handles were all
+ *   disposed is refused with `INVALID_HANDLE` even while queued work still pins its memory, so
+ *   the outcome never depends on when that work completes.
+ *
+ * Rules for backends built on the event `MultiStream` (`runtime/stream/event.ts`):
+ *
+ * 1. **Resolve, enqueue, finish: one critical section.** Call `resolve`, enqueue the work on
+ *    `currentStream()`, then `finish()` (or `using`), with no other `resolve` in between and no
+ *    `await` inside. Reserve temporaries before resolving. A second resolve while one is
+ *    unfinished throws `RESOLVE_IN_PROGRESS`: accepting it would flush a stream whose work is
+ *    not enqueued yet and record it as synchronized, so a later read would miss the write.
+ * 2. **Memory freed on a stream is reused only in that stream's order.** Keep one memory pool
+ *    per stream index (`streamId % maxStreams`): same-stream bindings are not pinned, so a slice
+ *    freed on stream S may be handed out again only to work that S runs after. Memory used by
+ *    another stream is pinned by the multi-stream until that use completed.
+ * 3. **What a copy still reads goes to the GC.** Staging buffers and host buffers that enqueued
+ *    work reads are handed to `resolved.gc(...)` (or `multiStream.gc(stream, event, ...)`), never
+ *    released at once.
+ * 4. **A failed or timed-out wait frees nothing.** The multi-stream keeps the memory pinned and
+ *    poisons the stream (later work on it, or waiting on it, throws `STREAM_UNHEALTHY` with the
+ *    failure as `cause`); route `onStreamFailed` to that stream's next `sync` or `read`.
+ * 5. **Bounded GC.** Implement `waitEventHostSync` (a blocking host wait with a deadline) so that
+ *    a long synchronous loop of cross-stream work blocks on old GC work (`maxPendingGc`, 8 by
+ *    default) instead of keeping every allocation alive until the event loop turns.
+ *
+ * Backends on the task-queue `SchedulerMultiStream` own a task's resources (its completion
+ * callbacks) from the moment the scheduler calls their `enqueue`, even if that call or the next
+ * `flush` throws: the scheduler enqueues every task it took and flushes every scheduled stream
+ * even after an error, then releases the pins and rethrows.
  *
  * @module
  */

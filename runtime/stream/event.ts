@@ -1,45 +1,60 @@
 /**
  * Event-based multi-stream: the cross-stream synchronization of backends with device streams and
- * events (CUDA). Port of CubeCL's `stream/event.rs`.
+ * events (CUDA). Ported from CubeCL's `stream/event.rs`.
  *
  * Every stream has a `cursor` (incremented by each {@linkcode MultiStream.resolve}) and
  * `lastSynced`: for each other stream index, the cursor it had when this stream last waited on it.
  * `resolve(stream, bindings)` finds the bindings that other streams touched after that point,
  * flushes each such origin stream once into an event, makes the current stream wait on it (on the
- * device) and records the origin's cursor. The GC stream (special stream 0 of the pool) and an
- * async GC loop keep cross-stream memory pinned until the consumer's work completed.
+ * device) and records the origin's cursor. The GC stream (special stream 0 of the pool) and the
+ * GC loop keep cross-stream memory pinned until the consumer's work completed.
  *
- * Two deliberate corrections of the seed, both real hazards:
+ * Rules, each a hazard in CubeCL's version or in a direct port of it:
  *
- * 1. **Every stream that used a binding counts, not only its creator.** The seed only compares
- *    the creating stream's cursor. But a kernel may write any of its bindings: a handle created on
- *    S, written by a kernel on T, then read on S would be read stale; and T reading a handle that
- *    S later overwrites is a write-after-read hazard. So each resolve records, per
- *    `ManagedMemoryId`, the cursor at which the stream index used it, and the analysis also treats
- *    every recorded use by another stream index newer than `lastSynced` as shared.
- * 2. **Pin every cross-stream binding, not only the ones that needed a sync.** A handle from S's
- *    pool used on T and then disposed would otherwise return to S's pool and be reused by S while
- *    T's work is in flight. Each binding whose stream index differs from the current one is pinned
- *    (`ManagedMemoryId.pin()`), and {@linkcode ResolvedStreams.finish} hands the pins to the GC:
- *    flush the current stream, the GC stream waits on that event, flush the GC stream, the GC loop
- *    awaits that event on the host, then releases the pins. Same-stream bindings need no pin:
- *    memory is per stream, so stream order protects reuse.
+ * - **Every stream that used a binding counts, not only its creator.** A kernel may write any of
+ *   its bindings: a handle created on S, written by a kernel on T, then read on S would be read
+ *   stale; and T reading a handle that S later overwrites is a write-after-read hazard. So each
+ *   resolve records, per `ManagedMemoryId`, the cursor at which the stream index used it, and
+ *   {@linkcode MultiStream.requiredSyncs} also counts every recorded use by another stream index
+ *   newer than `lastSynced`.
+ * - **Every cross-stream binding is pinned, not only the ones that needed a wait.** A handle from
+ *   S's pool used on T and then disposed would otherwise return to S's pool and be reused by S
+ *   while T's work is in flight. {@linkcode ResolvedStreams.finish} hands the pins (and any
+ *   payload given to {@linkcode ResolvedStreams.gc}) to the GC: flush the current stream, the GC
+ *   stream waits on that event, flush the GC stream; the GC releases them once that event
+ *   completed. Same-stream bindings need no pin, provided memory freed on a stream is reused only
+ *   in that stream's order (one pool per stream index).
+ * - **Resolve, enqueue and finish do not interleave.** Rust's `&mut self` made them one critical
+ *   section; here a resolve while another {@linkcode ResolvedStreams} is unfinished throws
+ *   `RESOLVE_IN_PROGRESS` (see {@linkcode MultiStream.resolve} for why recording at `finish`
+ *   instead would not be enough).
+ * - **Pending GC work is bounded.** Past `maxPendingGc` pending tasks, `finish` blocks on the
+ *   oldest with the backend's {@linkcode EventStreamBackend.waitEventHostSync}, as CubeCL's GC
+ *   channel of 8 blocked its producer.
+ * - **A failed or timed-out GC wait frees nothing.** The task's payloads stay pinned for good,
+ *   the stream is poisoned (every later resolve on it, or needing a wait on it, throws
+ *   `STREAM_UNHEALTHY` with the failure as `cause`), `onStreamFailed` is called at once, and
+ *   {@linkcode MultiStream.drain} rejects with it.
+ * - **Error paths release what they took.** A refused resolve changes no state; a `finish` whose
+ *   flush throws keeps its payloads for the next GC task of the same stream (whose event covers
+ *   the earlier work in stream order) or for {@linkcode MultiStream.drain}.
  *
- * Smaller deviations: bindings are validated (`assertLive`, stream ids) and health is checked
- * before any state changes, so a refused resolve leaves the multi-stream as it was; streams are
- * compared by pool index (ids 1 and 5 share a stream when `maxStreams` is 4), and pins are taken
- * in `resolve` rather than in `finish`, so a handle disposed between the two stays protected.
+ * Streams are compared by pool index (ids 1 and 5 share a stream when `maxStreams` is 4), and pins
+ * are taken in `resolve`, so a handle disposed between resolve and finish stays protected.
  *
  * @module
  */
 
 import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
-import { StreamUnhealthyError } from "../core/errors.ts";
+import { type ComputeError, ResolveInProgressError, StreamUnhealthyError } from "../core/errors.ts";
 import type { Binding } from "../core/handle.ts";
 import { RuntimeLogger } from "../core/logging.ts";
-import { GcLoop } from "./_gc_loop.ts";
+import { assertPositiveInteger } from "../core/_validate.ts";
+import { GcLoop, type GcPayload, type GcTask } from "./_gc_loop.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
+
+export type { GcPayload } from "./_gc_loop.ts";
 
 /**
  * What a backend with device streams and events provides to {@linkcode MultiStream}.
@@ -54,6 +69,7 @@ import { StreamPool } from "./stream_pool.ts";
  *   flush: () => null,
  *   waitEvent: () => {},
  *   waitEventHost: () => Promise.resolve(),
+ *   waitEventHostSync: () => {},
  * };
  * ```
  */
@@ -68,8 +84,21 @@ export interface EventStreamBackend<S, E> {
   flush(stream: S): E;
   /** Makes the stream wait (on the device) for the event before running later work. */
   waitEvent(stream: S, event: E): void;
-  /** Waits on the host for the event; rejects with a typed `ComputeError` when it failed. */
+  /**
+   * Waits on the host for the event; rejects with a typed `ComputeError` when it failed (and
+   * with `TIMEOUT` when it did not complete in a bounded time).
+   */
   waitEventHost(event: E): Promise<void>;
+  /**
+   * Blocks the host until the event completed (CUDA: `cuEventSynchronize`, or `cuEventQuery`
+   * polled up to a deadline); throws a typed `ComputeError` when it failed or timed out. Used for
+   * back-pressure once `maxPendingGc` GC tasks are pending. Optional for compatibility, but
+   * without it a long synchronous loop of cross-stream work keeps every pinned allocation alive
+   * until the event loop turns (a warning is logged the first time). The GC may call it on an
+   * event whose `waitEventHost` is still pending (it blocks on the oldest task): both calls must
+   * settle, and an event pool must take the event back once.
+   */
+  waitEventHostSync?(event: E): void;
 }
 
 /** Options of {@linkcode MultiStream}. */
@@ -81,45 +110,34 @@ export interface MultiStreamOptions {
    * @default {new RuntimeLogger("stream", "disabled")}
    */
   logger?: RuntimeLogger;
+  /**
+   * GC tasks that may be pending before `finish` blocks on the oldest (back-pressure).
+   * @default {8}
+   */
+  maxPendingGc?: number;
+  /**
+   * Called at once when a GC wait on a stream's work fails, after the stream (pool index) was
+   * poisoned: route the error to that stream's next `sync` or `read`.
+   * @default {undefined}
+   */
+  onStreamFailed?: (index: number, error: ComputeError) => void;
 }
 
 /** Options of {@linkcode MultiStream.resolve}. */
 export interface MultiStreamResolveOptions {
   /**
-   * Refuse with `STREAM_UNHEALTHY` when the current stream is in an error state.
+   * Refuse with `STREAM_UNHEALTHY` when the backend reports the current stream unhealthy. A
+   * poisoned stream (a failed GC wait) is refused whatever this says.
    * @default {false}
    */
   enforceHealthy?: boolean;
 }
 
 /**
- * The memory that must be synchronized before the current stream may use it, grouped by the
- * stream index it must wait on.
- *
- * @example
- * ```ts
- * import { ManagedMemoryId, SharedBindingAnalysis } from "@gpucompute/runtime/backend";
- * const analysis = new SharedBindingAnalysis();
- * analysis.shared(new ManagedMemoryId(), 2);
- * console.log([...analysis.slices.keys()]); // [2]
- * ```
+ * Which stream indices a stream must wait on before using some bindings, each with the memory
+ * that makes the wait necessary (ids without duplicates).
  */
-export class SharedBindingAnalysis {
-  /** Memory ids per origin stream index, without duplicates. */
-  readonly slices: Map<number, ManagedMemoryId[]> = new Map();
-
-  /** Records that `id` must be synchronized with stream index `index`. */
-  shared(id: ManagedMemoryId, index: number): void {
-    const list = this.slices.get(index);
-    if (list === undefined) this.slices.set(index, [id]);
-    else if (!list.includes(id)) list.push(id);
-  }
-
-  /** True when nothing needs synchronization. */
-  get isEmpty(): boolean {
-    return this.slices.size === 0;
-  }
-}
+export type RequiredSyncs = ReadonlyMap<number, readonly ManagedMemoryId[]>;
 
 /** @internal A backend stream with its synchronization state. */
 export interface EventStreamState<S> {
@@ -128,72 +146,107 @@ export interface EventStreamState<S> {
   readonly lastSynced: Map<number, number>;
 }
 
+/** What a {@linkcode ResolvedStreams} needs from its multi-stream. */
+interface ResolveOwner<S> {
+  stream(id: StreamId): S;
+  finish(index: number, payloads: GcPayload[]): void;
+}
+
 /**
  * The streams after {@linkcode MultiStream.resolve}: the current one may receive work that uses
- * the bindings. Call {@linkcode finish} (or `using`) once that work is enqueued.
+ * the bindings. Call {@linkcode finish} (or `using`) once that work is enqueued; no other resolve
+ * is accepted until then.
  *
- * @example
+ * @example Enqueue a copy that reads a host buffer, kept alive until the copy completed
  * ```ts ignore
- * using resolved = multiStream.resolve(1, bindings);
- * enqueueKernel(resolved.currentStream());
+ * {
+ *   using resolved = multiStream.resolve(1, [destination]);
+ *   enqueueCopyFromHost(resolved.currentStream(), hostBuffer, destination);
+ *   resolved.gc(hostBuffer); // and a staging allocation: resolved.gc(stagingHandle)
+ * } // finish(): the GC releases the pins and payloads once the copy completed
  * ```
  */
-export class ResolvedStreams<S, E> implements Disposable {
+export class ResolvedStreams<S, E = unknown> implements Disposable {
   /** The current stream's cursor: stamp new allocations of this task with it. */
   readonly cursor: number;
   /** The current stream id. */
   readonly current: StreamId;
-  readonly #pool: StreamPool<EventStreamState<S>>;
-  readonly #backend: EventStreamBackend<S, E>;
-  readonly #gc: GcLoop<E>;
-  #pins: MemoryPin[] | undefined;
+  readonly #owner: ResolveOwner<S>;
+  readonly #index: number;
+  #payloads: GcPayload[] | undefined;
 
   /** @internal Built by {@linkcode MultiStream.resolve}. */
   constructor(
-    pool: StreamPool<EventStreamState<S>>,
-    internals: {
-      backend: EventStreamBackend<S, E>;
-      gc: GcLoop<E>;
-      current: StreamId;
-      cursor: number;
-      pins: MemoryPin[];
-    },
+    owner: ResolveOwner<S>,
+    internals: { current: StreamId; index: number; cursor: number; pins: MemoryPin[] },
   ) {
-    this.#pool = pool;
-    this.#backend = internals.backend;
-    this.#gc = internals.gc;
+    this.#owner = owner;
     this.current = internals.current;
+    this.#index = internals.index;
     this.cursor = internals.cursor;
-    this.#pins = internals.pins;
+    this.#payloads = internals.pins;
   }
 
   /** The backend stream of a stream id. */
   get(id: StreamId): S {
-    return this.#pool.get(id).stream;
+    return this.#owner.stream(id);
   }
 
   /** The backend stream of the current stream id. */
   currentStream(): S {
-    return this.#pool.get(this.current).stream;
+    return this.#owner.stream(this.current);
   }
 
   /** True after {@linkcode finish}. */
   get finished(): boolean {
-    return this.#pins === undefined;
+    return this.#payloads === undefined;
   }
 
   /**
-   * Hands the cross-stream pins to the GC: they are released once the work enqueued on the
-   * current stream so far has completed. Idempotent.
+   * Hands payloads to the GC with this resolve's pins: each is released (disposed, or dropped
+   * if it is a buffer) once the work enqueued on the current stream before {@linkcode finish}
+   * completed. If that wait fails they are kept for good. Throws `TypeError` after `finish`.
+   *
+   * @example Keep a host buffer and a staging allocation until the copy that reads them is done
+   * ```ts
+   * import { MultiStream } from "@gpucompute/runtime/backend";
+   * const multiStream = new MultiStream({
+   *   createStream: () => ({}),
+   *   handleCursor: (_stream, binding) => binding.cursor,
+   *   isHealthy: () => true,
+   *   flush: () => null,
+   *   waitEvent: () => {},
+   *   waitEventHost: () => Promise.resolve(),
+   *   waitEventHostSync: () => {},
+   * }, { maxStreams: 2 });
+   * const host = new Uint8Array(64); // an asynchronous copy reads it
+   * const staging = { [Symbol.dispose]: () => console.log("staging released") };
+   * {
+   *   using resolved = multiStream.resolve(0, []);
+   *   // enqueue the copy from `host` on resolved.currentStream() here
+   *   resolved.gc(host, staging);
+   * }
+   * await multiStream.drain(); // "staging released", once the copy's event completed
+   * ```
+   */
+  gc(...payloads: GcPayload[]): void {
+    if (this.#payloads === undefined) {
+      throw new TypeError("ResolvedStreams.gc() called after finish()");
+    }
+    this.#payloads.push(...payloads);
+  }
+
+  /**
+   * Ends the resolve (another may start) and hands the pins and payloads to the GC: flush the
+   * current stream, the GC stream waits on it, flush the GC stream. Idempotent. If the backend's
+   * flush throws, the error propagates and the payloads stay held for the next GC task of this
+   * stream or {@linkcode MultiStream.drain}.
    */
   finish(): void {
-    const pins = this.#pins;
-    this.#pins = undefined;
-    if (pins === undefined || pins.length === 0) return;
-    const origin = this.#backend.flush(this.currentStream());
-    const gcStream = this.#pool.getSpecial(0).stream;
-    this.#backend.waitEvent(gcStream, origin);
-    this.#gc.register(this.#backend.flush(gcStream), pins);
+    const payloads = this.#payloads;
+    if (payloads === undefined) return;
+    this.#payloads = undefined;
+    this.#owner.finish(this.#index, payloads);
   }
 
   /** Same as {@linkcode finish}, for `using`. */
@@ -215,6 +268,7 @@ export class ResolvedStreams<S, E> implements Disposable {
  *   flush: () => null,
  *   waitEvent: () => {},
  *   waitEventHost: () => Promise.resolve(),
+ *   waitEventHostSync: () => {},
  * }, { maxStreams: 4 });
  * {
  *   using resolved = multiStream.resolve(1, []);
@@ -228,10 +282,19 @@ export class MultiStream<S, E> {
   readonly #pool: StreamPool<EventStreamState<S>>;
   readonly #logger: RuntimeLogger;
   readonly #gc: GcLoop<E>;
-  /** Correction 1: per memory, the latest cursor at which each stream index used it. */
+  readonly #onStreamFailed: MultiStreamOptions["onStreamFailed"];
+  readonly #owner: ResolveOwner<S>;
+  /** Per memory, the latest cursor at which each stream index used it. */
   readonly #uses = new WeakMap<ManagedMemoryId, Map<number, number>>();
+  /** Stream indices poisoned by a failed GC wait, with the failure. */
+  readonly #poisoned = new Map<number, ComputeError>();
+  /** Payloads of a `finish` whose flush threw, per stream index. */
+  readonly #held = new Map<number, GcPayload[]>();
+  #open: ResolvedStreams<S, E> | undefined;
   /** Number of regular streams. */
   readonly maxStreams: number;
+  /** GC tasks allowed to be pending before `finish` blocks on the oldest. */
+  readonly maxPendingGc: number;
 
   /** Creates the multi-stream; streams are created lazily on first use. */
   constructor(backend: EventStreamBackend<S, E>, options: MultiStreamOptions) {
@@ -241,13 +304,36 @@ export class MultiStream<S, E> {
       { maxStreams: options.maxStreams, numSpecial: 1 },
     );
     this.maxStreams = options.maxStreams;
+    this.maxPendingGc = options.maxPendingGc ?? 8;
+    assertPositiveInteger(this.maxPendingGc, "maxPendingGc");
     this.#logger = options.logger ?? new RuntimeLogger("stream", "disabled");
-    this.#gc = new GcLoop((event) => backend.waitEventHost(event));
+    this.#onStreamFailed = options.onStreamFailed;
+    const waitSync = backend.waitEventHostSync;
+    this.#gc = new GcLoop<E>({
+      wait: (event) => backend.waitEventHost(event),
+      waitSync: waitSync === undefined ? undefined : (event) => waitSync.call(backend, event),
+      maxPending: this.maxPendingGc,
+      onFailure: (task, error) => this.#poison(task, error),
+      onUnbounded: () =>
+        this.#logger.warn(
+          `More than ${this.maxPendingGc} GC tasks are pending and the backend has no ` +
+            "waitEventHostSync: pinned memory is released only when the event loop turns",
+        ),
+    });
+    this.#owner = {
+      stream: (id) => this.#pool.get(id).stream,
+      finish: (index, payloads) => this.#finish(index, payloads),
+    };
   }
 
-  /** GC tasks registered and not yet processed. */
+  /** GC tasks registered and not yet settled (at most {@linkcode maxPendingGc} after a resolve). */
   get pendingGc(): number {
     return this.#gc.pending;
+  }
+
+  /** GC payloads kept for good because the wait that would have released them failed. */
+  get keptAfterFailure(): number {
+    return this.#gc.kept;
   }
 
   /** @internal The synchronization state of a stream (tests inspect it). */
@@ -255,12 +341,25 @@ export class MultiStream<S, E> {
     return this.#pool.get(id);
   }
 
+  /** The failed wait that poisoned the stream of `id`, if any. */
+  streamError(id: StreamId): ComputeError | undefined {
+    return this.#poisoned.get(this.#pool.streamIndex(id));
+  }
+
   /**
    * Synchronizes `stream` with every other stream that touched `bindings` since it last waited
    * on it, advances its cursor and pins the cross-stream bindings until {@linkcode
-   * ResolvedStreams.finish} hands them to the GC. Throws `TypeError`/`RangeError` for a bad
-   * stream id, `INVALID_HANDLE` for released memory and `STREAM_UNHEALTHY` when asked to, all
-   * before any state changes.
+   * ResolvedStreams.finish} hands them to the GC.
+   *
+   * Only one resolve may be unfinished at a time: enqueue the work and finish before the next
+   * resolve, or this throws `RESOLVE_IN_PROGRESS`. Recording uses at `finish` instead would not
+   * suffice: two open resolves touching the same memory would each miss the other's work (not
+   * enqueued yet when the other flushed), a race in both directions.
+   *
+   * Throws `TypeError`/`RangeError` for a bad stream id, `INVALID_HANDLE` for a binding whose
+   * handles were all disposed, `RESOLVE_IN_PROGRESS`, and `STREAM_UNHEALTHY` for a poisoned
+   * stream, a wait needed on a poisoned stream, or (with `enforceHealthy`) an unhealthy backend
+   * stream, all before any state changes.
    */
   resolve(
     stream: StreamId,
@@ -273,12 +372,30 @@ export class MultiStream<S, E> {
       assertStreamId(binding.stream);
       binding.assertLive();
     }
+    if (this.#open !== undefined) throw new ResolveInProgressError(stream, this.#open.current);
     const index = this.#pool.streamIndex(stream);
+    const failure = this.#poisoned.get(index);
+    if (failure !== undefined) {
+      throw new StreamUnhealthyError(stream, {
+        cause: failure,
+        message: `Stream ${stream} is poisoned: a wait on its work failed (${failure.message})`,
+      });
+    }
     const state = this.#pool.getIndex(index);
     if (options.enforceHealthy && !this.#backend.isHealthy(state.stream)) {
       throw new StreamUnhealthyError(stream);
     }
-    this.#apply(stream, this.updateSharedBindings(stream, list));
+    const syncs = this.requiredSyncs(stream, list);
+    for (const origin of syncs.keys()) {
+      const cause = this.#poisoned.get(origin);
+      if (cause === undefined) continue;
+      throw new StreamUnhealthyError(origin, {
+        cause,
+        message: `Stream ${stream} must wait on stream index ${origin}, which is poisoned: ` +
+          `a wait on its work failed (${cause.message})`,
+      });
+    }
+    this.#waitOn(stream, syncs);
     const cursor = ++state.cursor;
     const pins: MemoryPin[] = [];
     for (const binding of list) {
@@ -288,19 +405,26 @@ export class MultiStream<S, E> {
       uses.set(index, cursor);
       if (this.#pool.streamIndex(binding.stream) !== index) pins.push(id.pin());
     }
-    const internals = { backend: this.#backend, gc: this.#gc, current: stream, cursor, pins };
-    return new ResolvedStreams(this.#pool, internals);
+    const resolved = new ResolvedStreams<S, E>(this.#owner, {
+      current: stream,
+      index,
+      cursor,
+      pins,
+    });
+    this.#open = resolved;
+    return resolved;
   }
 
   /**
-   * Which bindings `stream` must synchronize before using them, by origin stream index: the
-   * creating stream (as in the seed) and every stream that used them (correction 1) when that
-   * happened after `stream` last waited on it. Does not change any state.
+   * Which stream indices `stream` must wait on before using `bindings`, with the memory that
+   * makes each wait necessary: the stream that created a binding and every stream that used it,
+   * when that happened after `stream` last waited on it. Changes no state. (CubeCL:
+   * `update_shared_bindings`.)
    */
-  updateSharedBindings(stream: StreamId, bindings: Iterable<Binding>): SharedBindingAnalysis {
+  requiredSyncs(stream: StreamId, bindings: Iterable<Binding>): RequiredSyncs {
     const index = this.#pool.streamIndex(stream);
     const current = this.#pool.getIndex(index);
-    const analysis = new SharedBindingAnalysis();
+    const syncs = new Map<number, ManagedMemoryId[]>();
     const check = (id: ManagedMemoryId, origin: number, cursor: number, why: string) => {
       const synced = current.lastSynced.get(origin);
       if (synced !== undefined && synced >= cursor) return;
@@ -309,7 +433,9 @@ export class MultiStream<S, E> {
           ? `Binding ${why} on ${origin} is shared on ${stream} since it was never synced.`
           : `Binding ${why} on ${origin} is shared on ${stream} since it's not sync ${synced} < ${cursor}`
       );
-      analysis.shared(id, origin);
+      const ids = syncs.get(origin);
+      if (ids === undefined) syncs.set(origin, [id]);
+      else if (!ids.includes(id)) ids.push(id);
     };
     for (const binding of bindings) {
       const id = binding.memory.id;
@@ -322,26 +448,87 @@ export class MultiStream<S, E> {
         if (user !== index) check(id, user, cursor, "used");
       }
     }
-    return analysis;
+    return syncs;
   }
 
-  /** Resolves once the GC processed every task registered so far; rejects on a failed wait. */
-  drain(): Promise<void> {
-    return this.#gc.drain();
+  /**
+   * Hands payloads to the GC outside a resolve: they are released once `event` (an event of the
+   * stream `stream`, from the backend's `flush`) completed. If that wait fails, the payloads are
+   * kept for good and `stream` is poisoned.
+   */
+  gc(stream: StreamId, event: E, payloads: readonly GcPayload[]): void {
+    this.#gc.register({ event, stream: this.#pool.streamIndex(stream), payloads: [...payloads] });
   }
 
-  #apply(stream: StreamId, analysis: SharedBindingAnalysis): void {
-    if (analysis.isEmpty) return;
+  /**
+   * Resolves once the GC settled every task registered so far (first handing over the payloads
+   * of a `finish` whose flush threw, with a new flush); rejects with the failures since the last
+   * drain, each reported once.
+   */
+  async drain(): Promise<void> {
+    const errors: unknown[] = [];
+    for (const index of [...this.#held.keys()]) {
+      try {
+        this.#handOver(index, []);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    try {
+      await this.#gc.drain();
+    } catch (error) {
+      errors.push(...(error instanceof AggregateError ? error.errors : [error]));
+    }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} GC errors`);
+  }
+
+  #finish(index: number, payloads: GcPayload[]): void {
+    this.#open = undefined;
+    if (payloads.length > 0) this.#handOver(index, payloads);
+  }
+
+  /** Flushes the stream and the GC stream, then registers the payloads (and held ones). */
+  #handOver(index: number, payloads: GcPayload[]): void {
+    const held = this.#held.get(index);
+    const all = held === undefined ? payloads : [...held, ...payloads];
+    let event: E;
+    try {
+      const origin = this.#backend.flush(this.#pool.getIndex(index).stream);
+      const gcStream = this.#pool.getSpecial(0).stream;
+      this.#backend.waitEvent(gcStream, origin);
+      event = this.#backend.flush(gcStream);
+    } catch (error) {
+      this.#held.set(index, all);
+      throw error;
+    }
+    this.#held.delete(index);
+    this.#gc.register({ event, stream: index, payloads: all });
+  }
+
+  #poison(task: GcTask<E>, error: ComputeError): void {
+    if (!this.#poisoned.has(task.stream)) this.#poisoned.set(task.stream, error);
+    this.#logger.warn(
+      `A GC wait on stream index ${task.stream} failed; the stream is poisoned and ` +
+        `${task.payloads.length} payload(s) stay pinned: ${error.message}`,
+    );
+    this.#onStreamFailed?.(task.stream, error);
+  }
+
+  /** Flushes each origin once into an event and makes `stream` wait on it. */
+  #waitOn(stream: StreamId, syncs: RequiredSyncs): void {
+    if (syncs.size === 0) return;
     const events: [number, number, E][] = [];
-    for (const origin of analysis.slices.keys()) {
+    for (const origin of syncs.keys()) {
       const state = this.#pool.getIndex(origin);
       events.push([origin, state.cursor, this.#backend.flush(state.stream)]);
     }
     const current = this.#pool.get(stream);
     for (const [origin, cursor, event] of events) {
-      current.lastSynced.set(origin, cursor);
       this.#logger.basic(() => `Waiting on ${origin} from ${stream}`);
       this.#backend.waitEvent(current.stream, event);
+      // Recorded only once the wait is enqueued: a throwing waitEvent leaves no false record.
+      current.lastSynced.set(origin, cursor);
     }
   }
 }

@@ -1,31 +1,36 @@
 /**
- * The task-queue multi-stream, for backends with one in-order queue (WebGPU): a port of CubeCL's
- * `SchedulerMultiStream` (stream/scheduler.rs).
+ * The task-queue multi-stream, for backends with one in-order queue (WebGPU). Ported from
+ * CubeCL's `SchedulerMultiStream` (stream/scheduler.rs).
  *
  * Each logical stream buffers its tasks. A stream's buffer is executed when it reaches `maxTasks`,
  * when {@linkcode SchedulerMultiStream.executeStreams} / {@linkcode SchedulerMultiStream.executeAll}
- * is called, or when a task registered on another stream depends on it (alignment: the other
- * stream's queued tasks are executed before the dependent task is even registered). Executing
- * several streams at once follows a strategy:
+ * is called, or when a task registered on another stream touches memory that its queued tasks
+ * touch (the other stream's queued tasks are executed before the new task is even registered).
+ * Executing several streams at once follows a strategy:
  *
  * - `interleave`: flush the backend streams of every schedule but the first, then enqueue the
  *   tasks round-robin (one of each schedule in turn) onto the FIRST schedule's backend stream and
  *   flush it, so one submission carries them all;
  * - `sequential`: enqueue each schedule's tasks onto its own backend stream and flush it, in order.
  *
- * Two additions to the seed:
+ * Rules:
  *
- * 1. **Hazard fix.** The seed aligns only on `binding.stream`, the stream that created the memory.
- *    But a kernel may write any binding: a handle created on S, written by a task still queued on
- *    T, then used on S would run before T's write. So each stream also records the
- *    `ManagedMemoryId`s its queued tasks touch (cleared when it executes), and registering on X
- *    also executes every other stream whose queued tasks touch any memory of the new task.
- *    Invariant: tasks queued on different streams never share memory, so any merge order is safe.
+ * 1. **Order by memory, not by creator.** Each stream records the `ManagedMemoryId`s its queued
+ *    tasks touch (cleared when it executes), and registering on X executes every other stream
+ *    whose queued tasks touch any memory of the new task, whichever stream created it. Invariant:
+ *    tasks queued on different streams never share memory, so any merge order is safe. CubeCL
+ *    also executes the stream that created each binding; that is not needed here (reuse is
+ *    guarded by pins, and the single queue orders everything submitted), so unrelated tasks
+ *    queued on the creating stream stay buffered.
  * 2. **Pins.** `register` pins every binding's memory, and the scheduler releases those pins right
  *    after the backend `flush` that submitted the task returns. On a single in-order queue, work
  *    submitted later always runs after, so memory may be reused once submitted, but never while
- *    its task is still buffered. If the backend throws while executing, the tasks taken from the
- *    buffers are dropped, their pins released, and the error propagates.
+ *    its task is still buffered.
+ * 3. **Errors lose no task.** Every task taken from a buffer is passed to `enqueue` exactly once
+ *    and every scheduled backend stream is flushed once, even when an earlier `enqueue` or
+ *    `flush` threw; then every pin is released and the first error is thrown (an
+ *    `AggregateError` when several). The backend owns a task's resources (its `done` callbacks)
+ *    from the moment `enqueue` was called, even if that call threw.
  *
  * @module
  */
@@ -54,7 +59,10 @@ import { StreamPool } from "./stream_pool.ts";
 export interface SchedulerStreamBackend<T, S> {
   /** Creates a backend stream; called lazily, once per pool index. */
   createStream(): S;
-  /** Appends a task to a backend stream, without submitting it. */
+  /**
+   * Appends a task to a backend stream, without submitting it. From this call on the backend
+   * owns what the task holds (it must release it even if this call or the next flush throws).
+   */
   enqueue(task: T, stream: S): void;
   /** Submits what was enqueued on `stream` (synchronous). */
   flush(stream: S): void;
@@ -161,15 +169,25 @@ export class SchedulerMultiStream<T, S> {
   }
 
   /**
-   * Buffers `task` on stream `id`, after executing the other streams it depends on: the streams
-   * that created its bindings, and the streams whose queued tasks touch the same memory. Pins the
-   * bindings' memory until the task is submitted. Executes the stream once it holds `maxTasks`.
-   * Bad input (`TypeError` / `RangeError` / `INVALID_HANDLE`) leaves the scheduler unchanged.
+   * Buffers `task` on stream `id`, after executing the other streams whose queued tasks touch the
+   * same memory. Pins the bindings' memory until the task is submitted. Executes the stream once
+   * it holds `maxTasks`.
+   *
+   * Bad input (`TypeError` / `RangeError` / `INVALID_HANDLE`, including a binding whose handles
+   * were all disposed) leaves the scheduler unchanged: the caller keeps its task. Once the input
+   * is valid the task is always taken, so any other error (thrown by the backend while executing
+   * the other streams or this one; every task is still enqueued, see the module documentation)
+   * propagates after the task was queued or handed to the backend.
    */
   register(id: StreamId, task: T, bindings: Iterable<Binding>): void {
     const index = this.#pool.streamIndex(id);
     const list = checkBindings(bindings);
-    this.#align(id, index, list);
+    const errors: unknown[] = [];
+    try {
+      this.#align(id, index, list);
+    } catch (error) {
+      errors.push(error);
+    }
     const current = this.#pool.getIndex(index);
     const pins: MemoryPin[] = [];
     for (const binding of list) {
@@ -177,7 +195,14 @@ export class SchedulerMultiStream<T, S> {
       current.memories.add(binding.memory.id);
     }
     current.tasks.push({ task, pins });
-    if (current.tasks.length >= this.#maxTasks) this.executeStreams([id]);
+    if (current.tasks.length >= this.#maxTasks) {
+      try {
+        this.executeStreams([id]);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    throwAll(errors.flatMap((e) => e instanceof AggregateError ? e.errors : [e]));
   }
 
   /**
@@ -220,15 +245,9 @@ export class SchedulerMultiStream<T, S> {
     return 0;
   }
 
+  /** Executes the other streams whose queued tasks touch this task's memory. */
   #align(id: StreamId, index: number, bindings: readonly Binding[]): void {
     const toFlush: StreamId[] = [];
-    for (const binding of bindings) {
-      if (this.#pool.streamIndex(binding.stream) !== index) {
-        toFlush.push(binding.stream);
-        this.#logger.full(() => `Binding on ${binding.stream} is shared on ${id}`);
-      }
-    }
-    // Hazard fix: other streams whose queued tasks touch this task's memory.
     for (const [other, state] of this.#pool.entries()) {
       if (other === index || state.memories.size === 0) continue;
       const shared = bindings.find((binding) => state.memories.has(binding.memory.id));
@@ -247,34 +266,56 @@ export class SchedulerMultiStream<T, S> {
   }
 
   #sequential(schedules: readonly Schedule<T>[]): void {
-    for (const schedule of schedules) {
-      const stream = this.#pool.getIndex(schedule.index).stream;
-      try {
-        for (const queued of schedule.tasks) this.#backend.enqueue(queued.task, stream);
-        this.#backend.flush(stream);
-      } finally {
+    const errors: unknown[] = [];
+    try {
+      for (const schedule of schedules) {
+        const stream = this.#pool.getIndex(schedule.index).stream;
+        for (const queued of schedule.tasks) this.#attempt(errors, "enqueue", queued.task, stream);
+        this.#attempt(errors, "flush", undefined, stream);
         releasePins(schedule.tasks);
       }
+    } finally {
+      for (const schedule of schedules) releasePins(schedule.tasks);
     }
+    throwAll(errors);
   }
 
   #interleave(schedules: readonly Schedule<T>[]): void {
+    const errors: unknown[] = [];
     try {
       for (const schedule of schedules.slice(1)) {
-        this.#backend.flush(this.#pool.getIndex(schedule.index).stream);
+        this.#attempt(errors, "flush", undefined, this.#pool.getIndex(schedule.index).stream);
       }
       const stream = this.#pool.getIndex(schedules[0].index).stream;
       const rounds = Math.max(...schedules.map((schedule) => schedule.tasks.length));
       for (let round = 0; round < rounds; round++) {
         for (const schedule of schedules) {
           const queued = schedule.tasks[round];
-          if (queued !== undefined) this.#backend.enqueue(queued.task, stream);
+          if (queued !== undefined) this.#attempt(errors, "enqueue", queued.task, stream);
         }
       }
-      this.#backend.flush(stream);
+      this.#attempt(errors, "flush", undefined, stream);
     } finally {
       for (const schedule of schedules) releasePins(schedule.tasks);
     }
+    throwAll(errors);
+  }
+
+  /** Calls the backend, collecting a thrown error instead of abandoning the remaining tasks. */
+  #attempt(errors: unknown[], call: "enqueue" | "flush", task: T | undefined, stream: S): void {
+    try {
+      if (call === "enqueue") this.#backend.enqueue(task as T, stream);
+      else this.#backend.flush(stream);
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+}
+
+function throwAll(errors: readonly unknown[]): void {
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) {
+    throw new AggregateError(errors, `${errors.length} scheduler backend calls failed`);
   }
 }
 
