@@ -46,6 +46,7 @@ const BACKEND = [
   "EMPTY_MEMORY_USAGE",
   "Handle",
   "InvalidHandleError",
+  "KernelArgumentError",
   "LOG_CATEGORY",
   "ManagedMemoryId",
   "MemoryManagement",

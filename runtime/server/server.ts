@@ -49,7 +49,12 @@
  * @module
  */
 
-import type { ExecutionMode, KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
+import type {
+  ExecutionMode,
+  KernelMetadata,
+  KernelParams,
+  MemoryAllocationMode,
+} from "../core/kernel.ts";
 import type { MemoryUsage } from "../memory/memory_usage.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { Bindings } from "../core/bindings.ts";
@@ -106,7 +111,7 @@ export interface BindingResource<R> {
 }
 
 /**
- * A kernel launch: the kernel, its cube count, its bindings and its execution mode.
+ * A kernel launch: the kernel, its cube count, its bindings, named parameters and execution mode.
  *
  * @example
  * ```ts
@@ -125,6 +130,12 @@ export interface KernelLaunch<K extends KernelMetadata> {
   readonly count: CubeCount;
   /** What the kernel binds. */
   readonly bindings: Bindings;
+  /**
+   * Named parameters, packed by the backend following its kernel language's layout (WGSL
+   * uniform structs on WebGPU). A backend without named parameters throws `UNSUPPORTED`.
+   * @default {undefined}
+   */
+  readonly params?: KernelParams;
   /**
    * Bounds-checked or not.
    * @default {"checked"}
