@@ -24,15 +24,17 @@ const USER = [
   "ComputeClient",
   "ComputeError",
   "CubeCount",
-  "Handle",
   "InvalidHandleError",
+  "KernelArgumentError",
   "OutOfMemoryError",
   "RuntimeError",
   "StreamUnhealthyError",
   "UnsupportedError",
   "createClient",
-  "formatBytes",
+  "dot",
+  "elementwise",
   "formatMemoryUsage",
+  "reduce",
 ];
 const BACKEND = [
   "AllocationDescriptor",
@@ -56,7 +58,6 @@ const BACKEND = [
   "ResolveInProgressError",
   "ResolvedStreams",
   "RuntimeError",
-  "RuntimeLogger",
   "STORAGE_TYPE_SIZE",
   "ScalarBinding",
   "SchedulerMultiStream",
@@ -76,6 +77,7 @@ const BACKEND = [
   "readPermittedEnv",
   "resolveConfig",
   "resolveStreamId",
+  "runtimeLogger",
   "withStream",
 ];
 const WEBGPU = [

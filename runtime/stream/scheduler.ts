@@ -37,7 +37,7 @@
 
 import { assertPositiveInteger, describe } from "../core/_validate.ts";
 import type { SchedulerStrategy } from "../core/config.ts";
-import { RuntimeLogger } from "../core/logging.ts";
+import { type Logger, runtimeLogger } from "../core/logging.ts";
 import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
 import type { Binding } from "../core/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
@@ -86,9 +86,9 @@ export interface SchedulerMultiStreamOptions {
   strategy: SchedulerStrategy;
   /**
    * Logger of the `"stream"` subject.
-   * @default {undefined} (no logging)
+   * @default {runtimeLogger("stream")}
    */
-  logger?: RuntimeLogger;
+  logger?: Logger;
 }
 
 /** A buffered task with the pins that keep its memory alive until it is submitted. */
@@ -135,7 +135,7 @@ export class SchedulerMultiStream<T, S> {
   readonly #pool: StreamPool<StreamState<T, S>>;
   readonly #maxTasks: number;
   readonly #strategy: SchedulerStrategy;
-  readonly #logger: RuntimeLogger;
+  readonly #logger: Logger;
 
   /** Creates the scheduler over a backend; streams are created on first use. */
   constructor(backend: SchedulerStreamBackend<T, S>, options: SchedulerMultiStreamOptions) {
@@ -160,7 +160,7 @@ export class SchedulerMultiStream<T, S> {
     );
     this.#maxTasks = options.maxTasks;
     this.#strategy = options.strategy;
-    this.#logger = options.logger ?? new RuntimeLogger("stream", "disabled");
+    this.#logger = options.logger ?? runtimeLogger("stream");
   }
 
   /** The backend stream of a logical stream, created if needed. */
@@ -253,14 +253,16 @@ export class SchedulerMultiStream<T, S> {
       const shared = bindings.find((binding) => state.memories.has(binding.memory.id));
       if (shared !== undefined) {
         toFlush.push(other);
-        this.#logger.full(() =>
-          `Memory ${shared.memory.id.value} is used by tasks queued on ${other}, needed on ${id}`
+        this.#logger.debug(
+          "Memory {memory} is used by tasks queued on stream {other}, needed on stream {stream}",
+          () => ({ memory: shared.memory.id.value, other, stream: id }),
         );
       }
     }
     if (toFlush.length === 0) return;
-    this.#logger.basic(() =>
-      `Flushing streams [${toFlush.join(", ")}] before registering more tasks on ${id}`
+    this.#logger.info(
+      "Executing streams {streams} before registering more tasks on stream {stream}",
+      { streams: toFlush, stream: id },
     );
     this.executeStreams(toFlush);
   }
