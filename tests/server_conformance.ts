@@ -81,7 +81,6 @@ export async function serverConformance<K extends KernelMetadata>(
       using words = server.createWithData(u32([10, 20, 30, 40]), 0);
       const [target1] = server.create([AllocationDescriptor.contiguous([3], 4)], 0);
       using written = target1.handle;
-      using tail = words.withOffsetStart(8); // a second owner: disposed too, or the slice leaks
       server.write([{ descriptor: written.copyDescriptor([3], [1], 4), data: u32([7, 8, 9]) }], 0);
       using tail = words.withOffsetStart(8); // a second owner: disposed like any handle
       const [a, b, c, d] = await server.read([
