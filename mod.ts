@@ -58,11 +58,11 @@ export type { RuntimeOptions, SchedulerStrategy } from "./runtime/core/config.ts
 export type { ProfileDuration } from "./runtime/server/server.ts";
 export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";
 export {
+  type ElementType,
   elementwise,
   type ElementwiseKernel,
   type ElementwiseRunOptions,
   type ElementwiseSpec,
-  type ElementType,
 } from "./runtime/kernels/elementwise.ts";
 export { dot, reduce, type ReduceOp, type ReduceOptions } from "./runtime/kernels/reduce.ts";
 export {

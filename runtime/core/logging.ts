@@ -23,13 +23,35 @@
  * @module
  */
 
-import { getLogger, type Logger } from "@logtape/logtape";
+import { getLogger } from "@logtape/logtape";
 
 /** The root category of every runtime logger. */
 export const LOG_CATEGORY = "gpucompute";
 
 /** The sub-categories the runtime logs under. */
 export type LogSubject = "stream" | "memory" | "server";
+
+/** Structured properties of a record, or a function computing them only when it is emitted. */
+export type LogProperties = Record<string, unknown> | (() => Record<string, unknown>);
+
+/**
+ * What the runtime logs through: the part of a LogTape `Logger` it uses (any LogTape logger is
+ * one). Messages are templates whose `{placeholders}` name properties.
+ *
+ * @example
+ * ```ts
+ * import type { Logger } from "@gpucompute/runtime/backend";
+ * const quiet: Logger = { debug() {}, info() {}, warn() {} };
+ * ```
+ */
+export interface Logger {
+  /** Logs at `debug`. */
+  debug(message: string, properties?: LogProperties): void;
+  /** Logs at `info`. */
+  info(message: string, properties?: LogProperties): void;
+  /** Logs at `warning`. */
+  warn(message: string, properties?: LogProperties): void;
+}
 
 /**
  * The LogTape logger of a subject: category `["gpucompute", subject]`.
@@ -44,5 +66,3 @@ export type LogSubject = "stream" | "memory" | "server";
 export function runtimeLogger(subject: LogSubject): Logger {
   return getLogger([LOG_CATEGORY, subject]);
 }
-
-export type { Logger };
