@@ -35,6 +35,7 @@ export interface ReduceOptions {
 /** Measured on llvmpipe (bench/kernels_bench.ts): 64-wide groups, at most 256 partials. */
 const WORKGROUP = 64;
 const MAX_GROUPS = 256;
+const IDENTITY: Record<ReduceOp, number> = { sum: 0, max: -Infinity, min: Infinity };
 const kernels = new Map<string, GeneratedKernel>();
 
 function kernel(op: ReduceOp, product: boolean): GeneratedKernel {
@@ -105,6 +106,11 @@ function run(
   const groups = Math.max(1, Math.min(MAX_GROUPS, Math.ceil(n / WORKGROUP)));
   const perGroup = Math.ceil(n / groups / WORKGROUP) * WORKGROUP || WORKGROUP;
   const out = options.out ?? client.create(4, { stream });
+  if (n === 0) {
+    // Nothing to bind (a storage binding needs one element): the result is the identity.
+    client.write(out, new Float32Array([IDENTITY[op]]), { stream });
+    return out;
+  }
   try {
     using partial = client.create(groups * 4, { stream });
     client.execute(kernel(op, inputs.length === 2), {

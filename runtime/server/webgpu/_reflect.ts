@@ -179,7 +179,9 @@ function workgroupSizeOf(
   name: string,
 ): [number, number, number] {
   const attribute = entry.attributes?.find((a) => a.name === "workgroup_size");
-  const values = Array.isArray(attribute?.value) ? attribute.value as string[] : [];
+  // The parser gives one argument as a string, several as an array.
+  const raw = attribute?.value;
+  const values = Array.isArray(raw) ? raw.map(String) : raw == null ? [] : [String(raw)];
   for (const value of values) {
     const noDefault = new RegExp(`\\boverride\\s+${value}\\s*(?::[^;=]*)?;`);
     if (/^[A-Za-z_]\w*$/.test(value) && noDefault.test(source)) {
