@@ -9,7 +9,9 @@
  * {@linkcode elementwise}, {@linkcode reduce} and {@linkcode dot} build common kernels for you.
  *
  * This entry point is for people who run kernels. Backend authors import `./backend` (the server
- * contract, handles, pools and multi-stream managers); the WebGPU backend itself is `./webgpu`.
+ * contract, handles, pools and multi-stream managers, and the vocabulary types this entry point
+ * only refers to, such as `CubeCountConstructors` or `MemoryAllocationMode`); the WebGPU backend
+ * itself, with its device options and CubeCL's info-buffer packing, is `./webgpu`.
  *
  * @example SAXPY with a read-only input and named parameters
  * ```ts ignore
@@ -47,13 +49,11 @@ export {
   type WriteOptions,
 } from "./runtime/client.ts";
 export type { WgslKernel } from "./runtime/server/webgpu/kernel.ts";
-export type { KernelMetadata, KernelParams, ParamValue } from "./runtime/core/kernel.ts";
+export type { KernelParams, ParamValue } from "./runtime/core/kernel.ts";
 export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
-export type { WebGpuDeviceOptions } from "./runtime/server/webgpu/device.ts";
-export { CubeCount, type CubeCountConstructors } from "./runtime/core/cube_count.ts";
+export { CubeCount } from "./runtime/core/cube_count.ts";
 export type { Binding, Handle } from "./runtime/core/handle.ts";
 export type { StreamId } from "./runtime/core/stream_id.ts";
-export type { MemoryAllocationMode } from "./runtime/core/kernel.ts";
 export type { RuntimeOptions, SchedulerStrategy } from "./runtime/core/config.ts";
 export type { ProfileDuration } from "./runtime/server/server.ts";
 export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";

@@ -12,7 +12,7 @@ import type { WebGpuServerOptions } from "./server/webgpu/server.ts";
 /** Options of {@linkcode createClient}: the backend and its server options. */
 export interface CreateClientOptions extends WebGpuServerOptions {
   /**
-   * The backend. Only WebGPU ships in this release; CUDA will load lazily through FFI.
+   * The backend. Only WebGPU ships in this release.
    * @default {"webgpu"}
    */
   backend?: "webgpu";

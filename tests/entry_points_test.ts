@@ -81,8 +81,10 @@ const BACKEND = [
   "withStream",
 ];
 const WEBGPU = [
+  "INFO_SCALAR_ORDER",
   "WebGpuDevice",
   "WebGpuProfiler",
   "WebGpuServer",
   "WebGpuStorage",
+  "packInfo",
 ];
