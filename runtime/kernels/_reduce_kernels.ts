@@ -3,8 +3,8 @@
  * invocation a strided run, then a tree in workgroup memory) into one partial; a second launch of
  * the same kernel folds the partials with one workgroup.
  *
- * On llvmpipe, workgroup barriers and workgroup memory are slow: 64-wide groups beat 256-wide ones
- * on reductions (bench/kernels_bench.ts measures the sizes).
+ * On llvmpipe, workgroup barriers and workgroup memory are slow: 32- and 64-wide groups beat
+ * 256-wide ones several times on reductions (bench/kernels_bench.ts measures the sizes).
  *
  * @module
  */
