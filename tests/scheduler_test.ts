@@ -399,6 +399,31 @@ Deno.test("SchedulerMultiStream does not submit unrelated tasks of the creating 
   scheduler.executeAll();
 });
 
+Deno.test("SchedulerMultiStream orders readers after writers but not readers among themselves", () => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler();
+  using h = handleOn(0);
+  using out1 = handleOn(1), out2 = handleOn(2);
+  // `reads` lists the very Binding objects registered (each binding() call is a new object).
+  const read = (stream: number, out: Handle) => {
+    const input = h.binding();
+    scheduler.register(stream, `read h on ${stream}`, [input, out.binding()], { reads: [input] });
+  };
+  read(1, out1);
+  read(2, out2);
+  assert.deepEqual(recorder.take(), [], "two readers of h stay on their streams");
+  assert.deepEqual([scheduler.queued(1), scheduler.queued(2)], [1, 1]);
+  scheduler.register(3, "write h on 3", [h.binding()]);
+  assert.deepEqual(
+    recorder.take(),
+    ["flush 2", "enqueue 1 read h on 1", "enqueue 1 read h on 2", "flush 1"],
+    "a writer executes every queued reader first",
+  );
+  read(1, out1);
+  assert.deepEqual(recorder.take(), ["enqueue 3 write h on 3", "flush 3"], "a reader, the writer");
+  scheduler.executeAll();
+});
+
 /** A task whose backend calls may fail, and whose `done` must run once whatever happens. */
 interface FallibleTask {
   readonly name: string;

@@ -54,6 +54,19 @@ Deno.test({
       assert.deepEqual([...await client.read(y, Float32Array)], [24, 48, 72, 96]);
     });
 
+    await t.step("two kernels that only read a handle are not ordered", async () => {
+      using x = client.createWithData(new Float32Array([1, 2]), { stream: 0 });
+      using y1 = client.createWithData(new Float32Array([0, 0]), { stream: 1 });
+      using y2 = client.createWithData(new Float32Array([5, 5]), { stream: 2 });
+      client.flush({ stream: 0 });
+      const before = server.stats().submits;
+      client.execute(axpy(), { stream: 1, threads: 2, buffers: [x, y1], params: { a: 1, n: 2 } });
+      client.execute(axpy(), { stream: 2, threads: 2, buffers: [x, y2], params: { a: 2, n: 2 } });
+      assert.equal(server.stats().submits, before, "stream 2 did not execute stream 1's reader");
+      const [r1, r2] = await client.readMany([y1, y2], Float32Array);
+      assert.deepEqual([[...r1], [...r2]], [[1, 2], [7, 9]]);
+    });
+
     await t.step("a write to a read-only binding is still a compilation error", async () => {
       const writesInput = axpy("x[i] = 0.0;");
       await assert.rejects(server.compile(writesInput), CompilationError);

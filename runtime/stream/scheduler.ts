@@ -17,8 +17,11 @@
  *
  * 1. **Order by memory, not by creator.** Each stream records the `ManagedMemoryId`s its queued
  *    tasks touch (cleared when it executes), and registering on X executes every other stream
- *    whose queued tasks touch any memory of the new task, whichever stream created it. Invariant:
- *    tasks queued on different streams never share memory, so any merge order is safe. CubeCL
+ *    whose queued tasks touch any memory of the new task, whichever stream created it. Memory a
+ *    task only reads (`reads` of {@linkcode SchedulerMultiStream.register}) conflicts only with
+ *    queued writers: two kernels that only read a handle stay on their streams. Invariant: tasks
+ *    queued on different streams never share memory that one of them writes, so any merge order
+ *    is safe. CubeCL
  *    also executes the stream that created each binding; that is not needed here (reuse is
  *    guarded by pins, and the single queue orders everything submitted), so unrelated tasks
  *    queued on the creating stream stay buffered.
@@ -97,11 +100,30 @@ interface QueuedTask<T> {
   readonly pins: MemoryPin[];
 }
 
-/** One pool slot: the task buffer, the memory its tasks touch, and the backend stream. */
+/** One pool slot: the task buffer, the memory its tasks touch (and write), the backend stream. */
 interface StreamState<T, S> {
   tasks: QueuedTask<T>[];
   readonly memories: Set<ManagedMemoryId>;
+  readonly written: Set<ManagedMemoryId>;
   readonly stream: S;
+}
+
+/**
+ * Options of {@linkcode SchedulerMultiStream.register}.
+ *
+ * @example
+ * ```ts
+ * import type { RegisterOptions } from "@gpucompute/runtime/backend";
+ * const options: RegisterOptions = { reads: [] };
+ * ```
+ */
+export interface RegisterOptions {
+  /**
+   * The bindings (of those registered) that the task only reads. A memory is written by the task
+   * if any of its bindings is not listed.
+   * @default {[]} (every binding may be written)
+   */
+  reads?: Iterable<Binding>;
 }
 
 interface Schedule<T> {
@@ -155,7 +177,12 @@ export class SchedulerMultiStream<T, S> {
     }
     this.#backend = backend;
     this.#pool = new StreamPool(
-      () => ({ tasks: [], memories: new Set(), stream: backend.createStream() }),
+      () => ({
+        tasks: [],
+        memories: new Set(),
+        written: new Set(),
+        stream: backend.createStream(),
+      }),
       { maxStreams: options.maxStreams },
     );
     this.#maxTasks = options.maxTasks;
@@ -170,8 +197,8 @@ export class SchedulerMultiStream<T, S> {
 
   /**
    * Buffers `task` on stream `id`, after executing the other streams whose queued tasks touch the
-   * same memory. Pins the bindings' memory until the task is submitted. Executes the stream once
-   * it holds `maxTasks`.
+   * same memory (unless both only read it, see {@linkcode RegisterOptions.reads}). Pins the
+   * bindings' memory until the task is submitted. Executes the stream once it holds `maxTasks`.
    *
    * Bad input (`TypeError` / `RangeError` / `INVALID_HANDLE`, including a binding whose handles
    * were all disposed) leaves the scheduler unchanged: the caller keeps its task. Once the input
@@ -179,12 +206,19 @@ export class SchedulerMultiStream<T, S> {
    * the other streams or this one; every task is still enqueued, see the module documentation)
    * propagates after the task was queued or handed to the backend.
    */
-  register(id: StreamId, task: T, bindings: Iterable<Binding>): void {
+  register(
+    id: StreamId,
+    task: T,
+    bindings: Iterable<Binding>,
+    options: RegisterOptions = {},
+  ): void {
     const index = this.#pool.streamIndex(id);
     const list = checkBindings(bindings);
+    const reads = new Set(options.reads ?? []);
+    const writes = new Set(list.filter((b) => !reads.has(b)).map((b) => b.memory.id));
     const errors: unknown[] = [];
     try {
-      this.#align(id, index, list);
+      this.#align(id, index, list, writes);
     } catch (error) {
       errors.push(error);
     }
@@ -193,6 +227,7 @@ export class SchedulerMultiStream<T, S> {
     for (const binding of list) {
       pins.push(binding.memory.id.pin());
       current.memories.add(binding.memory.id);
+      if (writes.has(binding.memory.id)) current.written.add(binding.memory.id);
     }
     current.tasks.push({ task, pins });
     if (current.tasks.length >= this.#maxTasks) {
@@ -221,6 +256,7 @@ export class SchedulerMultiStream<T, S> {
       const tasks = state.tasks;
       state.tasks = [];
       state.memories.clear();
+      state.written.clear();
       return { tasks, index };
     });
     if (this.#strategy === "interleave") this.#interleave(schedules);
@@ -246,11 +282,19 @@ export class SchedulerMultiStream<T, S> {
   }
 
   /** Executes the other streams whose queued tasks touch this task's memory. */
-  #align(id: StreamId, index: number, bindings: readonly Binding[]): void {
+  #align(
+    id: StreamId,
+    index: number,
+    bindings: readonly Binding[],
+    writes: ReadonlySet<ManagedMemoryId>,
+  ): void {
     const toFlush: StreamId[] = [];
     for (const [other, state] of this.#pool.entries()) {
       if (other === index || state.memories.size === 0) continue;
-      const shared = bindings.find((binding) => state.memories.has(binding.memory.id));
+      // A hazard unless both sides only read: read-after-write, write-after-read, write-after-write.
+      const shared = bindings.find(({ memory: { id } }) =>
+        state.memories.has(id) && (writes.has(id) || state.written.has(id))
+      );
       if (shared !== undefined) {
         toFlush.push(other);
         this.#logger.debug(

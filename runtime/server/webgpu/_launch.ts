@@ -42,6 +42,8 @@ export interface LaunchContext {
 export interface PreparedLaunch {
   readonly task: DispatchTask;
   readonly bindings: Binding[];
+  /** Those of `bindings` the dispatch only reads (declared `read`, an indirect count). */
+  readonly reads: Binding[];
   /** Gives back the info buffers if the task is never registered. */
   cancel(): void;
 }
@@ -118,6 +120,7 @@ export function prepareLaunch(
     return { binding: slot.binding, resource: { buffer: at.resource, offset: at.offset, size } };
   });
   const ordered = [...buffers];
+  const reads = buffers.filter((_, i) => bufferSlots[i].access === "read");
   let dispatch: DispatchTask["count"];
   let scratch: GPUBuffer | undefined;
   const max = limits.maxComputeWorkgroupsPerDimension;
@@ -129,6 +132,7 @@ export function prepareLaunch(
       );
     }
     ordered.push(count.binding);
+    reads.push(count.binding);
     scratch = context.infoBuffers.acquireEmpty(12);
     dispatch = { buffer: at.resource, offset: at.offset, scratch };
   } else {
@@ -160,6 +164,7 @@ export function prepareLaunch(
   return {
     task: { kind: "dispatch", kernel: compiled, bindGroup, count: dispatch, done: release },
     bindings: ordered,
+    reads,
     cancel: release,
   };
 }

@@ -225,7 +225,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const sources = descriptors.map((d) => this.#range(d));
     const pending = prepareRead(this.device, sources, this.#readStats);
     try {
-      this.#scheduler.register(stream, pending.task, descriptors.map((d) => d.binding));
+      const sources = descriptors.map((d) => d.binding);
+      this.#scheduler.register(stream, pending.task, sources, { reads: sources });
     } catch (error) {
       pending.cancel();
       throw error;
@@ -312,7 +313,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       compiled.settled.then(() => compiled.error && this.#errors.push(compiled.error));
     }
     try {
-      this.#scheduler.register(stream, prepared.task, prepared.bindings);
+      this.#scheduler.register(stream, prepared.task, prepared.bindings, { reads: prepared.reads });
     } catch (error) {
       prepared.cancel();
       throw error;
