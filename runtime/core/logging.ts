@@ -7,6 +7,7 @@
  * | --- | --- | --- |
  * | `["gpucompute", "stream"]` | `info` | a stream's queued work is executed early because another stream needs its memory (`streams`, `stream`); an event wait between streams (`origin`, `stream`) |
  * | `["gpucompute", "stream"]` | `debug` | why: the binding or memory shared across streams (`origin`, `memory`, `stream`, `cursor`) |
+ * | `["gpucompute", "stream"]` | `warning` | a GC wait failed and poisoned a stream; GC tasks pile up on a backend without synchronous waits |
  * | `["gpucompute", "memory"]` | `info` | a pool page allocated or freed (`page`, `size`, `pool`) |
  *
  * Sub-categories inherit their parent's configuration: a logger on `["gpucompute"]` sees all.
@@ -28,10 +29,26 @@ import { getLogger } from "@logtape/logtape";
 /** The root category of every runtime logger. */
 export const LOG_CATEGORY = "gpucompute";
 
-/** The sub-categories the runtime logs under. */
+/**
+ * The sub-categories the runtime logs under.
+ *
+ * @example
+ * ```ts
+ * import type { LogSubject } from "@gpucompute/runtime/backend";
+ * const subject: LogSubject = "memory";
+ * ```
+ */
 export type LogSubject = "stream" | "memory" | "server";
 
-/** Structured properties of a record, or a function computing them only when it is emitted. */
+/**
+ * Structured properties of a record, or a function computing them only when it is emitted.
+ *
+ * @example
+ * ```ts
+ * import type { LogProperties } from "@gpucompute/runtime/backend";
+ * const lazy: LogProperties = () => ({ streams: [1, 2] });
+ * ```
+ */
 export type LogProperties = Record<string, unknown> | (() => Record<string, unknown>);
 
 /**

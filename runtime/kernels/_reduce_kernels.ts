@@ -15,7 +15,15 @@ export interface GeneratedKernel {
   readonly source: string;
 }
 
-/** A reduction operator. */
+/**
+ * A reduction operator.
+ *
+ * @example
+ * ```ts
+ * import type { ReduceOp } from "@gpucompute/runtime";
+ * const op: ReduceOp = "max";
+ * ```
+ */
 export type ReduceOp = "sum" | "max" | "min";
 
 const COMBINE: Record<ReduceOp, (a: string, b: string) => string> = {

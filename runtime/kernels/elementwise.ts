@@ -9,7 +9,15 @@ import type { Handle } from "../core/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 
-/** Element types of element-wise inputs, outputs and params (all 4 bytes). */
+/**
+ * Element types of element-wise inputs, outputs and params (all 4 bytes).
+ *
+ * @example
+ * ```ts
+ * import type { ElementType } from "@gpucompute/runtime";
+ * const index: ElementType = "u32";
+ * ```
+ */
 export type ElementType = "f32" | "i32" | "u32";
 
 /**
@@ -44,7 +52,15 @@ export interface ElementwiseSpec {
   readonly name?: string;
 }
 
-/** Options of {@linkcode ElementwiseKernel.run}. */
+/**
+ * Options of {@linkcode ElementwiseKernel.run}.
+ *
+ * @example
+ * ```ts
+ * import type { ElementwiseRunOptions } from "@gpucompute/runtime";
+ * const options: ElementwiseRunOptions = { params: { a: 2 }, stream: 1 };
+ * ```
+ */
 export interface ElementwiseRunOptions {
   /**
    * Values of the params.
@@ -63,7 +79,16 @@ export interface ElementwiseRunOptions {
   stream?: StreamId;
 }
 
-/** An element-wise kernel built by {@linkcode elementwise}. */
+/**
+ * An element-wise kernel built by {@linkcode elementwise}.
+ *
+ * @example
+ * ```ts
+ * import { elementwise, type ElementwiseKernel } from "@gpucompute/runtime";
+ * const square: ElementwiseKernel = elementwise({ inputs: ["x"], expression: "x * x" });
+ * console.log(square.source.includes("out[i] = x * x;")); // true
+ * ```
+ */
 export interface ElementwiseKernel {
   /** The generated WGSL (inputs read-only, then `out`, then a uniform with `n` and the params). */
   readonly source: string;

@@ -13,7 +13,15 @@ import { type GeneratedKernel, reduceKernel, type ReduceOp } from "./_reduce_ker
 
 export type { ReduceOp } from "./_reduce_kernels.ts";
 
-/** Options of {@linkcode reduce} and {@linkcode dot}. */
+/**
+ * Options of {@linkcode reduce} and {@linkcode dot}.
+ *
+ * @example
+ * ```ts
+ * import type { ReduceOptions } from "@gpucompute/runtime";
+ * const options: ReduceOptions = { op: "min", stream: 2 };
+ * ```
+ */
 export interface ReduceOptions {
   /**
    * The operator (`dot` always sums the products).
