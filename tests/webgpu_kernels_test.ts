@@ -92,7 +92,7 @@ Deno.test({
       const params = { a: 1, n: 1 };
       assert.throws(
         () => client.execute(axpy(), { threads: 1, buffers: [x], params }),
-        argument("buffers", /has 1 handles, but the WGSL declares 2 storage bindings \(x, y\)/),
+        argument("buffers", /has 1 handle, but the WGSL declares 2 storage bindings \(x, y\)/),
       );
       assert.throws(
         () => client.execute(axpy(), { threads: 1, buffers: [tiny, y], params }),
@@ -110,6 +110,16 @@ Deno.test({
       assert.throws(
         () => client.execute(axpy(), { threads: [64, 70_000], buffers: [x, y], params }),
         argument("threads", /needs \[1, 70000, 1\] workgroups .* at most 65535 per dimension/),
+      );
+      // A known program in a new object is still checked against its own workgroupSize.
+      assert.throws(
+        () =>
+          client.execute({ ...axpy(), workgroupSize: [32] }, {
+            threads: 1,
+            buffers: [x, y],
+            params,
+          }),
+        argument("workgroupSize", /is \[32\] but 'main' declares @workgroup_size\(64, 1, 1\)/),
       );
       // Nothing of the refused launches ran.
       assert.deepEqual([...await client.read(y, Float32Array)], [5]);

@@ -242,7 +242,7 @@ Deno.test({
           }, 0),
         (e) =>
           e instanceof KernelArgumentError && e.argument === "buffers" &&
-          /has 2 handles, but the WGSL declares 1 storage bindings \(a\)/.test(e.message),
+          /has 2 handles, but the WGSL declares 1 storage binding \(a\)/.test(e.message),
       );
       await stillComputes();
     });

@@ -77,7 +77,7 @@ export function prepareLaunch(
       throw new KernelArgumentError(
         name,
         "buffers",
-        `has ${buffers.length} handles + 1 info buffer, but the WGSL declares ` +
+        `has ${plural(buffers.length, "handle")} + 1 info buffer, but the WGSL declares ` +
           `${declared.length} bindings in @group(0)`,
       );
     }
@@ -89,8 +89,9 @@ export function prepareLaunch(
       throw new KernelArgumentError(
         name,
         "buffers",
-        `has ${buffers.length} handles, but the WGSL declares ${bufferSlots.length} ` +
-          `storage bindings (${bufferSlots.map((b) => b.name).join(", ") || "none"})`,
+        `has ${plural(buffers.length, "handle")}, but the WGSL declares ` +
+          `${plural(bufferSlots.length, "storage binding")} ` +
+          `(${bufferSlots.map((b) => b.name).join(", ") || "none"})`,
       );
     }
     uniforms = packParams(name, declared.filter((b) => b.space === "uniform"), launch.params);
@@ -167,4 +168,8 @@ export function prepareLaunch(
     reads,
     cancel: release,
   };
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

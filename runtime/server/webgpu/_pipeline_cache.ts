@@ -18,6 +18,7 @@
 import { CompilationError } from "../../core/errors.ts";
 import type { WgslKernel } from "./kernel.ts";
 import {
+  checkWorkgroupSize,
   type KernelReflection,
   reflectKernel,
   wgslErrorLine,
@@ -58,7 +59,8 @@ export interface CompiledKernel {
 export class PipelineCache {
   readonly #device: GPUDevice;
   readonly #entries = new Map<string, CompiledKernel>();
-  #byObject = new WeakMap<WgslKernel, CompiledKernel>();
+  /** Per kernel object, its entry and the strings it had when first seen (compared by pointer). */
+  #byObject = new WeakMap<WgslKernel, { entry: CompiledKernel; program: Program }>();
   #hits = 0;
   #misses = 0;
 
@@ -90,10 +92,10 @@ export class PipelineCache {
    */
   get(kernel: WgslKernel): CompiledKernel {
     const seen = this.#byObject.get(kernel);
-    if (seen !== undefined && sameProgram(seen.kernel, kernel)) {
+    if (seen !== undefined && sameProgram(seen.program, kernel)) {
       this.#hits++;
-      if (seen.error !== undefined) throw seen.error;
-      return seen;
+      if (seen.entry.error !== undefined) throw seen.entry.error;
+      return seen.entry;
     }
     checkKernel(kernel);
     const key = `${kernel.id ?? ""}\u0000${kernel.entryPoint ?? ""}\u0000${kernel.source}`;
@@ -102,8 +104,8 @@ export class PipelineCache {
       this.#hits++;
       if (cached.error !== undefined) throw cached.error;
       // A new object for a known program: its own workgroupSize must still match the WGSL.
-      if (kernel.workgroupSize !== undefined) reflectKernel(kernel);
-      this.#byObject.set(kernel, cached);
+      checkWorkgroupSize(kernel, cached.reflection);
+      this.#byObject.set(kernel, { entry: cached, program: programOf(kernel) });
       return cached;
     }
     this.#misses++;
@@ -118,7 +120,7 @@ export class PipelineCache {
       throw error;
     }
     this.#entries.set(key, entry);
-    this.#byObject.set(kernel, entry);
+    this.#byObject.set(kernel, { entry, program: programOf(kernel) });
     return entry;
   }
 
@@ -197,7 +199,14 @@ function failed(kernel: WgslKernel, error: CompilationError): CompiledKernel {
   };
 }
 
-function sameProgram(a: WgslKernel, b: WgslKernel): boolean {
+/** What identifies a program. */
+type Program = Pick<WgslKernel, "source" | "entryPoint" | "id">;
+
+function programOf(kernel: WgslKernel): Program {
+  return { source: kernel.source, entryPoint: kernel.entryPoint, id: kernel.id };
+}
+
+function sameProgram(a: Program, b: WgslKernel): boolean {
   return a.source === b.source && a.entryPoint === b.entryPoint && a.id === b.id;
 }
 

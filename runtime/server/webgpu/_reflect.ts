@@ -102,17 +102,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   }
   const name = kernel.id ?? entry.name;
   const workgroupSize = workgroupSizeOf(kernel.source, entry, name);
-  if (kernel.workgroupSize !== undefined) {
-    const given = [...kernel.workgroupSize, 1, 1].slice(0, 3);
-    if (given.some((n, i) => n !== workgroupSize[i])) {
-      throw new KernelArgumentError(
-        name,
-        "workgroupSize",
-        `is [${kernel.workgroupSize.join(", ")}] but '${entry.name}' declares ` +
-          `@workgroup_size(${workgroupSize.join(", ")})`,
-      );
-    }
-  }
+  checkWorkgroupSize(kernel, { name, entryPoint: entry.name, workgroupSize });
   const variables = [
     ...(reflect.storage as unknown as ReflectVariable[]).map((v) => ({
       v,
@@ -160,6 +150,24 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     bindings,
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
   };
+}
+
+/** Throws `KernelArgumentError` when the kernel's own `workgroupSize` contradicts the WGSL. */
+export function checkWorkgroupSize(
+  kernel: WgslKernel,
+  reflection: Pick<KernelReflection, "name" | "entryPoint" | "workgroupSize">,
+): void {
+  if (kernel.workgroupSize === undefined) return;
+  const declared = reflection.workgroupSize;
+  const given = [...kernel.workgroupSize, 1, 1].slice(0, 3);
+  if (given.some((n, i) => n !== declared[i])) {
+    throw new KernelArgumentError(
+      reflection.name,
+      "workgroupSize",
+      `is [${kernel.workgroupSize.join(", ")}] but '${reflection.entryPoint}' declares ` +
+        `@workgroup_size(${declared.join(", ")})`,
+    );
+  }
 }
 
 /**
