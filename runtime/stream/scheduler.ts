@@ -214,8 +214,7 @@ export class SchedulerMultiStream<T, S> {
   ): void {
     const index = this.#pool.streamIndex(id);
     const list = checkBindings(bindings);
-    const reads = new Set(options.reads ?? []);
-    const writes = new Set(list.filter((b) => !reads.has(b)).map((b) => b.memory.id));
+    const writes = writtenMemory(list, options.reads);
     const errors: unknown[] = [];
     try {
       this.#align(id, index, list, writes);
@@ -227,7 +226,7 @@ export class SchedulerMultiStream<T, S> {
     for (const binding of list) {
       pins.push(binding.memory.id.pin());
       current.memories.add(binding.memory.id);
-      if (writes.has(binding.memory.id)) current.written.add(binding.memory.id);
+      if (writes === ALL || writes.has(binding.memory.id)) current.written.add(binding.memory.id);
     }
     current.tasks.push({ task, pins });
     if (current.tasks.length >= this.#maxTasks) {
@@ -286,14 +285,14 @@ export class SchedulerMultiStream<T, S> {
     id: StreamId,
     index: number,
     bindings: readonly Binding[],
-    writes: ReadonlySet<ManagedMemoryId>,
+    writes: Written,
   ): void {
     const toFlush: StreamId[] = [];
     for (const [other, state] of this.#pool.entries()) {
       if (other === index || state.memories.size === 0) continue;
       // A hazard unless both sides only read: read-after-write, write-after-read, write-after-write.
       const shared = bindings.find(({ memory: { id } }) =>
-        state.memories.has(id) && (writes.has(id) || state.written.has(id))
+        state.memories.has(id) && (writes === ALL || writes.has(id) || state.written.has(id))
       );
       if (shared !== undefined) {
         toFlush.push(other);
@@ -363,6 +362,19 @@ function throwAll(errors: readonly unknown[]): void {
   if (errors.length > 1) {
     throw new AggregateError(errors, `${errors.length} scheduler backend calls failed`);
   }
+}
+
+/** The memory a task writes: every binding's (the common case, no allocation) or a subset. */
+type Written = typeof ALL | ReadonlySet<ManagedMemoryId>;
+const ALL = Symbol("all");
+
+function writtenMemory(list: readonly Binding[], reads: Iterable<Binding> | undefined): Written {
+  if (reads === undefined) return ALL;
+  const readOnly = new Set(reads);
+  if (readOnly.size === 0) return ALL;
+  const written = new Set<ManagedMemoryId>();
+  for (const binding of list) if (!readOnly.has(binding)) written.add(binding.memory.id);
+  return written;
 }
 
 /** Materializes and validates bindings before any state changes. */

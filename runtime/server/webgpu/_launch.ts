@@ -84,7 +84,7 @@ export function prepareLaunch(
     bufferSlots = declared.slice(0, -1);
     uniforms = [{ binding: declared.at(-1)!.binding, bytes: info.bytes }];
   } else {
-    bufferSlots = declared.filter((b) => b.space === "storage");
+    bufferSlots = reflection.storage;
     if (bufferSlots.length !== buffers.length) {
       throw new KernelArgumentError(
         name,
@@ -94,7 +94,9 @@ export function prepareLaunch(
           `(${bufferSlots.map((b) => b.name).join(", ") || "none"})`,
       );
     }
-    uniforms = packParams(name, declared.filter((b) => b.space === "uniform"), launch.params);
+    uniforms = reflection.uniforms.length === 0 && launch.params === undefined
+      ? []
+      : packParams(name, reflection.uniforms, launch.params);
   }
   const limits = context.device.limits;
   const entries: GPUBindGroupEntry[] = buffers.map((binding, i) => {
@@ -121,7 +123,8 @@ export function prepareLaunch(
     return { binding: slot.binding, resource: { buffer: at.resource, offset: at.offset, size } };
   });
   const ordered = [...buffers];
-  const reads = buffers.filter((_, i) => bufferSlots[i].access === "read");
+  const reads: Binding[] = [];
+  buffers.forEach((binding, i) => bufferSlots[i].access === "read" && reads.push(binding));
   let dispatch: DispatchTask["count"];
   let scratch: GPUBuffer | undefined;
   const max = limits.maxComputeWorkgroupsPerDimension;

@@ -44,6 +44,10 @@ export interface KernelReflection {
   readonly workgroupSize: readonly [number, number, number];
   /** Every `@group(0)` binding of the module, in binding order. */
   readonly bindings: readonly ReflectedBinding[];
+  /** The `var<storage>` bindings, in binding order (what `buffers` fill). */
+  readonly storage: readonly ReflectedBinding[];
+  /** The `var<uniform>` bindings, in binding order (what `params` fill). */
+  readonly uniforms: readonly ReflectedBinding[];
   /** Whether a `var<storage, read>` binding exists (the module is compiled with it widened). */
   readonly hasReadOnlyStorage: boolean;
 }
@@ -148,6 +152,8 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     entryPoint: entry.name,
     workgroupSize,
     bindings,
+    storage: bindings.filter((b) => b.space === "storage"),
+    uniforms: bindings.filter((b) => b.space === "uniform"),
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
   };
 }
