@@ -79,9 +79,12 @@ export interface WriteOptions extends StreamOptions {
  *
  * @example
  * ```ts
- * import type { ExecuteOptions } from "@gpucompute/runtime";
- * declare const x: ExecuteOptions["buffers"];
- * const options: ExecuteOptions = { threads: 1024, buffers: x, params: { a: 2, n: 1024 } };
+ * import type { ExecuteOptions, Handle } from "@gpucompute/runtime";
+ * const saxpy = (x: Handle, y: Handle): ExecuteOptions => ({
+ *   threads: 1024,
+ *   buffers: [x, y],
+ *   params: { a: 2, n: 1024 },
+ * });
  * ```
  */
 export interface ExecuteOptions extends StreamOptions {
