@@ -137,7 +137,8 @@ export interface KernelLaunch<K extends KernelMetadata> {
    */
   readonly params?: KernelParams;
   /**
-   * Bounds-checked or not.
+   * Bounds-checked or not, for backends that compile generated kernels either way. WebGPU always
+   * runs checked (WGSL's robust buffer access) and ignores it; the user client does not offer it.
    * @default {"checked"}
    */
   readonly mode?: ExecutionMode;
