@@ -111,6 +111,19 @@ Deno.test({
         () => client.execute(axpy(), { threads: [64, 70_000], buffers: [x, y], params }),
         argument("threads", /needs \[1, 70000, 1\] workgroups .* at most 65535 per dimension/),
       );
+      // The issue's trap: scalars into a uniform struct used to read n = 0 silently.
+      const infoStruct = {
+        source: `struct Info { a: f32, n: u32 }
+@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+@group(0) @binding(1) var<uniform> info: Info;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x < info.n) { v[g.x] = info.a; } }`,
+      };
+      assert.throws(
+        () =>
+          client.execute(infoStruct, { threads: 1, buffers: [y], scalars: { f32: [3], u32: [1] } }),
+        argument("scalars", /would fill info: Info .* pass params: \{ a: \.\.\., n: \.\.\. \}/),
+      );
       // A known program in a new object is still checked against its own workgroupSize.
       assert.throws(
         () =>

@@ -81,6 +81,20 @@ export function prepareLaunch(
           `${declared.length} bindings in @group(0)`,
       );
     }
+    const last = declared.at(-1)!;
+    if (last.type.kind !== "array") {
+      // CubeCL's info buffer is read as an array of words; a struct here means named fields,
+      // which the info layout would fill at other offsets (a kernel reading n = 0).
+      const fields = last.type.kind === "struct"
+        ? `: pass params: { ${last.type.members.map((m) => `${m.name}: ...`).join(", ")} }`
+        : `: pass params: { ${last.name}: ... }`;
+      throw new KernelArgumentError(
+        name,
+        bindings.scalars.size > 0 ? "scalars" : "metadata",
+        `would fill ${last.name}: ${last.type.name} with CubeCL's info layout, which only an ` +
+          `array of words reads correctly${fields}`,
+      );
+    }
     bufferSlots = declared.slice(0, -1);
     uniforms = [{ binding: declared.at(-1)!.binding, bytes: info.bytes }];
   } else {
