@@ -11,7 +11,8 @@
  *    and holding the type's scalars little-endian and packed;
  * 3. the total is padded to a multiple of 16 bytes (at least 16).
  *
- * A kernel reads it as `var<storage, read> info: array<u32>` and bitcasts, e.g. the first f32
+ * A kernel reads it as an array of words, `var<storage, read> info: array<u32>` (a struct there is
+ * refused: its named fields are `params`), and bitcasts, e.g. the first f32
  * scalar of a launch with 3 metadata words is `bitcast<f32>(info[4])` (offset 16 / 4).
  *
  * @module

@@ -13,7 +13,7 @@
  *
  * Generated kernels may instead take CubeCL's info buffer (metadata and scalars by type, see
  * `packInfo` in `@gpucompute/runtime/webgpu`): it is bound to the module's LAST binding, after
- * the buffers.
+ * the buffers, which must be an array of words (`var<storage, read> info: array<u32>`).
  *
  * @module
  */
