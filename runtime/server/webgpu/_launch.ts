@@ -54,12 +54,12 @@ export function prepareLaunch(
   launch: KernelLaunch<WgslKernel>,
 ): PreparedLaunch {
   const { kernel, count, bindings } = launch;
-  if (bindings.tensorMaps.length > 0) {
-    throw new UnsupportedError(`Kernel '${kernel.id}': WebGPU has no tensor maps (TMA)`);
-  }
   const compiled = context.pipelines.get(kernel);
   const { reflection } = compiled;
   const name = reflection.name;
+  if (bindings.tensorMaps.length > 0) {
+    throw new UnsupportedError(`Kernel '${name}': WebGPU has no tensor maps (TMA)`);
+  }
   const declared = reflection.bindings;
   const info = packInfo(bindings);
   const buffers = bindings.buffers;
@@ -96,7 +96,7 @@ export function prepareLaunch(
       );
     }
     bufferSlots = declared.slice(0, -1);
-    uniforms = [{ binding: declared.at(-1)!.binding, bytes: info.bytes }];
+    uniforms = [{ binding: last.binding, bytes: info.bytes }];
   } else {
     bufferSlots = reflection.storage;
     if (bufferSlots.length !== buffers.length) {
