@@ -225,8 +225,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const sources = descriptors.map((d) => this.#range(d));
     const pending = prepareRead(this.device, sources, this.#readStats);
     try {
-      const sources = descriptors.map((d) => d.binding);
-      this.#scheduler.register(stream, pending.task, sources, { reads: sources });
+      const read = descriptors.map((d) => d.binding);
+      this.#scheduler.register(stream, pending.task, read, { reads: read });
     } catch (error) {
       pending.cancel();
       throw error;
