@@ -6,9 +6,14 @@
  * @module
  */
 
-import { assertNonNegativeInteger } from "./core/_validate.ts";
+import { assertNonNegativeInteger, describe } from "./core/_validate.ts";
 import type { MemoryUsage } from "./memory/memory_usage.ts";
-import { Bindings, type MetadataBinding, type StorageType } from "./core/bindings.ts";
+import {
+  Bindings,
+  type MetadataBinding,
+  STORAGE_TYPE_SIZE,
+  type StorageType,
+} from "./core/bindings.ts";
 import { CubeCount } from "./core/cube_count.ts";
 import { RuntimeError } from "./core/errors.ts";
 import { Binding, Handle, type Placement } from "./core/handle.ts";
@@ -177,6 +182,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /** Allocates `byteSize` bytes (uninitialised). The caller disposes the handle. */
   create(byteSize: number, options: StreamOptions = {}): Handle {
     assertNonNegativeInteger(byteSize, "byteSize");
+    checkOptions(options);
     return this.createTensor([byteSize], 1, options).handle;
   }
 
@@ -186,6 +192,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     elemSize: number,
     options: CreateOptions = {},
   ): Allocation {
+    checkOptions(options);
+    if (
+      options.kind !== undefined && options.kind !== "contiguous" && options.kind !== "optimized"
+    ) {
+      throw new RangeError(
+        `kind must be "contiguous" or "optimized", got ${describe(options.kind)}`,
+      );
+    }
     const descriptor = options.kind === "optimized"
       ? AllocationDescriptor.optimized(shape, elemSize)
       : AllocationDescriptor.contiguous(shape, elemSize);
@@ -194,11 +208,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
 
   /** Allocates a buffer holding a copy of `data`. */
   createWithData(data: TypedArray | ArrayBuffer, options: StreamOptions = {}): Handle {
+    checkOptions(options);
     return this.server.createWithData(toBytes(data), resolveStreamId(options.stream));
   }
 
   /** Writes `data` into the handle's memory at `options.offset` bytes, in stream order. */
   write(handle: Handle, data: TypedArray | ArrayBuffer, options: WriteOptions = {}): void {
+    checkHandle(handle, "handle");
+    checkOptions(options);
     const bytes = toBytes(data);
     const offset = options.offset ?? 0;
     assertNonNegativeInteger(offset, "offset");
@@ -234,6 +251,17 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     type?: TypedArrayConstructor<T>,
     options: StreamOptions = {},
   ): Promise<T[]> {
+    if (!Array.isArray(handles)) {
+      throw new TypeError(`handles must be an array of Handle, got ${describe(handles)}`);
+    }
+    handles.forEach((handle, i) => checkHandle(handle, `handles[${i}]`));
+    checkOptions(options);
+    if (
+      type !== undefined &&
+      (typeof type !== "function" || !Number.isInteger(type.BYTES_PER_ELEMENT))
+    ) {
+      throw new TypeError(`type must be a typed array constructor, got ${describe(type)}`);
+    }
     const descriptors: CopyDescriptor[] = handles.map((handle) => {
       const size = handle.size();
       return copyDescriptor(handle.binding(), [size], contiguousStrides([size]), 1);
@@ -247,10 +275,31 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * `KernelArgumentError` (before anything is enqueued) when the launch does not match the WGSL.
    */
   execute(kernel: K, options: ExecuteOptions): void {
-    const bindings = new Bindings().withBuffers(
-      (options.buffers ?? []).map((item) => item instanceof Handle ? item.binding() : item),
-    );
-    for (const [type, values] of Object.entries(options.scalars ?? {})) {
+    if (typeof kernel !== "object" || kernel === null) {
+      throw new TypeError(`kernel must be a kernel object, got ${describe(kernel)}`);
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`execute options must be an object, got ${describe(options)}`);
+    }
+    const buffers = options.buffers ?? [];
+    if (!Array.isArray(buffers)) {
+      throw new TypeError(`buffers must be an array, got ${describe(buffers)}`);
+    }
+    const bindings = new Bindings().withBuffers(buffers.map((item, i) => {
+      if (item instanceof Handle) return item.binding();
+      if (item instanceof Binding) return item;
+      throw new TypeError(`buffers[${i}] must be a Handle or a Binding, got ${describe(item)}`);
+    }));
+    const scalars = options.scalars ?? {};
+    if (typeof scalars !== "object" || scalars === null) {
+      throw new TypeError(`scalars must be an object by storage type, got ${describe(scalars)}`);
+    }
+    for (const [type, values] of Object.entries(scalars)) {
+      if (!Object.hasOwn(STORAGE_TYPE_SIZE, type)) {
+        throw new TypeError(
+          `scalars.${type}: unknown storage type (one of ${Object.keys(STORAGE_TYPE_SIZE)})`,
+        );
+      }
       if (values !== undefined) bindings.withScalar(type as StorageType, values);
     }
     if (options.metadata !== undefined) bindings.withMetadata(options.metadata);
@@ -327,7 +376,7 @@ function cubeCount(options: ExecuteOptions): CubeCount {
   if ((threads === undefined) === (count === undefined)) {
     throw new TypeError("execute needs exactly one of threads or count");
   }
-  if (count !== undefined) return count;
+  if (count !== undefined) return CubeCount.check(count);
   if (typeof threads === "number") return CubeCount.threads(threads);
   if (!Array.isArray(threads)) {
     throw new TypeError(`threads must be a number or [x, y, z], got ${typeof threads}`);
@@ -362,4 +411,16 @@ function fromBytes<T extends TypedArray>(bytes: Uint8Array, type?: TypedArrayCon
     aligned.byteOffset,
     aligned.byteLength / type.BYTES_PER_ELEMENT,
   );
+}
+
+function checkOptions(options: unknown): void {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`options must be an object, got ${describe(options)}`);
+  }
+}
+
+function checkHandle(handle: unknown, what: string): void {
+  if (!(handle instanceof Handle)) {
+    throw new TypeError(`${what} must be a Handle, got ${describe(handle)}`);
+  }
 }

@@ -113,6 +113,9 @@ export function copyDescriptor(
   strides: readonly number[],
   elemSize: number,
 ): CopyDescriptor {
+  if (!Array.isArray(shape) || !Array.isArray(strides)) {
+    throw new TypeError("shape and strides must be arrays of integers");
+  }
   if (shape.length !== strides.length) {
     throw new RangeError(`shape has ${shape.length} dimensions but strides has ${strides.length}`);
   }

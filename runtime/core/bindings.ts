@@ -5,8 +5,8 @@
  * @module
  */
 
-import { assertNonNegativeInteger } from "./_validate.ts";
-import type { Binding } from "./handle.ts";
+import { assertNonNegativeInteger, describe } from "./_validate.ts";
+import { Binding } from "./handle.ts";
 
 /** Element storage types that scalars and tensors may have. */
 export type StorageType =
@@ -76,21 +76,74 @@ export interface ScalarBinding {
 
 /** Constructors of {@linkcode ScalarBinding}. */
 export interface ScalarBindingConstructors {
-  /** Encodes numbers (or bigints for 64-bit integers) as scalars of `type`. */
+  /**
+   * Encodes numbers (or bigints for 64-bit integers) as scalars of `type`. Never coerces:
+   * `TypeError` for a value of the wrong kind (a string, a bigint for a float or 32-bit type),
+   * `RangeError` for a value the type cannot hold (`-1`, `1.5`, `NaN` or `2**32` as `u32`, `1e39`
+   * as `f32`). Floats accept `NaN` and the infinities.
+   */
   from(type: StorageType, values: readonly (number | bigint)[]): ScalarBinding;
 }
 
 /** Constructors of {@linkcode ScalarBinding}. */
 export const ScalarBinding: ScalarBindingConstructors = {
   from(type: StorageType, values: readonly (number | bigint)[]): ScalarBinding {
-    const size = STORAGE_TYPE_SIZE[type];
-    if (size === undefined) throw new TypeError(`Unknown storage type ${String(type)}`);
+    const size = Object.hasOwn(STORAGE_TYPE_SIZE, type) ? STORAGE_TYPE_SIZE[type] : undefined;
+    if (size === undefined) throw new TypeError(`Unknown storage type ${describe(type)}`);
+    if (!Array.isArray(values)) {
+      throw new TypeError(`Scalars of ${type} must be an array, got ${describe(values)}`);
+    }
+    values.forEach((value, i) => checkScalar(type, value, `${type} scalar ${i}`));
     const bytes = new Uint8Array(values.length * size);
     const view = new DataView(bytes.buffer);
     values.forEach((value, i) => writeScalar(view, i * size, type, value));
     return { type, length: values.length, bytes };
   },
 };
+
+const INTEGER_RANGE: Partial<Record<StorageType, readonly [bigint, bigint]>> = {
+  i8: [-(2n ** 7n), 2n ** 7n - 1n],
+  u8: [0n, 2n ** 8n - 1n],
+  i16: [-(2n ** 15n), 2n ** 15n - 1n],
+  u16: [0n, 2n ** 16n - 1n],
+  i32: [-(2n ** 31n), 2n ** 31n - 1n],
+  u32: [0n, 2n ** 32n - 1n],
+  i64: [-(2n ** 63n), 2n ** 63n - 1n],
+  u64: [0n, 2n ** 64n - 1n],
+};
+
+/** Rounds a number to each float type (bf16 is stored truncated from f32, so f32's range). */
+const FLOAT_ROUND: Partial<Record<StorageType, (value: number) => number>> = {
+  f16: (value) => Math.f16round(value),
+  bf16: (value) => Math.fround(value),
+  f32: (value) => Math.fround(value),
+  f64: (value) => value,
+};
+
+function checkScalar(type: StorageType, value: unknown, what: string): void {
+  const range = INTEGER_RANGE[type];
+  if (range === undefined) {
+    if (typeof value !== "number") {
+      throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+    }
+    if (Number.isFinite(value) && !Number.isFinite(FLOAT_ROUND[type]!(value))) {
+      throw new RangeError(`${what} ${value} overflows ${type} (it would be stored as Infinity)`);
+    }
+    return;
+  }
+  const wide = type === "i64" || type === "u64";
+  if (typeof value === "bigint" ? !wide : typeof value !== "number") {
+    const kind = wide ? "an integer number or a bigint" : "an integer number";
+    throw new TypeError(`${what} must be ${kind}, got ${describe(value)}`);
+  }
+  if (typeof value === "number" && !Number.isSafeInteger(value)) {
+    throw new RangeError(`${what} must be a safe integer to be stored as ${type}, got ${value}`);
+  }
+  const big = BigInt(value as number | bigint);
+  if (big < range[0] || big > range[1]) {
+    throw new RangeError(`${what} ${value} does not fit in ${type} [${range[0]}, ${range[1]}]`);
+  }
+}
 
 function writeScalar(
   view: DataView,
@@ -172,15 +225,21 @@ export class Bindings {
   /** Tensor maps (rejected by backends without TMA). */
   readonly tensorMaps: TensorMapBinding[] = [];
 
-  /** Appends a buffer. */
+  /** Appends a buffer; `TypeError` unless it is a {@linkcode Binding}. */
   withBuffer(binding: Binding): this {
+    checkBinding(binding, `buffers[${this.buffers.length}]`);
     this.buffers.push(binding);
     return this;
   }
 
-  /** Appends buffers. */
+  /** Appends buffers; `TypeError` (and nothing appended) unless each is a {@linkcode Binding}. */
   withBuffers(bindings: Iterable<Binding>): this {
-    for (const binding of bindings) this.buffers.push(binding);
+    if (typeof (bindings as Iterable<Binding>)?.[Symbol.iterator] !== "function") {
+      throw new TypeError(`buffers must be an iterable of Binding, got ${describe(bindings)}`);
+    }
+    const list = [...bindings];
+    list.forEach((binding, i) => checkBinding(binding, `buffers[${this.buffers.length + i}]`));
+    for (const binding of list) this.buffers.push(binding);
     return this;
   }
 
@@ -199,6 +258,9 @@ export class Bindings {
 
   /** Sets the metadata. */
   withMetadata(metadata: MetadataBinding): this {
+    if (!(metadata?.data instanceof Uint32Array)) {
+      throw new TypeError(`metadata.data must be a Uint32Array, got ${describe(metadata?.data)}`);
+    }
     assertNonNegativeInteger(metadata.staticLength, "metadata.staticLength");
     if (metadata.staticLength > metadata.data.length) {
       throw new RangeError(
@@ -218,5 +280,11 @@ export class Bindings {
   /** Every binding the launch touches: buffers, then tensor-map tensors. */
   allBindings(): Binding[] {
     return [...this.buffers, ...this.tensorMaps.map((map) => map.binding)];
+  }
+}
+
+function checkBinding(binding: unknown, what: string): void {
+  if (!(binding instanceof Binding)) {
+    throw new TypeError(`${what} must be a Binding, got ${describe(binding)}`);
   }
 }

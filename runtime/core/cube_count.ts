@@ -4,8 +4,8 @@
  * @module
  */
 
-import { assertU32 } from "./_validate.ts";
-import type { Binding } from "./handle.ts";
+import { assertU32, describe } from "./_validate.ts";
+import { Binding } from "./handle.ts";
 
 /**
  * The number of cubes (workgroups) to dispatch: static, read from a buffer holding `[x, y, z]` as
@@ -40,6 +40,11 @@ export interface CubeCountConstructors {
   dynamic(binding: Binding): CubeCount;
   /** Enough cubes of the kernel's size to cover `x` by `y` by `z` invocations. */
   threads(x: number, y?: number, z?: number): CubeCount;
+  /**
+   * Checks a cube count built by hand (servers call it in `execute`): `TypeError` for a wrong
+   * shape, `RangeError` for a dimension that is not a u32 or a dynamic binding under 12 bytes.
+   */
+  check(count: unknown): CubeCount;
 }
 
 /** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
@@ -63,6 +68,9 @@ export const CubeCount: CubeCountConstructors = {
     return CubeCount.static(x, y, z);
   },
   dynamic(binding: Binding): CubeCount {
+    if (!(binding instanceof Binding)) {
+      throw new TypeError(`A dynamic cube count needs a Binding, got ${describe(binding)}`);
+    }
     if (binding.size() < 12) {
       throw new RangeError(
         `A dynamic cube count needs 12 bytes, the binding has ${binding.size()}`,
@@ -75,5 +83,24 @@ export const CubeCount: CubeCountConstructors = {
     assertU32(y, "threads y");
     assertU32(z, "threads z");
     return { kind: "threads", x, y, z };
+  },
+  check(count: unknown): CubeCount {
+    if (typeof count !== "object" || count === null) {
+      throw new TypeError(`count must be a CubeCount, got ${describe(count)}`);
+    }
+    const { kind } = count as { kind?: unknown };
+    if (kind === "static" || kind === "threads") {
+      const { x, y, z } = count as { x: unknown; y: unknown; z: unknown };
+      assertU32(x, "CubeCount x");
+      assertU32(y, "CubeCount y");
+      assertU32(z, "CubeCount z");
+    } else if (kind === "dynamic") {
+      CubeCount.dynamic((count as { binding: Binding }).binding);
+    } else {
+      throw new TypeError(
+        `count.kind must be "static", "dynamic" or "threads", got ${describe(kind)}`,
+      );
+    }
+    return count as CubeCount;
   },
 };
