@@ -201,14 +201,24 @@ export async function serverConformance<K extends KernelMetadata>(
       assert.deepEqual(asU32(bytes), [9, 8]);
     });
 
-    await step("getResource", () => {
-      using a = server.createWithData(new Uint8Array(64), 0);
-      using tail = a.withOffsetStart(16);
+    await step("getResource leases the memory until released", async () => {
+      const a = server.createWithData(new Uint8Array(64), 0);
+      const tail = a.withOffsetStart(16);
       const resource = server.getResource(tail.binding(), 0);
-      const base = server.getResource(a.binding(), 0);
+      tail.dispose();
+      using base = server.getResource(a.binding(), 0);
       assert.equal(resource.size, 48);
       assert.equal(resource.offset, base.offset + 16);
       assert.equal(resource.resource, base.resource);
+      const id = a.memory.id;
+      a.dispose();
+      assert.equal(id.released, false, "a lease keeps the memory");
+      resource.release();
+      resource.release();
+      assert.equal(resource.released, true);
+      base[Symbol.dispose]();
+      await server.sync(0); // queued work on the memory may pin it until it runs
+      assert.equal(id.released, true);
     });
 
     await step("staging is provided or UNSUPPORTED", () => {
@@ -239,6 +249,40 @@ export async function serverConformance<K extends KernelMetadata>(
       } finally {
         other.destroy();
       }
+    });
+
+    await step("execute rejects malformed launches before enqueueing anything", async () => {
+      using a = server.createWithData(u32([1, 2, 3, 4]), 0);
+      const launch = (count: unknown, buffers: unknown[]) => () =>
+        server.execute({
+          kernel: increment,
+          count: count as CubeCount,
+          bindings: Object.assign(new Bindings(), { buffers }),
+        }, 0);
+      const good = CubeCount.new1d(1);
+      assert.throws(launch({ kind: "static", x: -1, y: 1, z: 1 }, [a.binding()]), RangeError);
+      assert.throws(launch({ kind: "static", x: 1.5, y: 1, z: 1 }, [a.binding()]), RangeError);
+      assert.throws(launch({ kind: "bogus" }, [a.binding()]), TypeError);
+      assert.throws(launch(null, [a.binding()]), TypeError);
+      assert.throws(launch(good, [null]), TypeError);
+      assert.throws(() => new Bindings().withScalar("u32", [-1]), RangeError);
+      server.execute({
+        kernel: increment,
+        count: cubes(4),
+        bindings: new Bindings().withBuffer(a.binding()),
+      }, 0);
+      const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 0);
+      assert.deepEqual(asU32(bytes), [2, 3, 4, 5]);
+    });
+
+    await step("destroy settles a pending read and sync with DESTROYED", async () => {
+      const doomed = await target.createServer();
+      using a = doomed.createWithData(u32([1, 2, 3]), 0);
+      const read = doomed.read([a.copyDescriptor([3], [1], 4)], 0);
+      const sync = doomed.sync(0);
+      doomed.destroy();
+      const destroyed = (e: unknown) => code(e) === "DESTROYED";
+      await Promise.all([assert.rejects(read, destroyed), assert.rejects(sync, destroyed)]);
     });
 
     await step("destroy is idempotent; later calls throw DESTROYED", async () => {

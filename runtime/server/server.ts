@@ -8,6 +8,12 @@
  *   flush to make a cross-stream result visible.
  * - **Reads are asynchronous, everything else is synchronous.** `create`, `write`, `execute` and
  *   `flush` enqueue work and return at once; `read`, `sync` and `endProfile` return promises.
+ *   A pending promise settles with `DESTROYED` when the server is destroyed, and with
+ *   `DEVICE_LOST` when the device is lost.
+ * - **Errors reach their caller.** A launch that can be checked synchronously throws from
+ *   `execute`. A failure the device reports later is attributed to the stream that launched the
+ *   work and raised by that stream's next `sync` or `read`, naming the kernel and the stream;
+ *   it never discards other work or another stream's read.
  * - **Errors are typed.** Bad arguments throw `TypeError`/`RangeError`; domain failures throw a
  *   {@linkcode ComputeError} subclass with a literal code. A failed call leaves the server usable.
  *   Optional operations a backend lacks throw `UNSUPPORTED`, never fail silently.
@@ -108,6 +114,27 @@ export interface BindingResource<R> {
   readonly offset: number;
   /** Byte length of the binding. */
   readonly size: number;
+}
+
+/**
+ * The backend resource behind a binding, leased by {@linkcode ComputeServer.getResource}: the work
+ * queued before it that it depends on has been submitted, and its memory is kept alive (not
+ * reused by another allocation) until the lease is released, even if every handle is disposed.
+ *
+ * @example
+ * ```ts
+ * import type { ResourceLease } from "@gpucompute/runtime/backend";
+ * function use(lease: ResourceLease<GPUBuffer>) {
+ *   using held = lease; // released at the end of the block
+ *   return [held.offset, held.size];
+ * }
+ * ```
+ */
+export interface ResourceLease<R> extends BindingResource<R>, Disposable {
+  /** True once released. */
+  readonly released: boolean;
+  /** Lets the memory be reused. Idempotent. */
+  release(): void;
 }
 
 /**
@@ -215,8 +242,12 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
   write(entries: readonly WriteEntry[], stream: StreamId): void;
   /** Resolves when every task submitted so far (on every stream) has completed. */
   sync(stream: StreamId): Promise<void>;
-  /** The backend resource behind a binding. */
-  getResource(binding: Binding, stream: StreamId): BindingResource<R>;
+  /**
+   * The backend resource behind a binding, for use outside the runtime (e.g. in your own command
+   * buffers). Submits the queued work the binding depends on first; the memory stays alive until
+   * the returned lease is released.
+   */
+  getResource(binding: Binding, stream: StreamId): ResourceLease<R>;
   /** Enqueues a kernel launch. */
   execute(launch: KernelLaunch<K>, stream: StreamId): void;
   /** Submits the stream's queued work to the device. */
