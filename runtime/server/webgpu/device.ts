@@ -4,7 +4,12 @@
  *
  * Device quirks handled here: `device.lost` may be `undefined` in Deno, so it is only observed when
  * present; a device we destroy ourselves also resolves `lost` (reason `"destroyed"`), which is not
- * reported as a loss. An adopted device is never destroyed (`owned` is false).
+ * reported as a loss, while an adopted device destroyed by its owner is. An adopted device is
+ * never destroyed (`owned` is false).
+ *
+ * Limits: a device requested without `requiredLimits` gets WebGPU's defaults (8 storage buffers
+ * per stage, 256-byte storage offset alignment...) even where the adapter allows more, so every
+ * limit the runtime relies on is requested at the adapter's value ({@linkcode RUNTIME_LIMITS}).
  *
  * @module
  */
@@ -28,7 +33,30 @@ export interface WebGpuDeviceOptions {
    * @default {undefined}
    */
   powerPreference?: GPUPowerPreference;
+  /**
+   * Limits to request instead of the adapter's values (e.g. to test with smaller ones). Ignored
+   * for an adopted device.
+   * @default {{}}
+   */
+  requiredLimits?: Record<string, number>;
 }
+
+/** The limits the runtime uses, requested at the adapter's value. */
+export const RUNTIME_LIMITS: readonly (keyof GPUSupportedLimits)[] = [
+  "maxBufferSize",
+  "maxStorageBufferBindingSize",
+  "maxStorageBuffersPerShaderStage",
+  "minStorageBufferOffsetAlignment",
+  "maxUniformBufferBindingSize",
+  "maxUniformBuffersPerShaderStage",
+  "minUniformBufferOffsetAlignment",
+  "maxComputeWorkgroupsPerDimension",
+  "maxComputeInvocationsPerWorkgroup",
+  "maxComputeWorkgroupSizeX",
+  "maxComputeWorkgroupSizeY",
+  "maxComputeWorkgroupSizeZ",
+  "maxComputeWorkgroupStorageSize",
+];
 
 /**
  * A GPU device with its ownership, its timer capability and loss tracking.
@@ -86,15 +114,10 @@ export class WebGpuDevice implements Disposable {
     const requiredFeatures: GPUFeatureName[] = adapter.features.has("timestamp-query")
       ? ["timestamp-query"]
       : [];
-    const limits = adapter.limits;
-    const device = await adapter.requestDevice({
-      requiredFeatures,
-      // Ask for the adapter's largest buffers: the defaults (128/256 MiB) are often lower.
-      requiredLimits: {
-        maxBufferSize: limits.maxBufferSize,
-        maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
-      },
-    });
+    const requiredLimits: Record<string, number> = {};
+    for (const name of RUNTIME_LIMITS) requiredLimits[name] = adapter.limits[name];
+    Object.assign(requiredLimits, options.requiredLimits);
+    const device = await adapter.requestDevice({ requiredFeatures, requiredLimits });
     return new WebGpuDevice(device, {
       owned: true,
       name: adapter.info?.description || adapter.info?.vendor || "WebGPU adapter",

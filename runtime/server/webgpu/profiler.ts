@@ -5,10 +5,16 @@
  * pass begun while at least one window is open gets `timestampWrites` (two query slots); a
  * window's device time is the sum of (end - begin) of the passes begun inside it. Copies are not
  * timed (they are not in passes). The server executes every stream when a window opens and when
- * it closes, so passes never straddle a window boundary. Closing resolves the window's slots with
- * `resolveQuerySet` into one buffer, copies it into one mappable buffer and maps it once.
- * Query slots are recycled when no window is open. Without `timestamp-query` the duration is the
- * wall clock from `start` to the completion of the submitted work (`timing: "system"`).
+ * it closes, so passes never straddle a window boundary. Closing resolves the query sets holding
+ * the window's slots with `resolveQuerySet` into one buffer, copies it into one mappable buffer
+ * and maps it once.
+ *
+ * Slot recycling: a pass's slot pair is counted once per window open when the pass began, and
+ * freed when the last of those windows closes. Closing submits the resolve synchronously, and the
+ * queue runs in order, so a later pass may reuse the slot at once. The sets held are thus bounded
+ * by the passes of the windows open at one time, not by the passes ever profiled, even when
+ * windows always overlap. Without `timestamp-query` the duration is the wall clock from `start`
+ * to the completion of the submitted work (`timing: "system"`).
  *
  * @module
  */
@@ -22,6 +28,12 @@ const PASSES_PER_SET = 128; // 256 query slots per set
 interface Window {
   readonly firstPass: number;
   readonly startedAt: number;
+}
+
+/** A timed pass: its slot pair and how many open windows still need it. */
+interface TimedPass {
+  readonly slot: number;
+  refs: number;
 }
 
 /**
@@ -42,6 +54,10 @@ export class WebGpuProfiler implements Disposable {
   readonly #timestamps: boolean;
   readonly #windows = new Map<number, Window>();
   readonly #sets: GPUQuerySet[] = [];
+  /** Free slot pairs (pair index = set * PASSES_PER_SET + i), lowest last. */
+  readonly #free: number[] = [];
+  /** Timed passes still needed by an open window, by pass number. */
+  readonly #passes = new Map<number, TimedPass>();
   #nextToken = 0;
   #nextPass = 0;
   #destroyed = false;
@@ -69,28 +85,34 @@ export class WebGpuProfiler implements Disposable {
     return this.#destroyed;
   }
 
+  /** Query sets held (each of 256 slots). */
+  get querySets(): number {
+    return this.#sets.length;
+  }
+
   /** Timestamp writes for a pass begun now, or `undefined` when no window is open. */
   passTimestamps(): GPUComputePassTimestampWrites | undefined {
     if (!this.#timestamps || this.#windows.size === 0 || this.#destroyed) return undefined;
-    const pass = this.#nextPass++;
-    const set = Math.floor(pass / PASSES_PER_SET);
-    while (this.#sets.length <= set) {
+    if (this.#free.length === 0) {
+      const set = this.#sets.length;
       this.#sets.push(
         this.#device.createQuerySet({ type: "timestamp", count: PASSES_PER_SET * 2 }),
       );
+      for (let i = PASSES_PER_SET - 1; i >= 0; i--) this.#free.push(set * PASSES_PER_SET + i);
     }
-    const slot = (pass % PASSES_PER_SET) * 2;
+    const slot = this.#free.pop()!;
+    this.#passes.set(this.#nextPass++, { slot, refs: this.#windows.size });
+    const index = (slot % PASSES_PER_SET) * 2;
     return {
-      querySet: this.#sets[set],
-      beginningOfPassWriteIndex: slot,
-      endOfPassWriteIndex: slot + 1,
+      querySet: this.#sets[Math.floor(slot / PASSES_PER_SET)],
+      beginningOfPassWriteIndex: index,
+      endOfPassWriteIndex: index + 1,
     };
   }
 
   /** Opens a window. */
   start(): ProfilingToken {
     this.#assertLive();
-    if (this.#windows.size === 0) this.#nextPass = 0; // no window reads the old slots
     const id = this.#nextToken++;
     this.#windows.set(id, { firstPass: this.#nextPass, startedAt: performance.now() });
     return { id };
@@ -111,7 +133,19 @@ export class WebGpuProfiler implements Disposable {
     }
     this.#windows.delete(token.id);
     if (!this.#timestamps) return this.#wallClock(window);
-    return this.#deviceTime(window.firstPass, this.#nextPass);
+    const slots: number[] = [];
+    for (let pass = window.firstPass; pass < this.#nextPass; pass++) {
+      const timed = this.#passes.get(pass);
+      if (timed !== undefined) slots.push(timed.slot);
+    }
+    const duration = this.#deviceTime(slots); // submits the resolve before returning
+    for (let pass = window.firstPass; pass < this.#nextPass; pass++) {
+      const timed = this.#passes.get(pass);
+      if (timed === undefined || --timed.refs > 0) continue;
+      this.#passes.delete(pass);
+      this.#free.push(timed.slot);
+    }
+    return duration;
   }
 
   /** Destroys the query sets. Idempotent. */
@@ -120,6 +154,8 @@ export class WebGpuProfiler implements Disposable {
     this.#destroyed = true;
     for (const set of this.#sets) set.destroy();
     this.#sets.length = 0;
+    this.#free.length = 0;
+    this.#passes.clear();
     this.#windows.clear();
   }
 
@@ -133,18 +169,12 @@ export class WebGpuProfiler implements Disposable {
     return { milliseconds: performance.now() - window.startedAt, timing: "system" };
   }
 
-  async #deviceTime(first: number, last: number): Promise<ProfileDuration> {
-    if (last === first) return { milliseconds: 0, timing: "device" };
-    // One 256-byte-aligned segment per query set touched; resolve all, map once.
-    const segments: { set: number; from: number; count: number; at: number }[] = [];
-    let size = 0;
-    for (let pass = first; pass < last;) {
-      const set = Math.floor(pass / PASSES_PER_SET);
-      const end = Math.min(last, (set + 1) * PASSES_PER_SET);
-      segments.push({ set, from: (pass % PASSES_PER_SET) * 2, count: (end - pass) * 2, at: size });
-      size += Math.ceil(((end - pass) * 16) / 256) * 256;
-      pass = end;
-    }
+  async #deviceTime(slots: readonly number[]): Promise<ProfileDuration> {
+    if (slots.length === 0) return { milliseconds: 0, timing: "device" };
+    // Resolve every set touched, whole (2 KiB each, 256-byte aligned), and map once.
+    const sets = [...new Set(slots.map((slot) => Math.floor(slot / PASSES_PER_SET)))];
+    const setBytes = PASSES_PER_SET * 2 * 8;
+    const size = sets.length * setBytes;
     const resolve = this.#device.createBuffer({
       size,
       usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
@@ -154,9 +184,9 @@ export class WebGpuProfiler implements Disposable {
       usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
     });
     const encoder = this.#device.createCommandEncoder();
-    for (const s of segments) {
-      encoder.resolveQuerySet(this.#sets[s.set], s.from, s.count, resolve, s.at);
-    }
+    sets.forEach((set, i) => {
+      encoder.resolveQuerySet(this.#sets[set], 0, PASSES_PER_SET * 2, resolve, i * setBytes);
+    });
     encoder.copyBufferToBuffer(resolve, 0, staging, 0, size);
     this.#device.queue.submit([encoder.finish()]);
     try {
@@ -164,12 +194,11 @@ export class WebGpuProfiler implements Disposable {
       await staging.mapAsync(GPUMapMode.READ);
       const values = new BigUint64Array(staging.getMappedRange());
       let total = 0n;
-      for (const s of segments) {
-        for (let i = 0; i < s.count; i += 2) {
-          const begin = values[s.at / 8 + i];
-          const end = values[s.at / 8 + i + 1];
-          if (end > begin) total += end - begin;
-        }
+      for (const slot of slots) {
+        const at = sets.indexOf(Math.floor(slot / PASSES_PER_SET)) * PASSES_PER_SET * 2 +
+          (slot % PASSES_PER_SET) * 2;
+        const [begin, end] = [values[at], values[at + 1]];
+        if (end > begin) total += end - begin;
       }
       staging.unmap();
       return { milliseconds: Number(total) / 1e6, timing: "device" };
