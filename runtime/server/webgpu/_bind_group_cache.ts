@@ -8,6 +8,11 @@
  * by new `GPUBuffer` objects with new ids, so a key never matches a destroyed buffer again; the
  * cache is cleared when it grows past its bound, which also drops entries of destroyed pages.
  *
+ * Each group also gets a *shape*: its layout and the size of every entry, without buffers or
+ * offsets. What WebGPU checks at dispatch beyond what the server checks before (minimum binding
+ * sizes the WGSL needs) depends only on the shape, so the stream backend proves and rejects
+ * launches by shape (see `_stream.ts`). Computed on a cache miss only.
+ *
  * @module
  */
 
@@ -18,6 +23,7 @@ export class BindGroupCache {
   readonly #device: GPUDevice;
   readonly #ids = new WeakMap<object, number>();
   readonly #groups = new Map<string, GPUBindGroup>();
+  readonly #shapes = new WeakMap<GPUBindGroup, string>();
   #nextId = 0;
   /** Lookups served from the cache. */
   hits = 0;
@@ -41,7 +47,15 @@ export class BindGroupCache {
     if (this.#groups.size >= MAX_ENTRIES) this.#groups.clear();
     group = this.#device.createBindGroup({ layout, entries: entries as GPUBindGroupEntry[] });
     this.#groups.set(key, group);
+    let shape = String(this.#id(layout));
+    for (const entry of entries) shape += `|${(entry.resource as GPUBufferBinding).size ?? -1}`;
+    this.#shapes.set(group, shape);
     return group;
+  }
+
+  /** The shape of a group this cache created: its layout and entry sizes. */
+  shape(group: GPUBindGroup): string {
+    return this.#shapes.get(group) ?? "";
   }
 
   /** Forgets every bind group (e.g. when pages are destroyed). */

@@ -18,7 +18,9 @@
 import type { Binding } from "../../core/handle.ts";
 import { KernelArgumentError, UnsupportedError } from "../../core/errors.ts";
 import type { BindingResource, KernelLaunch } from "../server.ts";
-import type { DispatchTask } from "./_stream.ts";
+import type { DispatchTask, EncoderStream } from "./_stream.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import { checkLaunch } from "./_check_launch.ts";
 import type { BindGroupCache } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_info_buffers.ts";
 import { packInfo } from "./_info_layout.ts";
@@ -36,6 +38,10 @@ export interface LaunchContext {
   readonly bindGroups: BindGroupCache;
   /** The buffer and range of a live binding of this server (`INVALID_HANDLE` otherwise). */
   resolve(binding: Binding): BindingResource<GPUBuffer>;
+  /** The backend stream of the stream the launch is made on (where its deferred error goes). */
+  readonly origin: EncoderStream;
+  /** The id of that stream. */
+  readonly stream: StreamId;
 }
 
 /** A checked dispatch and the bindings the scheduler must order and pin. */
@@ -53,6 +59,7 @@ export function prepareLaunch(
   context: LaunchContext,
   launch: KernelLaunch<WgslKernel>,
 ): PreparedLaunch {
+  checkLaunch(launch);
   const { kernel, count, bindings } = launch;
   const compiled = context.pipelines.get(kernel);
   const { reflection } = compiled;
@@ -180,7 +187,15 @@ export function prepareLaunch(
   };
   const bindGroup = context.bindGroups.get(compiled.layout, entries);
   return {
-    task: { kind: "dispatch", kernel: compiled, bindGroup, count: dispatch, done: release },
+    task: {
+      kind: "dispatch",
+      kernel: compiled,
+      bindGroup,
+      count: dispatch,
+      origin: context.origin,
+      stream: context.stream,
+      done: release,
+    },
     bindings: ordered,
     reads,
     cancel: release,

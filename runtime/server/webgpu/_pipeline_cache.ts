@@ -17,6 +17,7 @@
 
 import { CompilationError } from "../../core/errors.ts";
 import type { WgslKernel } from "./kernel.ts";
+import { checkBindingLimits } from "./_check_launch.ts";
 import {
   checkWorkgroupSize,
   type KernelReflection,
@@ -113,6 +114,11 @@ export class PipelineCache {
     try {
       const reflection = reflectKernel(kernel);
       checkLimits(reflection, this.#device.limits);
+      const spaces = reflection.bindings.map((b) => ({
+        uniform: b.space === "uniform",
+        line: b.line,
+      }));
+      checkBindingLimits(reflection.name, spaces, this.#device.limits);
       entry = this.#compile(kernel, reflection);
     } catch (error) {
       // Only a compilation failure is a property of the program; argument errors are not cached.

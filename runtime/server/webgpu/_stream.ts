@@ -2,20 +2,27 @@
  * The scheduler backend of the WebGPU server: a stream is a command encoder being filled.
  *
  * `enqueue` encodes a task at once; consecutive dispatches share ONE compute pass, which is ended
- * by the next copy or by `flush`. `flush` finishes the encoder and submits it (one submission per
- * executed stream), then runs the tasks' `done` callbacks (return info buffers, destroy staging).
+ * by the next copy or by `flush`. `flush` finishes the encoder and submits it, then runs the
+ * tasks' `done` callbacks (return info buffers, destroy staging).
  *
- * A dispatch whose pipeline is still `pending` (its validation scope has not popped yet) is
- * submitted in a command buffer of its own inside an error scope: if the pipeline is invalid only
- * that dispatch is lost, and the error is reported through `onError`. A dispatch of a `failed`
- * pipeline is skipped. Every submission runs inside a validation scope so that no error goes
- * unreported.
+ * Device quirk: a command buffer that fails validation at `submit` is dropped whole, with every
+ * valid command in it, and WebGPU reports why only asynchronously. The server checks what it can
+ * before a task is registered; for the rest, a dispatch is batched with other work only once its
+ * pipeline is `ready` and its bind group's *shape* (layout and entry sizes, see
+ * `_bind_group_cache.ts`) has been accepted by the device ("proven"). An unproven dispatch is
+ * submitted in a command buffer of its own, inside its own validation scope, together with the
+ * directly following unproven dispatches of the same shape from the same stream (they are valid
+ * or invalid together: what WebGPU checks beyond the server's own checks depends only on the
+ * shape). So an invalid launch loses only itself and its like, and its error goes to the stream
+ * that launched it (`origin.errors`), naming the kernel and the stream. One accepted submission
+ * proves a shape; one rejection lets the server refuse later launches of it synchronously.
  *
  * @module
  */
 
 import type { SchedulerStreamBackend } from "../../stream/scheduler.ts";
 import { type ComputeError, RuntimeError } from "../../core/errors.ts";
+import type { StreamId } from "../../core/stream_id.ts";
 import type { CompiledKernel } from "./_pipeline_cache.ts";
 
 /** One buffer-to-buffer copy. */
@@ -42,11 +49,15 @@ export interface DispatchTask {
     readonly offset: number;
     readonly scratch: GPUBuffer;
   };
+  /** The backend stream of the stream that launched it: where its deferred error goes. */
+  readonly origin: EncoderStream;
+  /** The id of that stream, for messages. */
+  readonly stream: StreamId;
   /** Runs once the task was submitted (or dropped). */
   readonly done?: () => void;
 }
 
-/** Copies encoded in order. */
+/** Copies encoded in order (checked before registration: they cannot fail at submit). */
 export interface CopyTask {
   readonly kind: "copy";
   readonly copies: readonly BufferCopy[];
@@ -56,13 +67,26 @@ export interface CopyTask {
 /** A task of the WebGPU scheduler. */
 export type GpuTask = DispatchTask | CopyTask;
 
+/** An isolated submission being encoded: unproven dispatches of one pair from one stream. */
+interface Isolated {
+  readonly task: DispatchTask;
+  readonly shape: string;
+  launches: number;
+}
+
 /** A backend stream: the open encoder and pass, and what to run after submission. */
 export interface EncoderStream {
   encoder: GPUCommandEncoder | undefined;
   pass: GPUComputePassEncoder | undefined;
   /** The pipeline last set on `pass`. */
   pipeline: GPUComputePipeline | undefined;
+  /** Set while `encoder` holds an isolated submission. */
+  isolated: Isolated | undefined;
+  /** Origins of the dispatches in the open shared encoder (for the safety-net report). */
+  readonly origins: Set<EncoderStream>;
   done: (() => void)[];
+  /** Deferred errors of launches made on this stream, reported by its next `sync` or `read`. */
+  readonly errors: ComputeError[];
   /** Submissions made by this stream. */
   cursor: number;
 }
@@ -71,21 +95,31 @@ export interface EncoderStream {
 export interface EncoderHooks {
   /** Timestamp writes for a new compute pass while a profiling window is open. */
   passTimestamps(): GPUComputePassTimestampWrites | undefined;
-  /** A deferred error (failed pipeline, rejected submission). */
-  onError(error: ComputeError): void;
+  /** The shape of a bind group: its layout and entry sizes. */
+  shape(bindGroup: GPUBindGroup): string;
 }
+
+/** Shapes remembered as proven or rejected; past this the record starts over (re-proving). */
+const MAX_SHAPES = 4096;
 
 /** Submission counters. */
 export interface EncoderStats {
   submits: number;
   passes: number;
+  /** Submissions of unproven dispatches (see the module doc). */
+  isolated: number;
 }
 
 /** The {@linkcode SchedulerStreamBackend} over one GPU queue. */
 export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderStream> {
   readonly #device: GPUDevice;
   readonly #hooks: EncoderHooks;
-  readonly stats: EncoderStats = { submits: 0, passes: 0 };
+  /** Bind groups of proven shapes: the hot path's check, with no string built. */
+  readonly #provenGroups = new WeakSet<GPUBindGroup>();
+  readonly #proven = new Set<string>();
+  readonly #rejected = new Map<string, string>();
+  readonly #checks = new Set<Promise<void>>();
+  readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0 };
 
   constructor(device: GPUDevice, hooks: EncoderHooks) {
     this.#device = device;
@@ -93,59 +127,128 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   }
 
   createStream(): EncoderStream {
-    return { encoder: undefined, pass: undefined, pipeline: undefined, done: [], cursor: 0 };
+    return {
+      encoder: undefined,
+      pass: undefined,
+      pipeline: undefined,
+      isolated: undefined,
+      origins: new Set(),
+      done: [],
+      errors: [],
+      cursor: 0,
+    };
+  }
+
+  /** WebGPU's message when this bind group's shape was already rejected, else `undefined`. */
+  rejection(bindGroup: GPUBindGroup): string | undefined {
+    if (this.#rejected.size === 0 || this.#provenGroups.has(bindGroup)) return undefined;
+    return this.#rejected.get(this.#hooks.shape(bindGroup));
+  }
+
+  /** Settles once the validation results of the submissions made so far are recorded. */
+  async settled(): Promise<void> {
+    if (this.#checks.size > 0) await Promise.all([...this.#checks]);
   }
 
   enqueue(task: GpuTask, stream: EncoderStream): void {
     if (task.done) stream.done.push(task.done);
     if (task.kind === "copy") {
+      if (task.copies.length === 0) return;
+      if (stream.isolated !== undefined) this.#submit(stream);
       this.#endPass(stream);
-      const encoder = this.#encoder(stream);
-      for (const copy of task.copies) {
-        encoder.copyBufferToBuffer(
-          copy.source,
-          copy.sourceOffset,
-          copy.destination,
-          copy.destinationOffset,
-          copy.size,
-        );
-      }
+      this.#encodeCopies(this.#encoder(stream), task.copies);
       return;
     }
-    const { state } = task.kernel;
-    if (state === "failed") return;
-    if (state === "pending") {
-      // Isolate: submit what precedes, then this dispatch alone.
-      this.flush(stream, false);
+    const kernel = task.kernel;
+    if (kernel.state === "failed") {
+      report(task.origin, kernel.error!);
+      return;
+    }
+    if (kernel.state === "ready" && this.#isProven(task.bindGroup)) {
+      if (stream.isolated !== undefined) this.#submit(stream);
+      stream.origins.add(task.origin);
       this.#dispatch(stream, task);
-      this.flush(stream, false, task.kernel);
       return;
     }
+    const shape = this.#hooks.shape(task.bindGroup);
+    const open = stream.isolated;
+    if (open?.shape === shape && open.task.origin === task.origin) {
+      open.launches++;
+      this.#dispatch(stream, task);
+      return;
+    }
+    if (stream.encoder !== undefined) this.#submit(stream); // what precedes, shared or not
+    stream.isolated = { task, shape, launches: 1 };
     this.#dispatch(stream, task);
   }
 
-  flush(stream: EncoderStream, runDone = true, isolated?: CompiledKernel): void {
-    this.#endPass(stream);
-    const encoder = stream.encoder;
-    stream.encoder = undefined;
-    if (encoder !== undefined) {
-      this.#device.pushErrorScope("validation");
-      this.#device.queue.submit([encoder.finish()]);
-      this.stats.submits++;
-      stream.cursor++;
-      this.#device.popErrorScope().then((error) => {
-        if (error === null) return;
-        // An isolated dispatch of a failed pipeline is reported by the pipeline's own error.
-        if (isolated !== undefined && isolated.state !== "ready") return;
-        this.#hooks.onError(
-          new RuntimeError("DRIVER", `A WebGPU submission was rejected: ${error.message}`),
-        );
-      }, () => {});
-    }
-    if (!runDone) return;
+  flush(stream: EncoderStream): void {
+    if (stream.encoder !== undefined) this.#submit(stream);
     const done = stream.done;
+    if (done.length === 0) return;
     stream.done = [];
     for (const callback of done) callback();
+  }
+
+  /** Ends the pass, finishes and submits the open encoder inside a validation scope. */
+  #submit(stream: EncoderStream): void {
+    this.#device.pushErrorScope("validation");
+    this.#endPass(stream);
+    const encoder = stream.encoder!;
+    const isolated = stream.isolated;
+    const origins = isolated === undefined && stream.origins.size > 0 ? [...stream.origins] : [];
+    stream.encoder = undefined;
+    stream.isolated = undefined;
+    stream.origins.clear();
+    this.#device.queue.submit([encoder.finish()]);
+    this.stats.submits++;
+    if (isolated !== undefined) this.stats.isolated++;
+    stream.cursor++;
+    const check: Promise<void> = this.#device.popErrorScope().then(
+      (error) => this.#record(isolated, origins, error?.message),
+      (cause) => this.#record(isolated, origins, String(cause)),
+    ).finally(() => this.#checks.delete(check));
+    this.#checks.add(check);
+  }
+
+  async #record(
+    isolated: Isolated | undefined,
+    origins: readonly EncoderStream[],
+    message: string | undefined,
+  ): Promise<void> {
+    if (isolated === undefined) {
+      // Safety net: shared submissions hold only proven dispatches and checked copies.
+      if (message === undefined) return;
+      const error = new RuntimeError("DRIVER", `A WebGPU submission was rejected: ${message}`);
+      for (const origin of origins) report(origin, error);
+      return;
+    }
+    const { task, shape, launches } = isolated;
+    if (message === undefined) {
+      if (this.#proven.size >= MAX_SHAPES) this.#proven.clear();
+      this.#proven.add(shape);
+      this.#provenGroups.add(task.bindGroup);
+      return;
+    }
+    await task.kernel.settled;
+    if (task.kernel.error !== undefined) {
+      report(task.origin, task.kernel.error);
+      return;
+    }
+    if (this.#rejected.size >= MAX_SHAPES) this.#rejected.clear();
+    this.#rejected.set(shape, message.trim());
+    const times = launches === 1 ? "" : ` (${launches} launches)`;
+    report(
+      task.origin,
+      launchError(task.kernel.reflection.name, task.stream, message.trim(), times),
+    );
+  }
+
+  #isProven(bindGroup: GPUBindGroup): boolean {
+    if (this.#provenGroups.has(bindGroup)) return true;
+    if (!this.#proven.has(this.#hooks.shape(bindGroup))) return false;
+    this.#provenGroups.add(bindGroup);
+    return true;
   }
 
   #dispatch(stream: EncoderStream, task: DispatchTask): void {
@@ -179,6 +282,18 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     }
   }
 
+  #encodeCopies(encoder: GPUCommandEncoder, copies: readonly BufferCopy[]): void {
+    for (const copy of copies) {
+      encoder.copyBufferToBuffer(
+        copy.source,
+        copy.sourceOffset,
+        copy.destination,
+        copy.destinationOffset,
+        copy.size,
+      );
+    }
+  }
+
   #encoder(stream: EncoderStream): GPUCommandEncoder {
     return stream.encoder ??= this.#device.createCommandEncoder();
   }
@@ -188,4 +303,22 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     stream.pass = undefined;
     stream.pipeline = undefined;
   }
+}
+
+/** The error of a launch that WebGPU rejected: names the kernel, the stream and the reason. */
+export function launchError(
+  kernel: string,
+  stream: StreamId,
+  message: string,
+  times = "",
+): RuntimeError {
+  return new RuntimeError(
+    "DRIVER",
+    `Kernel '${kernel}' launched on stream ${stream}${times} was rejected by WebGPU: ${message}`,
+  );
+}
+
+/** Queues a deferred error on a stream, once (a failed pipeline reports one error per stream). */
+function report(origin: EncoderStream, error: ComputeError): void {
+  if (!origin.errors.includes(error)) origin.errors.push(error);
 }

@@ -9,10 +9,18 @@
  *   submits once. Writes are encoded as copies from a staging buffer, never `queue.writeBuffer`
  *   into memory that queued tasks use (it would run ahead of them).
  * - **Reads** copy every source into one staging buffer mapped once (one round trip for K reads).
- * - **Deferred errors**: WebGPU validates asynchronously. A kernel first compiled by `execute`
- *   that turns out invalid is reported by the next `sync()` or `read()` (and every later `execute`
- *   of that kernel id throws its `CompilationError` at once). Call {@linkcode compile} to get the
- *   error eagerly.
+ * - **Errors**: everything checkable is checked by `execute` (the launch's shape, binding counts
+ *   and per-stage limits, offset alignment, cube counts against
+ *   `maxComputeWorkgroupsPerDimension`). No usage conflict can arise: buffers are bound writable
+ *   and an indirect count is copied out of its page first. WebGPU validates the rest
+ *   asynchronously; unproven launches are submitted alone (see `_stream.ts`), so an
+ *   invalid one never takes valid work down with it. Its error (a `CompilationError` for a kernel
+ *   first compiled by `execute`, else `DRIVER`) goes to the stream that launched it (ids that
+ *   share a pool index share a stream) and is thrown, with any others of that stream, by its next
+ *   `sync()` or `read()`; later launches of a known-bad kernel or binding
+ *   set throw at once. Call {@linkcode compile} to get compilation errors eagerly.
+ * - **Destroy and device loss** settle pending reads, syncs and profiles with `DESTROYED` or
+ *   `DEVICE_LOST` (a device destroyed by its owner counts as lost).
  * - **Server-to-server copy** goes through the host: a read on the source, then `createWithData`
  *   on the destination (two devices cannot share buffers in WebGPU).
  * - `staging` is `UNSUPPORTED`: WebGPU exposes no pinned host memory.
@@ -31,12 +39,13 @@ import {
   RuntimeError,
   UnsupportedError,
 } from "../../core/errors.ts";
-import { type Binding, Handle } from "../../core/handle.ts";
+import { Binding, Handle } from "../../core/handle.ts";
 import {
   type Allocation,
-  type AllocationDescriptor,
+  AllocationDescriptor,
   contiguousStrides,
   type CopyDescriptor,
+  copyDescriptor,
   isContiguous,
 } from "../../core/allocation.ts";
 import type {
@@ -47,20 +56,22 @@ import type {
   KernelLaunch,
   ProfileDuration,
   ProfilingToken,
+  ResourceLease,
   WriteEntry,
 } from "../server.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
-import { type EncoderStream, EncoderStreams, type GpuTask } from "./_stream.ts";
+import { type EncoderStream, EncoderStreams, type GpuTask, launchError } from "./_stream.ts";
 import { BindGroupCache } from "./_bind_group_cache.ts";
 import { InfoBufferPool } from "./_info_buffers.ts";
 import { prepareLaunch } from "./_launch.ts";
-import { prepareRead } from "./_read.ts";
+import { type PendingRead, prepareRead } from "./_read.ts";
+import { prepareWrite } from "./_write.ts";
+import { lease, settle, throwDeferred } from "./_settle.ts";
 import { WebGpuDevice, type WebGpuDeviceOptions } from "./device.ts";
 import type { WgslKernel } from "./kernel.ts";
 import { PipelineCache } from "./_pipeline_cache.ts";
 import { WebGpuProfiler } from "./profiler.ts";
 import { WebGpuStorage } from "./storage.ts";
-import { BufferUsage } from "./_buffer_usage.ts";
 
 /** Options of {@linkcode WebGpuServer.create}: device choice, runtime options, memory pools. */
 export interface WebGpuServerOptions extends WebGpuDeviceOptions, RuntimeOptions {
@@ -87,7 +98,13 @@ export interface WebGpuServerStats {
   readonly bindGroupHits: number;
   /** `mapAsync` calls made to read timestamps. */
   readonly profileMaps: number;
+  /** Submissions of unproven launches, each in a command buffer of its own. */
+  readonly isolatedSubmits: number;
+  /** Timestamp query sets the profiler holds. */
+  readonly querySets: number;
 }
+
+const NO_COPIES: GpuTask = { kind: "copy", copies: [] };
 
 /**
  * A compute server on a WebGPU device.
@@ -113,8 +130,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   readonly #bindGroups: BindGroupCache;
   readonly #profiler: WebGpuProfiler;
   readonly #readStats = { mapAsync: 0 };
-  readonly #errors: ComputeError[] = [];
-  readonly #watched = new WeakSet<object>();
+  readonly #reads = new Set<PendingRead>();
   #destroyed = false;
 
   /** Requests (or adopts) a device and builds a server on it. */
@@ -133,9 +149,10 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       ...options.memory,
     });
     this.#profiler = new WebGpuProfiler(device, { timestamps: gpu.timestamps });
+    this.#bindGroups = new BindGroupCache(device);
     this.#streams = new EncoderStreams(device, {
       passTimestamps: () => this.#profiler.passTimestamps(),
-      onError: (error) => this.#errors.push(error),
+      shape: (group) => this.#bindGroups.shape(group),
     });
     this.#scheduler = new SchedulerMultiStream(this.#streams, {
       maxStreams: config.maxStreams,
@@ -144,7 +161,6 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     });
     this.#pipelines = new PipelineCache(device);
     this.#infoBuffers = new InfoBufferPool(device);
-    this.#bindGroups = new BindGroupCache(device);
     this.properties = {
       backend: "webgpu",
       deviceName: gpu.name,
@@ -173,6 +189,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       pipelineMisses: this.#pipelines.misses,
       bindGroupHits: this.#bindGroups.hits,
       profileMaps: this.#profiler.maps,
+      isolatedSubmits: this.#streams.stats.isolated,
+      querySets: this.#profiler.querySets,
     };
   }
 
@@ -185,9 +203,17 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
     this.#assertUsable(stream);
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
-    const sizes = descriptors.map((d) =>
-      d.shape.reduce((a: number, b: number) => a * b, 1) * d.elemSize
-    );
+    const sizes = descriptors.map((d, i) => {
+      if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
+        throw new TypeError(`descriptors[${i}] must be an AllocationDescriptor`);
+      }
+      const { shape, elemSize } = AllocationDescriptor.contiguous(d.shape, d.elemSize);
+      const size = shape.reduce((a: number, b: number) => a * b, 1) * elemSize;
+      if (!Number.isSafeInteger(size)) {
+        throw new BufferTooBigError(size, this.#memory.maxAllocationSize);
+      }
+      return size;
+    });
     const allocations: Allocation[] = [];
     try {
       for (const [i, descriptor] of descriptors.entries()) {
@@ -222,6 +248,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   async read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]> {
     this.#assertUsable(stream);
+    if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
     const sources = descriptors.map((d) => this.#range(d));
     const pending = prepareRead(this.device, sources, this.#readStats);
     try {
@@ -232,56 +259,34 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       throw error;
     }
     this.#scheduler.executeStreams([stream]);
-    const bytes = await pending.result();
-    this.#throwDeferred();
-    return bytes;
+    this.#reads.add(pending);
+    try {
+      const bytes = await this.#settle(pending.result());
+      await this.#settle(this.#streams.settled());
+      throwDeferred(this.#scheduler.stream(stream).errors, stream);
+      return bytes;
+    } finally {
+      this.#reads.delete(pending);
+    }
   }
 
   write(entries: readonly WriteEntry[], stream: StreamId): void {
     this.#assertUsable(stream);
-    const targets = entries.map((entry) => {
+    if (!Array.isArray(entries)) throw new TypeError("entries must be an array");
+    const targets = entries.map((entry, i) => {
+      if (typeof entry !== "object" || entry === null) {
+        throw new TypeError(`entries[${i}] must be a WriteEntry`);
+      }
       const at = this.#range(entry.descriptor);
-      if (entry.data.byteLength !== at.size) {
-        throw new RangeError(
-          `Write of ${entry.data.byteLength} bytes into a descriptor of ${at.size} bytes`,
-        );
-      }
       const slice = this.#memory.get(entry.descriptor.binding.memory.id);
-      const endsSlice = at.offset + at.size === slice.offset + slice.size;
-      if (at.offset % 4 !== 0 || (at.size % 4 !== 0 && !endsSlice)) {
-        throw new RangeError(
-          `WebGPU copies 4-byte units: cannot write ${at.size} bytes at byte ${at.offset}`,
-        );
-      }
-      return { at, padded: Math.ceil(at.size / 4) * 4 };
+      return { data: entry.data, at, slice };
     });
-    const total = targets.reduce((sum, t) => sum + t.padded, 0);
-    if (total === 0) return;
-    const staging = this.device.createBuffer({
-      size: total,
-      usage: BufferUsage.COPY_SRC,
-      mappedAtCreation: true,
-    });
-    const bytes = new Uint8Array(staging.getMappedRange());
-    let offset = 0;
-    const copies = targets.map((target, i) => {
-      bytes.set(entries[i].data, offset);
-      const copy = {
-        source: staging,
-        sourceOffset: offset,
-        destination: target.at.resource,
-        destinationOffset: target.at.offset,
-        size: target.padded,
-      };
-      offset += target.padded;
-      return copy;
-    }).filter((copy) => copy.size > 0);
-    staging.unmap();
-    const task: GpuTask = { kind: "copy", copies, done: () => staging.destroy() };
+    const pending = prepareWrite(this.device, targets);
+    if (pending === undefined) return;
     try {
-      this.#scheduler.register(stream, task, entries.map((e) => e.descriptor.binding));
+      this.#scheduler.register(stream, pending.task, entries.map((e) => e.descriptor.binding));
     } catch (error) {
-      staging.destroy();
+      pending.cancel();
       throw error;
     }
   }
@@ -289,13 +294,18 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   async sync(stream: StreamId): Promise<void> {
     this.#assertUsable(stream);
     this.#scheduler.executeAll();
-    await this.device.queue.onSubmittedWorkDone();
-    this.#throwDeferred();
+    await this.#settle(this.device.queue.onSubmittedWorkDone());
+    await this.#settle(this.#streams.settled());
+    throwDeferred(this.#scheduler.stream(stream).errors, stream);
   }
 
-  getResource(binding: Binding, stream: StreamId): BindingResource<GPUBuffer> {
+  getResource(binding: Binding, stream: StreamId): ResourceLease<GPUBuffer> {
     this.#assertUsable(stream);
-    return this.#resolve(binding);
+    const at = this.#resolve(binding);
+    // Registered like any use of the binding, so the scheduler submits the streams it depends on.
+    this.#scheduler.register(stream, NO_COPIES, [binding]);
+    this.#scheduler.executeStreams([stream]);
+    return lease(at, binding.memory.id.pin());
   }
 
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
@@ -306,11 +316,13 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       infoBuffers: this.#infoBuffers,
       bindGroups: this.#bindGroups,
       resolve: (binding) => this.#resolve(binding),
+      origin: this.#scheduler.stream(stream),
+      stream,
     }, launch);
-    const compiled = prepared.task.kernel;
-    if (compiled.state === "pending" && !this.#watched.has(compiled)) {
-      this.#watched.add(compiled);
-      compiled.settled.then(() => compiled.error && this.#errors.push(compiled.error));
+    const rejected = this.#streams.rejection(prepared.task.bindGroup);
+    if (rejected !== undefined) {
+      prepared.cancel();
+      throw launchError(prepared.task.kernel.reflection.name, stream, rejected);
     }
     try {
       this.#scheduler.register(stream, prepared.task, prepared.bindings, { reads: prepared.reads });
@@ -346,7 +358,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
     this.#scheduler.executeAll();
-    return await this.#profiler.end(token);
+    return await this.#settle(this.#profiler.end(token));
   }
 
   allocationMode(mode: MemoryAllocationMode, stream: StreamId): void {
@@ -372,6 +384,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
+    for (const pending of this.#reads) pending.cancel(); // an adopted device lives on
+    this.#reads.clear();
     this.#pipelines.clear();
     this.#profiler.destroy();
     this.#infoBuffers.destroy();
@@ -398,6 +412,10 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   /** The buffer and exact byte range of a contiguous descriptor. */
   #range(descriptor: CopyDescriptor): BindingResource<GPUBuffer> {
+    if (!(descriptor?.binding instanceof Binding)) {
+      throw new TypeError("A copy descriptor must have a Binding (see Handle.copyDescriptor)");
+    }
+    copyDescriptor(descriptor.binding, descriptor.shape, descriptor.strides, descriptor.elemSize);
     if (!isContiguous(descriptor.shape, descriptor.strides)) {
       throw new UnsupportedError(
         `WebGPU copies contiguous data only; strides [${descriptor.strides}] of shape ` +
@@ -426,9 +444,17 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     });
   }
 
-  #throwDeferred(): void {
-    const error = this.#errors.shift();
-    if (error !== undefined) throw error;
+  #settle<T>(promise: Promise<T>): Promise<T> {
+    return settle(promise, (cause) => this.#closedError(cause));
+  }
+
+  #closedError(cause?: unknown): ComputeError | undefined {
+    if (this.#destroyed) {
+      return new RuntimeError("DESTROYED", "The WebGPU server was destroyed", { cause });
+    }
+    const lost = this.#gpu.lost;
+    if (lost === undefined) return undefined;
+    return new RuntimeError("DEVICE_LOST", `The WebGPU device was lost (${lost})`, { cause });
   }
 
   #assertUsable(stream?: StreamId): void {
