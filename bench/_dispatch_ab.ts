@@ -1,6 +1,7 @@
 /**
  * Interleaved A/B of 256 one-workgroup dispatches plus one wait: raw `navigator.gpu` (one encoder;
- * one submit each) against the client (maxTasks 32 and 256), alternating variants round by round
+ * one submit each) against the client (maxTasks 32 and 256, and with every dispatch on a binding
+ * never submitted before, the worst case of launch isolation), alternating variants round by round
  * in one process and one event loop, median of 25 rounds after 5 warm-up rounds. `deno bench`
  * runs each variant in its own burst, which on the llvmpipe adapter skews the comparison (device
  * polling and the software rasterizer's state differ between bursts), so this script is the
@@ -25,6 +26,7 @@ const clients = await Promise.all(
   [32, 256].map(async (maxTasks) => new ComputeClient(await WebGpuServer.create({ maxTasks }))),
 );
 const handles = clients.map((c) => c.create(256));
+let fresh = 0;
 const variants: [string, () => Promise<void>][] = [
   ["raw one encoder", () => rawOneEncoder(raw, 256)],
   ["raw submit each", () => rawSubmitPerDispatch(raw, 256)],
@@ -34,6 +36,15 @@ const variants: [string, () => Promise<void>][] = [
       await c.sync();
     }] as [string, () => Promise<void>]
   ),
+  // Every dispatch on a binding never submitted before: each is isolated in its own submission.
+  ["client new bindings", async () => {
+    const c = clients[0];
+    const size = 256 + 4 * (fresh++ % 1024);
+    const owned = Array.from({ length: 256 }, () => c.create(size));
+    for (const handle of owned) c.execute(k, { count, buffers: [handle] });
+    await c.sync();
+    for (const handle of owned) handle.dispose();
+  }],
 ];
 const times = new Map<string, number[]>();
 for (let r = 0; r < 30; r++) {

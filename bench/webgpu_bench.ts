@@ -1,7 +1,8 @@
 /**
  * WebGPU benchmarks on the default adapter (`deno task bench`):
  * - the same N small dispatches through the client and through raw `navigator.gpu` code (one
- *   submit per dispatch; one encoder for all), each ending with one wait for the queue;
+ *   submit per dispatch; one encoder for all), each ending with one wait for the queue; and N
+ *   dispatches each on a binding never submitted before (the worst case of launch isolation);
  * - a read of 1 handle against a read of 16 handles (coalesced into one map);
  * - the interleave and sequential strategies over 1, 4 and 16 streams.
  *
@@ -51,6 +52,21 @@ if (!ignore) {
     async fn() {
       for (let i = 0; i < DISPATCHES; i++) gpu.execute(increment, { count, buffers: [data] });
       await gpu.sync();
+    },
+  });
+
+  // Worst case of launch isolation: every dispatch binds a range never submitted before (the
+  // binding size grows per iteration), so each goes into a command buffer of its own.
+  let fresh = 0;
+  Deno.bench({
+    name: `client: ${DISPATCHES} dispatches, each on a new binding`,
+    group: "dispatch",
+    async fn() {
+      const size = ELEMENTS * 4 + 4 * (fresh++ % 1024);
+      const owned = Array.from({ length: DISPATCHES }, () => gpu.create(size));
+      for (const handle of owned) gpu.execute(increment, { count, buffers: [handle] });
+      await gpu.sync();
+      for (const handle of owned) handle.dispose();
     },
   });
 

@@ -41,3 +41,30 @@ export const increment: WgslKernel = kernel(
   if (id.x < arrayLength(&a)) { a[id.x] += 1u; }
 }`,
 );
+
+/** Writes `vec4f(1)` to `a[0]`: WebGPU rejects it at submit when `a` is bound with < 16 bytes. */
+export const vec4Store: WgslKernel = kernel(
+  "vec4_store",
+  `
+@group(0) @binding(0) var<storage, read_write> a: array<vec4f>;
+@compute @workgroup_size(${wg}) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x == 0u) { a[0] = vec4f(1.0); }
+}`,
+);
+
+/** Buffers `[b0..b(n-1)]` u32: `b(n-1)[i] = b0[i] + ... + b(n-2)[i]`. */
+export function sumBuffers(n: number): WgslKernel {
+  const decls = Array.from(
+    { length: n },
+    (_, i) => `@group(0) @binding(${i}) var<storage, read_write> b${i}: array<u32>;`,
+  ).join("\n");
+  const sum = Array.from({ length: n - 1 }, (_, i) => `b${i}[i]`).join(" + ");
+  return kernel(
+    `sum_${n}_buffers`,
+    `${decls}
+@compute @workgroup_size(${wg}) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let i = id.x;
+  if (i < arrayLength(&b${n - 1})) { b${n - 1}[i] = ${sum}; }
+}`,
+  );
+}

@@ -1,0 +1,121 @@
+/**
+ * Regression tests of issue #7, items 8 and 14: an invalid launch that only WebGPU can reject
+ * (at submit) loses only itself, its error goes to its own stream and kernel, and reads never
+ * discard their data for another stream's error.
+ */
+import assert from "node:assert/strict";
+import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
+import {
+  Bindings,
+  ComputeError,
+  CubeCount,
+  type Handle,
+  type SchedulerStrategy,
+} from "../backend.ts";
+import { increment, vec4Store } from "./_wgsl_kernels.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
+const asU32 = (bytes: Uint8Array) => [...new Uint32Array(bytes.slice().buffer)];
+const code = (error: unknown) => error instanceof ComputeError ? error.code : String(error);
+
+function run(server: WebGpuServer, kernel: typeof increment, buffers: Handle[], stream: number) {
+  server.execute({
+    kernel,
+    count: CubeCount.new1d(1),
+    bindings: new Bindings().withBuffers(buffers.map((h) => h.binding())),
+  }, stream);
+}
+
+for (const strategy of ["interleave", "sequential"] as SchedulerStrategy[]) {
+  Deno.test({
+    name: `${strategy}: a launch WebGPU rejects at submit loses only itself, on its own stream`,
+    ignore,
+    async fn() {
+      using server = await WebGpuServer.create({ strategy, maxTasks: 64 });
+      using a = server.createWithData(u32(Array(64).fill(1)), 1);
+      using tiny = server.createWithData(u32([0]), 1); // 4 bytes: array<vec4f> needs 16
+      using c = server.createWithData(u32(Array(64).fill(10)), 2);
+      run(server, increment, [a], 1);
+      let deferred = true;
+      try {
+        run(server, vec4Store, [tiny], 1);
+      } catch (error) {
+        // A backend that checks binding sizes against the WGSL rejects it here: also correct.
+        assert.match((error as Error).message, /vec4_store/);
+        deferred = false;
+      }
+      run(server, increment, [a], 1);
+      server.write([{ descriptor: a.copyDescriptor([1], [1], 4), data: u32([100]) }], 1);
+      run(server, increment, [c], 2);
+      // Stream 2 syncs (merging stream 1's work under interleave) and reads: no error for it.
+      await server.sync(2);
+      const [cBytes, aBytes] = await server.read([
+        c.copyDescriptor([64], [1], 4),
+        a.copyDescriptor([64], [1], 4),
+      ], 2);
+      assert.deepEqual(asU32(cBytes), Array(64).fill(11));
+      assert.deepEqual(asU32(aBytes), [100, ...Array(63).fill(3)]);
+      if (deferred) {
+        // The first sync of stream 1 reports it, naming the kernel and the stream; once.
+        await assert.rejects(
+          server.sync(1),
+          (e) =>
+            code(e) === "DRIVER" && /vec4_store/.test((e as Error).message) &&
+            /stream 1\b/.test((e as Error).message),
+        );
+        await server.sync(1);
+      }
+      // Known bad now: a second identical launch is refused synchronously.
+      assert.throws(
+        () => run(server, vec4Store, [tiny], 1),
+        (e) => /vec4_store/.test((e as Error).message),
+      );
+      run(server, increment, [a], 1);
+      const [again] = await server.read([a.copyDescriptor([2], [1], 4)], 1);
+      assert.deepEqual(asU32(again), [101, 4]);
+    },
+  });
+}
+
+Deno.test({
+  name: "deferred errors belong to their stream: a read on another stream keeps its data",
+  ignore,
+  async fn() {
+    using server = await WebGpuServer.create();
+    using tiny = server.createWithData(u32([0]), 3);
+    using b = server.createWithData(u32([5, 6]), 4);
+    try {
+      run(server, vec4Store, [tiny], 3);
+    } catch {
+      return; // checked synchronously by this backend: nothing is deferred
+    }
+    server.flush(3);
+    const [bytes] = await server.read([b.copyDescriptor([2], [1], 4)], 4);
+    assert.deepEqual(asU32(bytes), [5, 6]);
+    await server.sync(4); // stream 4 has no error of its own
+    await assert.rejects(server.read([tiny.copyDescriptor([1], [1], 4)], 3), /vec4_store/);
+  },
+});
+
+Deno.test({
+  name: "unproven launches of one shape share one isolated submission; proven ones are batched",
+  ignore,
+  async fn() {
+    using server = await WebGpuServer.create({ maxTasks: 256 });
+    const handles = Array.from({ length: 64 }, (_, i) => server.createWithData(u32([i, i]), 0));
+    const launchAll = () => handles.forEach((h) => run(server, increment, [h], 0));
+    const before = server.stats().isolatedSubmits;
+    launchAll(); // 64 new bind groups of one shape (same kernel, same sizes)
+    await server.sync(0);
+    assert.equal(server.stats().isolatedSubmits - before, 1);
+    launchAll(); // proven now: batched with other work
+    await server.sync(0);
+    assert.equal(server.stats().isolatedSubmits - before, 1);
+    const read = await server.read(handles.map((h) => h.copyDescriptor([2], [1], 4)), 0);
+    read.forEach((bytes, i) => assert.deepEqual(asU32(bytes), [i + 2, i + 2]));
+    for (const handle of handles) handle.dispose();
+  },
+});
