@@ -68,3 +68,13 @@ export function sumBuffers(n: number): WgslKernel {
 }`,
   );
 }
+
+/** Passes reflection but not WebGPU's compiler (a type error): it fails only asynchronously. */
+export const typeMismatch: WgslKernel = kernel(
+  "type_mismatch",
+  `
+@group(0) @binding(0) var<storage, read_write> a: array<u32>;
+@compute @workgroup_size(${wg}) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < arrayLength(&a)) { a[id.x] = 1.5; }
+}`,
+);

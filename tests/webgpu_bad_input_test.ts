@@ -6,7 +6,19 @@ import assert from "node:assert/strict";
 import { type ComputeClient, createClient, CubeCount, type Handle } from "../mod.ts";
 import { AllocationDescriptor, Bindings, ComputeError } from "../backend.ts";
 import type { WebGpuServer, WgslKernel } from "../runtime/server/webgpu/mod.ts";
-import { increment, vec4Store } from "./_wgsl_kernels.ts";
+import { increment, typeMismatch, vec4Store } from "./_wgsl_kernels.ts";
+
+/** Its info binding needs 32 bytes: one u32 scalar fills only 16. */
+const bigInfo: WgslKernel = {
+  ...increment,
+  id: "big_info",
+  source: `struct Big { a: vec4u, b: vec4u }
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read> info: array<Big>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < arrayLength(&out)) { out[id.x] = info[0].b.x; }
+}`,
+};
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -117,16 +129,24 @@ const CASES: Case[] = [
     doomed.dispose();
     bad(env, { buffers: [binding] });
   }, "INVALID_HANDLE"],
-  ["one buffer too many", buffers((env) => [env.data, env.small]), RangeError],
+  ["one buffer too many", buffers((env) => [env.data, env.small]), "KERNEL_ARGUMENT"],
   ["misaligned buffer offset", (env) => {
     using tail = env.data.withOffsetStart(4);
     bad(env, { buffers: [tail] });
   }, RangeError],
   ["kernel null", (env) => bad(env, {}, null), TypeError],
-  ["kernel without id", (env) => bad(env, {}, { source: increment.source }), TypeError],
+  ["kernel a string", (env) => bad(env, {}, "increment"), TypeError],
   ["kernel without source", kernel({ source: undefined }), TypeError],
   ["workgroup size 0", kernel({ workgroupSize: [0, 1, 1] }), TypeError],
-  ["workgroup size over the limit", kernel({ workgroupSize: [1 << 20, 1, 1] }), RangeError],
+  ["workgroupSize other than the WGSL's", kernel({ workgroupSize: [32, 1, 1] }), "KERNEL_ARGUMENT"],
+  [
+    "WGSL workgroup size over the device limit",
+    kernel({
+      workgroupSize: undefined,
+      source: increment.source.replace("@workgroup_size(64)", "@workgroup_size(4096)"),
+    }),
+    "COMPILATION",
+  ],
   ["WGSL syntax error (reported by sync)", async (env) => {
     env.client.execute(wgsl("syntax_error", increment.source.replace("+= 1u", "+= ;")), {
       count: CubeCount.newSingle(),
@@ -139,23 +159,40 @@ const CASES: Case[] = [
     kernel({ source: increment.source.replace("@group(0)", "@group(1)") }),
     "COMPILATION",
   ],
-  [
-    "gap in binding numbers",
-    kernel({ source: increment.source.replace("@binding(0)", "@binding(1)") }),
-    "COMPILATION",
-  ],
-  ["missing entry point (reported by sync)", async (env) => {
-    env.client.execute({ ...increment, id: "no_entry", entryPoint: "nope" }, {
-      count: CubeCount.newSingle(),
-      buffers: [env.data],
-    });
+  ["type error (reported by sync)", async (env) => {
+    env.client.execute(typeMismatch, { count: CubeCount.newSingle(), buffers: [env.data] });
     await env.client.sync();
   }, "COMPILATION"],
-  ["binding smaller than the WGSL needs", async (env) => {
-    env.client.execute(vec4Store, { count: CubeCount.newSingle(), buffers: [env.small] });
-    await env.client.sync();
-  }, "DRIVER"],
-  ["mode bogus", (env) => bad(env, { mode: "fast" }), RangeError],
+  ["missing entry point", kernel({ entryPoint: "nope" }), "KERNEL_ARGUMENT"],
+  [
+    "binding smaller than the WGSL needs",
+    (env) => env.client.execute(vec4Store, { count: CubeCount.newSingle(), buffers: [env.small] }),
+    "KERNEL_ARGUMENT",
+  ],
+  [
+    "info buffer smaller than the WGSL needs",
+    (env) =>
+      env.server.execute({
+        kernel: bigInfo,
+        count: CubeCount.newSingle(),
+        bindings: new Bindings().withBuffer(env.data.binding()).withScalar("u32", [1]),
+      }, 0),
+    "KERNEL_ARGUMENT",
+  ],
+  [
+    "server execute mode bogus",
+    (env) =>
+      env.server.execute(
+        any({
+          kernel: increment,
+          count: CubeCount.newSingle(),
+          bindings: new Bindings().withBuffer(env.data.binding()),
+          mode: "fast",
+        }),
+        0,
+      ),
+    RangeError,
+  ],
   ["execute options null", (env) => env.client.execute(increment, any(null)), TypeError],
   [
     "metadata not a Uint32Array",

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ComputeClient, ComputeError, CubeCount, type Handle } from "../mod.ts";
 import { WebGpuServer, type WgslKernel } from "../runtime/server/webgpu/mod.ts";
-import { increment, vec4Store } from "./_wgsl_kernels.ts";
+import { increment, typeMismatch, vec4Store } from "./_wgsl_kernels.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -163,7 +163,8 @@ async function runProgram(program: Program): Promise<void> {
           const target = handles.find((_, i) => !disposed[i]) ?? tiny;
           assert.throws(
             () => BAD_SYNC[op.which](client, target, op.s),
-            (e) => e instanceof TypeError || e instanceof RangeError,
+            (e) =>
+              e instanceof TypeError || e instanceof RangeError || code(e) === "KERNEL_ARGUMENT",
           );
           break;
         }
@@ -180,7 +181,7 @@ async function runProgram(program: Program): Promise<void> {
           const broken = {
             ...increment,
             id: `broken_${brokenIds++}`,
-            source: increment.source.replace("+= 1u", "+= ;"),
+            source: typeMismatch.source,
           };
           client.execute(broken, { stream: op.s, count: CubeCount.new1d(1), buffers: [tiny] });
           owed.add(index(op.s));

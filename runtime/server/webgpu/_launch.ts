@@ -102,6 +102,15 @@ export function prepareLaunch(
           `array of words reads correctly${fields}`,
       );
     }
+    if (info.bytes.byteLength < last.minSize) {
+      // WebGPU would reject this only at submit (and drop the whole command buffer).
+      throw new KernelArgumentError(
+        name,
+        bindings.scalars.size > 0 ? "scalars" : "metadata",
+        `fill ${info.bytes.byteLength} bytes of the info buffer, but ${last.name}: ` +
+          `${last.type.name} needs at least ${last.minSize}`,
+      );
+    }
     bufferSlots = declared.slice(0, -1);
     uniforms = [{ binding: last.binding, bytes: info.bytes }];
   } else {

@@ -21,7 +21,7 @@
  */
 
 import type { SchedulerStreamBackend } from "../../stream/scheduler.ts";
-import { type ComputeError, RuntimeError } from "../../core/errors.ts";
+import { CompilationError, type ComputeError, RuntimeError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { CompiledKernel } from "./_pipeline_cache.ts";
 
@@ -161,7 +161,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     }
     const kernel = task.kernel;
     if (kernel.state === "failed") {
-      report(task.origin, kernel.error!);
+      reportCompilation(task, kernel.error!);
       return;
     }
     if (kernel.state === "ready" && this.#isProven(task.bindGroup)) {
@@ -232,7 +232,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     }
     await task.kernel.settled;
     if (task.kernel.error !== undefined) {
-      report(task.origin, task.kernel.error);
+      reportCompilation(task, task.kernel.error);
       return;
     }
     if (this.#rejected.size >= MAX_SHAPES) this.#rejected.clear();
@@ -321,4 +321,18 @@ export function launchError(
 /** Queues a deferred error on a stream, once (a failed pipeline reports one error per stream). */
 function report(origin: EncoderStream, error: ComputeError): void {
   if (!origin.errors.includes(error)) origin.errors.push(error);
+}
+
+/**
+ * Queues a failed pipeline's error on the launch's stream, naming the stream; once per stream
+ * (every launch of a failed pipeline fails the same way).
+ */
+function reportCompilation(task: DispatchTask, error: CompilationError): void {
+  const errors = task.origin.errors;
+  if (errors.some((e) => e === error || e.cause === error)) return;
+  const own = new CompilationError(error.kernel, error.compilerMessage, error.line, {
+    cause: error,
+  });
+  own.message += ` (launched on stream ${task.stream})`;
+  errors.push(own);
 }
