@@ -5,21 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import {
-  Bindings,
-  ComputeError,
-  CubeCount,
-  type Handle,
-  type SchedulerStrategy,
-} from "../backend.ts";
+import { Bindings, CubeCount, type Handle, type SchedulerStrategy } from "../backend.ts";
 import { increment, typeMismatch } from "./_wgsl_kernels.ts";
+import { asU32, code, u32 } from "./_bytes.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
-const asU32 = (bytes: Uint8Array) => [...new Uint32Array(bytes.slice().buffer)];
-const code = (error: unknown) => error instanceof ComputeError ? error.code : String(error);
 
 function run(server: WebGpuServer, kernel: typeof increment, buffers: Handle[], stream: number) {
   server.execute({

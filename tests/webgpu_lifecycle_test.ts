@@ -4,15 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { Bindings, ComputeError, CubeCount } from "../backend.ts";
+import { Bindings, CubeCount } from "../backend.ts";
 import { increment } from "./_wgsl_kernels.ts";
+import { asU32, code, u32 } from "./_bytes.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
-const asU32 = (bytes: Uint8Array) => [...new Uint32Array(bytes.slice().buffer)];
-const code = (error: unknown) => error instanceof ComputeError ? error.code : String(error);
 
 for (const adopted of [false, true]) {
   Deno.test({

@@ -6,12 +6,10 @@ import assert from "node:assert/strict";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
 import { AllocationDescriptor, Bindings, CompilationError, CubeCount } from "../backend.ts";
 import { increment, sumBuffers } from "./_wgsl_kernels.ts";
+import { asU32, u32 } from "./_bytes.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
-const asU32 = (bytes: Uint8Array) => [...new Uint32Array(bytes.slice().buffer)];
 
 Deno.test({
   name: "a kernel may bind as many storage buffers as the adapter allows",
