@@ -67,7 +67,7 @@ export interface CopyTask {
 /** A task of the WebGPU scheduler. */
 export type GpuTask = DispatchTask | CopyTask;
 
-/** An isolated submission being encoded: unproven dispatches of one pair from one stream. */
+/** An isolated submission being encoded: unproven dispatches of one shape from one stream. */
 interface Isolated {
   readonly task: DispatchTask;
   readonly shape: string;
