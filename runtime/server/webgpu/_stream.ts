@@ -21,9 +21,10 @@
  */
 
 import type { SchedulerStreamBackend } from "../../stream/scheduler.ts";
-import { CompilationError, type ComputeError, RuntimeError } from "../../core/errors.ts";
+import { type ComputeError, RuntimeError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { CompiledKernel } from "./_pipeline_cache.ts";
+import { launchError, LaunchProofs, report, reportCompilation } from "./_proofs.ts";
 
 /** One buffer-to-buffer copy. */
 export interface BufferCopy {
@@ -99,9 +100,6 @@ export interface EncoderHooks {
   shape(bindGroup: GPUBindGroup): string;
 }
 
-/** Shapes remembered as proven or rejected; past this the record starts over (re-proving). */
-const MAX_SHAPES = 4096;
-
 /** Submission counters. */
 export interface EncoderStats {
   submits: number;
@@ -114,16 +112,14 @@ export interface EncoderStats {
 export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderStream> {
   readonly #device: GPUDevice;
   readonly #hooks: EncoderHooks;
-  /** Bind groups of proven shapes: the hot path's check, with no string built. */
-  readonly #provenGroups = new WeakSet<GPUBindGroup>();
-  readonly #proven = new Set<string>();
-  readonly #rejected = new Map<string, string>();
+  readonly #proofs: LaunchProofs;
   readonly #checks = new Set<Promise<void>>();
   readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0 };
 
   constructor(device: GPUDevice, hooks: EncoderHooks) {
     this.#device = device;
     this.#hooks = hooks;
+    this.#proofs = new LaunchProofs(hooks.shape);
   }
 
   createStream(): EncoderStream {
@@ -141,8 +137,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
 
   /** WebGPU's message when this bind group's shape was already rejected, else `undefined`. */
   rejection(bindGroup: GPUBindGroup): string | undefined {
-    if (this.#rejected.size === 0 || this.#provenGroups.has(bindGroup)) return undefined;
-    return this.#rejected.get(this.#hooks.shape(bindGroup));
+    return this.#proofs.rejection(bindGroup);
   }
 
   /** Settles once the validation results of the submissions made so far are recorded. */
@@ -161,16 +156,16 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     }
     const kernel = task.kernel;
     if (kernel.state === "failed") {
-      reportCompilation(task, kernel.error!);
+      reportCompilation(task.origin.errors, { error: kernel.error!, stream: task.stream });
       return;
     }
-    if (kernel.state === "ready" && this.#isProven(task.bindGroup)) {
+    if (kernel.state === "ready" && this.#proofs.isProven(task.bindGroup)) {
       if (stream.isolated !== undefined) this.#submit(stream);
       stream.origins.add(task.origin);
       this.#dispatch(stream, task);
       return;
     }
-    const shape = this.#hooks.shape(task.bindGroup);
+    const shape = this.#proofs.shape(task.bindGroup);
     const open = stream.isolated;
     if (open?.shape === shape && open.task.origin === task.origin) {
       open.launches++;
@@ -220,35 +215,23 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       // Safety net: shared submissions hold only proven dispatches and checked copies.
       if (message === undefined) return;
       const error = new RuntimeError("DRIVER", `A WebGPU submission was rejected: ${message}`);
-      for (const origin of origins) report(origin, error);
+      for (const origin of origins) report(origin.errors, error);
       return;
     }
     const { task, shape, launches } = isolated;
     if (message === undefined) {
-      if (this.#proven.size >= MAX_SHAPES) this.#proven.clear();
-      this.#proven.add(shape);
-      this.#provenGroups.add(task.bindGroup);
+      this.#proofs.prove(shape, task.bindGroup);
       return;
     }
     await task.kernel.settled;
+    const errors = task.origin.errors;
     if (task.kernel.error !== undefined) {
-      reportCompilation(task, task.kernel.error);
+      reportCompilation(errors, { error: task.kernel.error, stream: task.stream });
       return;
     }
-    if (this.#rejected.size >= MAX_SHAPES) this.#rejected.clear();
-    this.#rejected.set(shape, message.trim());
+    this.#proofs.reject(shape, message.trim());
     const times = launches === 1 ? "" : ` (${launches} launches)`;
-    report(
-      task.origin,
-      launchError(task.kernel.reflection.name, task.stream, message.trim(), times),
-    );
-  }
-
-  #isProven(bindGroup: GPUBindGroup): boolean {
-    if (this.#provenGroups.has(bindGroup)) return true;
-    if (!this.#proven.has(this.#hooks.shape(bindGroup))) return false;
-    this.#provenGroups.add(bindGroup);
-    return true;
+    report(errors, launchError(task.kernel.reflection.name, task.stream, message.trim(), times));
   }
 
   #dispatch(stream: EncoderStream, task: DispatchTask): void {
@@ -303,36 +286,4 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     stream.pass = undefined;
     stream.pipeline = undefined;
   }
-}
-
-/** The error of a launch that WebGPU rejected: names the kernel, the stream and the reason. */
-export function launchError(
-  kernel: string,
-  stream: StreamId,
-  message: string,
-  times = "",
-): RuntimeError {
-  return new RuntimeError(
-    "DRIVER",
-    `Kernel '${kernel}' launched on stream ${stream}${times} was rejected by WebGPU: ${message}`,
-  );
-}
-
-/** Queues a deferred error on a stream, once (a failed pipeline reports one error per stream). */
-function report(origin: EncoderStream, error: ComputeError): void {
-  if (!origin.errors.includes(error)) origin.errors.push(error);
-}
-
-/**
- * Queues a failed pipeline's error on the launch's stream, naming the stream; once per stream
- * (every launch of a failed pipeline fails the same way).
- */
-function reportCompilation(task: DispatchTask, error: CompilationError): void {
-  const errors = task.origin.errors;
-  if (errors.some((e) => e === error || e.cause === error)) return;
-  const own = new CompilationError(error.kernel, error.compilerMessage, error.line, {
-    cause: error,
-  });
-  own.message += ` (launched on stream ${task.stream})`;
-  errors.push(own);
 }

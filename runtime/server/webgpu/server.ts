@@ -60,7 +60,8 @@ import type {
   WriteEntry,
 } from "../server.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
-import { type EncoderStream, EncoderStreams, type GpuTask, launchError } from "./_stream.ts";
+import { type EncoderStream, EncoderStreams, type GpuTask } from "./_stream.ts";
+import { launchError } from "./_proofs.ts";
 import { BindGroupCache } from "./_bind_group_cache.ts";
 import { InfoBufferPool } from "./_info_buffers.ts";
 import { prepareLaunch } from "./_launch.ts";
