@@ -49,6 +49,7 @@ export type { ProfileDuration } from "./runtime/server/server.ts";
 export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";
 export { formatBytes } from "./runtime/core/format_bytes.ts";
 export {
+  BackendUnavailableError,
   BufferTooBigError,
   CompilationError,
   ComputeError,
