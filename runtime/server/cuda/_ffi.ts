@@ -16,6 +16,7 @@
  * @module
  */
 
+import { readPermittedEnv } from "../../core/config.ts";
 import { BackendUnavailableError, ComputeError } from "../../core/errors.ts";
 
 const R = "i32" as const;
@@ -133,28 +134,30 @@ export interface CudaDriverOptions {
 /** The candidates for the driver library, in order, and whether each came from the user. */
 export function libraryCandidates(options: CudaDriverOptions = {}): string[] {
   if (options.library !== undefined) return [options.library];
-  const fromEnv = readEnv(CUDA_LIBRARY_ENV);
+  const fromEnv = readPermittedEnv(CUDA_LIBRARY_ENV);
   if (fromEnv) return [fromEnv];
   return Deno.build.os === "windows" ? ["nvcuda.dll"] : ["libcuda.so.1", "libcuda.so"];
 }
 
-function readEnv(name: string): string | undefined {
-  // Never prompt or throw for a permission the caller did not grant: treat it as unset.
-  const state = Deno.permissions.querySync?.({ name: "env", variable: name }).state;
-  return state === "granted" ? Deno.env.get(name) : undefined;
-}
+/**
+ * Libraries opened so far, by path. A driver library is never closed: libcuda (and the simulator)
+ * run threads of their own that may still execute library code after the last context was
+ * released, and unloading under them crashes the process. Opening once per path also makes
+ * repeated server creation cheap.
+ */
+const opened = new Map<string, CudaDriver>();
 
 /**
- * An opened driver library. Every call made through {@linkcode check} throws a typed error.
+ * An opened driver library (one per path per process, never unloaded). Every call made through {@linkcode check} throws a typed error.
  *
  * @example
  * ```ts ignore
  * import { CudaDriver } from "@gpucompute/runtime/cuda";
- * using driver = CudaDriver.open();
+ * const driver = CudaDriver.open();
  * driver.check(driver.symbols.cuInit(0), "cuInit(0)");
  * ```
  */
-export class CudaDriver implements Disposable {
+export class CudaDriver {
   /** The path that was opened. */
   readonly path: string;
   /** The bound functions; optional ones are `null` when the driver lacks them. */
@@ -163,12 +166,9 @@ export class CudaDriver implements Disposable {
   readonly out64: BigUint64Array = new BigUint64Array(2);
   /** Scratch 32-bit out-parameters. */
   readonly out32: Int32Array = new Int32Array(2);
-  readonly #library: Deno.DynamicLibrary<typeof CUDA_SYMBOLS>;
-  #closed = false;
 
   private constructor(path: string, library: Deno.DynamicLibrary<typeof CUDA_SYMBOLS>) {
     this.path = path;
-    this.#library = library;
     this.symbols = library.symbols;
   }
 
@@ -180,8 +180,12 @@ export class CudaDriver implements Disposable {
     const tried = libraryCandidates(options);
     let last: unknown;
     for (const path of tried) {
+      const cached = opened.get(path);
+      if (cached !== undefined) return cached;
       try {
-        return new CudaDriver(path, Deno.dlopen(path, CUDA_SYMBOLS));
+        const driver = new CudaDriver(path, Deno.dlopen(path, CUDA_SYMBOLS));
+        opened.set(path, driver);
+        return driver;
       } catch (error) {
         if (error instanceof Deno.errors.NotCapable) throw error; // --allow-ffi is missing
         last = error;
@@ -198,11 +202,6 @@ export class CudaDriver implements Disposable {
     );
   }
 
-  /** True after {@linkcode close}. */
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   /** Throws a {@linkcode CudaDriverError} for any result other than `CUDA_SUCCESS`. */
   check(result: number, call: string): void {
     if (result !== CUDA_SUCCESS) throw this.error(result, call);
@@ -216,18 +215,6 @@ export class CudaDriver implements Disposable {
   /** Reads a pointer out-parameter written at `out64[index]`. */
   pointerAt(index = 0): Deno.PointerValue {
     return Deno.UnsafePointer.create(this.out64[index]);
-  }
-
-  /** Closes the library. Idempotent; only after every object of the driver was released. */
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#library.close();
-  }
-
-  /** Same as {@linkcode close}. */
-  [Symbol.dispose](): void {
-    this.close();
   }
 
   #describe(result: number, which: 0 | 1): string {
