@@ -27,11 +27,20 @@ const stream = fc.integer({ min: 0, max: 7 });
 const slot = fc.nat(SLOTS - 1);
 const value = fc.nat(1000);
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { arbitrary: fc.record({ op: fc.constant("alloc" as const), s: stream, h: slot, fill: value }), weight: 3 },
+  {
+    arbitrary: fc.record({ op: fc.constant("alloc" as const), s: stream, h: slot, fill: value }),
+    weight: 3,
+  },
   fc.record({ op: fc.constant("write" as const), s: stream, h: slot, fill: value }),
   fc.record({ op: fc.constant("fill" as const), s: stream, h: slot, fill: value }),
-  { arbitrary: fc.record({ op: fc.constant("copy" as const), s: stream, from: slot, to: slot }), weight: 2 },
-  { arbitrary: fc.record({ op: fc.constant("increment" as const), s: stream, h: slot }), weight: 2 },
+  {
+    arbitrary: fc.record({ op: fc.constant("copy" as const), s: stream, from: slot, to: slot }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({ op: fc.constant("increment" as const), s: stream, h: slot }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ op: fc.constant("read" as const), s: stream, h: slot }), weight: 2 },
   fc.record({ op: fc.constant("dispose" as const), h: slot }),
 );
@@ -66,13 +75,21 @@ async function run(server: CudaServer, program: Command[]): Promise<void> {
         }
         case "fill":
           if (!h) break;
-          kernel(c.s, CUDA_KERNELS.fillU32, new Bindings().withBuffer(h.binding()).withMetadata(meta).withScalar("u32", [c.fill]));
+          kernel(
+            c.s,
+            CUDA_KERNELS.fillU32,
+            new Bindings().withBuffer(h.binding()).withMetadata(meta).withScalar("u32", [c.fill]),
+          );
           model.set(c.h, new Uint32Array(N).fill(c.fill));
           break;
         case "copy": {
           const from = handles.get(c.from), to = handles.get(c.to);
           if (!from || !to || c.from === c.to) break;
-          kernel(c.s, CUDA_KERNELS.copyU32, new Bindings().withBuffers([from.binding(), to.binding()]).withMetadata(meta));
+          kernel(
+            c.s,
+            CUDA_KERNELS.copyU32,
+            new Bindings().withBuffers([from.binding(), to.binding()]).withMetadata(meta),
+          );
           model.set(c.to, model.get(c.from)!.slice());
           break;
         }
@@ -84,9 +101,11 @@ async function run(server: CudaServer, program: Command[]): Promise<void> {
         case "read": {
           if (!h) break;
           const expected = [...model.get(c.h)!];
-          reads.push(server.read([h.copyDescriptor([N], [1], 4)], c.s).then(([bytes]) => {
-            assert.deepEqual([...new Uint32Array(bytes.buffer)], expected);
-          }));
+          reads.push(
+            server.read([h.copyDescriptor([N], [1], 4)], c.s).then(([bytes]) => {
+              assert.deepEqual([...new Uint32Array(bytes.buffer)], expected);
+            }),
+          );
           break;
         }
         case "dispose":

@@ -111,7 +111,11 @@ export class StreamMemory {
 
   /** Frees every page of every stream. */
   destroy(): void {
-    for (const manager of this.#managers.values()) manager.destroy();
+    for (const manager of this.#managers.values()) {
+      try {
+        manager.destroy();
+      } catch { /* a page the driver refused to free (sticky error) */ }
+    }
     for (const storage of this.#storages.values()) storage.destroy();
     this.#managers.clear();
     this.#storages.clear();

@@ -367,12 +367,21 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.#profiler.destroy();
-    this.#memory.destroy();
-    this.#backend.destroy();
-    this.#pinned.destroy();
-    this.#modules.clear();
-    this.#events.destroy();
+    // Best effort, in order: after a sticky error the driver refuses frees, yet the context
+    // must still be released.
+    const steps = [
+      () => this.#profiler.destroy(),
+      () => this.#memory.destroy(),
+      () => this.#backend.destroy(),
+      () => this.#pinned.destroy(),
+      () => this.#modules.clear(),
+      () => this.#events.destroy(),
+    ];
+    for (const step of steps) {
+      try {
+        step();
+      } catch { /* the context is going away; its memory with it */ }
+    }
     this.#device.destroy();
   }
 

@@ -124,9 +124,13 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
    */
   destroy(): void {
     if (this.#destroyed) return;
-    for (const page of [...this.#pages.keys()]) this.dealloc(page);
-    this.#collect(true);
     this.#destroyed = true;
+    for (const page of [...this.#pages.keys()]) {
+      try {
+        this.dealloc(page);
+      } catch { /* refused after a sticky error: the context's release reclaims it */ }
+    }
+    this.#collect(true);
   }
 
   /** Frees deferred pages whose event completed (all of them when `all`). */
