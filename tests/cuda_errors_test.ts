@@ -33,13 +33,15 @@ const sim = (options = {}) => CudaServer.create({ library: SIM_LIBRARY, ...optio
 Deno.test("a missing driver library is BACKEND_UNAVAILABLE naming the path", () => {
   const missing =
     new URL("./fixtures/cuda_sim/build/missing/libcuda.so.1", import.meta.url).pathname;
-  const error = assert.throws(
-    () => CudaServer.create({ library: missing }),
-    BackendUnavailableError,
-  );
-  void error;
-  try {
-    CudaServer.create({ library: missing });
+  assert.throws(() => CudaServer.create({ library: missing }), (error) => {
+    assert.ok(error instanceof BackendUnavailableError);
+    assert.equal(error.code, "BACKEND_UNAVAILABLE");
+    assert.deepEqual(error.tried, [missing]);
+    assert.match(error.message, /cannot load the CUDA driver library/);
+    assert.ok(error.message.includes(missing));
+    return true;
+  });
+});
   } catch (error) {
     assert.ok(error instanceof BackendUnavailableError);
     assert.equal(error.code, "BACKEND_UNAVAILABLE");
