@@ -42,14 +42,6 @@ Deno.test("a missing driver library is BACKEND_UNAVAILABLE naming the path", () 
     return true;
   });
 });
-  } catch (error) {
-    assert.ok(error instanceof BackendUnavailableError);
-    assert.equal(error.code, "BACKEND_UNAVAILABLE");
-    assert.deepEqual(error.tried, [missing]);
-    assert.match(error.message, /cannot load the CUDA driver library/);
-    assert.ok(error.message.includes(missing));
-  }
-});
 
 Deno.test("the library path comes from the option, else GPUCOMPUTE_CUDA_LIBRARY, else libcuda.so.1", async () => {
   assert.deepEqual(libraryCandidates({ library: "/x/libcuda.so" }), ["/x/libcuda.so"]);
