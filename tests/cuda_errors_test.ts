@@ -48,7 +48,7 @@ Deno.test("the library path comes from the option, else GPUCOMPUTE_CUDA_LIBRARY,
   await withSimEnv({ [CUDA_LIBRARY_ENV]: SIM_LIBRARY }, () => {
     assert.deepEqual(libraryCandidates(), [SIM_LIBRARY]);
     using server = CudaServer.create(); // found through the environment
-    assert.match(server.utilities.deviceName, /cuda_sim/);
+    assert.match(server.properties.deviceName, /cuda_sim/);
   });
   const saved = Deno.env.get(CUDA_LIBRARY_ENV);
   Deno.env.delete(CUDA_LIBRARY_ENV);
@@ -75,10 +75,10 @@ Deno.test("no device is BACKEND_UNAVAILABLE; a missing ordinal too", async () =>
   });
 });
 
-Deno.test("utilities and device figures", () => {
+Deno.test("device properties and figures", () => {
   using server = sim();
-  assert.equal(server.utilities.backend, "cuda");
-  assert.equal(server.utilities.deviceTimer, true);
+  assert.equal(server.properties.backend, "cuda");
+  assert.equal(server.properties.deviceTimer, true);
   assert.deepEqual(server.device.attributes.computeCapability, [7, 5]);
   const { free, total } = server.device.memoryInfo();
   assert.ok(total === server.device.totalMemory && free <= total);

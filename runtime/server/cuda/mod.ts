@@ -9,7 +9,7 @@
  * ```ts ignore
  * import { CudaServer } from "@gpucompute/runtime/cuda";
  * using server = CudaServer.create({ library: "/usr/lib/x86_64-linux-gnu/libcuda.so.1" });
- * console.log(server.utilities.deviceName, server.device.attributes.computeCapability);
+ * console.log(server.properties.deviceName, server.device.attributes.computeCapability);
  * ```
  *
  * @module

@@ -44,7 +44,7 @@ import type {
   KernelLaunch,
   ProfileDuration,
   ProfilingToken,
-  ServerUtilities,
+  DeviceProperties,
   WriteEntry,
 } from "../server.ts";
 import { launch } from "./_launch.ts";
@@ -111,7 +111,7 @@ export interface CudaServerStats {
  * ```
  */
 export class CudaServer implements ComputeServer<CudaKernel, bigint> {
-  readonly utilities: ServerUtilities;
+  readonly properties: DeviceProperties;
   readonly #device: CudaDevice;
   readonly #events: EventPool;
   readonly #backend: CudaStreamBackend;
@@ -170,7 +170,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#pinned = new PinnedPool(driver, this.#events);
     this.#modules = new ModuleCache(driver);
     this.#profiler = new CudaProfiler(driver, wait);
-    this.utilities = {
+    this.properties = {
       backend: "cuda",
       deviceName: device.name,
       maxAllocationSize: this.#memory.maxAllocationSize,
