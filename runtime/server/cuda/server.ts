@@ -41,10 +41,10 @@ import type {
   BindingResource,
   ComputeServer,
   CopyStreams,
+  DeviceProperties,
   KernelLaunch,
   ProfileDuration,
   ProfilingToken,
-  DeviceProperties,
   WriteEntry,
 } from "../server.ts";
 import { launch } from "./_launch.ts";
