@@ -26,12 +26,11 @@ Deno.test("the cuda entry point exports the CUDA backend and opens no library", 
 const CUDA = [
   "CUDA_KERNELS",
   "CUDA_LIBRARY_ENV",
+  "CUDA_SYMBOLS",
   "CudaDevice",
   "CudaDriver",
   "CudaDriverError",
-  "CudaProfiler",
   "CudaServer",
-  "CudaStorage",
   "ModuleCache",
   "libraryCandidates",
 ];

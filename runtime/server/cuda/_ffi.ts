@@ -23,7 +23,16 @@ const R = "i32" as const;
 const P = "pointer" as const;
 const B = "buffer" as const;
 
-/** The driver symbols the backend binds, with their FFI signatures (from cuda.h). */
+/**
+ * The driver symbols the backend binds, with their FFI signatures (from cuda.h).
+ *
+ * @example Bind them yourself (what {@linkcode CudaDriver.open} does)
+ * ```ts ignore
+ * import { CUDA_SYMBOLS } from "@gpucompute/runtime/cuda";
+ * const library = Deno.dlopen("libcuda.so.1", CUDA_SYMBOLS);
+ * console.log(library.symbols.cuInit(0)); // 0 (CUDA_SUCCESS)
+ * ```
+ */
 export const CUDA_SYMBOLS = {
   cuInit: { parameters: ["u32"], result: R },
   cuDriverGetVersion: { parameters: [B], result: R },
@@ -71,7 +80,18 @@ export const CUDA_SYMBOLS = {
   cuGetErrorString: { parameters: ["i32", B], result: R },
 } as const satisfies Deno.ForeignLibraryInterface;
 
-/** The bound functions of {@linkcode CUDA_SYMBOLS}. */
+/**
+ * The bound functions of {@linkcode CUDA_SYMBOLS}.
+ *
+ * @example
+ * ```ts
+ * import type { CudaSymbols } from "@gpucompute/runtime/cuda";
+ * const version = (symbols: CudaSymbols) => {
+ *   const out = new Int32Array(1);
+ *   return symbols.cuDriverGetVersion(out) === 0 ? out[0] : undefined;
+ * };
+ * ```
+ */
 export type CudaSymbols = Deno.DynamicLibrary<typeof CUDA_SYMBOLS>["symbols"];
 
 /** `CUresult` values the backend branches on. */
@@ -85,7 +105,16 @@ export const CUDA_ERROR_INVALID_PTX = 218;
 /** `CUDA_ERROR_NOT_READY`: an event or stream has pending work (not an error). */
 export const CUDA_ERROR_NOT_READY = 600;
 
-/** The environment variable that overrides the driver library's path. */
+/**
+ * The environment variable that overrides the driver library's path (read only when `--allow-env`
+ * grants it).
+ *
+ * @example
+ * ```ts
+ * import { CUDA_LIBRARY_ENV } from "@gpucompute/runtime/cuda";
+ * console.log(CUDA_LIBRARY_ENV); // GPUCOMPUTE_CUDA_LIBRARY
+ * ```
+ */
 export const CUDA_LIBRARY_ENV = "GPUCOMPUTE_CUDA_LIBRARY";
 
 /**
@@ -121,7 +150,15 @@ export class CudaDriverError extends ComputeError {
   }
 }
 
-/** Options of {@linkcode CudaDriver.open}. */
+/**
+ * Options of {@linkcode CudaDriver.open}.
+ *
+ * @example
+ * ```ts
+ * import type { CudaDriverOptions } from "@gpucompute/runtime/cuda";
+ * const options: CudaDriverOptions = { library: "/usr/lib/wsl/lib/libcuda.so.1" };
+ * ```
+ */
 export interface CudaDriverOptions {
   /**
    * Path of the driver library; else `$GPUCOMPUTE_CUDA_LIBRARY` (when readable), else the
@@ -131,7 +168,16 @@ export interface CudaDriverOptions {
   library?: string;
 }
 
-/** The candidates for the driver library, in order, and whether each came from the user. */
+/**
+ * The paths {@linkcode CudaDriver.open} tries, in order: the option, else the environment
+ * variable, else the platform's library names.
+ *
+ * @example
+ * ```ts
+ * import { libraryCandidates } from "@gpucompute/runtime/cuda";
+ * console.log(libraryCandidates({ library: "/opt/libcuda.so.1" })); // [ "/opt/libcuda.so.1" ]
+ * ```
+ */
 export function libraryCandidates(options: CudaDriverOptions = {}): string[] {
   if (options.library !== undefined) return [options.library];
   const fromEnv = readPermittedEnv(CUDA_LIBRARY_ENV);

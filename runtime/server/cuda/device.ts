@@ -12,7 +12,15 @@
 import { BackendUnavailableError, RuntimeError } from "../../core/errors.ts";
 import { CUDA_ERROR_NO_DEVICE, CudaDriver, type CudaDriverOptions } from "./_ffi.ts";
 
-/** Options of {@linkcode CudaDevice.open}. */
+/**
+ * Options of {@linkcode CudaDevice.open}.
+ *
+ * @example
+ * ```ts
+ * import type { CudaDeviceOptions } from "@gpucompute/runtime/cuda";
+ * const second: CudaDeviceOptions = { ordinal: 1 };
+ * ```
+ */
 export interface CudaDeviceOptions extends CudaDriverOptions {
   /**
    * Device ordinal.

@@ -1,7 +1,8 @@
 /**
  * The CUDA backend: a {@linkcode CudaServer} over the CUDA driver (`libcuda.so.1`) through Deno
- * FFI, with its device and primary context, stream-ordered pooled storage, PTX module cache,
- * timing-event profiler, and the kernels it ships as PTX. Importing this module opens no library
+ * FFI, with its device and primary context, the PTX module cache, the kernels it ships as PTX,
+ * and the driver bindings (for raw calls and benchmarks). Storage, streams, staging and the
+ * timing-event profiler are internal to the server. Importing this module opens no library
  * and needs no permission; creating a server needs `--allow-ffi` (and `--allow-env` for
  * `GPUCOMPUTE_CUDA_LIBRARY` to be honoured).
  *
@@ -17,13 +18,13 @@
 
 export { CudaServer, type CudaServerOptions, type CudaServerStats } from "./server.ts";
 export { CudaDevice, type CudaDeviceAttributes, type CudaDeviceOptions } from "./device.ts";
-export { CudaStorage, type CudaStorageOptions } from "./storage.ts";
 export { CUDA_KERNELS, type CudaKernel, ModuleCache } from "./kernel.ts";
-export { CudaProfiler } from "./profiler.ts";
 export {
   CUDA_LIBRARY_ENV,
+  CUDA_SYMBOLS,
   CudaDriver,
   CudaDriverError,
   type CudaDriverOptions,
+  type CudaSymbols,
   libraryCandidates,
 } from "./_ffi.ts";

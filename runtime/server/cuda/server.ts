@@ -23,11 +23,7 @@
  * @module
  */
 
-import {
-  type Allocation,
-  type AllocationDescriptor,
-  type CopyDescriptor,
-} from "../../core/allocation.ts";
+import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
 import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
 import { RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
 import { type Binding, Handle } from "../../core/handle.ts";
@@ -65,7 +61,15 @@ import { type CudaKernel, ModuleCache } from "./kernel.ts";
 import { CudaProfiler } from "./profiler.ts";
 import { CudaStorage } from "./storage.ts";
 
-/** Options of {@linkcode CudaServer.create}. */
+/**
+ * Options of {@linkcode CudaServer.create}.
+ *
+ * @example
+ * ```ts
+ * import type { CudaServerOptions } from "@gpucompute/runtime/cuda";
+ * const options: CudaServerOptions = { ordinal: 0, maxStreams: 4, timeoutMs: 5_000 };
+ * ```
+ */
 export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
   /**
    * Memory pool options; `maxAllocationSize` defaults to the smaller of 2 GiB and device memory.
@@ -84,7 +88,15 @@ export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
   memoryPools?: boolean;
 }
 
-/** Counters of a server, for tests and benchmarks. */
+/**
+ * Counters of a server, for tests and benchmarks.
+ *
+ * @example
+ * ```ts
+ * import type { CudaServerStats } from "@gpucompute/runtime/cuda";
+ * const idle = (stats: CudaServerStats) => stats.pinnedInFlight === 0;
+ * ```
+ */
 export interface CudaServerStats {
   /** Pinned staging buffers whose copies have not been seen complete. */
   readonly pinnedInFlight: number;
