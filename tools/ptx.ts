@@ -52,31 +52,23 @@ export async function nvccVersion(): Promise<string | undefined> {
   }
 }
 
-/** Compiles every source with `nvcc -ptx` (default architecture) into a temporary folder. */
+/** Compiles every source with `nvcc -ptx` (default architecture), PTX written to stdout. */
 export async function compileAll(): Promise<CompiledModule[]> {
-  const dir = await Deno.makeTempDir({ prefix: "gpucompute_ptx_" });
-  try {
-    const compiled: CompiledModule[] = [];
-    for (const { name, text } of await sources()) {
-      const output = `${dir}/${name}.ptx`;
-      const source = new URL(`${name}.cu`, KERNELS_DIR).pathname;
-      const run = await new Deno.Command("nvcc", {
-        args: ["-ptx", source, "-o", output],
-        stderr: "piped",
-      }).output();
-      if (!run.success) {
-        throw new Error(`nvcc -ptx ${name}.cu failed: ${new TextDecoder().decode(run.stderr)}`);
-      }
-      compiled.push({
-        name,
-        sourceSha256: await sha256(text),
-        ptx: await Deno.readTextFile(output),
-      });
+  const compiled: CompiledModule[] = [];
+  for (const { name, text } of await sources()) {
+    const source = new URL(`${name}.cu`, KERNELS_DIR).pathname;
+    const run = await new Deno.Command("nvcc", {
+      args: ["-ptx", source, "-o", "/dev/stdout"],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!run.success) {
+      throw new Error(`nvcc -ptx ${name}.cu failed: ${new TextDecoder().decode(run.stderr)}`);
     }
-    return compiled;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+    const ptx = new TextDecoder().decode(run.stdout);
+    compiled.push({ name, sourceSha256: await sha256(text), ptx });
   }
+  return compiled;
 }
 
 /** The text of `ptx.ts` for compiled modules. */
