@@ -26,11 +26,13 @@ Deno.test("the cuda entry point exports the CUDA backend and opens no library", 
 const CUDA = [
   "CUDA_KERNELS",
   "CUDA_LIBRARY_ENV",
+  "CUDA_SIGNAL_RING_SIZE",
   "CUDA_SYMBOLS",
   "CudaDevice",
   "CudaDriver",
   "CudaDriverError",
   "CudaServer",
+  "CudaTimelineSignal",
   "ModuleCache",
   "libraryCandidates",
 ];

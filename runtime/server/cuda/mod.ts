@@ -28,3 +28,9 @@ export {
   type CudaSymbols,
   libraryCandidates,
 } from "./_ffi.ts";
+export {
+  CUDA_SIGNAL_RING_SIZE,
+  type CudaSignalEvents,
+  type CudaSignalWaitOptions,
+  CudaTimelineSignal,
+} from "../../../sync/cuda_signal.ts";

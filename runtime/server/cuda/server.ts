@@ -60,6 +60,8 @@ import { CudaDevice, type CudaDeviceOptions } from "./device.ts";
 import { type CudaKernel, ModuleCache } from "./kernel.ts";
 import { CudaProfiler } from "./profiler.ts";
 import { CudaStorage } from "./storage.ts";
+import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
+import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./_ffi.ts";
 
 /**
  * Options of {@linkcode CudaServer.create}.
@@ -133,6 +135,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   readonly #modules: ModuleCache;
   readonly #profiler: CudaProfiler;
   readonly #timeoutMs: number;
+  readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
   #destroyed = false;
 
   /** Opens the device (`BACKEND_UNAVAILABLE` when there is none) and builds a server on it. */
@@ -209,6 +212,36 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       events: this.#events.size,
       streams: this.#backend.streams.length,
     };
+  }
+
+  /**
+   * A timeline signal on `stream`: `record(v)` after submitting work there, then `wait(v)`.
+   * Destroyed with the server at the latest.
+   */
+  timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
+    this.#assertUsable(stream);
+    const cuda = this.#streams.state(stream).stream;
+    const driver = this.#device.driver;
+    const signal = new CudaTimelineSignal<Deno.PointerValue>({
+      create: () => {
+        driver.check(driver.symbols.cuEventCreate(driver.out64, 2), "cuEventCreate(signal)");
+        return driver.pointerAt();
+      },
+      record: (event) => {
+        this.#assertUsable();
+        driver.check(driver.symbols.cuEventRecord(event, cuda.handle), "cuEventRecord(signal)");
+      },
+      query: (event) => {
+        if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+        const result = driver.symbols.cuEventQuery(event);
+        if (result === CUDA_SUCCESS) return true;
+        if (result === CUDA_ERROR_NOT_READY) return false;
+        throw driver.error(result, "cuEventQuery(signal)");
+      },
+      destroy: (event) => void driver.symbols.cuEventDestroy_v2(event),
+    });
+    this.#signals.add(signal);
+    return signal;
   }
 
   /** Loads a kernel's module and function now; `COMPILATION` when the driver rejects it. */
@@ -382,6 +415,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     // Best effort, in order: after a sticky error the driver refuses frees, yet the context
     // must still be released.
     const steps = [
+      ...[...this.#signals].map((signal) => () => signal.destroy()),
       () => this.#profiler.destroy(),
       () => this.#memory.destroy(),
       () => this.#backend.destroy(),
