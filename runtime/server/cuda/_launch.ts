@@ -1,7 +1,8 @@
 /**
  * `cuLaunchKernel` parameter marshalling. `kernelParams` is an array of pointers, one per kernel
  * parameter, each to the parameter's value; the driver copies the values during the call, so
- * both arrays only need to live for the call. Values sit in 8-byte slots of one buffer.
+ * both arrays only need to live for the call, and one pair per parameter count is reused by
+ * every launch (calls are synchronous, on one thread). Values sit in 8-byte slots.
  *
  * ABI (see `kernel.ts`): buffer pointers (`CUdeviceptr` of the binding, offsets applied); with
  * `bufferLengths`, one `u32` byte length per buffer; the metadata words (`u32`); the scalars,
@@ -13,6 +14,7 @@
 import type { Bindings } from "../../core/bindings.ts";
 import { RuntimeError } from "../../core/errors.ts";
 import type { Binding } from "../../core/handle.ts";
+import type { StreamId } from "../../core/stream_id.ts";
 import type { ResolvedStreams } from "../../stream/event.ts";
 import type { BindingResource, KernelLaunch } from "../server.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./_ffi.ts";
@@ -31,18 +33,35 @@ export interface LaunchParams {
 
 const LENGTH_LIMIT = 2 ** 32;
 
+/** Parameter buffers by slot count, reused: the driver copies the values during the call. */
+const scratch = new Map<
+  number,
+  { values: ArrayBuffer; view: DataView; pointers: BigUint64Array }
+>();
+
+function buffersFor(count: number) {
+  let entry = scratch.get(count);
+  if (entry === undefined) {
+    const values = new ArrayBuffer(Math.max(8, count * 8));
+    const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(values)));
+    const pointers = new BigUint64Array(count);
+    for (let i = 0; i < count; i++) pointers[i] = base + BigInt(i * 8);
+    entry = { values, view: new DataView(values), pointers };
+    scratch.set(count, entry);
+  }
+  return entry;
+}
+
 /** Builds the parameters of `kernel` from resolved buffers and the launch's bindings. */
 export function marshalParams(
   kernel: CudaKernel,
   buffers: readonly BindingResource<bigint>[],
   bindings: Bindings,
 ): LaunchParams {
-  const scalars = [...bindings.scalars.values()];
   const meta = bindings.metadata.data;
-  const count = buffers.length * (kernel.bufferLengths ? 2 : 1) + meta.length +
-    scalars.reduce((sum, s) => sum + s.length, 0);
-  const values = new ArrayBuffer(Math.max(8, count * 8));
-  const view = new DataView(values);
+  let count = buffers.length * (kernel.bufferLengths ? 2 : 1) + meta.length;
+  for (const scalar of bindings.scalars.values()) count += scalar.length;
+  const { values, view, pointers } = buffersFor(count);
   let slot = 0;
   for (const buffer of buffers) {
     view.setBigUint64(slot++ * 8, buffer.resource + BigInt(buffer.offset), true);
@@ -57,16 +76,14 @@ export function marshalParams(
       view.setUint32(slot++ * 8, buffer.size, true);
     }
   }
-  for (const word of meta) view.setUint32(slot++ * 8, word, true);
-  for (const scalar of scalars) {
+  for (let i = 0; i < meta.length; i++) view.setUint32(slot++ * 8, meta[i], true);
+  const bytes = new Uint8Array(values);
+  for (const scalar of bindings.scalars.values()) {
     const size = scalar.bytes.byteLength / Math.max(1, scalar.length);
     for (let i = 0; i < scalar.length; i++) {
-      new Uint8Array(values, slot++ * 8, size).set(scalar.bytes.subarray(i * size, (i + 1) * size));
+      bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot++ * 8);
     }
   }
-  const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(values)));
-  const pointers = new BigUint64Array(count);
-  for (let i = 0; i < count; i++) pointers[i] = base + BigInt(i * 8);
   return { pointers, values };
 }
 
@@ -77,8 +94,8 @@ export interface LaunchContext extends CopyContext {
   readonly timeoutMs: number;
   /** The device range of a binding (validates it). */
   resolveBinding(binding: Binding): BindingResource<bigint>;
-  /** Orders the current stream after other streams' uses of `bindings`. */
-  resolveStreams(bindings: Binding[]): ResolvedStreams<CudaStream, CudaEvent>;
+  /** Orders `stream` after other streams' uses of `bindings`. */
+  resolveStreams(stream: StreamId, bindings: Binding[]): ResolvedStreams<CudaStream, CudaEvent>;
 }
 
 /**
@@ -88,6 +105,7 @@ export interface LaunchContext extends CopyContext {
 export function launch(
   ctx: LaunchContext,
   { kernel, count, bindings }: KernelLaunch<CudaKernel>,
+  streamId: StreamId,
 ): void {
   const [bx, by, bz] = kernel.blockSize;
   const { maxBlockDim, maxThreadsPerBlock, maxGridDim } = ctx.attributes;
@@ -100,20 +118,25 @@ export function launch(
         `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
     );
   }
+  const checkGrid = (grid: number[]) => {
+    if (grid.some((n, i) => n > maxGridDim[i])) {
+      throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
+    }
+    return grid;
+  };
+  if (count.kind === "static") checkGrid([count.x, count.y, count.z]);
   const fn = ctx.modules.function(kernel);
   const buffers = bindings.allBindings();
   const params = marshalParams(kernel, buffers.map((b) => ctx.resolveBinding(b)), bindings);
   if (count.kind === "dynamic") ctx.resolveBinding(count.binding);
   using resolved = ctx.resolveStreams(
+    streamId,
     count.kind === "dynamic" ? [...buffers, count.binding] : buffers,
   );
   const stream = resolved.currentStream();
   const grid = count.kind === "static"
     ? [count.x, count.y, count.z]
-    : readCount(ctx, ctx.resolveBinding(count.binding), stream);
-  if (grid.some((n, i) => n > maxGridDim[i])) {
-    throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
-  }
+    : checkGrid(readCount(ctx, ctx.resolveBinding(count.binding), stream));
   if (grid.some((n) => n === 0)) return; // nothing to run
   ctx.driver.check(
     ctx.driver.symbols.cuLaunchKernel(

@@ -43,7 +43,7 @@ import type {
   ProfilingToken,
   WriteEntry,
 } from "../server.ts";
-import { launch } from "./_launch.ts";
+import { launch, type LaunchContext } from "./_launch.ts";
 import { copyLayout, optimizedLayout } from "./_layout.ts";
 import { StreamMemory } from "./_memory.ts";
 import { read } from "./_read.ts";
@@ -136,6 +136,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   readonly #profiler: CudaProfiler;
   readonly #timeoutMs: number;
   readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
+  #launchContext: LaunchContext | undefined;
   #destroyed = false;
 
   /** Opens the device (`BACKEND_UNAVAILABLE` when there is none) and builds a server on it. */
@@ -342,14 +343,15 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
     this.#assertHealthy(stream);
-    launch({
+    this.#launchContext ??= {
       ...this.#copyContext(),
       modules: this.#modules,
       attributes: this.#device.attributes,
       timeoutMs: this.#timeoutMs,
       resolveBinding: (binding) => this.#bindingResource(binding),
-      resolveStreams: (bindings) => this.#resolve(stream, bindings),
-    }, kernelLaunch);
+      resolveStreams: (stream, bindings) => this.#resolve(stream, bindings),
+    };
+    launch(this.#launchContext, kernelLaunch, stream);
   }
 
   flush(stream: StreamId): void {
