@@ -25,6 +25,8 @@ import type { CudaKernel, ModuleCache } from "./kernel.ts";
 
 /** The marshalled parameters of one launch. */
 export interface LaunchParams {
+  /** Byte size of each parameter, in order. */
+  readonly sizes: readonly number[];
   /** The `void**` array. */
   readonly pointers: BigUint64Array;
   /** The values the pointers point into (keep alive through the call). */
@@ -62,6 +64,10 @@ export function marshalParams(
   let count = buffers.length * (kernel.bufferLengths ? 2 : 1) + meta.length;
   for (const scalar of bindings.scalars.values()) count += scalar.length;
   const { values, view, pointers } = buffersFor(count);
+  const sizes: number[] = [];
+  for (let i = 0; i < buffers.length; i++) sizes.push(8);
+  if (kernel.bufferLengths) { for (let i = 0; i < buffers.length; i++) sizes.push(4); }
+  for (let i = 0; i < meta.length; i++) sizes.push(4);
   let slot = 0;
   for (const buffer of buffers) {
     view.setBigUint64(slot++ * 8, buffer.resource + BigInt(buffer.offset), true);
@@ -82,9 +88,10 @@ export function marshalParams(
     const size = scalar.bytes.byteLength / Math.max(1, scalar.length);
     for (let i = 0; i < scalar.length; i++) {
       bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot++ * 8);
+      sizes.push(size);
     }
   }
-  return { pointers, values };
+  return { sizes, pointers, values };
 }
 
 /** What a launch needs from the server. */
@@ -128,6 +135,16 @@ export function launch(
   const fn = ctx.modules.function(kernel);
   const buffers = bindings.allBindings();
   const params = marshalParams(kernel, buffers.map((b) => ctx.resolveBinding(b)), bindings);
+  const expected = ctx.modules.signature(kernel);
+  if (expected !== undefined && expected.join() !== params.sizes.join()) {
+    // A mismatch would make the device read garbage (a fault at best): refuse it here.
+    throw new TypeError(
+      `Kernel '${kernel.id}' takes ${expected.length} parameters of [${expected}] bytes, ` +
+        `but the launch gives ${params.sizes.length} of [${params.sizes}] (${buffers.length} ` +
+        `buffers${kernel.bufferLengths ? " and their lengths" : ""}, ` +
+        `${bindings.metadata.data.length} metadata words, then scalars)`,
+    );
+  }
   if (count.kind === "dynamic") ctx.resolveBinding(count.binding);
   using resolved = ctx.resolveStreams(
     streamId,

@@ -30,11 +30,16 @@ export function copyLayout(descriptor: CopyDescriptor): CopyLayout {
   if (dims.length === 0) {
     return { rows: 1, rowBytes: elemSize, pitch: elemSize, bytes: elemSize, span: elemSize };
   }
-  // The innermost run of contiguous dimensions forms a row.
+  // The innermost run of contiguous dimensions forms a row; with none (a column), rows are one
+  // element wide.
   let i = dims.length - 1;
-  if (dims[i].stride !== 1) throw unsupported(descriptor);
-  let rowElems = dims[i].size;
-  while (i > 0 && dims[i - 1].stride === rowElems) rowElems *= dims[--i].size;
+  let rowElems = 1;
+  if (dims[i].stride === 1) {
+    rowElems = dims[i].size;
+    while (i > 0 && dims[i - 1].stride === rowElems) rowElems *= dims[--i].size;
+  } else {
+    i = dims.length;
+  }
   if (i === 0) {
     const bytes = rowElems * elemSize;
     return { rows: 1, rowBytes: bytes, pitch: bytes, bytes, span: bytes };

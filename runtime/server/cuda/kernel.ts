@@ -137,6 +137,7 @@ export class ModuleCache {
   readonly #driver: CudaDriver;
   readonly #modules = new Map<string, Deno.PointerValue>();
   readonly #functions = new Map<string, Deno.PointerValue | ComputeError>();
+  readonly #signatures = new Map<string, number[] | undefined>();
   /** `cuModuleLoadData` calls made. */
   loads = 0;
 
@@ -160,11 +161,23 @@ export class ModuleCache {
     }
   }
 
+  /**
+   * The byte sizes of a kernel's parameters, read from its PTX `.entry` declaration, or
+   * `undefined` when the PTX does not declare them in the form `nvcc` writes.
+   */
+  signature(kernel: CudaKernel): readonly number[] | undefined {
+    if (!this.#signatures.has(kernel.id)) {
+      this.#signatures.set(kernel.id, ptxParamSizes(kernel.ptx, kernel.entryPoint));
+    }
+    return this.#signatures.get(kernel.id);
+  }
+
   /** Unloads every module. */
   clear(): void {
     for (const module of this.#modules.values()) this.#driver.symbols.cuModuleUnload(module);
     this.#modules.clear();
     this.#functions.clear();
+    this.#signatures.clear();
   }
 
   #load(kernel: CudaKernel): Deno.PointerValue {
@@ -188,4 +201,16 @@ export class ModuleCache {
     }
     return this.#driver.pointerAt();
   }
+}
+
+/** Parameter sizes in bytes of `.entry name(...)` in PTX (`.param .u64 x`, `.param .align 4 .b8 x[12]`). */
+function ptxParamSizes(ptx: string, entry: string): number[] | undefined {
+  const start = ptx.search(new RegExp(`\\.entry\\s+${entry.replace(/[$]/g, "\\$&")}\\s*\\(`));
+  if (start < 0) return undefined;
+  const end = ptx.indexOf(")", start);
+  if (end < 0) return undefined;
+  const params = /\.param\s+(?:\.align\s+\d+\s+)?\.[busf](\d+)\s+[\w$]+(?:\[(\d+)\])?/g;
+  return [...ptx.slice(start, end).matchAll(params)].map((m) =>
+    Number(m[1]) / 8 * (m[2] === undefined ? 1 : Number(m[2]))
+  );
 }
