@@ -25,7 +25,11 @@
  * @module
  */
 
-export { createClient, type CreateClientOptions } from "./runtime/create_client.ts";
+export {
+  createClient,
+  type CreateClientOptions,
+  type CreateCudaClientOptions,
+} from "./runtime/create_client.ts";
 export {
   ComputeClient,
   type ComputeClientOptions,
@@ -38,6 +42,10 @@ export {
   type WriteOptions,
 } from "./runtime/client.ts";
 export type { WgslKernel } from "./runtime/server/webgpu/kernel.ts";
+export type { CudaKernel } from "./runtime/server/cuda/kernel.ts";
+export type { CudaServerOptions } from "./runtime/server/cuda/server.ts";
+export type { CudaDeviceOptions } from "./runtime/server/cuda/device.ts";
+export type { CudaDriverOptions } from "./runtime/server/cuda/_ffi.ts";
 export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
 export type { WebGpuDeviceOptions } from "./runtime/server/webgpu/device.ts";
 export { CubeCount, type CubeCountConstructors } from "./runtime/core/cube_count.ts";
