@@ -192,3 +192,29 @@ Deno.test("PTX the driver rejects is a COMPILATION error with the driver's messa
       bindings: new Bindings().withBuffer(a.binding()),
     }, 0), CompilationError);
 });
+
+Deno.test("a GC wait that times out poisons the stream and keeps the shared memory pinned", async () => {
+  await withSimEnv({ CUDA_SIM_HANG_RECORD_AT: "3" }, async () => {
+    const server = sim({ timeoutMs: 100 });
+    try {
+      const a = server.createWithData(u32([1, 2]), 0); // record 1: the write's staging
+      // Cross-stream use: resolve flushes stream 0 (record 2); finish flushes stream 1 (record 3,
+      // which never completes) and the GC stream waits on it.
+      server.execute({
+        kernel: CUDA_KERNELS.incrementU32,
+        count: CubeCount.new1d(1),
+        bindings: new Bindings().withBuffer(a.binding()),
+      }, 1);
+      a.dispose();
+      await new Promise((resolve) => setTimeout(resolve, 400)); // the GC wait times out
+      assert.equal(server.memoryUsage(0).numberAllocs, 1, "the shared slice stays pinned");
+      assert.throws(
+        () => server.createWithData(u32([3]), 1),
+        (e) => code(e) === "STREAM_UNHEALTHY" && code((e as Error).cause) === "TIMEOUT",
+      );
+      await assert.rejects(server.sync(1), (e) => code(e) === "TIMEOUT");
+    } finally {
+      server.destroy();
+    }
+  });
+});

@@ -105,7 +105,7 @@ export class EventPool {
  */
 export async function pollEvent(
   driver: CudaDriver,
-  event: Deno.PointerValue,
+  event: Deno.PointerValue | CudaEvent,
   options: HostWaitOptions,
 ): Promise<void> {
   const deadline = performance.now() + options.timeoutMs;
@@ -113,7 +113,10 @@ export async function pollEvent(
     if (options.destroyed?.()) {
       throw new RuntimeError("DESTROYED", `The CUDA server was destroyed during a host wait`);
     }
-    const result = driver.symbols.cuEventQuery(event);
+    const handle = isPooled(event) ? event.handle : event;
+    // A pooled event returned to its pool was seen complete by another wait.
+    if (isPooled(event) && handle === null) return;
+    const result = driver.symbols.cuEventQuery(handle);
     if (result === CUDA_SUCCESS) return;
     if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
     if (performance.now() >= deadline) {
@@ -124,6 +127,40 @@ export async function pollEvent(
     }
     // A zero delay first (short kernels), then 1 ms steps: the loop never spins the CPU.
     await new Promise((resolve) => setTimeout(resolve, polls < 8 ? 0 : 1));
+  }
+}
+
+function isPooled(event: Deno.PointerValue | CudaEvent): event is CudaEvent {
+  return event !== null && typeof event === "object" && "handle" in event;
+}
+
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Blocks until `event` completes, polling `cuEventQuery` with 50 µs naps (never a blocking
+ * driver call); `TIMEOUT` after the timeout, the driver's error for a failed event.
+ */
+export function pollEventSync(
+  driver: CudaDriver,
+  event: CudaEvent,
+  options: HostWaitOptions,
+): void {
+  const deadline = performance.now() + options.timeoutMs;
+  for (;;) {
+    if (options.destroyed?.()) {
+      throw new RuntimeError("DESTROYED", `The CUDA server was destroyed during a host wait`);
+    }
+    if (event.handle === null) return; // another wait saw it complete
+    const result = driver.symbols.cuEventQuery(event.handle);
+    if (result === CUDA_SUCCESS) return;
+    if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
+    if (performance.now() >= deadline) {
+      throw new RuntimeError(
+        "TIMEOUT",
+        `${options.what ?? "An event"} did not complete within ${options.timeoutMs} ms`,
+      );
+    }
+    Atomics.wait(nap, 0, 0, 0.05);
   }
 }
 
@@ -172,8 +209,14 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
   }
 
   async waitEventHost(event: CudaEvent): Promise<void> {
-    await pollEvent(this.#driver, event.handle, this.#wait);
+    await pollEvent(this.#driver, event, this.#wait);
     this.#events.release(event); // only once complete: a timed-out event stays out of the pool
+  }
+
+  /** The GC's back-pressure wait: blocks (polling) until the event completes. */
+  waitEventHostSync(event: CudaEvent): void {
+    pollEventSync(this.#driver, event, this.#wait);
+    this.#events.release(event);
   }
 
   /** Destroys every stream (queued work still completes, as `cuStreamDestroy` specifies). */

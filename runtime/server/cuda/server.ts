@@ -25,7 +25,7 @@
 
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
 import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
-import { RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
+import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
 import { type Binding, Handle } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { RuntimeLogger } from "../../core/logging.ts";
@@ -137,6 +137,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   readonly #timeoutMs: number;
   readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
   #launchContext: LaunchContext | undefined;
+  /** GC waits that failed, by stream index: reported by that stream's next `sync` or `read`. */
+  readonly #failures = new Map<number, ComputeError>();
   #destroyed = false;
 
   /** Opens the device (`BACKEND_UNAVAILABLE` when there is none) and builds a server on it. */
@@ -164,6 +166,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#streams = new MultiStream(this.#backend, {
       maxStreams: config.maxStreams,
       logger: new RuntimeLogger("stream", config.logging.stream),
+      onStreamFailed: (index, error) => this.#failures.set(index, error),
     });
     const asyncAlloc = (options.memoryPools ?? true) && device.attributes.memoryPools;
     this.#memory = new StreamMemory(
@@ -292,6 +295,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   async read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]> {
     this.#assertUsable(stream);
+    this.#throwFailure(stream);
     const sources = descriptors.map((d) => ({ at: this.#range(d), layout: copyLayout(d) }));
     const resolved = this.#resolve(stream, descriptors.map((d) => d.binding));
     // read() enqueues synchronously, up to its first await: finish right after.
@@ -323,6 +327,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   async sync(stream: StreamId): Promise<void> {
     this.#assertUsable(stream);
+    this.#throwFailure(stream);
     const events = this.#backend.streams.map((s) => this.#backend.flush(s));
     try {
       for (const event of events) {
@@ -476,6 +481,14 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       );
     }
     return at;
+  }
+
+  #throwFailure(stream: StreamId): void {
+    const index = stream % this.#streams.maxStreams;
+    const failure = this.#failures.get(index);
+    if (failure === undefined) return;
+    this.#failures.delete(index);
+    throw failure;
   }
 
   #assertHealthy(stream: StreamId): void {
