@@ -84,6 +84,13 @@ export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
    */
   timeoutMs?: number;
   /**
+   * Cross-stream GC tasks (pinned shared memory) pending before a launch waits for the oldest.
+   * Higher than the multi-stream's default of 8: a CUDA event completes a few microseconds after
+   * its work, but the host only polls, so a deeper queue keeps launches from waiting on polls.
+   * @default {64}
+   */
+  maxPendingGc?: number;
+  /**
    * Use stream-ordered allocation (`cuMemAllocAsync`) where the device supports it.
    * @default {true}
    */
@@ -167,6 +174,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       maxStreams: config.maxStreams,
       logger: new RuntimeLogger("stream", config.logging.stream),
       onStreamFailed: (index, error) => this.#failures.set(index, error),
+      maxPendingGc: options.maxPendingGc ?? 64,
     });
     const asyncAlloc = (options.memoryPools ?? true) && device.attributes.memoryPools;
     this.#memory = new StreamMemory(
