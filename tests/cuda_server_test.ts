@@ -1,5 +1,6 @@
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { serverConformance } from "./server_conformance.ts";
+import { checkShippedKernels } from "./_cuda_programs.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 import assert from "node:assert/strict";
 import { AllocationDescriptor, Bindings, ComputeError, CubeCount } from "../backend.ts";
@@ -103,4 +104,11 @@ Deno.test("a launch whose parameters do not match the PTX signature is refused b
     /Kernel 'cuda.increment_u32' takes 2 parameters of \[8,4\] bytes, but the launch gives 4 of \[8,8,4,4\]/,
   );
   assert.equal(server.stats().streams, 1, "nothing reached a stream but the creation's copies");
+});
+
+Deno.test("the shipped reduction and matmul kernels match a CPU reference", async () => {
+  resetHazards();
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  await checkShippedKernels(server);
+  assert.equal(hazardCount(), 0, hazardReport());
 });
