@@ -1,7 +1,7 @@
 /**
  * The kernel type of the CUDA backend, the shipped kernels, and the module cache.
  *
- * A {@linkcode CudaKernel} is PTX text and an entry point. Its parameters follow one ABI (see
+ * A {@linkcode CudaKernel} is PTX text (or CUDA C for the optional NVRTC) and an entry point. Its parameters follow one ABI (see
  * `_launch.ts`): a pointer per buffer binding in order; with `bufferLengths`, a `u32` byte length
  * per buffer; the metadata words as `u32`s; then the scalars, binding by binding in insertion
  * order, each value by value. The PTX runs on any driver that accepts its version and target
@@ -15,10 +15,11 @@
  * @module
  */
 
-import { CompilationError, type ComputeError } from "../../core/errors.ts";
+import { CompilationError, type ComputeError, UnsupportedError } from "../../core/errors.ts";
 import type { KernelMetadata } from "../../core/kernel.ts";
 import { CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import { PTX_MODULES } from "./kernels/ptx.ts";
+import { Nvrtc } from "./_nvrtc.ts";
 
 /**
  * A CUDA kernel given as PTX.
@@ -33,8 +34,13 @@ import { PTX_MODULES } from "./kernels/ptx.ts";
 export interface CudaKernel extends KernelMetadata {
   /** Stable id: the function cache key. */
   readonly id: string;
-  /** PTX text (what `nvcc -ptx` writes). */
-  readonly ptx: string;
+  /** PTX text (what `nvcc -ptx` writes). Give this or {@linkcode source}. */
+  readonly ptx?: string;
+  /**
+   * CUDA C, compiled at run time by NVRTC (`libnvrtc.so`, optional: without it the kernel is
+   * `UNSUPPORTED`). Give this or {@linkcode ptx}.
+   */
+  readonly source?: string;
   /** The `.entry` to launch (an `extern "C"` name). */
   readonly entryPoint: string;
   /** Threads per block (the cube dimension). */
@@ -122,6 +128,22 @@ export const CUDA_KERNELS: {
 const encoder = new TextEncoder();
 
 /**
+ * Options of {@linkcode ModuleCache}.
+ *
+ * @example
+ * ```ts
+ * import type { ModuleCacheOptions } from "@gpucompute/runtime/cuda";
+ * const options: ModuleCacheOptions = { nvrtcLibrary: "/usr/local/cuda/lib64/libnvrtc.so", arch: "compute_90" };
+ * ```
+ */
+export interface ModuleCacheOptions {
+  /** NVRTC's path for `source` kernels (else `$GPUCOMPUTE_NVRTC_LIBRARY`, else `libnvrtc.so`). */
+  readonly nvrtcLibrary?: string;
+  /** Virtual architecture NVRTC compiles for, e.g. `compute_75` (the device's). */
+  readonly arch?: string;
+}
+
+/**
  * Loaded modules and functions of one context.
  *
  * @example
@@ -135,6 +157,8 @@ const encoder = new TextEncoder();
  */
 export class ModuleCache {
   readonly #driver: CudaDriver;
+  readonly #options: ModuleCacheOptions;
+  readonly #compiled = new Map<string, string>();
   readonly #modules = new Map<string, Deno.PointerValue>();
   readonly #functions = new Map<string, Deno.PointerValue | ComputeError>();
   readonly #signatures = new Map<string, number[] | undefined>();
@@ -142,8 +166,28 @@ export class ModuleCache {
   loads = 0;
 
   /** Creates an empty cache; the driver's context must be current. */
-  constructor(driver: CudaDriver) {
+  constructor(driver: CudaDriver, options: ModuleCacheOptions = {}) {
     this.#driver = driver;
+    this.#options = options;
+  }
+
+  /** The PTX of a kernel: its own, or its CUDA C compiled by NVRTC (cached by source). */
+  ptx(kernel: CudaKernel): string {
+    if (typeof kernel.ptx === "string") return kernel.ptx;
+    if (typeof kernel.source !== "string") {
+      throw new TypeError(`Kernel '${kernel.id}' needs a ptx or a source string`);
+    }
+    let ptx = this.#compiled.get(kernel.source);
+    if (ptx === undefined) {
+      ptx = Nvrtc.open(this.#options.nvrtcLibrary).compile(
+        kernel.id,
+        kernel.source,
+        `${kernel.id}.cu`,
+        this.#options.arch ?? "compute_75",
+      );
+      this.#compiled.set(kernel.source, ptx);
+    }
+    return ptx;
   }
 
   /** The function of a kernel; `COMPILATION` when its PTX or entry point is rejected. */
@@ -156,7 +200,9 @@ export class ModuleCache {
       this.#functions.set(kernel.id, fn);
       return fn;
     } catch (error) {
-      if (error instanceof CompilationError) this.#functions.set(kernel.id, error);
+      if (error instanceof CompilationError || error instanceof UnsupportedError) {
+        this.#functions.set(kernel.id, error);
+      }
       throw error;
     }
   }
@@ -167,7 +213,7 @@ export class ModuleCache {
    */
   signature(kernel: CudaKernel): readonly number[] | undefined {
     if (!this.#signatures.has(kernel.id)) {
-      this.#signatures.set(kernel.id, ptxParamSizes(kernel.ptx, kernel.entryPoint));
+      this.#signatures.set(kernel.id, ptxParamSizes(this.ptx(kernel), kernel.entryPoint));
     }
     return this.#signatures.get(kernel.id);
   }
@@ -182,16 +228,17 @@ export class ModuleCache {
 
   #load(kernel: CudaKernel): Deno.PointerValue {
     const { symbols, out64 } = this.#driver;
-    let module = this.#modules.get(kernel.ptx);
+    const ptx = this.ptx(kernel);
+    let module = this.#modules.get(ptx);
     if (module === undefined) {
       this.loads++;
-      const result = symbols.cuModuleLoadData(out64, encoder.encode(kernel.ptx + "\0"));
+      const result = symbols.cuModuleLoadData(out64, encoder.encode(ptx + "\0"));
       if (result !== CUDA_SUCCESS) {
         const cause = this.#driver.error(result, `cuModuleLoadData(${kernel.id})`);
         throw new CompilationError(kernel.id, cause.message, undefined, { cause });
       }
       module = this.#driver.pointerAt();
-      this.#modules.set(kernel.ptx, module);
+      this.#modules.set(ptx, module);
     }
     const name = encoder.encode(kernel.entryPoint + "\0");
     const result = symbols.cuModuleGetFunction(out64, module, name);

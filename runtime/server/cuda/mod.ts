@@ -18,7 +18,7 @@
 
 export { CudaServer, type CudaServerOptions, type CudaServerStats } from "./server.ts";
 export { CudaDevice, type CudaDeviceAttributes, type CudaDeviceOptions } from "./device.ts";
-export { CUDA_KERNELS, type CudaKernel, ModuleCache } from "./kernel.ts";
+export { CUDA_KERNELS, type CudaKernel, ModuleCache, type ModuleCacheOptions } from "./kernel.ts";
 export {
   CUDA_LIBRARY_ENV,
   CUDA_SYMBOLS,

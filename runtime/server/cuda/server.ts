@@ -91,6 +91,12 @@ export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
    */
   maxPendingGc?: number;
   /**
+   * NVRTC's path, for kernels given as CUDA C (`source`); else `$GPUCOMPUTE_NVRTC_LIBRARY`, else
+   * `libnvrtc.so`. Optional: PTX kernels never need it.
+   * @default {undefined}
+   */
+  nvrtcLibrary?: string;
+  /**
    * Use stream-ordered allocation (`cuMemAllocAsync`) where the device supports it.
    * @default {true}
    */
@@ -195,7 +201,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       },
     );
     this.#pinned = new PinnedPool(driver, this.#events);
-    this.#modules = new ModuleCache(driver);
+    this.#modules = new ModuleCache(driver, {
+      nvrtcLibrary: options.nvrtcLibrary,
+      arch: `compute_${device.attributes.computeCapability.join("")}`,
+    });
     this.#profiler = new CudaProfiler(driver, wait);
     this.properties = {
       backend: "cuda",
