@@ -1,25 +1,36 @@
 /**
- * A GPU compute runtime for Deno: run WGSL compute kernels on WebGPU (Deno's built-in
- * `navigator.gpu`, including the CPU fallback adapter) through one client with logical streams,
- * pooled memory, automatic cross-stream ordering, profiling and typed errors.
+ * GPU compute for Deno: run WGSL compute kernels on WebGPU (Deno's built-in `navigator.gpu`,
+ * including the CPU fallback adapter) through one client with logical streams, pooled memory,
+ * automatic cross-stream ordering, profiling and typed errors.
+ *
+ * A kernel is its WGSL source: the entry point, workgroup size and bindings are read from it.
+ * `buffers` fill the `var<storage>` bindings in binding order (`read` or `read_write`), `params`
+ * fill the `var<uniform>` struct by field name, and `threads` says how many invocations to run.
+ * {@linkcode elementwise}, {@linkcode reduce} and {@linkcode dot} build common kernels for you.
  *
  * This entry point is for people who run kernels. Backend authors import `./backend` (the server
- * contract, handles, pools and multi-stream managers); the WebGPU backend itself is `./webgpu`.
+ * contract, handles, pools and multi-stream managers, and the vocabulary types this entry point
+ * only refers to, such as `CubeCountConstructors` or `MemoryAllocationMode`); the WebGPU backend
+ * itself, with its device options and CubeCL's info-buffer packing, is `./webgpu`.
  *
- * @example Double four numbers
+ * @example SAXPY with a read-only input and named parameters
  * ```ts ignore
- * import { createClient, CubeCount } from "@gpucompute/runtime";
+ * import { createClient, type WgslKernel } from "@gpucompute/runtime";
+ * const saxpy: WgslKernel = {
+ *   source: `
+ * struct Params { a: f32, n: u32 }
+ * @group(0) @binding(0) var<storage, read> x: array<f32>;
+ * @group(0) @binding(1) var<storage, read_write> y: array<f32>;
+ * @group(0) @binding(2) var<uniform> p: Params;
+ * @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+ *   if (id.x < p.n) { y[id.x] = p.a * x[id.x] + y[id.x]; }
+ * }`,
+ * };
  * using client = await createClient();
- * using data = client.createWithData(new Float32Array([1, 2, 3, 4]));
- * client.execute({
- *   id: "double",
- *   entryPoint: "main",
- *   workgroupSize: [64, 1, 1],
- *   source: `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
- *     @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
- *       if (g.x < arrayLength(&v)) { v[g.x] = v[g.x] * 2.0; } }`,
- * }, { count: CubeCount.new1d(1), buffers: [data] });
- * console.log(await client.read(data, Float32Array)); // Float32Array [2, 4, 6, 8]
+ * using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
+ * using y = client.createWithData(new Float32Array([1, 1, 1, 1]));
+ * client.execute(saxpy, { threads: 4, buffers: [x, y], params: { a: 2, n: 4 } });
+ * console.log(await client.read(y, Float32Array)); // Float32Array [3, 5, 7, 9]
  * ```
  *
  * @module
@@ -43,26 +54,29 @@ export {
 } from "./runtime/client.ts";
 export type { WgslKernel } from "./runtime/server/webgpu/kernel.ts";
 export type { CudaKernel } from "./runtime/server/cuda/kernel.ts";
-export type { CudaServerOptions } from "./runtime/server/cuda/server.ts";
-export type { CudaDeviceOptions } from "./runtime/server/cuda/device.ts";
-export type { CudaDriverOptions } from "./runtime/server/cuda/_ffi.ts";
+export type { KernelParams, ParamValue } from "./runtime/core/kernel.ts";
 export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
-export type { WebGpuDeviceOptions } from "./runtime/server/webgpu/device.ts";
-export { CubeCount, type CubeCountConstructors } from "./runtime/core/cube_count.ts";
-export { Handle } from "./runtime/core/handle.ts";
+export { CubeCount } from "./runtime/core/cube_count.ts";
+export type { Binding, Handle } from "./runtime/core/handle.ts";
 export type { StreamId } from "./runtime/core/stream_id.ts";
-export type { ExecutionMode, KernelMetadata, MemoryAllocationMode } from "./runtime/core/kernel.ts";
-export type { LogVerbosity, RuntimeOptions, SchedulerStrategy } from "./runtime/core/config.ts";
+export type { RuntimeOptions, SchedulerStrategy } from "./runtime/core/config.ts";
 export type { ProfileDuration } from "./runtime/server/server.ts";
 export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";
-export { formatBytes } from "./runtime/core/format_bytes.ts";
 export {
-  BackendUnavailableError,
+  type ElementType,
+  elementwise,
+  type ElementwiseKernel,
+  type ElementwiseRunOptions,
+  type ElementwiseSpec,
+} from "./runtime/kernels/elementwise.ts";
+export { dot, reduce, type ReduceOp, type ReduceOptions } from "./runtime/kernels/reduce.ts";
+export {
   BufferTooBigError,
   CompilationError,
   ComputeError,
   type ComputeErrorCode,
   InvalidHandleError,
+  KernelArgumentError,
   OutOfMemoryError,
   RuntimeError,
   StreamUnhealthyError,

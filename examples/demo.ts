@@ -1,21 +1,24 @@
 /**
  * `deno task demo`: a real workload over 4 streams with cross-stream dependencies, on the default
- * WebGPU adapter. Streams 1 and 2 fill and scale vectors, stream 3 fills two matrices, and stream 4
- * consumes all of them: a dot product (tree reduction in two kernels) and a tiled matmul. No
- * manual flush or sync orders the streams: the runtime does. Every result is checked against a
- * CPU reference; the process exits with 1 on a mismatch.
+ * WebGPU adapter. Streams 1 and 2 fill and scale vectors (an element-wise kernel built from an
+ * expression does one of them), stream 3 fills two matrices, and stream 4 consumes all of them:
+ * a dot product, a maximum (the library's reductions) and a tiled matmul. No manual flush or sync
+ * orders the streams: the runtime does. Every result is checked against a CPU reference; the
+ * process exits with 1 on a mismatch.
  *
  * @module
  */
 
 import {
   createClient,
-  CubeCount,
+  dot,
+  elementwise,
   formatMemoryUsage,
   type Handle,
   type ProfileDuration,
+  reduce,
 } from "../mod.ts";
-import { dotPartial, fillLinear, fillPattern, matmulTiled, scale, sumAll } from "./kernels.ts";
+import { fillLinear, fillPattern, matmulTiled, scale } from "./kernels.ts";
 
 const N = 1 << 16; // vector length
 const [M, K, P] = [96, 80, 64]; // a is M x K, b is K x P
@@ -35,82 +38,63 @@ async function step(name: string, stream: number, fn: () => void): Promise<void>
 }
 
 const vec = (stream: number) => client.create(N * 4, { stream });
-const groups = (n: number, size: number) => CubeCount.new1d(Math.ceil(n / size));
+const halve = elementwise({ inputs: ["v"], params: { k: "f32" }, expression: "v * k" });
 
 // Streams 1..3: producers.
 const x = vec(1);
 const y = vec(2);
+const y2 = vec(2);
 const a = client.create(M * K * 4, { stream: 3 });
 const b = client.create(K * P * 4, { stream: 3 });
-await step(
-  "fill x = 0.5 i",
-  1,
-  () =>
-    client.execute(fillLinear, {
-      stream: 1,
-      count: groups(N, 64),
-      buffers: [x],
-      scalars: { f32: [0, 0.5] },
-    }),
-);
+await step("fill x = 0.5 i", 1, () =>
+  client.execute(fillLinear, {
+    stream: 1,
+    threads: N,
+    buffers: [x],
+    params: { start: 0, step: 0.5 },
+  }));
 await step(
   "scale x *= 2",
   1,
-  () =>
-    client.execute(scale, { stream: 1, count: groups(N, 64), buffers: [x], scalars: { f32: [2] } }),
+  () => client.execute(scale, { stream: 1, threads: N, buffers: [x], params: { factor: 2 } }),
 );
-await step(
-  "fill y = 1 - 0.25 i",
-  2,
-  () =>
-    client.execute(fillLinear, {
-      stream: 2,
-      count: groups(N, 64),
-      buffers: [y],
-      scalars: { f32: [1, -0.25] },
-    }),
-);
-await step(
-  "scale y *= 0.5",
-  2,
-  () =>
-    client.execute(scale, {
-      stream: 2,
-      count: groups(N, 64),
-      buffers: [y],
-      scalars: { f32: [0.5] },
-    }),
-);
+await step("fill y = 1 - 0.25 i", 2, () =>
+  client.execute(fillLinear, {
+    stream: 2,
+    threads: N,
+    buffers: [y],
+    params: { start: 1, step: -0.25 },
+  }));
+await step("y2 = y * 0.5 (element-wise)", 2, () => {
+  halve.run(client, { v: y }, { out: y2, params: { k: 0.5 }, stream: 2 });
+});
 await step("fill matrices a, b", 3, () => {
-  client.execute(fillPattern, { stream: 3, count: groups(M * K, 64), buffers: [a] });
-  client.execute(fillPattern, { stream: 3, count: groups(K * P, 64), buffers: [b] });
+  client.execute(fillPattern, { stream: 3, threads: M * K, buffers: [a] });
+  client.execute(fillPattern, { stream: 3, threads: K * P, buffers: [b] });
 });
 
 // Stream 4: consumers of every producer.
-const partial = client.create(Math.ceil(N / 64) * 4, { stream: 4 });
-const total = client.create(4, { stream: 4 });
 const c = client.create(M * P * 4, { stream: 4 });
-await step(
-  "dot(x, y): partial sums",
-  4,
-  () => client.execute(dotPartial, { stream: 4, count: groups(N, 64), buffers: [x, y, partial] }),
-);
-await step(
-  "dot(x, y): final sum",
-  4,
-  () =>
-    client.execute(sumAll, { stream: 4, count: CubeCount.newSingle(), buffers: [partial, total] }),
-);
+let total!: Handle;
+let top!: Handle;
+await step("dot(x, y2)", 4, () => {
+  total = dot(client, [x, y2], { stream: 4 });
+});
+await step("max(x)", 4, () => {
+  top = reduce(client, x, { op: "max", stream: 4 });
+});
 await step("matmul c = a b (16x16 tiles)", 4, () =>
   client.execute(matmulTiled, {
     stream: 4,
-    count: CubeCount.new2d(Math.ceil(P / 16), Math.ceil(M / 16)),
+    threads: [P, M],
     buffers: [a, b, c],
-    scalars: { u32: [M, P, K] },
+    params: { M, N: P, K },
   }));
 
 // One coalesced read of everything, on stream 4.
-const [xs, ys, totals, cs] = await client.readMany([x, y, total, c], Float32Array, { stream: 4 });
+const [xs, ys, totals, tops, cs] = await client.readMany([x, y2, total, top, c], Float32Array, {
+  stream: 4,
+});
 
 // CPU reference.
 const pattern = (i: number) => ((i * 7) % 13) * 0.25 - 1;
@@ -135,6 +119,7 @@ const checks = [
     ok: Math.abs(totals[0] - dotRef) <= 1e-4 * Math.abs(dotRef),
     detail: `${totals[0]} vs ${dotRef}`,
   },
+  { name: "max(x)", ok: tops[0] === Math.max(...xRef), detail: `${tops[0]}` },
   { name: "matmul", ok: cs.every((v, i) => Math.abs(v - cRef[i]) <= 1e-4) },
 ];
 
@@ -147,7 +132,7 @@ for (const { name, stream, duration } of steps) {
   );
 }
 console.log(`\nMemory: ${formatMemoryUsage(client.memoryUsage())}`);
-for (const handle of [x, y, a, b, partial, total, c] satisfies Handle[]) handle.dispose();
+for (const handle of [x, y, y2, a, b, total, top, c] satisfies Handle[]) handle.dispose();
 await client.sync();
 client.memoryCleanup();
 console.log(`After dispose + cleanup: ${formatMemoryUsage(client.memoryUsage())}`);

@@ -9,7 +9,7 @@
 import { assertNonNegativeInteger } from "./core/_validate.ts";
 import type { MemoryUsage } from "./memory/memory_usage.ts";
 import { Bindings, type MetadataBinding, type StorageType } from "./core/bindings.ts";
-import type { CubeCount } from "./core/cube_count.ts";
+import { CubeCount } from "./core/cube_count.ts";
 import { RuntimeError } from "./core/errors.ts";
 import { Binding, Handle, type Placement } from "./core/handle.ts";
 import {
@@ -21,7 +21,7 @@ import {
   copyDescriptor,
 } from "./core/allocation.ts";
 import type { ComputeServer, ProfileDuration } from "./server/server.ts";
-import type { ExecutionMode, KernelMetadata, MemoryAllocationMode } from "./core/kernel.ts";
+import type { KernelMetadata, KernelParams, MemoryAllocationMode } from "./core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "./core/stream_id.ts";
 
 /** The typed arrays the client reads and writes. */
@@ -73,21 +73,46 @@ export interface WriteOptions extends StreamOptions {
   offset?: number;
 }
 
-/** A kernel launch through the client. */
+/**
+ * A kernel launch through the client: how many invocations (`threads`) or workgroups (`count`),
+ * the storage buffers in binding order, and the named `params` of the kernel's uniform.
+ *
+ * @example
+ * ```ts
+ * import type { ExecuteOptions, Handle } from "@gpucompute/runtime";
+ * const saxpy = (x: Handle, y: Handle): ExecuteOptions => ({
+ *   threads: 1024,
+ *   buffers: [x, y],
+ *   params: { a: 2, n: 1024 },
+ * });
+ * ```
+ */
 export interface ExecuteOptions extends StreamOptions {
-  /** How many cubes (workgroups) to dispatch. */
-  count: CubeCount;
-  /** Buffers in binding order: handles or bindings. */
-  buffers?: readonly (Handle | Binding)[];
-  /** Scalars by storage type. */
-  scalars?: Partial<Record<StorageType, readonly (number | bigint)[]>>;
-  /** Packed metadata. */
-  metadata?: MetadataBinding;
   /**
-   * Bounds-checked or not.
-   * @default {"checked"}
+   * Invocations to run: `n` or `[x, y, z]`. The workgroups are computed from the kernel's
+   * `@workgroup_size`; a one-dimensional launch beyond 65,535 workgroups is folded into y and z,
+   * see the index formula in the README. Give either `threads` or `count`.
    */
-  mode?: ExecutionMode;
+  threads?: number | readonly [number, number?, number?];
+  /** Workgroups (cubes) to dispatch, when you count them yourself. */
+  count?: CubeCount;
+  /**
+   * Handles (or bindings) for the kernel's `var<storage>` bindings, in binding order. Read-only
+   * (`var<storage, read>`) and writable ones take any handle.
+   * @default {[]}
+   */
+  buffers?: readonly (Handle | Binding)[];
+  /**
+   * Values of the kernel's `var<uniform>` struct fields by name, packed by WGSL layout rules
+   * (f32, i32, u32, f16, vectors and matrices as arrays, fixed arrays, nested structs as objects).
+   * A missing, unknown or out-of-range field is a `KernelArgumentError` naming it.
+   * @default {undefined}
+   */
+  params?: KernelParams;
+  /** For generated kernels: scalars by storage type, in CubeCL's info buffer (backend API). */
+  scalars?: Partial<Record<StorageType, readonly (number | bigint)[]>>;
+  /** For generated kernels: packed metadata, in CubeCL's info buffer (backend API). */
+  metadata?: MetadataBinding;
 }
 
 /** What {@linkcode ComputeClient.profile} returns. */
@@ -112,19 +137,18 @@ export interface ComputeClientOptions {
  * on the current stream of the async context. Work on different streams is ordered
  * automatically where they share memory: no manual flush or sync is needed for correctness.
  *
- * @example Double a vector on the default WebGPU adapter
+ * @example Scale a vector on the default WebGPU adapter
  * ```ts ignore
- * import { createClient, CubeCount } from "@gpucompute/runtime";
+ * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using data = client.createWithData(new Float32Array([1, 2, 3, 4]));
- * client.execute({
- *   id: "double",
- *   entryPoint: "main",
- *   workgroupSize: [64, 1, 1],
+ * const scale = {
  *   source: `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+ *     @group(0) @binding(1) var<uniform> s: f32;
  *     @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
- *       if (g.x < arrayLength(&v)) { v[g.x] = v[g.x] * 2.0; } }`,
- * }, { count: CubeCount.new1d(1), buffers: [data] });
+ *       if (g.x < arrayLength(&v)) { v[g.x] = v[g.x] * s; } }`,
+ * };
+ * client.execute(scale, { threads: 4, buffers: [data], params: { s: 2 } });
  * console.log(await client.read(data, Float32Array)); // Float32Array [2, 4, 6, 8]
  * ```
  */
@@ -218,7 +242,10 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     return bytes.map((chunk) => fromBytes(chunk, type));
   }
 
-  /** Enqueues a kernel. Handles passed in `buffers` may be disposed right after. */
+  /**
+   * Enqueues a kernel. Handles passed in `buffers` may be disposed right after. Throws
+   * `KernelArgumentError` (before anything is enqueued) when the launch does not match the WGSL.
+   */
   execute(kernel: K, options: ExecuteOptions): void {
     const bindings = new Bindings().withBuffers(
       (options.buffers ?? []).map((item) => item instanceof Handle ? item.binding() : item),
@@ -227,10 +254,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       if (values !== undefined) bindings.withScalar(type as StorageType, values);
     }
     if (options.metadata !== undefined) bindings.withMetadata(options.metadata);
-    this.server.execute(
-      { kernel, count: options.count, bindings, mode: options.mode ?? "checked" },
-      resolveStreamId(options.stream),
-    );
+    const launch = { kernel, count: cubeCount(options), bindings, params: options.params };
+    this.server.execute(launch, resolveStreamId(options.stream));
   }
 
   /** Submits the stream's queued work. */
@@ -295,6 +320,19 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   #assertLive(): void {
     if (this.#destroyed) throw new RuntimeError("DESTROYED", "The compute client was destroyed");
   }
+}
+
+function cubeCount(options: ExecuteOptions): CubeCount {
+  const { threads, count } = options;
+  if ((threads === undefined) === (count === undefined)) {
+    throw new TypeError("execute needs exactly one of threads or count");
+  }
+  if (count !== undefined) return count;
+  if (typeof threads === "number") return CubeCount.threads(threads);
+  if (!Array.isArray(threads)) {
+    throw new TypeError(`threads must be a number or [x, y, z], got ${typeof threads}`);
+  }
+  return CubeCount.threads(threads[0] ?? 1, threads[1] ?? 1, threads[2] ?? 1);
 }
 
 function placementOf(binding: Binding): Placement {

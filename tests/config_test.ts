@@ -6,21 +6,15 @@ Deno.test("defaults, options, then environment overrides", () => {
     maxStreams: 8,
     maxTasks: 32,
     strategy: "interleave",
-    logging: { stream: "disabled", memory: "disabled" },
-    tuneCacheDir: undefined,
   });
   const env: Record<string, string> = {
     GPU_RUNTIME_MAX_STREAMS: "16",
     GPU_RUNTIME_STRATEGY: "sequential",
-    GPU_RUNTIME_LOG_STREAM: "full",
-    GPU_RUNTIME_TUNE_CACHE_DIR: "/tmp/tune",
   };
   const config = resolveConfig({ maxStreams: 4, maxTasks: 7 }, (name) => env[name]);
   assert.equal(config.maxStreams, 16, "environment wins over options");
   assert.equal(config.maxTasks, 7);
   assert.equal(config.strategy, "sequential");
-  assert.equal(config.logging.stream, "full");
-  assert.equal(config.tuneCacheDir, "/tmp/tune");
 });
 
 Deno.test("malformed overrides and options raise errors naming the source", () => {

@@ -4,7 +4,8 @@
  * gives the same results. `createClient({ backend: "cuda" })` loads the CUDA backend on demand.
  */
 import assert from "node:assert/strict";
-import { type ComputeClient, createClient, CubeCount, type KernelMetadata } from "../mod.ts";
+import { type ComputeClient, createClient, CubeCount } from "../mod.ts";
+import type { KernelMetadata } from "../backend.ts";
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
 import { CUBE_SIZE, fill, increment, scaleAdd } from "./_wgsl_kernels.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";

@@ -112,3 +112,16 @@ Deno.test("the shipped reduction and matmul kernels match a CPU reference", asyn
   await checkShippedKernels(server);
   assert.equal(hazardCount(), 0, hazardReport());
 });
+
+Deno.test("a threads count launches enough blocks to cover the threads", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using out = server.createWithData(new Uint8Array(4 * 1000), 0);
+  server.execute({
+    kernel: CUDA_KERNELS.fillU32,
+    count: CubeCount.threads(1000), // 4 blocks of 256
+    bindings: new Bindings().withBuffer(out.binding())
+      .withMetadata({ data: new Uint32Array([1000]), staticLength: 1 }).withScalar("u32", [5]),
+  }, 0);
+  const [bytes] = await server.read([out.copyDescriptor([1000], [1], 4)], 0);
+  assert.deepEqual(asU32(bytes), Array(1000).fill(5));
+});

@@ -37,21 +37,22 @@ const CUDA = [
   "libraryCandidates",
 ];
 const USER = [
-  "BackendUnavailableError",
   "BufferTooBigError",
   "CompilationError",
   "ComputeClient",
   "ComputeError",
   "CubeCount",
-  "Handle",
   "InvalidHandleError",
+  "KernelArgumentError",
   "OutOfMemoryError",
   "RuntimeError",
   "StreamUnhealthyError",
   "UnsupportedError",
   "createClient",
-  "formatBytes",
+  "dot",
+  "elementwise",
   "formatMemoryUsage",
+  "reduce",
 ];
 const BACKEND = [
   "AllocationDescriptor",
@@ -66,6 +67,7 @@ const BACKEND = [
   "EMPTY_MEMORY_USAGE",
   "Handle",
   "InvalidHandleError",
+  "KernelArgumentError",
   "LOG_CATEGORY",
   "ManagedMemoryId",
   "MemoryManagement",
@@ -75,7 +77,6 @@ const BACKEND = [
   "ResolveInProgressError",
   "ResolvedStreams",
   "RuntimeError",
-  "RuntimeLogger",
   "STORAGE_TYPE_SIZE",
   "ScalarBinding",
   "SchedulerMultiStream",
@@ -95,11 +96,14 @@ const BACKEND = [
   "readPermittedEnv",
   "resolveConfig",
   "resolveStreamId",
+  "runtimeLogger",
   "withStream",
 ];
 const WEBGPU = [
+  "INFO_SCALAR_ORDER",
   "WebGpuDevice",
   "WebGpuProfiler",
   "WebGpuServer",
   "WebGpuStorage",
+  "packInfo",
 ];

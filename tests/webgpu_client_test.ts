@@ -6,7 +6,7 @@ import { fillLinear, matmulTiled, scale } from "../examples/kernels.ts";
 const adapter = await navigator.gpu?.requestAdapter();
 
 Deno.test({
-  name: "client on WebGPU: scalars, cross-stream producers and a coalesced typed read",
+  name: "client on WebGPU: params, cross-stream producers and a coalesced typed read",
   ignore: adapter === null || adapter === undefined, // no WebGPU adapter at all on this machine
   async fn() {
     using client = await createClient({ adapter: adapter! });
@@ -18,20 +18,15 @@ Deno.test({
       stream: 1,
       count: CubeCount.new1d(Math.ceil(n / 64)),
       buffers: [x],
-      scalars: { f32: [3, 0.5] },
+      params: { start: 3, step: 0.5 },
     });
-    client.execute(scale, {
-      stream: 2,
-      count: CubeCount.newSingle(),
-      buffers: [m],
-      scalars: { f32: [-1] },
-    });
+    client.execute(scale, { stream: 2, threads: 6, buffers: [m], params: { factor: -1 } });
     // out (2x2) = m (2x3) * x[0..6] viewed as 3x2, consumed on stream 3 with no manual sync.
     client.execute(matmulTiled, {
       stream: 3,
-      count: CubeCount.newSingle(),
+      threads: [2, 2],
       buffers: [m, x, out],
-      scalars: { u32: [2, 2, 3] },
+      params: { M: 2, N: 2, K: 3 },
     });
     const [xs, outs] = await client.readMany([x, out], Float32Array, { stream: 3 });
     const xRef = Array.from({ length: n }, (_, i) => 3 + 0.5 * i);
@@ -43,7 +38,7 @@ Deno.test({
     });
     assert.deepEqual([...outs], expected);
     const { duration } = await client.profile(() =>
-      client.execute(scale, { count: CubeCount.new1d(5), buffers: [x], scalars: { f32: [2] } })
+      client.execute(scale, { count: CubeCount.new1d(5), buffers: [x], params: { factor: 2 } })
     );
     assert.equal(duration.timing, client.server.properties.deviceTimer ? "device" : "system");
     assert.ok(duration.milliseconds >= 0 && duration.milliseconds < 10_000);
@@ -81,11 +76,7 @@ Deno.test({
     assert.equal(client.server.properties.deviceTimer, false);
     using data = client.createWithData(new Float32Array([1, 2, 3]));
     const { duration } = await client.profile(() =>
-      client.execute(scale, {
-        count: CubeCount.newSingle(),
-        buffers: [data],
-        scalars: { f32: [3] },
-      })
+      client.execute(scale, { threads: 3, buffers: [data], params: { factor: 3 } })
     );
     assert.equal(duration.timing, "system");
     assert.ok(duration.milliseconds >= 0);

@@ -24,6 +24,7 @@ import {
   CompilationError,
   CubeCount,
   type Handle,
+  KernelArgumentError,
   type SchedulerStrategy,
 } from "../backend.ts";
 import { asF32, asU32, code, f32, meta, u32 } from "./_bytes.ts";
@@ -223,7 +224,9 @@ Deno.test({
     await t.step("missing entry point", async () => {
       await assert.rejects(
         server.compile({ ...increment, id: "no_entry", entryPoint: "nope" }),
-        (e) => code(e) === "COMPILATION" && /nope/.test((e as Error).message),
+        (e) =>
+          e instanceof KernelArgumentError && e.argument === "entryPoint" &&
+          /'nope' but the WGSL declares @compute entry point 'main'/.test(e.message),
       );
       await stillComputes();
     });
@@ -237,7 +240,9 @@ Deno.test({
             count: CubeCount.new1d(1),
             bindings: new Bindings().withBuffers([a.binding(), b.binding()]),
           }, 0),
-        (e) => e instanceof RangeError && /declares 1 bindings/.test(e.message),
+        (e) =>
+          e instanceof KernelArgumentError && e.argument === "buffers" &&
+          /has 2 handles, but the WGSL declares 1 storage binding \(a\)/.test(e.message),
       );
       await stillComputes();
     });

@@ -10,9 +10,8 @@
  * | `GPU_RUNTIME_MAX_STREAMS` | `maxStreams` |
  * | `GPU_RUNTIME_MAX_TASKS` | `maxTasks` |
  * | `GPU_RUNTIME_STRATEGY` | `strategy` (`interleave` or `sequential`) |
- * | `GPU_RUNTIME_LOG_STREAM` | `logging.stream` (`disabled`, `basic`, `full`) |
- * | `GPU_RUNTIME_LOG_MEMORY` | `logging.memory` |
- * | `GPU_RUNTIME_TUNE_CACHE_DIR` | `tuneCacheDir` |
+ *
+ * They are read when a server is created. Logging is configured with LogTape, not here.
  *
  * @module
  */
@@ -21,9 +20,6 @@ import { assertPositiveInteger } from "./_validate.ts";
 
 /** How the task scheduler merges the queued tasks of several streams into one submission. */
 export type SchedulerStrategy = "interleave" | "sequential";
-
-/** Verbosity of a log category: the seed's streaming levels, mapped to LogTape levels. */
-export type LogVerbosity = "disabled" | "basic" | "full";
 
 /**
  * Options of the runtime. Every field is optional.
@@ -51,24 +47,6 @@ export interface RuntimeOptions {
    * @default {"interleave"}
    */
   strategy?: SchedulerStrategy;
-  /** Per-category log verbosity. */
-  logging?: {
-    /**
-     * Verbosity of stream synchronization logs.
-     * @default {"disabled"}
-     */
-    stream?: LogVerbosity;
-    /**
-     * Verbosity of memory pool logs.
-     * @default {"disabled"}
-     */
-    memory?: LogVerbosity;
-  };
-  /**
-   * Directory of the persistent autotune cache; none when undefined.
-   * @default {undefined}
-   */
-  tuneCacheDir?: string;
 }
 
 /**
@@ -87,10 +65,6 @@ export interface RuntimeConfig {
   readonly maxTasks: number;
   /** See {@linkcode RuntimeOptions.strategy}. */
   readonly strategy: SchedulerStrategy;
-  /** See {@linkcode RuntimeOptions.logging}. */
-  readonly logging: { readonly stream: LogVerbosity; readonly memory: LogVerbosity };
-  /** See {@linkcode RuntimeOptions.tuneCacheDir}. */
-  readonly tuneCacheDir: string | undefined;
 }
 
 /** Reads one environment variable, or `undefined` when unset or not permitted. */
@@ -114,7 +88,6 @@ export function readPermittedEnv(name: string): string | undefined {
   }
 }
 
-const VERBOSITIES: readonly LogVerbosity[] = ["disabled", "basic", "full"];
 const STRATEGIES: readonly SchedulerStrategy[] = ["interleave", "sequential"];
 
 function choice<T extends string>(name: string, value: string, allowed: readonly T[]): T {
@@ -148,8 +121,6 @@ export function resolveConfig(
   const maxStreamsEnv = get("GPU_RUNTIME_MAX_STREAMS");
   const maxTasksEnv = get("GPU_RUNTIME_MAX_TASKS");
   const strategyEnv = get("GPU_RUNTIME_STRATEGY");
-  const streamLog = get("GPU_RUNTIME_LOG_STREAM");
-  const memoryLog = get("GPU_RUNTIME_LOG_MEMORY");
   const config: RuntimeConfig = {
     maxStreams: maxStreamsEnv
       ? integer("GPU_RUNTIME_MAX_STREAMS", maxStreamsEnv)
@@ -158,20 +129,9 @@ export function resolveConfig(
     strategy: strategyEnv
       ? choice("GPU_RUNTIME_STRATEGY", strategyEnv, STRATEGIES)
       : options.strategy ?? "interleave",
-    logging: {
-      stream: streamLog
-        ? choice("GPU_RUNTIME_LOG_STREAM", streamLog, VERBOSITIES)
-        : options.logging?.stream ?? "disabled",
-      memory: memoryLog
-        ? choice("GPU_RUNTIME_LOG_MEMORY", memoryLog, VERBOSITIES)
-        : options.logging?.memory ?? "disabled",
-    },
-    tuneCacheDir: get("GPU_RUNTIME_TUNE_CACHE_DIR") ?? options.tuneCacheDir,
   };
   assertPositiveInteger(config.maxStreams, "maxStreams");
   assertPositiveInteger(config.maxTasks, "maxTasks");
   choice("strategy", config.strategy, STRATEGIES);
-  choice("logging.stream", config.logging.stream, VERBOSITIES);
-  choice("logging.memory", config.logging.memory, VERBOSITIES);
   return config;
 }

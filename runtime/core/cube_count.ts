@@ -8,8 +8,9 @@ import { assertU32 } from "./_validate.ts";
 import type { Binding } from "./handle.ts";
 
 /**
- * The number of cubes (workgroups) to dispatch: static, or read from a buffer holding
- * `[x, y, z]` as u32 (indirect dispatch).
+ * The number of cubes (workgroups) to dispatch: static, read from a buffer holding `[x, y, z]` as
+ * u32 (indirect dispatch), or `threads`: at least `x * y * z` invocations, the backend deriving
+ * the cubes from the kernel's own cube (workgroup) size.
  *
  * @example
  * ```ts
@@ -20,7 +21,8 @@ import type { Binding } from "./handle.ts";
  */
 export type CubeCount =
   | { readonly kind: "static"; readonly x: number; readonly y: number; readonly z: number }
-  | { readonly kind: "dynamic"; readonly binding: Binding };
+  | { readonly kind: "dynamic"; readonly binding: Binding }
+  | { readonly kind: "threads"; readonly x: number; readonly y: number; readonly z: number };
 
 /** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
 export interface CubeCountConstructors {
@@ -36,6 +38,8 @@ export interface CubeCountConstructors {
   new3d(x: number, y: number, z: number): CubeCount;
   /** Cubes read at launch time from `[x, y, z]` u32 values in `binding`. */
   dynamic(binding: Binding): CubeCount;
+  /** Enough cubes of the kernel's size to cover `x` by `y` by `z` invocations. */
+  threads(x: number, y?: number, z?: number): CubeCount;
 }
 
 /** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
@@ -65,5 +69,11 @@ export const CubeCount: CubeCountConstructors = {
       );
     }
     return { kind: "dynamic", binding };
+  },
+  threads(x: number, y = 1, z = 1): CubeCount {
+    assertU32(x, "threads x");
+    assertU32(y, "threads y");
+    assertU32(z, "threads z");
+    return { kind: "threads", x, y, z };
   },
 };

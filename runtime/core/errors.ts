@@ -25,6 +25,7 @@ export type ComputeErrorCode =
   | "DEVICE_LOST"
   | "NO_ADAPTER"
   | "COMPILATION"
+  | "KERNEL_ARGUMENT"
   | "TIMEOUT"
   | "DESTROYED"
   | "DRIVER"
@@ -230,6 +231,35 @@ export class CompilationError extends ComputeError {
     this.kernel = kernel;
     this.compilerMessage = compilerMessage;
     this.line = line;
+  }
+}
+
+/**
+ * A launch does not match what its kernel declares: a storage buffer missing or too small for
+ * the WGSL type, a named parameter missing, unknown or out of range, a thread count the kernel
+ * cannot cover. `argument` names the offending part (`"params.n"`, `"buffers[2]"`, `"threads"`).
+ * Raised before anything is enqueued.
+ *
+ * @example
+ * ```ts
+ * import { KernelArgumentError } from "@gpucompute/runtime";
+ * const error = new KernelArgumentError("saxpy", "params.n", "is missing (u32 at byte 4)");
+ * console.log(error.argument, error.message); // params.n Kernel 'saxpy': params.n is missing (u32 at byte 4)
+ * ```
+ */
+export class KernelArgumentError extends ComputeError {
+  /** Always `"KERNEL_ARGUMENT"`. */
+  declare readonly code: "KERNEL_ARGUMENT";
+  /** The kernel id (or entry point when the kernel has no id). */
+  readonly kernel: string;
+  /** The offending argument, e.g. `"params.n"` or `"buffers[1]"`. */
+  readonly argument: string;
+  /** Creates the error: `Kernel '<kernel>': <argument> <problem>`. */
+  constructor(kernel: string, argument: string, problem: string, options?: ErrorOptions) {
+    super("KERNEL_ARGUMENT", `Kernel '${kernel}': ${argument} ${problem}`, options);
+    this.name = "KernelArgumentError";
+    this.kernel = kernel;
+    this.argument = argument;
   }
 }
 

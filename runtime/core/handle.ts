@@ -63,9 +63,19 @@ function checkOffsets(init: HandleInit): void {
 }
 
 /**
- * An owning reference to device memory, optionally narrowed by byte offsets.
+ * An owning reference to device memory, optionally narrowed by byte offsets. Users get handles
+ * from a client (`create`, `createWithData`, the helpers) and dispose them.
  *
- * @example
+ * @example From a client
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using handle = client.createWithData(new Float32Array([1, 2, 3, 4]));
+ * using tail = handle.withOffsetStart(8); // a second owner of the last two floats
+ * console.log(await client.read(tail, Float32Array)); // Float32Array [3, 4]
+ * ```
+ *
+ * @example Built by a backend
  * ```ts
  * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
  * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 0, cursor: 1, size: 64 });
@@ -167,7 +177,16 @@ export class Handle implements Placement, Disposable {
 /**
  * A non-owning reference to a handle's memory and placement, as kernels and copies take it.
  *
- * @example
+ * @example From a client's handle
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using handle = client.create(64, { stream: 2 });
+ * const binding = handle.binding();
+ * console.log(binding.stream, binding.size()); // 2 64
+ * ```
+ *
+ * @example Built by a backend
  * ```ts
  * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
  * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 2, cursor: 5, size: 32 });

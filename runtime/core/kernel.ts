@@ -29,7 +29,9 @@ export type ExecutionMode = "checked" | "unchecked";
 export type MemoryAllocationMode = "auto" | "persistent";
 
 /**
- * What every kernel type exposes to the server: a stable id used to cache compiled pipelines.
+ * What every kernel type exposes to the server: an optional id that names it in errors, logs and
+ * profiles. Backends identify a compiled program by its source as well, so reusing an id with
+ * another program never runs the old one.
  *
  * @example
  * ```ts
@@ -38,6 +40,34 @@ export type MemoryAllocationMode = "auto" | "persistent";
  * ```
  */
 export interface KernelMetadata {
-  /** Stable id; two kernels with the same id must compile to the same program. */
-  readonly id: string;
+  /** Name of the kernel in errors and logs. */
+  readonly id?: string;
 }
+
+/**
+ * One value of a named kernel parameter: a number (or a bigint for an integer) for a scalar, an array for a
+ * vector, matrix (column-major) or array, an object for a nested struct.
+ *
+ * @example
+ * ```ts
+ * import type { ParamValue } from "@gpucompute/runtime";
+ * const color: ParamValue = [1, 0.5, 0, 1]; // a vec4f
+ * ```
+ */
+export type ParamValue =
+  | number
+  | bigint
+  | readonly ParamValue[]
+  | { readonly [field: string]: ParamValue };
+
+/**
+ * Named kernel parameters: the fields of the kernel's uniform struct by name (or, when a kernel
+ * declares several uniforms or a non-struct one, the uniform variables by name).
+ *
+ * @example
+ * ```ts
+ * import type { KernelParams } from "@gpucompute/runtime";
+ * const params: KernelParams = { a: 2.5, n: 1024 };
+ * ```
+ */
+export type KernelParams = { readonly [name: string]: ParamValue };

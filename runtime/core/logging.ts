@@ -1,59 +1,85 @@
 /**
- * Log categories of the runtime, through LogTape. The library only creates loggers: the
- * application decides where logs go by calling LogTape's `configure()` (the library never does).
+ * Log categories of the runtime, through LogTape. The library only creates loggers and logs at
+ * LogTape levels with structured properties; the application decides what to see by calling
+ * LogTape's `configure()` (the library never does, and no runtime option gates it).
  *
- * Categories: `["gpucompute", "stream"]`, `["gpucompute", "memory"]`, `["gpucompute", "server"]`.
- * The seed's streaming levels map onto LogTape levels: `basic` messages are `info`, `full`
- * messages are `debug`, and `disabled` emits nothing. Messages are built lazily, only when a sink
- * would receive them.
+ * | category | level | what |
+ * | --- | --- | --- |
+ * | `["gpucompute", "stream"]` | `info` | a stream's queued work is executed early because another stream needs its memory (`streams`, `stream`); an event wait between streams (`origin`, `stream`) |
+ * | `["gpucompute", "stream"]` | `debug` | why: the binding or memory shared across streams (`origin`, `memory`, `stream`, `cursor`) |
+ * | `["gpucompute", "stream"]` | `warning` | a GC wait failed and poisoned a stream; GC tasks pile up on a backend without synchronous waits |
+ * | `["gpucompute", "memory"]` | `info` | a pool page allocated or freed (`page`, `size`, `pool`) |
+ *
+ * Sub-categories inherit their parent's configuration: a logger on `["gpucompute"]` sees all.
+ *
+ * @example See every runtime log on the console
+ * ```ts ignore
+ * import { configure, getConsoleSink } from "@logtape/logtape";
+ * await configure({
+ *   sinks: { console: getConsoleSink() },
+ *   loggers: [{ category: ["gpucompute"], lowestLevel: "debug", sinks: ["console"] }],
+ * });
+ * ```
  *
  * @module
  */
 
-import { getLogger, type Logger } from "@logtape/logtape";
-import type { LogVerbosity } from "./config.ts";
+import { getLogger } from "@logtape/logtape";
 
 /** The root category of every runtime logger. */
 export const LOG_CATEGORY = "gpucompute";
 
-/** The categories the runtime logs under. */
-export type LogSubject = "stream" | "memory" | "server";
-
 /**
- * A logger for one subject that honours the runtime's verbosity for it.
+ * The sub-categories the runtime logs under.
  *
  * @example
  * ```ts
- * import { RuntimeLogger } from "@gpucompute/runtime/backend";
- * const log = new RuntimeLogger("stream", "basic");
- * log.basic(() => "Waiting on stream 1 from stream 2"); // emitted at info level
- * log.full(() => "not built: verbosity is basic");
+ * import type { LogSubject } from "@gpucompute/runtime/backend";
+ * const subject: LogSubject = "memory";
  * ```
  */
-export class RuntimeLogger {
-  readonly #logger: Logger;
-  readonly #verbosity: LogVerbosity;
+export type LogSubject = "stream" | "memory" | "server";
 
-  /** Creates the logger of a subject with a verbosity. */
-  constructor(subject: LogSubject, verbosity: LogVerbosity) {
-    this.#logger = getLogger([LOG_CATEGORY, subject]);
-    this.#verbosity = verbosity;
-  }
+/**
+ * Structured properties of a record, or a function computing them only when it is emitted.
+ *
+ * @example
+ * ```ts
+ * import type { LogProperties } from "@gpucompute/runtime/backend";
+ * const lazy: LogProperties = () => ({ streams: [1, 2] });
+ * ```
+ */
+export type LogProperties = Record<string, unknown> | (() => Record<string, unknown>);
 
-  /** Logs at `info` unless the verbosity is `disabled`. */
-  basic(message: () => string): void {
-    if (this.#verbosity === "disabled" || !this.#logger.isEnabledFor("info")) return;
-    this.#logger.info("{message}", { message: message() });
-  }
+/**
+ * What the runtime logs through: the part of a LogTape `Logger` it uses (any LogTape logger is
+ * one). Messages are templates whose `{placeholders}` name properties.
+ *
+ * @example
+ * ```ts
+ * import type { Logger } from "@gpucompute/runtime/backend";
+ * const quiet: Logger = { debug() {}, info() {}, warn() {} };
+ * ```
+ */
+export interface Logger {
+  /** Logs at `debug`. */
+  debug(message: string, properties?: LogProperties): void;
+  /** Logs at `info`. */
+  info(message: string, properties?: LogProperties): void;
+  /** Logs at `warning`. */
+  warn(message: string, properties?: LogProperties): void;
+}
 
-  /** Logs at `debug` when the verbosity is `full`. */
-  full(message: () => string): void {
-    if (this.#verbosity !== "full" || !this.#logger.isEnabledFor("debug")) return;
-    this.#logger.debug("{message}", { message: message() });
-  }
-
-  /** Logs a warning whatever the verbosity. */
-  warn(message: string): void {
-    this.#logger.warn("{message}", { message });
-  }
+/**
+ * The LogTape logger of a subject: category `["gpucompute", subject]`.
+ *
+ * @example
+ * ```ts
+ * import { runtimeLogger } from "@gpucompute/runtime/backend";
+ * const log = runtimeLogger("stream");
+ * log.info("Waiting on stream {origin} from stream {stream}", { origin: 1, stream: 2 });
+ * ```
+ */
+export function runtimeLogger(subject: LogSubject): Logger {
+  return getLogger([LOG_CATEGORY, subject]);
 }

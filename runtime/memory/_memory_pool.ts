@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { RuntimeLogger } from "../core/logging.ts";
+import type { Logger } from "../core/logging.ts";
 import { OutOfMemoryError } from "../core/errors.ts";
 import { formatBytes } from "../core/format_bytes.ts";
 import type { ManagedMemoryId } from "../core/managed_memory.ts";
@@ -31,7 +31,7 @@ export interface PoolContext {
   /** The page allocator. */
   readonly storage: ComputeStorage<unknown>;
   /** The `memory` logger. */
-  readonly log: RuntimeLogger;
+  readonly log: Logger;
   /** The manager's reservation counter: pools stamp pages with it to find idle ones. */
   readonly clock: () => number;
   /** Pages free and unstamped for this many reservations are idle (automatic cleanup). */
@@ -59,12 +59,22 @@ export function allocPage(context: PoolContext, size: number, pool: string): num
       { cause },
     );
   }
-  context.log.basic(() => `Allocated page ${page} of ${formatBytes(size)} for the ${pool} pool`);
+  context.log.info("Allocated page {page} of {bytes} for the {pool} pool", () => ({
+    page,
+    bytes: formatBytes(size),
+    size,
+    pool,
+  }));
   return page;
 }
 
 /** Returns a page to storage and logs it. */
 export function deallocPage(context: PoolContext, page: number, size: number, pool: string): void {
   context.storage.dealloc(page);
-  context.log.basic(() => `Freed page ${page} of ${formatBytes(size)} from the ${pool} pool`);
+  context.log.info("Freed page {page} of {bytes} from the {pool} pool", () => ({
+    page,
+    bytes: formatBytes(size),
+    size,
+    pool,
+  }));
 }

@@ -43,11 +43,11 @@ interface Page {
  * @example
  * ```ts
  * import { ExclusivePool } from "./exclusive_pool.ts";
- * import { RuntimeLogger } from "../core/logging.ts";
+ * import { runtimeLogger } from "../core/logging.ts";
  * import { HostStorage } from "../../tests/fixtures/host_storage.ts";
  * const pool = new ExclusivePool({ reuseRatio: 2, name: "large" }, {
  *   storage: new HostStorage({ alignment: 256 }),
- *   log: new RuntimeLogger("memory", "disabled"),
+ *   log: runtimeLogger("memory"),
  *   clock: () => 0,
  *   deallocPeriod: 100,
  * });

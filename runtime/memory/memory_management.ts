@@ -17,8 +17,7 @@
  */
 
 import { assertPositiveInteger, describe } from "../core/_validate.ts";
-import type { LogVerbosity } from "../core/config.ts";
-import { RuntimeLogger } from "../core/logging.ts";
+import { runtimeLogger } from "../core/logging.ts";
 import {
   BufferTooBigError,
   InvalidHandleError,
@@ -71,11 +70,6 @@ export interface MemoryManagementOptions {
    * @default {1000}
    */
   deallocPeriod?: number;
-  /**
-   * Verbosity of page allocation and free logs (category `["gpucompute", "memory"]`).
-   * @default {"disabled"}
-   */
-  verbosity?: LogVerbosity;
 }
 
 const DEFAULT_SLICED_POOLS: readonly SlicedPoolOptions[] = [
@@ -152,16 +146,12 @@ export class MemoryManagement<R> implements Disposable {
     if (!(reuseRatio >= 1) || !Number.isFinite(reuseRatio)) {
       throw new RangeError(`exclusiveReuseRatio must be a finite number >= 1, got ${reuseRatio}`);
     }
-    const verbosity = options.verbosity ?? "disabled";
-    if (!["disabled", "basic", "full"].includes(verbosity)) {
-      throw new RangeError(`verbosity must be disabled, basic or full, got ${describe(verbosity)}`);
-    }
     this.storage = storage;
     this.maxAllocationSize = maxAllocationSize;
     this.#deallocPeriod = deallocPeriod;
     const context: PoolContext = {
       storage,
-      log: new RuntimeLogger("memory", verbosity),
+      log: runtimeLogger("memory"),
       clock: () => this.#clock,
       deallocPeriod,
     };

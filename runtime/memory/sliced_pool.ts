@@ -81,12 +81,12 @@ function lowerBound(list: readonly Slot[], offset: number): number {
  * @example
  * ```ts
  * import { SlicedPool } from "./sliced_pool.ts";
- * import { RuntimeLogger } from "../core/logging.ts";
+ * import { runtimeLogger } from "../core/logging.ts";
  * import { HostStorage } from "../../tests/fixtures/host_storage.ts";
  * let clock = 0;
  * const pool = new SlicedPool({ pageSize: 4096, maxSliceSize: 1024 }, {
  *   storage: new HostStorage({ alignment: 256 }),
- *   log: new RuntimeLogger("memory", "disabled"),
+ *   log: runtimeLogger("memory"),
  *   clock: () => clock++,
  *   deallocPeriod: 100,
  * });

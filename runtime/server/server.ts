@@ -49,7 +49,12 @@
  * @module
  */
 
-import type { ExecutionMode, KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
+import type {
+  ExecutionMode,
+  KernelMetadata,
+  KernelParams,
+  MemoryAllocationMode,
+} from "../core/kernel.ts";
 import type { MemoryUsage } from "../memory/memory_usage.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { Bindings } from "../core/bindings.ts";
@@ -106,7 +111,7 @@ export interface BindingResource<R> {
 }
 
 /**
- * A kernel launch: the kernel, its cube count, its bindings and its execution mode.
+ * A kernel launch: the kernel, its cube count, its bindings, named parameters and execution mode.
  *
  * @example
  * ```ts
@@ -126,7 +131,14 @@ export interface KernelLaunch<K extends KernelMetadata> {
   /** What the kernel binds. */
   readonly bindings: Bindings;
   /**
-   * Bounds-checked or not.
+   * Named parameters, packed by the backend following its kernel language's layout (WGSL
+   * uniform structs on WebGPU). A backend without named parameters throws `UNSUPPORTED`.
+   * @default {undefined}
+   */
+  readonly params?: KernelParams;
+  /**
+   * Bounds-checked or not, for backends that compile generated kernels either way. WebGPU always
+   * runs checked (WGSL's robust buffer access) and ignores it; the user client does not offer it.
    * @default {"checked"}
    */
   readonly mode?: ExecutionMode;

@@ -48,7 +48,7 @@
 import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
 import { type ComputeError, ResolveInProgressError, StreamUnhealthyError } from "../core/errors.ts";
 import type { Binding } from "../core/handle.ts";
-import { RuntimeLogger } from "../core/logging.ts";
+import { type Logger, runtimeLogger } from "../core/logging.ts";
 import { assertPositiveInteger } from "../core/_validate.ts";
 import { GcLoop, type GcPayload, type GcTask } from "./_gc_loop.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
@@ -107,9 +107,9 @@ export interface MultiStreamOptions {
   maxStreams: number;
   /**
    * Logger of the `stream` category.
-   * @default {new RuntimeLogger("stream", "disabled")}
+   * @default {runtimeLogger("stream")}
    */
-  logger?: RuntimeLogger;
+  logger?: Logger;
   /**
    * GC tasks that may be pending before `finish` blocks on the oldest (back-pressure).
    * @default {8}
@@ -280,7 +280,7 @@ export class ResolvedStreams<S, E = unknown> implements Disposable {
 export class MultiStream<S, E> {
   readonly #backend: EventStreamBackend<S, E>;
   readonly #pool: StreamPool<EventStreamState<S>>;
-  readonly #logger: RuntimeLogger;
+  readonly #logger: Logger;
   readonly #gc: GcLoop<E>;
   readonly #onStreamFailed: MultiStreamOptions["onStreamFailed"];
   readonly #owner: ResolveOwner<S>;
@@ -306,7 +306,7 @@ export class MultiStream<S, E> {
     this.maxStreams = options.maxStreams;
     this.maxPendingGc = options.maxPendingGc ?? 8;
     assertPositiveInteger(this.maxPendingGc, "maxPendingGc");
-    this.#logger = options.logger ?? new RuntimeLogger("stream", "disabled");
+    this.#logger = options.logger ?? runtimeLogger("stream");
     this.#onStreamFailed = options.onStreamFailed;
     const waitSync = backend.waitEventHostSync;
     this.#gc = new GcLoop<E>({
@@ -316,8 +316,9 @@ export class MultiStream<S, E> {
       onFailure: (task, error) => this.#poison(task, error),
       onUnbounded: () =>
         this.#logger.warn(
-          `More than ${this.maxPendingGc} GC tasks are pending and the backend has no ` +
+          "More than {maxPendingGc} GC tasks are pending and the backend has no " +
             "waitEventHostSync: pinned memory is released only when the event loop turns",
+          { maxPendingGc: this.maxPendingGc },
         ),
     });
     this.#owner = {
@@ -428,10 +429,10 @@ export class MultiStream<S, E> {
     const check = (id: ManagedMemoryId, origin: number, cursor: number, why: string) => {
       const synced = current.lastSynced.get(origin);
       if (synced !== undefined && synced >= cursor) return;
-      this.#logger.full(() =>
-        synced === undefined
-          ? `Binding ${why} on ${origin} is shared on ${stream} since it was never synced.`
-          : `Binding ${why} on ${origin} is shared on ${stream} since it's not sync ${synced} < ${cursor}`
+      this.#logger.debug(
+        "Binding {why} on stream {origin} is shared on stream {stream}: synced up to {synced}, " +
+          "needs {cursor}",
+        () => ({ why, origin, stream, synced, cursor, memory: id.value }),
       );
       const ids = syncs.get(origin);
       if (ids === undefined) syncs.set(origin, [id]);
@@ -509,8 +510,9 @@ export class MultiStream<S, E> {
   #poison(task: GcTask<E>, error: ComputeError): void {
     if (!this.#poisoned.has(task.stream)) this.#poisoned.set(task.stream, error);
     this.#logger.warn(
-      `A GC wait on stream index ${task.stream} failed; the stream is poisoned and ` +
-        `${task.payloads.length} payload(s) stay pinned: ${error.message}`,
+      "A GC wait on stream index {stream} failed; the stream is poisoned and {payloads} " +
+        "payload(s) stay pinned: {error}",
+      { stream: task.stream, payloads: task.payloads.length, error },
     );
     this.#onStreamFailed?.(task.stream, error);
   }
@@ -525,7 +527,7 @@ export class MultiStream<S, E> {
     }
     const current = this.#pool.get(stream);
     for (const [origin, cursor, event] of events) {
-      this.#logger.basic(() => `Waiting on ${origin} from ${stream}`);
+      this.#logger.info("Waiting on stream {origin} from stream {stream}", { origin, stream });
       this.#backend.waitEvent(current.stream, event);
       // Recorded only once the wait is enqueued: a throwing waitEvent leaves no false record.
       current.lastSynced.set(origin, cursor);

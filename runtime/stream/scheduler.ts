@@ -17,8 +17,11 @@
  *
  * 1. **Order by memory, not by creator.** Each stream records the `ManagedMemoryId`s its queued
  *    tasks touch (cleared when it executes), and registering on X executes every other stream
- *    whose queued tasks touch any memory of the new task, whichever stream created it. Invariant:
- *    tasks queued on different streams never share memory, so any merge order is safe. CubeCL
+ *    whose queued tasks touch any memory of the new task, whichever stream created it. Memory a
+ *    task only reads (`reads` of {@linkcode SchedulerMultiStream.register}) conflicts only with
+ *    queued writers: two kernels that only read a handle stay on their streams. Invariant: tasks
+ *    queued on different streams never share memory that one of them writes, so any merge order
+ *    is safe. CubeCL
  *    also executes the stream that created each binding; that is not needed here (reuse is
  *    guarded by pins, and the single queue orders everything submitted), so unrelated tasks
  *    queued on the creating stream stay buffered.
@@ -37,7 +40,7 @@
 
 import { assertPositiveInteger, describe } from "../core/_validate.ts";
 import type { SchedulerStrategy } from "../core/config.ts";
-import { RuntimeLogger } from "../core/logging.ts";
+import { type Logger, runtimeLogger } from "../core/logging.ts";
 import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
 import type { Binding } from "../core/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
@@ -86,9 +89,9 @@ export interface SchedulerMultiStreamOptions {
   strategy: SchedulerStrategy;
   /**
    * Logger of the `"stream"` subject.
-   * @default {undefined} (no logging)
+   * @default {runtimeLogger("stream")}
    */
-  logger?: RuntimeLogger;
+  logger?: Logger;
 }
 
 /** A buffered task with the pins that keep its memory alive until it is submitted. */
@@ -97,11 +100,30 @@ interface QueuedTask<T> {
   readonly pins: MemoryPin[];
 }
 
-/** One pool slot: the task buffer, the memory its tasks touch, and the backend stream. */
+/** One pool slot: the task buffer, the memory its tasks touch (and write), the backend stream. */
 interface StreamState<T, S> {
   tasks: QueuedTask<T>[];
   readonly memories: Set<ManagedMemoryId>;
+  readonly written: Set<ManagedMemoryId>;
   readonly stream: S;
+}
+
+/**
+ * Options of {@linkcode SchedulerMultiStream.register}.
+ *
+ * @example
+ * ```ts
+ * import type { RegisterOptions } from "@gpucompute/runtime/backend";
+ * const options: RegisterOptions = { reads: [] };
+ * ```
+ */
+export interface RegisterOptions {
+  /**
+   * The bindings (of those registered) that the task only reads. A memory is written by the task
+   * if any of its bindings is not listed.
+   * @default {[]} (every binding may be written)
+   */
+  reads?: Iterable<Binding>;
 }
 
 interface Schedule<T> {
@@ -135,7 +157,7 @@ export class SchedulerMultiStream<T, S> {
   readonly #pool: StreamPool<StreamState<T, S>>;
   readonly #maxTasks: number;
   readonly #strategy: SchedulerStrategy;
-  readonly #logger: RuntimeLogger;
+  readonly #logger: Logger;
 
   /** Creates the scheduler over a backend; streams are created on first use. */
   constructor(backend: SchedulerStreamBackend<T, S>, options: SchedulerMultiStreamOptions) {
@@ -155,12 +177,17 @@ export class SchedulerMultiStream<T, S> {
     }
     this.#backend = backend;
     this.#pool = new StreamPool(
-      () => ({ tasks: [], memories: new Set(), stream: backend.createStream() }),
+      () => ({
+        tasks: [],
+        memories: new Set(),
+        written: new Set(),
+        stream: backend.createStream(),
+      }),
       { maxStreams: options.maxStreams },
     );
     this.#maxTasks = options.maxTasks;
     this.#strategy = options.strategy;
-    this.#logger = options.logger ?? new RuntimeLogger("stream", "disabled");
+    this.#logger = options.logger ?? runtimeLogger("stream");
   }
 
   /** The backend stream of a logical stream, created if needed. */
@@ -170,8 +197,8 @@ export class SchedulerMultiStream<T, S> {
 
   /**
    * Buffers `task` on stream `id`, after executing the other streams whose queued tasks touch the
-   * same memory. Pins the bindings' memory until the task is submitted. Executes the stream once
-   * it holds `maxTasks`.
+   * same memory (unless both only read it, see {@linkcode RegisterOptions.reads}). Pins the
+   * bindings' memory until the task is submitted. Executes the stream once it holds `maxTasks`.
    *
    * Bad input (`TypeError` / `RangeError` / `INVALID_HANDLE`, including a binding whose handles
    * were all disposed) leaves the scheduler unchanged: the caller keeps its task. Once the input
@@ -179,12 +206,18 @@ export class SchedulerMultiStream<T, S> {
    * the other streams or this one; every task is still enqueued, see the module documentation)
    * propagates after the task was queued or handed to the backend.
    */
-  register(id: StreamId, task: T, bindings: Iterable<Binding>): void {
+  register(
+    id: StreamId,
+    task: T,
+    bindings: Iterable<Binding>,
+    options: RegisterOptions = {},
+  ): void {
     const index = this.#pool.streamIndex(id);
     const list = checkBindings(bindings);
+    const writes = writtenMemory(list, options.reads);
     const errors: unknown[] = [];
     try {
-      this.#align(id, index, list);
+      this.#align(id, index, list, writes);
     } catch (error) {
       errors.push(error);
     }
@@ -193,6 +226,7 @@ export class SchedulerMultiStream<T, S> {
     for (const binding of list) {
       pins.push(binding.memory.id.pin());
       current.memories.add(binding.memory.id);
+      if (writes === ALL || writes.has(binding.memory.id)) current.written.add(binding.memory.id);
     }
     current.tasks.push({ task, pins });
     if (current.tasks.length >= this.#maxTasks) {
@@ -221,6 +255,7 @@ export class SchedulerMultiStream<T, S> {
       const tasks = state.tasks;
       state.tasks = [];
       state.memories.clear();
+      state.written.clear();
       return { tasks, index };
     });
     if (this.#strategy === "interleave") this.#interleave(schedules);
@@ -246,21 +281,31 @@ export class SchedulerMultiStream<T, S> {
   }
 
   /** Executes the other streams whose queued tasks touch this task's memory. */
-  #align(id: StreamId, index: number, bindings: readonly Binding[]): void {
+  #align(
+    id: StreamId,
+    index: number,
+    bindings: readonly Binding[],
+    writes: Written,
+  ): void {
     const toFlush: StreamId[] = [];
     for (const [other, state] of this.#pool.entries()) {
       if (other === index || state.memories.size === 0) continue;
-      const shared = bindings.find((binding) => state.memories.has(binding.memory.id));
+      // A hazard unless both sides only read: read-after-write, write-after-read, write-after-write.
+      const shared = bindings.find(({ memory: { id } }) =>
+        state.memories.has(id) && (writes === ALL || writes.has(id) || state.written.has(id))
+      );
       if (shared !== undefined) {
         toFlush.push(other);
-        this.#logger.full(() =>
-          `Memory ${shared.memory.id.value} is used by tasks queued on ${other}, needed on ${id}`
+        this.#logger.debug(
+          "Memory {memory} is used by tasks queued on stream {other}, needed on stream {stream}",
+          () => ({ memory: shared.memory.id.value, other, stream: id }),
         );
       }
     }
     if (toFlush.length === 0) return;
-    this.#logger.basic(() =>
-      `Flushing streams [${toFlush.join(", ")}] before registering more tasks on ${id}`
+    this.#logger.info(
+      "Executing streams {streams} before registering more tasks on stream {stream}",
+      { streams: toFlush, stream: id },
     );
     this.executeStreams(toFlush);
   }
@@ -317,6 +362,19 @@ function throwAll(errors: readonly unknown[]): void {
   if (errors.length > 1) {
     throw new AggregateError(errors, `${errors.length} scheduler backend calls failed`);
   }
+}
+
+/** The memory a task writes: every binding's (the common case, no allocation) or a subset. */
+type Written = typeof ALL | ReadonlySet<ManagedMemoryId>;
+const ALL = Symbol("all");
+
+function writtenMemory(list: readonly Binding[], reads: Iterable<Binding> | undefined): Written {
+  if (reads === undefined) return ALL;
+  const readOnly = new Set(reads);
+  if (readOnly.size === 0) return ALL;
+  const written = new Set<ManagedMemoryId>();
+  for (const binding of list) if (!readOnly.has(binding)) written.add(binding.memory.id);
+  return written;
 }
 
 /** Materializes and validates bindings before any state changes. */

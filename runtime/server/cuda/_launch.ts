@@ -131,7 +131,14 @@ export function launch(
     }
     return grid;
   };
-  if (count.kind === "static") checkGrid([count.x, count.y, count.z]);
+  // `threads` launches: enough blocks to cover the threads (CUDA's x limit, 2^31 - 1 blocks,
+  // needs no folding; every kernel checks its bound, the last block is partial).
+  const fixed = count.kind === "static"
+    ? [count.x, count.y, count.z]
+    : count.kind === "threads"
+    ? [count.x, count.y, count.z].map((n, i) => Math.ceil(n / kernel.blockSize[i]))
+    : undefined;
+  if (fixed !== undefined) checkGrid(fixed);
   const fn = ctx.modules.function(kernel);
   const buffers = bindings.allBindings();
   const params = marshalParams(kernel, buffers.map((b) => ctx.resolveBinding(b)), bindings);
@@ -151,9 +158,10 @@ export function launch(
     count.kind === "dynamic" ? [...buffers, count.binding] : buffers,
   );
   const stream = resolved.currentStream();
-  const grid = count.kind === "static"
-    ? [count.x, count.y, count.z]
-    : checkGrid(readCount(ctx, ctx.resolveBinding(count.binding), stream));
+  const grid = fixed ??
+    (count.kind === "dynamic"
+      ? checkGrid(readCount(ctx, ctx.resolveBinding(count.binding), stream))
+      : []);
   if (grid.some((n) => n === 0)) return; // nothing to run
   ctx.driver.check(
     ctx.driver.symbols.cuLaunchKernel(

@@ -28,7 +28,6 @@ import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
 import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
 import { type Binding, Handle } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
-import { RuntimeLogger } from "../../core/logging.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
 import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
@@ -178,7 +177,6 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#backend = new CudaStreamBackend(driver, this.#events, wait);
     this.#streams = new MultiStream(this.#backend, {
       maxStreams: config.maxStreams,
-      logger: new RuntimeLogger("stream", config.logging.stream),
       onStreamFailed: (index, error) => this.#failures.set(index, error),
       maxPendingGc: options.maxPendingGc ?? 64,
     });
@@ -193,7 +191,6 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       {
         memory: {
           maxAllocationSize: Math.min(2 ** 31, device.totalMemory),
-          verbosity: config.logging.memory,
           ...options.memory,
         },
         maxStreams: config.maxStreams,

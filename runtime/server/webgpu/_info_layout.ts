@@ -1,8 +1,9 @@
 /**
  * The layout of the info buffer that carries a launch's metadata and scalars.
  *
- * One info buffer per dispatch, bound at `@binding(buffers.length)` when the launch has any
- * metadata word or scalar (and not bound otherwise). Layout, in bytes:
+ * For generated kernels (CubeCL's convention): one info buffer per dispatch, bound to the module's
+ * last `@group(0)` binding (after the buffers) when the launch has any metadata word or scalar,
+ * and not bound otherwise. Kernels written by hand use named `params` instead. Layout, in bytes:
  *
  * 1. the metadata words (`Bindings.metadata.data`, static then dynamic part) as u32, from 0;
  * 2. then one group per scalar storage type present, in the fixed order of
@@ -10,7 +11,8 @@
  *    and holding the type's scalars little-endian and packed;
  * 3. the total is padded to a multiple of 16 bytes (at least 16).
  *
- * A kernel reads it as `var<storage, read> info: array<u32>` and bitcasts, e.g. the first f32
+ * A kernel reads it as an array of words, `var<storage, read> info: array<u32>` (a struct there is
+ * refused: its named fields are `params`), and bitcasts, e.g. the first f32
  * scalar of a launch with 3 metadata words is `bitcast<f32>(info[4])` (offset 16 / 4).
  *
  * @module
@@ -18,7 +20,15 @@
 
 import { type Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../../core/bindings.ts";
 
-/** The order of scalar groups in the info buffer. */
+/**
+ * The order of scalar groups in the info buffer (widest first).
+ *
+ * @example
+ * ```ts
+ * import { INFO_SCALAR_ORDER } from "@gpucompute/runtime/webgpu";
+ * console.log(INFO_SCALAR_ORDER.indexOf("f32") < INFO_SCALAR_ORDER.indexOf("u32")); // true
+ * ```
+ */
 export const INFO_SCALAR_ORDER: readonly StorageType[] = [
   "f64",
   "i64",
@@ -59,7 +69,8 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
  *
  * @example
  * ```ts
- * import { Bindings, packInfo } from "@gpucompute/runtime/webgpu";
+ * import { Bindings } from "@gpucompute/runtime/backend";
+ * import { packInfo } from "@gpucompute/runtime/webgpu";
  * const bindings = new Bindings()
  *   .withMetadata({ data: new Uint32Array([7, 8, 9]), staticLength: 3 })
  *   .withScalar("u32", [5])

@@ -1,12 +1,11 @@
 /**
  * The pipeline cache: each kernel compiled once, with its validity tracked.
  *
- * A kernel's buffers map in order to `@group(0) @binding(i)`; when the launch has metadata or
- * scalars, ONE info buffer is bound right after them (see {@linkcode packInfo} for its layout).
- * The bind-group layout is built from the declarations in the source, not `"auto"`, so unused
- * bindings still count. Buffer bindings must be `var<storage, read_write>`: slices of one pool
- * page share a `GPUBuffer`, and WebGPU forbids read-only and writable use of one buffer within a
- * dispatch. The info binding may be `var<storage, read>` or `var<uniform>`.
+ * A kernel is identified by its id, entry point and source (a kernel object seen before is found
+ * in a `WeakMap` without hashing its source). Its WGSL is reflected first (`_reflect.ts`): the
+ * bind-group layout is built from every declared binding, not `"auto"`, so unused bindings still
+ * count. Read-only storage declarations are compiled widened to `read_write` (see
+ * {@linkcode widenReadOnlyStorage}); the unwidened module is compiled too, for validation.
  *
  * Compilation runs inside a validation error scope. WebGPU reports the result asynchronously,
  * so a pipeline first used by a synchronous `execute` is `pending` until the scope pops (a few
@@ -19,26 +18,23 @@
 import { CompilationError } from "../../core/errors.ts";
 import type { WgslKernel } from "./kernel.ts";
 import {
-  parseWgslBindings,
-  type WgslBinding,
-  WgslBindingError,
+  checkWorkgroupSize,
+  type KernelReflection,
+  reflectKernel,
   wgslErrorLine,
-} from "./_wgsl_bindings.ts";
+  widenReadOnlyStorage,
+} from "./_reflect.ts";
 
 /** A cached pipeline and what is known about its validity. */
 export interface CompiledKernel {
   /** The kernel. */
   readonly kernel: WgslKernel;
+  /** What the WGSL declares. */
+  readonly reflection: KernelReflection;
   /** The pipeline (invalid if `state` becomes `failed`). */
   readonly pipeline: GPUComputePipeline;
   /** The explicit bind-group layout. */
   readonly layout: GPUBindGroupLayout;
-  /** Declared group-0 bindings, in binding order, with their access and source line. */
-  readonly bindings: readonly {
-    readonly binding: number;
-    readonly access: "read" | "read_write" | "uniform";
-    readonly line: number;
-  }[];
   /** `pending` until the validation scope pops. */
   state: "pending" | "ready" | "failed";
   /** The failure, once `failed`. */
@@ -47,14 +43,8 @@ export interface CompiledKernel {
   readonly settled: Promise<void>;
 }
 
-const LAYOUT_TYPE = {
-  read: "read-only-storage",
-  read_write: "storage",
-  uniform: "uniform",
-} as const;
-
 /**
- * Compiles kernels once per id and counts cache hits and misses.
+ * Compiles each program (id, entry point, source) once and counts cache hits and misses.
  *
  * @example
  * ```ts ignore
@@ -69,6 +59,8 @@ const LAYOUT_TYPE = {
 export class PipelineCache {
   readonly #device: GPUDevice;
   readonly #entries = new Map<string, CompiledKernel>();
+  /** Per kernel object, its entry and the strings it had when first seen (compared by pointer). */
+  #byObject = new WeakMap<WgslKernel, { entry: CompiledKernel; program: Program }>();
   #hits = 0;
   #misses = 0;
 
@@ -94,29 +86,41 @@ export class PipelineCache {
 
   /**
    * The compiled kernel, compiling it on first use (its state may be `pending`). Throws the
-   * cached `CompilationError` for a kernel known to fail; `RangeError` for a workgroup size
-   * beyond the device limits; `TypeError` for a malformed kernel.
+   * cached `CompilationError` for a kernel known to fail (WGSL the parser rejects, a workgroup
+   * size beyond the device limits...); `KernelArgumentError` for an `entryPoint` or
+   * `workgroupSize` that contradicts the WGSL; `TypeError` for a malformed kernel.
    */
   get(kernel: WgslKernel): CompiledKernel {
-    const cached = this.#entries.get(kernel?.id);
+    const seen = this.#byObject.get(kernel);
+    if (seen !== undefined && sameProgram(seen.program, kernel)) {
+      this.#hits++;
+      if (seen.entry.error !== undefined) throw seen.entry.error;
+      return seen.entry;
+    }
+    checkKernel(kernel);
+    const key = `${kernel.id ?? ""}\u0000${kernel.entryPoint ?? ""}\u0000${kernel.source}`;
+    const cached = this.#entries.get(key);
     if (cached !== undefined) {
       this.#hits++;
       if (cached.error !== undefined) throw cached.error;
+      // A new object for a known program: its own workgroupSize must still match the WGSL.
+      checkWorkgroupSize(kernel, cached.reflection);
+      this.#byObject.set(kernel, { entry: cached, program: programOf(kernel) });
       return cached;
     }
     this.#misses++;
-    checkKernel(kernel, this.#device.limits);
-    let bindings: WgslBinding[];
+    let entry: CompiledKernel;
     try {
-      bindings = parseWgslBindings(kernel.source);
-    } catch (cause) {
-      if (!(cause instanceof WgslBindingError)) throw cause;
-      const error = new CompilationError(kernel.id, cause.message, cause.line, { cause });
-      this.#entries.set(kernel.id, failed(kernel, error));
+      const reflection = reflectKernel(kernel);
+      checkLimits(reflection, this.#device.limits);
+      entry = this.#compile(kernel, reflection);
+    } catch (error) {
+      // Only a compilation failure is a property of the program; argument errors are not cached.
+      if (error instanceof CompilationError) this.#entries.set(key, failed(kernel, error));
       throw error;
     }
-    const entry = this.#compile(kernel, bindings);
-    this.#entries.set(kernel.id, entry);
+    this.#entries.set(key, entry);
+    this.#byObject.set(kernel, { entry, program: programOf(kernel) });
     return entry;
   }
 
@@ -131,30 +135,38 @@ export class PipelineCache {
   /** Forgets every pipeline. */
   clear(): void {
     this.#entries.clear();
+    this.#byObject = new WeakMap();
   }
 
-  #compile(kernel: WgslKernel, bindings: WgslBinding[]): CompiledKernel {
+  #compile(kernel: WgslKernel, reflection: KernelReflection): CompiledKernel {
     const device = this.#device;
+    const label = reflection.name;
     device.pushErrorScope("validation");
-    const module = device.createShaderModule({ code: kernel.source, label: kernel.id });
+    if (reflection.hasReadOnlyStorage) {
+      device.createShaderModule({ code: kernel.source, label }); // validates the declared access
+    }
+    const code = reflection.hasReadOnlyStorage
+      ? widenReadOnlyStorage(kernel.source)
+      : kernel.source;
+    const module = device.createShaderModule({ code, label });
     const layout = device.createBindGroupLayout({
-      label: kernel.id,
-      entries: bindings.map((entry) => ({
+      label,
+      entries: reflection.bindings.map((entry) => ({
         binding: entry.binding,
         visibility: GPUShaderStage.COMPUTE,
-        buffer: { type: LAYOUT_TYPE[entry.access] },
+        buffer: { type: entry.space === "uniform" ? "uniform" : "storage" },
       })),
     });
     const pipeline = device.createComputePipeline({
-      label: kernel.id,
+      label,
       layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
-      compute: { module, entryPoint: kernel.entryPoint },
+      compute: { module, entryPoint: reflection.entryPoint },
     });
     const entry: CompiledKernel = {
       kernel,
+      reflection,
       pipeline,
       layout,
-      bindings,
       state: "pending",
       error: undefined,
       settled: device.popErrorScope().then(
@@ -172,34 +184,54 @@ function settle(entry: CompiledKernel, message: string | undefined): void {
     return;
   }
   entry.state = "failed";
-  entry.error = new CompilationError(entry.kernel.id, message.trim(), wgslErrorLine(message));
+  entry.error = new CompilationError(entry.reflection.name, message.trim(), wgslErrorLine(message));
 }
 
 function failed(kernel: WgslKernel, error: CompilationError): CompiledKernel {
   return {
     kernel,
+    reflection: undefined as unknown as KernelReflection,
     pipeline: undefined as unknown as GPUComputePipeline,
     layout: undefined as unknown as GPUBindGroupLayout,
-    bindings: [],
     state: "failed",
     error,
     settled: Promise.resolve(),
   };
 }
 
-function checkKernel(kernel: WgslKernel, limits: GPUSupportedLimits): void {
+/** What identifies a program. */
+type Program = Pick<WgslKernel, "source" | "entryPoint" | "id">;
+
+function programOf(kernel: WgslKernel): Program {
+  return { source: kernel.source, entryPoint: kernel.entryPoint, id: kernel.id };
+}
+
+function sameProgram(a: Program, b: WgslKernel): boolean {
+  return a.source === b.source && a.entryPoint === b.entryPoint && a.id === b.id;
+}
+
+function checkKernel(kernel: WgslKernel): void {
   if (typeof kernel !== "object" || kernel === null) {
     throw new TypeError("kernel must be an object");
   }
-  for (const field of ["id", "source", "entryPoint"] as const) {
-    if (typeof kernel[field] !== "string") throw new TypeError(`kernel.${field} must be a string`);
+  if (typeof kernel.source !== "string") throw new TypeError("kernel.source must be a string");
+  for (const field of ["id", "entryPoint"] as const) {
+    if (kernel[field] !== undefined && typeof kernel[field] !== "string") {
+      throw new TypeError(`kernel.${field} must be a string when given`);
+    }
   }
   const size = kernel.workgroupSize;
   if (
-    !Array.isArray(size) || size.length !== 3 || !size.every((n) => Number.isInteger(n) && n > 0)
+    size !== undefined &&
+    (!Array.isArray(size) || size.length < 1 || size.length > 3 ||
+      !size.every((n) => Number.isInteger(n) && n > 0))
   ) {
-    throw new TypeError(`kernel.workgroupSize must be three positive integers, got ${size}`);
+    throw new TypeError(`kernel.workgroupSize must be 1 to 3 positive integers, got ${size}`);
   }
+}
+
+function checkLimits(reflection: KernelReflection, limits: GPUSupportedLimits): void {
+  const size = reflection.workgroupSize;
   const max = [
     limits.maxComputeWorkgroupSizeX,
     limits.maxComputeWorkgroupSizeY,
@@ -207,15 +239,17 @@ function checkKernel(kernel: WgslKernel, limits: GPUSupportedLimits): void {
   ];
   size.forEach((n, i) => {
     if (n > max[i]) {
-      throw new RangeError(
-        `Kernel '${kernel.id}' workgroup size ${"xyz"[i]}=${n} exceeds the device limit ${max[i]}`,
+      throw new CompilationError(
+        reflection.name,
+        `workgroup size ${"xyz"[i]}=${n} exceeds the device limit ${max[i]}`,
       );
     }
   });
   const invocations = size[0] * size[1] * size[2];
   if (invocations > limits.maxComputeInvocationsPerWorkgroup) {
-    throw new RangeError(
-      `Kernel '${kernel.id}' has ${invocations} invocations per workgroup, the device limit is ${limits.maxComputeInvocationsPerWorkgroup}`,
+    throw new CompilationError(
+      reflection.name,
+      `${invocations} invocations per workgroup exceed the device limit ${limits.maxComputeInvocationsPerWorkgroup}`,
     );
   }
 }

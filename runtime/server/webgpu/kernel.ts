@@ -1,11 +1,19 @@
 /**
- * The kernel type of the WebGPU backend: a WGSL compute shader and what identifies it.
+ * The kernel type of the WebGPU backend: a WGSL compute shader. Everything else comes from the
+ * WGSL itself (reflected with `wgsl_reflect`):
  *
- * A kernel's buffers map in order to `@group(0) @binding(i)`; when the launch has metadata or
- * scalars, ONE info buffer is bound right after them. Buffer bindings must be
- * `var<storage, read_write>`: slices of one pool page share a `GPUBuffer`, and WebGPU forbids
- * read-only and writable use of one buffer within a dispatch. The info binding may be
- * `var<storage, read>` or `var<uniform>`.
+ * - the entry point (the only `@compute` function, or the one named by `entryPoint`);
+ * - the workgroup size (`@workgroup_size`, override defaults resolved);
+ * - the bindings, all in `@group(0)`: the launch's `buffers` fill the `var<storage>` bindings in
+ *   binding order, `params` fill the `var<uniform>` ones by name (see `ExecuteOptions.params`).
+ *   `var<storage, read>` and `var<storage, read_write>` both work, on any handles.
+ *
+ * The pipeline cache keys on the id, the entry point AND the source: a kernel object built anew
+ * for each launch costs a map lookup, and reusing an id with other WGSL compiles the new source.
+ *
+ * Generated kernels may instead take CubeCL's info buffer (metadata and scalars by type, see
+ * `packInfo` in `@gpucompute/runtime/webgpu`): it is bound to the module's LAST binding, after
+ * the buffers, which must be an array of words (`var<storage, read> info: array<u32>`).
  *
  * @module
  */
@@ -15,27 +23,38 @@ import type { KernelMetadata } from "../../core/kernel.ts";
 /**
  * A compute kernel written in WGSL.
  *
- * @example
+ * @example SAXPY with a read-only input and named parameters
  * ```ts
  * import type { WgslKernel } from "@gpucompute/runtime";
- * const double: WgslKernel = {
- *   id: "double_f32",
- *   entryPoint: "main",
- *   workgroupSize: [64, 1, 1],
- *   source: `@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+ * const saxpy: WgslKernel = {
+ *   source: `
+ * struct Params { a: f32, n: u32 }
+ * @group(0) @binding(0) var<storage, read> x: array<f32>;
+ * @group(0) @binding(1) var<storage, read_write> y: array<f32>;
+ * @group(0) @binding(2) var<uniform> p: Params;
  * @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
- *   if (id.x < arrayLength(&a)) { a[id.x] *= 2.0; }
+ *   if (id.x < p.n) { y[id.x] = p.a * x[id.x] + y[id.x]; }
  * }`,
  * };
  * ```
  */
 export interface WgslKernel extends KernelMetadata {
-  /** Stable id: the pipeline cache key. */
-  readonly id: string;
-  /** WGSL source. */
+  /** WGSL source with at least one `@compute` entry point. */
   readonly source: string;
-  /** Name of the `@compute` entry point. */
-  readonly entryPoint: string;
-  /** The `@workgroup_size` of the entry point, checked against the device limits. */
-  readonly workgroupSize: readonly [number, number, number];
+  /**
+   * The `@compute` function to run; required only when the WGSL declares several.
+   * @default {the only @compute entry point}
+   */
+  readonly entryPoint?: string;
+  /**
+   * Name in errors, logs and pipeline labels.
+   * @default {the entry point}
+   */
+  readonly id?: string;
+  /**
+   * The `@workgroup_size` you expect, checked against the WGSL (`KERNEL_ARGUMENT` when they
+   * differ). Not needed: the runtime reads it from the WGSL.
+   * @default {the WGSL's}
+   */
+  readonly workgroupSize?: readonly number[];
 }

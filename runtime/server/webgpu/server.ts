@@ -21,7 +21,6 @@
  */
 
 import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
-import { RuntimeLogger } from "../../core/logging.ts";
 import { MemoryManagement, type MemoryManagementOptions } from "../../memory/memory_management.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { SchedulerMultiStream } from "../../stream/scheduler.ts";
@@ -131,7 +130,6 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#storage = new WebGpuStorage(device);
     this.#memory = new MemoryManagement(this.#storage, {
       maxAllocationSize: this.#storage.maxPageSize,
-      verbosity: config.logging.memory,
       ...options.memory,
     });
     this.#profiler = new WebGpuProfiler(device, { timestamps: gpu.timestamps });
@@ -143,7 +141,6 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       maxStreams: config.maxStreams,
       maxTasks: config.maxTasks,
       strategy: config.strategy,
-      logger: new RuntimeLogger("stream", config.logging.stream),
     });
     this.#pipelines = new PipelineCache(device);
     this.#infoBuffers = new InfoBufferPool(device);
@@ -228,7 +225,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const sources = descriptors.map((d) => this.#range(d));
     const pending = prepareRead(this.device, sources, this.#readStats);
     try {
-      this.#scheduler.register(stream, pending.task, descriptors.map((d) => d.binding));
+      const read = descriptors.map((d) => d.binding);
+      this.#scheduler.register(stream, pending.task, read, { reads: read });
     } catch (error) {
       pending.cancel();
       throw error;
@@ -315,7 +313,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       compiled.settled.then(() => compiled.error && this.#errors.push(compiled.error));
     }
     try {
-      this.#scheduler.register(stream, prepared.task, prepared.bindings);
+      this.#scheduler.register(stream, prepared.task, prepared.bindings, { reads: prepared.reads });
     } catch (error) {
       prepared.cancel();
       throw error;

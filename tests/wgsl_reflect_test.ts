@@ -1,0 +1,147 @@
+/** Reflection of WGSL kernels (no device needed): a corpus of real kernels and every misuse. */
+import assert from "node:assert/strict";
+import { reflectKernel, widenReadOnlyStorage } from "../runtime/server/webgpu/_reflect.ts";
+import { CompilationError, KernelArgumentError } from "../backend.ts";
+import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
+import { elementwise } from "../mod.ts";
+import { reduceKernel } from "../runtime/kernels/_reduce_kernels.ts";
+import * as demo from "../examples/kernels.ts";
+import { CORPUS } from "./fixtures/wgsl_corpus.ts";
+
+const describeBindings = (kernel: WgslKernel) =>
+  reflectKernel(kernel).bindings.map((b) =>
+    `${b.name} ${b.space} ${b.access} ${b.type.name} ${b.minSize}`
+  );
+
+Deno.test("reflection of a corpus of real kernels", async (t) => {
+  for (const entry of CORPUS) {
+    await t.step(entry.name, () => {
+      const reflection = reflectKernel(entry.kernel);
+      assert.equal(reflection.entryPoint, entry.entryPoint);
+      assert.deepEqual(reflection.workgroupSize, entry.workgroupSize);
+      assert.deepEqual(describeBindings(entry.kernel), entry.bindings);
+    });
+  }
+});
+
+Deno.test("reflection of the demo's and the helpers' kernels", () => {
+  for (const [name, kernel] of Object.entries(demo)) {
+    const reflection = reflectKernel(kernel as WgslKernel);
+    assert.ok(reflection.bindings.length > 0, name);
+    assert.ok(reflection.workgroupSize[0] >= 1, name);
+  }
+  const saxpy = elementwise({ inputs: ["x", "y"], params: { a: "f32" }, expression: "a * x + y" });
+  assert.deepEqual(describeBindings({ source: saxpy.source }), [
+    "in_x storage read array<f32> 4",
+    "in_y storage read array<f32> 4",
+    "out storage read_write array<f32> 4",
+    "params uniform read Params 8",
+  ]);
+  for (const product of [false, true]) {
+    const kernel = reduceKernel("max", product, 64);
+    assert.deepEqual(reflectKernel(kernel).workgroupSize, [64, 1, 1]);
+    assert.equal(reflectKernel(kernel).bindings.length, product ? 4 : 3);
+  }
+});
+
+const argumentError = (argument: string, pattern: RegExp) => (error: unknown) =>
+  error instanceof KernelArgumentError && error.argument === argument &&
+  pattern.test(error.message);
+const compilationError = (line: number | undefined, pattern: RegExp) => (error: unknown) =>
+  error instanceof CompilationError && error.line === line && pattern.test(error.message);
+
+Deno.test("kernel fields that contradict the WGSL are KERNEL_ARGUMENT errors", () => {
+  const two = CORPUS[2].kernel;
+  assert.throws(
+    () => reflectKernel({ source: two.source }),
+    argumentError(
+      "entryPoint",
+      /is required: the WGSL declares @compute entry points 'pass1', 'pass2'/,
+    ),
+  );
+  assert.throws(
+    () => reflectKernel({ ...two, entryPoint: "pass3" }),
+    argumentError(
+      "entryPoint",
+      /'pass3' but the WGSL declares @compute entry points 'pass1', 'pass2'/,
+    ),
+  );
+  assert.throws(
+    () => reflectKernel({ source: "fn helper() {}" }),
+    argumentError("entryPoint", /no @compute entry point/),
+  );
+  const single = CORPUS[0].kernel;
+  assert.throws(
+    () => reflectKernel({ ...single, id: "histogram", workgroupSize: [128, 1, 1] }),
+    argumentError(
+      "workgroupSize",
+      /\[128, 1, 1\] but 'histogram' declares @workgroup_size\(256, 1, 1\)/,
+    ),
+  );
+  // Given values that agree are accepted, with or without the trailing 1s.
+  assert.equal(reflectKernel({ ...single, workgroupSize: [256] }).entryPoint, "histogram");
+  assert.equal(reflectKernel({ ...single, workgroupSize: [256, 1, 1] }).entryPoint, "histogram");
+});
+
+Deno.test("WGSL the runtime cannot run correctly is a COMPILATION error with the line", () => {
+  assert.throws(
+    () => reflectKernel({ source: "@compute @workgroup_size(1)\nfn main( {}" }),
+    (e) => e instanceof CompilationError && e.line === 2,
+  );
+  const stride4 = `struct P { weights: array<f32, 4>, n: u32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1) fn main() { out[0] = p.weights[0]; }`;
+  assert.throws(
+    () => reflectKernel({ id: "stride", source: stride4 }),
+    compilationError(
+      2,
+      /p\.weights: array<f32, 4> has an element stride of 4 bytes; .* multiple of 16/,
+    ),
+  );
+  const nested = `struct Inner { a: f32 }
+struct P { x: f32, inner: Inner, y: f32 }
+@group(0) @binding(0) var<uniform> p: P;
+@compute @workgroup_size(1) fn main() { _ = p.x; }`;
+  assert.throws(
+    () => reflectKernel({ source: nested }),
+    compilationError(3, /p\.inner: Inner starts at byte 4; .* multiple of 16/),
+  );
+  const afterStruct = `struct Inner { a: f32 }
+struct P { @align(16) inner: Inner, y: f32 }
+@group(0) @binding(0) var<uniform> p: P;
+@compute @workgroup_size(1) fn main() { _ = p.y; }`;
+  assert.throws(
+    () => reflectKernel({ source: afterStruct }),
+    compilationError(3, /p\.y starts at byte 4, inside the 16-byte-rounded struct p\.inner/),
+  );
+  assert.throws(
+    () =>
+      reflectKernel({
+        source: "override WG: u32;\n@compute @workgroup_size(WG) fn main() {}",
+      }),
+    compilationError(2, /uses override 'WG' without a default value/),
+  );
+  assert.throws(
+    () =>
+      reflectKernel({
+        source: `@group(1) @binding(0) var<storage, read_write> a: array<f32>;
+@compute @workgroup_size(1) fn main() { a[0] = 1.0; }`,
+      }),
+    compilationError(1, /only @group\(0\) is supported, found @group\(1\)/),
+  );
+});
+
+Deno.test("read-only storage is widened for compilation, lines kept", () => {
+  const source = `@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage> b: array<f32>;
+@group(0) @binding(2) var<storage,read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> u: f32;`;
+  assert.equal(
+    widenReadOnlyStorage(source),
+    `@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b: array<f32>;
+@group(0) @binding(2) var<storage,read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> u: f32;`,
+  );
+});

@@ -1,0 +1,31 @@
+/**
+ * `deno task check` step: the user entry point (`mod.ts`) exports at most 45 names, values and
+ * types together, so that a leak of internals is a visible failure.
+ *
+ * @module
+ */
+
+export const MAX_USER_EXPORTS = 45;
+
+/** The names exported by `export { ... }` / `export type { ... }` lists in `source`. */
+export function exportedNames(source: string): string[] {
+  const names: string[] = [];
+  for (const match of source.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
+    for (const item of match[1].split(",")) {
+      const name = item.trim().replace(/^type\s+/, "").split(/\s+as\s+/).pop()?.trim();
+      if (name) names.push(name);
+    }
+  }
+  return names;
+}
+
+if (import.meta.main) {
+  const source = await Deno.readTextFile(new URL("../mod.ts", import.meta.url));
+  if (/export\s+\*/.test(source)) throw new Error("mod.ts must list its exports explicitly");
+  const names = exportedNames(source);
+  if (names.length > MAX_USER_EXPORTS) {
+    console.error(`mod.ts exports ${names.length} names, the limit is ${MAX_USER_EXPORTS}`);
+    Deno.exit(1);
+  }
+  console.log(`mod.ts exports ${names.length} names (at most ${MAX_USER_EXPORTS})`);
+}
