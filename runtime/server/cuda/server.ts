@@ -60,7 +60,7 @@ import { type CudaKernel, ModuleCache } from "./kernel.ts";
 import { CudaProfiler } from "./profiler.ts";
 import { CudaStorage } from "./storage.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
-import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./_ffi.ts";
+import { signalEvents } from "./_signal.ts";
 
 /**
  * Options of {@linkcode CudaServer.create}.
@@ -238,26 +238,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
     this.#assertUsable(stream);
-    const cuda = this.#streams.state(stream).stream;
-    const driver = this.#device.driver;
-    const signal = new CudaTimelineSignal<Deno.PointerValue>({
-      create: () => {
-        driver.check(driver.symbols.cuEventCreate(driver.out64, 2), "cuEventCreate(signal)");
-        return driver.pointerAt();
-      },
-      record: (event) => {
-        this.#assertUsable();
-        driver.check(driver.symbols.cuEventRecord(event, cuda.handle), "cuEventRecord(signal)");
-      },
-      query: (event) => {
-        if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
-        const result = driver.symbols.cuEventQuery(event);
-        if (result === CUDA_SUCCESS) return true;
-        if (result === CUDA_ERROR_NOT_READY) return false;
-        throw driver.error(result, "cuEventQuery(signal)");
-      },
-      destroy: (event) => void driver.symbols.cuEventDestroy_v2(event),
-    });
+    const signal = new CudaTimelineSignal(
+      signalEvents(this.#device.driver, this.#streams.state(stream).stream, () => this.#destroyed),
+    );
     this.#signals.add(signal);
     return signal;
   }
