@@ -17,7 +17,7 @@ import { OutOfMemoryError, RuntimeError } from "../../core/errors.ts";
 import { formatBytes } from "../../core/format_bytes.ts";
 import type { ComputeStorage, StorageHandle } from "../../memory/storage.ts";
 import type { BindingResource } from "../server.ts";
-import { CUDA_ERROR_NOT_READY, CUDA_ERROR_OUT_OF_MEMORY, type CudaDriver } from "./_ffi.ts";
+import { CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import type { CudaEvent, CudaStream, EventPool } from "./_stream.ts";
 
 /** Options of {@linkcode CudaStorage}. */
@@ -119,8 +119,8 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
   }
 
   /**
-   * Frees every page. The caller has made sure no work is pending (the server destroys streams
-   * only after their work completed or timed out); deferred frees are released as they stand.
+   * Frees every page: in stream order with memory pools; otherwise the pages whose stream work
+   * completed, leaving the others to the context's release (never freed under the device).
    */
   destroy(): void {
     if (this.#destroyed) return;
@@ -130,15 +130,15 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
         this.dealloc(page);
       } catch { /* refused after a sticky error: the context's release reclaims it */ }
     }
-    this.#collect(true);
+    this.#collect();
   }
 
-  /** Frees deferred pages whose event completed (all of them when `all`). */
-  #collect(all = false): void {
+  /** Frees deferred pages whose event completed, in order (one stream: events complete in order). */
+  #collect(): void {
     const { symbols } = this.#driver;
     while (this.#deferred.length > 0) {
       const { pointer, event } = this.#deferred[0];
-      if (!all && symbols.cuEventQuery(event.handle) === CUDA_ERROR_NOT_READY) return;
+      if (symbols.cuEventQuery(event.handle) !== CUDA_SUCCESS) return; // not ready, or sticky
       this.#deferred.shift();
       this.#options.events.release(event);
       symbols.cuMemFree_v2(pointer);
