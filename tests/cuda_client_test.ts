@@ -84,3 +84,18 @@ Deno.test("one user program gives the same results on CUDA (simulated) and on We
 Deno.test("createClient refuses an unknown backend", async () => {
   await assert.rejects(createClient({ backend: "metal" as "webgpu" }), RangeError);
 });
+
+Deno.test("client.profile times CUDA work with the device's timing events", async () => {
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  using v = client.create(4 * 256);
+  const { duration } = await client.profile(() =>
+    client.execute(CUDA_KERNELS.slowF32, {
+      count: CubeCount.new1d(1),
+      buffers: [v],
+      metadata: { data: new Uint32Array([256]), staticLength: 1 },
+      scalars: { u32: [20_000] }, // about 20 ms on the device
+    })
+  );
+  assert.equal(duration.timing, "device");
+  assert.ok(duration.milliseconds >= 15, `${duration.milliseconds} ms`);
+});
