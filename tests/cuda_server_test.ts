@@ -125,3 +125,34 @@ Deno.test("a threads count launches enough blocks to cover the threads", async (
   const [bytes] = await server.read([out.copyDescriptor([1000], [1], 4)], 0);
   assert.deepEqual(asU32(bytes), Array(1000).fill(5));
 });
+
+Deno.test("copyTo between servers of one device stays on the device, ordered and pinned", async () => {
+  resetHazards();
+  using source = CudaServer.create({ library: SIM_LIBRARY });
+  using target = CudaServer.create({ library: SIM_LIBRARY });
+  const [allocation] = source.create([AllocationDescriptor.optimized([3, 5], 4)], 2);
+  const rows = [...Array(15).keys()];
+  source.write([{
+    descriptor: allocation.handle.copyDescriptor([3, 5], [8, 1], 4),
+    data: u32(rows),
+  }], 2);
+  source.execute({ // written by a kernel on another stream of the source: must be ordered
+    kernel: CUDA_KERNELS.incrementU32,
+    count: CubeCount.new1d(1),
+    bindings: new Bindings().withBuffer(allocation.handle.binding()),
+  }, 3);
+  const pinnedBefore = source.stats().pinnedAllocations;
+  const copying = source.copyTo(
+    target,
+    allocation.handle.copyDescriptor([3, 5], [8, 1], 4),
+    { source: 1, destination: 0 },
+  );
+  allocation.handle.dispose(); // safe: the copy pins the source
+  const { handle, strides } = await copying;
+  using copied = handle;
+  assert.deepEqual(strides, [5, 1]);
+  assert.equal(source.stats().pinnedAllocations, pinnedBefore, "no staging through the host");
+  const [bytes] = await target.read([copied.copyDescriptor([3, 5], [5, 1], 4)], 0);
+  assert.deepEqual(asU32(bytes), rows.map((v) => v + 1));
+  assert.equal(hazardCount(), 0, hazardReport());
+});

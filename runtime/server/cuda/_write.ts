@@ -85,3 +85,33 @@ export function enqueueWrite(
     pinned.retire(staging, ctx.events.record(stream), keep);
   }
 }
+
+/** Enqueues a device-to-device copy of `layout` from `from` into contiguous `to`. */
+export function copyOnDevice(
+  driver: CudaDriver,
+  from: BindingResource<bigint>,
+  to: BindingResource<bigint>,
+  layout: CopyLayout,
+  stream: CudaStream,
+): void {
+  if (layout.bytes === 0) return;
+  const source = from.resource + BigInt(from.offset);
+  const target = to.resource + BigInt(to.offset);
+  if (layout.rows === 1) {
+    driver.check(
+      driver.symbols.cuMemcpyDtoDAsync_v2(target, source, BigInt(layout.bytes), stream.handle),
+      `cuMemcpyDtoDAsync_v2(${layout.bytes} bytes, stream ${stream.index})`,
+    );
+    return;
+  }
+  memcpy2d(struct, {
+    src: { host: false, address: source, pitch: layout.pitch },
+    dst: { host: false, address: target, pitch: layout.rowBytes },
+    widthInBytes: layout.rowBytes,
+    height: layout.rows,
+  });
+  driver.check(
+    driver.symbols.cuMemcpy2DAsync_v2(new Uint8Array(struct.buffer), stream.handle),
+    `cuMemcpy2DAsync_v2(device to device, stream ${stream.index})`,
+  );
+}

@@ -23,7 +23,12 @@
  * @module
  */
 
-import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
+import {
+  type Allocation,
+  type AllocationDescriptor,
+  contiguousStrides,
+  type CopyDescriptor,
+} from "../../core/allocation.ts";
 import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
 import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
 import { type Binding, Handle } from "../../core/handle.ts";
@@ -54,7 +59,7 @@ import {
   EventPool,
   pollEvent,
 } from "./_stream.ts";
-import { enqueueWrite } from "./_write.ts";
+import { copyOnDevice, enqueueWrite } from "./_write.ts";
 import { CudaDevice, type CudaDeviceOptions } from "./device.ts";
 import { type CudaKernel, ModuleCache } from "./kernel.ts";
 import { CudaProfiler } from "./profiler.ts";
@@ -388,7 +393,12 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#memory.mode = mode;
   }
 
-  /** Copies through the host: one read on this server, one `createWithData` on `destination`. */
+  /**
+   * Copies into a new contiguous allocation of `destination`. On the same device (one context)
+   * the copy stays on the device: the destination stream waits on an event of the source stream,
+   * then `cuMemcpyDtoDAsync` (or 2D); the source stays pinned until the copy completed (for good
+   * if the wait fails). Across devices it goes through the host.
+   */
   async copyTo(
     destination: this,
     source: CopyDescriptor,
@@ -398,14 +408,49 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     if (!(destination instanceof CudaServer)) {
       throw new TypeError("destination must be a CudaServer");
     }
-    const [bytes] = await this.read([source], streams.source);
-    const handle = destination.createWithData(bytes, streams.destination);
-    return {
-      handle,
-      strides:
-        optimizedLayout({ kind: "contiguous", shape: source.shape, elemSize: source.elemSize })
-          .strides,
-    };
+    destination.#assertUsable(streams.destination);
+    const strides = contiguousStrides(source.shape);
+    if (
+      destination.#device.driver !== this.#device.driver ||
+      destination.#device.ordinal !== this.#device.ordinal
+    ) {
+      const [bytes] = await this.read([source], streams.source);
+      return { handle: destination.createWithData(bytes, streams.destination), strides };
+    }
+    const layout = copyLayout(source);
+    const from = this.#range(source);
+    const pin = source.binding.memory.id.pin();
+    let handle: Handle | undefined;
+    try {
+      let ready: CudaEvent;
+      {
+        using resolved = this.#resolve(streams.source, [source.binding]);
+        ready = this.#events.record(resolved.currentStream());
+      }
+      handle = destination.#allocate(layout.bytes, streams.destination);
+      const to = destination.#bindingResource(handle.binding());
+      let done: CudaEvent;
+      {
+        using resolved = destination.#resolve(streams.destination, [handle.binding()]);
+        const stream = resolved.currentStream();
+        const waited = this.#device.driver.symbols.cuStreamWaitEvent(
+          stream.handle,
+          ready.handle,
+          0,
+        );
+        this.#events.release(ready);
+        this.#device.driver.check(waited, `cuStreamWaitEvent(copy, stream ${stream.index})`);
+        copyOnDevice(this.#device.driver, from, to, layout, stream);
+        done = destination.#events.record(stream);
+      }
+      await pollEvent(this.#device.driver, done, destination.#wait("A device-to-device copy"));
+      destination.#events.release(done);
+    } catch (error) {
+      handle?.dispose();
+      throw error; // the source stays pinned: the copy may still read it
+    }
+    pin.release();
+    return { handle, strides };
   }
 
   /**
