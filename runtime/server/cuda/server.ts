@@ -59,7 +59,8 @@ import {
   EventPool,
   pollEvent,
 } from "./_stream.ts";
-import { copyOnDevice, enqueueWrite } from "./_write.ts";
+import { enqueueWrite } from "./_write.ts";
+import { copyWithinDevice } from "./_copy.ts";
 import { CudaDevice, type CudaDeviceOptions } from "./device.ts";
 import { type CudaKernel, ModuleCache } from "./kernel.ts";
 import { CudaProfiler } from "./profiler.ts";
@@ -417,39 +418,22 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       const [bytes] = await this.read([source], streams.source);
       return { handle: destination.createWithData(bytes, streams.destination), strides };
     }
-    const layout = copyLayout(source);
-    const from = this.#range(source);
-    const pin = source.binding.memory.id.pin();
-    let handle: Handle | undefined;
-    try {
-      let ready: CudaEvent;
-      {
+    const handle = await copyWithinDevice({
+      source,
+      from: this.#range(source),
+      orderSource: () => {
         using resolved = this.#resolve(streams.source, [source.binding]);
-        ready = this.#events.record(resolved.currentStream());
-      }
-      handle = destination.#allocate(layout.bytes, streams.destination);
-      const to = destination.#bindingResource(handle.binding());
-      let done: CudaEvent;
-      {
-        using resolved = destination.#resolve(streams.destination, [handle.binding()]);
-        const stream = resolved.currentStream();
-        const waited = this.#device.driver.symbols.cuStreamWaitEvent(
-          stream.handle,
-          ready.handle,
-          0,
-        );
-        this.#events.release(ready);
-        this.#device.driver.check(waited, `cuStreamWaitEvent(copy, stream ${stream.index})`);
-        copyOnDevice(this.#device.driver, from, to, layout, stream);
-        done = destination.#events.record(stream);
-      }
-      await pollEvent(this.#device.driver, done, destination.#wait("A device-to-device copy"));
-      destination.#events.release(done);
-    } catch (error) {
-      handle?.dispose();
-      throw error; // the source stays pinned: the copy may still read it
-    }
-    pin.release();
+        return this.#events.record(resolved.currentStream());
+      },
+      allocate: (bytes) => destination.#allocate(bytes, streams.destination),
+      resolveTarget: (binding) => ({
+        at: destination.#bindingResource(binding),
+        resolved: destination.#resolve(streams.destination, [binding]),
+      }),
+      driver: this.#device.driver,
+      events: this.#events,
+      wait: destination.#wait("A device-to-device copy"),
+    });
     return { handle, strides };
   }
 
