@@ -273,6 +273,11 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return allocations;
   }
 
+  /**
+   * Pinned host buffers: `write` copies straight from them (no extra host copy). They stay valid
+   * until the server is destroyed; do not change one that a `write` reads until that write
+   * completed (a later `sync` or `read` on its stream).
+   */
   staging(sizes: readonly number[], stream: StreamId): Uint8Array[] {
     this.#assertUsable(stream);
     for (const size of sizes) {
