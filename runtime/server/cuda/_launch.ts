@@ -143,7 +143,7 @@ export function launch(
   const buffers = bindings.allBindings();
   const params = marshalParams(kernel, buffers.map((b) => ctx.resolveBinding(b)), bindings);
   const expected = ctx.modules.signature(kernel);
-  if (expected !== undefined && expected.join() !== params.sizes.join()) {
+  if (expected !== undefined && !sameSizes(expected, params.sizes)) {
     // A mismatch would make the device read garbage (a fault at best): refuse it here.
     throw new TypeError(
       `Kernel '${kernel.id}' takes ${expected.length} parameters of [${expected}] bytes, ` +
@@ -219,4 +219,10 @@ function readCount(ctx: LaunchContext, at: BindingResource<bigint>, stream: Cuda
   events.release(event);
   pinned.release(staging);
   return counts;
+}
+
+function sameSizes(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
