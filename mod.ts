@@ -36,7 +36,11 @@
  * @module
  */
 
-export { createClient, type CreateClientOptions } from "./runtime/create_client.ts";
+export {
+  createClient,
+  type CreateClientOptions,
+  type CreateCudaClientOptions,
+} from "./runtime/create_client.ts";
 export {
   ComputeClient,
   type ComputeClientOptions,
@@ -49,6 +53,7 @@ export {
   type WriteOptions,
 } from "./runtime/client.ts";
 export type { WgslKernel } from "./runtime/server/webgpu/kernel.ts";
+export type { CudaKernel } from "./runtime/server/cuda/kernel.ts";
 export type { KernelParams, ParamValue } from "./runtime/core/kernel.ts";
 export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
 export { CubeCount } from "./runtime/core/cube_count.ts";

@@ -8,14 +8,31 @@
 import { ComputeClient } from "./client.ts";
 import type { WgslKernel } from "./server/webgpu/kernel.ts";
 import type { WebGpuServerOptions } from "./server/webgpu/server.ts";
+import type { CudaKernel } from "./server/cuda/kernel.ts";
+import type { CudaServerOptions } from "./server/cuda/server.ts";
 
-/** Options of {@linkcode createClient}: the backend and its server options. */
+/** Options of {@linkcode createClient} for WebGPU: the backend and its server options. */
 export interface CreateClientOptions extends WebGpuServerOptions {
   /**
-   * The backend. Only WebGPU ships in this release.
+   * The backend: WebGPU, or `"cuda"` (see {@linkcode CreateCudaClientOptions}).
    * @default {"webgpu"}
    */
   backend?: "webgpu";
+}
+
+/**
+ * Options of {@linkcode createClient} for CUDA: the driver library is opened through FFI only
+ * now (`--allow-ffi`), and a missing library or device is `BACKEND_UNAVAILABLE`.
+ *
+ * @example
+ * ```ts
+ * import type { CreateCudaClientOptions } from "@gpucompute/runtime";
+ * const options: CreateCudaClientOptions = { backend: "cuda", ordinal: 0 };
+ * ```
+ */
+export interface CreateCudaClientOptions extends CudaServerOptions {
+  /** The CUDA backend. */
+  backend: "cuda";
 }
 
 /**
@@ -27,16 +44,24 @@ export interface CreateClientOptions extends WebGpuServerOptions {
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient({ powerPreference: "high-performance" });
  * console.log(client.server.properties.deviceName);
+ * using cuda = await createClient({ backend: "cuda" }); // kernels are PTX (CudaKernel)
  * ```
  */
+export function createClient(options?: CreateClientOptions): Promise<ComputeClient<WgslKernel>>;
+/** Creates a client on a new CUDA server. */
+export function createClient(options: CreateCudaClientOptions): Promise<ComputeClient<CudaKernel>>;
 export async function createClient(
-  options: CreateClientOptions = {},
-): Promise<ComputeClient<WgslKernel>> {
+  options: CreateClientOptions | CreateCudaClientOptions = {},
+): Promise<ComputeClient<WgslKernel> | ComputeClient<CudaKernel>> {
   const backend = options.backend ?? "webgpu";
-  if (backend !== "webgpu") {
-    throw new RangeError(`backend must be "webgpu", got ${JSON.stringify(backend)}`);
-  }
   // Loaded on demand so that importing the package loads no backend code it does not use.
+  if (backend === "cuda") {
+    const { CudaServer } = await import("./server/cuda/server.ts");
+    return new ComputeClient(CudaServer.create(options as CudaServerOptions));
+  }
+  if (backend !== "webgpu") {
+    throw new RangeError(`backend must be "webgpu" or "cuda", got ${JSON.stringify(backend)}`);
+  }
   const { WebGpuServer } = await import("./server/webgpu/server.ts");
-  return new ComputeClient(await WebGpuServer.create(options));
+  return new ComputeClient(await WebGpuServer.create(options as WebGpuServerOptions));
 }

@@ -2,6 +2,7 @@ import { deepEqual } from "node:assert/strict";
 import * as user from "../mod.ts";
 import * as backend from "../backend.ts";
 import * as webgpu from "../runtime/server/webgpu/mod.ts";
+import * as cuda from "../runtime/server/cuda/mod.ts";
 
 // Each entry point's runtime exports, pinned: adding or leaking a name is a visible change here.
 // (Type-only exports are listed explicitly in each entry file.)
@@ -18,6 +19,23 @@ Deno.test("the webgpu entry point exports the WebGPU backend", () => {
   deepEqual(Object.keys(webgpu).sort(), WEBGPU);
 });
 
+Deno.test("the cuda entry point exports the CUDA backend and opens no library", () => {
+  deepEqual(Object.keys(cuda).sort(), CUDA);
+});
+
+const CUDA = [
+  "CUDA_KERNELS",
+  "CUDA_LIBRARY_ENV",
+  "CUDA_SIGNAL_RING_SIZE",
+  "CUDA_SYMBOLS",
+  "CudaDevice",
+  "CudaDriver",
+  "CudaDriverError",
+  "CudaServer",
+  "CudaTimelineSignal",
+  "ModuleCache",
+  "libraryCandidates",
+];
 const USER = [
   "BufferTooBigError",
   "CompilationError",
@@ -38,6 +56,7 @@ const USER = [
 ];
 const BACKEND = [
   "AllocationDescriptor",
+  "BackendUnavailableError",
   "Binding",
   "Bindings",
   "BufferTooBigError",

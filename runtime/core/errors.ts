@@ -28,7 +28,8 @@ export type ComputeErrorCode =
   | "KERNEL_ARGUMENT"
   | "TIMEOUT"
   | "DESTROYED"
-  | "DRIVER";
+  | "DRIVER"
+  | "BACKEND_UNAVAILABLE";
 
 /**
  * Base class of the runtime's domain errors.
@@ -259,6 +260,38 @@ export class KernelArgumentError extends ComputeError {
     this.name = "KernelArgumentError";
     this.kernel = kernel;
     this.argument = argument;
+  }
+}
+
+/**
+ * A backend cannot be used on this machine: its library is missing, or it found no device.
+ * `tried` lists what was looked for (library paths, device ordinals), in order.
+ *
+ * @example
+ * ```ts
+ * import { BackendUnavailableError } from "@gpucompute/runtime/backend";
+ * const error = new BackendUnavailableError("cuda", "no CUDA driver library", ["libcuda.so.1"]);
+ * console.log(error.code, error.tried); // BACKEND_UNAVAILABLE [ "libcuda.so.1" ]
+ * ```
+ */
+export class BackendUnavailableError extends ComputeError {
+  /** Always `"BACKEND_UNAVAILABLE"`. */
+  declare readonly code: "BACKEND_UNAVAILABLE";
+  /** The backend asked for. */
+  readonly backend: string;
+  /** What was looked for, in order. */
+  readonly tried: readonly string[];
+  /** Creates the error: the backend, why it is unavailable, and what was tried. */
+  constructor(backend: string, reason: string, tried: readonly string[], options?: ErrorOptions) {
+    const looked = tried.length === 0 ? "" : ` (looked for ${tried.join(", ")})`;
+    super(
+      "BACKEND_UNAVAILABLE",
+      `The ${backend} backend is unavailable: ${reason}${looked}`,
+      options,
+    );
+    this.name = "BackendUnavailableError";
+    this.backend = backend;
+    this.tried = [...tried];
   }
 }
 

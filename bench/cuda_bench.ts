@@ -1,0 +1,139 @@
+/**
+ * CUDA backend costs per task against raw FFI calls of the same driver functions, on the
+ * simulated driver (`tests/fixtures/cuda_sim`, built by `deno task bench`) or on the real one
+ * with `GPUCOMPUTE_BENCH_CUDA_LIBRARY=/path/to/libcuda.so.1` (and `--allow-env`).
+ *
+ * - **launch**: `CudaServer.execute` of `fill_f32` (module cache lookup, stream resolve with
+ *   health check, parameter marshalling, `cuLaunchKernel`) vs `cuLaunchKernel` alone with
+ *   prepared parameters.
+ * - **event record + wait**: a launch on alternating streams over one buffer, so every task
+ *   makes the multi-stream record an event on the other stream and wait on it (plus the pin and
+ *   GC of the shared binding) vs `cuEventRecord` + `cuStreamWaitEvent` alone.
+ *
+ * Each iteration times {@linkcode TASKS} tasks ({@linkcode EVENT_TASKS} in the event group); the
+ * device is synchronized outside the timing. Divide by the task count for one task. With more
+ * cross-stream tasks than the GC bound in flight, `execute` waits for the oldest GC event
+ * (back-pressure), and the figure becomes the device's completion latency instead.
+ *
+ * @module
+ */
+
+import { Bindings, CubeCount } from "../backend.ts";
+import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
+
+const TASKS = 256;
+/** Tasks per iteration of the event group: below the server's GC bound (64 pending tasks), so
+ * the figures are host costs, not the simulated device's completion latency. */
+const EVENT_TASKS = 32;
+const N = 1024;
+const library = (() => {
+  try {
+    return Deno.env.get("GPUCOMPUTE_BENCH_CUDA_LIBRARY");
+  } catch {
+    return undefined;
+  }
+})() ?? new URL("../tests/fixtures/cuda_sim/build/libcuda_sim.so", import.meta.url).pathname;
+
+const server = CudaServer.create({ library, maxStreams: 4 });
+const driver = server.device.driver;
+const { symbols, out64 } = driver;
+const buffer = server.createWithData(new Uint8Array(N * 4), 0);
+const bindings = new Bindings().withBuffer(buffer.binding())
+  .withMetadata({ data: new Uint32Array([N]), staticLength: 1 }).withScalar("f32", [1]);
+const count = CubeCount.new1d(N / 256);
+const fill = { kernel: CUDA_KERNELS.fillF32, count, bindings };
+server.execute(fill, 0); // loads the module
+
+// Raw: the same function, stream, pointer and parameters, prepared once.
+server.compile(CUDA_KERNELS.fillF32);
+const ptx = new TextEncoder().encode(CUDA_KERNELS.fillF32.ptx + "\0");
+driver.check(symbols.cuModuleLoadData(out64, ptx), "cuModuleLoadData");
+const module = driver.pointerAt();
+driver.check(
+  symbols.cuModuleGetFunction(out64, module, new TextEncoder().encode("fill_f32\0")),
+  "cuModuleGetFunction",
+);
+const fn = driver.pointerAt();
+const rawStreams = [0, 1].map(() => {
+  driver.check(symbols.cuStreamCreate(out64, 1), "cuStreamCreate");
+  return driver.pointerAt();
+});
+const values = new ArrayBuffer(24);
+const at = server.getResource(buffer.binding(), 0);
+new DataView(values).setBigUint64(0, at.resource + BigInt(at.offset), true);
+new DataView(values).setUint32(8, N, true);
+new DataView(values).setFloat32(16, 1, true);
+const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(values)));
+// `values` must stay reachable while the pointers to it are used: keep both in one object.
+const raw = { values, params: new BigUint64Array([base, base + 8n, base + 16n]) };
+driver.check(symbols.cuEventCreate(out64, 2), "cuEventCreate");
+const event = driver.pointerAt();
+
+async function settle(): Promise<void> {
+  // Also keeps `buffer` referenced: an unreferenced handle would be collected and its memory
+  // released by the handles' FinalizationRegistry safety net.
+  if (buffer.disposed) throw new Error("the benchmark buffer was released");
+  await server.sync(0);
+  for (const s of rawStreams) symbols.cuStreamSynchronize(s); // outside the timing
+}
+
+Deno.bench("CudaServer.execute", { group: "launch", baseline: true }, async (b) => {
+  b.start();
+  for (let i = 0; i < TASKS; i++) server.execute(fill, 0);
+  b.end();
+  await settle();
+});
+
+Deno.bench("raw cuLaunchKernel", { group: "launch" }, async (b) => {
+  b.start();
+  for (let i = 0; i < TASKS; i++) {
+    symbols.cuLaunchKernel(fn, N / 256, 1, 1, 256, 1, 1, 0, rawStreams[0], raw.params, null);
+  }
+  b.end();
+  await settle();
+});
+
+Deno.bench("CudaServer.execute on alternating streams", {
+  group: "event record + wait",
+  baseline: true,
+}, async (b) => {
+  b.start();
+  for (let i = 0; i < EVENT_TASKS; i++) server.execute(fill, i % 2);
+  b.end();
+  await settle();
+});
+
+Deno.bench("raw cuEventRecord + cuStreamWaitEvent", { group: "event record + wait" }, async (b) => {
+  b.start();
+  for (let i = 0; i < EVENT_TASKS; i++) {
+    symbols.cuEventRecord(event, rawStreams[i % 2]);
+    symbols.cuStreamWaitEvent(rawStreams[(i + 1) % 2], event, 0);
+  }
+  b.end();
+  await settle();
+});
+
+Deno.bench("raw launch + cuEventRecord + cuStreamWaitEvent", {
+  group: "event record + wait",
+}, async (b) => {
+  b.start();
+  for (let i = 0; i < EVENT_TASKS; i++) {
+    symbols.cuEventRecord(event, rawStreams[i % 2]);
+    symbols.cuStreamWaitEvent(rawStreams[(i + 1) % 2], event, 0);
+    symbols.cuLaunchKernel(
+      fn,
+      N / 256,
+      1,
+      1,
+      256,
+      1,
+      1,
+      0,
+      rawStreams[(i + 1) % 2],
+      raw.params,
+      null,
+    );
+  }
+  b.end();
+  await settle();
+});

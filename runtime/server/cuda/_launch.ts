@@ -1,0 +1,228 @@
+/**
+ * `cuLaunchKernel` parameter marshalling. `kernelParams` is an array of pointers, one per kernel
+ * parameter, each to the parameter's value; the driver copies the values during the call, so
+ * both arrays only need to live for the call, and one pair per parameter count is reused by
+ * every launch (calls are synchronous, on one thread). Values sit in 8-byte slots.
+ *
+ * ABI (see `kernel.ts`): buffer pointers (`CUdeviceptr` of the binding, offsets applied); with
+ * `bufferLengths`, one `u32` byte length per buffer; the metadata words (`u32`); the scalars,
+ * binding by binding in insertion order, each value in its own slot at its natural size.
+ *
+ * @module
+ */
+
+import type { Bindings } from "../../core/bindings.ts";
+import { RuntimeError } from "../../core/errors.ts";
+import type { Binding } from "../../core/handle.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import type { ResolvedStreams } from "../../stream/event.ts";
+import type { BindingResource, KernelLaunch } from "../server.ts";
+import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./_ffi.ts";
+import type { CudaEvent, CudaStream } from "./_stream.ts";
+import type { CopyContext } from "./_write.ts";
+import type { CudaDeviceAttributes } from "./device.ts";
+import type { CudaKernel, ModuleCache } from "./kernel.ts";
+
+/** The marshalled parameters of one launch. */
+export interface LaunchParams {
+  /** Byte size of each parameter, in order. */
+  readonly sizes: readonly number[];
+  /** The `void**` array. */
+  readonly pointers: BigUint64Array;
+  /** The values the pointers point into (keep alive through the call). */
+  readonly values: ArrayBuffer;
+}
+
+const LENGTH_LIMIT = 2 ** 32;
+
+/** Parameter buffers by slot count, reused: the driver copies the values during the call. */
+const scratch = new Map<
+  number,
+  { values: ArrayBuffer; view: DataView; pointers: BigUint64Array }
+>();
+
+function buffersFor(count: number) {
+  let entry = scratch.get(count);
+  if (entry === undefined) {
+    const values = new ArrayBuffer(Math.max(8, count * 8));
+    const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(values)));
+    const pointers = new BigUint64Array(count);
+    for (let i = 0; i < count; i++) pointers[i] = base + BigInt(i * 8);
+    entry = { values, view: new DataView(values), pointers };
+    scratch.set(count, entry);
+  }
+  return entry;
+}
+
+/** Builds the parameters of `kernel` from resolved buffers and the launch's bindings. */
+export function marshalParams(
+  kernel: CudaKernel,
+  buffers: readonly BindingResource<bigint>[],
+  bindings: Bindings,
+): LaunchParams {
+  const meta = bindings.metadata.data;
+  let count = buffers.length * (kernel.bufferLengths ? 2 : 1) + meta.length;
+  for (const scalar of bindings.scalars.values()) count += scalar.length;
+  const { values, view, pointers } = buffersFor(count);
+  const sizes: number[] = [];
+  for (let i = 0; i < buffers.length; i++) sizes.push(8);
+  if (kernel.bufferLengths) { for (let i = 0; i < buffers.length; i++) sizes.push(4); }
+  for (let i = 0; i < meta.length; i++) sizes.push(4);
+  let slot = 0;
+  for (const buffer of buffers) {
+    view.setBigUint64(slot++ * 8, buffer.resource + BigInt(buffer.offset), true);
+  }
+  if (kernel.bufferLengths) {
+    for (const buffer of buffers) {
+      if (buffer.size >= LENGTH_LIMIT) {
+        throw new RangeError(
+          `Kernel '${kernel.id}' takes u32 buffer lengths; a binding of ${buffer.size} bytes exceeds them`,
+        );
+      }
+      view.setUint32(slot++ * 8, buffer.size, true);
+    }
+  }
+  for (let i = 0; i < meta.length; i++) view.setUint32(slot++ * 8, meta[i], true);
+  const bytes = new Uint8Array(values);
+  for (const scalar of bindings.scalars.values()) {
+    const size = scalar.bytes.byteLength / Math.max(1, scalar.length);
+    for (let i = 0; i < scalar.length; i++) {
+      bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot++ * 8);
+      sizes.push(size);
+    }
+  }
+  return { sizes, pointers, values };
+}
+
+/** What a launch needs from the server. */
+export interface LaunchContext extends CopyContext {
+  readonly modules: ModuleCache;
+  readonly attributes: CudaDeviceAttributes;
+  readonly timeoutMs: number;
+  /** The device range of a binding (validates it). */
+  resolveBinding(binding: Binding): BindingResource<bigint>;
+  /** Orders `stream` after other streams' uses of `bindings`. */
+  resolveStreams(stream: StreamId, bindings: Binding[]): ResolvedStreams<CudaStream, CudaEvent>;
+}
+
+/**
+ * Validates, resolves and launches. Everything that can be checked is checked before the stream
+ * is resolved, so a refused launch changes nothing.
+ */
+export function launch(
+  ctx: LaunchContext,
+  { kernel, count, bindings }: KernelLaunch<CudaKernel>,
+  streamId: StreamId,
+): void {
+  const [bx, by, bz] = kernel.blockSize;
+  const { maxBlockDim, maxThreadsPerBlock, maxGridDim } = ctx.attributes;
+  if (
+    bx * by * bz > maxThreadsPerBlock || bx > maxBlockDim[0] || by > maxBlockDim[1] ||
+    bz > maxBlockDim[2]
+  ) {
+    throw new RangeError(
+      `Kernel '${kernel.id}' has blocks of [${kernel.blockSize}] but the device allows ` +
+        `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
+    );
+  }
+  const checkGrid = (grid: number[]) => {
+    if (grid.some((n, i) => n > maxGridDim[i])) {
+      throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
+    }
+    return grid;
+  };
+  // `threads` launches: enough blocks to cover the threads (CUDA's x limit, 2^31 - 1 blocks,
+  // needs no folding; every kernel checks its bound, the last block is partial).
+  const fixed = count.kind === "static"
+    ? [count.x, count.y, count.z]
+    : count.kind === "threads"
+    ? [count.x, count.y, count.z].map((n, i) => Math.ceil(n / kernel.blockSize[i]))
+    : undefined;
+  if (fixed !== undefined) checkGrid(fixed);
+  const fn = ctx.modules.function(kernel);
+  const buffers = bindings.allBindings();
+  const params = marshalParams(kernel, buffers.map((b) => ctx.resolveBinding(b)), bindings);
+  const expected = ctx.modules.signature(kernel);
+  if (expected !== undefined && !sameSizes(expected, params.sizes)) {
+    // A mismatch would make the device read garbage (a fault at best): refuse it here.
+    throw new TypeError(
+      `Kernel '${kernel.id}' takes ${expected.length} parameters of [${expected}] bytes, ` +
+        `but the launch gives ${params.sizes.length} of [${params.sizes}] (${buffers.length} ` +
+        `buffers${kernel.bufferLengths ? " and their lengths" : ""}, ` +
+        `${bindings.metadata.data.length} metadata words, then scalars)`,
+    );
+  }
+  if (count.kind === "dynamic") ctx.resolveBinding(count.binding);
+  using resolved = ctx.resolveStreams(
+    streamId,
+    count.kind === "dynamic" ? [...buffers, count.binding] : buffers,
+  );
+  const stream = resolved.currentStream();
+  const grid = fixed ??
+    (count.kind === "dynamic"
+      ? checkGrid(readCount(ctx, ctx.resolveBinding(count.binding), stream))
+      : []);
+  if (grid.some((n) => n === 0)) return; // nothing to run
+  ctx.driver.check(
+    ctx.driver.symbols.cuLaunchKernel(
+      fn,
+      grid[0],
+      grid[1],
+      grid[2],
+      bx,
+      by,
+      bz,
+      kernel.sharedMemoryBytes ?? 0,
+      stream.handle,
+      params.pointers,
+      null,
+    ),
+    `cuLaunchKernel(${kernel.id}, grid [${grid}], block [${kernel.blockSize}], stream ${stream.index})`,
+  );
+}
+
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Reads a dynamic cube count (3 x u32) in stream order and waits for it on the host: the driver
+ * takes grids from the host. Sleeps 50 µs between polls; `TIMEOUT` after the timeout (the
+ * staging buffer then stays pinned until the copy completes).
+ */
+function readCount(ctx: LaunchContext, at: BindingResource<bigint>, stream: CudaStream): number[] {
+  const { driver, pinned, events } = ctx;
+  const staging = pinned.acquire(12);
+  driver.check(
+    driver.symbols.cuMemcpyDtoHAsync_v2(
+      staging.pointer,
+      at.resource + BigInt(at.offset),
+      12n,
+      stream.handle,
+    ),
+    `cuMemcpyDtoHAsync_v2(cube count, stream ${stream.index})`,
+  );
+  const event = events.record(stream);
+  const deadline = performance.now() + ctx.timeoutMs;
+  for (;;) {
+    const result = driver.symbols.cuEventQuery(event.handle);
+    if (result === CUDA_SUCCESS) break;
+    if (result !== CUDA_ERROR_NOT_READY || performance.now() > deadline) {
+      pinned.retire(staging, event);
+      if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery(cube count)");
+      throw new RuntimeError(
+        "TIMEOUT",
+        `Reading a dynamic cube count took over ${ctx.timeoutMs} ms`,
+      );
+    }
+    Atomics.wait(nap, 0, 0, 0.05);
+  }
+  const counts = [...new Uint32Array(staging.bytes.buffer, staging.bytes.byteOffset, 3)];
+  events.release(event);
+  pinned.release(staging);
+  return counts;
+}
+
+function sameSizes(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,198 @@
+/**
+ * A CUDA device and its primary context (`cuDevicePrimaryCtxRetain` + `cuCtxSetCurrent`), with
+ * the attributes and memory figures the server reports.
+ *
+ * The primary context is the one the runtime API uses too, so memory and modules interoperate
+ * with other CUDA users in the process. It is made current on the main thread, the only thread
+ * the backend calls the driver from (the current context is per thread in CUDA).
+ *
+ * @module
+ */
+
+import { BackendUnavailableError, RuntimeError } from "../../core/errors.ts";
+import { CUDA_ERROR_NO_DEVICE, CudaDriver, type CudaDriverOptions } from "./_ffi.ts";
+
+/**
+ * Options of {@linkcode CudaDevice.open}.
+ *
+ * @example
+ * ```ts
+ * import type { CudaDeviceOptions } from "@gpucompute/runtime/cuda";
+ * const second: CudaDeviceOptions = { ordinal: 1 };
+ * ```
+ */
+export interface CudaDeviceOptions extends CudaDriverOptions {
+  /**
+   * Device ordinal.
+   * @default {0}
+   */
+  ordinal?: number;
+}
+
+/**
+ * The device attributes the backend uses.
+ *
+ * @example
+ * ```ts
+ * import type { CudaDeviceAttributes } from "@gpucompute/runtime/cuda";
+ * const sm = (a: CudaDeviceAttributes) => `sm_${a.computeCapability.join("")}`;
+ * ```
+ */
+export interface CudaDeviceAttributes {
+  /** Compute capability, major and minor. */
+  readonly computeCapability: readonly [number, number];
+  /** Streaming multiprocessors. */
+  readonly multiprocessors: number;
+  /** Threads per block. */
+  readonly maxThreadsPerBlock: number;
+  /** Block dimensions x, y, z. */
+  readonly maxBlockDim: readonly [number, number, number];
+  /** Grid dimensions x, y, z. */
+  readonly maxGridDim: readonly [number, number, number];
+  /** Static shared memory per block in bytes. */
+  readonly maxSharedMemoryPerBlock: number;
+  /** Threads per warp. */
+  readonly warpSize: number;
+  /** Whether `cuMemAllocAsync` (stream-ordered memory pools) is supported. */
+  readonly memoryPools: boolean;
+}
+
+// CU_DEVICE_ATTRIBUTE_* values from cuda.h.
+const ATTR = {
+  maxThreadsPerBlock: 1,
+  blockX: 2,
+  blockY: 3,
+  blockZ: 4,
+  gridX: 5,
+  gridY: 6,
+  gridZ: 7,
+  sharedPerBlock: 8,
+  warpSize: 10,
+  multiprocessors: 16,
+  ccMajor: 75,
+  ccMinor: 76,
+  memoryPools: 115,
+} as const;
+
+/**
+ * A device with its retained primary context.
+ *
+ * @example
+ * ```ts ignore
+ * import { CudaDevice } from "@gpucompute/runtime/cuda";
+ * using device = CudaDevice.open();
+ * console.log(device.name, device.attributes.computeCapability, device.memoryInfo());
+ * ```
+ */
+export class CudaDevice implements Disposable {
+  /** The driver library. */
+  readonly driver: CudaDriver;
+  /** The device ordinal. */
+  readonly ordinal: number;
+  /** `cuDeviceGetName`. */
+  readonly name: string;
+  /** Attributes. */
+  readonly attributes: CudaDeviceAttributes;
+  /** `cuDeviceTotalMem` in bytes. */
+  readonly totalMemory: number;
+  /** The primary context. */
+  readonly context: Deno.PointerValue;
+  #destroyed = false;
+
+  private constructor(driver: CudaDriver, ordinal: number, context: Deno.PointerValue) {
+    this.driver = driver;
+    this.ordinal = ordinal;
+    this.context = context;
+    const { symbols, out64, out32 } = driver;
+    const name = new Uint8Array(256);
+    driver.check(symbols.cuDeviceGetName(name, name.length, ordinal), "cuDeviceGetName");
+    this.name = new TextDecoder().decode(name.subarray(0, name.indexOf(0)));
+    const attr = (id: number) => {
+      driver.check(symbols.cuDeviceGetAttribute(out32, id, ordinal), `cuDeviceGetAttribute(${id})`);
+      return out32[0];
+    };
+    this.attributes = {
+      computeCapability: [attr(ATTR.ccMajor), attr(ATTR.ccMinor)],
+      multiprocessors: attr(ATTR.multiprocessors),
+      maxThreadsPerBlock: attr(ATTR.maxThreadsPerBlock),
+      maxBlockDim: [attr(ATTR.blockX), attr(ATTR.blockY), attr(ATTR.blockZ)],
+      maxGridDim: [attr(ATTR.gridX), attr(ATTR.gridY), attr(ATTR.gridZ)],
+      maxSharedMemoryPerBlock: attr(ATTR.sharedPerBlock),
+      warpSize: attr(ATTR.warpSize),
+      memoryPools: attr(ATTR.memoryPools) === 1 && symbols.cuMemAllocAsync !== null,
+    };
+    driver.check(symbols.cuDeviceTotalMem_v2(out64, ordinal), "cuDeviceTotalMem_v2");
+    this.totalMemory = Number(out64[0]);
+  }
+
+  /**
+   * Opens the driver, initialises it and retains the device's primary context.
+   * `BACKEND_UNAVAILABLE` when the library is missing, there is no device, or the ordinal does
+   * not exist; `DRIVER` for any other driver failure.
+   */
+  static open(options: CudaDeviceOptions = {}): CudaDevice {
+    const ordinal = options.ordinal ?? 0;
+    if (!Number.isInteger(ordinal) || ordinal < 0) {
+      throw new RangeError(`ordinal must be a non-negative integer, got ${ordinal}`);
+    }
+    const driver = CudaDriver.open(options);
+    const { symbols, out64, out32 } = driver;
+    const init = symbols.cuInit(0);
+    if (init === CUDA_ERROR_NO_DEVICE) {
+      throw new BackendUnavailableError("cuda", "cuInit found no CUDA device", [driver.path], {
+        cause: driver.error(init, "cuInit(0)"),
+      });
+    }
+    driver.check(init, "cuInit(0)");
+    driver.check(symbols.cuDeviceGetCount(out32), "cuDeviceGetCount");
+    if (ordinal >= out32[0]) {
+      throw new BackendUnavailableError(
+        "cuda",
+        `device ${ordinal} was asked for but the driver reports ${out32[0]} device(s)`,
+        [`${driver.path} device ${ordinal}`],
+      );
+    }
+    driver.check(symbols.cuDeviceGet(out32, ordinal), `cuDeviceGet(${ordinal})`);
+    const device = out32[0];
+    driver.check(symbols.cuDevicePrimaryCtxRetain(out64, device), "cuDevicePrimaryCtxRetain");
+    const context = driver.pointerAt();
+    try {
+      driver.check(symbols.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+      return new CudaDevice(driver, device, context);
+    } catch (error) {
+      symbols.cuDevicePrimaryCtxRelease_v2(device);
+      throw error;
+    }
+  }
+
+  /** True after {@linkcode destroy}. */
+  get destroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  /** Free and total device memory in bytes (`cuMemGetInfo`). */
+  memoryInfo(): { free: number; total: number } {
+    this.assertUsable();
+    const free = new BigUint64Array(1);
+    const total = new BigUint64Array(1);
+    this.driver.check(this.driver.symbols.cuMemGetInfo_v2(free, total), "cuMemGetInfo_v2");
+    return { free: Number(free[0]), total: Number(total[0]) };
+  }
+
+  /** Throws `DESTROYED` after {@linkcode destroy}. */
+  assertUsable(): void {
+    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA device was destroyed");
+  }
+
+  /** Releases the primary context. Idempotent. The driver library stays loaded. */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.driver.symbols.cuDevicePrimaryCtxRelease_v2(this.ordinal);
+  }
+
+  /** Same as {@linkcode destroy}. */
+  [Symbol.dispose](): void {
+    this.destroy();
+  }
+}

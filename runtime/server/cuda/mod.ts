@@ -1,0 +1,36 @@
+/**
+ * The CUDA backend: a {@linkcode CudaServer} over the CUDA driver (`libcuda.so.1`) through Deno
+ * FFI, with its device and primary context, the PTX module cache, the kernels it ships as PTX,
+ * and the driver bindings (for raw calls and benchmarks). Storage, streams, staging and the
+ * timing-event profiler are internal to the server. Importing this module opens no library
+ * and needs no permission; creating a server needs `--allow-ffi` (and `--allow-env` for
+ * `GPUCOMPUTE_CUDA_LIBRARY` to be honoured).
+ *
+ * @example
+ * ```ts ignore
+ * import { CudaServer } from "@gpucompute/runtime/cuda";
+ * using server = CudaServer.create({ library: "/usr/lib/x86_64-linux-gnu/libcuda.so.1" });
+ * console.log(server.properties.deviceName, server.device.attributes.computeCapability);
+ * ```
+ *
+ * @module
+ */
+
+export { CudaServer, type CudaServerOptions, type CudaServerStats } from "./server.ts";
+export { CudaDevice, type CudaDeviceAttributes, type CudaDeviceOptions } from "./device.ts";
+export { CUDA_KERNELS, type CudaKernel, ModuleCache, type ModuleCacheOptions } from "./kernel.ts";
+export {
+  CUDA_LIBRARY_ENV,
+  CUDA_SYMBOLS,
+  CudaDriver,
+  CudaDriverError,
+  type CudaDriverOptions,
+  type CudaSymbols,
+  libraryCandidates,
+} from "./_ffi.ts";
+export {
+  CUDA_SIGNAL_RING_SIZE,
+  type CudaSignalEvents,
+  type CudaSignalWaitOptions,
+  CudaTimelineSignal,
+} from "../../../sync/cuda_signal.ts";

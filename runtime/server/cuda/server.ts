@@ -1,0 +1,535 @@
+/**
+ * The CUDA compute server: {@linkcode ComputeServer} over the CUDA driver through Deno FFI.
+ *
+ * - **Device**: the primary context of one device, current on the main thread (the only thread
+ *   that calls the driver). No driver call here waits on the device: host waits poll
+ *   `cuEventQuery` from the event loop, with a timeout (`TIMEOUT`).
+ * - **Streams**: the event {@linkcode MultiStream} over non-blocking CUDA streams (`_stream.ts`).
+ *   Work is submitted as it is enqueued, so `flush` has nothing to do. Every operation resolves
+ *   its stream with `enforceHealthy`: after a kernel fault (a sticky driver error) streams refuse
+ *   work with `STREAM_UNHEALTHY`.
+ * - **Memory**: one memory manager per stream index (`_memory.ts`; the precondition of the
+ *   event multi-stream), pages from `cuMemAllocAsync` or `cuMemAlloc` (`storage.ts`), 256-byte
+ *   slice alignment. `optimized` allocations of rank 2+ pad rows to 16 bytes.
+ * - **Copies** go through pinned staging (`_staging.ts`, `_write.ts`, `_read.ts`), contiguous or
+ *   as rows at a pitch (`cuMemcpy2DAsync`); one read is one event and one host wait.
+ * - **Kernels**: PTX modules cached by text, functions by kernel id (`kernel.ts`), parameters
+ *   marshalled from the bindings (`_launch.ts`). A dynamic cube count is read back to the host
+ *   first: `cuLaunchKernel` takes the grid from the host, so `execute` waits (bounded by the
+ *   timeout) for the counter — the one synchronous wait of the backend.
+ * - **Profiling** with timing events per stream (`profiler.ts`): `timing: "device"`.
+ * - **Server-to-server copy** goes through the host, like WebGPU's.
+ *
+ * @module
+ */
+
+import {
+  type Allocation,
+  type AllocationDescriptor,
+  contiguousStrides,
+  type CopyDescriptor,
+} from "../../core/allocation.ts";
+import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
+import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
+import { type Binding, Handle } from "../../core/handle.ts";
+import type { MemoryAllocationMode } from "../../core/kernel.ts";
+import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
+import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
+import type { MemoryUsage } from "../../memory/memory_usage.ts";
+import { MultiStream } from "../../stream/event.ts";
+import type {
+  BindingResource,
+  ComputeServer,
+  CopyStreams,
+  DeviceProperties,
+  KernelLaunch,
+  ProfileDuration,
+  ProfilingToken,
+  WriteEntry,
+} from "../server.ts";
+import { launch, type LaunchContext } from "./_launch.ts";
+import { copyLayout, optimizedLayout } from "./_layout.ts";
+import { StreamMemory } from "./_memory.ts";
+import { read } from "./_read.ts";
+import { PinnedPool } from "./_staging.ts";
+import {
+  type CudaEvent,
+  type CudaStream,
+  CudaStreamBackend,
+  EventPool,
+  pollEvent,
+} from "./_stream.ts";
+import { enqueueWrite } from "./_write.ts";
+import { copyWithinDevice } from "./_copy.ts";
+import { CudaDevice, type CudaDeviceOptions } from "./device.ts";
+import { type CudaKernel, ModuleCache } from "./kernel.ts";
+import { CudaProfiler } from "./profiler.ts";
+import { CudaStorage } from "./storage.ts";
+import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
+import { signalEvents } from "./_signal.ts";
+
+/**
+ * Options of {@linkcode CudaServer.create}.
+ *
+ * @example
+ * ```ts
+ * import type { CudaServerOptions } from "@gpucompute/runtime/cuda";
+ * const options: CudaServerOptions = { ordinal: 0, maxStreams: 4, timeoutMs: 5_000 };
+ * ```
+ */
+export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
+  /**
+   * Memory pool options; `maxAllocationSize` defaults to the smaller of 2 GiB and device memory.
+   * @default {{}}
+   */
+  memory?: MemoryManagementOptions;
+  /**
+   * Milliseconds a host wait (read, sync, profile, GC) may take before `TIMEOUT`.
+   * @default {30000}
+   */
+  timeoutMs?: number;
+  /**
+   * Cross-stream GC tasks (pinned shared memory) pending before a launch waits for the oldest.
+   * Higher than the multi-stream's default of 8: a CUDA event completes a few microseconds after
+   * its work, but the host only polls, so a deeper queue keeps launches from waiting on polls.
+   * @default {64}
+   */
+  maxPendingGc?: number;
+  /**
+   * NVRTC's path, for kernels given as CUDA C (`source`); else `$GPUCOMPUTE_NVRTC_LIBRARY`, else
+   * `libnvrtc.so`. Optional: PTX kernels never need it.
+   * @default {undefined}
+   */
+  nvrtcLibrary?: string;
+  /**
+   * Use stream-ordered allocation (`cuMemAllocAsync`) where the device supports it.
+   * @default {true}
+   */
+  memoryPools?: boolean;
+}
+
+/**
+ * Counters of a server, for tests and benchmarks.
+ *
+ * @example
+ * ```ts
+ * import type { CudaServerStats } from "@gpucompute/runtime/cuda";
+ * const idle = (stats: CudaServerStats) => stats.pinnedInFlight === 0;
+ * ```
+ */
+export interface CudaServerStats {
+  /** Pinned staging buffers whose copies have not been seen complete. */
+  readonly pinnedInFlight: number;
+  /** `cuMemAllocHost` calls. */
+  readonly pinnedAllocations: number;
+  /** `cuModuleLoadData` calls. */
+  readonly moduleLoads: number;
+  /** Events created for synchronization. */
+  readonly events: number;
+  /** CUDA streams created. */
+  readonly streams: number;
+}
+
+/**
+ * A compute server on a CUDA device.
+ *
+ * @example
+ * ```ts ignore
+ * import { CudaServer } from "@gpucompute/runtime/cuda";
+ * using server = CudaServer.create();
+ * using handle = server.createWithData(new Uint8Array([1, 2, 3, 4]), 0);
+ * const [bytes] = await server.read([handle.copyDescriptor([4], [1], 1)], 0);
+ * console.log(bytes); // Uint8Array [1, 2, 3, 4]
+ * ```
+ */
+export class CudaServer implements ComputeServer<CudaKernel, bigint> {
+  readonly properties: DeviceProperties;
+  readonly #device: CudaDevice;
+  readonly #events: EventPool;
+  readonly #backend: CudaStreamBackend;
+  readonly #streams: MultiStream<CudaStream, CudaEvent>;
+  readonly #memory: StreamMemory;
+  readonly #pinned: PinnedPool;
+  readonly #modules: ModuleCache;
+  readonly #profiler: CudaProfiler;
+  readonly #timeoutMs: number;
+  readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
+  #launchContext: LaunchContext | undefined;
+  /** GC waits that failed, by stream index: reported by that stream's next `sync` or `read`. */
+  readonly #failures = new Map<number, ComputeError>();
+  #destroyed = false;
+
+  /** Opens the device (`BACKEND_UNAVAILABLE` when there is none) and builds a server on it. */
+  static create(options: CudaServerOptions = {}): CudaServer {
+    const device = CudaDevice.open(options);
+    try {
+      return new CudaServer(device, options);
+    } catch (error) {
+      device.destroy();
+      throw error;
+    }
+  }
+
+  /** Builds a server on an opened device, taking it over; prefer {@linkcode CudaServer.create}. */
+  constructor(device: CudaDevice, options: CudaServerOptions = {}) {
+    const config = resolveConfig(options);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be positive, got ${timeoutMs}`);
+    const driver = device.driver;
+    this.#device = device;
+    this.#timeoutMs = timeoutMs;
+    const wait = { timeoutMs, destroyed: () => this.#destroyed };
+    this.#events = new EventPool(driver);
+    this.#backend = new CudaStreamBackend(driver, this.#events, wait);
+    this.#streams = new MultiStream(this.#backend, {
+      maxStreams: config.maxStreams,
+      onStreamFailed: (index, error) => this.#failures.set(index, error),
+      maxPendingGc: options.maxPendingGc ?? 64,
+    });
+    const asyncAlloc = (options.memoryPools ?? true) && device.attributes.memoryPools;
+    this.#memory = new StreamMemory(
+      (index) =>
+        new CudaStorage(driver, {
+          stream: () => this.#streams.state(index).stream,
+          events: this.#events,
+          asyncAlloc,
+        }),
+      {
+        memory: {
+          maxAllocationSize: Math.min(2 ** 31, device.totalMemory),
+          ...options.memory,
+        },
+        maxStreams: config.maxStreams,
+        freeBytes: () => device.memoryInfo().free,
+      },
+    );
+    this.#pinned = new PinnedPool(driver, this.#events);
+    this.#modules = new ModuleCache(driver, {
+      nvrtcLibrary: options.nvrtcLibrary,
+      arch: `compute_${device.attributes.computeCapability.join("")}`,
+    });
+    this.#profiler = new CudaProfiler(driver, wait);
+    this.properties = {
+      backend: "cuda",
+      deviceName: device.name,
+      maxAllocationSize: this.#memory.maxAllocationSize,
+      deviceTimer: true,
+    };
+  }
+
+  /** The device. */
+  get device(): CudaDevice {
+    return this.#device;
+  }
+
+  /** True after {@linkcode destroy}. */
+  get destroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  /** A snapshot of the counters. */
+  stats(): CudaServerStats {
+    return {
+      pinnedInFlight: this.#pinned.inFlight,
+      pinnedAllocations: this.#pinned.allocations,
+      moduleLoads: this.#modules.loads,
+      events: this.#events.size,
+      streams: this.#backend.streams.length,
+    };
+  }
+
+  /**
+   * A timeline signal on `stream`: `record(v)` after submitting work there, then `wait(v)`.
+   * Destroyed with the server at the latest.
+   */
+  timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
+    this.#assertUsable(stream);
+    const signal = new CudaTimelineSignal(
+      signalEvents(this.#device.driver, this.#streams.state(stream).stream, () => this.#destroyed),
+    );
+    this.#signals.add(signal);
+    return signal;
+  }
+
+  /** Loads a kernel's module and function now; `COMPILATION` when the driver rejects it. */
+  compile(kernel: CudaKernel): void {
+    this.#assertUsable();
+    this.#modules.function(kernel);
+  }
+
+  create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
+    this.#assertUsable(stream);
+    if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
+    const layouts = descriptors.map((d) => optimizedLayout(d));
+    const allocations: Allocation[] = [];
+    try {
+      for (const { bytes, strides } of layouts) {
+        allocations.push({ handle: this.#allocate(bytes, stream), strides });
+      }
+    } catch (error) {
+      for (const allocation of allocations) allocation.handle.dispose();
+      throw error;
+    }
+    return allocations;
+  }
+
+  /**
+   * Pinned host buffers: `write` copies straight from them (no extra host copy). They stay valid
+   * until the server is destroyed; do not change one that a `write` reads until that write
+   * completed (a later `sync` or `read` on its stream).
+   */
+  staging(sizes: readonly number[], stream: StreamId): Uint8Array[] {
+    this.#assertUsable(stream);
+    for (const size of sizes) {
+      if (!Number.isInteger(size) || size < 0) {
+        throw new RangeError(`staging sizes must be non-negative integers, got ${size}`);
+      }
+    }
+    return sizes.map((size) => this.#pinned.userBuffer(size));
+  }
+
+  createWithData(data: Uint8Array, stream: StreamId): Handle {
+    this.#assertUsable(stream);
+    if (!(data instanceof Uint8Array)) throw new TypeError("data must be a Uint8Array");
+    const handle = this.#allocate(data.byteLength, stream);
+    try {
+      this.write([{ descriptor: handle.copyDescriptor([data.byteLength], [1], 1), data }], stream);
+    } catch (error) {
+      handle.dispose();
+      throw error;
+    }
+    return handle;
+  }
+
+  async read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]> {
+    this.#assertUsable(stream);
+    this.#throwFailure(stream);
+    const sources = descriptors.map((d) => ({ at: this.#range(d), layout: copyLayout(d) }));
+    const resolved = this.#resolve(stream, descriptors.map((d) => d.binding));
+    // read() enqueues synchronously, up to its first await: finish right after.
+    const pending = read(
+      this.#copyContext(),
+      sources,
+      resolved.currentStream(),
+      this.#wait("A read"),
+    );
+    resolved.finish();
+    return await pending;
+  }
+
+  write(entries: readonly WriteEntry[], stream: StreamId): void {
+    this.#assertUsable(stream);
+    const targets = entries.map(({ descriptor, data }) => {
+      const layout = copyLayout(descriptor);
+      if (!(data instanceof Uint8Array) || data.byteLength !== layout.bytes) {
+        throw new RangeError(
+          `Write of ${data?.byteLength} bytes into a descriptor of ${layout.bytes} bytes`,
+        );
+      }
+      return { at: this.#range(descriptor), layout, data };
+    });
+    if (targets.length === 0) return;
+    using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.binding));
+    enqueueWrite(this.#copyContext(), targets, resolved.currentStream());
+  }
+
+  async sync(stream: StreamId): Promise<void> {
+    this.#assertUsable(stream);
+    this.#throwFailure(stream);
+    const events = this.#backend.streams.map((s) => this.#backend.flush(s));
+    try {
+      for (const event of events) {
+        await pollEvent(this.#device.driver, event.handle, this.#wait("Synchronizing a stream"));
+      }
+    } finally {
+      for (const event of events) this.#events.release(event);
+    }
+    await this.#streams.drain();
+    this.#pinned.collect();
+  }
+
+  getResource(binding: Binding, stream: StreamId): BindingResource<bigint> {
+    this.#assertUsable(stream);
+    return this.#bindingResource(binding);
+  }
+
+  execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
+    this.#assertUsable(stream);
+    this.#assertHealthy(stream);
+    this.#launchContext ??= {
+      ...this.#copyContext(),
+      modules: this.#modules,
+      attributes: this.#device.attributes,
+      timeoutMs: this.#timeoutMs,
+      resolveBinding: (binding) => this.#bindingResource(binding),
+      resolveStreams: (stream, bindings) => this.#resolve(stream, bindings),
+    };
+    launch(this.#launchContext, kernelLaunch, stream);
+  }
+
+  flush(stream: StreamId): void {
+    // Work reaches the device as it is enqueued; flushing only recycles finished staging.
+    this.#assertUsable(stream);
+    this.#pinned.collect();
+  }
+
+  memoryUsage(stream: StreamId): MemoryUsage {
+    this.#assertUsable(stream);
+    return this.#memory.usage();
+  }
+
+  memoryCleanup(stream: StreamId): void {
+    this.#assertUsable(stream);
+    this.#pinned.collect();
+    this.#memory.cleanup(true);
+  }
+
+  startProfile(stream: StreamId): ProfilingToken {
+    this.#assertUsable(stream);
+    return this.#profiler.start(this.#streams.state(stream).stream);
+  }
+
+  async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
+    this.#assertUsable(stream);
+    return await this.#profiler.end(this.#streams.state(stream).stream, token);
+  }
+
+  allocationMode(mode: MemoryAllocationMode, stream: StreamId): void {
+    this.#assertUsable(stream);
+    this.#memory.mode = mode;
+  }
+
+  /**
+   * Copies into a new contiguous allocation of `destination`. On the same device (one context)
+   * the copy stays on the device: the destination stream waits on an event of the source stream,
+   * then `cuMemcpyDtoDAsync` (or 2D); the source stays pinned until the copy completed (for good
+   * if the wait fails). Across devices it goes through the host.
+   */
+  async copyTo(
+    destination: this,
+    source: CopyDescriptor,
+    streams: CopyStreams,
+  ): Promise<Allocation> {
+    this.#assertUsable(streams?.source);
+    if (!(destination instanceof CudaServer)) {
+      throw new TypeError("destination must be a CudaServer");
+    }
+    destination.#assertUsable(streams.destination);
+    const strides = contiguousStrides(source.shape);
+    if (
+      destination.#device.driver !== this.#device.driver ||
+      destination.#device.ordinal !== this.#device.ordinal
+    ) {
+      const [bytes] = await this.read([source], streams.source);
+      return { handle: destination.createWithData(bytes, streams.destination), strides };
+    }
+    const handle = await copyWithinDevice({
+      source,
+      from: this.#range(source),
+      orderSource: () => {
+        using resolved = this.#resolve(streams.source, [source.binding]);
+        return this.#events.record(resolved.currentStream());
+      },
+      allocate: (bytes) => destination.#allocate(bytes, streams.destination),
+      resolveTarget: (binding) => ({
+        at: destination.#bindingResource(binding),
+        resolved: destination.#resolve(streams.destination, [binding]),
+      }),
+      driver: this.#device.driver,
+      events: this.#events,
+      wait: destination.#wait("A device-to-device copy"),
+    });
+    return { handle, strides };
+  }
+
+  /**
+   * Releases everything the server created. Device pages are freed in their streams' order;
+   * pinned buffers whose copies have not completed are left allocated rather than freed under
+   * the device. Idempotent.
+   */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    // Best effort, in order: after a sticky error the driver refuses frees, yet the context
+    // must still be released.
+    const steps = [
+      ...[...this.#signals].map((signal) => () => signal.destroy()),
+      () => this.#profiler.destroy(),
+      () => this.#memory.destroy(),
+      () => this.#backend.destroy(),
+      () => this.#pinned.destroy(),
+      () => this.#modules.clear(),
+      () => this.#events.destroy(),
+    ];
+    for (const step of steps) {
+      try {
+        step();
+      } catch { /* the context is going away; its memory with it */ }
+    }
+    this.#device.destroy();
+  }
+
+  /** Same as {@linkcode destroy}. */
+  [Symbol.dispose](): void {
+    this.destroy();
+  }
+
+  #allocate(size: number, stream: StreamId): Handle {
+    const slice = this.#memory.reserve(Math.max(1, size), stream);
+    const cursor = this.#streams.state(stream).cursor;
+    return new Handle(slice, { stream, cursor, size });
+  }
+
+  #resolve(stream: StreamId, bindings: Iterable<Binding>) {
+    return this.#streams.resolve(stream, bindings, { enforceHealthy: true });
+  }
+
+  #copyContext() {
+    return { driver: this.#device.driver, pinned: this.#pinned, events: this.#events };
+  }
+
+  #wait(what: string) {
+    return { timeoutMs: this.#timeoutMs, what, destroyed: () => this.#destroyed };
+  }
+
+  #bindingResource(binding: Binding): BindingResource<bigint> {
+    binding.assertLive();
+    const { resource } = this.#memory.resolve(binding.memory.id, binding.stream);
+    return {
+      resource: resource.resource,
+      offset: resource.offset + (binding.offsetStart ?? 0),
+      size: binding.size(),
+    };
+  }
+
+  /** The device range of a descriptor, checked against its binding. */
+  #range(descriptor: CopyDescriptor): BindingResource<bigint> {
+    const layout = copyLayout(descriptor);
+    const at = this.#bindingResource(descriptor.binding);
+    if (layout.span > at.size) {
+      throw new RangeError(
+        `Copy of ${layout.span} bytes is out of range of a ${at.size}-byte binding`,
+      );
+    }
+    return at;
+  }
+
+  #throwFailure(stream: StreamId): void {
+    const index = stream % this.#streams.maxStreams;
+    const failure = this.#failures.get(index);
+    if (failure === undefined) return;
+    this.#failures.delete(index);
+    throw failure;
+  }
+
+  #assertHealthy(stream: StreamId): void {
+    if (!this.#backend.isHealthy(this.#streams.state(stream).stream)) {
+      throw new StreamUnhealthyError(stream);
+    }
+  }
+
+  #assertUsable(stream?: StreamId): void {
+    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    if (stream !== undefined) assertStreamId(stream);
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * The CUDA timeline signal: the seed's `CudaTimelineSignal` (svod_device/sync.rs), a ring of 64
+ * event slots. `record(v)` is called after work is submitted on the signal's stream: it records an
+ * event into the next slot. `wait(target)` finds the smallest recorded value at or above the
+ * target and waits for its event; stream order makes every earlier record complete by then.
+ *
+ * Events come from an injected {@linkcode CudaSignalEvents} (the CUDA server provides one for a
+ * stream: `CudaServer.timelineSignal`), so this layer imports no driver code.
+ *
+ * Deliberate differences from the seed:
+ *
+ * 1. **`value` is what completed, not what was recorded.** The seed raises `value` in `record`,
+ *    so its `wait` fast path returns before the device reached the target. Here `record` raises
+ *    {@linkcode CudaTimelineSignal.recorded}; `value` rises when an event is seen complete (or by
+ *    `set`, the seed's host-side fallback), so `isReached` means the device got there.
+ * 2. **Overwritten slots are recycled, not freed under a waiter.** Rust kept an evicted event
+ *    alive through its `Arc`; here a slot counts its waiters, and an event still awaited moves
+ *    out of the ring and is destroyed when its last waiter is done.
+ * 3. The seed's race (the slot for the target overwritten by a wrapping `record` between the fast
+ *    path and the lookup) is handled the same way: the smallest newer slot is waited on instead,
+ *    and with no slot at all the wait polls until `value` reaches the target or it times out.
+ *
+ * @module
+ */
+
+import { RuntimeError } from "../runtime/core/errors.ts";
+
+/** How the signal records and queries events on its stream. */
+export interface CudaSignalEvents<E> {
+  /** Creates an event. */
+  create(): E;
+  /** Records `event` on the signal's stream (after the work submitted so far). */
+  record(event: E): void;
+  /** Whether the event's last record completed; throws for a driver error. */
+  query(event: E): boolean;
+  /** Destroys an event. */
+  destroy(event: E): void;
+}
+
+/** Options of the waits: milliseconds before `TIMEOUT` (0: none), and an abort signal. */
+export interface CudaSignalWaitOptions {
+  /**
+   * Milliseconds before the wait fails with `TIMEOUT`; 0 waits without limit.
+   * @default {0}
+   */
+  timeoutMs?: number;
+  /**
+   * Aborts the wait with the signal's reason.
+   * @default {undefined}
+   */
+  signal?: AbortSignal;
+}
+
+interface Slot<E> {
+  value: bigint;
+  readonly event: E;
+  waiters: number;
+  evicted: boolean;
+}
+
+/** Slots in the ring (the seed's `EVENT_RING_SIZE`): well above typical in-flight depth. */
+export const CUDA_SIGNAL_RING_SIZE = 64;
+
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * A timeline signal on a CUDA stream. See the module documentation.
+ *
+ * @example
+ * ```ts ignore
+ * import { CudaServer } from "@gpucompute/runtime/cuda";
+ * using server = CudaServer.create();
+ * using signal = server.timelineSignal(0);
+ * // ... enqueue work on stream 0 ...
+ * signal.record(1);
+ * await signal.wait(1, { timeoutMs: 5_000 });
+ * console.log(signal.value); // 1n
+ * ```
+ */
+export class CudaTimelineSignal<E> implements Disposable {
+  readonly #events: CudaSignalEvents<E>;
+  readonly #ring: (Slot<E> | undefined)[] = new Array(CUDA_SIGNAL_RING_SIZE);
+  #next = 0;
+  #value = 0n;
+  #recorded = 0n;
+  #destroyed = false;
+
+  /** Creates a signal at 0 over the events of one stream. */
+  constructor(events: CudaSignalEvents<E>) {
+    this.#events = events;
+  }
+
+  /** The highest value known complete on the device (or `set` on the host). */
+  get value(): bigint {
+    this.#refresh();
+    return this.#value;
+  }
+
+  /** The highest value recorded so far (submitted, maybe not complete). */
+  get recorded(): bigint {
+    return this.#recorded;
+  }
+
+  /** Raises the value on the host (the seed's fallback); a lower value changes nothing. */
+  set(value: bigint | number): void {
+    const v = toValue(value);
+    if (v > this.#value) this.#value = v;
+  }
+
+  /** Records `value` after the work submitted so far on the stream, in the next ring slot. */
+  record(value: bigint | number): void {
+    this.#assertLive();
+    const v = toValue(value);
+    const index = this.#next;
+    this.#next = (index + 1) % CUDA_SIGNAL_RING_SIZE;
+    const old = this.#ring[index];
+    let event: E;
+    if (old === undefined || old.waiters > 0) {
+      if (old !== undefined) old.evicted = true; // its last waiter destroys it
+      event = this.#events.create();
+    } else {
+      event = old.event;
+    }
+    this.#events.record(event);
+    this.#ring[index] = { value: v, event, waiters: 0, evicted: false };
+    if (v > this.#recorded) this.#recorded = v;
+  }
+
+  /** Whether the device (or `set`) reached `target`, without waiting. */
+  isReached(target: bigint | number): boolean {
+    return this.value >= toValue(target);
+  }
+
+  /** Resolves once `target` is reached; `TIMEOUT` after `timeoutMs`, or the abort reason. */
+  async wait(target: bigint | number, options: CudaSignalWaitOptions = {}): Promise<void> {
+    const goal = toValue(target);
+    const deadline = deadlineOf(options.timeoutMs);
+    for (let polls = 0; !this.#poll(goal); polls++) {
+      options.signal?.throwIfAborted();
+      this.#checkDeadline(goal, deadline, options.timeoutMs);
+      await new Promise((resolve) => setTimeout(resolve, polls < 8 ? 0 : 1));
+    }
+  }
+
+  /** Blocks until `target` is reached (50 µs naps); `TIMEOUT` after `timeoutMs`. */
+  waitSync(target: bigint | number, options: Omit<CudaSignalWaitOptions, "signal"> = {}): void {
+    const goal = toValue(target);
+    const deadline = deadlineOf(options.timeoutMs);
+    while (!this.#poll(goal)) {
+      this.#checkDeadline(goal, deadline, options.timeoutMs);
+      Atomics.wait(nap, 0, 0, 0.05);
+    }
+  }
+
+  /** Destroys the ring's events (those still awaited once their waiters are done). Idempotent. */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const slot of this.#ring) {
+      if (slot === undefined) continue;
+      if (slot.waiters > 0) slot.evicted = true;
+      else this.#events.destroy(slot.event);
+    }
+    this.#ring.fill(undefined);
+  }
+
+  /** Same as {@linkcode destroy}. */
+  [Symbol.dispose](): void {
+    this.destroy();
+  }
+
+  /** One step of a wait: true once `goal` is reached. */
+  #poll(goal: bigint): boolean {
+    if (this.#value >= goal) return true;
+    // The smallest recorded value at or above the goal: stream order makes it sufficient.
+    let best: Slot<E> | undefined;
+    for (const slot of this.#ring) {
+      if (slot !== undefined && slot.value >= goal && (!best || slot.value < best.value)) {
+        best = slot;
+      }
+    }
+    if (best === undefined) return this.value >= goal; // nothing recorded that far yet
+    best.waiters++;
+    try {
+      if (!this.#events.query(best.event)) return false;
+      if (best.value > this.#value) this.#value = best.value;
+      return true;
+    } finally {
+      if (--best.waiters === 0 && best.evicted) this.#events.destroy(best.event);
+    }
+  }
+
+  /** Raises `value` to the highest slot seen complete. */
+  #refresh(): void {
+    for (const slot of this.#ring) {
+      if (slot === undefined || slot.value <= this.#value || this.#destroyed) continue;
+      if (this.#events.query(slot.event)) this.#value = slot.value;
+    }
+  }
+
+  #checkDeadline(goal: bigint, deadline: number, timeoutMs: number | undefined): void {
+    if (performance.now() < deadline) return;
+    throw new RuntimeError(
+      "TIMEOUT",
+      `CUDA timeline signal timeout: waited ${timeoutMs} ms for value ${goal}, ` +
+        `current ${this.#value} (recorded ${this.#recorded})`,
+    );
+  }
+
+  #assertLive(): void {
+    if (this.#destroyed) {
+      throw new RuntimeError("DESTROYED", "The CUDA timeline signal was destroyed");
+    }
+  }
+}
+
+function toValue(value: unknown): bigint {
+  if (typeof value === "bigint" && value >= 0n) return value;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  throw new RangeError(`A timeline value must be a non-negative integer, got ${String(value)}`);
+}
+
+function deadlineOf(timeoutMs: number | undefined): number {
+  if (timeoutMs === undefined || timeoutMs === 0) return Infinity;
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+    throw new RangeError(
+      `timeoutMs must be a finite number >= 0 (0: no timeout), got ${timeoutMs}`,
+    );
+  }
+  return performance.now() + timeoutMs;
+}
