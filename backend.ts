@@ -45,3 +45,4 @@ export {
 } from "./runtime/stream/event.ts";
 export * from "./runtime/stream/scheduler.ts";
 export * from "./runtime/server/server.ts";
+export type * from "./runtime/core/trace.ts";

@@ -11,7 +11,8 @@
  * This entry point is for people who run kernels. Backend authors import `./backend` (the server
  * contract, handles, pools and multi-stream managers, and the vocabulary types this entry point
  * only refers to, such as `CubeCountConstructors` or `MemoryAllocationMode`); the WebGPU backend
- * itself, with its device options and CubeCL's info-buffer packing, is `./webgpu`.
+ * itself, with its device options and CubeCL's info-buffer packing, is `./webgpu`; the writers
+ * of recorded traces (Perfetto JSON, SVG timeline) and the trace's types are `./trace`.
  *
  * @example SAXPY with a read-only input and named parameters
  * ```ts ignore

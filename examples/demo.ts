@@ -6,6 +6,11 @@
  * orders the streams: the runtime does. Every result is checked against a CPU reference; the
  * process exits with 1 on a mismatch.
  *
+ * `deno task demo --trace demo.trace.json` also records the run and writes it as a Chrome trace
+ * (open it in Perfetto or chrome://tracing) plus an SVG timeline next to it (`demo.trace.svg`).
+ * Writing needs `--allow-write`: run `deno run --unstable-webgpu --allow-write examples/demo.ts
+ * --trace demo.trace.json`, or grant the prompt.
+ *
  * @module
  */
 
@@ -18,12 +23,18 @@ import {
   type ProfileDuration,
   reduce,
 } from "../mod.ts";
+import { renderTraceSvg, toChromeTrace } from "../runtime/trace/mod.ts";
 import { fillLinear, fillPattern, matmulTiled, scale } from "./kernels.ts";
 
 const N = 1 << 16; // vector length
 const [M, K, P] = [96, 80, 64]; // a is M x K, b is K x P
 
+const traceAt = Deno.args.indexOf("--trace");
+const tracePath = traceAt < 0 ? undefined : Deno.args[traceAt + 1];
+if (traceAt >= 0 && !tracePath) throw new TypeError("--trace needs a file name");
+
 using client = await createClient();
+const recorder = tracePath === undefined ? undefined : client.trace();
 const { properties } = client.server;
 console.log(
   `Adapter: ${properties.deviceName} (${properties.backend}, ${
@@ -95,6 +106,7 @@ await step("matmul c = a b (16x16 tiles)", 4, () =>
 const [xs, ys, totals, tops, cs] = await client.readMany([x, y2, total, top, c], Float32Array, {
   stream: 4,
 });
+const trace = await recorder?.stop();
 
 // CPU reference.
 const pattern = (i: number) => ((i * 7) % 13) * 0.25 - 1;
@@ -142,6 +154,20 @@ for (const check of checks) {
   console.log(
     `  ${check.ok ? "ok  " : "FAIL"} ${check.name}${"detail" in check ? ` (${check.detail})` : ""}`,
   );
+}
+if (trace !== undefined && tracePath !== undefined) {
+  const svgPath = tracePath.replace(/\.json$/, "") + ".svg";
+  try {
+    await Deno.writeTextFile(tracePath, JSON.stringify(toChromeTrace(trace)));
+    await Deno.writeTextFile(svgPath, renderTraceSvg(trace, { title: "deno task demo" }));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+    console.error(
+      `Writing the trace needs --allow-write (or a yes at the prompt): ${error.message}`,
+    );
+    Deno.exit(2);
+  }
+  console.log(`\nTrace: ${tracePath} (Perfetto, chrome://tracing) and ${svgPath}`);
 }
 const passed = checks.every((check) => check.ok);
 console.log(`\nVerdict: ${passed ? "PASS" : "FAIL"}`);

@@ -15,7 +15,7 @@ import {
   type StorageType,
 } from "./core/bindings.ts";
 import { CubeCount } from "./core/cube_count.ts";
-import { RuntimeError } from "./core/errors.ts";
+import { RuntimeError, UnsupportedError } from "./core/errors.ts";
 import { Binding, Handle, type Placement } from "./core/handle.ts";
 import {
   type Allocation,
@@ -28,6 +28,7 @@ import {
 import type { ComputeServer, ProfileDuration } from "./server/server.ts";
 import type { KernelMetadata, KernelParams, MemoryAllocationMode } from "./core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "./core/stream_id.ts";
+import type { ProfileOptions, Trace, TraceRecorder } from "./core/trace.ts";
 
 /** The typed arrays the client reads and writes. */
 export type TypedArray =
@@ -124,7 +125,7 @@ export interface ExecuteOptions extends StreamOptions {
 export interface Profiled<T> {
   /** The value the profiled function returned. */
   readonly result: T;
-  /** The device (or wall-clock) time of the work it launched. */
+  /** The device (or wall-clock) time of the work it launched on the profiled stream. */
   readonly duration: ProfileDuration;
 }
 
@@ -317,13 +318,18 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     return this.server.sync(resolveStreamId(options.stream));
   }
 
-  /** Runs `fn` inside a profiling window and returns its result with the measured duration. */
-  async profile<T>(fn: () => T | Promise<T>, options: StreamOptions = {}): Promise<Profiled<T>> {
+  /**
+   * Runs `fn` with `options.stream` as the current stream, inside a profiling window of that
+   * stream, and returns its result with the time of the work that stream launched (other
+   * streams' work is not counted, and is not flushed).
+   */
+  async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
     const stream = resolveStreamId(options.stream);
-    const token = this.server.startProfile(stream);
+    const perKernel = options.perKernel ?? false;
+    const token = this.server.startProfile(stream, perKernel ? { perKernel } : undefined);
     let result: T;
     try {
-      result = await fn();
+      result = await withStream(stream, fn);
     } catch (error) {
       // Close the window so the token does not leak, then report the original failure.
       await this.#server.endProfile(stream, token).catch(() => {});
@@ -331,6 +337,31 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     }
     const duration = await this.server.endProfile(stream, token);
     return { result, duration };
+  }
+
+  /**
+   * Starts recording a timeline of every stream: kernels with device start and end, copies,
+   * reads with their map wait, syncs, cross-stream waits, submissions and memory in use. One
+   * recording at a time (`TRACE_ACTIVE`); `UNSUPPORTED` on a backend without traces.
+   */
+  trace(): TraceRecorder {
+    const server = this.server;
+    const { startTrace, stopTrace } = server;
+    if (startTrace === undefined || stopTrace === undefined) {
+      throw new UnsupportedError(`The ${server.properties.backend} backend cannot record traces`);
+    }
+    startTrace.call(server);
+    let stopped: Promise<Trace> | undefined;
+    const stop = () => stopped ??= stopTrace.call(server);
+    return {
+      get recording() {
+        return stopped === undefined;
+      },
+      stop,
+      async [Symbol.asyncDispose]() {
+        await stop();
+      },
+    };
   }
 
   /** Memory figures of the server. */

@@ -65,6 +65,16 @@ Deno.test("profile returns the result and a duration, and closes its window on e
   // The server is still usable after the failed window.
   using handle = client.createWithData(new Uint8Array([5]));
   assert.deepEqual([...await client.read(handle)], [5]);
+  const inside = await client.profile(async () => {
+    await Promise.resolve();
+    return currentStreamId();
+  }, { stream: 2 });
+  assert.equal(inside.result, 2, "fn runs with the profiled stream current, across awaits");
+});
+
+Deno.test("a backend without traces: client.trace() throws UNSUPPORTED", () => {
+  using client = newClient();
+  assert.throws(() => client.trace(), { name: "UnsupportedError", code: "UNSUPPORTED" });
 });
 
 Deno.test("memory usage, cleanup, disposed handles and destroy", async () => {

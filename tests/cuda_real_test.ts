@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { CUDA_KERNELS, CudaDevice, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { serverConformance } from "./server_conformance.ts";
+import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
 import { checkShippedKernels, command, run } from "./_cuda_programs.ts";
 
 const unavailable = (() => {
@@ -33,6 +33,7 @@ Deno.test({
         increment: CUDA_KERNELS.incrementU32,
       },
       cubeSize: 256,
+      skip: { [TRACE_STEP]: "the CUDA server records no traces yet (optional in the contract)" },
     });
   },
 });

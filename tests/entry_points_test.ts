@@ -3,6 +3,7 @@ import * as user from "../mod.ts";
 import * as backend from "../backend.ts";
 import * as webgpu from "../runtime/server/webgpu/mod.ts";
 import * as cuda from "../runtime/server/cuda/mod.ts";
+import * as trace from "../runtime/trace/mod.ts";
 
 // Each entry point's runtime exports, pinned: adding or leaking a name is a visible change here.
 // (Type-only exports are listed explicitly in each entry file.)
@@ -36,6 +37,10 @@ const CUDA = [
   "ModuleCache",
   "libraryCandidates",
 ];
+Deno.test("the trace entry point exports the two trace writers", () => {
+  deepEqual(Object.keys(trace).sort(), ["renderTraceSvg", "toChromeTrace"]);
+});
+
 const USER = [
   "BufferTooBigError",
   "CompilationError",

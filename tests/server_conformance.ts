@@ -44,6 +44,9 @@ export interface ConformanceTarget<K extends KernelMetadata> {
   readonly skip?: Readonly<Record<string, string>>;
 }
 
+/** The name of the optional trace step, for backends that declare a skip of it. */
+export const TRACE_STEP = "a trace holds every kernel launched while recording, once";
+
 /** Runs every step of the contract against `target`. */
 export async function serverConformance<K extends KernelMetadata>(
   t: Deno.TestContext,
@@ -190,6 +193,74 @@ export async function serverConformance<K extends KernelMetadata>(
       );
       const [bytes] = await server.read([a.copyDescriptor([256], [1], 4)], 0);
       assert.deepEqual(asU32(bytes), Array(256).fill(3));
+    });
+
+    await step(
+      "per-kernel windows list their own stream's kernels, or are UNSUPPORTED",
+      async () => {
+        using a = server.createWithData(u32(Array(256).fill(0)), 1);
+        using b = server.createWithData(u32(Array(256).fill(0)), 2);
+        const run = (handle: typeof a, stream: number) =>
+          server.execute({
+            kernel: increment,
+            count: cubes(256),
+            bindings: new Bindings().withBuffer(handle.binding()),
+          }, stream);
+        let token;
+        try {
+          token = server.startProfile(1, { perKernel: true });
+        } catch (error) {
+          assert.equal(code(error), "UNSUPPORTED", "only a server without a device timer refuses");
+          assert.equal(server.properties.deviceTimer, false);
+          return;
+        }
+        run(a, 1);
+        run(b, 2); // another stream: not in the window
+        run(a, 1);
+        const duration = await server.endProfile(1, token);
+        assert.deepEqual(duration.kernels?.map((k) => [k.kernel, k.stream, k.workgroups]), [
+          [increment.id, 1, [Math.ceil(256 / target.cubeSize), 1, 1]],
+          [increment.id, 1, [Math.ceil(256 / target.cubeSize), 1, 1]],
+        ]);
+        for (const k of duration.kernels!) assert.ok(k.end >= k.start);
+        const [as, bs] = await server.read([
+          a.copyDescriptor([256], [1], 4),
+          b.copyDescriptor([256], [1], 4),
+        ], 0);
+        assert.deepEqual([asU32(as)[0], asU32(bs)[0]], [2, 1]);
+      },
+    );
+
+    await step(TRACE_STEP, async () => {
+      const { startTrace, stopTrace } = server;
+      assert.ok(startTrace && stopTrace, "traces are optional: declare a skip with the reason");
+      using a = server.createWithData(u32(Array(256).fill(0)), 1);
+      const run = (stream: number) =>
+        server.execute({
+          kernel: increment,
+          count: cubes(256),
+          bindings: new Bindings().withBuffer(a.binding()),
+        }, stream);
+      run(1); // before the recording
+      startTrace.call(server);
+      assert.throws(() => startTrace.call(server), (e) => code(e) === "TRACE_ACTIVE");
+      run(1);
+      run(2);
+      await server.sync(0);
+      const trace = await stopTrace.call(server);
+      run(1); // after it
+      await assert.rejects(stopTrace.call(server), (e) => code(e) === "PROFILE_NOT_REGISTERED");
+      const kernels = trace.events.flatMap((e) =>
+        e.type === "kernel" ? [[e.kernel, e.stream]] : []
+      );
+      assert.deepEqual(kernels, [[increment.id, 1], [increment.id, 2]]);
+      assert.deepEqual(
+        trace.events.flatMap((e) => e.type === "wait" ? [[e.stream, e.on]] : []),
+        [[2, 1]],
+      );
+      assert.equal(trace.timing, server.properties.deviceTimer ? "device" : "system");
+      const [bytes] = await server.read([a.copyDescriptor([256], [1], 4)], 0);
+      assert.equal(asU32(bytes)[0], 4);
     });
 
     await step("allocationMode persistent survives automatic use", async () => {

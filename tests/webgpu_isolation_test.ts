@@ -30,7 +30,6 @@ Deno.test({
       const bind = (buffer: GPUBuffer, size: number) =>
         groups.get(compiled.layout, [{ binding: 0, resource: { buffer, offset: 0, size } }]);
       const streams = new EncoderStreams(device, {
-        passTimestamps: () => undefined,
         shape: (group) => groups.shape(group),
       });
       const stream = streams.createStream();

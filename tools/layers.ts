@@ -5,6 +5,7 @@
  * ```
  * core ← memory ← stream ← contract (server/server.ts) ← backends (server/<name>/) ← client
  *      ← sync                                                       ← create_client, kernels, tune
+ *      ← trace (the JSON and SVG writers of runtime/core/trace.ts's vocabulary)
  * ```
  *
  * Backends never import each other; `createClient` reaches them only through dynamic `import()`
@@ -28,6 +29,7 @@ export function layerOf(path: string): string | undefined {
   if (path.startsWith("runtime/kernels/")) return "kernels";
   if (path.startsWith("runtime/tune/")) return "tune";
   if (path.startsWith("sync/")) return "sync";
+  if (path.startsWith("runtime/trace/")) return "trace";
   return undefined;
 }
 
@@ -44,6 +46,7 @@ export function mayImport(from: string, to: string): boolean {
     case "stream":
       return to === "core" || to === "memory";
     case "sync":
+    case "trace":
       return to === "core";
     case "contract":
       return BELOW_CONTRACT.includes(to);

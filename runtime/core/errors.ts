@@ -22,6 +22,7 @@ export type ComputeErrorCode =
   | "STREAM_UNHEALTHY"
   | "RESOLVE_IN_PROGRESS"
   | "PROFILE_NOT_REGISTERED"
+  | "TRACE_ACTIVE"
   | "DEVICE_LOST"
   | "NO_ADAPTER"
   | "COMPILATION"
@@ -297,7 +298,7 @@ export class BackendUnavailableError extends ComputeError {
 
 /**
  * Any other runtime failure with a code: `DEVICE_LOST`, `NO_ADAPTER`, `TIMEOUT`, `DESTROYED`,
- * `DRIVER`, `PROFILE_NOT_REGISTERED` or `UNKNOWN`.
+ * `DRIVER`, `PROFILE_NOT_REGISTERED`, `TRACE_ACTIVE` or `UNKNOWN`.
  *
  * @example
  * ```ts
@@ -316,6 +317,7 @@ export class RuntimeError extends ComputeError {
       | "DESTROYED"
       | "DRIVER"
       | "PROFILE_NOT_REGISTERED"
+      | "TRACE_ACTIVE"
       | "UNKNOWN",
     message: string,
     options?: ErrorOptions,

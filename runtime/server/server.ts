@@ -67,6 +67,7 @@ import type { Bindings } from "../core/bindings.ts";
 import type { CubeCount } from "../core/cube_count.ts";
 import type { Binding, Handle } from "../core/handle.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../core/allocation.ts";
+import type { KernelTiming, Trace } from "../core/trace.ts";
 
 /**
  * Identifies one profiling window, so that windows can nest and overlap.
@@ -83,7 +84,7 @@ export interface ProfilingToken {
 }
 
 /**
- * The measured duration of a profiling window.
+ * The measured duration of a profiling window: the work its stream launched inside it.
  *
  * @example
  * ```ts
@@ -94,8 +95,32 @@ export interface ProfilingToken {
 export interface ProfileDuration {
   /** Duration in milliseconds. */
   readonly milliseconds: number;
-  /** `device`: the device's own timer; `system`: wall clock around the synchronized work. */
+  /**
+   * `device`: the device timer, summed over the window's own work; `system`: wall clock from the
+   * window's start to the completion of the submitted work, which may include other streams'
+   * work where the device cannot tell streams apart (one WebGPU queue).
+   */
   readonly timing: "device" | "system";
+  /** With {@linkcode StartProfileOptions.perKernel}: each kernel the window launched, in launch order. */
+  readonly kernels?: readonly KernelTiming[];
+}
+
+/**
+ * Options of {@linkcode ComputeServer.startProfile}.
+ *
+ * @example
+ * ```ts
+ * import type { StartProfileOptions } from "@gpucompute/runtime/backend";
+ * const options: StartProfileOptions = { perKernel: true };
+ * ```
+ */
+export interface StartProfileOptions {
+  /**
+   * Time each kernel on its own (a compute pass or event pair per dispatch) and list them in
+   * {@linkcode ProfileDuration.kernels}. Needs the device timer (`UNSUPPORTED` otherwise).
+   * @default {false}
+   */
+  readonly perKernel?: boolean;
 }
 
 /**
@@ -256,10 +281,21 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
   memoryUsage(stream: StreamId): MemoryUsage;
   /** Returns unused pages to the device. */
   memoryCleanup(stream: StreamId): void;
-  /** Opens a profiling window. Windows may nest and overlap. */
-  startProfile(stream: StreamId): ProfilingToken;
+  /**
+   * Opens a profiling window on `stream`: it measures the work that stream launches until
+   * `endProfile`, and no other stream's. Windows may nest and overlap; opening one submits the
+   * stream's earlier work, never other streams'.
+   */
+  startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken;
   /** Closes a window; `PROFILE_NOT_REGISTERED` for an unknown or already closed token. */
   endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration>;
+  /**
+   * Starts recording a timeline of every stream (optional: a server without it makes the client
+   * throw `UNSUPPORTED`). One recording at a time: `TRACE_ACTIVE` while one runs.
+   */
+  startTrace?(): void;
+  /** Stops the recording and returns it; `PROFILE_NOT_REGISTERED` when none runs. */
+  stopTrace?(): Promise<Trace>;
   /** Sets where new allocations go. */
   allocationMode(mode: MemoryAllocationMode, stream: StreamId): void;
   /**

@@ -13,7 +13,9 @@
 
 import type { Bindings } from "../../core/bindings.ts";
 import { RuntimeError } from "../../core/errors.ts";
-import type { Binding } from "../../core/handle.ts";
+import { Binding } from "../../core/handle.ts";
+import { CubeCount } from "../../core/cube_count.ts";
+import { describe } from "../../core/_validate.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ResolvedStreams } from "../../stream/event.ts";
 import type { BindingResource, KernelLaunch } from "../server.ts";
@@ -103,6 +105,13 @@ export interface LaunchContext extends CopyContext {
   resolveBinding(binding: Binding): BindingResource<bigint>;
   /** Orders `stream` after other streams' uses of `bindings`. */
   resolveStreams(stream: StreamId, bindings: Binding[]): ResolvedStreams<CudaStream, CudaEvent>;
+  /** Per-kernel profiling (see `CudaProfiler.timeLaunch`). */
+  timeLaunch(
+    stream: CudaStream,
+    id: StreamId,
+    kernel: string,
+    workgroups: readonly [number, number, number],
+  ): (() => void) | undefined;
 }
 
 /**
@@ -114,6 +123,14 @@ export function launch(
   { kernel, count, bindings }: KernelLaunch<CudaKernel>,
   streamId: StreamId,
 ): void {
+  // Launches built by hand: the same boundary checks as every backend (see the conformance suite).
+  CubeCount.check(count);
+  const given = bindings?.buffers ?? [];
+  for (let i = 0; i < given.length; i++) {
+    if (!(given[i] instanceof Binding)) {
+      throw new TypeError(`launch buffer ${i} must be a Binding, got ${describe(given[i])}`);
+    }
+  }
   const [bx, by, bz] = kernel.blockSize;
   const { maxBlockDim, maxThreadsPerBlock, maxGridDim } = ctx.attributes;
   if (
@@ -163,6 +180,7 @@ export function launch(
       ? checkGrid(readCount(ctx, ctx.resolveBinding(count.binding), stream))
       : []);
   if (grid.some((n) => n === 0)) return; // nothing to run
+  const timed = ctx.timeLaunch(stream, streamId, kernel.id, grid as [number, number, number]);
   ctx.driver.check(
     ctx.driver.symbols.cuLaunchKernel(
       fn,
@@ -179,6 +197,7 @@ export function launch(
     ),
     `cuLaunchKernel(${kernel.id}, grid [${grid}], block [${kernel.blockSize}], stream ${stream.index})`,
   );
+  timed?.();
 }
 
 const nap = new Int32Array(new SharedArrayBuffer(4));

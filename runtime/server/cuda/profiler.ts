@@ -5,13 +5,40 @@
  * and overlap; each owns its events, which return to a pool of timing events (created without
  * `CU_EVENT_DISABLE_TIMING`) once measured.
  *
+ * Per-kernel windows (`perKernel`): while one is open on a stream, each launch on that stream is
+ * wrapped in a pair of timing events (shared by every per-kernel window of the stream open at the
+ * launch). A kernel's start and end are its events' elapsed times from the window's start event,
+ * placed on the host clock at the window's `performance.now()`: the device reaches the start event
+ * no earlier than that, so the times may sit a little early relative to the host, never late
+ * relative to each other.
+ *
  * @module
  */
 
 import { RuntimeError } from "../../core/errors.ts";
-import type { ProfileDuration, ProfilingToken } from "../server.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import type { KernelTiming } from "../../core/trace.ts";
+import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../server.ts";
 import { CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import { type CudaStream, type HostWaitOptions, pollEvent } from "./_stream.ts";
+
+/** A launch timed by a per-kernel window: its event pair, shared by the windows open then. */
+interface TimedLaunch {
+  readonly kernel: string;
+  readonly stream: StreamId;
+  readonly workgroups: readonly [number, number, number];
+  readonly before: Deno.PointerValue;
+  after: Deno.PointerValue;
+  refs: number;
+}
+
+interface Window {
+  readonly start: Deno.PointerValue;
+  readonly stream: CudaStream;
+  readonly startedAt: number;
+  /** Per-kernel windows only. */
+  readonly kernels: TimedLaunch[] | undefined;
+}
 
 /**
  * Opens and closes device-timed profiling windows.
@@ -30,8 +57,10 @@ export class CudaProfiler {
   readonly #wait: HostWaitOptions;
   readonly #free: Deno.PointerValue[] = [];
   readonly #all: Deno.PointerValue[] = [];
-  readonly #windows = new Map<number, Deno.PointerValue>();
+  readonly #windows = new Map<number, Window>();
   #next = 0;
+  /** Open per-kernel windows. */
+  #perKernel = 0;
 
   /** Creates the profiler; host waits use `wait`. */
   constructor(driver: CudaDriver, wait: HostWaitOptions) {
@@ -44,33 +73,88 @@ export class CudaProfiler {
     return this.#windows.size;
   }
 
-  /** Opens a window on `stream`. */
-  start(stream: CudaStream): ProfilingToken {
+  /** Opens a window on `stream`; `perKernel` also times each launch on it. */
+  start(stream: CudaStream, options: StartProfileOptions = {}): ProfilingToken {
+    const perKernel = options.perKernel ?? false;
+    if (typeof perKernel !== "boolean") throw new TypeError("perKernel must be a boolean");
+    const startedAt = performance.now();
     const event = this.#record(stream);
     const id = this.#next++;
-    this.#windows.set(id, event);
+    this.#windows.set(id, {
+      start: event,
+      stream,
+      startedAt,
+      kernels: perKernel ? [] : undefined,
+    });
+    if (perKernel) this.#perKernel++;
     return { id };
+  }
+
+  /**
+   * Wraps one launch on `stream` in timing events when a per-kernel window is open on it: call
+   * before the launch, and call the returned function after it (`undefined`: nothing to time).
+   */
+  timeLaunch(
+    stream: CudaStream,
+    id: StreamId,
+    kernel: string,
+    workgroups: readonly [number, number, number],
+  ): (() => void) | undefined {
+    if (this.#perKernel === 0) return undefined; // the common case: one comparison
+    const windows = [...this.#windows.values()].filter((w) =>
+      w.kernels !== undefined && w.stream === stream
+    );
+    if (windows.length === 0) return undefined;
+    const timed: TimedLaunch = {
+      kernel,
+      stream: id,
+      workgroups,
+      before: this.#record(stream),
+      after: null,
+      refs: windows.length,
+    };
+    for (const window of windows) window.kernels!.push(timed);
+    return () => timed.after = this.#record(stream);
   }
 
   /** Closes a window; `PROFILE_NOT_REGISTERED` for an unknown or closed token. */
   async end(stream: CudaStream, token: ProfilingToken): Promise<ProfileDuration> {
-    const start = this.#windows.get(token?.id);
-    if (start === undefined) {
+    const window = this.#windows.get(token?.id);
+    if (window === undefined) {
       throw new RuntimeError(
         "PROFILE_NOT_REGISTERED",
         `Profiling token ${token?.id} is not an open window of this server`,
       );
     }
     this.#windows.delete(token.id);
+    if (window.kernels !== undefined) this.#perKernel--;
+    const { start } = window;
     const end = this.#record(stream);
     await pollEvent(this.#driver, end, { ...this.#wait, what: "The profiling window's end" });
-    const { symbols } = this.#driver;
-    const ms = new Float32Array(1);
-    const elapsed = symbols.cuEventElapsedTime_v2 ?? symbols.cuEventElapsedTime;
-    const result = elapsed(ms, start, end);
+    const milliseconds = this.#elapsed(start, end);
     this.#free.push(start, end);
-    this.#driver.check(result, "cuEventElapsedTime");
-    return { milliseconds: ms[0], timing: "device" };
+    if (window.kernels === undefined) return { milliseconds, timing: "device" };
+    const kernels: KernelTiming[] = [];
+    for (const timed of window.kernels) {
+      if (timed.after !== null) {
+        const from = window.startedAt + this.#elapsed(start, timed.before);
+        const to = window.startedAt + this.#elapsed(start, timed.after);
+        const { kernel, stream, workgroups } = timed;
+        kernels.push({ kernel, stream, start: from, end: Math.max(from, to), workgroups });
+      }
+      if (--timed.refs > 0) continue;
+      this.#free.push(timed.before);
+      if (timed.after !== null) this.#free.push(timed.after);
+    }
+    return { milliseconds, timing: "device", kernels };
+  }
+
+  #elapsed(from: Deno.PointerValue, to: Deno.PointerValue): number {
+    const ms = new Float32Array(1);
+    const { symbols } = this.#driver;
+    const elapsed = symbols.cuEventElapsedTime_v2 ?? symbols.cuEventElapsedTime;
+    this.#driver.check(elapsed(ms, from, to), "cuEventElapsedTime");
+    return ms[0];
   }
 
   /** Destroys every timing event. */
@@ -79,6 +163,7 @@ export class CudaProfiler {
     this.#all.length = 0;
     this.#free.length = 0;
     this.#windows.clear();
+    this.#perKernel = 0;
   }
 
   #record(stream: CudaStream): Deno.PointerValue {

@@ -45,6 +45,8 @@ import type {
   KernelLaunch,
   ProfileDuration,
   ProfilingToken,
+  ResourceLease,
+  StartProfileOptions,
   WriteEntry,
 } from "../server.ts";
 import { launch, type LaunchContext } from "./_launch.ts";
@@ -348,9 +350,22 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#pinned.collect();
   }
 
-  getResource(binding: Binding, stream: StreamId): BindingResource<bigint> {
+  /** Orders `stream` after the other streams' uses of the binding and leases its memory. */
+  getResource(binding: Binding, stream: StreamId): ResourceLease<bigint> {
     this.#assertUsable(stream);
-    return this.#bindingResource(binding);
+    const at = this.#bindingResource(binding);
+    this.#resolve(stream, [binding])[Symbol.dispose]();
+    const pin = binding.memory.id.pin();
+    return {
+      resource: at.resource,
+      offset: at.offset,
+      size: at.size,
+      get released() {
+        return pin.memory === undefined;
+      },
+      release: () => pin.release(),
+      [Symbol.dispose]: () => pin.release(),
+    };
   }
 
   execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
@@ -363,6 +378,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       timeoutMs: this.#timeoutMs,
       resolveBinding: (binding) => this.#bindingResource(binding),
       resolveStreams: (stream, bindings) => this.#resolve(stream, bindings),
+      timeLaunch: (stream, id, kernel, workgroups) =>
+        this.#profiler.timeLaunch(stream, id, kernel, workgroups),
     };
     launch(this.#launchContext, kernelLaunch, stream);
   }
@@ -384,9 +401,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#memory.cleanup(true);
   }
 
-  startProfile(stream: StreamId): ProfilingToken {
+  startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken {
     this.#assertUsable(stream);
-    return this.#profiler.start(this.#streams.state(stream).stream);
+    return this.#profiler.start(this.#streams.state(stream).stream, options);
   }
 
   async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {

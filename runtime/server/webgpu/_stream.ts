@@ -17,6 +17,11 @@
  * that launched it (`origin.errors`), naming the kernel and the stream. One accepted submission
  * proves a shape; one rejection lets the server refuse later launches of it synchronously.
  *
+ * Profiling hook: {@linkcode EncoderStreams.timing} is `null` unless a profiling window or a trace
+ * is open, and then the only cost on the dispatch path is that one null check. While it is set,
+ * each dispatch asks it which pass group it belongs to: a new group ends the open pass and begins
+ * one with the group's timestamp writes (a pass then holds one stream's work, or one kernel).
+ *
  * @module
  */
 
@@ -75,6 +80,25 @@ interface Isolated {
   launches: number;
 }
 
+/** A compute pass's profiling identity: dispatches of one group share a pass. */
+export interface PassGroup {
+  /** Where the pass writes its begin and end timestamps, if it is timed. */
+  readonly timestampWrites: GPUComputePassTimestampWrites | undefined;
+}
+
+/** The profiler's view of encoding, set only while profiling (see the module doc). */
+export interface EncoderTiming {
+  /**
+   * The pass group of a dispatch of `task`, given the group of the open pass (`undefined` when no
+   * pass is open); returning a different group (or `null`, untimed) begins a new pass.
+   */
+  group(task: DispatchTask, current: PassGroup | null | undefined): PassGroup | null;
+  /** A copy task was encoded. */
+  copied(task: CopyTask): void;
+  /** A command buffer with everything encoded since the last one was submitted. */
+  submitted(): void;
+}
+
 /** A backend stream: the open encoder and pass, and what to run after submission. */
 export interface EncoderStream {
   encoder: GPUCommandEncoder | undefined;
@@ -85,6 +109,8 @@ export interface EncoderStream {
   isolated: Isolated | undefined;
   /** Origins of the dispatches in the open shared encoder (for the safety-net report). */
   readonly origins: Set<EncoderStream>;
+  /** The profiling group of `pass` (`null`: untimed). */
+  group: PassGroup | null;
   done: (() => void)[];
   /** Deferred errors of launches made on this stream, reported by its next `sync` or `read`. */
   readonly errors: ComputeError[];
@@ -94,8 +120,6 @@ export interface EncoderStream {
 
 /** What the backend needs from the server. */
 export interface EncoderHooks {
-  /** Timestamp writes for a new compute pass while a profiling window is open. */
-  passTimestamps(): GPUComputePassTimestampWrites | undefined;
   /** The shape of a bind group: its layout and entry sizes. */
   shape(bindGroup: GPUBindGroup): string;
 }
@@ -115,6 +139,8 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   readonly #proofs: LaunchProofs;
   readonly #checks = new Set<Promise<void>>();
   readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0 };
+  /** The profiler while a window or trace is open, else `null`. */
+  timing: EncoderTiming | null = null;
 
   constructor(device: GPUDevice, hooks: EncoderHooks) {
     this.#device = device;
@@ -128,6 +154,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       pass: undefined,
       pipeline: undefined,
       isolated: undefined,
+      group: null,
       origins: new Set(),
       done: [],
       errors: [],
@@ -152,6 +179,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       if (stream.isolated !== undefined) this.#submit(stream);
       this.#endPass(stream);
       this.#encodeCopies(this.#encoder(stream), task.copies);
+      this.timing?.copied(task);
       return;
     }
     const kernel = task.kernel;
@@ -199,6 +227,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.stats.submits++;
     if (isolated !== undefined) this.stats.isolated++;
     stream.cursor++;
+    this.timing?.submitted();
     const check: Promise<void> = this.#device.popErrorScope().then(
       (error) => this.#record(isolated, origins, error?.message),
       (cause) => this.#record(isolated, origins, String(cause)),
@@ -243,13 +272,13 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       this.#endPass(stream);
       this.#encoder(stream).copyBufferToBuffer(buffer, offset, scratch, 0, 12);
     }
-    if (stream.pass === undefined) {
-      stream.pass = this.#encoder(stream).beginComputePass({
-        timestampWrites: this.#hooks.passTimestamps(),
-      });
+    const timing = this.timing;
+    if (timing !== null) this.#timedPass(stream, task, timing);
+    else if (stream.pass === undefined) {
+      stream.pass = this.#encoder(stream).beginComputePass();
       this.stats.passes++;
     }
-    const pass = stream.pass;
+    const pass = stream.pass!;
     // Consecutive dispatches of one kernel share the pipeline state of the pass.
     if (stream.pipeline !== task.kernel.pipeline) {
       pass.setPipeline(task.kernel.pipeline);
@@ -277,6 +306,17 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     }
   }
 
+  #timedPass(stream: EncoderStream, task: DispatchTask, timing: EncoderTiming): void {
+    const group = timing.group(task, stream.pass === undefined ? undefined : stream.group);
+    if (stream.pass !== undefined && group === stream.group) return;
+    this.#endPass(stream);
+    stream.pass = this.#encoder(stream).beginComputePass({
+      timestampWrites: group?.timestampWrites,
+    });
+    stream.group = group;
+    this.stats.passes++;
+  }
+
   #encoder(stream: EncoderStream): GPUCommandEncoder {
     return stream.encoder ??= this.#device.createCommandEncoder();
   }
@@ -285,5 +325,6 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     stream.pass?.end();
     stream.pass = undefined;
     stream.pipeline = undefined;
+    stream.group = null;
   }
 }

@@ -23,6 +23,9 @@
  *   `DEVICE_LOST` (a device destroyed by its owner counts as lost).
  * - **Server-to-server copy** goes through the host: a read on the source, then `createWithData`
  *   on the destination (two devices cannot share buffers in WebGPU).
+ * - **Profiling** (`_profiler_core.ts`): a window measures only its own stream's passes, and
+ *   opening or closing it submits only that stream; `startTrace` / `stopTrace` record every
+ *   stream. While neither is open the dispatch path pays one null check and allocates nothing.
  * - `staging` is `UNSUPPORTED`: WebGPU exposes no pinned host memory.
  *
  * @module
@@ -57,9 +60,11 @@ import type {
   ProfileDuration,
   ProfilingToken,
   ResourceLease,
+  StartProfileOptions,
   WriteEntry,
 } from "../server.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
+import type { Trace } from "../../core/trace.ts";
 import { type EncoderStream, EncoderStreams, type GpuTask } from "./_stream.ts";
 import { launchError } from "./_proofs.ts";
 import { BindGroupCache } from "./_bind_group_cache.ts";
@@ -71,7 +76,7 @@ import { lease, settle, throwDeferred } from "./_settle.ts";
 import { WebGpuDevice, type WebGpuDeviceOptions } from "./device.ts";
 import type { WgslKernel } from "./kernel.ts";
 import { PipelineCache } from "./_pipeline_cache.ts";
-import { WebGpuProfiler } from "./profiler.ts";
+import { ProfilerCore } from "./_profiler_core.ts";
 import { WebGpuStorage } from "./storage.ts";
 
 /** Options of {@linkcode WebGpuServer.create}: device choice, runtime options, memory pools. */
@@ -129,7 +134,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   readonly #pipelines: PipelineCache;
   readonly #infoBuffers: InfoBufferPool;
   readonly #bindGroups: BindGroupCache;
-  readonly #profiler: WebGpuProfiler;
+  readonly #profiler: ProfilerCore;
   readonly #readStats = { mapAsync: 0 };
   readonly #reads = new Set<PendingRead>();
   #destroyed = false;
@@ -149,10 +154,9 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       maxAllocationSize: this.#storage.maxPageSize,
       ...options.memory,
     });
-    this.#profiler = new WebGpuProfiler(device, { timestamps: gpu.timestamps });
+    this.#profiler = new ProfilerCore(device, { timestamps: gpu.timestamps });
     this.#bindGroups = new BindGroupCache(device);
     this.#streams = new EncoderStreams(device, {
-      passTimestamps: () => this.#profiler.passTimestamps(),
       shape: (group) => this.#bindGroups.shape(group),
     });
     this.#scheduler = new SchedulerMultiStream(this.#streams, {
@@ -225,6 +229,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       for (const allocation of allocations) allocation.handle.dispose();
       throw error;
     }
+    this.#sampleMemory();
     return allocations;
   }
 
@@ -237,6 +242,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#assertUsable(stream);
     if (!(data instanceof Uint8Array)) throw new TypeError("data must be a Uint8Array");
     const handle = this.#allocate(data.byteLength, stream);
+    this.#sampleMemory();
     try {
       const descriptor = handle.copyDescriptor([data.byteLength], [1], 1);
       this.write([{ descriptor, data }], stream);
@@ -252,20 +258,38 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
     const sources = descriptors.map((d) => this.#range(d));
     const pending = prepareRead(this.device, sources, this.#readStats);
+    const start = performance.now();
+    const bindings = descriptors.map((d) => d.binding);
+    const bytes = sources.reduce((sum, source) => sum + source.size, 0);
+    if (this.#streams.timing !== null) {
+      this.#note(pending.task, stream, bindings, "read", bytes, bindings);
+    }
     try {
-      const read = descriptors.map((d) => d.binding);
-      this.#scheduler.register(stream, pending.task, read, { reads: read });
+      this.#scheduler.register(stream, pending.task, bindings, { reads: bindings });
     } catch (error) {
+      this.#profiler.forget(pending.task);
       pending.cancel();
       throw error;
     }
     this.#scheduler.executeStreams([stream]);
     this.#reads.add(pending);
     try {
-      const bytes = await this.#settle(pending.result());
+      const mapStart = performance.now();
+      const result = await this.#settle(pending.result());
+      if (this.#profiler.trace !== undefined) {
+        this.#profiler.record({
+          type: "read",
+          stream,
+          start,
+          mapStart,
+          end: performance.now(),
+          bytes,
+        });
+        this.#sampleMemory();
+      }
       await this.#settle(this.#streams.settled());
       throwDeferred(this.#scheduler.stream(stream).errors, stream);
-      return bytes;
+      return result;
     } finally {
       this.#reads.delete(pending);
     }
@@ -284,9 +308,15 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     });
     const pending = prepareWrite(this.device, targets);
     if (pending === undefined) return;
+    const bindings = entries.map((e) => e.descriptor.binding);
+    if (this.#streams.timing !== null) {
+      const total = targets.reduce((sum, target) => sum + target.data.byteLength, 0);
+      this.#note(pending.task, stream, bindings, "write", total, []);
+    }
     try {
-      this.#scheduler.register(stream, pending.task, entries.map((e) => e.descriptor.binding));
+      this.#scheduler.register(stream, pending.task, bindings);
     } catch (error) {
+      this.#profiler.forget(pending.task);
       pending.cancel();
       throw error;
     }
@@ -294,8 +324,13 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   async sync(stream: StreamId): Promise<void> {
     this.#assertUsable(stream);
+    const start = performance.now();
     this.#scheduler.executeAll();
     await this.#settle(this.device.queue.onSubmittedWorkDone());
+    if (this.#profiler.trace !== undefined) {
+      this.#profiler.record({ type: "sync", stream, start, end: performance.now() });
+      this.#sampleMemory();
+    }
     await this.#settle(this.#streams.settled());
     throwDeferred(this.#scheduler.stream(stream).errors, stream);
   }
@@ -325,9 +360,27 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       prepared.cancel();
       throw launchError(prepared.task.kernel.reflection.name, stream, rejected);
     }
+    // Profiling off: this null check is the whole cost (no allocation).
+    if (this.#streams.timing !== null) {
+      const { bindings, reads, task } = prepared;
+      const workgroups = Array.isArray(task.count)
+        ? task.count as readonly [number, number, number]
+        : undefined;
+      this.#note(
+        task,
+        stream,
+        bindings,
+        "kernel",
+        0,
+        reads,
+        task.kernel.reflection.name,
+        workgroups,
+      );
+    }
     try {
       this.#scheduler.register(stream, prepared.task, prepared.bindings, { reads: prepared.reads });
     } catch (error) {
+      this.#profiler.forget(prepared.task);
       prepared.cancel();
       throw error;
     }
@@ -348,18 +401,50 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#scheduler.executeAll(); // submitted tasks release their pins
     this.#memory.cleanup(true);
     this.#bindGroups.clear(); // drop references to destroyed pages
+    this.#sampleMemory();
   }
 
-  startProfile(stream: StreamId): ProfilingToken {
+  /** Submits `stream`'s queued work (no other stream's) and opens a window on it. */
+  startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken {
     this.#assertUsable(stream);
-    this.#scheduler.executeAll();
-    return this.#profiler.start();
+    this.#scheduler.executeStreams([stream]);
+    const token = this.#profiler.start(stream, options);
+    this.#updateTiming();
+    return token;
   }
 
-  async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
+  /** Submits `stream`'s queued work and measures the window. */
+  endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
+    this.#scheduler.executeStreams([stream]);
+    try {
+      return this.#settle(this.#profiler.end(token)); // DESTROYED or DEVICE_LOST while pending
+    } finally {
+      this.#updateTiming();
+    }
+  }
+
+  /** Submits every stream's queued work and starts recording every stream's timeline. */
+  startTrace(): void {
+    this.#assertUsable();
     this.#scheduler.executeAll();
-    return await this.#settle(this.#profiler.end(token));
+    this.#profiler.startTrace();
+    this.#updateTiming();
+    this.#sampleMemory();
+  }
+
+  /** Submits every stream's queued work and returns the recording. */
+  stopTrace(): Promise<Trace> {
+    this.#assertUsable();
+    this.#scheduler.executeAll();
+    this.#sampleMemory();
+    try {
+      return this.#settle(
+        this.#profiler.stopTrace({ backend: "webgpu", device: this.#gpu.name }),
+      );
+    } finally {
+      this.#updateTiming();
+    }
   }
 
   allocationMode(mode: MemoryAllocationMode, stream: StreamId): void {
@@ -456,6 +541,36 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const lost = this.#gpu.lost;
     if (lost === undefined) return undefined;
     return new RuntimeError("DEVICE_LOST", `The WebGPU device was lost (${lost})`, { cause });
+  }
+
+  /** Notes a task for the open windows and trace, with the cross-stream waits it implies. */
+  #note(
+    task: GpuTask,
+    stream: StreamId,
+    bindings: readonly Binding[],
+    kind: "kernel" | "write" | "read",
+    bytes: number,
+    reads: readonly Binding[],
+    name: string = kind,
+    workgroups?: readonly [number, number, number],
+  ): void {
+    this.#profiler.trace?.used(stream, bindings, performance.now(), reads);
+    this.#profiler.note(task, { kind, stream, name, workgroups, bytes });
+  }
+
+  #updateTiming(): void {
+    this.#streams.timing = this.#profiler.active ? this.#profiler : null;
+  }
+
+  #sampleMemory(): void {
+    if (this.#profiler.trace === undefined) return;
+    const usage = this.#memory.usage();
+    this.#profiler.record({
+      type: "memory",
+      at: performance.now(),
+      inUse: usage.bytesInUse,
+      reserved: usage.bytesReserved,
+    });
   }
 
   #assertUsable(stream?: StreamId): void {

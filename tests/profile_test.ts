@@ -1,0 +1,185 @@
+import assert from "node:assert/strict";
+import { createClient, CubeCount, type ProfileDuration } from "../mod.ts";
+import { currentStreamId } from "../backend.ts";
+import type { WebGpuServer, WgslKernel } from "../runtime/server/webgpu/mod.ts";
+import { WebGpuProfiler } from "../runtime/server/webgpu/mod.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const noAdapter = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+const timer = adapter?.features.has("timestamp-query") ?? false;
+
+/** The same work per workgroup: 10x the workgroups is 10x the work. */
+const spin: WgslKernel = {
+  id: "test.spin",
+  entryPoint: "main",
+  workgroupSize: [64, 1, 1],
+  source: `
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x >= arrayLength(&v)) { return; }
+  var x = v[g.x] + g.x;
+  for (var i = 0u; i < 3000u; i++) { x = x * 1664525u + (x >> 7u) + 1013904223u; }
+  v[g.x] = x;
+}`,
+};
+const LIGHT = 128;
+const HEAVY = 10 * LIGHT;
+
+async function spinClient() {
+  const client = await createClient({ adapter: adapter! });
+  const light = client.create(LIGHT * 64 * 4, { stream: 1 });
+  const heavy = client.create(HEAVY * 64 * 4, { stream: 2 });
+  const run = (stream: 1 | 2) =>
+    client.execute(spin, {
+      stream,
+      count: CubeCount.new1d(stream === 1 ? LIGHT : HEAVY),
+      buffers: [stream === 1 ? light : heavy],
+    });
+  run(1);
+  run(2);
+  await client.sync(); // compiled and warm
+  return {
+    client,
+    server: client.server as WebGpuServer,
+    run,
+    light,
+    [Symbol.dispose]() {
+      light.dispose();
+      heavy.dispose();
+      client.destroy();
+    },
+  };
+}
+
+Deno.test({
+  name: "per-stream windows: a kernel with 10x the work reads 10x, alone or overlapping",
+  ignore: noAdapter || !timer,
+  async fn() {
+    using setup = await spinClient();
+    const { client, server, run } = setup;
+    // The device here is a CPU shared with other processes: contention only ever adds time, so
+    // the minimum over runs estimates each kernel's cost; sample until the estimate settles.
+    // Contention also stretches the longer kernel more than the short one (measured up to 1.6x
+    // with a load average of 8 on 2 cores), hence the wider tolerance above 10.
+    const alone = { light: Infinity, heavy: Infinity };
+    const overlap = { light: Infinity, heavy: Infinity };
+    const ratio = (m: { light: number; heavy: number }) => m.heavy / m.light;
+    const settled = (r: number) => r >= 7 && r <= 16;
+    for (let round = 0; round < 8; round++) {
+      const light = await client.profile(() => run(1), { stream: 1 });
+      const heavy = await client.profile(() => run(2), { stream: 2 });
+      alone.light = Math.min(alone.light, light.duration.milliseconds);
+      alone.heavy = Math.min(alone.heavy, heavy.duration.milliseconds);
+      // Both windows open; the heavy kernel is submitted first and runs inside stream 1's window.
+      const t1 = server.startProfile(1);
+      const t2 = server.startProfile(2);
+      run(2);
+      client.flush({ stream: 2 });
+      run(1);
+      const [o1, o2] = await Promise.all([server.endProfile(1, t1), server.endProfile(2, t2)]);
+      assert.equal(o1.timing, "device");
+      overlap.light = Math.min(overlap.light, o1.milliseconds);
+      overlap.heavy = Math.min(overlap.heavy, o2.milliseconds);
+      if (round >= 1 && settled(ratio(alone)) && settled(ratio(overlap))) break;
+    }
+    const figures = JSON.stringify({ alone, overlap });
+    assert.ok(settled(ratio(alone)), `alone: heavy / light should be 10 (7..16): ${figures}`);
+    assert.ok(
+      settled(ratio(overlap)),
+      `overlapping: heavy / light should be 10 (7..16): ${figures}`,
+    );
+    // A whole-device window would add the heavy kernel to the light one (about 11x).
+    assert.ok(overlap.light < 2 * alone.light, `overlap does not leak into the light window`);
+  },
+});
+
+Deno.test({
+  name: "profile(fn, { stream }) runs fn on that stream and does not submit other streams",
+  ignore: noAdapter,
+  async fn() {
+    using setup = await spinClient();
+    const { client, server, run } = setup;
+    run(2); // queued on stream 2, not submitted (maxTasks is 32)
+    const before = server.stats().submits;
+    const { result, duration } = await client.profile(() => currentStreamId(), { stream: 5 });
+    assert.equal(result, 5);
+    assert.equal(duration.milliseconds, 0);
+    assert.equal(
+      server.stats().submits,
+      before,
+      "opening and closing a window on 5 submits nothing",
+    );
+    const inner = await client.profile(() => {
+      run(1);
+      return currentStreamId();
+    }, { stream: 1 });
+    assert.equal(inner.result, 1);
+    assert.equal(server.stats().submits, before + 1, "only stream 1 was submitted");
+    await client.sync();
+    assert.equal(server.stats().submits, before + 2, "stream 2's kernel waited for the sync");
+  },
+});
+
+Deno.test({
+  name: "per-kernel timings: one entry per dispatch of the window's stream, in order",
+  ignore: noAdapter || !timer,
+  async fn() {
+    using setup = await spinClient();
+    const { client, run, light } = setup;
+    const { duration } = await client.profile(async () => {
+      run(1);
+      run(2); // another stream: not in the window
+      client.execute(spin, { count: CubeCount.new2d(2, 2), buffers: [light] }); // current stream
+      run(1);
+      await client.sync(); // one submission interleaves streams 1 and 2: passes still split
+    }, { stream: 1, perKernel: true });
+    const kernels = duration.kernels!;
+    assert.equal(kernels.length, 3);
+    assert.deepEqual(kernels.map((k) => [k.kernel, k.stream]), [
+      ["test.spin", 1],
+      ["test.spin", 1],
+      ["test.spin", 1],
+    ]);
+    assert.deepEqual(kernels.map((k) => k.workgroups), [[LIGHT, 1, 1], [2, 2, 1], [LIGHT, 1, 1]]);
+    for (const [i, k] of kernels.entries()) {
+      assert.ok(k.end >= k.start, `kernel ${i} ends after it starts`);
+      if (i > 0) assert.ok(k.start >= kernels[i - 1].end - 1e-3, `kernel ${i} after ${i - 1}`);
+    }
+    const sum = kernels.reduce((total, k) => total + (k.end - k.start), 0);
+    assert.ok(Math.abs(sum - duration.milliseconds) < 1e-3, `${sum} vs ${duration.milliseconds}`);
+    const plain = await client.profile(() => run(1), { stream: 1 });
+    assert.equal(plain.duration.kernels, undefined);
+  },
+});
+
+Deno.test({
+  name: "windows that always overlap recycle their query sets",
+  ignore: noAdapter || !timer,
+  async fn() {
+    using setup = await spinClient();
+    const { client, server } = setup;
+    using data = client.create(256, { stream: 3 });
+    let open = server.startProfile(3);
+    const ends: Promise<ProfileDuration>[] = [];
+    for (let i = 0; i < 130; i++) { // more passes than one set holds; a window always open
+      const next = server.startProfile(3);
+      client.execute(spin, { stream: 3, count: CubeCount.newSingle(), buffers: [data] });
+      ends.push(server.endProfile(3, open)); // slots are recycled when the close is submitted
+      open = next;
+    }
+    ends.push(server.endProfile(3, open));
+    for (const duration of await Promise.all(ends)) assert.equal(duration.timing, "device");
+    assert.equal(server.stats().querySets, 1, "one set of 128 slots serves every window");
+  },
+});
+
+Deno.test({
+  name: "per-kernel timings need timestamp-query: UNSUPPORTED without it",
+  ignore: noAdapter,
+  fn() {
+    const profiler = new WebGpuProfiler({} as GPUDevice, { timestamps: false });
+    assert.throws(() => profiler.start(0, { perKernel: true }), { code: "UNSUPPORTED" });
+    assert.throws(() => profiler.start(0, { perKernel: 1 as unknown as boolean }), TypeError);
+    profiler.destroy();
+  },
+});

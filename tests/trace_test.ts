@@ -1,0 +1,256 @@
+import assert from "node:assert/strict";
+import { createClient, CubeCount } from "../mod.ts";
+import { renderTraceSvg, toChromeTrace, type TraceKernel } from "../runtime/trace/mod.ts";
+import type { WebGpuServer, WgslKernel } from "../runtime/server/webgpu/mod.ts";
+import { ProfilerCore } from "../runtime/server/webgpu/_profiler_core.ts";
+import { traceFormatProblems } from "./_trace_format.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const noAdapter = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+const kernel = (id: string, body: string, buffers: number): WgslKernel => ({
+  id,
+  entryPoint: "main",
+  workgroupSize: [64, 1, 1],
+  source: `${
+    Array.from(
+      { length: buffers },
+      (_, i) => `@group(0) @binding(${i}) var<storage, read_write> b${i}: array<u32>;`,
+    ).join("\n")
+  }
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  let i = g.x;
+  if (i >= arrayLength(&b0)) { return; }
+  ${body}
+}`,
+});
+const inc = kernel("trace.inc", "b0[i] = b0[i] + 1u;", 1);
+const add = kernel("trace.add", "b2[i] = b0[i] + b1[i];", 3);
+const N = 256;
+const one = CubeCount.new1d(N / 64);
+
+/** Streams 1 and 2 produce, stream 3 consumes both, reads and syncs: every kind of event. */
+async function recordWorkload() {
+  using client = await createClient({ adapter: adapter! });
+  using before = client.createWithData(new Uint32Array(N), { stream: 1 });
+  client.execute(inc, { stream: 1, count: one, buffers: [before] }); // before the recording
+  const recorder = client.trace();
+  assert.equal(recorder.recording, true);
+  assert.throws(() => client.trace(), { code: "TRACE_ACTIVE" });
+  using x = client.createWithData(new Uint32Array(N).fill(1), { stream: 1 });
+  using y = client.create(N * 4, { stream: 2 });
+  using z = client.create(N * 4, { stream: 3 });
+  const launched: [string, number][] = [];
+  const run = (k: WgslKernel, stream: number, buffers: typeof x[]) => {
+    client.execute(k, { stream, count: one, buffers });
+    launched.push([k.id!, stream]);
+  };
+  client.write(y, new Uint32Array(N).fill(10), { stream: 2 });
+  run(inc, 1, [x]);
+  run(inc, 2, [y]);
+  run(inc, 1, [x]);
+  run(add, 3, [x, y, z]); // waits on streams 1 (x) and 2 (y)
+  run(inc, 3, [z]);
+  const [zs] = await client.readMany([z], Uint32Array, { stream: 3 });
+  assert.deepEqual([...zs.slice(0, 3)], [15, 15, 15]);
+  run(inc, 2, [y]);
+  await client.sync({ stream: 2 });
+  const trace = await recorder.stop();
+  assert.equal(recorder.recording, false);
+  assert.equal(recorder.stop(), recorder.stop(), "stop is idempotent");
+  client.execute(inc, { stream: 1, count: one, buffers: [x] }); // after the recording
+  await client.sync();
+  return { trace, launched, timer: client.server.properties.deviceTimer };
+}
+
+Deno.test({
+  name: "a trace holds every launched kernel once, with waits, reads, syncs and submissions",
+  ignore: noAdapter,
+  async fn() {
+    const { trace, launched, timer } = await recordWorkload();
+    assert.equal(trace.timing, timer ? "device" : "system");
+    const kernels = trace.events.filter((e): e is TraceKernel => e.type === "kernel");
+    assert.deepEqual(kernels.map((k) => [k.kernel, k.stream]), launched);
+    const submits = new Set(trace.events.flatMap((e) => e.type === "submit" ? [e.id] : []));
+    for (const k of kernels) {
+      assert.ok(submits.has(k.submission), `kernel's submission ${k.submission} is recorded`);
+      assert.ok(k.end >= k.start && k.start >= k.launched - 1e-6, "device time after launch");
+      assert.ok(k.end <= trace.end, "kernels end before the recording stopped");
+      assert.deepEqual(k.workgroups, [N / 64, 1, 1]);
+    }
+    for (const stream of [1, 2, 3]) {
+      const own = kernels.filter((k) => k.stream === stream);
+      own.slice(1).forEach((k, i) => assert.ok(k.start >= own[i].end - 1e-3, "one queue"));
+    }
+    const waits = trace.events.flatMap((e) => e.type === "wait" ? [[e.stream, e.on]] : []);
+    // add on 3 reads x (last used on 1) and y (on 2); then 2 writes y after 3 read it.
+    assert.deepEqual(waits.sort(), [[2, 3], [3, 1], [3, 2]]);
+    const copies = trace.events.filter((e) => e.type === "copy");
+    assert.deepEqual(copies.map((c) => c.type === "copy" && [c.kind, c.stream]), [
+      ["write", 1],
+      ["write", 2],
+      ["read", 3],
+    ]);
+    const read = trace.events.find((e) => e.type === "read");
+    assert.ok(read?.type === "read" && read.start <= read.mapStart! && read.mapStart! <= read.end);
+    assert.equal(read.bytes, N * 4);
+    assert.ok(trace.events.some((e) => e.type === "sync" && e.stream === 2));
+    const memory = trace.events.filter((e) => e.type === "memory");
+    assert.ok(memory.some((m) => m.type === "memory" && m.inUse >= 3 * N * 4));
+  },
+});
+
+Deno.test({
+  name: "the Chrome trace JSON follows the Trace Event Format and renders as SVG",
+  ignore: noAdapter,
+  async fn() {
+    const { trace, launched } = await recordWorkload();
+    const file = JSON.parse(JSON.stringify(toChromeTrace(trace)));
+    assert.deepEqual(traceFormatProblems(file), []);
+    const events = file.traceEvents as { ph: string; cat?: string; name: string; tid: number }[];
+    const kernels = events.filter((e) => e.ph === "X" && e.cat === "kernel");
+    assert.deepEqual(kernels.map((e) => [e.name, e.tid - 1]).sort(), [...launched].sort());
+    assert.equal(events.filter((e) => e.ph === "s").length, 3, "one arrow per wait");
+    const names = events.filter((e) => e.ph === "M" && e.name === "thread_name");
+    assert.equal(names.length, 1 + 2 * 3, "queue, and stream 1..3 on host and device");
+    const svg = renderTraceSvg(trace, { title: "test & <trace>" });
+    assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.ok(svg.trimEnd().endsWith("</svg>"));
+    assert.ok(svg.includes("test &#38; &#60;trace&#62;"), "text is escaped");
+    assert.equal(svg.match(/<title>trace\.\w+ \(stream/g)?.length, launched.length, "a bar each");
+    assert.equal(svg.match(/marker-end="url\(#arrow\)"/g)?.length, 3, "an arrow per wait");
+    assert.doesNotMatch(svg, /NaN|undefined|Infinity/);
+  },
+});
+
+Deno.test({
+  name: "host calls that overlap on one stream get tracks of their own",
+  ignore: noAdapter,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    using a = client.createWithData(new Uint32Array(N).fill(3), { stream: 1 });
+    using b = client.createWithData(new Uint32Array(N).fill(4), { stream: 1 });
+    const recorder = client.trace();
+    client.execute(inc, { stream: 1, count: one, buffers: [a] });
+    await Promise.all([client.read(a, Uint32Array), client.read(b), client.sync()]);
+    const file = JSON.parse(JSON.stringify(toChromeTrace(await recorder.stop())));
+    assert.deepEqual(traceFormatProblems(file), []);
+    const tracks = (file.traceEvents as { ph: string; name: string; args?: { name?: string } }[])
+      .filter((e) => e.ph === "M" && e.name === "thread_name").map((e) => e.args?.name);
+    assert.ok(tracks.includes("stream 0 (overlap 2)"), tracks.join(", "));
+  },
+});
+
+Deno.test("the format checker reports broken traces", () => {
+  const ok = { name: "k", ph: "X", ts: 1, dur: 2, pid: 1, tid: 1 };
+  assert.deepEqual(traceFormatProblems({ traceEvents: [ok] }), []);
+  const broken = traceFormatProblems({
+    traceEvents: [
+      { ...ok, ts: 5 },
+      { ...ok, ts: 4 }, // goes back
+      { name: "r", ph: "B", ts: 6, pid: 1, tid: 1 },
+      { name: "q", ph: "E", ts: 7, pid: 1, tid: 1 }, // mismatched
+      { name: "x", ph: "Q", ts: 8, pid: 1.5, tid: 1 }, // phase, pid
+      { name: "w", ph: "s", id: 1, ts: 9, pid: 1, tid: 1 }, // no finish
+      { ph: "X", ts: 10, pid: 1, tid: 1 }, // no name, no dur
+    ],
+  });
+  assert.equal(broken.length, 7, broken.join("\n"));
+  assert.ok(traceFormatProblems([]).length > 0);
+});
+
+Deno.test({
+  name: "tracing off: the dispatch path makes no note and no pass group",
+  ignore: noAdapter,
+  async fn() {
+    const calls = { note: 0, group: 0 };
+    const { note, group } = ProfilerCore.prototype;
+    ProfilerCore.prototype.note = function (...args) {
+      calls.note++;
+      return note.apply(this, args);
+    };
+    ProfilerCore.prototype.group = function (...args) {
+      calls.group++;
+      return group.apply(this, args);
+    };
+    try {
+      using client = await createClient({ adapter: adapter! });
+      using data = client.create(N * 4);
+      const dispatch = (times: number) => {
+        for (let i = 0; i < times; i++) client.execute(inc, { count: one, buffers: [data] });
+      };
+      dispatch(50);
+      await client.sync();
+      assert.deepEqual(calls, { note: 0, group: 0 }, "never profiled");
+      const recorder = client.trace();
+      dispatch(50);
+      await recorder.stop();
+      assert.deepEqual(calls, { note: 50, group: 50 }, "traced");
+      await client.profile(() => dispatch(10));
+      const after = { ...calls };
+      dispatch(50);
+      await client.sync();
+      assert.deepEqual(calls, after, "off again after the trace and a window");
+      const server = client.server as WebGpuServer;
+      assert.equal(server.stats().querySets <= 1, true);
+    } finally {
+      Object.assign(ProfilerCore.prototype, { note, group });
+    }
+  },
+});
+
+Deno.test({
+  name: "without timestamp-query a trace says so and still lists every kernel",
+  ignore: noAdapter,
+  async fn() {
+    const device = await adapter!.requestDevice(); // no optional features
+    using client = await createClient({ device });
+    using data = client.create(N * 4, { stream: 1 });
+    const recorder = client.trace();
+    client.execute(inc, { stream: 1, count: one, buffers: [data] });
+    client.execute(inc, { stream: 2, count: one, buffers: [data] });
+    await client.sync();
+    const trace = await recorder.stop();
+    assert.equal(trace.timing, "system");
+    const kernels = trace.events.filter((e): e is TraceKernel => e.type === "kernel");
+    assert.deepEqual(kernels.map((k) => k.stream), [1, 2]);
+    for (const k of kernels) assert.ok(k.start === k.end && k.start >= k.launched);
+    assert.deepEqual(traceFormatProblems(JSON.parse(JSON.stringify(toChromeTrace(trace)))), []);
+    await assert.rejects(() => client.profile(() => {}, { perKernel: true }), {
+      code: "UNSUPPORTED",
+    });
+    client.destroy();
+    device.destroy();
+  },
+});
+
+Deno.test({
+  name: "trace waits follow declared access: readers on two streams do not wait on each other",
+  ignore: noAdapter,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const copy: WgslKernel = {
+      id: "trace.copy",
+      source: `@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x < arrayLength(&dst)) { dst[g.x] = src[g.x]; }
+}`,
+    };
+    using src = client.createWithData(new Uint32Array(N).fill(7), { stream: 1 });
+    using a = client.create(N * 4, { stream: 2 });
+    using b = client.create(N * 4, { stream: 3 });
+    await client.sync();
+    const recorder = client.trace();
+    client.execute(inc, { stream: 1, count: one, buffers: [src] }); // writes src on 1
+    client.execute(copy, { stream: 2, count: one, buffers: [src, a] }); // reads src: waits on 1
+    client.execute(copy, { stream: 3, count: one, buffers: [src, b] }); // reads src: waits on 1
+    client.execute(inc, { stream: 4, count: one, buffers: [src] }); // writes: waits on 1, 2 and 3
+    await client.sync();
+    const trace = await recorder.stop();
+    const waits = trace.events.flatMap((e) => e.type === "wait" ? [[e.stream, e.on]] : []);
+    assert.deepEqual(waits, [[2, 1], [3, 1], [4, 1], [4, 2], [4, 3]]);
+    const [as, bs] = await client.readMany([a, b], Uint32Array, { stream: 0 });
+    assert.deepEqual([as[0], bs[0]], [8, 8]);
+  },
+});
