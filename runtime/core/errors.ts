@@ -4,7 +4,8 @@
  * arguments (wrong type, out of range) are plain `TypeError` / `RangeError`, as in the platform.
  *
  * The I/O codes mirror CubeCL's `IoError` kinds (`BUFFER_TOO_BIG`, `UNSUPPORTED_STRIDES`,
- * `INVALID_HANDLE`, `UNKNOWN`, `UNSUPPORTED`); the rest are server, profiling and device errors.
+ * `INVALID_HANDLE`, `UNKNOWN`, `UNSUPPORTED`); the rest are server, profiling,
+ * device and autotuning (`TUNE_FAILED`, `TUNE_MISMATCH`) errors.
  *
  * @module
  */
@@ -30,7 +31,9 @@ export type ComputeErrorCode =
   | "TIMEOUT"
   | "DESTROYED"
   | "DRIVER"
-  | "BACKEND_UNAVAILABLE";
+  | "BACKEND_UNAVAILABLE"
+  | "TUNE_FAILED"
+  | "TUNE_MISMATCH";
 
 /**
  * Base class of the runtime's domain errors.

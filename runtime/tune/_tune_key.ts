@@ -1,0 +1,223 @@
+/**
+ * One tuning run: the plan's groups in order, each sampled by `sampleGroup`, with output checks
+ * against the reference candidate, the short-circuit, progress, and the top three logged.
+ */
+
+import { getLogger } from "@logtape/logtape";
+import { LOG_CATEGORY } from "../core/logging.ts";
+import { Handle } from "../core/handle.ts";
+import type { CachedResult, CacheEntry } from "./cache.ts";
+import { TuneFailedError, TuneMismatchError } from "./errors.ts";
+import type { TuneKey } from "./key.ts";
+import { type Contender, type SampleResult, sampleGroup, type SamplingOptions } from "./sampling.ts";
+import type { Tunable, TunableSet } from "./tunable_set.ts";
+import type { TuneClient, TuneProgress } from "./tuner.ts";
+
+const log = getLogger([LOG_CATEGORY, "tune"]);
+
+/** What a tuning run needs from its tuner. */
+export interface TuneRunContext {
+  readonly client: TuneClient;
+  readonly sampling: SamplingOptions;
+  readonly checks: boolean;
+  readonly throughput: number | undefined;
+  /** Called after every candidate run (warm-up or sample). */
+  readonly progress: (progress: TuneProgress) => void;
+}
+
+/** The entry of a finished run, with the failures as error objects (not cached). */
+export interface TuneRunResult {
+  readonly entry: CacheEntry;
+  readonly errors: ReadonlyMap<string, unknown>;
+  /** Candidate runs made (warm-ups, samples, the reference run). */
+  readonly runs: number;
+}
+
+/** Tunes one key. Throws {@linkcode TuneFailedError} when every planned candidate failed. */
+export async function tuneKey<K extends TuneKey, I, O>(
+  set: TunableSet<K, I, O>,
+  key: K,
+  keyText: string,
+  callerInputs: I,
+  context: TuneRunContext,
+): Promise<TuneRunResult> {
+  const plan = set.plan(key);
+  const planned = plan.flat();
+  if (planned.length === 0) {
+    const failures = set.names.map((name) => ({ name, reason: "negative priority for this key" }));
+    throw new TuneFailedError(set.name, keyText, failures);
+  }
+  if (set.candidates.length === 1 || planned.length === 1) {
+    // Nothing to choose between: no benchmark.
+    const entry = { checksum: set.checksum, fastest: planned[0].name, results: [] };
+    return { entry, errors: new Map(), runs: 0 };
+  }
+  const { options } = set;
+  const inputs = options.inputs === undefined ? callerInputs : await options.inputs(key, callerInputs);
+  const started = performance.now();
+  const maxSamples = context.sampling.maxSamples ?? 10;
+  const total = planned.length * (1 + maxSamples) + (context.checks ? 1 : 0);
+  let runs = 0;
+  const ran = (candidate: string) => {
+    runs++;
+    context.progress({
+      set: set.name,
+      key: keyText,
+      candidate,
+      done: runs,
+      total,
+      elapsedMs: performance.now() - started,
+    });
+  };
+  const read = async (output: O): Promise<ArrayLike<number>> => {
+    if (options.read !== undefined) return await options.read(output);
+    if (output instanceof Handle) return await context.client.read(output, Float32Array);
+    if (isNumbers(output)) return output;
+    throw new TypeError(`Tunable set '${set.name}' needs a read option for output checks`);
+  };
+  const dispose = (output: O) => (options.disposeOutput ?? disposeIfDisposable)(output);
+  const errors = new Map<string, unknown>();
+  const results = new Map<string, CachedResult>();
+  try {
+    let reference: ArrayLike<number> | undefined;
+    const referenceName = options.reference ?? set.candidates[0].name;
+    if (context.checks) {
+      try {
+        const output = await set.candidate(referenceName)!.run(inputs);
+        reference = Array.from(await read(output));
+        dispose(output);
+      } catch (error) {
+        log.warn("Reference {name} failed, outputs are not checked: {error}", {
+          name: referenceName,
+          error: String(error),
+        });
+      } finally {
+        ran(referenceName);
+      }
+    }
+    const contender = (candidate: Tunable<K, I, O>): Contender => ({
+      name: candidate.name,
+      async warmup() {
+        try {
+          const output = await candidate.run(inputs);
+          try {
+            if (reference === undefined || candidate.name === referenceName) {
+              await context.client.sync(); // surfaces deferred errors (e.g. compilation) here
+            } else {
+              compare(candidate.name, referenceName, await read(output), reference, options);
+            }
+          } finally {
+            dispose(output);
+          }
+        } finally {
+          ran(candidate.name);
+        }
+      },
+      async sample() {
+        try {
+          const { result, duration } = await context.client.profile(() => candidate.run(inputs));
+          dispose(result);
+          return duration.milliseconds;
+        } finally {
+          ran(candidate.name);
+        }
+      },
+    });
+    const accept = options.work !== undefined && context.throughput !== undefined
+      ? (ms: number) => ms <= options.work!(key) / context.throughput!
+      : undefined;
+    let fastest: string | undefined;
+    for (const group of plan) {
+      if (fastest !== undefined) {
+        for (const c of group) results.set(c.name, { name: c.name, status: "skipped" });
+        continue;
+      }
+      const outcome = await sampleGroup(group.map(contender), { ...context.sampling, accept });
+      for (const r of outcome.results) {
+        results.set(r.name, toCached(r));
+        if (r.status === "failed") errors.set(r.name, r.error);
+      }
+      fastest = outcome.accepted ?? best(outcome.results);
+    }
+    const ordered = set.names.flatMap((name) => results.get(name) ?? []);
+    if (fastest === undefined) {
+      const failures = ordered.map((r) => ({ name: r.name, reason: r.error ?? r.status }));
+      throw new TuneFailedError(set.name, keyText, failures);
+    }
+    logTop(set.name, keyText, fastest, ordered);
+    return { entry: { checksum: set.checksum, fastest, results: ordered }, errors, runs };
+  } finally {
+    if (options.inputs !== undefined) (options.disposeInputs ?? disposeProperties)(inputs);
+  }
+}
+
+function best(results: readonly SampleResult[]): string | undefined {
+  let winner: SampleResult | undefined;
+  for (const r of results) {
+    if (r.status !== "ok" || r.median === undefined) continue;
+    if (winner === undefined || r.median < winner.median!) winner = r;
+  }
+  return winner?.name;
+}
+
+function toCached(r: SampleResult): CachedResult {
+  return {
+    name: r.name,
+    status: r.status,
+    samples: r.samples.length,
+    ...(r.median !== undefined ? { medianMs: r.median } : {}),
+    ...(r.status === "failed" ? { error: describe(r.error) } : {}),
+  };
+}
+
+function logTop(set: string, key: string, fastest: string, results: readonly CachedResult[]) {
+  const top = results
+    .filter((r) => r.status === "ok" && r.medianMs !== undefined)
+    .sort((a, b) => a.medianMs! - b.medianMs!)
+    .slice(0, 3)
+    .map((r) => `${r.name} ${r.medianMs!.toFixed(3)} ms`)
+    .join(", ");
+  log.info("Fastest for {set} {key}: {fastest}. Top 3: {top}", { set, key, fastest, top });
+}
+
+function compare<K extends TuneKey, I, O>(
+  candidate: string,
+  referenceName: string,
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  options: TunableSet<K, I, O>["options"],
+): void {
+  if (actual.length !== expected.length) {
+    throw new TuneMismatchError(candidate, referenceName, {
+      length: actual.length,
+      expected: expected.length,
+    });
+  }
+  const { absolute, relative } = options.tolerance ?? { absolute: 1e-5, relative: 1e-3 };
+  for (let i = 0; i < actual.length; i++) {
+    const [a, b] = [actual[i], expected[i]];
+    const close = Math.abs(a - b) <= absolute + relative * Math.abs(b);
+    if (!close && !(Number.isNaN(a) && Number.isNaN(b))) {
+      throw new TuneMismatchError(candidate, referenceName, { index: i, actual: a, expected: b });
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function isNumbers(value: unknown): value is ArrayLike<number> {
+  return Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+}
+
+function disposeIfDisposable(value: unknown): void {
+  if (typeof (value as Partial<Disposable>)?.[Symbol.dispose] === "function") {
+    (value as Disposable)[Symbol.dispose]();
+  }
+}
+
+function disposeProperties(inputs: unknown): void {
+  if (typeof inputs !== "object" || inputs === null) return;
+  for (const value of Object.values(inputs)) disposeIfDisposable(value);
+}

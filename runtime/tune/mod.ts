@@ -1,0 +1,40 @@
+/**
+ * The autotuner: pick the fastest of several kernels for each shape on the device at hand, by
+ * timing them with the client's profiler, and remember the pick in a persistent cache.
+ *
+ * @example Tune a matmul and run the winner
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * import { matmulSet, Tuner } from "@gpucompute/runtime/tune";
+ * using client = await createClient();
+ * const tuner = new Tuner(client);
+ * const matmul = matmulSet(client);
+ * const [m, n, k] = [256, 256, 256];
+ * using a = client.createWithData(new Float32Array(m * k).fill(1));
+ * using b = client.createWithData(new Float32Array(k * n).fill(1));
+ * using c = await tuner.execute(matmul, { a, b, m, n, k });
+ * console.log(tuner.fastest(matmul, { a, b, m, n, k }));
+ * ```
+ *
+ * @module
+ */
+
+export { anchor, type AnchorOptions, keyString, type TuneKey } from "./key.ts";
+export { type Tunable, TunableSet, type TunableSetOptions } from "./tunable_set.ts";
+export {
+  type TuneClient,
+  type TuneOutcome,
+  Tuner,
+  type TunerOptions,
+  type TunerStats,
+  type TuneProgress,
+} from "./tuner.ts";
+export {
+  type Contender,
+  type SampleGroupOptions,
+  sampleGroup,
+  type SampleResult,
+  type SamplingOptions,
+} from "./sampling.ts";
+export { type CachedResult, type CacheEntry, TuneCache } from "./cache.ts";
+export { type CandidateFailure, TuneFailedError, TuneMismatchError } from "./errors.ts";

@@ -1,0 +1,182 @@
+/**
+ * How the tuner samples the candidates of one plan group: warm-up, then rounds of one timed
+ * sample per live candidate, with adaptive stopping and elimination (CubeCL's current tuner does
+ * the same), or plain fixed sampling.
+ *
+ * @module
+ */
+
+import { median, minimum } from "./_stats.ts";
+
+/** Options of the sampling of each candidate. */
+export interface SamplingOptions {
+  /**
+   * Adaptive: stop a candidate once one more sample moves its median by at most `tolerance`, and
+   * eliminate clearly slower candidates. Fixed: exactly `maxSamples` samples per candidate.
+   * @default {true}
+   */
+  adaptive?: boolean;
+  /**
+   * Most samples per candidate after the warm-up (fixed sampling takes exactly this many).
+   * @default {10}
+   */
+  maxSamples?: number;
+  /**
+   * Fewest samples before a candidate may stop or lead.
+   * @default {3}
+   */
+  minSamples?: number;
+  /**
+   * Relative change of the median under which more samples gain nothing.
+   * @default {0.02}
+   */
+  tolerance?: number;
+  /**
+   * Eliminate a candidate whose best sample is slower than this factor times the leader's
+   * median (`Infinity` never eliminates).
+   * @default {1.5}
+   */
+  eliminate?: number;
+  /**
+   * Never eliminate below this many live candidates.
+   * @default {2}
+   */
+  minSurvivors?: number;
+  /**
+   * Spare candidates with fewer samples than this from elimination.
+   * @default {2}
+   */
+  minSamplesToEliminate?: number;
+}
+
+/** A candidate as the sampler sees it. */
+export interface Contender {
+  /** Its name. */
+  readonly name: string;
+  /** Runs it once, untimed (compilation, caches, output checks); throws if it fails. */
+  warmup(): Promise<void>;
+  /** Runs it once and returns the measured time in milliseconds; throws if it fails. */
+  sample(): Promise<number>;
+}
+
+/** What became of one candidate. */
+export interface SampleResult {
+  /** Its name. */
+  readonly name: string;
+  /** `ok`: measured; `eliminated`: dropped as clearly slower; `failed`: threw or failed a check. */
+  readonly status: "ok" | "eliminated" | "failed";
+  /** Its timed samples in milliseconds (the warm-up is not among them). */
+  readonly samples: readonly number[];
+  /** The median of the samples, when there are any. */
+  readonly median?: number;
+  /** Why it failed. */
+  readonly error?: unknown;
+}
+
+/** Options of {@linkcode sampleGroup} beyond the sampling itself. */
+export interface SampleGroupOptions extends SamplingOptions {
+  /** Accepts a candidate at once when its median (after `minSamples`) passes this test. */
+  accept?: (medianMs: number) => boolean;
+}
+
+interface State {
+  readonly contender: Contender;
+  status: "running" | "done" | "eliminated" | "failed";
+  readonly samples: number[];
+  error?: unknown;
+}
+
+/**
+ * Samples one group. Returns every candidate's result and the accepted candidate when the
+ * `accept` short-circuit fired. Candidates are sampled round-robin, so elimination can act after
+ * a few samples of each, and an eliminated candidate is never sampled again.
+ */
+export async function sampleGroup(
+  contenders: readonly Contender[],
+  options: SampleGroupOptions = {},
+): Promise<{ results: SampleResult[]; accepted?: string }> {
+  const {
+    adaptive = true,
+    maxSamples = 10,
+    minSamples = 3,
+    tolerance = 0.02,
+    eliminate = 1.5,
+    minSurvivors = 2,
+    minSamplesToEliminate = 2,
+  } = options;
+  if (!(maxSamples >= 1 && minSamples >= 1 && minSamples <= maxSamples)) {
+    throw new RangeError(`Sampling needs 1 <= minSamples <= maxSamples, got ${minSamples}, ${maxSamples}`);
+  }
+  const states: State[] = contenders.map((contender) => ({
+    contender,
+    status: "running",
+    samples: [],
+  }));
+  for (const state of states) {
+    // The first run is biased (compilation, cold caches): run it, check it, drop its time.
+    try {
+      await state.contender.warmup();
+    } catch (error) {
+      Object.assign(state, { status: "failed", error });
+    }
+  }
+  let accepted: string | undefined;
+  while (accepted === undefined && states.some((s) => s.status === "running")) {
+    for (const state of states) {
+      if (state.status !== "running") continue;
+      try {
+        state.samples.push(await state.contender.sample());
+      } catch (error) {
+        Object.assign(state, { status: "failed", error });
+        continue;
+      }
+      const n = state.samples.length;
+      if (n >= maxSamples || (adaptive && n >= minSamples && stable(state.samples, tolerance))) {
+        state.status = "done";
+      }
+      if (options.accept !== undefined && n >= minSamples && options.accept(median(state.samples))) {
+        accepted = state.contender.name;
+        break;
+      }
+    }
+    if (adaptive && accepted === undefined && Number.isFinite(eliminate)) {
+      eliminateSlow(states, { eliminate, minSurvivors, minSamplesToEliminate });
+    }
+  }
+  const results = states.map(({ contender, status, samples, error }): SampleResult => ({
+    name: contender.name,
+    status: status === "running" || status === "done" ? "ok" : status,
+    samples,
+    ...(samples.length > 0 ? { median: median(samples) } : {}),
+    ...(status === "failed" ? { error } : {}),
+  }));
+  return accepted === undefined ? { results } : { results, accepted };
+}
+
+/** Whether the last sample moved the median by at most `tolerance` (relative). */
+function stable(samples: readonly number[], tolerance: number): boolean {
+  const now = median(samples);
+  const before = median(samples.slice(0, -1));
+  return Math.abs(now - before) <= tolerance * Math.max(now, Number.EPSILON);
+}
+
+function eliminateSlow(
+  states: State[],
+  options: { eliminate: number; minSurvivors: number; minSamplesToEliminate: number },
+): void {
+  const live = states.filter((s) => s.status === "running" || s.status === "done");
+  const measured = live.filter((s) => s.samples.length >= options.minSamplesToEliminate);
+  if (measured.length === 0) return;
+  const leader = measured.reduce((a, b) => (median(b.samples) < median(a.samples) ? b : a));
+  const bound = options.eliminate * median(leader.samples);
+  // Worst first, so the survivors kept by minSurvivors are the fastest ones.
+  const slow = measured
+    .filter((s) => s !== leader && minimum(s.samples) > bound)
+    .sort((a, b) => minimum(b.samples) - minimum(a.samples));
+  let alive = live.length;
+  for (const state of slow) {
+    if (alive <= options.minSurvivors) break;
+    state.status = "eliminated";
+    alive--;
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * {@linkcode Tuner}: picks the fastest candidate of a {@linkcode TunableSet} for each key by
+ * timing them on the device, and remembers the pick in memory and in a persistent JSON cache.
+ *
+ * Port of CubeCL's `Tuner` (runtime/tune/tuner.rs) with its newer plan: priority groups,
+ * adaptive sampling with elimination and an optional short-circuit (see `sampling.ts`).
+ * Timings come from the client's profiler: device timestamps where the device has them. A
+ * profiling window measures all work begun inside it, so tuning in the background while other
+ * work runs on the device can blur the timings (the pick is still a valid candidate).
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { getLogger } from "@logtape/logtape";
+import { LOG_CATEGORY } from "../core/logging.ts";
+import type { Handle } from "../core/handle.ts";
+import type { Profiled, StreamOptions, TypedArray, TypedArrayConstructor } from "../client.ts";
+import type { ServerUtilities } from "../server/server.ts";
+import { type CachedResult, TuneCache } from "./cache.ts";
+import { resolveCacheDir, slug } from "./_cache_dir.ts";
+import { keyString, type TuneKey } from "./key.ts";
+import { ProgressBar, stderrIsTerminal } from "./_progress.ts";
+import type { SamplingOptions } from "./sampling.ts";
+import type { TunableSet } from "./tunable_set.ts";
+import { tuneKey } from "./_tune_key.ts";
+import { VERSION } from "./_version.ts";
+
+const log = getLogger([LOG_CATEGORY, "tune"]);
+
+/** What the tuner needs of a client; a `ComputeClient` has it all. */
+export interface TuneClient {
+  /** Runs `fn` in a profiling window. */
+  profile<T>(fn: () => T | Promise<T>, options?: StreamOptions): Promise<Profiled<T>>;
+  /** Waits for submitted work (and reports deferred errors). */
+  sync(options?: StreamOptions): Promise<void>;
+  /** Reads a handle (for output checks). */
+  read<T extends TypedArray = Uint8Array>(
+    handle: Handle,
+    type?: TypedArrayConstructor<T>,
+    options?: StreamOptions,
+  ): Promise<T>;
+  /** The server, for the device's name in the cache's namespace. */
+  readonly server: { readonly utilities: ServerUtilities };
+}
+
+/** A progress report, after every candidate run of a tuning run. */
+export interface TuneProgress {
+  /** The set being tuned. */
+  readonly set: string;
+  /** The key's string form. */
+  readonly key: string;
+  /** The candidate that just ran. */
+  readonly candidate: string;
+  /** Runs made so far. */
+  readonly done: number;
+  /** Most runs the plan may take (adaptive runs usually stop well before). */
+  readonly total: number;
+  /** Milliseconds since the run started. */
+  readonly elapsedMs: number;
+}
+
+/** The outcome of tuning one key. */
+export interface TuneOutcome {
+  /** The key's string form. */
+  readonly key: string;
+  /** The winner's name. */
+  readonly fastest: string;
+  /** Every candidate's outcome (empty when chosen without benchmarking). */
+  readonly results: readonly CachedResult[];
+  /** Whether the outcome came from the cache (memory or file). */
+  readonly fromCache: boolean;
+  /** The error of each failed candidate (from a fresh run only). */
+  readonly errors: ReadonlyMap<string, unknown>;
+}
+
+/** Counters of a tuner. */
+export interface TunerStats {
+  /** Keys tuned (benchmarked or chosen without benchmark). */
+  readonly tunings: number;
+  /** Candidate runs made while tuning (warm-ups, samples, reference runs). */
+  readonly runs: number;
+  /** Calls served from the cache. */
+  readonly cacheHits: number;
+}
+
+/** Options of {@linkcode Tuner}. */
+export interface TunerOptions {
+  /**
+   * The tuner's name: the persistent cache file's name.
+   * @default {"default"}
+   */
+  name?: string;
+  /**
+   * Whether results persist to a JSON file (they are always cached in memory).
+   * @default {true}
+   */
+  persistent?: boolean;
+  /**
+   * The cache directory; the `GPUCOMPUTE_CACHE_DIR` environment variable overrides it.
+   * @default {the per-user cache directory + "/gpucompute"}
+   */
+  cacheDir?: string;
+  /**
+   * Whether `execute` on an untuned key runs the set's fallback at once while the key is tuned
+   * in the background.
+   * @default {false}
+   */
+  background?: boolean;
+  /**
+   * Compare every candidate's output with the reference candidate's; one that differs is
+   * rejected with a `TuneMismatchError` and never picked.
+   * @default {false}
+   */
+  checks?: boolean;
+  /** How candidates are sampled. */
+  sampling?: SamplingOptions;
+  /**
+   * Accept the first candidate whose median is within the set's `work(key) / throughput`
+   * milliseconds (`throughput`: work units per millisecond the device can reach).
+   */
+  shortCircuit?: { throughput: number };
+  /** Called after every candidate run. */
+  onProgress?: (progress: TuneProgress) => void;
+  /**
+   * Draw a progress bar on stderr for tuning runs longer than a second.
+   * @default {whether stderr is a terminal}
+   */
+  progressBar?: boolean;
+}
+
+/**
+ * Tunes sets on one client.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * import { matmulSet, Tuner } from "@gpucompute/runtime/tune";
+ * using client = await createClient();
+ * const tuner = new Tuner(client, { name: "demo" });
+ * const matmul = matmulSet(client);
+ * using a = client.createWithData(new Float32Array(64 * 64).fill(1));
+ * using c = await tuner.execute(matmul, { a, b: a, m: 64, n: 64, k: 64 });
+ * console.log(tuner.fastest(matmul, { a, b: a, m: 64, n: 64, k: 64 }));
+ * ```
+ */
+export class Tuner {
+  readonly #client: TuneClient;
+  readonly #options: TunerOptions;
+  readonly #inflight = new Map<string, Promise<TuneOutcome>>();
+  readonly #failed = new Map<string, unknown>();
+  #cache: TuneCache | undefined;
+  #opening: Promise<TuneCache> | undefined;
+  #stats = { tunings: 0, runs: 0, cacheHits: 0 };
+
+  /** Creates a tuner; the cache file is opened on first use. */
+  constructor(client: TuneClient, options: TunerOptions = {}) {
+    this.#client = client;
+    this.#options = options;
+  }
+
+  /** Counters since creation. */
+  get stats(): TunerStats {
+    return { ...this.#stats };
+  }
+
+  /** The cache file of this tuner on this device, or `undefined` when not persistent. */
+  get cacheFile(): string | undefined {
+    if (this.#options.persistent === false) return undefined;
+    const dir = resolveCacheDir(this.#options.cacheDir);
+    if (dir === undefined) return undefined;
+    const device = this.#client.server.utilities;
+    return join(
+      dir,
+      `v${VERSION}`,
+      slug(`${device.backend}-${device.deviceName}`),
+      `${slug(this.#options.name ?? "default")}.json`,
+    );
+  }
+
+  /** The cache, opened (and loaded) on first call. */
+  cache(): Promise<TuneCache> {
+    this.#opening ??= TuneCache.open(this.cacheFile).then((cache) => (this.#cache = cache));
+    return this.#opening;
+  }
+
+  /** The cached winner for some inputs, if known now (memory only; no tuning). */
+  fastest<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): string | undefined {
+    return this.#cache?.get(entryKey(set, keyString(set.key(inputs))), set.checksum)?.fastest;
+  }
+
+  /** Whether the key of these inputs is being tuned now. */
+  isTuning<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): boolean {
+    return this.#inflight.has(entryKey(set, keyString(set.key(inputs))));
+  }
+
+  /** Resolves once every tuning run in flight (background ones included) has settled. */
+  async settled(): Promise<void> {
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
+  }
+
+  /**
+   * Runs the best candidate for the inputs: the cached winner, or, on a new key, tunes first (or,
+   * with `background`, runs the fallback at once and tunes behind it). Concurrent calls for one
+   * key share one tuning run.
+   */
+  async execute<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<O> {
+    const key = set.key(inputs);
+    const id = entryKey(set, keyString(key));
+    const cache = this.#cache ?? await this.cache();
+    const hit = cache.get(id, set.checksum);
+    const cached = hit === undefined ? undefined : set.candidate(hit.fastest);
+    if (cached !== undefined) {
+      this.#stats.cacheHits++;
+      return await cached.run(inputs);
+    }
+    if (this.#failed.has(id)) throw this.#failed.get(id);
+    if (this.#options.background) {
+      this.#start(set, key, id, inputs).catch(() => {}); // failures are logged and remembered
+      return await set.fallback(key).run(inputs);
+    }
+    const outcome = await this.#start(set, key, id, inputs);
+    return await set.candidate(outcome.fastest)!.run(inputs);
+  }
+
+  /** Tunes the key of the inputs now (or returns the cached outcome) without running the winner. */
+  async tune<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<TuneOutcome> {
+    const key = set.key(inputs);
+    const id = entryKey(set, keyString(key));
+    const hit = (await this.cache()).get(id, set.checksum);
+    if (hit !== undefined && set.candidate(hit.fastest) !== undefined) {
+      this.#stats.cacheHits++;
+      const { fastest, results } = hit;
+      return { key: keyString(key), fastest, results, fromCache: true, errors: new Map() };
+    }
+    if (this.#failed.has(id)) throw this.#failed.get(id);
+    return await this.#start(set, key, id, inputs);
+  }
+
+  #start<K extends TuneKey, I, O>(
+    set: TunableSet<K, I, O>,
+    key: K,
+    id: string,
+    inputs: I,
+  ): Promise<TuneOutcome> {
+    const running = this.#inflight.get(id);
+    if (running !== undefined) return running;
+    const run = this.#run(set, key, inputs).finally(() => this.#inflight.delete(id));
+    this.#inflight.set(id, run);
+    return run;
+  }
+
+  async #run<K extends TuneKey, I, O>(
+    set: TunableSet<K, I, O>,
+    key: K,
+    inputs: I,
+  ): Promise<TuneOutcome> {
+    const cache = await this.cache();
+    const text = keyString(key);
+    const id = entryKey(set, text);
+    this.#stats.tunings++;
+    log.info("Tuning {set} {key}", { set: set.name, key: text });
+    const bar = (this.#options.progressBar ?? stderrIsTerminal()) ? new ProgressBar() : undefined;
+    try {
+      const { entry, errors } = await tuneKey(set, key, text, inputs, {
+        client: this.#client,
+        sampling: this.#options.sampling ?? {},
+        checks: this.#options.checks ?? false,
+        throughput: this.#options.shortCircuit?.throughput,
+        progress: (progress) => {
+          this.#stats.runs++;
+          this.#options.onProgress?.(progress);
+          bar?.update(progress);
+        },
+      });
+      await cache.set(id, entry);
+      return { key: text, fastest: entry.fastest, results: entry.results, fromCache: false, errors };
+    } catch (error) {
+      this.#failed.set(id, error);
+      log.error("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });
+      throw error;
+    } finally {
+      bar?.finish();
+    }
+  }
+}
+
+function entryKey<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, key: string): string {
+  return `${set.name}/${key}`;
+}
