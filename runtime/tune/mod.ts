@@ -38,3 +38,11 @@ export {
 } from "./sampling.ts";
 export { type CachedResult, type CacheEntry, TuneCache } from "./cache.ts";
 export { type CandidateFailure, TuneFailedError, TuneMismatchError } from "./errors.ts";
+export {
+  MATMUL_VARIANTS,
+  matmulKernel,
+  type MatmulInputs,
+  type MatmulKey,
+  matmulSet,
+} from "./matmul.ts";
+export type { MatmulVariant } from "./_matmul_wgsl.ts";

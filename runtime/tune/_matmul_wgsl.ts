@@ -1,0 +1,163 @@
+/**
+ * WGSL matmul variants `c = a b` (row-major f32, `a` is M x K, `b` is K x N), generated with
+ * their loops over the register tile unrolled. Buffers are bound `read_write` (pool slices of one
+ * page share a GPUBuffer); u32 scalars `[M, N, K]` come in the info buffer after the buffers.
+ *
+ * Measured on llvmpipe (see DESIGN.md): workgroup memory and barriers are slow there, so register
+ * tiles (several outputs per invocation, vec4 loads, no workgroup memory) win; on a discrete GPU
+ * the shared-memory tiles may win instead. That is why these are tuned, not chosen.
+ */
+
+/** The shape of a variant. */
+export interface MatmulVariant {
+  /** Candidate name. */
+  readonly name: string;
+  /** `naive`: one output per invocation; `shared`: workgroup-memory tiles; `register`: scalar
+   * register tiles; `vec4`: register tiles with vec4 loads (needs N and K multiples of 4). */
+  readonly kind: "naive" | "shared" | "register" | "vec4";
+  /** Workgroup size x (columns) and y (rows). */
+  readonly workgroup: readonly [number, number];
+  /** Output rows per invocation. */
+  readonly rows: number;
+  /** Output columns per invocation (a multiple of 4 for `vec4`). */
+  readonly cols: number;
+}
+
+const HEADER = (type: string) => `
+@group(0) @binding(0) var<storage, read_write> a: array<${type}>;
+@group(0) @binding(1) var<storage, read_write> b: array<${type}>;
+@group(0) @binding(2) var<storage, read_write> c: array<${type}>;
+@group(0) @binding(3) var<storage, read> info: array<u32>;`;
+
+/** The WGSL source of a variant. */
+export function matmulWgsl(v: MatmulVariant): string {
+  switch (v.kind) {
+    case "naive":
+      return naive(v);
+    case "shared":
+      return shared(v);
+    case "register":
+      return register(v);
+    case "vec4":
+      return vec4(v);
+  }
+}
+
+function naive(v: MatmulVariant): string {
+  const [wx, wy] = v.workgroup;
+  return `${HEADER("f32")}
+@compute @workgroup_size(${wx}, ${wy})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let M = info[0]; let N = info[1]; let K = info[2];
+  let row = gid.y; let col = gid.x;
+  if (row >= M || col >= N) { return; }
+  var acc = 0.0;
+  for (var k = 0u; k < K; k = k + 1u) { acc = acc + a[row * K + k] * b[k * N + col]; }
+  c[row * N + col] = acc;
+}`;
+}
+
+function shared(v: MatmulVariant): string {
+  const t = v.workgroup[0]; // square tiles: workgroup t x t
+  return `${HEADER("f32")}
+var<workgroup> tileA: array<array<f32, ${t}>, ${t}>;
+var<workgroup> tileB: array<array<f32, ${t}>, ${t}>;
+@compute @workgroup_size(${t}, ${t})
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let M = info[0]; let N = info[1]; let K = info[2];
+  let row = gid.y; let col = gid.x;
+  var acc = 0.0;
+  for (var t = 0u; t < (K + ${t - 1}u) / ${t}u; t = t + 1u) {
+    let ka = t * ${t}u + lid.x; let kb = t * ${t}u + lid.y;
+    tileA[lid.y][lid.x] = select(0.0, a[min(row * K + ka, arrayLength(&a) - 1u)], row < M && ka < K);
+    tileB[lid.y][lid.x] = select(0.0, b[min(kb * N + col, arrayLength(&b) - 1u)], kb < K && col < N);
+    workgroupBarrier();
+    for (var k = 0u; k < ${t}u; k = k + 1u) { acc = acc + tileA[lid.y][k] * tileB[k][lid.x]; }
+    workgroupBarrier();
+  }
+  if (row < M && col < N) { c[row * N + col] = acc; }
+}`;
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+function register(v: MatmulVariant): string {
+  const [wx, wy] = v.workgroup;
+  const { rows, cols } = v;
+  const lines: string[] = [];
+  for (const r of range(rows)) {
+    lines.push(`    let a${r} = loadA((row0 + ${r}u) * K + k, row0 + ${r}u < M);`);
+  }
+  for (const j of range(cols)) {
+    lines.push(`    let b${j} = loadB(k * N + col0 + ${j}u, col0 + ${j}u < N);`);
+  }
+  for (const r of range(rows)) {
+    for (const j of range(cols)) lines.push(`    acc${r}_${j} = fma(a${r}, b${j}, acc${r}_${j});`);
+  }
+  const decls = range(rows).flatMap((r) => range(cols).map((j) => `var acc${r}_${j} = 0.0;`));
+  const stores = range(rows).flatMap((r) =>
+    range(cols).map((j) =>
+      `  if (row0 + ${r}u < M && col0 + ${j}u < N) { c[(row0 + ${r}u) * N + col0 + ${j}u] = acc${r}_${j}; }`
+    )
+  );
+  return `${HEADER("f32")}
+fn loadA(i: u32, ok: bool) -> f32 { if (ok) { return a[i]; } return 0.0; }
+fn loadB(i: u32, ok: bool) -> f32 { if (ok) { return b[i]; } return 0.0; }
+@compute @workgroup_size(${wx}, ${wy})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let M = info[0]; let N = info[1]; let K = info[2];
+  let row0 = gid.y * ${rows}u; let col0 = gid.x * ${cols}u;
+  if (row0 >= M || col0 >= N) { return; }
+  ${decls.join(" ")}
+  for (var k = 0u; k < K; k = k + 1u) {
+${lines.join("\n")}
+  }
+${stores.join("\n")}
+}`;
+}
+
+/** vec4 loads of a (4 consecutive k) and b / c (4 consecutive columns); N % 4 == K % 4 == 0. */
+function vec4(v: MatmulVariant): string {
+  const [wx, wy] = v.workgroup;
+  const rows = v.rows;
+  const quads = v.cols / 4;
+  const lines: string[] = [];
+  for (const r of range(rows)) {
+    lines.push(`    let a${r} = loadA((row0 + ${r}u) * K4 + k4, row0 + ${r}u < M);`);
+  }
+  for (const s of range(4)) {
+    for (const q of range(quads)) {
+      lines.push(`    let b${s}_${q} = loadB((k4 * 4u + ${s}u) * N4 + col0 + ${q}u, col0 + ${q}u < N4);`);
+    }
+  }
+  const comp = ["x", "y", "z", "w"];
+  for (const r of range(rows)) {
+    for (const q of range(quads)) {
+      const terms = range(4).reduce(
+        (acc, s) => `fma(vec4f(a${r}.${comp[s]}), b${s}_${q}, ${acc})`,
+        `acc${r}_${q}`,
+      );
+      lines.push(`    acc${r}_${q} = ${terms};`);
+    }
+  }
+  const decls = range(rows).flatMap((r) => range(quads).map((q) => `var acc${r}_${q} = vec4f(0.0);`));
+  const stores = range(rows).flatMap((r) =>
+    range(quads).map((q) =>
+      `  if (row0 + ${r}u < M && col0 + ${q}u < N4) { c[(row0 + ${r}u) * N4 + col0 + ${q}u] = acc${r}_${q}; }`
+    )
+  );
+  return `${HEADER("vec4f")}
+fn loadA(i: u32, ok: bool) -> vec4f { if (ok) { return a[i]; } return vec4f(0.0); }
+fn loadB(i: u32, ok: bool) -> vec4f { if (ok) { return b[i]; } return vec4f(0.0); }
+@compute @workgroup_size(${wx}, ${wy})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let M = info[0]; let N4 = info[1] / 4u; let K4 = info[2] / 4u;
+  let row0 = gid.y * ${rows}u; let col0 = gid.x * ${quads}u;
+  if (row0 >= M || col0 >= N4) { return; }
+  ${decls.join(" ")}
+  for (var k4 = 0u; k4 < K4; k4 = k4 + 1u) {
+${lines.join("\n")}
+  }
+${stores.join("\n")}
+}`;
+}

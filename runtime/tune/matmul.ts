@@ -1,0 +1,140 @@
+/**
+ * A real tunable set: f32 matmul `c = a b` in several WGSL variants (naive, shared-memory tiles,
+ * scalar register tiles, vec4 register tiles) with different tile and workgroup shapes.
+ *
+ * @module
+ */
+
+import type { ComputeClient } from "../client.ts";
+import { CubeCount } from "../core/cube_count.ts";
+import type { Handle } from "../core/handle.ts";
+import type { KernelMetadata } from "../core/kernel.ts";
+import { anchor } from "./key.ts";
+import { type MatmulVariant, matmulWgsl } from "./_matmul_wgsl.ts";
+import { type Tunable, TunableSet } from "./tunable_set.ts";
+
+/** Inputs of {@linkcode matmulSet}: row-major f32 `a` (m x k) and `b` (k x n). */
+export interface MatmulInputs {
+  /** The left matrix, m x k. */
+  readonly a: Handle;
+  /** The right matrix, k x n. */
+  readonly b: Handle;
+  /** Rows of `a` and `c`. */
+  readonly m: number;
+  /** Columns of `b` and `c`. */
+  readonly n: number;
+  /** Columns of `a`, rows of `b`. */
+  readonly k: number;
+}
+
+/** The key of a matmul: anchored sizes and whether vec4 variants apply. */
+export type MatmulKey = {
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly vec4: boolean;
+};
+
+/** The variants of {@linkcode matmulSet}, by name. */
+export const MATMUL_VARIANTS: readonly MatmulVariant[] = [
+  { name: "naive_8x8", kind: "naive", workgroup: [8, 8], rows: 1, cols: 1 },
+  { name: "shared_16x16", kind: "shared", workgroup: [16, 16], rows: 1, cols: 1 },
+  { name: "shared_8x8", kind: "shared", workgroup: [8, 8], rows: 1, cols: 1 },
+  { name: "reg_4x4_wg8x8", kind: "register", workgroup: [8, 8], rows: 4, cols: 4 },
+  { name: "reg_2x4_wg16x4", kind: "register", workgroup: [16, 4], rows: 2, cols: 4 },
+  { name: "vec4_4x8_wg8x8", kind: "vec4", workgroup: [8, 8], rows: 4, cols: 8 },
+  { name: "vec4_8x8_wg8x8", kind: "vec4", workgroup: [8, 8], rows: 8, cols: 8 },
+  { name: "vec4_8x8_wg64x1", kind: "vec4", workgroup: [64, 1], rows: 8, cols: 8 },
+  { name: "vec4_4x16_wg8x8", kind: "vec4", workgroup: [8, 8], rows: 4, cols: 16 },
+  { name: "vec4_16x4_wg32x2", kind: "vec4", workgroup: [32, 2], rows: 16, cols: 4 },
+  { name: "vec4_8x4_wg64x1", kind: "vec4", workgroup: [64, 1], rows: 8, cols: 4 },
+];
+
+/** The largest anchored size; bigger shapes share the key of 4096. */
+const MAX_ANCHOR = 4096;
+/** Below this many multiply-adds the naive kernel is worth measuring. */
+const SMALL_WORK = 1 << 18;
+
+/** The WGSL kernel of a variant. */
+export function matmulKernel(variant: MatmulVariant): KernelMetadata & {
+  source: string;
+  entryPoint: string;
+  workgroupSize: [number, number, number];
+} {
+  return {
+    id: `tune.matmul.${variant.name}`,
+    source: matmulWgsl(variant),
+    entryPoint: "main",
+    workgroupSize: [variant.workgroup[0], variant.workgroup[1], 1],
+  };
+}
+
+/**
+ * The matmul set on a client. Candidates return a new handle `c` (m x n) that the caller owns.
+ * Vec4 variants only run when `n` and `k` are multiples of 4 (negative priority otherwise); the
+ * naive kernel only runs for small products or when everything else failed (lower priority
+ * group); it is the reference of output checks.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * import { matmulSet, Tuner } from "@gpucompute/runtime/tune";
+ * using client = await createClient();
+ * const set = matmulSet(client);
+ * console.log(set.names.length, set.key({ a: undefined!, b: undefined!, m: 1000, n: 1000, k: 3 }));
+ * ```
+ */
+export function matmulSet<K extends KernelMetadata>(
+  client: ComputeClient<K>,
+): TunableSet<MatmulKey, MatmulInputs, Handle> {
+  const candidates = MATMUL_VARIANTS.map((variant): Tunable<MatmulKey, MatmulInputs, Handle> => {
+    const kernel = matmulKernel(variant) as unknown as K;
+    const [wx, wy] = variant.workgroup;
+    return {
+      name: variant.name,
+      priority: (key) => priority(variant, key),
+      run({ a, b, m, n, k }) {
+        const c = client.create(m * n * 4);
+        client.execute(kernel, {
+          count: CubeCount.new2d(
+            Math.max(1, Math.ceil(n / (variant.cols * wx))),
+            Math.max(1, Math.ceil(m / (variant.rows * wy))),
+          ),
+          buffers: [a, b, c],
+          scalars: { u32: [m, n, k] },
+        });
+        return c;
+      },
+    };
+  });
+  return new TunableSet("matmul", {
+    candidates,
+    key: ({ m, n, k }) => ({
+      m: anchor(m, { min: 16, max: MAX_ANCHOR }),
+      n: anchor(n, { min: 16, max: MAX_ANCHOR }),
+      k: anchor(k, { min: 16, max: MAX_ANCHOR }),
+      vec4: n % 4 === 0 && k % 4 === 0,
+    }),
+    inputs: (key) => {
+      // Benchmark on the anchored shape; random values in [-1, 1).
+      const random = (length: number) => Float32Array.from({ length }, () => Math.random() * 2 - 1);
+      return {
+        a: client.createWithData(random(key.m * key.k)),
+        b: client.createWithData(random(key.k * key.n)),
+        m: key.m,
+        n: key.n,
+        k: key.k,
+      };
+    },
+    reference: "naive_8x8",
+    fallback: "reg_4x4_wg8x8",
+    tolerance: { absolute: 1e-4, relative: 1e-3 },
+    work: ({ m, n, k }) => 2 * m * n * k,
+  });
+}
+
+function priority(variant: MatmulVariant, key: MatmulKey): number {
+  if (variant.kind === "vec4" && !key.vec4) return -1; // cannot load vec4 rows
+  if (variant.kind === "naive") return key.m * key.n * key.k <= SMALL_WORK ? 1 : 0;
+  return 1;
+}

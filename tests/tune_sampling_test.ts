@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { type Contender, sampleGroup } from "../runtime/tune/mod.ts";
+
+/** A contender whose samples come from a list (the last value repeats); counts its calls. */
+function scripted(name: string, times: number[], fail?: "warmup" | "sample") {
+  const calls = { warmup: 0, sample: 0 };
+  const contender: Contender = {
+    name,
+    warmup() {
+      calls.warmup++;
+      return fail === "warmup" ? Promise.reject(new Error(`${name} broke`)) : Promise.resolve();
+    },
+    sample() {
+      if (fail === "sample") return Promise.reject(new Error(`${name} broke`));
+      return Promise.resolve(times[Math.min(calls.sample++, times.length - 1)]);
+    },
+  };
+  return { contender, calls };
+}
+
+Deno.test("adaptive sampling stops a steady candidate after minSamples, a noisy one later", async () => {
+  const steady = scripted("steady", [10]);
+  const noisy = scripted("noisy", [10, 14, 10.5, 13, 11, 12, 11.5]);
+  const { results } = await sampleGroup([steady.contender, noisy.contender], {
+    minSamples: 3,
+    maxSamples: 10,
+    eliminate: Infinity,
+  });
+  assert.equal(steady.calls.warmup, 1);
+  assert.equal(steady.calls.sample, 3);
+  assert.ok(noisy.calls.sample > 3 && noisy.calls.sample <= 10, `${noisy.calls.sample}`);
+  assert.deepEqual(results.map((r) => r.status), ["ok", "ok"]);
+  assert.equal(results[0].median, 10);
+});
+
+Deno.test("fixed sampling takes exactly maxSamples of every candidate and never eliminates", async () => {
+  const fast = scripted("fast", [1]);
+  const slow = scripted("slow", [10]);
+  const { results } = await sampleGroup([fast.contender, slow.contender], {
+    adaptive: false,
+    maxSamples: 5,
+  });
+  assert.deepEqual([fast.calls.sample, slow.calls.sample], [5, 5]);
+  assert.deepEqual(results.map((r) => r.status), ["ok", "ok"]);
+});
+
+Deno.test("elimination drops clearly slower candidates, is never sampled again, keeps survivors", async () => {
+  const fast = scripted("fast", [10, 10.1, 10]);
+  const close = scripted("close", [12, 12.1, 12]);
+  const slow = scripted("slow", [20]);
+  const slower = scripted("slower", [40]);
+  const { results } = await sampleGroup(
+    [slow.contender, fast.contender, slower.contender, close.contender],
+    { minSamples: 3, maxSamples: 10, minSurvivors: 2, minSamplesToEliminate: 2 },
+  );
+  const status = Object.fromEntries(results.map((r) => [r.name, r.status]));
+  assert.deepEqual(status, { slow: "eliminated", fast: "ok", slower: "eliminated", close: "ok" });
+  // Eliminated after their second sample (the first one spares them): never sampled again.
+  assert.equal(slow.calls.sample, 2);
+  assert.equal(slower.calls.sample, 2);
+});
+
+Deno.test("elimination keeps minSurvivors even when they are clearly slower", async () => {
+  const fast = scripted("fast", [1]);
+  const slow = scripted("slow", [10]);
+  const { results } = await sampleGroup([fast.contender, slow.contender], { minSurvivors: 2 });
+  assert.deepEqual(results.map((r) => r.status), ["ok", "ok"]);
+  const alone = await sampleGroup([scripted("a", [1]).contender, scripted("b", [10]).contender], {
+    minSurvivors: 1,
+  });
+  assert.deepEqual(alone.results.map((r) => r.status), ["ok", "eliminated"]);
+});
+
+Deno.test("a candidate that throws in warm-up or sampling is failed, the others go on", async () => {
+  const good = scripted("good", [5]);
+  const early = scripted("early", [1], "warmup");
+  const late = scripted("late", [1], "sample");
+  const { results } = await sampleGroup([early.contender, late.contender, good.contender]);
+  assert.deepEqual(results.map((r) => r.status), ["failed", "failed", "ok"]);
+  assert.equal(early.calls.sample, 0);
+  assert.match(String(results[0].error), /early broke/);
+});
+
+Deno.test("accept short-circuits on the first candidate under the bound", async () => {
+  const first = scripted("first", [8]);
+  const second = scripted("second", [2]);
+  const { accepted } = await sampleGroup([first.contender, second.contender], {
+    minSamples: 2,
+    accept: (ms) => ms <= 9,
+  });
+  assert.equal(accepted, "first");
+  assert.ok(second.calls.sample <= 1, "sampling stopped once first was accepted");
+});

@@ -1,0 +1,171 @@
+import assert from "node:assert/strict";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { TunableSet, TuneFailedError, Tuner } from "../runtime/tune/mod.ts";
+import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
+
+type Inputs = { n: number };
+const options = { persistent: false, progressBar: false } as const;
+
+/** A set of candidates with fixed costs (ms), priorities and optional failures. */
+function costSet(
+  client: FakeTuneClient,
+  specs: { name: string; ms: number; priority?: number | ((key: { n: number }) => number); fail?: boolean }[],
+  name = "costs",
+) {
+  return new TunableSet(name, {
+    key: (inputs: Inputs) => ({ n: inputs.n }),
+    candidates: specs.map((spec) => ({
+      name: spec.name,
+      priority: spec.priority,
+      run: () => {
+        client.spend(spec.name, spec.ms);
+        if (spec.fail) throw new Error(`${spec.name} cannot run`);
+        return [spec.ms];
+      },
+    })),
+  });
+}
+
+Deno.test("the fastest candidate wins and later calls hit the cache", async () => {
+  const client = new FakeTuneClient();
+  const set = costSet(client, [{ name: "slow", ms: 10 }, { name: "fast", ms: 1 }]);
+  const tuner = new Tuner(client, options);
+  assert.deepEqual(await tuner.execute(set, { n: 8 }), [1]);
+  assert.equal(tuner.fastest(set, { n: 8 }), "fast");
+  const runs = tuner.stats.runs;
+  assert.deepEqual(await tuner.execute(set, { n: 8 }), [1]);
+  assert.equal(tuner.stats.runs, runs, "a cache hit runs no benchmark");
+  assert.equal(tuner.stats.cacheHits, 1);
+});
+
+Deno.test("a single candidate (or a single planned one) is chosen without benchmarking", async () => {
+  const client = new FakeTuneClient();
+  const tuner = new Tuner(client, options);
+  const one = costSet(client, [{ name: "only", ms: 3 }]);
+  assert.deepEqual(await tuner.execute(one, { n: 1 }), [3]);
+  const planned = costSet(client, [{ name: "a", ms: 1, priority: -1 }, { name: "b", ms: 2 }], "p");
+  assert.deepEqual(await tuner.execute(planned, { n: 1 }), [2]);
+  assert.equal(tuner.stats.runs, 0);
+  assert.deepEqual(client.calls, ["only", "b"]);
+});
+
+Deno.test("the plan: higher groups first, negative never run, next group only without a decision", async () => {
+  const client = new FakeTuneClient();
+  const set = costSet(client, [
+    { name: "low", ms: 0.1, priority: 0 }, // fastest, but its group is never needed
+    { name: "high-a", ms: 5, priority: 2 },
+    { name: "high-b", ms: 4, priority: 2 },
+    { name: "never", ms: 0.01, priority: () => -1 },
+  ]);
+  assert.deepEqual(set.plan({ n: 1 }).map((g) => g.map((c) => c.name)), [["high-a", "high-b"], [
+    "low",
+  ]]);
+  const tuner = new Tuner(client, options);
+  const outcome = await tuner.tune(set, { n: 1 });
+  assert.equal(outcome.fastest, "high-b");
+  assert.equal(client.count("low") + client.count("never"), 0);
+  assert.deepEqual(
+    outcome.results.map((r) => [r.name, r.status]),
+    [["low", "skipped"], ["high-a", "ok"], ["high-b", "ok"]],
+  );
+
+  // When every candidate of the first group fails, the next group decides.
+  const client2 = new FakeTuneClient();
+  const failing = costSet(client2, [
+    { name: "broken", ms: 1, priority: 1, fail: true },
+    { name: "backup-a", ms: 3, priority: 0 },
+    { name: "backup-b", ms: 2, priority: 0 },
+  ]);
+  const second = await new Tuner(client2, options).tune(failing, { n: 1 });
+  assert.equal(second.fastest, "backup-b");
+  assert.match(String(second.errors.get("broken")), /broken cannot run/);
+});
+
+Deno.test("when every candidate fails the error lists each one's reason", async () => {
+  const client = new FakeTuneClient();
+  const set = costSet(client, [
+    { name: "x", ms: 1, fail: true },
+    { name: "y", ms: 1, fail: true },
+  ]);
+  const tuner = new Tuner(client, options);
+  const error = await tuner.execute(set, { n: 2 }).catch((e) => e);
+  assert.ok(error instanceof TuneFailedError);
+  assert.equal(error.code, "TUNE_FAILED");
+  assert.deepEqual(error.failures.map((f: { name: string }) => f.name), ["x", "y"]);
+  assert.match(error.message, /x: Error: x cannot run; y: Error: y cannot run/);
+  // The failure is remembered: the key is not benchmarked again.
+  const runs = tuner.stats.runs;
+  await assert.rejects(tuner.execute(set, { n: 2 }), TuneFailedError);
+  assert.equal(tuner.stats.runs, runs);
+});
+
+Deno.test("background mode runs the fallback at once and never tunes a key twice", async () => {
+  const client = new FakeTuneClient();
+  const set = costSet(client, [{ name: "slow", ms: 10 }, { name: "fast", ms: 1 }]);
+  const tuner = new Tuner(client, { ...options, background: true });
+  const first = await Promise.all([1, 2, 3, 4].map(() => tuner.execute(set, { n: 64 })));
+  assert.deepEqual(first, [[10], [10], [10], [10]], "the fallback (first candidate) ran");
+  assert.equal(tuner.isTuning(set, { n: 64 }), true);
+  await tuner.settled();
+  assert.equal(tuner.stats.tunings, 1);
+  assert.deepEqual(await tuner.execute(set, { n: 64 }), [1], "the result was taken in");
+  assert.equal(tuner.stats.tunings, 1);
+});
+
+Deno.test("concurrent blocking calls for one key share one tuning run", async () => {
+  const client = new FakeTuneClient();
+  const set = costSet(client, [{ name: "a", ms: 2 }, { name: "b", ms: 3 }]);
+  const tuner = new Tuner(client, options);
+  const outputs = await Promise.all([1, 2, 3].map(() => tuner.execute(set, { n: 5 })));
+  assert.deepEqual(outputs, [[2], [2], [2]]);
+  assert.equal(tuner.stats.tunings, 1);
+});
+
+Deno.test("the short-circuit accepts the first candidate under work / throughput", async () => {
+  const client = new FakeTuneClient();
+  const set = new TunableSet("work", {
+    key: (inputs: Inputs) => ({ n: inputs.n }),
+    work: (key) => key.n, // 100 units of work
+    candidates: [
+      { name: "good-enough", run: () => client.spend("good-enough", 9) },
+      { name: "best", run: () => client.spend("best", 1) },
+    ],
+  });
+  // 100 units at 10 units per ms: accept anything within 10 ms.
+  const tuner = new Tuner(client, { ...options, shortCircuit: { throughput: 10 } });
+  const outcome = await tuner.tune(set, { n: 100 });
+  assert.equal(outcome.fastest, "good-enough");
+  assert.ok(client.count("best") < client.count("good-enough"));
+});
+
+Deno.test("the top three are logged under the tune category and progress is reported", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { memory: (record) => records.push(record) },
+    loggers: [
+      { category: ["gpucompute", "tune"], sinks: ["memory"], lowestLevel: "info" },
+      { category: ["logtape", "meta"], sinks: [], lowestLevel: "warning" },
+    ],
+  });
+  try {
+    const client = new FakeTuneClient();
+    const set = costSet(client, [
+      { name: "a", ms: 4 },
+      { name: "b", ms: 3 },
+      { name: "c", ms: 2 },
+      { name: "d", ms: 1 },
+    ]);
+    const progress: number[] = [];
+    await new Tuner(client, {
+      ...options,
+      sampling: { eliminate: Infinity },
+      onProgress: (p) => progress.push(p.done),
+    }).tune(set, { n: 1 });
+    const top = records.find((r) => String(r.rawMessage).startsWith("Fastest"));
+    assert.equal(top?.properties.top, "d 1.000 ms, c 2.000 ms, b 3.000 ms");
+    assert.deepEqual(progress, progress.map((_, i) => i + 1));
+    assert.equal(progress.length, client.calls.length);
+  } finally {
+    await reset();
+  }
+});
