@@ -4,6 +4,7 @@ import * as backend from "../backend.ts";
 import * as webgpu from "../runtime/server/webgpu/mod.ts";
 import * as cuda from "../runtime/server/cuda/mod.ts";
 import * as trace from "../runtime/trace/mod.ts";
+import * as tune from "../runtime/tune/mod.ts";
 
 // Each entry point's runtime exports, pinned: adding or leaking a name is a visible change here.
 // (Type-only exports are listed explicitly in each entry file.)
@@ -39,6 +40,10 @@ const CUDA = [
 ];
 Deno.test("the trace entry point exports the two trace writers", () => {
   deepEqual(Object.keys(trace).sort(), ["renderTraceSvg", "toChromeTrace"]);
+});
+
+Deno.test("the tune entry point exports the autotuner and its tunable sets", () => {
+  deepEqual(Object.keys(tune).sort(), TUNE);
 });
 
 const USER = [
@@ -111,4 +116,17 @@ const WEBGPU = [
   "WebGpuServer",
   "WebGpuStorage",
   "packInfo",
+];
+const TUNE = [
+  "MATMUL_VARIANTS",
+  "TunableSet",
+  "TuneCache",
+  "TuneFailedError",
+  "TuneMismatchError",
+  "Tuner",
+  "anchor",
+  "keyString",
+  "matmulKernel",
+  "matmulSet",
+  "sampleGroup",
 ];

@@ -9,7 +9,12 @@ const options = { persistent: false, progressBar: false } as const;
 /** A set of candidates with fixed costs (ms), priorities and optional failures. */
 function costSet(
   client: FakeTuneClient,
-  specs: { name: string; ms: number; priority?: number | ((key: { n: number }) => number); fail?: boolean }[],
+  specs: {
+    name: string;
+    ms: number;
+    priority?: number | ((key: { n: number }) => number);
+    fail?: boolean;
+  }[],
   name = "costs",
 ) {
   return new TunableSet(name, {

@@ -127,7 +127,9 @@ function vec4(v: MatmulVariant): string {
   }
   for (const s of range(4)) {
     for (const q of range(quads)) {
-      lines.push(`    let b${s}_${q} = loadB((k4 * 4u + ${s}u) * N4 + col0 + ${q}u, col0 + ${q}u < N4);`);
+      lines.push(
+        `    let b${s}_${q} = loadB((k4 * 4u + ${s}u) * N4 + col0 + ${q}u, col0 + ${q}u < N4);`,
+      );
     }
   }
   const comp = ["x", "y", "z", "w"];
@@ -140,7 +142,9 @@ function vec4(v: MatmulVariant): string {
       lines.push(`    acc${r}_${q} = ${terms};`);
     }
   }
-  const decls = range(rows).flatMap((r) => range(quads).map((q) => `var acc${r}_${q} = vec4f(0.0);`));
+  const decls = range(rows).flatMap((r) =>
+    range(quads).map((q) => `var acc${r}_${q} = vec4f(0.0);`)
+  );
   const stores = range(rows).flatMap((r) =>
     range(quads).map((q) =>
       `  if (row0 + ${r}u < M && col0 + ${q}u < N4) { c[(row0 + ${r}u) * N4 + col0 + ${q}u] = acc${r}_${q}; }`

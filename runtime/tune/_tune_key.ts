@@ -9,7 +9,12 @@ import { Handle } from "../core/handle.ts";
 import type { CachedResult, CacheEntry } from "./cache.ts";
 import { TuneFailedError, TuneMismatchError } from "./errors.ts";
 import type { TuneKey } from "./key.ts";
-import { type Contender, type SampleResult, sampleGroup, type SamplingOptions } from "./sampling.ts";
+import {
+  type Contender,
+  sampleGroup,
+  type SampleResult,
+  type SamplingOptions,
+} from "./sampling.ts";
 import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { TuneClient, TuneProgress } from "./tuner.ts";
 
@@ -53,7 +58,9 @@ export async function tuneKey<K extends TuneKey, I, O>(
     return { entry, errors: new Map(), runs: 0 };
   }
   const { options } = set;
-  const inputs = options.inputs === undefined ? callerInputs : await options.inputs(key, callerInputs);
+  const inputs = options.inputs === undefined
+    ? callerInputs
+    : await options.inputs(key, callerInputs);
   const started = performance.now();
   const maxSamples = context.sampling.maxSamples ?? 10;
   const total = planned.length * (1 + maxSamples) + (context.checks ? 1 : 0);

@@ -4,7 +4,8 @@
  * The file is only ever replaced whole, by writing a temporary file next to it and renaming it
  * over the old one (atomic on one file system), so concurrent writers never leave a torn file:
  * each write re-reads the file and merges its own entry in, the last rename wins. A file that
- * does not parse is reported once and ignored. Without read or write permission (Deno's or the
+ * does not parse is reported once and ignored. Each write merges the file's entries with every
+ * entry this process stored, so the last writer never drops its own results. Without read or write permission (Deno's or the
  * file system's) the cache keeps working in memory and warns once. Permissions are queried, never
  * requested: a missing one never prompts.
  *
@@ -57,6 +58,8 @@ export interface CacheEntry {
 export class TuneCache {
   readonly #entries = new Map<string, CacheEntry>();
   readonly #warnings: string[] = [];
+  /** Entries set by this process: every write carries them all, so none is lost to a race. */
+  readonly #mine = new Map<string, CacheEntry>();
   #file: string | undefined;
   #writing: Promise<void> = Promise.resolve();
 
@@ -95,10 +98,11 @@ export class TuneCache {
   /** Stores an entry in memory and, when persistent, in the file (resolves once written). */
   set(key: string, entry: CacheEntry): Promise<void> {
     this.#entries.set(key, entry);
+    this.#mine.set(key, entry);
     const file = this.#file;
     if (file === undefined) return Promise.resolve();
     // One write at a time within this process; other processes are handled by the rename.
-    this.#writing = this.#writing.then(() => this.#persist(file, key, entry));
+    this.#writing = this.#writing.then(() => this.#persist(file));
     return this.#writing;
   }
 
@@ -129,7 +133,7 @@ export class TuneCache {
     return entries;
   }
 
-  async #persist(file: string, key: string, entry: CacheEntry): Promise<void> {
+  async #persist(file: string): Promise<void> {
     if (this.#file === undefined) return;
     if (!permitted("write", dirname(file))) {
       this.#warn(`No write permission for ${dirname(file)}: tuning results stay in memory`);
@@ -140,7 +144,7 @@ export class TuneCache {
     try {
       await Deno.mkdir(dirname(file), { recursive: true });
       const onDisk = await this.#readFile(file, false) ?? {};
-      const body = { format: FORMAT, entries: { ...onDisk, [key]: entry } };
+      const body = { format: FORMAT, entries: { ...onDisk, ...Object.fromEntries(this.#mine) } };
       await Deno.writeTextFile(temp, JSON.stringify(body, null, 1) + "\n");
       await Deno.rename(temp, file);
     } catch (error) {
@@ -183,7 +187,9 @@ function parseEntries(text: string): Record<string, CacheEntry> | undefined {
   const valid: Record<string, CacheEntry> = {};
   for (const [key, value] of Object.entries(entries)) {
     const e = value as Partial<CacheEntry> | null;
-    if (typeof e?.checksum === "string" && typeof e.fastest === "string" && Array.isArray(e.results)) {
+    if (
+      typeof e?.checksum === "string" && typeof e.fastest === "string" && Array.isArray(e.results)
+    ) {
       valid[key] = e as CacheEntry;
     } else {
       return undefined;

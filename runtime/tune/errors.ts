@@ -71,7 +71,10 @@ export class TuneMismatchError extends ComputeError {
   constructor(
     candidate: string,
     reference: string,
-    first: { index: number; actual: number; expected: number } | { length: number; expected: number },
+    first: { index: number; actual: number; expected: number } | {
+      length: number;
+      expected: number;
+    },
     options?: ErrorOptions,
   ) {
     const detail = "index" in first

@@ -24,15 +24,15 @@ export { type Tunable, TunableSet, type TunableSetOptions } from "./tunable_set.
 export {
   type TuneClient,
   type TuneOutcome,
+  type TuneProgress,
   Tuner,
   type TunerOptions,
   type TunerStats,
-  type TuneProgress,
 } from "./tuner.ts";
 export {
   type Contender,
-  type SampleGroupOptions,
   sampleGroup,
+  type SampleGroupOptions,
   type SampleResult,
   type SamplingOptions,
 } from "./sampling.ts";
@@ -40,8 +40,8 @@ export { type CachedResult, type CacheEntry, TuneCache } from "./cache.ts";
 export { type CandidateFailure, TuneFailedError, TuneMismatchError } from "./errors.ts";
 export {
   MATMUL_VARIANTS,
-  matmulKernel,
   type MatmulInputs,
+  matmulKernel,
   type MatmulKey,
   matmulSet,
 } from "./matmul.ts";

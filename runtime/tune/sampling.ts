@@ -105,7 +105,9 @@ export async function sampleGroup(
     minSamplesToEliminate = 2,
   } = options;
   if (!(maxSamples >= 1 && minSamples >= 1 && minSamples <= maxSamples)) {
-    throw new RangeError(`Sampling needs 1 <= minSamples <= maxSamples, got ${minSamples}, ${maxSamples}`);
+    throw new RangeError(
+      `Sampling needs 1 <= minSamples <= maxSamples, got ${minSamples}, ${maxSamples}`,
+    );
   }
   const states: State[] = contenders.map((contender) => ({
     contender,
@@ -134,7 +136,9 @@ export async function sampleGroup(
       if (n >= maxSamples || (adaptive && n >= minSamples && stable(state.samples, tolerance))) {
         state.status = "done";
       }
-      if (options.accept !== undefined && n >= minSamples && options.accept(median(state.samples))) {
+      if (
+        options.accept !== undefined && n >= minSamples && options.accept(median(state.samples))
+      ) {
         accepted = state.contender.name;
         break;
       }

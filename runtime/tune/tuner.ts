@@ -274,7 +274,13 @@ export class Tuner {
         },
       });
       await cache.set(id, entry);
-      return { key: text, fastest: entry.fastest, results: entry.results, fromCache: false, errors };
+      return {
+        key: text,
+        fastest: entry.fastest,
+        results: entry.results,
+        fromCache: false,
+        errors,
+      };
     } catch (error) {
       this.#failed.set(id, error);
       log.error("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });

@@ -1,0 +1,191 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { TunableSet, TuneCache, Tuner } from "../runtime/tune/mod.ts";
+import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
+
+// File access is limited to .tmp/ (read, write) and tests/fixtures/ (read only) by the test
+// task's permissions; the read-only cases rely on that.
+const TMP = ".tmp";
+
+async function tempDir(): Promise<string> {
+  await Deno.mkdir(TMP, { recursive: true });
+  return await Deno.makeTempDir({ dir: TMP, prefix: "tune_" });
+}
+
+function twoWay(client: FakeTuneClient, names = ["slow", "fast"]) {
+  return new TunableSet("pair", {
+    key: (n: number) => ({ n }),
+    candidates: names.map((name, i) => ({
+      name,
+      run: () => client.spend(name, i === 0 ? 10 : 1),
+    })),
+  });
+}
+
+const quiet = { progressBar: false } as const;
+
+Deno.test("a second tuner on the same cache file runs zero benchmarks", async () => {
+  const cacheDir = await tempDir();
+  try {
+    const client = new FakeTuneClient();
+    const first = new Tuner(client, { ...quiet, cacheDir, name: "t" });
+    await first.execute(twoWay(client), 100);
+    assert.ok(first.stats.runs > 0);
+    const file = first.cacheFile!;
+    assert.match(file, /v\d+\.\d+\.\d+.fake-fake-device-1.t\.json$/);
+    const body = JSON.parse(await Deno.readTextFile(file));
+    assert.equal(body.entries["pair/n=100"].fastest, "fast");
+
+    const client2 = new FakeTuneClient();
+    const second = new Tuner(client2, { ...quiet, cacheDir, name: "t" });
+    await second.execute(twoWay(client2), 100);
+    assert.equal(second.stats.runs, 0);
+    assert.deepEqual(client2.calls, ["fast"]);
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+});
+
+Deno.test("a changed candidate list (checksum) re-tunes; persistence can be turned off", async () => {
+  const cacheDir = await tempDir();
+  try {
+    const client = new FakeTuneClient();
+    await new Tuner(client, { ...quiet, cacheDir }).execute(twoWay(client), 7);
+    const changed = new Tuner(client, { ...quiet, cacheDir });
+    await changed.execute(twoWay(client, ["slow", "fast", "new"]), 7);
+    assert.ok(changed.stats.runs > 0, "entries of another checksum are ignored");
+
+    const off = new Tuner(client, { ...quiet, cacheDir: join(cacheDir, "off"), persistent: false });
+    await off.execute(twoWay(client), 7);
+    assert.equal(off.cacheFile, undefined);
+    await assert.rejects(Deno.stat(join(cacheDir, "off")), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+});
+
+Deno.test("a corrupt cache file is reported once, ignored, then replaced by a valid one", async () => {
+  const cacheDir = await tempDir();
+  try {
+    const client = new FakeTuneClient();
+    const tuner = new Tuner(client, { ...quiet, cacheDir });
+    await Deno.mkdir(join(tuner.cacheFile!, ".."), { recursive: true });
+    await Deno.writeTextFile(tuner.cacheFile!, '{"format": 1, "entries": {"pair/n=1": {"chec');
+    await tuner.execute(twoWay(client), 1);
+    await tuner.execute(twoWay(client), 2);
+    const cache = await tuner.cache();
+    assert.deepEqual(cache.warnings.length, 1);
+    assert.match(cache.warnings[0], /corrupt and was ignored/);
+    const body = JSON.parse(await Deno.readTextFile(tuner.cacheFile!));
+    assert.deepEqual(Object.keys(body.entries).sort(), ["pair/n=1", "pair/n=2"]);
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+});
+
+Deno.test("without write permission the tuner keeps an in-memory cache and warns once", async () => {
+  // tests/fixtures is readable but not writable under the test task's permissions.
+  const client = new FakeTuneClient();
+  const tuner = new Tuner(client, { ...quiet, cacheDir: "tests/fixtures/tune_readonly" });
+  await tuner.execute(twoWay(client), 3);
+  await tuner.execute(twoWay(client), 4);
+  const runs = tuner.stats.runs;
+  await tuner.execute(twoWay(client), 3);
+  assert.equal(tuner.stats.runs, runs, "served from memory");
+  const cache = await tuner.cache();
+  assert.equal(cache.warnings.length, 1);
+  assert.match(cache.warnings[0], /No write permission/);
+  assert.equal(cache.file, undefined);
+});
+
+Deno.test("without read permission (or a path that cannot be a directory) it stays in memory", async () => {
+  const noRead = await TuneCache.open("/nonexistent-root-dir/gpucompute/t.json");
+  assert.match(noRead.warnings[0], /No read permission/);
+  await noRead.set("k", { checksum: "c", fastest: "a", results: [] });
+  assert.equal(noRead.get("k", "c")?.fastest, "a");
+
+  const dir = await tempDir();
+  try {
+    await Deno.writeTextFile(join(dir, "file"), "not a directory");
+    const blocked = await TuneCache.open(join(dir, "file", "t.json"));
+    await blocked.set("k", { checksum: "c", fastest: "a", results: [] });
+    await blocked.set("k2", { checksum: "c", fastest: "b", results: [] });
+    const writes = blocked.warnings.filter((w) => /Cannot write the tune cache/.test(w));
+    assert.equal(writes.length, 1, blocked.warnings.join("\n"));
+    assert.equal(blocked.get("k2", "c")?.fastest, "b");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("two processes writing one cache file concurrently leave a valid file", async () => {
+  const dir = await tempDir();
+  try {
+    const file = join(dir, "shared.json");
+    const writer = (id: number) =>
+      new Deno.Command("deno", {
+        args: [
+          "run",
+          `--allow-read=${TMP}`,
+          `--allow-write=${TMP}`,
+          "tests/fixtures/tune_cache_writer.ts",
+          file,
+          String(id),
+          "40",
+        ],
+      }).output();
+    // Meanwhile, read the file as often as possible: a reader must never see a torn file.
+    let done = false;
+    let [reads, torn] = [0, 0];
+    const reader = (async () => {
+      while (!done) {
+        const text = await Deno.readTextFile(file).catch(() => undefined);
+        if (text !== undefined) {
+          reads++;
+          try {
+            JSON.parse(text);
+          } catch {
+            torn++;
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    })();
+    const outputs = await Promise.all([writer(1), writer(2)]);
+    done = true;
+    await reader;
+    assert.ok(reads > 0);
+    assert.equal(torn, 0, `${torn} of ${reads} reads saw a torn file`);
+    for (const out of outputs) {
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    }
+    const body = JSON.parse(await Deno.readTextFile(file)); // parses: never torn
+    const keys = Object.keys(body.entries);
+    assert.ok(keys.length >= 40, `${keys.length} entries`); // at least the last writer's 40
+    for (const entry of Object.values(body.entries) as { results: unknown[] }[]) {
+      assert.equal(entry.results.length, 20);
+    }
+    const leftovers = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".tmp"));
+    assert.deepEqual(leftovers, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("GPUCOMPUTE_CACHE_DIR overrides the cacheDir option; the version matches deno.json", async () => {
+  const { VERSION } = await import("../runtime/tune/_version.ts");
+  const config = await import("../deno.json", { with: { type: "json" } });
+  assert.equal(VERSION, config.default.version);
+  const client = new FakeTuneClient();
+  const before = Deno.env.get("GPUCOMPUTE_CACHE_DIR");
+  Deno.env.set("GPUCOMPUTE_CACHE_DIR", join(TMP, "from-env"));
+  try {
+    const tuner = new Tuner(client, { cacheDir: join(TMP, "from-option") });
+    assert.ok(tuner.cacheFile!.startsWith(join(TMP, "from-env")), tuner.cacheFile);
+  } finally {
+    if (before === undefined) Deno.env.delete("GPUCOMPUTE_CACHE_DIR");
+    else Deno.env.set("GPUCOMPUTE_CACHE_DIR", before);
+  }
+  const plain = new Tuner(client, { cacheDir: join(TMP, "from-option") });
+  assert.ok(plain.cacheFile!.startsWith(join(TMP, "from-option")), plain.cacheFile);
+});

@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { CompilationError, createClient, CubeCount, type Handle } from "../mod.ts";
+import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
+import { matmulSet, TunableSet, TuneMismatchError, Tuner } from "../runtime/tune/mod.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+const N = 4096;
+const quiet = { persistent: false, progressBar: false } as const;
+
+/** `v[i] = (v[i] * a + b)` repeated `reps` (info[0]) times: work proportional to reps. */
+const repeat: WgslKernel = {
+  id: "test.tune.repeat",
+  entryPoint: "main",
+  workgroupSize: [64, 1, 1],
+  source: `
+@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+@group(0) @binding(1) var<storage, read> info: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  if (gid.x >= arrayLength(&v)) { return; }
+  var x = v[gid.x];
+  for (var r = 0u; r < info[0]; r = r + 1u) { x = fma(x, 0.999, 0.001); }
+  v[gid.x] = x;
+}`,
+};
+
+Deno.test({
+  name: "tune on WebGPU: of two candidates, the one doing a tenth of the work wins",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const launch = (reps: number) => (input: Handle) => {
+      const out = client.create(N * 4);
+      client.execute(repeat, {
+        count: CubeCount.new1d(N / 64),
+        buffers: [out],
+        scalars: { u32: [reps] },
+      });
+      void input;
+      return out;
+    };
+    const set = new TunableSet("repeat", {
+      key: () => ({ n: N }),
+      candidates: [
+        { name: "heavy", run: launch(2000) },
+        { name: "light", run: launch(200) },
+      ],
+    });
+    using input = client.create(4);
+    const tuner = new Tuner(client, quiet);
+    const outcome = await tuner.tune(set, input);
+    assert.equal(outcome.fastest, "light");
+    const [heavy, light] = outcome.results;
+    assert.ok(heavy.medianMs! > light.medianMs!);
+  },
+});
+
+Deno.test({
+  name: "tune on WebGPU: with checks, a wrong candidate and one that fails to compile are rejected",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const scaleBy = (factor: number, source = SCALE): WgslKernel => ({
+      id: `test.tune.scale_${factor}_${source.length}`,
+      entryPoint: "main",
+      workgroupSize: [64, 1, 1],
+      source,
+    });
+    const run = (kernel: WgslKernel, factor: number) => (x: Handle) => {
+      const out = client.create(N * 4);
+      client.execute(kernel, {
+        count: CubeCount.new1d(N / 64),
+        buffers: [x, out],
+        scalars: { f32: [factor] },
+      });
+      return out;
+    };
+    const set = new TunableSet("double", {
+      key: () => ({ n: N }),
+      reference: "reference",
+      candidates: [
+        { name: "reference", run: run(scaleBy(2), 2) },
+        { name: "wrong", run: run(scaleBy(3), 3) },
+        { name: "broken", run: run(scaleBy(2, SCALE.replace("x[i]", "x[i] +")), 2) },
+        { name: "right", run: run(scaleBy(2), 2) },
+      ],
+    });
+    using x = client.createWithData(Float32Array.from({ length: N }, (_, i) => i % 17));
+    const tuner = new Tuner(client, { ...quiet, checks: true });
+    const outcome = await tuner.tune(set, x);
+    assert.ok(["reference", "right"].includes(outcome.fastest));
+    const status = Object.fromEntries(outcome.results.map((r) => [r.name, r.status]));
+    assert.deepEqual(status, { reference: "ok", wrong: "failed", broken: "failed", right: "ok" });
+    const mismatch = outcome.errors.get("wrong");
+    assert.ok(mismatch instanceof TuneMismatchError);
+    assert.equal(mismatch.candidate, "wrong");
+    assert.ok(outcome.errors.get("broken") instanceof CompilationError);
+    // The device keeps serving after the failed compilation.
+    using y = await tuner.execute(set, x);
+    assert.deepEqual(
+      (await client.read(y, Float32Array)).slice(0, 4),
+      new Float32Array([0, 2, 4, 6]),
+    );
+  },
+});
+
+Deno.test({
+  name: "tune on WebGPU: every matmul variant agrees with the naive reference; the winner is right",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const set = matmulSet(client);
+    const [m, n, k] = [24, 20, 12]; // not multiples of any tile
+    const a = Float32Array.from({ length: m * k }, (_, i) => ((i * 7) % 13) * 0.25 - 1);
+    const b = Float32Array.from({ length: k * n }, (_, i) => ((i * 5) % 11) * 0.5 - 2);
+    using ha = client.createWithData(a);
+    using hb = client.createWithData(b);
+    const tuner = new Tuner(client, {
+      ...quiet,
+      checks: true,
+      sampling: { maxSamples: 3, minSamples: 2 },
+    });
+    const outcome = await tuner.tune(set, { a: ha, b: hb, m, n, k });
+    assert.deepEqual([...outcome.errors.keys()], []);
+    const ran = outcome.results.filter((r) => r.status !== "skipped").length;
+    assert.ok(ran >= 5, `${ran} candidates ran`);
+    using c = await tuner.execute(set, { a: ha, b: hb, m, n, k });
+    const got = await client.read(c, Float32Array);
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < n; j++) {
+        let acc = 0;
+        for (let t = 0; t < k; t++) acc += a[i * k + t] * b[t * n + j];
+        assert.ok(
+          Math.abs(got[i * n + j] - acc) < 1e-4,
+          `c[${i}][${j}] = ${got[i * n + j]} != ${acc}`,
+        );
+      }
+    }
+  },
+});
+
+const SCALE = `
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read> info: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let i = gid.x;
+  if (i >= arrayLength(&y)) { return; }
+  y[i] = x[i] * bitcast<f32>(info[0]);
+}`;
