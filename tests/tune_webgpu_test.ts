@@ -140,6 +140,25 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "tune on WebGPU: every sum variant is right at lengths around the workgroup widths",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const set = sumSet(client);
+    for (const n of [1, 63, 65, 257, 5000]) {
+      const values = Float32Array.from({ length: n }, (_, i) => (i % 7) * 0.5);
+      const expected = values.reduce((a, b) => a + b, 0);
+      using x = client.createWithData(values);
+      const outputs = set.candidates.map((c) => c.run({ x, n }) as Handle);
+      const sums = await client.readMany(outputs, Float32Array);
+      outputs.forEach((h) => h.dispose());
+      assert.deepEqual(sums.map((s) => s[0]), set.names.map(() => expected), `n = ${n}`);
+    }
+    assert.throws(() => set.candidates[0].run({ x: undefined!, n: 0 }), RangeError);
+  },
+});
+
 const SCALE = `
 @group(0) @binding(0) var<storage, read_write> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;

@@ -46,3 +46,11 @@ export {
   matmulSet,
 } from "./matmul.ts";
 export type { MatmulVariant } from "./_matmul_wgsl.ts";
+export {
+  SUM_VARIANTS,
+  type SumInputs,
+  sumKernel,
+  type SumKey,
+  sumSet,
+  type SumVariant,
+} from "./reduce.ts";
