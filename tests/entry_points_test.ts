@@ -119,6 +119,7 @@ const WEBGPU = [
 ];
 const TUNE = [
   "MATMUL_VARIANTS",
+  "SUM_VARIANTS",
   "TunableSet",
   "TuneCache",
   "TuneFailedError",
@@ -129,4 +130,6 @@ const TUNE = [
   "matmulKernel",
   "matmulSet",
   "sampleGroup",
+  "sumKernel",
+  "sumSet",
 ];

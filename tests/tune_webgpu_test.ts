@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { CompilationError, createClient, CubeCount, type Handle } from "../mod.ts";
 import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
-import { matmulSet, TunableSet, TuneMismatchError, Tuner } from "../runtime/tune/mod.ts";
+import { matmulSet, sumSet, TunableSet, TuneMismatchError, Tuner } from "../runtime/tune/mod.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
