@@ -71,9 +71,11 @@ export function matmulKernel(variant: MatmulVariant): KernelMetadata & {
 
 /**
  * The matmul set on a client. Candidates return a new handle `c` (m x n) that the caller owns.
- * Vec4 variants only run when `n` and `k` are multiples of 4 (negative priority otherwise); the
- * naive kernel only runs for small products or when everything else failed (lower priority
- * group); it is the reference of output checks.
+ * The plan: register tiles first (vec4 ones only when `n` and `k` are multiples of 4), with the
+ * naive kernel for small products; shared-memory tiles only if all of those failed; the naive
+ * kernel last for large products. The naive kernel is the reference of output checks. (Register
+ * tiles are the better bet on most devices and far better on CPU adapters; a device where shared
+ * tiles win would give them the first group.)
  *
  * @example
  * ```ts ignore
@@ -134,7 +136,14 @@ export function matmulSet<K extends KernelMetadata>(
 }
 
 function priority(variant: MatmulVariant, key: MatmulKey): number {
-  if (variant.kind === "vec4" && !key.vec4) return -1; // cannot load vec4 rows
-  if (variant.kind === "naive") return key.m * key.n * key.k <= SMALL_WORK ? 1 : 0;
-  return 1;
+  switch (variant.kind) {
+    case "vec4":
+      return key.vec4 ? 2 : -1; // vec4 loads need n and k multiples of 4
+    case "register":
+      return 2;
+    case "shared":
+      return 1; // only if every register tile failed
+    case "naive":
+      return key.m * key.n * key.k <= SMALL_WORK ? 2 : 0;
+  }
 }
