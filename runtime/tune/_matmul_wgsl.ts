@@ -8,7 +8,15 @@
  * the shared-memory tiles may win instead. That is why these are tuned, not chosen.
  */
 
-/** The shape of a variant. */
+/**
+ * The shape of a matmul variant.
+ *
+ * @example
+ * ```ts
+ * import type { MatmulVariant } from "@gpucompute/runtime/tune";
+ * const v: MatmulVariant = { name: "r", kind: "vec4", workgroup: [8, 8], rows: 8, cols: 8 };
+ * ```
+ */
 export interface MatmulVariant {
   /** Candidate name. */
   readonly name: string;

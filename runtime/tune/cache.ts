@@ -19,7 +19,15 @@ import { LOG_CATEGORY } from "../core/logging.ts";
 const log = getLogger([LOG_CATEGORY, "tune"]);
 const FORMAT = 1;
 
-/** One candidate's outcome as stored. */
+/**
+ * One candidate's outcome as stored.
+ *
+ * @example
+ * ```ts
+ * import type { CachedResult } from "@gpucompute/runtime/tune";
+ * const result: CachedResult = { name: "vec4_8x8_wg8x8", status: "ok", medianMs: 4.5, samples: 3 };
+ * ```
+ */
 export interface CachedResult {
   /** The candidate's name. */
   readonly name: string;
@@ -33,7 +41,15 @@ export interface CachedResult {
   readonly error?: string;
 }
 
-/** A tuning result. */
+/**
+ * A tuning result.
+ *
+ * @example
+ * ```ts
+ * import type { CacheEntry } from "@gpucompute/runtime/tune";
+ * const entry: CacheEntry = { checksum: "0123456789abcdef", fastest: "a", results: [] };
+ * ```
+ */
 export interface CacheEntry {
   /** The set's checksum when it was tuned; an entry with another checksum is ignored. */
   readonly checksum: string;

@@ -6,7 +6,15 @@
 
 import { ComputeError } from "../core/errors.ts";
 
-/** Why one candidate could not take part in a tuning run. */
+/**
+ * Why one candidate could not take part in a tuning run.
+ *
+ * @example
+ * ```ts
+ * import type { CandidateFailure } from "@gpucompute/runtime/tune";
+ * const failure: CandidateFailure = { name: "vec4", reason: "CompilationError: ..." };
+ * ```
+ */
 export interface CandidateFailure {
   /** The candidate's name. */
   readonly name: string;

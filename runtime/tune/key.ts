@@ -5,7 +5,15 @@
  * @module
  */
 
-/** A key: named fields describing what makes candidates rank differently (shapes, types...). */
+/**
+ * A key: named fields describing what makes candidates rank differently (shapes, types...).
+ *
+ * @example
+ * ```ts
+ * import type { TuneKey } from "@gpucompute/runtime/tune";
+ * const key: TuneKey = { m: 512, n: 512, k: 64, dtype: "f32" };
+ * ```
+ */
 export type TuneKey = Readonly<Record<string, number | string | boolean>>;
 
 /**
@@ -29,7 +37,16 @@ export function keyString(key: TuneKey): string {
   }).join(",");
 }
 
-/** Options of {@linkcode anchor}. */
+/**
+ * Options of {@linkcode anchor}.
+ *
+ * @example
+ * ```ts
+ * import { anchor, type AnchorOptions } from "@gpucompute/runtime/tune";
+ * const options: AnchorOptions = { min: 16, max: 4096 };
+ * console.log(anchor(10_000, options)); // 4096
+ * ```
+ */
 export interface AnchorOptions {
   /**
    * Sizes round up to the next power of this base.

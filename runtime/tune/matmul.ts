@@ -13,7 +13,18 @@ import { anchor } from "./key.ts";
 import { type MatmulVariant, matmulWgsl } from "./_matmul_wgsl.ts";
 import { type Tunable, TunableSet } from "./tunable_set.ts";
 
-/** Inputs of {@linkcode matmulSet}: row-major f32 `a` (m x k) and `b` (k x n). */
+/**
+ * Inputs of {@linkcode matmulSet}: row-major f32 `a` (m x k) and `b` (k x n).
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * import type { MatmulInputs } from "@gpucompute/runtime/tune";
+ * using client = await createClient();
+ * using a = client.createWithData(new Float32Array(6));
+ * const inputs: MatmulInputs = { a, b: a, m: 2, n: 2, k: 3 };
+ * ```
+ */
 export interface MatmulInputs {
   /** The left matrix, m x k. */
   readonly a: Handle;
@@ -27,7 +38,15 @@ export interface MatmulInputs {
   readonly k: number;
 }
 
-/** The key of a matmul: anchored sizes and whether vec4 variants apply. */
+/**
+ * The key of a matmul: anchored sizes and whether vec4 variants apply.
+ *
+ * @example
+ * ```ts
+ * import type { MatmulKey } from "@gpucompute/runtime/tune";
+ * const key: MatmulKey = { m: 1024, n: 1024, k: 16, vec4: true };
+ * ```
+ */
 export type MatmulKey = {
   readonly m: number;
   readonly n: number;
@@ -35,7 +54,15 @@ export type MatmulKey = {
   readonly vec4: boolean;
 };
 
-/** The variants of {@linkcode matmulSet}, by name. */
+/**
+ * The variants of {@linkcode matmulSet}, in candidate order.
+ *
+ * @example
+ * ```ts
+ * import { MATMUL_VARIANTS } from "@gpucompute/runtime/tune";
+ * console.log(MATMUL_VARIANTS.map((v) => v.name));
+ * ```
+ */
 export const MATMUL_VARIANTS: readonly MatmulVariant[] = [
   { name: "naive_8x8", kind: "naive", workgroup: [8, 8], rows: 1, cols: 1 },
   { name: "shared_16x16", kind: "shared", workgroup: [16, 16], rows: 1, cols: 1 },
@@ -55,7 +82,15 @@ const MAX_ANCHOR = 4096;
 /** Below this many multiply-adds the naive kernel is worth measuring. */
 const SMALL_WORK = 1 << 18;
 
-/** The WGSL kernel of a variant. */
+/**
+ * The WGSL kernel of a variant (u32 scalars `[m, n, k]`; buffers `a`, `b`, `c`).
+ *
+ * @example
+ * ```ts
+ * import { MATMUL_VARIANTS, matmulKernel } from "@gpucompute/runtime/tune";
+ * console.log(matmulKernel(MATMUL_VARIANTS[0]).id); // tune.matmul.naive_8x8
+ * ```
+ */
 export function matmulKernel(variant: MatmulVariant): KernelMetadata & {
   source: string;
   entryPoint: string;

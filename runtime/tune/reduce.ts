@@ -14,7 +14,18 @@ import type { KernelMetadata } from "../core/kernel.ts";
 import { anchor } from "./key.ts";
 import { type Tunable, TunableSet } from "./tunable_set.ts";
 
-/** Inputs of {@linkcode sumSet}: `n` f32 values in `x`. */
+/**
+ * Inputs of {@linkcode sumSet}: `n` f32 values in `x`.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * import type { SumInputs } from "@gpucompute/runtime/tune";
+ * using client = await createClient();
+ * using x = client.createWithData(new Float32Array([1, 2, 3]));
+ * const inputs: SumInputs = { x, n: 3 };
+ * ```
+ */
 export interface SumInputs {
   /** The values. */
   readonly x: Handle;
@@ -22,10 +33,26 @@ export interface SumInputs {
   readonly n: number;
 }
 
-/** The key of a sum: the anchored length. */
+/**
+ * The key of a sum: the anchored length.
+ *
+ * @example
+ * ```ts
+ * import type { SumKey } from "@gpucompute/runtime/tune";
+ * const key: SumKey = { n: 65536 };
+ * ```
+ */
 export type SumKey = { readonly n: number };
 
-/** A sum variant: workgroup width and most partials of the first launch (1: one launch). */
+/**
+ * A sum variant: workgroup width and most partials of the first launch (1: one launch).
+ *
+ * @example
+ * ```ts
+ * import type { SumVariant } from "@gpucompute/runtime/tune";
+ * const v: SumVariant = { name: "wg64_g256", workgroup: 64, maxGroups: 256 };
+ * ```
+ */
 export interface SumVariant {
   /** Candidate name. */
   readonly name: string;
@@ -35,7 +62,15 @@ export interface SumVariant {
   readonly maxGroups: number;
 }
 
-/** The variants of {@linkcode sumSet}. */
+/**
+ * The variants of {@linkcode sumSet}, in candidate order.
+ *
+ * @example
+ * ```ts
+ * import { SUM_VARIANTS } from "@gpucompute/runtime/tune";
+ * console.log(SUM_VARIANTS.length);
+ * ```
+ */
 export const SUM_VARIANTS: readonly SumVariant[] = [
   { name: "single_64", workgroup: 64, maxGroups: 1 },
   { name: "wg32_g256", workgroup: 32, maxGroups: 256 },
@@ -45,7 +80,16 @@ export const SUM_VARIANTS: readonly SumVariant[] = [
   { name: "wg256_g256", workgroup: 256, maxGroups: 256 },
 ];
 
-/** The WGSL kernel of a variant: u32 scalars `[n, perGroup]`. */
+/**
+ * The WGSL kernel of a sum pass for a workgroup width: u32 scalars `[n, perGroup]`; buffers
+ * `x` and `partial`.
+ *
+ * @example
+ * ```ts
+ * import { sumKernel } from "@gpucompute/runtime/tune";
+ * console.log(sumKernel(64).workgroupSize); // [ 64, 1, 1 ]
+ * ```
+ */
 export function sumKernel(workgroup: number): KernelMetadata & {
   source: string;
   entryPoint: string;

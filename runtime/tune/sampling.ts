@@ -8,7 +8,15 @@
 
 import { median, minimum } from "./_stats.ts";
 
-/** Options of the sampling of each candidate. */
+/**
+ * Options of the sampling of each candidate.
+ *
+ * @example Plain warm-up + 10 samples, as a baseline
+ * ```ts
+ * import type { SamplingOptions } from "@gpucompute/runtime/tune";
+ * const fixed: SamplingOptions = { adaptive: false, maxSamples: 10 };
+ * ```
+ */
 export interface SamplingOptions {
   /**
    * Adaptive: stop a candidate once one more sample moves its median by at most `tolerance`, and
@@ -49,7 +57,19 @@ export interface SamplingOptions {
   minSamplesToEliminate?: number;
 }
 
-/** A candidate as the sampler sees it. */
+/**
+ * A candidate as the sampler sees it.
+ *
+ * @example
+ * ```ts
+ * import type { Contender } from "@gpucompute/runtime/tune";
+ * const steady: Contender = {
+ *   name: "steady",
+ *   warmup: () => Promise.resolve(),
+ *   sample: () => Promise.resolve(1.5),
+ * };
+ * ```
+ */
 export interface Contender {
   /** Its name. */
   readonly name: string;
@@ -59,7 +79,15 @@ export interface Contender {
   sample(): Promise<number>;
 }
 
-/** What became of one candidate. */
+/**
+ * What became of one candidate.
+ *
+ * @example
+ * ```ts
+ * import type { SampleResult } from "@gpucompute/runtime/tune";
+ * const result: SampleResult = { name: "a", status: "ok", samples: [1, 1.1, 1], median: 1 };
+ * ```
+ */
 export interface SampleResult {
   /** Its name. */
   readonly name: string;
@@ -73,7 +101,15 @@ export interface SampleResult {
   readonly error?: unknown;
 }
 
-/** Options of {@linkcode sampleGroup} beyond the sampling itself. */
+/**
+ * Options of {@linkcode sampleGroup} beyond the sampling itself.
+ *
+ * @example Accept anything within 2 ms
+ * ```ts
+ * import type { SampleGroupOptions } from "@gpucompute/runtime/tune";
+ * const options: SampleGroupOptions = { accept: (ms) => ms <= 2 };
+ * ```
+ */
 export interface SampleGroupOptions extends SamplingOptions {
   /** Accepts a candidate at once when its median (after `minSamples`) passes this test. */
   accept?: (medianMs: number) => boolean;
@@ -90,6 +126,18 @@ interface State {
  * Samples one group. Returns every candidate's result and the accepted candidate when the
  * `accept` short-circuit fired. Candidates are sampled round-robin, so elimination can act after
  * a few samples of each, and an eliminated candidate is never sampled again.
+ *
+ * @example
+ * ```ts
+ * import { sampleGroup } from "@gpucompute/runtime/tune";
+ * const fixed = (name: string, ms: number) => ({
+ *   name,
+ *   warmup: () => Promise.resolve(),
+ *   sample: () => Promise.resolve(ms),
+ * });
+ * const { results } = await sampleGroup([fixed("fast", 1), fixed("slow", 9), fixed("slower", 20)]);
+ * console.log(results.map((r) => `${r.name}: ${r.status}`)); // fast: ok, slow: ok, slower: eliminated
+ * ```
  */
 export async function sampleGroup(
   contenders: readonly Contender[],

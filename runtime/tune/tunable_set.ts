@@ -7,7 +7,19 @@
 
 import { keyString, type TuneKey } from "./key.ts";
 
-/** One candidate: a function that launches kernels on the inputs and returns the output. */
+/**
+ * One candidate: a function that launches kernels on the inputs and returns the output.
+ *
+ * @example
+ * ```ts
+ * import type { Tunable } from "@gpucompute/runtime/tune";
+ * const wide: Tunable<{ n: number }, number[], number> = {
+ *   name: "wide",
+ *   run: (xs) => xs.length,
+ *   priority: (key) => (key.n >= 1024 ? 1 : -1), // never run on small inputs
+ * };
+ * ```
+ */
 export interface Tunable<K extends TuneKey, I, O> {
   /** Unique name within the set; the persistent cache stores the winner by name. */
   readonly name: string;
@@ -22,7 +34,19 @@ export interface Tunable<K extends TuneKey, I, O> {
   readonly priority?: number | ((key: K) => number);
 }
 
-/** Options of {@linkcode TunableSet}. */
+/**
+ * Options of {@linkcode TunableSet}.
+ *
+ * @example
+ * ```ts
+ * import type { TunableSetOptions } from "@gpucompute/runtime/tune";
+ * const options: TunableSetOptions<{ n: number }, number[], number[]> = {
+ *   key: (xs) => ({ n: xs.length }),
+ *   candidates: [{ name: "copy", run: (xs) => [...xs] }],
+ *   tolerance: { absolute: 0, relative: 0 },
+ * };
+ * ```
+ */
 export interface TunableSetOptions<K extends TuneKey, I, O> {
   /** The key of some inputs; equal keys share one tuning result. */
   key: (inputs: I) => K;

@@ -28,7 +28,16 @@ import { VERSION } from "./_version.ts";
 
 const log = getLogger([LOG_CATEGORY, "tune"]);
 
-/** What the tuner needs of a client; a `ComputeClient` has it all. */
+/**
+ * What the tuner needs of a client; a `ComputeClient` has it all.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * import type { TuneClient } from "@gpucompute/runtime/tune";
+ * const client: TuneClient = await createClient();
+ * ```
+ */
 export interface TuneClient {
   /** Runs `fn` in a profiling window. */
   profile<T>(fn: () => T | Promise<T>, options?: StreamOptions): Promise<Profiled<T>>;
@@ -44,7 +53,15 @@ export interface TuneClient {
   readonly server: { readonly utilities: ServerUtilities };
 }
 
-/** A progress report, after every candidate run of a tuning run. */
+/**
+ * A progress report, after every candidate run of a tuning run.
+ *
+ * @example
+ * ```ts
+ * import type { TuneProgress } from "@gpucompute/runtime/tune";
+ * const show = (p: TuneProgress) => `${p.set} ${p.key}: ${p.done}/${p.total} (${p.candidate})`;
+ * ```
+ */
 export interface TuneProgress {
   /** The set being tuned. */
   readonly set: string;
@@ -60,7 +77,15 @@ export interface TuneProgress {
   readonly elapsedMs: number;
 }
 
-/** The outcome of tuning one key. */
+/**
+ * The outcome of tuning one key.
+ *
+ * @example
+ * ```ts
+ * import type { TuneOutcome } from "@gpucompute/runtime/tune";
+ * const describe = (o: TuneOutcome) => `${o.key}: ${o.fastest}${o.fromCache ? " (cached)" : ""}`;
+ * ```
+ */
 export interface TuneOutcome {
   /** The key's string form. */
   readonly key: string;
@@ -74,7 +99,15 @@ export interface TuneOutcome {
   readonly errors: ReadonlyMap<string, unknown>;
 }
 
-/** Counters of a tuner. */
+/**
+ * Counters of a tuner.
+ *
+ * @example
+ * ```ts
+ * import type { TunerStats } from "@gpucompute/runtime/tune";
+ * const benchmarked = (s: TunerStats) => s.runs > 0;
+ * ```
+ */
 export interface TunerStats {
   /** Keys tuned (benchmarked or chosen without benchmark). */
   readonly tunings: number;
@@ -84,7 +117,15 @@ export interface TunerStats {
   readonly cacheHits: number;
 }
 
-/** Options of {@linkcode Tuner}. */
+/**
+ * Options of {@linkcode Tuner}.
+ *
+ * @example
+ * ```ts
+ * import type { TunerOptions } from "@gpucompute/runtime/tune";
+ * const options: TunerOptions = { name: "app", background: true, checks: true };
+ * ```
+ */
 export interface TunerOptions {
   /**
    * The tuner's name: the persistent cache file's name.
