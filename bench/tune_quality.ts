@@ -104,7 +104,7 @@ for (const [m, n, k] of SHAPES) {
   console.error(rows.at(-1));
 }
 
-console.log(`Adapter: ${client.server.utilities.deviceName}`);
+console.log(`Adapter: ${client.server.properties.deviceName}`);
 console.log(
   "| m x n x k | fastest (exhaustive, median of 7) | adaptive pick (time / fastest) | adaptive tuning | fixed pick | fixed tuning |",
 );

@@ -16,7 +16,7 @@ import { getLogger } from "@logtape/logtape";
 import { LOG_CATEGORY } from "../core/logging.ts";
 import type { Handle } from "../core/handle.ts";
 import type { Profiled, StreamOptions, TypedArray, TypedArrayConstructor } from "../client.ts";
-import type { ServerUtilities } from "../server/server.ts";
+import type { DeviceProperties } from "../server/server.ts";
 import { type CachedResult, TuneCache } from "./cache.ts";
 import { resolveCacheDir, slug } from "./_cache_dir.ts";
 import { keyString, type TuneKey } from "./key.ts";
@@ -50,7 +50,7 @@ export interface TuneClient {
     options?: StreamOptions,
   ): Promise<T>;
   /** The server, for the device's name in the cache's namespace. */
-  readonly server: { readonly utilities: ServerUtilities };
+  readonly server: { readonly properties: DeviceProperties };
 }
 
 /**
@@ -210,7 +210,7 @@ export class Tuner {
     if (this.#options.persistent === false) return undefined;
     const dir = resolveCacheDir(this.#options.cacheDir);
     if (dir === undefined) return undefined;
-    const device = this.#client.server.utilities;
+    const device = this.#client.server.properties;
     return join(
       dir,
       `v${VERSION}`,
