@@ -3,8 +3,9 @@
  *
  * - every runnable candidate is measured exhaustively on the real shape (rounds of one device-timed
  *   run per candidate, so drift hits all alike; median of `ROUNDS`);
- * - a fresh tuner picks with adaptive sampling, another with plain warm-up + fixed samples; both on
- *   the anchored shape, as in real use; their tuning time is the wall clock of `tune`.
+ * - fresh tuners pick with adaptive sampling (scored by median, then by best sample) and with
+ *   plain warm-up + 10 fixed samples, on the anchored shape as in real use; their tuning time is
+ *   the wall clock of `tune`.
  *
  * A pick is "within 5%" when its exhaustive time is at most 1.05x the fastest candidate's.
  * Run: `deno task bench:quality` (a few minutes on llvmpipe).
@@ -13,7 +14,7 @@
  */
 
 import { createClient, type Handle } from "../mod.ts";
-import { matmulSet, Tuner } from "../runtime/tune/mod.ts";
+import { matmulSet, type SamplingOptions, Tuner } from "../runtime/tune/mod.ts";
 import { median } from "../runtime/tune/_stats.ts";
 
 const ROUNDS = 7;
@@ -39,16 +40,13 @@ const SHAPES: [number, number, number][] = [
 using client = await createClient();
 const set = matmulSet(client);
 const random = (n: number) => Float32Array.from({ length: n }, () => Math.random() * 2 - 1);
-const rows: string[] = [];
-let [within, total, adaptiveMs, fixedMs, adaptiveRuns, fixedRuns, fixedWithin] = [
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
+const MODES: { label: string; sampling: SamplingOptions }[] = [
+  { label: "adaptive, median", sampling: {} },
+  { label: "adaptive, min", sampling: { score: "min" } },
+  { label: "fixed (warm-up + 10), median", sampling: { adaptive: false } },
 ];
+const totals = MODES.map(() => ({ within: 0, ms: 0, runs: 0 }));
+const rows: string[] = [];
 
 for (const [m, n, k] of SHAPES) {
   using a = client.createWithData(random(m * k));
@@ -70,48 +68,40 @@ for (const [m, n, k] of SHAPES) {
   const exhaustive = new Map([...times].map(([name, t]) => [name, median(t)]));
   const best = Math.min(...exhaustive.values());
   const bestName = [...exhaustive].find(([, t]) => t === best)![0];
-
-  const pick = async (adaptive: boolean) => {
+  const cells = [`${m}x${n}x${k}`, `${bestName} ${best.toFixed(2)} ms`];
+  for (const [i, mode] of MODES.entries()) {
     const tuner = new Tuner(client, {
       persistent: false,
       progressBar: false,
-      sampling: { adaptive },
+      sampling: mode.sampling,
     });
     const started = performance.now();
     const outcome = await tuner.tune(set, inputs);
-    return { name: outcome.fastest, ms: performance.now() - started, runs: tuner.stats.runs };
-  };
-  const adaptive = await pick(true);
-  const fixed = await pick(false);
-  const ratio = exhaustive.get(adaptive.name)! / best;
-  const fixedRatio = exhaustive.get(fixed.name)! / best;
-  total++;
-  if (ratio <= 1.05) within++;
-  if (fixedRatio <= 1.05) fixedWithin++;
-  adaptiveMs += adaptive.ms;
-  fixedMs += fixed.ms;
-  adaptiveRuns += adaptive.runs;
-  fixedRuns += fixed.runs;
-  rows.push(
-    `| ${m}x${n}x${k} | ${bestName} ${best.toFixed(2)} ms | ${adaptive.name} x${
-      ratio.toFixed(3)
-    } | ` +
-      `${(adaptive.ms / 1000).toFixed(2)} s, ${adaptive.runs} runs | ${fixed.name} x${
-        fixedRatio.toFixed(3)
-      } | ` +
-      `${(fixed.ms / 1000).toFixed(2)} s, ${fixed.runs} runs |`,
-  );
+    const ms = performance.now() - started;
+    const ratio = exhaustive.get(outcome.fastest)! / best;
+    totals[i].within += ratio <= 1.05 ? 1 : 0;
+    totals[i].ms += ms;
+    totals[i].runs += tuner.stats.runs;
+    cells.push(`${outcome.fastest} x${ratio.toFixed(2)}, ${(ms / 1000).toFixed(2)} s`);
+  }
+  rows.push(`| ${cells.join(" | ")} |`);
   console.error(rows.at(-1));
 }
 
 console.log(`Adapter: ${client.server.properties.deviceName}`);
 console.log(
-  "| m x n x k | fastest (exhaustive, median of 7) | adaptive pick (time / fastest) | adaptive tuning | fixed pick | fixed tuning |",
+  `| m x n x k | fastest (exhaustive, median of ${ROUNDS}) | ${
+    MODES.map((m) => `${m.label}: pick (time / fastest), tuning time`).join(" | ")
+  } |`,
 );
-console.log("|---|---|---|---|---|---|");
+console.log(`|${"---|".repeat(2 + MODES.length)}`);
 for (const row of rows) console.log(row);
-console.log(
-  `\nAdaptive: within 5% on ${within}/${total} keys, ${(adaptiveMs / 1000).toFixed(1)} s, ` +
-    `${adaptiveRuns} runs. Fixed (warm-up + 10 samples): within 5% on ${fixedWithin}/${total}, ` +
-    `${(fixedMs / 1000).toFixed(1)} s, ${fixedRuns} runs.`,
-);
+console.log("");
+for (const [i, mode] of MODES.entries()) {
+  const t = totals[i];
+  console.log(
+    `${mode.label}: within 5% on ${t.within}/${SHAPES.length} keys; tuning ${
+      (t.ms / 1000).toFixed(1)
+    } s, ${t.runs} candidate runs in all`,
+  );
+}

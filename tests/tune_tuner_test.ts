@@ -174,3 +174,22 @@ Deno.test("the top three are logged under the tune category and progress is repo
     await reset();
   }
 });
+
+Deno.test("score: the median ignores one lucky sample, the minimum takes it", async () => {
+  const pick = async (score: "median" | "min") => {
+    const client = new FakeTuneClient();
+    let lucky = 0;
+    const set = new TunableSet("score", {
+      key: (inputs: Inputs) => ({ n: inputs.n }),
+      candidates: [
+        // Its second timed run (after the warm-up) is far faster than the rest.
+        { name: "jittery", run: () => client.spend("jittery", lucky++ === 2 ? 1 : 10) },
+        { name: "steady", run: () => client.spend("steady", 5) },
+      ],
+    });
+    const sampling = { adaptive: false, maxSamples: 5, score };
+    return (await new Tuner(client, { ...options, sampling }).tune(set, { n: 1 })).fastest;
+  };
+  assert.equal(await pick("median"), "steady");
+  assert.equal(await pick("min"), "jittery");
+});

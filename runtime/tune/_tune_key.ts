@@ -5,6 +5,7 @@
 
 import { getLogger } from "@logtape/logtape";
 import { LOG_CATEGORY } from "../core/logging.ts";
+import { minimum } from "./_stats.ts";
 import { Handle } from "../core/handle.ts";
 import type { CachedResult, CacheEntry } from "./cache.ts";
 import { TuneFailedError, TuneMismatchError } from "./errors.ts";
@@ -144,7 +145,7 @@ export async function tuneKey<K extends TuneKey, I, O>(
         results.set(r.name, toCached(r));
         if (r.status === "failed") errors.set(r.name, r.error);
       }
-      fastest = outcome.accepted ?? best(outcome.results);
+      fastest = outcome.accepted ?? best(outcome.results, context.sampling.score ?? "median");
     }
     const ordered = set.names.flatMap((name) => results.get(name) ?? []);
     if (fastest === undefined) {
@@ -158,11 +159,13 @@ export async function tuneKey<K extends TuneKey, I, O>(
   }
 }
 
-function best(results: readonly SampleResult[]): string | undefined {
-  let winner: SampleResult | undefined;
+/** The winner among the measured candidates, by the median or by the best sample. */
+function best(results: readonly SampleResult[], score: "median" | "min"): string | undefined {
+  let winner: { name: string; value: number } | undefined;
   for (const r of results) {
-    if (r.status !== "ok" || r.median === undefined) continue;
-    if (winner === undefined || r.median < winner.median!) winner = r;
+    if (r.status !== "ok" || r.samples.length === 0) continue;
+    const value = score === "min" ? minimum(r.samples) : r.median!;
+    if (winner === undefined || value < winner.value) winner = { name: r.name, value };
   }
   return winner?.name;
 }

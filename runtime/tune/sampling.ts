@@ -30,6 +30,12 @@ export interface SamplingOptions {
    */
   maxSamples?: number;
   /**
+   * How the winner is scored: the median of its samples (CubeCL's choice), or its best sample
+   * (robust where other work preempts the device, as on a shared CPU adapter).
+   * @default {"median"}
+   */
+  score?: "median" | "min";
+  /**
    * Fewest samples before a candidate may stop or lead.
    * @default {3}
    */
