@@ -17,7 +17,7 @@ import { createClient, type Handle } from "../mod.ts";
 import { matmulSet, type SamplingOptions, Tuner } from "../runtime/tune/mod.ts";
 import { median } from "../runtime/tune/_stats.ts";
 
-const ROUNDS = 7;
+const ROUNDS = 9;
 const SHAPES: [number, number, number][] = [
   [64, 64, 64],
   [128, 128, 128],

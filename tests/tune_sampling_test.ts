@@ -25,12 +25,25 @@ Deno.test("adaptive sampling stops a steady candidate after minSamples, a noisy 
     minSamples: 3,
     maxSamples: 10,
     eliminate: Infinity,
+    margin: 0,
   });
   assert.equal(steady.calls.warmup, 1);
   assert.equal(steady.calls.sample, 3);
   assert.ok(noisy.calls.sample > 3 && noisy.calls.sample <= 10, `${noisy.calls.sample}`);
   assert.deepEqual(results.map((r) => r.status), ["ok", "ok"]);
   assert.equal(results[0].median, 10);
+});
+
+Deno.test("close candidates keep sampling up to maxSamples, clearly separated ones stop", async () => {
+  const a = scripted("a", [10]);
+  const b = scripted("b", [10.3]); // within the 5% margin of a
+  const c = scripted("c", [13]); // stable and clearly slower: stops at minSamples
+  await sampleGroup([a.contender, b.contender, c.contender], {
+    minSamples: 3,
+    maxSamples: 8,
+    eliminate: Infinity,
+  });
+  assert.deepEqual([a.calls.sample, b.calls.sample, c.calls.sample], [8, 8, 3]);
 });
 
 Deno.test("fixed sampling takes exactly maxSamples of every candidate and never eliminates", async () => {

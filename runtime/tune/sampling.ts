@@ -52,6 +52,12 @@ export interface SamplingOptions {
    */
   eliminate?: number;
   /**
+   * Candidates whose medians are within this fraction of each other keep sampling (up to
+   * `maxSamples`) even once stable: samples go where the decision is close. 0 turns it off.
+   * @default {0.05}
+   */
+  margin?: number;
+  /**
    * Never eliminate below this many live candidates.
    * @default {2}
    */
@@ -157,6 +163,7 @@ export async function sampleGroup(
     eliminate = 1.5,
     minSurvivors = 2,
     minSamplesToEliminate = 2,
+    margin = 0.05,
   } = options;
   if (!(maxSamples >= 1 && minSamples >= 1 && minSamples <= maxSamples)) {
     throw new RangeError(
@@ -200,6 +207,11 @@ export async function sampleGroup(
     if (adaptive && accepted === undefined && Number.isFinite(eliminate)) {
       eliminateSlow(states, { eliminate, minSurvivors, minSamplesToEliminate });
     }
+    if (adaptive && accepted === undefined && margin > 0) {
+      // Spend samples where the decision is close: a stable candidate whose median is within
+      // `margin` of another live one's keeps sampling (until maxSamples).
+      reopenContested(states, { margin, maxSamples });
+    }
   }
   const results = states.map(({ contender, status, samples, error }): SampleResult => ({
     name: contender.name,
@@ -216,6 +228,20 @@ function stable(samples: readonly number[], tolerance: number): boolean {
   const now = median(samples);
   const before = median(samples.slice(0, -1));
   return Math.abs(now - before) <= tolerance * Math.max(now, Number.EPSILON);
+}
+
+function reopenContested(states: State[], options: { margin: number; maxSamples: number }) {
+  const live = states.filter((s) => s.status === "done" || s.status === "running");
+  for (const state of live) {
+    if (state.status !== "done" || state.samples.length >= options.maxSamples) continue;
+    const mine = median(state.samples);
+    const contested = live.some((other) => {
+      if (other === state || other.samples.length === 0) return false;
+      const theirs = median(other.samples);
+      return Math.abs(mine - theirs) <= options.margin * Math.min(mine, theirs);
+    });
+    if (contested) state.status = "running";
+  }
 }
 
 function eliminateSlow(
