@@ -17,7 +17,7 @@ import { createClient, type Handle } from "../mod.ts";
 import { matmulSet, type SamplingOptions, Tuner } from "../runtime/tune/mod.ts";
 import { median } from "../runtime/tune/_stats.ts";
 
-const ROUNDS = 9;
+const ROUNDS = 10;
 const SHAPES: [number, number, number][] = [
   [64, 64, 64],
   [128, 128, 128],
@@ -47,6 +47,7 @@ const MODES: { label: string; sampling: SamplingOptions }[] = [
 ];
 const totals = MODES.map(() => ({ within: 0, ms: 0, runs: 0 }));
 const rows: string[] = [];
+let selfAgreement = 0;
 
 for (const [m, n, k] of SHAPES) {
   using a = client.createWithData(random(m * k));
@@ -68,7 +69,18 @@ for (const [m, n, k] of SHAPES) {
   const exhaustive = new Map([...times].map(([name, t]) => [name, median(t)]));
   const best = Math.min(...exhaustive.values());
   const bestName = [...exhaustive].find(([, t]) => t === best)![0];
-  const cells = [`${m}x${n}x${k}`, `${bestName} ${best.toFixed(2)} ms`];
+  // The noise floor: does the best of the odd rounds stay within 5% on the even rounds?
+  const half = (parity: number) =>
+    new Map([...times].map(([name, t]) => [name, median(t.filter((_, i) => i % 2 === parity))]));
+  const [odd, even] = [half(1), half(0)];
+  const oddBest = [...odd].reduce((a, b) => (b[1] < a[1] ? b : a))[0];
+  const agrees = even.get(oddBest)! <= 1.05 * Math.min(...even.values());
+  selfAgreement += agrees ? 1 : 0;
+  const cells = [
+    `${m}x${n}x${k}`,
+    `${bestName} ${best.toFixed(2)} ms`,
+    agrees ? "yes" : "no",
+  ];
   for (const [i, mode] of MODES.entries()) {
     const tuner = new Tuner(client, {
       persistent: false,
@@ -90,13 +102,16 @@ for (const [m, n, k] of SHAPES) {
 
 console.log(`Adapter: ${client.server.properties.deviceName}`);
 console.log(
-  `| m x n x k | fastest (exhaustive, median of ${ROUNDS}) | ${
+  `| m x n x k | fastest (exhaustive, median of ${ROUNDS}) | odd rounds' best within 5% on even rounds | ${
     MODES.map((m) => `${m.label}: pick (time / fastest), tuning time`).join(" | ")
   } |`,
 );
-console.log(`|${"---|".repeat(2 + MODES.length)}`);
+console.log(`|${"---|".repeat(3 + MODES.length)}`);
 for (const row of rows) console.log(row);
-console.log("");
+console.log(
+  `\nNoise floor: the exhaustive measurement agrees with itself (odd vs even rounds) on ` +
+    `${selfAgreement}/${SHAPES.length} keys.`,
+);
 for (const [i, mode] of MODES.entries()) {
   const t = totals[i];
   console.log(
