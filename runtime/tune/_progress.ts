@@ -3,7 +3,7 @@
  * and only once a tuning run has lasted a second (short runs print nothing).
  */
 
-import type { TuneProgress } from "./tuner.ts";
+import type { TuneProgress } from "./tuner_types.ts";
 
 const SHOW_AFTER_MS = 1000;
 const WIDTH = 24;

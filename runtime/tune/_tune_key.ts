@@ -17,7 +17,7 @@ import {
   type SamplingOptions,
 } from "./sampling.ts";
 import type { Tunable, TunableSet } from "./tunable_set.ts";
-import type { TuneClient, TuneProgress } from "./tuner.ts";
+import type { TuneClient, TuneProgress } from "./tuner_types.ts";
 
 const log = getLogger([LOG_CATEGORY, "tune"]);
 

@@ -21,14 +21,14 @@
 
 export { anchor, type AnchorOptions, keyString, type TuneKey } from "./key.ts";
 export { type Tunable, TunableSet, type TunableSetOptions } from "./tunable_set.ts";
-export {
-  type TuneClient,
-  type TuneOutcome,
-  type TuneProgress,
-  Tuner,
-  type TunerOptions,
-  type TunerStats,
-} from "./tuner.ts";
+export { Tuner } from "./tuner.ts";
+export type {
+  TuneClient,
+  TuneOutcome,
+  TuneProgress,
+  TunerOptions,
+  TunerStats,
+} from "./tuner_types.ts";
 export {
   type Contender,
   sampleGroup,

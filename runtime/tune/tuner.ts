@@ -14,161 +14,16 @@
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
 import { LOG_CATEGORY } from "../core/logging.ts";
-import type { Handle } from "../core/handle.ts";
-import type { Profiled, StreamOptions, TypedArray, TypedArrayConstructor } from "../client.ts";
-import type { DeviceProperties } from "../server/server.ts";
-import { type CachedResult, TuneCache } from "./cache.ts";
+import { TuneCache } from "./cache.ts";
 import { resolveCacheDir, slug } from "./_cache_dir.ts";
 import { keyString, type TuneKey } from "./key.ts";
 import { ProgressBar, stderrIsTerminal } from "./_progress.ts";
-import type { SamplingOptions } from "./sampling.ts";
+import type { TuneClient, TuneOutcome, TunerOptions, TunerStats } from "./tuner_types.ts";
 import type { TunableSet } from "./tunable_set.ts";
 import { tuneKey } from "./_tune_key.ts";
 import { VERSION } from "./_version.ts";
 
 const log = getLogger([LOG_CATEGORY, "tune"]);
-
-/**
- * What the tuner needs of a client; a `ComputeClient` has it all.
- *
- * @example
- * ```ts ignore
- * import { createClient } from "@gpucompute/runtime";
- * import type { TuneClient } from "@gpucompute/runtime/tune";
- * const client: TuneClient = await createClient();
- * ```
- */
-export interface TuneClient {
-  /** Runs `fn` in a profiling window. */
-  profile<T>(fn: () => T | Promise<T>, options?: StreamOptions): Promise<Profiled<T>>;
-  /** Waits for submitted work (and reports deferred errors). */
-  sync(options?: StreamOptions): Promise<void>;
-  /** Reads a handle (for output checks). */
-  read<T extends TypedArray = Uint8Array>(
-    handle: Handle,
-    type?: TypedArrayConstructor<T>,
-    options?: StreamOptions,
-  ): Promise<T>;
-  /** The server, for the device's name in the cache's namespace. */
-  readonly server: { readonly properties: DeviceProperties };
-}
-
-/**
- * A progress report, after every candidate run of a tuning run.
- *
- * @example
- * ```ts
- * import type { TuneProgress } from "@gpucompute/runtime/tune";
- * const show = (p: TuneProgress) => `${p.set} ${p.key}: ${p.done}/${p.total} (${p.candidate})`;
- * ```
- */
-export interface TuneProgress {
-  /** The set being tuned. */
-  readonly set: string;
-  /** The key's string form. */
-  readonly key: string;
-  /** The candidate that just ran. */
-  readonly candidate: string;
-  /** Runs made so far. */
-  readonly done: number;
-  /** Most runs the plan may take (adaptive runs usually stop well before). */
-  readonly total: number;
-  /** Milliseconds since the run started. */
-  readonly elapsedMs: number;
-}
-
-/**
- * The outcome of tuning one key.
- *
- * @example
- * ```ts
- * import type { TuneOutcome } from "@gpucompute/runtime/tune";
- * const describe = (o: TuneOutcome) => `${o.key}: ${o.fastest}${o.fromCache ? " (cached)" : ""}`;
- * ```
- */
-export interface TuneOutcome {
-  /** The key's string form. */
-  readonly key: string;
-  /** The winner's name. */
-  readonly fastest: string;
-  /** Every candidate's outcome (empty when chosen without benchmarking). */
-  readonly results: readonly CachedResult[];
-  /** Whether the outcome came from the cache (memory or file). */
-  readonly fromCache: boolean;
-  /** The error of each failed candidate (from a fresh run only). */
-  readonly errors: ReadonlyMap<string, unknown>;
-}
-
-/**
- * Counters of a tuner.
- *
- * @example
- * ```ts
- * import type { TunerStats } from "@gpucompute/runtime/tune";
- * const benchmarked = (s: TunerStats) => s.runs > 0;
- * ```
- */
-export interface TunerStats {
-  /** Keys tuned (benchmarked or chosen without benchmark). */
-  readonly tunings: number;
-  /** Candidate runs made while tuning (warm-ups, samples, reference runs). */
-  readonly runs: number;
-  /** Calls served from the cache. */
-  readonly cacheHits: number;
-}
-
-/**
- * Options of {@linkcode Tuner}.
- *
- * @example
- * ```ts
- * import type { TunerOptions } from "@gpucompute/runtime/tune";
- * const options: TunerOptions = { name: "app", background: true, checks: true };
- * ```
- */
-export interface TunerOptions {
-  /**
-   * The tuner's name: the persistent cache file's name.
-   * @default {"default"}
-   */
-  name?: string;
-  /**
-   * Whether results persist to a JSON file (they are always cached in memory).
-   * @default {true}
-   */
-  persistent?: boolean;
-  /**
-   * The cache directory; the `GPUCOMPUTE_CACHE_DIR` environment variable overrides it.
-   * @default {the per-user cache directory + "/gpucompute"}
-   */
-  cacheDir?: string;
-  /**
-   * Whether `execute` on an untuned key runs the set's fallback at once while the key is tuned
-   * in the background.
-   * @default {false}
-   */
-  background?: boolean;
-  /**
-   * Compare every candidate's output with the reference candidate's; one that differs is
-   * rejected with a `TuneMismatchError` and never picked.
-   * @default {false}
-   */
-  checks?: boolean;
-  /** How candidates are sampled. */
-  sampling?: SamplingOptions;
-  /**
-   * Accept the first candidate whose median is within the set's `work(key) / throughput`
-   * milliseconds (`throughput`: work units per millisecond the device can reach).
-   */
-  shortCircuit?: { throughput: number };
-  /** Called after every candidate run. */
-  onProgress?: (progress: TuneProgress) => void;
-  /**
-   * Draw a progress bar on stderr for tuning runs longer than a second.
-   * @default {whether stderr is a terminal}
-   */
-  progressBar?: boolean;
-}
 
 /**
  * Tunes sets on one client.
