@@ -11,7 +11,7 @@
  */
 
 import { createClient, type Handle } from "../mod.ts";
-import { matmulSet, sumSet, Tuner } from "../runtime/tune/mod.ts";
+import { matmulSet, reduceSet, Tuner } from "../runtime/tune/mod.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no adapter: nothing to measure
@@ -48,9 +48,9 @@ if (!ignore) {
     fn: tune(true),
   });
 
-  const sum = sumSet(client);
+  const sum = reduceSet(client, "sum");
   const x = client.createWithData(new Float32Array(4096).fill(1));
-  const small = { x, n: 4096 };
+  const small = { x };
   const tuner = new Tuner(client, { persistent: false, progressBar: false });
   await tuner.tune(sum, small);
   const winner = sum.candidate(tuner.fastest(sum, small)!)!;

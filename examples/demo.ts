@@ -2,9 +2,13 @@
  * `deno task demo`: a real workload over 4 streams with cross-stream dependencies, on the default
  * WebGPU adapter. Streams 1 and 2 fill and scale vectors (an element-wise kernel built from an
  * expression does one of them), stream 3 fills two matrices, and stream 4 consumes all of them:
- * a dot product, a maximum (the library's reductions) and a tiled matmul. No manual flush or sync
- * orders the streams: the runtime does. Every result is checked against a CPU reference; the
- * process exits with 1 on a mismatch.
+ * a dot product, a maximum (the library's reductions) and a matmul, all three autotuned. No manual
+ * flush or sync orders the streams: the runtime does. Every result is checked against a CPU
+ * reference; the process exits with 1 on a mismatch.
+ *
+ * The first run tunes the reductions and the matmul for these shapes (with a progress bar on a
+ * terminal) and stores the picks in the per-user cache directory (`GPUCOMPUTE_CACHE_DIR`
+ * overrides it); the next run finds them there and says so.
  *
  * `deno task demo --trace demo.trace.json` also records the run and writes it as a Chrome trace
  * (open it in Perfetto or chrome://tracing) plus an SVG timeline next to it (`demo.trace.svg`).
@@ -16,18 +20,17 @@
 
 import {
   createClient,
-  dot,
   elementwise,
   formatMemoryUsage,
   type Handle,
   type ProfileDuration,
-  reduce,
 } from "../mod.ts";
 import { renderTraceSvg, toChromeTrace } from "../runtime/trace/mod.ts";
-import { fillLinear, fillPattern, matmulTiled, scale } from "./kernels.ts";
+import { matmulSet, reduceSet, type TuneOutcome, Tuner } from "../runtime/tune/mod.ts";
+import { fillLinear, fillPattern, scale } from "./kernels.ts";
 
 const N = 1 << 16; // vector length
-const [M, K, P] = [96, 80, 64]; // a is M x K, b is K x P
+const [M, K, P] = [256, 192, 256]; // a is M x K, b is K x P
 
 const traceAt = Deno.args.indexOf("--trace");
 const tracePath = traceAt < 0 ? undefined : Deno.args[traceAt + 1];
@@ -43,7 +46,11 @@ console.log(
 );
 
 const steps: { name: string; stream: number; duration: ProfileDuration }[] = [];
-async function step(name: string, stream: number, fn: () => void): Promise<void> {
+async function step(
+  name: string,
+  stream: number,
+  fn: () => void | Promise<void>,
+): Promise<void> {
   const { duration } = await client.profile(fn, { stream });
   steps.push({ name, stream, duration });
 }
@@ -84,23 +91,37 @@ await step("fill matrices a, b", 3, () => {
   client.execute(fillPattern, { stream: 3, threads: K * P, buffers: [b] });
 });
 
-// Stream 4: consumers of every producer.
-const c = client.create(M * P * 4, { stream: 4 });
+// Stream 4: consumers of every producer, each the tuned pick for its shape.
+const tuner = new Tuner(client, { name: "demo" });
+const sum = reduceSet(client, "sum");
+const max = reduceSet(client, "max");
+const matmul = matmulSet(client);
+const mm = { a, b, m: M, n: P, k: K };
+const tunings: { what: string; outcome: TuneOutcome; seconds: number }[] = [];
+for (
+  const [what, tune] of [
+    ["dot", () => tuner.tune(sum, { x, y: y2 })],
+    ["max", () => tuner.tune(max, { x })],
+    ["matmul", () => tuner.tune(matmul, mm)],
+  ] as const
+) {
+  const started = performance.now();
+  const outcome = await tune();
+  tunings.push({ what, outcome, seconds: (performance.now() - started) / 1000 });
+}
 let total!: Handle;
 let top!: Handle;
-await step("dot(x, y2)", 4, () => {
-  total = dot(client, [x, y2], { stream: 4 });
+let c!: Handle;
+const on4 = <T>(fn: () => Promise<T>) => client.withStream(4, fn);
+await step(`dot(x, y2) (tuned: ${tuner.fastest(sum, { x, y: y2 })})`, 4, async () => {
+  total = await on4(() => tuner.execute(sum, { x, y: y2 }));
 });
-await step("max(x)", 4, () => {
-  top = reduce(client, x, { op: "max", stream: 4 });
+await step(`max(x) (tuned: ${tuner.fastest(max, { x })})`, 4, async () => {
+  top = await on4(() => tuner.execute(max, { x }));
 });
-await step("matmul c = a b (16x16 tiles)", 4, () =>
-  client.execute(matmulTiled, {
-    stream: 4,
-    threads: [P, M],
-    buffers: [a, b, c],
-    params: { M, N: P, K },
-  }));
+await step(`matmul c = a b (tuned: ${tuner.fastest(matmul, mm)})`, 4, async () => {
+  c = await on4(() => tuner.execute(matmul, mm));
+});
 
 // One coalesced read of everything, on stream 4.
 const [xs, ys, totals, tops, cs] = await client.readMany([x, y2, total, top, c], Float32Array, {
@@ -143,6 +164,19 @@ for (const { name, stream, duration } of steps) {
     } ms (${duration.timing})  ${name}`,
   );
 }
+const count = (outcome: TuneOutcome, status: string) =>
+  outcome.results.filter((r) => r.status === status).length;
+console.log("\nAutotuning:");
+for (const { what, outcome, seconds } of tunings) {
+  const how = outcome.fromCache
+    ? `cache hit (${tuner.cacheFile ?? "memory"}), no benchmark`
+    : `tuned in ${seconds.toFixed(2)} s (${count(outcome, "ok")} measured, ${
+      count(outcome, "eliminated")
+    } eliminated, ${count(outcome, "skipped")} not needed, ${count(outcome, "failed")} failed)`;
+  console.log(`  ${what.padEnd(7)} ${outcome.key}: ${outcome.fastest} - ${how}`);
+}
+for (const warning of (await tuner.cache()).warnings) console.log(`  note: ${warning}`);
+
 console.log(`\nMemory: ${formatMemoryUsage(client.memoryUsage())}`);
 for (const handle of [x, y, y2, a, b, total, top, c] satisfies Handle[]) handle.dispose();
 await client.sync();

@@ -119,7 +119,7 @@ const WEBGPU = [
 ];
 const TUNE = [
   "MATMUL_VARIANTS",
-  "SUM_VARIANTS",
+  "REDUCE_VARIANTS",
   "TunableSet",
   "TuneCache",
   "TuneFailedError",
@@ -129,7 +129,6 @@ const TUNE = [
   "keyString",
   "matmulKernel",
   "matmulSet",
+  "reduceSet",
   "sampleGroup",
-  "sumKernel",
-  "sumSet",
 ];

@@ -1,26 +1,25 @@
 import assert from "node:assert/strict";
 import { CompilationError, createClient, CubeCount, type Handle } from "../mod.ts";
 import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
-import { matmulSet, sumSet, TunableSet, TuneMismatchError, Tuner } from "../runtime/tune/mod.ts";
+import { matmulSet, reduceSet, TunableSet, TuneMismatchError, Tuner } from "../runtime/tune/mod.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 const N = 4096;
 const quiet = { persistent: false, progressBar: false } as const;
 
-/** `v[i] = (v[i] * a + b)` repeated `reps` (info[0]) times: work proportional to reps. */
+/** `v[i] = (v[i] * a + b)` repeated `reps` times: work proportional to reps. */
 const repeat: WgslKernel = {
   id: "test.tune.repeat",
-  entryPoint: "main",
-  workgroupSize: [64, 1, 1],
   source: `
+struct Reps { reps: u32 }
 @group(0) @binding(0) var<storage, read_write> v: array<f32>;
-@group(0) @binding(1) var<storage, read> info: array<u32>;
+@group(0) @binding(1) var<uniform> r: Reps;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   if (gid.x >= arrayLength(&v)) { return; }
   var x = v[gid.x];
-  for (var r = 0u; r < info[0]; r = r + 1u) { x = fma(x, 0.999, 0.001); }
+  for (var i = 0u; i < r.reps; i = i + 1u) { x = fma(x, 0.999, 0.001); }
   v[gid.x] = x;
 }`,
 };
@@ -35,7 +34,7 @@ Deno.test({
       client.execute(repeat, {
         count: CubeCount.new1d(N / 64),
         buffers: [out],
-        scalars: { u32: [reps] },
+        params: { reps },
       });
       void input;
       return out;
@@ -63,8 +62,6 @@ Deno.test({
     using client = await createClient({ adapter: adapter! });
     const scaleBy = (factor: number, source = SCALE): WgslKernel => ({
       id: `test.tune.scale_${factor}_${source.length}`,
-      entryPoint: "main",
-      workgroupSize: [64, 1, 1],
       source,
     });
     const run = (kernel: WgslKernel, factor: number) => (x: Handle) => {
@@ -72,7 +69,7 @@ Deno.test({
       client.execute(kernel, {
         count: CubeCount.new1d(N / 64),
         buffers: [x, out],
-        scalars: { f32: [factor] },
+        params: { factor },
       });
       return out;
     };
@@ -144,31 +141,43 @@ Deno.test({
 });
 
 Deno.test({
-  name: "tune on WebGPU: every sum variant is right at lengths around the workgroup widths",
+  name: "tune on WebGPU: every reduction variant (sum, max, dot) is right around the widths",
   ignore,
   async fn() {
     using client = await createClient({ adapter: adapter! });
-    const set = sumSet(client);
-    for (const n of [1, 63, 65, 257, 5000]) {
+    const sum = reduceSet(client, "sum");
+    const max = reduceSet(client, "max");
+    for (const n of [1, 31, 33, 257, 5000]) {
       const values = Float32Array.from({ length: n }, (_, i) => (i % 7) * 0.5);
-      const expected = values.reduce((a, b) => a + b, 0);
+      const ones = new Float32Array(n).fill(2);
       using x = client.createWithData(values);
-      const outputs = set.candidates.map((c) => c.run({ x, n }) as Handle);
-      const sums = await client.readMany(outputs, Float32Array);
+      using y = client.createWithData(ones);
+      const expected = values.reduce((a, b) => a + b, 0);
+      const outputs = [
+        ...sum.candidates.map((c) => c.run({ x }) as Handle),
+        ...sum.candidates.map((c) => c.run({ x, y }) as Handle),
+        ...max.candidates.map((c) => c.run({ x }) as Handle),
+      ];
+      const got = (await client.readMany(outputs, Float32Array)).map((r) => r[0]);
       outputs.forEach((h) => h.dispose());
-      assert.deepEqual(sums.map((s) => s[0]), set.names.map(() => expected), `n = ${n}`);
+      const k = sum.candidates.length;
+      assert.deepEqual(got.slice(0, k), sum.names.map(() => expected), `sum, n = ${n}`);
+      assert.deepEqual(got.slice(k, 2 * k), sum.names.map(() => 2 * expected), `dot, n = ${n}`);
+      assert.deepEqual(got.slice(2 * k), max.names.map(() => Math.max(...values)), `max, n = ${n}`);
     }
-    assert.throws(() => set.candidates[0].run({ x: undefined!, n: 0 }), RangeError);
+    using empty = client.create(0);
+    assert.throws(() => sum.candidates[0].run({ x: empty }), RangeError);
   },
 });
 
 const SCALE = `
-@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+struct Scale { factor: f32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
-@group(0) @binding(2) var<storage, read> info: array<u32>;
+@group(0) @binding(2) var<uniform> s: Scale;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let i = gid.x;
   if (i >= arrayLength(&y)) { return; }
-  y[i] = x[i] * bitcast<f32>(info[0]);
+  y[i] = x[i] * s.factor;
 }`;

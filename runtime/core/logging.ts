@@ -9,6 +9,8 @@
  * | `["gpucompute", "stream"]` | `debug` | why: the binding or memory shared across streams (`origin`, `memory`, `stream`, `cursor`) |
  * | `["gpucompute", "stream"]` | `warning` | a GC wait failed and poisoned a stream; GC tasks pile up on a backend without synchronous waits |
  * | `["gpucompute", "memory"]` | `info` | a pool page allocated or freed (`page`, `size`, `pool`) |
+ * | `["gpucompute", "tune"]` | `info` | a key is tuned (`set`, `key`); its winner and the top three times (`fastest`, `top`) |
+ * | `["gpucompute", "tune"]` | `warning` | a tuning run failed; a corrupt or unwritable cache file; a reference output that could not be read |
  *
  * Sub-categories inherit their parent's configuration: a logger on `["gpucompute"]` sees all.
  *
@@ -38,7 +40,7 @@ export const LOG_CATEGORY = "gpucompute";
  * const subject: LogSubject = "memory";
  * ```
  */
-export type LogSubject = "stream" | "memory" | "server";
+export type LogSubject = "stream" | "memory" | "server" | "tune";
 
 /**
  * Structured properties of a record, or a function computing them only when it is emitted.

@@ -1,7 +1,7 @@
 /**
  * WGSL matmul variants `c = a b` (row-major f32, `a` is M x K, `b` is K x N), generated with
- * their loops over the register tile unrolled. Buffers are bound `read_write` (pool slices of one
- * page share a GPUBuffer); u32 scalars `[M, N, K]` come in the info buffer after the buffers.
+ * their loops over the register tile unrolled. `a` and `b` are read-only inputs, `c` the output;
+ * the sizes come as params `{ M, N, K }` in a uniform struct.
  *
  * Measured on llvmpipe (see DESIGN.md): workgroup memory and barriers are slow there, so register
  * tiles (several outputs per invocation, vec4 loads, no workgroup memory) win; on a discrete GPU
@@ -32,10 +32,11 @@ export interface MatmulVariant {
 }
 
 const HEADER = (type: string) => `
-@group(0) @binding(0) var<storage, read_write> a: array<${type}>;
-@group(0) @binding(1) var<storage, read_write> b: array<${type}>;
+struct Dims { M: u32, N: u32, K: u32 }
+@group(0) @binding(0) var<storage, read> a: array<${type}>;
+@group(0) @binding(1) var<storage, read> b: array<${type}>;
 @group(0) @binding(2) var<storage, read_write> c: array<${type}>;
-@group(0) @binding(3) var<storage, read> info: array<u32>;`;
+@group(0) @binding(3) var<uniform> dims: Dims;`;
 
 /** The WGSL source of a variant. */
 export function matmulWgsl(v: MatmulVariant): string {
@@ -56,7 +57,7 @@ function naive(v: MatmulVariant): string {
   return `${HEADER("f32")}
 @compute @workgroup_size(${wx}, ${wy})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
-  let M = info[0]; let N = info[1]; let K = info[2];
+  let M = dims.M; let N = dims.N; let K = dims.K;
   let row = gid.y; let col = gid.x;
   if (row >= M || col >= N) { return; }
   var acc = 0.0;
@@ -72,7 +73,7 @@ var<workgroup> tileA: array<array<f32, ${t}>, ${t}>;
 var<workgroup> tileB: array<array<f32, ${t}>, ${t}>;
 @compute @workgroup_size(${t}, ${t})
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let M = info[0]; let N = info[1]; let K = info[2];
+  let M = dims.M; let N = dims.N; let K = dims.K;
   let row = gid.y; let col = gid.x;
   var acc = 0.0;
   for (var t = 0u; t < (K + ${t - 1}u) / ${t}u; t = t + 1u) {
@@ -113,7 +114,7 @@ fn loadA(i: u32, ok: bool) -> f32 { if (ok) { return a[i]; } return 0.0; }
 fn loadB(i: u32, ok: bool) -> f32 { if (ok) { return b[i]; } return 0.0; }
 @compute @workgroup_size(${wx}, ${wy})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
-  let M = info[0]; let N = info[1]; let K = info[2];
+  let M = dims.M; let N = dims.N; let K = dims.K;
   let row0 = gid.y * ${rows}u; let col0 = gid.x * ${cols}u;
   if (row0 >= M || col0 >= N) { return; }
   ${decls.join(" ")}
@@ -163,7 +164,7 @@ fn loadA(i: u32, ok: bool) -> vec4f { if (ok) { return a[i]; } return vec4f(0.0)
 fn loadB(i: u32, ok: bool) -> vec4f { if (ok) { return b[i]; } return vec4f(0.0); }
 @compute @workgroup_size(${wx}, ${wy})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
-  let M = info[0]; let N4 = info[1] / 4u; let K4 = info[2] / 4u;
+  let M = dims.M; let N4 = dims.N / 4u; let K4 = dims.K / 4u;
   let row0 = gid.y * ${rows}u; let col0 = gid.x * ${quads}u;
   if (row0 >= M || col0 >= N4) { return; }
   ${decls.join(" ")}

@@ -3,8 +3,7 @@
  * against the reference candidate, the short-circuit, progress, and the top three logged.
  */
 
-import { getLogger } from "@logtape/logtape";
-import { LOG_CATEGORY } from "../core/logging.ts";
+import { runtimeLogger } from "../core/logging.ts";
 import { minimum } from "./_stats.ts";
 import { Handle } from "../core/handle.ts";
 import type { CachedResult, CacheEntry } from "./cache.ts";
@@ -19,7 +18,7 @@ import {
 import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { TuneClient, TuneProgress } from "./tuner_types.ts";
 
-const log = getLogger([LOG_CATEGORY, "tune"]);
+const log = runtimeLogger("tune");
 
 /** What a tuning run needs from its tuner. */
 export interface TuneRunContext {

@@ -13,10 +13,9 @@
  */
 
 import { dirname } from "node:path";
-import { getLogger } from "@logtape/logtape";
-import { LOG_CATEGORY } from "../core/logging.ts";
+import { runtimeLogger } from "../core/logging.ts";
 
-const log = getLogger([LOG_CATEGORY, "tune"]);
+const log = runtimeLogger("tune");
 const FORMAT = 1;
 
 /**

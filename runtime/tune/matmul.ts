@@ -8,7 +8,6 @@
 import type { ComputeClient } from "../client.ts";
 import { CubeCount } from "../core/cube_count.ts";
 import type { Handle } from "../core/handle.ts";
-import type { KernelMetadata } from "../core/kernel.ts";
 import { anchor } from "./key.ts";
 import { type MatmulVariant, matmulWgsl } from "./_matmul_wgsl.ts";
 import { type Tunable, TunableSet } from "./tunable_set.ts";
@@ -83,7 +82,7 @@ const MAX_ANCHOR = 4096;
 const SMALL_WORK = 1 << 18;
 
 /**
- * The WGSL kernel of a variant (u32 scalars `[m, n, k]`; buffers `a`, `b`, `c`).
+ * The WGSL kernel of a variant: buffers `a`, `b`, `c`; params `{ M, N, K }`.
  *
  * @example
  * ```ts
@@ -91,17 +90,8 @@ const SMALL_WORK = 1 << 18;
  * console.log(matmulKernel(MATMUL_VARIANTS[0]).id); // tune.matmul.naive_8x8
  * ```
  */
-export function matmulKernel(variant: MatmulVariant): KernelMetadata & {
-  source: string;
-  entryPoint: string;
-  workgroupSize: [number, number, number];
-} {
-  return {
-    id: `tune.matmul.${variant.name}`,
-    source: matmulWgsl(variant),
-    entryPoint: "main",
-    workgroupSize: [variant.workgroup[0], variant.workgroup[1], 1],
-  };
+export function matmulKernel(variant: MatmulVariant): { id: string; source: string } {
+  return { id: `tune.matmul.${variant.name}`, source: matmulWgsl(variant) };
 }
 
 /**
@@ -121,11 +111,11 @@ export function matmulKernel(variant: MatmulVariant): KernelMetadata & {
  * console.log(set.names.length, set.key({ a: undefined!, b: undefined!, m: 1000, n: 1000, k: 3 }));
  * ```
  */
-export function matmulSet<K extends KernelMetadata>(
-  client: ComputeClient<K>,
+export function matmulSet(
+  client: ComputeClient,
 ): TunableSet<MatmulKey, MatmulInputs, Handle> {
   const candidates = MATMUL_VARIANTS.map((variant): Tunable<MatmulKey, MatmulInputs, Handle> => {
-    const kernel = matmulKernel(variant) as unknown as K;
+    const kernel = matmulKernel(variant);
     const [wx, wy] = variant.workgroup;
     return {
       name: variant.name,
@@ -138,7 +128,7 @@ export function matmulSet<K extends KernelMetadata>(
             Math.max(1, Math.ceil(m / (variant.rows * wy))),
           ),
           buffers: [a, b, c],
-          scalars: { u32: [m, n, k] },
+          params: { M: m, N: n, K: k },
         });
         return c;
       },

@@ -47,10 +47,9 @@ export {
 } from "./matmul.ts";
 export type { MatmulVariant } from "./_matmul_wgsl.ts";
 export {
-  SUM_VARIANTS,
-  type SumInputs,
-  sumKernel,
-  type SumKey,
-  sumSet,
-  type SumVariant,
+  REDUCE_VARIANTS,
+  type ReduceInputs,
+  type ReduceKey,
+  reduceSet,
+  type ReduceVariant,
 } from "./reduce.ts";

@@ -1,8 +1,8 @@
 /**
- * A tunable f32 sum: each workgroup folds a contiguous chunk (every invocation a strided run,
- * then a tree in workgroup memory) into one partial, and a second launch of the same kernel folds
- * the partials with one workgroup. Variants differ in workgroup width and in how many partials
- * the first launch makes; `single_64` does it all in one launch of one workgroup.
+ * The kernel helpers' reductions (`reduce` and `dot` of `runtime/kernels/`), tunable: the same
+ * WGSL and the same two launches (partials per workgroup, then one workgroup over the partials),
+ * with the workgroup width and the number of partials as the candidates' parameters. The helpers
+ * fix those at values measured on llvmpipe; the tuner finds them per device and length.
  *
  * @module
  */
@@ -10,50 +10,51 @@
 import type { ComputeClient } from "../client.ts";
 import { CubeCount } from "../core/cube_count.ts";
 import type { Handle } from "../core/handle.ts";
-import type { KernelMetadata } from "../core/kernel.ts";
+// The helpers' kernel generator: tuning them means running exactly their WGSL.
+import { reduceKernel, type ReduceOp } from "../kernels/_reduce_kernels.ts";
 import { anchor } from "./key.ts";
 import { type Tunable, TunableSet } from "./tunable_set.ts";
 
 /**
- * Inputs of {@linkcode sumSet}: `n` f32 values in `x`.
+ * Inputs of {@linkcode reduceSet}: f32 values `x`, and `y` for a dot product.
  *
  * @example
  * ```ts ignore
  * import { createClient } from "@gpucompute/runtime";
- * import type { SumInputs } from "@gpucompute/runtime/tune";
+ * import type { ReduceInputs } from "@gpucompute/runtime/tune";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([1, 2, 3]));
- * const inputs: SumInputs = { x, n: 3 };
+ * const inputs: ReduceInputs = { x };
  * ```
  */
-export interface SumInputs {
-  /** The values. */
+export interface ReduceInputs {
+  /** The values (f32). */
   readonly x: Handle;
-  /** How many values to sum (at least 1). */
-  readonly n: number;
+  /** With `y`, the set reduces `x[i] * y[i]` (a dot product; `sum` only). */
+  readonly y?: Handle;
 }
 
 /**
- * The key of a sum: the anchored length.
+ * The key of a reduction: the anchored length, the operator, and whether it is a dot product.
  *
  * @example
  * ```ts
- * import type { SumKey } from "@gpucompute/runtime/tune";
- * const key: SumKey = { n: 65536 };
+ * import type { ReduceKey } from "@gpucompute/runtime/tune";
+ * const key: ReduceKey = { n: 65536, op: "sum", dot: true };
  * ```
  */
-export type SumKey = { readonly n: number };
+export type ReduceKey = { readonly n: number; readonly op: ReduceOp; readonly dot: boolean };
 
 /**
- * A sum variant: workgroup width and most partials of the first launch (1: one launch).
+ * A reduction variant: workgroup width and most partials of the first launch (1: one launch).
  *
  * @example
  * ```ts
- * import type { SumVariant } from "@gpucompute/runtime/tune";
- * const v: SumVariant = { name: "wg64_g256", workgroup: 64, maxGroups: 256 };
+ * import type { ReduceVariant } from "@gpucompute/runtime/tune";
+ * const v: ReduceVariant = { name: "wg32_g256", workgroup: 32, maxGroups: 256 };
  * ```
  */
-export interface SumVariant {
+export interface ReduceVariant {
   /** Candidate name. */
   readonly name: string;
   /** Invocations per workgroup (a power of two). */
@@ -63,125 +64,116 @@ export interface SumVariant {
 }
 
 /**
- * The variants of {@linkcode sumSet}, in candidate order.
+ * The variants of {@linkcode reduceSet}, in candidate order; `wg32_g256` is what the helpers use.
  *
  * @example
  * ```ts
- * import { SUM_VARIANTS } from "@gpucompute/runtime/tune";
- * console.log(SUM_VARIANTS.length);
+ * import { REDUCE_VARIANTS } from "@gpucompute/runtime/tune";
+ * console.log(REDUCE_VARIANTS.map((v) => v.name));
  * ```
  */
-export const SUM_VARIANTS: readonly SumVariant[] = [
-  { name: "single_64", workgroup: 64, maxGroups: 1 },
+export const REDUCE_VARIANTS: readonly ReduceVariant[] = [
   { name: "wg32_g256", workgroup: 32, maxGroups: 256 },
-  { name: "wg64_g64", workgroup: 64, maxGroups: 64 },
+  { name: "single_32", workgroup: 32, maxGroups: 1 },
+  { name: "single_64", workgroup: 64, maxGroups: 1 },
+  { name: "wg32_g64", workgroup: 32, maxGroups: 64 },
+  { name: "wg32_g1024", workgroup: 32, maxGroups: 1024 },
   { name: "wg64_g256", workgroup: 64, maxGroups: 256 },
   { name: "wg64_g1024", workgroup: 64, maxGroups: 1024 },
+  { name: "wg128_g256", workgroup: 128, maxGroups: 256 },
   { name: "wg256_g256", workgroup: 256, maxGroups: 256 },
 ];
 
 /**
- * The WGSL kernel of a sum pass for a workgroup width: u32 scalars `[n, perGroup]`; buffers
- * `x` and `partial`.
- *
- * @example
- * ```ts
- * import { sumKernel } from "@gpucompute/runtime/tune";
- * console.log(sumKernel(64).workgroupSize); // [ 64, 1, 1 ]
- * ```
- */
-export function sumKernel(workgroup: number): KernelMetadata & {
-  source: string;
-  entryPoint: string;
-  workgroupSize: [number, number, number];
-} {
-  return {
-    id: `tune.sum.wg${workgroup}`,
-    entryPoint: "main",
-    workgroupSize: [workgroup, 1, 1],
-    source: `
-@group(0) @binding(0) var<storage, read_write> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> partial: array<f32>;
-@group(0) @binding(2) var<storage, read> info: array<u32>;
-var<workgroup> sums: array<f32, ${workgroup}>;
-@compute @workgroup_size(${workgroup})
-fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u) {
-  let n = info[0]; let per_group = info[1];
-  let start = wid.x * per_group;
-  let end = min(start + per_group, n);
-  var acc = 0.0;
-  for (var i = start + lid; i < end; i = i + ${workgroup}u) { acc = acc + x[i]; }
-  sums[lid] = acc;
-  workgroupBarrier();
-  for (var stride = ${workgroup / 2}u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) { sums[lid] = sums[lid] + sums[lid + stride]; }
-    workgroupBarrier();
-  }
-  if (lid == 0u) { partial[wid.x] = sums[0]; }
-}`,
-  };
-}
-
-/**
- * The sum set on a client: candidates return a new 4-byte handle holding the sum.
+ * The reduction set on a client for one operator: candidates return a new 4-byte handle with
+ * the result (the caller disposes it). Pass `y` in the inputs for a dot product (`sum` only).
  *
  * @example
  * ```ts ignore
  * import { createClient } from "@gpucompute/runtime";
- * import { sumSet, Tuner } from "@gpucompute/runtime/tune";
+ * import { reduceSet, Tuner } from "@gpucompute/runtime/tune";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array(10_000).fill(0.5));
- * using total = await new Tuner(client).execute(sumSet(client), { x, n: 10_000 });
+ * using total = await new Tuner(client).execute(reduceSet(client, "sum"), { x });
  * console.log(await client.read(total, Float32Array)); // Float32Array [5000]
  * ```
  */
-export function sumSet<K extends KernelMetadata>(
-  client: ComputeClient<K>,
-): TunableSet<SumKey, SumInputs, Handle> {
-  const kernels = new Map<number, K>();
-  const kernel = (workgroup: number) => {
-    let found = kernels.get(workgroup);
-    if (found === undefined) kernels.set(workgroup, found = sumKernel(workgroup) as unknown as K);
+export function reduceSet(
+  client: ComputeClient,
+  op: ReduceOp = "sum",
+): TunableSet<ReduceKey, ReduceInputs, Handle> {
+  if (!["sum", "max", "min"].includes(op)) {
+    throw new RangeError(`op must be "sum", "max" or "min", got ${JSON.stringify(op)}`);
+  }
+  const kernels = new Map<string, ReturnType<typeof reduceKernel>>();
+  const kernel = (product: boolean, workgroup: number) => {
+    const id = `${product}:${workgroup}`;
+    let found = kernels.get(id);
+    if (found === undefined) kernels.set(id, found = reduceKernel(op, product, workgroup));
     return found;
   };
-  /** One launch: `groups` workgroups, each folding `perGroup` values of `x` into `out`. */
-  const pass = (k: K, x: Handle, out: Handle, n: number, perGroup: number) => {
-    client.execute(k, {
-      count: CubeCount.new1d(Math.ceil(n / perGroup)),
-      buffers: [x, out],
-      scalars: { u32: [n, perGroup] },
-    });
-  };
-  const candidates = SUM_VARIANTS.map((v): Tunable<SumKey, SumInputs, Handle> => ({
+  const candidates = REDUCE_VARIANTS.map((v): Tunable<ReduceKey, ReduceInputs, Handle> => ({
     name: v.name,
-    run({ x, n }) {
-      if (!(n >= 1)) throw new RangeError(`Cannot sum ${n} values: need at least 1`);
-      const k = kernel(v.workgroup);
-      const out = client.create(4);
-      // Chunks are whole multiples of the workgroup width, so every invocation has work.
-      const groups = Math.min(v.maxGroups, Math.ceil(n / v.workgroup));
+    run({ x, y }) {
+      const n = length(x, y, op);
+      const groups = Math.max(1, Math.min(v.maxGroups, Math.ceil(n / v.workgroup)));
+      // Chunks are whole multiples of the workgroup width, as in the helpers.
       const perGroup = Math.ceil(n / groups / v.workgroup) * v.workgroup;
       const partials = Math.ceil(n / perGroup);
+      const inputs = y === undefined ? [x] : [x, y];
+      const out = client.create(4);
       if (partials === 1) {
-        pass(k, x, out, n, n);
+        client.execute(kernel(y !== undefined, v.workgroup), {
+          count: CubeCount.newSingle(),
+          buffers: [...inputs, out],
+          params: { n, per_group: n },
+        });
         return out;
       }
       using partial = client.create(partials * 4); // freed after launch: the server pins it
-      pass(k, x, partial, n, perGroup);
-      pass(k, partial, out, partials, partials);
+      client.execute(kernel(y !== undefined, v.workgroup), {
+        count: CubeCount.new1d(partials),
+        buffers: [...inputs, partial],
+        params: { n, per_group: perGroup },
+      });
+      client.execute(kernel(false, v.workgroup), {
+        count: CubeCount.newSingle(),
+        buffers: [partial, out],
+        params: { n: partials, per_group: partials },
+      });
       return out;
     },
   }));
-  return new TunableSet("sum", {
+  return new TunableSet(`reduce_${op}`, {
     candidates,
-    key: ({ n }) => ({ n: anchor(n, { min: 64, max: 1 << 26 }) }),
-    inputs: (key) => ({
-      x: client.createWithData(Float32Array.from({ length: key.n }, () => Math.random())),
-      n: key.n,
+    key: ({ x, y }) => ({
+      n: anchor(length(x, y, op), { min: 64, max: 1 << 26 }),
+      op,
+      dot: y !== undefined,
     }),
-    reference: "single_64",
-    fallback: "wg64_g256",
+    inputs: (key) => {
+      const random = () => Float32Array.from({ length: key.n }, () => Math.random());
+      const x = client.createWithData(random());
+      return key.dot ? { x, y: client.createWithData(random()) } : { x };
+    },
+    reference: "wg32_g256",
+    fallback: "wg32_g256",
+    // Sums of up to 2^26 values in [0, 1) in different orders: f32 rounding differs.
     tolerance: { absolute: 1e-3, relative: 1e-4 },
     work: ({ n }) => n,
   });
+}
+
+/** The number of f32 elements to reduce; throws for an empty input or mismatched lengths. */
+function length(x: Handle, y: Handle | undefined, op: ReduceOp): number {
+  const n = x.size() / 4;
+  if (!Number.isInteger(n) || n < 1) {
+    throw new RangeError(`A reduction needs at least one f32 element, got ${x.size()} bytes`);
+  }
+  if (y !== undefined && (op !== "sum" || y.size() !== x.size())) {
+    throw new RangeError(
+      `A dot product needs op "sum" and two inputs of one length, got ${op}, ${x.size()} and ${y.size()} bytes`,
+    );
+  }
+  return n;
 }

@@ -12,8 +12,7 @@
  */
 
 import { join } from "node:path";
-import { getLogger } from "@logtape/logtape";
-import { LOG_CATEGORY } from "../core/logging.ts";
+import { runtimeLogger } from "../core/logging.ts";
 import { TuneCache } from "./cache.ts";
 import { resolveCacheDir, slug } from "./_cache_dir.ts";
 import { keyString, type TuneKey } from "./key.ts";
@@ -23,7 +22,7 @@ import type { TunableSet } from "./tunable_set.ts";
 import { tuneKey } from "./_tune_key.ts";
 import { VERSION } from "./_version.ts";
 
-const log = getLogger([LOG_CATEGORY, "tune"]);
+const log = runtimeLogger("tune");
 
 /**
  * Tunes sets on one client.
@@ -179,7 +178,7 @@ export class Tuner {
       };
     } catch (error) {
       this.#failed.set(id, error);
-      log.error("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });
+      log.warn("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });
       throw error;
     } finally {
       bar?.finish();
