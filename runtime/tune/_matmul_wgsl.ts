@@ -21,8 +21,10 @@ export interface MatmulVariant {
   /** Candidate name. */
   readonly name: string;
   /** `naive`: one output per invocation; `shared`: workgroup-memory tiles; `register`: scalar
-   * register tiles; `vec4`: register tiles with vec4 loads (needs N and K multiples of 4). */
-  readonly kind: "naive" | "shared" | "register" | "vec4";
+   * register tiles; `vec4`: register tiles with vec4 loads (needs N and K multiples of 4);
+   * `vec4i`: the same with each invocation's column quads interleaved with its neighbours', so
+   * adjacent invocations load adjacent memory (vectorizes on CPU adapters). */
+  readonly kind: "naive" | "shared" | "register" | "vec4" | "vec4i";
   /** Workgroup size x (columns) and y (rows). */
   readonly workgroup: readonly [number, number];
   /** Output rows per invocation. */
@@ -48,7 +50,9 @@ export function matmulWgsl(v: MatmulVariant): string {
     case "register":
       return register(v);
     case "vec4":
-      return vec4(v);
+      return vec4(v, false);
+    case "vec4i":
+      return vec4(v, true);
   }
 }
 
@@ -126,19 +130,20 @@ ${stores.join("\n")}
 }
 
 /** vec4 loads of a (4 consecutive k) and b / c (4 consecutive columns); N % 4 == K % 4 == 0. */
-function vec4(v: MatmulVariant): string {
+function vec4(v: MatmulVariant, interleaved: boolean): string {
   const [wx, wy] = v.workgroup;
   const rows = v.rows;
   const quads = v.cols / 4;
+  // Interleaved: quad q of an invocation is column quad tile0 + lane + q * wx of its workgroup.
+  const column = (q: number) => interleaved ? `(col0 + ${q * wx}u)` : `(col0 + ${q}u)`;
   const lines: string[] = [];
   for (const r of range(rows)) {
     lines.push(`    let a${r} = loadA((row0 + ${r}u) * K4 + k4, row0 + ${r}u < M);`);
   }
   for (const s of range(4)) {
     for (const q of range(quads)) {
-      lines.push(
-        `    let b${s}_${q} = loadB((k4 * 4u + ${s}u) * N4 + col0 + ${q}u, col0 + ${q}u < N4);`,
-      );
+      const col = column(q);
+      lines.push(`    let b${s}_${q} = loadB((k4 * 4u + ${s}u) * N4 + ${col}, ${col} < N4);`);
     }
   }
   const comp = ["x", "y", "z", "w"];
@@ -156,16 +161,20 @@ function vec4(v: MatmulVariant): string {
   );
   const stores = range(rows).flatMap((r) =>
     range(quads).map((q) =>
-      `  if (row0 + ${r}u < M && col0 + ${q}u < N4) { c[(row0 + ${r}u) * N4 + col0 + ${q}u] = acc${r}_${q}; }`
+      `  if (row0 + ${r}u < M && ${column(q)} < N4) { c[(row0 + ${r}u) * N4 + ${
+        column(q)
+      }] = acc${r}_${q}; }`
     )
   );
   return `${HEADER("vec4f")}
 fn loadA(i: u32, ok: bool) -> vec4f { if (ok) { return a[i]; } return vec4f(0.0); }
 fn loadB(i: u32, ok: bool) -> vec4f { if (ok) { return b[i]; } return vec4f(0.0); }
 @compute @workgroup_size(${wx}, ${wy})
-fn main(@builtin(global_invocation_id) gid: vec3u) {
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(workgroup_id) wid: vec3u,
+        @builtin(local_invocation_id) lid: vec3u) {
   let M = dims.M; let N4 = dims.N / 4u; let K4 = dims.K / 4u;
-  let row0 = gid.y * ${rows}u; let col0 = gid.x * ${quads}u;
+  let row0 = gid.y * ${rows}u;
+  let col0 = ${interleaved ? `wid.x * ${wx * quads}u + lid.x` : `gid.x * ${quads}u`};
   if (row0 >= M || col0 >= N4) { return; }
   ${decls.join(" ")}
   for (var k4 = 0u; k4 < K4; k4 = k4 + 1u) {

@@ -68,12 +68,14 @@ export const MATMUL_VARIANTS: readonly MatmulVariant[] = [
   { name: "shared_8x8", kind: "shared", workgroup: [8, 8], rows: 1, cols: 1 },
   { name: "reg_4x4_wg8x8", kind: "register", workgroup: [8, 8], rows: 4, cols: 4 },
   { name: "reg_2x4_wg16x4", kind: "register", workgroup: [16, 4], rows: 2, cols: 4 },
-  { name: "vec4_4x8_wg8x8", kind: "vec4", workgroup: [8, 8], rows: 4, cols: 8 },
   { name: "vec4_8x8_wg8x8", kind: "vec4", workgroup: [8, 8], rows: 8, cols: 8 },
   { name: "vec4_8x8_wg64x1", kind: "vec4", workgroup: [64, 1], rows: 8, cols: 8 },
   { name: "vec4_4x16_wg8x8", kind: "vec4", workgroup: [8, 8], rows: 4, cols: 16 },
   { name: "vec4_16x4_wg32x2", kind: "vec4", workgroup: [32, 2], rows: 16, cols: 4 },
   { name: "vec4_8x4_wg64x1", kind: "vec4", workgroup: [64, 1], rows: 8, cols: 4 },
+  { name: "vec4_16x8_wg32x2", kind: "vec4", workgroup: [32, 2], rows: 16, cols: 8 },
+  { name: "vec4_16x16_wg64x1", kind: "vec4", workgroup: [64, 1], rows: 16, cols: 16 },
+  { name: "vec4i_8x16_wg16x4", kind: "vec4i", workgroup: [16, 4], rows: 8, cols: 16 },
 ];
 
 /** The largest anchored size; bigger shapes share the key of 4096. */
@@ -163,6 +165,7 @@ export function matmulSet(
 function priority(variant: MatmulVariant, key: MatmulKey): number {
   switch (variant.kind) {
     case "vec4":
+    case "vec4i":
       return key.vec4 ? 2 : -1; // vec4 loads need n and k multiples of 4
     case "register":
       return 2;
