@@ -193,3 +193,18 @@ Deno.test("score: the median ignores one lucky sample, the minimum takes it", as
   assert.equal(await pick("median"), "steady");
   assert.equal(await pick("min"), "jittery");
 });
+
+Deno.test("the progress bar stays silent for the first second, then redraws one line", async () => {
+  const { ProgressBar } = await import("../runtime/tune/_progress.ts");
+  const written: string[] = [];
+  const bar = new ProgressBar((text) => written.push(text));
+  const report = { set: "matmul", key: "m=64", candidate: "a", done: 3, total: 12 };
+  bar.update({ ...report, elapsedMs: 999 });
+  bar.finish();
+  assert.deepEqual(written, [], "short runs print nothing");
+  bar.update({ ...report, elapsedMs: 1500 });
+  assert.equal(written.length, 1);
+  assert.match(written[0], /^\r\x1b\[2Ktuning matmul m=64 \[#{6}\.{18}\] a 1\.5 s$/);
+  bar.finish();
+  assert.equal(written.at(-1), "\r\x1b[2K");
+});

@@ -10,8 +10,13 @@ const WIDTH = 24;
 
 /** Draws tuning progress on stderr; `finish` clears the line. */
 export class ProgressBar {
-  readonly #encoder = new TextEncoder();
+  readonly #write: (text: string) => void;
   #shown = false;
+
+  /** Draws through `write` (default: synchronous writes to stderr). */
+  constructor(write: (text: string) => void = writeStderr) {
+    this.#write = write;
+  }
 
   /** Redraws the bar for a progress report. */
   update(progress: TuneProgress): void {
@@ -31,13 +36,15 @@ export class ProgressBar {
     if (this.#shown) this.#write("\r\x1b[2K");
     this.#shown = false;
   }
+}
 
-  #write(text: string): void {
-    try {
-      Deno.stderr.writeSync(this.#encoder.encode(text));
-    } catch {
-      // stderr closed: progress is best effort
-    }
+const encoder = new TextEncoder();
+
+function writeStderr(text: string): void {
+  try {
+    Deno.stderr.writeSync(encoder.encode(text));
+  } catch {
+    // stderr closed: progress is best effort
   }
 }
 
