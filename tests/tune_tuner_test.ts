@@ -212,3 +212,24 @@ Deno.test("the progress bar stays silent for the first second, then redraws one 
   bar.finish();
   assert.equal(written.at(-1), CLEAR);
 });
+
+Deno.test("with a stream option every candidate run (warm-ups, samples, inputs) is on it", async () => {
+  const client = new FakeTuneClient();
+  let inputsOn: number | undefined;
+  const set = new TunableSet("streams", {
+    key: (inputs: Inputs) => ({ n: inputs.n }),
+    inputs: async (key) => {
+      const { currentStreamId } = await import("../runtime/core/stream_id.ts");
+      inputsOn = currentStreamId();
+      return { n: key.n };
+    },
+    candidates: [
+      { name: "a", run: () => client.spend("a", 2) },
+      { name: "b", run: () => client.spend("b", 1) },
+    ],
+  });
+  await new Tuner(client, { ...options, stream: 5 }).tune(set, { n: 1 });
+  assert.ok(client.streams.length > 4);
+  assert.deepEqual(new Set(client.streams), new Set([5]));
+  assert.equal(inputsOn, 5);
+});

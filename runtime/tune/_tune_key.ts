@@ -6,6 +6,7 @@
 import { runtimeLogger } from "../core/logging.ts";
 import { minimum } from "./_stats.ts";
 import { Handle } from "../core/handle.ts";
+import { type StreamId, withStream } from "../core/stream_id.ts";
 import type { CachedResult, CacheEntry } from "./cache.ts";
 import { TuneFailedError, TuneMismatchError } from "./errors.ts";
 import type { TuneKey } from "./key.ts";
@@ -26,6 +27,8 @@ export interface TuneRunContext {
   readonly sampling: SamplingOptions;
   readonly checks: boolean;
   readonly throughput: number | undefined;
+  /** The stream to benchmark on; `undefined`: the current stream. */
+  readonly stream: StreamId | undefined;
   /** Called after every candidate run (warm-up or sample). */
   readonly progress: (progress: TuneProgress) => void;
 }
@@ -60,8 +63,9 @@ export async function tuneKey<K extends TuneKey, I, O>(
   const { options } = set;
   const inputs = options.inputs === undefined
     ? callerInputs
-    : await options.inputs(key, callerInputs);
+    : await onStream(context.stream, () => options.inputs!(key, callerInputs));
   const started = performance.now();
+  const stream = context.stream === undefined ? {} : { stream: context.stream };
   const maxSamples = context.sampling.maxSamples ?? 10;
   const total = planned.length * (1 + maxSamples) + (context.checks ? 1 : 0);
   let runs = 0;
@@ -78,7 +82,7 @@ export async function tuneKey<K extends TuneKey, I, O>(
   };
   const read = async (output: O): Promise<ArrayLike<number>> => {
     if (options.read !== undefined) return await options.read(output);
-    if (output instanceof Handle) return await context.client.read(output, Float32Array);
+    if (output instanceof Handle) return await context.client.read(output, Float32Array, stream);
     if (isNumbers(output)) return output;
     throw new TypeError(`Tunable set '${set.name}' needs a read option for output checks`);
   };
@@ -90,7 +94,8 @@ export async function tuneKey<K extends TuneKey, I, O>(
     const referenceName = options.reference ?? set.candidates[0].name;
     if (context.checks) {
       try {
-        const output = await set.candidate(referenceName)!.run(inputs);
+        const referenceCandidate = set.candidate(referenceName)!;
+        const output = await onStream(context.stream, () => referenceCandidate.run(inputs));
         reference = Array.from(await read(output));
         dispose(output);
       } catch (error) {
@@ -106,10 +111,10 @@ export async function tuneKey<K extends TuneKey, I, O>(
       name: candidate.name,
       async warmup() {
         try {
-          const output = await candidate.run(inputs);
+          const output = await onStream(context.stream, () => candidate.run(inputs));
           try {
             if (reference === undefined || candidate.name === referenceName) {
-              await context.client.sync(); // surfaces deferred errors (e.g. compilation) here
+              await context.client.sync(stream); // surfaces deferred errors (compilation) here
             } else {
               compare(candidate.name, referenceName, await read(output), reference, options);
             }
@@ -122,7 +127,10 @@ export async function tuneKey<K extends TuneKey, I, O>(
       },
       async sample() {
         try {
-          const { result, duration } = await context.client.profile(() => candidate.run(inputs));
+          const { result, duration } = await context.client.profile(
+            () => candidate.run(inputs),
+            stream,
+          );
           dispose(result);
           return duration.milliseconds;
         } finally {
@@ -159,6 +167,11 @@ export async function tuneKey<K extends TuneKey, I, O>(
 }
 
 /** The winner among the measured candidates, by the median or by the best sample. */
+/** Runs `fn` with `stream` as the current stream (or as is without one). */
+function onStream<T>(stream: StreamId | undefined, fn: () => T): T {
+  return stream === undefined ? fn() : withStream(stream, fn);
+}
+
 function best(results: readonly SampleResult[], score: "median" | "min"): string | undefined {
   let winner: { name: string; value: number } | undefined;
   for (const r of results) {

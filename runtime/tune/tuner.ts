@@ -5,8 +5,9 @@
  * Port of CubeCL's `Tuner` (runtime/tune/tuner.rs) with its newer plan: priority groups,
  * adaptive sampling with elimination and an optional short-circuit (see `sampling.ts`).
  * Timings come from the client's profiler: device timestamps where the device has them. A
- * profiling window measures all work begun inside it, so tuning in the background while other
- * work runs on the device can blur the timings (the pick is still a valid candidate).
+ * profiling window counts the work of its stream only: give a tuner that runs in the background
+ * a `stream` of its own and the caller's work stays out of its timings (the device is still
+ * shared, so heavy concurrent work can slow the candidates alike).
  *
  * @module
  */
@@ -162,6 +163,7 @@ export class Tuner {
         sampling: this.#options.sampling ?? {},
         checks: this.#options.checks ?? false,
         throughput: this.#options.shortCircuit?.throughput,
+        stream: this.#options.stream,
         progress: (progress) => {
           this.#stats.runs++;
           this.#options.onProgress?.(progress);

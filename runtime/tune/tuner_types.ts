@@ -6,6 +6,7 @@
  */
 
 import type { Handle } from "../core/handle.ts";
+import type { StreamId } from "../core/stream_id.ts";
 import type { Profiled, StreamOptions, TypedArray, TypedArrayConstructor } from "../client.ts";
 import type { DeviceProperties } from "../server/server.ts";
 import type { CachedResult } from "./cache.ts";
@@ -137,6 +138,12 @@ export interface TunerOptions {
    * @default {false}
    */
   checks?: boolean;
+  /**
+   * The stream to benchmark on. Profiling counts only the profiled stream's work, so a tuner on
+   * a stream of its own (e.g. in `background` mode) is not blurred by the caller's work.
+   * @default {the current stream}
+   */
+  stream?: StreamId;
   /** How candidates are sampled. */
   sampling?: SamplingOptions;
   /**
