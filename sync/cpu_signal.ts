@@ -26,6 +26,9 @@ import { onMainThread, timelineTimeout, toTimelineValue, toTimeoutMs } from "./_
 const BYTES = 16;
 const WAITING = 2; // Int32 index of the waiting-agents count
 const KEEP_ALIVE_MS = 2 ** 31 - 1;
+// Quirk: Deno may load the timer globals lazily on first access, and the loading drains the
+// microtask queue, which would re-enter this class mid-update. Take them once, at load.
+const { setTimeout, clearTimeout, setInterval, clearInterval } = globalThis;
 
 interface Waiter {
   readonly target: bigint;
@@ -194,8 +197,8 @@ export class CpuTimelineSignal implements TimelineSignal {
     list.splice(low, 0, waiter);
     if (list.length === 1) {
       // First waiter: count this agent in BEFORE reading the value (see the module doc).
-      Atomics.add(this.#count, WAITING, 1);
       this.#keepAlive = setInterval(() => {}, KEEP_ALIVE_MS);
+      Atomics.add(this.#count, WAITING, 1);
     }
     this.#park();
   }
