@@ -14,8 +14,12 @@
  * Each object keeps its own waiters sorted by target and parks ONE `Atomics.waitAsync` on the
  * value for all of them; every successful `set` anywhere wakes it, it resolves what is reached
  * and parks again. A local `set` resolves local waiters at once, without a round trip through
- * the wait. Quirk: a pending `Atomics.waitAsync` does not keep Deno's event loop alive, so the
- * object holds a ref'd interval while it has waiters (and none when it has none).
+ * the wait. Quirk: a pending `Atomics.waitAsync` does not keep Deno's main thread alive (a
+ * Worker stays alive anyway: only its parent ends it). A timer per wait would, but creating one
+ * costs about as much as a cross-Worker wake-up. So the module creates ONE interval at load, on
+ * the main thread, unref'd, and refs it while any signal of the thread has waiters (a ref or
+ * unref costs ~0.1 µs). Created at load, it belongs to no test: the ops sanitizer of `deno test`
+ * does not count it, and unref'd it never holds the process.
  *
  * @module
  */
@@ -28,7 +32,28 @@ const WAITING = 2; // Int32 index of the waiting-agents count
 const KEEP_ALIVE_MS = 2 ** 31 - 1;
 // Quirk: Deno may load the timer globals lazily on first access, and the loading drains the
 // microtask queue, which would re-enter this class mid-update. Take them once, at load.
-const { setTimeout, clearTimeout, setInterval, clearInterval } = globalThis;
+const { setTimeout, clearTimeout, setInterval } = globalThis;
+
+/** How many signals of this thread have waiters; the keep-alive timer is ref'd while any has. */
+const keepAlive = { busy: 0, timer: onMainThread() ? unrefdTimer() : undefined };
+
+interface Refable {
+  ref(): void;
+  unref(): void;
+}
+
+function unrefdTimer(): Refable | undefined {
+  const timer: unknown = setInterval(() => {}, KEEP_ALIVE_MS);
+  // Quirk: Deno 2.9 returns Node-style `Timeout` objects here, whose own ref()/unref() must be
+  // used (Deno.refTimer on their id leaves the loop held after a ref/unref pair).
+  if (typeof (timer as Partial<Refable>)?.unref === "function") {
+    (timer as Refable).unref();
+    return timer as Refable;
+  }
+  const id = timer as number;
+  Deno.unrefTimer(id);
+  return { ref: () => Deno.refTimer(id), unref: () => Deno.unrefTimer(id) };
+}
 
 interface Waiter {
   readonly target: bigint;
@@ -72,7 +97,6 @@ export class CpuTimelineSignal implements TimelineSignal {
   readonly #waiters: Waiter[] = [];
   /** The value the parked `Atomics.waitAsync` expects, while one is parked. */
   #parkedOn: bigint | undefined;
-  #keepAlive: ReturnType<typeof setInterval> | undefined;
 
   /**
    * A new signal at `initial`, or, given the `buffer` of another signal (received by
@@ -197,7 +221,7 @@ export class CpuTimelineSignal implements TimelineSignal {
     list.splice(low, 0, waiter);
     if (list.length === 1) {
       // First waiter: count this agent in BEFORE reading the value (see the module doc).
-      this.#keepAlive = setInterval(() => {}, KEEP_ALIVE_MS);
+      if (keepAlive.busy++ === 0) keepAlive.timer?.ref();
       Atomics.add(this.#count, WAITING, 1);
     }
     this.#park();
@@ -250,7 +274,6 @@ export class CpuTimelineSignal implements TimelineSignal {
   /** No waiters left: stop counting this agent and let the process exit. */
   #idle(): void {
     Atomics.sub(this.#count, WAITING, 1);
-    clearInterval(this.#keepAlive);
-    this.#keepAlive = undefined;
+    if (--keepAlive.busy === 0) keepAlive.timer?.unref();
   }
 }
