@@ -15,11 +15,9 @@
  * value for all of them; every successful `set` anywhere wakes it, it resolves what is reached
  * and parks again. A local `set` resolves local waiters at once, without a round trip through
  * the wait. Quirk: a pending `Atomics.waitAsync` does not keep Deno's main thread alive (a
- * Worker stays alive anyway: only its parent ends it). A timer per wait would, but creating one
- * costs about as much as a cross-Worker wake-up. So the module creates ONE interval at load, on
- * the main thread, unref'd, and refs it while any signal of the thread has waiters (a ref or
- * unref costs ~0.1 µs). Created at load, it belongs to no test: the ops sanitizer of `deno test`
- * does not count it, and unref'd it never holds the process.
+ * Worker stays alive anyway: only its parent ends it). So on the main thread, the module holds
+ * one ref'd interval while any signal of the thread has waiters, and clears it when none has
+ * (a timer left behind would fail the ops sanitizer of a user's `deno test`). Workers skip it.
  *
  * @module
  */
@@ -32,27 +30,33 @@ const WAITING = 2; // Int32 index of the waiting-agents count
 const KEEP_ALIVE_MS = 2 ** 31 - 1;
 // Quirk: Deno may load the timer globals lazily on first access, and the loading drains the
 // microtask queue, which would re-enter this class mid-update. Take them once, at load.
-const { setTimeout, clearTimeout, setInterval } = globalThis;
+const { setTimeout, clearTimeout, setInterval, clearInterval } = globalThis;
 
-/** How many signals of this thread have waiters; the keep-alive timer is ref'd while any has. */
-const keepAlive = { busy: 0, timer: onMainThread() ? unrefdTimer() : undefined };
+/** How many signals of this thread have waiters, and the keep-alive interval while any has. */
+const keepAlive = {
+  needed: onMainThread(),
+  busy: 0,
+  timer: undefined as ReturnType<typeof setInterval> | undefined,
+  checking: false,
+};
 
-interface Refable {
-  ref(): void;
-  unref(): void;
-}
+// The interval outlives an idle spell by a few microtask hops, so that back-to-back waits
+// (await a wait, then wait again) reuse it; a timer costs about a cross-Worker wake-up to make.
+// Microtasks all run before the event loop (or a test's ops sanitizer) looks at timers.
+const IDLE_HOPS = 16;
 
-function unrefdTimer(): Refable | undefined {
-  const timer: unknown = setInterval(() => {}, KEEP_ALIVE_MS);
-  // Quirk: Deno 2.9 returns Node-style `Timeout` objects here, whose own ref()/unref() must be
-  // used (Deno.refTimer on their id leaves the loop held after a ref/unref pair).
-  if (typeof (timer as Partial<Refable>)?.unref === "function") {
-    (timer as Refable).unref();
-    return timer as Refable;
-  }
-  const id = timer as number;
-  Deno.unrefTimer(id);
-  return { ref: () => Deno.refTimer(id), unref: () => Deno.unrefTimer(id) };
+function releaseWhenIdle(hops: number): void {
+  queueMicrotask(() => {
+    if (keepAlive.busy > 0) {
+      keepAlive.checking = false;
+    } else if (hops > 0) {
+      releaseWhenIdle(hops - 1);
+    } else {
+      keepAlive.checking = false;
+      clearInterval(keepAlive.timer);
+      keepAlive.timer = undefined;
+    }
+  });
 }
 
 interface Waiter {
@@ -221,7 +225,9 @@ export class CpuTimelineSignal implements TimelineSignal {
     list.splice(low, 0, waiter);
     if (list.length === 1) {
       // First waiter: count this agent in BEFORE reading the value (see the module doc).
-      if (keepAlive.busy++ === 0) keepAlive.timer?.ref();
+      if (keepAlive.busy++ === 0 && keepAlive.needed) {
+        keepAlive.timer ??= setInterval(() => {}, KEEP_ALIVE_MS);
+      }
       Atomics.add(this.#count, WAITING, 1);
     }
     this.#park();
@@ -274,6 +280,9 @@ export class CpuTimelineSignal implements TimelineSignal {
   /** No waiters left: stop counting this agent and let the process exit. */
   #idle(): void {
     Atomics.sub(this.#count, WAITING, 1);
-    if (--keepAlive.busy === 0) keepAlive.timer?.unref();
+    if (--keepAlive.busy === 0 && keepAlive.timer !== undefined && !keepAlive.checking) {
+      keepAlive.checking = true;
+      releaseWhenIdle(IDLE_HOPS);
+    }
   }
 }
