@@ -81,9 +81,7 @@ export {
   OutOfMemoryError,
   RuntimeError,
   StreamUnhealthyError,
-  TimeoutError,
   UnsupportedError,
 } from "./runtime/core/errors.ts";
-export type { TimelineSignal, TimelineWaitOptions } from "./sync/timeline_signal.ts";
+export type { TimelineSignal } from "./sync/timeline_signal.ts";
 export { CpuTimelineSignal } from "./sync/cpu_signal.ts";
-export { WebGpuTimelineSignal } from "./sync/webgpu_signal.ts";

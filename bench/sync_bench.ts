@@ -11,7 +11,8 @@
  * @module
  */
 
-import { CpuTimelineSignal, WebGpuTimelineSignal } from "../mod.ts";
+import { CpuTimelineSignal } from "../mod.ts";
+import { WebGpuTimelineSignal } from "../runtime/server/webgpu/mod.ts";
 import { rawWait } from "./_signal_echo.ts";
 
 function echo(mode: "signal" | "raw") {

@@ -21,7 +21,7 @@
  *
  * @example
  * ```ts
- * import type { TimelineWaitOptions } from "@gpucompute/runtime";
+ * import type { TimelineWaitOptions } from "@gpucompute/runtime/backend";
  * const options: TimelineWaitOptions = { timeoutMs: 100, signal: AbortSignal.timeout(50) };
  * ```
  */

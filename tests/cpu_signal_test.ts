@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CpuTimelineSignal, TimeoutError } from "../mod.ts";
+import { CpuTimelineSignal } from "../mod.ts";
+import { TimeoutError } from "../backend.ts";
 
 Deno.test("set is a monotonic max and isReached follows it", () => {
   const signal = new CpuTimelineSignal(5);

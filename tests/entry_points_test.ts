@@ -58,9 +58,7 @@ const USER = [
   "OutOfMemoryError",
   "RuntimeError",
   "StreamUnhealthyError",
-  "TimeoutError",
   "UnsupportedError",
-  "WebGpuTimelineSignal",
   "createClient",
   "dot",
   "elementwise",
@@ -119,6 +117,7 @@ const WEBGPU = [
   "WebGpuProfiler",
   "WebGpuServer",
   "WebGpuStorage",
+  "WebGpuTimelineSignal",
   "packInfo",
 ];
 const TUNE = [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { CpuTimelineSignal, createClient, CubeCount, WebGpuTimelineSignal } from "../mod.ts";
-import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
+import { CpuTimelineSignal, createClient } from "../mod.ts";
+import { type WebGpuServer, WebGpuTimelineSignal } from "../runtime/server/webgpu/mod.ts";
 import { scale } from "../examples/kernels.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -82,12 +82,7 @@ Deno.test({
     using data = client.createWithData(new Float32Array([1, 2, 3, 4]), { stream: 1 });
     const marks: bigint[] = [];
     for (let i = 0; i < 3; i++) {
-      client.execute(scale, {
-        stream: 1,
-        count: CubeCount.newSingle(),
-        buffers: [data],
-        scalars: { f32: [2] },
-      });
+      client.execute(scale, { stream: 1, threads: 4, buffers: [data], params: { factor: 2 } });
       marks.push(client.signal({ stream: 1 }));
     }
     assert.deepEqual(marks, [1n, 2n, 3n]);
@@ -109,12 +104,7 @@ Deno.test({
     const input = new Float32Array(new SharedArrayBuffer(16));
     client.waitFor(produced, 1, { stream: 1 });
     using data = client.createWithData(input, { stream: 1 }); // held: copies at the gate
-    client.execute(scale, {
-      stream: 1,
-      count: CubeCount.newSingle(),
-      buffers: [data],
-      scalars: { f32: [10] },
-    });
+    client.execute(scale, { stream: 1, threads: 4, buffers: [data], params: { factor: 10 } });
     // Another stream's read of memory a held call uses waits for it too.
     const result = client.read(data, Float32Array, { stream: 0 });
     data.dispose(); // held calls keep their own references
