@@ -14,50 +14,21 @@
  * Each object keeps its own waiters sorted by target and parks ONE `Atomics.waitAsync` on the
  * value for all of them; every successful `set` anywhere wakes it, it resolves what is reached
  * and parks again. A local `set` resolves local waiters at once, without a round trip through
- * the wait. Quirk: a pending `Atomics.waitAsync` does not keep Deno's main thread alive (a
- * Worker stays alive anyway: only its parent ends it). So on the main thread, the module holds
- * one ref'd interval while any signal of the thread has waiters, and clears it when none has
- * (a timer left behind would fail the ops sanitizer of a user's `deno test`). Workers skip it.
+ * the wait. Quirk: a pending `Atomics.waitAsync` does not keep Deno's main thread alive, so an
+ * object with waiters holds the thread (see `_keep_alive.ts`).
  *
  * @module
  */
 
 import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
 import { onMainThread, timelineTimeout, toTimelineValue, toTimeoutMs } from "./_value.ts";
+import { holdThread, releaseThread } from "./_keep_alive.ts";
 
 const BYTES = 16;
 const WAITING = 2; // Int32 index of the waiting-agents count
-const KEEP_ALIVE_MS = 2 ** 31 - 1;
 // Quirk: Deno may load the timer globals lazily on first access, and the loading drains the
 // microtask queue, which would re-enter this class mid-update. Take them once, at load.
-const { setTimeout, clearTimeout, setInterval, clearInterval } = globalThis;
-
-/** How many signals of this thread have waiters, and the keep-alive interval while any has. */
-const keepAlive = {
-  needed: onMainThread(),
-  busy: 0,
-  timer: undefined as ReturnType<typeof setInterval> | undefined,
-  checking: false,
-};
-
-// The interval outlives an idle spell by a few microtask hops, so that back-to-back waits
-// (await a wait, then wait again) reuse it; a timer costs about a cross-Worker wake-up to make.
-// Microtasks all run before the event loop (or a test's ops sanitizer) looks at timers.
-const IDLE_HOPS = 16;
-
-function releaseWhenIdle(hops: number): void {
-  queueMicrotask(() => {
-    if (keepAlive.busy > 0) {
-      keepAlive.checking = false;
-    } else if (hops > 0) {
-      releaseWhenIdle(hops - 1);
-    } else {
-      keepAlive.checking = false;
-      clearInterval(keepAlive.timer);
-      keepAlive.timer = undefined;
-    }
-  });
-}
+const { setTimeout, clearTimeout } = globalThis;
 
 interface Waiter {
   readonly target: bigint;
@@ -225,9 +196,7 @@ export class CpuTimelineSignal implements TimelineSignal {
     list.splice(low, 0, waiter);
     if (list.length === 1) {
       // First waiter: count this agent in BEFORE reading the value (see the module doc).
-      if (keepAlive.busy++ === 0 && keepAlive.needed) {
-        keepAlive.timer ??= setInterval(() => {}, KEEP_ALIVE_MS);
-      }
+      holdThread();
       Atomics.add(this.#count, WAITING, 1);
     }
     this.#park();
@@ -280,9 +249,6 @@ export class CpuTimelineSignal implements TimelineSignal {
   /** No waiters left: stop counting this agent and let the process exit. */
   #idle(): void {
     Atomics.sub(this.#count, WAITING, 1);
-    if (--keepAlive.busy === 0 && keepAlive.timer !== undefined && !keepAlive.checking) {
-      keepAlive.checking = true;
-      releaseWhenIdle(IDLE_HOPS);
-    }
+    releaseThread();
   }
 }
