@@ -30,6 +30,8 @@ Deno.test("waitFor orders later calls on other streams that touch held memory", 
   produced.set(1);
   assert.deepEqual([...await read], [2]);
   await client.sync();
+  // The held write landed first, then the later one: program order on the memory.
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 0 })], [2]);
 });
 
 Deno.test("a failed wait of a held stream is reported by the stream's next call", async () => {
