@@ -69,6 +69,19 @@ export class StreamGates {
     while (this.#streams.size > 0) await Promise.all(this.#streams.values());
   }
 
+  /** Whether any stream has held calls. */
+  get busy(): boolean {
+    return this.#streams.size > 0;
+  }
+
+  /** Takes the recorded failure of `stream`, if any. */
+  take(stream: StreamId): { error: unknown } | undefined {
+    if (!this.#errors.has(stream)) return undefined;
+    const error = this.#errors.get(stream);
+    this.#errors.delete(stream);
+    return { error };
+  }
+
   /** Records a failure of `stream` that its next call reports. */
   record(stream: StreamId, error: unknown): void {
     this.#errors.set(stream, error);

@@ -340,10 +340,13 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /** Resolves once all work submitted so far (and every call held by `waitFor`) has completed. */
-  async sync(options: StreamOptions = {}): Promise<void> {
+  sync(options: StreamOptions = {}): Promise<void> {
     const stream = resolveStreamId(options.stream);
-    await this.#gates.drain();
-    await this.#gates.run(stream, [], [], () => this.server.sync(stream));
+    if (this.#gates.busy) {
+      return this.#gates.drain().then(() => this.sync({ stream }));
+    }
+    const failed = this.#gates.take(stream);
+    return failed === undefined ? this.server.sync(stream) : Promise.reject(failed.error);
   }
 
   /**
