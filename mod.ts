@@ -8,10 +8,10 @@
  * fill the `var<uniform>` struct by field name, and `threads` says how many invocations to run.
  * {@linkcode elementwise}, {@linkcode reduce} and {@linkcode dot} build common kernels for you.
  *
- * Timeline signals order work across Workers and the GPU: a {@linkcode CpuTimelineSignal} lives
- * in shared memory (post its `buffer`, rebuild it in the Worker), `client.signal()` marks a point
- * of a stream on `client.timeline`, and `client.waitFor(signal, value)` holds a stream until a
- * host producer is done.
+ * Timeline signals order work across Workers and the GPU: `client.signal()` marks a point of a
+ * stream on `client.timeline`, and `client.waitFor(signal, value)` holds a stream until a host
+ * producer is done; the signals themselves (`CpuTimelineSignal`, shared with Workers through
+ * shared memory) come from `./sync`.
  *
  * This entry point is for people who run kernels. Backend authors import `./backend` (the server
  * contract, handles, pools and multi-stream managers, and the vocabulary types this entry point
@@ -37,27 +37,6 @@
  * using y = client.createWithData(new Float32Array([1, 1, 1, 1]));
  * client.execute(saxpy, { threads: 4, buffers: [x, y], params: { a: 2, n: 4 } });
  * console.log(await client.read(y, Float32Array)); // Float32Array [3, 5, 7, 9]
- * ```
- *
- * @example A producer Worker feeding the GPU through one shared slot
- * ```ts ignore
- * import { CpuTimelineSignal, createClient } from "@gpucompute/runtime";
- * using client = await createClient();
- * const produced = new CpuTimelineSignal();
- * const slot = new Float32Array(new SharedArrayBuffer(4096 * 4));
- * const worker = new Worker(new URL("./producer.ts", import.meta.url), { type: "module" });
- * // producer.ts, for k = 1, 2...: await consumed.wait(k - 1); fill the slot; produced.set(k),
- * // where consumed = new CpuTimelineSignal(timeline) and produced = new CpuTimelineSignal(...)
- * worker.postMessage({ slot: slot.buffer, produced: produced.buffer, timeline: client.timeline.buffer });
- * using input = client.create(slot.byteLength);
- * for (let k = 1; k <= 16; k++) {
- *   client.waitFor(produced, k); // what follows runs once frame k is in the slot
- *   client.write(input, slot); // takes the slot's bytes then
- *   // client.execute(kernel, { threads: 4096, buffers: [input, ...] });
- *   client.signal(); // the timeline reaches k when frame k's work completed: the slot is free
- * }
- * await client.timeline.wait(16);
- * worker.terminate();
  * ```
  *
  * @module
@@ -109,5 +88,3 @@ export {
   StreamUnhealthyError,
   UnsupportedError,
 } from "./runtime/core/errors.ts";
-export type { TimelineSignal } from "./sync/timeline_signal.ts";
-export { CpuTimelineSignal } from "./sync/cpu_signal.ts";

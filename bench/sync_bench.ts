@@ -11,8 +11,7 @@
  * @module
  */
 
-import { CpuTimelineSignal } from "../mod.ts";
-import { WebGpuTimelineSignal } from "../runtime/server/webgpu/mod.ts";
+import { CpuTimelineSignal, WebGpuTimelineSignal } from "../sync/mod.ts";
 import { rawWait } from "./_signal_echo.ts";
 
 function echo(mode: "signal" | "raw") {

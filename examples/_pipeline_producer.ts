@@ -1,6 +1,6 @@
 // The producer Worker of signal_pipeline.ts: fills the shared input slot with frame k once the
 // GPU has consumed frame k - 1 (the client's timeline reached it), then raises `produced` to k.
-import { CpuTimelineSignal } from "../mod.ts";
+import { CpuTimelineSignal } from "../sync/mod.ts";
 
 interface Setup {
   slot: SharedArrayBuffer;

@@ -2,7 +2,8 @@
 // locks: the Worker raises `produced` to k when frame k is in the slot; the client holds its
 // stream until then (waitFor), uploads and accumulates the frame, and marks it on its timeline
 // (signal), which the Worker waits on before it overwrites the slot.
-import { CpuTimelineSignal, createClient } from "../mod.ts";
+import { createClient } from "../mod.ts";
+import { CpuTimelineSignal } from "../sync/mod.ts";
 
 const accumulate = {
   id: "pipeline.accumulate",

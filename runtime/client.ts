@@ -402,7 +402,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    *
    * @example Upload an input once a producer Worker has written it
    * ```ts ignore
-   * import { createClient, CpuTimelineSignal } from "@gpucompute/runtime";
+   * import { createClient } from "@gpucompute/runtime";
+   * import { CpuTimelineSignal } from "@gpucompute/runtime/sync";
    * using client = await createClient();
    * const produced = new CpuTimelineSignal();
    * const input = new Float32Array(new SharedArrayBuffer(1024));

@@ -44,7 +44,7 @@ interface Waiter {
  *
  * @example A producer Worker and a consumer on the main thread
  * ```ts ignore
- * import { CpuTimelineSignal } from "@gpucompute/runtime";
+ * import { CpuTimelineSignal } from "@gpucompute/runtime/sync";
  * const ready = new CpuTimelineSignal();
  * const worker = new Worker(new URL("./producer.ts", import.meta.url), { type: "module" });
  * worker.postMessage(ready.buffer);
@@ -55,7 +55,7 @@ interface Waiter {
  *
  * @example Counting up on one thread
  * ```ts
- * import { CpuTimelineSignal } from "@gpucompute/runtime";
+ * import { CpuTimelineSignal } from "@gpucompute/runtime/sync";
  * const signal = new CpuTimelineSignal(5n);
  * signal.set(3); // a lower value is ignored
  * const later = signal.wait(7);

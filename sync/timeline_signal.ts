@@ -21,7 +21,7 @@
  *
  * @example
  * ```ts
- * import type { TimelineWaitOptions } from "@gpucompute/runtime/backend";
+ * import type { TimelineWaitOptions } from "@gpucompute/runtime/sync";
  * const options: TimelineWaitOptions = { timeoutMs: 100, signal: AbortSignal.timeout(50) };
  * ```
  */
@@ -45,7 +45,7 @@ export interface TimelineWaitOptions {
  *
  * @example Wait for a producer
  * ```ts
- * import { CpuTimelineSignal, type TimelineSignal } from "@gpucompute/runtime";
+ * import { CpuTimelineSignal, type TimelineSignal } from "@gpucompute/runtime/sync";
  * const ready: TimelineSignal = new CpuTimelineSignal();
  * setTimeout(() => ready.set(1), 10);
  * await ready.wait(1, { timeoutMs: 5_000 });

@@ -22,7 +22,7 @@ import { queueCompletions } from "./_queue_completions.ts";
  *
  * @example Mark two points of the queue and wait for the second
  * ```ts ignore
- * import { WebGpuTimelineSignal } from "@gpucompute/runtime/webgpu";
+ * import { WebGpuTimelineSignal } from "@gpucompute/runtime/sync";
  * const adapter = await navigator.gpu.requestAdapter();
  * const device = await adapter!.requestDevice();
  * const timeline = new WebGpuTimelineSignal(device);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ComputeClient, CpuTimelineSignal, type TimelineSignal } from "../mod.ts";
+import { ComputeClient } from "../mod.ts";
+import { CpuTimelineSignal, type TimelineSignal } from "../sync/mod.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
 
 // The simulated server has no native `signal`: the client marks through `sync`.

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CpuTimelineSignal } from "../mod.ts";
-import { TimeoutError } from "../backend.ts";
+import { CpuTimelineSignal, TimeoutError } from "../sync/mod.ts";
 
 Deno.test("set is a monotonic max and isReached follows it", () => {
   const signal = new CpuTimelineSignal(5);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CpuTimelineSignal } from "../mod.ts";
+import { CpuTimelineSignal } from "../sync/mod.ts";
 import type { SignalOp } from "./fixtures/signal_worker.ts";
 
 interface Report {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { CpuTimelineSignal, createClient } from "../mod.ts";
-import { type WebGpuServer, WebGpuTimelineSignal } from "../runtime/server/webgpu/mod.ts";
+import { createClient } from "../mod.ts";
+import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
+import { CpuTimelineSignal, WebGpuTimelineSignal } from "../sync/mod.ts";
 import { scale } from "../examples/kernels.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();

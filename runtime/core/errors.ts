@@ -336,7 +336,7 @@ export class RuntimeError extends ComputeError {
  *
  * @example
  * ```ts
- * import { TimeoutError } from "@gpucompute/runtime/backend";
+ * import { TimeoutError } from "@gpucompute/runtime/sync";
  * const error = new TimeoutError("timeline value 10", 50, "the signal is at 3");
  * console.log(error.message); // Timed out after 50 ms waiting for timeline value 10: the signal is at 3
  * ```

@@ -21,5 +21,4 @@ export { WebGpuDevice, type WebGpuDeviceOptions } from "./device.ts";
 export { WebGpuStorage } from "./storage.ts";
 export type { WgslKernel } from "./kernel.ts";
 export { WebGpuProfiler } from "./profiler.ts";
-export { WebGpuTimelineSignal } from "../../../sync/webgpu_signal.ts";
 export { INFO_SCALAR_ORDER, type InfoLayout, packInfo } from "./_info_layout.ts";
