@@ -11,3 +11,19 @@ Deno.test("a set queued as a microtask before the first wait leaks no keep-alive
   await signal.wait(2);
   assert.equal(signal.pendingWaits, 0);
 });
+
+Deno.test("a pending wait keeps the main thread alive where Atomics.waitAsync alone does not", async () => {
+  // The fixture's only setter is a V8 task (an Atomics.waitAsync timeout) that does not hold
+  // the event loop: without the keep-alive Deno ends it with "Top-level await promise never
+  // resolved" and exit code 1.
+  const fixture = new URL("./fixtures/signal_keep_alive.ts", import.meta.url).pathname;
+  const output = await new Deno.Command("deno", {
+    args: ["run", "--allow-read=tests/fixtures,sync,runtime", fixture],
+    cwd: new URL("..", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 0, text);
+  assert.match(text, /reached 1n/);
+});
