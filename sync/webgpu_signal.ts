@@ -98,8 +98,8 @@ export class WebGpuTimelineSignal extends CpuTimelineSignal {
 
 /** A mark of {@linkcode signalOnQueue}. */
 export interface QueueMark {
-  /** The signal to set. */
-  readonly timeline: TimelineSignal;
+  /** The signal to set (only its `set` is used). */
+  readonly timeline: Pick<TimelineSignal, "set">;
   /** The value it reaches when the queue's work submitted so far completes. */
   readonly value: bigint | number;
   /**

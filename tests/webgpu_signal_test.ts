@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createClient } from "../mod.ts";
-import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
+import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
 import { CpuTimelineSignal, WebGpuTimelineSignal } from "../sync/mod.ts";
 import { scale } from "../examples/kernels.ts";
 
@@ -116,5 +116,25 @@ Deno.test({
     produced.set(1);
     assert.deepEqual([...await result], [10, 20, 30, 40]);
     await client.sync();
+  },
+});
+
+Deno.test({
+  name: "a mark made just before the server is destroyed is never reached",
+  ignore,
+  async fn() {
+    const device = await adapter!.requestDevice(); // adopted: the server leaves it alive
+    try {
+      const server = await WebGpuServer.create({ device });
+      const timeline = new CpuTimelineSignal();
+      server.signal(timeline, 1n, 0);
+      server.destroy();
+      // Work-done callbacks settle in order: the mark's has run once this one resolves.
+      await device.queue.onSubmittedWorkDone();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.equal(timeline.value, 0n);
+    } finally {
+      device.destroy();
+    }
   },
 });

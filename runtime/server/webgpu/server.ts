@@ -400,13 +400,21 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
     this.#scheduler.executeStreams([stream]);
-    // The single in-order queue completes marks in order, whatever their stream.
+    const errors = this.#scheduler.stream(stream).errors;
+    // The single in-order queue completes marks in order, whatever their stream. A server
+    // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
     signalOnQueue(this.device.queue, {
-      timeline,
+      timeline: {
+        set: (reached) => {
+          const closed = this.#closedError();
+          if (closed === undefined) timeline.set(reached);
+          else errors.push(closed);
+        },
+      },
       value,
       onError: (cause) => {
         const message = `The queue failed to report completion of timeline value ${value}`;
-        this.#scheduler.stream(stream).errors.push(new RuntimeError("DRIVER", message, { cause }));
+        errors.push(new RuntimeError("DRIVER", message, { cause }));
       },
     });
   }
