@@ -1,7 +1,7 @@
 /**
  * The cross-Worker round trip of `sync_bench.ts`, measured robustly on a loaded machine: blocks
  * of 500 round trips alternate between the raw `Atomics` echo and the signal echo, and the
- * medians of 20 blocks are compared. Run: `deno run --allow-read bench/_sync_interleaved.ts`.
+ * medians of 20 blocks are compared. Run: `deno run --allow-read=bench,sync,runtime/core bench/_sync_interleaved.ts`.
  *
  * @module
  */

@@ -18,7 +18,7 @@ Deno.test("a pending wait keeps the main thread alive where Atomics.waitAsync al
   // resolved" and exit code 1.
   const fixture = new URL("./fixtures/signal_keep_alive.ts", import.meta.url).pathname;
   const output = await new Deno.Command("deno", {
-    args: ["run", "--allow-read=tests/fixtures,sync,runtime", fixture],
+    args: ["run", "--allow-read=tests/fixtures,sync,runtime/core", fixture],
     cwd: new URL("..", import.meta.url).pathname,
     stdout: "piped",
     stderr: "piped",
