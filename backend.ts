@@ -46,3 +46,4 @@ export {
 export * from "./runtime/stream/scheduler.ts";
 export * from "./runtime/server/server.ts";
 export type * from "./runtime/core/trace.ts";
+export type * from "./sync/timeline_signal.ts";

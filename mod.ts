@@ -8,6 +8,11 @@
  * fill the `var<uniform>` struct by field name, and `threads` says how many invocations to run.
  * {@linkcode elementwise}, {@linkcode reduce} and {@linkcode dot} build common kernels for you.
  *
+ * Timeline signals order work across Workers and the GPU: `client.signal()` marks a point of a
+ * stream on `client.timeline`, and `client.waitFor(signal, value)` holds a stream until a host
+ * producer is done; the signals themselves (`CpuTimelineSignal`, shared with Workers through
+ * shared memory) come from `./sync`.
+ *
  * This entry point is for people who run kernels. Backend authors import `./backend` (the server
  * contract, handles, pools and multi-stream managers, and the vocabulary types this entry point
  * only refers to, such as `CubeCountConstructors` or `MemoryAllocationMode`); the WebGPU backend

@@ -29,6 +29,9 @@ import type { ComputeServer, ProfileDuration } from "./server/server.ts";
 import type { KernelMetadata, KernelParams, MemoryAllocationMode } from "./core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "./core/stream_id.ts";
 import type { ProfileOptions, Trace, TraceRecorder } from "./core/trace.ts";
+import type { TimelineSignal } from "../sync/timeline_signal.ts";
+import { CpuTimelineSignal } from "../sync/cpu_signal.ts";
+import { StreamGates } from "./_stream_gates.ts";
 
 /** The typed arrays the client reads and writes. */
 export type TypedArray =
@@ -161,6 +164,9 @@ export interface ComputeClientOptions {
 export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements Disposable {
   readonly #server: ComputeServer<K>;
   readonly #ownsServer: boolean;
+  readonly #gates = new StreamGates();
+  #timeline: CpuTimelineSignal | undefined;
+  #marked = 0n;
   #destroyed = false;
 
   /** Wraps a server. */
@@ -210,7 +216,13 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /** Allocates a buffer holding a copy of `data`. */
   createWithData(data: TypedArray | ArrayBuffer, options: StreamOptions = {}): Handle {
     checkOptions(options);
-    return this.server.createWithData(toBytes(data), resolveStreamId(options.stream));
+    const stream = resolveStreamId(options.stream);
+    const bytes = toBytes(data);
+    if (!this.#gates.held(stream)) return this.server.createWithData(bytes, stream);
+    // A held stream (waitFor) takes the data when the write runs.
+    const handle = this.create(bytes.byteLength, { stream });
+    this.write(handle, bytes, { stream });
+    return handle;
   }
 
   /** Writes `data` into the handle's memory at `options.offset` bytes, in stream order. */
@@ -233,7 +245,10 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       offsetEnd: (whole.offsetEnd ?? 0) + whole.size() - offset - bytes.byteLength,
     });
     const descriptor = copyDescriptor(target, [bytes.byteLength], [1], 1);
-    this.server.write([{ descriptor, data: bytes }], resolveStreamId(options.stream));
+    const stream = resolveStreamId(options.stream);
+    this.#gates.runVoid(stream, [whole.memory.id], [handle], () => {
+      this.server.write([{ descriptor, data: bytes }], stream);
+    });
   }
 
   /** Reads a handle's bytes as `type` (default `Uint8Array`). */
@@ -267,7 +282,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       const size = handle.size();
       return copyDescriptor(handle.binding(), [size], contiguousStrides([size]), 1);
     });
-    const bytes = await this.server.read(descriptors, resolveStreamId(options.stream));
+    const stream = resolveStreamId(options.stream);
+    const keys = descriptors.map((descriptor) => descriptor.binding.memory.id);
+    const bytes = await this.#gates.run(stream, keys, handles, () => {
+      return this.server.read(descriptors, stream);
+    });
     return bytes.map((chunk) => fromBytes(chunk, type));
   }
 
@@ -304,18 +323,100 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       if (values !== undefined) bindings.withScalar(type as StorageType, values);
     }
     if (options.metadata !== undefined) bindings.withMetadata(options.metadata);
+    const stream = resolveStreamId(options.stream);
     const launch = { kernel, count: cubeCount(options), bindings, params: options.params };
-    this.server.execute(launch, resolveStreamId(options.stream));
+    this.#gates.runVoid(
+      stream,
+      buffers.map((item) => (item instanceof Handle ? item.binding() : item).memory.id),
+      buffers.filter((item) => item instanceof Handle),
+      () => this.server.execute(launch, stream),
+    );
   }
 
   /** Submits the stream's queued work. */
   flush(options: StreamOptions = {}): void {
-    this.server.flush(resolveStreamId(options.stream));
+    const stream = resolveStreamId(options.stream);
+    this.#gates.runVoid(stream, [], [], () => this.server.flush(stream));
   }
 
-  /** Resolves once all work submitted so far has completed. */
+  /** Resolves once all work submitted so far (and every call held by `waitFor`) has completed. */
   sync(options: StreamOptions = {}): Promise<void> {
-    return this.server.sync(resolveStreamId(options.stream));
+    const stream = resolveStreamId(options.stream);
+    if (this.#gates.busy) {
+      return this.#gates.drain().then(() => this.sync({ stream }));
+    }
+    const failed = this.#gates.take(stream);
+    return failed === undefined ? this.server.sync(stream) : Promise.reject(failed.error);
+  }
+
+  /**
+   * The client's timeline: {@linkcode signal} marks points of streams on it. It lives in shared
+   * memory, so other Workers can wait on it: post `timeline.buffer` and rebuild it there with
+   * `new CpuTimelineSignal(buffer)`.
+   */
+  get timeline(): CpuTimelineSignal {
+    this.#assertLive();
+    return this.#timeline ??= new CpuTimelineSignal();
+  }
+
+  /**
+   * Marks the current point of the stream (flushing it) and returns the value that
+   * {@linkcode timeline} reaches once the work queued so far on the stream has completed.
+   * Values increase with each call; reaching one means every earlier mark was reached too.
+   *
+   * @example Hand a point of the GPU work to another Worker
+   * ```ts ignore
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * const worker = new Worker(new URL("./consumer.ts", import.meta.url), { type: "module" });
+   * worker.postMessage({ timeline: client.timeline.buffer });
+   * // ... client.execute(...) on the stream ...
+   * const done = client.signal();
+   * worker.postMessage({ ready: done }); // the worker: await timeline.wait(ready)
+   * await client.timeline.wait(done);
+   * ```
+   */
+  signal(options: StreamOptions = {}): bigint {
+    const stream = resolveStreamId(options.stream);
+    const timeline = this.timeline;
+    const current = timeline.value;
+    const value = (this.#marked > current ? this.#marked : current) + 1n;
+    this.#marked = value;
+    this.#gates.runVoid(stream, [], [], () => {
+      const server = this.server;
+      if (server.signal !== undefined) return server.signal(timeline, value, stream);
+      // Without a native mark, `sync` covers every stream's submitted work.
+      server.sync(stream).then(
+        () => timeline.set(value),
+        (error) => this.#gates.record(stream, error),
+      );
+    });
+    return value;
+  }
+
+  /**
+   * Holds the stream until `signal` reaches `value`: the calls made on it from now on (writes,
+   * kernels, reads, marks) run then, in call order, and so do later calls on other streams that
+   * use memory a held call uses. A held `write` takes its data when it runs, so a host producer
+   * (another Worker filling shared memory, say) may finish the input after this call.
+   *
+   * @example Upload an input once a producer Worker has written it
+   * ```ts ignore
+   * import { createClient } from "@gpucompute/runtime";
+   * import { CpuTimelineSignal } from "@gpucompute/runtime/sync";
+   * using client = await createClient();
+   * const produced = new CpuTimelineSignal();
+   * const input = new Float32Array(new SharedArrayBuffer(1024));
+   * // a Worker fills `input`, then calls new CpuTimelineSignal(buffer).set(1)
+   * client.waitFor(produced, 1, { stream: 1 });
+   * using data = client.createWithData(input, { stream: 1 }); // copied once produced reaches 1
+   * console.log(await client.read(data, Float32Array, { stream: 1 }));
+   * ```
+   */
+  waitFor(signal: TimelineSignal, value: bigint | number, options: StreamOptions = {}): void {
+    this.#assertLive();
+    const stream = resolveStreamId(options.stream);
+    this.#gates.hold(stream, signal.wait(value));
   }
 
   /**

@@ -24,6 +24,7 @@
  */
 
 import { RuntimeError } from "../runtime/core/errors.ts";
+import type { TimelineSignal } from "./timeline_signal.ts";
 
 /** How the signal records and queries events on its stream. */
 export interface CudaSignalEvents<E> {
@@ -77,7 +78,7 @@ const nap = new Int32Array(new SharedArrayBuffer(4));
  * console.log(signal.value); // 1n
  * ```
  */
-export class CudaTimelineSignal<E> implements Disposable {
+export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   readonly #events: CudaSignalEvents<E>;
   readonly #ring: (Slot<E> | undefined)[] = new Array(CUDA_SIGNAL_RING_SIZE);
   #next = 0;

@@ -5,6 +5,7 @@ import * as webgpu from "../runtime/server/webgpu/mod.ts";
 import * as cuda from "../runtime/server/cuda/mod.ts";
 import * as trace from "../runtime/trace/mod.ts";
 import * as tune from "../runtime/tune/mod.ts";
+import * as sync from "../sync/mod.ts";
 
 // Each entry point's runtime exports, pinned: adding or leaking a name is a visible change here.
 // (Type-only exports are listed explicitly in each entry file.)
@@ -25,6 +26,11 @@ Deno.test("the cuda entry point exports the CUDA backend and opens no library", 
   deepEqual(Object.keys(cuda).sort(), CUDA);
 });
 
+Deno.test("the sync entry point exports the timeline signals", () => {
+  deepEqual(Object.keys(sync).sort(), SYNC);
+});
+
+const SYNC = ["CpuTimelineSignal", "TimeoutError", "WebGpuTimelineSignal"];
 const CUDA = [
   "CUDA_KERNELS",
   "CUDA_LIBRARY_ENV",
@@ -94,6 +100,7 @@ const BACKEND = [
   "SliceHandle",
   "StreamPool",
   "StreamUnhealthyError",
+  "TimeoutError",
   "UnsupportedError",
   "assertStreamId",
   "combineMemoryUsage",

@@ -1,6 +1,6 @@
 /**
- * The user programs of the README (examples/saxpy.ts, softmax.ts, two_streams.ts) run and check
- * themselves against the CPU: each throws on a mismatch.
+ * The user programs of the README (examples/saxpy.ts, softmax.ts, two_streams.ts,
+ * signal_pipeline.ts) run and check themselves against the CPU: each throws on a mismatch.
  */
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -10,6 +10,7 @@ const PROGRAMS: Record<string, () => Promise<unknown>> = {
   saxpy: () => import("../examples/saxpy.ts"),
   softmax: () => import("../examples/softmax.ts"),
   two_streams: () => import("../examples/two_streams.ts"),
+  signal_pipeline: () => import("../examples/signal_pipeline.ts"),
 };
 
 for (const [name, run] of Object.entries(PROGRAMS)) {

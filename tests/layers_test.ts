@@ -48,6 +48,7 @@ Deno.test("imports down the layers are allowed", () => {
       { from: "runtime/memory/sliced_pool.ts", to: "runtime/core/errors.ts" },
       { from: "runtime/stream/event.ts", to: "runtime/memory/memory_usage.ts" },
       { from: "runtime/server/server.ts", to: "runtime/stream/event.ts" },
+      { from: "runtime/server/server.ts", to: "sync/timeline_signal.ts" },
       { from: "runtime/server/webgpu/server.ts", to: "runtime/server/server.ts" },
       { from: "runtime/server/webgpu/server.ts", to: "runtime/server/webgpu/device.ts" },
       { from: "runtime/client.ts", to: "runtime/server/server.ts" },

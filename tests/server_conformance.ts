@@ -15,6 +15,7 @@ import {
   type KernelMetadata,
 } from "../backend.ts";
 import { asF32, asU32, code, f32, meta, u32 } from "./_bytes.ts";
+import { CpuTimelineSignal } from "../sync/cpu_signal.ts";
 
 /**
  * Kernels every backend provides for the suite. Lengths come from metadata word 0; scalars are
@@ -151,6 +152,32 @@ export async function serverConformance<K extends KernelMetadata>(
       await server.sync(3);
       const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 3);
       assert.deepEqual(asU32(bytes), [4, 5, 6, 7]);
+    });
+
+    await step("signal marks a timeline after the stream's work, in order (optional)", async () => {
+      // Optional in the contract: without it the client marks through sync.
+      if (server.signal === undefined) return;
+      const timeline = new CpuTimelineSignal();
+      const order: number[] = [];
+      const waits = [2, 1].map((v) => timeline.wait(v).then(() => order.push(v)));
+      using a = server.createWithData(u32([0, 0]), 1);
+      const bump = (stream: number) =>
+        server.execute({
+          kernel: increment,
+          count: cubes(2),
+          bindings: new Bindings().withBuffer(a.binding()),
+        }, stream);
+      bump(1);
+      server.signal(timeline, 1n, 1);
+      bump(2);
+      server.signal(timeline, 2n, 2);
+      await Promise.all(waits);
+      assert.deepEqual(order, [1, 2]);
+      server.signal(timeline, 1n, 1); // a lower mark never lowers the timeline
+      await server.sync(1);
+      assert.equal(timeline.value, 2n);
+      const [bytes] = await server.read([a.copyDescriptor([2], [1], 4)], 1);
+      assert.deepEqual(asU32(bytes), [2, 2]);
     });
 
     await step("memoryUsage and memoryCleanup", () => {

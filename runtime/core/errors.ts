@@ -329,3 +329,27 @@ export class RuntimeError extends ComputeError {
     this.name = "RuntimeError";
   }
 }
+
+/**
+ * A wait gave up: `what` was asked for, `limitMs` is the timeout it ran under, and `current`
+ * describes where things stood when it gave up.
+ *
+ * @example
+ * ```ts
+ * import { TimeoutError } from "@gpucompute/runtime/sync";
+ * const error = new TimeoutError("timeline value 10", 50, "the signal is at 3");
+ * console.log(error.message); // Timed out after 50 ms waiting for timeline value 10: the signal is at 3
+ * ```
+ */
+export class TimeoutError extends ComputeError {
+  /** Always `"TIMEOUT"`. */
+  declare readonly code: "TIMEOUT";
+  /** The timeout, in milliseconds. */
+  readonly limitMs: number;
+  /** Creates the error from what was awaited, the timeout and the state reached. */
+  constructor(what: string, limitMs: number, current: string, options?: ErrorOptions) {
+    super("TIMEOUT", `Timed out after ${limitMs} ms waiting for ${what}: ${current}`, options);
+    this.name = "TimeoutError";
+    this.limitMs = limitMs;
+  }
+}

@@ -68,6 +68,7 @@ import type { CubeCount } from "../core/cube_count.ts";
 import type { Binding, Handle } from "../core/handle.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../core/allocation.ts";
 import type { KernelTiming, Trace } from "../core/trace.ts";
+import type { TimelineSignal } from "../../sync/timeline_signal.ts";
 
 /**
  * Identifies one profiling window, so that windows can nest and overlap.
@@ -303,6 +304,13 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * Throws `UNSUPPORTED` where the two servers cannot exchange memory.
    */
   copyTo(destination: this, source: CopyDescriptor, streams: CopyStreams): Promise<Allocation>;
+  /**
+   * Optional. Marks the work submitted so far on `stream` (flushing it first): `timeline` is
+   * `set` to `value` once that work has completed. Marks on one timeline complete in the order
+   * they were made, so reaching `value` means the work of every earlier mark has completed too.
+   * Where absent, the client marks through `sync` (correct, one device round trip per mark).
+   */
+  signal?(timeline: TimelineSignal, value: bigint, stream: StreamId): void;
   /** Releases everything the server created. Idempotent. */
   destroy(): void;
 }

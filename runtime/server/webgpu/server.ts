@@ -78,6 +78,8 @@ import type { WgslKernel } from "./kernel.ts";
 import { PipelineCache } from "./_pipeline_cache.ts";
 import { ProfilerCore } from "./_profiler_core.ts";
 import { WebGpuStorage } from "./storage.ts";
+import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
+import { signalOnQueue } from "../../../sync/webgpu_signal.ts";
 
 /** Options of {@linkcode WebGpuServer.create}: device choice, runtime options, memory pools. */
 export interface WebGpuServerOptions extends WebGpuDeviceOptions, RuntimeOptions {
@@ -389,6 +391,32 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   flush(stream: StreamId): void {
     this.#assertUsable(stream);
     this.#scheduler.executeStreams([stream]);
+  }
+
+  /**
+   * Flushes `stream` and sets `timeline` to `value` when the queue's work submitted so far
+   * completes. Marks made in one synchronous run share one `onSubmittedWorkDone` poll.
+   */
+  signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
+    this.#assertUsable(stream);
+    this.#scheduler.executeStreams([stream]);
+    const errors = this.#scheduler.stream(stream).errors;
+    // The single in-order queue completes marks in order, whatever their stream. A server
+    // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
+    signalOnQueue(this.device.queue, {
+      timeline: {
+        set: (reached) => {
+          const closed = this.#closedError();
+          if (closed === undefined) timeline.set(reached);
+          else errors.push(closed);
+        },
+      },
+      value,
+      onError: (cause) => {
+        const message = `The queue failed to report completion of timeline value ${value}`;
+        errors.push(new RuntimeError("DRIVER", message, { cause }));
+      },
+    });
   }
 
   memoryUsage(stream: StreamId): MemoryUsage {

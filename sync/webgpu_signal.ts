@@ -1,0 +1,128 @@
+/**
+ * {@linkcode WebGpuTimelineSignal}: a {@linkcode CpuTimelineSignal} whose values are reached when
+ * WebGPU queue work completes. `signal(v)` after a submission marks `v`; every mark made in one
+ * synchronous run of JS shares one `onSubmittedWorkDone` (Deno answers each only at its next device
+ * poll, ~10 ms, so a poll per value would cost 10 ms per value). Marks complete in queue order and
+ * `set` is a monotonic max, so waiters resolve in target order.
+ *
+ * The value lives in shared memory like any CPU signal: post {@linkcode buffer} to a Worker and
+ * wait there with `new CpuTimelineSignal(buffer)`, while this thread polls the device.
+ *
+ * @module
+ */
+
+import { UnsupportedError } from "../runtime/core/errors.ts";
+import { CpuTimelineSignal } from "./cpu_signal.ts";
+import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
+import { toTimelineValue } from "./_value.ts";
+import { queueCompletions } from "./_queue_completions.ts";
+
+/**
+ * A timeline signal reached by the completion of work submitted to a WebGPU queue.
+ *
+ * @example Mark two points of the queue and wait for the second
+ * ```ts ignore
+ * import { WebGpuTimelineSignal } from "@gpucompute/runtime/sync";
+ * const adapter = await navigator.gpu.requestAdapter();
+ * const device = await adapter!.requestDevice();
+ * const timeline = new WebGpuTimelineSignal(device);
+ * device.queue.submit([device.createCommandEncoder().finish()]);
+ * timeline.signal(1);
+ * device.queue.submit([device.createCommandEncoder().finish()]);
+ * timeline.signal(2);
+ * await timeline.wait(2); // both submissions have completed
+ * device.destroy();
+ * ```
+ */
+export class WebGpuTimelineSignal extends CpuTimelineSignal {
+  readonly #queue: GPUQueue;
+  readonly #failed = new AbortController();
+  /** The highest value passed to `signal`. */
+  #marked = 0n;
+
+  /**
+   * A signal on `device`'s queue starting at `initial`, or sharing the value of the CPU signal
+   * whose `buffer` is given.
+   */
+  constructor(device: GPUDevice, initial: bigint | number | SharedArrayBuffer = 0n) {
+    super(initial);
+    if (typeof device?.queue?.onSubmittedWorkDone !== "function") {
+      throw new TypeError("device must be a GPUDevice");
+    }
+    this.#queue = device.queue;
+  }
+
+  /**
+   * Marks `value` as reached once the work submitted to the queue so far has completed.
+   * Call it after the `submit` (or the server flush) of the work it stands for.
+   */
+  signal(value: bigint | number): void {
+    const mark = toTimelineValue(value, "value");
+    if (this.#failed.signal.aborted) throw this.#failed.signal.reason;
+    if (mark > this.#marked) this.#marked = mark;
+    signalOnQueue(this.#queue, {
+      timeline: this,
+      value: mark,
+      onError: (error) => this.#failed.abort(error),
+    });
+  }
+
+  /** As {@linkcode CpuTimelineSignal.wait}; also rejects if the queue fails its completions. */
+  override wait(target: bigint | number, options: TimelineWaitOptions = {}): Promise<void> {
+    if (this.#failed.signal.aborted) return Promise.reject(this.#failed.signal.reason);
+    const signal = options.signal === undefined
+      ? this.#failed.signal
+      : AbortSignal.any([options.signal, this.#failed.signal]);
+    return super.wait(target, { ...options, signal });
+  }
+
+  /**
+   * As {@linkcode CpuTimelineSignal.waitSync}, but refuses to block for a value this thread
+   * marked and the queue has not reached: completions arrive in this thread's event loop, which a
+   * blocking wait stops. Use `wait`, or block in another Worker.
+   */
+  override waitSync(
+    target: bigint | number,
+    options: Omit<TimelineWaitOptions, "signal"> = {},
+  ): void {
+    const goal = toTimelineValue(target, "target");
+    if (!this.isReached(goal) && goal <= this.#marked) {
+      throw new UnsupportedError(
+        `Cannot block for timeline value ${goal} on the thread that polls its GPU queue ` +
+          `(the signal is at ${this.value}); await wait(${goal}) instead`,
+      );
+    }
+    super.waitSync(goal, options);
+  }
+}
+
+/** A mark of {@linkcode signalOnQueue}. */
+export interface QueueMark {
+  /** The signal to set (only its `set` is used). */
+  readonly timeline: Pick<TimelineSignal, "set">;
+  /** The value it reaches when the queue's work submitted so far completes. */
+  readonly value: bigint | number;
+  /**
+   * Called instead if the queue fails to report completion.
+   * @default {() => {}}
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Sets `mark.timeline` to `mark.value` once the work submitted to `queue` so far has completed.
+ * Calls made in one synchronous run of JS share one `onSubmittedWorkDone`. The WebGPU server
+ * marks any {@linkcode TimelineSignal} with it.
+ *
+ * @example
+ * ```ts ignore
+ * const timeline = new CpuTimelineSignal();
+ * signalOnQueue(device.queue, { timeline, value: 1n });
+ * await timeline.wait(1);
+ * ```
+ */
+export function signalOnQueue(queue: GPUQueue, mark: QueueMark): void {
+  const value = toTimelineValue(mark.value, "value");
+  const { timeline, onError = () => {} } = mark;
+  queueCompletions(queue).after(() => timeline.set(value), onError);
+}

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { ComputeClient } from "../mod.ts";
+import { CpuTimelineSignal, type TimelineSignal } from "../sync/mod.ts";
+import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
+
+// The simulated server has no native `signal`: the client marks through `sync`.
+function newClient(seed = 3): ComputeClient<SimKernel> {
+  return new ComputeClient(new SimulatedServer({ maxStreams: 4, seed }));
+}
+
+Deno.test("client.signal without a native mark: values rise and are reached after the work", async () => {
+  using client = newClient();
+  using handle = client.createWithData(new Uint32Array([5]), { stream: 1 });
+  const first = client.signal({ stream: 1 });
+  const second = client.signal({ stream: 2 });
+  assert.deepEqual([first, second], [1n, 2n]);
+  assert.equal(client.timeline.isReached(first), false);
+  await client.timeline.wait(second);
+  assert.equal(client.timeline.value, 2n);
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [5]);
+});
+
+Deno.test("waitFor orders later calls on other streams that touch held memory", async () => {
+  using client = newClient(5);
+  using handle = client.create(4, { stream: 0 });
+  const produced = new CpuTimelineSignal();
+  client.waitFor(produced, 1, { stream: 1 });
+  client.write(handle, new Uint32Array([1]), { stream: 1 }); // held
+  client.write(handle, new Uint32Array([2]), { stream: 2 }); // after the held write: same memory
+  const read = client.read(handle, Uint32Array, { stream: 3 });
+  produced.set(1);
+  assert.deepEqual([...await read], [2]);
+  await client.sync();
+  // The held write landed first, then the later one: program order on the memory.
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 0 })], [2]);
+});
+
+Deno.test("a failed wait of a held stream is reported by the stream's next call", async () => {
+  using client = newClient(9);
+  const failure = new Error("the producer died");
+  const broken: TimelineSignal = {
+    value: 0n,
+    set() {},
+    wait: () => Promise.reject(failure),
+    waitSync() {},
+    isReached: () => false,
+  };
+  using handle = client.create(4, { stream: 1 });
+  client.waitFor(broken, 1, { stream: 1 });
+  await assert.rejects(client.read(handle, Uint8Array, { stream: 1 }), (e) => e === failure);
+  // Reported once: the stream works again afterwards.
+  client.write(handle, new Uint32Array([4]), { stream: 1 });
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [4]);
+  await client.sync();
+});
