@@ -10,8 +10,8 @@
  *
  * Timeline signals order work across Workers and the GPU: `client.signal()` marks a point of a
  * stream on `client.timeline`, and `client.waitFor(signal, value)` holds a stream until a host
- * producer is done; the signals themselves (`CpuTimelineSignal`, shared with Workers through
- * shared memory) come from `./sync`.
+ * producer is done. `CpuTimelineSignal` (shared with Workers through shared memory) is exported
+ * here; `./sync` adds the WebGPU queue signal.
  *
  * This entry point is for people who run kernels. Backend authors import `./backend` (the server
  * contract, handles, pools and multi-stream managers, and the vocabulary types this entry point
@@ -63,9 +63,8 @@ export type { CudaKernel } from "./runtime/server/cuda/kernel.ts";
 export type { KernelParams, ParamValue } from "./runtime/core/kernel.ts";
 export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
 export { CubeCount } from "./runtime/core/cube_count.ts";
-export type { Binding, Handle } from "./runtime/core/handle.ts";
-export type { StreamId } from "./runtime/core/stream_id.ts";
-export type { RuntimeOptions, SchedulerStrategy } from "./runtime/core/config.ts";
+export type { Handle } from "./runtime/core/handle.ts";
+export type { RuntimeOptions } from "./runtime/core/config.ts";
 export type { ProfileDuration } from "./runtime/server/server.ts";
 export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";
 export {
@@ -86,5 +85,8 @@ export {
   OutOfMemoryError,
   RuntimeError,
   StreamUnhealthyError,
+  TimeoutError,
   UnsupportedError,
 } from "./runtime/core/errors.ts";
+export { CpuTimelineSignal } from "./sync/cpu_signal.ts";
+export type { TimelineSignal } from "./sync/timeline_signal.ts";
