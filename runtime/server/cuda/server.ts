@@ -253,6 +253,16 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return signal;
   }
 
+  /**
+   * The `CUstream` behind a logical stream, to enqueue your own work in the runtime's order on
+   * it, e.g. on memory leased by {@linkcode getResource} (which orders this stream after the
+   * binding's writers on other streams). Do not destroy it.
+   */
+  cudaStream(stream: StreamId): Deno.PointerValue {
+    this.#assertUsable(stream);
+    return this.#streams.state(stream).stream.handle;
+  }
+
   /** Loads a kernel's module and function now; `COMPILATION` when the driver rejects it. */
   compile(kernel: CudaKernel): void {
     this.#assertUsable();
@@ -350,16 +360,18 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#pinned.collect();
   }
 
-  /** Orders `stream` after the other streams' uses of the binding and leases its memory. */
+  /**
+   * The device pointer behind a binding, leased: `stream`'s CUDA stream is first made to wait on
+   * the other streams' work on the binding (the work itself is already submitted), and the
+   * memory is not reused until the lease is released.
+   */
   getResource(binding: Binding, stream: StreamId): ResourceLease<bigint> {
     this.#assertUsable(stream);
     const at = this.#bindingResource(binding);
-    this.#resolve(stream, [binding])[Symbol.dispose]();
+    this.#resolve(stream, [binding]).finish();
     const pin = binding.memory.id.pin();
     return {
-      resource: at.resource,
-      offset: at.offset,
-      size: at.size,
+      ...at,
       get released() {
         return pin.memory === undefined;
       },
