@@ -6,9 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import { Bindings, CubeCount } from "../backend.ts";
+import { Bindings, ComputeError, CubeCount } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { f32, meta } from "./_bytes.ts";
+import { asU32, code, f32, meta, u32 } from "./_bytes.ts";
 import {
   hazardCount,
   hazardReport,
@@ -51,4 +51,53 @@ Deno.test("getResource orders the stream after the binding's writers; the lease 
   lease.release();
   await server.sync(0);
   assert.equal(id.released, true);
+});
+
+Deno.test("malformed launches and kernels are refused before anything is enqueued", async () => {
+  resetHazards();
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using a = server.createWithData(u32([1, 2, 3, 4]), 0);
+  const good = {
+    kernel: CUDA_KERNELS.incrementU32,
+    count: CubeCount.new1d(1),
+    bindings: new Bindings().withBuffer(a.binding()),
+  };
+  const cases: [string, Record<string, unknown>, new (...args: never[]) => Error, string?][] = [
+    ["negative count", { count: { kind: "static", x: -1, y: 1, z: 1 } }, RangeError],
+    ["threads of 2^32", { count: { kind: "threads", x: 2 ** 32, y: 1, z: 1 } }, RangeError],
+    ["unknown count kind", { count: { kind: "bogus" } }, TypeError],
+    ["bindings not a Bindings", { bindings: { buffers: [a.binding()] } }, TypeError],
+    [
+      "a Handle as a Binding",
+      { bindings: Object.assign(new Bindings(), { buffers: [a] }) },
+      TypeError,
+    ],
+    ["bogus mode", { mode: "fast" }, RangeError],
+    ["named params", { params: { n: 4 } }, ComputeError, "UNSUPPORTED"],
+    [
+      "kernel without blockSize",
+      { kernel: { ...CUDA_KERNELS.incrementU32, blockSize: undefined } },
+      TypeError,
+    ],
+    [
+      "block of 0 threads",
+      { kernel: { ...CUDA_KERNELS.incrementU32, blockSize: [0, 1, 1] } },
+      RangeError,
+    ],
+    ["kernel without PTX", { kernel: { ...CUDA_KERNELS.incrementU32, ptx: undefined } }, TypeError],
+    ["kernel not an object", { kernel: "increment_u32" }, TypeError],
+  ];
+  const streams = server.stats().streams;
+  for (const [what, change, type, errorCode] of cases) {
+    assert.throws(
+      () => server.execute({ ...good, ...change } as typeof good, 1),
+      (e) => e instanceof type && (errorCode === undefined || code(e) === errorCode),
+      what,
+    );
+  }
+  assert.equal(server.stats().streams, streams, "no launch reached stream 1");
+  server.execute(good, 0);
+  const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 0);
+  assert.deepEqual(asU32(bytes), [2, 3, 4, 5]);
+  assert.equal(hazardCount(), 0, hazardReport());
 });

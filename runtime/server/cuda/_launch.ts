@@ -13,9 +13,7 @@
 
 import type { Bindings } from "../../core/bindings.ts";
 import { RuntimeError } from "../../core/errors.ts";
-import { Binding } from "../../core/handle.ts";
-import { CubeCount } from "../../core/cube_count.ts";
-import { describe } from "../../core/_validate.ts";
+import type { Binding } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ResolvedStreams } from "../../stream/event.ts";
 import type { BindingResource, KernelLaunch } from "../server.ts";
@@ -24,6 +22,7 @@ import type { CudaEvent, CudaStream } from "./_stream.ts";
 import type { CopyContext } from "./_write.ts";
 import type { CudaDeviceAttributes } from "./device.ts";
 import type { CudaKernel, ModuleCache } from "./kernel.ts";
+import { kernelName } from "./_check_launch.ts";
 
 /** The marshalled parameters of one launch. */
 export interface LaunchParams {
@@ -78,7 +77,9 @@ export function marshalParams(
     for (const buffer of buffers) {
       if (buffer.size >= LENGTH_LIMIT) {
         throw new RangeError(
-          `Kernel '${kernel.id}' takes u32 buffer lengths; a binding of ${buffer.size} bytes exceeds them`,
+          `Kernel '${
+            kernelName(kernel)
+          }' takes u32 buffer lengths; a binding of ${buffer.size} bytes exceeds them`,
         );
       }
       view.setUint32(slot++ * 8, buffer.size, true);
@@ -115,22 +116,17 @@ export interface LaunchContext extends CopyContext {
 }
 
 /**
- * Validates, resolves and launches. Everything that can be checked is checked before the stream
- * is resolved, so a refused launch changes nothing.
+ * Validates, resolves and launches a launch whose shape was checked (`checkLaunch`). Everything
+ * that can be checked is checked before the stream is resolved, so a refused launch changes
+ * nothing.
  */
 export function launch(
   ctx: LaunchContext,
-  { kernel, count, bindings }: KernelLaunch<CudaKernel>,
+  kernelLaunch: KernelLaunch<CudaKernel>,
   streamId: StreamId,
 ): void {
-  // Launches built by hand: the same boundary checks as every backend (see the conformance suite).
-  CubeCount.check(count);
-  const given = bindings?.buffers ?? [];
-  for (let i = 0; i < given.length; i++) {
-    if (!(given[i] instanceof Binding)) {
-      throw new TypeError(`launch buffer ${i} must be a Binding, got ${describe(given[i])}`);
-    }
-  }
+  const { kernel, count, bindings } = kernelLaunch;
+  const name = kernelName(kernel);
   const [bx, by, bz] = kernel.blockSize;
   const { maxBlockDim, maxThreadsPerBlock, maxGridDim } = ctx.attributes;
   if (
@@ -138,7 +134,7 @@ export function launch(
     bz > maxBlockDim[2]
   ) {
     throw new RangeError(
-      `Kernel '${kernel.id}' has blocks of [${kernel.blockSize}] but the device allows ` +
+      `Kernel '${name}' has blocks of [${kernel.blockSize}] but the device allows ` +
         `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
     );
   }
@@ -163,7 +159,7 @@ export function launch(
   if (expected !== undefined && !sameSizes(expected, params.sizes)) {
     // A mismatch would make the device read garbage (a fault at best): refuse it here.
     throw new TypeError(
-      `Kernel '${kernel.id}' takes ${expected.length} parameters of [${expected}] bytes, ` +
+      `Kernel '${name}' takes ${expected.length} parameters of [${expected}] bytes, ` +
         `but the launch gives ${params.sizes.length} of [${params.sizes}] (${buffers.length} ` +
         `buffers${kernel.bufferLengths ? " and their lengths" : ""}, ` +
         `${bindings.metadata.data.length} metadata words, then scalars)`,
@@ -180,7 +176,7 @@ export function launch(
       ? checkGrid(readCount(ctx, ctx.resolveBinding(count.binding), stream))
       : []);
   if (grid.some((n) => n === 0)) return; // nothing to run
-  const timed = ctx.timeLaunch(stream, streamId, kernel.id, grid as [number, number, number]);
+  const timed = ctx.timeLaunch(stream, streamId, name, grid as [number, number, number]);
   ctx.driver.check(
     ctx.driver.symbols.cuLaunchKernel(
       fn,
@@ -195,7 +191,7 @@ export function launch(
       params.pointers,
       null,
     ),
-    `cuLaunchKernel(${kernel.id}, grid [${grid}], block [${kernel.blockSize}], stream ${stream.index})`,
+    `cuLaunchKernel(${name}, grid [${grid}], block [${kernel.blockSize}], stream ${stream.index})`,
   );
   timed?.();
 }

@@ -49,6 +49,7 @@ import type {
   StartProfileOptions,
   WriteEntry,
 } from "../server.ts";
+import { checkLaunch } from "./_check_launch.ts";
 import { launch, type LaunchContext } from "./_launch.ts";
 import { copyLayout, optimizedLayout } from "./_layout.ts";
 import { StreamMemory } from "./_memory.ts";
@@ -382,6 +383,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
+    checkLaunch(kernelLaunch);
     this.#assertHealthy(stream);
     this.#launchContext ??= {
       ...this.#copyContext(),
