@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { Bindings, ComputeError, CubeCount } from "../backend.ts";
-import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
+import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { asU32, code, f32, meta, u32 } from "./_bytes.ts";
 import {
   hazardCount,
@@ -100,4 +100,27 @@ Deno.test("malformed launches and kernels are refused before anything is enqueue
   const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 0);
   assert.deepEqual(asU32(bytes), [2, 3, 4, 5]);
   assert.equal(hazardCount(), 0, hazardReport());
+});
+
+Deno.test("kernels without an id run; one id for two programs never runs the other", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using a = server.createWithData(u32([1, 2, 3, 4]), 0);
+  const { id: _, ...anonymous } = CUDA_KERNELS.incrementU32;
+  const run = (kernel: CudaKernel, bindings: Bindings) =>
+    server.execute({ kernel, count: CubeCount.new1d(1), bindings }, 0);
+  run(anonymous, new Bindings().withBuffer(a.binding()));
+  // Same id, same PTX module, another entry point: must not reuse increment's function.
+  run(
+    { ...CUDA_KERNELS.fillU32, id: "mine" },
+    new Bindings().withBuffer(a.binding()).withMetadata(meta(2)).withScalar("u32", [9]),
+  );
+  run({ ...CUDA_KERNELS.incrementU32, id: "mine" }, new Bindings().withBuffer(a.binding()));
+  const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 0);
+  assert.deepEqual(asU32(bytes), [10, 10, 5, 6]);
+  assert.equal(server.stats().moduleLoads, 1, "one module for the three kernels");
+  assert.throws(
+    () => run(anonymous, new Bindings().withBuffers([a.binding(), a.binding()])),
+    /Kernel 'increment_u32' takes 2 parameters/,
+    "a kernel without an id is named by its entry point",
+  );
 });

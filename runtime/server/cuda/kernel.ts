@@ -9,8 +9,10 @@
  * kernels chosen by entry name.
  *
  * The {@linkcode ModuleCache} loads each distinct PTX text once (`cuModuleLoadData`) and looks up
- * each kernel id once (`cuModuleGetFunction`); a PTX the driver rejects is a `COMPILATION` error
- * with the driver's message, cached so later launches of that id fail at once.
+ * each program (PTX or CUDA C, and entry point) once (`cuModuleGetFunction`), whatever its id; a
+ * PTX the driver rejects is a `COMPILATION` error with the driver's message, cached so later
+ * launches of that program fail at once. A kernel object seen before is found by identity (its
+ * strings compared by reference), without building the program key again.
  *
  * @module
  */
@@ -20,6 +22,7 @@ import type { KernelMetadata } from "../../core/kernel.ts";
 import { CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import { PTX_MODULES } from "./kernels/ptx.ts";
 import { Nvrtc } from "./_nvrtc.ts";
+import { kernelName } from "./_check_launch.ts";
 
 /**
  * A CUDA kernel given as PTX.
@@ -32,8 +35,12 @@ import { Nvrtc } from "./_nvrtc.ts";
  * ```
  */
 export interface CudaKernel extends KernelMetadata {
-  /** Stable id: the function cache key. */
-  readonly id: string;
+  /**
+   * Name in errors, logs and profiles; the entry point when omitted. Functions are cached by
+   * program (PTX or source, and entry point), so reusing an id for another program is safe.
+   * @default {undefined}
+   */
+  readonly id?: string;
   /** PTX text (what `nvcc -ptx` writes). Give this or {@linkcode source}. */
   readonly ptx?: string;
   /**
@@ -127,6 +134,21 @@ export const CUDA_KERNELS: {
 
 const encoder = new TextEncoder();
 
+/** What the cache knows of one program. */
+interface Program {
+  fn?: Deno.PointerValue;
+  error?: ComputeError;
+  signature?: { sizes: number[] | undefined };
+}
+
+/** A kernel object's strings when its program was looked up. */
+interface Seen {
+  readonly ptx?: string;
+  readonly source?: string;
+  readonly entryPoint: string;
+  readonly program: Program;
+}
+
 /**
  * Options of {@linkcode ModuleCache}.
  *
@@ -160,8 +182,10 @@ export class ModuleCache {
   readonly #options: ModuleCacheOptions;
   readonly #compiled = new Map<string, string>();
   readonly #modules = new Map<string, Deno.PointerValue>();
-  readonly #functions = new Map<string, Deno.PointerValue | ComputeError>();
-  readonly #signatures = new Map<string, number[] | undefined>();
+  /** Per program key. */
+  #programs = new Map<string, Program>();
+  /** Per kernel object, with the strings its program was found by. */
+  #seen = new WeakMap<CudaKernel, Seen>();
   /** `cuModuleLoadData` calls made. */
   loads = 0;
 
@@ -175,14 +199,14 @@ export class ModuleCache {
   ptx(kernel: CudaKernel): string {
     if (typeof kernel.ptx === "string") return kernel.ptx;
     if (typeof kernel.source !== "string") {
-      throw new TypeError(`Kernel '${kernel.id}' needs a ptx or a source string`);
+      throw new TypeError(`Kernel '${kernelName(kernel)}' needs a ptx or a source string`);
     }
     let ptx = this.#compiled.get(kernel.source);
     if (ptx === undefined) {
       ptx = Nvrtc.open(this.#options.nvrtcLibrary).compile(
-        kernel.id,
+        kernelName(kernel),
         kernel.source,
-        `${kernel.id}.cu`,
+        `${kernelName(kernel)}.cu`,
         this.#options.arch ?? "compute_75",
       );
       this.#compiled.set(kernel.source, ptx);
@@ -192,16 +216,14 @@ export class ModuleCache {
 
   /** The function of a kernel; `COMPILATION` when its PTX or entry point is rejected. */
   function(kernel: CudaKernel): Deno.PointerValue {
-    const cached = this.#functions.get(kernel.id);
-    if (cached instanceof Error) throw cached;
-    if (cached !== undefined) return cached;
+    const program = this.#program(kernel);
+    if (program.error !== undefined) throw program.error;
+    if (program.fn !== undefined) return program.fn;
     try {
-      const fn = this.#load(kernel);
-      this.#functions.set(kernel.id, fn);
-      return fn;
+      return program.fn = this.#load(kernel);
     } catch (error) {
       if (error instanceof CompilationError || error instanceof UnsupportedError) {
-        this.#functions.set(kernel.id, error);
+        program.error = error;
       }
       throw error;
     }
@@ -212,18 +234,35 @@ export class ModuleCache {
    * `undefined` when the PTX does not declare them in the form `nvcc` writes.
    */
   signature(kernel: CudaKernel): readonly number[] | undefined {
-    if (!this.#signatures.has(kernel.id)) {
-      this.#signatures.set(kernel.id, ptxParamSizes(this.ptx(kernel), kernel.entryPoint));
+    const program = this.#program(kernel);
+    if (program.signature === undefined) {
+      program.signature = { sizes: ptxParamSizes(this.ptx(kernel), kernel.entryPoint) };
     }
-    return this.#signatures.get(kernel.id);
+    return program.signature.sizes;
   }
 
   /** Unloads every module. */
   clear(): void {
     for (const module of this.#modules.values()) this.#driver.symbols.cuModuleUnload(module);
     this.#modules.clear();
-    this.#functions.clear();
-    this.#signatures.clear();
+    this.#programs = new Map();
+    this.#seen = new WeakMap();
+  }
+
+  #program(kernel: CudaKernel): Program {
+    const seen = this.#seen.get(kernel);
+    if (
+      seen !== undefined && seen.ptx === kernel.ptx && seen.source === kernel.source &&
+      seen.entryPoint === kernel.entryPoint
+    ) return seen.program;
+    const key = typeof kernel.ptx === "string"
+      ? `ptx\0${kernel.entryPoint}\0${kernel.ptx}`
+      : `cu\0${kernel.entryPoint}\0${kernel.source}`;
+    let program = this.#programs.get(key);
+    if (program === undefined) this.#programs.set(key, program = {});
+    const { ptx, source, entryPoint } = kernel;
+    this.#seen.set(kernel, { ptx, source, entryPoint, program });
+    return program;
   }
 
   #load(kernel: CudaKernel): Deno.PointerValue {
@@ -234,8 +273,8 @@ export class ModuleCache {
       this.loads++;
       const result = symbols.cuModuleLoadData(out64, encoder.encode(ptx + "\0"));
       if (result !== CUDA_SUCCESS) {
-        const cause = this.#driver.error(result, `cuModuleLoadData(${kernel.id})`);
-        throw new CompilationError(kernel.id, cause.message, undefined, { cause });
+        const cause = this.#driver.error(result, `cuModuleLoadData(${kernelName(kernel)})`);
+        throw new CompilationError(kernelName(kernel), cause.message, undefined, { cause });
       }
       module = this.#driver.pointerAt();
       this.#modules.set(ptx, module);
@@ -244,7 +283,7 @@ export class ModuleCache {
     const result = symbols.cuModuleGetFunction(out64, module, name);
     if (result !== CUDA_SUCCESS) {
       const cause = this.#driver.error(result, `cuModuleGetFunction(${kernel.entryPoint})`);
-      throw new CompilationError(kernel.id, cause.message, undefined, { cause });
+      throw new CompilationError(kernelName(kernel), cause.message, undefined, { cause });
     }
     return this.#driver.pointerAt();
   }
