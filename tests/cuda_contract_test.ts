@@ -124,3 +124,38 @@ Deno.test("kernels without an id run; one id for two programs never runs the oth
     "a kernel without an id is named by its entry point",
   );
 });
+
+Deno.test("destroy settles a pending read, sync and profile with DESTROYED, on any stream", async () => {
+  resetHazards();
+  const server = CudaServer.create({ library: SIM_LIBRARY });
+  const n = 256;
+  using data = server.createWithData(f32(Array(n).fill(0)), 1);
+  const slow = () =>
+    server.execute({
+      kernel: CUDA_KERNELS.slowF32,
+      count: CubeCount.threads(n),
+      bindings: new Bindings().withBuffer(data.binding()).withMetadata(meta(n))
+        .withScalar("u32", [20_000]),
+    }, 1);
+  const token = server.startProfile(1);
+  slow();
+  using shared = server.createWithData(u32([1]), 2);
+  server.execute({ // cross-stream: a GC task waits on stream 1's work
+    kernel: CUDA_KERNELS.incrementU32,
+    count: CubeCount.new1d(1),
+    bindings: new Bindings().withBuffer(shared.binding()),
+  }, 1);
+  const pending = [
+    server.read([data.copyDescriptor([n], [1], 4)], 1),
+    server.read([shared.copyDescriptor([1], [1], 4)], 3),
+    server.sync(0),
+    server.endProfile(1, token),
+  ];
+  server.destroy();
+  const results = await Promise.allSettled(pending);
+  assert.deepEqual(
+    results.map((r) => r.status === "rejected" ? code(r.reason) : "fulfilled"),
+    ["DESTROYED", "DESTROYED", "DESTROYED", "DESTROYED"],
+  );
+  assert.equal(hazardCount(), 0, hazardReport());
+});
