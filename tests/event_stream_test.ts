@@ -80,6 +80,17 @@ Deno.test("requiredSyncs: which streams to wait on before using bindings", async
     await ms.drain();
     assert.equal(h2.memory.id.pins, 0);
   });
+  await t.step("stream() and cursor() are the backend stream and cursor of an id", () => {
+    const ms = twoStreamsStarted();
+    ms.resolve(1, []).finish();
+    assert.equal(ms.cursor(1), 2);
+    assert.equal(ms.cursor(1 + MAX_STREAMS), 2, "ids equal modulo maxStreams share a stream");
+    assert.equal(ms.cursor(3), 0, "a stream never resolved");
+    assert.equal(ms.stream(2), ms.state(2).stream);
+    assert.equal(ms.stream(2 + MAX_STREAMS), ms.stream(2));
+    assert.notEqual(ms.stream(1), ms.stream(2));
+    assert.throws(() => ms.cursor(-1), RangeError);
+  });
 });
 
 /** A simulated setup where S = stream 0 created `value` and wrote 1 into it. */

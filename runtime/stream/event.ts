@@ -337,6 +337,53 @@ export class MultiStream<S, E> {
     return this.#gc.kept;
   }
 
+  /**
+   * The backend stream of `id` (created on first use; ids equal modulo `maxStreams` share it):
+   * where a backend enqueues work outside a resolve, e.g. profiling events.
+   *
+   * @example
+   * ```ts
+   * import { MultiStream } from "@gpucompute/runtime/backend";
+   * let created = 0;
+   * const multiStream = new MultiStream({
+   *   createStream: () => ({ n: created++ }),
+   *   handleCursor: (_stream, binding) => binding.cursor,
+   *   isHealthy: () => true,
+   *   flush: () => null,
+   *   waitEvent: () => {},
+   *   waitEventHost: () => Promise.resolve(),
+   * }, { maxStreams: 2 });
+   * console.log(multiStream.stream(3) === multiStream.stream(1)); // true
+   * ```
+   */
+  stream(id: StreamId): S {
+    return this.#pool.get(id).stream;
+  }
+
+  /**
+   * The cursor of `id`'s stream: how many resolves it had. Stamp an allocation made outside a
+   * resolve with it (a later resolve on another stream then waits for this stream's work up to
+   * here before using the allocation).
+   *
+   * @example
+   * ```ts
+   * import { MultiStream } from "@gpucompute/runtime/backend";
+   * const multiStream = new MultiStream({
+   *   createStream: () => ({}),
+   *   handleCursor: (_stream, binding) => binding.cursor,
+   *   isHealthy: () => true,
+   *   flush: () => null,
+   *   waitEvent: () => {},
+   *   waitEventHost: () => Promise.resolve(),
+   * }, { maxStreams: 2 });
+   * multiStream.resolve(1, []).finish();
+   * console.log(multiStream.cursor(1)); // 1
+   * ```
+   */
+  cursor(id: StreamId): number {
+    return this.#pool.get(id).cursor;
+  }
+
   /** @internal The synchronization state of a stream (tests inspect it). */
   state(id: StreamId): Readonly<EventStreamState<S>> {
     return this.#pool.get(id);

@@ -193,7 +193,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#memory = new StreamMemory(
       (index) =>
         new CudaStorage(driver, {
-          stream: () => this.#streams.state(index).stream,
+          stream: () => this.#streams.stream(index),
           events: this.#events,
           asyncAlloc,
         }),
@@ -248,7 +248,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
     this.#assertUsable(stream);
     const signal = new CudaTimelineSignal(
-      signalEvents(this.#device.driver, this.#streams.state(stream).stream, () => this.#destroyed),
+      signalEvents(this.#device.driver, this.#streams.stream(stream), () => this.#destroyed),
     );
     this.#signals.add(signal);
     return signal;
@@ -261,7 +261,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   cudaStream(stream: StreamId): Deno.PointerValue {
     this.#assertUsable(stream);
-    return this.#streams.state(stream).stream.handle;
+    return this.#streams.stream(stream).handle;
   }
 
   /** Loads a kernel's module and function now; `COMPILATION` when the driver rejects it. */
@@ -417,12 +417,12 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken {
     this.#assertUsable(stream);
-    return this.#profiler.start(this.#streams.state(stream).stream, options);
+    return this.#profiler.start(this.#streams.stream(stream), options);
   }
 
   async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
-    return await this.#profiler.end(this.#streams.state(stream).stream, token);
+    return await this.#profiler.end(this.#streams.stream(stream), token);
   }
 
   allocationMode(mode: MemoryAllocationMode, stream: StreamId): void {
@@ -507,7 +507,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   #allocate(size: number, stream: StreamId): Handle {
     const slice = this.#memory.reserve(Math.max(1, size), stream);
-    const cursor = this.#streams.state(stream).cursor;
+    const cursor = this.#streams.cursor(stream);
     return new Handle(slice, { stream, cursor, size });
   }
 
@@ -554,7 +554,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   #assertHealthy(stream: StreamId): void {
-    if (!this.#backend.isHealthy(this.#streams.state(stream).stream)) {
+    if (!this.#backend.isHealthy(this.#streams.stream(stream))) {
       throw new StreamUnhealthyError(stream);
     }
   }
