@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Bindings, ComputeError, CubeCount } from "../backend.ts";
+import { Bindings, ComputeError, type CopyDescriptor, CubeCount } from "../backend.ts";
 import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { asU32, code, f32, meta, u32 } from "./_bytes.ts";
 import {
@@ -157,5 +157,60 @@ Deno.test("destroy settles a pending read, sync and profile with DESTROYED, on a
     results.map((r) => r.status === "rejected" ? code(r.reason) : "fulfilled"),
     ["DESTROYED", "DESTROYED", "DESTROYED", "DESTROYED"],
   );
+  assert.equal(hazardCount(), 0, hazardReport());
+});
+
+Deno.test("hand-built descriptors and entries are refused with TypeError/RangeError; the server keeps computing", async () => {
+  resetHazards();
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using a = server.createWithData(u32([1, 2, 3, 4]), 0);
+  const binding = a.binding();
+  const descriptor = (shape: unknown, strides: unknown, elemSize: unknown) =>
+    ({ binding, shape, strides, elemSize }) as CopyDescriptor;
+  const bad: [string, unknown, new (...args: never[]) => Error][] = [
+    ["negative stride", descriptor([2, 2], [-2, 1], 4), RangeError],
+    ["fractional shape", descriptor([1.5], [1], 4), RangeError],
+    ["NaN elemSize", descriptor([4], [1], NaN), RangeError],
+    ["shape and strides of different ranks", descriptor([4], [1, 1], 4), RangeError],
+    ["strides not an array", descriptor([4], "1", 4), TypeError],
+    ["a Handle as the binding", { ...descriptor([4], [1], 4), binding: a }, TypeError],
+    ["null", null, TypeError],
+  ];
+  for (const [what, d, type] of bad) {
+    await assert.rejects(server.read([d as CopyDescriptor], 0), type, `read: ${what}`);
+    assert.throws(
+      () => server.write([{ descriptor: d as CopyDescriptor, data: u32([0, 0, 0, 0]) }], 0),
+      type,
+      `write: ${what}`,
+    );
+  }
+  const calls: [string, () => unknown, new (...args: never[]) => Error][] = [
+    ["read of a non-array", () => server.read("a" as never, 0), TypeError],
+    ["write of a non-array", () => server.write({} as never, 0), TypeError],
+    ["write of null", () => server.write([null as never], 0), TypeError],
+    [
+      "write of a string",
+      () => server.write([{ descriptor: a.copyDescriptor([4], [1], 4), data: "abcd" as never }], 0),
+      TypeError,
+    ],
+    ["create of null", () => server.create([null as never], 0), TypeError],
+    [
+      "create of a bad shape",
+      () => server.create([{ kind: "contiguous", shape: [-1], elemSize: 4 }], 0),
+      RangeError,
+    ],
+    ["create of a non-array", () => server.create({} as never, 0), TypeError],
+    ["staging of a non-array", () => server.staging(8 as never, 0), TypeError],
+  ];
+  for (const [what, call, type] of calls) {
+    await assert.rejects(async () => await call(), type, what);
+  }
+  server.execute({
+    kernel: CUDA_KERNELS.incrementU32,
+    count: CubeCount.new1d(1),
+    bindings: new Bindings().withBuffer(a.binding()),
+  }, 0);
+  const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 0);
+  assert.deepEqual(asU32(bytes), [2, 3, 4, 5]);
   assert.equal(hazardCount(), 0, hazardReport());
 });

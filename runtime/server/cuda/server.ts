@@ -25,13 +25,19 @@
 
 import {
   type Allocation,
-  type AllocationDescriptor,
+  AllocationDescriptor,
   contiguousStrides,
   type CopyDescriptor,
+  copyDescriptor,
 } from "../../core/allocation.ts";
 import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
-import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
-import { type Binding, Handle } from "../../core/handle.ts";
+import {
+  BufferTooBigError,
+  type ComputeError,
+  RuntimeError,
+  StreamUnhealthyError,
+} from "../../core/errors.ts";
+import { Binding, Handle } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
 import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
@@ -273,7 +279,17 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
     this.#assertUsable(stream);
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
-    const layouts = descriptors.map((d) => optimizedLayout(d));
+    const layouts = descriptors.map((d, i) => {
+      if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
+        throw new TypeError(`descriptors[${i}] must be an AllocationDescriptor`);
+      }
+      AllocationDescriptor.contiguous(d.shape, d.elemSize); // checks shape and elemSize
+      const layout = optimizedLayout(d);
+      if (!Number.isSafeInteger(layout.bytes)) {
+        throw new BufferTooBigError(layout.bytes, this.#memory.maxAllocationSize);
+      }
+      return layout;
+    });
     const allocations: Allocation[] = [];
     try {
       for (const { bytes, strides } of layouts) {
@@ -293,6 +309,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   staging(sizes: readonly number[], stream: StreamId): Uint8Array[] {
     this.#assertUsable(stream);
+    if (!Array.isArray(sizes)) throw new TypeError("sizes must be an array");
     for (const size of sizes) {
       if (!Number.isInteger(size) || size < 0) {
         throw new RangeError(`staging sizes must be non-negative integers, got ${size}`);
@@ -316,6 +333,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   async read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]> {
     this.#assertUsable(stream);
+    if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
     this.#throwFailure(stream);
     const sources = descriptors.map((d) => ({ at: this.#range(d), layout: copyLayout(d) }));
     const resolved = this.#resolve(stream, descriptors.map((d) => d.binding));
@@ -332,14 +350,23 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   write(entries: readonly WriteEntry[], stream: StreamId): void {
     this.#assertUsable(stream);
-    const targets = entries.map(({ descriptor, data }) => {
+    if (!Array.isArray(entries)) throw new TypeError("entries must be an array");
+    const targets = entries.map((entry, i) => {
+      if (typeof entry !== "object" || entry === null) {
+        throw new TypeError(`entries[${i}] must be a WriteEntry`);
+      }
+      const { descriptor, data } = entry;
+      const at = this.#range(descriptor);
       const layout = copyLayout(descriptor);
-      if (!(data instanceof Uint8Array) || data.byteLength !== layout.bytes) {
+      if (!(data instanceof Uint8Array)) {
+        throw new TypeError(`entries[${i}].data must be a Uint8Array`);
+      }
+      if (data.byteLength !== layout.bytes) {
         throw new RangeError(
-          `Write of ${data?.byteLength} bytes into a descriptor of ${layout.bytes} bytes`,
+          `Write of ${data.byteLength} bytes into a descriptor of ${layout.bytes} bytes`,
         );
       }
-      return { at: this.#range(descriptor), layout, data };
+      return { at, layout, data };
     });
     if (targets.length === 0) return;
     using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.binding));
@@ -368,6 +395,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   getResource(binding: Binding, stream: StreamId): ResourceLease<bigint> {
     this.#assertUsable(stream);
+    if (!(binding instanceof Binding)) throw new TypeError("getResource needs a Binding");
     const at = this.#bindingResource(binding);
     this.#resolve(stream, [binding]).finish();
     const pin = binding.memory.id.pin();
@@ -533,8 +561,13 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     };
   }
 
-  /** The device range of a descriptor, checked against its binding. */
+  /** The device range of a descriptor, checked (a hand-built one too) against its binding. */
   #range(descriptor: CopyDescriptor): BindingResource<bigint> {
+    if (!(descriptor?.binding instanceof Binding)) {
+      throw new TypeError("A copy descriptor must have a Binding (see Handle.copyDescriptor)");
+    }
+    const { binding, shape, strides, elemSize } = descriptor;
+    copyDescriptor(binding, shape, strides, elemSize); // shape, strides and elemSize are sane
     const layout = copyLayout(descriptor);
     const at = this.#bindingResource(descriptor.binding);
     if (layout.span > at.size) {
