@@ -514,6 +514,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const steps = [
       ...[...this.#signals].map((signal) => () => signal.destroy()),
       () => this.#profiler.destroy(),
+      () => this.#joinStreams(),
       () => this.#memory.destroy(),
       () => this.#backend.destroy(),
       () => this.#pinned.destroy(),
@@ -531,6 +532,26 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   /** Same as {@linkcode destroy}. */
   [Symbol.dispose](): void {
     this.destroy();
+  }
+
+  /**
+   * Makes every stream wait (on the device) for the work enqueued so far on every other one, so
+   * that each page freed in its own stream's order is freed after all its cross-stream uses too:
+   * outside destroy the multi-stream's pins ensure that, destroy frees pinned pages as well.
+   */
+  #joinStreams(): void {
+    const { driver } = this.#device;
+    const streams = this.#backend.streams;
+    const events = streams.map((stream) => this.#events.record(stream));
+    for (const stream of streams) {
+      for (const event of events) {
+        driver.check(
+          driver.symbols.cuStreamWaitEvent(stream.handle, event.handle, 0),
+          `cuStreamWaitEvent(destroy, stream ${stream.index})`,
+        );
+      }
+    }
+    for (const event of events) this.#events.release(event);
   }
 
   #allocate(size: number, stream: StreamId): Handle {
