@@ -13,7 +13,7 @@
  *   slice alignment. `optimized` allocations of rank 2+ pad rows to 16 bytes.
  * - **Copies** go through pinned staging (`_staging.ts`, `_write.ts`, `_read.ts`), contiguous or
  *   as rows at a pitch (`cuMemcpy2DAsync`); one read is one event and one host wait.
- * - **Kernels**: PTX modules cached by text, functions by kernel id (`kernel.ts`), parameters
+ * - **Kernels**: PTX modules cached by text, functions by program (`kernel.ts`), parameters
  *   marshalled from the bindings (`_launch.ts`). A dynamic cube count is read back to the host
  *   first: `cuLaunchKernel` takes the grid from the host, so `execute` waits (bounded by the
  *   timeout) for the counter — the one synchronous wait of the backend.
