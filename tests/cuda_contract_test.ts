@@ -218,3 +218,17 @@ Deno.test("hand-built descriptors and entries are refused with TypeError/RangeEr
   assert.deepEqual(asU32(bytes), [2, 3, 4, 5]);
   assert.equal(hazardCount(), 0, hazardReport());
 });
+
+Deno.test("a read or sync with nothing left to wait for still settles with DESTROYED after destroy", async () => {
+  // The conformance step's race made deterministic: the last poll saw the work complete (here
+  // there is none), then destroy ran before the promise settled.
+  const server = CudaServer.create({ library: SIM_LIBRARY });
+  using empty = server.createWithData(new Uint8Array(0), 0);
+  const pending = [server.read([empty.copyDescriptor([0], [1], 4)], 0), server.sync(0)];
+  server.destroy();
+  const results = await Promise.allSettled(pending);
+  assert.deepEqual(
+    results.map((r) => r.status === "rejected" ? code(r.reason) : "fulfilled"),
+    ["DESTROYED", "DESTROYED"],
+  );
+});

@@ -345,7 +345,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       this.#wait("A read"),
     );
     resolved.finish();
-    return await pending;
+    return this.#settled(await pending);
   }
 
   write(entries: readonly WriteEntry[], stream: StreamId): void {
@@ -385,6 +385,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       for (const event of events) this.#events.release(event);
     }
     await this.#streams.drain();
+    this.#settled(undefined);
     this.#pinned.collect();
   }
 
@@ -450,7 +451,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
-    return await this.#profiler.end(this.#streams.stream(stream), token);
+    return this.#settled(await this.#profiler.end(this.#streams.stream(stream), token));
   }
 
   allocationMode(mode: MemoryAllocationMode, stream: StreamId): void {
@@ -597,6 +598,16 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       );
     }
     return at;
+  }
+
+  /**
+   * A host wait's result, or `DESTROYED` if the server was destroyed before it settled: the
+   * last poll may have seen the work complete before `destroy`, but the caller is told once, the
+   * same way whatever the timing.
+   */
+  #settled<T>(value: T): T {
+    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    return value;
   }
 
   #throwFailure(stream: StreamId): void {
