@@ -23,7 +23,7 @@
  * @module
  */
 
-import { RuntimeError } from "../runtime/core/errors.ts";
+import { RuntimeError, TimeoutError } from "../runtime/core/errors.ts";
 import type { TimelineSignal } from "./timeline_signal.ts";
 
 /** How the signal records and queries events on its stream. */
@@ -201,10 +201,10 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
 
   #checkDeadline(goal: bigint, deadline: number, timeoutMs: number | undefined): void {
     if (performance.now() < deadline) return;
-    throw new RuntimeError(
-      "TIMEOUT",
-      `CUDA timeline signal timeout: waited ${timeoutMs} ms for value ${goal}, ` +
-        `current ${this.#value} (recorded ${this.#recorded})`,
+    throw new TimeoutError(
+      `CUDA timeline value ${goal}`,
+      timeoutMs ?? 0,
+      `the signal is at ${this.#value} (recorded ${this.#recorded})`,
     );
   }
 

@@ -3,7 +3,7 @@
  * accounting) and over the simulated driver (waits really wait for the device, timeouts, abort).
  */
 import assert from "node:assert/strict";
-import { Bindings, ComputeError, CubeCount } from "../backend.ts";
+import { Bindings, ComputeError, CubeCount, TimeoutError } from "../backend.ts";
 import {
   CUDA_KERNELS,
   CUDA_SIGNAL_RING_SIZE,
@@ -43,8 +43,12 @@ Deno.test("ring wrap-around: a target whose slot was overwritten waits on the ne
   assert.equal(fake.live.size, CUDA_SIGNAL_RING_SIZE, "slots reuse their events");
   const early = signal.wait(5, { timeoutMs: 5_000 }); // slot 5 was overwritten long ago
   await assert.rejects(signal.wait(300, { timeoutMs: 30 }), (e) => {
-    assert.equal(code(e), "TIMEOUT");
-    assert.match(String(e), /waited 30 ms for value 300, current 0 \(recorded 202\)/);
+    assert.ok(e instanceof TimeoutError, "a TimeoutError, as every TimelineSignal throws");
+    assert.equal(e.limitMs, 30);
+    assert.match(
+      e.message,
+      /30 ms waiting for CUDA timeline value 300: the signal is at 0 \(recorded 202\)/,
+    );
     return true;
   });
   fake.complete();
