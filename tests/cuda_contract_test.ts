@@ -125,7 +125,7 @@ Deno.test("kernels without an id run; one id for two programs never runs the oth
   );
 });
 
-Deno.test("destroy with cross-stream work in flight frees no page under it", async () => {
+Deno.test("destroy with cross-stream work in flight frees no page under it", () => {
   resetHazards();
   // Keeps the primary context retained after `server` is gone, to wait for its device work.
   using _keeper = CudaServer.create({ library: SIM_LIBRARY });
