@@ -31,6 +31,7 @@ Deno.test({
         groups.get(compiled.layout, [{ binding: 0, resource: { buffer, offset: 0, size } }]);
       const streams = new EncoderStreams(device, {
         shape: (group) => groups.shape(group),
+        beforeSubmit: () => {},
       });
       const stream = streams.createStream();
       const dispatch = (bindGroup: GPUBindGroup): DispatchTask => ({

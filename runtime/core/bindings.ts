@@ -201,6 +201,9 @@ export interface TensorMapBinding {
   readonly storageType: StorageType;
 }
 
+// Shared by every launch without metadata: a zero-length array has no element to change.
+const NO_METADATA: MetadataBinding = Object.freeze({ data: new Uint32Array(0), staticLength: 0 });
+
 /**
  * Everything a kernel launch binds, built fluently.
  *
@@ -218,8 +221,8 @@ export interface TensorMapBinding {
 export class Bindings {
   /** Buffer bindings, in binding order. */
   readonly buffers: Binding[] = [];
-  /** Packed metadata. */
-  metadata: MetadataBinding = { data: new Uint32Array(0), staticLength: 0 };
+  /** Packed metadata (none by default: one shared empty binding, nothing allocated). */
+  metadata: MetadataBinding = NO_METADATA;
   /** Scalars, one entry per storage type. */
   readonly scalars: Map<StorageType, ScalarBinding> = new Map();
   /** Tensor maps (rejected by backends without TMA). */

@@ -92,6 +92,19 @@ export class ManagedMemoryId {
   }
 
   /**
+   * Pins the memory like {@linkcode pin}, without a pin object: the caller releases it with
+   * exactly one {@linkcode unpin} (the scheduler's hot path, which allocates nothing per task).
+   */
+  retainPin(): void {
+    if (this.released) {
+      throw new InvalidHandleError(
+        `Memory ${this.value} was released to its pool; it can no longer be pinned`,
+      );
+    }
+    this.#pins++;
+  }
+
+  /**
    * Throws `INVALID_HANDLE` once every owner was disposed, whether or not work in flight still
    * pins the memory: a use after dispose fails always, not depending on when that work completes.
    */
@@ -103,7 +116,7 @@ export class ManagedMemoryId {
     }
   }
 
-  /** @internal Called by {@linkcode MemoryPin.release}. */
+  /** Releases one pin taken by {@linkcode retainPin} (or, internally, by a {@linkcode MemoryPin}). */
   unpin(): void {
     if (this.#pins === 0) throw new Error("Internal error: pin released twice");
     this.#pins--;

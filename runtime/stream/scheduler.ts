@@ -41,7 +41,7 @@
 import { assertPositiveInteger, describe } from "../core/_validate.ts";
 import type { SchedulerStrategy } from "../core/config.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
-import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
+import type { ManagedMemoryId } from "../core/managed_memory.ts";
 import type { Binding } from "../core/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
@@ -94,15 +94,14 @@ export interface SchedulerMultiStreamOptions {
   logger?: Logger;
 }
 
-/** A buffered task with the pins that keep its memory alive until it is submitted. */
-interface QueuedTask<T> {
-  readonly task: T;
-  readonly pins: MemoryPin[];
-}
-
-/** One pool slot: the task buffer, the memory its tasks touch (and write), the backend stream. */
+/**
+ * One pool slot: the task buffer, the memory its tasks pin (one `retainPin` per entry, released
+ * once they are submitted), the memory they touch (and write), the backend stream. Flat arrays:
+ * registering a task allocates nothing of its own.
+ */
 interface StreamState<T, S> {
-  tasks: QueuedTask<T>[];
+  tasks: T[];
+  pinned: ManagedMemoryId[];
   readonly memories: Set<ManagedMemoryId>;
   readonly written: Set<ManagedMemoryId>;
   readonly stream: S;
@@ -127,7 +126,8 @@ export interface RegisterOptions {
 }
 
 interface Schedule<T> {
-  readonly tasks: QueuedTask<T>[];
+  readonly tasks: T[];
+  readonly pinned: ManagedMemoryId[];
   readonly index: number;
 }
 
@@ -179,6 +179,7 @@ export class SchedulerMultiStream<T, S> {
     this.#pool = new StreamPool(
       () => ({
         tasks: [],
+        pinned: [],
         memories: new Set(),
         written: new Set(),
         stream: backend.createStream(),
@@ -214,29 +215,32 @@ export class SchedulerMultiStream<T, S> {
   ): void {
     const index = this.#pool.streamIndex(id);
     const list = checkBindings(bindings);
-    const writes = writtenMemory(list, options.reads);
-    const errors: unknown[] = [];
+    const reads = readList(options.reads);
+    let errors: unknown[] | undefined;
     try {
-      this.#align(id, index, list, writes);
+      this.#align(id, index, list, reads);
     } catch (error) {
-      errors.push(error);
+      (errors ??= []).push(error);
     }
     const current = this.#pool.getIndex(index);
-    const pins: MemoryPin[] = [];
-    for (const binding of list) {
-      pins.push(binding.memory.id.pin());
-      current.memories.add(binding.memory.id);
-      if (writes === ALL || writes.has(binding.memory.id)) current.written.add(binding.memory.id);
+    for (let i = 0; i < list.length; i++) {
+      const memory = list[i].memory.id;
+      memory.retainPin();
+      current.pinned.push(memory);
+      current.memories.add(memory);
+      if (writes(list, reads, memory)) current.written.add(memory);
     }
-    current.tasks.push({ task, pins });
+    current.tasks.push(task);
     if (current.tasks.length >= this.#maxTasks) {
       try {
         this.executeStreams([id]);
       } catch (error) {
-        errors.push(error);
+        (errors ??= []).push(error);
       }
     }
-    throwAll(errors.flatMap((e) => e instanceof AggregateError ? e.errors : [e]));
+    if (errors !== undefined) {
+      throwAll(errors.flatMap((e) => e instanceof AggregateError ? e.errors : [e]));
+    }
   }
 
   /**
@@ -252,11 +256,12 @@ export class SchedulerMultiStream<T, S> {
     if (indices.length === 0) return;
     const schedules = indices.map((index): Schedule<T> => {
       const state = this.#pool.getIndex(index);
-      const tasks = state.tasks;
+      const { tasks, pinned } = state;
       state.tasks = [];
+      state.pinned = [];
       state.memories.clear();
       state.written.clear();
-      return { tasks, index };
+      return { tasks, pinned, index };
     });
     if (this.#strategy === "interleave") this.#interleave(schedules);
     else this.#sequential(schedules);
@@ -285,24 +290,28 @@ export class SchedulerMultiStream<T, S> {
     id: StreamId,
     index: number,
     bindings: readonly Binding[],
-    writes: Written,
+    reads: readonly Binding[] | undefined,
   ): void {
-    const toFlush: StreamId[] = [];
-    for (const [other, state] of this.#pool.entries()) {
-      if (other === index || state.memories.size === 0) continue;
+    let toFlush: StreamId[] | undefined;
+    for (let other = 0; other < this.#pool.size; other++) {
+      const state = this.#pool.peek(other);
+      if (other === index || state === undefined || state.memories.size === 0) continue;
       // A hazard unless both sides only read: read-after-write, write-after-read, write-after-write.
-      const shared = bindings.find(({ memory: { id } }) =>
-        state.memories.has(id) && (writes === ALL || writes.has(id) || state.written.has(id))
-      );
+      let shared: Binding | undefined;
+      for (let i = 0; i < bindings.length && shared === undefined; i++) {
+        const memory = bindings[i].memory.id;
+        if (!state.memories.has(memory)) continue;
+        if (state.written.has(memory) || writes(bindings, reads, memory)) shared = bindings[i];
+      }
       if (shared !== undefined) {
-        toFlush.push(other);
+        (toFlush ??= []).push(other);
         this.#logger.debug(
           "Memory {memory} is used by tasks queued on stream {other}, needed on stream {stream}",
           () => ({ memory: shared.memory.id.value, other, stream: id }),
         );
       }
     }
-    if (toFlush.length === 0) return;
+    if (toFlush === undefined) return;
     this.#logger.info(
       "Executing streams {streams} before registering more tasks on stream {stream}",
       { streams: toFlush, stream: id },
@@ -315,12 +324,12 @@ export class SchedulerMultiStream<T, S> {
     try {
       for (const schedule of schedules) {
         const stream = this.#pool.getIndex(schedule.index).stream;
-        for (const queued of schedule.tasks) this.#attempt(errors, "enqueue", queued.task, stream);
+        for (const task of schedule.tasks) this.#attempt(errors, "enqueue", task, stream);
         this.#attempt(errors, "flush", undefined, stream);
-        releasePins(schedule.tasks);
+        releasePins(schedule.pinned);
       }
     } finally {
-      for (const schedule of schedules) releasePins(schedule.tasks);
+      for (const schedule of schedules) releasePins(schedule.pinned);
     }
     throwAll(errors);
   }
@@ -335,13 +344,14 @@ export class SchedulerMultiStream<T, S> {
       const rounds = Math.max(...schedules.map((schedule) => schedule.tasks.length));
       for (let round = 0; round < rounds; round++) {
         for (const schedule of schedules) {
-          const queued = schedule.tasks[round];
-          if (queued !== undefined) this.#attempt(errors, "enqueue", queued.task, stream);
+          if (round < schedule.tasks.length) {
+            this.#attempt(errors, "enqueue", schedule.tasks[round], stream);
+          }
         }
       }
       this.#attempt(errors, "flush", undefined, stream);
     } finally {
-      for (const schedule of schedules) releasePins(schedule.tasks);
+      for (const schedule of schedules) releasePins(schedule.pinned);
     }
     throwAll(errors);
   }
@@ -364,37 +374,45 @@ function throwAll(errors: readonly unknown[]): void {
   }
 }
 
-/** The memory a task writes: every binding's (the common case, no allocation) or a subset. */
-type Written = typeof ALL | ReadonlySet<ManagedMemoryId>;
-const ALL = Symbol("all");
-
-function writtenMemory(list: readonly Binding[], reads: Iterable<Binding> | undefined): Written {
-  if (reads === undefined) return ALL;
-  const readOnly = new Set(reads);
-  if (readOnly.size === 0) return ALL;
-  const written = new Set<ManagedMemoryId>();
-  for (const binding of list) if (!readOnly.has(binding)) written.add(binding.memory.id);
-  return written;
+/** The bindings a task only reads, or `undefined` when it may write every one. */
+function readList(reads: Iterable<Binding> | undefined): readonly Binding[] | undefined {
+  if (reads === undefined) return undefined;
+  const list = Array.isArray(reads) ? reads : [...reads];
+  return list.length === 0 ? undefined : list;
 }
 
-/** Materializes and validates bindings before any state changes. */
-function checkBindings(bindings: Iterable<Binding>): Binding[] {
+/** True when the task writes `memory`: one of its bindings of that memory is not read-only. */
+function writes(
+  list: readonly Binding[],
+  reads: readonly Binding[] | undefined,
+  memory: ManagedMemoryId,
+): boolean {
+  if (reads === undefined) return true;
+  for (let i = 0; i < list.length; i++) {
+    if (list[i].memory.id === memory && !reads.includes(list[i])) return true;
+  }
+  return false;
+}
+
+/** Validates bindings before any state changes (an array is used as is, not copied). */
+function checkBindings(bindings: Iterable<Binding>): readonly Binding[] {
   if (bindings === null || typeof bindings !== "object" || !(Symbol.iterator in bindings)) {
     throw new TypeError(`bindings must be an iterable of Binding, got ${describe(bindings)}`);
   }
-  const list = [...bindings];
-  list.forEach((binding, i) => {
+  const list = Array.isArray(bindings) ? bindings : [...bindings];
+  for (let i = 0; i < list.length; i++) {
+    const binding = list[i];
     if (typeof binding?.assertLive !== "function") {
       throw new TypeError(`bindings[${i}] must be a Binding, got ${describe(binding)}`);
     }
     binding.assertLive();
     assertStreamId(binding.stream);
-  });
+  }
   return list;
 }
 
-function releasePins<T>(tasks: readonly QueuedTask<T>[]): void {
-  for (const queued of tasks) {
-    for (const pin of queued.pins) pin.release();
-  }
+/** Releases the pins of submitted (or dropped) tasks, once: the list is emptied. */
+function releasePins(pinned: ManagedMemoryId[]): void {
+  for (let i = 0; i < pinned.length; i++) pinned[i].unpin();
+  pinned.length = 0;
 }

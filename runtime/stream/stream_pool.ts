@@ -70,6 +70,16 @@ export class StreamPool<S> {
     return this.getIndex(this.maxStreams + n);
   }
 
+  /** Number of pool slots (regular and special streams). */
+  get size(): number {
+    return this.#streams.length;
+  }
+
+  /** The stream at a pool index if it was created, else `undefined` (allocates nothing). */
+  peek(index: number): S | undefined {
+    return this.#streams[index];
+  }
+
   /** The streams created so far with their indices. */
   *entries(): IterableIterator<[number, S]> {
     for (let i = 0; i < this.#streams.length; i++) {

@@ -4,13 +4,16 @@
  * Binding rules (from the reflected WGSL, all in `@group(0)`):
  *
  * - **Named params** (no scalars or metadata): `buffers` fill the `var<storage>` bindings in
- *   binding order, `params` fill the `var<uniform>` ones (`_params.ts`), each uniform in an info
- *   buffer of its own.
+ *   binding order, `params` fill the `var<uniform>` ones (`_params.ts`), each uniform a range of
+ *   the shared info chunks (`_info_arena.ts`: one upload per submission, not per dispatch).
  * - **CubeCL info buffer** (the launch has scalars or metadata): the module's last binding takes
  *   the info buffer (`packInfo`) and `buffers` fill every binding before it.
  *
  * Each buffer must be at least the minimum size of its WGSL type (one element of a runtime-sized
  * array). Every violation is a `KernelArgumentError` naming the buffer or parameter.
+ *
+ * Hot path: a launch allocates its task, one bind-group lookup path and what the caller passed;
+ * entries, limits and parameter packing use state kept by the {@linkcode Launcher}.
  *
  * @module
  */
@@ -23,192 +26,277 @@ import type { StreamId } from "../../core/stream_id.ts";
 import { checkLaunch } from "./_check_launch.ts";
 import type { BindGroupCache } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_info_buffers.ts";
+import { InfoArena } from "./_info_arena.ts";
 import { packInfo } from "./_info_layout.ts";
 import type { WgslKernel } from "./kernel.ts";
 import type { PipelineCache } from "./_pipeline_cache.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
-import { packParams } from "./_params.ts";
+import { type UniformSink, writeParams } from "./_params.ts";
 import { cubesForThreads } from "./_threads.ts";
 
 /** What a launch needs from the server. */
 export interface LaunchContext {
   readonly device: GPUDevice;
   readonly pipelines: PipelineCache;
+  /** Buffers for indirect counts and for uniforms too large for the arena. */
   readonly infoBuffers: InfoBufferPool;
+  readonly arena: InfoArena;
   readonly bindGroups: BindGroupCache;
   /** The buffer and range of a live binding of this server (`INVALID_HANDLE` otherwise). */
   resolve(binding: Binding): BindingResource<GPUBuffer>;
-  /** The backend stream of the stream the launch is made on (where its deferred error goes). */
-  readonly origin: EncoderStream;
-  /** The id of that stream. */
-  readonly stream: StreamId;
+  /** The backend stream of a stream id (where the launch's deferred error goes). */
+  origin(stream: StreamId): EncoderStream;
 }
 
 /** A checked dispatch and the bindings the scheduler must order and pin. */
 export interface PreparedLaunch {
+  /** Its `done` gives back what it holds; call it if the task is never registered. */
   readonly task: DispatchTask;
-  readonly bindings: Binding[];
+  readonly bindings: readonly Binding[];
   /** Those of `bindings` the dispatch only reads (declared `read`, an indirect count). */
-  readonly reads: Binding[];
-  /** Gives back the info buffers if the task is never registered. */
-  cancel(): void;
+  readonly reads: readonly Binding[] | undefined;
 }
 
-/** Checks a launch and builds its dispatch task. */
-export function prepareLaunch(
-  context: LaunchContext,
-  launch: KernelLaunch<WgslKernel>,
-): PreparedLaunch {
-  checkLaunch(launch);
-  const { kernel, count, bindings } = launch;
-  const compiled = context.pipelines.get(kernel);
-  const { reflection } = compiled;
-  const name = reflection.name;
-  if (bindings.tensorMaps.length > 0) {
-    throw new UnsupportedError(`Kernel '${name}': WebGPU has no tensor maps (TMA)`);
+interface Entry {
+  binding: number;
+  resource: { buffer: GPUBuffer; offset: number; size: number };
+}
+
+/** Turns launches into dispatch tasks for one server. */
+export class Launcher implements UniformSink {
+  readonly #context: LaunchContext;
+  readonly #alignment: number;
+  readonly #maxCount: number;
+  /** Bind-group entries of the launch being prepared (`#used` of `#pool`). */
+  readonly #entries: Entry[] = [];
+  /** Entry objects reused by every launch (WebGPU copies what it keeps). */
+  readonly #pool: Entry[] = [];
+  #used = 0;
+  /** Uniforms too large for the arena, packed by the launch being prepared. */
+  #large: { entry: Entry; bytes: Uint8Array }[] = [];
+  /** The view the last `reserve` points into (see {@linkcode UniformSink}). */
+  view: DataView = new DataView(new ArrayBuffer(0));
+
+  constructor(context: LaunchContext) {
+    this.#context = context;
+    const limits = context.device.limits;
+    this.#alignment = limits.minStorageBufferOffsetAlignment;
+    this.#maxCount = limits.maxComputeWorkgroupsPerDimension;
   }
-  const declared = reflection.bindings;
-  const info = packInfo(bindings);
-  const buffers = bindings.buffers;
-  let bufferSlots: readonly ReflectedBinding[];
-  let uniforms: { binding: number; bytes: Uint8Array }[];
-  if (info !== undefined) {
-    if (launch.params !== undefined) {
-      throw new KernelArgumentError(
-        name,
-        "params",
-        "cannot be combined with scalars or metadata: both would fill the last binding",
-      );
+
+  /** Checks a launch on `stream` and builds its dispatch task. */
+  prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): PreparedLaunch {
+    this.#used = 0;
+    try {
+      return this.#prepare(launch, stream);
+    } catch (error) {
+      this.#context.arena.abort();
+      this.#large = [];
+      throw error;
     }
-    if (declared.length !== buffers.length + 1) {
-      throw new KernelArgumentError(
-        name,
-        "buffers",
-        `has ${plural(buffers.length, "handle")} + 1 info buffer, but the WGSL declares ` +
-          `${declared.length} bindings in @group(0)`,
-      );
-    }
-    const last = declared.at(-1)!;
-    if (last.type.kind !== "array") {
-      // CubeCL's info buffer is read as an array of words; a struct here means named fields,
-      // which the info layout would fill at other offsets (a kernel reading n = 0).
-      const fields = last.type.kind === "struct"
-        ? `: pass params: { ${last.type.members.map((m) => `${m.name}: ...`).join(", ")} }`
-        : `: pass params: { ${last.name}: ... }`;
-      throw new KernelArgumentError(
-        name,
-        bindings.scalars.size > 0 ? "scalars" : "metadata",
-        `would fill ${last.name}: ${last.type.name} with CubeCL's info layout, which only an ` +
-          `array of words reads correctly${fields}`,
-      );
-    }
-    if (info.bytes.byteLength < last.minSize) {
-      // WebGPU would reject this only at submit (and drop the whole command buffer).
-      throw new KernelArgumentError(
-        name,
-        bindings.scalars.size > 0 ? "scalars" : "metadata",
-        `fill ${info.bytes.byteLength} bytes of the info buffer, but ${last.name}: ` +
-          `${last.type.name} needs at least ${last.minSize}`,
-      );
-    }
-    bufferSlots = declared.slice(0, -1);
-    uniforms = [{ binding: last.binding, bytes: info.bytes }];
-  } else {
-    bufferSlots = reflection.storage;
-    if (bufferSlots.length !== buffers.length) {
-      throw new KernelArgumentError(
-        name,
-        "buffers",
-        `has ${plural(buffers.length, "handle")}, but the WGSL declares ` +
-          `${plural(bufferSlots.length, "storage binding")} ` +
-          `(${bufferSlots.map((b) => b.name).join(", ") || "none"})`,
-      );
-    }
-    uniforms = reflection.uniforms.length === 0 && launch.params === undefined
-      ? []
-      : packParams(name, reflection.uniforms, launch.params);
   }
-  const limits = context.device.limits;
-  const entries: GPUBindGroupEntry[] = buffers.map((binding, i) => {
-    const slot = bufferSlots[i];
-    if (slot.space === "uniform") {
-      throw new KernelArgumentError(name, `buffers[${i}]`, `is bound to var<uniform> ${slot.name}`);
+
+  /** Part of {@linkcode UniformSink}: a zeroed range for the uniform at `binding`. */
+  reserve(binding: number, size: number): number {
+    const entry = this.#entry(binding);
+    if (size > InfoArena.maxSize) {
+      const bytes = new Uint8Array(size);
+      this.#large.push({ entry, bytes });
+      this.view = new DataView(bytes.buffer);
+      entry.resource.size = size;
+      return 0;
     }
-    const at = context.resolve(binding);
-    if (at.size < slot.minSize) {
-      throw new KernelArgumentError(
-        name,
-        `buffers[${i}]`,
-        `has ${at.size} bytes, but ${slot.name}: ${slot.type.name} needs at least ${slot.minSize}`,
-      );
+    const arena = this.#context.arena;
+    const offset = arena.reserve(size);
+    this.view = arena.view;
+    entry.resource.buffer = arena.buffer!;
+    entry.resource.offset = offset;
+    entry.resource.size = size;
+    return offset;
+  }
+
+  #prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): PreparedLaunch {
+    checkLaunch(launch);
+    const context = this.#context;
+    const { kernel, count, bindings } = launch;
+    const compiled = context.pipelines.get(kernel);
+    const { reflection } = compiled;
+    const name = reflection.name;
+    if (bindings.tensorMaps.length > 0) {
+      throw new UnsupportedError(`Kernel '${name}': WebGPU has no tensor maps (TMA)`);
     }
-    if (at.offset % limits.minStorageBufferOffsetAlignment !== 0) {
-      throw new RangeError(
-        `Buffer ${i} of kernel '${name}' starts at byte ${at.offset}, not a multiple of ` +
-          `minStorageBufferOffsetAlignment (${limits.minStorageBufferOffsetAlignment})`,
-      );
-    }
-    // Storage bindings are 4-byte multiples; the rounded range stays inside the page.
-    const size = Math.min(Math.max(4, Math.ceil(at.size / 4) * 4), at.resource.size - at.offset);
-    return { binding: slot.binding, resource: { buffer: at.resource, offset: at.offset, size } };
-  });
-  const ordered = [...buffers];
-  const reads: Binding[] = [];
-  buffers.forEach((binding, i) => bufferSlots[i].access === "read" && reads.push(binding));
-  let dispatch: DispatchTask["count"];
-  let scratch: GPUBuffer | undefined;
-  const max = limits.maxComputeWorkgroupsPerDimension;
-  if (count.kind === "dynamic") {
-    const at = context.resolve(count.binding);
-    if (at.offset % 4 !== 0) {
-      throw new RangeError(
-        `An indirect cube count must start at a multiple of 4, got ${at.offset}`,
-      );
-    }
-    ordered.push(count.binding);
-    reads.push(count.binding);
-    scratch = context.infoBuffers.acquireEmpty(12);
-    dispatch = { buffer: at.resource, offset: at.offset, scratch };
-  } else {
-    const cubes: [number, number, number] = count.kind === "threads"
-      ? cubesForThreads(name, [count.x, count.y, count.z], reflection.workgroupSize, max)
-      : [count.x, count.y, count.z];
-    cubes.forEach((n, axis) => {
-      if (n > max) {
-        throw new RangeError(
-          `Cube count ${"xyz"[axis]}=${n} of kernel '${name}' exceeds ` +
-            `maxComputeWorkgroupsPerDimension (${max}); launch with threads to fold it`,
+    const declared = reflection.bindings;
+    const buffers = bindings.buffers;
+    const hasInfo = bindings.metadata.data.length > 0 || bindings.scalars.size > 0;
+    let bufferSlots: readonly ReflectedBinding[];
+    if (hasInfo) {
+      const info = packInfo(bindings)!;
+      if (launch.params !== undefined) {
+        throw new KernelArgumentError(
+          name,
+          "params",
+          "cannot be combined with scalars or metadata: both would fill the last binding",
         );
       }
-    });
-    dispatch = cubes;
-  }
-  const infoBuffers = uniforms.map((u) => context.infoBuffers.acquire(u.bytes));
-  uniforms.forEach((u, i) =>
-    entries.push({
-      binding: u.binding,
-      resource: { buffer: infoBuffers[i], offset: 0, size: u.bytes.byteLength },
-    })
-  );
-  const release = () => {
-    for (const buffer of infoBuffers) context.infoBuffers.release(buffer);
-    if (scratch !== undefined) context.infoBuffers.release(scratch);
-  };
-  const bindGroup = context.bindGroups.get(compiled.layout, entries);
-  return {
-    task: {
+      if (declared.length !== buffers.length + 1) {
+        throw new KernelArgumentError(
+          name,
+          "buffers",
+          `has ${plural(buffers.length, "handle")} + 1 info buffer, but the WGSL declares ` +
+            `${declared.length} bindings in @group(0)`,
+        );
+      }
+      const last = declared.at(-1)!;
+      if (last.type.kind !== "array") {
+        // CubeCL's info buffer is read as an array of words; a struct here means named fields,
+        // which the info layout would fill at other offsets (a kernel reading n = 0).
+        const fields = last.type.kind === "struct"
+          ? `: pass params: { ${last.type.members.map((m) => `${m.name}: ...`).join(", ")} }`
+          : `: pass params: { ${last.name}: ... }`;
+        throw new KernelArgumentError(
+          name,
+          bindings.scalars.size > 0 ? "scalars" : "metadata",
+          `would fill ${last.name}: ${last.type.name} with CubeCL's info layout, which only an ` +
+            `array of words reads correctly${fields}`,
+        );
+      }
+      if (info.bytes.byteLength < last.minSize) {
+        // WebGPU would reject this only at submit (and drop the whole command buffer).
+        throw new KernelArgumentError(
+          name,
+          bindings.scalars.size > 0 ? "scalars" : "metadata",
+          `fill ${info.bytes.byteLength} bytes of the info buffer, but ${last.name}: ` +
+            `${last.type.name} needs at least ${last.minSize}`,
+        );
+      }
+      bufferSlots = declared; // the first buffers.length of them
+      const offset = this.reserve(last.binding, info.bytes.byteLength);
+      new Uint8Array(this.view.buffer, offset, info.bytes.byteLength).set(info.bytes);
+    } else {
+      bufferSlots = reflection.storage;
+      if (bufferSlots.length !== buffers.length) {
+        throw new KernelArgumentError(
+          name,
+          "buffers",
+          `has ${plural(buffers.length, "handle")}, but the WGSL declares ` +
+            `${plural(bufferSlots.length, "storage binding")} ` +
+            `(${bufferSlots.map((b) => b.name).join(", ") || "none"})`,
+        );
+      }
+      if (reflection.uniforms.length > 0 || launch.params !== undefined) {
+        writeParams(name, reflection.uniforms, launch.params, this);
+      }
+    }
+    let reads: Binding[] | undefined;
+    for (let i = 0; i < buffers.length; i++) {
+      const binding = buffers[i];
+      const slot = bufferSlots[i];
+      if (slot.space === "uniform") {
+        throw new KernelArgumentError(
+          name,
+          `buffers[${i}]`,
+          `is bound to var<uniform> ${slot.name}`,
+        );
+      }
+      const at = context.resolve(binding);
+      if (at.size < slot.minSize) {
+        throw new KernelArgumentError(
+          name,
+          `buffers[${i}]`,
+          `has ${at.size} bytes, but ${slot.name}: ${slot.type.name} needs at least ${slot.minSize}`,
+        );
+      }
+      if (at.offset % this.#alignment !== 0) {
+        throw new RangeError(
+          `Buffer ${i} of kernel '${name}' starts at byte ${at.offset}, not a multiple of ` +
+            `minStorageBufferOffsetAlignment (${this.#alignment})`,
+        );
+      }
+      // Storage bindings are 4-byte multiples; the rounded range stays inside the page.
+      let size = at.size < 4 ? 4 : at.size;
+      if (size % 4 !== 0) size = Math.min(size + 4 - size % 4, at.resource.size - at.offset);
+      const entry = this.#entry(slot.binding).resource;
+      entry.buffer = at.resource;
+      entry.offset = at.offset;
+      entry.size = size;
+      if (slot.access === "read") (reads ??= []).push(binding);
+    }
+    let ordered: readonly Binding[] = buffers;
+    let dispatch: DispatchTask["count"];
+    let scratch: GPUBuffer | undefined;
+    if (count.kind === "dynamic") {
+      const at = context.resolve(count.binding);
+      if (at.offset % 4 !== 0) {
+        throw new RangeError(
+          `An indirect cube count must start at a multiple of 4, got ${at.offset}`,
+        );
+      }
+      ordered = [...buffers, count.binding];
+      (reads ??= []).push(count.binding);
+      scratch = context.infoBuffers.acquireEmpty(12);
+      dispatch = { buffer: at.resource, offset: at.offset, scratch };
+    } else {
+      const max = this.#maxCount;
+      const cubes: [number, number, number] = count.kind === "threads"
+        ? cubesForThreads(name, [count.x, count.y, count.z], reflection.workgroupSize, max)
+        : [count.x, count.y, count.z];
+      for (let axis = 0; axis < 3; axis++) {
+        if (cubes[axis] > max) {
+          throw new RangeError(
+            `Cube count ${"xyz"[axis]}=${cubes[axis]} of kernel '${name}' exceeds ` +
+              `maxComputeWorkgroupsPerDimension (${max}); launch with threads to fold it`,
+          );
+        }
+      }
+      dispatch = cubes;
+    }
+    const done = this.#commit(scratch);
+    const entries = this.#entries;
+    entries.length = this.#used;
+    const bindGroup = context.bindGroups.get(compiled.layout, entries);
+    const task: DispatchTask = {
       kind: "dispatch",
       kernel: compiled,
       bindGroup,
       count: dispatch,
-      origin: context.origin,
-      stream: context.stream,
-      done: release,
-    },
-    bindings: ordered,
-    reads,
-    cancel: release,
-  };
+      origin: context.origin(stream),
+      stream,
+      done,
+    };
+    return { task, bindings: ordered, reads };
+  }
+
+  /** The next bind-group entry, reused from earlier launches. */
+  #entry(binding: number): Entry {
+    let entry = this.#pool[this.#used];
+    if (entry === undefined) {
+      entry = { binding, resource: { buffer: undefined!, offset: 0, size: 0 } };
+      this.#pool.push(entry);
+    }
+    entry.binding = binding;
+    this.#entries[this.#used] = entry;
+    this.#used++;
+    return entry;
+  }
+
+  /** Ends a successful launch: what gives back its arena ranges and buffers once submitted. */
+  #commit(scratch: GPUBuffer | undefined): (() => void) | undefined {
+    const context = this.#context;
+    const arena = context.arena.commit();
+    if (scratch === undefined && this.#large.length === 0) return arena;
+    const owned = this.#large.map(({ entry, bytes }) => {
+      const buffer = context.infoBuffers.acquire(bytes);
+      entry.resource.buffer = buffer;
+      entry.resource.offset = 0;
+      return buffer;
+    });
+    this.#large = [];
+    if (scratch !== undefined) owned.push(scratch);
+    return () => {
+      arena?.();
+      for (const buffer of owned) context.infoBuffers.release(buffer);
+    };
+  }
 }
 
 function plural(n: number, noun: string): string {

@@ -25,53 +25,125 @@ export interface PackedUniform {
 const F32_MAX = 3.4028234663852886e38;
 const F16_MAX = 65504;
 
+/**
+ * Where {@linkcode writeParams} puts each uniform's bytes: `reserve` returns the byte offset in
+ * `view` of `size` zeroed bytes for the uniform at `binding`.
+ */
+export interface UniformSink {
+  reserve(binding: number, size: number): number;
+  readonly view: DataView;
+}
+
 /** Packs `params` into one byte array per uniform binding (each a multiple of 16 bytes). */
 export function packParams(
   kernel: string,
   uniforms: readonly ReflectedBinding[],
   params: KernelParams | undefined,
 ): PackedUniform[] {
+  const packed: PackedUniform[] = [];
+  const sink = {
+    view: new DataView(new ArrayBuffer(0)),
+    reserve(binding: number, size: number): number {
+      const bytes = new Uint8Array(size);
+      packed.push({ binding, bytes });
+      sink.view = new DataView(bytes.buffer);
+      return 0;
+    },
+  };
+  writeParams(kernel, uniforms, params, sink);
+  return packed;
+}
+
+/**
+ * Writes `params` into `sink`, one reservation per uniform binding (each a multiple of 16 bytes,
+ * in binding order), or throws `KernelArgumentError` naming the parameter.
+ */
+export function writeParams(
+  kernel: string,
+  uniforms: readonly ReflectedBinding[],
+  params: KernelParams | undefined,
+  sink: UniformSink,
+): void {
   if (params !== undefined && (typeof params !== "object" || params === null)) {
     throw new KernelArgumentError(kernel, "params", `must be an object, got ${describe(params)}`);
   }
-  const given = params ?? {};
+  const given = params ?? NO_PARAMS;
   if (uniforms.length === 0) {
-    const names = Object.keys(given);
-    if (names.length === 0) return [];
-    throw new KernelArgumentError(
-      kernel,
-      `params.${names[0]}`,
-      "was given but the WGSL declares no var<uniform> to hold params",
-    );
+    for (const name in given) {
+      if (!Object.hasOwn(given, name)) continue;
+      throw new KernelArgumentError(
+        kernel,
+        `params.${name}`,
+        "was given but the WGSL declares no var<uniform> to hold params",
+      );
+    }
+    return;
   }
   const only = uniforms.length === 1 ? uniforms[0] : undefined;
   if (only !== undefined && only.type.kind === "struct") {
-    const bytes = new Uint8Array(roundUp(16, only.minSize));
-    writeStruct(new Context(kernel, bytes), only.type, 0, given, "params");
-    return [{ binding: only.binding, bytes }];
+    // Checked before anything is reserved, so a bad launch leaves no bytes behind.
+    checkStruct(kernel, only.type, given, "params");
+    const base = sink.reserve(only.binding, roundUp(16, only.minSize));
+    writeStruct(context(kernel, sink.view, base), only.type, base, given, "params");
+    return;
   }
-  const fields = uniforms.map((u) => ({ name: u.name, offset: 0, type: u.type }));
-  checkNames(kernel, fields.map((f) => f.name), given, "params", "uniform variables");
-  return uniforms.map((uniform) => {
-    const bytes = new Uint8Array(roundUp(16, uniform.minSize));
+  checkNames(kernel, uniforms.map((u) => u.name), given, "params", "uniform variables");
+  for (const uniform of uniforms) {
+    const base = sink.reserve(uniform.binding, roundUp(16, uniform.minSize));
     write(
-      new Context(kernel, bytes),
+      context(kernel, sink.view, base),
       uniform.type,
-      0,
+      base,
       given[uniform.name],
       `params.${uniform.name}`,
     );
-    return { binding: uniform.binding, bytes };
-  });
+  }
 }
 
-class Context {
-  readonly view: DataView;
-  constructor(readonly kernel: string, bytes: Uint8Array) {
-    this.view = new DataView(bytes.buffer);
-  }
-  fail(path: string, problem: string): never {
-    throw new KernelArgumentError(this.kernel, path, problem);
+const NO_PARAMS: KernelParams = Object.freeze({});
+
+/** The kernel, the view written and the uniform's start in it (for messages). */
+interface Context {
+  kernel: string;
+  view: DataView;
+  base: number;
+}
+
+// One context reused by every (synchronous, non-reentrant) packing: nothing allocated per launch.
+const CONTEXT: Context = { kernel: "", view: new DataView(new ArrayBuffer(0)), base: 0 };
+
+function context(kernel: string, view: DataView, base: number): Context {
+  CONTEXT.kernel = kernel;
+  CONTEXT.view = view;
+  CONTEXT.base = base;
+  return CONTEXT;
+}
+
+function fail(context: Context, path: string, problem: string): never {
+  throw new KernelArgumentError(context.kernel, path, problem);
+}
+
+/** Member names of each struct type, computed once. */
+const memberNames = new WeakMap<object, readonly string[]>();
+
+function namesOf(type: Extract<WgslType, { kind: "struct" }>): readonly string[] {
+  let names = memberNames.get(type);
+  if (names === undefined) memberNames.set(type, names = type.members.map((m) => m.name));
+  return names;
+}
+
+function checkStruct(
+  kernel: string,
+  type: Extract<WgslType, { kind: "struct" }>,
+  value: ParamValue | undefined,
+  path: string,
+): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new KernelArgumentError(
+      kernel,
+      path,
+      `must be an object with the fields of struct ${type.name}, got ${describe(value)}`,
+    );
   }
 }
 
@@ -82,8 +154,8 @@ function checkNames(
   path: string,
   what: string,
 ): void {
-  for (const key of Object.keys(value)) {
-    if (!names.includes(key)) {
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !names.includes(key)) {
       throw new KernelArgumentError(
         kernel,
         `${path}.${key}`,
@@ -100,20 +172,9 @@ function writeStruct(
   value: ParamValue | undefined,
   path: string,
 ): void {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    context.fail(
-      path,
-      `must be an object with the fields of struct ${type.name}, got ${describe(value)}`,
-    );
-  }
+  checkStruct(context.kernel, type, value, path);
   const record = value as { readonly [name: string]: ParamValue };
-  checkNames(
-    context.kernel,
-    type.members.map((m) => m.name),
-    record,
-    path,
-    `fields of struct ${type.name}`,
-  );
+  checkNames(context.kernel, namesOf(type), record, path, `fields of struct ${type.name}`);
   for (const member of type.members) {
     write(
       context,
@@ -133,7 +194,7 @@ function write(
   path: string,
 ): void {
   if (value === undefined) {
-    context.fail(path, `is missing (${type.name} at byte ${offset})`);
+    fail(context, path, `is missing (${type.name} at byte ${offset - context.base})`);
   }
   switch (type.kind) {
     case "scalar":
@@ -175,7 +236,7 @@ function write(
     }
     case "array":
       if (type.count === 0) {
-        context.fail(path, `is a runtime-sized array, which a uniform cannot hold`);
+        fail(context, path, `is a runtime-sized array, which a uniform cannot hold`);
       }
       return writeList(
         context,
@@ -188,7 +249,7 @@ function write(
     case "struct":
       return writeStruct(context, type, offset, value, path);
     default:
-      context.fail(path, `has type ${type.name}, which params cannot fill`);
+      fail(context, path, `has type ${type.name}, which params cannot fill`);
   }
 }
 
@@ -201,14 +262,15 @@ function writeList(
   each: (item: ParamValue, index: number, path: string) => void,
 ): void {
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
-    context.fail(
+    fail(
+      context,
       path,
       `must be an array of ${length} values (${typeName}), got ${describe(value)}`,
     );
   }
   const list = value as ArrayLike<ParamValue>;
   if (list.length !== length) {
-    context.fail(path, `must have ${length} values (${typeName}), got ${list.length}`);
+    fail(context, path, `must have ${length} values (${typeName}), got ${list.length}`);
   }
   for (let i = 0; i < length; i++) each(list[i], i, `${path}[${i}]`);
 }
@@ -223,30 +285,30 @@ function writeScalar(
   const view = context.view;
   if (typeof value === "bigint" && (scalar === "u32" || scalar === "i32")) value = Number(value);
   if (typeof value !== "number") {
-    context.fail(path, `must be a number (${scalar}), got ${describe(value)}`);
+    fail(context, path, `must be a number (${scalar}), got ${describe(value)}`);
   }
   switch (scalar) {
     case "f32":
       if (Number.isFinite(value) && Math.abs(value) > F32_MAX) {
-        context.fail(path, `is ${value}, beyond the largest f32 (${F32_MAX})`);
+        fail(context, path, `is ${value}, beyond the largest f32 (${F32_MAX})`);
       }
       return view.setFloat32(offset, value, true);
     case "f16":
       if (Number.isFinite(value) && Math.abs(value) > F16_MAX) {
-        context.fail(path, `is ${value}, beyond the largest f16 (${F16_MAX})`);
+        fail(context, path, `is ${value}, beyond the largest f16 (${F16_MAX})`);
       }
       return view.setFloat16(offset, value, true);
     case "u32":
       if (!Number.isInteger(value) || value < 0 || value > 0xffff_ffff) {
-        context.fail(path, `must be an integer in [0, 4294967295] (u32), got ${value}`);
+        fail(context, path, `must be an integer in [0, 4294967295] (u32), got ${value}`);
       }
       return view.setUint32(offset, value, true);
     case "i32":
       if (!Number.isInteger(value) || value < -0x8000_0000 || value > 0x7fff_ffff) {
-        context.fail(path, `must be an integer in [-2147483648, 2147483647] (i32), got ${value}`);
+        fail(context, path, `must be an integer in [-2147483648, 2147483647] (i32), got ${value}`);
       }
       return view.setInt32(offset, value, true);
     default:
-      context.fail(path, `has type ${scalar}, which params cannot fill`);
+      fail(context, path, `has type ${scalar}, which params cannot fill`);
   }
 }

@@ -122,6 +122,8 @@ export interface EncoderStream {
 export interface EncoderHooks {
   /** The shape of a bind group: its layout and entry sizes. */
   shape(bindGroup: GPUBindGroup): string;
+  /** Runs right before every submission (uploads the launches' uniform bytes). */
+  beforeSubmit(): void;
 }
 
 /** Submission counters. */
@@ -215,6 +217,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
 
   /** Ends the pass, finishes and submits the open encoder inside a validation scope. */
   #submit(stream: EncoderStream): void {
+    this.#hooks.beforeSubmit(); // outside the scope: its errors are not this submission's
     this.#device.pushErrorScope("validation");
     this.#endPass(stream);
     const encoder = stream.encoder!;

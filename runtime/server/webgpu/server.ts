@@ -69,7 +69,8 @@ import { type EncoderStream, EncoderStreams, type GpuTask } from "./_stream.ts";
 import { launchError } from "./_proofs.ts";
 import { BindGroupCache } from "./_bind_group_cache.ts";
 import { InfoBufferPool } from "./_info_buffers.ts";
-import { prepareLaunch } from "./_launch.ts";
+import { InfoArena } from "./_info_arena.ts";
+import { Launcher } from "./_launch.ts";
 import { type PendingRead, prepareRead } from "./_read.ts";
 import { prepareWrite } from "./_write.ts";
 import { lease, settle, throwDeferred } from "./_settle.ts";
@@ -113,6 +114,8 @@ export interface WebGpuServerStats {
 }
 
 const NO_COPIES: GpuTask = { kind: "copy", copies: [] };
+const NO_READS = Object.freeze({});
+const NO_BINDINGS: readonly Binding[] = Object.freeze([]);
 
 /**
  * A compute server on a WebGPU device.
@@ -135,6 +138,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   readonly #scheduler: SchedulerMultiStream<GpuTask, EncoderStream>;
   readonly #pipelines: PipelineCache;
   readonly #infoBuffers: InfoBufferPool;
+  readonly #arena: InfoArena;
+  readonly #launcher: Launcher;
   readonly #bindGroups: BindGroupCache;
   readonly #profiler: ProfilerCore;
   readonly #readStats = { mapAsync: 0 };
@@ -158,8 +163,14 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     });
     this.#profiler = new ProfilerCore(device, { timestamps: gpu.timestamps });
     this.#bindGroups = new BindGroupCache(device);
+    const limits = device.limits;
+    this.#arena = new InfoArena(
+      device,
+      Math.max(limits.minUniformBufferOffsetAlignment, limits.minStorageBufferOffsetAlignment),
+    );
     this.#streams = new EncoderStreams(device, {
       shape: (group) => this.#bindGroups.shape(group),
+      beforeSubmit: () => this.#arena.upload(),
     });
     this.#scheduler = new SchedulerMultiStream(this.#streams, {
       maxStreams: config.maxStreams,
@@ -168,6 +179,15 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     });
     this.#pipelines = new PipelineCache(device);
     this.#infoBuffers = new InfoBufferPool(device);
+    this.#launcher = new Launcher({
+      device,
+      pipelines: this.#pipelines,
+      infoBuffers: this.#infoBuffers,
+      arena: this.#arena,
+      bindGroups: this.#bindGroups,
+      resolve: (binding) => this.#resolve(binding),
+      origin: (stream) => this.#scheduler.stream(stream),
+    });
     this.properties = {
       backend: "webgpu",
       deviceName: gpu.name,
@@ -348,23 +368,14 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
-    const prepared = prepareLaunch({
-      device: this.device,
-      pipelines: this.#pipelines,
-      infoBuffers: this.#infoBuffers,
-      bindGroups: this.#bindGroups,
-      resolve: (binding) => this.#resolve(binding),
-      origin: this.#scheduler.stream(stream),
-      stream,
-    }, launch);
-    const rejected = this.#streams.rejection(prepared.task.bindGroup);
+    const { task, bindings, reads } = this.#launcher.prepare(launch, stream);
+    const rejected = this.#streams.rejection(task.bindGroup);
     if (rejected !== undefined) {
-      prepared.cancel();
-      throw launchError(prepared.task.kernel.reflection.name, stream, rejected);
+      task.done?.();
+      throw launchError(task.kernel.reflection.name, stream, rejected);
     }
     // Profiling off: this null check is the whole cost (no allocation).
     if (this.#streams.timing !== null) {
-      const { bindings, reads, task } = prepared;
       const workgroups = Array.isArray(task.count)
         ? task.count as readonly [number, number, number]
         : undefined;
@@ -374,16 +385,16 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
         bindings,
         "kernel",
         0,
-        reads,
+        reads ?? NO_BINDINGS,
         task.kernel.reflection.name,
         workgroups,
       );
     }
     try {
-      this.#scheduler.register(stream, prepared.task, prepared.bindings, { reads: prepared.reads });
+      this.#scheduler.register(stream, task, bindings, reads === undefined ? NO_READS : { reads });
     } catch (error) {
-      this.#profiler.forget(prepared.task);
-      prepared.cancel();
+      this.#profiler.forget(task);
+      task.done?.();
       throw error;
     }
   }
@@ -503,6 +514,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#pipelines.clear();
     this.#profiler.destroy();
     this.#infoBuffers.destroy();
+    this.#arena.destroy();
     this.#memory.destroy();
     this.#gpu.destroy();
   }
