@@ -305,22 +305,28 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     if (!Array.isArray(buffers)) {
       throw new TypeError(`buffers must be an array, got ${describe(buffers)}`);
     }
-    const bindings = new Bindings().withBuffers(buffers.map((item, i) => {
-      if (item instanceof Handle) return item.binding();
-      if (item instanceof Binding) return item;
-      throw new TypeError(`buffers[${i}] must be a Handle or a Binding, got ${describe(item)}`);
-    }));
-    const scalars = options.scalars ?? {};
-    if (typeof scalars !== "object" || scalars === null) {
-      throw new TypeError(`scalars must be an object by storage type, got ${describe(scalars)}`);
-    }
-    for (const [type, values] of Object.entries(scalars)) {
-      if (!Object.hasOwn(STORAGE_TYPE_SIZE, type)) {
-        throw new TypeError(
-          `scalars.${type}: unknown storage type (one of ${Object.keys(STORAGE_TYPE_SIZE)})`,
-        );
+    const bindings = new Bindings();
+    for (let i = 0; i < buffers.length; i++) {
+      const item = buffers[i];
+      if (item instanceof Handle) bindings.buffers.push(item.binding());
+      else if (item instanceof Binding) bindings.buffers.push(item);
+      else {
+        throw new TypeError(`buffers[${i}] must be a Handle or a Binding, got ${describe(item)}`);
       }
-      if (values !== undefined) bindings.withScalar(type as StorageType, values);
+    }
+    const scalars = options.scalars;
+    if (scalars !== undefined) {
+      if (typeof scalars !== "object" || scalars === null) {
+        throw new TypeError(`scalars must be an object by storage type, got ${describe(scalars)}`);
+      }
+      for (const [type, values] of Object.entries(scalars)) {
+        if (!Object.hasOwn(STORAGE_TYPE_SIZE, type)) {
+          throw new TypeError(
+            `scalars.${type}: unknown storage type (one of ${Object.keys(STORAGE_TYPE_SIZE)})`,
+          );
+        }
+        if (values !== undefined) bindings.withScalar(type as StorageType, values);
+      }
     }
     if (options.metadata !== undefined) bindings.withMetadata(options.metadata);
     const stream = resolveStreamId(options.stream);

@@ -5,7 +5,7 @@
  * repeated launches usually bind the same ranges. A bind group only references buffers, not their
  * contents, so reusing one is valid as long as its buffers live: pooled info buffers keep their
  * identity while their bytes change per dispatch. Pages destroyed by memory cleanup are replaced
- * by new `GPUBuffer` objects, so a lookup never matches a destroyed buffer again; the
+ * by new `GPUBuffer` objects with new ids, so a key never matches a destroyed buffer again; the
  * cache is cleared when it grows past its bound, which also drops entries of destroyed pages.
  *
  * Each group also gets a *shape*: its layout and the size of every entry, without buffers or
@@ -18,23 +18,21 @@
 
 const MAX_ENTRIES = 4096;
 
-/**
- * A node of the lookup trie: one level per buffer, offset and size of each entry in turn, so a
- * lookup builds no key (a string key per dispatch cost more than the rest of the lookup).
- */
-interface Node {
-  readonly next: Map<unknown, Node>;
-  group: GPUBindGroup | undefined;
+/** A cached group and the key it was created for: layout id, then id, offset, size per entry. */
+interface Cached {
+  readonly key: Float64Array;
+  readonly group: GPUBindGroup;
 }
-
-const node = (): Node => ({ next: new Map(), group: undefined });
 
 /** Bind groups by layout and `(buffer, offset, size)` of every entry. */
 export class BindGroupCache {
   readonly #device: GPUDevice;
   readonly #ids = new WeakMap<object, number>();
-  #root = node();
+  /** Groups by a hash of their key (collisions share a bucket); no string built per lookup. */
+  #groups = new Map<number, Cached[]>();
   #size = 0;
+  /** The key of the lookup in progress, grown as needed. */
+  #key = new Float64Array(16);
   readonly #shapes = new WeakMap<GPUBindGroup, string>();
   #nextId = 0;
   /** Lookups served from the cache. */
@@ -46,22 +44,40 @@ export class BindGroupCache {
 
   /** The bind group of `layout` over `entries` (buffer resources only), cached. */
   get(layout: GPUBindGroupLayout, entries: readonly GPUBindGroupEntry[]): GPUBindGroup {
-    let at = step(this.#root, layout);
+    const length = 1 + 3 * entries.length;
+    if (this.#key.length < length) this.#key = new Float64Array(length * 2);
+    const key = this.#key;
+    key[0] = this.#id(layout);
+    let hash = key[0] | 0;
     for (let i = 0; i < entries.length; i++) {
       const resource = entries[i].resource as GPUBufferBinding;
-      at = step(step(step(at, resource.buffer), resource.offset ?? 0), resource.size ?? -1);
+      const id = this.#id(resource.buffer);
+      const offset = resource.offset ?? 0;
+      const size = resource.size ?? -1;
+      key[1 + 3 * i] = id;
+      key[2 + 3 * i] = offset;
+      key[3 + 3 * i] = size;
+      hash = Math.imul(hash ^ id, 0x9e3779b1);
+      hash = Math.imul(hash ^ (offset | 0) ^ (offset / 4294967296), 0x85ebca6b);
+      hash = Math.imul(hash ^ (size | 0), 0xc2b2ae35);
     }
-    let group = at.group;
-    if (group !== undefined) {
-      this.hits++;
-      return group;
+    const bucket = this.#groups.get(hash);
+    if (bucket !== undefined) {
+      for (let b = 0; b < bucket.length; b++) {
+        if (same(bucket[b].key, key, length)) {
+          this.hits++;
+          return bucket[b].group;
+        }
+      }
     }
     if (this.#size >= MAX_ENTRIES) this.clear();
-    group = this.#device.createBindGroup({ layout, entries: entries as GPUBindGroupEntry[] });
-    if (this.#size === 0) at = this.#path(layout, entries); // `clear` dropped the path
-    at.group = group;
+    const group = this.#device.createBindGroup({ layout, entries: entries as GPUBindGroupEntry[] });
+    const cached = { key: key.slice(0, length), group };
+    const list = this.#groups.get(hash);
+    if (list === undefined) this.#groups.set(hash, [cached]);
+    else list.push(cached);
     this.#size++;
-    let shape = String(this.#id(layout));
+    let shape = String(key[0]);
     for (const entry of entries) shape += `|${(entry.resource as GPUBufferBinding).size ?? -1}`;
     this.#shapes.set(group, shape);
     return group;
@@ -74,17 +90,8 @@ export class BindGroupCache {
 
   /** Forgets every bind group (e.g. when pages are destroyed). */
   clear(): void {
-    this.#root = node();
+    this.#groups = new Map();
     this.#size = 0;
-  }
-
-  #path(layout: GPUBindGroupLayout, entries: readonly GPUBindGroupEntry[]): Node {
-    let at = step(this.#root, layout);
-    for (const entry of entries) {
-      const resource = entry.resource as GPUBufferBinding;
-      at = step(step(step(at, resource.buffer), resource.offset ?? 0), resource.size ?? -1);
-    }
-    return at;
   }
 
   #id(object: object): number {
@@ -94,9 +101,8 @@ export class BindGroupCache {
   }
 }
 
-/** The child of `at` for `key`, created if needed. */
-function step(at: Node, key: unknown): Node {
-  let next = at.next.get(key);
-  if (next === undefined) at.next.set(key, next = node());
-  return next;
+function same(a: Float64Array, b: Float64Array, length: number): boolean {
+  if (a.length !== length) return false;
+  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -30,8 +30,16 @@ export function cubesForThreads(
   workgroupSize: readonly [number, number, number],
   maxPerDimension: number,
 ): [number, number, number] {
-  const groups = threads.map((n, i) => Math.ceil(n / workgroupSize[i])) as [number, number, number];
-  if (groups.every((g) => g <= maxPerDimension)) return groups;
+  const groups: [number, number, number] = [
+    Math.ceil(threads[0] / workgroupSize[0]),
+    Math.ceil(threads[1] / workgroupSize[1]),
+    Math.ceil(threads[2] / workgroupSize[2]),
+  ];
+  if (
+    groups[0] <= maxPerDimension && groups[1] <= maxPerDimension && groups[2] <= maxPerDimension
+  ) {
+    return groups;
+  }
   const linear = threads[1] === 1 && threads[2] === 1 && workgroupSize[1] === 1 &&
     workgroupSize[2] === 1;
   const total = groups[0];
