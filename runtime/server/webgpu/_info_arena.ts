@@ -15,6 +15,9 @@
  *   submissions, and before the submission of the launches that use the new bytes.
  * - Launches reserve in the same order from the same offsets after every start-over, so repeated
  *   launches get the same ranges and their bind groups come from the cache.
+ * - A range is never written again before its chunk starts over, so a launch whose bytes equal
+ *   an earlier range of the same size in the chunk binds that range instead ({@linkcode share}):
+ *   launches with the same params share one bind group, as a hand-written uniform would.
  *
  * Ranges larger than a quarter chunk do not come here (the caller uses a buffer of their own).
  *
@@ -37,6 +40,8 @@ interface Chunk {
   live: number;
   /** Launches of the current reservation (see `InfoArena.commit`). */
   pending: number;
+  /** The last settled range of each size since the chunk started over. */
+  readonly bySize: Map<number, number>;
   /** The range written since the last upload. */
   low: number;
   high: number;
@@ -54,6 +59,8 @@ export class InfoArena {
   readonly #dirty: Chunk[] = [];
   /** Chunks reserved in by the launch being prepared. */
   readonly #reserving: Chunk[] = [];
+  /** The chunk of the last reservation. */
+  #last: Chunk | undefined;
   #open: Chunk | undefined;
   /** The view of the chunk of the last reservation. */
   view: DataView = new DataView(new ArrayBuffer(0));
@@ -89,8 +96,25 @@ export class InfoArena {
     if (at < chunk.low) chunk.low = at;
     if (at + size > chunk.high) chunk.high = at + size;
     if (chunk.pending++ === 0) this.#reserving.push(chunk);
+    this.#last = chunk;
     this.view = chunk.view;
     this.buffer = chunk.buffer;
+    return at;
+  }
+
+  /**
+   * Called once the bytes of the last reservation (at `at`, `size` bytes) are written: returns
+   * the offset of an equal range of that size reserved earlier in the chunk (giving the new one
+   * back when it is the chunk's last), else `at`.
+   */
+  share(at: number, size: number): number {
+    const chunk = this.#last!;
+    const earlier = chunk.bySize.get(size);
+    if (earlier !== undefined && earlier !== at && equal(chunk.bytes, earlier, at, size)) {
+      if (chunk.top === at + size) chunk.top = at;
+      return earlier;
+    }
+    chunk.bySize.set(size, at);
     return at;
   }
 
@@ -120,7 +144,7 @@ export class InfoArena {
   abort(): void {
     for (const chunk of this.#reserving) {
       chunk.pending = 0;
-      if (chunk.live === 0) chunk.top = 0;
+      if (chunk.live === 0) startOver(chunk);
     }
     this.#reserving.length = 0;
   }
@@ -159,17 +183,29 @@ export class InfoArena {
         top: 0,
         live: 0,
         pending: 0,
+        bySize: new Map(),
         low: CHUNK_SIZE,
         high: 0,
         release: () => {
-          if (--created.live === 0 && created.pending === 0) created.top = 0;
+          if (--created.live === 0 && created.pending === 0) startOver(created);
         },
       };
       this.#chunks.push(created);
       chunk = created;
     }
-    chunk.top = 0;
+    startOver(chunk);
     this.#open = chunk;
     return chunk;
   }
+}
+
+/** Starts a chunk over from offset 0 (no launch uses its ranges any more). */
+function startOver(chunk: Chunk): void {
+  chunk.top = 0;
+  chunk.bySize.clear();
+}
+
+function equal(bytes: Uint8Array, a: number, b: number, size: number): boolean {
+  for (let i = 0; i < size; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
 }

@@ -74,6 +74,8 @@ export class Launcher implements UniformSink {
   #used = 0;
   /** Uniforms too large for the arena, packed by the launch being prepared. */
   #large: { entry: Entry; bytes: Uint8Array }[] = [];
+  /** The entry of the last arena reservation, until its bytes are written and shared. */
+  #written: Entry | undefined;
   /** The view the last `reserve` points into (see {@linkcode UniformSink}). */
   view: DataView = new DataView(new ArrayBuffer(0));
 
@@ -90,6 +92,7 @@ export class Launcher implements UniformSink {
     try {
       return this.#prepare(launch, stream);
     } catch (error) {
+      this.#written = undefined;
       this.#context.arena.abort();
       this.#large = [];
       throw error;
@@ -98,6 +101,7 @@ export class Launcher implements UniformSink {
 
   /** Part of {@linkcode UniformSink}: a zeroed range for the uniform at `binding`. */
   reserve(binding: number, size: number): number {
+    this.#share();
     const entry = this.#entry(binding);
     if (size > InfoArena.maxSize) {
       const bytes = new Uint8Array(size);
@@ -112,7 +116,17 @@ export class Launcher implements UniformSink {
     entry.resource.buffer = arena.buffer!;
     entry.resource.offset = offset;
     entry.resource.size = size;
+    this.#written = entry;
     return offset;
+  }
+
+  /** Binds an equal earlier range instead of the one just written, if there is one. */
+  #share(): void {
+    const entry = this.#written;
+    if (entry === undefined) return;
+    this.#written = undefined;
+    const resource = entry.resource;
+    resource.offset = this.#context.arena.share(resource.offset, resource.size);
   }
 
   #prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): PreparedLaunch {
@@ -172,6 +186,7 @@ export class Launcher implements UniformSink {
       bufferSlots = declared; // the first buffers.length of them
       const offset = this.reserve(last.binding, info.bytes.byteLength);
       new Uint8Array(this.view.buffer, offset, info.bytes.byteLength).set(info.bytes);
+      this.#share();
     } else {
       bufferSlots = reflection.storage;
       if (bufferSlots.length !== buffers.length) {
@@ -185,6 +200,7 @@ export class Launcher implements UniformSink {
       }
       if (reflection.uniforms.length > 0 || launch.params !== undefined) {
         writeParams(name, reflection.uniforms, launch.params, this);
+        this.#share();
       }
     }
     let reads: Binding[] | undefined;
