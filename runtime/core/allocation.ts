@@ -54,9 +54,12 @@ function checkedDescriptor(
   elemSize: number,
 ): AllocationDescriptor {
   if (!Array.isArray(shape)) throw new TypeError("shape must be an array of integers");
-  shape.forEach((dim, i) => assertNonNegativeInteger(dim, `shape[${i}]`));
+  for (let i = 0; i < shape.length; i++) {
+    const dim = shape[i];
+    if (!Number.isSafeInteger(dim) || dim < 0) assertNonNegativeInteger(dim, `shape[${i}]`);
+  }
   assertPositiveInteger(elemSize, "elemSize");
-  return { kind, shape: [...shape], elemSize };
+  return { kind, shape: shape.slice(), elemSize };
 }
 
 /**

@@ -15,6 +15,23 @@ import type { ManagedMemoryId } from "./managed_memory.ts";
 // Safety net: a handle that is garbage-collected without dispose() still gives its slice back.
 const forgotten = new FinalizationRegistry<ManagedMemoryId>((memory) => memory.releaseOwner());
 
+// Registering costs more than the rest of a pooled allocation, and most handles are disposed
+// soon after they are created (temporaries). So a new handle waits here, strongly held, until the
+// end of the current task (a microtask) or until MAX_WAITING handles wait; then the ones still
+// alive are registered. A handle disposed while waiting is never registered: the last one created
+// leaves at once, others are skipped. Invariant: a live handle is waiting or registered.
+const MAX_WAITING = 1024;
+const waiting: SliceHandle[] = [];
+let scheduled = false;
+
+function register(): void {
+  scheduled = false;
+  for (const handle of waiting) handle[REGISTER]();
+  waiting.length = 0;
+}
+
+const REGISTER = Symbol("register");
+
 /**
  * An owning reference to a slice. Clones share the slice and count as owners.
  *
@@ -31,11 +48,24 @@ const forgotten = new FinalizationRegistry<ManagedMemoryId>((memory) => memory.r
 export class SliceHandle implements Disposable {
   #memory: ManagedMemoryId;
   #disposed = false;
+  #registered = false;
 
   /** Takes over the one owner reference a fresh {@linkcode ManagedMemoryId} starts with. */
   constructor(memory: ManagedMemoryId) {
     this.#memory = memory;
-    forgotten.register(this, memory, this);
+    if (waiting.length >= MAX_WAITING) register();
+    waiting.push(this);
+    if (!scheduled) {
+      scheduled = true;
+      queueMicrotask(register);
+    }
+  }
+
+  /** Registers with the safety net unless disposed (see `waiting`). */
+  [REGISTER](): void {
+    if (this.#disposed || this.#registered) return;
+    this.#registered = true;
+    forgotten.register(this, this.#memory, this);
   }
 
   /** The managed memory id. */
@@ -70,7 +100,8 @@ export class SliceHandle implements Disposable {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    forgotten.unregister(this);
+    if (this.#registered) forgotten.unregister(this);
+    else if (waiting.at(-1) === this) waiting.pop();
     this.#memory.releaseOwner();
   }
 

@@ -19,6 +19,9 @@ export type StreamId = number;
 export const DEFAULT_STREAM: StreamId = 0;
 
 const current = new AsyncLocalStorage<StreamId>();
+// `getStore()` costs more than a whole pool allocation; until some code runs `withStream`, no
+// context can hold a stream, and the default is the answer.
+let entered = false;
 
 /**
  * Throws `TypeError` / `RangeError` unless `id` is a non-negative safe integer.
@@ -45,7 +48,7 @@ export function assertStreamId(id: unknown): asserts id is StreamId {
  * ```
  */
 export function currentStreamId(): StreamId {
-  return current.getStore() ?? DEFAULT_STREAM;
+  return entered ? current.getStore() ?? DEFAULT_STREAM : DEFAULT_STREAM;
 }
 
 /**
@@ -63,6 +66,7 @@ export function currentStreamId(): StreamId {
  */
 export function withStream<T>(id: StreamId, fn: () => T): T {
   assertStreamId(id);
+  entered = true;
   return current.run(id, fn);
 }
 

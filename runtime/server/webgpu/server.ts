@@ -230,22 +230,25 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
     this.#assertUsable(stream);
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
-    const sizes = descriptors.map((d, i) => {
+    const sizes: number[] = [];
+    for (let i = 0; i < descriptors.length; i++) {
+      const d = descriptors[i];
       if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
         throw new TypeError(`descriptors[${i}] must be an AllocationDescriptor`);
       }
       const { shape, elemSize } = AllocationDescriptor.contiguous(d.shape, d.elemSize);
-      const size = shape.reduce((a: number, b: number) => a * b, 1) * elemSize;
+      let size = elemSize;
+      for (let axis = 0; axis < shape.length; axis++) size *= shape[axis];
       if (!Number.isSafeInteger(size)) {
         throw new BufferTooBigError(size, this.#memory.maxAllocationSize);
       }
-      return size;
-    });
+      sizes.push(size);
+    }
     const allocations: Allocation[] = [];
     try {
-      for (const [i, descriptor] of descriptors.entries()) {
+      for (let i = 0; i < descriptors.length; i++) {
         const handle = this.#allocate(sizes[i], stream);
-        allocations.push({ handle, strides: contiguousStrides(descriptor.shape) });
+        allocations.push({ handle, strides: contiguousStrides(descriptors[i].shape) });
       }
     } catch (error) {
       for (const allocation of allocations) allocation.handle.dispose();

@@ -1,0 +1,214 @@
+/**
+ * Interleaved A/B of the dispatch hot path (issue #11), raw `navigator.gpu` against the client,
+ * variants alternating round by round in one process (the machine is shared: medians AND minima).
+ *
+ * - `tiny`: 256 one-workgroup dispatches + one wait. Also the host cost alone: the client's 256
+ *   `execute` + `flush` against raw encoding (encoder, pass, 256 dispatches, finish, submit).
+ * - `params`: 200 chained element-wise launches (`y = a * x + b`, ping-pong over two buffers)
+ *   with two f32 params each + one read, against raw WebGPU with the uniform written once.
+ * - `cold`: the first 200-dispatch burst of a kernel never seen before (+ wait) against the same
+ *   burst of a warm kernel; prints submits per burst.
+ * - `pool`: create + dispose of 64 KiB through the client against `createBuffer` + `destroy`.
+ *
+ * Extra module roots (e.g. an unpacked copy of main) are compared in the same process:
+ * `deno run -A bench/_speed_ab.ts [rounds] [/tmp/base/]`.
+ *
+ * @module
+ */
+import { INCREMENT_WGSL, rawOneEncoder, rawSetup, rawSubmitPerDispatch } from "./_raw_webgpu.ts";
+
+type Fn = () => Promise<number | void>;
+const rounds = Number(Deno.args[0] ?? 15);
+const roots = [
+  new URL("../", import.meta.url).href,
+  ...Deno.args.slice(1).map((p) =>
+    new URL(p.endsWith("/") ? p : p + "/", `file://${Deno.cwd()}/`).href
+  ),
+];
+const raw = (await rawSetup(64))!;
+const inc = { id: "inc", source: INCREMENT_WGSL };
+const AXPB = `
+struct P { a: f32, b: f32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x < arrayLength(&y)) { y[g.x] = p.a * x[g.x] + p.b; }
+}`;
+const N = 1024;
+const axpb = { id: "axpb", source: AXPB };
+const params = { a: 1.0001, b: 0.5 };
+const MAX_TASKS = (Deno.env.get("MAX_TASKS") ?? "").split(",").filter(Boolean).map(Number);
+const variants: [string, Fn][] = [];
+const host = new Map<string, number[]>();
+const note = (name: string, ms: number) =>
+  (host.get(name) ?? host.set(name, []).get(name)!).push(ms);
+
+// Raw baselines.
+variants.push(["tiny raw one encoder", async () => {
+  const t = performance.now();
+  const encoder = raw.device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  pass.setPipeline(raw.pipeline);
+  for (let i = 0; i < 256; i++) {
+    pass.setBindGroup(0, raw.bindGroup);
+    pass.dispatchWorkgroups(1);
+  }
+  pass.end();
+  const buffer = encoder.finish();
+  note("tiny raw encode only", performance.now() - t);
+  raw.device.queue.submit([buffer]);
+  note("tiny raw one encoder", performance.now() - t);
+  await raw.device.queue.onSubmittedWorkDone();
+}]);
+variants.push(["tiny raw submit each", () => rawSubmitPerDispatch(raw, 256)]);
+void rawOneEncoder;
+const rawParams = rawParamsSetup(raw.device);
+variants.push(["params raw uniform once", () => rawParams.run()]);
+
+for (const [r, root] of roots.entries()) {
+  const tag = roots.length > 1 ? (r === 0 ? " [new]" : " [base]") : "";
+  const { ComputeClient, CubeCount } = await import(`${root}mod.ts`);
+  const one = CubeCount.new1d(1);
+  const { WebGpuServer } = await import(`${root}runtime/server/webgpu/mod.ts`);
+  const server = await WebGpuServer.create();
+  const client = new ComputeClient(server);
+  const h = client.create(256);
+  for (const maxTasks of r === 0 ? MAX_TASKS : []) {
+    const other = new ComputeClient(await WebGpuServer.create({ maxTasks }));
+    const handle = other.create(256);
+    variants.push([`tiny client maxTasks=${maxTasks}`, async () => {
+      for (let j = 0; j < 256; j++) other.execute(inc, { count: one, buffers: [handle] });
+      await other.sync();
+    }]);
+    const ox = other.createWithData(new Float32Array(N).fill(1));
+    const oy = other.create(N * 4);
+    variants.push([`params client maxTasks=${maxTasks}`, async () => {
+      for (let i = 0; i < 200; i++) {
+        const [src, dst] = i % 2 === 0 ? [ox, oy] : [oy, ox];
+        other.execute(axpb, { threads: N, buffers: [src, dst], params });
+      }
+      await other.read(oy, Float32Array);
+    }]);
+  }
+  variants.push([`tiny client${tag}`, async () => {
+    const t = performance.now();
+    for (let j = 0; j < 256; j++) client.execute(inc, { count: one, buffers: [h] });
+    client.flush();
+    note(`tiny client${tag}`, performance.now() - t);
+    await client.sync();
+  }]);
+  const x = client.createWithData(new Float32Array(N).fill(1));
+  const y = client.create(N * 4);
+  variants.push([`params client${tag}`, async () => {
+    for (let i = 0; i < 200; i++) {
+      const [src, dst] = i % 2 === 0 ? [x, y] : [y, x];
+      client.execute(axpb, { threads: N, buffers: [src, dst], params });
+    }
+    await client.read(y, Float32Array);
+  }]);
+  let fresh = 0;
+  const coldSubmits: number[] = [];
+  const cold = async (kernel: { id: string; source: string }, record: boolean) => {
+    const before = server.stats().submits;
+    for (let j = 0; j < 200; j++) client.execute(kernel, { count: one, buffers: [h] });
+    await client.sync();
+    if (record) coldSubmits.push(server.stats().submits - before);
+  };
+  variants.push([
+    `cold burst${tag}`,
+    () => cold({ id: "cold", source: `${INCREMENT_WGSL}\n// ${r} ${fresh++}` }, true),
+  ]);
+  const chainSubmits: number[] = [];
+  variants.push([`cold chain${tag}`, async () => {
+    const before = server.stats().submits;
+    const kernel = { id: "axpb", source: `${AXPB}\n// ${r} ${fresh++}` };
+    for (let i = 0; i < 200; i++) {
+      const [src, dst] = i % 2 === 0 ? [x, y] : [y, x];
+      client.execute(kernel, { threads: N, buffers: [src, dst], params });
+    }
+    await client.read(y, Float32Array);
+    chainSubmits.push(server.stats().submits - before);
+  }]);
+  host.set(`cold chain submits${tag}`, chainSubmits);
+  variants.push([`warm burst${tag}`, () => cold(inc, false)]);
+  variants.push([`pool cycle x1000${tag}`, () => {
+    for (let i = 0; i < 1000; i++) client.create(65536).dispose();
+    return Promise.resolve();
+  }]);
+  host.set(`cold submits${tag}`, coldSubmits);
+}
+variants.push(["pool raw createBuffer x1000", () => {
+  for (let i = 0; i < 1000; i++) {
+    raw.device.createBuffer({ size: 65536, usage: GPUBufferUsage.STORAGE }).destroy();
+  }
+  return Promise.resolve();
+}]);
+
+const only = Deno.env.get("ONLY");
+if (only !== undefined) {
+  variants.splice(0, variants.length, ...variants.filter(([name]) => name.includes(only)));
+}
+const times = new Map<string, number[]>();
+for (let r = 0; r < rounds + 3; r++) {
+  for (const [name, fn] of variants) {
+    const t = performance.now();
+    await fn();
+    if (r >= 3) (times.get(name) ?? times.set(name, []).get(name)!).push(performance.now() - t);
+  }
+}
+const stat = (ts: number[]) => {
+  const s = [...ts].sort((a, b) => a - b);
+  return `median ${s[s.length >> 1].toFixed(2).padStart(7)}  min ${s[0].toFixed(2).padStart(7)}`;
+};
+for (const [name, ts] of times) console.log(name.padEnd(34), stat(ts), "ms");
+for (const [name, ts] of host) {
+  if (ts.length > 0) console.log(`host: ${name}`.padEnd(34), stat(ts.slice(-rounds)));
+}
+
+function rawParamsSetup(device: GPUDevice) {
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const x = device.createBuffer({ size: N * 4, usage });
+  device.queue.writeBuffer(x, 0, new Float32Array(N).fill(1));
+  const y = device.createBuffer({ size: N * 4, usage });
+  const u = device.createBuffer({
+    size: 16,
+    usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+  });
+  device.queue.writeBuffer(u, 0, new Float32Array([1.0001, 0.5, 0, 0]));
+  const staging = device.createBuffer({
+    size: N * 4,
+    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+  });
+  const pipeline = device.createComputePipeline({
+    layout: "auto",
+    compute: { module: device.createShaderModule({ code: AXPB }), entryPoint: "main" },
+  });
+  const group = (a: GPUBuffer, b: GPUBuffer) =>
+    device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [
+        { binding: 0, resource: { buffer: a } },
+        { binding: 1, resource: { buffer: b } },
+        { binding: 2, resource: { buffer: u } },
+      ],
+    });
+  const groups = [group(x, y), group(y, x)];
+  return {
+    async run() {
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(pipeline);
+      for (let i = 0; i < 200; i++) {
+        pass.setBindGroup(0, groups[i % 2]);
+        pass.dispatchWorkgroups(N / 64);
+      }
+      pass.end();
+      encoder.copyBufferToBuffer(y, 0, staging, 0, N * 4);
+      device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      new Float32Array(staging.getMappedRange().slice(0));
+      staging.unmap();
+    },
+  };
+}
