@@ -72,3 +72,62 @@ export async function rawOneEncoder(setup: RawSetup, dispatches: number): Promis
   setup.device.queue.submit([encoder.finish()]);
   await setup.device.queue.onSubmittedWorkDone();
 }
+
+/** WGSL of the params benchmark: `y = p.a * x + p.b` with two f32 params in a uniform. */
+export const AXPB_WGSL = `
+struct P { a: f32, b: f32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x < arrayLength(&y)) { y[g.x] = p.a * x[g.x] + p.b; }
+}`;
+
+/** Raw params baseline: `run` chains 200 launches over two buffers of `N` floats + one read. */
+export function rawParamsSetup(device: GPUDevice, N: number): { run(): Promise<void> } {
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const x = device.createBuffer({ size: N * 4, usage });
+  device.queue.writeBuffer(x, 0, new Float32Array(N).fill(1));
+  const y = device.createBuffer({ size: N * 4, usage });
+  const u = device.createBuffer({
+    size: 16,
+    usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+  });
+  device.queue.writeBuffer(u, 0, new Float32Array([1.0001, 0.5, 0, 0]));
+  const pipeline = device.createComputePipeline({
+    layout: "auto",
+    compute: { module: device.createShaderModule({ code: AXPB_WGSL }), entryPoint: "main" },
+  });
+  const group = (a: GPUBuffer, b: GPUBuffer) =>
+    device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [
+        { binding: 0, resource: { buffer: a } },
+        { binding: 1, resource: { buffer: b } },
+        { binding: 2, resource: { buffer: u } },
+      ],
+    });
+  const groups = [group(x, y), group(y, x)];
+  return {
+    async run() {
+      // A staging buffer per read, as the client's read has (and runs may overlap).
+      const staging = device.createBuffer({
+        size: N * 4,
+        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      });
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(pipeline);
+      for (let i = 0; i < 200; i++) {
+        pass.setBindGroup(0, groups[i % 2]);
+        pass.dispatchWorkgroups(N / 64);
+      }
+      pass.end();
+      encoder.copyBufferToBuffer(y, 0, staging, 0, N * 4);
+      device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      new Float32Array(staging.getMappedRange().slice(0));
+      staging.destroy();
+    },
+  };
+}

@@ -15,7 +15,14 @@
  *
  * @module
  */
-import { INCREMENT_WGSL, rawOneEncoder, rawSetup, rawSubmitPerDispatch } from "./_raw_webgpu.ts";
+import {
+  AXPB_WGSL as AXPB,
+  INCREMENT_WGSL,
+  rawOneEncoder,
+  rawParamsSetup,
+  rawSetup,
+  rawSubmitPerDispatch,
+} from "./_raw_webgpu.ts";
 
 type Fn = () => Promise<number | void>;
 const rounds = Number(Deno.args[0] ?? 15);
@@ -27,14 +34,6 @@ const roots = [
 ];
 const raw = (await rawSetup(64))!;
 const inc = { id: "inc", source: INCREMENT_WGSL };
-const AXPB = `
-struct P { a: f32, b: f32 }
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
-@group(0) @binding(2) var<uniform> p: P;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
-  if (g.x < arrayLength(&y)) { y[g.x] = p.a * x[g.x] + p.b; }
-}`;
 const N = 1024;
 const axpb = { id: "axpb", source: AXPB };
 const params = { a: 1.0001, b: 0.5 };
@@ -63,7 +62,7 @@ variants.push(["tiny raw one encoder", async () => {
 }]);
 variants.push(["tiny raw submit each", () => rawSubmitPerDispatch(raw, 256)]);
 void rawOneEncoder;
-const rawParams = rawParamsSetup(raw.device);
+const rawParams = rawParamsSetup(raw.device, N);
 variants.push(["params raw uniform once", () => rawParams.run()]);
 
 for (const [r, root] of roots.entries()) {
@@ -164,51 +163,4 @@ const stat = (ts: number[]) => {
 for (const [name, ts] of times) console.log(name.padEnd(34), stat(ts), "ms");
 for (const [name, ts] of host) {
   if (ts.length > 0) console.log(`host: ${name}`.padEnd(34), stat(ts.slice(-rounds)));
-}
-
-function rawParamsSetup(device: GPUDevice) {
-  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-  const x = device.createBuffer({ size: N * 4, usage });
-  device.queue.writeBuffer(x, 0, new Float32Array(N).fill(1));
-  const y = device.createBuffer({ size: N * 4, usage });
-  const u = device.createBuffer({
-    size: 16,
-    usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-  });
-  device.queue.writeBuffer(u, 0, new Float32Array([1.0001, 0.5, 0, 0]));
-  const staging = device.createBuffer({
-    size: N * 4,
-    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-  });
-  const pipeline = device.createComputePipeline({
-    layout: "auto",
-    compute: { module: device.createShaderModule({ code: AXPB }), entryPoint: "main" },
-  });
-  const group = (a: GPUBuffer, b: GPUBuffer) =>
-    device.createBindGroup({
-      layout: pipeline.getBindGroupLayout(0),
-      entries: [
-        { binding: 0, resource: { buffer: a } },
-        { binding: 1, resource: { buffer: b } },
-        { binding: 2, resource: { buffer: u } },
-      ],
-    });
-  const groups = [group(x, y), group(y, x)];
-  return {
-    async run() {
-      const encoder = device.createCommandEncoder();
-      const pass = encoder.beginComputePass();
-      pass.setPipeline(pipeline);
-      for (let i = 0; i < 200; i++) {
-        pass.setBindGroup(0, groups[i % 2]);
-        pass.dispatchWorkgroups(N / 64);
-      }
-      pass.end();
-      encoder.copyBufferToBuffer(y, 0, staging, 0, N * 4);
-      device.queue.submit([encoder.finish()]);
-      await staging.mapAsync(GPUMapMode.READ);
-      new Float32Array(staging.getMappedRange().slice(0));
-      staging.unmap();
-    },
-  };
 }
