@@ -190,7 +190,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   create(byteSize: number, options: StreamOptions = {}): Handle {
     assertNonNegativeInteger(byteSize, "byteSize");
     checkOptions(options);
-    return this.createTensor([byteSize], 1, options).handle;
+    // One contiguous dimension of 1-byte elements, already checked: no descriptor re-check.
+    const descriptor = { kind: "contiguous" as const, shape: [byteSize], elemSize: 1 };
+    return this.server.create([descriptor], resolveStreamId(options.stream))[0].handle;
   }
 
   /** Allocates a tensor of `shape` elements of `elemSize` bytes; returns handle and strides. */

@@ -53,13 +53,18 @@ function checkedDescriptor(
   shape: readonly number[],
   elemSize: number,
 ): AllocationDescriptor {
+  checkShape(shape, elemSize);
+  return { kind, shape: shape.slice(), elemSize };
+}
+
+/** Checks a descriptor's shape and element size, as {@linkcode AllocationDescriptor} does. */
+export function checkShape(shape: readonly number[], elemSize: number): void {
   if (!Array.isArray(shape)) throw new TypeError("shape must be an array of integers");
   for (let i = 0; i < shape.length; i++) {
     const dim = shape[i];
     if (!Number.isSafeInteger(dim) || dim < 0) assertNonNegativeInteger(dim, `shape[${i}]`);
   }
   assertPositiveInteger(elemSize, "elemSize");
-  return { kind, shape: shape.slice(), elemSize };
 }
 
 /**

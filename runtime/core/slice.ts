@@ -24,13 +24,18 @@ const MAX_WAITING = 1024;
 const waiting: SliceHandle[] = [];
 let scheduled = false;
 
-function register(): void {
-  scheduled = false;
-  for (const handle of waiting) handle[REGISTER]();
+function registerWaiting(): void {
+  for (const handle of waiting) register(handle);
   waiting.length = 0;
 }
 
-const REGISTER = Symbol("register");
+function endOfTask(): void {
+  scheduled = false;
+  registerWaiting();
+}
+
+/** Registers a handle with the safety net unless it was disposed (set by `SliceHandle`). */
+let register: (handle: SliceHandle) => void;
 
 /**
  * An owning reference to a slice. Clones share the slice and count as owners.
@@ -53,19 +58,20 @@ export class SliceHandle implements Disposable {
   /** Takes over the one owner reference a fresh {@linkcode ManagedMemoryId} starts with. */
   constructor(memory: ManagedMemoryId) {
     this.#memory = memory;
-    if (waiting.length >= MAX_WAITING) register();
+    if (waiting.length >= MAX_WAITING) registerWaiting();
     waiting.push(this);
     if (!scheduled) {
       scheduled = true;
-      queueMicrotask(register);
+      queueMicrotask(endOfTask);
     }
   }
 
-  /** Registers with the safety net unless disposed (see `waiting`). */
-  [REGISTER](): void {
-    if (this.#disposed || this.#registered) return;
-    this.#registered = true;
-    forgotten.register(this, this.#memory, this);
+  static {
+    register = (handle) => {
+      if (handle.#disposed || handle.#registered) return;
+      handle.#registered = true;
+      forgotten.register(handle, handle.#memory, handle);
+    };
   }
 
   /** The managed memory id. */

@@ -10,9 +10,11 @@ import { Binding } from "../../core/handle.ts";
 import { Bindings } from "../../core/bindings.ts";
 import { CubeCount } from "../../core/cube_count.ts";
 import { describe } from "../../core/_validate.ts";
-import { CompilationError } from "../../core/errors.ts";
+import { CompilationError, KernelArgumentError } from "../../core/errors.ts";
 import type { KernelLaunch } from "../server.ts";
 import type { WgslKernel } from "./kernel.ts";
+import { type InfoLayout, packInfo } from "./_info_layout.ts";
+import type { ReflectedBinding } from "./_reflect.ts";
 
 const MODES = ["checked", "unchecked", undefined];
 
@@ -61,4 +63,63 @@ export function checkBindingLimits(
       );
     }
   }
+}
+
+/**
+ * Packs the info buffer of a launch with scalars or metadata and checks it against the WGSL: no
+ * params besides, one binding per buffer plus the info buffer, which must be the last and an
+ * array of words at least as large as the WGSL needs (`KernelArgumentError` otherwise).
+ */
+export function checkInfo(
+  name: string,
+  declared: readonly ReflectedBinding[],
+  launch: KernelLaunch<WgslKernel>,
+): InfoLayout {
+  const { bindings } = launch;
+  const buffers = bindings.buffers;
+  const info = packInfo(bindings)!;
+  if (launch.params !== undefined) {
+    throw new KernelArgumentError(
+      name,
+      "params",
+      "cannot be combined with scalars or metadata: both would fill the last binding",
+    );
+  }
+  if (declared.length !== buffers.length + 1) {
+    throw new KernelArgumentError(
+      name,
+      "buffers",
+      `has ${plural(buffers.length, "handle")} + 1 info buffer, but the WGSL declares ` +
+        `${declared.length} bindings in @group(0)`,
+    );
+  }
+  const last = declared.at(-1)!;
+  if (last.type.kind !== "array") {
+    // CubeCL's info buffer is read as an array of words; a struct here means named fields,
+    // which the info layout would fill at other offsets (a kernel reading n = 0).
+    const fields = last.type.kind === "struct"
+      ? `: pass params: { ${last.type.members.map((m) => `${m.name}: ...`).join(", ")} }`
+      : `: pass params: { ${last.name}: ... }`;
+    throw new KernelArgumentError(
+      name,
+      bindings.scalars.size > 0 ? "scalars" : "metadata",
+      `would fill ${last.name}: ${last.type.name} with CubeCL's info layout, which only an ` +
+        `array of words reads correctly${fields}`,
+    );
+  }
+  if (info.bytes.byteLength < last.minSize) {
+    // WebGPU would reject this only at submit (and drop the whole command buffer).
+    throw new KernelArgumentError(
+      name,
+      bindings.scalars.size > 0 ? "scalars" : "metadata",
+      `fill ${info.bytes.byteLength} bytes of the info buffer, but ${last.name}: ` +
+        `${last.type.name} needs at least ${last.minSize}`,
+    );
+  }
+  return info;
+}
+
+/** `n noun(s)`. */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

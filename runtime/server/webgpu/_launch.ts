@@ -23,11 +23,10 @@ import { KernelArgumentError, UnsupportedError } from "../../core/errors.ts";
 import type { BindingResource, KernelLaunch } from "../server.ts";
 import type { DispatchTask, EncoderStream } from "./_stream.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { checkLaunch } from "./_check_launch.ts";
+import { checkInfo, checkLaunch, plural } from "./_check_launch.ts";
 import type { BindGroupCache } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_info_buffers.ts";
 import { InfoArena } from "./_info_arena.ts";
-import { packInfo } from "./_info_layout.ts";
 import type { WgslKernel } from "./kernel.ts";
 import type { PipelineCache } from "./_pipeline_cache.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
@@ -144,45 +143,8 @@ export class Launcher implements UniformSink {
     const hasInfo = bindings.metadata.data.length > 0 || bindings.scalars.size > 0;
     let bufferSlots: readonly ReflectedBinding[];
     if (hasInfo) {
-      const info = packInfo(bindings)!;
-      if (launch.params !== undefined) {
-        throw new KernelArgumentError(
-          name,
-          "params",
-          "cannot be combined with scalars or metadata: both would fill the last binding",
-        );
-      }
-      if (declared.length !== buffers.length + 1) {
-        throw new KernelArgumentError(
-          name,
-          "buffers",
-          `has ${plural(buffers.length, "handle")} + 1 info buffer, but the WGSL declares ` +
-            `${declared.length} bindings in @group(0)`,
-        );
-      }
-      const last = declared.at(-1)!;
-      if (last.type.kind !== "array") {
-        // CubeCL's info buffer is read as an array of words; a struct here means named fields,
-        // which the info layout would fill at other offsets (a kernel reading n = 0).
-        const fields = last.type.kind === "struct"
-          ? `: pass params: { ${last.type.members.map((m) => `${m.name}: ...`).join(", ")} }`
-          : `: pass params: { ${last.name}: ... }`;
-        throw new KernelArgumentError(
-          name,
-          bindings.scalars.size > 0 ? "scalars" : "metadata",
-          `would fill ${last.name}: ${last.type.name} with CubeCL's info layout, which only an ` +
-            `array of words reads correctly${fields}`,
-        );
-      }
-      if (info.bytes.byteLength < last.minSize) {
-        // WebGPU would reject this only at submit (and drop the whole command buffer).
-        throw new KernelArgumentError(
-          name,
-          bindings.scalars.size > 0 ? "scalars" : "metadata",
-          `fill ${info.bytes.byteLength} bytes of the info buffer, but ${last.name}: ` +
-            `${last.type.name} needs at least ${last.minSize}`,
-        );
-      }
+      const info = checkInfo(name, declared, launch);
+      const last = declared[declared.length - 1];
       bufferSlots = declared; // the first buffers.length of them
       const offset = this.reserve(last.binding, info.bytes.byteLength);
       new Uint8Array(this.view.buffer, offset, info.bytes.byteLength).set(info.bytes);
@@ -313,8 +275,4 @@ export class Launcher implements UniformSink {
       for (const buffer of owned) context.infoBuffers.release(buffer);
     };
   }
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

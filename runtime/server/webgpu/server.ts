@@ -45,7 +45,8 @@ import {
 import { Binding, Handle } from "../../core/handle.ts";
 import {
   type Allocation,
-  AllocationDescriptor,
+  type AllocationDescriptor,
+  checkShape,
   contiguousStrides,
   type CopyDescriptor,
   copyDescriptor,
@@ -236,9 +237,9 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
         throw new TypeError(`descriptors[${i}] must be an AllocationDescriptor`);
       }
-      const { shape, elemSize } = AllocationDescriptor.contiguous(d.shape, d.elemSize);
-      let size = elemSize;
-      for (let axis = 0; axis < shape.length; axis++) size *= shape[axis];
+      checkShape(d.shape, d.elemSize);
+      let size = d.elemSize;
+      for (let axis = 0; axis < d.shape.length; axis++) size *= d.shape[axis];
       if (!Number.isSafeInteger(size)) {
         throw new BufferTooBigError(size, this.#memory.maxAllocationSize);
       }
