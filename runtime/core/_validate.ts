@@ -34,3 +34,13 @@ export function describe(value: unknown): string {
   if (value === null || typeof value !== "object") return String(value);
   return value.constructor?.name ?? "object";
 }
+
+/** Checks a descriptor's shape and element size, as `AllocationDescriptor` does. */
+export function checkShape(shape: readonly number[], elemSize: number): void {
+  if (!Array.isArray(shape)) throw new TypeError("shape must be an array of integers");
+  for (let i = 0; i < shape.length; i++) {
+    const dim = shape[i];
+    if (!Number.isSafeInteger(dim) || dim < 0) assertNonNegativeInteger(dim, `shape[${i}]`);
+  }
+  assertPositiveInteger(elemSize, "elemSize");
+}

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { assertNonNegativeInteger, assertPositiveInteger } from "./_validate.ts";
+import { assertNonNegativeInteger, assertPositiveInteger, checkShape } from "./_validate.ts";
 import type { Binding, Handle } from "./handle.ts";
 
 /** The layout of a new allocation: contiguous, or optimized (rows may be padded). */
@@ -55,16 +55,6 @@ function checkedDescriptor(
 ): AllocationDescriptor {
   checkShape(shape, elemSize);
   return { kind, shape: shape.slice(), elemSize };
-}
-
-/** Checks a descriptor's shape and element size, as {@linkcode AllocationDescriptor} does. */
-export function checkShape(shape: readonly number[], elemSize: number): void {
-  if (!Array.isArray(shape)) throw new TypeError("shape must be an array of integers");
-  for (let i = 0; i < shape.length; i++) {
-    const dim = shape[i];
-    if (!Number.isSafeInteger(dim) || dim < 0) assertNonNegativeInteger(dim, `shape[${i}]`);
-  }
-  assertPositiveInteger(elemSize, "elemSize");
 }
 
 /**

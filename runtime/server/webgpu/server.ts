@@ -36,6 +36,7 @@ import { MemoryManagement, type MemoryManagementOptions } from "../../memory/mem
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { SchedulerMultiStream } from "../../stream/scheduler.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
+import { checkShape } from "../../core/_validate.ts";
 import {
   BufferTooBigError,
   type ComputeError,
@@ -46,7 +47,6 @@ import { Binding, Handle } from "../../core/handle.ts";
 import {
   type Allocation,
   type AllocationDescriptor,
-  checkShape,
   contiguousStrides,
   type CopyDescriptor,
   copyDescriptor,
