@@ -223,8 +223,17 @@ export class Bindings {
   readonly buffers: Binding[] = [];
   /** Packed metadata (none by default: one shared empty binding, nothing allocated). */
   metadata: MetadataBinding = NO_METADATA;
-  /** Scalars, one entry per storage type. */
-  readonly scalars: Map<StorageType, ScalarBinding> = new Map();
+  #scalars: Map<StorageType, ScalarBinding> | undefined;
+
+  /** Scalars, one entry per storage type (the map is created on first use). */
+  get scalars(): Map<StorageType, ScalarBinding> {
+    return this.#scalars ??= new Map();
+  }
+
+  /** True when scalars of some type were set; creates nothing (the launch hot path). */
+  get hasScalars(): boolean {
+    return this.#scalars !== undefined && this.#scalars.size > 0;
+  }
   /** Tensor maps (rejected by backends without TMA). */
   readonly tensorMaps: TensorMapBinding[] = [];
 

@@ -140,7 +140,7 @@ export class Launcher implements UniformSink {
     }
     const declared = reflection.bindings;
     const buffers = bindings.buffers;
-    const hasInfo = bindings.metadata.data.length > 0 || bindings.scalars.size > 0;
+    const hasInfo = bindings.metadata.data.length > 0 || bindings.hasScalars;
     let bufferSlots: readonly ReflectedBinding[];
     if (hasInfo) {
       const info = checkInfo(name, declared, launch);
