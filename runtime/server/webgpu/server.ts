@@ -7,7 +7,8 @@
  * - **Streams**: a {@linkcode SchedulerMultiStream} over the single queue. Executing a stream
  *   encodes its tasks into one command encoder (consecutive dispatches share one compute pass) and
  *   submits once. Writes are encoded as copies from a staging buffer, never `queue.writeBuffer`
- *   into memory that queued tasks use (it would run ahead of them).
+ *   into memory that queued tasks use (it would run ahead of them). The bytes of every launch's
+ *   params and info buffer go into shared chunks, uploaded once per submission (`_info_arena.ts`).
  * - **Reads** copy every source into one staging buffer mapped once (one round trip for K reads).
  * - **Errors**: everything checkable is checked by `execute` (the launch's shape, binding counts
  *   and per-stage limits, offset alignment, cube counts against
