@@ -43,6 +43,20 @@ const host = new Map<string, number[]>();
 const note = (name: string, ms: number) =>
   (host.get(name) ?? host.set(name, []).get(name)!).push(ms);
 
+/** Time spent inside `queue.submit` of a device (llvmpipe executes work there), in ms. */
+function submitTimer(device: GPUDevice): { spent: number } {
+  const timer = { spent: 0 };
+  const queue = device.queue;
+  const submit = queue.submit.bind(queue);
+  queue.submit = (buffers: Iterable<GPUCommandBuffer>) => {
+    const t = performance.now();
+    submit(buffers);
+    timer.spent += performance.now() - t;
+  };
+  return timer;
+}
+const rawSubmits = submitTimer(raw.device);
+
 // Raw baselines.
 variants.push(["tiny raw one encoder", async () => {
   const t = performance.now();
@@ -56,8 +70,10 @@ variants.push(["tiny raw one encoder", async () => {
   pass.end();
   const buffer = encoder.finish();
   note("tiny raw encode only", performance.now() - t);
+  const submitted = rawSubmits.spent;
   raw.device.queue.submit([buffer]);
   note("tiny raw one encoder", performance.now() - t);
+  note("tiny raw excl. submit", performance.now() - t - (rawSubmits.spent - submitted));
   await raw.device.queue.onSubmittedWorkDone();
 }]);
 variants.push(["tiny raw submit each", () => rawSubmitPerDispatch(raw, 256)]);
@@ -72,6 +88,7 @@ for (const [r, root] of roots.entries()) {
   const { WebGpuServer } = await import(`${root}runtime/server/webgpu/mod.ts`);
   const server = await WebGpuServer.create();
   const client = new ComputeClient(server);
+  const submits = submitTimer(server.device);
   const h = client.create(256);
   for (const maxTasks of r === 0 ? MAX_TASKS : []) {
     const other = new ComputeClient(await WebGpuServer.create({ maxTasks }));
@@ -92,9 +109,11 @@ for (const [r, root] of roots.entries()) {
   }
   variants.push([`tiny client${tag}`, async () => {
     const t = performance.now();
+    const submitted = submits.spent;
     for (let j = 0; j < 256; j++) client.execute(inc, { count: one, buffers: [h] });
     client.flush();
     note(`tiny client${tag}`, performance.now() - t);
+    note(`tiny client excl. submit${tag}`, performance.now() - t - (submits.spent - submitted));
     await client.sync();
   }]);
   const x = client.createWithData(new Float32Array(N).fill(1));
