@@ -48,7 +48,7 @@ function submitTimer(device: GPUDevice): { spent: number } {
   const timer = { spent: 0 };
   const queue = device.queue;
   const submit = queue.submit.bind(queue);
-  queue.submit = (buffers: Iterable<GPUCommandBuffer>) => {
+  queue.submit = (buffers: GPUCommandBuffer[]) => {
     const t = performance.now();
     submit(buffers);
     timer.spent += performance.now() - t;
