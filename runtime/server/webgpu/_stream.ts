@@ -105,6 +105,8 @@ export interface EncoderStream {
   pass: GPUComputePassEncoder | undefined;
   /** The pipeline last set on `pass`. */
   pipeline: GPUComputePipeline | undefined;
+  /** The bind group last set on `pass` with `pipeline`. */
+  bindGroup: GPUBindGroup | undefined;
   /** Set while `encoder` holds an isolated submission. */
   isolated: Isolated | undefined;
   /** Origins of the dispatches in the open shared encoder (for the safety-net report). */
@@ -157,6 +159,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       pipeline: undefined,
       isolated: undefined,
       group: null,
+      bindGroup: undefined,
       origins: new Set(),
       done: [],
       errors: [],
@@ -286,8 +289,13 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (stream.pipeline !== task.kernel.pipeline) {
       pass.setPipeline(task.kernel.pipeline);
       stream.pipeline = task.kernel.pipeline;
+      stream.bindGroup = undefined;
     }
-    pass.setBindGroup(0, task.bindGroup);
+    // Bind-group state persists across dispatches of a pass: set only what changes.
+    if (stream.bindGroup !== task.bindGroup) {
+      pass.setBindGroup(0, task.bindGroup);
+      stream.bindGroup = task.bindGroup;
+    }
     if (Array.isArray(task.count)) {
       const [x, y, z] = task.count as readonly [number, number, number];
       pass.dispatchWorkgroups(x, y, z);
@@ -328,6 +336,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     stream.pass?.end();
     stream.pass = undefined;
     stream.pipeline = undefined;
+    stream.bindGroup = undefined;
     stream.group = null;
   }
 }
