@@ -47,15 +47,6 @@ export interface LaunchContext {
   origin(stream: StreamId): EncoderStream;
 }
 
-/** A checked dispatch and the bindings the scheduler must order and pin. */
-export interface PreparedLaunch {
-  /** Its `done` gives back what it holds; call it if the task is never registered. */
-  readonly task: DispatchTask;
-  readonly bindings: readonly Binding[];
-  /** Those of `bindings` the dispatch only reads (declared `read`, an indirect count). */
-  readonly reads: readonly Binding[] | undefined;
-}
-
 interface Entry {
   binding: number;
   resource: { buffer: GPUBuffer; offset: number; size: number };
@@ -75,6 +66,13 @@ export class Launcher implements UniformSink {
   #large: { entry: Entry; bytes: Uint8Array }[] = [];
   /** The entry of the last arena reservation, until its bytes are written and shared. */
   #written: Entry | undefined;
+  /**
+   * The bindings of the last prepared launch that the scheduler must order and pin (valid until
+   * the next `prepare`).
+   */
+  bindings: readonly Binding[] = [];
+  /** Those of `bindings` it only reads (declared `read`, an indirect count); empty if none. */
+  readonly reads: Binding[] = [];
   /** The view the last `reserve` points into (see {@linkcode UniformSink}). */
   view: DataView = new DataView(new ArrayBuffer(0));
 
@@ -85,9 +83,14 @@ export class Launcher implements UniformSink {
     this.#maxCount = limits.maxComputeWorkgroupsPerDimension;
   }
 
-  /** Checks a launch on `stream` and builds its dispatch task. */
-  prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): PreparedLaunch {
+  /**
+   * Checks a launch on `stream` and builds its dispatch task (see {@linkcode bindings} and
+   * {@linkcode reads}). The task's `done` gives back what it holds: call it if the task is never
+   * registered.
+   */
+  prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): DispatchTask {
     this.#used = 0;
+    this.reads.length = 0;
     try {
       return this.#prepare(launch, stream);
     } catch (error) {
@@ -128,7 +131,7 @@ export class Launcher implements UniformSink {
     resource.offset = this.#context.arena.share(resource.offset, resource.size);
   }
 
-  #prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): PreparedLaunch {
+  #prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): DispatchTask {
     checkLaunch(launch);
     const context = this.#context;
     const { kernel, count, bindings } = launch;
@@ -165,7 +168,7 @@ export class Launcher implements UniformSink {
         this.#share();
       }
     }
-    let reads: Binding[] | undefined;
+    const reads = this.reads;
     for (let i = 0; i < buffers.length; i++) {
       const binding = buffers[i];
       const slot = bufferSlots[i];
@@ -197,7 +200,7 @@ export class Launcher implements UniformSink {
       entry.buffer = at.resource;
       entry.offset = at.offset;
       entry.size = size;
-      if (slot.access === "read") (reads ??= []).push(binding);
+      if (slot.access === "read") reads.push(binding);
     }
     let ordered: readonly Binding[] = buffers;
     let dispatch: DispatchTask["count"];
@@ -210,7 +213,7 @@ export class Launcher implements UniformSink {
         );
       }
       ordered = [...buffers, count.binding];
-      (reads ??= []).push(count.binding);
+      reads.push(count.binding);
       scratch = context.infoBuffers.acquireEmpty(12);
       dispatch = { buffer: at.resource, offset: at.offset, scratch };
     } else {
@@ -241,7 +244,8 @@ export class Launcher implements UniformSink {
       stream,
       done,
     };
-    return { task, bindings: ordered, reads };
+    this.bindings = ordered;
+    return task;
   }
 
   /** The next bind-group entry, reused from earlier launches. */

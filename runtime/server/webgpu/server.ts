@@ -116,8 +116,6 @@ export interface WebGpuServerStats {
 }
 
 const NO_COPIES: GpuTask = { kind: "copy", copies: [] };
-const NO_READS = Object.freeze({});
-const NO_BINDINGS: readonly Binding[] = Object.freeze([]);
 
 /**
  * A compute server on a WebGPU device.
@@ -142,6 +140,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   readonly #infoBuffers: InfoBufferPool;
   readonly #arena: InfoArena;
   readonly #launcher: Launcher;
+  readonly #registerOptions: { reads: readonly Binding[] } = { reads: [] };
   readonly #bindGroups: BindGroupCache;
   readonly #profiler: ProfilerCore;
   readonly #readStats = { mapAsync: 0 };
@@ -373,7 +372,9 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
-    const { task, bindings, reads } = this.#launcher.prepare(launch, stream);
+    const launcher = this.#launcher;
+    const task = launcher.prepare(launch, stream);
+    const { bindings, reads } = launcher;
     const rejected = this.#streams.rejection(task.bindGroup);
     if (rejected !== undefined) {
       task.done?.();
@@ -390,13 +391,15 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
         bindings,
         "kernel",
         0,
-        reads ?? NO_BINDINGS,
+        reads,
         task.kernel.reflection.name,
         workgroups,
       );
     }
     try {
-      this.#scheduler.register(stream, task, bindings, reads === undefined ? NO_READS : { reads });
+      // Read synchronously by the scheduler (never kept), like the launcher's arrays.
+      this.#registerOptions.reads = reads;
+      this.#scheduler.register(stream, task, bindings, this.#registerOptions);
     } catch (error) {
       this.#profiler.forget(task);
       task.done?.();
