@@ -297,8 +297,8 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       stream.bindGroup = task.bindGroup;
     }
     if (Array.isArray(task.count)) {
-      const [x, y, z] = task.count as readonly [number, number, number];
-      pass.dispatchWorkgroups(x, y, z);
+      const count = task.count as readonly [number, number, number];
+      pass.dispatchWorkgroups(count[0], count[1], count[2]);
     } else {
       const indirect = task.count as { scratch: GPUBuffer };
       pass.dispatchWorkgroupsIndirect(indirect.scratch, 0);
