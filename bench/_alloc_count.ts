@@ -1,8 +1,8 @@
 /**
  * What the hot path allocates: 100,000 launches (tiny, and with two f32 params) through the
- * client, the JS heap sampled every 100 launches. Allocated bytes are the sum of the heap's rises
- * between samples (a fall is a collection); retained bytes are the heap after a full collection,
- * after against before. Raw WebGPU encoding of the same dispatches is the baseline (what the API
+ * client and 100,000 pool create + dispose cycles, the JS heap sampled every 100 launches.
+ * Allocated bytes are the sum of the heap's rises between samples (a fall is a collection);
+ * retained bytes are the heap after a full collection, after against before. Raw WebGPU encoding of the same dispatches is the baseline (what the API
  * itself allocates: command encoders, passes, command buffers).
  *
  * Run: `deno run -A --v8-flags=--expose-gc bench/_alloc_count.ts [module root]`; add
@@ -92,5 +92,10 @@ const buffers = [[x, y], [y, x]];
 await measure(
   "client two f32 params",
   (i) => client.execute(axpb, { threads: 64, buffers: buffers[i & 1], params }),
+  () => client.sync(),
+);
+await measure(
+  "client pool create+dispose",
+  () => client.create(65536).dispose(),
   () => client.sync(),
 );
