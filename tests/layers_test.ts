@@ -10,6 +10,7 @@ Deno.test("layerOf places each folder in its layer", () => {
       "runtime/server/server.ts",
       "runtime/server/webgpu/server.ts",
       "runtime/client.ts",
+      "runtime/_stream_gates.ts",
       "sync/cpu_signal.ts",
       "runtime/trace/chrome_trace.ts",
       "tests/x_test.ts",

@@ -24,7 +24,8 @@ export function layerOf(path: string): string | undefined {
   if (path === "runtime/server/server.ts") return "contract";
   const backend = /^runtime\/server\/([^/]+)\//.exec(path);
   if (backend) return `backend:${backend[1]}`;
-  if (path === "runtime/client.ts") return "client";
+  // The client and its private helpers (runtime/_*.ts) sit directly in runtime/.
+  if (path === "runtime/client.ts" || /^runtime\/_[^/]+\.ts$/.test(path)) return "client";
   if (path === "runtime/create_client.ts") return "create_client";
   if (path.startsWith("runtime/kernels/")) return "kernels";
   if (path.startsWith("runtime/tune/")) return "tune";
