@@ -22,6 +22,7 @@ Deno.test("layerOf places each folder in its layer", () => {
       "contract",
       "backend:webgpu",
       "client",
+      "client",
       "sync",
       "trace",
       undefined,
