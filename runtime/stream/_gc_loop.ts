@@ -2,10 +2,17 @@
  * The garbage collector of the event multi-stream (CubeCL's GC thread, with its bounded channel).
  *
  * A task holds payloads (memory pins, staging buffers, host buffers that a copy reads) until an
- * event completed. JavaScript has no thread to park on an event, so two paths settle tasks, both
- * from the oldest one on:
+ * event completed. JavaScript has no thread to park on an event, so two paths settle tasks:
  *
- * - **Asynchronous**: one worker awaits each task's host wait in turn, when the event loop turns.
+ * - **Asynchronous**, one of:
+ *   - **Polled FIFOs**, when the backend can query an event without blocking (`poll`; CUDA:
+ *     `cuEventQuery`): one FIFO per stream index, and one timer tick polls every FIFO, settling
+ *     its tasks in order up to its first event that is not ready. No host wait is parked per
+ *     task, so a deep queue costs one query per completed task plus one per FIFO and tick. The
+ *     events of one index complete in order (they are recorded on the GC stream, or on that
+ *     stream), so stopping at the first not-ready one skips nothing that is ready; where they do
+ *     not, stopping only delays a release, never hastens one.
+ *   - **One worker** otherwise, awaiting each task's host wait in turn, oldest first.
  * - **Synchronous back-pressure**: when more than `maxPending` tasks are pending, `register`
  *   blocks on the oldest ones with the backend's synchronous host wait until `maxPending` remain,
  *   as CubeCL's GC channel of 8 blocked its producer. So a long synchronous loop of cross-stream
@@ -28,6 +35,13 @@ export type HostWait<E> = (event: E) => Promise<void>;
 export type HostWaitSync<E> = (event: E) => void;
 
 /**
+ * Queries an event without blocking: true once it completed, false while not ready; throws a
+ * typed error when it failed (`TIMEOUT` once `waitedMs`, the time since registration, is past
+ * the backend's bound).
+ */
+export type EventPoll<E> = (event: E, waitedMs: number) => boolean;
+
+/**
  * What the GC holds until an event completed: a `Disposable` is disposed then (a memory pin, a
  * staging buffer); a buffer is only kept reachable until then (a host buffer that an
  * asynchronous copy reads), since dropping the last reference is how JavaScript frees it.
@@ -46,6 +60,8 @@ export interface GcTask<E> {
 export interface GcLoopOptions<E> {
   wait: HostWait<E>;
   waitSync: HostWaitSync<E> | undefined;
+  /** Non-blocking query: when given, tasks are settled by polled per-stream FIFOs, not `wait`. */
+  poll?: EventPoll<E>;
   /** Pending tasks allowed before `register` blocks on the oldest. */
   maxPending: number;
   /** A wait failed: the task's payloads are kept for good. Called once per failed task. */
@@ -56,6 +72,8 @@ export interface GcLoopOptions<E> {
 
 interface Entry<E> {
   readonly task: GcTask<E>;
+  /** `performance.now()` at registration (the polled path's timeout clock). */
+  readonly registeredAt: number;
   state: "pending" | "done" | "failed";
   /** Wakes the asynchronous worker when the synchronous path settled this entry first. */
   wake?: () => void;
@@ -67,6 +85,7 @@ export class GcLoop<E> {
   /** Pending entries, oldest first. */
   #queue: Entry<E>[] = [];
   #head = 0;
+  #unsettled = 0;
   #registered = 0;
   #settled = 0;
   #working = false;
@@ -75,6 +94,11 @@ export class GcLoop<E> {
   #waiters: { target: number; resolve: () => void }[] = [];
   /** Payloads kept for good because their wait failed. */
   readonly #kept: GcPayload[] = [];
+  /** Polled path: pending entries per stream index, oldest first (settled ones are skipped). */
+  readonly #fifos = new Map<number, { entries: Entry<E>[]; head: number }>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Consecutive polls that settled nothing (the delay grows from 0 to 1 ms after 8). */
+  #idlePolls = 0;
 
   constructor(options: GcLoopOptions<E>) {
     this.#options = options;
@@ -82,7 +106,7 @@ export class GcLoop<E> {
 
   /** Tasks registered and not yet settled. */
   get pending(): number {
-    return this.#queue.length - this.#head;
+    return this.#unsettled;
   }
 
   /** Payloads kept for good because the wait of their task failed. */
@@ -95,10 +119,18 @@ export class GcLoop<E> {
    * first. Never throws for a failed wait: that is reported through `onFailure` and `drain`.
    */
   register(task: GcTask<E>): void {
-    this.#queue.push({ task, state: "pending" });
+    const entry: Entry<E> = { task, registeredAt: performance.now(), state: "pending" };
+    this.#queue.push(entry);
     this.#registered++;
+    this.#unsettled++;
+    if (this.#options.poll !== undefined) {
+      let fifo = this.#fifos.get(task.stream);
+      if (fifo === undefined) this.#fifos.set(task.stream, fifo = { entries: [], head: 0 });
+      fifo.entries.push(entry);
+    }
     if (this.pending > this.#options.maxPending) this.#collectSync();
-    this.#startWorker();
+    if (this.#options.poll === undefined) this.#startWorker();
+    else this.#schedulePoll();
   }
 
   /**
@@ -127,6 +159,7 @@ export class GcLoop<E> {
       return;
     }
     while (this.pending > this.#options.maxPending) {
+      // `#settle` keeps the head on the oldest pending entry.
       const entry = this.#queue[this.#head];
       try {
         waitSync(entry.task.event);
@@ -141,6 +174,48 @@ export class GcLoop<E> {
     if (this.#working || this.pending === 0) return;
     this.#working = true;
     void this.#work();
+  }
+
+  #schedulePoll(): void {
+    if (this.#timer !== undefined || this.pending === 0) return;
+    // A zero delay first (short work), then 1 ms steps: polling never spins the CPU.
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#idlePolls = this.#pollFifos() ? 0 : this.#idlePolls + 1;
+      this.#schedulePoll();
+    }, this.#idlePolls < 8 ? 0 : 1);
+  }
+
+  /** Settles each FIFO's tasks in order up to its first event that is not ready. */
+  #pollFifos(): boolean {
+    const poll = this.#options.poll!;
+    const now = performance.now();
+    let progress = false;
+    for (const [stream, fifo] of this.#fifos) {
+      const { entries } = fifo;
+      while (fifo.head < entries.length) {
+        const entry = entries[fifo.head];
+        if (entry.state === "pending") {
+          let done: boolean;
+          try {
+            done = poll(entry.task.event, now - entry.registeredAt);
+          } catch (error) {
+            this.#fail(entry, error);
+            done = true;
+          }
+          if (!done) break;
+          if (entry.state === "pending") this.#complete(entry);
+          progress = true;
+        }
+        fifo.head++;
+      }
+      if (fifo.head === entries.length) this.#fifos.delete(stream);
+      else if (fifo.head > 64 && fifo.head * 2 > entries.length) {
+        fifo.entries = entries.slice(fifo.head);
+        fifo.head = 0;
+      }
+    }
+    return progress;
   }
 
   /** Never rejects: every failure goes to `#fail`. */
@@ -175,6 +250,7 @@ export class GcLoop<E> {
   #complete(entry: Entry<E>): void {
     if (entry.state !== "pending") return;
     entry.state = "done";
+    this.#unsettled--;
     entry.wake?.();
     for (const payload of entry.task.payloads) {
       if (!isDisposable(payload)) continue;
@@ -190,6 +266,7 @@ export class GcLoop<E> {
   #fail(entry: Entry<E>, error: unknown): void {
     if (entry.state !== "pending") return;
     entry.state = "failed";
+    this.#unsettled--;
     entry.wake?.();
     this.#kept.push(...entry.task.payloads);
     const typed = asComputeError(error, `A GC wait on stream ${entry.task.stream} failed`);
@@ -203,7 +280,7 @@ export class GcLoop<E> {
   }
 
   #settle(): void {
-    // Both paths settle the oldest pending entry, so entries settle in registration order.
+    // Entries settle out of registration order only across FIFOs; `#settled` counts the prefix.
     while (this.#head < this.#queue.length && this.#queue[this.#head].state !== "pending") {
       this.#head++;
       this.#settled++;

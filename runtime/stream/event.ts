@@ -28,6 +28,9 @@
  *   section; here a resolve while another {@linkcode ResolvedStreams} is unfinished throws
  *   `RESOLVE_IN_PROGRESS` (see {@linkcode MultiStream.resolve} for why recording at `finish`
  *   instead would not be enough).
+ * - **The GC polls where it can.** With the backend's optional
+ *   {@linkcode EventStreamBackend.isEventComplete}, one timer tick polls one FIFO of GC tasks per
+ *   stream index up to its first event that is not ready; otherwise one host wait per task.
  * - **Pending GC work is bounded.** Past `maxPendingGc` pending tasks, `finish` blocks on the
  *   oldest with the backend's {@linkcode EventStreamBackend.waitEventHostSync}, as CubeCL's GC
  *   channel of 8 blocked its producer.
@@ -99,6 +102,16 @@ export interface EventStreamBackend<S, E> {
    * settle, and an event pool must take the event back once.
    */
   waitEventHostSync?(event: E): void;
+  /**
+   * Optional non-blocking query (CUDA: `cuEventQuery`): true once the event completed (the GC
+   * then never uses it again, so a pool may take it back), false while it is not ready; throws a
+   * typed `ComputeError` when it failed, and `TIMEOUT` once `waitedMs` (time since the GC task
+   * was registered) is past the backend's bound for host waits. When present, the GC settles
+   * tasks by polling one FIFO per stream index on a timer, up to each FIFO's first event that is
+   * not ready, instead of one `waitEventHost` per task; back-pressure still uses
+   * `waitEventHostSync` (on an event never reported complete).
+   */
+  isEventComplete?(event: E, waitedMs: number): boolean;
 }
 
 /** Options of {@linkcode MultiStream}. */
@@ -309,9 +322,13 @@ export class MultiStream<S, E> {
     this.#logger = options.logger ?? runtimeLogger("stream");
     this.#onStreamFailed = options.onStreamFailed;
     const waitSync = backend.waitEventHostSync;
+    const poll = backend.isEventComplete;
     this.#gc = new GcLoop<E>({
       wait: (event) => backend.waitEventHost(event),
       waitSync: waitSync === undefined ? undefined : (event) => waitSync.call(backend, event),
+      poll: poll === undefined
+        ? undefined
+        : (event, waitedMs) => poll.call(backend, event, waitedMs),
       maxPending: this.maxPendingGc,
       onFailure: (task, error) => this.#poison(task, error),
       onUnbounded: () =>

@@ -8,6 +8,7 @@
  *   flush has to do.
  * - `waitEvent` is `cuStreamWaitEvent`. The wait captures the event's latest record at call time
  *   (a later re-record does not affect it), so the event returns to the pool right after.
+ * - `isEventComplete` is one `cuEventQuery`: the GC polls its per-stream FIFOs with it.
  * - `waitEventHost` polls `cuEventQuery` from the event loop (`setTimeout` between polls) until
  *   the event completes, fails, or the timeout passes (`TIMEOUT`); never `cuEventSynchronize`,
  *   which would block the event loop. An event that timed out is not reused: the work behind it
@@ -211,6 +212,31 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
   async waitEventHost(event: CudaEvent): Promise<void> {
     await pollEvent(this.#driver, event, this.#wait);
     this.#events.release(event); // only once complete: a timed-out event stays out of the pool
+  }
+
+  /**
+   * The GC's poll: one `cuEventQuery`. A complete event returns to the pool (the GC forgets it);
+   * a failed one throws the driver's error, and one not ready past the timeout throws `TIMEOUT`
+   * (it stays out of the pool: the work behind it may still run).
+   */
+  isEventComplete(event: CudaEvent, waitedMs: number): boolean {
+    if (this.#wait.destroyed?.()) {
+      throw new RuntimeError("DESTROYED", `The CUDA server was destroyed during a host wait`);
+    }
+    if (event.handle === null) return true; // another wait saw it complete
+    const result = this.#driver.symbols.cuEventQuery(event.handle);
+    if (result === CUDA_SUCCESS) {
+      this.#events.release(event);
+      return true;
+    }
+    if (result !== CUDA_ERROR_NOT_READY) throw this.#driver.error(result, "cuEventQuery");
+    if (waitedMs >= this.#wait.timeoutMs) {
+      throw new RuntimeError(
+        "TIMEOUT",
+        `${this.#wait.what ?? "A GC event"} did not complete within ${this.#wait.timeoutMs} ms`,
+      );
+    }
+    return false;
   }
 
   /** The GC's back-pressure wait: blocks (polling) until the event completes. */

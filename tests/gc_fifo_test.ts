@@ -1,0 +1,111 @@
+/**
+ * The GC of a backend with a non-blocking event query (`isEventComplete`): per-stream FIFOs
+ * polled on a timer up to the first event that is not ready, no host wait parked per task.
+ */
+import assert from "node:assert/strict";
+import { ComputeError, RuntimeError } from "../runtime/core/errors.ts";
+import { type EventStreamBackend, MultiStream } from "../runtime/stream/event.ts";
+
+/** An event the test completes or fails by hand. */
+interface Ev {
+  readonly name: string;
+  state: "pending" | "done" | "failed";
+  queries: number;
+}
+
+/** A backend whose host waits must never be used: the GC only polls or blocks. */
+function pollingBackend(log: { waited: number[] } = { waited: [] }) {
+  const backend: EventStreamBackend<object, Ev> & { syncWaits: string[] } = {
+    syncWaits: [],
+    createStream: () => ({}),
+    handleCursor: (_stream, binding) => binding.cursor,
+    isHealthy: () => true,
+    flush: () => ({ name: "flush", state: "done", queries: 0 }),
+    waitEvent: () => {},
+    waitEventHost: () => Promise.reject(new Error("a host wait was parked for a GC task")),
+    waitEventHostSync(event) {
+      backend.syncWaits.push(event.name);
+      event.state = "done";
+    },
+    isEventComplete(event, waitedMs) {
+      event.queries++;
+      log.waited.push(waitedMs);
+      if (event.state === "failed") {
+        throw new RuntimeError("DRIVER", `event ${event.name} failed`);
+      }
+      return event.state === "done";
+    },
+  };
+  return backend;
+}
+
+function ev(name: string, state: Ev["state"] = "pending"): Ev {
+  return { name, state, queries: 0 };
+}
+
+/** Registers `event` on `stream` with a payload that records its release in `released`. */
+function task(ms: MultiStream<object, Ev>, stream: number, event: Ev, released: string[]) {
+  ms.gc(stream, event, [{ [Symbol.dispose]: () => released.push(event.name) }]);
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("one poll settles each stream's GC tasks in order up to its first event not ready", async () => {
+  const log = { waited: [] as number[] };
+  const ms = new MultiStream(pollingBackend(log), { maxStreams: 4 });
+  const released: string[] = [];
+  const a1 = ev("a1", "done"), a2 = ev("a2"), a3 = ev("a3", "done");
+  const b1 = ev("b1", "done"), b2 = ev("b2", "done");
+  task(ms, 1, a1, released);
+  task(ms, 1, a2, released);
+  task(ms, 1, a3, released);
+  task(ms, 2, b1, released);
+  task(ms, 2, b2, released);
+  assert.deepEqual(released, [], "nothing is released before the event loop turns");
+  await tick(); // the GC's timer was set first, so it has polled once
+  assert.deepEqual(released, ["a1", "b1", "b2"]);
+  assert.equal(ms.pendingGc, 2);
+  assert.equal(a3.queries, 0, "a3 is behind a2, which is not ready: not queried");
+  assert.ok(a2.queries >= 1);
+  a2.state = "done";
+  await ms.drain();
+  assert.deepEqual(released, ["a1", "b1", "b2", "a2", "a3"]);
+  assert.equal(a3.queries, 1);
+  assert.equal(ms.pendingGc, 0);
+  assert.ok(log.waited.every((ms) => ms >= 0));
+});
+
+Deno.test("a failed polled event keeps its payloads and poisons only its stream", async () => {
+  const failures: [number, ComputeError][] = [];
+  const ms = new MultiStream(pollingBackend(), {
+    maxStreams: 4,
+    onStreamFailed: (index, error) => failures.push([index, error]),
+  });
+  const released: string[] = [];
+  task(ms, 1, ev("a1", "failed"), released);
+  task(ms, 1, ev("a2", "done"), released);
+  task(ms, 3, ev("c1", "done"), released);
+  await assert.rejects(ms.drain(), /event a1 failed/);
+  assert.deepEqual(released, ["a2", "c1"]);
+  assert.equal(ms.keptAfterFailure, 1);
+  assert.deepEqual(failures.map(([index]) => index), [1]);
+  assert.equal(ms.streamError(1)?.code, "DRIVER");
+  assert.equal(ms.streamError(3), undefined);
+  assert.throws(() => ms.resolve(1, []), (e) => (e as ComputeError).code === "STREAM_UNHEALTHY");
+  ms.resolve(3, []).finish();
+});
+
+Deno.test("back-pressure blocks on the oldest task; the poll skips what it settled", async () => {
+  const backend = pollingBackend();
+  const ms = new MultiStream(backend, { maxStreams: 4, maxPendingGc: 2 });
+  const released: string[] = [];
+  const events = ["a1", "b1", "a2", "b2", "a3"].map((name) => ev(name));
+  events.forEach((event, i) => task(ms, 1 + (i % 2), event, released));
+  assert.deepEqual(backend.syncWaits, ["a1", "b1", "a2"]);
+  assert.deepEqual(released, ["a1", "b1", "a2"]);
+  assert.equal(ms.pendingGc, 2);
+  for (const event of events) event.state = "done";
+  await ms.drain();
+  assert.deepEqual(released.slice(3).sort(), ["a3", "b2"]);
+  for (const event of events.slice(0, 3)) assert.equal(event.queries, 0, event.name);
+});
