@@ -99,3 +99,39 @@ Deno.test("client.profile times CUDA work with the device's timing events", asyn
   assert.equal(duration.timing, "device");
   assert.ok(duration.milliseconds >= 15, `${duration.milliseconds} ms`);
 });
+
+Deno.test("client.signal on CUDA marks the stream's work with an event, not a sync", async () => {
+  resetHazards();
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  const server = client.server;
+  assert.equal(typeof server.signal, "function");
+  const sync = server.sync.bind(server);
+  let syncs = 0;
+  server.sync = (stream) => (syncs++, sync(stream));
+  using v = client.createWithData(new Float32Array(256), { stream: 1 });
+  const slow = (stream: number, micros: number) =>
+    client.execute(CUDA_KERNELS.slowF32, {
+      stream,
+      count: CubeCount.new1d(1),
+      buffers: [v],
+      metadata: { data: new Uint32Array([256]), staticLength: 1 },
+      scalars: { u32: [micros] },
+    });
+  slow(1, 5_000);
+  const first = client.signal({ stream: 1 });
+  slow(2, 100); // ordered after stream 1's work on v
+  const second = client.signal({ stream: 2 });
+  // Marks are set from the event loop, never synchronously.
+  assert.equal(client.timeline.isReached(first), false);
+  const order: bigint[] = [];
+  await Promise.all(
+    [second, first].map((v) =>
+      client.timeline.wait(v, { timeoutMs: 10_000 }).then(() => order.push(v))
+    ),
+  );
+  assert.deepEqual(order, [first, second]);
+  assert.equal(syncs, 0, "signal fell back to a sync");
+  const data = await client.read(v, Float32Array, { stream: 2 });
+  assert.deepEqual([...new Set(data)], [2]);
+  assert.equal(hazardCount(), 0, hazardReport());
+});

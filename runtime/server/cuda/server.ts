@@ -19,6 +19,7 @@
  *   timeout) for the counter — the one synchronous wait of the backend.
  * - **Profiling** with timing events per stream (`profiler.ts`): `timing: "device"`.
  * - **Server-to-server copy** goes through the host, like WebGPU's.
+ * - **Timeline marks** (`signal`) are GC tasks: set once the GC stream passed the mark.
  *
  * @module
  */
@@ -75,6 +76,7 @@ import { type CudaKernel, ModuleCache } from "./kernel.ts";
 import { CudaProfiler } from "./profiler.ts";
 import { CudaStorage } from "./storage.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
+import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { signalEvents } from "./_signal.ts";
 
 /**
@@ -258,6 +260,23 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     );
     this.#signals.add(signal);
     return signal;
+  }
+
+  /**
+   * Sets `timeline` to `value` once the work enqueued so far on `stream` has completed: the GC
+   * stream waits on an event of `stream` and the mark rides on the GC task of that wait, so marks
+   * complete in the order they were made (the GC stream's order), whatever their streams. A
+   * failed or timed-out event never reaches the mark and poisons the stream (its next `sync` or
+   * `read` reports it); a destroyed server never reaches it either.
+   */
+  signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
+    this.#assertUsable(stream);
+    using resolved = this.#resolve(stream, []);
+    resolved.gc({
+      [Symbol.dispose]: () => {
+        if (!this.#destroyed) timeline.set(value);
+      },
+    });
   }
 
   /**
