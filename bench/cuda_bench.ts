@@ -9,6 +9,9 @@
  * - **event record + wait**: a launch on alternating streams over one buffer, so every task
  *   makes the multi-stream record an event on the other stream and wait on it (plus the pin and
  *   GC of the shared binding) vs `cuEventRecord` + `cuStreamWaitEvent` alone.
+ * - **event GC settled**: {@linkcode TASKS} such launches and a `sync`, timed together: past the
+ *   GC bound `execute` blocks on the oldest GC event, and the rest is settled by the GC's polls;
+ *   vs the raw calls and a `cuEventQuery` loop on the last event.
  *
  * Each iteration times {@linkcode TASKS} tasks ({@linkcode EVENT_TASKS} in the event group); the
  * device is synchronized outside the timing. Divide by the task count for one task. With more
@@ -133,6 +136,46 @@ Deno.bench("raw launch + cuEventRecord + cuStreamWaitEvent", {
       raw.params,
       null,
     );
+  }
+  b.end();
+  await settle();
+});
+
+Deno.bench("CudaServer.execute on alternating streams, then sync", {
+  group: "event GC settled",
+  baseline: true,
+}, async (b) => {
+  b.start();
+  for (let i = 0; i < TASKS; i++) server.execute(fill, i % 2);
+  await server.sync(0);
+  b.end();
+  await settle();
+});
+
+Deno.bench("raw launch + cuEventRecord + cuStreamWaitEvent, then cuEventQuery", {
+  group: "event GC settled",
+}, async (b) => {
+  b.start();
+  for (let i = 0; i < TASKS; i++) {
+    symbols.cuEventRecord(event, rawStreams[i % 2]);
+    symbols.cuStreamWaitEvent(rawStreams[(i + 1) % 2], event, 0);
+    symbols.cuLaunchKernel(
+      fn,
+      N / 256,
+      1,
+      1,
+      256,
+      1,
+      1,
+      0,
+      rawStreams[(i + 1) % 2],
+      raw.params,
+      null,
+    );
+  }
+  symbols.cuEventRecord(event, rawStreams[(TASKS + 1) % 2]);
+  for (let polls = 0; symbols.cuEventQuery(event) !== 0; polls++) {
+    await new Promise((resolve) => setTimeout(resolve, polls < 8 ? 0 : 1));
   }
   b.end();
   await settle();

@@ -9,6 +9,9 @@
  * A second benchmark per group has every binding on the task's own stream (no cross-stream
  * work), the floor the cross-stream case is compared with.
  *
+ * The "GC settle" group times {@linkcode TASKS} cross-stream tasks with the drain that settles
+ * them: the GC's host wait per task against its polled per-stream FIFOs (`isEventComplete`).
+ *
  * @module
  */
 
@@ -70,4 +73,27 @@ for (const count of [1, 4, 16]) {
       },
     });
   }
+}
+
+// GC settle: the same cross-stream tasks (1 binding, below the GC bound so nothing blocks), timed
+// with the drain that releases their pins: one host wait per task against polled FIFOs
+// (`isEventComplete`), the CUDA backend's path.
+for (const polled of [false, true]) {
+  const backend = polled ? { ...noopBackend, isEventComplete: () => true } : noopBackend;
+  const ms = new MultiStream(backend, { maxStreams: STREAMS, maxPendingGc: 4 * TASKS });
+  const owners = handles(1, false);
+  const bindings: Binding[][] = owners.map((list) => list.map((h) => h.binding()));
+  Deno.bench({
+    name: polled ? "polled per-stream FIFOs" : "one host wait per task",
+    group: "GC settle",
+    baseline: !polled,
+    async fn() {
+      for (let task = 0; task < TASKS; task++) {
+        const stream = task % STREAMS;
+        ms.resolve(stream, bindings[stream]).finish();
+      }
+      await ms.drain();
+      if (owners.flat().some((h) => h.disposed)) throw new Error("unreachable");
+    },
+  });
 }

@@ -46,6 +46,8 @@
  * 5. **Bounded GC.** Implement `waitEventHostSync` (a blocking host wait with a deadline) so that
  *    a long synchronous loop of cross-stream work blocks on old GC work (`maxPendingGc`, 8 by
  *    default) instead of keeping every allocation alive until the event loop turns.
+ * 6. **Poll where you can.** Implement `isEventComplete` (one non-blocking event query) so that
+ *    the GC polls one FIFO per stream index on a timer instead of parking a host wait per task.
  *
  * Backends on the task-queue `SchedulerMultiStream` own a task's resources (its completion
  * callbacks) from the moment the scheduler calls their `enqueue`, even if that call or the next
