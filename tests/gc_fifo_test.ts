@@ -3,7 +3,7 @@
  * polled on a timer up to the first event that is not ready, no host wait parked per task.
  */
 import assert from "node:assert/strict";
-import { ComputeError, RuntimeError } from "../runtime/core/errors.ts";
+import { type ComputeError, RuntimeError } from "../runtime/core/errors.ts";
 import { type EventStreamBackend, MultiStream } from "../runtime/stream/event.ts";
 
 /** An event the test completes or fails by hand. */
@@ -72,7 +72,7 @@ Deno.test("one poll settles each stream's GC tasks in order up to its first even
   assert.deepEqual(released, ["a1", "b1", "b2", "a2", "a3"]);
   assert.equal(a3.queries, 1);
   assert.equal(ms.pendingGc, 0);
-  assert.ok(log.waited.every((ms) => ms >= 0));
+  assert.ok(log.waited.every((waited) => waited >= 0));
 });
 
 Deno.test("a failed polled event keeps its payloads and poisons only its stream", async () => {
