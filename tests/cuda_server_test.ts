@@ -4,6 +4,7 @@ import { checkShippedKernels } from "./_cuda_programs.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 import assert from "node:assert/strict";
 import { AllocationDescriptor, Bindings, ComputeError, CubeCount } from "../backend.ts";
+import { CudaStreamBackend, EventPool } from "../runtime/server/cuda/_stream.ts";
 
 Deno.test("CudaServer on the simulated driver conforms to the ComputeServer contract", async (t) => {
   resetHazards();
@@ -156,4 +157,32 @@ Deno.test("copyTo between servers of one device stays on the device, ordered and
   const [bytes] = await target.read([copied.copyDescriptor([3, 5], [5, 1], 4)], 0);
   assert.deepEqual(asU32(bytes), rows.map((v) => v + 1));
   assert.equal(hazardCount(), 0, hazardReport());
+});
+
+Deno.test("the GC's poll on CUDA is one cuEventQuery; a complete event returns to the pool", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  const driver = server.device.driver;
+  let destroyed = false;
+  const events = new EventPool(driver);
+  const backend = new CudaStreamBackend(driver, events, {
+    timeoutMs: 50,
+    destroyed: () => destroyed,
+  });
+  try {
+    const stream = backend.createStream();
+    const event = backend.flush(stream);
+    while (!backend.isEventComplete(event, 0)) await new Promise((r) => setTimeout(r, 1));
+    assert.equal(event.handle, null, "returned to the pool");
+    assert.equal(backend.isEventComplete(event, 0), true); // idempotent once complete
+    const again = backend.flush(stream); // reuses the pooled event
+    assert.equal(events.size, 1);
+    destroyed = true;
+    assert.throws(
+      () => backend.isEventComplete(again, 0),
+      (e) => (e as ComputeError).code === "DESTROYED",
+    );
+  } finally {
+    backend.destroy();
+    events.destroy();
+  }
 });
