@@ -186,3 +186,15 @@ Deno.test("the GC's poll on CUDA is one cuEventQuery; a complete event returns t
     events.destroy();
   }
 });
+
+Deno.test("destroy with GC tasks pending leaves no GC poll behind (the sanitizer checks)", () => {
+  const server = CudaServer.create({ library: SIM_LIBRARY });
+  const a = server.createWithData(u32([1, 2]), 0);
+  server.execute({
+    kernel: CUDA_KERNELS.incrementU32,
+    count: CubeCount.new1d(1),
+    bindings: new Bindings().withBuffer(a.binding()),
+  }, 1); // cross-stream: a GC task pins `a` until the GC stream passed the launch
+  a.dispose();
+  server.destroy();
+});

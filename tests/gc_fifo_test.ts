@@ -109,3 +109,18 @@ Deno.test("back-pressure blocks on the oldest task; the poll skips what it settl
   assert.deepEqual(released.slice(3).sort(), ["a3", "b2"]);
   for (const event of events.slice(0, 3)) assert.equal(event.queries, 0, event.name);
 });
+
+Deno.test("pollGc settles what is complete now; nothing left, no timer is left", () => {
+  const ms = new MultiStream(pollingBackend(), { maxStreams: 4 });
+  const released: string[] = [];
+  task(ms, 1, ev("a1", "done"), released);
+  const b1 = ev("b1");
+  task(ms, 2, b1, released);
+  ms.pollGc();
+  assert.deepEqual(released, ["a1"]);
+  assert.equal(ms.pendingGc, 1);
+  b1.state = "done";
+  ms.pollGc(); // the test ends synchronously: a timer still scheduled would be reported
+  assert.deepEqual(released, ["a1", "b1"]);
+  assert.equal(ms.pendingGc, 0);
+});

@@ -149,6 +149,15 @@ export class GcLoop<E> {
     throw new AggregateError(errors, `${errors.length} GC event waits failed`);
   }
 
+  /**
+   * Polled path: settles now, without waiting, each FIFO's tasks up to its first event not ready
+   * (no-op without `poll`). A backend torn down fails every pending task here at once.
+   */
+  poll(): void {
+    if (this.#options.poll === undefined || this.pending === 0) return;
+    this.#idlePolls = this.#pollFifos() ? 0 : this.#idlePolls;
+  }
+
   #collectSync(): void {
     const waitSync = this.#options.waitSync;
     if (waitSync === undefined) {
@@ -280,6 +289,11 @@ export class GcLoop<E> {
   }
 
   #settle(): void {
+    if (this.#unsettled === 0 && this.#timer !== undefined) {
+      // Nothing left to poll: no timer outlives the work (a test's sanitizer would see it).
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
     // Entries settle out of registration order only across FIFOs; `#settled` counts the prefix.
     while (this.#head < this.#queue.length && this.#queue[this.#head].state !== "pending") {
       this.#head++;

@@ -526,6 +526,33 @@ export class MultiStream<S, E> {
   }
 
   /**
+   * Settles now, without waiting, the GC tasks whose events the backend reports complete, each
+   * stream's up to its first event not ready; a no-op for backends without
+   * {@linkcode EventStreamBackend.isEventComplete}. A backend being destroyed calls it once its
+   * queries fail, so that no GC poll outlives it.
+   *
+   * @example
+   * ```ts
+   * import { MultiStream } from "@gpucompute/runtime/backend";
+   * const multiStream = new MultiStream({
+   *   createStream: () => ({}),
+   *   handleCursor: (_stream, binding) => binding.cursor,
+   *   isHealthy: () => true,
+   *   flush: () => null,
+   *   waitEvent: () => {},
+   *   waitEventHost: () => Promise.resolve(),
+   *   isEventComplete: () => true,
+   * }, { maxStreams: 2 });
+   * multiStream.gc(1, null, [{ [Symbol.dispose]: () => console.log("released") }]);
+   * multiStream.pollGc(); // "released"
+   * console.log(multiStream.pendingGc); // 0
+   * ```
+   */
+  pollGc(): void {
+    this.#gc.poll();
+  }
+
+  /**
    * Resolves once the GC settled every task registered so far (first handing over the payloads
    * of a `finish` whose flush threw, with a new flush); rejects with the failures since the last
    * drain, each reported once.

@@ -532,6 +532,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     // Best effort, in order: after a sticky error the driver refuses frees, yet the context
     // must still be released.
     const steps = [
+      // Pending GC tasks fail with DESTROYED now (their payloads stay held): no poll outlives us.
+      () => this.#streams.pollGc(),
       ...[...this.#signals].map((signal) => () => signal.destroy()),
       () => this.#profiler.destroy(),
       () => this.#joinStreams(),
