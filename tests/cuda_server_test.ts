@@ -176,6 +176,8 @@ Deno.test("the GC's poll on CUDA is one cuEventQuery; a complete event returns t
     assert.equal(backend.isEventComplete(event, 0), true); // idempotent once complete
     const again = backend.flush(stream); // reuses the pooled event
     assert.equal(events.size, 1);
+    // Complete before anything is destroyed: nothing is left running on the simulator's threads.
+    while (!backend.isEventComplete(again, 0)) await new Promise((r) => setTimeout(r, 1));
     destroyed = true;
     assert.throws(
       () => backend.isEventComplete(again, 0),
@@ -196,5 +198,8 @@ Deno.test("destroy with GC tasks pending leaves no GC poll behind (the sanitizer
     bindings: new Bindings().withBuffer(a.binding()),
   }, 1); // cross-stream: a GC task pins `a` until the GC stream passed the launch
   a.dispose();
+  // The device work is done (the simulator's streams are threads; work in flight at destroy is
+  // another test's subject); the GC has not polled yet: its tasks are pending.
+  server.device.driver.symbols.cuCtxSynchronize();
   server.destroy();
 });
