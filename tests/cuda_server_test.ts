@@ -1,5 +1,5 @@
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
+import { serverConformance } from "./server_conformance.ts";
 import { checkShippedKernels } from "./_cuda_programs.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 import assert from "node:assert/strict";
@@ -16,7 +16,6 @@ Deno.test("CudaServer on the simulated driver conforms to the ComputeServer cont
       increment: CUDA_KERNELS.incrementU32,
     },
     cubeSize: 256,
-    skip: { [TRACE_STEP]: "the CUDA server records no traces yet (optional in the contract)" },
   });
   assert.equal(hazardCount(), 0, hazardReport());
 });

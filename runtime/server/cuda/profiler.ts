@@ -10,27 +10,18 @@
  * launch). A kernel's start and end are its events' elapsed times from the window's start event,
  * placed on the host clock at the window's `performance.now()`: the device reaches the start event
  * no earlier than that, so the times may sit a little early relative to the host, never late
- * relative to each other.
+ * relative to each other. A running trace (`_trace.ts`) times every launch the same way.
  *
  * @module
  */
 
 import { RuntimeError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import type { KernelTiming } from "../../core/trace.ts";
+import type { KernelTiming, Trace } from "../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../server.ts";
 import { CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import { type CudaStream, type HostWaitOptions, pollEvent } from "./_stream.ts";
-
-/** A launch timed by a per-kernel window: its event pair, shared by the windows open then. */
-interface TimedLaunch {
-  readonly kernel: string;
-  readonly stream: StreamId;
-  readonly workgroups: readonly [number, number, number];
-  readonly before: Deno.PointerValue;
-  after: Deno.PointerValue;
-  refs: number;
-}
+import { CudaTraceLog, type TimedLaunch } from "./_trace.ts";
 
 interface Window {
   readonly start: Deno.PointerValue;
@@ -59,8 +50,9 @@ export class CudaProfiler {
   readonly #all: Deno.PointerValue[] = [];
   readonly #windows = new Map<number, Window>();
   #next = 0;
-  /** Open per-kernel windows. */
+  /** Open per-kernel windows, plus one while a trace runs. */
   #perKernel = 0;
+  #trace: CudaTraceLog | undefined;
 
   /** Creates the profiler; host waits use `wait`. */
   constructor(driver: CudaDriver, wait: HostWaitOptions) {
@@ -71,6 +63,38 @@ export class CudaProfiler {
   /** Open windows. */
   get open(): number {
     return this.#windows.size;
+  }
+
+  /** The running trace, if any. */
+  get trace(): CudaTraceLog | undefined {
+    return this.#trace;
+  }
+
+  /** Starts a trace recording (`TRACE_ACTIVE` if one runs); every launch is timed while it runs. */
+  startTrace(): CudaTraceLog {
+    if (this.#trace !== undefined) {
+      throw new RuntimeError("TRACE_ACTIVE", "A trace is already being recorded on this server");
+    }
+    this.#perKernel++;
+    return this.#trace = new CudaTraceLog();
+  }
+
+  /** Stops the recording (`PROFILE_NOT_REGISTERED` if none runs), once its kernels completed. */
+  async stopTrace(info: Pick<Trace, "backend" | "device">): Promise<Trace> {
+    const trace = this.#trace;
+    if (trace === undefined) {
+      throw new RuntimeError("PROFILE_NOT_REGISTERED", "No trace is being recorded");
+    }
+    this.#trace = undefined;
+    this.#perKernel--;
+    const launches = trace.launches;
+    for (const timed of launches) {
+      if (timed.after === null) continue;
+      await pollEvent(this.#driver, timed.after, { ...this.#wait, what: "A traced kernel" });
+    }
+    const result = trace.finish(info, (from, to) => this.#elapsed(from, to));
+    for (const timed of launches) this.#release(timed);
+    return result;
   }
 
   /** Opens a window on `stream`; `perKernel` also times each launch on it. */
@@ -104,16 +128,18 @@ export class CudaProfiler {
     const windows = [...this.#windows.values()].filter((w) =>
       w.kernels !== undefined && w.stream === stream
     );
-    if (windows.length === 0) return undefined;
+    const trace = this.#trace;
+    if (windows.length === 0 && trace === undefined) return undefined;
     const timed: TimedLaunch = {
       kernel,
       stream: id,
       workgroups,
       before: this.#record(stream),
       after: null,
-      refs: windows.length,
+      refs: windows.length + (trace === undefined ? 0 : 1),
     };
     for (const window of windows) window.kernels!.push(timed);
+    trace?.kernel(timed);
     return () => timed.after = this.#record(stream);
   }
 
@@ -142,11 +168,16 @@ export class CudaProfiler {
         const { kernel, stream, workgroups } = timed;
         kernels.push({ kernel, stream, start: from, end: Math.max(from, to), workgroups });
       }
-      if (--timed.refs > 0) continue;
-      this.#free.push(timed.before);
-      if (timed.after !== null) this.#free.push(timed.after);
+      this.#release(timed);
     }
     return { milliseconds, timing: "device", kernels };
+  }
+
+  /** Drops one reference to a launch's events; the last returns them to the pool. */
+  #release(timed: TimedLaunch): void {
+    if (--timed.refs > 0) return;
+    this.#free.push(timed.before);
+    if (timed.after !== null) this.#free.push(timed.after);
   }
 
   #elapsed(from: Deno.PointerValue, to: Deno.PointerValue): number {
@@ -164,6 +195,7 @@ export class CudaProfiler {
     this.#free.length = 0;
     this.#windows.clear();
     this.#perKernel = 0;
+    this.#trace = undefined;
   }
 
   #record(stream: CudaStream): Deno.PointerValue {

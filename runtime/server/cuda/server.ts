@@ -17,7 +17,8 @@
  *   marshalled from the bindings (`_launch.ts`). A dynamic cube count is read back to the host
  *   first: `cuLaunchKernel` takes the grid from the host, so `execute` waits (bounded by the
  *   timeout) for the counter — the one synchronous wait of the backend.
- * - **Profiling** with timing events per stream (`profiler.ts`): `timing: "device"`.
+ * - **Profiling** with timing events per stream (`profiler.ts`): `timing: "device"`; traces
+ *   time every launch with them (`_trace.ts`).
  * - **Server-to-server copy** goes through the host, like WebGPU's.
  * - **Timeline marks** (`signal`) are GC tasks: set once the GC stream passed the mark.
  *
@@ -44,6 +45,7 @@ import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
 import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { MultiStream } from "../../stream/event.ts";
+import type { Trace } from "../../core/trace.ts";
 import type {
   BindingResource,
   ComputeServer,
@@ -355,6 +357,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
     this.#throwFailure(stream);
     const sources = descriptors.map((d) => ({ at: this.#range(d), layout: copyLayout(d) }));
+    const trace = this.#profiler.trace, start = trace && performance.now();
     const resolved = this.#resolve(stream, descriptors.map((d) => d.binding));
     // read() enqueues synchronously, up to its first await: finish right after.
     const pending = read(
@@ -364,7 +367,12 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       this.#wait("A read"),
     );
     resolved.finish();
-    return this.#settled(await pending);
+    if (trace === undefined) return this.#settled(await pending);
+    const bytes = sources.reduce((sum, s) => sum + s.layout.bytes, 0);
+    trace.copy("read", stream, bytes);
+    const mapStart = performance.now(), result = this.#settled(await pending);
+    trace.span({ type: "read", stream, start: start!, mapStart, bytes });
+    return this.#sampleMemory(result);
   }
 
   write(entries: readonly WriteEntry[], stream: StreamId): void {
@@ -390,11 +398,13 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     if (targets.length === 0) return;
     using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.binding));
     enqueueWrite(this.#copyContext(), targets, resolved.currentStream());
+    this.#profiler.trace?.copy("write", stream, targets.reduce((n, t) => n + t.layout.bytes, 0));
   }
 
   async sync(stream: StreamId): Promise<void> {
     this.#assertUsable(stream);
     this.#throwFailure(stream);
+    const trace = this.#profiler.trace, start = trace && performance.now();
     const events = this.#backend.streams.map((s) => this.#backend.flush(s));
     try {
       for (const event of events) {
@@ -406,6 +416,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     await this.#streams.drain();
     this.#settled(undefined);
     this.#pinned.collect();
+    trace?.span({ type: "sync", stream, start: start! });
+    this.#sampleMemory(undefined);
   }
 
   /**
@@ -471,6 +483,21 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
     return this.#settled(await this.#profiler.end(this.#streams.stream(stream), token));
+  }
+
+  /** Starts recording every stream's timeline: every launch is timed by timing events. */
+  startTrace(): void {
+    this.#assertUsable();
+    this.#profiler.startTrace();
+    this.#sampleMemory(undefined);
+  }
+
+  /** Stops the recording and returns it once its kernels completed. */
+  async stopTrace(): Promise<Trace> {
+    this.#assertUsable();
+    this.#sampleMemory(undefined);
+    const info = { backend: "cuda", device: this.properties.deviceName };
+    return this.#settled(await this.#profiler.stopTrace(info));
   }
 
   allocationMode(mode: MemoryAllocationMode, stream: StreamId): void {
@@ -582,7 +609,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return new Handle(slice, { stream, cursor, size });
   }
 
-  #resolve(stream: StreamId, bindings: Iterable<Binding>) {
+  #resolve(stream: StreamId, bindings: readonly Binding[]) {
+    this.#profiler.trace?.used(stream, bindings);
     return this.#streams.resolve(stream, bindings, { enforceHealthy: true });
   }
 
@@ -628,6 +656,13 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   #settled<T>(value: T): T {
     if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    return value;
+  }
+
+  /** Samples the memory counter into the running trace, if any; returns `value`. */
+  #sampleMemory<T>(value: T): T {
+    const usage = this.#profiler.trace && this.#memory.usage();
+    if (usage) this.#profiler.trace!.memory(usage.bytesInUse, usage.bytesReserved);
     return value;
   }
 
