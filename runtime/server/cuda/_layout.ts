@@ -6,8 +6,8 @@
  * @module
  */
 
-import { UnsupportedError } from "../../core/errors.ts";
-import type { CopyDescriptor } from "../../core/allocation.ts";
+import { BufferTooBigError, UnsupportedError } from "../../core/errors.ts";
+import { AllocationDescriptor, type CopyDescriptor } from "../../core/allocation.ts";
 
 /** Rows of `rowBytes` contiguous bytes, `pitch` bytes apart (`rows` is 1 when contiguous). */
 export interface CopyLayout {
@@ -121,4 +121,22 @@ export function optimizedLayout(
     ? 0
     : ((rows - 1) * row + last) * elemSize;
   return { bytes, strides };
+}
+
+/** The layouts of new allocations, each descriptor checked (a hand-built one too). */
+export function allocationLayouts(
+  descriptors: readonly AllocationDescriptor[],
+  maxAllocationSize: number,
+): { bytes: number; strides: number[] }[] {
+  return descriptors.map((d, i) => {
+    if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
+      throw new TypeError(`descriptors[${i}] must be an AllocationDescriptor`);
+    }
+    AllocationDescriptor.contiguous(d.shape, d.elemSize); // checks shape and elemSize
+    const layout = optimizedLayout(d);
+    if (!Number.isSafeInteger(layout.bytes)) {
+      throw new BufferTooBigError(layout.bytes, maxAllocationSize);
+    }
+    return layout;
+  });
 }

@@ -245,6 +245,26 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     this.#events.release(event);
   }
 
+  /**
+   * Makes every stream wait (on the device) for the work enqueued so far on every other one, so
+   * that each page freed in its own stream's order is freed after all its cross-stream uses too:
+   * outside destroy the multi-stream's pins ensure that, destroy frees pinned pages as well.
+   */
+  join(): void {
+    const driver = this.#driver;
+    const streams = this.streams;
+    const events = streams.map((stream) => this.#events.record(stream));
+    for (const stream of streams) {
+      for (const event of events) {
+        driver.check(
+          driver.symbols.cuStreamWaitEvent(stream.handle, event.handle, 0),
+          `cuStreamWaitEvent(destroy, stream ${stream.index})`,
+        );
+      }
+    }
+    for (const event of events) this.#events.release(event);
+  }
+
   /** Destroys every stream (queued work still completes, as `cuStreamDestroy` specifies). */
   destroy(): void {
     for (const stream of this.streams) this.#driver.symbols.cuStreamDestroy_v2(stream.handle);

@@ -27,18 +27,13 @@
 
 import {
   type Allocation,
-  AllocationDescriptor,
+  type AllocationDescriptor,
   contiguousStrides,
   type CopyDescriptor,
   copyDescriptor,
 } from "../../core/allocation.ts";
 import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
-import {
-  BufferTooBigError,
-  type ComputeError,
-  RuntimeError,
-  StreamUnhealthyError,
-} from "../../core/errors.ts";
+import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
 import { Binding, Handle } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
@@ -60,7 +55,7 @@ import type {
 } from "../server.ts";
 import { checkLaunch } from "./_check_launch.ts";
 import { launch, type LaunchContext } from "./_launch.ts";
-import { copyLayout, optimizedLayout } from "./_layout.ts";
+import { allocationLayouts, copyLayout } from "./_layout.ts";
 import { StreamMemory } from "./_memory.ts";
 import { read } from "./_read.ts";
 import { PinnedPool } from "./_staging.ts";
@@ -300,17 +295,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
     this.#assertUsable(stream);
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
-    const layouts = descriptors.map((d, i) => {
-      if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
-        throw new TypeError(`descriptors[${i}] must be an AllocationDescriptor`);
-      }
-      AllocationDescriptor.contiguous(d.shape, d.elemSize); // checks shape and elemSize
-      const layout = optimizedLayout(d);
-      if (!Number.isSafeInteger(layout.bytes)) {
-        throw new BufferTooBigError(layout.bytes, this.#memory.maxAllocationSize);
-      }
-      return layout;
-    });
+    const layouts = allocationLayouts(descriptors, this.#memory.maxAllocationSize);
     const allocations: Allocation[] = [];
     try {
       for (const { bytes, strides } of layouts) {
@@ -563,7 +548,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       () => this.#streams.pollGc(),
       ...[...this.#signals].map((signal) => () => signal.destroy()),
       () => this.#profiler.destroy(),
-      () => this.#joinStreams(),
+      () => this.#backend.join(),
       () => this.#memory.destroy(),
       () => this.#backend.destroy(),
       () => this.#pinned.destroy(),
@@ -581,26 +566,6 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   /** Same as {@linkcode destroy}. */
   [Symbol.dispose](): void {
     this.destroy();
-  }
-
-  /**
-   * Makes every stream wait (on the device) for the work enqueued so far on every other one, so
-   * that each page freed in its own stream's order is freed after all its cross-stream uses too:
-   * outside destroy the multi-stream's pins ensure that, destroy frees pinned pages as well.
-   */
-  #joinStreams(): void {
-    const { driver } = this.#device;
-    const streams = this.#backend.streams;
-    const events = streams.map((stream) => this.#events.record(stream));
-    for (const stream of streams) {
-      for (const event of events) {
-        driver.check(
-          driver.symbols.cuStreamWaitEvent(stream.handle, event.handle, 0),
-          `cuStreamWaitEvent(destroy, stream ${stream.index})`,
-        );
-      }
-    }
-    for (const event of events) this.#events.release(event);
   }
 
   #allocate(size: number, stream: StreamId): Handle {
