@@ -6,35 +6,16 @@
  * @module
  */
 
-import { Bindings } from "../../core/bindings.ts";
-import { CubeCount } from "../../core/cube_count.ts";
+import { checkLaunchShape } from "../../core/_check_launch.ts";
 import { UnsupportedError } from "../../core/errors.ts";
-import { Binding } from "../../core/handle.ts";
 import { assertNonNegativeInteger, assertPositiveInteger, describe } from "../../core/_validate.ts";
 import type { KernelLaunch } from "../server.ts";
 import type { CudaKernel } from "./kernel.ts";
 
-const MODES = ["checked", "unchecked", undefined];
-
 /** Checks the shape of a launch and of its kernel (`TypeError` / `RangeError`). */
 export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
-  if (typeof launch !== "object" || launch === null) {
-    throw new TypeError(`launch must be a KernelLaunch, got ${describe(launch)}`);
-  }
+  checkLaunchShape(launch);
   checkKernel(launch.kernel);
-  if (!(launch.bindings instanceof Bindings)) {
-    throw new TypeError(`launch.bindings must be a Bindings, got ${describe(launch.bindings)}`);
-  }
-  const buffers = launch.bindings.buffers;
-  for (let i = 0; i < buffers.length; i++) {
-    if (!(buffers[i] instanceof Binding)) {
-      throw new TypeError(`launch buffer ${i} must be a Binding, got ${describe(buffers[i])}`);
-    }
-  }
-  CubeCount.check(launch.count);
-  if (!MODES.includes(launch.mode)) {
-    throw new RangeError(`mode must be "checked" or "unchecked", got ${describe(launch.mode)}`);
-  }
   if (launch.params !== undefined) {
     throw new UnsupportedError(
       `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no named params; pass values ` +

@@ -6,36 +6,16 @@
  * @module
  */
 
-import { Binding } from "../../core/handle.ts";
-import { Bindings } from "../../core/bindings.ts";
-import { CubeCount } from "../../core/cube_count.ts";
-import { describe } from "../../core/_validate.ts";
+import { checkLaunchShape } from "../../core/_check_launch.ts";
 import { CompilationError, KernelArgumentError } from "../../core/errors.ts";
 import type { KernelLaunch } from "../server.ts";
 import type { WgslKernel } from "./kernel.ts";
 import { type InfoLayout, packInfo } from "./_info_layout.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
 
-const MODES = ["checked", "unchecked", undefined];
-
 /** Checks the shape of a launch built by hand (`TypeError` / `RangeError`). */
 export function checkLaunch(launch: KernelLaunch<WgslKernel>): void {
-  if (typeof launch !== "object" || launch === null) {
-    throw new TypeError(`launch must be a KernelLaunch, got ${describe(launch)}`);
-  }
-  if (!(launch.bindings instanceof Bindings)) {
-    throw new TypeError(`launch.bindings must be a Bindings, got ${describe(launch.bindings)}`);
-  }
-  const buffers = launch.bindings.buffers;
-  for (let i = 0; i < buffers.length; i++) {
-    if (!(buffers[i] instanceof Binding)) {
-      throw new TypeError(`launch buffer ${i} must be a Binding, got ${describe(buffers[i])}`);
-    }
-  }
-  CubeCount.check(launch.count);
-  if (!MODES.includes(launch.mode)) {
-    throw new RangeError(`mode must be "checked" or "unchecked", got ${describe(launch.mode)}`);
-  }
+  checkLaunchShape(launch);
 }
 
 /**

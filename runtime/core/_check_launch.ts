@@ -1,0 +1,40 @@
+/**
+ * The backend-neutral check of a kernel launch built by hand: every backend runs it first in
+ * `execute`, so a malformed launch throws `TypeError` / `RangeError` before anything is enqueued.
+ *
+ * @module
+ */
+
+import { Bindings } from "./bindings.ts";
+import { CubeCount } from "./cube_count.ts";
+import { Binding } from "./handle.ts";
+import { describe } from "./_validate.ts";
+
+const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
+
+/** What the check reads of a launch (the contract's `KernelLaunch`, seen structurally). */
+export interface LaunchShape {
+  readonly bindings: unknown;
+  readonly count: unknown;
+  readonly mode?: unknown;
+}
+
+/** Checks the launch object, its bindings and buffers, its cube count and its mode. */
+export function checkLaunchShape(launch: LaunchShape): void {
+  if (typeof launch !== "object" || launch === null) {
+    throw new TypeError(`launch must be a KernelLaunch, got ${describe(launch)}`);
+  }
+  if (!(launch.bindings instanceof Bindings)) {
+    throw new TypeError(`launch.bindings must be a Bindings, got ${describe(launch.bindings)}`);
+  }
+  const buffers = launch.bindings.buffers;
+  for (let i = 0; i < buffers.length; i++) {
+    if (!(buffers[i] instanceof Binding)) {
+      throw new TypeError(`launch buffer ${i} must be a Binding, got ${describe(buffers[i])}`);
+    }
+  }
+  CubeCount.check(launch.count as CubeCount);
+  if (!MODES.includes(launch.mode)) {
+    throw new RangeError(`mode must be "checked" or "unchecked", got ${describe(launch.mode)}`);
+  }
+}
