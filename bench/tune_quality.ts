@@ -1,8 +1,10 @@
 /**
- * How good and how cheap the tuner's matmul picks are, over 16 shapes on the default adapter:
+ * How good and how cheap the tuner's matmul picks are, over 20 shapes on the default adapter:
  *
  * - every runnable candidate is measured exhaustively on the real shape (rounds of one device-timed
- *   run per candidate, so drift hits all alike; median of `ROUNDS`);
+ *   sample per candidate, so drift hits all alike; median of `ROUNDS`); a sample is as many
+ *   back-to-back runs as last `TRUTH_MS` (calibrated per candidate), divided: one lone run of a
+ *   small kernel is mostly submission and wait, and its noise hides 5% differences;
  * - fresh tuners pick with adaptive sampling (scored by median, then by best sample) and with
  *   plain warm-up + 10 fixed samples, on the anchored shape as in real use; their tuning time is
  *   the wall clock of `tune`.
@@ -17,7 +19,8 @@ import { createClient, type Handle } from "../mod.ts";
 import { matmulSet, type SamplingOptions, Tuner } from "../runtime/tune/mod.ts";
 import { median } from "../runtime/tune/_stats.ts";
 
-const ROUNDS = 10;
+const ROUNDS = 20;
+const TRUTH_MS = 5;
 const SHAPES: [number, number, number][] = [
   [64, 64, 64],
   [128, 128, 128],
@@ -35,6 +38,10 @@ const SHAPES: [number, number, number][] = [
   [128, 512, 128],
   [96, 96, 1024],
   [384, 256, 200],
+  [256, 256, 64],
+  [64, 256, 1024],
+  [150, 150, 150],
+  [128, 64, 2048],
 ];
 
 using client = await createClient();
@@ -42,7 +49,7 @@ const set = matmulSet(client);
 const random = (n: number) => Float32Array.from({ length: n }, () => Math.random() * 2 - 1);
 const MODES: { label: string; sampling: SamplingOptions }[] = [
   { label: "adaptive, median", sampling: {} },
-  { label: "adaptive, min", sampling: { score: "min" } },
+  { label: "adaptive, 2 ms samples", sampling: { minSampleMs: 2 } },
   { label: "fixed (warm-up + 10), median", sampling: { adaptive: false } },
 ];
 const totals = MODES.map(() => ({ within: 0, ms: 0, runs: 0 }));
@@ -55,16 +62,22 @@ for (const [m, n, k] of SHAPES) {
   const inputs = { a, b, m, n, k };
   const key = set.key(inputs);
   const runnable = set.candidates.filter((c) => set.priority(c, key) >= 0);
-  // Exhaustive: warm every candidate, then ROUNDS rounds of one timed run each.
+  // Exhaustive: warm every candidate, calibrate its runs per sample, then ROUNDS rounds.
   for (const c of runnable) (c.run(inputs) as Handle).dispose();
   await client.sync();
+  const timed = async (c: (typeof runnable)[number], reps: number) => {
+    const { duration } = await client.profile(() => {
+      for (let r = 0; r < reps; r++) (c.run(inputs) as Handle).dispose();
+    });
+    return duration.milliseconds / reps;
+  };
+  const reps = new Map<string, number>();
+  for (const c of runnable) {
+    reps.set(c.name, Math.min(256, Math.ceil(TRUTH_MS / Math.max(await timed(c, 1), 1e-3))));
+  }
   const times = new Map<string, number[]>(runnable.map((c) => [c.name, []]));
   for (let r = 0; r < ROUNDS; r++) {
-    for (const c of runnable) {
-      const { result, duration } = await client.profile(() => c.run(inputs));
-      result.dispose();
-      times.get(c.name)!.push(duration.milliseconds);
-    }
+    for (const c of runnable) times.get(c.name)!.push(await timed(c, reps.get(c.name)!));
   }
   const exhaustive = new Map([...times].map(([name, t]) => [name, median(t)]));
   const best = Math.min(...exhaustive.values());

@@ -137,7 +137,11 @@ Deno.test("the short-circuit accepts the first candidate under work / throughput
     ],
   });
   // 100 units at 10 units per ms: accept anything within 10 ms.
-  const tuner = new Tuner(client, { ...options, shortCircuit: { throughput: 10 } });
+  const tuner = new Tuner(client, {
+    ...options,
+    shortCircuit: { throughput: 10 },
+    sampling: { minSampleMs: 0 }, // one run per sample: counts compare runs
+  });
   const outcome = await tuner.tune(set, { n: 100 });
   assert.equal(outcome.fastest, "good-enough");
   assert.ok(client.count("best") < client.count("good-enough"));
@@ -161,15 +165,21 @@ Deno.test("the top three are logged under the tune category and progress is repo
       { name: "d", ms: 1 },
     ]);
     const progress: number[] = [];
-    await new Tuner(client, {
+    let runs = 0;
+    const tuner = new Tuner(client, {
       ...options,
       sampling: { eliminate: Infinity },
-      onProgress: (p) => progress.push(p.done),
-    }).tune(set, { n: 1 });
+      onProgress: (p) => {
+        progress.push(p.done);
+        runs += p.runs;
+      },
+    });
+    await tuner.tune(set, { n: 1 });
     const top = records.find((r) => String(r.rawMessage).startsWith("Fastest"));
     assert.equal(top?.properties.top, "d 1.000 ms, c 2.000 ms, b 3.000 ms");
     assert.deepEqual(progress, progress.map((_, i) => i + 1));
-    assert.equal(progress.length, client.calls.length);
+    assert.equal(runs, client.calls.length, "every candidate run is counted in some step");
+    assert.equal(tuner.stats.runs, client.calls.length);
   } finally {
     await reset();
   }
@@ -198,7 +208,7 @@ Deno.test("the progress bar stays silent for the first second, then redraws one 
   const { ProgressBar } = await import("../runtime/tune/_progress.ts");
   const written: string[] = [];
   const bar = new ProgressBar((text) => written.push(text));
-  const report = { set: "matmul", key: "m=64", candidate: "a", done: 3, total: 12 };
+  const report = { set: "matmul", key: "m=64", candidate: "a", done: 3, total: 12, runs: 1 };
   bar.update({ ...report, elapsedMs: 999 });
   bar.finish();
   assert.deepEqual(written, [], "short runs print nothing");
@@ -232,4 +242,24 @@ Deno.test("with a stream option every candidate run (warm-ups, samples, inputs) 
   assert.ok(client.streams.length > 4);
   assert.deepEqual(new Set(client.streams), new Set([5]));
   assert.equal(inputsOn, 5);
+});
+
+Deno.test("short candidates are batched per sample up to minSampleMs, timed per run", async () => {
+  const client = new FakeTuneClient();
+  const set = costSet(client, [{ name: "short", ms: 0.5 }, { name: "long", ms: 8 }]);
+  const tuner = new Tuner(client, {
+    ...options,
+    sampling: { adaptive: false, maxSamples: 4, minSampleMs: 5 },
+  });
+  const outcome = await tuner.tune(set, { n: 1 });
+  assert.equal(outcome.fastest, "short");
+  // Warm-up, a timed calibration run, then 4 samples: of 10 runs (5 ms) and of 1 run (8 ms).
+  assert.equal(client.count("short"), 2 + 4 * 10);
+  assert.equal(client.count("long"), 2 + 4);
+  const short = outcome.results.find((r) => r.name === "short");
+  assert.equal(short?.medianMs, 0.5, "a batched sample is divided by its runs");
+  await assert.rejects(
+    new Tuner(client, { ...options, sampling: { minSampleMs: -1 } }).tune(set, { n: 2 }),
+    RangeError,
+  );
 });

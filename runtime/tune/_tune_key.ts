@@ -20,6 +20,8 @@ import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { TuneClient, TuneProgress } from "./tuner_types.ts";
 
 const log = runtimeLogger("tune");
+/** Most runs of a candidate in one timed sample (see `SamplingOptions.minSampleMs`). */
+const MAX_REPS = 64;
 
 /** What a tuning run needs from its tuner. */
 export interface TuneRunContext {
@@ -68,15 +70,19 @@ export async function tuneKey<K extends TuneKey, I, O>(
   const stream = context.stream === undefined ? {} : { stream: context.stream };
   const maxSamples = context.sampling.maxSamples ?? 10;
   const total = planned.length * (1 + maxSamples) + (context.checks ? 1 : 0);
+  let steps = 0;
   let runs = 0;
-  const ran = (candidate: string) => {
-    runs++;
+  /** A step (warm-up, sample or reference run) of `count` runs of `candidate` ended. */
+  const ran = (candidate: string, count: number) => {
+    steps++;
+    runs += count;
     context.progress({
       set: set.name,
       key: keyText,
       candidate,
-      done: runs,
+      done: steps,
       total,
+      runs: count,
       elapsedMs: performance.now() - started,
     });
   };
@@ -104,40 +110,55 @@ export async function tuneKey<K extends TuneKey, I, O>(
           error: String(error),
         });
       } finally {
-        ran(referenceName);
+        ran(referenceName, 1);
       }
     }
-    const contender = (candidate: Tunable<K, I, O>): Contender => ({
-      name: candidate.name,
-      async warmup() {
-        try {
-          const output = await onStream(context.stream, () => candidate.run(inputs));
+    const minSampleMs = context.sampling.minSampleMs ?? 5;
+    if (!(minSampleMs >= 0)) {
+      throw new RangeError(`minSampleMs must be a number >= 0, got ${minSampleMs}`);
+    }
+    const timed = async (candidate: Tunable<K, I, O>, reps: number): Promise<number> => {
+      const { duration } = await context.client.profile(async () => {
+        for (let r = 0; r < reps; r++) dispose(await candidate.run(inputs));
+      }, stream);
+      return duration.milliseconds / reps;
+    };
+    const contender = (candidate: Tunable<K, I, O>): Contender => {
+      let reps = 1;
+      return {
+        name: candidate.name,
+        async warmup() {
+          let count = 1;
           try {
-            if (reference === undefined || candidate.name === referenceName) {
-              await context.client.sync(stream); // surfaces deferred errors (compilation) here
-            } else {
-              compare(candidate.name, referenceName, await read(output), reference, options);
+            const output = await onStream(context.stream, () => candidate.run(inputs));
+            try {
+              if (reference === undefined || candidate.name === referenceName) {
+                await context.client.sync(stream); // surfaces deferred errors (compilation) here
+              } else {
+                compare(candidate.name, referenceName, await read(output), reference, options);
+              }
+            } finally {
+              dispose(output);
+            }
+            // Second warm-up run, timed: how many runs one sample takes to last minSampleMs.
+            if (minSampleMs > 0) {
+              count++;
+              const once = await timed(candidate, 1);
+              reps = Math.min(MAX_REPS, Math.max(1, Math.ceil(minSampleMs / Math.max(once, 1e-3))));
             }
           } finally {
-            dispose(output);
+            ran(candidate.name, count);
           }
-        } finally {
-          ran(candidate.name);
-        }
-      },
-      async sample() {
-        try {
-          const { result, duration } = await context.client.profile(
-            () => candidate.run(inputs),
-            stream,
-          );
-          dispose(result);
-          return duration.milliseconds;
-        } finally {
-          ran(candidate.name);
-        }
-      },
-    });
+        },
+        async sample() {
+          try {
+            return await timed(candidate, reps);
+          } finally {
+            ran(candidate.name, reps);
+          }
+        },
+      };
+    };
     const accept = options.work !== undefined && context.throughput !== undefined
       ? (ms: number) => ms <= options.work!(key) / context.throughput!
       : undefined;
@@ -166,12 +187,12 @@ export async function tuneKey<K extends TuneKey, I, O>(
   }
 }
 
-/** The winner among the measured candidates, by the median or by the best sample. */
 /** Runs `fn` with `stream` as the current stream (or as is without one). */
 function onStream<T>(stream: StreamId | undefined, fn: () => T): T {
   return stream === undefined ? fn() : withStream(stream, fn);
 }
 
+/** The winner among the measured candidates, by the median or by the best sample. */
 function best(results: readonly SampleResult[], score: "median" | "min"): string | undefined {
   let winner: { name: string; value: number } | undefined;
   for (const r of results) {

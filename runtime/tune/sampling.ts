@@ -36,6 +36,15 @@ export interface SamplingOptions {
    */
   score?: "median" | "min";
   /**
+   * Shortest timed sample in milliseconds: a candidate faster than this is run several times per
+   * profiling window (as many as reach it, at most 64) and its time divided, so that short work
+   * is not measured in the noise of one submission and one wait. The count is calibrated per
+   * candidate by a second, timed warm-up run. 0 times single runs. (On the 2-core CPU fallback
+   * adapter, 5 ms picked within 5% of the fastest on more keys than 2 ms: `bench/tune_quality.ts`.)
+   * @default {5}
+   */
+  minSampleMs?: number;
+  /**
    * Fewest samples before a candidate may stop or lead.
    * @default {3}
    */

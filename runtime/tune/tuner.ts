@@ -165,7 +165,7 @@ export class Tuner {
         throughput: this.#options.shortCircuit?.throughput,
         stream: this.#options.stream,
         progress: (progress) => {
-          this.#stats.runs++;
+          this.#stats.runs += progress.runs;
           this.#options.onProgress?.(progress);
           bar?.update(progress);
         },

@@ -53,10 +53,15 @@ export interface TuneProgress {
   readonly key: string;
   /** The candidate that just ran. */
   readonly candidate: string;
-  /** Runs made so far. */
+  /**
+   * Steps made so far: warm-ups and timed samples (a sample of a short candidate batches several
+   * runs, see `SamplingOptions.minSampleMs`).
+   */
   readonly done: number;
-  /** Most runs the plan may take (adaptive runs usually stop well before). */
+  /** Most steps the plan may take (adaptive runs usually stop well before). */
   readonly total: number;
+  /** Candidate runs in the step just made. */
+  readonly runs: number;
   /** Milliseconds since the run started. */
   readonly elapsedMs: number;
 }
