@@ -41,12 +41,12 @@ export class StreamGates {
     const after = [this.#streams.get(stream), ...keys.map((key) => this.#memory.get(key))]
       .filter((tail) => tail !== undefined);
     if (after.length === 0) {
-      this.#throwRecorded(stream);
+      this.throwRecorded(stream);
       return fn();
     }
     const kept = handles.map((handle) => handle.clone());
     const result = Promise.all(after).then(() => {
-      this.#throwRecorded(stream);
+      this.throwRecorded(stream);
       return fn();
     }).finally(() => kept.forEach((handle) => handle.dispose()));
     this.#track(stream, keys, result.then(noop, noop));
@@ -69,7 +69,10 @@ export class StreamGates {
     while (this.#streams.size > 0) await Promise.all(this.#streams.values());
   }
 
-  /** Whether any stream has held calls. */
+  /**
+   * Whether any stream has held calls. When not, nothing is held on any memory either (a memory
+   * tail is always some stream's tail, or settles before it), so a call may run at once.
+   */
   get busy(): boolean {
     return this.#streams.size > 0;
   }
@@ -101,7 +104,8 @@ export class StreamGates {
     });
   }
 
-  #throwRecorded(stream: StreamId): void {
+  /** Throws (and forgets) the recorded failure of `stream`, if any. */
+  throwRecorded(stream: StreamId): void {
     if (!this.#errors.has(stream)) return;
     const error = this.#errors.get(stream);
     this.#errors.delete(stream);

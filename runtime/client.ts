@@ -27,11 +27,37 @@ import {
 } from "./core/allocation.ts";
 import type { ComputeServer, ProfileDuration } from "./server/server.ts";
 import type { KernelMetadata, KernelParams, MemoryAllocationMode } from "./core/kernel.ts";
+import type { KernelLaunch } from "./server/server.ts";
 import { resolveStreamId, type StreamId, withStream } from "./core/stream_id.ts";
 import type { ProfileOptions, Trace, TraceRecorder } from "./core/trace.ts";
 import type { TimelineSignal } from "../sync/timeline_signal.ts";
 import { CpuTimelineSignal } from "../sync/cpu_signal.ts";
 import { StreamGates } from "./_stream_gates.ts";
+
+const NO_BUFFERS: readonly Handle[] = Object.freeze([]);
+
+/** A `threads` cube count being filled in. */
+type ThreadsCount = { kind: "threads"; x: number; y: number; z: number };
+
+/**
+ * The client's reusable launch: filled by `execute`, read by the server during the call only (the
+ * contract of `ComputeServer.execute`), then cleared so it keeps nothing alive.
+ */
+class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
+  kernel: K = undefined!;
+  count: CubeCount = CubeCount.newSingle();
+  readonly bindings: Bindings = new Bindings();
+  params: KernelParams | undefined = undefined;
+  /** The `threads` count that `count` points to for `threads` launches. */
+  readonly threads: ThreadsCount = { kind: "threads", x: 1, y: 1, z: 1 };
+
+  /** Drops every reference of the last launch. */
+  clear(): void {
+    this.bindings.clear();
+    this.kernel = undefined!;
+    this.params = undefined;
+  }
+}
 
 /** The typed arrays the client reads and writes. */
 export type TypedArray =
@@ -165,6 +191,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   readonly #server: ComputeServer<K>;
   readonly #ownsServer: boolean;
   readonly #gates = new StreamGates();
+  readonly #scratch = new LaunchRecord<K>();
+  /** The descriptor of `create(byteSize)`, reused (its one dimension is set per call). */
+  readonly #bytes: [{ kind: "contiguous"; shape: [number]; elemSize: 1 }] = [
+    { kind: "contiguous", shape: [0], elemSize: 1 },
+  ];
   #timeline: CpuTimelineSignal | undefined;
   #marked = 0n;
   #destroyed = false;
@@ -190,9 +221,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   create(byteSize: number, options: StreamOptions = {}): Handle {
     assertNonNegativeInteger(byteSize, "byteSize");
     checkOptions(options);
-    // One contiguous dimension of 1-byte elements, already checked: no descriptor re-check.
-    const descriptor = { kind: "contiguous" as const, shape: [byteSize], elemSize: 1 };
-    return this.server.create([descriptor], resolveStreamId(options.stream))[0].handle;
+    // One contiguous dimension of 1-byte elements, in a descriptor the client reuses (servers
+    // read descriptors during the call only).
+    const descriptors = this.#bytes;
+    descriptors[0].shape[0] = byteSize;
+    return this.server.create(descriptors, resolveStreamId(options.stream))[0].handle;
   }
 
   /** Allocates a tensor of `shape` elements of `elemSize` bytes; returns handle and strides. */
@@ -303,42 +336,66 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     if (typeof options !== "object" || options === null) {
       throw new TypeError(`execute options must be an object, got ${describe(options)}`);
     }
-    const buffers = options.buffers ?? [];
+    const buffers = options.buffers ?? NO_BUFFERS;
     if (!Array.isArray(buffers)) {
       throw new TypeError(`buffers must be an array, got ${describe(buffers)}`);
     }
-    const bindings = new Bindings();
-    for (let i = 0; i < buffers.length; i++) {
-      const item = buffers[i];
-      if (item instanceof Handle) bindings.buffers.push(item.binding());
-      else if (item instanceof Binding) bindings.buffers.push(item);
-      else {
-        throw new TypeError(`buffers[${i}] must be a Handle or a Binding, got ${describe(item)}`);
+    const gates = this.#gates;
+    // Nothing held (the common case): the launch goes straight to the server, which reads it
+    // during the call only (the contract), so one launch record is reused: no allocation here.
+    const held = gates.busy;
+    const bindings = held ? new Bindings() : this.#scratch.bindings;
+    try {
+      for (let i = 0; i < buffers.length; i++) {
+        const item = buffers[i];
+        if (item instanceof Handle) bindings.buffers.push(item.binding());
+        else if (item instanceof Binding) bindings.buffers.push(item);
+        else {
+          throw new TypeError(`buffers[${i}] must be a Handle or a Binding, got ${describe(item)}`);
+        }
       }
-    }
-    const scalars = options.scalars;
-    if (scalars !== undefined) {
-      if (typeof scalars !== "object" || scalars === null) {
-        throw new TypeError(`scalars must be an object by storage type, got ${describe(scalars)}`);
-      }
-      for (const [type, values] of Object.entries(scalars)) {
-        if (!Object.hasOwn(STORAGE_TYPE_SIZE, type)) {
+      const scalars = options.scalars;
+      if (scalars !== undefined) {
+        if (typeof scalars !== "object" || scalars === null) {
           throw new TypeError(
-            `scalars.${type}: unknown storage type (one of ${Object.keys(STORAGE_TYPE_SIZE)})`,
+            `scalars must be an object by storage type, got ${describe(scalars)}`,
           );
         }
-        if (values !== undefined) bindings.withScalar(type as StorageType, values);
+        for (const [type, values] of Object.entries(scalars)) {
+          if (!Object.hasOwn(STORAGE_TYPE_SIZE, type)) {
+            throw new TypeError(
+              `scalars.${type}: unknown storage type (one of ${Object.keys(STORAGE_TYPE_SIZE)})`,
+            );
+          }
+          if (values !== undefined) bindings.withScalar(type as StorageType, values);
+        }
       }
+      if (options.metadata !== undefined) bindings.withMetadata(options.metadata);
+      const stream = resolveStreamId(options.stream);
+      if (!held) {
+        const launch = this.#scratch;
+        launch.kernel = kernel;
+        launch.count = cubeCount(options, launch.threads);
+        launch.params = options.params;
+        gates.throwRecorded(stream);
+        this.server.execute(launch, stream);
+        return;
+      }
+      const launch = {
+        kernel,
+        count: cubeCount(options, { kind: "threads", x: 1, y: 1, z: 1 }),
+        bindings,
+        params: options.params,
+      };
+      gates.runVoid(
+        stream,
+        bindings.buffers.map((binding) => binding.memory.id),
+        buffers.filter((item) => item instanceof Handle),
+        () => this.server.execute(launch, stream),
+      );
+    } finally {
+      if (!held) this.#scratch.clear();
     }
-    if (options.metadata !== undefined) bindings.withMetadata(options.metadata);
-    const stream = resolveStreamId(options.stream);
-    const launch = { kernel, count: cubeCount(options), bindings, params: options.params };
-    this.#gates.runVoid(
-      stream,
-      buffers.map((item) => (item instanceof Handle ? item.binding() : item).memory.id),
-      buffers.filter((item) => item instanceof Handle),
-      () => this.server.execute(launch, stream),
-    );
   }
 
   /** Submits the stream's queued work. */
@@ -511,17 +568,30 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 }
 
-function cubeCount(options: ExecuteOptions): CubeCount {
+/**
+ * The cube count of a launch: `count` checked, or `threads` written into `into` (a record of the
+ * caller's, reused: the server reads counts during `execute` only).
+ */
+function cubeCount(options: ExecuteOptions, into: ThreadsCount): CubeCount {
   const { threads, count } = options;
   if ((threads === undefined) === (count === undefined)) {
     throw new TypeError("execute needs exactly one of threads or count");
   }
   if (count !== undefined) return CubeCount.check(count);
-  if (typeof threads === "number") return CubeCount.threads(threads);
+  if (typeof threads === "number") return threadsCount(into, threads, 1, 1);
   if (!Array.isArray(threads)) {
     throw new TypeError(`threads must be a number or [x, y, z], got ${typeof threads}`);
   }
-  return CubeCount.threads(threads[0] ?? 1, threads[1] ?? 1, threads[2] ?? 1);
+  return threadsCount(into, threads[0] ?? 1, threads[1] ?? 1, threads[2] ?? 1);
+}
+
+/** `CubeCount.threads(x, y, z)` (same checks) written into `into`. */
+function threadsCount(into: ThreadsCount, x: number, y: number, z: number): CubeCount {
+  CubeCount.threads(x, y, z); // checks; the engine elides the unused result
+  into.x = x;
+  into.y = y;
+  into.z = z;
+  return into;
 }
 
 function placementOf(binding: Binding): Placement {

@@ -404,7 +404,7 @@ Deno.test("SchedulerMultiStream orders readers after writers but not readers amo
   const scheduler = recorder.scheduler();
   using h = handleOn(0);
   using out1 = handleOn(1), out2 = handleOn(2);
-  // `reads` lists the very Binding objects registered (each binding() call is a new object).
+  // `reads` lists bindings among those registered (a handle hands out one cached Binding).
   const read = (stream: number, out: Handle) => {
     const input = h.binding();
     scheduler.register(stream, `read h on ${stream}`, [input, out.binding()], { reads: [input] });
@@ -421,6 +421,27 @@ Deno.test("SchedulerMultiStream orders readers after writers but not readers amo
   );
   read(1, out1);
   assert.deepEqual(recorder.take(), ["enqueue 3 write h on 3", "flush 3"], "a reader, the writer");
+  scheduler.executeAll();
+});
+
+Deno.test("SchedulerMultiStream counts a memory bound twice, read once, as written", () => {
+  const recorder = new Recorder();
+  const scheduler = recorder.scheduler();
+  using h = handleOn(0);
+  using out = handleOn(1);
+  assert.equal(h.binding(), h.binding(), "one cached Binding per handle");
+  scheduler.register(1, "read h on 1", [h.binding(), out.binding()], { reads: [h.binding()] });
+  // Stream 2 binds h twice (a read-only and a writable binding): it writes h.
+  scheduler.register(2, "read and write h on 2", [h.binding(), h.binding()], {
+    reads: [h.binding()],
+  });
+  assert.deepEqual(
+    recorder.take(),
+    ["enqueue 1 read h on 1", "flush 1"],
+    "the reader on 1 executes before h is written on 2",
+  );
+  scheduler.register(1, "read h again on 1", [h.binding()], { reads: [h.binding()] });
+  assert.deepEqual(recorder.take(), ["enqueue 2 read and write h on 2", "flush 2"]);
   scheduler.executeAll();
 });
 

@@ -38,7 +38,10 @@ Deno.test({
         kind: "dispatch",
         kernel: compiled,
         bindGroup,
-        count: [1, 1, 1],
+        x: 1,
+        y: 1,
+        z: 1,
+        indirect: undefined,
         origin: stream,
         stream: 5,
       });

@@ -214,15 +214,15 @@ Deno.test({
 });
 
 Deno.test("cube counts for threads: exact below the limit, folded past it", () => {
-  assert.deepEqual(cubesForThreads("k", [1000, 1, 1], [64, 1, 1], 65_535), [16, 1, 1]);
-  assert.deepEqual(cubesForThreads("k", [33, 17, 2], [8, 8, 1], 65_535), [5, 3, 2]);
-  assert.deepEqual(cubesForThreads("k", [1000, 1, 1], [1, 1, 1], 10), [10, 10, 10]);
+  assert.deepEqual(cubesForThreads("k", { x: 1000, y: 1, z: 1 }, [64, 1, 1], 65_535), [16, 1, 1]);
+  assert.deepEqual(cubesForThreads("k", { x: 33, y: 17, z: 2 }, [8, 8, 1], 65_535), [5, 3, 2]);
+  assert.deepEqual(cubesForThreads("k", { x: 1000, y: 1, z: 1 }, [1, 1, 1], 10), [10, 10, 10]);
   for (const n of [11, 99, 100, 101, 999, 1000]) {
-    const [x, y, z] = cubesForThreads("k", [n, 1, 1], [1, 1, 1], 10);
+    const [x, y, z] = cubesForThreads("k", { x: n, y: 1, z: 1 }, [1, 1, 1], 10);
     assert.ok(x <= 10 && y <= 10 && z <= 10 && x * y * z >= n, `${n}: ${[x, y, z]}`);
   }
   assert.throws(
-    () => cubesForThreads("k", [1001, 1, 1], [1, 1, 1], 10),
+    () => cubesForThreads("k", { x: 1001, y: 1, z: 1 }, [1, 1, 1], 10),
     (e) => e instanceof KernelArgumentError && e.argument === "threads",
   );
 });

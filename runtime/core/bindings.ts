@@ -289,6 +289,15 @@ export class Bindings {
     return this;
   }
 
+  /** Empties it for reuse: no buffers, scalars, metadata or tensor maps. */
+  clear(): this {
+    this.buffers.length = 0;
+    this.metadata = NO_METADATA;
+    this.#scalars?.clear();
+    this.tensorMaps.length = 0;
+    return this;
+  }
+
   /** Every binding the launch touches: buffers, then tensor-map tensors. */
   allBindings(): Binding[] {
     return [...this.buffers, ...this.tensorMaps.map((map) => map.binding)];

@@ -92,6 +92,7 @@ export class Handle implements Placement, Disposable {
   readonly stream: StreamId;
   readonly cursor: number;
   readonly fullSize: number;
+  #binding: Binding | undefined;
 
   /** Wraps a slice handle (taking ownership of it) with its placement. */
   constructor(memory: SliceHandle, init: HandleInit) {
@@ -134,9 +135,15 @@ export class Handle implements Placement, Disposable {
     return this.memory.canMut() && this.stream === stream;
   }
 
-  /** A binding with the same placement. Throws `INVALID_HANDLE` after dispose. */
+  /**
+   * A binding with the same placement. Throws `INVALID_HANDLE` after dispose. Bindings are
+   * immutable, so the handle makes one and hands out that one (a launch allocates none).
+   */
   binding(): Binding {
-    return new Binding(this.memory.binding(), this);
+    if (this.#binding === undefined || this.memory.disposed) {
+      this.#binding = new Binding(this.memory.binding(), this); // throws once disposed
+    }
+    return this.#binding;
   }
 
   /** A copy descriptor over this handle. */

@@ -34,10 +34,19 @@ export class ManagedMemoryId {
   #owners = 1;
   #pins = 0;
   #onRelease: ((memory: ManagedMemoryId) => void) | undefined;
+  /**
+   * The creator's record of the slice (a pool keeps where it sits here, so that finding it needs
+   * no map lookup); opaque to everyone else.
+   */
+  readonly tag: unknown;
 
-  /** Creates the id with one owner; `onRelease` runs once when no owner and no pin remain. */
-  constructor(onRelease?: (memory: ManagedMemoryId) => void) {
+  /**
+   * Creates the id with one owner; `onRelease` runs once when no owner and no pin remain. `tag`
+   * is kept for the creator (see {@linkcode tag}).
+   */
+  constructor(onRelease?: (memory: ManagedMemoryId) => void, tag?: unknown) {
     this.#onRelease = onRelease;
+    this.tag = tag;
   }
 
   /** Number of live owners (handles). */

@@ -32,9 +32,13 @@ export interface ExclusivePoolOptions {
 interface Page {
   readonly id: number;
   readonly size: number;
+  /** The pool of the page (tells its pages from other pools' tags). */
+  readonly owner: ExclusivePool;
   /** Bytes asked by the live slice; 0 while free. */
   asked: number;
   lastUsed: number;
+  /** Where the live slice sits (made at reserve: lookups allocate nothing). */
+  location?: StorageHandle;
 }
 
 /**
@@ -65,7 +69,10 @@ export class ExclusivePool implements MemoryPool {
   readonly #pages = new Set<Page>();
   /** Free pages sorted by size. */
   #free: Page[] = [];
-  readonly #used = new Map<ManagedMemoryId, Page>();
+  /** Live slices (each memory id's `tag` is its {@linkcode Page}, so no map is needed). */
+  #live = 0;
+  /** The release callback of every memory id this pool creates (one function, no closure each). */
+  readonly #onRelease = (memory: ManagedMemoryId) => this.#release(memory.tag as Page);
   #bytesReserved = 0;
   #bytesInUse = 0;
   #bytesPadding = 0;
@@ -87,29 +94,31 @@ export class ExclusivePool implements MemoryPool {
       this.#free.splice(index, 1);
     } else {
       const id = allocPage(this.#context, need, this.#options.name);
-      page = { id, size: need, asked: 0, lastUsed: 0 };
+      page = { id, size: need, owner: this, asked: 0, lastUsed: 0 };
       this.#pages.add(page);
       this.#bytesReserved += need;
     }
     page.asked = size;
+    page.location = { page: page.id, offset: 0, size };
     page.lastUsed = this.#context.clock();
     this.#bytesInUse += size;
     this.#bytesPadding += page.size - size;
-    const memory = new ManagedMemoryId(() => this.#release(memory, page));
-    this.#used.set(memory, page);
-    return new SliceHandle(memory);
+    this.#live++;
+    return new SliceHandle(new ManagedMemoryId(this.#onRelease, page));
   }
 
   /** Where a live slice sits, or `undefined`. */
   get(memory: ManagedMemoryId): StorageHandle | undefined {
-    const page = this.#used.get(memory);
-    return page === undefined ? undefined : { page: page.id, offset: 0, size: page.asked };
+    const page = memory.tag as Partial<Page> | undefined;
+    // Pages are reused once free: the id must still be live, and the page this pool's.
+    if (this.#destroyed || memory.released || page?.owner !== this) return undefined;
+    return page.location;
   }
 
   /** Exact usage figures. */
   usage(): MemoryUsage {
     return {
-      numberAllocs: this.#used.size,
+      numberAllocs: this.#live,
       bytesInUse: this.#bytesInUse,
       bytesPadding: this.#bytesPadding,
       bytesReserved: this.#bytesReserved,
@@ -135,14 +144,14 @@ export class ExclusivePool implements MemoryPool {
     const pages = [...this.#pages];
     this.#pages.clear();
     this.#free = [];
-    this.#used.clear();
+    this.#live = 0;
     this.#bytesReserved = 0;
     for (const page of pages) deallocPage(this.#context, page.id, page.size, this.#options.name);
   }
 
-  #release(memory: ManagedMemoryId, page: Page): void {
+  #release(page: Page): void {
     if (this.#destroyed) return;
-    this.#used.delete(memory);
+    this.#live--;
     this.#bytesInUse -= page.asked;
     this.#bytesPadding -= page.size - page.asked;
     page.asked = 0;

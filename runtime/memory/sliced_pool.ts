@@ -47,6 +47,8 @@ export interface SlicedPoolOptions {
 interface Page {
   readonly id: number;
   readonly size: number;
+  /** The pool of the page (tells its slots from other pools' tags). */
+  readonly owner: SlicedPool;
   /** Free slots by offset. */
   readonly free: Slot[];
   freeBytes: number;
@@ -62,6 +64,8 @@ interface Slot {
   next: Slot | undefined;
   /** Bytes asked at reserve; 0 while free. */
   asked: number;
+  /** Where the live slice sits (made at reserve: lookups allocate nothing). */
+  location?: StorageHandle;
 }
 
 /** Index of the first free slot of `list` at or after `offset` (binary search). */
@@ -105,7 +109,10 @@ export class SlicedPool implements MemoryPool {
   readonly #alignment: number;
   readonly #name: string;
   #pages: Page[] = [];
-  readonly #used = new Map<ManagedMemoryId, Slot>();
+  /** Live slices (each memory id's `tag` is its {@linkcode Slot}, so no map is needed). */
+  #live = 0;
+  /** The release callback of every memory id this pool creates (one function, no closure each). */
+  readonly #onRelease = (memory: ManagedMemoryId) => this.#release(memory.tag as Slot);
   #bytesInUse = 0;
   #bytesPadding = 0;
   #destroyed = false;
@@ -135,15 +142,16 @@ export class SlicedPool implements MemoryPool {
 
   /** Where a live slice sits, or `undefined`. */
   get(memory: ManagedMemoryId): StorageHandle | undefined {
-    const slot = this.#used.get(memory);
-    if (slot === undefined) return undefined;
-    return { page: slot.page.id, offset: slot.offset, size: slot.asked };
+    const slot = memory.tag as Partial<Slot> | undefined;
+    // Slots are reused once free: the id must still be live, and the slot this pool's.
+    if (this.#destroyed || memory.released || slot?.page?.owner !== this) return undefined;
+    return slot.location;
   }
 
   /** Exact usage figures. */
   usage(): MemoryUsage {
     return {
-      numberAllocs: this.#used.size,
+      numberAllocs: this.#live,
       bytesInUse: this.#bytesInUse,
       bytesPadding: this.#bytesPadding,
       bytesReserved: this.#pages.length * this.pageSize,
@@ -167,7 +175,7 @@ export class SlicedPool implements MemoryPool {
     this.#destroyed = true;
     const pages = this.#pages;
     this.#pages = [];
-    this.#used.clear();
+    this.#live = 0;
     for (const page of pages) deallocPage(this.#context, page.id, page.size, this.#name);
   }
 
@@ -176,6 +184,7 @@ export class SlicedPool implements MemoryPool {
     const page: Page = {
       id,
       size: this.pageSize,
+      owner: this,
       free: [],
       freeBytes: this.pageSize,
       live: 0,
@@ -211,20 +220,20 @@ export class SlicedPool implements MemoryPool {
       free.size -= need;
     }
     slot.asked = size;
+    slot.location = { page: page.id, offset: slot.offset, size };
     page.freeBytes -= need;
     page.live++;
     page.lastUsed = this.#context.clock();
     this.#bytesInUse += size;
     this.#bytesPadding += need - size;
-    const memory = new ManagedMemoryId(() => this.#release(memory, slot));
-    this.#used.set(memory, slot);
-    return new SliceHandle(memory);
+    this.#live++;
+    return new SliceHandle(new ManagedMemoryId(this.#onRelease, slot));
   }
 
-  #release(memory: ManagedMemoryId, slot: Slot): void {
+  #release(slot: Slot): void {
     if (this.#destroyed) return;
     const page = slot.page;
-    this.#used.delete(memory);
+    this.#live--;
     this.#bytesInUse -= slot.asked;
     this.#bytesPadding -= slot.size - slot.asked;
     slot.asked = 0;

@@ -258,7 +258,10 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
   /** True after {@linkcode destroy}. */
   readonly destroyed: boolean;
 
-  /** Reserves memory for each descriptor; the caller owns the handles. */
+  /**
+   * Reserves memory for each descriptor; the caller owns the handles. The descriptors are read
+   * during the call only (callers may reuse them).
+   */
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[];
   /** Host buffers to stage uploads in; `UNSUPPORTED` where the backend has no pinned memory. */
   staging(sizes: readonly number[], stream: StreamId): Uint8Array[];
@@ -276,7 +279,11 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * the returned lease is released.
    */
   getResource(binding: Binding, stream: StreamId): ResourceLease<R>;
-  /** Enqueues a kernel launch. */
+  /**
+   * Enqueues a kernel launch. The launch is read during the call only: a server keeps the
+   * `Binding`s (and the cube count's binding) it needs, never the launch, its `Bindings` or their
+   * arrays, which callers reuse for the next launch (the client does).
+   */
   execute(launch: KernelLaunch<K>, stream: StreamId): void;
   /** Submits the stream's queued work to the device. */
   flush(stream: StreamId): void;

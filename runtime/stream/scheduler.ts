@@ -381,17 +381,21 @@ function readList(reads: Iterable<Binding> | undefined): readonly Binding[] | un
   return list.length === 0 ? undefined : list;
 }
 
-/** True when the task writes `memory`: one of its bindings of that memory is not read-only. */
+/**
+ * True when the task writes `memory`: it binds that memory more often than it reads it. Counted,
+ * not matched by identity: a handle hands out one cached `Binding`, so a kernel that binds one
+ * handle twice (read-only and writable) lists the same object twice and reads it once.
+ */
 function writes(
   list: readonly Binding[],
   reads: readonly Binding[] | undefined,
   memory: ManagedMemoryId,
 ): boolean {
   if (reads === undefined) return true;
-  for (let i = 0; i < list.length; i++) {
-    if (list[i].memory.id === memory && !reads.includes(list[i])) return true;
-  }
-  return false;
+  let uses = 0;
+  for (let i = 0; i < list.length; i++) if (list[i].memory.id === memory) uses++;
+  for (let i = 0; i < reads.length; i++) if (reads[i].memory.id === memory) uses--;
+  return uses > 0;
 }
 
 /** Validates bindings before any state changes (an array is used as is, not copied). */

@@ -21,7 +21,7 @@
 import type { Binding } from "../../core/handle.ts";
 import { KernelArgumentError, UnsupportedError } from "../../core/errors.ts";
 import type { BindingResource, KernelLaunch } from "../server.ts";
-import type { DispatchTask, EncoderStream } from "./_stream.ts";
+import type { DispatchTask, EncoderStream, IndirectCount } from "./_stream.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { checkInfo, checkLaunch, plural } from "./_check_launch.ts";
 import type { BindGroupCache } from "./_bind_group_cache.ts";
@@ -43,8 +43,17 @@ export interface LaunchContext {
   readonly bindGroups: BindGroupCache;
   /** The buffer and range of a live binding of this server (`INVALID_HANDLE` otherwise). */
   resolve(binding: Binding): BindingResource<GPUBuffer>;
+  /** Like `resolve`, written into `into` (the launch hot path allocates nothing). */
+  locate(binding: Binding, into: MutableResource): MutableResource;
   /** The backend stream of a stream id (where the launch's deferred error goes). */
   origin(stream: StreamId): EncoderStream;
+}
+
+/** A {@linkcode BindingResource} filled in place. */
+export interface MutableResource {
+  resource: GPUBuffer;
+  offset: number;
+  size: number;
 }
 
 interface Entry {
@@ -73,6 +82,10 @@ export class Launcher implements UniformSink {
   bindings: readonly Binding[] = [];
   /** Those of `bindings` it only reads (declared `read`, an indirect count); empty if none. */
   readonly reads: Binding[] = [];
+  /** Where the buffer being bound lives (reused by every launch). */
+  readonly #at: MutableResource = { resource: undefined!, offset: 0, size: 0 };
+  /** Workgroups of the launch being prepared (copied into its task). */
+  readonly #cubes: [number, number, number] = [1, 1, 1];
   /** The view the last `reserve` points into (see {@linkcode UniformSink}). */
   view: DataView = new DataView(new ArrayBuffer(0));
 
@@ -179,7 +192,7 @@ export class Launcher implements UniformSink {
           `is bound to var<uniform> ${slot.name}`,
         );
       }
-      const at = context.resolve(binding);
+      const at = context.locate(binding, this.#at);
       if (at.size < slot.minSize) {
         throw new KernelArgumentError(
           name,
@@ -203,8 +216,9 @@ export class Launcher implements UniformSink {
       if (slot.access === "read") reads.push(binding);
     }
     let ordered: readonly Binding[] = buffers;
-    let dispatch: DispatchTask["count"];
+    let indirect: IndirectCount | undefined;
     let scratch: GPUBuffer | undefined;
+    const cubes = this.#cubes;
     if (count.kind === "dynamic") {
       const at = context.resolve(count.binding);
       if (at.offset % 4 !== 0) {
@@ -215,12 +229,16 @@ export class Launcher implements UniformSink {
       ordered = [...buffers, count.binding];
       reads.push(count.binding);
       scratch = context.infoBuffers.acquireEmpty(12);
-      dispatch = { buffer: at.resource, offset: at.offset, scratch };
+      indirect = { buffer: at.resource, offset: at.offset, scratch };
     } else {
       const max = this.#maxCount;
-      const cubes: [number, number, number] = count.kind === "threads"
-        ? cubesForThreads(name, [count.x, count.y, count.z], reflection.workgroupSize, max)
-        : [count.x, count.y, count.z];
+      if (count.kind === "threads") {
+        cubesForThreads(name, count, reflection.workgroupSize, max, cubes);
+      } else {
+        cubes[0] = count.x;
+        cubes[1] = count.y;
+        cubes[2] = count.z;
+      }
       for (let axis = 0; axis < 3; axis++) {
         if (cubes[axis] > max) {
           throw new RangeError(
@@ -229,7 +247,6 @@ export class Launcher implements UniformSink {
           );
         }
       }
-      dispatch = cubes;
     }
     const done = this.#commit(scratch);
     const entries = this.#entries;
@@ -239,7 +256,10 @@ export class Launcher implements UniformSink {
       kind: "dispatch",
       kernel: compiled,
       bindGroup,
-      count: dispatch,
+      x: cubes[0],
+      y: cubes[1],
+      z: cubes[2],
+      indirect,
       origin: context.origin(stream),
       stream,
       done,

@@ -45,22 +45,29 @@ export interface DispatchTask {
   readonly kind: "dispatch";
   readonly kernel: CompiledKernel;
   readonly bindGroup: GPUBindGroup;
+  /** Workgroups per axis (ignored when {@linkcode indirect} is set). */
+  readonly x: number;
+  readonly y: number;
+  readonly z: number;
   /**
-   * Static counts, or an indirect count: `[x, y, z]` u32 at `offset` in `buffer`, first copied
-   * into `scratch`. Quirk: the count cannot be read from its pool page directly, since the page
-   * may also be bound as writable storage in the same dispatch, a usage conflict in WebGPU.
+   * An indirect count: `[x, y, z]` u32 at `offset` in `buffer`, first copied into `scratch`.
+   * Quirk: the count cannot be read from its pool page directly, since the page may also be bound
+   * as writable storage in the same dispatch, a usage conflict in WebGPU.
    */
-  readonly count: readonly [number, number, number] | {
-    readonly buffer: GPUBuffer;
-    readonly offset: number;
-    readonly scratch: GPUBuffer;
-  };
+  readonly indirect: IndirectCount | undefined;
   /** The backend stream of the stream that launched it: where its deferred error goes. */
   readonly origin: EncoderStream;
   /** The id of that stream, for messages. */
   readonly stream: StreamId;
   /** Runs once the task was submitted (or dropped). */
   readonly done?: () => void;
+}
+
+/** Where an indirect dispatch reads its workgroup counts. */
+export interface IndirectCount {
+  readonly buffer: GPUBuffer;
+  readonly offset: number;
+  readonly scratch: GPUBuffer;
 }
 
 /** Copies encoded in order (checked before registration: they cannot fail at submit). */
@@ -270,13 +277,16 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   }
 
   #dispatch(stream: EncoderStream, task: DispatchTask): void {
-    if (!Array.isArray(task.count)) {
-      const { buffer, offset, scratch } = task.count as Exclude<
-        DispatchTask["count"],
-        readonly number[]
-      >;
+    const indirect = task.indirect;
+    if (indirect !== undefined) {
       this.#endPass(stream);
-      this.#encoder(stream).copyBufferToBuffer(buffer, offset, scratch, 0, 12);
+      this.#encoder(stream).copyBufferToBuffer(
+        indirect.buffer,
+        indirect.offset,
+        indirect.scratch,
+        0,
+        12,
+      );
     }
     const timing = this.timing;
     if (timing !== null) this.#timedPass(stream, task, timing);
@@ -296,13 +306,8 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       pass.setBindGroup(0, task.bindGroup);
       stream.bindGroup = task.bindGroup;
     }
-    if (Array.isArray(task.count)) {
-      const count = task.count as readonly [number, number, number];
-      pass.dispatchWorkgroups(count[0], count[1], count[2]);
-    } else {
-      const indirect = task.count as { scratch: GPUBuffer };
-      pass.dispatchWorkgroupsIndirect(indirect.scratch, 0);
-    }
+    if (indirect === undefined) pass.dispatchWorkgroups(task.x, task.y, task.z);
+    else pass.dispatchWorkgroupsIndirect(indirect.scratch, 0);
   }
 
   #encodeCopies(encoder: GPUCommandEncoder, copies: readonly BufferCopy[]): void {

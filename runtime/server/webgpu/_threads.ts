@@ -23,36 +23,37 @@
 
 import { KernelArgumentError } from "../../core/errors.ts";
 
-/** Workgroups to dispatch for `threads` invocations of a kernel of `workgroupSize`. */
+/** Workgroups to dispatch for `threads` invocations of a kernel of `workgroupSize`, into `out`. */
 export function cubesForThreads(
   kernel: string,
-  threads: readonly [number, number, number],
+  threads: { readonly x: number; readonly y: number; readonly z: number },
   workgroupSize: readonly [number, number, number],
   maxPerDimension: number,
+  out: [number, number, number] = [1, 1, 1],
 ): [number, number, number] {
-  const groups: [number, number, number] = [
-    Math.ceil(threads[0] / workgroupSize[0]),
-    Math.ceil(threads[1] / workgroupSize[1]),
-    Math.ceil(threads[2] / workgroupSize[2]),
-  ];
-  if (
-    groups[0] <= maxPerDimension && groups[1] <= maxPerDimension && groups[2] <= maxPerDimension
-  ) {
-    return groups;
+  const gx = Math.ceil(threads.x / workgroupSize[0]);
+  const gy = Math.ceil(threads.y / workgroupSize[1]);
+  const gz = Math.ceil(threads.z / workgroupSize[2]);
+  if (gx <= maxPerDimension && gy <= maxPerDimension && gz <= maxPerDimension) {
+    out[0] = gx;
+    out[1] = gy;
+    out[2] = gz;
+    return out;
   }
-  const linear = threads[1] === 1 && threads[2] === 1 && workgroupSize[1] === 1 &&
+  const linear = threads.y === 1 && threads.z === 1 && workgroupSize[1] === 1 &&
     workgroupSize[2] === 1;
-  const total = groups[0];
-  if (linear && total <= maxPerDimension ** 3) {
-    const z = Math.ceil(total / maxPerDimension ** 2);
-    const y = Math.ceil(total / (maxPerDimension * z));
-    const x = Math.ceil(total / (y * z));
-    return [x, y, z];
+  if (linear && gx <= maxPerDimension ** 3) {
+    const z = Math.ceil(gx / maxPerDimension ** 2);
+    const y = Math.ceil(gx / (maxPerDimension * z));
+    out[0] = Math.ceil(gx / (y * z));
+    out[1] = y;
+    out[2] = z;
+    return out;
   }
   throw new KernelArgumentError(
     kernel,
     "threads",
-    `[${threads.join(", ")}] needs [${groups.join(", ")}] workgroups of ` +
+    `[${threads.x}, ${threads.y}, ${threads.z}] needs [${gx}, ${gy}, ${gz}] workgroups of ` +
       `[${workgroupSize.join(", ")}]; at most ${maxPerDimension} per dimension (only a ` +
       `one-dimensional launch on a one-dimensional workgroup is folded into y and z)`,
   );

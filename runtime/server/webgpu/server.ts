@@ -72,7 +72,7 @@ import { launchError } from "./_proofs.ts";
 import { BindGroupCache } from "./_bind_group_cache.ts";
 import { InfoBufferPool } from "./_info_buffers.ts";
 import { InfoArena } from "./_info_arena.ts";
-import { Launcher } from "./_launch.ts";
+import { Launcher, type MutableResource } from "./_launch.ts";
 import { type PendingRead, prepareRead } from "./_read.ts";
 import { prepareWrite } from "./_write.ts";
 import { lease, settle, throwDeferred } from "./_settle.ts";
@@ -187,6 +187,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       arena: this.#arena,
       bindGroups: this.#bindGroups,
       resolve: (binding) => this.#resolve(binding),
+      locate: (binding, into) => this.#locate(binding, into),
       origin: (stream) => this.#scheduler.stream(stream),
     });
     this.properties = {
@@ -231,28 +232,20 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
     this.#assertUsable(stream);
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
-    const sizes: number[] = [];
-    for (let i = 0; i < descriptors.length; i++) {
-      const d = descriptors[i];
-      if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
-        throw new TypeError(`descriptors[${i}] must be an AllocationDescriptor`);
-      }
-      checkShape(d.shape, d.elemSize);
-      let size = d.elemSize;
-      for (let axis = 0; axis < d.shape.length; axis++) size *= d.shape[axis];
-      if (!Number.isSafeInteger(size)) {
-        throw new BufferTooBigError(size, this.#memory.maxAllocationSize);
-      }
-      sizes.push(size);
-    }
-    const allocations: Allocation[] = [];
+    // Every descriptor is checked before anything is reserved.
+    for (let i = 0; i < descriptors.length; i++) descriptorSize(descriptors[i], i, this.#memory);
+    const allocations = new Array<Allocation>(descriptors.length); // sized: no growth
+    let made = 0;
     try {
-      for (let i = 0; i < descriptors.length; i++) {
-        const handle = this.#allocate(sizes[i], stream);
-        allocations.push({ handle, strides: contiguousStrides(descriptors[i].shape) });
+      for (; made < descriptors.length; made++) {
+        const handle = this.#allocate(
+          descriptorSize(descriptors[made], made, this.#memory),
+          stream,
+        );
+        allocations[made] = { handle, strides: contiguousStrides(descriptors[made].shape) };
       }
     } catch (error) {
-      for (const allocation of allocations) allocation.handle.dispose();
+      for (let i = 0; i < made; i++) allocations[i].handle.dispose();
       throw error;
     }
     this.#sampleMemory();
@@ -382,8 +375,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     }
     // Profiling off: this null check is the whole cost (no allocation).
     if (this.#streams.timing !== null) {
-      const workgroups = Array.isArray(task.count)
-        ? task.count as readonly [number, number, number]
+      const workgroups = task.indirect === undefined
+        ? [task.x, task.y, task.z] as const
         : undefined;
       this.#note(
         task,
@@ -569,13 +562,17 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   }
 
   #resolve(binding: Binding): BindingResource<GPUBuffer> {
+    return this.#locate(binding, { resource: undefined!, offset: 0, size: 0 });
+  }
+
+  /** {@linkcode #resolve} into a caller's record: the launch hot path allocates nothing. */
+  #locate(binding: Binding, into: MutableResource): MutableResource {
     binding.assertLive();
     const at = this.#memory.get(binding.memory.id);
-    return this.#storage.resource({
-      page: at.page,
-      offset: at.offset + (binding.offsetStart ?? 0),
-      size: binding.size(),
-    });
+    into.resource = this.#storage.buffer(at.page);
+    into.offset = at.offset + (binding.offsetStart ?? 0);
+    into.size = binding.size();
+    return into;
   }
 
   #settle<T>(promise: Promise<T>): Promise<T> {
@@ -626,4 +623,20 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#gpu.assertUsable();
     if (stream !== undefined) assertStreamId(stream);
   }
+}
+
+/** The byte size of a checked allocation descriptor (`TypeError`, `RangeError`, too big). */
+function descriptorSize(
+  d: AllocationDescriptor,
+  index: number,
+  memory: { readonly maxAllocationSize: number },
+): number {
+  if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
+    throw new TypeError(`descriptors[${index}] must be an AllocationDescriptor`);
+  }
+  checkShape(d.shape, d.elemSize);
+  let size = d.elemSize;
+  for (let axis = 0; axis < d.shape.length; axis++) size *= d.shape[axis];
+  if (!Number.isSafeInteger(size)) throw new BufferTooBigError(size, memory.maxAllocationSize);
+  return size;
 }
