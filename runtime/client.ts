@@ -14,7 +14,7 @@ import {
   STORAGE_TYPE_SIZE,
   type StorageType,
 } from "./core/bindings.ts";
-import { CubeCount } from "./core/cube_count.ts";
+import type { CubeCount } from "./core/cube_count.ts";
 import { RuntimeError, UnsupportedError } from "./core/errors.ts";
 import { Binding, Handle, type Placement } from "./core/handle.ts";
 import {
@@ -27,59 +27,22 @@ import {
 } from "./core/allocation.ts";
 import type { ComputeServer, ProfileDuration } from "./server/server.ts";
 import type { KernelMetadata, KernelParams, MemoryAllocationMode } from "./core/kernel.ts";
-import type { KernelLaunch } from "./server/server.ts";
 import { resolveStreamId, type StreamId, withStream } from "./core/stream_id.ts";
 import type { ProfileOptions, Trace, TraceRecorder } from "./core/trace.ts";
 import type { TimelineSignal } from "../sync/timeline_signal.ts";
 import { CpuTimelineSignal } from "../sync/cpu_signal.ts";
 import { StreamGates } from "./_stream_gates.ts";
+import { cubeCount, LaunchRecord } from "./_launch_record.ts";
+import {
+  fromBytes,
+  toBytes,
+  type TypedArray,
+  type TypedArrayConstructor,
+} from "./_typed_arrays.ts";
+
+export type { TypedArray, TypedArrayConstructor };
 
 const NO_BUFFERS: readonly Handle[] = Object.freeze([]);
-
-/** A `threads` cube count being filled in. */
-type ThreadsCount = { kind: "threads"; x: number; y: number; z: number };
-
-/**
- * The client's reusable launch: filled by `execute`, read by the server during the call only (the
- * contract of `ComputeServer.execute`), then cleared so it keeps nothing alive.
- */
-class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
-  kernel: K = undefined!;
-  count: CubeCount = CubeCount.newSingle();
-  readonly bindings: Bindings = new Bindings();
-  params: KernelParams | undefined = undefined;
-  /** The `threads` count that `count` points to for `threads` launches. */
-  readonly threads: ThreadsCount = { kind: "threads", x: 1, y: 1, z: 1 };
-
-  /** Drops every reference of the last launch. */
-  clear(): void {
-    this.bindings.clear();
-    this.kernel = undefined!;
-    this.params = undefined;
-  }
-}
-
-/** The typed arrays the client reads and writes. */
-export type TypedArray =
-  | Int8Array
-  | Uint8Array
-  | Uint8ClampedArray
-  | Int16Array
-  | Uint16Array
-  | Int32Array
-  | Uint32Array
-  | Float32Array
-  | Float64Array
-  | BigInt64Array
-  | BigUint64Array;
-
-/** A typed array constructor such as `Float32Array`. */
-export interface TypedArrayConstructor<T extends TypedArray> {
-  /** Bytes per element. */
-  readonly BYTES_PER_ELEMENT: number;
-  /** A view over a buffer. */
-  new (buffer: ArrayBuffer, byteOffset: number, length: number): T;
-}
 
 /** Options that pick the stream of one call. */
 export interface StreamOptions {
@@ -568,59 +531,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 }
 
-/**
- * The cube count of a launch: `count` checked, or `threads` written into `into` (a record of the
- * caller's, reused: the server reads counts during `execute` only).
- */
-function cubeCount(options: ExecuteOptions, into: ThreadsCount): CubeCount {
-  const { threads, count } = options;
-  if ((threads === undefined) === (count === undefined)) {
-    throw new TypeError("execute needs exactly one of threads or count");
-  }
-  if (count !== undefined) return CubeCount.check(count);
-  if (typeof threads === "number") return threadsCount(into, threads, 1, 1);
-  if (!Array.isArray(threads)) {
-    throw new TypeError(`threads must be a number or [x, y, z], got ${typeof threads}`);
-  }
-  return threadsCount(into, threads[0] ?? 1, threads[1] ?? 1, threads[2] ?? 1);
-}
-
-/** `CubeCount.threads(x, y, z)` (same checks) written into `into`. */
-function threadsCount(into: ThreadsCount, x: number, y: number, z: number): CubeCount {
-  CubeCount.threads(x, y, z); // checks; the engine elides the unused result
-  into.x = x;
-  into.y = y;
-  into.z = z;
-  return into;
-}
-
 function placementOf(binding: Binding): Placement {
   const { offsetStart, offsetEnd, stream, cursor, fullSize } = binding;
   return { offsetStart, offsetEnd, stream, cursor, fullSize };
-}
-
-function toBytes(data: TypedArray | ArrayBuffer): Uint8Array {
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (ArrayBuffer.isView(data)) {
-    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  }
-  throw new TypeError("data must be a typed array or an ArrayBuffer");
-}
-
-function fromBytes<T extends TypedArray>(bytes: Uint8Array, type?: TypedArrayConstructor<T>): T {
-  if (type === undefined) return bytes as T;
-  if (bytes.byteLength % type.BYTES_PER_ELEMENT !== 0) {
-    throw new RangeError(
-      `Cannot view ${bytes.byteLength} bytes as elements of ${type.BYTES_PER_ELEMENT} bytes`,
-    );
-  }
-  // Copy when the view would be misaligned inside its buffer.
-  const aligned = bytes.byteOffset % type.BYTES_PER_ELEMENT === 0 ? bytes : bytes.slice();
-  return new type(
-    aligned.buffer as ArrayBuffer,
-    aligned.byteOffset,
-    aligned.byteLength / type.BYTES_PER_ELEMENT,
-  );
 }
 
 function checkOptions(options: unknown): void {

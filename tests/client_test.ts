@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { ComputeClient, CubeCount, InvalidHandleError, type RuntimeError } from "../mod.ts";
+import {
+  ComputeClient,
+  CpuTimelineSignal,
+  CubeCount,
+  InvalidHandleError,
+  type RuntimeError,
+} from "../mod.ts";
 import { currentStreamId, type ScalarBinding, type StorageType } from "../backend.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
 
@@ -92,4 +98,47 @@ Deno.test("memory usage, cleanup, disposed handles and destroy", async () => {
   client.destroy();
   assert.equal(client.destroyed, true);
   assert.throws(() => client.create(4), (error: RuntimeError) => error.code === "DESTROYED");
+});
+
+Deno.test("launches reach the server whole and keep nothing after the call, held or not", async () => {
+  const server = new SimulatedServer({ maxStreams: 4, seed: 3 });
+  const seen: { buffers: number; scalars: number; count: string; kernel: string }[] = [];
+  const kept: { bindings: { buffers: readonly unknown[] } }[] = [];
+  const execute = server.execute.bind(server);
+  server.execute = (launch, stream) => {
+    seen.push({
+      buffers: launch.bindings.buffers.length,
+      scalars: launch.bindings.scalars.get("f32")?.length ?? 0,
+      count: launch.count.kind,
+      kernel: launch.kernel.id!,
+    });
+    kept.push(launch);
+    execute(launch, stream);
+  };
+  using client = new ComputeClient(server);
+  using src = client.createWithData(new Float32Array([1, 2]));
+  using dst = client.create(8);
+  client.execute(affine, {
+    count: CubeCount.newSingle(),
+    buffers: [src, dst],
+    scalars: { f32: [2, 1] },
+  });
+  // The reused record is emptied after the call: nothing of this launch stays reachable from it.
+  assert.equal(kept[0].bindings.buffers.length, 0);
+  const gate = new CpuTimelineSignal();
+  client.waitFor(gate, 1);
+  client.execute(affine, {
+    count: CubeCount.new1d(1),
+    buffers: [dst, src],
+    scalars: { f32: [1, 0] },
+  });
+  assert.equal(seen.length, 1, "held until the signal reaches 1");
+  gate.set(1);
+  await client.sync();
+  assert.deepEqual(seen, [
+    { buffers: 2, scalars: 2, count: "static", kernel: "affine" },
+    { buffers: 2, scalars: 2, count: "static", kernel: "affine" },
+  ]);
+  assert.notEqual(kept[1], kept[0], "a held launch has a record of its own");
+  assert.deepEqual([...await client.read(src, Float32Array)], [3, 5]);
 });

@@ -13,6 +13,13 @@ sh tests/fixtures/cuda_sim/build.sh || exit 1
 COMMON="--unstable-webgpu --allow-env=GPUCOMPUTE_CACHE_DIR --allow-read=.tmp,tests/fixtures,sync,runtime/core,examples --allow-write=.tmp --allow-run=deno"
 CUDA="--unstable-webgpu --allow-ffi --allow-env=GPUCOMPUTE_CUDA_LIBRARY,GPUCOMPUTE_NVRTC_LIBRARY,CUDA_SIM_NO_DEVICE,CUDA_SIM_TOTAL_MEM,CUDA_SIM_OOM_AT,CUDA_SIM_LAUNCH_FAIL_AT,CUDA_SIM_HANG_RECORD_AT,CUDA_SIM_NO_MEMPOOLS --allow-read=runtime/server/cuda/kernels,tests/fixtures --allow-run=nvcc"
 
+# WebGPU through Vulkan only where a Vulkan driver is installed (Mesa lavapipe in CI): with every
+# backend enabled wgpu also loads Mesa's EGL/GL, and the rare exit-time abort above was caught in a
+# core dump with libEGL's destructor freeing memory while a runtime thread was exiting.
+if [ -z "${DENO_WEBGPU_BACKEND:-}" ] && ls /usr/share/vulkan/icd.d/*.json >/dev/null 2>&1; then
+  export DENO_WEBGPU_BACKEND=vulkan
+fi
+
 LOG=$(mktemp)
 STATUS=$(mktemp)
 trap 'rm -f "$LOG" "$STATUS"' EXIT
