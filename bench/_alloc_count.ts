@@ -34,7 +34,12 @@ struct P { a: f32, b: f32 }
 }`;
 
 async function measure(name: string, launch: (i: number) => void, sync: () => Promise<void>) {
-  for (let i = 0; i < 2000; i++) launch(i); // warm: pipelines, bind groups, pools
+  // Warm: pipelines, bind groups, pools, and the JIT (the first 100k launches of a process allocate
+  // ~100 B more each while V8 optimizes them).
+  for (let i = 0; i < 50_000; i++) {
+    launch(i);
+    if (i % 10_000 === 9_999) await sync();
+  }
   await sync();
   gc();
   const start = Deno.memoryUsage().heapUsed;

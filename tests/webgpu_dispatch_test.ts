@@ -146,3 +146,38 @@ Deno.test({
     assert.equal(client.memoryUsage().numberAllocs, baseline);
   },
 });
+
+Deno.test({
+  name: "encoded tasks serve later launches: counts, params and profiles stay exact",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const inc = { source: INCREMENT_WGSL };
+    using a = client.createWithData(new Uint32Array(64));
+    using b = client.createWithData(new Uint32Array(64));
+    using out = client.create(4 * 600);
+    // Warm and prove both kernels, so later launches are batched and their tasks recycled.
+    client.execute(inc, { count: one, buffers: [a] });
+    client.execute(store, { count: one, buffers: [out], params: { slot: 0, a: 1, b: 1 } });
+    await client.sync();
+    const cells = new Float32Array(600);
+    cells[0] = 1;
+    for (let i = 1; i < 600; i++) {
+      // Alternating streams and kernels: tasks are recycled at every flush of either stream.
+      client.execute(inc, { stream: 1 + (i % 2), count: one, buffers: [i % 3 === 0 ? b : a] });
+      client.execute(store, { count: one, buffers: [out], params: { slot: i, a: i, b: 0.5 } });
+      cells[i] = i * 0.5 + i;
+      if (i === 300) {
+        // Tasks noted by a profiling window are never reused while it may hold them.
+        const { duration } = await client.profile(() => {
+          for (let j = 0; j < 50; j++) client.execute(inc, { count: one, buffers: [b] });
+        });
+        assert.ok(duration.milliseconds >= 0);
+      }
+    }
+    const thirds = Math.floor(599 / 3);
+    assert.deepEqual([...await client.read(a, Uint32Array)], new Array(64).fill(1 + 599 - thirds));
+    assert.deepEqual([...await client.read(b, Uint32Array)], new Array(64).fill(thirds + 50));
+    assert.deepEqual(await client.read(out, Float32Array), cells);
+  },
+});

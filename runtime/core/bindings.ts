@@ -7,6 +7,7 @@
 
 import { assertNonNegativeInteger, describe } from "./_validate.ts";
 import { Binding } from "./handle.ts";
+import { empty } from "./_empty.ts";
 
 /** Element storage types that scalars and tensors may have. */
 export type StorageType =
@@ -291,10 +292,10 @@ export class Bindings {
 
   /** Empties it for reuse: no buffers, scalars, metadata or tensor maps. */
   clear(): this {
-    this.buffers.length = 0;
+    empty(this.buffers); // keeps the storage of a reused Bindings
     this.metadata = NO_METADATA;
     this.#scalars?.clear();
-    this.tensorMaps.length = 0;
+    empty(this.tensorMaps);
     return this;
   }
 

@@ -45,6 +45,7 @@ import type { ManagedMemoryId } from "../core/managed_memory.ts";
 import type { Binding } from "../core/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
+import { empty } from "../core/_empty.ts";
 
 /**
  * What a backend provides to the scheduler: streams, and enqueue / flush of tasks on them.
@@ -102,6 +103,9 @@ export interface SchedulerMultiStreamOptions {
 interface StreamState<T, S> {
   tasks: T[];
   pinned: ManagedMemoryId[];
+  /** Emptied `tasks` and `pinned` arrays of an earlier execution, to queue into next. */
+  spareTasks: T[] | undefined;
+  sparePinned: ManagedMemoryId[] | undefined;
   readonly memories: Set<ManagedMemoryId>;
   readonly written: Set<ManagedMemoryId>;
   readonly stream: S;
@@ -180,6 +184,8 @@ export class SchedulerMultiStream<T, S> {
       () => ({
         tasks: [],
         pinned: [],
+        spareTasks: undefined,
+        sparePinned: undefined,
         memories: new Set(),
         written: new Set(),
         stream: backend.createStream(),
@@ -257,14 +263,28 @@ export class SchedulerMultiStream<T, S> {
     const schedules = indices.map((index): Schedule<T> => {
       const state = this.#pool.getIndex(index);
       const { tasks, pinned } = state;
-      state.tasks = [];
-      state.pinned = [];
+      // The queue starts over in the spare arrays (a backend call that registers again while
+      // these execute gets fresh ones): refilling grown arrays allocates nothing.
+      state.tasks = state.spareTasks ?? [];
+      state.pinned = state.sparePinned ?? [];
+      state.spareTasks = state.sparePinned = undefined;
       state.memories.clear();
       state.written.clear();
       return { tasks, pinned, index };
     });
-    if (this.#strategy === "interleave") this.#interleave(schedules);
-    else this.#sequential(schedules);
+    try {
+      if (this.#strategy === "interleave") this.#interleave(schedules);
+      else this.#sequential(schedules);
+    } finally {
+      for (const { tasks, pinned, index } of schedules) {
+        empty(tasks); // the backend has every task: keep none alive
+        const state = this.#pool.getIndex(index);
+        if (pinned.length === 0 && state.spareTasks === undefined) {
+          state.spareTasks = tasks;
+          state.sparePinned = pinned;
+        }
+      }
+    }
   }
 
   /** Executes every stream that has queued tasks, in pool order (for sync and reads). */
@@ -305,10 +325,7 @@ export class SchedulerMultiStream<T, S> {
       }
       if (shared !== undefined) {
         (toFlush ??= []).push(other);
-        this.#logger.debug(
-          "Memory {memory} is used by tasks queued on stream {other}, needed on stream {stream}",
-          () => ({ memory: shared.memory.id.value, other, stream: id }),
-        );
+        this.#logShared(shared, other, id);
       }
     }
     if (toFlush === undefined) return;
@@ -317,6 +334,17 @@ export class SchedulerMultiStream<T, S> {
       { streams: toFlush, stream: id },
     );
     this.executeStreams(toFlush);
+  }
+
+  /**
+   * Logs why `other` executes. A method of its own: a closure inside `#align`'s loop would make V8
+   * allocate a context for the loop's variables on every registration, logged or not.
+   */
+  #logShared(shared: Binding, other: number, stream: StreamId): void {
+    this.#logger.debug(
+      "Memory {memory} is used by tasks queued on stream {other}, needed on stream {stream}",
+      () => ({ memory: shared.memory.id.value, other, stream }),
+    );
   }
 
   #sequential(schedules: readonly Schedule<T>[]): void {
@@ -418,5 +446,5 @@ function checkBindings(bindings: Iterable<Binding>): readonly Binding[] {
 /** Releases the pins of submitted (or dropped) tasks, once: the list is emptied. */
 function releasePins(pinned: ManagedMemoryId[]): void {
   for (let i = 0; i < pinned.length; i++) pinned[i].unpin();
-  pinned.length = 0;
+  empty(pinned); // keeps its storage: the array is queued into again (see executeStreams)
 }

@@ -25,6 +25,7 @@
  */
 
 import { BufferUsage } from "./_buffer_usage.ts";
+import { empty } from "../../core/_empty.ts";
 
 const CHUNK_SIZE = 64 * 1024;
 const USAGE = BufferUsage.STORAGE | BufferUsage.UNIFORM | BufferUsage.COPY_DST;
@@ -131,7 +132,7 @@ export class InfoArena {
     }
     if (reserving.length === 1) {
       const chunk = reserving[0];
-      reserving.length = 0;
+      empty(reserving);
       return chunk.release;
     }
     const chunks = reserving.splice(0);
@@ -146,7 +147,7 @@ export class InfoArena {
       chunk.pending = 0;
       if (chunk.live === 0) startOver(chunk);
     }
-    this.#reserving.length = 0;
+    empty(this.#reserving);
   }
 
   /** Writes every range reserved since the last upload to its buffer (before a submission). */

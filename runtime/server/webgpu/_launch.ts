@@ -32,6 +32,7 @@ import type { PipelineCache } from "./_pipeline_cache.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
 import { type UniformSink, writeParams } from "./_params.ts";
 import { cubesForThreads } from "./_threads.ts";
+import { empty } from "../../core/_empty.ts";
 
 /** What a launch needs from the server. */
 export interface LaunchContext {
@@ -47,6 +48,28 @@ export interface LaunchContext {
   locate(binding: Binding, into: MutableResource): MutableResource;
   /** The backend stream of a stream id (where the launch's deferred error goes). */
   origin(stream: StreamId): EncoderStream;
+}
+
+/** Most encoded tasks kept for reuse. */
+const MAX_FREE_TASKS = 1024;
+
+/** A dispatch task as the launcher fills it (reused once encoded, see `Launcher.recycle`). */
+type PooledTask = { -readonly [P in keyof DispatchTask]: DispatchTask[P] } & { pooled: boolean };
+
+function newTask(): PooledTask {
+  return {
+    kind: "dispatch",
+    kernel: undefined!,
+    bindGroup: undefined!,
+    x: 1,
+    y: 1,
+    z: 1,
+    indirect: undefined,
+    origin: undefined!,
+    stream: 0,
+    done: undefined,
+    pooled: false,
+  };
 }
 
 /** A {@linkcode BindingResource} filled in place. */
@@ -82,6 +105,13 @@ export class Launcher implements UniformSink {
   bindings: readonly Binding[] = [];
   /** Those of `bindings` it only reads (declared `read`, an indirect count); empty if none. */
   readonly reads: Binding[] = [];
+  /**
+   * Whether tasks prepared now may be recycled once encoded (the server turns it off while a
+   * profiling window or trace may keep tasks).
+   */
+  pooling = true;
+  /** Encoded tasks given back by {@linkcode recycle}, reused by later launches. */
+  readonly #free: PooledTask[] = [];
   /** Where the buffer being bound lives (reused by every launch). */
   readonly #at: MutableResource = { resource: undefined!, offset: 0, size: 0 };
   /** Workgroups of the launch being prepared (copied into its task). */
@@ -103,7 +133,7 @@ export class Launcher implements UniformSink {
    */
   prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): DispatchTask {
     this.#used = 0;
-    this.reads.length = 0;
+    empty(this.reads);
     try {
       return this.#prepare(launch, stream);
     } catch (error) {
@@ -252,20 +282,32 @@ export class Launcher implements UniformSink {
     const entries = this.#entries;
     entries.length = this.#used;
     const bindGroup = context.bindGroups.get(compiled.layout, entries);
-    const task: DispatchTask = {
-      kind: "dispatch",
-      kernel: compiled,
-      bindGroup,
-      x: cubes[0],
-      y: cubes[1],
-      z: cubes[2],
-      indirect,
-      origin: context.origin(stream),
-      stream,
-      done,
-    };
+    const task = this.#free.pop() ?? newTask();
+    task.kernel = compiled;
+    task.bindGroup = bindGroup;
+    task.x = cubes[0];
+    task.y = cubes[1];
+    task.z = cubes[2];
+    task.indirect = indirect;
+    task.origin = context.origin(stream);
+    task.stream = stream;
+    task.done = done;
+    task.pooled = this.pooling;
     this.bindings = ordered;
     return task;
+  }
+
+  /**
+   * Takes back a task that was encoded and that nothing references any more. Only tasks prepared
+   * while {@linkcode pooling} was on are kept (so a profiler's task is never reused).
+   */
+  recycle(task: DispatchTask): void {
+    const pooled = task as PooledTask;
+    if (!pooled.pooled || this.#free.length >= MAX_FREE_TASKS) return;
+    pooled.pooled = false; // once: a task recycled twice would serve two launches
+    pooled.done = undefined;
+    pooled.indirect = undefined;
+    this.#free.push(pooled);
   }
 
   /** The next bind-group entry, reused from earlier launches. */

@@ -133,6 +133,11 @@ export interface EncoderHooks {
   shape(bindGroup: GPUBindGroup): string;
   /** Runs right before every submission (uploads the launches' uniform bytes). */
   beforeSubmit(): void;
+  /**
+   * Takes back a dispatch task that was encoded and is referenced nowhere any more (a proven
+   * dispatch encoded while no profiling is open), so its object can serve a later launch.
+   */
+  recycle?(task: DispatchTask): void;
 }
 
 /** Submission counters. */
@@ -203,6 +208,8 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       if (stream.isolated !== undefined) this.#submit(stream);
       stream.origins.add(task.origin);
       this.#dispatch(stream, task);
+      // Encoded, and kept by nothing here: no isolated submission, no profiling window.
+      if (this.timing === null) this.#hooks.recycle?.(task);
       return;
     }
     const shape = this.#proofs.shape(task.bindGroup);

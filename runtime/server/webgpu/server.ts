@@ -172,6 +172,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#streams = new EncoderStreams(device, {
       shape: (group) => this.#bindGroups.shape(group),
       beforeSubmit: () => this.#arena.upload(),
+      recycle: (task) => this.#launcher.recycle(task),
     });
     this.#scheduler = new SchedulerMultiStream(this.#streams, {
       maxStreams: config.maxStreams,
@@ -366,6 +367,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
     const launcher = this.#launcher;
+    // A task the profiler notes stays in its maps: never recycle those.
+    launcher.pooling = this.#streams.timing === null;
     const task = launcher.prepare(launch, stream);
     const { bindings, reads } = launcher;
     const rejected = this.#streams.rejection(task.bindGroup);
