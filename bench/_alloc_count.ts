@@ -89,6 +89,13 @@ await measure(
   () => client.execute(inc, { count: one, buffers: [h] }),
   () => client.sync(),
 );
+// The same launch with the caller's options object reused: what the runtime itself allocates.
+const reused = { count: one, buffers: [h] };
+await measure(
+  "client tiny, options reused",
+  () => client.execute(inc, reused),
+  () => client.sync(),
+);
 const x = client.create(256);
 const y = client.create(256);
 const axpb = { id: "axpb", source: AXPB };
