@@ -12,8 +12,9 @@
  * Each buffer must be at least the minimum size of its WGSL type (one element of a runtime-sized
  * array). Every violation is a `KernelArgumentError` naming the buffer or parameter.
  *
- * Hot path: a launch allocates its task, one bind-group lookup path and what the caller passed;
- * entries, limits and parameter packing use state kept by the {@linkcode Launcher}.
+ * Hot path: a launch allocates nothing of its own. Entries, the located buffer ranges, workgroup
+ * counts and parameter packing use state kept by the {@linkcode Launcher}, and its task is an
+ * encoded task given back by the stream backend (`recycle`) unless none is free.
  *
  * @module
  */
