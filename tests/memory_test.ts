@@ -66,6 +66,26 @@ Deno.test("a released slice is handed back at the same location", () => {
   mm.destroy();
 });
 
+Deno.test("a released id never finds the slot or page that now holds another slice", () => {
+  const { mm } = setup();
+  // A split then a merge: the slot object of `a` is reused for `b` (and exclusive pages likewise).
+  const a = mm.reserve(1000);
+  const staleSliced = a.id;
+  a.dispose();
+  using b = mm.reserve(1000);
+  const big = mm.reserve(10_000);
+  const staleExclusive = big.id;
+  big.dispose();
+  using again = mm.reserve(9000);
+  for (const stale of [staleSliced, staleExclusive]) {
+    assert.throws(() => mm.get(stale), InvalidHandleError);
+  }
+  assert.deepEqual(mm.get(b.id), { page: mm.get(b.id).page, offset: 0, size: 1000 });
+  assert.equal(mm.get(again.id).size, 9000);
+  assert.equal(mm.usage().numberAllocs, 2);
+  mm.destroy();
+});
+
 Deno.test("freed neighbours coalesce into a slice for a larger request", () => {
   const { storage, mm } = setup({ slicedPools: [{ maxSliceSize: PAGE, pageSize: PAGE }] });
   const quarter = PAGE / 4;

@@ -57,7 +57,7 @@ interface Page {
 }
 
 interface Slot {
-  readonly page: Page;
+  page: Page;
   offset: number;
   size: number;
   prev: Slot | undefined;
@@ -65,7 +65,23 @@ interface Slot {
   /** Bytes asked at reserve; 0 while free. */
   asked: number;
   /** Where the live slice sits (made at reserve: lookups allocate nothing). */
-  location?: StorageHandle;
+  location: StorageHandle | undefined;
+}
+
+/** Most merged-away slot objects kept for reuse. */
+const MAX_SPARE_SLOTS = 64;
+
+function newSlot(page: Page): Slot {
+  // Every field from the start: slots of one shape keep the pool's property accesses monomorphic.
+  return {
+    page,
+    offset: 0,
+    size: 0,
+    prev: undefined,
+    next: undefined,
+    asked: 0,
+    location: undefined,
+  };
 }
 
 /** Index of the first free slot of `list` at or after `offset` (binary search). */
@@ -111,6 +127,8 @@ export class SlicedPool implements MemoryPool {
   #pages: Page[] = [];
   /** Live slices (each memory id's `tag` is its {@linkcode Slot}, so no map is needed). */
   #live = 0;
+  /** Slot objects merged away, reused by later splits (see `#recycle`). */
+  readonly #spare: Slot[] = [];
   /** The release callback of every memory id this pool creates (one function, no closure each). */
   readonly #onRelease = (memory: ManagedMemoryId) => this.#release(memory.tag as Slot);
   #bytesInUse = 0;
@@ -197,6 +215,7 @@ export class SlicedPool implements MemoryPool {
       prev: undefined,
       next: undefined,
       asked: 0,
+      location: undefined,
     };
     page.free.push(whole);
     this.#pages.push(page);
@@ -213,7 +232,12 @@ export class SlicedPool implements MemoryPool {
     } else {
       // The remainder keeps its place in the sorted free list: it moves up but stays below the
       // next free slot, which cannot be adjacent to it.
-      slot = { page, offset: free.offset, size: need, prev: free.prev, next: free, asked: 0 };
+      slot = this.#spare.pop() ?? newSlot(page);
+      slot.page = page;
+      slot.offset = free.offset;
+      slot.size = need;
+      slot.prev = free.prev;
+      slot.next = free;
       if (free.prev) free.prev.next = slot;
       free.prev = slot;
       free.offset += need;
@@ -228,6 +252,18 @@ export class SlicedPool implements MemoryPool {
     this.#bytesPadding += need - size;
     this.#live++;
     return new SliceHandle(new ManagedMemoryId(this.#onRelease, slot));
+  }
+
+  /**
+   * Keeps a slot object that was merged into a neighbour, for a later split. A released memory id
+   * may still name it in its `tag`; `get` checks that the id is live first, so a reused slot is
+   * never found through a stale id.
+   */
+  #recycle(slot: Slot): void {
+    if (this.#spare.length >= MAX_SPARE_SLOTS) return;
+    slot.prev = slot.next = undefined;
+    slot.location = undefined;
+    this.#spare.push(slot);
   }
 
   #release(slot: Slot): void {
@@ -254,12 +290,15 @@ export class SlicedPool implements MemoryPool {
         if (next.next) next.next.prev = prev;
         page.free.splice(lowerBound(page.free, next.offset), 1);
       }
+      this.#recycle(slot);
+      if (nextFree) this.#recycle(next);
     } else if (nextFree) {
       // The next free slot grows downwards; its place in the sorted list does not change.
       next.offset = slot.offset;
       next.size += slot.size;
       next.prev = prev;
       if (prev) prev.next = next;
+      this.#recycle(slot);
     } else {
       page.free.splice(lowerBound(page.free, slot.offset), 0, slot);
     }

@@ -243,7 +243,11 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
           descriptorSize(descriptors[made], made, this.#memory),
           stream,
         );
-        allocations[made] = { handle, strides: contiguousStrides(descriptors[made].shape) };
+        const shape = descriptors[made].shape;
+        allocations[made] = {
+          handle,
+          strides: shape.length === 1 ? ONE_D : contiguousStrides(shape),
+        };
       }
     } catch (error) {
       for (let i = 0; i < made; i++) allocations[i].handle.dispose();
@@ -627,6 +631,9 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     if (stream !== undefined) assertStreamId(stream);
   }
 }
+
+/** The strides of every one-dimensional allocation (read-only in `Allocation`, so shared). */
+const ONE_D: readonly number[] = Object.freeze([1]);
 
 /** The byte size of a checked allocation descriptor (`TypeError`, `RangeError`, too big). */
 function descriptorSize(
