@@ -135,6 +135,7 @@ const TUNE = [
   "TuneMismatchError",
   "Tuner",
   "anchor",
+  "fastestOf",
   "keyString",
   "matmulKernel",
   "matmulSet",

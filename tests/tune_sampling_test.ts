@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type Contender, sampleGroup } from "../runtime/tune/mod.ts";
+import { type Contender, fastestOf, sampleGroup, type SampleResult } from "../runtime/tune/mod.ts";
+import { pairedRatios } from "../runtime/tune/_stats.ts";
 
 /** A contender whose samples come from a list (the last value repeats); counts its calls. */
 function scripted(name: string, times: number[], fail?: "warmup" | "sample") {
@@ -36,7 +37,7 @@ Deno.test("adaptive sampling stops a steady candidate after minSamples, a noisy 
 
 Deno.test("close candidates keep sampling up to maxSamples, clearly separated ones stop", async () => {
   const a = scripted("a", [10]);
-  const b = scripted("b", [10.3]); // within the 5% margin of a
+  const b = scripted("b", [10.3]); // within the 10% margin of a
   const c = scripted("c", [13]); // stable and clearly slower: stops at minSamples
   await sampleGroup([a.contender, b.contender, c.contender], {
     minSamples: 3,
@@ -103,4 +104,36 @@ Deno.test("accept short-circuits on the first candidate under the bound", async 
   });
   assert.equal(accepted, "first");
   assert.ok(second.calls.sample <= 1, "sampling stopped once first was accepted");
+});
+
+Deno.test("samples carry their rounds; the pick compares candidates on the rounds both ran", async () => {
+  const steady = scripted("steady", [2]);
+  const noisy = scripted("noisy", [3, 1, 5, 1, 5, 1]);
+  const { results } = await sampleGroup([steady.contender, noisy.contender], {
+    minSamples: 3,
+    maxSamples: 6,
+    eliminate: Infinity,
+    margin: 0,
+  });
+  assert.deepEqual(results[0].rounds, [0, 1, 2], "steady stops after minSamples");
+  assert.deepEqual(results[1].rounds, results[1].samples.map((_, i) => i));
+  assert.deepEqual(pairedRatios(results[1], results[0]), [1.5, 0.5, 2.5]);
+
+  // "slow" was measured only while the device was slow (rounds 0-1, twice the time), "fast"
+  // also afterwards: by medians "slow" would win; on the shared rounds "fast" is 10% faster.
+  const ok = (name: string, samples: number[], rounds: number[]): SampleResult => ({
+    name,
+    status: "ok",
+    samples,
+    rounds,
+  });
+  const slowPhase = [
+    ok("slow", [2.0, 2.0], [0, 1]),
+    ok("fast", [1.8, 1.8, 2.1, 2.1, 2.1], [0, 1, 2, 3, 4]),
+  ];
+  assert.equal(fastestOf(slowPhase), "fast");
+  assert.equal(fastestOf(slowPhase, "median", 3), "slow", "too few shared rounds: by medians");
+  assert.equal(fastestOf(slowPhase, "min"), "fast");
+  assert.equal(fastestOf([{ ...slowPhase[0], status: "eliminated" }, slowPhase[1]]), "fast");
+  assert.equal(fastestOf([ok("none", [], [])]), undefined);
 });

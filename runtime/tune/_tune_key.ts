@@ -4,7 +4,6 @@
  */
 
 import { runtimeLogger } from "../core/logging.ts";
-import { minimum } from "./_stats.ts";
 import { Handle } from "../core/handle.ts";
 import { type StreamId, withStream } from "../core/stream_id.ts";
 import type { CachedResult, CacheEntry } from "./cache.ts";
@@ -12,6 +11,7 @@ import { TuneFailedError, TuneMismatchError } from "./errors.ts";
 import type { TuneKey } from "./key.ts";
 import {
   type Contender,
+  fastestOf,
   sampleGroup,
   type SampleResult,
   type SamplingOptions,
@@ -173,7 +173,8 @@ export async function tuneKey<K extends TuneKey, I, O>(
         results.set(r.name, toCached(r));
         if (r.status === "failed") errors.set(r.name, r.error);
       }
-      fastest = outcome.accepted ?? best(outcome.results, context.sampling.score ?? "median");
+      fastest = outcome.accepted ??
+        fastestOf(outcome.results, context.sampling.score ?? "median");
     }
     const ordered = set.names.flatMap((name) => results.get(name) ?? []);
     if (fastest === undefined) {
@@ -190,17 +191,6 @@ export async function tuneKey<K extends TuneKey, I, O>(
 /** Runs `fn` with `stream` as the current stream (or as is without one). */
 function onStream<T>(stream: StreamId | undefined, fn: () => T): T {
   return stream === undefined ? fn() : withStream(stream, fn);
-}
-
-/** The winner among the measured candidates, by the median or by the best sample. */
-function best(results: readonly SampleResult[], score: "median" | "min"): string | undefined {
-  let winner: { name: string; value: number } | undefined;
-  for (const r of results) {
-    if (r.status !== "ok" || r.samples.length === 0) continue;
-    const value = score === "min" ? minimum(r.samples) : r.median!;
-    if (winner === undefined || value < winner.value) winner = { name: r.name, value };
-  }
-  return winner?.name;
 }
 
 function toCached(r: SampleResult): CachedResult {

@@ -31,6 +31,7 @@ export type {
 } from "./tuner_types.ts";
 export {
   type Contender,
+  fastestOf,
   sampleGroup,
   type SampleGroupOptions,
   type SampleResult,

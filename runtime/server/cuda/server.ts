@@ -32,12 +32,11 @@ import {
   type CopyDescriptor,
   copyDescriptor,
 } from "../../core/allocation.ts";
-import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
+import { resolveConfig } from "../../core/config.ts";
 import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
 import { Binding, Handle } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
-import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { MultiStream } from "../../stream/event.ts";
 import type { Trace } from "../../core/trace.ts";
@@ -68,75 +67,16 @@ import {
 } from "./_stream.ts";
 import { enqueueWrite } from "./_write.ts";
 import { copyWithinDevice } from "./_copy.ts";
-import { CudaDevice, type CudaDeviceOptions } from "./device.ts";
+import { CudaDevice } from "./device.ts";
+import type { CudaServerOptions, CudaServerStats } from "./options.ts";
+
+export type { CudaServerOptions, CudaServerStats };
 import { type CudaKernel, ModuleCache } from "./kernel.ts";
 import { CudaProfiler } from "./profiler.ts";
 import { CudaStorage } from "./storage.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { signalEvents } from "./_signal.ts";
-
-/**
- * Options of {@linkcode CudaServer.create}.
- *
- * @example
- * ```ts
- * import type { CudaServerOptions } from "@gpucompute/runtime/cuda";
- * const options: CudaServerOptions = { ordinal: 0, maxStreams: 4, timeoutMs: 5_000 };
- * ```
- */
-export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
-  /**
-   * Memory pool options; `maxAllocationSize` defaults to the smaller of 2 GiB and device memory.
-   * @default {{}}
-   */
-  memory?: MemoryManagementOptions;
-  /**
-   * Milliseconds a host wait (read, sync, profile, GC) may take before `TIMEOUT`.
-   * @default {30000}
-   */
-  timeoutMs?: number;
-  /**
-   * Cross-stream GC tasks (pinned shared memory) pending before a launch waits for the oldest.
-   * Higher than the multi-stream's default of 8: a CUDA event completes a few microseconds after
-   * its work, but the host only polls, so a deeper queue keeps launches from waiting on polls.
-   * @default {64}
-   */
-  maxPendingGc?: number;
-  /**
-   * NVRTC's path, for kernels given as CUDA C (`source`); else `$GPUCOMPUTE_NVRTC_LIBRARY`, else
-   * `libnvrtc.so`. Optional: PTX kernels never need it.
-   * @default {undefined}
-   */
-  nvrtcLibrary?: string;
-  /**
-   * Use stream-ordered allocation (`cuMemAllocAsync`) where the device supports it.
-   * @default {true}
-   */
-  memoryPools?: boolean;
-}
-
-/**
- * Counters of a server, for tests and benchmarks.
- *
- * @example
- * ```ts
- * import type { CudaServerStats } from "@gpucompute/runtime/cuda";
- * const idle = (stats: CudaServerStats) => stats.pinnedInFlight === 0;
- * ```
- */
-export interface CudaServerStats {
-  /** Pinned staging buffers whose copies have not been seen complete. */
-  readonly pinnedInFlight: number;
-  /** `cuMemAllocHost` calls. */
-  readonly pinnedAllocations: number;
-  /** `cuModuleLoadData` calls. */
-  readonly moduleLoads: number;
-  /** Events created for synchronization. */
-  readonly events: number;
-  /** CUDA streams created. */
-  readonly streams: number;
-}
 
 /**
  * A compute server on a CUDA device.

@@ -32,8 +32,8 @@
  * @module
  */
 
-import { resolveConfig, type RuntimeOptions } from "../../core/config.ts";
-import { MemoryManagement, type MemoryManagementOptions } from "../../memory/memory_management.ts";
+import { resolveConfig } from "../../core/config.ts";
+import { MemoryManagement } from "../../memory/memory_management.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { SchedulerMultiStream } from "../../stream/scheduler.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
@@ -76,44 +76,16 @@ import { Launcher, type MutableResource } from "./_launch.ts";
 import { type PendingRead, prepareRead } from "./_read.ts";
 import { prepareWrite } from "./_write.ts";
 import { lease, settle, throwDeferred } from "./_settle.ts";
-import { WebGpuDevice, type WebGpuDeviceOptions } from "./device.ts";
+import { WebGpuDevice } from "./device.ts";
+import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
+
+export type { WebGpuServerOptions, WebGpuServerStats };
 import type { WgslKernel } from "./kernel.ts";
 import { PipelineCache } from "./_pipeline_cache.ts";
 import { ProfilerCore } from "./_profiler_core.ts";
 import { WebGpuStorage } from "./storage.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { signalOnQueue } from "../../../sync/webgpu_signal.ts";
-
-/** Options of {@linkcode WebGpuServer.create}: device choice, runtime options, memory pools. */
-export interface WebGpuServerOptions extends WebGpuDeviceOptions, RuntimeOptions {
-  /**
-   * Memory pool options; `maxAllocationSize` defaults to the device's largest page.
-   * @default {{}}
-   */
-  memory?: MemoryManagementOptions;
-}
-
-/** Counters of a server, for tests and benchmarks. */
-export interface WebGpuServerStats {
-  /** `mapAsync` calls made by reads. */
-  readonly mapAsync: number;
-  /** Command buffers submitted by streams. */
-  readonly submits: number;
-  /** Compute passes begun. */
-  readonly passes: number;
-  /** Pipeline cache hits and misses. */
-  readonly pipelineHits: number;
-  /** Pipeline cache misses (compilations). */
-  readonly pipelineMisses: number;
-  /** Dispatches that reused a cached bind group. */
-  readonly bindGroupHits: number;
-  /** `mapAsync` calls made to read timestamps. */
-  readonly profileMaps: number;
-  /** Submissions of unproven launches, each in a command buffer of its own. */
-  readonly isolatedSubmits: number;
-  /** Timestamp query sets the profiler holds. */
-  readonly querySets: number;
-}
 
 const NO_COPIES: GpuTask = { kind: "copy", copies: [] };
 

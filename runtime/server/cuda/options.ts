@@ -1,0 +1,71 @@
+/**
+ * The options and counters of `CudaServer`.
+ *
+ * @module
+ */
+
+import type { RuntimeOptions } from "../../core/config.ts";
+import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
+import type { CudaDeviceOptions } from "./device.ts";
+
+/**
+ * Options of `CudaServer.create`.
+ *
+ * @example
+ * ```ts
+ * import type { CudaServerOptions } from "@gpucompute/runtime/cuda";
+ * const options: CudaServerOptions = { ordinal: 0, maxStreams: 4, timeoutMs: 5_000 };
+ * ```
+ */
+export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
+  /**
+   * Memory pool options; `maxAllocationSize` defaults to the smaller of 2 GiB and device memory.
+   * @default {{}}
+   */
+  memory?: MemoryManagementOptions;
+  /**
+   * Milliseconds a host wait (read, sync, profile, GC) may take before `TIMEOUT`.
+   * @default {30000}
+   */
+  timeoutMs?: number;
+  /**
+   * Cross-stream GC tasks (pinned shared memory) pending before a launch waits for the oldest.
+   * Higher than the multi-stream's default of 8: a CUDA event completes a few microseconds after
+   * its work, but the host only polls, so a deeper queue keeps launches from waiting on polls.
+   * @default {64}
+   */
+  maxPendingGc?: number;
+  /**
+   * NVRTC's path, for kernels given as CUDA C (`source`); else `$GPUCOMPUTE_NVRTC_LIBRARY`, else
+   * `libnvrtc.so`. Optional: PTX kernels never need it.
+   * @default {undefined}
+   */
+  nvrtcLibrary?: string;
+  /**
+   * Use stream-ordered allocation (`cuMemAllocAsync`) where the device supports it.
+   * @default {true}
+   */
+  memoryPools?: boolean;
+}
+
+/**
+ * Counters of a server, for tests and benchmarks.
+ *
+ * @example
+ * ```ts
+ * import type { CudaServerStats } from "@gpucompute/runtime/cuda";
+ * const idle = (stats: CudaServerStats) => stats.pinnedInFlight === 0;
+ * ```
+ */
+export interface CudaServerStats {
+  /** Pinned staging buffers whose copies have not been seen complete. */
+  readonly pinnedInFlight: number;
+  /** `cuMemAllocHost` calls. */
+  readonly pinnedAllocations: number;
+  /** `cuModuleLoadData` calls. */
+  readonly moduleLoads: number;
+  /** Events created for synchronization. */
+  readonly events: number;
+  /** CUDA streams created. */
+  readonly streams: number;
+}

@@ -1,0 +1,40 @@
+/**
+ * The options and counters of `WebGpuServer`.
+ *
+ * @module
+ */
+
+import type { RuntimeOptions } from "../../core/config.ts";
+import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
+import type { WebGpuDeviceOptions } from "./device.ts";
+
+/** Options of `WebGpuServer.create`: device choice, runtime options, memory pools. */
+export interface WebGpuServerOptions extends WebGpuDeviceOptions, RuntimeOptions {
+  /**
+   * Memory pool options; `maxAllocationSize` defaults to the device's largest page.
+   * @default {{}}
+   */
+  memory?: MemoryManagementOptions;
+}
+
+/** Counters of a server, for tests and benchmarks. */
+export interface WebGpuServerStats {
+  /** `mapAsync` calls made by reads. */
+  readonly mapAsync: number;
+  /** Command buffers submitted by streams. */
+  readonly submits: number;
+  /** Compute passes begun. */
+  readonly passes: number;
+  /** Pipeline cache hits and misses. */
+  readonly pipelineHits: number;
+  /** Pipeline cache misses (compilations). */
+  readonly pipelineMisses: number;
+  /** Dispatches that reused a cached bind group. */
+  readonly bindGroupHits: number;
+  /** `mapAsync` calls made to read timestamps. */
+  readonly profileMaps: number;
+  /** Submissions of unproven launches, each in a command buffer of its own. */
+  readonly isolatedSubmits: number;
+  /** Timestamp query sets the profiler holds. */
+  readonly querySets: number;
+}
