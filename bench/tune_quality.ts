@@ -49,7 +49,7 @@ const set = matmulSet(client);
 const random = (n: number) => Float32Array.from({ length: n }, () => Math.random() * 2 - 1);
 const MODES: { label: string; sampling: SamplingOptions }[] = [
   { label: "adaptive, median", sampling: {} },
-  { label: "adaptive, margin 5%", sampling: { margin: 0.05 } },
+  { label: "adaptive, margin 10%", sampling: { margin: 0.1 } },
   { label: "fixed (warm-up + 10), median", sampling: { adaptive: false } },
 ];
 const totals = MODES.map(() => ({ within: 0, ms: 0, runs: 0 }));

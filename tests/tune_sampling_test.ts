@@ -37,7 +37,7 @@ Deno.test("adaptive sampling stops a steady candidate after minSamples, a noisy 
 
 Deno.test("close candidates keep sampling up to maxSamples, clearly separated ones stop", async () => {
   const a = scripted("a", [10]);
-  const b = scripted("b", [10.3]); // within the 10% margin of a
+  const b = scripted("b", [10.3]); // within the 5% margin of a
   const c = scripted("c", [13]); // stable and clearly slower: stops at minSamples
   await sampleGroup([a.contender, b.contender, c.contender], {
     minSamples: 3,

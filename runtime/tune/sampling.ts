@@ -63,9 +63,7 @@ export interface SamplingOptions {
   /**
    * Candidates within this fraction of each other (on the rounds both ran) keep sampling (up to
    * `maxSamples`) even once stable: samples go where the decision is close. 0 turns it off.
-   * (10% rather than 5%: on the CPU fallback adapter, picks within 5% of the fastest on 19/20 keys
-   * in two runs of `bench/tune_quality.ts`, as fixed sampling, for about 12% more tuning time.)
-   * @default {0.1}
+   * @default {0.05}
    */
   margin?: number;
   /**
@@ -186,7 +184,7 @@ export async function sampleGroup(
     eliminate = 1.5,
     minSurvivors = 2,
     minSamplesToEliminate = 2,
-    margin = 0.1,
+    margin = 0.05,
   } = options;
   if (!(maxSamples >= 1 && minSamples >= 1 && minSamples <= maxSamples)) {
     throw new RangeError(
