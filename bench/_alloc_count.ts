@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { INCREMENT_WGSL, rawSetup } from "./_raw_webgpu.ts";
+import { AXPB_WGSL as AXPB, INCREMENT_WGSL, rawSetup } from "./_raw_webgpu.ts";
 
 const LAUNCHES = 100_000;
 const BATCH = 100;
@@ -23,15 +23,6 @@ const root = new URL(
 const { ComputeClient, CubeCount } = await import(`${root}mod.ts`);
 const { WebGpuServer } = await import(`${root}runtime/server/webgpu/mod.ts`);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-
-const AXPB = `
-struct P { a: f32, b: f32 }
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
-@group(0) @binding(2) var<uniform> p: P;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
-  if (g.x < arrayLength(&y)) { y[g.x] = p.a * x[g.x] + p.b; }
-}`;
 
 async function measure(name: string, launch: (i: number) => void, sync: () => Promise<void>) {
   // Warm: pipelines, bind groups, pools, and the JIT (the first 100k launches of a process allocate
