@@ -181,14 +181,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /** Allocates `byteSize` bytes (uninitialised). The caller disposes the handle. */
-  create(byteSize: number, options: StreamOptions = {}): Handle {
+  create(byteSize: number, options?: StreamOptions): Handle {
     assertNonNegativeInteger(byteSize, "byteSize");
-    checkOptions(options);
+    if (options !== undefined) checkOptions(options);
     // One contiguous dimension of 1-byte elements, in a descriptor the client reuses (servers
     // read descriptors during the call only).
     const descriptors = this.#bytes;
     descriptors[0].shape[0] = byteSize;
-    return this.server.create(descriptors, resolveStreamId(options.stream))[0].handle;
+    return this.server.create(descriptors, resolveStreamId(options?.stream))[0].handle;
   }
 
   /** Allocates a tensor of `shape` elements of `elemSize` bytes; returns handle and strides. */

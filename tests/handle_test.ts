@@ -49,6 +49,34 @@ Deno.test("offsets beyond the size are rejected and the handle stays usable", ()
   handle.dispose();
 });
 
+Deno.test("Handle.fresh is new Handle without offsets, and checks its numbers the same way", () => {
+  const memory = new ManagedMemoryId();
+  using fresh = Handle.fresh(new SliceHandle(memory), 3, 7, 48);
+  using built = new Handle(new SliceHandle(new ManagedMemoryId()), {
+    stream: 3,
+    cursor: 7,
+    size: 48,
+  });
+  for (const field of ["stream", "cursor", "fullSize", "offsetStart", "offsetEnd"] as const) {
+    assert.equal(fresh[field], built[field], field);
+  }
+  assert.equal(fresh.memory.id, memory);
+  // Its reused init object carries nothing over to the next handle.
+  using narrowed = fresh.withOffsetStart(8);
+  using second = Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, 0, 16);
+  assert.deepEqual([second.offsetStart, second.size(), narrowed.size()], [undefined, 16, 40]);
+  for (const [cursor, size] of [[-1, 4], [0, 1.5], [0, Number.NaN]]) {
+    assert.throws(
+      () => Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, cursor, size),
+      RangeError,
+    );
+  }
+  assert.throws(
+    () => Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, 0, "8" as unknown as number),
+    TypeError,
+  );
+});
+
 Deno.test("canMut needs the sole owner on the current stream", async () => {
   const { handle } = newHandle(8, 3);
   assert.equal(handle.canMut(), false, "created on stream 3, current stream is 0");

@@ -86,6 +86,22 @@ Deno.test("a released id never finds the slot or page that now holds another sli
   mm.destroy();
 });
 
+Deno.test("a location is made on first lookup, kept while live, and never outlives its slice", () => {
+  const { mm } = setup();
+  const a = mm.reserve(1000);
+  const at = mm.get(a.id);
+  assert.equal(mm.get(a.id), at, "one location object per reservation");
+  const { page, offset } = at;
+  a.dispose();
+  // The same slot serves the next reservation of another size: a new location, the old one intact.
+  using b = mm.reserve(500);
+  const now = mm.get(b.id);
+  assert.notEqual(now, at);
+  assert.deepEqual(now, { page, offset, size: 500 });
+  assert.deepEqual(at, { page, offset, size: 1000 });
+  mm.destroy();
+});
+
 Deno.test("freed neighbours coalesce into a slice for a larger request", () => {
   const { storage, mm } = setup({ slicedPools: [{ maxSliceSize: PAGE, pageSize: PAGE }] });
   const quarter = PAGE / 4;

@@ -7,18 +7,25 @@
 
 /** Throws unless `value` is a non-negative safe integer; `what` names the argument. */
 export function assertNonNegativeInteger(value: unknown, what: string): asserts value is number {
-  if (typeof value !== "number") {
-    throw new TypeError(`${what} must be a number, got ${describe(value)}`);
-  }
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${what} must be a non-negative safe integer, got ${value}`);
-  }
+  // Kept small so that V8 inlines it into hot paths; the error is built out of line.
+  if (!Number.isSafeInteger(value) || (value as number) < 0) notNonNegativeInteger(value, what);
 }
 
 /** Throws unless `value` is a positive safe integer (a size in bytes or elements). */
 export function assertPositiveInteger(value: unknown, what: string): asserts value is number {
-  assertNonNegativeInteger(value, what);
+  if (!Number.isSafeInteger(value) || (value as number) <= 0) notPositiveInteger(value, what);
+}
+
+function notNonNegativeInteger(value: unknown, what: string): never {
+  if (typeof value !== "number") {
+    throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+  }
+  throw new RangeError(`${what} must be a non-negative safe integer, got ${value}`);
+}
+
+function notPositiveInteger(value: unknown, what: string): never {
   if (value === 0) throw new RangeError(`${what} must be greater than zero, got 0`);
+  notNonNegativeInteger(value, what);
 }
 
 /** Throws unless `value` fits an unsigned 32-bit integer. */
@@ -40,7 +47,11 @@ export function checkShape(shape: readonly number[], elemSize: number): void {
   if (!Array.isArray(shape)) throw new TypeError("shape must be an array of integers");
   for (let i = 0; i < shape.length; i++) {
     const dim = shape[i];
-    if (!Number.isSafeInteger(dim) || dim < 0) assertNonNegativeInteger(dim, `shape[${i}]`);
+    if (!Number.isSafeInteger(dim) || dim < 0) badDimension(dim, i);
   }
   assertPositiveInteger(elemSize, "elemSize");
+}
+
+function badDimension(dim: unknown, axis: number): never {
+  notNonNegativeInteger(dim, `shape[${axis}]`);
 }

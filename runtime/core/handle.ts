@@ -48,7 +48,18 @@ export interface HandleInit {
   offsetEnd?: number;
 }
 
+/** The init of `Handle.fresh`, reused (the constructor reads it during the call only). */
+const FRESH: HandleInit = { stream: 0, cursor: 0, size: 0 };
+
 function checkOffsets(init: HandleInit): void {
+  // The common case (no offsets) stays small enough for V8 to inline into allocation paths.
+  if (init.offsetStart === undefined && init.offsetEnd === undefined) {
+    assertNonNegativeInteger(init.size, "Handle size");
+    assertNonNegativeInteger(init.cursor, "Handle cursor");
+  } else checkNarrowed(init);
+}
+
+function checkNarrowed(init: HandleInit): void {
   assertNonNegativeInteger(init.size, "Handle size");
   assertNonNegativeInteger(init.cursor, "Handle cursor");
   const start = init.offsetStart ?? 0;
@@ -94,7 +105,7 @@ export class Handle implements Placement, Disposable {
   readonly fullSize: number;
   #binding: Binding | undefined;
 
-  /** Wraps a slice handle (taking ownership of it) with its placement. */
+  /** Wraps a slice handle (taking ownership of it) with its placement (`init` is read, not kept). */
   constructor(memory: SliceHandle, init: HandleInit) {
     checkOffsets(init);
     this.memory = memory;
@@ -103,6 +114,24 @@ export class Handle implements Placement, Disposable {
     this.stream = init.stream;
     this.cursor = init.cursor;
     this.fullSize = init.size;
+  }
+
+  /**
+   * The handle of a fresh reservation (no offsets), as `new Handle(memory, { stream, cursor,
+   * size })` without building the init object: a backend's allocation path.
+   *
+   * @example
+   * ```ts
+   * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
+   * using handle = Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, 1, 64);
+   * console.log(handle.size(), handle.cursor); // 64 1
+   * ```
+   */
+  static fresh(memory: SliceHandle, stream: StreamId, cursor: number, size: number): Handle {
+    FRESH.stream = stream;
+    FRESH.cursor = cursor;
+    FRESH.size = size;
+    return new Handle(memory, FRESH);
   }
 
   /** Size in bytes, net of the offsets. */

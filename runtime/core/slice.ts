@@ -34,6 +34,15 @@ function endOfTask(): void {
   registerWaiting();
 }
 
+/** Called once `waiting` is full or no registration is scheduled yet (kept out of line). */
+function scheduleRegistration(): void {
+  if (waiting.length > MAX_WAITING) registerWaiting();
+  if (!scheduled) {
+    scheduled = true;
+    queueMicrotask(endOfTask);
+  }
+}
+
 /** Registers a handle with the safety net unless it was disposed (set by `SliceHandle`). */
 let register: (handle: SliceHandle) => void;
 
@@ -58,12 +67,8 @@ export class SliceHandle implements Disposable {
   /** Takes over the one owner reference a fresh {@linkcode ManagedMemoryId} starts with. */
   constructor(memory: ManagedMemoryId) {
     this.#memory = memory;
-    if (waiting.length >= MAX_WAITING) registerWaiting();
     waiting.push(this);
-    if (!scheduled) {
-      scheduled = true;
-      queueMicrotask(endOfTask);
-    }
+    if (!scheduled || waiting.length > MAX_WAITING) scheduleRegistration();
   }
 
   static {
@@ -107,7 +112,7 @@ export class SliceHandle implements Disposable {
     if (this.#disposed) return;
     this.#disposed = true;
     if (this.#registered) forgotten.unregister(this);
-    else if (waiting.at(-1) === this) waiting.pop();
+    else if (waiting[waiting.length - 1] === this) waiting.pop();
     this.#memory.releaseOwner();
   }
 

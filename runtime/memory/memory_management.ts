@@ -209,13 +209,17 @@ export class MemoryManagement<R> implements Disposable {
     try {
       slice = pool.reserve(size);
     } catch (error) {
-      if (!(error instanceof OutOfMemoryError)) throw error;
-      // Give back every free page of the dynamic pools, then try once more.
-      for (const other of this.#pools) if (other !== this.#persistent) other.cleanup(true);
-      slice = pool.reserve(size);
+      slice = this.#retry(pool, size, error);
     }
     if (this.#clock % this.#deallocPeriod === 0) this.cleanup(false);
     return slice;
+  }
+
+  /** After `OUT_OF_MEMORY`: gives back every free page of the dynamic pools, then tries once more. */
+  #retry(pool: MemoryPool, size: number, error: unknown): SliceHandle {
+    if (!(error instanceof OutOfMemoryError)) throw error;
+    for (const other of this.#pools) if (other !== this.#persistent) other.cleanup(true);
+    return pool.reserve(size);
   }
 
   /** Where live memory sits; `INVALID_HANDLE` if it was released or belongs elsewhere. */
@@ -267,7 +271,8 @@ export class MemoryManagement<R> implements Disposable {
 
   #route(size: number): MemoryPool {
     if (this.#mode === "persistent") return this.#persistent;
-    for (const pool of this.#sliced) if (size <= pool.maxSliceSize) return pool;
+    const sliced = this.#sliced;
+    for (let i = 0; i < sliced.length; i++) if (size <= sliced[i].maxSliceSize) return sliced[i];
     return this.#exclusive;
   }
 

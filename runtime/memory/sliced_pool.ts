@@ -64,7 +64,7 @@ interface Slot {
   next: Slot | undefined;
   /** Bytes asked at reserve; 0 while free. */
   asked: number;
-  /** Where the live slice sits (made at reserve: lookups allocate nothing). */
+  /** Where the live slice sits: made by the first lookup, then kept until the slot is free. */
   location: StorageHandle | undefined;
 }
 
@@ -147,7 +147,9 @@ export class SlicedPool implements MemoryPool {
   /** Reserves `size` (at most `maxSliceSize`) bytes; throws `OUT_OF_MEMORY`. */
   reserve(size: number): SliceHandle {
     const need = alignUp(size, this.#alignment);
-    for (const page of this.#pages) {
+    const pages = this.#pages;
+    for (let p = 0; p < pages.length; p++) {
+      const page = pages[p];
       if (page.freeBytes < need) continue;
       const free = page.free;
       for (let i = 0; i < free.length; i++) {
@@ -163,7 +165,7 @@ export class SlicedPool implements MemoryPool {
     const slot = memory.tag as Partial<Slot> | undefined;
     // Slots are reused once free: the id must still be live, and the slot this pool's.
     if (this.#destroyed || memory.released || slot?.page?.owner !== this) return undefined;
-    return slot.location;
+    return slot.location ??= { page: slot.page.id, offset: slot.offset!, size: slot.asked! };
   }
 
   /** Exact usage figures. */
@@ -225,26 +227,9 @@ export class SlicedPool implements MemoryPool {
   /** Carves `need` bytes from the front of free slot `index` of `page`. */
   #take(page: Page, index: number, need: number, size: number): SliceHandle {
     const free = page.free[index];
-    let slot: Slot;
-    if (free.size === need) {
-      page.free.splice(index, 1);
-      slot = free;
-    } else {
-      // The remainder keeps its place in the sorted free list: it moves up but stays below the
-      // next free slot, which cannot be adjacent to it.
-      slot = this.#spare.pop() ?? newSlot(page);
-      slot.page = page;
-      slot.offset = free.offset;
-      slot.size = need;
-      slot.prev = free.prev;
-      slot.next = free;
-      if (free.prev) free.prev.next = slot;
-      free.prev = slot;
-      free.offset += need;
-      free.size -= need;
-    }
+    const slot = free.size === need ? page.free.splice(index, 1)[0] : this.#split(page, free, need);
     slot.asked = size;
-    slot.location = { page: page.id, offset: slot.offset, size };
+    slot.location = undefined; // made by the first lookup (a slice never looked up costs none)
     page.freeBytes -= need;
     page.live++;
     page.lastUsed = this.#context.clock();
@@ -252,6 +237,24 @@ export class SlicedPool implements MemoryPool {
     this.#bytesPadding += need - size;
     this.#live++;
     return new SliceHandle(new ManagedMemoryId(this.#onRelease, slot));
+  }
+
+  /**
+   * A new slot of `need` bytes at the front of `free`. The remainder keeps its place in the
+   * sorted free list: it moves up but stays below the next free slot, which cannot be adjacent.
+   */
+  #split(page: Page, free: Slot, need: number): Slot {
+    const slot = this.#spare.pop() ?? newSlot(page);
+    slot.page = page;
+    slot.offset = free.offset;
+    slot.size = need;
+    slot.prev = free.prev;
+    slot.next = free;
+    if (free.prev) free.prev.next = slot;
+    free.prev = slot;
+    free.offset += need;
+    free.size -= need;
+    return slot;
   }
 
   /**
@@ -273,26 +276,13 @@ export class SlicedPool implements MemoryPool {
     this.#bytesInUse -= slot.asked;
     this.#bytesPadding -= slot.size - slot.asked;
     slot.asked = 0;
+    slot.location = undefined;
     page.freeBytes += slot.size;
     page.live--;
     page.lastUsed = this.#context.clock();
     const { prev, next } = slot;
-    const prevFree = prev !== undefined && prev.asked === 0;
-    const nextFree = next !== undefined && next.asked === 0;
-    if (prevFree) {
-      // Absorb into the previous free slot (already listed), then absorb the next one too.
-      prev.size += slot.size;
-      prev.next = next;
-      if (next) next.prev = prev;
-      if (nextFree) {
-        prev.size += next.size;
-        prev.next = next.next;
-        if (next.next) next.next.prev = prev;
-        page.free.splice(lowerBound(page.free, next.offset), 1);
-      }
-      this.#recycle(slot);
-      if (nextFree) this.#recycle(next);
-    } else if (nextFree) {
+    if (prev !== undefined && prev.asked === 0) this.#mergeIntoPrevious(page, slot, prev, next);
+    else if (next !== undefined && next.asked === 0) {
       // The next free slot grows downwards; its place in the sorted list does not change.
       next.offset = slot.offset;
       next.size += slot.size;
@@ -302,5 +292,19 @@ export class SlicedPool implements MemoryPool {
     } else {
       page.free.splice(lowerBound(page.free, slot.offset), 0, slot);
     }
+  }
+
+  /** Absorbs a released slot into the free slot before it (already listed), and the next too. */
+  #mergeIntoPrevious(page: Page, slot: Slot, prev: Slot, next: Slot | undefined): void {
+    prev.size += slot.size;
+    prev.next = next;
+    if (next) next.prev = prev;
+    this.#recycle(slot);
+    if (next === undefined || next.asked !== 0) return;
+    prev.size += next.size;
+    prev.next = next.next;
+    if (next.next) next.next.prev = prev;
+    page.free.splice(lowerBound(page.free, next.offset), 1);
+    this.#recycle(next);
   }
 }

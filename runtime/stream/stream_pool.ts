@@ -51,6 +51,13 @@ export class StreamPool<S> {
 
   /** The stream at a pool index (regular or special), created if needed. */
   getIndex(index: number): S {
+    const stream = this.#streams[index];
+    if (stream !== undefined && Number.isInteger(index) && index >= 0) return stream;
+    return this.#createAt(index);
+  }
+
+  /** Checks a pool index and creates its stream if needed (out of line: `getIndex` stays small). */
+  #createAt(index: number): S {
     if (!Number.isInteger(index) || index < 0 || index >= this.#streams.length) {
       throw new RangeError(`Stream index must be in [0, ${this.#streams.length}), got ${index}`);
     }

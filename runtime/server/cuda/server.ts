@@ -511,7 +511,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   #allocate(size: number, stream: StreamId): Handle {
     const slice = this.#memory.reserve(Math.max(1, size), stream);
     const cursor = this.#streams.cursor(stream);
-    return new Handle(slice, { stream, cursor, size });
+    return Handle.fresh(slice, stream, cursor, size);
   }
 
   #resolve(stream: StreamId, bindings: readonly Binding[]) {
