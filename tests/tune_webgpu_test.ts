@@ -127,6 +127,16 @@ Deno.test({
       outputs.forEach((h) => h.dispose());
       results.forEach((got, i) => assert.deepEqual(got, expected, runnable[i].name));
 
+      // Benchmark inputs: fresh data of the caller's shape, not of the anchored key.
+      const bench = await set.options.inputs!(set.key(inputs), inputs);
+      assert.deepEqual(
+        [bench.m, bench.n, bench.k, bench.a.size(), bench.b.size()],
+        [m, n, k, m * k * 4, k * n * 4],
+      );
+      assert.notEqual(bench.a, ha);
+      bench.a.dispose();
+      bench.b.dispose();
+
       const tuner = new Tuner(client, {
         ...quiet,
         checks: true,
@@ -137,6 +147,14 @@ Deno.test({
       using c = await tuner.execute(set, inputs);
       assert.deepEqual(await client.read(c, Float32Array), expected);
     }
+    // Above the largest anchor (4096) a dimension is benchmarked at the anchor.
+    using a = client.create(5000 * 4 * 4);
+    using b = client.create(4 * 4 * 4);
+    const tall = { a, b, m: 5000, n: 4, k: 4 };
+    const capped = await set.options.inputs!(set.key(tall), tall);
+    assert.deepEqual([capped.m, capped.n, capped.k, capped.a.size()], [4096, 4, 4, 4096 * 4 * 4]);
+    capped.a.dispose();
+    capped.b.dispose();
   },
 });
 
@@ -165,6 +183,14 @@ Deno.test({
       assert.deepEqual(got.slice(k, 2 * k), sum.names.map(() => 2 * expected), `dot, n = ${n}`);
       assert.deepEqual(got.slice(2 * k), max.names.map(() => Math.max(...values)), `max, n = ${n}`);
     }
+    // Benchmark inputs have the caller's length (anchored keys round it up) and its dot-ness.
+    using x = client.createWithData(new Float32Array(5000));
+    using y = client.createWithData(new Float32Array(5000));
+    const bench = await sum.options.inputs!(sum.key({ x, y }), { x, y });
+    assert.equal(sum.key({ x, y }).n, 8192);
+    assert.deepEqual([bench.x.size(), bench.y?.size()], [5000 * 4, 5000 * 4]);
+    bench.x.dispose();
+    bench.y?.dispose();
     using empty = client.create(0);
     assert.throws(() => sum.candidates[0].run({ x: empty }), RangeError);
   },

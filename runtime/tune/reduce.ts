@@ -151,8 +151,11 @@ export function reduceSet(
       op,
       dot: y !== undefined,
     }),
-    inputs: (key) => {
-      const random = () => Float32Array.from({ length: key.n }, () => Math.random());
+    inputs: (key, inputs) => {
+      // The length that arrived (capped at the key's), as for matmul: the tail of the last
+      // chunk is part of what is being tuned.
+      const n = Math.min(length(inputs.x, inputs.y, op), key.n);
+      const random = () => Float32Array.from({ length: n }, () => Math.random());
       const x = client.createWithData(random());
       return key.dot ? { x, y: client.createWithData(random()) } : { x };
     },

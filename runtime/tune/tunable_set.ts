@@ -54,7 +54,8 @@ export interface TunableSetOptions<K extends TuneKey, I, O> {
   candidates: readonly Tunable<K, I, O>[];
   /**
    * Inputs to benchmark with, from the key and the caller's inputs (e.g. random data of the
-   * anchored shape). The tuner disposes them with `disposeInputs` when done.
+   * caller's shape: the first inputs of a key decide its winner). The tuner disposes them with
+   * `disposeInputs` when done.
    * @default {the caller's inputs, unchanged}
    */
   inputs?: (key: K, inputs: I) => I | Promise<I>;
