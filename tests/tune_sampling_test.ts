@@ -47,6 +47,24 @@ Deno.test("close candidates keep sampling up to maxSamples, clearly separated on
   assert.deepEqual([a.calls.sample, b.calls.sample, c.calls.sample], [8, 8, 3]);
 });
 
+Deno.test("a candidate that stopped on its first rounds is reopened when medians say otherwise", async () => {
+  // "a" runs slow in the first rounds, "b" fast; "c" stays close to "a", so both keep sampling.
+  // By then "b" (stable, 11% ahead on the rounds it shared with "a") had stopped: judged on its
+  // first three rounds alone it would win. Once "a"'s median is within the margin of "b"'s, "b"
+  // samples again, and the later rounds show it 15% slower.
+  const a = scripted("a", [11, 11, 11, 10]);
+  const b = scripted("b", [9.8, 9.8, 9.8, 11.5]);
+  const c = scripted("c", [11.2, 11.2, 11.2, 10.2]);
+  const { results } = await sampleGroup([a.contender, b.contender, c.contender], {
+    minSamples: 3,
+    maxSamples: 10,
+    eliminate: Infinity,
+    tolerance: 0.5, // every candidate is stable at once: only contests keep them sampling
+  });
+  assert.ok(b.calls.sample > 3, `b sampled ${b.calls.sample} times`);
+  assert.equal(fastestOf(results), "a");
+});
+
 Deno.test("fixed sampling takes exactly maxSamples of every candidate and never eliminates", async () => {
   const fast = scripted("fast", [1]);
   const slow = scripted("slow", [10]);

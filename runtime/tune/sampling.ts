@@ -264,9 +264,13 @@ function reopenContested(states: State[], options: { margin: number; maxSamples:
     if (state.status !== "done" || state.samples.length >= options.maxSamples) continue;
     const contested = live.some((other) => {
       if (other === state || other.samples.length === 0) return false;
-      // How much slower this one is than the other, on the rounds both ran.
-      const ratio = relative(state, other);
-      return Math.abs(ratio - 1) <= options.margin * Math.min(1, ratio);
+      // How much slower this one is than the other: on the rounds both ran, and by medians over
+      // all their rounds. Close by either, or the two disagree on which is faster: contested
+      // (a candidate that stopped early is otherwise judged on its first rounds alone).
+      const paired = relative(state, other);
+      const medians = median(state.samples) / median(other.samples);
+      const close = (ratio: number) => Math.abs(ratio - 1) <= options.margin * Math.min(1, ratio);
+      return close(paired) || close(medians) || (paired < 1) !== (medians < 1);
     });
     if (contested) state.status = "running";
   }
