@@ -105,6 +105,13 @@ for (const [m, n, k] of SHAPES) {
     const ms = performance.now() - started;
     const ratio = exhaustive.get(outcome.fastest)! / best;
     totals[i].within += ratio <= 1.05 ? 1 : 0;
+    if (ratio > 1.05) {
+      // A miss: what the tuner measured, for the record (stderr).
+      console.error(`  miss (${mode.label}):`);
+      for (const r of outcome.results.filter((r) => r.status !== "skipped")) {
+        console.error(`    ${r.name} ${r.status} ${r.medianMs?.toFixed(3)} ms x${r.samples}`);
+      }
+    }
     totals[i].ms += ms;
     totals[i].runs += tuner.stats.runs;
     cells.push(`${outcome.fastest} x${ratio.toFixed(2)}, ${(ms / 1000).toFixed(2)} s`);
