@@ -155,10 +155,6 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   readonly #ownsServer: boolean;
   readonly #gates = new StreamGates();
   readonly #scratch = new LaunchRecord<K>();
-  /** The descriptor of `create(byteSize)`, reused (its one dimension is set per call). */
-  readonly #bytes: [{ kind: "contiguous"; shape: [number]; elemSize: 1 }] = [
-    { kind: "contiguous", shape: [0], elemSize: 1 },
-  ];
   #timeline: CpuTimelineSignal | undefined;
   #marked = 0n;
   #destroyed = false;
@@ -184,11 +180,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   create(byteSize: number, options?: StreamOptions): Handle {
     assertNonNegativeInteger(byteSize, "byteSize");
     if (options !== undefined) checkOptions(options);
-    // One contiguous dimension of 1-byte elements, in a descriptor the client reuses (servers
-    // read descriptors during the call only).
-    const descriptors = this.#bytes;
-    descriptors[0].shape[0] = byteSize;
-    return this.server.create(descriptors, resolveStreamId(options?.stream))[0].handle;
+    return this.server.empty(byteSize, resolveStreamId(options?.stream));
   }
 
   /** Allocates a tensor of `shape` elements of `elemSize` bytes; returns handle and strides. */

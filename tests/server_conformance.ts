@@ -80,6 +80,30 @@ export async function serverConformance<K extends KernelMetadata>(
       assert.equal(server.memoryUsage(0).numberAllocs, before.numberAllocs);
     });
 
+    await step(
+      "empty reserves bytes like create, on its stream; bad sizes are typed errors",
+      async () => {
+        const before = server.memoryUsage(2).numberAllocs;
+        using bytes = server.empty(12, 2);
+        using none = server.empty(0, 2);
+        assert.deepEqual([bytes.size(), bytes.stream, none.size()], [12, 2, 0]);
+        assert.equal(server.memoryUsage(2).numberAllocs, before + 2);
+        server.write([{ descriptor: bytes.copyDescriptor([3], [1], 4), data: u32([4, 5, 6]) }], 2);
+        const [back] = await server.read([bytes.copyDescriptor([3], [1], 4)], 2);
+        assert.deepEqual(asU32(back), [4, 5, 6]);
+        for (const bad of [-1, 1.5, Number.NaN]) {
+          assert.throws(() => server.empty(bad, 2), RangeError);
+        }
+        assert.throws(() => server.empty("8" as unknown as number, 2), TypeError);
+        assert.throws(() => server.empty(8, -1), RangeError);
+        assert.equal(
+          server.memoryUsage(2).numberAllocs,
+          before + 2,
+          "nothing reserved on bad input",
+        );
+      },
+    );
+
     await step("createWithData, write and read of many in one call", async () => {
       using odd = server.createWithData(new Uint8Array([1, 2, 3, 4, 5, 6, 7]), 0);
       using words = server.createWithData(u32([10, 20, 30, 40]), 0);
@@ -393,6 +417,7 @@ export async function serverConformance<K extends KernelMetadata>(
         () => doomed.create([AllocationDescriptor.contiguous([1], 4)], 0),
         (e) => code(e) === "DESTROYED",
       );
+      assert.throws(() => doomed.empty(4, 0), (e) => code(e) === "DESTROYED");
       assert.throws(() => doomed.flush(0), (e) => code(e) === "DESTROYED");
       await assert.rejects(
         doomed.read([a.copyDescriptor([1], [1], 4)], 0),

@@ -263,6 +263,12 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * during the call only (callers may reuse them).
    */
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[];
+  /**
+   * Reserves `byteSize` uninitialised bytes (as `create` with one contiguous descriptor of 1-byte
+   * elements, without the allocation records: `client.create`'s path). `TypeError` / `RangeError`
+   * for a size that is not a non-negative safe integer.
+   */
+  empty(byteSize: number, stream: StreamId): Handle;
   /** Host buffers to stage uploads in; `UNSUPPORTED` where the backend has no pinned memory. */
   staging(sizes: readonly number[], stream: StreamId): Uint8Array[];
   /** Allocates a contiguous buffer of `data.byteLength` bytes and writes `data` into it. */

@@ -37,6 +37,7 @@ import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../cor
 import { Binding, Handle } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
+import { assertNonNegativeInteger } from "../../core/_validate.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { MultiStream } from "../../stream/event.ts";
 import type { Trace } from "../../core/trace.ts";
@@ -246,6 +247,12 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       throw error;
     }
     return allocations;
+  }
+
+  empty(byteSize: number, stream: StreamId): Handle {
+    this.#assertUsable(stream);
+    assertNonNegativeInteger(byteSize, "byteSize");
+    return this.#allocate(byteSize, stream);
   }
 
   /**

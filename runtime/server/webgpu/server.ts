@@ -37,7 +37,7 @@ import { MemoryManagement } from "../../memory/memory_management.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { SchedulerMultiStream } from "../../stream/scheduler.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
-import { checkShape } from "../../core/_validate.ts";
+import { assertNonNegativeInteger, checkShape } from "../../core/_validate.ts";
 import {
   BufferTooBigError,
   type ComputeError,
@@ -212,6 +212,14 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       : this.#createAll(descriptors, stream);
     this.#sampleMemory();
     return allocations;
+  }
+
+  empty(byteSize: number, stream: StreamId): Handle {
+    this.#assertUsable(stream);
+    assertNonNegativeInteger(byteSize, "byteSize");
+    const handle = this.#allocate(byteSize, stream);
+    this.#sampleMemory();
+    return handle;
   }
 
   #createAll(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
