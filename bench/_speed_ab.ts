@@ -1,6 +1,7 @@
 /**
  * Interleaved A/B of the dispatch hot path (issue #11), raw `navigator.gpu` against the client,
- * variants alternating round by round in one process (the machine is shared: medians AND minima).
+ * variants alternating round by round in one process, in a new random order each round (the machine
+ * is shared: medians AND minima).
  *
  * - `tiny`: 256 one-workgroup dispatches + one wait. Also the host cost alone: the client's 256
  *   `execute` + `flush` against raw encoding (encoder, pass, 256 dispatches, finish, submit).
@@ -167,9 +168,16 @@ const only = Deno.env.get("ONLY");
 if (only !== undefined) {
   variants.splice(0, variants.length, ...variants.filter(([name]) => name.includes(only)));
 }
-const times = new Map<string, number[]>();
+const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+const order = [...variants];
 for (let r = 0; r < rounds + 3; r++) {
-  for (const [name, fn] of variants) {
+  // A new order every round: a variant that leaves the device or the event loop busy (256 lone
+  // submits, a cold compile) slows whichever runs next; shuffled, that lands on all of them alike.
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  for (const [name, fn] of order) {
     const t = performance.now();
     await fn();
     if (r >= 3) (times.get(name) ?? times.set(name, []).get(name)!).push(performance.now() - t);
