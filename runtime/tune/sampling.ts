@@ -61,8 +61,9 @@ export interface SamplingOptions {
    */
   eliminate?: number;
   /**
-   * Candidates within this fraction of each other (on the rounds both ran) keep sampling (up to
-   * `maxSamples`) even once stable: samples go where the decision is close. 0 turns it off.
+   * Candidates within this fraction of each other keep sampling (up to `maxSamples`) even once
+   * stable: samples go where the decision is close. Close on the rounds both ran or by medians
+   * over all their rounds, or ranked differently by the two, counts. 0 turns it off.
    * @default {0.05}
    */
   margin?: number;
