@@ -21,6 +21,7 @@
 export * from "./runtime/core/errors.ts";
 export * from "./runtime/core/format_bytes.ts";
 export * from "./runtime/core/handle.ts";
+export * from "./runtime/core/dtype.ts";
 export * from "./runtime/core/allocation.ts";
 export * from "./runtime/core/bindings.ts";
 export * from "./runtime/core/cube_count.ts";

@@ -46,18 +46,31 @@ export {
   createClient,
   type CreateClientOptions,
   type CreateCudaClientOptions,
-} from "./runtime/create_client.ts";
-export {
-  ComputeClient,
-  type ComputeClientOptions,
-  type CreateOptions,
-  type ExecuteOptions,
-  type Profiled,
-  type StreamOptions,
-  type TypedArray,
-  type TypedArrayConstructor,
-  type WriteOptions,
-} from "./runtime/client.ts";
+  type CudaClient,
+  type WebGpuClient,
+} from "./runtime/client/create_client.ts";
+export { type ArraysOf, ComputeClient } from "./runtime/client/client.ts";
+export type {
+  ArangeOptions,
+  ComputeClientOptions,
+  CreateOptions,
+  ExecuteOptions,
+  FullOptions,
+  Profiled,
+  StreamOptions,
+  TensorOptions,
+  WaitForOptions,
+  WriteOptions,
+} from "./runtime/client/options.ts";
+export type {
+  ArrayOf,
+  DType,
+  DTypeArrays,
+  DTypeOf,
+  HandleType,
+  TypedArray,
+  TypedArrayConstructor,
+} from "./runtime/core/dtype.ts";
 export type { WgslKernel } from "./runtime/server/webgpu/kernel.ts";
 export type { CudaKernel } from "./runtime/server/cuda/kernel.ts";
 export type { KernelParams, ParamValue } from "./runtime/core/kernel.ts";

@@ -74,7 +74,7 @@ await measure("raw encoding (baseline)", (i) => {
 const client = new ComputeClient(await WebGpuServer.create());
 const one = CubeCount.new1d(1);
 const inc = { id: "inc", source: INCREMENT_WGSL };
-const h = client.create(256);
+const h = client.createBytes(256);
 await measure(
   "client tiny",
   () => client.execute(inc, { count: one, buffers: [h] }),
@@ -87,8 +87,8 @@ await measure(
   () => client.execute(inc, reused),
   () => client.sync(),
 );
-const x = client.create(256);
-const y = client.create(256);
+const x = client.createBytes(256);
+const y = client.createBytes(256);
 const axpb = { id: "axpb", source: AXPB };
 const params = { a: 1.5, b: 2 };
 const buffers = [[x, y], [y, x]];
@@ -99,6 +99,6 @@ await measure(
 );
 await measure(
   "client pool create+dispose",
-  () => client.create(65536).dispose(),
+  () => client.createBytes(65536).dispose(),
   () => client.sync(),
 );

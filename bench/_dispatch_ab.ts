@@ -25,7 +25,7 @@ const count = CubeCount.new1d(1);
 const clients = await Promise.all(
   [32, 256].map(async (maxTasks) => new ComputeClient(await WebGpuServer.create({ maxTasks }))),
 );
-const handles = clients.map((c) => c.create(256));
+const handles = clients.map((c) => c.empty(64, "u32"));
 let fresh = 0;
 const variants: [string, () => Promise<void>][] = [
   ["raw one encoder", () => rawOneEncoder(raw, 256)],
@@ -40,7 +40,7 @@ const variants: [string, () => Promise<void>][] = [
   ["client new bindings", async () => {
     const c = clients[0];
     const size = 256 + 4 * (fresh++ % 1024);
-    const owned = Array.from({ length: 256 }, () => c.create(size));
+    const owned = Array.from({ length: 256 }, () => c.empty(size / 4, "u32"));
     for (const handle of owned) c.execute(k, { count, buffers: [handle] });
     await c.sync();
     for (const handle of owned) handle.dispose();

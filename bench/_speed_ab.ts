@@ -90,7 +90,7 @@ for (const [r, root] of roots.entries()) {
   const server = await WebGpuServer.create();
   const client = new ComputeClient(server);
   const submits = submitTimer(server.device);
-  const h = client.create(256);
+  const h = client.createBytes(256);
   for (const maxTasks of r === 0 ? MAX_TASKS : []) {
     const other = new ComputeClient(await WebGpuServer.create({ maxTasks }));
     const handle = other.create(256);
@@ -118,7 +118,7 @@ for (const [r, root] of roots.entries()) {
     await client.sync();
   }]);
   const x = client.createWithData(new Float32Array(N).fill(1));
-  const y = client.create(N * 4);
+  const y = client.createBytes(N * 4);
   variants.push([`params client${tag}`, async () => {
     for (let i = 0; i < 200; i++) {
       const [src, dst] = i % 2 === 0 ? [x, y] : [y, x];
@@ -152,7 +152,7 @@ for (const [r, root] of roots.entries()) {
   host.set(`cold chain submits${tag}`, chainSubmits);
   variants.push([`warm burst${tag}`, () => cold(inc, false)]);
   variants.push([`pool cycle x1000${tag}`, () => {
-    for (let i = 0; i < 1000; i++) client.create(65536).dispose();
+    for (let i = 0; i < 1000; i++) client.createBytes(65536).dispose();
     return Promise.resolve();
   }]);
   host.set(`cold submits${tag}`, coldSubmits);

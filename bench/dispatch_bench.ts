@@ -27,7 +27,7 @@ if (raw !== undefined) {
   const client = new ComputeClient(await WebGpuServer.create());
   const rawParams = rawParamsSetup(device, N);
   const x = client.createWithData(new Float32Array(N).fill(1));
-  const y = client.create(N * 4);
+  const y = client.createBytes(N * 4);
   const axpb = { id: "axpb", source: AXPB_WGSL };
   const params = { a: 1.0001, b: 0.5 };
 
@@ -49,7 +49,7 @@ if (raw !== undefined) {
   });
 
   const one = CubeCount.new1d(1);
-  const data = client.create(256);
+  const data = client.createBytes(256);
   const warm = { id: "warm", source: INCREMENT_WGSL };
   let fresh = 0;
   const burst = async (kernel: { id: string; source: string }) => {
@@ -82,7 +82,7 @@ if (raw !== undefined) {
     name: "client: 1000 create + dispose (64 KiB)",
     group: "pool",
     fn() {
-      for (let i = 0; i < 1000; i++) client.create(65536).dispose();
+      for (let i = 0; i < 1000; i++) client.createBytes(65536).dispose();
     },
   });
 } else {

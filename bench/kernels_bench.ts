@@ -18,8 +18,8 @@ const adapter = await navigator.gpu?.requestAdapter();
 if (adapter) {
   const client = await createClient({ adapter });
   const input = client.createWithData(Float32Array.from({ length: N }, (_, i) => i % 3));
-  const partial = client.create(GROUPS * 4);
-  const out = client.create(4);
+  const partial = client.createBytes(GROUPS * 4);
+  const out = client.createBytes(4);
   const sums = (workgroup: number) => {
     const first = reduceKernel("sum", false, workgroup);
     const perGroup = Math.ceil(N / GROUPS / workgroup) * workgroup;

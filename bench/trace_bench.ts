@@ -25,7 +25,7 @@ const ignore = adapter === null || adapter === undefined; // no adapter: nothing
 
 if (!ignore) {
   const client = new ComputeClient(await WebGpuServer.create({ adapter: adapter! }));
-  const data = client.create(64 * 4); // lives as long as the benchmarks
+  const data = client.createBytes(64 * 4); // lives as long as the benchmarks
   const launch = () => {
     for (let i = 0; i < DISPATCHES; i++) client.execute(increment, { count, buffers: [data] });
   };

@@ -32,8 +32,8 @@ async function client(options: { strategy?: "interleave" | "sequential" } = {}) 
 
 if (!ignore) {
   const gpu = await client();
-  const data = gpu.create(ELEMENTS * 4); // lives as long as the benchmarks
-  const handles: Handle[] = Array.from({ length: 16 }, () => gpu.create(ELEMENTS * 4));
+  const data = gpu.empty(ELEMENTS, "u32"); // lives as long as the benchmarks
+  const handles: Handle[] = Array.from({ length: 16 }, () => gpu.empty(ELEMENTS, "u32"));
 
   Deno.bench({
     name: `raw: ${DISPATCHES} dispatches, one encoder`,
@@ -63,7 +63,7 @@ if (!ignore) {
     group: "dispatch",
     async fn() {
       const size = ELEMENTS * 4 + 4 * (fresh++ % 1024);
-      const owned = Array.from({ length: DISPATCHES }, () => gpu.create(size));
+      const owned = Array.from({ length: DISPATCHES }, () => gpu.empty(size / 4, "u32"));
       for (const handle of owned) gpu.execute(increment, { count, buffers: [handle] });
       await gpu.sync();
       for (const handle of owned) handle.dispose();
@@ -87,7 +87,7 @@ if (!ignore) {
       const server = await client({ strategy });
       const buffers = Array.from(
         { length: streams },
-        (_, s) => server.create(ELEMENTS * 4, { stream: s }),
+        (_, s) => server.empty(ELEMENTS, "u32", { stream: s }),
       );
       Deno.bench({
         name: `${strategy}: ${DISPATCHES} dispatches over ${streams} streams`,

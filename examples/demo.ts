@@ -55,15 +55,15 @@ async function step(
   steps.push({ name, stream, duration });
 }
 
-const vec = (stream: number) => client.create(N * 4, { stream });
+const vec = (stream: number) => client.createBytes(N * 4, { stream });
 const halve = elementwise({ inputs: ["v"], params: { k: "f32" }, expression: "v * k" });
 
 // Streams 1..3: producers.
 const x = vec(1);
 const y = vec(2);
 const y2 = vec(2);
-const a = client.create(M * K * 4, { stream: 3 });
-const b = client.create(K * P * 4, { stream: 3 });
+const a = client.createBytes(M * K * 4, { stream: 3 });
+const b = client.createBytes(K * P * 4, { stream: 3 });
 await step("fill x = 0.5 i", 1, () =>
   client.execute(fillLinear, {
     stream: 1,

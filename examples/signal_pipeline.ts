@@ -30,7 +30,7 @@ producer.postMessage({
   frames,
 });
 try {
-  using input = client.create(n * 4);
+  using input = client.createBytes(n * 4);
   using acc = client.createWithData(new Float32Array(n));
   for (let k = 1; k <= frames; k++) {
     client.waitFor(produced, k); // the calls below run once the Worker produced frame k

@@ -23,7 +23,7 @@ const n = 10_000;
 const data = Float32Array.from({ length: n }, (_, i) => Math.sin(i) * 5);
 using client = await createClient();
 using x = client.createWithData(data);
-using e = client.create(n * 4);
+using e = client.createBytes(n * 4);
 using top = reduce(client, x, { op: "max" });
 client.execute(exp, { threads: n, buffers: [x, top, e] });
 using total = reduce(client, e);

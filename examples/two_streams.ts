@@ -6,8 +6,8 @@ const add = elementwise({ inputs: ["a", "b"], expression: "a + b" });
 
 const n = 100_000;
 using client = await createClient();
-using a = client.create(n * 4, { stream: 1 });
-using b = client.create(n * 4, { stream: 2 });
+using a = client.createBytes(n * 4, { stream: 1 });
+using b = client.createBytes(n * 4, { stream: 2 });
 fill.run(client, {}, { out: a, params: { k: 2 }, stream: 1 });
 fill.run(client, {}, { out: b, params: { k: -1 }, stream: 2 });
 using c = add.run(client, { a, b }, { stream: 3 }); // waits for streams 1 and 2 by itself

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ComputeClient } from "../mod.ts";
+import { ComputeClient, type ComputeError } from "../mod.ts";
 import { CpuTimelineSignal, type TimelineSignal } from "../sync/mod.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
 
@@ -22,7 +22,7 @@ Deno.test("client.signal without a native mark: values rise and are reached afte
 
 Deno.test("waitFor orders later calls on other streams that touch held memory", async () => {
   using client = newClient(5);
-  using handle = client.create(4, { stream: 0 });
+  using handle = client.createBytes(4, { stream: 0 });
   const produced = new CpuTimelineSignal();
   client.waitFor(produced, 1, { stream: 1 });
   client.write(handle, new Uint32Array([1]), { stream: 1 }); // held
@@ -45,9 +45,12 @@ Deno.test("a failed wait of a held stream is reported by the stream's next call"
     waitSync() {},
     isReached: () => false,
   };
-  using handle = client.create(4, { stream: 1 });
+  using handle = client.createBytes(4, { stream: 1 });
   client.waitFor(broken, 1, { stream: 1 });
-  await assert.rejects(client.read(handle, Uint8Array, { stream: 1 }), (e) => e === failure);
+  await assert.rejects(
+    client.read(handle, Uint8Array, { stream: 1 }),
+    (e: ComputeError) => e.code === "ABORTED" && e.cause === failure,
+  );
   // Reported once: the stream works again afterwards.
   client.write(handle, new Uint32Array([4]), { stream: 1 });
   assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [4]);

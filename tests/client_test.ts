@@ -28,7 +28,7 @@ function newClient(seed = 7): ComputeClient<SimKernel> {
 Deno.test("typed arrays go in and come out, across streams, with no manual sync", async () => {
   using client = newClient();
   using src = client.createWithData(new Float32Array([1, 2, 3, 4]), { stream: 1 });
-  using dst = client.create(16, { stream: 2 });
+  using dst = client.createBytes(16, { stream: 2 });
   client.execute(affine, {
     stream: 2,
     count: CubeCount.newSingle(),
@@ -36,17 +36,21 @@ Deno.test("typed arrays go in and come out, across streams, with no manual sync"
     scalars: { f32: [2, 0.5] },
   });
   assert.deepEqual([...await client.read(dst, Float32Array, { stream: 3 })], [2.5, 4.5, 6.5, 8.5]);
-  const [a, b] = await client.readMany([src, dst], Int32Array);
-  assert.equal(a.length, 4);
+  const [a, b] = await client.readMany([src, dst]);
+  assert.ok(a instanceof Float32Array, "an f32 handle reads as its own type");
+  assert.ok(b instanceof Uint8Array, "an untyped handle reads as bytes");
   assert.equal(new Float32Array(b.buffer, b.byteOffset, 4)[3], 8.5);
+  await assert.rejects(() => client.readMany([src, dst], Int32Array), TypeError);
   using odd = client.createWithData(new Uint8Array(6));
-  await assert.rejects(() => client.read(odd, Float32Array), RangeError);
+  await assert.rejects(() => client.read(odd, Float32Array), TypeError);
+  using raw = client.createWithData(new ArrayBuffer(6));
+  await assert.rejects(() => client.read(raw, Float32Array), RangeError);
   await client.sync(); // the simulated device releases cross-stream pins asynchronously
 });
 
 Deno.test("write keeps stream order and withStream picks the current stream", async () => {
   using client = newClient(11);
-  using handle = client.create(8);
+  using handle = client.createBytes(8);
   await client.withStream(3, async () => {
     assert.equal(currentStreamId(), 3);
     client.write(handle, new Uint32Array([7, 9]));
@@ -93,11 +97,11 @@ Deno.test("memory usage, cleanup, disposed handles and destroy", async () => {
   client.memoryCleanup();
   assert.equal(client.memoryUsage().bytesReserved, 0);
   await assert.rejects(() => client.read(handle), InvalidHandleError);
-  assert.throws(() => client.create(-1), RangeError);
+  assert.throws(() => client.createBytes(-1), RangeError);
   client.destroy();
   client.destroy();
   assert.equal(client.destroyed, true);
-  assert.throws(() => client.create(4), (error: RuntimeError) => error.code === "DESTROYED");
+  assert.throws(() => client.createBytes(4), (error: RuntimeError) => error.code === "DESTROYED");
 });
 
 Deno.test("launches reach the server whole and keep nothing after the call, held or not", async () => {
@@ -117,7 +121,7 @@ Deno.test("launches reach the server whole and keep nothing after the call, held
   };
   using client = new ComputeClient(server);
   using src = client.createWithData(new Float32Array([1, 2]));
-  using dst = client.create(8);
+  using dst = client.createBytes(8);
   client.execute(affine, {
     count: CubeCount.newSingle(),
     buffers: [src, dst],

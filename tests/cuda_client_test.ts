@@ -26,8 +26,8 @@ async function program<K extends KernelMetadata>(client: ComputeClient<K>, k: Ke
     stream: 1,
   });
   using y = client.createWithData(new Float32Array(n).fill(1), { stream: 2 });
-  using out = client.create(n * 4, { stream: 3 });
-  using counts = client.create(n * 4, { stream: 2 });
+  using out = client.createBytes(n * 4, { stream: 3 });
+  using counts = client.createBytes(n * 4, { stream: 2 });
   client.execute(k.fill, {
     stream: 2,
     count: cubes,
@@ -87,7 +87,7 @@ Deno.test("createClient refuses an unknown backend", async () => {
 
 Deno.test("client.profile times CUDA work with the device's timing events", async () => {
   using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
-  using v = client.create(4 * 256);
+  using v = client.createBytes(4 * 256);
   const { duration } = await client.profile(() =>
     client.execute(CUDA_KERNELS.slowF32, {
       count: CubeCount.new1d(1),

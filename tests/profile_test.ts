@@ -27,8 +27,8 @@ const HEAVY = 10 * LIGHT;
 
 async function spinClient() {
   const client = await createClient({ adapter: adapter! });
-  const light = client.create(LIGHT * 64 * 4, { stream: 1 });
-  const heavy = client.create(HEAVY * 64 * 4, { stream: 2 });
+  const light = client.createBytes(LIGHT * 64 * 4, { stream: 1 });
+  const heavy = client.createBytes(HEAVY * 64 * 4, { stream: 2 });
   const run = (stream: 1 | 2) =>
     client.execute(spin, {
       stream,
@@ -159,7 +159,7 @@ Deno.test({
   async fn() {
     using setup = await spinClient();
     const { client, server } = setup;
-    using data = client.create(256, { stream: 3 });
+    using data = client.createBytes(256, { stream: 3 });
     let open = server.startProfile(3);
     const ends: Promise<ProfileDuration>[] = [];
     for (let i = 0; i < 130; i++) { // more passes than one set holds; a window always open

@@ -38,8 +38,8 @@ async function recordWorkload() {
   assert.equal(recorder.recording, true);
   assert.throws(() => client.trace(), { code: "TRACE_ACTIVE" });
   using x = client.createWithData(new Uint32Array(N).fill(1), { stream: 1 });
-  using y = client.create(N * 4, { stream: 2 });
-  using z = client.create(N * 4, { stream: 3 });
+  using y = client.empty(N, "u32", { stream: 2 });
+  using z = client.empty(N, "u32", { stream: 3 });
   const launched: [string, number][] = [];
   const run = (k: WgslKernel, stream: number, buffers: typeof x[]) => {
     client.execute(k, { stream, count: one, buffers });
@@ -175,7 +175,7 @@ Deno.test({
     };
     try {
       using client = await createClient({ adapter: adapter! });
-      using data = client.create(N * 4);
+      using data = client.createBytes(N * 4);
       const dispatch = (times: number) => {
         for (let i = 0; i < times; i++) client.execute(inc, { count: one, buffers: [data] });
       };
@@ -205,7 +205,7 @@ Deno.test({
   async fn() {
     const device = await adapter!.requestDevice(); // no optional features
     using client = await createClient({ device });
-    using data = client.create(N * 4, { stream: 1 });
+    using data = client.createBytes(N * 4, { stream: 1 });
     const recorder = client.trace();
     client.execute(inc, { stream: 1, count: one, buffers: [data] });
     client.execute(inc, { stream: 2, count: one, buffers: [data] });
@@ -238,8 +238,8 @@ Deno.test({
 }`,
     };
     using src = client.createWithData(new Uint32Array(N).fill(7), { stream: 1 });
-    using a = client.create(N * 4, { stream: 2 });
-    using b = client.create(N * 4, { stream: 3 });
+    using a = client.createBytes(N * 4, { stream: 2 });
+    using b = client.createBytes(N * 4, { stream: 3 });
     await client.sync();
     const recorder = client.trace();
     client.execute(inc, { stream: 1, count: one, buffers: [src] }); // writes src on 1

@@ -30,7 +30,7 @@ Deno.test({
   async fn() {
     using client = await createClient({ adapter: adapter! });
     const launch = (reps: number) => (input: Handle) => {
-      const out = client.create(N * 4);
+      const out = client.createBytes(N * 4);
       client.execute(repeat, {
         count: CubeCount.new1d(N / 64),
         buffers: [out],
@@ -46,7 +46,7 @@ Deno.test({
         { name: "light", run: launch(200) },
       ],
     });
-    using input = client.create(4);
+    using input = client.createBytes(4);
     const tuner = new Tuner(client, quiet);
     const outcome = await tuner.tune(set, input);
     assert.equal(outcome.fastest, "light");
@@ -65,7 +65,7 @@ Deno.test({
       source,
     });
     const run = (kernel: WgslKernel, factor: number) => (x: Handle) => {
-      const out = client.create(N * 4);
+      const out = client.createBytes(N * 4);
       client.execute(kernel, {
         count: CubeCount.new1d(N / 64),
         buffers: [x, out],
@@ -148,8 +148,8 @@ Deno.test({
       assert.deepEqual(await client.read(c, Float32Array), expected);
     }
     // Above the largest anchor (4096) a dimension is benchmarked at the anchor.
-    using a = client.create(5000 * 4 * 4);
-    using b = client.create(4 * 4 * 4);
+    using a = client.createBytes(5000 * 4 * 4);
+    using b = client.createBytes(4 * 4 * 4);
     const tall = { a, b, m: 5000, n: 4, k: 4 };
     const capped = await set.options.inputs!(set.key(tall), tall);
     assert.deepEqual([capped.m, capped.n, capped.k, capped.a.size()], [4096, 4, 4, 4096 * 4 * 4]);
@@ -191,7 +191,7 @@ Deno.test({
     assert.deepEqual([bench.x.size(), bench.y?.size()], [5000 * 4, 5000 * 4]);
     bench.x.dispose();
     bench.y?.dispose();
-    using empty = client.create(0);
+    using empty = client.createBytes(0);
     assert.throws(() => sum.candidates[0].run({ x: empty }), RangeError);
   },
 });

@@ -108,12 +108,12 @@ const CASES: Case[] = [
     RangeError,
   ],
   [
-    "count over the device limit",
+    "2-D count over the device limit (only [G, 1, 1] folds)",
     (env) =>
       bad(env, {
-        count: CubeCount.new1d(env.server.device.limits.maxComputeWorkgroupsPerDimension + 1),
+        count: CubeCount.new2d(env.server.device.limits.maxComputeWorkgroupsPerDimension + 1, 2),
       }),
-    RangeError,
+    "KERNEL_ARGUMENT",
   ],
   ["CubeCount.new1d(-1)", () => CubeCount.new1d(-1), RangeError],
   // Buffers.
@@ -216,23 +216,23 @@ const CASES: Case[] = [
       }]),
     }, 0), "UNSUPPORTED"],
   // Memory and copies.
-  ["create -1 bytes", (env) => env.client.create(-1), RangeError],
-  ["create 1.5 bytes", (env) => env.client.create(1.5), RangeError],
-  ["create '4' bytes", (env) => env.client.create(any("4")), TypeError],
+  ["create -1 bytes", (env) => env.client.createBytes(-1), RangeError],
+  ["create 1.5 bytes", (env) => env.client.createBytes(1.5), RangeError],
+  ["create '4' bytes", (env) => env.client.createBytes(any("4")), TypeError],
   [
     "create over the device limit",
-    (env) => env.client.create(env.server.properties.maxAllocationSize + 4),
+    (env) => env.client.createBytes(env.server.properties.maxAllocationSize + 4),
     "BUFFER_TOO_BIG",
   ],
-  ["createTensor negative dim", (env) => env.client.createTensor([2, -1], 4), RangeError],
-  ["createTensor elemSize 0", (env) => env.client.createTensor([2], 0), RangeError],
+  ["createTensor negative dim", (env) => env.client.createTensor([2, -1], "f32"), RangeError],
+  ["createTensor dtype 0", (env) => env.client.createTensor([2], any(0)), TypeError],
   [
     "createTensor kind bogus",
-    (env) => env.client.createTensor([2], 4, any({ kind: "bogus" })),
+    (env) => env.client.createTensor([2], "f32", any({ kind: "bogus" })),
     RangeError,
   ],
   ["createWithData string", (env) => env.client.createWithData(any("abc")), TypeError],
-  ["create with options null", (env) => env.client.create(4, any(null)), TypeError],
+  ["create with options null", (env) => env.client.createBytes(4, any(null)), TypeError],
   ["write past the end", (env) => env.client.write(env.data, new Uint32Array(65)), RangeError],
   [
     "write offset -4",
@@ -240,8 +240,8 @@ const CASES: Case[] = [
     RangeError,
   ],
   [
-    "write offset 2",
-    (env) => env.client.write(env.data, new Uint32Array(1), { offset: 2 }),
+    "write offset 64 elements (one past the end)",
+    (env) => env.client.write(env.data, new Uint32Array(1), { offset: 64 }),
     RangeError,
   ],
   [
@@ -252,12 +252,17 @@ const CASES: Case[] = [
   ["write to null", (env) => env.client.write(any(null), new Uint32Array(1)), TypeError],
   ["read a disposed handle", (env) => env.client.read(disposed(env)), "INVALID_HANDLE"],
   ["read null", (env) => env.client.read(any(null)), TypeError],
-  ["read 12 bytes as Float64Array", (env) => env.client.read(env.odd, Float64Array), RangeError],
+  ["read a u32 handle as Float64Array", (env) => env.client.read(env.odd, Float64Array), TypeError],
+  [
+    "read 12 untyped bytes as Float64Array",
+    (env) => env.client.read(env.odd.as("bytes"), Float64Array),
+    RangeError,
+  ],
   ["read as a string type", (env) => env.client.read(env.data, any("Float32Array")), TypeError],
   ["readMany of a string", (env) => env.client.readMany(any("x")), TypeError],
   ["stream -1", (env) => env.client.flush({ stream: -1 }), RangeError],
   ["stream 1.5", (env) => env.client.sync({ stream: 1.5 }), RangeError],
-  ["stream '0'", (env) => env.client.read(env.data, undefined, { stream: any("0") }), TypeError],
+  ["stream '0'", (env) => env.client.read(env.data, { stream: any("0") }), TypeError],
   ["withStream -1", (env) => env.client.withStream(-1, () => 0), RangeError],
   // Server calls (the backend-author API).
   [

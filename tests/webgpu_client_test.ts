@@ -11,9 +11,9 @@ Deno.test({
   async fn() {
     using client = await createClient({ adapter: adapter! });
     const n = 300; // not a multiple of the workgroup size
-    using x = client.create(n * 4, { stream: 1 });
+    using x = client.createBytes(n * 4, { stream: 1 });
     using m = client.createWithData(new Float32Array([1, 2, 3, 4, 5, 6]), { stream: 2 });
-    using out = client.create(4 * 4, { stream: 3 });
+    using out = client.createBytes(4 * 4, { stream: 3 });
     client.execute(fillLinear, {
       stream: 1,
       count: CubeCount.new1d(Math.ceil(n / 64)),

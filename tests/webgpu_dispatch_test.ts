@@ -47,8 +47,8 @@ Deno.test({
       async () => {
         using client = await createClient({ adapter: adapter! });
         const n = 300;
-        using out = client.create(n * 4 * 3);
-        using other = client.create(n * 4, { stream: 1 });
+        using out = client.createBytes(n * 4 * 3);
+        using other = client.createBytes(n * 4, { stream: 1 });
         const expected = new Float32Array(n * 3);
         const expectedOther = new Float32Array(n);
         for (let round = 0; round < 3; round++) {
@@ -86,7 +86,7 @@ Deno.test({
     await t.step("one submission larger than a chunk", async () => {
       using client = await createClient({ adapter: adapter!, maxTasks: 4096 });
       const n = 2100; // 2100 distinct 16-byte params at 32-byte alignment: past 64 KiB
-      using out = client.create(n * 4);
+      using out = client.createBytes(n * 4);
       for (let slot = 0; slot < n; slot++) {
         client.execute(store, { count: one, buffers: [out], params: { slot, a: slot, b: 0.5 } });
       }
@@ -96,8 +96,8 @@ Deno.test({
 
     await t.step("a launch refused after its params were packed takes no range", async () => {
       using client = await createClient({ adapter: adapter! });
-      using out = client.create(64 * 4);
-      using tiny = client.create(0);
+      using out = client.createBytes(64 * 4);
+      using tiny = client.createBytes(0);
       for (let slot = 0; slot < 64; slot++) {
         assert.throws(
           () =>
@@ -137,12 +137,12 @@ Deno.test({
     using client = await createClient({ adapter: adapter! });
     const baseline = client.memoryUsage().numberAllocs;
     // More than wait at once, disposed in creation order, then after a task boundary.
-    const first = Array.from({ length: 3000 }, () => client.create(64));
+    const first = Array.from({ length: 3000 }, () => client.createBytes(64));
     for (const handle of first) handle.dispose();
-    const second = Array.from({ length: 3000 }, () => client.create(64));
+    const second = Array.from({ length: 3000 }, () => client.createBytes(64));
     await new Promise((resolve) => setTimeout(resolve, 0));
     for (const handle of second.reverse()) handle.dispose();
-    for (let i = 0; i < 20_000; i++) client.create(64).dispose();
+    for (let i = 0; i < 20_000; i++) client.createBytes(64).dispose();
     assert.equal(client.memoryUsage().numberAllocs, baseline);
   },
 });
@@ -155,7 +155,7 @@ Deno.test({
     const inc = { source: INCREMENT_WGSL };
     using a = client.createWithData(new Uint32Array(64));
     using b = client.createWithData(new Uint32Array(64));
-    using out = client.create(4 * 600);
+    using out = client.createBytes(4 * 600);
     // Warm and prove both kernels, so later launches are batched and their tasks recycled.
     client.execute(inc, { count: one, buffers: [a] });
     client.execute(store, { count: one, buffers: [out], params: { slot: 0, a: 1, b: 1 } });

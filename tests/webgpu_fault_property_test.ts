@@ -80,7 +80,8 @@ const BAD_SYNC: ((c: ComputeClient<WgslKernel>, x: Handle, s: number) => void)[]
       buffers: [x],
       scalars: { u32: [-1] },
     }),
-  (c, x, s) => c.execute(increment, { stream: s, count: CubeCount.new1d(1 << 20), buffers: [x] }),
+  (c, x, s) =>
+    c.execute(increment, { stream: s, count: CubeCount.new2d(1 << 20, 2), buffers: [x] }),
   (c, x, s) => c.execute(increment, { stream: s, count: CubeCount.newSingle(), buffers: [x, x] }),
 ];
 

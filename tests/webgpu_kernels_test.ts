@@ -13,7 +13,7 @@ import {
   type WgslKernel,
 } from "../mod.ts";
 import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { cubesForThreads } from "../runtime/server/webgpu/_threads.ts";
+import { cubesForThreads, fitCubes } from "../runtime/server/webgpu/_threads.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -87,7 +87,7 @@ Deno.test({
 
     await t.step("launch misuse is refused before anything is enqueued", async () => {
       using x = client.createWithData(new Float32Array(8));
-      using tiny = client.create(2);
+      using tiny = client.createBytes(2);
       using y = client.createWithData(new Float32Array([5]));
       const params = { a: 1, n: 1 };
       assert.throws(
@@ -109,7 +109,7 @@ Deno.test({
       );
       assert.throws(
         () => client.execute(axpy(), { threads: [64, 70_000], buffers: [x, y], params }),
-        argument("threads", /needs \[1, 70000, 1\] workgroups .* at most 65535 per dimension/),
+        argument("threads", /needs \[1, 70000, 1\] workgroups; .* at most 65535 per dimension/),
       );
       // The issue's trap: scalars into a uniform struct used to read n = 0 silently.
       const infoStruct = {
@@ -141,7 +141,7 @@ Deno.test({
     await t.step("threads beyond 65,535 workgroups fold into y", async () => {
       const n = 65_535 * 64 + 3;
       const iota = elementwise({ inputs: {}, output: "u32", expression: "i" });
-      using out = client.create(n * 4);
+      using out = client.createBytes(n * 4);
       iota.run(client, {}, { out });
       const values = await client.read(out, Uint32Array);
       assert.equal(values.length, n);
@@ -214,15 +214,27 @@ Deno.test({
 });
 
 Deno.test("cube counts for threads: exact below the limit, folded past it", () => {
-  assert.deepEqual(cubesForThreads("k", { x: 1000, y: 1, z: 1 }, [64, 1, 1], 65_535), [16, 1, 1]);
-  assert.deepEqual(cubesForThreads("k", { x: 33, y: 17, z: 2 }, [8, 8, 1], 65_535), [5, 3, 2]);
-  assert.deepEqual(cubesForThreads("k", { x: 1000, y: 1, z: 1 }, [1, 1, 1], 10), [10, 10, 10]);
+  const fit = (cubes: [number, number, number], max: number) => {
+    const groups = fitCubes("k", "threads", cubes, max);
+    return [groups, ...cubes];
+  };
+  const at = (x: number, y: number, z: number, size: [number, number, number]) =>
+    cubesForThreads({ x, y, z }, size, [0, 0, 0]);
+  assert.deepEqual(at(1000, 1, 1, [64, 1, 1]), [16, 1, 1]);
+  assert.deepEqual(at(33, 17, 2, [8, 8, 1]), [5, 3, 2]);
+  assert.deepEqual(fit([16, 1, 1], 65_535), [0, 16, 1, 1], "below the limit: not folded");
+  assert.deepEqual(fit([1000, 1, 1], 10), [1000, 10, 10, 10]);
   for (const n of [11, 99, 100, 101, 999, 1000]) {
-    const [x, y, z] = cubesForThreads("k", { x: n, y: 1, z: 1 }, [1, 1, 1], 10);
+    const [groups, x, y, z] = fit([n, 1, 1], 10);
+    assert.equal(groups, n);
     assert.ok(x <= 10 && y <= 10 && z <= 10 && x * y * z >= n, `${n}: ${[x, y, z]}`);
   }
   assert.throws(
-    () => cubesForThreads("k", { x: 1001, y: 1, z: 1 }, [1, 1, 1], 10),
+    () => fit([1001, 1, 1], 10),
     (e) => e instanceof KernelArgumentError && e.argument === "threads",
+  );
+  assert.throws(
+    () => fit([11, 2, 1], 10),
+    (e) => e instanceof KernelArgumentError && /only a launch of \[G, 1, 1\]/.test(e.message),
   );
 });

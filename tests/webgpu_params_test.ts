@@ -78,7 +78,7 @@ Deno.test({
   ignore,
   async fn() {
     using client = await createClient({ adapter: adapter! });
-    using out = client.create(expected.length * 4);
+    using out = client.createBytes(expected.length * 4);
     client.execute(readBack, { threads: 1, buffers: [out], params });
     assert.deepEqual([...await client.read(out, Uint32Array)], expected);
   },
@@ -91,7 +91,7 @@ Deno.test({
     using client = await createClient({ adapter: adapter! });
     const kernel = { source: (await import("./fixtures/wgsl_corpus.ts")).CORPUS[8].kernel.source };
     using a = client.createWithData(new Float32Array([1, 2, 3]));
-    using b = client.create(12);
+    using b = client.createBytes(12);
     client.execute(kernel, {
       threads: 3,
       buffers: [a, b],

@@ -24,9 +24,8 @@ export function layerOf(path: string): string | undefined {
   if (path === "runtime/server/server.ts") return "contract";
   const backend = /^runtime\/server\/([^/]+)\//.exec(path);
   if (backend) return `backend:${backend[1]}`;
-  // The client and its private helpers (runtime/_*.ts) sit directly in runtime/.
-  if (path === "runtime/client.ts" || /^runtime\/_[^/]+\.ts$/.test(path)) return "client";
-  if (path === "runtime/create_client.ts") return "create_client";
+  if (path === "runtime/client/create_client.ts") return "create_client";
+  if (path.startsWith("runtime/client/")) return "client";
   if (path.startsWith("runtime/kernels/")) return "kernels";
   if (path.startsWith("runtime/tune/")) return "tune";
   if (path.startsWith("sync/")) return "sync";

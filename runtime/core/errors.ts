@@ -29,6 +29,8 @@ export type ComputeErrorCode =
   | "COMPILATION"
   | "KERNEL_ARGUMENT"
   | "TIMEOUT"
+  | "ABORTED"
+  | "NOT_READY"
   | "DESTROYED"
   | "DRIVER"
   | "BACKEND_UNAVAILABLE"
@@ -300,7 +302,8 @@ export class BackendUnavailableError extends ComputeError {
 }
 
 /**
- * Any other runtime failure with a code: `DEVICE_LOST`, `NO_ADAPTER`, `TIMEOUT`, `DESTROYED`,
+ * Any other runtime failure with a code: `DEVICE_LOST`, `NO_ADAPTER`, `TIMEOUT`, `ABORTED` (a
+ * wait that a stream was held by failed), `DESTROYED`,
  * `DRIVER`, `PROFILE_NOT_REGISTERED`, `TRACE_ACTIVE` or `UNKNOWN`.
  *
  * @example
@@ -317,6 +320,8 @@ export class RuntimeError extends ComputeError {
       | "DEVICE_LOST"
       | "NO_ADAPTER"
       | "TIMEOUT"
+      | "ABORTED"
+      | "NOT_READY"
       | "DESTROYED"
       | "DRIVER"
       | "PROFILE_NOT_REGISTERED"

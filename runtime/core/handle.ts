@@ -13,6 +13,7 @@ import type { SliceBinding, SliceHandle } from "./slice.ts";
 import { currentStreamId, type StreamId } from "./stream_id.ts";
 import { type CopyDescriptor, copyDescriptor } from "./allocation.ts";
 import { InvalidHandleError } from "./errors.ts";
+import { assertDType, DTYPE_SIZE, type HandleType } from "./dtype.ts";
 
 /** The placement fields shared by handles and bindings. */
 export interface Placement {
@@ -26,6 +27,8 @@ export interface Placement {
   readonly cursor: number;
   /** Length of the slice in bytes, ignoring offsets. */
   readonly fullSize: number;
+  /** What the memory holds: elements of a type, or untyped `"bytes"`. */
+  readonly dtype: HandleType;
 }
 
 /** Options to build a {@linkcode Handle}. */
@@ -46,22 +49,93 @@ export interface HandleInit {
    * @default {undefined}
    */
   offsetEnd?: number;
+  /**
+   * What the memory holds. A typed handle's size and offsets are whole elements.
+   * @default {"bytes"}
+   */
+  dtype?: HandleType;
+  /**
+   * The caller's name for the handle, used in error messages.
+   * @default {undefined}
+   */
+  label?: string;
+  /**
+   * The call that made the handle (`"createWithData"`, `"zeros"`...), used in error messages.
+   * @default {undefined}
+   */
+  origin?: string;
+}
+
+/**
+ * What a new handle is besides its memory: its element type, the caller's label, the call that
+ * made it. Servers take it in `empty` and `createWithData`.
+ *
+ * @example
+ * ```ts
+ * import type { HandleKind } from "@gpucompute/runtime/backend";
+ * const kind: HandleKind = { dtype: "f32", label: "weights" };
+ * ```
+ */
+export interface HandleKind {
+  /**
+   * What the memory holds.
+   * @default {"bytes"}
+   */
+  readonly dtype?: HandleType;
+  /**
+   * The caller's name for the handle (error messages).
+   * @default {undefined}
+   */
+  readonly label?: string;
+  /**
+   * The call that made the handle (error messages).
+   * @default {undefined}
+   */
+  readonly origin?: string;
+}
+
+/**
+ * Checks, before anything is reserved, that `byteSize` bytes can hold a handle of `kind`: a
+ * known type and a whole number of its elements (`TypeError` / `RangeError`).
+ *
+ * @example
+ * ```ts
+ * import { checkHandleKind } from "@gpucompute/runtime/backend";
+ * checkHandleKind(12, { dtype: "f32" }); // ok: 3 floats
+ * ```
+ */
+export function checkHandleKind(byteSize: number, kind: HandleKind | undefined): void {
+  const dtype = kind?.dtype;
+  if (dtype === undefined || dtype === "bytes") return;
+  if (typeof kind !== "object" || kind === null) {
+    throw new TypeError(`kind must be an object, got ${typeof kind}`);
+  }
+  assertDType(dtype, "dtype", { allowBytes: true });
+  const unit = DTYPE_SIZE[dtype];
+  if (byteSize % unit !== 0) {
+    throw new RangeError(
+      `${byteSize} bytes are not a whole number of ${dtype} elements (${unit} bytes each)`,
+    );
+  }
 }
 
 /** The init of `Handle.fresh`, reused (the constructor reads it during the call only). */
 const FRESH: HandleInit = { stream: 0, cursor: 0, size: 0 };
 
-function checkOffsets(init: HandleInit): void {
-  // The common case (no offsets) stays small enough for V8 to inline into allocation paths.
-  if (init.offsetStart === undefined && init.offsetEnd === undefined) {
-    assertNonNegativeInteger(init.size, "Handle size");
-    assertNonNegativeInteger(init.cursor, "Handle cursor");
-  } else checkNarrowed(init);
-}
-
-function checkNarrowed(init: HandleInit): void {
+function checkInit(init: HandleInit): void {
+  // The common case (no offsets, untyped or 4-byte elements) stays small enough for V8 to
+  // inline into allocation paths; the rest is checked out of line.
   assertNonNegativeInteger(init.size, "Handle size");
   assertNonNegativeInteger(init.cursor, "Handle cursor");
+  if (
+    init.offsetStart !== undefined || init.offsetEnd !== undefined ||
+    (init.dtype !== undefined && init.dtype !== "bytes")
+  ) checkLayout(init);
+}
+
+function checkLayout(init: HandleInit): void {
+  const dtype = init.dtype ?? "bytes";
+  assertDType(dtype, "dtype", { allowBytes: true });
   const start = init.offsetStart ?? 0;
   const end = init.offsetEnd ?? 0;
   assertNonNegativeInteger(start, "offsetStart");
@@ -71,11 +145,22 @@ function checkNarrowed(init: HandleInit): void {
       `Offsets ${start} + ${end} bytes exceed the handle size of ${init.size} bytes`,
     );
   }
+  const unit = DTYPE_SIZE[dtype];
+  if (unit === 1) return;
+  for (const [what, bytes] of [["size", init.size - start - end], ["offset", start]] as const) {
+    if (bytes % unit !== 0) {
+      throw new RangeError(
+        `A ${dtype} handle holds whole ${unit}-byte elements: its ${what} of ${bytes} bytes is ` +
+          `not a multiple of ${unit} (reinterpret the memory with .as("bytes") first)`,
+      );
+    }
+  }
 }
 
 /**
- * An owning reference to device memory, optionally narrowed by byte offsets. Users get handles
- * from a client (`create`, `createWithData`, the helpers) and dispose them.
+ * An owning reference to device memory of an element type ({@linkcode dtype}), optionally
+ * narrowed by byte offsets. Users get handles from a client (`createWithData`, `empty`, `zeros`,
+ * the helpers) and dispose them.
  *
  * @example From a client
  * ```ts ignore
@@ -83,19 +168,24 @@ function checkNarrowed(init: HandleInit): void {
  * using client = await createClient();
  * using handle = client.createWithData(new Float32Array([1, 2, 3, 4]));
  * using tail = handle.withOffsetStart(8); // a second owner of the last two floats
- * console.log(await client.read(tail, Float32Array)); // Float32Array [3, 4]
+ * console.log(handle.dtype, await client.read(tail)); // f32 Float32Array [3, 4]
  * ```
  *
  * @example Built by a backend
  * ```ts
  * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
- * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 0, cursor: 1, size: 64 });
+ * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), {
+ *   stream: 0,
+ *   cursor: 1,
+ *   size: 64,
+ *   dtype: "f32",
+ * });
  * const tail = handle.withOffsetStart(16);
- * console.log(tail.size()); // 48
+ * console.log(tail.size(), tail.length); // 48 12
  * tail.dispose();
  * ```
  */
-export class Handle implements Placement, Disposable {
+export class Handle<D extends HandleType = HandleType> implements Placement, Disposable {
   /** The owning slice reference. */
   readonly memory: SliceHandle;
   readonly offsetStart: number | undefined;
@@ -103,34 +193,53 @@ export class Handle implements Placement, Disposable {
   readonly stream: StreamId;
   readonly cursor: number;
   readonly fullSize: number;
+  /** What the memory holds: `read` returns this type, kernels must declare it. */
+  readonly dtype: D;
+  /** The caller's name for the handle, if it gave one. */
+  readonly label: string | undefined;
+  /** The call that made it, if known. */
+  readonly origin: string | undefined;
   #binding: Binding | undefined;
 
   /** Wraps a slice handle (taking ownership of it) with its placement (`init` is read, not kept). */
   constructor(memory: SliceHandle, init: HandleInit) {
-    checkOffsets(init);
+    checkInit(init);
     this.memory = memory;
     this.offsetStart = init.offsetStart;
     this.offsetEnd = init.offsetEnd;
     this.stream = init.stream;
     this.cursor = init.cursor;
     this.fullSize = init.size;
+    this.dtype = (init.dtype ?? "bytes") as D;
+    this.label = init.label;
+    this.origin = init.origin;
   }
 
   /**
    * The handle of a fresh reservation (no offsets), as `new Handle(memory, { stream, cursor,
-   * size })` without building the init object: a backend's allocation path.
+   * size, ...kind })` without building the init object: a backend's allocation path, called per
+   * allocation (hence positional).
    *
    * @example
    * ```ts
    * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
-   * using handle = Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, 1, 64);
-   * console.log(handle.size(), handle.cursor); // 64 1
+   * using handle = Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, 1, 64, { dtype: "u32" });
+   * console.log(handle.size(), handle.length, handle.cursor); // 64 16 1
    * ```
    */
-  static fresh(memory: SliceHandle, stream: StreamId, cursor: number, size: number): Handle {
+  static fresh(
+    memory: SliceHandle,
+    stream: StreamId,
+    cursor: number,
+    size: number,
+    kind?: HandleKind,
+  ): Handle {
     FRESH.stream = stream;
     FRESH.cursor = cursor;
     FRESH.size = size;
+    FRESH.dtype = kind?.dtype;
+    FRESH.label = kind?.label;
+    FRESH.origin = kind?.origin;
     return new Handle(memory, FRESH);
   }
 
@@ -139,24 +248,48 @@ export class Handle implements Placement, Disposable {
     return this.fullSize - (this.offsetStart ?? 0) - (this.offsetEnd ?? 0);
   }
 
+  /** Number of elements of {@linkcode dtype} (bytes for an untyped handle). */
+  get length(): number {
+    return this.size() / DTYPE_SIZE[this.dtype];
+  }
+
   /** True after {@linkcode dispose}. */
   get disposed(): boolean {
     return this.memory.disposed;
   }
 
   /** A new handle on the same slice with `bytes` more skipped at the start. */
-  withOffsetStart(bytes: number): Handle {
-    return this.#derive((this.offsetStart ?? 0) + bytes, this.offsetEnd);
+  withOffsetStart(bytes: number): Handle<D> {
+    return this.#derive((this.offsetStart ?? 0) + bytes, this.offsetEnd, this.dtype);
   }
 
   /** A new handle on the same slice with `bytes` more cut from the end. */
-  withOffsetEnd(bytes: number): Handle {
-    return this.#derive(this.offsetStart, (this.offsetEnd ?? 0) + bytes);
+  withOffsetEnd(bytes: number): Handle<D> {
+    return this.#derive(this.offsetStart, (this.offsetEnd ?? 0) + bytes, this.dtype);
   }
 
   /** A new owner of the same memory and placement. */
-  clone(): Handle {
-    return this.#derive(this.offsetStart, this.offsetEnd);
+  clone(): Handle<D> {
+    return this.#derive(this.offsetStart, this.offsetEnd, this.dtype);
+  }
+
+  /**
+   * A new owner of the same memory read as another type: reinterpretation on purpose (the bytes
+   * do not change). `"bytes"` makes an untyped handle that binds to any kernel. `RangeError` when
+   * the size is not a whole number of the new elements.
+   *
+   * @example
+   * ```ts ignore
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * using ones = client.createWithData(new Float32Array([1, 1]));
+   * using bits = ones.as("u32");
+   * console.log(await client.read(bits)); // Uint32Array [1065353216, 1065353216]
+   * ```
+   */
+  as<T extends HandleType>(dtype: T): Handle<T> {
+    assertDType(dtype, "dtype", { allowBytes: true });
+    return this.#derive(this.offsetStart, this.offsetEnd, dtype);
   }
 
   /** True when this handle is the sole owner and belongs to `stream` (the current stream). */
@@ -165,14 +298,15 @@ export class Handle implements Placement, Disposable {
   }
 
   /**
-   * A binding with the same placement. Throws `INVALID_HANDLE` after dispose. Bindings are
-   * immutable, so the handle makes one and hands out that one (a launch allocates none).
+   * A binding with the same placement. Throws `INVALID_HANDLE` naming the handle after dispose.
+   * Bindings are immutable, so the handle makes one and hands out that one (a launch allocates
+   * none).
    */
   binding(): Binding {
-    if (this.#binding === undefined || this.memory.disposed) {
-      this.#binding = new Binding(this.memory.binding(), this); // throws once disposed
-    }
-    return this.#binding;
+    const cached = this.#binding;
+    if (cached !== undefined && !this.memory.disposed) return cached;
+    if (this.memory.disposed) throw this.#disposedError();
+    return this.#binding = new Binding(this.memory.binding(), this);
   }
 
   /** A copy descriptor over this handle. */
@@ -182,6 +316,22 @@ export class Handle implements Placement, Disposable {
     elemSize: number,
   ): CopyDescriptor {
     return copyDescriptor(this.binding(), shape, strides, elemSize);
+  }
+
+  /**
+   * The handle as error messages name it: its label, or its type and size, and where it was
+   * made (`'weights' (f32 × 1024, made by createWithData on stream 0)`).
+   */
+  describe(): string {
+    const shape = this.dtype === "bytes"
+      ? `${this.size()} bytes`
+      : `${this.dtype} × ${this.length}`;
+    const where = this.origin === undefined
+      ? `on stream ${this.stream}`
+      : `made by ${this.origin} on stream ${this.stream}`;
+    return this.label === undefined
+      ? `the handle of ${shape} ${where}`
+      : `handle '${this.label}' (${shape}, ${where})`;
   }
 
   /** Gives up ownership of the memory. Idempotent. */
@@ -194,20 +344,33 @@ export class Handle implements Placement, Disposable {
     this.dispose();
   }
 
-  #derive(offsetStart: number | undefined, offsetEnd: number | undefined): Handle {
-    if (this.memory.disposed) {
-      throw new InvalidHandleError("Cannot derive a handle from a disposed handle");
-    }
-    const init = {
+  #disposedError(): InvalidHandleError {
+    return new InvalidHandleError(`${capitalize(this.describe())} was used after dispose()`);
+  }
+
+  #derive<T extends HandleType>(
+    offsetStart: number | undefined,
+    offsetEnd: number | undefined,
+    dtype: T,
+  ): Handle<T> {
+    if (this.memory.disposed) throw this.#disposedError();
+    const init: HandleInit = {
       stream: this.stream,
       cursor: this.cursor,
       size: this.fullSize,
       offsetStart,
       offsetEnd,
+      dtype,
+      label: this.label,
+      origin: this.origin,
     };
-    checkOffsets(init);
-    return new Handle(this.memory.clone(), init);
+    checkInit(init);
+    return new Handle<T>(this.memory.clone(), init);
   }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**
@@ -217,7 +380,7 @@ export class Handle implements Placement, Disposable {
  * ```ts ignore
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
- * using handle = client.create(64, { stream: 2 });
+ * using handle = client.createBytes(64, { stream: 2 });
  * const binding = handle.binding();
  * console.log(binding.stream, binding.size()); // 2 64
  * ```
@@ -238,15 +401,20 @@ export class Binding implements Placement {
   readonly stream: StreamId;
   readonly cursor: number;
   readonly fullSize: number;
+  readonly dtype: HandleType;
 
-  /** Creates a binding over a slice with the given placement. */
-  constructor(memory: SliceBinding, placement: Placement) {
+  /** Creates a binding over a slice with the given placement (untyped when it has no `dtype`). */
+  constructor(
+    memory: SliceBinding,
+    placement: Omit<Placement, "dtype"> & { readonly dtype?: HandleType },
+  ) {
     this.memory = memory;
     this.offsetStart = placement.offsetStart;
     this.offsetEnd = placement.offsetEnd;
     this.stream = placement.stream;
     this.cursor = placement.cursor;
     this.fullSize = placement.fullSize;
+    this.dtype = placement.dtype ?? "bytes";
   }
 
   /** Size in bytes, net of the offsets. */

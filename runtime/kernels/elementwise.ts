@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ComputeClient } from "../client.ts";
+import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
@@ -181,7 +181,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
         throw new RangeError(`Element-wise output has ${options.out.size()} bytes, needs ${n * 4}`);
       }
       const stream = options.stream;
-      const out = options.out ?? client.create(Math.max(4, n * 4), { stream });
+      const out = options.out ?? client.empty(Math.max(1, n), output, { stream });
       try {
         client.execute(kernel, {
           threads: n,

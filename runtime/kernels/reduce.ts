@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ComputeClient } from "../client.ts";
+import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { type GeneratedKernel, reduceKernel, type ReduceOp } from "./_reduce_kernels.ts";
@@ -116,14 +116,14 @@ function run(
   const { stream } = options;
   const groups = Math.max(1, Math.min(MAX_GROUPS, Math.ceil(n / WORKGROUP)));
   const perGroup = Math.ceil(n / groups / WORKGROUP) * WORKGROUP || WORKGROUP;
-  const out = options.out ?? client.create(4, { stream });
+  const out = options.out ?? client.empty(1, "f32", { stream });
   if (n === 0) {
     // Nothing to bind (a storage binding needs one element): the result is the identity.
     client.write(out, new Float32Array([IDENTITY[op]]), { stream });
     return out;
   }
   try {
-    using partial = client.create(groups * 4, { stream });
+    using partial = client.empty(groups, "f32", { stream });
     client.execute(kernel(op, inputs.length === 2), {
       count: { kind: "static", x: groups, y: 1, z: 1 },
       buffers: [...inputs, partial],

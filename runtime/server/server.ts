@@ -67,7 +67,7 @@ import type { MemoryUsage } from "../memory/memory_usage.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { Bindings } from "../core/bindings.ts";
 import type { CubeCount } from "../core/cube_count.ts";
-import type { Binding, Handle } from "../core/handle.ts";
+import type { Binding, Handle, HandleKind } from "../core/handle.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../core/allocation.ts";
 import type { KernelTiming, Trace } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
@@ -265,14 +265,24 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[];
   /**
    * Reserves `byteSize` uninitialised bytes (as `create` with one contiguous descriptor of 1-byte
-   * elements, without the allocation records: `client.create`'s path). `TypeError` / `RangeError`
-   * for a size that is not a non-negative safe integer.
+   * elements, without the allocation records: the client's allocation path), for a handle of
+   * `kind` (untyped by default). `TypeError` / `RangeError` for a size that is not a
+   * non-negative safe integer or not a whole number of elements. `kind` is read during the call
+   * only.
    */
-  empty(byteSize: number, stream: StreamId): Handle;
+  empty(byteSize: number, stream: StreamId, kind?: HandleKind): Handle;
   /** Host buffers to stage uploads in; `UNSUPPORTED` where the backend has no pinned memory. */
   staging(sizes: readonly number[], stream: StreamId): Uint8Array[];
-  /** Allocates a contiguous buffer of `data.byteLength` bytes and writes `data` into it. */
-  createWithData(data: Uint8Array, stream: StreamId): Handle;
+  /**
+   * Allocates a contiguous buffer of `data.byteLength` bytes and writes `data` into it, for a
+   * handle of `kind` (untyped by default; read during the call only).
+   */
+  createWithData(data: Uint8Array, stream: StreamId, kind?: HandleKind): Handle;
+  /**
+   * Optional. Compiles a kernel now, rejecting with `CompilationError` (with the line when the
+   * compiler gives one), so that compilation errors need not wait for a launch.
+   */
+  compile?(kernel: K): void | Promise<void>;
   /** Reads every descriptor; one round trip to the device for all of them. */
   read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]>;
   /** Writes bytes into memory, in stream order. */

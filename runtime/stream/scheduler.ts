@@ -26,9 +26,10 @@
  *    guarded by pins, and the single queue orders everything submitted), so unrelated tasks
  *    queued on the creating stream stay buffered.
  * 2. **Pins.** `register` pins every binding's memory, and the scheduler releases those pins right
- *    after the backend `flush` that submitted the task returns. On a single in-order queue, work
- *    submitted later always runs after, so memory may be reused once submitted, but never while
- *    its task is still buffered.
+ *    after the backend `flush` that submitted the task returns (or, when the backend held the
+ *    submission back, once `heldUntil()` settles). On a single in-order queue, work submitted
+ *    later always runs after, so memory may be reused once submitted, but never while its task
+ *    is still buffered or held.
  * 3. **Errors lose no task.** Every task taken from a buffer is passed to `enqueue` exactly once
  *    and every scheduled backend stream is flushed once, even when an earlier `enqueue` or
  *    `flush` threw; then every pin is released and the first error is thrown (an
@@ -70,6 +71,13 @@ export interface SchedulerStreamBackend<T, S> {
   enqueue(task: T, stream: S): void;
   /** Submits what was enqueued on `stream` (synchronous). */
   flush(stream: S): void;
+  /**
+   * Optional. For a backend that may hold finished submissions back (WebGPU holds those waiting
+   * for a kernel's validation): a promise that settles once everything flushed so far reached
+   * the device, or `undefined` when it all did. The scheduler keeps the flushed tasks' memory
+   * pinned until then, so it is not reused or freed under held work.
+   */
+  heldUntil?(): Promise<void> | undefined;
 }
 
 /**
@@ -354,10 +362,10 @@ export class SchedulerMultiStream<T, S> {
         const stream = this.#pool.getIndex(schedule.index).stream;
         for (const task of schedule.tasks) this.#attempt(errors, "enqueue", task, stream);
         this.#attempt(errors, "flush", undefined, stream);
-        releasePins(schedule.pinned);
+        this.#release(schedule.pinned);
       }
     } finally {
-      for (const schedule of schedules) releasePins(schedule.pinned);
+      for (const schedule of schedules) this.#release(schedule.pinned);
     }
     throwAll(errors);
   }
@@ -379,9 +387,18 @@ export class SchedulerMultiStream<T, S> {
       }
       this.#attempt(errors, "flush", undefined, stream);
     } finally {
-      for (const schedule of schedules) releasePins(schedule.pinned);
+      for (const schedule of schedules) this.#release(schedule.pinned);
     }
     throwAll(errors);
+  }
+
+  /** Releases the pins of flushed tasks: now, or once the backend's held submissions went out. */
+  #release(pinned: ManagedMemoryId[]): void {
+    const held = pinned.length === 0 ? undefined : this.#backend.heldUntil?.();
+    if (held === undefined) return releasePins(pinned);
+    const later = pinned.slice();
+    empty(pinned);
+    held.then(() => releasePins(later));
   }
 
   /** Calls the backend, collecting a thrown error instead of abandoning the remaining tasks. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ComputeClient } from "../client.ts";
+import type { ComputeClient } from "../client/client.ts";
 import { CubeCount } from "../core/cube_count.ts";
 import type { Handle } from "../core/handle.ts";
 import { anchor } from "./key.ts";
@@ -123,7 +123,7 @@ export function matmulSet(
       name: variant.name,
       priority: (key) => priority(variant, key),
       run({ a, b, m, n, k }) {
-        const c = client.create(m * n * 4);
+        const c = client.createBytes(m * n * 4);
         client.execute(kernel, {
           count: CubeCount.new2d(
             Math.max(1, Math.ceil(n / (variant.cols * wx))),

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ComputeClient } from "../client.ts";
+import type { ComputeClient } from "../client/client.ts";
 import { CubeCount } from "../core/cube_count.ts";
 import type { Handle } from "../core/handle.ts";
 // The helpers' kernel generator: tuning them means running exactly their WGSL.
@@ -121,7 +121,7 @@ export function reduceSet(
       const perGroup = Math.ceil(n / groups / v.workgroup) * v.workgroup;
       const partials = Math.ceil(n / perGroup);
       const inputs = y === undefined ? [x] : [x, y];
-      const out = client.create(4);
+      const out = client.createBytes(4);
       if (partials === 1) {
         client.execute(kernel(y !== undefined, v.workgroup), {
           count: CubeCount.newSingle(),
@@ -130,7 +130,7 @@ export function reduceSet(
         });
         return out;
       }
-      using partial = client.create(partials * 4); // freed after launch: the server pins it
+      using partial = client.createBytes(partials * 4); // freed after launch: the server pins it
       client.execute(kernel(y !== undefined, v.workgroup), {
         count: CubeCount.new1d(partials),
         buffers: [...inputs, partial],

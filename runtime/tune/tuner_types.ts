@@ -7,7 +7,8 @@
 
 import type { Handle } from "../core/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import type { Profiled, StreamOptions, TypedArray, TypedArrayConstructor } from "../client.ts";
+import type { Profiled, StreamOptions } from "../client/options.ts";
+import type { TypedArray, TypedArrayConstructor } from "../core/dtype.ts";
 import type { DeviceProperties } from "../server/server.ts";
 import type { CachedResult } from "./cache.ts";
 import type { SamplingOptions } from "./sampling.ts";

@@ -34,7 +34,7 @@ import {
 } from "../../core/allocation.ts";
 import { resolveConfig } from "../../core/config.ts";
 import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
-import { Binding, Handle } from "../../core/handle.ts";
+import { Binding, checkHandleKind, Handle, type HandleKind } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
 import { assertNonNegativeInteger } from "../../core/_validate.ts";
@@ -249,10 +249,11 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return allocations;
   }
 
-  empty(byteSize: number, stream: StreamId): Handle {
+  empty(byteSize: number, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
     assertNonNegativeInteger(byteSize, "byteSize");
-    return this.#allocate(byteSize, stream);
+    if (kind !== undefined) checkHandleKind(byteSize, kind);
+    return this.#allocate(byteSize, stream, kind);
   }
 
   /**
@@ -271,10 +272,11 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return sizes.map((size) => this.#pinned.userBuffer(size));
   }
 
-  createWithData(data: Uint8Array, stream: StreamId): Handle {
+  createWithData(data: Uint8Array, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
     if (!(data instanceof Uint8Array)) throw new TypeError("data must be a Uint8Array");
-    const handle = this.#allocate(data.byteLength, stream);
+    if (kind !== undefined) checkHandleKind(data.byteLength, kind);
+    const handle = this.#allocate(data.byteLength, stream, kind);
     try {
       this.write([{ descriptor: handle.copyDescriptor([data.byteLength], [1], 1), data }], stream);
     } catch (error) {
@@ -515,10 +517,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.destroy();
   }
 
-  #allocate(size: number, stream: StreamId): Handle {
+  #allocate(size: number, stream: StreamId, kind?: HandleKind): Handle {
     const slice = this.#memory.reserve(Math.max(1, size), stream);
     const cursor = this.#streams.cursor(stream);
-    return Handle.fresh(slice, stream, cursor, size);
+    return Handle.fresh(slice, stream, cursor, size, kind);
   }
 
   #resolve(stream: StreamId, bindings: readonly Binding[]) {

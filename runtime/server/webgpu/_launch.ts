@@ -32,7 +32,7 @@ import type { WgslKernel } from "./kernel.ts";
 import type { PipelineCache } from "./_pipeline_cache.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
 import { type UniformSink, writeParams } from "./_params.ts";
-import { cubesForThreads } from "./_threads.ts";
+import { cubesForThreads, fitCubes } from "./_threads.ts";
 import { empty } from "../../core/_empty.ts";
 
 /** What a launch needs from the server. */
@@ -71,6 +71,38 @@ function newTask(): PooledTask {
     done: undefined,
     pooled: false,
   };
+}
+
+/**
+ * Refuses a typed handle whose elements are not what the WGSL declares (an `Int32Array` read as
+ * `array<f32>` gives 1.4e-45...), or that holds a partial element of a runtime-sized array (a
+ * tightly packed `vec3f` array, whose stride is 16). Untyped handles are not checked.
+ */
+function checkElements(
+  name: string,
+  index: number,
+  binding: Binding,
+  size: number,
+  slot: ReflectedBinding,
+): void {
+  const dtype = binding.dtype;
+  if (slot.scalar !== undefined && dtype !== slot.scalar) {
+    throw new KernelArgumentError(
+      name,
+      `buffers[${index}]`,
+      `is a ${dtype} handle, but ${slot.name}: ${slot.type.name} holds ${slot.scalar}: ` +
+        `upload ${slot.scalar} data (or convert it), or reinterpret the bytes on purpose with ` +
+        `handle.as("${slot.scalar}")`,
+    );
+  }
+  if (slot.stride > 0 && size % slot.stride !== 0) {
+    throw new KernelArgumentError(
+      name,
+      `buffers[${index}]`,
+      `has ${size} bytes, not a whole number of ${slot.name}'s ${slot.stride}-byte elements ` +
+        `(${slot.type.name}; a vec3 element is padded to 16 bytes)`,
+    );
+  }
 }
 
 /** A {@linkcode BindingResource} filled in place. */
@@ -179,7 +211,7 @@ export class Launcher implements UniformSink {
     checkLaunch(launch);
     const context = this.#context;
     const { kernel, count, bindings } = launch;
-    const compiled = context.pipelines.get(kernel);
+    let compiled = context.pipelines.get(kernel);
     const { reflection } = compiled;
     const name = reflection.name;
     if (bindings.tensorMaps.length > 0) {
@@ -224,6 +256,7 @@ export class Launcher implements UniformSink {
         );
       }
       const at = context.locate(binding, this.#at);
+      if (binding.dtype !== "bytes") checkElements(name, i, binding, at.size, slot);
       if (at.size < slot.minSize) {
         throw new KernelArgumentError(
           name,
@@ -262,21 +295,20 @@ export class Launcher implements UniformSink {
       scratch = context.infoBuffers.acquireEmpty(12);
       indirect = { buffer: at.resource, offset: at.offset, scratch };
     } else {
-      const max = this.#maxCount;
-      if (count.kind === "threads") {
-        cubesForThreads(name, count, reflection.workgroupSize, max, cubes);
-      } else {
+      if (count.kind === "threads") cubesForThreads(count, reflection.workgroupSize, cubes);
+      else {
         cubes[0] = count.x;
         cubes[1] = count.y;
         cubes[2] = count.z;
       }
-      for (let axis = 0; axis < 3; axis++) {
-        if (cubes[axis] > max) {
-          throw new RangeError(
-            `Cube count ${"xyz"[axis]}=${cubes[axis]} of kernel '${name}' exceeds ` +
-              `maxComputeWorkgroupsPerDimension (${max}); launch with threads to fold it`,
-          );
-        }
+      const what = count.kind === "threads" ? "threads" : "count";
+      const groups = fitCubes(name, what, cubes, this.#maxCount);
+      if (groups > 0) {
+        // Dispatched as a folded grid: the variant sees the launch it stands for.
+        compiled = context.pipelines.folded(compiled);
+        const offset = this.reserve(compiled.foldBinding, 16);
+        this.view.setUint32(offset, groups, true);
+        this.#share();
       }
     }
     const done = this.#commit(scratch);

@@ -18,9 +18,12 @@
 import { CompilationError } from "../../core/errors.ts";
 import type { WgslKernel } from "./kernel.ts";
 import { checkBindingLimits } from "./_check_launch.ts";
+import { foldKernel } from "./_fold.ts";
 import {
   checkWorkgroupSize,
+  compilerMessage,
   type KernelReflection,
+  type ReflectedBinding,
   reflectKernel,
   wgslErrorLine,
   widenReadOnlyStorage,
@@ -42,6 +45,10 @@ export interface CompiledKernel {
   error: CompilationError | undefined;
   /** Settles (never rejects) when `state` leaves `pending`. */
   readonly settled: Promise<void>;
+  /** The folded variant (`_fold.ts`), compiled on the first launch that needs it. */
+  folded: CompiledKernel | undefined;
+  /** In a folded variant: the binding of the uniform that holds `G`; else -1. */
+  readonly foldBinding: number;
 }
 
 /**
@@ -138,13 +145,49 @@ export class PipelineCache {
     return entry;
   }
 
+  /**
+   * The folded variant of a compiled kernel (see `_fold.ts`), compiled once. `KernelArgumentError`
+   * when the kernel cannot be folded right.
+   */
+  folded(entry: CompiledKernel): CompiledKernel {
+    if (entry.folded !== undefined) return entry.folded;
+    const { reflection, kernel } = entry;
+    const binding = (reflection.bindings.at(-1)?.binding ?? -1) + 1;
+    const { source, uniform } = foldKernel({
+      name: reflection.name,
+      source: kernel.source,
+      entryPoint: reflection.entryPoint,
+      workgroupSize: reflection.workgroupSize,
+      parameters: reflection.parameters,
+      structBuiltins: reflection.structBuiltins,
+      binding,
+    });
+    const fold: ReflectedBinding = {
+      binding,
+      name: uniform,
+      space: "uniform",
+      access: "read",
+      type: { kind: "vector", name: "vec4<u32>", scalar: "u32", components: 4 },
+      minSize: 16,
+      scalar: "u32",
+      stride: 0,
+      line: source.split("\n").length - 1,
+    };
+    const folded = this.#compile(
+      { ...kernel, source },
+      { ...reflection, bindings: [...reflection.bindings, fold] },
+      binding,
+    );
+    return entry.folded = folded;
+  }
+
   /** Forgets every pipeline. */
   clear(): void {
     this.#entries.clear();
     this.#byObject = new WeakMap();
   }
 
-  #compile(kernel: WgslKernel, reflection: KernelReflection): CompiledKernel {
+  #compile(kernel: WgslKernel, reflection: KernelReflection, foldBinding = -1): CompiledKernel {
     const device = this.#device;
     const label = reflection.name;
     device.pushErrorScope("validation");
@@ -175,6 +218,8 @@ export class PipelineCache {
       layout,
       state: "pending",
       error: undefined,
+      folded: undefined,
+      foldBinding,
       settled: device.popErrorScope().then(
         (error) => settle(entry, error?.message),
         (cause) => settle(entry, String(cause)),
@@ -190,7 +235,8 @@ function settle(entry: CompiledKernel, message: string | undefined): void {
     return;
   }
   entry.state = "failed";
-  entry.error = new CompilationError(entry.reflection.name, message.trim(), wgslErrorLine(message));
+  const text = compilerMessage(message);
+  entry.error = new CompilationError(entry.reflection.name, text, wgslErrorLine(text));
 }
 
 function failed(kernel: WgslKernel, error: CompilationError): CompiledKernel {
@@ -202,6 +248,8 @@ function failed(kernel: WgslKernel, error: CompilationError): CompiledKernel {
     state: "failed",
     error,
     settled: Promise.resolve(),
+    folded: undefined,
+    foldBinding: -1,
   };
 }
 

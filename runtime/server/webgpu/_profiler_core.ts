@@ -118,9 +118,11 @@ export class ProfilerCore implements EncoderTiming, Disposable {
    * Closes a window (synchronously: later passes are not in it) and measures it.
    * `PROFILE_NOT_REGISTERED` for an unknown or closed token.
    */
-  async end(token: ProfilingToken): Promise<ProfileDuration> {
+  async end(token: ProfilingToken, released?: Promise<void>): Promise<ProfileDuration> {
     // The trace's window is not a token of the caller's.
     const window = this.#close(token?.id === this.#trace?.window ? NaN : token?.id, token?.id);
+    // The window's passes may sit in held submissions (see `_stream.ts`).
+    if (released !== undefined) await released;
     if (!this.#timestamps) {
       await this.#device.queue.onSubmittedWorkDone();
       return { milliseconds: performance.now() - window.startedAt, timing: "system" };
@@ -155,7 +157,10 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   }
 
   /** Stops the recording (`PROFILE_NOT_REGISTERED` if none runs) and assembles the trace. */
-  async stopTrace(info: Pick<Trace, "backend" | "device">): Promise<Trace> {
+  async stopTrace(
+    info: Pick<Trace, "backend" | "device">,
+    released?: Promise<void>,
+  ): Promise<Trace> {
     const trace = this.#trace;
     if (trace === undefined) {
       this.#assertLive();
@@ -163,6 +168,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     }
     this.#trace = undefined;
     const window = this.#close(trace.window);
+    if (released !== undefined) await released;
     const times = await this.#read(window.passes);
     const index = new Map(window.passes.map((pass, i) => [pass, i]));
     return trace.log.finish({ ...info, timing: this.#timestamps ? "device" : "system" }, (pass) => {

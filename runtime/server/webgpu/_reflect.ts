@@ -14,11 +14,15 @@
 import { WgslReflect } from "wgsl_reflect";
 import { CompilationError, KernelArgumentError } from "../../core/errors.ts";
 import type { WgslKernel } from "./kernel.ts";
+import { type EntryParameter, FOLDED_BUILTINS } from "./_fold.ts";
 import {
+  elementScalar,
   normalizeType,
   type ReflectTypeInfo,
+  runtimeStride,
   sizeOf,
   uniformLayoutProblem,
+  type WgslScalar,
   type WgslType,
 } from "./_wgsl_types.ts";
 
@@ -32,6 +36,13 @@ export interface ReflectedBinding {
   readonly type: WgslType;
   /** Bytes the binding needs at least (one element for a runtime-sized array). */
   readonly minSize: number;
+  /**
+   * The scalar a typed handle bound here must hold (`array<vec4f>`: f32), or `undefined` for
+   * types holding structs, checked by size only.
+   */
+  readonly scalar: WgslScalar | undefined;
+  /** A runtime-sized array's element stride (a typed handle holds whole elements), else 0. */
+  readonly stride: number;
   /** 1-based line of the declaration. */
   readonly line: number;
 }
@@ -50,6 +61,10 @@ export interface KernelReflection {
   readonly uniforms: readonly ReflectedBinding[];
   /** Whether a `var<storage, read>` binding exists (the module is compiled with it widened). */
   readonly hasReadOnlyStorage: boolean;
+  /** The entry point's parameters (what a folded launch rewrites, see `_fold.ts`). */
+  readonly parameters: readonly EntryParameter[];
+  /** Fold-sensitive builtins the entry point reads through struct parameters. */
+  readonly structBuiltins: readonly string[];
 }
 
 interface ReflectVariable {
@@ -60,11 +75,26 @@ interface ReflectVariable {
   readonly type: ReflectTypeInfo;
 }
 
+interface ReflectAttribute {
+  readonly name: string;
+  readonly value: unknown;
+}
+
 interface ReflectEntry {
   readonly name: string;
   readonly workgroupSize: readonly number[];
   readonly startLine: number;
-  readonly attributes: readonly { readonly name: string; readonly value: unknown }[] | null;
+  readonly attributes: readonly ReflectAttribute[] | null;
+  readonly arguments: readonly {
+    readonly name: string;
+    readonly type: { readonly isStruct?: boolean } | null;
+    readonly attributes: readonly ReflectAttribute[] | null;
+  }[];
+  readonly inputs: readonly {
+    readonly name: string;
+    readonly locationType: string;
+    readonly location: unknown;
+  }[];
 }
 
 /**
@@ -143,10 +173,22 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
       access,
       type,
       minSize: sizeOf(type),
+      scalar: elementScalar(type),
+      stride: runtimeStride(type),
       line,
     });
   }
   bindings.sort((a, b) => a.binding - b.binding);
+  const parameters = entry.arguments.map((argument) => ({
+    name: argument.name,
+    builtin: argument.attributes?.find((a) => a.name === "builtin")?.value as string | undefined,
+    struct: argument.type?.isStruct === true,
+  }));
+  const direct = new Set(parameters.map((parameter) => parameter.builtin));
+  const structBuiltins = entry.inputs
+    .filter((input) => input.locationType === "builtin")
+    .map((input) => String(input.location))
+    .filter((builtin) => FOLDED_BUILTINS.has(builtin) && !direct.has(builtin));
   return {
     name,
     entryPoint: entry.name,
@@ -155,6 +197,8 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     storage: bindings.filter((b) => b.space === "storage"),
     uniforms: bindings.filter((b) => b.space === "uniform"),
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
+    parameters,
+    structBuiltins,
   };
 }
 
@@ -222,8 +266,28 @@ function declarationLine(source: string, name: string): number {
   return match === null ? 1 : source.slice(0, match.index).split("\n").length;
 }
 
-/** The 1-based line of a `wgsl:LINE:COL` location in a compiler message. */
+/**
+ * The 1-based line of the first `┌─ NAME:LINE:COL` location in a compiler message (naga writes
+ * `wgsl:` for parse errors, the module's label, or nothing, for validation errors).
+ */
 export function wgslErrorLine(message: string): number | undefined {
-  const match = /wgsl:(\d+):(\d+)/.exec(message);
+  const match = /┌─\s*[^\s:]*:(\d+):(\d+)/.exec(message) ?? /wgsl:(\d+):(\d+)/.exec(message);
   return match === null ? undefined : Number(match[1]);
+}
+
+/**
+ * A compiler message as the user reads it: trimmed, without the last line when it only repeats
+ * the note above it (naga's validation errors end with `: <the note's text>` again).
+ */
+export function compilerMessage(message: string): string {
+  const text = message.trim();
+  const lines = text.split("\n");
+  const last = lines.at(-1)!;
+  if (lines.length > 1 && last.startsWith(": ")) {
+    const repeated = last.slice(2).trim();
+    if (repeated !== "" && lines.slice(0, -1).some((line) => line.includes(repeated))) {
+      return lines.slice(0, -1).join("\n").trimEnd();
+    }
+  }
+  return text;
 }

@@ -17,6 +17,15 @@
  * that launched it (`origin.errors`), naming the kernel and the stream. One accepted submission
  * proves a shape; one rejection lets the server refuse later launches of it synchronously.
  *
+ * Held submissions: a kernel with `var<storage, read>` bindings runs as a widened module (see
+ * `_reflect.ts`), so its pipeline is valid even when the kernel writes a read-only binding; only
+ * the validation of the unwidened module, which arrives asynchronously, says so. A submission
+ * holding a dispatch of such a kernel still `pending` validation is therefore held back (finished,
+ * not submitted), and so is every later submission, in order, until the kernel settles: then a
+ * failed kernel's submission is dropped (its error goes to its stream) and the rest is submitted.
+ * Calls that wait for the queue (`mapAsync`, `onSubmittedWorkDone`) wait for {@linkcode
+ * EncoderStreams.released} first, and the scheduler keeps the memory of held work pinned.
+ *
  * Profiling hook: {@linkcode EncoderStreams.timing} is `null` unless a profiling window or a trace
  * is open, and then the only cost on the dispatch path is that one null check. While it is set,
  * each dispatch asks it which pass group it belongs to: a new group ends the open pass and begins
@@ -87,6 +96,19 @@ interface Isolated {
   launches: number;
 }
 
+/** A finished submission held back until the kernel it waits for is validated. */
+interface HeldSubmission {
+  readonly buffer: GPUCommandBuffer;
+  readonly isolated: Isolated | undefined;
+  readonly origins: readonly EncoderStream[];
+  /** Validation errors of finishing the encoder. */
+  readonly finished: Promise<string | undefined>;
+  /** `done` callbacks of the tasks submitted with or before it. */
+  readonly done: (() => void)[];
+}
+
+const RELEASED: Promise<void> = Promise.resolve();
+
 /** A compute pass's profiling identity: dispatches of one group share a pass. */
 export interface PassGroup {
   /** Where the pass writes its begin and end timestamps, if it is timed. */
@@ -146,6 +168,8 @@ export interface EncoderStats {
   passes: number;
   /** Submissions of unproven dispatches (see the module doc). */
   isolated: number;
+  /** Submissions held back until a kernel's validation (see the module doc). */
+  held: number;
 }
 
 /** The {@linkcode SchedulerStreamBackend} over one GPU queue. */
@@ -154,7 +178,9 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   readonly #hooks: EncoderHooks;
   readonly #proofs: LaunchProofs;
   readonly #checks = new Set<Promise<void>>();
-  readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0 };
+  readonly #held: HeldSubmission[] = [];
+  #released: Promise<void> | undefined;
+  readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0, held: 0 };
   /** The profiler while a window or trace is open, else `null`. */
   timing: EncoderTiming | null = null;
 
@@ -186,7 +212,31 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
 
   /** Settles once the validation results of the submissions made so far are recorded. */
   async settled(): Promise<void> {
+    if (this.#released !== undefined) await this.#released;
     if (this.#checks.size > 0) await Promise.all([...this.#checks]);
+  }
+
+  /** Whether submissions are held back (see the module doc). */
+  get holding(): boolean {
+    return this.#held.length > 0;
+  }
+
+  /** Part of the scheduler backend: what flushed submissions wait for, when they are held. */
+  heldUntil(): Promise<void> | undefined {
+    return this.#released;
+  }
+
+  /**
+   * Settles once no submission made so far is held back: await it before anything that waits for
+   * the queue (mapping a buffer, `onSubmittedWorkDone`). Already settled when nothing is held.
+   */
+  released(): Promise<void> {
+    return this.#released ?? RELEASED;
+  }
+
+  /** Drops the held submissions (the server is being destroyed). */
+  destroy(): void {
+    for (const held of this.#held.splice(0)) for (const callback of held.done) callback();
   }
 
   enqueue(task: GpuTask, stream: EncoderStream): void {
@@ -229,11 +279,17 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     const done = stream.done;
     if (done.length === 0) return;
     stream.done = [];
-    for (const callback of done) callback();
+    // What the held submissions use is given back once they are submitted (or dropped).
+    const last = this.#held.at(-1);
+    if (last !== undefined) last.done.push(...done);
+    else for (const callback of done) callback();
   }
 
   /** Ends the pass, finishes and submits the open encoder inside a validation scope. */
   #submit(stream: EncoderStream): void {
+    const kernel = stream.isolated?.task.kernel;
+    const validating = kernel?.state === "pending" && kernel.reflection.hasReadOnlyStorage;
+    if (validating || this.#held.length > 0) return this.#hold(stream);
     this.#hooks.beforeSubmit(); // outside the scope: its errors are not this submission's
     this.#device.pushErrorScope("validation");
     this.#endPass(stream);
@@ -253,6 +309,61 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       (cause) => this.#record(isolated, origins, String(cause)),
     ).finally(() => this.#checks.delete(check));
     this.#checks.add(check);
+  }
+
+  /**
+   * Finishes the open encoder without submitting it; it is submitted (or dropped) in order once
+   * the kernels it waits for are validated. Uniform bytes are uploaded now: the arena never
+   * rewrites a range before its launches are released, and their `done` waits for the release.
+   */
+  #hold(stream: EncoderStream): void {
+    this.#hooks.beforeSubmit();
+    this.#device.pushErrorScope("validation");
+    this.#endPass(stream);
+    const encoder = stream.encoder!;
+    const isolated = stream.isolated;
+    const origins = isolated === undefined && stream.origins.size > 0 ? [...stream.origins] : [];
+    stream.encoder = undefined;
+    stream.isolated = undefined;
+    stream.origins.clear();
+    const buffer = encoder.finish();
+    const finished = this.#device.popErrorScope().then((e) => e?.message, String);
+    this.#held.push({ buffer, isolated, origins, finished, done: [] });
+    stream.cursor++;
+    this.stats.held++;
+    this.timing?.submitted();
+    this.#released ??= this.#release();
+  }
+
+  /** Submits the held submissions in order, each once the kernel it waits for settled. */
+  async #release(): Promise<void> {
+    while (this.#held.length > 0) {
+      const held = this.#held[0];
+      await held.isolated?.task.kernel.settled;
+      if (this.#held[0] !== held) continue; // dropped by destroy meanwhile
+      this.#held.shift();
+      const kernel = held.isolated?.task.kernel;
+      if (kernel?.state === "failed") {
+        // Never run: a widened kernel whose unwidened module is invalid (it writes read-only).
+        reportCompilation(held.isolated!.task.origin.errors, {
+          error: kernel.error!,
+          stream: held.isolated!.task.stream,
+        });
+      } else {
+        this.#device.pushErrorScope("validation");
+        this.#device.queue.submit([held.buffer]);
+        this.stats.submits++;
+        if (held.isolated !== undefined) this.stats.isolated++;
+        const submitted = this.#device.popErrorScope();
+        const check: Promise<void> = Promise.all([held.finished, submitted]).then(
+          ([a, b]) => this.#record(held.isolated, held.origins, a ?? b?.message),
+          (cause) => this.#record(held.isolated, held.origins, String(cause)),
+        ).finally(() => this.#checks.delete(check));
+        this.#checks.add(check);
+      }
+      for (const callback of held.done) callback();
+    }
+    this.#released = undefined;
   }
 
   async #record(

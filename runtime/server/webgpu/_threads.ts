@@ -1,60 +1,62 @@
 /**
- * The cube count of a `threads` launch.
+ * Workgroup counts of a launch, and how launches beyond the device's per-dimension limit stay
+ * right.
  *
- * Each axis gets `ceil(threads / workgroupSize)` workgroups. WebGPU allows at most
- * `maxComputeWorkgroupsPerDimension` (65,535 by default) per axis, so a one-dimensional launch
- * (threads `[n, 1, 1]` on a workgroup `[w, 1, 1]`) that needs more is folded into y and then z:
- * `[gx, gy, gz]` with `gx * gy * gz >= ceil(n / w)`. A kernel that may be launched that large
- * computes its element index from the linear workgroup id:
+ * WebGPU dispatches at most `maxComputeWorkgroupsPerDimension` (65,535 by default) workgroups per
+ * axis. A launch of `[G, 1, 1]` workgroups with `G` above that (a one-dimensional `threads`
+ * launch, or a static count) is dispatched as a folded grid `[x, y, z]` with `x * y * z >= G`,
+ * running the kernel's *folded variant* (`_fold.ts`): its entry point sees exactly what the
+ * unfolded launch would show — `global_invocation_id`, `workgroup_id` and `num_workgroups` as
+ * for `[G, 1, 1]` — and the extra workgroups of the grid return at once. So a kernel written
+ * with `global_invocation_id.x` is right at every size, and runs as many workgroups as asked.
  *
- * ```wgsl
- * @compute @workgroup_size(64)
- * fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
- *         @builtin(local_invocation_index) lid: u32) {
- *   let i = (wid.x + nwg.x * (wid.y + nwg.y * wid.z)) * 64u + lid;
- *   if (i >= arrayLength(&out)) { return; } // the last workgroups may run past n
- * ```
- *
- * Below the limit this is `global_invocation_id.x`. Invocations past `n` always run (the last
- * workgroup is partial), so every kernel checks its bound.
+ * A launch needing more than the limit on y or z is refused (`KernelArgumentError`).
  *
  * @module
  */
 
 import { KernelArgumentError } from "../../core/errors.ts";
 
-/** Workgroups to dispatch for `threads` invocations of a kernel of `workgroupSize`, into `out`. */
+/**
+ * The workgroups of a `threads` launch: `ceil(threads / workgroupSize)` per axis, into `out`.
+ */
 export function cubesForThreads(
-  kernel: string,
   threads: { readonly x: number; readonly y: number; readonly z: number },
   workgroupSize: readonly [number, number, number],
-  maxPerDimension: number,
-  out: [number, number, number] = [1, 1, 1],
+  out: [number, number, number],
 ): [number, number, number] {
-  const gx = Math.ceil(threads.x / workgroupSize[0]);
-  const gy = Math.ceil(threads.y / workgroupSize[1]);
-  const gz = Math.ceil(threads.z / workgroupSize[2]);
-  if (gx <= maxPerDimension && gy <= maxPerDimension && gz <= maxPerDimension) {
-    out[0] = gx;
-    out[1] = gy;
-    out[2] = gz;
-    return out;
-  }
-  const linear = threads.y === 1 && threads.z === 1 && workgroupSize[1] === 1 &&
-    workgroupSize[2] === 1;
-  if (linear && gx <= maxPerDimension ** 3) {
+  out[0] = Math.ceil(threads.x / workgroupSize[0]);
+  out[1] = Math.ceil(threads.y / workgroupSize[1]);
+  out[2] = Math.ceil(threads.z / workgroupSize[2]);
+  return out;
+}
+
+/**
+ * Fits `cubes` (workgroups per axis) into the device limit in place. Returns the number of
+ * workgroups the folded variant must run (`G`) when the launch had to be folded, else 0.
+ * `what` names the argument in errors (`threads` or `count`).
+ */
+export function fitCubes(
+  kernel: string,
+  what: "threads" | "count",
+  cubes: [number, number, number],
+  maxPerDimension: number,
+): number {
+  const [gx, gy, gz] = cubes;
+  if (gx <= maxPerDimension && gy <= maxPerDimension && gz <= maxPerDimension) return 0;
+  if (gy === 1 && gz === 1 && gx <= maxPerDimension ** 3) {
     const z = Math.ceil(gx / maxPerDimension ** 2);
     const y = Math.ceil(gx / (maxPerDimension * z));
-    out[0] = Math.ceil(gx / (y * z));
-    out[1] = y;
-    out[2] = z;
-    return out;
+    cubes[0] = Math.ceil(gx / (y * z));
+    cubes[1] = y;
+    cubes[2] = z;
+    return gx;
   }
   throw new KernelArgumentError(
     kernel,
-    "threads",
-    `[${threads.x}, ${threads.y}, ${threads.z}] needs [${gx}, ${gy}, ${gz}] workgroups of ` +
-      `[${workgroupSize.join(", ")}]; at most ${maxPerDimension} per dimension (only a ` +
-      `one-dimensional launch on a one-dimensional workgroup is folded into y and z)`,
+    what,
+    `needs [${gx}, ${gy}, ${gz}] workgroups; the device runs at most ${maxPerDimension} per ` +
+      `dimension, and only a launch of [G, 1, 1] workgroups is folded: launch more threads ` +
+      `along x (one dimension) and compute the 2-D index from it`,
   );
 }

@@ -203,6 +203,29 @@ export function uniformLayoutProblem(type: WgslType, path: string): string | und
   return undefined;
 }
 
+/**
+ * The scalar every element of a storage type holds (`array<vec4f>`: f32, `atomic<u32>`: u32),
+ * or `undefined` when the type holds a struct (checked by size only).
+ */
+export function elementScalar(type: WgslType): WgslScalar | undefined {
+  switch (type.kind) {
+    case "scalar":
+    case "vector":
+    case "matrix":
+    case "atomic":
+      return type.scalar;
+    case "array":
+      return elementScalar(type.element);
+    default:
+      return undefined;
+  }
+}
+
+/** The element stride of a runtime-sized array type, else 0 (a fixed-size type). */
+export function runtimeStride(type: WgslType): number {
+  return type.kind === "array" && type.count === 0 ? type.stride : 0;
+}
+
 /** Rounds `n` up to a multiple of `k`. */
 export function roundUp(k: number, n: number): number {
   return Math.ceil(n / k) * k;

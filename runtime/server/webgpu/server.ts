@@ -44,7 +44,7 @@ import {
   RuntimeError,
   UnsupportedError,
 } from "../../core/errors.ts";
-import { Binding, Handle } from "../../core/handle.ts";
+import { Binding, checkHandleKind, Handle, type HandleKind } from "../../core/handle.ts";
 import {
   type Allocation,
   type AllocationDescriptor,
@@ -214,10 +214,11 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     return allocations;
   }
 
-  empty(byteSize: number, stream: StreamId): Handle {
+  empty(byteSize: number, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
     assertNonNegativeInteger(byteSize, "byteSize");
-    const handle = this.#allocate(byteSize, stream);
+    if (kind !== undefined) checkHandleKind(byteSize, kind);
+    const handle = this.#allocate(byteSize, stream, kind);
     this.#sampleMemory();
     return handle;
   }
@@ -248,10 +249,11 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     throw new UnsupportedError("WebGPU has no pinned host memory: staging is not supported");
   }
 
-  createWithData(data: Uint8Array, stream: StreamId): Handle {
+  createWithData(data: Uint8Array, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
     if (!(data instanceof Uint8Array)) throw new TypeError("data must be a Uint8Array");
-    const handle = this.#allocate(data.byteLength, stream);
+    if (kind !== undefined) checkHandleKind(data.byteLength, kind);
+    const handle = this.#allocate(data.byteLength, stream, kind);
     this.#sampleMemory();
     try {
       const descriptor = handle.copyDescriptor([data.byteLength], [1], 1);
@@ -284,6 +286,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#scheduler.executeStreams([stream]);
     this.#reads.add(pending);
     try {
+      // The copy may sit in a held submission: map only once it went out.
+      if (this.#streams.holding) await this.#settle(this.#streams.released());
       const mapStart = performance.now();
       const result = await this.#settle(pending.result());
       if (this.#profiler.trace !== undefined) {
@@ -336,6 +340,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#assertUsable(stream);
     const start = performance.now();
     this.#scheduler.executeAll();
+    if (this.#streams.holding) await this.#settle(this.#streams.released());
     await this.#settle(this.device.queue.onSubmittedWorkDone());
     if (this.#profiler.trace !== undefined) {
       this.#profiler.record({ type: "sync", stream, start, end: performance.now() });
@@ -351,6 +356,15 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     // Registered like any use of the binding, so the scheduler submits the streams it depends on.
     this.#scheduler.register(stream, NO_COPIES, [binding]);
     this.#scheduler.executeStreams([stream]);
+    if (this.#streams.holding) {
+      // Work that the caller's own commands would have to follow is not on the queue yet.
+      throw new RuntimeError(
+        "NOT_READY",
+        "Submissions wait for the validation of a kernel launched just before (its first " +
+          "launch with read-only bindings): await server.sync(stream), or compile the kernel " +
+          "first (server.compile), before taking a resource",
+      );
+    }
     return lease(at, binding.memory.id.pin());
   }
 
@@ -408,6 +422,13 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const errors = this.#scheduler.stream(stream).errors;
     // The single in-order queue completes marks in order, whatever their stream. A server
     // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
+    if (this.#streams.holding) {
+      this.#streams.released().then(() => this.#signal(timeline, value, errors));
+    } else this.#signal(timeline, value, errors);
+  }
+
+  #signal(timeline: TimelineSignal, value: bigint, errors: ComputeError[]): void {
+    if (this.#destroyed) return;
     signalOnQueue(this.device.queue, {
       timeline: {
         set: (reached) => {
@@ -451,7 +472,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#assertUsable(stream);
     this.#scheduler.executeStreams([stream]);
     try {
-      return this.#settle(this.#profiler.end(token)); // DESTROYED or DEVICE_LOST while pending
+      // DESTROYED or DEVICE_LOST while pending.
+      return this.#settle(this.#profiler.end(token, this.#heldWork()));
     } finally {
       this.#updateTiming();
     }
@@ -472,9 +494,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#scheduler.executeAll();
     this.#sampleMemory();
     try {
-      return this.#settle(
-        this.#profiler.stopTrace({ backend: "webgpu", device: this.#gpu.name }),
-      );
+      const info = { backend: "webgpu", device: this.#gpu.name };
+      return this.#settle(this.#profiler.stopTrace(info, this.#heldWork()));
     } finally {
       this.#updateTiming();
     }
@@ -505,6 +526,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#destroyed = true;
     for (const pending of this.#reads) pending.cancel(); // an adopted device lives on
     this.#reads.clear();
+    this.#streams.destroy();
     this.#pipelines.clear();
     this.#profiler.destroy();
     this.#infoBuffers.destroy();
@@ -518,7 +540,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.destroy();
   }
 
-  #allocate(size: number, stream: StreamId): Handle {
+  #allocate(size: number, stream: StreamId, kind?: HandleKind): Handle {
     let slice;
     try {
       slice = this.#memory.reserve(size > 0 ? size : 1);
@@ -526,7 +548,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       throw this.#explained(error);
     }
     const cursor = this.#scheduler.stream(stream).cursor;
-    return Handle.fresh(slice, stream, cursor, size);
+    return Handle.fresh(slice, stream, cursor, size, kind);
   }
 
   /** A reservation error, with the device limit named when the size was too big. */
@@ -571,6 +593,11 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     into.offset = at.offset + (binding.offsetStart ?? 0);
     into.size = binding.size();
     return into;
+  }
+
+  /** What work on the queue waits for while submissions are held back, else `undefined`. */
+  #heldWork(): Promise<void> | undefined {
+    return this.#streams.holding ? this.#streams.released() : undefined;
   }
 
   #settle<T>(promise: Promise<T>): Promise<T> {

@@ -4,10 +4,10 @@
  * @module
  */
 
-import { Bindings } from "./core/bindings.ts";
-import { CubeCount } from "./core/cube_count.ts";
-import type { KernelMetadata, KernelParams } from "./core/kernel.ts";
-import type { KernelLaunch } from "./server/server.ts";
+import { Bindings } from "../core/bindings.ts";
+import { CubeCount } from "../core/cube_count.ts";
+import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
+import type { KernelLaunch } from "../server/server.ts";
 
 const SINGLE: CubeCount = CubeCount.newSingle();
 

@@ -6,12 +6,42 @@
  */
 
 import { ComputeClient } from "./client.ts";
-import type { WgslKernel } from "./server/webgpu/kernel.ts";
-import type { WebGpuServerOptions } from "./server/webgpu/server.ts";
-import type { CudaKernel } from "./server/cuda/kernel.ts";
-import type { CudaServerOptions } from "./server/cuda/server.ts";
+import type { WgslKernel } from "../server/webgpu/kernel.ts";
+import type { WebGpuServerOptions } from "../server/webgpu/server.ts";
+import type { CudaKernel } from "../server/cuda/kernel.ts";
+import type { CudaServerOptions } from "../server/cuda/server.ts";
 
-/** Options of {@linkcode createClient} for WebGPU: the backend and its server options. */
+/**
+ * A client on the WebGPU backend: kernels are WGSL ({@linkcode WgslKernel}).
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient, type WebGpuClient } from "@gpucompute/runtime";
+ * const client: WebGpuClient = await createClient();
+ * ```
+ */
+export type WebGpuClient = ComputeClient<WgslKernel>;
+
+/**
+ * A client on the CUDA backend: kernels are PTX or CUDA C ({@linkcode CudaKernel}).
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient, type CudaClient } from "@gpucompute/runtime";
+ * const client: CudaClient = await createClient({ backend: "cuda" });
+ * ```
+ */
+export type CudaClient = ComputeClient<CudaKernel>;
+
+/**
+ * Options of {@linkcode createClient} for WebGPU: the backend and its server options.
+ *
+ * @example
+ * ```ts
+ * import type { CreateClientOptions } from "@gpucompute/runtime";
+ * const options: CreateClientOptions = { powerPreference: "high-performance" };
+ * ```
+ */
 export interface CreateClientOptions extends WebGpuServerOptions {
   /**
    * The backend: WebGPU, or `"cuda"` (see {@linkcode CreateCudaClientOptions}).
@@ -35,9 +65,12 @@ export interface CreateCudaClientOptions extends CudaServerOptions {
   backend: "cuda";
 }
 
+/** Creates a client on a new CUDA server (kernels are PTX or CUDA C). */
+export function createClient(options: CreateCudaClientOptions): Promise<CudaClient>;
 /**
  * Creates a client on a new server of the chosen backend (WebGPU on the default adapter unless
- * options say otherwise). Destroying the client destroys the server.
+ * options say otherwise). Destroying the client destroys the server. (The WebGPU overload comes
+ * last, so `Awaited<ReturnType<typeof createClient>>` is the {@linkcode WebGpuClient}.)
  *
  * @example
  * ```ts ignore
@@ -47,21 +80,19 @@ export interface CreateCudaClientOptions extends CudaServerOptions {
  * using cuda = await createClient({ backend: "cuda" }); // kernels are PTX (CudaKernel)
  * ```
  */
-export function createClient(options?: CreateClientOptions): Promise<ComputeClient<WgslKernel>>;
-/** Creates a client on a new CUDA server. */
-export function createClient(options: CreateCudaClientOptions): Promise<ComputeClient<CudaKernel>>;
+export function createClient(options?: CreateClientOptions): Promise<WebGpuClient>;
 export async function createClient(
   options: CreateClientOptions | CreateCudaClientOptions = {},
-): Promise<ComputeClient<WgslKernel> | ComputeClient<CudaKernel>> {
+): Promise<WebGpuClient | CudaClient> {
   const backend = options.backend ?? "webgpu";
   // Loaded on demand so that importing the package loads no backend code it does not use.
   if (backend === "cuda") {
-    const { CudaServer } = await import("./server/cuda/server.ts");
+    const { CudaServer } = await import("../server/cuda/server.ts");
     return new ComputeClient(CudaServer.create(options as CudaServerOptions));
   }
   if (backend !== "webgpu") {
     throw new RangeError(`backend must be "webgpu" or "cuda", got ${JSON.stringify(backend)}`);
   }
-  const { WebGpuServer } = await import("./server/webgpu/server.ts");
+  const { WebGpuServer } = await import("../server/webgpu/server.ts");
   return new ComputeClient(await WebGpuServer.create(options as WebGpuServerOptions));
 }

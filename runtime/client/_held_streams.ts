@@ -1,0 +1,168 @@
+/**
+ * Streams held by {@linkcode ComputeClient.waitFor}: after `hold(stream, wait)`, calls on that
+ * stream run once the wait settles, in call order, and so does any later call on another stream
+ * that touches memory a held call uses (the order the servers keep for streams: program order
+ * per stream and per memory). Held calls keep clones of their handles, so disposing a handle
+ * right after the call stays safe.
+ *
+ * Errors reach their caller:
+ *
+ * - A wait that fails (timeout, abort, a producer's error) fails every call held behind it: a
+ *   held `read` rejects with the wait's error; held calls that return nothing (`execute`,
+ *   `write`) are not run, and the stream's next `read` or `sync` reports the error once. Calls
+ *   made after that run normally.
+ * - A held call that throws when it finally runs records its error the same way.
+ * - `close` (the client's `destroy`) settles every held call at once with the given error and
+ *   aborts the pending waits, so nothing held keeps the process alive.
+ *
+ * @module
+ */
+
+import type { Handle } from "../core/handle.ts";
+import type { StreamId } from "../core/stream_id.ts";
+
+/** How a tail ended: `undefined` when its wait succeeded, else the failure. */
+type Outcome = { readonly error: unknown } | undefined;
+
+const OK: Promise<Outcome> = Promise.resolve(undefined);
+
+/** Per-stream and per-memory tails of the held calls, and each stream's recorded failure. */
+export class HeldStreams {
+  readonly #streams = new Map<StreamId, Promise<Outcome>>();
+  readonly #memory = new Map<object, Promise<Outcome>>();
+  readonly #errors = new Map<StreamId, unknown>();
+  /** Rejects of the held calls still waiting (settled at once by `close`). */
+  readonly #waiting = new Set<(error: unknown) => void>();
+  readonly #abort = new AbortController();
+  #closed: unknown = undefined;
+
+  /** The signal that aborts every pending wait on `close`. */
+  get abortSignal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /**
+   * Holds the calls made on `stream` from now on until `wait` settles (and earlier holds): a
+   * rejection fails the calls held behind it (see the module doc).
+   */
+  hold(stream: StreamId, wait: Promise<unknown>): void {
+    const before = this.#streams.get(stream) ?? OK;
+    const tail = Promise.all([before, wait]).then(
+      ([earlier]) => earlier,
+      (error) => ({ error }),
+    );
+    this.#track(stream, [], tail);
+  }
+
+  /**
+   * Runs `fn` now if nothing holds `stream` or the memory in `keys`; otherwise after them, with
+   * clones of `handles` kept alive meanwhile. Returns what `fn` returns (a promise if held),
+   * rejecting with the failure of a wait the stream was held by.
+   */
+  run<T>(
+    stream: StreamId,
+    keys: readonly object[],
+    handles: readonly Handle[],
+    fn: () => T,
+  ): T | Promise<T> {
+    if (this.#closed !== undefined) throw this.#closed;
+    const own = this.#streams.get(stream);
+    const after: Promise<Outcome>[] = own === undefined ? [] : [own];
+    for (const key of keys) {
+      const tail = this.#memory.get(key);
+      if (tail !== undefined && tail !== own) after.push(tail);
+    }
+    if (after.length === 0) {
+      this.throwRecorded(stream);
+      return fn();
+    }
+    const kept = handles.map((handle) => handle.clone());
+    const result = new Promise<T>((resolve, reject) => {
+      this.#waiting.add(reject);
+      Promise.all(after).then((outcomes) => {
+        if (!this.#waiting.delete(reject)) return; // settled by close
+        // Only the stream's own wait fails the call; other streams' failures are theirs.
+        const failed = own === undefined ? undefined : outcomes[0];
+        if (failed !== undefined) throw failed.error;
+        this.throwRecorded(stream);
+        resolve(fn());
+      }).catch(reject);
+    }).finally(() => kept.forEach((handle) => handle.dispose()));
+    // The next call on the stream waits for this one; its own outcome is not the stream's.
+    this.#track(stream, keys, result.then(() => own ?? OK, () => own ?? OK));
+    return result;
+  }
+
+  /** Like {@linkcode run} for calls that return nothing: a held failure is recorded instead. */
+  runVoid(
+    stream: StreamId,
+    keys: readonly object[],
+    handles: readonly Handle[],
+    fn: () => void,
+  ): void {
+    const result = this.run(stream, keys, handles, fn);
+    if (result instanceof Promise) result.catch((error) => this.record(stream, error));
+  }
+
+  /** Settles once every held call has run (or failed). */
+  async drain(): Promise<void> {
+    while (this.#streams.size > 0) await Promise.all(this.#streams.values());
+  }
+
+  /**
+   * Whether any stream has held calls. When not, nothing is held on any memory either (a memory
+   * tail is always some stream's tail, or settles before it), so a call may run at once.
+   */
+  get busy(): boolean {
+    return this.#streams.size > 0;
+  }
+
+  /** Whether `stream` has held calls. */
+  held(stream: StreamId): boolean {
+    return this.#streams.has(stream);
+  }
+
+  /** Takes the recorded failure of `stream`, if any. */
+  take(stream: StreamId): { error: unknown } | undefined {
+    if (!this.#errors.has(stream)) return undefined;
+    const error = this.#errors.get(stream);
+    this.#errors.delete(stream);
+    return { error };
+  }
+
+  /** Records a failure of `stream` that its next read or sync reports (once per error). */
+  record(stream: StreamId, error: unknown): void {
+    if (!this.#errors.has(stream)) this.#errors.set(stream, error);
+  }
+
+  /** Throws (and forgets) the recorded failure of `stream`, if any. */
+  throwRecorded(stream: StreamId): void {
+    if (!this.#errors.has(stream)) return;
+    const error = this.#errors.get(stream);
+    this.#errors.delete(stream);
+    throw error;
+  }
+
+  /**
+   * Settles every held call with `error` now, aborts the pending waits, and refuses later calls
+   * with it. Idempotent.
+   */
+  close(error: unknown): void {
+    if (this.#closed !== undefined) return;
+    this.#closed = error;
+    for (const reject of this.#waiting) reject(error);
+    this.#waiting.clear();
+    this.#abort.abort(error);
+    this.#streams.clear();
+    this.#memory.clear();
+  }
+
+  #track(stream: StreamId, keys: readonly object[], tail: Promise<Outcome>): void {
+    this.#streams.set(stream, tail);
+    for (const key of keys) this.#memory.set(key, tail);
+    tail.then(() => {
+      if (this.#streams.get(stream) === tail) this.#streams.delete(stream);
+      for (const key of keys) if (this.#memory.get(key) === tail) this.#memory.delete(key);
+    });
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Options and results of {@linkcode ComputeClient} calls.
+ *
+ * @module
+ */
+
+import type { Binding, Handle } from "../core/handle.ts";
+import type { AllocationKind } from "../core/allocation.ts";
+import type { CubeCount } from "../core/cube_count.ts";
+import type { DType } from "../core/dtype.ts";
+import type { KernelParams } from "../core/kernel.ts";
+import type { MetadataBinding, StorageType } from "../core/bindings.ts";
+import type { StreamId } from "../core/stream_id.ts";
+import type { ProfileDuration } from "../server/server.ts";
+
+/**
+ * Options that pick the stream of one call.
+ *
+ * @example
+ * ```ts
+ * import type { StreamOptions } from "@gpucompute/runtime";
+ * const options: StreamOptions = { stream: 2 };
+ * ```
+ */
+export interface StreamOptions {
+  /**
+   * The stream to run on.
+   * @default {currentStreamId()}
+   */
+  stream?: StreamId;
+}
+
+/**
+ * Options of the calls that make a handle (`createWithData`, `empty`, `zeros`...).
+ *
+ * @example
+ * ```ts
+ * import type { CreateOptions } from "@gpucompute/runtime";
+ * const options: CreateOptions = { label: "weights", stream: 1 };
+ * ```
+ */
+export interface CreateOptions extends StreamOptions {
+  /**
+   * Your name for the handle: error messages about it use it.
+   * @default {undefined}
+   */
+  label?: string;
+}
+
+/**
+ * Options of {@linkcode ComputeClient.full}.
+ *
+ * @example
+ * ```ts
+ * import type { FullOptions } from "@gpucompute/runtime";
+ * const options: FullOptions<"u32"> = { dtype: "u32" };
+ * ```
+ */
+export interface FullOptions<D extends DType = "f32"> extends CreateOptions {
+  /**
+   * The element type.
+   * @default {"f32"}
+   */
+  dtype?: D;
+}
+
+/**
+ * Options of {@linkcode ComputeClient.arange}: element `i` is `start + i * step`.
+ *
+ * @example
+ * ```ts
+ * import type { ArangeOptions } from "@gpucompute/runtime";
+ * const odd: ArangeOptions = { start: 1, step: 2 };
+ * ```
+ */
+export interface ArangeOptions extends CreateOptions {
+  /**
+   * The first value.
+   * @default {0}
+   */
+  start?: number;
+  /**
+   * The difference between neighbours.
+   * @default {1}
+   */
+  step?: number;
+}
+
+/**
+ * Options of {@linkcode ComputeClient.createTensor}.
+ *
+ * @example
+ * ```ts
+ * import type { TensorOptions } from "@gpucompute/runtime";
+ * const options: TensorOptions = { kind: "optimized" };
+ * ```
+ */
+export interface TensorOptions extends CreateOptions {
+  /**
+   * Memory layout.
+   * @default {"contiguous"}
+   */
+  kind?: AllocationKind;
+}
+
+/**
+ * Options of {@linkcode ComputeClient.write}.
+ *
+ * @example
+ * ```ts
+ * import type { WriteOptions } from "@gpucompute/runtime";
+ * const options: WriteOptions = { offset: 16 }; // from element 16 on
+ * ```
+ */
+export interface WriteOptions extends StreamOptions {
+  /**
+   * Where the data goes, in elements of the handle's type (bytes for an untyped handle), as
+   * `TypedArray.prototype.set` counts it.
+   * @default {0}
+   */
+  offset?: number;
+}
+
+/**
+ * Options of {@linkcode ComputeClient.waitFor}.
+ *
+ * @example
+ * ```ts
+ * import type { WaitForOptions } from "@gpucompute/runtime";
+ * const options: WaitForOptions = { stream: 1, timeoutMs: 5_000 };
+ * ```
+ */
+export interface WaitForOptions extends StreamOptions {
+  /**
+   * Fail the held calls with a `TIMEOUT` error if the value is not reached in time (0: wait as
+   * long as it takes).
+   * @default {0}
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * A kernel launch through the client: how many invocations (`threads`) or workgroups (`count`),
+ * the storage buffers in binding order, and the named `params` of the kernel's uniform.
+ *
+ * @example
+ * ```ts
+ * import type { ExecuteOptions, Handle } from "@gpucompute/runtime";
+ * const saxpy = (x: Handle<"f32">, y: Handle<"f32">): ExecuteOptions => ({
+ *   threads: x.length,
+ *   buffers: [x, y],
+ *   params: { a: 2, n: x.length },
+ * });
+ * ```
+ */
+export interface ExecuteOptions extends StreamOptions {
+  /**
+   * Invocations to run: `n` or `[x, y, z]`. The workgroups come from the kernel's
+   * `@workgroup_size`. A one-dimensional launch beyond the device's workgroups per dimension
+   * (65,535 on WebGPU) stays right: see "Large launches" in the README. Give either `threads` or
+   * `count`.
+   */
+  threads?: number | readonly [number, number?, number?];
+  /** Workgroups (cubes) to dispatch, when you count them yourself. */
+  count?: CubeCount;
+  /**
+   * Handles (or bindings) for the kernel's `var<storage>` bindings, in binding order. Read-only
+   * (`var<storage, read>`) and writable ones take any handle whose element type the WGSL
+   * declares (an untyped handle binds anywhere).
+   * @default {[]}
+   */
+  buffers?: readonly (Handle | Binding)[];
+  /**
+   * Values of the kernel's `var<uniform>` struct fields by name, packed by WGSL layout rules
+   * (f32, i32, u32, f16, vectors and matrices as arrays, fixed arrays, nested structs as objects).
+   * A missing, unknown or out-of-range field is a `KernelArgumentError` naming it.
+   * @default {undefined}
+   */
+  params?: KernelParams;
+  /** For generated kernels: scalars by storage type, in CubeCL's info buffer (backend API). */
+  scalars?: Partial<Record<StorageType, readonly (number | bigint)[]>>;
+  /** For generated kernels: packed metadata, in CubeCL's info buffer (backend API). */
+  metadata?: MetadataBinding;
+}
+
+/**
+ * What {@linkcode ComputeClient.profile} returns.
+ *
+ * @example
+ * ```ts
+ * import type { Profiled } from "@gpucompute/runtime";
+ * const report = (p: Profiled<void>) => `${p.duration.milliseconds} ms`;
+ * ```
+ */
+export interface Profiled<T> {
+  /** The value the profiled function returned. */
+  readonly result: T;
+  /** The device (or wall-clock) time of the work it launched on the profiled stream. */
+  readonly duration: ProfileDuration;
+}
+
+/**
+ * Options of {@linkcode ComputeClient}.
+ *
+ * @example
+ * ```ts
+ * import type { ComputeClientOptions } from "@gpucompute/runtime";
+ * const options: ComputeClientOptions = { ownsServer: false };
+ * ```
+ */
+export interface ComputeClientOptions {
+  /**
+   * Whether {@linkcode ComputeClient.destroy} also destroys the server.
+   * @default {true}
+   */
+  ownsServer?: boolean;
+}
