@@ -86,8 +86,21 @@ export {
   type ElementwiseKernel,
   type ElementwiseRunOptions,
   type ElementwiseSpec,
+  type InputType,
 } from "./runtime/kernels/elementwise.ts";
-export { dot, reduce, type ReduceOp, type ReduceOptions } from "./runtime/kernels/reduce.ts";
+export {
+  dot,
+  reduce,
+  type ReduceOp,
+  type ReduceOptions,
+  type ResultType,
+} from "./runtime/kernels/reduce.ts";
+export {
+  reduction,
+  type ReductionKernel,
+  type ReductionRunOptions,
+  type ReductionSpec,
+} from "./runtime/kernels/reduction.ts";
 export {
   BufferTooBigError,
   CompilationError,

@@ -8,7 +8,11 @@
  */
 
 import { createClient, type Handle, reduce } from "../mod.ts";
-import { reduceKernel } from "../runtime/kernels/_reduce_kernels.ts";
+import { operatorProgram, reductionKernel } from "../runtime/kernels/_reduce_kernels.ts";
+
+/** The helpers' first-pass kernel; with `per_group = n` it also folds the partials. */
+const sumKernel = (workgroup: number) =>
+  reductionKernel(operatorProgram("sum", "f32", false), "partials", false, workgroup);
 
 const N = 1 << 20;
 const SUMS = 8;
@@ -21,19 +25,19 @@ if (adapter) {
   const partial = client.createBytes(GROUPS * 4);
   const out = client.createBytes(4);
   const sums = (workgroup: number) => {
-    const first = reduceKernel("sum", false, workgroup);
+    const first = sumKernel(workgroup);
     const perGroup = Math.ceil(N / GROUPS / workgroup) * workgroup;
     return async () => {
       for (let i = 0; i < SUMS; i++) {
         client.execute(first, {
           count: { kind: "static", x: Math.ceil(N / perGroup), y: 1, z: 1 },
           buffers: [input, partial],
-          params: { n: N, per_group: perGroup },
+          params: { n: N, per_group: perGroup, cols: 0, rows: 0, count: N },
         });
         client.execute(first, {
           count: { kind: "static", x: 1, y: 1, z: 1 },
           buffers: [partial, out],
-          params: { n: GROUPS, per_group: GROUPS },
+          params: { n: GROUPS, per_group: GROUPS, cols: 0, rows: 0, count: GROUPS },
         });
       }
       await client.read(out);
@@ -65,11 +69,11 @@ async function rawSums(adapter: GPUAdapter): Promise<() => Promise<void>> {
   const out = device.createBuffer({ size: 4, usage });
   const staging = device.createBuffer({ size: 4, usage: GPUBufferUsage.MAP_READ | 0x8 });
   const uniform = (values: number[]) => {
-    const buffer = device.createBuffer({ size: 16, usage: GPUBufferUsage.UNIFORM | 0x8 });
-    device.queue.writeBuffer(buffer, 0, new Uint32Array([...values, 0, 0]));
+    const buffer = device.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | 0x8 });
+    device.queue.writeBuffer(buffer, 0, new Uint32Array([...values, 0, 0, 0, 0, 0, 0]));
     return buffer;
   };
-  const source = reduceKernel("sum", false, 64).source.replaceAll(
+  const source = sumKernel(64).source.replaceAll(
     "var<storage, read>",
     "var<storage, read_write>",
   );
@@ -83,8 +87,8 @@ async function rawSums(adapter: GPUAdapter): Promise<() => Promise<void>> {
       entries: [from, to, params].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
   const perGroup = Math.ceil(N / GROUPS / 64) * 64;
-  const first = group(input, partial, uniform([N, perGroup]));
-  const second = group(partial, out, uniform([GROUPS, GROUPS]));
+  const first = group(input, partial, uniform([N, perGroup, 0, 0, N]));
+  const second = group(partial, out, uniform([GROUPS, GROUPS, 0, 0, GROUPS]));
   return async () => {
     for (let i = 0; i < SUMS; i++) {
       const encoder = device.createCommandEncoder();

@@ -176,7 +176,7 @@ Deno.test({
       using b = client.createWithData(new Uint32Array([2, 3, 4]));
       using out = mixed.run(client, { a, b });
       assert.deepEqual([...await client.read(out, Int32Array)], [-6, 11, 18]);
-      assert.throws(() => mixed.run(client, { a }), /Missing element-wise input "b"/);
+      assert.throws(() => mixed.run(client, { a }), /Missing elementwise input "b"/);
       using short = client.createWithData(new Uint32Array([1]));
       assert.throws(() => mixed.run(client, { a, b: short }), RangeError);
       assert.throws(() => elementwise({ inputs: ["n"], expression: "n" }), RangeError);

@@ -4,7 +4,7 @@ import { reflectKernel, widenReadOnlyStorage } from "../runtime/server/webgpu/_r
 import { CompilationError, KernelArgumentError } from "../backend.ts";
 import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
 import { elementwise } from "../mod.ts";
-import { reduceKernel } from "../runtime/kernels/_reduce_kernels.ts";
+import { operatorProgram, reductionKernel } from "../runtime/kernels/_reduce_kernels.ts";
 import * as demo from "../examples/kernels.ts";
 import { CORPUS } from "./fixtures/wgsl_corpus.ts";
 
@@ -38,7 +38,7 @@ Deno.test("reflection of the demo's and the helpers' kernels", () => {
     "params uniform read Params 8",
   ]);
   for (const product of [false, true]) {
-    const kernel = reduceKernel("max", product, 64);
+    const kernel = reductionKernel(operatorProgram("max", "f32", product), "partials", false, 64);
     assert.deepEqual(reflectKernel(kernel).workgroupSize, [64, 1, 1]);
     assert.equal(reflectKernel(kernel).bindings.length, product ? 4 : 3);
   }

@@ -1,11 +1,11 @@
 /**
- * `deno task check` step: the user entry point (`mod.ts`) exports at most 45 names, values and
+ * `deno task check` step: the user entry point (`mod.ts`) exports at most 64 names, values and
  * types together, so that a leak of internals is a visible failure.
  *
  * @module
  */
 
-export const MAX_USER_EXPORTS = 45;
+export const MAX_USER_EXPORTS = 64; // 45 before typed handles (element types, typed constructors' options)
 
 /** The names exported by `export { ... }` / `export type { ... }` lists in `source`. */
 export function exportedNames(source: string): string[] {

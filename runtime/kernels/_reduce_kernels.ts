@@ -1,13 +1,28 @@
 /**
- * The WGSL of the reductions: each workgroup folds a contiguous chunk of the input (each
- * invocation a strided run, then a tree in workgroup memory) into one partial; a second launch of
- * the same kernel folds the partials with one workgroup.
+ * The WGSL of reductions, generated from a {@linkcode ReductionProgram}: `map` turns the inputs'
+ * elements at index `i` into a value, `combine` folds two values `a` and `b`, `identity` starts
+ * the fold, `finish` turns the folded `r` over `count` elements into the output.
  *
- * On llvmpipe, workgroup barriers and workgroup memory are slow: 32- and 64-wide groups beat
- * 256-wide ones several times on reductions (bench/kernels_bench.ts measures the sizes).
+ * Three shapes, all with 32-wide workgroups where they use workgroup memory (on llvmpipe
+ * barriers are slow: 32- and 64-wide groups beat 256-wide ones several times, see
+ * bench/kernels_bench.ts):
+ *
+ * - `partials`: each workgroup folds a contiguous chunk of all `n` elements (each invocation a
+ *   strided run, then a tree in workgroup memory) into `partial[group]`; a `rows` launch of the
+ *   same program over the partials (one row) finishes a whole reduction.
+ * - `rows`: a `[rows, cols]` input reduced along its last axis, one workgroup per row.
+ * - `columns`: reduced along its first axis, one invocation per column and chunk of at most
+ *   {@linkcode COLUMN_CHUNK} rows (neighbouring invocations read neighbouring columns); with
+ *   several chunks, passes over the chunks' partials follow.
+ *
+ * Device quirk: Mesa's llvmpipe stops a shader invocation's loops after 65,535 iterations in all
+ * (silently: a loop of 70,000 additions returns 65,535), so no invocation here loops more than
+ * {@linkcode COLUMN_CHUNK} times.
  *
  * @module
  */
+
+import type { ElementType } from "./elementwise.ts";
 
 /** A generated WGSL kernel (the WebGPU backend's kernel shape). */
 export interface GeneratedKernel {
@@ -15,8 +30,121 @@ export interface GeneratedKernel {
   readonly source: string;
 }
 
+/** What a reduction computes (see the module doc). */
+export interface ReductionProgram {
+  /** Name in errors and logs. */
+  readonly name: string;
+  /** Inputs by name with their element types, in binding order. */
+  readonly inputs: readonly (readonly [string, ElementType])[];
+  /** Uniform params by name with their types. */
+  readonly params: readonly (readonly [string, ElementType])[];
+  /** The value of element `i` (reads inputs by name, params by name, `i`). */
+  readonly map: string;
+  /** Folds `a` and `b` (values of `type`). */
+  readonly combine: string;
+  /** The value folding starts from. */
+  readonly identity: string;
+  /** The output from the folded `r` and the element count `count` (u32). */
+  readonly finish: string;
+  /** The type of values and of the output. */
+  readonly type: ElementType;
+}
+
+/** The kernel shapes of {@linkcode reductionKernel}. */
+export type ReductionShape = "partials" | "rows" | "columns";
+
+/** Workgroup width of the folding kernels. */
+export const REDUCE_WORKGROUP = 32;
+/** Workgroup width of the column kernel (no workgroup memory). */
+export const COLUMN_WORKGROUP = 64;
+/** Rows one invocation of the column kernel folds (under llvmpipe's loop limit, see above). */
+export const COLUMN_CHUNK = 4096;
+
 /**
- * A reduction operator.
+ * The kernel of one shape. Bindings: the inputs (read-only), `out`, the uniform `params`
+ * (`n`: elements, `per_group`: elements per workgroup, `cols`, `rows`, `count`: the elements each
+ * output folds, for `finish`, `chunks`: of the column kernel; then the user's params).
+ * `finishes`: whether this launch applies `finish` (a partials pass does not).
+ */
+export function reductionKernel(
+  program: ReductionProgram,
+  shape: ReductionShape,
+  finishes: boolean,
+  workgroup: number = REDUCE_WORKGROUP,
+): GeneratedKernel {
+  const { inputs, params, type } = program;
+  const declarations = [
+    ...inputs.map(([name, t], b) =>
+      `@group(0) @binding(${b}) var<storage, read> in_${name}: array<${t}>;`
+    ),
+    `@group(0) @binding(${inputs.length}) var<storage, read_write> out: array<${type}>;`,
+    `struct Params { n: u32, per_group: u32, cols: u32, rows: u32, count: u32, chunks: u32${
+      params.map(([name, t]) => `, ${name}: ${t}`).join("")
+    } }`,
+    `@group(0) @binding(${inputs.length + 1}) var<uniform> params: Params;`,
+  ].join("\n");
+  const value = `fn value(i: u32) -> ${type} {
+${inputs.map(([name]) => `  let ${name} = in_${name}[i];`).join("\n")}
+${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
+  return ${type}(${program.map});
+}
+fn combine(a: ${type}, b: ${type}) -> ${type} { return ${program.combine}; }
+fn finish(r: ${type}, count: u32) -> ${type} { return ${finishes ? program.finish : "r"}; }`;
+  const id = `${program.name}_${shape}${finishes ? "" : "_partial"}_${workgroup}`;
+  if (shape === "columns") {
+    return {
+      id,
+      source: `${declarations}
+${value}
+@compute @workgroup_size(${COLUMN_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  // Invocation g folds column g % cols over chunk g / cols of ${COLUMN_CHUNK} rows into out[g].
+  if (gid.x >= params.cols * params.chunks) { return; }
+  let col = gid.x % params.cols;
+  let first = (gid.x / params.cols) * ${COLUMN_CHUNK}u;
+  let last = min(first + ${COLUMN_CHUNK}u, params.rows);
+  var acc: ${type} = ${program.identity};
+  for (var row = first; row < last; row = row + 1u) {
+    acc = combine(acc, value(row * params.cols + col));
+  }
+  out[gid.x] = finish(acc, params.count);
+}`,
+    };
+  }
+  // partials: group g folds [g * per_group, min(n, (g + 1) * per_group)); rows: row g.
+  const w = workgroup;
+  const range = shape === "rows"
+    ? `let start = group * params.cols; let end = start + params.cols;`
+    : `let start = group * params.per_group; let end = min(start + params.per_group, params.n);`;
+  return {
+    id,
+    source: `${declarations}
+${value}
+var<workgroup> folded: array<${type}, ${w}>;
+@compute @workgroup_size(${w})
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let group = wid.x;
+  ${range}
+  var acc: ${type} = ${program.identity};
+  for (var i = start + lid; i < end; i = i + ${w}u) { acc = combine(acc, value(i)); }
+  folded[lid] = acc;
+  workgroupBarrier();
+  for (var stride = ${w / 2}u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) { folded[lid] = combine(folded[lid], folded[lid + stride]); }
+    workgroupBarrier();
+  }
+  if (lid == 0u) { out[group] = finish(folded[0], params.count); }
+}`,
+  };
+}
+
+/** The program that folds a first pass's partials (already mapped) the way `program` does. */
+export function partialsProgram(program: ReductionProgram): ReductionProgram {
+  return { ...program, inputs: [["partial", program.type]], map: "partial" };
+}
+
+/**
+ * A built-in reduction operator (`mean` needs f32 elements).
  *
  * @example
  * ```ts
@@ -24,47 +152,36 @@ export interface GeneratedKernel {
  * const op: ReduceOp = "max";
  * ```
  */
-export type ReduceOp = "sum" | "max" | "min";
+export type ReduceOp = "sum" | "max" | "min" | "mean";
 
-const COMBINE: Record<ReduceOp, (a: string, b: string) => string> = {
-  sum: (a, b) => `${a} + ${b}`,
-  max: (a, b) => `max(${a}, ${b})`,
-  min: (a, b) => `min(${a}, ${b})`,
+/** Identities as WGSL expressions: the type's lowest and highest values for max and min. */
+const IDENTITY: Record<ElementType, Record<"sum" | "max" | "min", string>> = {
+  f32: { sum: "0.0", max: "bitcast<f32>(0xff800000u)", min: "bitcast<f32>(0x7f800000u)" },
+  i32: { sum: "0i", max: "bitcast<i32>(0x80000000u)", min: "bitcast<i32>(0x7fffffffu)" },
+  u32: { sum: "0u", max: "0u", min: "0xffffffffu" },
 };
 
-// The identity of each op, as f32 bit patterns (max starts at -inf, min at +inf).
-const IDENTITY: Record<ReduceOp, string> = {
-  sum: "0.0",
-  max: "bitcast<f32>(0xff800000u)",
-  min: "bitcast<f32>(0x7f800000u)",
-};
+const COMBINE = { sum: "a + b", max: "max(a, b)", min: "min(a, b)" } as const;
 
-/** The kernel folding `a` (or `a * b` element-wise with `product`) into `partial[group]`. */
-export function reduceKernel(op: ReduceOp, product: boolean, workgroup: number): GeneratedKernel {
-  const combine = COMBINE[op];
-  const load = product ? "a[i] * b[i]" : "a[i]";
-  const source = `
-struct Params { n: u32, per_group: u32 }
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-${product ? "@group(0) @binding(1) var<storage, read> b: array<f32>;" : ""}
-@group(0) @binding(${product ? 2 : 1}) var<storage, read_write> partial: array<f32>;
-@group(0) @binding(${product ? 3 : 2}) var<uniform> params: Params;
-var<workgroup> folded: array<f32, ${workgroup}>;
-@compute @workgroup_size(${workgroup})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-        @builtin(local_invocation_index) lid: u32) {
-  let group = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
-  let start = group * params.per_group;
-  let end = min(start + params.per_group, params.n);
-  var acc = ${IDENTITY[op]};
-  for (var i = start + lid; i < end; i = i + ${workgroup}u) { acc = ${combine("acc", load)}; }
-  folded[lid] = acc;
-  workgroupBarrier();
-  for (var stride = ${workgroup / 2}u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) { folded[lid] = ${combine("folded[lid]", "folded[lid + stride]")}; }
-    workgroupBarrier();
-  }
-  if (lid == 0u) { partial[group] = folded[0]; }
-}`;
-  return { id: `reduce_${product ? "dot" : op}_${workgroup}`, source };
+/**
+ * The program of a built-in operator over `type` (with `product`: the dot product of inputs `a`
+ * and `b`, else input `x`): what `reduce` and `dot` run and the tuner's reduce set times.
+ */
+export function operatorProgram(
+  op: ReduceOp,
+  type: ElementType,
+  product: boolean,
+): ReductionProgram {
+  const fold = op === "mean" ? "sum" : op;
+  return {
+    name: product ? `dot_${type}` : `${op}_${type}`,
+    inputs: product ? [["a", type], ["b", type]] : [["x", type]],
+    params: [],
+    map: product ? "a * b" : "x",
+    combine: COMBINE[fold],
+    identity: IDENTITY[type][fold],
+    // The mean of no element is NaN (written as its bits: no division by zero).
+    finish: op === "mean" ? "select(bitcast<f32>(0x7fc00000u), r / f32(count), count > 0u)" : "r",
+    type,
+  };
 }

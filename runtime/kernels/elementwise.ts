@@ -10,7 +10,7 @@ import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 
 /**
- * Element types of element-wise inputs, outputs and params (all 4 bytes).
+ * Element types of element-wise and reduction inputs, outputs and params (all 4 bytes).
  *
  * @example
  * ```ts
@@ -21,8 +21,22 @@ import type { StreamId } from "../core/stream_id.ts";
 export type ElementType = "f32" | "i32" | "u32";
 
 /**
+ * How an element-wise input is read: its element type (the expression reads element `i` by
+ * the input's name), or `raw` + type (the expression indexes the whole array itself, as
+ * CuPy's `raw` arguments: `m[i / cols]`; a raw input may have any length).
+ *
+ * @example
+ * ```ts
+ * import type { InputType } from "@gpucompute/runtime";
+ * const rowValues: InputType = "raw f32";
+ * ```
+ */
+export type InputType = ElementType | `raw ${ElementType}`;
+
+/**
  * What an element-wise kernel computes: `out[i] = expression`, where the expression reads each
- * input's element `i` by the input's name, each param by its name, and the index as `i`.
+ * input's element `i` by the input's name (raw inputs: the whole array), each param by its
+ * name, and the index as `i`.
  *
  * @example
  * ```ts
@@ -30,9 +44,9 @@ export type ElementType = "f32" | "i32" | "u32";
  * const spec: ElementwiseSpec = { inputs: ["x", "y"], params: { a: "f32" }, expression: "a * x + y" };
  * ```
  */
-export interface ElementwiseSpec {
-  /** Input names (all f32) or names with their element types. */
-  readonly inputs: readonly string[] | { readonly [name: string]: ElementType };
+export interface ElementwiseSpec<T extends ElementType = "f32"> {
+  /** Input names (all f32) or names with their types (see {@linkcode InputType}). */
+  readonly inputs: readonly string[] | { readonly [name: string]: InputType };
   /** A WGSL expression of the output element's type. */
   readonly expression: string;
   /**
@@ -44,7 +58,7 @@ export interface ElementwiseSpec {
    * Element type of the output.
    * @default {"f32"}
    */
-  readonly output?: ElementType;
+  readonly output?: T;
   /**
    * Name in errors and logs.
    * @default {"elementwise"}
@@ -68,10 +82,15 @@ export interface ElementwiseRunOptions {
    */
   params?: KernelParams;
   /**
-   * Where to write; a new handle of the inputs' length when absent (the caller disposes it).
+   * Where to write; a new handle of the output type when absent (the caller disposes it).
    * @default {undefined}
    */
   out?: Handle;
+  /**
+   * Elements to compute, when no element-wise (non-raw) input says it.
+   * @default {the length of the element-wise inputs, else of `out`}
+   */
+  length?: number;
   /**
    * The stream to run on.
    * @default {currentStreamId()}
@@ -89,27 +108,55 @@ export interface ElementwiseRunOptions {
  * console.log(square.source.includes("out[i] = x * x;")); // true
  * ```
  */
-export interface ElementwiseKernel {
+export interface ElementwiseKernel<T extends ElementType = ElementType> {
   /** The generated WGSL (inputs read-only, then `out`, then a uniform with `n` and the params). */
   readonly source: string;
   /**
-   * Runs over every element: `inputs` by name (all of the same length), returns the output.
-   * Throws `RangeError` for inputs of different lengths or a missing input.
+   * Runs over every element: `inputs` by name (the element-wise ones of one length), returns the
+   * output. `RangeError` for inputs of different lengths or a missing input, `TypeError` for an
+   * input of another element type.
    */
   run(
     client: ComputeClient,
     inputs: { readonly [name: string]: Handle },
     options?: ElementwiseRunOptions,
-  ): Handle;
+  ): Handle<T>;
 }
 
 const WORKGROUP = 64; // on llvmpipe 64-wide groups are the fastest (bench/kernels_bench.ts)
 const RESERVED = ["i", "n", "out", "params", "main"];
 const IDENT = /^[A-Za-z][A-Za-z0-9_]*$/;
+const TYPES: readonly string[] = ["f32", "i32", "u32"];
+
+/** Throws `RangeError` unless `name` is a WGSL identifier the generated code leaves free. */
+export function checkName(name: string, reserved: readonly string[] = []): void {
+  if (!IDENT.test(name) || RESERVED.includes(name) || reserved.includes(name)) {
+    throw new RangeError(
+      `Name "${name}" must be a WGSL identifier other than ` +
+        [...RESERVED, ...reserved].join(", "),
+    );
+  }
+}
+
+/** Names with their element types, from a list (all f32) or a record; checked. */
+export function elementTypes(
+  spec: readonly string[] | { readonly [name: string]: string },
+  what: string,
+): [string, ElementType][] {
+  const entries = Array.isArray(spec)
+    ? (spec as readonly string[]).map((name): [string, string] => [name, "f32"])
+    : Object.entries(spec ?? {});
+  return entries.map(([name, type]) => {
+    if (!TYPES.includes(type)) {
+      throw new RangeError(`The type of ${what} "${name}" must be f32, i32 or u32, got "${type}"`);
+    }
+    return [name, type as ElementType];
+  });
+}
 
 /**
- * Builds an element-wise kernel. Any length works: the launch covers every element (folding
- * beyond 65,535 workgroups) and the kernel checks the bound.
+ * Builds an element-wise kernel. Any length works: the launch covers every element (beyond
+ * 65,535 workgroups too) and the kernel checks the bound.
  *
  * @example SAXPY
  * ```ts ignore
@@ -119,81 +166,87 @@ const IDENT = /^[A-Za-z][A-Za-z0-9_]*$/;
  * using x = client.createWithData(new Float32Array([1, 2, 3]));
  * using y = client.createWithData(new Float32Array([10, 20, 30]));
  * using out = saxpy.run(client, { x, y }, { params: { a: 2 } });
- * console.log(await client.read(out, Float32Array)); // Float32Array [12, 24, 36]
+ * console.log(await client.read(out)); // Float32Array [12, 24, 36]
  * ```
  */
-export function elementwise(spec: ElementwiseSpec): ElementwiseKernel {
+export function elementwise<T extends ElementType = "f32">(
+  spec: ElementwiseSpec<T>,
+): ElementwiseKernel<T> {
   if (typeof spec?.expression !== "string") throw new TypeError("spec.expression must be a string");
-  const inputs: [string, ElementType][] = Array.isArray(spec.inputs)
-    ? (spec.inputs as readonly string[]).map((name): [string, ElementType] => [name, "f32"])
-    : Object.entries(spec.inputs ?? {}) as [string, ElementType][];
-  const params = Object.entries(spec.params ?? {});
-  for (const [name] of [...inputs, ...params]) {
-    if (!IDENT.test(name) || RESERVED.includes(name)) {
-      throw new RangeError(
-        `Element-wise name "${name}" must be a WGSL identifier other than ${RESERVED.join(", ")}`,
-      );
-    }
-  }
-  const output = spec.output ?? "f32";
-  for (const [name, type] of [...inputs, ...params, ["output", output]]) {
-    if (!["f32", "i32", "u32"].includes(type)) {
-      throw new RangeError(`Element-wise type of "${name}" must be f32, i32 or u32, got "${type}"`);
-    }
-  }
+  const raw = new Set<string>();
+  const declared = Array.isArray(spec.inputs) ? spec.inputs : Object.fromEntries(
+    Object.entries(spec.inputs ?? {}).map(([name, type]) => {
+      const match = /^raw\s+(\w+)$/.exec(type);
+      if (match !== null) raw.add(name);
+      return [name, match?.[1] ?? type];
+    }),
+  );
+  const inputs = elementTypes(declared, "input");
+  const params = elementTypes(spec.params ?? {}, "param");
+  for (const [name] of [...inputs, ...params]) checkName(name);
+  const output = elementTypes({ output: spec.output ?? "f32" }, "output")[0][1];
   const source = `
 struct Params { n: u32, ${params.map(([name, type]) => `${name}: ${type}`).join(", ")} }
 ${
     inputs.map(([name, type], b) =>
-      `@group(0) @binding(${b}) var<storage, read> in_${name}: array<${type}>;`
+      `@group(0) @binding(${b}) var<storage, read> ${
+        raw.has(name) ? name : `in_${name}`
+      }: array<${type}>;`
     ).join("\n")
   }
 @group(0) @binding(${inputs.length}) var<storage, read_write> out: array<${output}>;
 @group(0) @binding(${inputs.length + 1}) var<uniform> params: Params;
 @compute @workgroup_size(${WORKGROUP})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-        @builtin(local_invocation_index) lid: u32) {
-  let i = (wid.x + nwg.x * (wid.y + nwg.y * wid.z)) * ${WORKGROUP}u + lid;
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let i = gid.x;
   if (i >= params.n) { return; }
-${inputs.map(([name]) => `  let ${name} = in_${name}[i];`).join("\n")}
+${inputs.filter(([name]) => !raw.has(name)).map(([name]) => `  let ${name} = in_${name}[i];`).join("\n")}
 ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
   out[i] = ${spec.expression};
 }`;
-  const kernel = { id: spec.name ?? "elementwise", source };
+  const name = spec.name ?? "elementwise";
+  const kernel = { id: name, source };
   return {
     source,
     run(client, given, options = {}) {
-      const handles = inputs.map(([name]) => {
-        const handle = given[name];
-        if (handle === undefined) throw new RangeError(`Missing element-wise input "${name}"`);
+      const handles = inputs.map(([input, type]) => {
+        const handle = given[input];
+        if (handle === undefined) throw new RangeError(`Missing ${name} input "${input}"`);
+        if (handle.dtype !== type && handle.dtype !== "bytes") {
+          throw new TypeError(`${name} input "${input}" is ${handle.describe()}, not ${type}`);
+        }
         return handle;
       });
-      const n = (handles[0]?.size() ?? options.out?.size() ?? 0) / 4;
-      handles.forEach((handle, k) => {
+      const sized = inputs.flatMap(([input], k) => raw.has(input) ? [] : [[input, handles[k]]] as const);
+      const n = sized.length > 0
+        ? sized[0][1].size() / 4
+        : options.length ?? (options.out?.size() ?? 0) / 4;
+      for (const [input, handle] of sized) {
         if (handle.size() !== n * 4) {
           throw new RangeError(
-            `Element-wise input "${inputs[k][0]}" has ${handle.size() / 4} elements, ` +
-              `"${inputs[0][0]}" has ${n}`,
+            `${name} input "${input}" has ${handle.size() / 4} elements, "${sized[0][0]}" has ${n}`,
           );
         }
-      });
+      }
       if (options.out !== undefined && options.out.size() < n * 4) {
-        throw new RangeError(`Element-wise output has ${options.out.size()} bytes, needs ${n * 4}`);
+        throw new RangeError(`${name} output has ${options.out.size()} bytes, needs ${n * 4}`);
       }
       const stream = options.stream;
-      const out = options.out ?? client.empty(Math.max(1, n), output, { stream });
+      const out = options.out ?? client.empty(n, output, { stream });
       try {
-        client.execute(kernel, {
-          threads: n,
-          buffers: [...handles, out],
-          params: { ...options.params, n },
-          stream,
-        });
+        if (n > 0) {
+          client.execute(kernel, {
+            threads: n,
+            buffers: [...handles, out],
+            params: { ...options.params, n },
+            stream,
+          });
+        }
       } catch (error) {
         if (options.out === undefined) out.dispose();
         throw error;
       }
-      return out;
+      return out as Handle<T>;
     },
   };
 }

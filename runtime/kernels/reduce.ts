@@ -1,7 +1,7 @@
 /**
- * Reductions over f32 handles, in the spirit of CuPy's `ReductionKernel`: sum, max, min and a
- * dot product. Each is two launches on the caller's stream (partials per workgroup, then one
- * workgroup over the partials); the result stays on the device as a 4-byte handle.
+ * The common reductions: sum, max, min and mean of a handle (f32, i32 or u32), whole or along an
+ * axis of a `[rows, cols]` shape, and a dot product. Each is a {@linkcode reduction} whose
+ * result stays on the device.
  *
  * @module
  */
@@ -9,17 +9,19 @@
 import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import { type GeneratedKernel, reduceKernel, type ReduceOp } from "./_reduce_kernels.ts";
+import type { ElementType } from "./elementwise.ts";
+import { type ReductionKernel, reductionOf } from "./reduction.ts";
+import { operatorProgram, type ReduceOp } from "./_reduce_kernels.ts";
 
 export type { ReduceOp } from "./_reduce_kernels.ts";
 
 /**
  * Options of {@linkcode reduce} and {@linkcode dot}.
  *
- * @example
+ * @example Column means of a 100 x 8 handle
  * ```ts
  * import type { ReduceOptions } from "@gpucompute/runtime";
- * const options: ReduceOptions = { op: "min", stream: 2 };
+ * const options: ReduceOptions = { op: "mean", shape: [100, 8], axis: 0 };
  * ```
  */
 export interface ReduceOptions {
@@ -29,7 +31,18 @@ export interface ReduceOptions {
    */
   op?: ReduceOp;
   /**
-   * Where to write the f32 result; a new 4-byte handle when absent (the caller disposes it).
+   * The input's shape `[rows, cols]` (row-major) for an axis reduction.
+   * @default {undefined} (the whole handle to one value)
+   */
+  shape?: readonly [number, number];
+  /**
+   * With `shape`: `1` reduces each row (`rows` outputs), `0` each column (`cols` outputs).
+   * @default {1}
+   */
+  axis?: 0 | 1;
+  /**
+   * Where to write the result; a new handle of the input's type when absent (the caller
+   * disposes it).
    * @default {undefined}
    */
   out?: Handle;
@@ -41,44 +54,65 @@ export interface ReduceOptions {
 }
 
 /**
- * Measured on llvmpipe (bench/kernels_bench.ts, 8 sums of 1M f32): 32-wide groups 44 ms, 64-wide
- * 58 ms, 128-wide 84 ms, 256-wide 423 ms; at most 256 partials.
+ * The element type of a reduction's result: the input's (an untyped input is read as f32).
+ *
+ * @example
+ * ```ts
+ * import type { ResultType } from "@gpucompute/runtime";
+ * const t: ResultType<"bytes"> = "f32";
+ * ```
  */
-const WORKGROUP = 32;
-const MAX_GROUPS = 256;
-const IDENTITY: Record<ReduceOp, number> = { sum: 0, max: -Infinity, min: Infinity };
-const kernels = new Map<string, GeneratedKernel>();
+export type ResultType<D extends ElementType | "bytes"> = D extends "bytes" ? "f32" : D;
 
-function kernel(op: ReduceOp, product: boolean): GeneratedKernel {
-  const key = `${op}:${product}`;
+const OPS: readonly ReduceOp[] = ["sum", "max", "min", "mean"];
+
+const kernels = new Map<string, ReductionKernel>();
+
+function kernelFor(op: ReduceOp, type: ElementType, product: boolean): ReductionKernel {
+  const key = `${op}:${type}:${product}`;
   let found = kernels.get(key);
-  if (found === undefined) kernels.set(key, found = reduceKernel(op, product, WORKGROUP));
+  if (found === undefined) {
+    kernels.set(key, found = reductionOf(operatorProgram(op, type, product)));
+  }
   return found;
 }
 
 /**
- * Reduces an f32 handle to one value: the sum (0 when empty), the maximum (-Infinity when empty)
- * or the minimum (Infinity when empty). Returns a 4-byte handle on the device.
+ * Reduces a handle of f32, i32 or u32: to one value, or along an axis of `shape`. The sum of no
+ * element is 0, the max the type's lowest value (-Infinity), the min its highest (Infinity),
+ * the mean NaN. Integer sums wrap around on overflow, as WGSL's do.
  *
  * @example
  * ```ts ignore
  * import { createClient, reduce } from "@gpucompute/runtime";
  * using client = await createClient();
- * using x = client.createWithData(new Float32Array([3, -1, 4]));
+ * using x = client.createWithData(new Float32Array([3, -1, 4, 1, 5, 9]));
  * using top = reduce(client, x, { op: "max" });
- * console.log(await client.read(top, Float32Array)); // Float32Array [4]
+ * using rowSums = reduce(client, x, { shape: [2, 3], axis: 1 });
+ * console.log(await client.readMany([top, rowSums])); // [Float32Array [9], Float32Array [6, 15]]
  * ```
  */
-export function reduce(client: ComputeClient, input: Handle, options: ReduceOptions = {}): Handle {
+export function reduce<D extends ElementType | "bytes">(
+  client: ComputeClient,
+  input: Handle<D>,
+  options: ReduceOptions = {},
+): Handle<ResultType<D>> {
   const op = options.op ?? "sum";
-  if (!["sum", "max", "min"].includes(op)) {
-    throw new RangeError(`op must be "sum", "max" or "min", got ${JSON.stringify(op)}`);
+  if (!OPS.includes(op)) {
+    throw new RangeError(`op must be one of ${OPS.join(", ")}, got ${JSON.stringify(op)}`);
   }
-  return run(client, [input], op, options);
+  const type = elementTypeOf(input, "reduce");
+  if (op === "mean" && type !== "f32") {
+    throw new RangeError(`A mean needs f32 elements, got ${input.describe()}`);
+  }
+  const { shape, axis, out, stream } = options;
+  const result = kernelFor(op, type, false).run(client, { x: input }, { shape, axis, out, stream });
+  return result as Handle<ResultType<D>>;
 }
 
 /**
- * The dot product of two f32 handles of the same length, as a 4-byte handle on the device.
+ * The dot product of two handles of one type (f32, i32 or u32) and length, as a one-element
+ * handle; with `shape` and `axis`, the dot products of matching rows or columns.
  *
  * @example
  * ```ts ignore
@@ -87,58 +121,30 @@ export function reduce(client: ComputeClient, input: Handle, options: ReduceOpti
  * using a = client.createWithData(new Float32Array([1, 2, 3]));
  * using b = client.createWithData(new Float32Array([4, 5, 6]));
  * using d = dot(client, [a, b]);
- * console.log(await client.read(d, Float32Array)); // Float32Array [32]
+ * console.log(await client.read(d)); // Float32Array [32]
  * ```
  */
-export function dot(
+export function dot<D extends ElementType | "bytes">(
   client: ComputeClient,
-  [a, b]: readonly [Handle, Handle],
+  [a, b]: readonly [Handle<D>, Handle<D>],
   options: Omit<ReduceOptions, "op"> = {},
-): Handle {
+): Handle<ResultType<D>> {
+  const type = elementTypeOf(a, "dot");
   if (a.size() !== b.size()) {
     throw new RangeError(`dot needs handles of one length, got ${a.size()} and ${b.size()} bytes`);
   }
-  return run(client, [a, b], "sum", options);
+  const { shape, axis, out, stream } = options;
+  const result = kernelFor("sum", type, true).run(client, { a, b }, { shape, axis, out, stream });
+  return result as Handle<ResultType<D>>;
 }
 
-function run(
-  client: ComputeClient,
-  inputs: Handle[],
-  op: ReduceOp,
-  options: ReduceOptions,
-): Handle {
-  const n = inputs[0].size() / 4;
-  if (!Number.isInteger(n)) {
-    throw new RangeError(
-      `A reduction reads f32 elements: ${inputs[0].size()} bytes is not a multiple of 4`,
-    );
+function elementTypeOf(handle: Handle, what: string): ElementType {
+  const dtype = handle.dtype === "bytes" ? "f32" : handle.dtype;
+  if (dtype !== "f32" && dtype !== "i32" && dtype !== "u32") {
+    throw new TypeError(`${what} reads f32, i32 or u32 elements, got ${handle.describe()}`);
   }
-  const { stream } = options;
-  const groups = Math.max(1, Math.min(MAX_GROUPS, Math.ceil(n / WORKGROUP)));
-  const perGroup = Math.ceil(n / groups / WORKGROUP) * WORKGROUP || WORKGROUP;
-  const out = options.out ?? client.empty(1, "f32", { stream });
-  if (n === 0) {
-    // Nothing to bind (a storage binding needs one element): the result is the identity.
-    client.write(out, new Float32Array([IDENTITY[op]]), { stream });
-    return out;
+  if (handle.size() % 4 !== 0) {
+    throw new RangeError(`${what} reads 4-byte elements: ${handle.describe()} is not whole`);
   }
-  try {
-    using partial = client.empty(groups, "f32", { stream });
-    client.execute(kernel(op, inputs.length === 2), {
-      count: { kind: "static", x: groups, y: 1, z: 1 },
-      buffers: [...inputs, partial],
-      params: { n, per_group: perGroup },
-      stream,
-    });
-    client.execute(kernel(op, false), {
-      count: { kind: "static", x: 1, y: 1, z: 1 },
-      buffers: [partial, out],
-      params: { n: groups, per_group: groups },
-      stream,
-    });
-  } catch (error) {
-    if (options.out === undefined) out.dispose();
-    throw error;
-  }
-  return out;
+  return dtype;
 }

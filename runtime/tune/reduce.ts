@@ -11,7 +11,14 @@ import type { ComputeClient } from "../client/client.ts";
 import { CubeCount } from "../core/cube_count.ts";
 import type { Handle } from "../core/handle.ts";
 // The helpers' kernel generator: tuning them means running exactly their WGSL.
-import { reduceKernel, type ReduceOp } from "../kernels/_reduce_kernels.ts";
+import {
+  type GeneratedKernel,
+  operatorProgram,
+  partialsProgram,
+  type ReduceOp,
+  reductionKernel,
+  type ReductionShape,
+} from "../kernels/_reduce_kernels.ts";
 import { anchor } from "./key.ts";
 import { type Tunable, TunableSet } from "./tunable_set.ts";
 
@@ -102,14 +109,21 @@ export function reduceSet(
   client: ComputeClient,
   op: ReduceOp = "sum",
 ): TunableSet<ReduceKey, ReduceInputs, Handle> {
-  if (!["sum", "max", "min"].includes(op)) {
-    throw new RangeError(`op must be "sum", "max" or "min", got ${JSON.stringify(op)}`);
+  if (!["sum", "max", "min", "mean"].includes(op)) {
+    throw new RangeError(`op must be "sum", "max", "min" or "mean", got ${JSON.stringify(op)}`);
   }
-  const kernels = new Map<string, ReturnType<typeof reduceKernel>>();
-  const kernel = (product: boolean, workgroup: number) => {
-    const id = `${product}:${workgroup}`;
+  const kernels = new Map<string, GeneratedKernel>();
+  /** The first pass (`partials`), a whole fold in one workgroup, or the fold of partials. */
+  const kernel = (product: boolean, shape: ReductionShape | "fold", workgroup: number) => {
+    const id = `${product}:${shape}:${workgroup}`;
     let found = kernels.get(id);
-    if (found === undefined) kernels.set(id, found = reduceKernel(op, product, workgroup));
+    if (found === undefined) {
+      const program = operatorProgram(op, "f32", product);
+      found = shape === "fold"
+        ? reductionKernel(partialsProgram(program), "rows", true, workgroup)
+        : reductionKernel(program, shape, shape !== "partials", workgroup);
+      kernels.set(id, found);
+    }
     return found;
   };
   const candidates = REDUCE_VARIANTS.map((v): Tunable<ReduceKey, ReduceInputs, Handle> => ({
@@ -121,25 +135,27 @@ export function reduceSet(
       const perGroup = Math.ceil(n / groups / v.workgroup) * v.workgroup;
       const partials = Math.ceil(n / perGroup);
       const inputs = y === undefined ? [x] : [x, y];
-      const out = client.createBytes(4);
+      const product = y !== undefined;
+      const out = client.empty(1, "f32");
+      const whole = { n, per_group: n, cols: n, rows: 1, count: n };
       if (partials === 1) {
-        client.execute(kernel(y !== undefined, v.workgroup), {
+        client.execute(kernel(product, "rows", v.workgroup), {
           count: CubeCount.newSingle(),
           buffers: [...inputs, out],
-          params: { n, per_group: n },
+          params: whole,
         });
         return out;
       }
-      using partial = client.createBytes(partials * 4); // freed after launch: the server pins it
-      client.execute(kernel(y !== undefined, v.workgroup), {
+      using partial = client.empty(partials, "f32"); // freed after launch: the server pins it
+      client.execute(kernel(product, "partials", v.workgroup), {
         count: CubeCount.new1d(partials),
         buffers: [...inputs, partial],
-        params: { n, per_group: perGroup },
+        params: { ...whole, per_group: perGroup },
       });
-      client.execute(kernel(false, v.workgroup), {
+      client.execute(kernel(product, "fold", v.workgroup), {
         count: CubeCount.newSingle(),
         buffers: [partial, out],
-        params: { n: partials, per_group: partials },
+        params: { n: partials, per_group: partials, cols: partials, rows: 1, count: n },
       });
       return out;
     },

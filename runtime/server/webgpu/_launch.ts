@@ -90,7 +90,7 @@ function checkElements(
     throw new KernelArgumentError(
       name,
       `buffers[${index}]`,
-      `is a ${dtype} handle, but ${slot.name}: ${slot.type.name} holds ${slot.scalar}: ` +
+      `holds ${dtype} elements, but ${slot.name}: ${slot.type.name} holds ${slot.scalar}: ` +
         `upload ${slot.scalar} data (or convert it), or reinterpret the bytes on purpose with ` +
         `handle.as("${slot.scalar}")`,
     );

@@ -35,6 +35,11 @@ export interface WebGpuServerStats {
   readonly profileMaps: number;
   /** Submissions of unproven launches, each in a command buffer of its own. */
   readonly isolatedSubmits: number;
+  /**
+   * Submissions held back until a new kernel with read-only bindings was validated (it might
+   * write one: see `_stream.ts`).
+   */
+  readonly heldSubmits: number;
   /** Timestamp query sets the profiler holds. */
   readonly querySets: number;
 }

@@ -192,6 +192,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       bindGroupHits: this.#bindGroups.hits,
       profileMaps: this.#profiler.maps,
       isolatedSubmits: this.#streams.stats.isolated,
+      heldSubmits: this.#streams.stats.held,
       querySets: this.#profiler.querySets,
     };
   }

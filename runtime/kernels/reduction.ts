@@ -1,0 +1,350 @@
+/**
+ * Custom reductions from WGSL expressions, in the spirit of CuPy's `ReductionKernel`: a `map`
+ * of the inputs' elements, a `combine` of two values, an `identity`, and a `finish` of the folded
+ * value. They reduce a whole handle, or a `[rows, cols]` handle along an axis.
+ *
+ * @module
+ */
+
+import type { ComputeClient } from "../client/client.ts";
+import type { Handle } from "../core/handle.ts";
+import type { KernelParams } from "../core/kernel.ts";
+import type { StreamId } from "../core/stream_id.ts";
+import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
+import {
+  COLUMN_CHUNK,
+  type GeneratedKernel,
+  partialsProgram,
+  REDUCE_WORKGROUP,
+  type ReductionProgram,
+  reductionKernel,
+  type ReductionShape,
+} from "./_reduce_kernels.ts";
+
+/**
+ * What a custom reduction computes. `map` reads each input's element by the input's name (and
+ * the index as `i`, params by name); `combine` folds `a` and `b`; `finish` turns the folded `r`
+ * over `count` elements into the output (`r` unchanged by default).
+ *
+ * @example Sum of squares, then its square root: the L2 norm
+ * ```ts
+ * import type { ReductionSpec } from "@gpucompute/runtime";
+ * const norm: ReductionSpec = {
+ *   inputs: ["x"],
+ *   map: "x * x",
+ *   combine: "a + b",
+ *   identity: "0.0",
+ *   finish: "sqrt(r)",
+ * };
+ * ```
+ */
+export interface ReductionSpec<T extends ElementType = "f32"> {
+  /** Input names (all f32) or names with their element types. */
+  readonly inputs: readonly string[] | { readonly [name: string]: ElementType };
+  /**
+   * The value of element `i`.
+   * @default {the single input's name}
+   */
+  readonly map?: string;
+  /** Folds two values `a` and `b` (associative and commutative: the order is not fixed). */
+  readonly combine: string;
+  /** The value folding starts from (the result over no element, before `finish`). */
+  readonly identity: string;
+  /**
+   * The output from the folded value `r` and the number of elements `count` (a u32).
+   * @default {"r"}
+   */
+  readonly finish?: string;
+  /**
+   * The type of the values and of the output.
+   * @default {"f32"}
+   */
+  readonly output?: T;
+  /**
+   * Scalar params by name with their types, readable in every expression.
+   * @default {{}}
+   */
+  readonly params?: { readonly [name: string]: ElementType };
+  /**
+   * Name in errors and logs.
+   * @default {"reduction"}
+   */
+  readonly name?: string;
+}
+
+/**
+ * Options of {@linkcode ReductionKernel.run}.
+ *
+ * @example Sums of each row of a 3 x 4 handle
+ * ```ts
+ * import type { ReductionRunOptions } from "@gpucompute/runtime";
+ * const rows: ReductionRunOptions = { shape: [3, 4], axis: 1 };
+ * ```
+ */
+export interface ReductionRunOptions {
+  /**
+   * The inputs' shape `[rows, cols]` (row-major) for an axis reduction.
+   * @default {undefined} (the whole handle to one value)
+   */
+  shape?: readonly [number, number];
+  /**
+   * With `shape`: `1` reduces each row (`rows` outputs), `0` each column (`cols` outputs).
+   * @default {1}
+   */
+  axis?: 0 | 1;
+  /**
+   * Values of the params.
+   * @default {{}}
+   */
+  params?: KernelParams;
+  /**
+   * Where to write; a new handle of the output type when absent (the caller disposes it).
+   * @default {undefined}
+   */
+  out?: Handle;
+  /**
+   * The stream to run on.
+   * @default {currentStreamId()}
+   */
+  stream?: StreamId;
+}
+
+/**
+ * A reduction built by {@linkcode reduction}.
+ *
+ * @example
+ * ```ts
+ * import { reduction, type ReductionKernel } from "@gpucompute/runtime";
+ * const max: ReductionKernel = reduction({ inputs: ["x"], combine: "max(a, b)", identity: "-1e38" });
+ * console.log(max.name); // reduction
+ * ```
+ */
+export interface ReductionKernel<T extends ElementType = ElementType> {
+  /** The name in errors and logs. */
+  readonly name: string;
+  /**
+   * Reduces the inputs (by name, all of one length) and returns the output on the device: one
+   * element, or one per row or column with `shape` and `axis`.
+   */
+  run(
+    client: ComputeClient,
+    inputs: { readonly [name: string]: Handle },
+    options?: ReductionRunOptions,
+  ): Handle<T>;
+}
+
+/** Most workgroups of a whole reduction's first pass. */
+const MAX_GROUPS = 256;
+
+/**
+ * Builds a custom reduction.
+ *
+ * @example Row maxima of a 2 x 3 handle
+ * ```ts ignore
+ * import { createClient, reduction } from "@gpucompute/runtime";
+ * const rowMax = reduction({ inputs: ["x"], combine: "max(a, b)", identity: "-3.4e38" });
+ * using client = await createClient();
+ * using x = client.createWithData(new Float32Array([1, 5, 2, 7, 0, 3]));
+ * using top = rowMax.run(client, { x }, { shape: [2, 3], axis: 1 });
+ * console.log(await client.read(top)); // Float32Array [5, 7]
+ * ```
+ */
+export function reduction<T extends ElementType = "f32">(
+  spec: ReductionSpec<T>,
+): ReductionKernel<T> {
+  if (typeof spec !== "object" || spec === null) throw new TypeError("spec must be an object");
+  for (const field of ["combine", "identity"] as const) {
+    if (typeof spec[field] !== "string") throw new TypeError(`spec.${field} must be a string`);
+  }
+  const name = spec.name ?? "reduction";
+  const inputs = elementTypes(spec.inputs, "input");
+  const params = elementTypes(spec.params ?? {}, "param");
+  for (const [input] of [...inputs, ...params]) checkName(input, ["value", "combine", "finish"]);
+  if (inputs.length === 0) throw new RangeError("A reduction needs at least one input");
+  if (spec.map === undefined && inputs.length > 1) {
+    throw new RangeError("spec.map is required with several inputs");
+  }
+  const type = elementTypes({ output: spec.output ?? "f32" }, "output")[0][1];
+  return reductionOf<T>({
+    name,
+    inputs,
+    params,
+    map: spec.map ?? inputs[0][0],
+    combine: spec.combine,
+    identity: spec.identity,
+    finish: spec.finish ?? "r",
+    type,
+  });
+}
+
+/** The reduction kernel of a checked program (the built-in operators' path). */
+export function reductionOf<T extends ElementType>(program: ReductionProgram): ReductionKernel<T> {
+  const { name, inputs, type } = program;
+  // The second pass of a whole reduction folds the first pass's partials (already mapped).
+  const partials = partialsProgram(program);
+  const cache = new Map<string, GeneratedKernel>();
+  const kernel = (of: ReductionProgram, shape: ReductionShape, finishes: boolean) => {
+    const key = `${of === partials}:${shape}:${finishes}`;
+    let found = cache.get(key);
+    if (found === undefined) cache.set(key, found = reductionKernel(of, shape, finishes));
+    return found;
+  };
+  return {
+    name,
+    run(client, given, options = {}) {
+      const handles = inputs.map(([input, t]) => {
+        const handle = given[input];
+        if (handle === undefined) throw new RangeError(`Missing ${name} input "${input}"`);
+        if (handle.dtype !== t && handle.dtype !== "bytes") {
+          throw new TypeError(
+            `${name} input "${input}" is ${handle.describe()}, the reduction reads ${t}`,
+          );
+        }
+        return handle;
+      });
+      const n = handles[0].size() / 4;
+      handles.forEach((handle, k) => {
+        if (handle.size() !== n * 4) {
+          throw new RangeError(
+            `${name} input "${inputs[k][0]}" has ${handle.size() / 4} elements, ` +
+              `"${inputs[0][0]}" has ${n}`,
+          );
+        }
+      });
+      const plan = planOf(n, options);
+      const { stream } = options;
+      const out = options.out ?? client.empty(plan.outputs, type, { stream });
+      if (options.out !== undefined && out.size() < plan.outputs * 4) {
+        throw new RangeError(`${name} output has ${out.size()} bytes, needs ${plan.outputs * 4}`);
+      }
+      try {
+        if (plan.outputs > 0) {
+          const launch = { client, kernel, program, partials, handles, out, plan, options };
+          run(launch);
+        }
+      } catch (error) {
+        if (options.out === undefined) out.dispose();
+        throw error;
+      }
+      return out as Handle<T>;
+    },
+  };
+}
+
+/** The launches of one reduction. */
+interface Plan {
+  readonly shape: ReductionShape | "whole";
+  readonly rows: number;
+  readonly cols: number;
+  readonly outputs: number;
+}
+
+function planOf(n: number, options: ReductionRunOptions): Plan {
+  if (options.shape === undefined) {
+    if (options.axis !== undefined) throw new RangeError("axis needs a shape [rows, cols]");
+    return { shape: "whole", rows: 1, cols: n, outputs: 1 };
+  }
+  const [rows, cols] = options.shape;
+  for (const [what, value] of [["rows", rows], ["cols", cols]] as const) {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`shape ${what} must be a non-negative integer, got ${value}`);
+    }
+  }
+  if (rows * cols !== n) {
+    throw new RangeError(`shape [${rows}, ${cols}] has ${rows * cols} elements, the inputs ${n}`);
+  }
+  const axis = options.axis ?? 1;
+  if (axis !== 0 && axis !== 1) throw new RangeError(`axis must be 0 or 1, got ${axis}`);
+  return axis === 1
+    ? { shape: "rows", rows, cols, outputs: rows }
+    : { shape: "columns", rows, cols, outputs: cols };
+}
+
+interface Launch {
+  readonly client: ComputeClient;
+  readonly kernel: (of: ReductionProgram, s: ReductionShape, f: boolean) => GeneratedKernel;
+  readonly program: ReductionProgram;
+  readonly partials: ReductionProgram;
+  readonly handles: Handle[];
+  readonly out: Handle;
+  readonly plan: Plan;
+  readonly options: ReductionRunOptions;
+}
+
+function run(launch: Launch): void {
+  const { client, kernel, program, partials, out, plan, options } = launch;
+  const { stream } = options;
+  const n = plan.rows * plan.cols;
+  // A storage binding holds at least one element: with no element, bind a dummy one.
+  using dummy = n === 0 ? client.zeros(1, program.inputs[0][1], { stream }) : undefined;
+  const handles = dummy === undefined ? launch.handles : launch.handles.map(() => dummy);
+  const params = (extra: Record<string, number>) => ({ ...options.params, ...extra });
+  const base = { n, per_group: 0, cols: plan.cols, rows: plan.rows, count: 0, chunks: 1 };
+  if (plan.shape === "columns") return columns(launch, handles, params, base);
+  const groups = Math.max(1, Math.min(MAX_GROUPS, Math.ceil(n / REDUCE_WORKGROUP)));
+  if (plan.shape === "rows" || groups === 1) {
+    // One workgroup per row (a whole reduction small enough is one row).
+    client.execute(kernel(program, "rows", true), {
+      count: { kind: "static", x: plan.rows, y: 1, z: 1 },
+      buffers: [...handles, out],
+      params: params({ ...base, count: plan.cols }),
+      stream,
+    });
+    return;
+  }
+  const perGroup = Math.ceil(n / groups / REDUCE_WORKGROUP) * REDUCE_WORKGROUP;
+  using partial = client.empty(groups, program.type, { stream });
+  client.execute(kernel(program, "partials", false), {
+    count: { kind: "static", x: groups, y: 1, z: 1 },
+    buffers: [...handles, partial],
+    params: params({ ...base, per_group: perGroup }),
+    stream,
+  });
+  client.execute(kernel(partials, "rows", true), {
+    count: { kind: "static", x: 1, y: 1, z: 1 },
+    buffers: [partial, out],
+    params: params({ ...base, n: groups, cols: groups, rows: 1, count: n }),
+    stream,
+  });
+}
+
+type Params = (extra: Record<string, number>) => KernelParams;
+
+/**
+ * A column reduction: passes of at most {@linkcode COLUMN_CHUNK} rows per invocation, each over
+ * the previous pass's partials (one row per chunk), until one row is left.
+ */
+function columns(
+  launch: Launch,
+  inputs: readonly Handle[],
+  params: Params,
+  base: Record<string, number>,
+): void {
+  const { client, kernel, program, partials, out, plan, options } = launch;
+  const { stream } = options;
+  const { cols } = plan;
+  let rows = plan.rows;
+  let source: readonly Handle[] = inputs;
+  let first = true;
+  const owned: Handle[] = [];
+  try {
+    while (true) {
+      const chunks = Math.max(1, Math.ceil(rows / COLUMN_CHUNK));
+      const last = chunks === 1;
+      const target = last ? out : client.empty(chunks * cols, program.type, { stream });
+      if (!last) owned.push(target);
+      client.execute(kernel(first ? program : partials, "columns", last), {
+        threads: chunks * cols,
+        buffers: [...source, target],
+        params: params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),
+        stream,
+      });
+      if (last) return;
+      source = [target];
+      rows = chunks;
+      first = false;
+    }
+  } finally {
+    for (const handle of owned) handle.dispose(); // pinned by the launches that use them
+  }
+}
