@@ -32,12 +32,12 @@ if (adapter) {
         client.execute(first, {
           count: { kind: "static", x: Math.ceil(N / perGroup), y: 1, z: 1 },
           buffers: [input, partial],
-          params: { n: N, per_group: perGroup, cols: 0, rows: 0, count: N },
+          params: { n: N, per_group: perGroup, cols: 0, rows: 0, count: N, chunks: 1 },
         });
         client.execute(first, {
           count: { kind: "static", x: 1, y: 1, z: 1 },
           buffers: [partial, out],
-          params: { n: GROUPS, per_group: GROUPS, cols: 0, rows: 0, count: GROUPS },
+          params: { n: GROUPS, per_group: GROUPS, cols: 0, rows: 0, count: GROUPS, chunks: 1 },
         });
       }
       await client.read(out);
@@ -70,7 +70,7 @@ async function rawSums(adapter: GPUAdapter): Promise<() => Promise<void>> {
   const staging = device.createBuffer({ size: 4, usage: GPUBufferUsage.MAP_READ | 0x8 });
   const uniform = (values: number[]) => {
     const buffer = device.createBuffer({ size: 32, usage: GPUBufferUsage.UNIFORM | 0x8 });
-    device.queue.writeBuffer(buffer, 0, new Uint32Array([...values, 0, 0, 0, 0, 0, 0]));
+    device.queue.writeBuffer(buffer, 0, new Uint32Array([...values, 0, 0]));
     return buffer;
   };
   const source = sumKernel(64).source.replaceAll(
@@ -87,8 +87,8 @@ async function rawSums(adapter: GPUAdapter): Promise<() => Promise<void>> {
       entries: [from, to, params].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
   const perGroup = Math.ceil(N / GROUPS / 64) * 64;
-  const first = group(input, partial, uniform([N, perGroup, 0, 0, N]));
-  const second = group(partial, out, uniform([GROUPS, GROUPS, 0, 0, GROUPS]));
+  const first = group(input, partial, uniform([N, perGroup, 0, 0, N, 1]));
+  const second = group(partial, out, uniform([GROUPS, GROUPS, 0, 0, GROUPS, 1]));
   return async () => {
     for (let i = 0; i < SUMS; i++) {
       const encoder = device.createCommandEncoder();

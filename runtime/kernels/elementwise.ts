@@ -200,7 +200,10 @@ ${
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let i = gid.x;
   if (i >= params.n) { return; }
-${inputs.filter(([name]) => !raw.has(name)).map(([name]) => `  let ${name} = in_${name}[i];`).join("\n")}
+${
+    inputs.filter(([name]) => !raw.has(name)).map(([name]) => `  let ${name} = in_${name}[i];`)
+      .join("\n")
+  }
 ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
   out[i] = ${spec.expression};
 }`;
@@ -217,7 +220,9 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
         }
         return handle;
       });
-      const sized = inputs.flatMap(([input], k) => raw.has(input) ? [] : [[input, handles[k]]] as const);
+      const sized = inputs.flatMap(([input], k) =>
+        raw.has(input) ? [] : [[input, handles[k]]] as const
+      );
       const n = sized.length > 0
         ? sized[0][1].size() / 4
         : options.length ?? (options.out?.size() ?? 0) / 4;

@@ -16,8 +16,8 @@ import {
   type GeneratedKernel,
   partialsProgram,
   REDUCE_WORKGROUP,
-  type ReductionProgram,
   reductionKernel,
+  type ReductionProgram,
   type ReductionShape,
 } from "./_reduce_kernels.ts";
 

@@ -137,7 +137,7 @@ export function reduceSet(
       const inputs = y === undefined ? [x] : [x, y];
       const product = y !== undefined;
       const out = client.empty(1, "f32");
-      const whole = { n, per_group: n, cols: n, rows: 1, count: n };
+      const whole = { n, per_group: n, cols: n, rows: 1, count: n, chunks: 1 };
       if (partials === 1) {
         client.execute(kernel(product, "rows", v.workgroup), {
           count: CubeCount.newSingle(),
@@ -155,7 +155,7 @@ export function reduceSet(
       client.execute(kernel(product, "fold", v.workgroup), {
         count: CubeCount.newSingle(),
         buffers: [partial, out],
-        params: { n: partials, per_group: partials, cols: partials, rows: 1, count: n },
+        params: { n: partials, per_group: partials, cols: partials, rows: 1, count: n, chunks: 1 },
       });
       return out;
     },
