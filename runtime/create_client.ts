@@ -6,6 +6,8 @@
  */
 
 import { ComputeClient } from "./client.ts";
+import { deno } from "./core/_platform.ts";
+import { BackendUnavailableError } from "./core/errors.ts";
 import type { WgslKernel } from "./server/webgpu/kernel.ts";
 import type { WebGpuServerOptions } from "./server/webgpu/server.ts";
 import type { CudaKernel } from "./server/cuda/kernel.ts";
@@ -22,7 +24,8 @@ export interface CreateClientOptions extends WebGpuServerOptions {
 
 /**
  * Options of {@linkcode createClient} for CUDA: the driver library is opened through FFI only
- * now (`--allow-ffi`), and a missing library or device is `BACKEND_UNAVAILABLE`.
+ * now (`--allow-ffi`), and a missing library or device is `BACKEND_UNAVAILABLE` (so is any host
+ * but Deno, such as a browser).
  *
  * @example
  * ```ts
@@ -56,6 +59,13 @@ export async function createClient(
   const backend = options.backend ?? "webgpu";
   // Loaded on demand so that importing the package loads no backend code it does not use.
   if (backend === "cuda") {
+    if (deno === undefined) {
+      throw new BackendUnavailableError(
+        "cuda",
+        "it needs Deno's FFI, and this host is not Deno",
+        [],
+      );
+    }
     const { CudaServer } = await import("./server/cuda/server.ts");
     return new ComputeClient(CudaServer.create(options as CudaServerOptions));
   }

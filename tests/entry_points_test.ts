@@ -105,6 +105,7 @@ const BACKEND = [
   "TimeoutError",
   "UnsupportedError",
   "assertStreamId",
+  "asyncStreamScope",
   "combineMemoryUsage",
   "contiguousStrides",
   "copyDescriptor",
