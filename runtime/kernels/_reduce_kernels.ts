@@ -32,11 +32,14 @@ const COMBINE: Record<ReduceOp, (a: string, b: string) => string> = {
   min: (a, b) => `min(${a}, ${b})`,
 };
 
-// The identity of each op, as f32 bit patterns (max starts at -inf, min at +inf).
+// The identity of each op (max starts at -inf, min at +inf). Quirk: an infinite constant
+// expression is a shader-creation error in WGSL (Chrome's Tint refuses
+// `bitcast<f32>(0xff800000u)`, naga lets it through), so the infinities are bitcast from a
+// variable, at run time.
 const IDENTITY: Record<ReduceOp, string> = {
-  sum: "0.0",
-  max: "bitcast<f32>(0xff800000u)",
-  min: "bitcast<f32>(0x7f800000u)",
+  sum: "var acc = 0.0;",
+  max: "var bits = 0xff800000u;\n  var acc = bitcast<f32>(bits);",
+  min: "var bits = 0x7f800000u;\n  var acc = bitcast<f32>(bits);",
 };
 
 /** The kernel folding `a` (or `a * b` element-wise with `product`) into `partial[group]`. */
@@ -56,7 +59,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let group = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
   let start = group * params.per_group;
   let end = min(start + params.per_group, params.n);
-  var acc = ${IDENTITY[op]};
+  ${IDENTITY[op]}
   for (var i = start + lid; i < end; i = i + ${workgroup}u) { acc = ${combine("acc", load)}; }
   folded[lid] = acc;
   workgroupBarrier();
