@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The web example's script (index.html loads it bundled as main.js; `deno task web` bundles and
  * serves it): the demo's workload (examples/_demo_workload.ts) on the visitor's GPU, twice (the
@@ -15,6 +14,24 @@ import { renderTraceSvg } from "../../runtime/trace/mod.ts";
 import { Tuner } from "../../runtime/tune/mod.ts";
 import { runDemo } from "../_demo_workload.ts";
 
+// The few DOM calls of the page, typed here: this repository type-checks without the DOM
+// library (in a browser project of your own, use `"lib": ["dom"]` and `document` as usual).
+interface Element {
+  textContent: string | null;
+  innerHTML: string;
+  className: string;
+  readonly children: ArrayLike<Element>;
+  readonly firstElementChild: Element | null;
+  append(...nodes: Element[]): void;
+  replaceChildren(...nodes: Element[]): void;
+}
+const { document } = globalThis as unknown as {
+  document: {
+    getElementById(id: string): Element | null;
+    createElement(tag: string): Element;
+    body: { dataset: Record<string, string> };
+  };
+};
 const $ = (id: string) => document.getElementById(id)!;
 
 function rows(table: string, cells: string[][]): void {
@@ -56,7 +73,7 @@ async function main(): Promise<"pass" | "fail"> {
   const checks = run.checks.map((c, i) => ({ ...c, ok: c.ok && first.checks[i].ok }));
   rows("checks", checks.map((c) => [c.ok ? "ok" : "FAIL", c.name, c.detail ?? ""]));
   for (const [i, check] of checks.entries()) {
-    ($("checks").children[i].firstChild as HTMLElement).className = check.ok ? "ok" : "bad";
+    $("checks").children[i].firstElementChild!.className = check.ok ? "ok" : "bad";
   }
   const passed = checks.every((c) => c.ok);
   $("status").textContent =

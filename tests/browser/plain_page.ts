@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * A page served WITHOUT cross-origin isolation (no COOP/COEP headers), as most pages are: the
  * client runs kernels there too; only what needs `SharedArrayBuffer` (CPU timeline signals, the
@@ -13,7 +12,7 @@ import { runGroups } from "./_page_harness.ts";
 
 runGroups({
   "page without cross-origin isolation": async (t) => {
-    assert.equal(crossOriginIsolated, false);
+    assert.equal((globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated, false);
     using client = await createClient();
     await t.step("kernels run", async () => {
       const square = elementwise({ inputs: ["x"], expression: "x * x" });

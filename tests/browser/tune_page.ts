@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The tuner in a browser, over two loads of this page in one browser profile (`?load=1`, then
  * `?load=2`): the first tunes a reduction on a stream of its own and stores the pick in
@@ -18,17 +17,41 @@ const load = new URL(location.href).searchParams.get("load");
 const TUNER = "browser-test";
 const STREAM = 3;
 
-/** The body stored under `key`, read with IndexedDB itself (not through the runtime). */
+// The part of IndexedDB used here (the tests type-check without the DOM library).
+interface IdbRequest<T> {
+  result: T;
+  error: unknown;
+  onsuccess: (() => void) | null;
+  onerror: (() => void) | null;
+}
+interface IdbDatabase {
+  createObjectStore(name: string): unknown;
+  transaction(name: string, mode: "readwrite"): {
+    objectStore(name: string): {
+      get(key: string): IdbRequest<unknown>;
+      put(value: unknown, key: string): IdbRequest<unknown>;
+    };
+  };
+  close(): void;
+}
+const { indexedDB } = globalThis as unknown as {
+  indexedDB: {
+    open(name: string, version: number): IdbRequest<IdbDatabase> & {
+      onupgradeneeded: (() => void) | null;
+    };
+  };
+};
+
+/** The body stored under `key` (or `replace` put there), with IndexedDB itself, not the runtime. */
 async function stored(key: string, replace?: unknown): Promise<unknown> {
   const open = indexedDB.open("gpucompute", 1);
-  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+  const db = await new Promise<IdbDatabase>((resolve, reject) => {
     open.onsuccess = () => resolve(open.result);
     open.onerror = () => reject(open.error);
     open.onupgradeneeded = () => open.result.createObjectStore("tune-cache");
   });
   try {
-    const tx = db.transaction("tune-cache", "readwrite");
-    const store = tx.objectStore("tune-cache");
+    const store = db.transaction("tune-cache", "readwrite").objectStore("tune-cache");
     const request = replace === undefined ? store.get(key) : store.put(replace, key);
     return await new Promise((resolve, reject) => {
       request.onsuccess = () => resolve(replace ?? request.result);
