@@ -17,7 +17,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import nodeAssert from "node:assert/strict";
 import browserAssert, { isDeepStrictEqual } from "./browser/_assert.ts";
-import { browserPath } from "./browser/_bundle.ts";
+import { browserPath, singleFileBundle } from "./browser/_bundle.ts";
 import type { CaseResult } from "./browser/_page_harness.ts";
 import { BrowserSession, chromiumMissing } from "./browser/_session.ts";
 
@@ -35,6 +35,10 @@ Deno.test("the browser path of the package bundle names no node: module and no D
     // The walk found the Deno-only chunks (CUDA backend, file cache) and left them out.
     assert.equal(path.denoOnly.length, 2, path.denoOnly.join(", "));
     assert.ok(path.loaded.includes("mod.js") && path.loaded.length > 5, path.loaded.join(", "));
+    // Without code splitting the Deno-only modules are inlined (and run only on Deno), but a
+    // `node:` import would be hoisted to the top of the file and stop it loading in a browser.
+    const single = await singleFileBundle(`${dir}/single.js`);
+    assert.deepEqual(single.match(/node:[\w/]+/g) ?? [], []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

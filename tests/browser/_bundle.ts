@@ -74,7 +74,7 @@ export async function bundlePages(dir: string): Promise<void> {
       `${dir}/pages`,
       ...Object.values(PAGES),
     ]),
-    denoBundle(["-o", `${dir}/pages/single/mod.js`, "mod.ts"]),
+    singleFileBundle(`${dir}/pages/single/mod.js`),
     ...Object.entries(WORKERS).map(([name, entry]) =>
       denoBundle([
         "--import-map",
@@ -85,6 +85,12 @@ export async function bundlePages(dir: string): Promise<void> {
       ])
     ),
   ]);
+}
+
+/** Bundles the user entry point as one file, as bundlers without code splitting do. */
+export async function singleFileBundle(file: string): Promise<string> {
+  await denoBundle(["-o", file, "mod.ts"]);
+  return await Deno.readTextFile(file);
 }
 
 /** What {@linkcode browserPath} found. */

@@ -33,7 +33,9 @@ export function chromiumMissing(): string | undefined {
     Deno.statSync(CHROMIUM);
     return undefined;
   } catch (error) {
-    return `${CHROMIUM} is not available (${(error as Error).name}): run tools/install_browser.sh`;
+    return error instanceof Deno.errors.NotFound
+      ? `${CHROMIUM} is not installed (tools/install_browser.sh installs it)`
+      : `${CHROMIUM} cannot be checked: ${(error as Error).message}`;
   }
 }
 
@@ -141,12 +143,13 @@ async function waitForResults(page: Page, timeoutMs: number, log: string[]): Pro
       );
     }, timeoutMs);
   });
+  const results = page.waitForFunction("globalThis.__browserTest !== undefined", { timeout: 0 })
+    .then(() =>
+      page.evaluate(() => (globalThis as { __browserTest?: PageReport }).__browserTest!.done)
+    );
+  results.catch(() => {}); // when the timeout wins, this settles as the page closes
   try {
-    await Promise.race([page.waitForFunction("globalThis.__browserTest !== undefined"), timeout]);
-    return await Promise.race([
-      page.evaluate(() => (globalThis as { __browserTest?: PageReport }).__browserTest!.done),
-      timeout,
-    ]);
+    return await Promise.race([results, timeout]);
   } finally {
     clearTimeout(timer);
   }
