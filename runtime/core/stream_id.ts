@@ -138,7 +138,7 @@ function warnSyncScope(id: StreamId): void {
   warned = true;
   runtimeLogger("stream").warn(
     "withStream({stream}, fn) returned a promise in a host without AsyncLocalStorage: stream " +
-      "{stream} applied until fn's first await only; pass { stream } to the calls after it",
+      "{stream} applied until fn's first await only; give the calls after it a stream option",
     { stream: id },
   );
 }

@@ -9,6 +9,7 @@
  */
 
 import assert from "node:assert/strict";
+import { configure, reset } from "@logtape/logtape";
 import { createClient, dot, elementwise, reduce, type WgslKernel } from "../../mod.ts";
 import { asyncStreamScope, currentStreamId, withStream } from "../../backend.ts";
 import { WebGpuServer } from "../../runtime/server/webgpu/mod.ts";
@@ -116,20 +117,54 @@ runGroups({
       "withStream scopes the synchronous part of fn (no AsyncLocalStorage)",
       async () => {
         assert.equal(asyncStreamScope(), false);
-        const seen = await withStream(5, async () => {
-          const before = currentStreamId();
-          await null;
-          return [before, currentStreamId()];
+        const warnings: string[] = [];
+        await configure({
+          sinks: { list: (record) => warnings.push(record.message.join("")) },
+          loggers: [{
+            category: ["gpucompute", "stream"],
+            lowestLevel: "warning",
+            sinks: ["list"],
+          }],
         });
-        assert.deepEqual(seen, [5, 0]);
+        try {
+          const scoped = () =>
+            withStream(5, async () => {
+              const before = currentStreamId();
+              await null;
+              return [before, currentStreamId()];
+            });
+          assert.deepEqual(await scoped(), [5, 0]);
+          assert.deepEqual(await scoped(), [5, 0]);
+          assert.equal(warnings.length, 1, "the first async fn is warned about, once");
+          assert.match(
+            warnings[0],
+            /^withStream\(5, fn\).*stream 5 applied until fn's first await only; give the calls/,
+          );
+        } finally {
+          await reset();
+        }
       },
     );
-    await t.step("{ stream } keeps async code on its stream", async () => {
-      using v = client.createWithData(ramp(n, () => 1), { stream: 6 });
-      await client.sync({ stream: 6 });
-      client.execute(axpb, { threads: n, buffers: [v], params: { a: 3, b: 0, n }, stream: 6 });
-      assert.deepEqual(await client.read(v, Float32Array, { stream: 6 }), ramp(n, () => 3));
-    });
+    await t.step(
+      "after an await, { stream } names the stream; the scope no longer does",
+      async () => {
+        using v = client.createWithData(ramp(n, () => 1));
+        const double = (stream?: number) =>
+          client.execute(axpb, { threads: n, buffers: [v], params: { a: 2, b: 0, n }, stream });
+        const recorder = client.trace();
+        await client.withStream(5, async () => {
+          double(); // the synchronous part: stream 5
+          await null;
+          double(); // after the await: the outer stream, 0
+          double(5);
+        });
+        const doubled = await client.read(v, Float32Array);
+        const trace = await recorder.stop();
+        const streams = trace.events.flatMap((e) => e.type === "kernel" ? [e.stream] : []);
+        assert.deepEqual(streams, [5, 0, 5]);
+        assert.deepEqual(doubled, ramp(n, () => 8)); // ordered across the streams all the same
+      },
+    );
   },
 
   "profiling": async (t) => {
