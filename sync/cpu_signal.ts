@@ -23,6 +23,7 @@
 import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
 import { onMainThread, timelineTimeout, toTimelineValue, toTimeoutMs } from "./_value.ts";
 import { holdThread, releaseThread } from "./_keep_alive.ts";
+import { UnsupportedError } from "../runtime/core/errors.ts";
 
 const BYTES = 16;
 const WAITING = 2; // Int32 index of the waiting-agents count
@@ -75,9 +76,17 @@ export class CpuTimelineSignal implements TimelineSignal {
 
   /**
    * A new signal at `initial`, or, given the `buffer` of another signal (received by
-   * `postMessage`), the same signal.
+   * `postMessage`), the same signal. `UNSUPPORTED` where there is no `SharedArrayBuffer`: a
+   * browser has it only in a cross-origin isolated page.
    */
   constructor(initial: bigint | number | SharedArrayBuffer = 0n) {
+    if (typeof SharedArrayBuffer !== "function") {
+      throw new UnsupportedError(
+        "A CpuTimelineSignal needs SharedArrayBuffer, which browsers give only to cross-origin " +
+          "isolated pages (Cross-Origin-Opener-Policy: same-origin and " +
+          "Cross-Origin-Embedder-Policy: require-corp); this page is not",
+      );
+    }
     if (initial instanceof SharedArrayBuffer) {
       if (initial.byteLength !== BYTES) {
         throw new RangeError(

@@ -108,6 +108,7 @@ const BACKEND = [
   "arrayTypeOf",
   "assertDType",
   "assertStreamId",
+  "asyncStreamScope",
   "checkHandleKind",
   "combineMemoryUsage",
   "contiguousStrides",

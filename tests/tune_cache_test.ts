@@ -189,3 +189,21 @@ Deno.test("GPUCOMPUTE_CACHE_DIR overrides the cacheDir option; the version match
   const plain = new Tuner(client, { cacheDir: join(TMP, "from-option") });
   assert.ok(plain.cacheFile!.startsWith(join(TMP, "from-option")), plain.cacheFile);
 });
+
+Deno.test("the store is a file on Deno; IndexedDB where there is none stays in memory", async () => {
+  const dir = await tempDir();
+  try {
+    const file = await TuneCache.open(join(dir, "t.json"));
+    assert.equal(file.store, "file");
+    assert.equal(file.location, join(dir, "t.json"));
+    const idb = await TuneCache.open("v0/dev/t", { store: "indexeddb" });
+    assert.equal(idb.store, "memory");
+    assert.equal(idb.location, undefined);
+    assert.match(idb.warnings[0], /IndexedDB is not available here/);
+    await idb.set("k", { checksum: "c", fastest: "a", results: [] });
+    assert.equal(idb.get("k", "c")?.fastest, "a");
+    await assert.rejects(TuneCache.open("x", { store: "disk" as "file" }), RangeError);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -11,6 +11,10 @@ cd "$(dirname "$0")/.."
 sh tests/fixtures/cuda_sim/build.sh || exit 1
 
 COMMON="--unstable-webgpu --allow-env=GPUCOMPUTE_CACHE_DIR --allow-read=.tmp,tests/fixtures,sync,runtime/core,examples --allow-write=.tmp --allow-run=deno"
+# The browser tests run Chromium (tools/install_browser.sh) through puppeteer-core, which reads the
+# environment variables listed here, and serve the pages on 127.0.0.1.
+CHROMIUM=/usr/bin/chromium-headless-shell
+BROWSER="--unstable-webgpu --allow-env=CI,WS_NO_BUFFER_UTIL,PUPPETEER_TEST_EXPERIMENTAL_CHROME_FEATURES,PUPPETEER_DANGEROUS_NO_SANDBOX,TMPDIR,TMP,TEMP,NODE_V8_COVERAGE --allow-read=.tmp,examples,$CHROMIUM --allow-write=.tmp --allow-run=deno,$CHROMIUM --allow-net=127.0.0.1"
 CUDA="--unstable-webgpu --allow-ffi --allow-env=GPUCOMPUTE_CUDA_LIBRARY,GPUCOMPUTE_NVRTC_LIBRARY,CUDA_SIM_NO_DEVICE,CUDA_SIM_TOTAL_MEM,CUDA_SIM_OOM_AT,CUDA_SIM_LAUNCH_FAIL_AT,CUDA_SIM_HANG_RECORD_AT,CUDA_SIM_NO_MEMPOOLS --allow-read=runtime/server/cuda/kernels,tests/fixtures --allow-run=nvcc"
 
 # WebGPU through Vulkan only where a Vulkan driver is installed (Mesa lavapipe in CI): with every
@@ -50,6 +54,7 @@ failures=""
 for file in tests/*_test.ts; do
   case "$file" in
     tests/cuda_*) flags=$CUDA ;;
+    tests/browser_*) flags=$BROWSER ;;
     *) flags=$COMMON ;;
   esac
   # shellcheck disable=SC2086

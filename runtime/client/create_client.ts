@@ -6,6 +6,8 @@
  */
 
 import { ComputeClient } from "./client.ts";
+import { deno } from "../core/_platform.ts";
+import { BackendUnavailableError } from "../core/errors.ts";
 import type { WgslKernel } from "../server/webgpu/kernel.ts";
 import type { WebGpuServerOptions } from "../server/webgpu/server.ts";
 import type { CudaKernel } from "../server/cuda/kernel.ts";
@@ -87,6 +89,13 @@ export async function createClient(
   const backend = options.backend ?? "webgpu";
   // Loaded on demand so that importing the package loads no backend code it does not use.
   if (backend === "cuda") {
+    if (deno === undefined) {
+      throw new BackendUnavailableError(
+        "cuda",
+        "it needs Deno's FFI, and this host is not Deno",
+        [],
+      );
+    }
     const { CudaServer } = await import("../server/cuda/server.ts");
     return new ComputeClient(CudaServer.create(options as CudaServerOptions));
   }

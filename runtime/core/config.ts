@@ -17,6 +17,7 @@
  */
 
 import { assertPositiveInteger } from "./_validate.ts";
+import { deno } from "./_platform.ts";
 
 /** How the task scheduler merges the queued tasks of several streams into one submission. */
 export type SchedulerStrategy = "interleave" | "sequential";
@@ -83,9 +84,10 @@ export type EnvReader = (name: string) => string | undefined;
  * ```
  */
 export function readPermittedEnv(name: string): string | undefined {
+  if (deno === undefined) return undefined; // a browser: no environment
   try {
-    const status = Deno.permissions.querySync({ name: "env", variable: name });
-    return status.state === "granted" ? Deno.env.get(name) : undefined;
+    const status = deno.permissions.querySync({ name: "env", variable: name });
+    return status.state === "granted" ? deno.env.get(name) : undefined;
   } catch {
     return undefined;
   }

@@ -50,6 +50,27 @@ export interface ReductionProgram {
   readonly type: ElementType;
 }
 
+/**
+ * Infinities and NaN for identities and results. Quirk: an infinite (or NaN) constant
+ * expression is a shader-creation error in WGSL (Chrome's Tint refuses
+ * `bitcast<f32>(0xff800000u)`, naga lets it through), so they are bitcast from a variable, at
+ * run time. Custom reductions may call them too.
+ */
+const SPECIAL_VALUES = `fn neg_inf() -> f32 { var bits = 0xff800000u; return bitcast<f32>(bits); }
+fn pos_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
+fn nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }`;
+
+/** Names the generated code defines besides the inputs' and params'. */
+export const RESERVED_NAMES: readonly string[] = [
+  "value",
+  "combine",
+  "finish",
+  "folded",
+  "neg_inf",
+  "pos_inf",
+  "nan",
+];
+
 /** The kernel shapes of {@linkcode reductionKernel}. */
 export type ReductionShape = "partials" | "rows" | "columns";
 
@@ -89,6 +110,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
   return ${type}(${program.map});
 }
 fn combine(a: ${type}, b: ${type}) -> ${type} { return ${program.combine}; }
+${SPECIAL_VALUES}
 fn finish(r: ${type}, count: u32) -> ${type} { return ${finishes ? program.finish : "r"}; }`;
   const id = `${program.name}_${shape}${finishes ? "" : "_partial"}_${workgroup}`;
   if (shape === "columns") {
@@ -156,7 +178,7 @@ export type ReduceOp = "sum" | "max" | "min" | "mean";
 
 /** Identities as WGSL expressions: the type's lowest and highest values for max and min. */
 const IDENTITY: Record<ElementType, Record<"sum" | "max" | "min", string>> = {
-  f32: { sum: "0.0", max: "bitcast<f32>(0xff800000u)", min: "bitcast<f32>(0x7f800000u)" },
+  f32: { sum: "0.0", max: "neg_inf()", min: "pos_inf()" },
   i32: { sum: "0i", max: "bitcast<i32>(0x80000000u)", min: "bitcast<i32>(0x7fffffffu)" },
   u32: { sum: "0u", max: "0u", min: "0xffffffffu" },
 };
@@ -180,8 +202,8 @@ export function operatorProgram(
     map: product ? "a * b" : "x",
     combine: COMBINE[fold],
     identity: IDENTITY[type][fold],
-    // The mean of no element is NaN (written as its bits: no division by zero).
-    finish: op === "mean" ? "select(bitcast<f32>(0x7fc00000u), r / f32(count), count > 0u)" : "r",
+    // The mean of no element is NaN (no division by zero).
+    finish: op === "mean" ? "select(nan(), r / f32(count), count > 0u)" : "r",
     type,
   };
 }

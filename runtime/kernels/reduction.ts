@@ -19,12 +19,14 @@ import {
   reductionKernel,
   type ReductionProgram,
   type ReductionShape,
+  RESERVED_NAMES,
 } from "./_reduce_kernels.ts";
 
 /**
  * What a custom reduction computes. `map` reads each input's element by the input's name (and
  * the index as `i`, params by name); `combine` folds `a` and `b`; `finish` turns the folded `r`
- * over `count` elements into the output (`r` unchanged by default).
+ * over `count` elements into the output (`r` unchanged by default). `neg_inf()`, `pos_inf()` and
+ * `nan()` give those f32 values (WGSL has no infinite constants).
  *
  * @example Sum of squares, then its square root: the L2 norm
  * ```ts
@@ -159,7 +161,7 @@ export function reduction<T extends ElementType = "f32">(
   const name = spec.name ?? "reduction";
   const inputs = elementTypes(spec.inputs, "input");
   const params = elementTypes(spec.params ?? {}, "param");
-  for (const [input] of [...inputs, ...params]) checkName(input, ["value", "combine", "finish"]);
+  for (const [input] of [...inputs, ...params]) checkName(input, RESERVED_NAMES);
   if (inputs.length === 0) throw new RangeError("A reduction needs at least one input");
   if (spec.map === undefined && inputs.length > 1) {
     throw new RangeError("spec.map is required with several inputs");

@@ -4,6 +4,7 @@
  */
 
 import type { TuneProgress } from "./tuner_types.ts";
+import { deno } from "../core/_platform.ts";
 
 const SHOW_AFTER_MS = 1000;
 const WIDTH = 24;
@@ -42,7 +43,7 @@ const encoder = new TextEncoder();
 
 function writeStderr(text: string): void {
   try {
-    Deno.stderr.writeSync(encoder.encode(text));
+    deno?.stderr.writeSync(encoder.encode(text));
   } catch {
     // stderr closed: progress is best effort
   }
@@ -51,7 +52,7 @@ function writeStderr(text: string): void {
 /** Whether stderr is a terminal (the default for showing the bar). */
 export function stderrIsTerminal(): boolean {
   try {
-    return Deno.stderr.isTerminal();
+    return deno?.stderr.isTerminal() ?? false;
   } catch {
     return false;
   }

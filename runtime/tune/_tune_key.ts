@@ -119,7 +119,11 @@ export async function tuneKey<K extends TuneKey, I, O>(
     }
     const timed = async (candidate: Tunable<K, I, O>, reps: number): Promise<number> => {
       const { duration } = await context.client.profile(async () => {
-        for (let r = 0; r < reps; r++) dispose(await candidate.run(inputs));
+        // Each run enters the stream itself: where `withStream` scopes only synchronous code
+        // (browsers), runs after the first await would otherwise leave the profiled stream.
+        for (let r = 0; r < reps; r++) {
+          dispose(await onStream(context.stream, () => candidate.run(inputs)));
+        }
       }, stream);
       return duration.milliseconds / reps;
     };

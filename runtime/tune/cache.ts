@@ -1,22 +1,23 @@
 /**
- * {@linkcode TuneCache}: tuning results by key, in memory and optionally in one JSON file.
- *
- * The file is only ever replaced whole, by writing a temporary file next to it and renaming it
- * over the old one (atomic on one file system), so concurrent writers never leave a torn file:
- * each write re-reads the file and merges its own entry in, the last rename wins. A file that
- * does not parse is reported once and ignored. Each write merges the file's entries with every
- * entry this process stored, so the last writer never drops its own results. Without read or write permission (Deno's or the
- * file system's) the cache keeps working in memory and warns once. Permissions are queried, never
- * requested: a missing one never prompts.
+ * {@linkcode TuneCache}: tuning results by key, in memory and optionally persisted: to one JSON
+ * file on Deno, to IndexedDB in browsers (see {@linkcode TuneCacheOptions.store}). Both stores
+ * hold the same `{ format, entries }` body, namespaced by package version, device and tuner
+ * name, every entry with its set's checksum; both merge on write, so concurrent writers (other
+ * processes, other tabs) never leave a torn body, and each write carries every entry this cache
+ * stored, so the last writer never drops its own results. A body that does not parse is
+ * reported once and ignored. Where persistence is impossible (no permission, no IndexedDB, a
+ * failed write) the cache keeps working in memory and warns once. Permissions are queried,
+ * never requested: a missing one never prompts.
  *
  * @module
  */
 
-import { dirname } from "node:path";
 import { runtimeLogger } from "../core/logging.ts";
+import { deno } from "../core/_platform.ts";
+import { type CacheStore, type Entries, message } from "./_cache_store.ts";
+import { IndexedDbStore } from "./_idb_store.ts";
 
 const log = runtimeLogger("tune");
-const FORMAT = 1;
 
 /**
  * One candidate's outcome as stored.
@@ -59,8 +60,26 @@ export interface CacheEntry {
 }
 
 /**
- * Tuning results by entry key (`<set>/<key string>`), in memory and, when a file is given and
- * permitted, persisted to that file.
+ * Options of {@linkcode TuneCache.open}.
+ *
+ * @example
+ * ```ts
+ * import type { TuneCacheOptions } from "@gpucompute/runtime/tune";
+ * const options: TuneCacheOptions = { store: "indexeddb" };
+ * ```
+ */
+export interface TuneCacheOptions {
+  /**
+   * Where results persist: `"file"` (the location is a path; Deno only) or `"indexeddb"` (the
+   * location is a key in the `gpucompute` database's `tune-cache` store; browsers).
+   * @default {"file" on Deno, "indexeddb" elsewhere}
+   */
+  store?: "file" | "indexeddb";
+}
+
+/**
+ * Tuning results by entry key (`<set>/<key string>`), in memory and, when a location is given
+ * and usable, persisted there.
  *
  * @example In memory only
  * ```ts
@@ -73,28 +92,43 @@ export interface CacheEntry {
 export class TuneCache {
   readonly #entries = new Map<string, CacheEntry>();
   readonly #warnings: string[] = [];
-  /** Entries set by this process: every write carries them all, so none is lost to a race. */
+  /** Entries set by this cache: every write carries them all, so none is lost to a race. */
   readonly #mine = new Map<string, CacheEntry>();
-  #file: string | undefined;
+  #store: CacheStore | undefined;
   #writing: Promise<void> = Promise.resolve();
 
-  private constructor(file: string | undefined) {
-    this.#file = file;
-  }
+  private constructor() {}
 
-  /** Opens a cache, loading `file` when given, readable and valid. */
-  static async open(file?: string): Promise<TuneCache> {
-    const cache = new TuneCache(file);
-    if (file !== undefined) await cache.#load(file);
+  /**
+   * Opens a cache, loading what `location` holds when given, readable and valid. A `store` other
+   * than `"file"` or `"indexeddb"` is a `RangeError`; an unusable one leaves the cache in memory.
+   */
+  static async open(location?: string, options: TuneCacheOptions = {}): Promise<TuneCache> {
+    const kind = options.store ?? (deno === undefined ? "indexeddb" : "file");
+    if (kind !== "file" && kind !== "indexeddb") {
+      throw new RangeError(`store must be "file" or "indexeddb", got ${JSON.stringify(kind)}`);
+    }
+    const cache = new TuneCache();
+    if (location !== undefined) await cache.#attach(kind, location);
     return cache;
   }
 
-  /** The file results persist to, or `undefined` once persistence is off. */
-  get file(): string | undefined {
-    return this.#file;
+  /** Where results persist: `"file"`, `"indexeddb"`, or `"memory"` once persistence is off. */
+  get store(): "file" | "indexeddb" | "memory" {
+    return this.#store?.kind ?? "memory";
   }
 
-  /** The warnings issued so far (each issued once): corrupt file, missing permission... */
+  /** The file path or IndexedDB key results persist to, or `undefined` in memory. */
+  get location(): string | undefined {
+    return this.#store?.location;
+  }
+
+  /** The file results persist to, or `undefined` when not persisted to a file. */
+  get file(): string | undefined {
+    return this.#store?.kind === "file" ? this.#store.location : undefined;
+  }
+
+  /** The warnings issued so far (each issued once): corrupt body, missing permission... */
   get warnings(): readonly string[] {
     return this.#warnings;
   }
@@ -110,62 +144,38 @@ export class TuneCache {
     return entry?.checksum === checksum ? entry : undefined;
   }
 
-  /** Stores an entry in memory and, when persistent, in the file (resolves once written). */
+  /** Stores an entry in memory and, when persistent, in the store (resolves once written). */
   set(key: string, entry: CacheEntry): Promise<void> {
     this.#entries.set(key, entry);
     this.#mine.set(key, entry);
-    const file = this.#file;
-    if (file === undefined) return Promise.resolve();
-    // One write at a time within this process; other processes are handled by the rename.
-    this.#writing = this.#writing.then(() => this.#persist(file));
+    if (this.#store === undefined) return Promise.resolve();
+    // One write at a time within this cache; other writers are handled by the store's merge.
+    this.#writing = this.#writing.then(() => this.#persist());
     return this.#writing;
   }
 
-  async #load(file: string): Promise<void> {
-    if (!permitted("read", file)) {
-      this.#warn(`No read permission for ${file}: tuning results stay in memory`);
-      this.#file = undefined;
+  async #attach(kind: "file" | "indexeddb", location: string): Promise<void> {
+    let entries: Entries;
+    let store: CacheStore;
+    try {
+      store = await openStore(kind, location);
+      entries = await store.load((text) => this.#warn(text));
+    } catch (error) {
+      this.#warn(message(error));
       return;
     }
-    const entries = await this.#readFile(file, true);
-    for (const [key, entry] of Object.entries(entries ?? {})) this.#entries.set(key, entry);
+    for (const [key, entry] of Object.entries(entries)) this.#entries.set(key, entry);
+    this.#store = store;
   }
 
-  /** The file's entries; `undefined` when missing, unreadable or corrupt. */
-  async #readFile(file: string, report: boolean): Promise<Record<string, CacheEntry> | undefined> {
-    let text: string;
+  async #persist(): Promise<void> {
+    const store = this.#store;
+    if (store === undefined) return;
     try {
-      text = await Deno.readTextFile(file);
+      await store.save(Object.fromEntries(this.#mine));
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return undefined;
-      if (report) this.#warn(`Cannot read the tune cache ${file}: ${message(error)}`);
-      return undefined;
-    }
-    const entries = parseEntries(text);
-    if (entries === undefined && report) {
-      this.#warn(`The tune cache ${file} is corrupt and was ignored`);
-    }
-    return entries;
-  }
-
-  async #persist(file: string): Promise<void> {
-    if (this.#file === undefined) return;
-    if (!permitted("write", dirname(file))) {
-      this.#warn(`No write permission for ${dirname(file)}: tuning results stay in memory`);
-      this.#file = undefined;
-      return;
-    }
-    const temp = `${file}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    try {
-      await Deno.mkdir(dirname(file), { recursive: true });
-      const onDisk = await this.#readFile(file, false) ?? {};
-      const body = { format: FORMAT, entries: { ...onDisk, ...Object.fromEntries(this.#mine) } };
-      await Deno.writeTextFile(temp, JSON.stringify(body, null, 1) + "\n");
-      await Deno.rename(temp, file);
-    } catch (error) {
-      await Deno.remove(temp).catch(() => {});
-      this.#warn(`Cannot write the tune cache ${file}: ${message(error)}; results stay in memory`);
-      this.#file = undefined;
+      this.#warn(message(error));
+      this.#store = undefined;
     }
   }
 
@@ -176,39 +186,12 @@ export class TuneCache {
   }
 }
 
-function permitted(name: "read" | "write", path: string): boolean {
-  try {
-    return Deno.permissions.querySync({ name, path }).state === "granted";
-  } catch {
-    return false;
+/** The store of a kind; the file store is loaded on demand, so browser bundles leave it out. */
+async function openStore(kind: "file" | "indexeddb", location: string): Promise<CacheStore> {
+  if (kind === "indexeddb") return new IndexedDbStore(location);
+  if (deno === undefined) {
+    throw new Error(`No file system in this host: tuning results for ${location} stay in memory`);
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Parses the file's text; `undefined` when it is not a cache of this format. */
-function parseEntries(text: string): Record<string, CacheEntry> | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof body !== "object" || body === null) return undefined;
-  const { format, entries } = body as { format?: unknown; entries?: unknown };
-  if (format !== FORMAT || typeof entries !== "object" || entries === null) return undefined;
-  const valid: Record<string, CacheEntry> = {};
-  for (const [key, value] of Object.entries(entries)) {
-    const e = value as Partial<CacheEntry> | null;
-    if (
-      typeof e?.checksum === "string" && typeof e.fastest === "string" && Array.isArray(e.results)
-    ) {
-      valid[key] = e as CacheEntry;
-    } else {
-      return undefined;
-    }
-  }
-  return valid;
+  const { FileStore } = await import("./_file_store.ts");
+  return new FileStore(location);
 }

@@ -37,7 +37,7 @@ export {
   type SampleResult,
   type SamplingOptions,
 } from "./sampling.ts";
-export { type CachedResult, type CacheEntry, TuneCache } from "./cache.ts";
+export { type CachedResult, type CacheEntry, TuneCache, type TuneCacheOptions } from "./cache.ts";
 export { type CandidateFailure, TuneFailedError, TuneMismatchError } from "./errors.ts";
 export {
   MATMUL_VARIANTS,

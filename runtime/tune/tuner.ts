@@ -12,16 +12,15 @@
  * @module
  */
 
-import { join } from "node:path";
 import { runtimeLogger } from "../core/logging.ts";
 import { TuneCache } from "./cache.ts";
-import { resolveCacheDir, slug } from "./_cache_dir.ts";
+import { cacheNamespace, joinPath, resolveCacheDir } from "./_cache_dir.ts";
+import { deno } from "../core/_platform.ts";
 import { keyString, type TuneKey } from "./key.ts";
 import { ProgressBar, stderrIsTerminal } from "./_progress.ts";
 import type { TuneClient, TuneOutcome, TunerOptions, TunerStats } from "./tuner_types.ts";
 import type { TunableSet } from "./tunable_set.ts";
 import { tuneKey } from "./_tune_key.ts";
-import { VERSION } from "./_version.ts";
 
 const log = runtimeLogger("tune");
 
@@ -60,24 +59,32 @@ export class Tuner {
     return { ...this.#stats };
   }
 
-  /** The cache file of this tuner on this device, or `undefined` when not persistent. */
+  /** The cache file of this tuner on this device, or `undefined` when not persisted to a file. */
   get cacheFile(): string | undefined {
     if (this.#options.persistent === false) return undefined;
     const dir = resolveCacheDir(this.#options.cacheDir);
     if (dir === undefined) return undefined;
-    const device = this.#client.server.properties;
-    return join(
-      dir,
-      `v${VERSION}`,
-      slug(`${device.backend}-${device.deviceName}`),
-      `${slug(this.#options.name ?? "default")}.json`,
-    );
+    const [version, device, name] = this.#namespace();
+    return joinPath(dir, version, device, `${name}.json`);
   }
 
-  /** The cache, opened (and loaded) on first call. */
+  /**
+   * The cache, opened (and loaded) on first call: the {@linkcode cacheFile} on Deno, IndexedDB
+   * elsewhere (the key `v<version>/<backend>-<device>/<name>`), memory when not persistent.
+   */
   cache(): Promise<TuneCache> {
-    this.#opening ??= TuneCache.open(this.cacheFile).then((cache) => (this.#cache = cache));
+    this.#opening ??= this.#openCache().then((cache) => (this.#cache = cache));
     return this.#opening;
+  }
+
+  #openCache(): Promise<TuneCache> {
+    if (deno !== undefined) return TuneCache.open(this.cacheFile, { store: "file" });
+    if (this.#options.persistent === false) return TuneCache.open();
+    return TuneCache.open(this.#namespace().join("/"), { store: "indexeddb" });
+  }
+
+  #namespace(): string[] {
+    return cacheNamespace(this.#client.server.properties, this.#options.name ?? "default");
   }
 
   /** The cached winner for some inputs, if known now (memory only; no tuning). */

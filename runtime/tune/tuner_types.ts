@@ -118,17 +118,18 @@ export interface TunerStats {
  */
 export interface TunerOptions {
   /**
-   * The tuner's name: the persistent cache file's name.
+   * The tuner's name: the persistent cache file's name (its IndexedDB key's last part).
    * @default {"default"}
    */
   name?: string;
   /**
-   * Whether results persist to a JSON file (they are always cached in memory).
+   * Whether results persist: to a JSON file on Deno, to IndexedDB in browsers (they are always
+   * cached in memory).
    * @default {true}
    */
   persistent?: boolean;
   /**
-   * The cache directory; the `GPUCOMPUTE_CACHE_DIR` environment variable overrides it.
+   * The cache directory on Deno; the `GPUCOMPUTE_CACHE_DIR` environment variable overrides it.
    * @default {the per-user cache directory + "/gpucompute"}
    */
   cacheDir?: string;

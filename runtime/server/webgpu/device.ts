@@ -102,7 +102,7 @@ export class WebGpuDevice implements Disposable {
       const info = (options.device as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
       return new WebGpuDevice(options.device, {
         owned: false,
-        name: info?.description || "adopted WebGPU device",
+        name: adapterName(info) ?? "adopted WebGPU device",
       });
     }
     const gpu = (globalThis.navigator as { gpu?: GPU } | undefined)?.gpu;
@@ -120,7 +120,7 @@ export class WebGpuDevice implements Disposable {
     const device = await adapter.requestDevice({ requiredFeatures, requiredLimits });
     return new WebGpuDevice(device, {
       owned: true,
-      name: adapter.info?.description || adapter.info?.vendor || "WebGPU adapter",
+      name: adapterName(adapter.info) ?? "WebGPU adapter",
     });
   }
 
@@ -153,4 +153,14 @@ export class WebGpuDevice implements Disposable {
   [Symbol.dispose](): void {
     this.destroy();
   }
+}
+
+/**
+ * The adapter's description, else its vendor and architecture: browsers leave the description
+ * empty (Chromium's SwiftShader adapter reads "google swiftshader").
+ */
+function adapterName(info: GPUAdapterInfo | undefined): string | undefined {
+  if (info === undefined) return undefined;
+  return info.description || [info.vendor, info.architecture].filter(Boolean).join(" ") ||
+    undefined;
 }

@@ -1,0 +1,62 @@
+/**
+ * Where a {@linkcode TuneCache} persists: a JSON file on Deno, IndexedDB in browsers. Both hold
+ * one body per cache, `{ format, entries }`, validated alike by {@linkcode parseEntries}; the
+ * namespace (package version, device, tuner name) is in the location, each entry carries the
+ * checksum of its set's candidates.
+ *
+ * @module
+ */
+
+import type { CacheEntry } from "./cache.ts";
+
+/** The stored body's format; a body of another format is ignored (and replaced on write). */
+export const FORMAT = 1;
+
+/** Entries by key. */
+export type Entries = Record<string, CacheEntry>;
+
+/** The body every store holds. */
+export interface CacheBody {
+  readonly format: number;
+  readonly entries: Entries;
+}
+
+/**
+ * A persistent store. `load` and `save` throw an `Error` whose message is the warning to show
+ * when persistence must stop (the cache then stays in memory); `load` passes lesser problems,
+ * such as a corrupt body it ignored, to `warn` and goes on.
+ */
+export interface CacheStore {
+  /** `file` or `indexeddb`. */
+  readonly kind: "file" | "indexeddb";
+  /** The file path, or the IndexedDB key. */
+  readonly location: string;
+  /** The stored entries (none when nothing is stored yet). */
+  load(warn: (text: string) => void): Promise<Entries>;
+  /** Merges `mine` over the stored entries and stores the result whole. */
+  save(mine: Entries): Promise<void>;
+}
+
+/** The entries of a stored body; `undefined` when it is not a body of this format. */
+export function parseEntries(body: unknown): Entries | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const { format, entries } = body as { format?: unknown; entries?: unknown };
+  if (format !== FORMAT || typeof entries !== "object" || entries === null) return undefined;
+  const valid: Entries = {};
+  for (const [key, value] of Object.entries(entries)) {
+    const e = value as Partial<CacheEntry> | null;
+    if (
+      typeof e?.checksum === "string" && typeof e.fastest === "string" && Array.isArray(e.results)
+    ) {
+      valid[key] = e as CacheEntry;
+    } else {
+      return undefined;
+    }
+  }
+  return valid;
+}
+
+/** An error's message. */
+export function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,86 @@
+/**
+ * The tune cache's JSON file on Deno (loaded by dynamic import, so browser bundles leave it
+ * out). The file is only ever replaced whole, by writing a temporary file next to it and renaming
+ * it over the old one (atomic on one file system), so concurrent writers never leave a torn
+ * file: each write re-reads the file and merges its own entries in, the last rename wins.
+ * Permissions are queried, never requested: a missing one never prompts.
+ *
+ * @module
+ */
+
+import { type CacheStore, type Entries, FORMAT, message, parseEntries } from "./_cache_store.ts";
+
+/** A cache body in one JSON file. */
+export class FileStore implements CacheStore {
+  readonly kind = "file";
+  readonly location: string;
+
+  constructor(file: string) {
+    this.location = file;
+  }
+
+  async load(warn: (text: string) => void): Promise<Entries> {
+    const file = this.location;
+    if (!permitted("read", file)) {
+      throw new Error(`No read permission for ${file}: tuning results stay in memory`);
+    }
+    return await this.#read((text) => warn(text)) ?? {};
+  }
+
+  async save(mine: Entries): Promise<void> {
+    const file = this.location;
+    const dir = dirname(file);
+    if (!permitted("write", dir)) {
+      throw new Error(`No write permission for ${dir}: tuning results stay in memory`);
+    }
+    const temp = `${file}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    try {
+      await Deno.mkdir(dir, { recursive: true });
+      const onDisk = await this.#read() ?? {};
+      const body = { format: FORMAT, entries: { ...onDisk, ...mine } };
+      await Deno.writeTextFile(temp, JSON.stringify(body, null, 1) + "\n");
+      await Deno.rename(temp, file);
+    } catch (error) {
+      await Deno.remove(temp).catch(() => {});
+      throw new Error(
+        `Cannot write the tune cache ${file}: ${message(error)}; results stay in memory`,
+      );
+    }
+  }
+
+  /** The file's entries; `undefined` when missing, unreadable or corrupt (told to `warn`). */
+  async #read(warn?: (text: string) => void): Promise<Entries | undefined> {
+    const file = this.location;
+    let text: string;
+    try {
+      text = await Deno.readTextFile(file);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return undefined;
+      warn?.(`Cannot read the tune cache ${file}: ${message(error)}`);
+      return undefined;
+    }
+    let entries: Entries | undefined;
+    try {
+      entries = parseEntries(JSON.parse(text));
+    } catch {
+      entries = undefined;
+    }
+    if (entries === undefined) warn?.(`The tune cache ${file} is corrupt and was ignored`);
+    return entries;
+  }
+}
+
+function permitted(name: "read" | "write", path: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name, path }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/** The directory of a path (both separators, as on Windows). */
+function dirname(path: string): string {
+  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  if (cut < 0) return ".";
+  return cut === 0 ? path.slice(0, 1) : path.slice(0, cut);
+}
