@@ -96,6 +96,30 @@ Deno.test("without write permission the tuner keeps an in-memory cache and warns
   assert.equal(cache.warnings.length, 1);
   assert.match(cache.warnings[0], /No write permission/);
   assert.equal(cache.file, undefined);
+  assert.equal(tuner.cacheFile, undefined, "not persistent: no cache file to speak of");
+  const outcome = await tuner.tune(twoWay(client), 5);
+  assert.equal(outcome.persisted, false, "the result says it was not persisted");
+});
+
+Deno.test("a cache that cannot persist tells the user once without logging set up", async () => {
+  const printed: unknown[][] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void printed.push(args);
+  try {
+    for (const name of ["first", "second"]) { // two tuners, one message
+      const client = new FakeTuneClient();
+      const cacheDir = "tests/fixtures/tune_readonly/visible"; // a message no other test printed
+      const tuner = new Tuner(client, { ...quiet, name, cacheDir });
+      assert.equal(tuner.cacheFile, undefined, "known before anything is opened");
+      await tuner.execute(twoWay(client), 3);
+    }
+  } finally {
+    console.warn = warn;
+  }
+  const notes = printed.filter(([text]) =>
+    /No write permission for .*tune_readonly/.test(`${text}`)
+  );
+  assert.equal(notes.length, 1, JSON.stringify(printed));
 });
 
 Deno.test("without read permission (or a path that cannot be a directory) it stays in memory", async () => {

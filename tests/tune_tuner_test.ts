@@ -147,6 +147,46 @@ Deno.test("the short-circuit accepts the first candidate under work / throughput
   assert.ok(client.count("best") < client.count("good-enough"));
 });
 
+Deno.test("a throughput of 0 turns the short-circuit off (it used to accept the first)", async () => {
+  const client = new FakeTuneClient();
+  const set = new TunableSet("work0", {
+    key: (inputs: Inputs) => ({ n: inputs.n }),
+    work: (key) => key.n,
+    candidates: [
+      { name: "slow", run: () => client.spend("slow", 9) },
+      { name: "fast", run: () => client.spend("fast", 1) },
+    ],
+  });
+  const tuner = new Tuner(client, { ...options, shortCircuit: { throughput: 0 } });
+  assert.equal((await tuner.tune(set, { n: 100 })).fastest, "fast");
+  for (const throughput of [-1, NaN, Infinity]) {
+    assert.throws(() => new Tuner(client, { shortCircuit: { throughput } }), RangeError);
+  }
+});
+
+Deno.test("with minSamples 1, a candidate the short-circuit never reached is skipped, not ok", async () => {
+  const client = new FakeTuneClient();
+  const set = new TunableSet("reached", {
+    key: (inputs: Inputs) => ({ n: inputs.n }),
+    work: (key) => key.n,
+    candidates: [
+      { name: "first", run: () => client.spend("first", 1) },
+      { name: "second", run: () => client.spend("second", 1) },
+    ],
+  });
+  const tuner = new Tuner(client, {
+    ...options,
+    shortCircuit: { throughput: 1 },
+    sampling: { minSamples: 1, minSampleMs: 0 },
+  });
+  const outcome = await tuner.tune(set, { n: 100 });
+  assert.equal(outcome.fastest, "first");
+  assert.deepEqual(
+    outcome.results.map((r) => [r.name, r.status, r.samples]),
+    [["first", "ok", 1], ["second", "skipped", 0]],
+  );
+});
+
 Deno.test("the top three are logged under the tune category and progress is reported", async () => {
   const records: LogRecord[] = [];
   await configure({

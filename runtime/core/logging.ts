@@ -10,7 +10,7 @@
  * | `["gpucompute", "stream"]` | `warning` | a GC wait failed and poisoned a stream; GC tasks pile up on a backend without synchronous waits; `withStream` given an async function where only its synchronous part is scoped (browsers; once) |
  * | `["gpucompute", "memory"]` | `info` | a pool page allocated or freed (`page`, `size`, `pool`) |
  * | `["gpucompute", "tune"]` | `info` | a key is tuned (`set`, `key`); its winner and the top three times (`fastest`, `top`) |
- * | `["gpucompute", "tune"]` | `warning` | a tuning run failed; a corrupt or unwritable cache (file or IndexedDB); a reference output that could not be read |
+ * | `["gpucompute", "tune"]` | `warning` | a tuning run failed; a corrupt or unwritable cache (file or IndexedDB: also on `console.warn`, once, while LogTape is not configured); a reference output that could not be read |
  *
  * Sub-categories inherit their parent's configuration: a logger on `["gpucompute"]` sees all.
  *
@@ -26,7 +26,7 @@
  * @module
  */
 
-import { getLogger } from "@logtape/logtape";
+import { getConfig, getLogger } from "@logtape/logtape";
 
 /** The root category of every runtime logger. */
 export const LOG_CATEGORY = "gpucompute";
@@ -84,4 +84,24 @@ export interface Logger {
  */
 export function runtimeLogger(subject: LogSubject): Logger {
   return getLogger([LOG_CATEGORY, subject]);
+}
+
+const noticed = new Set<string>();
+
+/**
+ * Warns through `logger`, and, when the application has not configured LogTape (so the record
+ * would go nowhere), also once per message on `console.warn`: for the few warnings a user must
+ * see on the first run without setting logging up (a tune cache that cannot persist).
+ *
+ * @example
+ * ```ts
+ * import { runtimeLogger, warnVisibly } from "@gpucompute/runtime/backend";
+ * warnVisibly(runtimeLogger("tune"), "No write permission for /tmp/x: tuning results stay in memory");
+ * ```
+ */
+export function warnVisibly(logger: Logger, message: string): void {
+  logger.warn("{message}", { message });
+  if (getConfig() !== null || noticed.has(message)) return;
+  noticed.add(message);
+  console.warn(`gpucompute: ${message}`);
 }

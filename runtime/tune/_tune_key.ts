@@ -163,8 +163,11 @@ export async function tuneKey<K extends TuneKey, I, O>(
         },
       };
     };
-    const accept = options.work !== undefined && context.throughput !== undefined
-      ? (ms: number) => ms <= options.work!(key) / context.throughput!
+    // A throughput of 0 (unknown) turns the short-circuit off, as in CubeCL: `work / 0` would
+    // accept the first candidate whatever its time.
+    const throughput = context.throughput ?? 0;
+    const accept = options.work !== undefined && throughput > 0
+      ? (ms: number) => ms <= options.work!(key) / throughput
       : undefined;
     let fastest: string | undefined;
     for (const group of plan) {

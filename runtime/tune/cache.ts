@@ -12,7 +12,7 @@
  * @module
  */
 
-import { runtimeLogger } from "../core/logging.ts";
+import { runtimeLogger, warnVisibly } from "../core/logging.ts";
 import { deno } from "../core/_platform.ts";
 import { type CacheStore, type Entries, message } from "./_cache_store.ts";
 import { IndexedDbStore } from "./_idb_store.ts";
@@ -182,7 +182,9 @@ export class TuneCache {
   #warn(text: string): void {
     if (this.#warnings.includes(text)) return;
     this.#warnings.push(text);
-    log.warn("{message}", { message: text });
+    // Seen on the first run even without logging set up: otherwise the tuner would silently
+    // tune again on every run.
+    warnVisibly(log, text);
   }
 }
 

@@ -119,8 +119,11 @@ export interface Contender {
 export interface SampleResult {
   /** Its name. */
   readonly name: string;
-  /** `ok`: measured; `eliminated`: dropped as clearly slower; `failed`: threw or failed a check. */
-  readonly status: "ok" | "eliminated" | "failed";
+  /**
+   * `ok`: measured; `eliminated`: dropped as clearly slower; `failed`: threw or failed a check;
+   * `skipped`: never sampled (the short-circuit accepted another candidate first).
+   */
+  readonly status: "ok" | "eliminated" | "failed" | "skipped";
   /** Its timed samples in milliseconds (the warm-up is not among them). */
   readonly samples: readonly number[];
   /**
@@ -243,7 +246,9 @@ export async function sampleGroup(
   }
   const results = states.map(({ contender, status, samples, rounds, error }): SampleResult => ({
     name: contender.name,
-    status: status === "running" || status === "done" ? "ok" : status,
+    status: status === "running" || status === "done"
+      ? (samples.length === 0 ? "skipped" : "ok")
+      : status,
     samples,
     rounds,
     ...(samples.length > 0 ? { median: median(samples) } : {}),

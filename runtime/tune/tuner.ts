@@ -48,8 +48,17 @@ export class Tuner {
   #opening: Promise<TuneCache> | undefined;
   #stats = { tunings: 0, runs: 0, cacheHits: 0 };
 
-  /** Creates a tuner; the cache file is opened on first use. */
+  /**
+   * Creates a tuner; the cache file is opened on first use. `RangeError` for a short-circuit
+   * throughput that is negative or not a finite number (0 turns the short-circuit off).
+   */
   constructor(client: TuneClient, options: TunerOptions = {}) {
+    const throughput = options.shortCircuit?.throughput;
+    if (options.shortCircuit !== undefined && !(Number.isFinite(throughput) && throughput! >= 0)) {
+      throw new RangeError(
+        `shortCircuit.throughput must be a finite number >= 0 (0: off), got ${throughput}`,
+      );
+    }
     this.#client = client;
     this.#options = options;
   }
@@ -59,9 +68,20 @@ export class Tuner {
     return { ...this.#stats };
   }
 
-  /** The cache file of this tuner on this device, or `undefined` when not persisted to a file. */
+  /**
+   * The file this tuner's results persist to, or `undefined` when they do not persist to a file:
+   * `persistent: false`, no Deno, no cache directory known, or no read and write permission for
+   * it (then the first run warns, on `console.warn` too while LogTape is not configured).
+   */
   get cacheFile(): string | undefined {
-    if (this.#options.persistent === false) return undefined;
+    if (this.#cache !== undefined) return this.#cache.file; // what the open cache writes to
+    const file = this.#filePath();
+    return file !== undefined && writable(file) ? file : undefined;
+  }
+
+  /** Where the file would be, permissions aside. */
+  #filePath(): string | undefined {
+    if (this.#options.persistent === false || deno === undefined) return undefined;
     const dir = resolveCacheDir(this.#options.cacheDir);
     if (dir === undefined) return undefined;
     const [version, device, name] = this.#namespace();
@@ -78,7 +98,8 @@ export class Tuner {
   }
 
   #openCache(): Promise<TuneCache> {
-    if (deno !== undefined) return TuneCache.open(this.cacheFile, { store: "file" });
+    // Opened even without permission: the store says so once, and results stay in memory.
+    if (deno !== undefined) return TuneCache.open(this.#filePath(), { store: "file" });
     if (this.#options.persistent === false) return TuneCache.open();
     return TuneCache.open(this.#namespace().join("/"), { store: "indexeddb" });
   }
@@ -130,11 +151,13 @@ export class Tuner {
   async tune<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<TuneOutcome> {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
-    const hit = (await this.cache()).get(id, set.checksum);
+    const cache = await this.cache();
+    const hit = cache.get(id, set.checksum);
     if (hit !== undefined && set.candidate(hit.fastest) !== undefined) {
       this.#stats.cacheHits++;
       const { fastest, results } = hit;
-      return { key: keyString(key), fastest, results, fromCache: true, errors: new Map() };
+      const persisted = cache.store !== "memory";
+      return { key: keyString(key), fastest, results, fromCache: true, persisted, errors: new Map() };
     }
     if (this.#failed.has(id)) throw this.#failed.get(id);
     return await this.#start(set, key, id, inputs);
@@ -183,6 +206,7 @@ export class Tuner {
         fastest: entry.fastest,
         results: entry.results,
         fromCache: false,
+        persisted: cache.store !== "memory", // after the write: a failed one falls back to memory
         errors,
       };
     } catch (error) {
@@ -197,4 +221,16 @@ export class Tuner {
 
 function entryKey<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, key: string): string {
   return `${set.name}/${key}`;
+}
+
+/** Whether Deno grants reading `file` and writing its directory (queried, never requested). */
+function writable(file: string): boolean {
+  const dir = file.slice(0, Math.max(0, file.lastIndexOf("/"))) || "/";
+  try {
+    const { permissions } = deno!;
+    return permissions.querySync({ name: "read", path: file }).state === "granted" &&
+      permissions.querySync({ name: "write", path: dir }).state === "granted";
+  } catch {
+    return false;
+  }
 }

@@ -83,8 +83,13 @@ export interface TuneOutcome {
   readonly fastest: string;
   /** Every candidate's outcome (empty when chosen without benchmarking). */
   readonly results: readonly CachedResult[];
-  /** Whether the outcome came from the cache (memory or file). */
+  /** Whether the outcome came from the cache (memory or file) rather than a tuning run. */
   readonly fromCache: boolean;
+  /**
+   * Whether the outcome is in the persistent cache (file or IndexedDB), so the next run finds it
+   * without tuning; `false` when results stay in memory (no permission, `persistent: false`).
+   */
+  readonly persisted: boolean;
   /** The error of each failed candidate (from a fresh run only). */
   readonly errors: ReadonlyMap<string, unknown>;
 }
@@ -155,7 +160,8 @@ export interface TunerOptions {
   sampling?: SamplingOptions;
   /**
    * Accept the first candidate whose median is within the set's `work(key) / throughput`
-   * milliseconds (`throughput`: work units per millisecond the device can reach).
+   * milliseconds (`throughput`: work units per millisecond the device can reach; 0 when unknown
+   * turns the short-circuit off).
    */
   shortCircuit?: { throughput: number };
   /** Called after every candidate run. */
