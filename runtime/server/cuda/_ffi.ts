@@ -44,6 +44,7 @@ export const CUDA_SYMBOLS = {
   cuDevicePrimaryCtxRetain: { parameters: [B, "i32"], result: R },
   cuDevicePrimaryCtxRelease_v2: { parameters: ["i32"], result: R },
   cuCtxSetCurrent: { parameters: [P], result: R },
+  cuCtxGetCurrent: { parameters: [B], result: R },
   cuCtxSynchronize: { parameters: [], result: R },
   cuMemGetInfo_v2: { parameters: [B, B], result: R },
   cuStreamCreate: { parameters: [B, "u32"], result: R },
@@ -70,8 +71,11 @@ export const CUDA_SYMBOLS = {
   cuMemcpy2DAsync_v2: { parameters: [B, P], result: R },
   cuMemsetD8Async: { parameters: ["u64", "u8", "usize", P], result: R },
   cuModuleLoadData: { parameters: [B, B], result: R },
+  cuModuleLoadDataEx: { parameters: [B, B, "u32", B, B], result: R },
   cuModuleUnload: { parameters: [P], result: R },
   cuModuleGetFunction: { parameters: [B, P, B], result: R },
+  cuFuncGetAttribute: { parameters: [B, "i32", P], result: R },
+  cuFuncSetAttribute: { parameters: [P, "i32", "i32"], result: R },
   cuLaunchKernel: {
     parameters: [P, "u32", "u32", "u32", "u32", "u32", "u32", "u32", P, B, P],
     result: R,
@@ -100,8 +104,12 @@ export const CUDA_SUCCESS = 0;
 export const CUDA_ERROR_OUT_OF_MEMORY = 2;
 /** `CUDA_ERROR_NO_DEVICE`. */
 export const CUDA_ERROR_NO_DEVICE = 100;
+/** `CUDA_ERROR_NO_BINARY_FOR_GPU`: no image in the module fits the device. */
+export const CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 /** `CUDA_ERROR_INVALID_PTX`. */
 export const CUDA_ERROR_INVALID_PTX = 218;
+/** `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`: the PTX's `.version` is newer than the driver's. */
+export const CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
 /** `CUDA_ERROR_NOT_READY`: an event or stream has pending work (not an error). */
 export const CUDA_ERROR_NOT_READY = 600;
 
@@ -212,6 +220,7 @@ export class CudaDriver {
   readonly out64: BigUint64Array = new BigUint64Array(2);
   /** Scratch 32-bit out-parameters. */
   readonly out32: Int32Array = new Int32Array(2);
+  #version: number | undefined;
 
   private constructor(path: string, library: Deno.DynamicLibrary<typeof CUDA_SYMBOLS>) {
     this.path = path;
@@ -246,6 +255,19 @@ export class CudaDriver {
         cause: last,
       },
     );
+  }
+
+  /**
+   * The CUDA version of the driver (`cuDriverGetVersion`: 1000 * major + 10 * minor, e.g. 12020
+   * for CUDA 12.2, what NVIDIA's r535 drivers report), read once.
+   */
+  get version(): number {
+    if (this.#version === undefined) {
+      const out = new Int32Array(1);
+      this.check(this.symbols.cuDriverGetVersion(out), "cuDriverGetVersion");
+      this.#version = out[0];
+    }
+    return this.#version;
   }
 
   /** Throws a {@linkcode CudaDriverError} for any result other than `CUDA_SUCCESS`. */

@@ -27,6 +27,8 @@ export interface CopyContext {
   readonly driver: CudaDriver;
   readonly pinned: PinnedPool;
   readonly events: EventPool;
+  /** Makes the server's context current (after an `await`). */
+  readonly bind: () => void;
 }
 
 const struct = new DataView(new ArrayBuffer(128));

@@ -72,7 +72,8 @@ import { CudaDevice } from "./device.ts";
 import type { CudaServerOptions, CudaServerStats } from "./options.ts";
 
 export type { CudaServerOptions, CudaServerStats };
-import { type CudaKernel, ModuleCache } from "./kernel.ts";
+import type { CudaKernel } from "./kernel.ts";
+import { ModuleCache } from "./module_cache.ts";
 import { CudaProfiler } from "./profiler.ts";
 import { CudaStorage } from "./storage.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
@@ -104,6 +105,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   readonly #timeoutMs: number;
   readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
   #launchContext: LaunchContext | undefined;
+  /** Set when a reservation allocated a page in its stream's order (`cuMemAllocAsync`). */
+  #streamOrderedPage = false;
   /** GC waits that failed, by stream index: reported by that stream's next `sync` or `read`. */
   readonly #failures = new Map<number, ComputeError>();
   #destroyed = false;
@@ -127,7 +130,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const driver = device.driver;
     this.#device = device;
     this.#timeoutMs = timeoutMs;
-    const wait = { timeoutMs, destroyed: () => this.#destroyed };
+    const wait = { timeoutMs, destroyed: () => this.#destroyed, bind: this.#bind };
     this.#events = new EventPool(driver);
     this.#backend = new CudaStreamBackend(driver, this.#events, wait);
     this.#streams = new MultiStream(this.#backend, {
@@ -142,6 +145,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
           stream: () => this.#streams.stream(index),
           events: this.#events,
           asyncAlloc,
+          onStreamOrdered: () => this.#streamOrderedPage = true,
         }),
       {
         memory: {
@@ -155,7 +159,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#pinned = new PinnedPool(driver, this.#events);
     this.#modules = new ModuleCache(driver, {
       nvrtcLibrary: options.nvrtcLibrary,
-      arch: `compute_${device.attributes.computeCapability.join("")}`,
+      computeCapability: device.attributes.computeCapability,
+      maxSharedMemoryPerBlockOptin: device.attributes.maxSharedMemoryPerBlockOptin,
     });
     this.#profiler = new CudaProfiler(driver, wait);
     this.properties = {
@@ -194,7 +199,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
     this.#assertUsable(stream);
     const signal = new CudaTimelineSignal(
-      signalEvents(this.#device.driver, this.#streams.stream(stream), () => this.#destroyed),
+      signalEvents(this.#device.driver, this.#streams.stream(stream), {
+        destroyed: () => this.#destroyed,
+        bind: this.#bind,
+      }),
     );
     this.#signals.add(signal);
     return signal;
@@ -347,6 +355,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     }
     await this.#streams.drain();
     this.#settled(undefined);
+    this.#bind();
     this.#pinned.collect();
     trace?.span({ type: "sync", stream, start: start! });
     this.#sampleMemory(undefined);
@@ -487,6 +496,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   destroy(): void {
     if (this.#destroyed) return;
+    try {
+      this.#device.makeCurrent(); // the frees and destroys below act in this context
+    } catch { /* they fail then, and the context is released all the same */ }
     this.#destroyed = true;
     // Best effort, in order: after a sticky error the driver refuses frees, yet the context
     // must still be released.
@@ -516,9 +528,19 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   #allocate(size: number, stream: StreamId): Handle {
+    this.#streamOrderedPage = false;
     const slice = this.#memory.reserve(Math.max(1, size), stream);
-    const cursor = this.#streams.cursor(stream);
-    return Handle.fresh(slice, stream, cursor, size);
+    if (this.#streamOrderedPage) {
+      // The new page exists from this point of the stream's order: a new cursor stamps the handle
+      // after it, so a first use on another stream waits on an event recorded after it.
+      try {
+        this.#streams.resolve(stream, []).finish();
+      } catch (error) {
+        Handle.fresh(slice, stream, 0, size).dispose(); // a poisoned stream: give the slice back
+        throw error;
+      }
+    }
+    return Handle.fresh(slice, stream, this.#streams.cursor(stream), size);
   }
 
   #resolve(stream: StreamId, bindings: readonly Binding[]) {
@@ -527,12 +549,25 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   #copyContext() {
-    return { driver: this.#device.driver, pinned: this.#pinned, events: this.#events };
+    return {
+      driver: this.#device.driver,
+      pinned: this.#pinned,
+      events: this.#events,
+      bind: this.#bind,
+    };
   }
 
   #wait(what: string) {
-    return { timeoutMs: this.#timeoutMs, what, destroyed: () => this.#destroyed };
+    return { timeoutMs: this.#timeoutMs, what, destroyed: () => this.#destroyed, bind: this.#bind };
   }
+
+  /**
+   * Makes this server's context current (see `CudaDevice.makeCurrent`): before every driver call
+   * that runs after an `await` or from a timer, when another server may have made its own current.
+   */
+  readonly #bind = (): void => {
+    if (!this.#destroyed) this.#device.makeCurrent();
+  };
 
   #bindingResource(binding: Binding): BindingResource<bigint> {
     binding.assertLive();
@@ -592,8 +627,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     }
   }
 
+  /** Throws `DESTROYED` (or for a bad stream id), then makes this server's context current. */
   #assertUsable(stream?: StreamId): void {
     if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
     if (stream !== undefined) assertStreamId(stream);
+    this.#device.makeCurrent();
   }
 }
