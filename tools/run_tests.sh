@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 sh tests/fixtures/cuda_sim/build.sh || exit 1
 
 COMMON="--unstable-webgpu --allow-env=GPUCOMPUTE_CACHE_DIR --allow-read=.tmp,tests/fixtures,sync,runtime/core,examples --allow-write=.tmp --allow-run=deno"
-CUDA="--unstable-webgpu --allow-ffi --allow-env=GPUCOMPUTE_CUDA_LIBRARY,GPUCOMPUTE_NVRTC_LIBRARY,CUDA_SIM_NO_DEVICE,CUDA_SIM_TOTAL_MEM,CUDA_SIM_OOM_AT,CUDA_SIM_LAUNCH_FAIL_AT,CUDA_SIM_HANG_RECORD_AT,CUDA_SIM_NO_MEMPOOLS --allow-read=runtime/server/cuda/kernels,tests/fixtures --allow-run=nvcc"
+CUDA="--unstable-webgpu --allow-ffi --allow-env=GPUCOMPUTE_CUDA_LIBRARY,GPUCOMPUTE_NVRTC_LIBRARY,CUDA_SIM_NO_DEVICE,CUDA_SIM_TOTAL_MEM,CUDA_SIM_OOM_AT,CUDA_SIM_LAUNCH_FAIL_AT,CUDA_SIM_HANG_RECORD_AT,CUDA_SIM_NO_MEMPOOLS,CUDA_SIM_DEVICES,CUDA_SIM_CC,CUDA_SIM_DRIVER_VERSION,CUDA_SIM_INIT_ERROR,CUDA_SIM_MAX_DELAY_US --allow-read=runtime/server/cuda/kernels,tests/fixtures,.tmp/libcuda --allow-run=nvcc,ptxas"
 
 # WebGPU through Vulkan only where a Vulkan driver is installed (Mesa lavapipe in CI): with every
 # backend enabled wgpu also loads Mesa's EGL/GL, and the rare exit-time abort above was caught in a
