@@ -220,7 +220,6 @@ export class CudaDriver {
   readonly out64: BigUint64Array = new BigUint64Array(2);
   /** Scratch 32-bit out-parameters. */
   readonly out32: Int32Array = new Int32Array(2);
-  #version: number | undefined;
 
   private constructor(path: string, library: Deno.DynamicLibrary<typeof CUDA_SYMBOLS>) {
     this.path = path;
@@ -259,15 +258,12 @@ export class CudaDriver {
 
   /**
    * The CUDA version of the driver (`cuDriverGetVersion`: 1000 * major + 10 * minor, e.g. 12020
-   * for CUDA 12.2, what NVIDIA's r535 drivers report), read once.
+   * for CUDA 12.2, what NVIDIA's r535 drivers report). Works before `cuInit`.
    */
   get version(): number {
-    if (this.#version === undefined) {
-      const out = new Int32Array(1);
-      this.check(this.symbols.cuDriverGetVersion(out), "cuDriverGetVersion");
-      this.#version = out[0];
-    }
-    return this.#version;
+    const out = new Int32Array(1);
+    this.check(this.symbols.cuDriverGetVersion(out), "cuDriverGetVersion");
+    return out[0];
   }
 
   /** Throws a {@linkcode CudaDriverError} for any result other than `CUDA_SUCCESS`. */

@@ -117,6 +117,8 @@ export class CudaDevice implements Disposable {
   readonly attributes: CudaDeviceAttributes;
   /** `cuDeviceTotalMem` in bytes. */
   readonly totalMemory: number;
+  /** The driver's CUDA version (`cuDriverGetVersion`, e.g. 12020 for CUDA 12.2). */
+  readonly driverVersion: number;
   /** The primary context. */
   readonly context: Deno.PointerValue;
   readonly #address: bigint;
@@ -149,6 +151,7 @@ export class CudaDevice implements Disposable {
     };
     driver.check(symbols.cuDeviceTotalMem_v2(out64, ordinal), "cuDeviceTotalMem_v2");
     this.totalMemory = Number(out64[0]);
+    this.driverVersion = driver.version;
   }
 
   /**

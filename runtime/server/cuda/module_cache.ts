@@ -78,6 +78,11 @@ export interface ModuleCacheOptions {
    * @default {49152}
    */
   readonly maxSharedMemoryPerBlockOptin?: number;
+  /**
+   * The driver's `cuDriverGetVersion`, for NVRTC's choice and the messages.
+   * @default {driver.version}
+   */
+  readonly driverVersion?: number;
 }
 
 /**
@@ -96,6 +101,7 @@ export class ModuleCache {
   readonly #driver: CudaDriver;
   readonly #options: ModuleCacheOptions;
   readonly #cc: readonly [number, number];
+  readonly #version: number;
   /** NVRTC's PTX by source. */
   readonly #compiled = new Map<string, { ptx: string; nvrtc: Nvrtc }>();
   readonly #modules = new Map<string, Deno.PointerValue>();
@@ -111,6 +117,7 @@ export class ModuleCache {
     this.#driver = driver;
     this.#options = options;
     this.#cc = options.computeCapability ?? [7, 5];
+    this.#version = options.driverVersion ?? driver.version;
   }
 
   /** The PTX of a kernel: its own, or its CUDA C compiled by NVRTC (cached by source). */
@@ -188,7 +195,7 @@ export class ModuleCache {
     let compiled = this.#compiled.get(source);
     if (compiled === undefined) {
       const nvrtc = Nvrtc.open(this.#options.nvrtcLibrary, {
-        driverVersion: this.#driver.version,
+        driverVersion: this.#version,
       });
       const name = kernelName(kernel);
       const ptx = nvrtc.compile(name, source, `${name}.cu`, `compute_${this.#cc.join("")}`);
@@ -230,12 +237,12 @@ export class ModuleCache {
       kernel: kernelName(kernel),
       ptx,
       loaded,
-      driverVersion: this.#driver.version,
+      driverVersion: this.#version,
       computeCapability: this.#cc,
     };
     if (!isMismatch(loaded.error.result)) throw loadError(failure);
     if (typeof kernel.source !== "string") {
-      const max = isaName(maxPtxIsa(this.#driver.version).isa);
+      const max = isaName(maxPtxIsa(this.#version).isa);
       throw loadError({
         ...failure,
         note: `give the kernel's CUDA C as \`source\` too (NVRTC then compiles it for this ` +
@@ -263,13 +270,13 @@ export class ModuleCache {
       kernel: kernelName(kernel),
       ptx,
       loaded,
-      driverVersion: this.#driver.version,
+      driverVersion: this.#version,
       computeCapability: this.#cc,
       note: (refused ? `its own PTX was refused too (${refused.compilerMessage}); ` : "") +
         `the PTX came from ${from}` +
         (nvrtc.newerThanDriver
           ? `, newer than the driver: install the NVRTC of ${
-            cudaVersionName(this.#driver.version)
+            cudaVersionName(this.#version)
           } or older`
           : ""),
     });

@@ -161,6 +161,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       nvrtcLibrary: options.nvrtcLibrary,
       computeCapability: device.attributes.computeCapability,
       maxSharedMemoryPerBlockOptin: device.attributes.maxSharedMemoryPerBlockOptin,
+      driverVersion: device.driverVersion,
     });
     this.#profiler = new CudaProfiler(driver, wait);
     this.properties = {
