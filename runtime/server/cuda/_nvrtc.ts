@@ -9,8 +9,8 @@
  * NVRTC writes PTX of its own toolkit's ISA (NVRTC 13.0 writes `.version 9.0`), which a driver of
  * an older CUDA version rejects like any newer PTX. So the search prefers an NVRTC no newer than
  * the driver: `libnvrtc.so.<driver's major>` and older majors first, each opened library's
- * `nvrtcVersion` compared with `cuDriverGetVersion`; a newer one is used only when nothing else
- * is found (its PTX is then refused with a message naming both versions).
+ * `nvrtcVersion` compared with `cuDriverGetVersion`; a newer one (the oldest found) is used only
+ * when nothing else is (its PTX is then likely refused, with a message naming both versions).
  *
  * @module
  */
@@ -89,8 +89,9 @@ export class Nvrtc {
   }
 
   /**
-   * Opens the first candidate that loads and is no newer than the driver, else the first that
-   * loads; `UNSUPPORTED` naming every path (and why) when none does.
+   * Opens the first candidate that loads and is no newer than the driver, else the oldest that
+   * loads (the likeliest to write PTX the driver takes); `UNSUPPORTED` naming every path (and
+   * why) when none loads.
    */
   static open(library?: string | readonly string[], options: NvrtcOpenOptions = {}): Nvrtc {
     const { driverVersion } = options;
@@ -105,7 +106,7 @@ export class Nvrtc {
         if (driverVersion === undefined || entry.version <= driverVersion) {
           return new Nvrtc(path, entry, false);
         }
-        newer ??= [path, entry];
+        if (newer === undefined || entry.version < newer[1].version) newer = [path, entry];
         reasons.push(
           `${path} is NVRTC ${version(entry.version)}, newer than the driver's ` +
             cudaVersionName(driverVersion),

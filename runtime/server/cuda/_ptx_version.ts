@@ -88,7 +88,7 @@ export function describeMismatch(
   const { isa: max, atLeast } = maxPtxIsa(driverVersion);
   const driver = `the driver is ${cudaVersionName(driverVersion)} (cuDriverGetVersion ` +
     `${driverVersion}), which loads PTX ISA ${atLeast ? "at least " : "up to "}${isaName(max)}`;
-  const needs = isa === undefined ? "PTX without a .version" : (() => {
+  const needs = isa === undefined ? "no PTX (it has no .version)" : (() => {
     const cuda = cudaForPtxIsa(isa);
     const release = cuda === undefined ? "a newer driver" : `${cudaVersionName(cuda)} or newer`;
     return `PTX ISA ${isaName(isa)} (.version ${isaName(isa)}: ${release})`;
