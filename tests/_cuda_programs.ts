@@ -194,17 +194,21 @@ export async function runInterleaved(
   const runners = runs.map(({ server }) => new ProgramRunner(server));
   const next = runs.map(() => 0);
   const left = () => runs.some((r, i) => next[i] < r.program.length);
+  let failure: { error: unknown } | undefined;
   try {
     for (let i = 0; left(); i++) {
       let pick = (order[i] ?? i) % runs.length;
       while (next[pick] >= runs[pick].program.length) pick = (pick + 1) % runs.length;
       await runners[pick].step(runs[pick].program[next[pick]++]);
     }
-  } finally {
-    const results = await Promise.allSettled(runners.map((runner) => runner.finish()));
-    const failed = results.find((r) => r.status === "rejected");
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+  } catch (error) {
+    failure = { error };
   }
+  // Every runner finishes (handles disposed, reads settled, streams synced) whatever failed.
+  const results = await Promise.allSettled(runners.map((runner) => runner.finish()));
+  if (failure) throw failure.error;
+  const rejected = results.find((r) => r.status === "rejected");
+  if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }
 
 /** Runs `sum_f32` and both matmul variants and checks them against a CPU reference. */

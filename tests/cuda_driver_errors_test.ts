@@ -124,7 +124,7 @@ Deno.test("PTX newer than the driver falls back to NVRTC no newer than the drive
 });
 
 Deno.test("a shipped kernel on a driver older than its PTX tries its CUDA C and names every version", async () => {
-  await withSimEnv({ CUDA_SIM_DRIVER_VERSION: "10020" }, async () => {
+  await withSimEnv({ CUDA_SIM_DRIVER_VERSION: "10020" }, () => {
     using server = sim({ nvrtcLibrary: [NVRTC_13, NVRTC_12] });
     assert.throws(() => server.compile(CUDA_KERNELS.fillF32), (e) => {
       assert.ok(e instanceof CompilationError);

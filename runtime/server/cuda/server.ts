@@ -1,9 +1,10 @@
 /**
  * The CUDA compute server: {@linkcode ComputeServer} over the CUDA driver through Deno FFI.
  *
- * - **Device**: the primary context of one device, current on the main thread (the only thread
- *   that calls the driver). No driver call here waits on the device: host waits poll
- *   `cuEventQuery` from the event loop, with a timeout (`TIMEOUT`).
+ * - **Device**: the primary context of one device. Servers of several devices share the thread
+ *   that calls the driver, so every operation first makes its own context current (one
+ *   `cuCtxGetCurrent` when it is), and so does every wait resuming from the event loop. No driver
+ *   call here waits on the device: host waits poll `cuEventQuery`, with a timeout (`TIMEOUT`).
  * - **Streams**: the event {@linkcode MultiStream} over non-blocking CUDA streams (`_stream.ts`).
  *   Work is submitted as it is enqueued, so `flush` has nothing to do. Every operation resolves
  *   its stream with `enforceHealthy`: after a kernel fault (a sticky driver error) streams refuse
@@ -30,7 +31,6 @@ import {
   type AllocationDescriptor,
   contiguousStrides,
   type CopyDescriptor,
-  copyDescriptor,
 } from "../../core/allocation.ts";
 import { resolveConfig } from "../../core/config.ts";
 import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
@@ -55,7 +55,7 @@ import type {
 } from "../server.ts";
 import { checkLaunch } from "./_check_launch.ts";
 import { launch, type LaunchContext } from "./_launch.ts";
-import { allocationLayouts, copyLayout } from "./_layout.ts";
+import { allocationLayouts, checkedRange, copyLayout } from "./_layout.ts";
 import { StreamMemory } from "./_memory.ts";
 import { read } from "./_read.ts";
 import { PinnedPool } from "./_staging.ts";
@@ -66,7 +66,7 @@ import {
   EventPool,
   pollEvent,
 } from "./_stream.ts";
-import { enqueueWrite } from "./_write.ts";
+import { enqueueWrite, writeTargets } from "./_write.ts";
 import { copyWithinDevice } from "./_copy.ts";
 import { CudaDevice } from "./device.ts";
 import type { CudaServerOptions, CudaServerStats } from "./options.ts";
@@ -318,24 +318,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   write(entries: readonly WriteEntry[], stream: StreamId): void {
     this.#assertUsable(stream);
-    if (!Array.isArray(entries)) throw new TypeError("entries must be an array");
-    const targets = entries.map((entry, i) => {
-      if (typeof entry !== "object" || entry === null) {
-        throw new TypeError(`entries[${i}] must be a WriteEntry`);
-      }
-      const { descriptor, data } = entry;
-      const at = this.#range(descriptor);
-      const layout = copyLayout(descriptor);
-      if (!(data instanceof Uint8Array)) {
-        throw new TypeError(`entries[${i}].data must be a Uint8Array`);
-      }
-      if (data.byteLength !== layout.bytes) {
-        throw new RangeError(
-          `Write of ${data.byteLength} bytes into a descriptor of ${layout.bytes} bytes`,
-        );
-      }
-      return { at, layout, data };
-    });
+    const targets = writeTargets(entries, (descriptor) => this.#range(descriptor));
     if (targets.length === 0) return;
     using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.binding));
     enqueueWrite(this.#copyContext(), targets, resolved.currentStream());
@@ -582,19 +565,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   /** The device range of a descriptor, checked (a hand-built one too) against its binding. */
   #range(descriptor: CopyDescriptor): BindingResource<bigint> {
-    if (!(descriptor?.binding instanceof Binding)) {
-      throw new TypeError("A copy descriptor must have a Binding (see Handle.copyDescriptor)");
-    }
-    const { binding, shape, strides, elemSize } = descriptor;
-    copyDescriptor(binding, shape, strides, elemSize); // shape, strides and elemSize are sane
-    const layout = copyLayout(descriptor);
-    const at = this.#bindingResource(descriptor.binding);
-    if (layout.span > at.size) {
-      throw new RangeError(
-        `Copy of ${layout.span} bytes is out of range of a ${at.size}-byte binding`,
-      );
-    }
-    return at;
+    return checkedRange(descriptor, (binding) => this.#bindingResource(binding));
   }
 
   /**
