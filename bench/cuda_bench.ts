@@ -12,6 +12,9 @@
  * - **event GC settled**: {@linkcode TASKS} such launches and a `sync`, timed together: past the
  *   GC bound `execute` blocks on the oldest GC event, and the rest is settled by the GC's polls;
  *   vs the raw calls and a `cuEventQuery` loop on the last event.
+ * - **context binding**: what every server operation adds so that servers of several devices can
+ *   share the thread: `CudaDevice.makeCurrent` with the context already current (one
+ *   `cuCtxGetCurrent` and a comparison) vs `cuCtxGetCurrent` alone.
  *
  * Each iteration times {@linkcode TASKS} tasks ({@linkcode EVENT_TASKS} in the event group); the
  * device is synchronized outside the timing. Divide by the task count for one task. With more
@@ -179,4 +182,21 @@ Deno.bench("raw launch + cuEventRecord + cuStreamWaitEvent, then cuEventQuery", 
   }
   b.end();
   await settle();
+});
+
+Deno.bench("CudaDevice.makeCurrent, already current", {
+  group: "context binding",
+  baseline: true,
+}, (b) => {
+  const device = server.device;
+  b.start();
+  for (let i = 0; i < TASKS; i++) device.makeCurrent();
+  b.end();
+});
+
+Deno.bench("raw cuCtxGetCurrent", { group: "context binding" }, (b) => {
+  const current = new BigUint64Array(1);
+  b.start();
+  for (let i = 0; i < TASKS; i++) symbols.cuCtxGetCurrent(current);
+  b.end();
 });

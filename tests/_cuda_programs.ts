@@ -1,7 +1,9 @@
 /**
- * Random cross-stream programs for the CUDA server (shared by the simulated-driver property test
+ * Random cross-stream programs for the CUDA server (shared by the simulated-driver property tests
  * and the real-driver test): commands over up to 8 streams and 12 handle slots, and a runner that
- * checks every read against a sequential reference.
+ * checks every read against a sequential reference. Runners of several servers can be stepped in
+ * turn ({@linkcode runInterleaved}), so that two servers (two devices, two contexts) take turns on
+ * the thread, each with work, host waits and GC polls in flight.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -13,13 +15,15 @@ const SLOTS = 12;
 
 export type Command =
   | { op: "alloc"; s: number; h: number; fill: number }
+  | { op: "create"; s: number; t: number; h: number; fill: number }
   | { op: "write"; s: number; h: number; fill: number }
   | { op: "fill"; s: number; h: number; fill: number }
   | { op: "copy"; s: number; from: number; to: number }
   | { op: "increment"; s: number; h: number }
   | { op: "read"; s: number; h: number }
   | { op: "dispose"; h: number }
-  | { op: "cleanup" };
+  | { op: "cleanup" }
+  | { op: "yield" };
 
 const stream = fc.integer({ min: 0, max: 7 });
 const slot = fc.nat(SLOTS - 1);
@@ -28,6 +32,18 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
   {
     arbitrary: fc.record({ op: fc.constant("alloc" as const), s: stream, h: slot, fill: value }),
     weight: 3,
+  },
+  // An allocation without data, first written by a kernel on another stream: a page from
+  // cuMemAllocAsync must be ordered before that first use.
+  {
+    arbitrary: fc.record({
+      op: fc.constant("create" as const),
+      s: stream,
+      t: stream,
+      h: slot,
+      fill: value,
+    }),
+    weight: 2,
   },
   fc.record({ op: fc.constant("write" as const), s: stream, h: slot, fill: value }),
   fc.record({ op: fc.constant("fill" as const), s: stream, h: slot, fill: value }),
@@ -42,87 +58,157 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant("read" as const), s: stream, h: slot }), weight: 2 },
   fc.record({ op: fc.constant("dispose" as const), h: slot }),
   fc.record({ op: fc.constant("cleanup" as const) }), // frees idle pages while work is queued
+  fc.record({ op: fc.constant("yield" as const) }), // host waits and GC polls run meanwhile
 );
 
 const u32 = (values: Uint32Array) => new Uint8Array(values.buffer.slice(0));
 const meta = { data: new Uint32Array([N]), staticLength: 1 };
 const one = CubeCount.new1d(1);
+/** The pages of a sliced pool are 1 MiB or so: a "create" this big takes a page of its own. */
+const LARGE = 4 << 20;
+
+/** Runs the commands of one program on one server, checking reads against the reference. */
+export class ProgramRunner {
+  readonly #server: CudaServer;
+  readonly #handles = new Map<number, Handle>();
+  readonly #model = new Map<number, Uint32Array>();
+  readonly #reads: Promise<void>[] = [];
+
+  constructor(server: CudaServer) {
+    this.#server = server;
+  }
+
+  /** Applies one command (a `yield` waits a turn of the event loop). */
+  async step(c: Command): Promise<void> {
+    const server = this.#server;
+    const handles = this.#handles, model = this.#model;
+    const kernel = (s: number, kernel: typeof CUDA_KERNELS.fillU32, bindings: Bindings) =>
+      server.execute({ kernel, count: one, bindings }, s);
+    const fill = (s: number, handle: Handle, value: number) =>
+      kernel(
+        s,
+        CUDA_KERNELS.fillU32,
+        new Bindings().withBuffer(handle.binding()).withMetadata(meta).withScalar("u32", [value]),
+      );
+    const h = "h" in c ? handles.get(c.h) : undefined;
+    switch (c.op) {
+      case "alloc": {
+        handles.get(c.h)?.dispose();
+        const data = new Uint32Array(N).map((_, i) => c.fill + i);
+        handles.set(c.h, server.createWithData(u32(data), c.s));
+        model.set(c.h, data);
+        break;
+      }
+      case "create": {
+        handles.get(c.h)?.dispose();
+        const handle = server.empty(c.h % 2 === 0 ? LARGE : N * 4, c.s);
+        handles.set(c.h, handle);
+        fill(c.t, handle, c.fill);
+        model.set(c.h, new Uint32Array(N).fill(c.fill));
+        break;
+      }
+      case "write": {
+        if (!h) break;
+        const data = new Uint32Array(N).fill(c.fill);
+        server.write([{ descriptor: h.copyDescriptor([N], [1], 4), data: u32(data) }], c.s);
+        model.set(c.h, data);
+        break;
+      }
+      case "fill":
+        if (!h) break;
+        fill(c.s, h, c.fill);
+        model.set(c.h, new Uint32Array(N).fill(c.fill));
+        break;
+      case "copy": {
+        const from = handles.get(c.from), to = handles.get(c.to);
+        if (!from || !to || c.from === c.to) break;
+        kernel(
+          c.s,
+          CUDA_KERNELS.copyU32,
+          new Bindings().withBuffers([from.binding(), to.binding()]).withMetadata(meta),
+        );
+        model.set(c.to, model.get(c.from)!.slice());
+        break;
+      }
+      case "increment":
+        if (!h) break;
+        // One block: the first 256 words, whatever the buffer's size.
+        kernel(c.s, CUDA_KERNELS.incrementU32, new Bindings().withBuffer(h.binding()));
+        model.set(c.h, model.get(c.h)!.map((v) => v + 1));
+        break;
+      case "read": {
+        if (!h) break;
+        const expected = [...model.get(c.h)!];
+        this.#reads.push(
+          server.read([h.copyDescriptor([N], [1], 4)], c.s).then(([bytes]) => {
+            assert.deepEqual([...new Uint32Array(bytes.buffer)], expected);
+          }),
+        );
+        break;
+      }
+      case "cleanup":
+        server.memoryCleanup(0);
+        break;
+      case "dispose":
+        handles.get(c.h)?.dispose();
+        handles.delete(c.h);
+        model.delete(c.h);
+        break;
+      case "yield":
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        break;
+    }
+  }
+
+  /** Disposes the handles, waits for the reads (rejecting for a wrong one) and syncs. */
+  async finish(): Promise<void> {
+    for (const handle of this.#handles.values()) handle.dispose();
+    this.#handles.clear();
+    try {
+      await Promise.all(this.#reads);
+    } finally {
+      await this.#server.sync(0);
+    }
+  }
+}
 
 /** Runs a program; rejects when a read differs from the reference. */
 export async function run(server: CudaServer, program: Command[]): Promise<void> {
-  const handles = new Map<number, Handle>();
-  const model = new Map<number, Uint32Array>();
-  const reads: Promise<void>[] = [];
-  const kernel = (s: number, kernel: typeof CUDA_KERNELS.fillU32, bindings: Bindings) =>
-    server.execute({ kernel, count: one, bindings }, s);
+  const runner = new ProgramRunner(server);
   try {
-    for (const c of program) {
-      const h = "h" in c ? handles.get(c.h) : undefined;
-      switch (c.op) {
-        case "alloc": {
-          handles.get(c.h)?.dispose();
-          const data = new Uint32Array(N).map((_, i) => c.fill + i);
-          handles.set(c.h, server.createWithData(u32(data), c.s));
-          model.set(c.h, data);
-          break;
-        }
-        case "write": {
-          if (!h) break;
-          const data = new Uint32Array(N).fill(c.fill);
-          server.write([{ descriptor: h.copyDescriptor([N], [1], 4), data: u32(data) }], c.s);
-          model.set(c.h, data);
-          break;
-        }
-        case "fill":
-          if (!h) break;
-          kernel(
-            c.s,
-            CUDA_KERNELS.fillU32,
-            new Bindings().withBuffer(h.binding()).withMetadata(meta).withScalar("u32", [c.fill]),
-          );
-          model.set(c.h, new Uint32Array(N).fill(c.fill));
-          break;
-        case "copy": {
-          const from = handles.get(c.from), to = handles.get(c.to);
-          if (!from || !to || c.from === c.to) break;
-          kernel(
-            c.s,
-            CUDA_KERNELS.copyU32,
-            new Bindings().withBuffers([from.binding(), to.binding()]).withMetadata(meta),
-          );
-          model.set(c.to, model.get(c.from)!.slice());
-          break;
-        }
-        case "increment":
-          if (!h) break;
-          kernel(c.s, CUDA_KERNELS.incrementU32, new Bindings().withBuffer(h.binding()));
-          model.set(c.h, model.get(c.h)!.map((v) => v + 1));
-          break;
-        case "read": {
-          if (!h) break;
-          const expected = [...model.get(c.h)!];
-          reads.push(
-            server.read([h.copyDescriptor([N], [1], 4)], c.s).then(([bytes]) => {
-              assert.deepEqual([...new Uint32Array(bytes.buffer)], expected);
-            }),
-          );
-          break;
-        }
-        case "cleanup":
-          server.memoryCleanup(0);
-          break;
-        case "dispose":
-          handles.get(c.h)?.dispose();
-          handles.delete(c.h);
-          model.delete(c.h);
-          break;
-      }
-    }
+    for (const c of program) await runner.step(c);
   } finally {
-    for (const handle of handles.values()) handle.dispose();
-    await Promise.all(reads);
-    await server.sync(0);
+    await runner.finish();
   }
+}
+
+/**
+ * Runs one program per server, interleaved: step `i` runs the next command of the program of
+ * server `order[i] % servers` (then whatever is left, in turn). Rejects when a read differs from
+ * its reference.
+ */
+export async function runInterleaved(
+  runs: readonly { readonly server: CudaServer; readonly program: readonly Command[] }[],
+  order: readonly number[],
+): Promise<void> {
+  const runners = runs.map(({ server }) => new ProgramRunner(server));
+  const next = runs.map(() => 0);
+  const left = () => runs.some((r, i) => next[i] < r.program.length);
+  let failure: { error: unknown } | undefined;
+  try {
+    for (let i = 0; left(); i++) {
+      let pick = (order[i] ?? i) % runs.length;
+      while (next[pick] >= runs[pick].program.length) pick = (pick + 1) % runs.length;
+      await runners[pick].step(runs[pick].program[next[pick]++]);
+    }
+  } catch (error) {
+    failure = { error };
+  }
+  // Every runner finishes (handles disposed, reads settled, streams synced) whatever failed.
+  const results = await Promise.allSettled(runners.map((runner) => runner.finish()));
+  if (failure) throw failure.error;
+  const rejected = results.find((r) => r.status === "rejected");
+  if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }
 
 /** Runs `sum_f32` and both matmul variants and checks them against a CPU reference. */

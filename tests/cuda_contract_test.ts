@@ -84,7 +84,11 @@ Deno.test("malformed launches and kernels are refused before anything is enqueue
       { kernel: { ...CUDA_KERNELS.incrementU32, blockSize: [0, 1, 1] } },
       RangeError,
     ],
-    ["kernel without PTX", { kernel: { ...CUDA_KERNELS.incrementU32, ptx: undefined } }, TypeError],
+    [
+      "kernel without PTX or CUDA C",
+      { kernel: { ...CUDA_KERNELS.incrementU32, ptx: undefined, source: undefined } },
+      TypeError,
+    ],
     ["kernel not an object", { kernel: "increment_u32" }, TypeError],
   ];
   const streams = server.stats().streams;
@@ -128,7 +132,7 @@ Deno.test("kernels without an id run; one id for two programs never runs the oth
 Deno.test("destroy with cross-stream work in flight frees no page under it", () => {
   resetHazards();
   // Keeps the primary context retained after `server` is gone, to wait for its device work.
-  using _keeper = CudaServer.create({ library: SIM_LIBRARY });
+  using keeper = CudaServer.create({ library: SIM_LIBRARY });
   const server = CudaServer.create({ library: SIM_LIBRARY });
   const n = 256;
   const data = server.createWithData(f32(Array(n).fill(0)), 1);
@@ -147,7 +151,8 @@ Deno.test("destroy with cross-stream work in flight frees no page under it", () 
   data.dispose();
   shared.dispose();
   server.destroy(); // frees stream 2's page in stream 2's order: after stream 1's use too
-  // The work destroy left running still completes.
+  // The work destroy left running still completes (destroy left no context current).
+  keeper.device.makeCurrent();
   simDriver.check(simDriver.symbols.cuCtxSynchronize(), "cuCtxSynchronize");
   assert.equal(hazardCount(), 0, hazardReport());
 });

@@ -178,7 +178,7 @@ Deno.test("PTX the driver rejects is a COMPILATION error with the driver's messa
   const bad = { ...CUDA_KERNELS.fillF32, id: "bad", ptx: "this is not PTX" };
   assert.throws(() => server.compile(bad), (e) => {
     assert.ok(e instanceof CompilationError);
-    assert.match(e.message, /cuModuleLoadData\(bad\) failed with CUDA_ERROR_INVALID_PTX \(218\)/);
+    assert.match(e.message, /cuModuleLoadDataEx\(bad\) failed with CUDA_ERROR_INVALID_PTX \(218\)/);
     return true;
   });
   const missing = { ...CUDA_KERNELS.fillF32, id: "missing", entryPoint: "nope" };

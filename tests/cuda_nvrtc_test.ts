@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Bindings, CompilationError, ComputeError, CubeCount } from "../backend.ts";
 import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { Nvrtc } from "../runtime/server/cuda/_nvrtc.ts";
+import { Nvrtc, NVRTC_LIBRARY_ENV, nvrtcCandidates } from "../runtime/server/cuda/_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 
 const NVRTC = new URL("./fixtures/cuda_sim/build/libnvrtc_sim.so", import.meta.url).pathname;
@@ -64,4 +64,24 @@ Deno.test("without NVRTC a CUDA C kernel is UNSUPPORTED; PTX kernels still run",
     return true;
   });
   server.compile(CUDA_KERNELS.fillF32);
+});
+
+Deno.test("NVRTC is searched from the driver's CUDA major down: never newer than the driver", () => {
+  const saved = Deno.env.get(NVRTC_LIBRARY_ENV);
+  Deno.env.delete(NVRTC_LIBRARY_ENV);
+  try {
+    // A CUDA 12.2 driver refuses NVRTC 13's PTX (ISA 9.0): libnvrtc.so.13 is not even looked for.
+    assert.deepEqual(nvrtcCandidates(undefined, 12020), [
+      "libnvrtc.so.12",
+      "libnvrtc.so.11",
+      "libnvrtc.so",
+    ]);
+    assert.deepEqual(nvrtcCandidates(undefined, 13000).slice(0, 2), [
+      "libnvrtc.so.13",
+      "libnvrtc.so.12",
+    ]);
+  } finally {
+    if (saved !== undefined) Deno.env.set(NVRTC_LIBRARY_ENV, saved);
+  }
+  assert.deepEqual(nvrtcCandidates(["/a", "/b"], 12020), ["/a", "/b"]);
 });

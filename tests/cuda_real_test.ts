@@ -2,24 +2,34 @@
  * The CUDA suites on the real driver (`libcuda.so.1`, or `$GPUCOMPUTE_CUDA_LIBRARY`) wherever a
  * machine has one with a device: the conformance suite, random cross-stream programs checked
  * against the sequential reference, and the shipped reduction and matmul kernels checked against
- * a CPU reference. Skipped, with the reason, where there is no driver or no device (CI).
+ * a CPU reference; the shipped PTX loading on the driver at hand; with two devices, two servers
+ * running interleaved programs. Test names carry the device and the driver's CUDA version.
+ * Skipped, with the reason, where there is no driver or no device (CI).
  */
+import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CUDA_KERNELS, CudaDevice, CudaServer } from "../runtime/server/cuda/mod.ts";
+import { cudaVersionName } from "../runtime/server/cuda/_ptx_version.ts";
 import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
-import { checkShippedKernels, command, run } from "./_cuda_programs.ts";
+import { checkShippedKernels, command, run, runInterleaved } from "./_cuda_programs.ts";
 
-const unavailable = (() => {
+const found = (() => {
   try {
     using device = CudaDevice.open();
-    if (/cuda_sim/.test(device.name)) return "the library found is the simulator";
-    return undefined;
+    if (/cuda_sim/.test(device.name)) return { unavailable: "the library found is the simulator" };
+    const count = new Int32Array(1);
+    device.driver.check(device.driver.symbols.cuDeviceGetCount(count), "cuDeviceGetCount");
+    const cc = device.attributes.computeCapability.join("");
+    const label = `${device.name}, sm_${cc}, ${cudaVersionName(device.driverVersion)} driver`;
+    return { label, devices: count[0] };
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return { unavailable: error instanceof Error ? error.message : String(error) };
   }
 })();
+const unavailable = "unavailable" in found ? found.unavailable : undefined;
 const ignore = unavailable !== undefined;
-const skipped = (name: string) => ignore ? `${name} (skipped: ${unavailable})` : name;
+const skipped = (name: string) =>
+  ignore ? `${name} (skipped: ${unavailable})` : `${name} (${"label" in found && found.label})`;
 
 Deno.test({
   name: skipped("real driver: CudaServer conforms to the ComputeServer contract"),
@@ -58,5 +68,39 @@ Deno.test({
   async fn() {
     using server = CudaServer.create();
     await checkShippedKernels(server);
+  },
+});
+
+Deno.test({
+  name: skipped("real driver: every shipped kernel loads from its PTX (ISA 7.0)"),
+  ignore,
+  fn() {
+    using server = CudaServer.create();
+    for (const kernel of Object.values(CUDA_KERNELS)) server.compile(kernel);
+    assert.equal(server.stats().moduleLoads, 3, "no module went through NVRTC");
+  },
+});
+
+const twoDevices = (("devices" in found && found.devices) || 0) >= 2;
+Deno.test({
+  name: twoDevices
+    ? skipped("real driver: two servers on two devices run interleaved random programs")
+    : "real driver: two servers on two devices (skipped: " +
+      (unavailable ?? "the machine has one device") + ")",
+  ignore: !twoDevices,
+  async fn() {
+    using first = CudaServer.create({ ordinal: 0, maxStreams: 4 });
+    using second = CudaServer.create({ ordinal: 1, maxStreams: 4 });
+    const program = fc.array(command, { minLength: 1, maxLength: 24 });
+    await fc.assert(
+      fc.asyncProperty(
+        program,
+        program,
+        fc.array(fc.nat(1)),
+        (a, b, order) =>
+          runInterleaved([{ server: first, program: a }, { server: second, program: b }], order),
+      ),
+      { numRuns: 100 },
+    );
   },
 });

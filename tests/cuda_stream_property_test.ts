@@ -4,13 +4,21 @@
  * reference that applies the commands in program order, and the simulator's happens-before
  * checker must report no hazard: no access unordered after the last write, no write after an
  * unordered read, no access after free (pages are freed mid-program by cleanups), no staging
- * buffer reused before its copy ran.
+ * buffer reused before its copy ran. Two servers on two simulated devices run such programs
+ * interleaved, each making its own context current (the simulator refuses and reports any use of a
+ * stream, module or function under another device's context).
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CudaServer } from "../runtime/server/cuda/mod.ts";
-import { command, run } from "./_cuda_programs.ts";
-import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
+import { command, run, runInterleaved } from "./_cuda_programs.ts";
+import {
+  hazardCount,
+  hazardReport,
+  resetHazards,
+  SIM_LIBRARY,
+  withSimEnv,
+} from "./fixtures/cuda_sim.ts";
 
 async function property(server: CudaServer, numRuns: number): Promise<void> {
   let programs = 0;
@@ -36,4 +44,28 @@ Deno.test("CUDA server: random cross-stream programs match the sequential refere
 Deno.test("the same without memory pools (cuMemAlloc, frees deferred behind events)", async () => {
   using server = CudaServer.create({ library: SIM_LIBRARY, maxStreams: 8, memoryPools: false });
   await property(server, 150);
+});
+
+Deno.test("two servers on two devices run interleaved random programs with zero hazards", async () => {
+  await withSimEnv({ CUDA_SIM_DEVICES: "2" }, async () => {
+    using first = CudaServer.create({ library: SIM_LIBRARY, ordinal: 0, maxStreams: 4 });
+    using second = CudaServer.create({ library: SIM_LIBRARY, ordinal: 1, maxStreams: 4 });
+    assert.notEqual(first.device.context, second.device.context);
+    const program = fc.array(command, { minLength: 1, maxLength: 24 });
+    await fc.assert(
+      fc.asyncProperty(program, program, fc.array(fc.nat(1)), async (a, b, order) => {
+        resetHazards();
+        await runInterleaved(
+          [{ server: first, program: a }, { server: second, program: b }],
+          order,
+        );
+        assert.equal(hazardCount(), 0, hazardReport());
+      }),
+      { numRuns: 200 },
+    );
+    for (const server of [first, second]) {
+      server.memoryCleanup(0);
+      assert.equal(server.memoryUsage(0).numberAllocs, 0);
+    }
+  });
 });

@@ -157,7 +157,14 @@ export class Tuner {
       this.#stats.cacheHits++;
       const { fastest, results } = hit;
       const persisted = cache.store !== "memory";
-      return { key: keyString(key), fastest, results, fromCache: true, persisted, errors: new Map() };
+      return {
+        key: keyString(key),
+        fastest,
+        results,
+        fromCache: true,
+        persisted,
+        errors: new Map(),
+      };
     }
     if (this.#failed.has(id)) throw this.#failed.get(id);
     return await this.#start(set, key, id, inputs);

@@ -44,6 +44,7 @@ export const CUDA_SYMBOLS = {
   cuDevicePrimaryCtxRetain: { parameters: [B, "i32"], result: R },
   cuDevicePrimaryCtxRelease_v2: { parameters: ["i32"], result: R },
   cuCtxSetCurrent: { parameters: [P], result: R },
+  cuCtxGetCurrent: { parameters: [B], result: R },
   cuCtxSynchronize: { parameters: [], result: R },
   cuMemGetInfo_v2: { parameters: [B, B], result: R },
   cuStreamCreate: { parameters: [B, "u32"], result: R },
@@ -70,8 +71,11 @@ export const CUDA_SYMBOLS = {
   cuMemcpy2DAsync_v2: { parameters: [B, P], result: R },
   cuMemsetD8Async: { parameters: ["u64", "u8", "usize", P], result: R },
   cuModuleLoadData: { parameters: [B, B], result: R },
+  cuModuleLoadDataEx: { parameters: [B, B, "u32", B, B], result: R },
   cuModuleUnload: { parameters: [P], result: R },
   cuModuleGetFunction: { parameters: [B, P, B], result: R },
+  cuFuncGetAttribute: { parameters: [B, "i32", P], result: R },
+  cuFuncSetAttribute: { parameters: [P, "i32", "i32"], result: R },
   cuLaunchKernel: {
     parameters: [P, "u32", "u32", "u32", "u32", "u32", "u32", "u32", P, B, P],
     result: R,
@@ -100,8 +104,12 @@ export const CUDA_SUCCESS = 0;
 export const CUDA_ERROR_OUT_OF_MEMORY = 2;
 /** `CUDA_ERROR_NO_DEVICE`. */
 export const CUDA_ERROR_NO_DEVICE = 100;
+/** `CUDA_ERROR_NO_BINARY_FOR_GPU`: no image in the module fits the device. */
+export const CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 /** `CUDA_ERROR_INVALID_PTX`. */
 export const CUDA_ERROR_INVALID_PTX = 218;
+/** `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`: the PTX's `.version` is newer than the driver's. */
+export const CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
 /** `CUDA_ERROR_NOT_READY`: an event or stream has pending work (not an error). */
 export const CUDA_ERROR_NOT_READY = 600;
 
@@ -246,6 +254,16 @@ export class CudaDriver {
         cause: last,
       },
     );
+  }
+
+  /**
+   * The CUDA version of the driver (`cuDriverGetVersion`: 1000 * major + 10 * minor, e.g. 12020
+   * for CUDA 12.2, what NVIDIA's r535 drivers report). Works before `cuInit`.
+   */
+  get version(): number {
+    const out = new Int32Array(1);
+    this.check(this.symbols.cuDriverGetVersion(out), "cuDriverGetVersion");
+    return out[0];
   }
 
   /** Throws a {@linkcode CudaDriverError} for any result other than `CUDA_SUCCESS`. */

@@ -21,7 +21,8 @@ import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./_ffi.ts";
 import type { CudaEvent, CudaStream } from "./_stream.ts";
 import type { CopyContext } from "./_write.ts";
 import type { CudaDeviceAttributes } from "./device.ts";
-import type { CudaKernel, ModuleCache } from "./kernel.ts";
+import type { CudaKernel } from "./kernel.ts";
+import type { ModuleCache } from "./module_cache.ts";
 import { kernelName } from "./_check_launch.ts";
 
 /** The marshalled parameters of one launch. */

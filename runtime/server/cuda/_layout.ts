@@ -7,7 +7,13 @@
  */
 
 import { BufferTooBigError, UnsupportedError } from "../../core/errors.ts";
-import { AllocationDescriptor, type CopyDescriptor } from "../../core/allocation.ts";
+import {
+  AllocationDescriptor,
+  type CopyDescriptor,
+  copyDescriptor,
+} from "../../core/allocation.ts";
+import { Binding } from "../../core/handle.ts";
+import type { BindingResource } from "../server.ts";
 
 /** Rows of `rowBytes` contiguous bytes, `pitch` bytes apart (`rows` is 1 when contiguous). */
 export interface CopyLayout {
@@ -139,4 +145,28 @@ export function allocationLayouts(
     }
     return layout;
   });
+}
+
+/**
+ * The device range of a copy descriptor (`resolve` gives its binding's), checked, a hand-built
+ * descriptor too: a `Binding`, sane shape, strides and element size, and a span within the
+ * binding.
+ */
+export function checkedRange(
+  descriptor: CopyDescriptor,
+  resolve: (binding: Binding) => BindingResource<bigint>,
+): BindingResource<bigint> {
+  if (!(descriptor?.binding instanceof Binding)) {
+    throw new TypeError("A copy descriptor must have a Binding (see Handle.copyDescriptor)");
+  }
+  const { binding, shape, strides, elemSize } = descriptor;
+  copyDescriptor(binding, shape, strides, elemSize); // shape, strides and elemSize are sane
+  const layout = copyLayout(descriptor);
+  const at = resolve(binding);
+  if (layout.span > at.size) {
+    throw new RangeError(
+      `Copy of ${layout.span} bytes is out of range of a ${at.size}-byte binding`,
+    );
+  }
+  return at;
 }

@@ -79,6 +79,7 @@ export async function read(
     pinned.retire(staging, event);
     throw error;
   }
+  ctx.bind(); // resumed from the event loop: releasing may free the buffer (cuMemFreeHost)
   const result = sources.map((s, i) =>
     staging.bytes.slice(offsets[i], offsets[i] + s.layout.bytes)
   );

@@ -12,14 +12,18 @@ import type { CudaStream } from "./_stream.ts";
 
 const CU_EVENT_DISABLE_TIMING = 2;
 
-/** Signal events on `stream`; every call throws `DESTROYED` once `destroyed()` is true. */
+/**
+ * Signal events on `stream`; every call throws `DESTROYED` once `destroyed()` is true, and makes
+ * the server's context current first (`bind`: a signal is used whenever its user likes).
+ */
 export function signalEvents(
   driver: CudaDriver,
   stream: CudaStream,
-  destroyed: () => boolean,
+  options: { readonly destroyed: () => boolean; readonly bind: () => void },
 ): CudaSignalEvents<Deno.PointerValue> {
   const assertLive = () => {
-    if (destroyed()) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    if (options.destroyed()) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    options.bind();
   };
   return {
     create: () => {
@@ -42,6 +46,9 @@ export function signalEvents(
       if (result === CUDA_ERROR_NOT_READY) return false;
       throw driver.error(result, "cuEventQuery(signal)");
     },
-    destroy: (event) => void driver.symbols.cuEventDestroy_v2(event),
+    destroy: (event) => {
+      if (!options.destroyed()) options.bind();
+      driver.symbols.cuEventDestroy_v2(event);
+    },
   };
 }

@@ -31,7 +31,8 @@ export interface Pinned {
 interface InFlight {
   readonly pinned: Pinned | undefined;
   readonly event: CudaEvent;
-  readonly keep: unknown;
+  /** `staging()` buffers (their `ArrayBuffer`s) the copies read directly. */
+  readonly keep: readonly ArrayBufferLike[];
 }
 
 const MIN_SIZE = 4096;
@@ -84,8 +85,15 @@ export class PinnedPool {
     this.#freeBytes += pinned.size;
   }
 
-  /** Keeps `pinned` and `keep` referenced until `event` completes, then releases them. */
-  retire(pinned: Pinned | undefined, event: CudaEvent, keep?: unknown): void {
+  /**
+   * Keeps `pinned` and the `staging()` buffers in `keep` referenced until `event` completes, then
+   * releases `pinned` to the pool.
+   */
+  retire(
+    pinned: Pinned | undefined,
+    event: CudaEvent,
+    keep: readonly ArrayBufferLike[] = [],
+  ): void {
     this.#inFlight.push({ pinned, event, keep });
   }
 
@@ -121,12 +129,14 @@ export class PinnedPool {
   }
 
   /**
-   * Frees every buffer whose copies completed. Buffers still in flight after `collect` are left
-   * allocated (leaked rather than freed under the device); returns how many.
+   * Frees every buffer whose copies completed. Buffers still in flight after `collect` (pool
+   * buffers, and `staging()` buffers a copy reads) are left allocated rather than freed under the
+   * device: the context's release reclaims them once its work drained. Returns how many copies
+   * were still in flight.
    */
   destroy(): number {
     const left = this.collect();
-    const kept = new Set<unknown>(this.#inFlight.flatMap((entry) => [entry.pinned, entry.keep]));
+    const kept = new Set<ArrayBufferLike>(this.#inFlight.flatMap((entry) => entry.keep));
     for (const pinned of this.#free) this.#driver.symbols.cuMemFreeHost(pinned.pointer);
     for (const [buffer, pinned] of this.#user) {
       if (!kept.has(buffer)) this.#driver.symbols.cuMemFreeHost(pinned.pointer);

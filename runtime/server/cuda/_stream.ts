@@ -48,6 +48,11 @@ export interface HostWaitOptions {
   readonly what?: string;
   /** True once the owner was destroyed: the wait rejects with `DESTROYED` (the event is gone). */
   readonly destroyed?: () => boolean;
+  /**
+   * Makes the owner's context current. Called before each query: a wait resumes from the event
+   * loop, where another server may have made its own context current meanwhile.
+   */
+  readonly bind?: () => void;
 }
 
 /** Pool of timing-disabled events, recycled once their last use is known to be over. */
@@ -117,6 +122,7 @@ export async function pollEvent(
     const handle = isPooled(event) ? event.handle : event;
     // A pooled event returned to its pool was seen complete by another wait.
     if (isPooled(event) && handle === null) return;
+    options.bind?.();
     const result = driver.symbols.cuEventQuery(handle);
     if (result === CUDA_SUCCESS) return;
     if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
@@ -152,6 +158,7 @@ export function pollEventSync(
       throw new RuntimeError("DESTROYED", `The CUDA server was destroyed during a host wait`);
     }
     if (event.handle === null) return; // another wait saw it complete
+    options.bind?.();
     const result = driver.symbols.cuEventQuery(event.handle);
     if (result === CUDA_SUCCESS) return;
     if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
@@ -224,6 +231,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
       throw new RuntimeError("DESTROYED", `The CUDA server was destroyed during a host wait`);
     }
     if (event.handle === null) return true; // another wait saw it complete
+    this.#wait.bind?.(); // a timer of the GC: another server's context may be current
     const result = this.#driver.symbols.cuEventQuery(event.handle);
     if (result === CUDA_SUCCESS) {
       this.#events.release(event);

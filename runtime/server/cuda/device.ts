@@ -1,16 +1,20 @@
 /**
- * A CUDA device and its primary context (`cuDevicePrimaryCtxRetain` + `cuCtxSetCurrent`), with
- * the attributes and memory figures the server reports.
+ * A CUDA device and its primary context (`cuDevicePrimaryCtxRetain`), with the attributes and
+ * memory figures the server reports.
  *
  * The primary context is the one the runtime API uses too, so memory and modules interoperate
- * with other CUDA users in the process. It is made current on the main thread, the only thread
- * the backend calls the driver from (the current context is per thread in CUDA).
+ * with other CUDA users in the process. The current context is per thread in CUDA, and several
+ * servers (devices) share the thread the backend calls the driver from: every operation of a
+ * server first makes its device's context current ({@linkcode CudaDevice.makeCurrent}, one
+ * `cuCtxGetCurrent` when it already is, as cudarc's `bind_to_thread`), and a destroyed device
+ * does not leave its released context current.
  *
  * @module
  */
 
 import { BackendUnavailableError, RuntimeError } from "../../core/errors.ts";
 import { CUDA_ERROR_NO_DEVICE, CudaDriver, type CudaDriverOptions } from "./_ffi.ts";
+import { cudaVersionName } from "./_ptx_version.ts";
 
 /**
  * Options of {@linkcode CudaDevice.open}.
@@ -49,8 +53,10 @@ export interface CudaDeviceAttributes {
   readonly maxBlockDim: readonly [number, number, number];
   /** Grid dimensions x, y, z. */
   readonly maxGridDim: readonly [number, number, number];
-  /** Static shared memory per block in bytes. */
+  /** Shared memory per block in bytes without opting in (48 KiB). */
   readonly maxSharedMemoryPerBlock: number;
+  /** Shared memory per block in bytes a function may opt in to (`cuFuncSetAttribute`). */
+  readonly maxSharedMemoryPerBlockOptin: number;
   /** Threads per warp. */
   readonly warpSize: number;
   /** Whether `cuMemAllocAsync` (stream-ordered memory pools) is supported. */
@@ -67,12 +73,28 @@ const ATTR = {
   gridY: 6,
   gridZ: 7,
   sharedPerBlock: 8,
+  sharedPerBlockOptin: 97,
   warpSize: 10,
   multiprocessors: 16,
   ccMajor: 75,
   ccMinor: 76,
   memoryPools: 115,
 } as const;
+
+/**
+ * `cuInit` results that mean the backend cannot run here, with what they usually mean. Every
+ * other failure of `cuInit` is unavailability too, with the driver's text alone.
+ */
+const INIT_FAILURES: Readonly<Record<number, string>> = {
+  34: "the library is NVIDIA's stub libcuda (from a toolkit's stubs folder), not a driver",
+  35: "the installed driver is too old",
+  46: "the device is busy or unavailable (exclusive-process or prohibited compute mode)",
+  [CUDA_ERROR_NO_DEVICE]: "no CUDA device was found",
+  304: "an operating-system call failed (are the /dev/nvidia* device files accessible?)",
+  803: "the driver library and the loaded kernel module are of different versions",
+  804: "forward compatibility is not supported on this device",
+  999: "the driver failed with an unknown error",
+};
 
 /**
  * A device with its retained primary context.
@@ -95,14 +117,19 @@ export class CudaDevice implements Disposable {
   readonly attributes: CudaDeviceAttributes;
   /** `cuDeviceTotalMem` in bytes. */
   readonly totalMemory: number;
+  /** The driver's CUDA version (`cuDriverGetVersion`, e.g. 12020 for CUDA 12.2). */
+  readonly driverVersion: number;
   /** The primary context. */
   readonly context: Deno.PointerValue;
+  readonly #address: bigint;
+  readonly #current = new BigUint64Array(1);
   #destroyed = false;
 
   private constructor(driver: CudaDriver, ordinal: number, context: Deno.PointerValue) {
     this.driver = driver;
     this.ordinal = ordinal;
     this.context = context;
+    this.#address = BigInt(Deno.UnsafePointer.value(context));
     const { symbols, out64, out32 } = driver;
     const name = new Uint8Array(256);
     driver.check(symbols.cuDeviceGetName(name, name.length, ordinal), "cuDeviceGetName");
@@ -118,17 +145,20 @@ export class CudaDevice implements Disposable {
       maxBlockDim: [attr(ATTR.blockX), attr(ATTR.blockY), attr(ATTR.blockZ)],
       maxGridDim: [attr(ATTR.gridX), attr(ATTR.gridY), attr(ATTR.gridZ)],
       maxSharedMemoryPerBlock: attr(ATTR.sharedPerBlock),
+      maxSharedMemoryPerBlockOptin: attr(ATTR.sharedPerBlockOptin),
       warpSize: attr(ATTR.warpSize),
       memoryPools: attr(ATTR.memoryPools) === 1 && symbols.cuMemAllocAsync !== null,
     };
     driver.check(symbols.cuDeviceTotalMem_v2(out64, ordinal), "cuDeviceTotalMem_v2");
     this.totalMemory = Number(out64[0]);
+    this.driverVersion = driver.version;
   }
 
   /**
-   * Opens the driver, initialises it and retains the device's primary context.
-   * `BACKEND_UNAVAILABLE` when the library is missing, there is no device, or the ordinal does
-   * not exist; `DRIVER` for any other driver failure.
+   * Opens the driver, initialises it, retains the device's primary context and makes it current.
+   * `BACKEND_UNAVAILABLE` when the library is missing, `cuInit` fails (no device, a stub or
+   * mismatched driver, ...: the message has the driver's text) or the ordinal does not exist;
+   * `DRIVER` for any later driver failure.
    */
   static open(options: CudaDeviceOptions = {}): CudaDevice {
     const ordinal = options.ordinal ?? 0;
@@ -138,12 +168,21 @@ export class CudaDevice implements Disposable {
     const driver = CudaDriver.open(options);
     const { symbols, out64, out32 } = driver;
     const init = symbols.cuInit(0);
-    if (init === CUDA_ERROR_NO_DEVICE) {
-      throw new BackendUnavailableError("cuda", "cuInit found no CUDA device", [driver.path], {
-        cause: driver.error(init, "cuInit(0)"),
-      });
+    if (init !== 0) {
+      const cause = driver.error(init, "cuInit(0)");
+      const meaning = INIT_FAILURES[init];
+      let version = "";
+      try {
+        version = `, ${cudaVersionName(driver.version)} driver`;
+      } catch { /* cuDriverGetVersion failed too */ }
+      throw new BackendUnavailableError(
+        "cuda",
+        `${meaning ?? "cuInit failed"}: cuInit returned ${cause.errorName} (${init}), ` +
+          `"${cause.errorString}"${version}`,
+        [driver.path],
+        { cause },
+      );
     }
-    driver.check(init, "cuInit(0)");
     driver.check(symbols.cuDeviceGetCount(out32), "cuDeviceGetCount");
     if (ordinal >= out32[0]) {
       throw new BackendUnavailableError(
@@ -170,9 +209,25 @@ export class CudaDevice implements Disposable {
     return this.#destroyed;
   }
 
+  /**
+   * Makes the device's context current on the calling thread unless it already is: call before
+   * driver calls that act in the current context (allocations, streams, modules, launches). The
+   * current context is per thread, and another device (or CUDA user) may have changed it.
+   */
+  makeCurrent(): void {
+    const { symbols } = this.driver;
+    this.driver.check(symbols.cuCtxGetCurrent(this.#current), "cuCtxGetCurrent");
+    if (this.#current[0] === this.#address) return;
+    this.driver.check(
+      symbols.cuCtxSetCurrent(this.context),
+      `cuCtxSetCurrent(device ${this.ordinal})`,
+    );
+  }
+
   /** Free and total device memory in bytes (`cuMemGetInfo`). */
   memoryInfo(): { free: number; total: number } {
     this.assertUsable();
+    this.makeCurrent();
     const free = new BigUint64Array(1);
     const total = new BigUint64Array(1);
     this.driver.check(this.driver.symbols.cuMemGetInfo_v2(free, total), "cuMemGetInfo_v2");
@@ -184,11 +239,19 @@ export class CudaDevice implements Disposable {
     if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA device was destroyed");
   }
 
-  /** Releases the primary context. Idempotent. The driver library stays loaded. */
+  /**
+   * Releases the primary context, first making no context current if it is (the driver would
+   * otherwise act in a released context on this thread's next call). Idempotent. The driver
+   * library stays loaded.
+   */
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.driver.symbols.cuDevicePrimaryCtxRelease_v2(this.ordinal);
+    const { symbols } = this.driver;
+    if (symbols.cuCtxGetCurrent(this.#current) === 0 && this.#current[0] === this.#address) {
+      symbols.cuCtxSetCurrent(null);
+    }
+    symbols.cuDevicePrimaryCtxRelease_v2(this.ordinal);
   }
 
   /** Same as {@linkcode destroy}. */

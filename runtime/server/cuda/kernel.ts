@@ -1,28 +1,20 @@
 /**
- * The kernel type of the CUDA backend, the shipped kernels, and the module cache.
+ * The kernel type of the CUDA backend and the shipped kernels.
  *
- * A {@linkcode CudaKernel} is PTX text (or CUDA C for the optional NVRTC) and an entry point. Its parameters follow one ABI (see
- * `_launch.ts`): a pointer per buffer binding in order; with `bufferLengths`, a `u32` byte length
- * per buffer; the metadata words as `u32`s; then the scalars, binding by binding in insertion
- * order, each value by value. The PTX runs on any driver that accepts its version and target
- * (the shipped PTX is `sm_75`, PTX ISA 9.0), and on the simulated driver, which runs built-in
- * kernels chosen by entry name.
- *
- * The {@linkcode ModuleCache} loads each distinct PTX text once (`cuModuleLoadData`) and looks up
- * each program (PTX or CUDA C, and entry point) once (`cuModuleGetFunction`), whatever its id; a
- * PTX the driver rejects is a `COMPILATION` error with the driver's message, cached so later
- * launches of that program fail at once. A kernel object seen before is found by identity (its
- * strings compared by reference), without building the program key again.
+ * A {@linkcode CudaKernel} is PTX text, CUDA C for the optional NVRTC, or both, and an entry
+ * point. Its parameters follow one ABI (see `_launch.ts`): a pointer per buffer binding in order;
+ * with `bufferLengths`, a `u32` byte length per buffer; the metadata words as `u32`s; then the
+ * scalars, binding by binding in insertion order, each value by value. The PTX runs on any
+ * driver that accepts its version and target: the shipped PTX is `.target sm_75` at PTX ISA 7.0
+ * (`deno task ptx` lowers nvcc's `.version` and checks the result with ptxas), so drivers from
+ * r450 (CUDA 11.0) load it; the shipped kernels carry their CUDA C too, for NVRTC on a driver
+ * that refuses the PTX anyway. The simulated driver runs built-in kernels chosen by entry name.
  *
  * @module
  */
 
-import { CompilationError, type ComputeError, UnsupportedError } from "../../core/errors.ts";
 import type { KernelMetadata } from "../../core/kernel.ts";
-import { CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import { PTX_MODULES } from "./kernels/ptx.ts";
-import { Nvrtc } from "./_nvrtc.ts";
-import { kernelName } from "./_check_launch.ts";
 
 /**
  * A CUDA kernel given as PTX.
@@ -41,11 +33,13 @@ export interface CudaKernel extends KernelMetadata {
    * @default {undefined}
    */
   readonly id?: string;
-  /** PTX text (what `nvcc -ptx` writes). Give this or {@linkcode source}. */
+  /** PTX text (what `nvcc -ptx` writes). Give this, {@linkcode source}, or both. */
   readonly ptx?: string;
   /**
-   * CUDA C, compiled at run time by NVRTC (`libnvrtc.so`, optional: without it the kernel is
-   * `UNSUPPORTED`). Give this or {@linkcode ptx}.
+   * CUDA C with `extern "C"` entry points, compiled at run time by NVRTC (`libnvrtc.so`,
+   * optional: without it a kernel with no PTX is `UNSUPPORTED`). With {@linkcode ptx} too, the
+   * PTX is loaded and this is the fallback when the driver refuses the PTX's version or has no
+   * binary for the device.
    */
   readonly source?: string;
   /** The `.entry` to launch (an `extern "C"` name). */
@@ -58,7 +52,9 @@ export interface CudaKernel extends KernelMetadata {
    */
   readonly bufferLengths?: boolean;
   /**
-   * Dynamic shared memory per block in bytes.
+   * Dynamic shared memory per block in bytes. Above 48 KiB the function is first allowed more
+   * (`cuFuncSetAttribute`), up to the device's opt-in limit less the kernel's static shared
+   * memory.
    * @default {0}
    */
   readonly sharedMemoryBytes?: number;
@@ -72,6 +68,7 @@ const shipped = (
 ): CudaKernel => ({
   id: `cuda.${id}`,
   ptx: PTX_MODULES[module].ptx,
+  source: PTX_MODULES[module].source,
   entryPoint: id,
   blockSize,
   bufferLengths,
@@ -131,172 +128,3 @@ export const CUDA_KERNELS: {
   matmulF32: shipped("matmul_f32", "matmul", [16, 16, 1]),
   matmulTiledF32: shipped("matmul_tiled_f32", "matmul", [16, 16, 1]),
 };
-
-const encoder = new TextEncoder();
-
-/** What the cache knows of one program. */
-interface Program {
-  fn?: Deno.PointerValue;
-  error?: ComputeError;
-  signature?: { sizes: number[] | undefined };
-}
-
-/** A kernel object's strings when its program was looked up. */
-interface Seen {
-  readonly ptx?: string;
-  readonly source?: string;
-  readonly entryPoint: string;
-  readonly program: Program;
-}
-
-/**
- * Options of {@linkcode ModuleCache}.
- *
- * @example
- * ```ts
- * import type { ModuleCacheOptions } from "@gpucompute/runtime/cuda";
- * const options: ModuleCacheOptions = { nvrtcLibrary: "/usr/local/cuda/lib64/libnvrtc.so", arch: "compute_90" };
- * ```
- */
-export interface ModuleCacheOptions {
-  /** NVRTC's path for `source` kernels (else `$GPUCOMPUTE_NVRTC_LIBRARY`, else `libnvrtc.so`). */
-  readonly nvrtcLibrary?: string;
-  /** Virtual architecture NVRTC compiles for, e.g. `compute_75` (the device's). */
-  readonly arch?: string;
-}
-
-/**
- * Loaded modules and functions of one context.
- *
- * @example
- * ```ts ignore
- * import { CUDA_KERNELS, CudaDevice, ModuleCache } from "@gpucompute/runtime/cuda";
- * using device = CudaDevice.open();
- * const cache = new ModuleCache(device.driver);
- * console.log(cache.function(CUDA_KERNELS.fillF32)); // a CUfunction pointer
- * cache.clear();
- * ```
- */
-export class ModuleCache {
-  readonly #driver: CudaDriver;
-  readonly #options: ModuleCacheOptions;
-  readonly #compiled = new Map<string, string>();
-  readonly #modules = new Map<string, Deno.PointerValue>();
-  /** Per program key. */
-  #programs = new Map<string, Program>();
-  /** Per kernel object, with the strings its program was found by. */
-  #seen = new WeakMap<CudaKernel, Seen>();
-  /** `cuModuleLoadData` calls made. */
-  loads = 0;
-
-  /** Creates an empty cache; the driver's context must be current. */
-  constructor(driver: CudaDriver, options: ModuleCacheOptions = {}) {
-    this.#driver = driver;
-    this.#options = options;
-  }
-
-  /** The PTX of a kernel: its own, or its CUDA C compiled by NVRTC (cached by source). */
-  ptx(kernel: CudaKernel): string {
-    if (typeof kernel.ptx === "string") return kernel.ptx;
-    if (typeof kernel.source !== "string") {
-      throw new TypeError(`Kernel '${kernelName(kernel)}' needs a ptx or a source string`);
-    }
-    let ptx = this.#compiled.get(kernel.source);
-    if (ptx === undefined) {
-      ptx = Nvrtc.open(this.#options.nvrtcLibrary).compile(
-        kernelName(kernel),
-        kernel.source,
-        `${kernelName(kernel)}.cu`,
-        this.#options.arch ?? "compute_75",
-      );
-      this.#compiled.set(kernel.source, ptx);
-    }
-    return ptx;
-  }
-
-  /** The function of a kernel; `COMPILATION` when its PTX or entry point is rejected. */
-  function(kernel: CudaKernel): Deno.PointerValue {
-    const program = this.#program(kernel);
-    if (program.error !== undefined) throw program.error;
-    if (program.fn !== undefined) return program.fn;
-    try {
-      return program.fn = this.#load(kernel);
-    } catch (error) {
-      if (error instanceof CompilationError || error instanceof UnsupportedError) {
-        program.error = error;
-      }
-      throw error;
-    }
-  }
-
-  /**
-   * The byte sizes of a kernel's parameters, read from its PTX `.entry` declaration, or
-   * `undefined` when the PTX does not declare them in the form `nvcc` writes.
-   */
-  signature(kernel: CudaKernel): readonly number[] | undefined {
-    const program = this.#program(kernel);
-    if (program.signature === undefined) {
-      program.signature = { sizes: ptxParamSizes(this.ptx(kernel), kernel.entryPoint) };
-    }
-    return program.signature.sizes;
-  }
-
-  /** Unloads every module. */
-  clear(): void {
-    for (const module of this.#modules.values()) this.#driver.symbols.cuModuleUnload(module);
-    this.#modules.clear();
-    this.#programs = new Map();
-    this.#seen = new WeakMap();
-  }
-
-  #program(kernel: CudaKernel): Program {
-    const seen = this.#seen.get(kernel);
-    if (
-      seen !== undefined && seen.ptx === kernel.ptx && seen.source === kernel.source &&
-      seen.entryPoint === kernel.entryPoint
-    ) return seen.program;
-    const key = typeof kernel.ptx === "string"
-      ? `ptx\0${kernel.entryPoint}\0${kernel.ptx}`
-      : `cu\0${kernel.entryPoint}\0${kernel.source}`;
-    let program = this.#programs.get(key);
-    if (program === undefined) this.#programs.set(key, program = {});
-    const { ptx, source, entryPoint } = kernel;
-    this.#seen.set(kernel, { ptx, source, entryPoint, program });
-    return program;
-  }
-
-  #load(kernel: CudaKernel): Deno.PointerValue {
-    const { symbols, out64 } = this.#driver;
-    const ptx = this.ptx(kernel);
-    let module = this.#modules.get(ptx);
-    if (module === undefined) {
-      this.loads++;
-      const result = symbols.cuModuleLoadData(out64, encoder.encode(ptx + "\0"));
-      if (result !== CUDA_SUCCESS) {
-        const cause = this.#driver.error(result, `cuModuleLoadData(${kernelName(kernel)})`);
-        throw new CompilationError(kernelName(kernel), cause.message, undefined, { cause });
-      }
-      module = this.#driver.pointerAt();
-      this.#modules.set(ptx, module);
-    }
-    const name = encoder.encode(kernel.entryPoint + "\0");
-    const result = symbols.cuModuleGetFunction(out64, module, name);
-    if (result !== CUDA_SUCCESS) {
-      const cause = this.#driver.error(result, `cuModuleGetFunction(${kernel.entryPoint})`);
-      throw new CompilationError(kernelName(kernel), cause.message, undefined, { cause });
-    }
-    return this.#driver.pointerAt();
-  }
-}
-
-/** Parameter sizes in bytes of `.entry name(...)` in PTX (`.param .u64 x`, `.param .align 4 .b8 x[12]`). */
-function ptxParamSizes(ptx: string, entry: string): number[] | undefined {
-  const start = ptx.search(new RegExp(`\\.entry\\s+${entry.replace(/[$]/g, "\\$&")}\\s*\\(`));
-  if (start < 0) return undefined;
-  const end = ptx.indexOf(")", start);
-  if (end < 0) return undefined;
-  const params = /\.param\s+(?:\.align\s+\d+\s+)?\.[busf](\d+)\s+[\w$]+(?:\[(\d+)\])?/g;
-  return [...ptx.slice(start, end).matchAll(params)].map((m) =>
-    Number(m[1]) / 8 * (m[2] === undefined ? 1 : Number(m[2]))
-  );
-}

@@ -18,7 +18,8 @@
 
 export { CudaServer, type CudaServerOptions, type CudaServerStats } from "./server.ts";
 export { CudaDevice, type CudaDeviceAttributes, type CudaDeviceOptions } from "./device.ts";
-export { CUDA_KERNELS, type CudaKernel, ModuleCache, type ModuleCacheOptions } from "./kernel.ts";
+export { CUDA_KERNELS, type CudaKernel } from "./kernel.ts";
+export { ModuleCache, type ModuleCacheOptions } from "./module_cache.ts";
 export {
   CUDA_LIBRARY_ENV,
   CUDA_SYMBOLS,

@@ -36,11 +36,14 @@ export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
    */
   maxPendingGc?: number;
   /**
-   * NVRTC's path, for kernels given as CUDA C (`source`); else `$GPUCOMPUTE_NVRTC_LIBRARY`, else
-   * `libnvrtc.so`. Optional: PTX kernels never need it.
+   * NVRTC's path, or paths in order of preference, for kernels given as CUDA C (`source`) and
+   * the fallback of kernels whose PTX the driver refuses; else `$GPUCOMPUTE_NVRTC_LIBRARY`, else
+   * `libnvrtc.so.<driver's CUDA major>` and older, then `libnvrtc.so`. An NVRTC no newer than
+   * the driver is preferred (a newer one writes PTX the driver refuses). Optional: PTX kernels
+   * that the driver loads never need it.
    * @default {undefined}
    */
-  nvrtcLibrary?: string;
+  nvrtcLibrary?: string | readonly string[];
   /**
    * Use stream-ordered allocation (`cuMemAllocAsync`) where the device supports it.
    * @default {true}
@@ -62,7 +65,7 @@ export interface CudaServerStats {
   readonly pinnedInFlight: number;
   /** `cuMemAllocHost` calls. */
   readonly pinnedAllocations: number;
-  /** `cuModuleLoadData` calls. */
+  /** Modules loaded (`cuModuleLoadDataEx` calls). */
   readonly moduleLoads: number;
   /** Events created for synchronization. */
   readonly events: number;

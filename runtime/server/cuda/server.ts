@@ -1,9 +1,10 @@
 /**
  * The CUDA compute server: {@linkcode ComputeServer} over the CUDA driver through Deno FFI.
  *
- * - **Device**: the primary context of one device, current on the main thread (the only thread
- *   that calls the driver). No driver call here waits on the device: host waits poll
- *   `cuEventQuery` from the event loop, with a timeout (`TIMEOUT`).
+ * - **Device**: the primary context of one device. Servers of several devices share the thread
+ *   that calls the driver, so every operation first makes its own context current (one
+ *   `cuCtxGetCurrent` when it is), and so does every wait resuming from the event loop. No driver
+ *   call here waits on the device: host waits poll `cuEventQuery`, with a timeout (`TIMEOUT`).
  * - **Streams**: the event {@linkcode MultiStream} over non-blocking CUDA streams (`_stream.ts`).
  *   Work is submitted as it is enqueued, so `flush` has nothing to do. Every operation resolves
  *   its stream with `enforceHealthy`: after a kernel fault (a sticky driver error) streams refuse
@@ -30,7 +31,6 @@ import {
   type AllocationDescriptor,
   contiguousStrides,
   type CopyDescriptor,
-  copyDescriptor,
 } from "../../core/allocation.ts";
 import { resolveConfig } from "../../core/config.ts";
 import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
@@ -55,7 +55,7 @@ import type {
 } from "../server.ts";
 import { checkLaunch } from "./_check_launch.ts";
 import { launch, type LaunchContext } from "./_launch.ts";
-import { allocationLayouts, copyLayout } from "./_layout.ts";
+import { allocationLayouts, checkedRange, copyLayout } from "./_layout.ts";
 import { StreamMemory } from "./_memory.ts";
 import { read } from "./_read.ts";
 import { PinnedPool } from "./_staging.ts";
@@ -66,13 +66,14 @@ import {
   EventPool,
   pollEvent,
 } from "./_stream.ts";
-import { enqueueWrite } from "./_write.ts";
+import { enqueueWrite, writeTargets } from "./_write.ts";
 import { copyWithinDevice } from "./_copy.ts";
 import { CudaDevice } from "./device.ts";
 import type { CudaServerOptions, CudaServerStats } from "./options.ts";
 
 export type { CudaServerOptions, CudaServerStats };
-import { type CudaKernel, ModuleCache } from "./kernel.ts";
+import type { CudaKernel } from "./kernel.ts";
+import { ModuleCache } from "./module_cache.ts";
 import { CudaProfiler } from "./profiler.ts";
 import { CudaStorage } from "./storage.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
@@ -104,6 +105,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   readonly #timeoutMs: number;
   readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
   #launchContext: LaunchContext | undefined;
+  /** Set when a reservation allocated a page in its stream's order (`cuMemAllocAsync`). */
+  #streamOrderedPage = false;
   /** GC waits that failed, by stream index: reported by that stream's next `sync` or `read`. */
   readonly #failures = new Map<number, ComputeError>();
   #destroyed = false;
@@ -127,7 +130,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const driver = device.driver;
     this.#device = device;
     this.#timeoutMs = timeoutMs;
-    const wait = { timeoutMs, destroyed: () => this.#destroyed };
+    const wait = { timeoutMs, destroyed: () => this.#destroyed, bind: this.#bind };
     this.#events = new EventPool(driver);
     this.#backend = new CudaStreamBackend(driver, this.#events, wait);
     this.#streams = new MultiStream(this.#backend, {
@@ -142,6 +145,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
           stream: () => this.#streams.stream(index),
           events: this.#events,
           asyncAlloc,
+          onStreamOrdered: () => this.#streamOrderedPage = true,
         }),
       {
         memory: {
@@ -155,7 +159,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#pinned = new PinnedPool(driver, this.#events);
     this.#modules = new ModuleCache(driver, {
       nvrtcLibrary: options.nvrtcLibrary,
-      arch: `compute_${device.attributes.computeCapability.join("")}`,
+      computeCapability: device.attributes.computeCapability,
+      maxSharedMemoryPerBlockOptin: device.attributes.maxSharedMemoryPerBlockOptin,
+      driverVersion: device.driverVersion,
     });
     this.#profiler = new CudaProfiler(driver, wait);
     this.properties = {
@@ -194,7 +200,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
     this.#assertUsable(stream);
     const signal = new CudaTimelineSignal(
-      signalEvents(this.#device.driver, this.#streams.stream(stream), () => this.#destroyed),
+      signalEvents(this.#device.driver, this.#streams.stream(stream), {
+        destroyed: () => this.#destroyed,
+        bind: this.#bind,
+      }),
     );
     this.#signals.add(signal);
     return signal;
@@ -311,24 +320,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   write(entries: readonly WriteEntry[], stream: StreamId): void {
     this.#assertUsable(stream);
-    if (!Array.isArray(entries)) throw new TypeError("entries must be an array");
-    const targets = entries.map((entry, i) => {
-      if (typeof entry !== "object" || entry === null) {
-        throw new TypeError(`entries[${i}] must be a WriteEntry`);
-      }
-      const { descriptor, data } = entry;
-      const at = this.#range(descriptor);
-      const layout = copyLayout(descriptor);
-      if (!(data instanceof Uint8Array)) {
-        throw new TypeError(`entries[${i}].data must be a Uint8Array`);
-      }
-      if (data.byteLength !== layout.bytes) {
-        throw new RangeError(
-          `Write of ${data.byteLength} bytes into a descriptor of ${layout.bytes} bytes`,
-        );
-      }
-      return { at, layout, data };
-    });
+    const targets = writeTargets(entries, (descriptor) => this.#range(descriptor));
     if (targets.length === 0) return;
     using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.binding));
     enqueueWrite(this.#copyContext(), targets, resolved.currentStream());
@@ -349,6 +341,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     }
     await this.#streams.drain();
     this.#settled(undefined);
+    this.#bind();
     this.#pinned.collect();
     trace?.span({ type: "sync", stream, start: start! });
     this.#sampleMemory(undefined);
@@ -489,6 +482,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   destroy(): void {
     if (this.#destroyed) return;
+    try {
+      this.#device.makeCurrent(); // the frees and destroys below act in this context
+    } catch { /* they fail then, and the context is released all the same */ }
     this.#destroyed = true;
     // Best effort, in order: after a sticky error the driver refuses frees, yet the context
     // must still be released.
@@ -518,9 +514,19 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   #allocate(size: number, stream: StreamId, kind?: HandleKind): Handle {
+    this.#streamOrderedPage = false;
     const slice = this.#memory.reserve(Math.max(1, size), stream);
-    const cursor = this.#streams.cursor(stream);
-    return Handle.fresh(slice, stream, cursor, size, kind);
+    if (this.#streamOrderedPage) {
+      // The new page exists from this point of the stream's order: a new cursor stamps the handle
+      // after it, so a first use on another stream waits on an event recorded after it.
+      try {
+        this.#streams.resolve(stream, []).finish();
+      } catch (error) {
+        Handle.fresh(slice, stream, 0, size).dispose(); // a poisoned stream: give the slice back
+        throw error;
+      }
+    }
+    return Handle.fresh(slice, stream, this.#streams.cursor(stream), size, kind);
   }
 
   #resolve(stream: StreamId, bindings: readonly Binding[]) {
@@ -529,12 +535,25 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   #copyContext() {
-    return { driver: this.#device.driver, pinned: this.#pinned, events: this.#events };
+    return {
+      driver: this.#device.driver,
+      pinned: this.#pinned,
+      events: this.#events,
+      bind: this.#bind,
+    };
   }
 
   #wait(what: string) {
-    return { timeoutMs: this.#timeoutMs, what, destroyed: () => this.#destroyed };
+    return { timeoutMs: this.#timeoutMs, what, destroyed: () => this.#destroyed, bind: this.#bind };
   }
+
+  /**
+   * Makes this server's context current (see `CudaDevice.makeCurrent`): before every driver call
+   * that runs after an `await` or from a timer, when another server may have made its own current.
+   */
+  readonly #bind = (): void => {
+    if (!this.#destroyed) this.#device.makeCurrent();
+  };
 
   #bindingResource(binding: Binding): BindingResource<bigint> {
     binding.assertLive();
@@ -548,19 +567,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   /** The device range of a descriptor, checked (a hand-built one too) against its binding. */
   #range(descriptor: CopyDescriptor): BindingResource<bigint> {
-    if (!(descriptor?.binding instanceof Binding)) {
-      throw new TypeError("A copy descriptor must have a Binding (see Handle.copyDescriptor)");
-    }
-    const { binding, shape, strides, elemSize } = descriptor;
-    copyDescriptor(binding, shape, strides, elemSize); // shape, strides and elemSize are sane
-    const layout = copyLayout(descriptor);
-    const at = this.#bindingResource(descriptor.binding);
-    if (layout.span > at.size) {
-      throw new RangeError(
-        `Copy of ${layout.span} bytes is out of range of a ${at.size}-byte binding`,
-      );
-    }
-    return at;
+    return checkedRange(descriptor, (binding) => this.#bindingResource(binding));
   }
 
   /**
@@ -594,8 +601,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     }
   }
 
+  /** Throws `DESTROYED` (or for a bad stream id), then makes this server's context current. */
   #assertUsable(stream?: StreamId): void {
     if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
     if (stream !== undefined) assertStreamId(stream);
+    this.#device.makeCurrent();
   }
 }

@@ -3,7 +3,10 @@
  * module documentation for why memory is per stream).
  *
  * Pages come from `cuMemAllocAsync` on the storage's stream where the device supports memory
- * pools, else from `cuMemAlloc`. Freeing is ordered after the stream's work: `cuMemFreeAsync` on
+ * pools, else from `cuMemAlloc`. A stream-ordered page exists from its point in the stream's
+ * order only (cuda.h: another stream must first be ordered after the allocation); the storage
+ * reports each such page (`onStreamOrdered`) so the server advances the stream's cursor: a first
+ * use on another stream then waits on an event recorded after the allocation. Freeing is ordered after the stream's work: `cuMemFreeAsync` on
  * the same stream, or, without pools, an event recorded on the stream and a `cuMemFree` once a
  * later call finds it complete (never a blocking wait). Cross-stream users are already complete
  * when a page is freed: the multi-stream keeps their slices pinned until the host saw their work
@@ -28,6 +31,8 @@ export interface CudaStorageOptions {
   readonly events: EventPool;
   /** Whether `cuMemAllocAsync`/`cuMemFreeAsync` are available and supported by the device. */
   readonly asyncAlloc: boolean;
+  /** Called after each page allocated in the stream's order (`cuMemAllocAsync`). */
+  readonly onStreamOrdered?: () => void;
 }
 
 /**
@@ -85,6 +90,7 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
       );
     }
     this.#driver.check(result, `${call}(${size})`);
+    if (this.#options.asyncAlloc) this.#options.onStreamOrdered?.();
     const page = this.#next++;
     this.#pages.set(page, { pointer: out64[0], size });
     this.#bytes += size;
