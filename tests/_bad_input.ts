@@ -46,27 +46,43 @@ export type Case = readonly [
   expected: typeof TypeError | typeof RangeError | string,
 ];
 
-export const any = (value: unknown) => value as never;
-export const bad = (env: Env, options: Record<string, unknown>, kernel: unknown = increment) =>
+/** A case's act. */
+type Act = (env: Env) => unknown;
+
+/** Passes a bad value where the types would refuse it. */
+export const any = (value: unknown): never => value as never;
+/** A launch of `increment` on `env.data` with `options` (and `kernel`) replaced. */
+export const bad = (
+  env: Env,
+  options: Record<string, unknown>,
+  kernel: unknown = increment,
+): void =>
   env.client.execute(
     any(kernel),
     any({ count: CubeCount.newSingle(), buffers: [env.data], ...options }),
   );
-export const scalars = (s: unknown) => (env: Env) => bad(env, { scalars: s });
-export const count = (c: unknown) => (env: Env) => bad(env, { count: c });
-export const buffers = (b: (env: Env) => unknown) => (env: Env) => bad(env, { buffers: b(env) });
-export const kernel = (patch: Record<string, unknown>) => (env: Env) =>
+/** A launch with these scalars. */
+export const scalars = (s: unknown): Act => (env: Env) => bad(env, { scalars: s });
+/** A launch with this cube count. */
+export const count = (c: unknown): Act => (env: Env) => bad(env, { count: c });
+/** A launch with these buffers. */
+export const buffers = (b: (env: Env) => unknown): Act => (env: Env) =>
+  bad(env, { buffers: b(env) });
+/** A launch of `increment` patched (a new kernel id each time). */
+export const kernel = (patch: Record<string, unknown>): Act => (env: Env) =>
   bad(env, {}, {
     ...increment,
     id: `bad_${Object.keys(patch).join("_")}_${Math.random()}`,
     ...patch,
   });
-export const disposed = (env: Env) => {
+/** A handle disposed once nothing pins it. */
+export const disposed = (env: Env): Handle => {
   const doomed = env.client.createWithData(new Uint32Array(4));
   env.client.flush(); // nothing queued pins it any more
   doomed.dispose();
   return doomed;
 };
+/** `increment` with another id and source. */
 export const wgsl = (id: string, source: string): WgslKernel => ({ ...increment, id, source });
 
 /** Makes the handles of the cases on a client. */
