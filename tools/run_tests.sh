@@ -4,11 +4,11 @@
 #
 # Where wgpu can keep to Vulkan (a Vulkan driver with an adapter; CI installs Mesa lavapipe), the
 # suite runs in two `deno test` processes, one per area, with DENO_WEBGPU_BACKEND=vulkan. Elsewhere
-# each file gets its own process: with wgpu's GL backend enabled, libglvnd's libEGL frees a
-# thread's state twice when a process whose test files ran on several runtime threads exits
-# ("double free or corruption", status 134; docs/known_issues.md). A file aborted that way after
-# its summary reported no failure is run once more; in the two-process mode such an abort fails
-# the run, since forcing Vulkan is what prevents it.
+# each file gets its own process: with wgpu's GL backend enabled, libglvnd's libEGL frees the
+# state of the runtime threads that ran test files twice as the process exits ("double free or
+# corruption", status 134; docs/known_issues.md), the more often the more files a process ran. A
+# file aborted that way after a summary with no failure is run once more; in the two-process mode
+# such an abort fails the run, since keeping to Vulkan is what prevents it.
 #
 # Under CI (CI=true) a run that finds no WebGPU adapter fails instead of skipping the WebGPU tests.
 # Ends with the line "N passed, N failed" (tests) and exits non-zero if anything failed.
@@ -37,7 +37,7 @@ probe_adapter() {
 vulkan_driver() {
   [ -n "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && return 0
   for json in /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json \
-    /usr/local/share/vulkan/icd.d/*.json "${XDG_DATA_HOME:-$HOME/.local/share}"/vulkan/icd.d/*.json; do
+    /usr/local/share/vulkan/icd.d/*.json "${XDG_DATA_HOME:-${HOME:-}/.local/share}"/vulkan/icd.d/*.json; do
     [ -e "$json" ] && return 0
   done
   return 1
