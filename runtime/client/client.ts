@@ -31,8 +31,10 @@ import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import type { ProfileOptions, Trace, TraceRecorder } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
-import { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
+import type { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
 import { HeldStreams } from "./_held_streams.ts";
+import { ClientTimeline } from "./_client_timeline.ts";
+import { copyBetween, narrowBinding } from "./_copy_to.ts";
 import { cubeCount, LaunchRecord } from "./_launch_record.ts";
 import {
   arangeArray,
@@ -48,6 +50,7 @@ import { KindCache } from "./_kinds.ts";
 import type {
   ArangeOptions,
   ComputeClientOptions,
+  CopyToOptions,
   CreateOptions,
   ExecuteOptions,
   FullOptions,
@@ -92,7 +95,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   readonly #held = new HeldStreams();
   readonly #scratch = new LaunchRecord<K>();
   readonly #kinds = new KindCache();
-  #timeline: CpuTimelineSignal | undefined;
+  #timeline: ClientTimeline | undefined;
   #marked = 0n;
   #destroyed = false;
 
@@ -277,6 +280,54 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /**
+   * Copies `handle` to `destination`'s device (or this client's own) and returns the new handle
+   * there, of the same element type, at once. The copy comes after the writes of `handle` made
+   * before the call (on `options.stream` or ordered before it) and before every later use of the
+   * new handle on `destination`. CUDA servers of one driver copy on the devices (peer access where
+   * the devices allow it, else staged through pinned memory), with no host round trip; other
+   * pairs (two WebGPU devices, CUDA and WebGPU) go through the host in chunks, the destination
+   * holding `destinationStream` until the data landed. A failed copy fails the destination's
+   * later calls on it (as `waitFor` does).
+   *
+   * @example Sum partial results of two devices on the first
+   * ```ts ignore
+   * import { createClients, listDevices } from "@gpucompute/runtime";
+   * using clients = await createClients(await listDevices());
+   * const [first, second] = clients;
+   * using part = second!.createWithData(new Float32Array([1, 2, 3]));
+   * using copied = second!.copyTo(part, first); // a Handle<"f32"> on the first device
+   * console.log(await first.read(copied)); // Float32Array [1, 2, 3]
+   * ```
+   */
+  copyTo<D extends HandleType>(
+    handle: Handle<D>,
+    destination: ComputeClient,
+    options: CopyToOptions = {},
+  ): Handle<D> {
+    checkHandle(handle, "handle");
+    if (!(destination instanceof ComputeClient)) {
+      throw new TypeError(`destination must be a ComputeClient, got ${describe(destination)}`);
+    }
+    checkOptions(options);
+    const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
+    assertPositiveChunk(chunkBytes);
+    this.#assertLive();
+    destination.#assertLive();
+    const from = {
+      server: this.#server,
+      held: this.#held,
+      stream: resolveStreamId(options.stream),
+    };
+    const to = {
+      server: destination.#server,
+      held: destination.#held,
+      stream: resolveStreamId(options.destinationStream),
+    };
+    const kind = destination.#kinds.get("copyTo", handle.dtype, options);
+    return copyBetween(handle, from, to, { kind, chunkBytes }) as Handle<D>;
+  }
+
+  /**
    * Compiles a kernel now, so that compilation errors (`CompilationError` with the line) come
    * here instead of from the first launch's stream.
    */
@@ -371,7 +422,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    */
   get timeline(): CpuTimelineSignal {
     this.#assertLive();
-    return this.#timeline ??= new CpuTimelineSignal();
+    return this.#timeline ??= new ClientTimeline();
   }
 
   /**
@@ -438,6 +489,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     assertNonNegativeInteger(timeoutMs, "timeoutMs");
     if (typeof signal?.wait !== "function") {
       throw new TypeError(`signal must be a TimelineSignal, got ${describe(signal)}`);
+    }
+    // On the device where the backend can (CUDA: a mark of a CUDA server is an event to wait on),
+    // unless calls are held here already (the wait must come after them) or a timeout is asked.
+    if (timeoutMs === 0 && !this.#held.held(stream) && !signal.isReached(value)) {
+      if (this.server.waitSignal?.(signal, BigInt(value), stream) === true) return;
     }
     const wait = signal.wait(value, { timeoutMs, signal: this.#held.abortSignal });
     this.#held.hold(stream, wait.catch((cause) => Promise.reject(waitError(cause, stream, value))));
@@ -521,7 +577,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.#held.close(new RuntimeError("DESTROYED", "The compute client was destroyed"));
+    const destroyed = new RuntimeError("DESTROYED", "The compute client was destroyed");
+    this.#held.close(destroyed);
+    this.#timeline?.close(destroyed); // its unreached marks never will be
     if (this.#ownsServer) this.#server.destroy();
   }
 
@@ -554,14 +612,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       );
     }
     // Narrow the binding to the written range; the handle keeps owning the whole slice.
-    const target = new Binding(whole.memory, {
-      offsetStart: (whole.offsetStart ?? 0) + start,
-      offsetEnd: (whole.offsetEnd ?? 0) + whole.size() - start - bytes.byteLength,
-      stream: whole.stream,
-      cursor: whole.cursor,
-      fullSize: whole.fullSize,
-      dtype: whole.dtype,
-    });
+    const target = narrowBinding(whole, start, bytes.byteLength);
     const descriptor = copyDescriptor(target, [bytes.byteLength], [1], 1);
     this.#held.runVoid(stream, [whole.memory.id], [handle], () => {
       this.server.write([{ descriptor, data: bytes }], stream);
@@ -583,6 +634,12 @@ function waitError(cause: unknown, stream: StreamId, value: bigint | number): un
     }`,
     { cause },
   );
+}
+
+function assertPositiveChunk(chunkBytes: number): void {
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0) {
+    throw new RangeError(`chunkBytes must be a positive integer, got ${describe(chunkBytes)}`);
+  }
 }
 
 function checkedType<D extends DType>(dtype: D | undefined): D {
