@@ -43,6 +43,7 @@ const CUDA = [
   "CudaTimelineSignal",
   "ModuleCache",
   "libraryCandidates",
+  "listCudaDevices",
 ];
 Deno.test("the trace entry point exports the two trace writers", () => {
   deepEqual(Object.keys(trace).sort(), ["renderTraceSvg", "toChromeTrace"]);
@@ -67,10 +68,13 @@ const USER = [
   "TimeoutError",
   "UnsupportedError",
   "createClient",
+  "createClients",
   "dot",
   "elementwise",
   "formatMemoryUsage",
+  "listDevices",
   "reduce",
+  "reduction",
 ];
 const BACKEND = [
   "AllocationDescriptor",
@@ -122,6 +126,7 @@ const BACKEND = [
   "resolveConfig",
   "resolveStreamId",
   "runtimeLogger",
+  "warnVisibly",
   "withStream",
 ];
 const WEBGPU = [
@@ -130,7 +135,9 @@ const WEBGPU = [
   "WebGpuProfiler",
   "WebGpuServer",
   "WebGpuStorage",
+  "listWebGpuAdapters",
   "packInfo",
+  "requestListedAdapter",
 ];
 const TUNE = [
   "MATMUL_VARIANTS",
