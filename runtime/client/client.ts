@@ -34,6 +34,7 @@ import type { TimelineSignal } from "../../sync/timeline_signal.ts";
 import type { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
 import { HeldStreams } from "./_held_streams.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
+import { MarkOrder } from "./_mark_order.ts";
 import { copyBetween, narrowBinding } from "./_copy_to.ts";
 import { cubeCount, LaunchRecord } from "./_launch_record.ts";
 import {
@@ -96,6 +97,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   readonly #scratch = new LaunchRecord<K>();
   readonly #kinds = new KindCache();
   #timeline: ClientTimeline | undefined;
+  readonly #marks = new MarkOrder();
   #marked = 0n;
   #destroyed = false;
 
@@ -428,7 +430,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /**
    * Marks the current point of the stream (flushing it) and returns the value that
    * {@linkcode timeline} reaches once the work queued so far on the stream has completed.
-   * Values increase with each call; reaching one means every earlier mark was reached too.
+   * Values increase with each call; reaching one means every earlier mark was reached too (a
+   * mark made while an earlier one waits on a held stream is issued after it).
    *
    * @example Hand a point of the GPU work to another Worker
    * ```ts ignore
@@ -448,7 +451,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     const current = timeline.value;
     const value = (this.#marked > current ? this.#marked : current) + 1n;
     this.#marked = value;
-    this.#held.runVoid(stream, [], [], () => {
+    this.#marks.issue(this.#held, stream, () => {
       const server = this.server;
       if (server.signal !== undefined) return server.signal(timeline, value, stream);
       // Without a native mark, `sync` covers every stream's submitted work.
