@@ -56,22 +56,31 @@ export function copyBetween(
   const bytes = handle.size();
   const source = copyDescriptor(handle.binding(), [bytes], [1], 1);
   const target = to.server.empty(bytes, to.stream, options.kind);
+  // The caller may dispose `target` at once; the copy writes through its own owner until done.
+  const into = target.clone();
   try {
     const start = (): Started => {
-      const destination = target.copyDescriptor([bytes], [1], 1);
+      const destination = into.copyDescriptor([bytes], [1], 1);
       const streams = { source: from.stream, destination: to.stream };
-      const device = sameBackend(from.server, to.server) &&
-        from.server.enqueueCopy?.(to.server, source, destination, streams) === true;
-      return { done: device ? undefined : hostCopy(from, to, source, target, options.chunkBytes) };
+      let device = false;
+      try {
+        device = sameBackend(from.server, to.server) &&
+          from.server.enqueueCopy?.(to.server, source, destination, streams) === true;
+      } finally {
+        if (device) into.dispose(); // enqueued: the servers keep what the copy uses
+      }
+      return { done: device ? undefined : hostCopy(from, to, source, into, options.chunkBytes) };
     };
     const started = from.held.run(from.stream, [source.binding.memory.id], [handle], start);
     if (!(started instanceof Promise) && started.done === undefined) return target;
     const landed = Promise.resolve(started).then((s) => s.done);
+    landed.catch(() => into.dispose()); // idempotent; covers a start that never ran
     to.held.hold(to.stream, landed);
     // The same on the new handle's memory, for later calls on other streams of `to`.
     to.held.runVoid(to.stream, [target.binding().memory.id], [target], () => {});
     return target;
   } catch (error) {
+    into.dispose();
     target.dispose();
     throw error;
   }
@@ -94,18 +103,18 @@ function sameBackend(a: ComputeServer, b: ComputeServer): boolean {
 }
 
 /**
- * Reads every chunk of `source` now (in the source stream's order) and writes each into `target`
- * once it arrives; settles when every chunk was written (enqueued in the destination's order).
+ * Reads every chunk of `source` now (in the source stream's order) and writes each into `into`
+ * once it arrives; settles when every chunk was written (enqueued in the destination's order),
+ * then disposes `into`.
  */
 function hostCopy(
   from: CopyEnd,
   to: CopyEnd,
   source: CopyDescriptor,
-  target: Handle,
+  into: Handle,
   chunkBytes: number,
 ): Promise<void> {
   const bytes = source.binding.size();
-  const into = target.clone(); // the caller may dispose `target` at once
   const writes: Promise<void>[] = [];
   for (let offset = 0; offset < bytes; offset += chunkBytes) {
     const length = Math.min(chunkBytes, bytes - offset);

@@ -63,6 +63,15 @@ export interface ListDevicesOptions {
  * console.log(clients.map((client) => client.server.properties.deviceName));
  * ```
  */
+export function listDevices(
+  options: ListDevicesOptions & { backend: "webgpu" },
+): Promise<WebGpuDeviceInfo[]>;
+/** The CUDA devices (see above). */
+export function listDevices(
+  options: ListDevicesOptions & { backend: "cuda" },
+): Promise<CudaDeviceInfo[]>;
+/** The devices of both backends (see above). */
+export function listDevices(options?: ListDevicesOptions): Promise<DeviceInfo[]>;
 export async function listDevices(options: ListDevicesOptions = {}): Promise<DeviceInfo[]> {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`options must be an object, got ${String(options)}`);
