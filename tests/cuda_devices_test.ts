@@ -302,3 +302,16 @@ Deno.test("simulator: peer access as cuda.h documents it", async () => {
   });
   assert.equal(hazardCount(), 0, hazardReport());
 });
+
+Deno.test("examples/data_parallel.ts sums over three simulated devices as the CPU does, 0 hazards", async () => {
+  const { sample, sumOnCpu, sumOnDevices } = await import("../examples/data_parallel.ts");
+  resetHazards();
+  await withSimEnv(devices(3, "0>1,1>0"), async () => {
+    using clients = await createClients(await listDevices({ backend: "cuda", library }));
+    const data = sample(300_001);
+    const cpu = sumOnCpu(data);
+    const sum = await sumOnDevices(clients, data);
+    assert.ok(Math.abs(sum - cpu) / cpu < 1e-5, `${sum} on the devices, ${cpu} on the CPU`);
+  });
+  assert.equal(hazardCount(), 0, hazardReport());
+});
