@@ -23,6 +23,8 @@ import { CUBE_SIZE, fill, increment } from "./_wgsl_kernels.ts";
 const [adapter] = await listDevices({ backend: "webgpu" });
 const ignore = adapter === undefined; // no WebGPU adapter on this machine
 
+const destroyed = (error: unknown) => error instanceof RuntimeError && error.code === "DESTROYED";
+
 /** Two clients on two devices of the first adapter. */
 async function twoDevices(): Promise<WebGpuClient[] & Disposable> {
   return await createClients([adapter!, adapter!]);
@@ -127,8 +129,6 @@ Deno.test({
     b.execute(increment, { stream: 1, threads: 2, buffers: [y] });
     const held = b.read(y, { stream: 1 });
     a.destroy();
-    const destroyed = (error: unknown) =>
-      error instanceof RuntimeError && error.code === "DESTROYED";
     await assert.rejects(within(held, 5_000), destroyed);
     await assert.rejects(b.sync({ stream: 1 }), destroyed); // the held kernel's failure, once
     await b.sync({ stream: 1 });
@@ -149,10 +149,7 @@ Deno.test({
     using y = a.copyTo(x, b);
     const read = b.read(y);
     a.destroy();
-    await assert.rejects(
-      within(read, 5_000),
-      (e) => (e as RuntimeError).code === "DESTROYED",
-    );
+    await assert.rejects(within(read, 5_000), destroyed);
   },
 });
 
