@@ -315,3 +315,15 @@ Deno.test("examples/data_parallel.ts sums over three simulated devices as the CP
   });
   assert.equal(hazardCount(), 0, hazardReport());
 });
+
+Deno.test("a server keeps device marks for its 16 latest timelines; older ones wait on the host", async () => {
+  await onTwo("all", async (a, b) => {
+    const timelines = Array.from({ length: 17 }, () => new CpuTimelineSignal());
+    for (const timeline of timelines) a.server.signal!(timeline, 1n, 0);
+    assert.equal(b.server.waitSignal!(timelines[0], 1n, 0), false, "the oldest ring was dropped");
+    assert.equal(b.server.waitSignal!(timelines[16], 1n, 0), true);
+    a.server.signal!(timelines[0], 2n, 0); // marked again: still no device source
+    assert.equal(b.server.waitSignal!(timelines[0], 2n, 0), false);
+    await Promise.all(timelines.map((timeline) => timeline.wait(1, { timeoutMs: 5_000 })));
+  });
+});

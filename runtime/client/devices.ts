@@ -9,7 +9,7 @@
 
 import type { RuntimeOptions } from "../core/config.ts";
 import { deno } from "../core/_platform.ts";
-import { ComputeError } from "../core/errors.ts";
+import { BackendUnavailableError, ComputeError } from "../core/errors.ts";
 import type { WebGpuDeviceInfo } from "../server/webgpu/adapters.ts";
 import type { CudaDeviceInfo } from "../server/cuda/devices.ts";
 import { createClient, type CudaClient, type WebGpuClient } from "./create_client.ts";
@@ -99,6 +99,9 @@ export async function listDevices(options: ListDevicesOptions = {}): Promise<Dev
 }
 
 async function cudaDevices(library: string | undefined): Promise<CudaDeviceInfo[]> {
+  if (deno === undefined) {
+    throw new BackendUnavailableError("cuda", "it needs Deno's FFI, and this host is not Deno", []);
+  }
   const { listCudaDevices } = await import("../server/cuda/devices.ts");
   return listCudaDevices(library === undefined ? {} : { library });
 }

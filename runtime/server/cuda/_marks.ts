@@ -10,7 +10,8 @@
  *   target therefore completes only after every earlier mark's work.
  * - A `CudaTimelineSignal` made by a server (`timelineSignal(stream)`) is its own source.
  * - The registry maps a timeline to its one source. A timeline marked by two servers has no
- *   single order on the devices: it gets none, and waits on it go through the host.
+ *   single order on the devices: it gets none, and waits on it go through the host; so does a
+ *   timeline whose source went away (its server destroyed, or its ring dropped).
  *
  * @module
  */
@@ -38,9 +39,12 @@ export function registerMarks(timeline: TimelineSignal, source: MarkSource): voi
   else if (known !== source) sources.set(timeline, null);
 }
 
-/** Forgets `source` (its events are going away). */
+/**
+ * Forgets `source` (its events are going away). The timeline gets no other source: marks made
+ * before by this one would not be covered by another's events.
+ */
 export function unregisterMarks(timeline: TimelineSignal, source: MarkSource): void {
-  if (sources.get(timeline) === source) sources.delete(timeline);
+  if (sources.get(timeline) === source) sources.set(timeline, null);
 }
 
 /** The event to wait on for `timeline` to reach `value`, from a source of `driver`. */
@@ -62,13 +66,25 @@ export interface MarkContext {
   readonly bind: () => void;
 }
 
+/**
+ * Timelines a server keeps rings for: past this, the ring of the timeline marked least recently is
+ * dropped (its waits then go through the host), so a program that marks a new timeline every frame
+ * does not keep 64 events per frame alive.
+ */
+export const MAX_MARKED_TIMELINES = 16;
+
+interface Ring {
+  readonly ring: CudaTimelineSignal<Deno.PointerValue>;
+  readonly source: MarkSource;
+}
+
 /** The marks one server made: a ring per timeline on the server's mark stream. */
 export class ServerMarks {
   readonly #ctx: MarkContext;
-  readonly #rings = new Map<
-    TimelineSignal,
-    { ring: CudaTimelineSignal<Deno.PointerValue>; source: MarkSource }
-  >();
+  /** Rings of marked timelines, least recently marked first. */
+  readonly #rings = new Map<TimelineSignal, Ring>();
+  /** The server's own CUDA signals, registered as their own sources. */
+  readonly #adopted = new Map<CudaTimelineSignal<Deno.PointerValue>, MarkSource>();
   #stream: CudaStream | undefined;
 
   constructor(ctx: MarkContext) {
@@ -82,9 +98,12 @@ export class ServerMarks {
     let entry = this.#rings.get(timeline);
     if (entry === undefined) {
       const ring = new CudaTimelineSignal(signalEvents(driver, marks, this.#ctx));
-      const source = { driver, eventFor: (v: bigint) => ring.eventFor(v) };
-      this.#rings.set(timeline, entry = { ring, source });
+      entry = { ring, source: { driver, eventFor: (v: bigint) => ring.eventFor(v) } };
+      if (this.#rings.size >= MAX_MARKED_TIMELINES) this.#drop(this.#rings.keys().next().value!);
+    } else {
+      this.#rings.delete(timeline); // re-inserted last: most recently marked
     }
+    this.#rings.set(timeline, entry);
     const ready: CudaEvent = events.record(stream);
     backend.waitEvent(marks, ready); // returns `ready` to the pool
     entry.ring.record(value);
@@ -94,16 +113,22 @@ export class ServerMarks {
   /** Registers a signal of the server as its own source; forgotten by {@linkcode destroy}. */
   adopt(signal: CudaTimelineSignal<Deno.PointerValue>): void {
     const source = { driver: this.#ctx.driver, eventFor: (v: bigint) => signal.eventFor(v) };
-    this.#rings.set(signal, { ring: signal, source });
+    this.#adopted.set(signal, source);
     registerMarks(signal, source);
   }
 
-  /** Forgets every source and destroys the rings (adopted signals are destroyed too). */
+  /** Forgets every source and destroys the rings (the adopted signals are their owner's). */
   destroy(): void {
-    for (const [timeline, { ring, source }] of this.#rings) {
-      unregisterMarks(timeline, source);
-      ring.destroy();
-    }
-    this.#rings.clear();
+    for (const timeline of [...this.#rings.keys()]) this.#drop(timeline);
+    for (const [signal, source] of this.#adopted) unregisterMarks(signal, source);
+    this.#adopted.clear();
+  }
+
+  #drop(timeline: TimelineSignal): void {
+    const entry = this.#rings.get(timeline);
+    if (entry === undefined) return;
+    this.#rings.delete(timeline);
+    unregisterMarks(timeline, entry.source);
+    entry.ring.destroy(); // a wait already enqueued on the device captured its record
   }
 }
