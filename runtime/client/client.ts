@@ -469,7 +469,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * use memory a held call uses. A held `write` takes its data when it runs, so a host producer
    * (another Worker filling shared memory, say) may finish the input after this call. If the
    * wait fails (`timeoutMs`, or the signal's own error), the held calls fail with that error
-   * (see the README's Errors section); `destroy()` settles them with `DESTROYED` at once.
+   * (see the README's Errors section); `destroy()` settles them with `DESTROYED` at once, and so
+   * does the destruction of the client whose `timeline` is waited on, for a value it had not
+   * reached. Another device's `timeline` works the same; between CUDA devices, a value already
+   * marked (and no `timeoutMs`) is waited for on the device instead (`cuStreamWaitEvent`: the
+   * calls go to the device at once, ordered after the mark). See docs/devices.md.
    *
    * @example Upload an input once a producer Worker has written it
    * ```ts ignore
