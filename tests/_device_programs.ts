@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type ComputeClient, CubeCount, type Handle } from "../mod.ts";
 import type { KernelMetadata } from "../backend.ts";
+import { CUDA_KERNELS, type CudaKernel } from "../runtime/server/cuda/mod.ts";
 
 /** u32 elements per handle. */
 export const N = 64;
@@ -21,6 +22,13 @@ export interface ProgramKernels<K extends KernelMetadata> {
   /** Threads per workgroup (block) of both. */
   readonly cube: number;
 }
+
+/** The shipped CUDA kernels that play `fill` and `increment`. */
+export const CUDA_PROGRAM_KERNELS: ProgramKernels<CudaKernel> = {
+  fill: CUDA_KERNELS.fillU32,
+  increment: CUDA_KERNELS.incrementU32,
+  cube: CUDA_KERNELS.fillU32.blockSize[0],
+};
 
 export type DeviceCommand =
   | { op: "create"; c: number; s: number; h: number; fill: number }

@@ -18,7 +18,7 @@ import {
   RuntimeError,
 } from "../mod.ts";
 import { CUDA_KERNELS, type CudaServer } from "../runtime/server/cuda/mod.ts";
-import { deviceCommand, runOnDevices, within } from "./_device_programs.ts";
+import { CUDA_PROGRAM_KERNELS, deviceCommand, runOnDevices, within } from "./_device_programs.ts";
 import {
   hazardCount,
   hazardReport,
@@ -222,15 +222,10 @@ for (const peer of ["all", "none"]) {
     await withSimEnv(devices(2, peer), async () => {
       using clients = await createClients(await listDevices({ backend: "cuda", library }));
       const pair = [clients[0], clients[1]] as const;
-      const kernels = {
-        fill: CUDA_KERNELS.fillU32,
-        increment: CUDA_KERNELS.incrementU32,
-        cube: CUDA_KERNELS.fillU32.blockSize[0],
-      };
       await fc.assert(
         fc.asyncProperty(fc.array(deviceCommand, { minLength: 1, maxLength: 24 }), async (p) => {
           resetHazards();
-          await runOnDevices(pair, kernels, p);
+          await runOnDevices(pair, CUDA_PROGRAM_KERNELS, p);
           assert.equal(hazardCount(), 0, hazardReport());
         }),
         { numRuns: 300 },

@@ -13,7 +13,7 @@ import { CUDA_KERNELS, CudaDevice, CudaServer } from "../runtime/server/cuda/mod
 import { cudaVersionName } from "../runtime/server/cuda/_ptx_version.ts";
 import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
 import { checkShippedKernels, command, run, runInterleaved } from "./_cuda_programs.ts";
-import { deviceCommand, runOnDevices } from "./_device_programs.ts";
+import { CUDA_PROGRAM_KERNELS, deviceCommand, runOnDevices } from "./_device_programs.ts";
 import { createClients, listDevices } from "../mod.ts";
 
 const found = (() => {
@@ -118,15 +118,10 @@ Deno.test({
     const [a, b] = await listDevices({ backend: "cuda" });
     using clients = await createClients([a, b]);
     const pair = [clients[0], clients[1]] as const;
-    const kernels = {
-      fill: CUDA_KERNELS.fillU32,
-      increment: CUDA_KERNELS.incrementU32,
-      cube: CUDA_KERNELS.fillU32.blockSize[0],
-    };
     await fc.assert(
       fc.asyncProperty(
         fc.array(deviceCommand, { minLength: 1, maxLength: 24 }),
-        (p) => runOnDevices(pair, kernels, p),
+        (p) => runOnDevices(pair, CUDA_PROGRAM_KERNELS, p),
       ),
       { numRuns: 200 },
     );

@@ -86,6 +86,15 @@ export function copyBetween(
   }
 }
 
+/** `options.chunkBytes`, 4 MiB by default; `RangeError` unless a positive integer. */
+export function chunkBytesOf(options: { readonly chunkBytes?: number }): number {
+  const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0) {
+    throw new RangeError(`chunkBytes must be a positive integer, got ${String(chunkBytes)}`);
+  }
+  return chunkBytes;
+}
+
 /** A sub-range of `binding`: `length` bytes from byte `start` of it (the memory stays its own). */
 export function narrowBinding(binding: Binding, start: number, length: number): Binding {
   return new Binding(binding.memory, {

@@ -35,7 +35,7 @@ import type { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
 import { HeldStreams } from "./_held_streams.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
 import { MarkOrder } from "./_mark_order.ts";
-import { copyBetween, narrowBinding } from "./_copy_to.ts";
+import { chunkBytesOf, copyBetween, narrowBinding } from "./_copy_to.ts";
 import { cubeCount, LaunchRecord } from "./_launch_record.ts";
 import {
   arangeArray,
@@ -311,8 +311,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       throw new TypeError(`destination must be a ComputeClient, got ${describe(destination)}`);
     }
     checkOptions(options);
-    const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
-    assertPositiveChunk(chunkBytes);
+    const chunkBytes = chunkBytesOf(options);
     this.#assertLive();
     destination.#assertLive();
     const from = {
@@ -641,12 +640,6 @@ function waitError(cause: unknown, stream: StreamId, value: bigint | number): un
     }`,
     { cause },
   );
-}
-
-function assertPositiveChunk(chunkBytes: number): void {
-  if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0) {
-    throw new RangeError(`chunkBytes must be a positive integer, got ${describe(chunkBytes)}`);
-  }
 }
 
 function checkedType<D extends DType>(dtype: D | undefined): D {
