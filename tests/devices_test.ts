@@ -61,7 +61,8 @@ Deno.test({
     assert.equal(y.label, "copied");
     a.write(x, new Float32Array(1000)); // after the copy: never seen by it
     assert.deepEqual(await b.read(y), f32);
-    for (const data of [new Int32Array([-1, 2, -3]), new Uint32Array([7]), new Uint8Array(5)]) {
+    const odd = Uint8Array.from({ length: 1001 }, (_, i) => i % 251); // a 1-byte last chunk
+    for (const data of [new Int32Array([-1, 2, -3]), new Uint32Array([7]), odd]) {
       using h = a.createWithData(data);
       using copied = a.copyTo(h, b, { chunkBytes: 4 });
       assert.equal(copied.dtype, h.dtype);
@@ -204,6 +205,7 @@ Deno.test({
     assert.throws(() => call(x, {}), TypeError);
     assert.throws(() => call(x, b, { chunkBytes: 0 }), RangeError);
     assert.throws(() => call(x, b, { chunkBytes: 1.5 }), RangeError);
+    assert.throws(() => call(x, b, { chunkBytes: 6 }), /multiple of 4 bytes, got 6/);
     assert.throws(() => call(x, b, null), TypeError);
     using disposed = a.createWithData(new Float32Array(1));
     disposed.dispose();

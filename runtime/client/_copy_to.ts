@@ -86,11 +86,16 @@ export function copyBetween(
   }
 }
 
-/** `options.chunkBytes`, 4 MiB by default; `RangeError` unless a positive integer. */
+/**
+ * `options.chunkBytes`, 4 MiB by default; `RangeError` unless a positive multiple of 4 (WebGPU
+ * copies 4-byte units, so only a handle's last chunk may end between them).
+ */
 export function chunkBytesOf(options: { readonly chunkBytes?: number }): number {
   const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
-  if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0) {
-    throw new RangeError(`chunkBytes must be a positive integer, got ${String(chunkBytes)}`);
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0 || chunkBytes % 4 !== 0) {
+    throw new RangeError(
+      `chunkBytes must be a positive multiple of 4 bytes, got ${String(chunkBytes)}`,
+    );
   }
   return chunkBytes;
 }

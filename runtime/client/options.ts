@@ -157,7 +157,8 @@ export interface CopyToOptions extends CreateOptions {
   destinationStream?: StreamId;
   /**
    * Bytes per chunk of a copy through the host (between WebGPU devices, CUDA and WebGPU): each
-   * chunk is written to the destination as soon as it was read.
+   * chunk is written to the destination as soon as it was read. A multiple of 4 (WebGPU copies
+   * 4-byte units).
    * @default {4194304}
    */
   chunkBytes?: number;
