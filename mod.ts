@@ -13,6 +13,10 @@
  * producer is done. `CpuTimelineSignal` (shared with Workers through shared memory) is exported
  * here; `./sync` adds the WebGPU queue signal.
  *
+ * Several devices: {@linkcode listDevices} finds them, {@linkcode createClients} opens a client
+ * per device, `client.copyTo(handle, other)` moves data between them and
+ * `other.waitFor(client.timeline, client.signal())` orders one's work after the other's.
+ *
  * This entry point is for people who run kernels. Backend authors import `./backend` (the server
  * contract, handles, pools and multi-stream managers, and the vocabulary types this entry point
  * only refers to, such as `CubeCountConstructors` or `MemoryAllocationMode`); the WebGPU backend
@@ -49,10 +53,17 @@ export {
   type CudaClient,
   type WebGpuClient,
 } from "./runtime/client/create_client.ts";
+export {
+  createClients,
+  type DeviceInfo,
+  listDevices,
+  type ListDevicesOptions,
+} from "./runtime/client/devices.ts";
 export { type ArraysOf, ComputeClient } from "./runtime/client/client.ts";
 export type {
   ArangeOptions,
   ComputeClientOptions,
+  CopyToOptions,
   CreateOptions,
   ExecuteOptions,
   FullOptions,

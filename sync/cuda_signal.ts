@@ -132,6 +132,16 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     return this.value >= toValue(target);
   }
 
+  /**
+   * The event of the smallest value recorded at or above `target` (stream order makes it complete
+   * after every earlier record), for a wait on the device: `cuStreamWaitEvent` captures the
+   * event's record when it is called, so use the event at once. `undefined` when nothing that far
+   * has been recorded, or after {@linkcode destroy}.
+   */
+  eventFor(target: bigint | number): E | undefined {
+    return this.#slotFor(toValue(target))?.event;
+  }
+
   /** Resolves once `target` is reached; `TIMEOUT` after `timeoutMs`, or the abort reason. */
   async wait(target: bigint | number, options: CudaSignalWaitOptions = {}): Promise<void> {
     const goal = toValue(target);
@@ -173,13 +183,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   /** One step of a wait: true once `goal` is reached. */
   #poll(goal: bigint): boolean {
     if (this.#value >= goal) return true;
-    // The smallest recorded value at or above the goal: stream order makes it sufficient.
-    let best: Slot<E> | undefined;
-    for (const slot of this.#ring) {
-      if (slot !== undefined && slot.value >= goal && (!best || slot.value < best.value)) {
-        best = slot;
-      }
-    }
+    const best = this.#slotFor(goal);
     if (best === undefined) return this.value >= goal; // nothing recorded that far yet
     best.waiters++;
     try {
@@ -189,6 +193,17 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     } finally {
       if (--best.waiters === 0 && best.evicted) this.#events.destroy(best.event);
     }
+  }
+
+  /** The smallest recorded value at or above `goal`: stream order makes it sufficient. */
+  #slotFor(goal: bigint): Slot<E> | undefined {
+    let best: Slot<E> | undefined;
+    for (const slot of this.#ring) {
+      if (slot !== undefined && slot.value >= goal && (!best || slot.value < best.value)) {
+        best = slot;
+      }
+    }
+    return best;
   }
 
   /** Raises `value` to the highest slot seen complete. */

@@ -10,7 +10,7 @@
  * fetched.
  */
 import assert from "node:assert/strict";
-import { createClient } from "../mod.ts";
+import { createClient, listDevices } from "../mod.ts";
 import { BackendUnavailableError } from "../backend.ts";
 import {
   CUDA_SYMBOLS,
@@ -127,6 +127,9 @@ Deno.test({
       assert.equal(error.cause.errorName, "CUDA_ERROR_NO_DEVICE");
       return true;
     });
+    // Discovery says the same, and lists nothing from it when no backend is named.
+    await assert.rejects(listDevices({ backend: "cuda", library }), BackendUnavailableError);
+    assert.ok((await listDevices({ library })).every((device) => device.backend === "webgpu"));
   },
 });
 
@@ -176,6 +179,9 @@ Deno.test({
       cuEventQuery: s.cuEventQuery(null),
       cuStreamQuery: s.cuStreamQuery(null),
       cuModuleLoadDataEx: s.cuModuleLoadDataEx(o, ptx, 0, null, null),
+      cuDeviceCanAccessPeer: s.cuDeviceCanAccessPeer(i, 0, 1),
+      cuCtxEnablePeerAccess: s.cuCtxEnablePeerAccess(null, 0),
+      cuMemcpyPeerAsync: s.cuMemcpyPeerAsync(0n, null, 0n, null, 0n, null),
       cuDriverGetVersion: s.cuDriverGetVersion(i),
     });
     const expected = calls(real().symbols);

@@ -3,7 +3,8 @@
  * machine has one with a device: the conformance suite, random cross-stream programs checked
  * against the sequential reference, and the shipped reduction and matmul kernels checked against
  * a CPU reference; the shipped PTX loading on the driver at hand; with two devices, two servers
- * running interleaved programs. Test names carry the device and the driver's CUDA version.
+ * running interleaved programs, and two clients running random programs of copies and waits
+ * between the devices. Test names carry the device and the driver's CUDA version.
  * Skipped, with the reason, where there is no driver or no device (CI).
  */
 import assert from "node:assert/strict";
@@ -12,6 +13,8 @@ import { CUDA_KERNELS, CudaDevice, CudaServer } from "../runtime/server/cuda/mod
 import { cudaVersionName } from "../runtime/server/cuda/_ptx_version.ts";
 import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
 import { checkShippedKernels, command, run, runInterleaved } from "./_cuda_programs.ts";
+import { CUDA_PROGRAM_KERNELS, deviceCommand, runOnDevices } from "./_device_programs.ts";
+import { createClients, listDevices } from "../mod.ts";
 
 const found = (() => {
   try {
@@ -102,5 +105,31 @@ Deno.test({
       ),
       { numRuns: 100 },
     );
+  },
+});
+
+Deno.test({
+  name: twoDevices
+    ? skipped("real driver: copies and waits between two devices (random client programs)")
+    : "real driver: copies and waits between two devices (skipped: " +
+      (unavailable ?? "the machine has one device") + ")",
+  ignore: !twoDevices,
+  async fn() {
+    const [a, b] = await listDevices({ backend: "cuda" });
+    using clients = await createClients([a, b]);
+    const pair = [clients[0], clients[1]] as const;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(deviceCommand, { minLength: 1, maxLength: 24 }),
+        (p) => runOnDevices(pair, CUDA_PROGRAM_KERNELS, p),
+      ),
+      { numRuns: 200 },
+    );
+    // A large copy both ways, whatever the route (peer where the devices allow it).
+    const data = Uint32Array.from({ length: 1 << 22 }, (_, i) => i);
+    using x = pair[0].createWithData(data);
+    using y = pair[0].copyTo(x, pair[1]);
+    using z = pair[1].copyTo(y, pair[0]);
+    assert.equal((await pair[0].read(z)).findIndex((v, i) => v !== i), -1);
   },
 });

@@ -43,6 +43,7 @@ const CUDA = [
   "CudaTimelineSignal",
   "ModuleCache",
   "libraryCandidates",
+  "listCudaDevices",
 ];
 Deno.test("the trace entry point exports the two trace writers", () => {
   deepEqual(Object.keys(trace).sort(), ["renderTraceSvg", "toChromeTrace"]);
@@ -67,9 +68,11 @@ const USER = [
   "TimeoutError",
   "UnsupportedError",
   "createClient",
+  "createClients",
   "dot",
   "elementwise",
   "formatMemoryUsage",
+  "listDevices",
   "reduce",
   "reduction",
 ];
@@ -132,7 +135,9 @@ const WEBGPU = [
   "WebGpuProfiler",
   "WebGpuServer",
   "WebGpuStorage",
+  "listWebGpuAdapters",
   "packInfo",
+  "requestListedAdapter",
 ];
 const TUNE = [
   "MATMUL_VARIANTS",

@@ -1,6 +1,7 @@
 /**
  * The user programs of the README (examples/saxpy.ts, softmax.ts, two_streams.ts,
  * signal_pipeline.ts) run and check themselves against the CPU: each throws on a mismatch.
+ * examples/data_parallel.ts runs on one device and on two (two devices of the adapter).
  */
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -28,3 +29,22 @@ for (const [name, run] of Object.entries(PROGRAMS)) {
     },
   });
 }
+
+Deno.test({
+  name: "examples/data_parallel.ts sums over one device and over two, as the CPU does",
+  ignore: adapter === null || adapter === undefined, // no WebGPU adapter on this machine
+  async fn() {
+    const { sample, sumOnCpu, sumOnDevices } = await import("../examples/data_parallel.ts");
+    const { createClients, listDevices } = await import("../mod.ts");
+    const [device] = await listDevices({ backend: "webgpu" });
+    const data = sample(1_000_003); // shards of unequal length
+    const cpu = sumOnCpu(data);
+    for (const count of [1, 2]) {
+      using clients = await createClients(Array(count).fill(device));
+      const sum = await sumOnDevices(clients, data);
+      if (!(Math.abs(sum - cpu) / cpu < 1e-5)) {
+        throw new Error(`${count} device(s): ${sum}, the CPU: ${cpu}`);
+      }
+    }
+  },
+});

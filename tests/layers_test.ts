@@ -40,8 +40,9 @@ Deno.test("imports running back up a layer are reported", () => {
     { from: "sync/cpu_signal.ts", to: "runtime/stream/event.ts" },
     { from: "runtime/client/create_client.ts", to: "runtime/server/webgpu/server.ts" },
     { from: "runtime/trace/chrome_trace.ts", to: "runtime/server/server.ts" },
+    { from: "runtime/client/devices.ts", to: "runtime/server/cuda/devices.ts" },
   ]);
-  equal(violations.length, 8, violations.join("\n"));
+  equal(violations.length, 9, violations.join("\n"));
 });
 
 Deno.test("imports down the layers are allowed", () => {
@@ -59,6 +60,8 @@ Deno.test("imports down the layers are allowed", () => {
         to: "runtime/server/webgpu/server.ts",
         dynamic: true,
       },
+      { from: "runtime/client/devices.ts", to: "runtime/server/cuda/devices.ts", dynamic: true },
+      { from: "runtime/client/devices.ts", to: "runtime/client/create_client.ts" },
       { from: "runtime/tune/tuner.ts", to: "runtime/client/client.ts" },
       { from: "mod.ts", to: "runtime/server/webgpu/kernel.ts" },
       { from: "runtime/trace/svg_timeline.ts", to: "runtime/core/trace.ts" },

@@ -8,8 +8,8 @@
  *      ← trace (the JSON and SVG writers of runtime/core/trace.ts's vocabulary)
  * ```
  *
- * Backends never import each other; `createClient` reaches them only through dynamic `import()`
- * (type-only imports of their options are allowed). Checked by `tools/check_layers.ts` over
+ * Backends never import each other; `createClient` (and `listDevices`, `createClients` next to
+ * it) reach them only through dynamic `import()` (type-only imports of their options are allowed). Checked by `tools/check_layers.ts` over
  * `deno info --json`, and unit-tested in `tests/layers_test.ts`.
  *
  * @module
@@ -24,7 +24,10 @@ export function layerOf(path: string): string | undefined {
   if (path === "runtime/server/server.ts") return "contract";
   const backend = /^runtime\/server\/([^/]+)\//.exec(path);
   if (backend) return `backend:${backend[1]}`;
-  if (path === "runtime/client/create_client.ts") return "create_client";
+  // The entry points that open backends (by dynamic import): createClient, and discovery.
+  if (path === "runtime/client/create_client.ts" || path === "runtime/client/devices.ts") {
+    return "create_client";
+  }
   if (path.startsWith("runtime/client/")) return "client";
   if (path.startsWith("runtime/kernels/")) return "kernels";
   if (path.startsWith("runtime/tune/")) return "tune";

@@ -31,8 +31,11 @@ import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import type { ProfileOptions, Trace, TraceRecorder } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
-import { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
+import type { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
 import { HeldStreams } from "./_held_streams.ts";
+import { ClientTimeline } from "./_client_timeline.ts";
+import { MarkOrder } from "./_mark_order.ts";
+import { chunkBytesOf, copyBetween, narrowBinding } from "./_copy_to.ts";
 import { cubeCount, LaunchRecord } from "./_launch_record.ts";
 import {
   arangeArray,
@@ -48,6 +51,7 @@ import { KindCache } from "./_kinds.ts";
 import type {
   ArangeOptions,
   ComputeClientOptions,
+  CopyToOptions,
   CreateOptions,
   ExecuteOptions,
   FullOptions,
@@ -92,7 +96,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   readonly #held = new HeldStreams();
   readonly #scratch = new LaunchRecord<K>();
   readonly #kinds = new KindCache();
-  #timeline: CpuTimelineSignal | undefined;
+  #timeline: ClientTimeline | undefined;
+  readonly #marks = new MarkOrder();
   #marked = 0n;
   #destroyed = false;
 
@@ -277,6 +282,53 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /**
+   * Copies `handle` to `destination`'s device (or this client's own) and returns the new handle
+   * there, of the same element type, at once. The copy comes after the writes of `handle` made
+   * before the call (on `options.stream` or ordered before it) and before every later use of the
+   * new handle on `destination`. CUDA servers of one driver copy on the devices (peer access where
+   * the devices allow it, else staged through pinned memory), with no host round trip; other
+   * pairs (two WebGPU devices, CUDA and WebGPU) go through the host in chunks, the destination
+   * holding `destinationStream` until the data landed. A failed copy fails the destination's
+   * later calls on it (as `waitFor` does).
+   *
+   * @example Sum partial results of two devices on the first
+   * ```ts ignore
+   * import { createClients, listDevices } from "@gpucompute/runtime";
+   * using clients = await createClients(await listDevices());
+   * const [first, second] = clients;
+   * using part = second!.createWithData(new Float32Array([1, 2, 3]));
+   * using copied = second!.copyTo(part, first); // a Handle<"f32"> on the first device
+   * console.log(await first.read(copied)); // Float32Array [1, 2, 3]
+   * ```
+   */
+  copyTo<D extends HandleType>(
+    handle: Handle<D>,
+    destination: ComputeClient,
+    options: CopyToOptions = {},
+  ): Handle<D> {
+    checkHandle(handle, "handle");
+    if (!(destination instanceof ComputeClient)) {
+      throw new TypeError(`destination must be a ComputeClient, got ${describe(destination)}`);
+    }
+    checkOptions(options);
+    const chunkBytes = chunkBytesOf(options);
+    this.#assertLive();
+    destination.#assertLive();
+    const from = {
+      server: this.#server,
+      held: this.#held,
+      stream: resolveStreamId(options.stream),
+    };
+    const to = {
+      server: destination.#server,
+      held: destination.#held,
+      stream: resolveStreamId(options.destinationStream),
+    };
+    const kind = destination.#kinds.get("copyTo", handle.dtype, options);
+    return copyBetween(handle, from, to, { kind, chunkBytes }) as Handle<D>;
+  }
+
+  /**
    * Compiles a kernel now, so that compilation errors (`CompilationError` with the line) come
    * here instead of from the first launch's stream.
    */
@@ -371,13 +423,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    */
   get timeline(): CpuTimelineSignal {
     this.#assertLive();
-    return this.#timeline ??= new CpuTimelineSignal();
+    return this.#timeline ??= new ClientTimeline();
   }
 
   /**
    * Marks the current point of the stream (flushing it) and returns the value that
    * {@linkcode timeline} reaches once the work queued so far on the stream has completed.
-   * Values increase with each call; reaching one means every earlier mark was reached too.
+   * Values increase with each call; reaching one means every earlier mark was reached too (a
+   * mark made while an earlier one waits on a held stream is issued after it).
    *
    * @example Hand a point of the GPU work to another Worker
    * ```ts ignore
@@ -397,7 +450,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     const current = timeline.value;
     const value = (this.#marked > current ? this.#marked : current) + 1n;
     this.#marked = value;
-    this.#held.runVoid(stream, [], [], () => {
+    this.#marks.issue(this.#held, stream, () => {
       const server = this.server;
       if (server.signal !== undefined) return server.signal(timeline, value, stream);
       // Without a native mark, `sync` covers every stream's submitted work.
@@ -415,7 +468,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * use memory a held call uses. A held `write` takes its data when it runs, so a host producer
    * (another Worker filling shared memory, say) may finish the input after this call. If the
    * wait fails (`timeoutMs`, or the signal's own error), the held calls fail with that error
-   * (see the README's Errors section); `destroy()` settles them with `DESTROYED` at once.
+   * (see the README's Errors section); `destroy()` settles them with `DESTROYED` at once, and so
+   * does the destruction of the client whose `timeline` is waited on, for a value it had not
+   * reached. Another device's `timeline` works the same; between CUDA devices, a value already
+   * marked (and no `timeoutMs`) is waited for on the device instead (`cuStreamWaitEvent`: the
+   * calls go to the device at once, ordered after the mark). See docs/devices.md.
    *
    * @example Upload an input once a producer Worker has written it
    * ```ts ignore
@@ -438,6 +495,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     assertNonNegativeInteger(timeoutMs, "timeoutMs");
     if (typeof signal?.wait !== "function") {
       throw new TypeError(`signal must be a TimelineSignal, got ${describe(signal)}`);
+    }
+    // On the device where the backend can (CUDA: a mark of a CUDA server is an event to wait on),
+    // unless calls are held here already (the wait must come after them) or a timeout is asked.
+    if (timeoutMs === 0 && !this.#held.held(stream) && !signal.isReached(value)) {
+      if (this.server.waitSignal?.(signal, BigInt(value), stream) === true) return;
     }
     const wait = signal.wait(value, { timeoutMs, signal: this.#held.abortSignal });
     this.#held.hold(stream, wait.catch((cause) => Promise.reject(waitError(cause, stream, value))));
@@ -521,7 +583,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.#held.close(new RuntimeError("DESTROYED", "The compute client was destroyed"));
+    const destroyed = new RuntimeError("DESTROYED", "The compute client was destroyed");
+    this.#held.close(destroyed);
+    this.#timeline?.close(destroyed); // its unreached marks never will be
     if (this.#ownsServer) this.#server.destroy();
   }
 
@@ -554,14 +618,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       );
     }
     // Narrow the binding to the written range; the handle keeps owning the whole slice.
-    const target = new Binding(whole.memory, {
-      offsetStart: (whole.offsetStart ?? 0) + start,
-      offsetEnd: (whole.offsetEnd ?? 0) + whole.size() - start - bytes.byteLength,
-      stream: whole.stream,
-      cursor: whole.cursor,
-      fullSize: whole.fullSize,
-      dtype: whole.dtype,
-    });
+    const target = narrowBinding(whole, start, bytes.byteLength);
     const descriptor = copyDescriptor(target, [bytes.byteLength], [1], 1);
     this.#held.runVoid(stream, [whole.memory.id], [handle], () => {
       this.server.write([{ descriptor, data: bytes }], stream);

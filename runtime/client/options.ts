@@ -140,6 +140,31 @@ export interface WaitForOptions extends StreamOptions {
 }
 
 /**
+ * Options of {@linkcode ComputeClient.copyTo}.
+ *
+ * @example
+ * ```ts
+ * import type { CopyToOptions } from "@gpucompute/runtime";
+ * const options: CopyToOptions = { stream: 1, destinationStream: 2, label: "partial sums" };
+ * ```
+ */
+export interface CopyToOptions extends CreateOptions {
+  /**
+   * The stream of the destination client that the copy lands on: later calls there that use the
+   * new handle run after it.
+   * @default {currentStreamId()}
+   */
+  destinationStream?: StreamId;
+  /**
+   * Bytes per chunk of a copy through the host (between WebGPU devices, CUDA and WebGPU): each
+   * chunk is written to the destination as soon as it was read. A multiple of 4 (WebGPU copies
+   * 4-byte units).
+   * @default {4194304}
+   */
+  chunkBytes?: number;
+}
+
+/**
  * A kernel launch through the client: how many invocations (`threads`) or workgroups (`count`),
  * the storage buffers in binding order, and the named `params` of the kernel's uniform.
  *

@@ -336,6 +336,27 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * Where absent, the client marks through `sync` (correct, one device round trip per mark).
    */
   signal?(timeline: TimelineSignal, value: bigint, stream: StreamId): void;
+  /**
+   * Optional. Makes `stream` wait on the device until `timeline` reaches `value` when the backend
+   * has a device event for that point (a `signal` mark of a server of the same driver, or a
+   * signal of its own kind): no host round trip. Returns false when it has none; the client then
+   * holds the stream on the host until the value is reached.
+   */
+  waitSignal?(timeline: TimelineSignal, value: bigint, stream: StreamId): boolean;
+  /**
+   * Optional. Enqueues a copy of `source` into `target` (memory of `destination`: this server or
+   * another of the same kind) that runs on the devices without a host round trip: after the
+   * writes of `source` ordered before `streams.source`'s current point, before
+   * `streams.destination`'s later work, and before later work of `streams.source` (which may
+   * overwrite the source). Returns false where the two servers cannot copy on the devices; the
+   * client then copies through the host.
+   */
+  enqueueCopy?(
+    destination: this,
+    source: CopyDescriptor,
+    target: CopyDescriptor,
+    streams: CopyStreams,
+  ): boolean;
   /** Releases everything the server created. Idempotent. */
   destroy(): void;
 }

@@ -10,7 +10,15 @@
 
 import assert from "node:assert/strict";
 import { configure, reset } from "@logtape/logtape";
-import { createClient, dot, elementwise, reduce, type WgslKernel } from "../../mod.ts";
+import {
+  createClient,
+  createClients,
+  dot,
+  elementwise,
+  listDevices,
+  reduce,
+  type WgslKernel,
+} from "../../mod.ts";
 import { asyncStreamScope, currentStreamId, withStream } from "../../backend.ts";
 import { WebGpuServer } from "../../runtime/server/webgpu/mod.ts";
 import { renderTraceSvg, toChromeTrace } from "../../runtime/trace/mod.ts";
@@ -214,12 +222,37 @@ runGroups({
   },
 
   "what a browser lacks": async (t) => {
+    const unavailable = (e: unknown) =>
+      (e as { code?: string }).code === "BACKEND_UNAVAILABLE" && /not Deno/.test(String(e));
     await t.step("the CUDA backend is unavailable with a clear error", async () => {
-      await assert.rejects(
-        createClient({ backend: "cuda" }),
-        (e) =>
-          (e as { code?: string }).code === "BACKEND_UNAVAILABLE" && /not Deno/.test(String(e)),
-      );
+      await assert.rejects(createClient({ backend: "cuda" }), unavailable);
+      await assert.rejects(listDevices({ backend: "cuda" }), unavailable);
+    });
+  },
+
+  "several devices": async (t) => {
+    const found = await listDevices();
+    await t.step("listDevices lists the WebGPU adapter only", () => {
+      assert.ok(found.length >= 1 && found.every((device) => device.backend === "webgpu"));
+    });
+    // A browser's adapter makes one device: each client requests the adapter again.
+    const [adapter] = await listDevices({ backend: "webgpu" });
+    using clients = await createClients([adapter, adapter]);
+    const [a, b] = clients;
+    await t.step("two devices of one adapter exchange data with copyTo", async () => {
+      using x = a.createWithData(ramp(n, (i) => i));
+      using y = a.copyTo(x, b, { chunkBytes: 4096 });
+      a.write(x, new Float32Array(n));
+      const got = await b.read(y);
+      assert.equal(got.findIndex((v, i) => v !== i), -1);
+    });
+    await t.step("one waits for the other's timeline", async () => {
+      using v = a.createWithData(ramp(n, () => 1));
+      a.execute(axpb, { threads: n, buffers: [v], params: { a: 2, b: 0, n } });
+      b.waitFor(a.timeline, a.signal());
+      using w = b.createWithData(new Float32Array([7]));
+      assert.deepEqual([...await b.read(w)], [7]);
+      assert.ok(a.timeline.value >= 1n);
     });
   },
 });

@@ -46,6 +46,8 @@ export const CUDA_SYMBOLS = {
   cuCtxSetCurrent: { parameters: [P], result: R },
   cuCtxGetCurrent: { parameters: [B], result: R },
   cuCtxSynchronize: { parameters: [], result: R },
+  cuDeviceCanAccessPeer: { parameters: [B, "i32", "i32"], result: R },
+  cuCtxEnablePeerAccess: { parameters: [P, "u32"], result: R },
   cuMemGetInfo_v2: { parameters: [B, B], result: R },
   cuStreamCreate: { parameters: [B, "u32"], result: R },
   cuStreamDestroy_v2: { parameters: [P], result: R },
@@ -69,6 +71,7 @@ export const CUDA_SYMBOLS = {
   cuMemcpyDtoHAsync_v2: { parameters: [P, "u64", "usize", P], result: R },
   cuMemcpyDtoDAsync_v2: { parameters: ["u64", "u64", "usize", P], result: R },
   cuMemcpy2DAsync_v2: { parameters: [B, P], result: R },
+  cuMemcpyPeerAsync: { parameters: ["u64", P, "u64", P, "usize", P], result: R },
   cuMemsetD8Async: { parameters: ["u64", "u8", "usize", P], result: R },
   cuModuleLoadData: { parameters: [B, B], result: R },
   cuModuleLoadDataEx: { parameters: [B, B, "u32", B, B], result: R },
@@ -110,6 +113,8 @@ export const CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 export const CUDA_ERROR_INVALID_PTX = 218;
 /** `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`: the PTX's `.version` is newer than the driver's. */
 export const CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
+/** `CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED`: `cuCtxEnablePeerAccess` was done before. */
+export const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
 /** `CUDA_ERROR_NOT_READY`: an event or stream has pending work (not an error). */
 export const CUDA_ERROR_NOT_READY = 600;
 

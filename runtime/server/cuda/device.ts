@@ -130,27 +130,10 @@ export class CudaDevice implements Disposable {
     this.ordinal = ordinal;
     this.context = context;
     this.#address = BigInt(Deno.UnsafePointer.value(context));
-    const { symbols, out64, out32 } = driver;
-    const name = new Uint8Array(256);
-    driver.check(symbols.cuDeviceGetName(name, name.length, ordinal), "cuDeviceGetName");
-    this.name = new TextDecoder().decode(name.subarray(0, name.indexOf(0)));
-    const attr = (id: number) => {
-      driver.check(symbols.cuDeviceGetAttribute(out32, id, ordinal), `cuDeviceGetAttribute(${id})`);
-      return out32[0];
-    };
-    this.attributes = {
-      computeCapability: [attr(ATTR.ccMajor), attr(ATTR.ccMinor)],
-      multiprocessors: attr(ATTR.multiprocessors),
-      maxThreadsPerBlock: attr(ATTR.maxThreadsPerBlock),
-      maxBlockDim: [attr(ATTR.blockX), attr(ATTR.blockY), attr(ATTR.blockZ)],
-      maxGridDim: [attr(ATTR.gridX), attr(ATTR.gridY), attr(ATTR.gridZ)],
-      maxSharedMemoryPerBlock: attr(ATTR.sharedPerBlock),
-      maxSharedMemoryPerBlockOptin: attr(ATTR.sharedPerBlockOptin),
-      warpSize: attr(ATTR.warpSize),
-      memoryPools: attr(ATTR.memoryPools) === 1 && symbols.cuMemAllocAsync !== null,
-    };
-    driver.check(symbols.cuDeviceTotalMem_v2(out64, ordinal), "cuDeviceTotalMem_v2");
-    this.totalMemory = Number(out64[0]);
+    const facts = readDevice(driver, ordinal);
+    this.name = facts.name;
+    this.attributes = facts.attributes;
+    this.totalMemory = facts.totalMemory;
     this.driverVersion = driver.version;
   }
 
@@ -165,24 +148,8 @@ export class CudaDevice implements Disposable {
     if (!Number.isInteger(ordinal) || ordinal < 0) {
       throw new RangeError(`ordinal must be a non-negative integer, got ${ordinal}`);
     }
-    const driver = CudaDriver.open(options);
+    const driver = initDriver(options);
     const { symbols, out64, out32 } = driver;
-    const init = symbols.cuInit(0);
-    if (init !== 0) {
-      const cause = driver.error(init, "cuInit(0)");
-      const meaning = INIT_FAILURES[init];
-      let version = "";
-      try {
-        version = `, ${cudaVersionName(driver.version)} driver`;
-      } catch { /* cuDriverGetVersion failed too */ }
-      throw new BackendUnavailableError(
-        "cuda",
-        `${meaning ?? "cuInit failed"}: cuInit returned ${cause.errorName} (${init}), ` +
-          `"${cause.errorString}"${version}`,
-        [driver.path],
-        { cause },
-      );
-    }
     driver.check(symbols.cuDeviceGetCount(out32), "cuDeviceGetCount");
     if (ordinal >= out32[0]) {
       throw new BackendUnavailableError(
@@ -258,4 +225,58 @@ export class CudaDevice implements Disposable {
   [Symbol.dispose](): void {
     this.destroy();
   }
+}
+
+/**
+ * Opens the driver library and initialises it (`cuInit(0)`): `BACKEND_UNAVAILABLE` when the
+ * library is missing or `cuInit` fails (no device, a stub or mismatched driver...: the message
+ * has the driver's text). Initialising again is harmless.
+ */
+export function initDriver(options: CudaDriverOptions = {}): CudaDriver {
+  const driver = CudaDriver.open(options);
+  const init = driver.symbols.cuInit(0);
+  if (init !== 0) {
+    const cause = driver.error(init, "cuInit(0)");
+    const meaning = INIT_FAILURES[init];
+    let version = "";
+    try {
+      version = `, ${cudaVersionName(driver.version)} driver`;
+    } catch { /* cuDriverGetVersion failed too */ }
+    throw new BackendUnavailableError(
+      "cuda",
+      `${meaning ?? "cuInit failed"}: cuInit returned ${cause.errorName} (${init}), ` +
+        `"${cause.errorString}"${version}`,
+      [driver.path],
+      { cause },
+    );
+  }
+  return driver;
+}
+
+/** Name, attributes and memory of device `ordinal` (no context needed). */
+export function readDevice(
+  driver: CudaDriver,
+  ordinal: number,
+): { name: string; attributes: CudaDeviceAttributes; totalMemory: number } {
+  const { symbols, out64, out32 } = driver;
+  const bytes = new Uint8Array(256);
+  driver.check(symbols.cuDeviceGetName(bytes, bytes.length, ordinal), "cuDeviceGetName");
+  const name = new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(0)));
+  const attr = (id: number) => {
+    driver.check(symbols.cuDeviceGetAttribute(out32, id, ordinal), `cuDeviceGetAttribute(${id})`);
+    return out32[0];
+  };
+  const attributes: CudaDeviceAttributes = {
+    computeCapability: [attr(ATTR.ccMajor), attr(ATTR.ccMinor)],
+    multiprocessors: attr(ATTR.multiprocessors),
+    maxThreadsPerBlock: attr(ATTR.maxThreadsPerBlock),
+    maxBlockDim: [attr(ATTR.blockX), attr(ATTR.blockY), attr(ATTR.blockZ)],
+    maxGridDim: [attr(ATTR.gridX), attr(ATTR.gridY), attr(ATTR.gridZ)],
+    maxSharedMemoryPerBlock: attr(ATTR.sharedPerBlock),
+    maxSharedMemoryPerBlockOptin: attr(ATTR.sharedPerBlockOptin),
+    warpSize: attr(ATTR.warpSize),
+    memoryPools: attr(ATTR.memoryPools) === 1 && symbols.cuMemAllocAsync !== null,
+  };
+  driver.check(symbols.cuDeviceTotalMem_v2(out64, ordinal), "cuDeviceTotalMem_v2");
+  return { name, attributes, totalMemory: Number(out64[0]) };
 }

@@ -18,6 +18,7 @@
 
 export { CudaServer, type CudaServerOptions, type CudaServerStats } from "./server.ts";
 export { CudaDevice, type CudaDeviceAttributes, type CudaDeviceOptions } from "./device.ts";
+export { type CudaDeviceInfo, listCudaDevices } from "./devices.ts";
 export { CUDA_KERNELS, type CudaKernel } from "./kernel.ts";
 export { ModuleCache, type ModuleCacheOptions } from "./module_cache.ts";
 export {

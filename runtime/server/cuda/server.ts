@@ -20,8 +20,13 @@
  *   timeout) for the counter — the one synchronous wait of the backend.
  * - **Profiling** with timing events per stream (`profiler.ts`): `timing: "device"`; traces
  *   time every launch with them (`_trace.ts`).
- * - **Server-to-server copy** goes through the host, like WebGPU's.
- * - **Timeline marks** (`signal`) are GC tasks: set once the GC stream passed the mark.
+ * - **Copies between servers** of one driver run on the devices (`enqueueCopy`, `_peer.ts`): on one
+ *   device, or across two with peer access (enabled once per pair where `cuDeviceCanAccessPeer`
+ *   allows), else staged through pinned memory; the contract's `copyTo` waits for them. Servers of
+ *   different driver libraries copy through the host.
+ * - **Timeline marks** (`signal`) are GC tasks: set once the GC stream passed the mark. Each mark
+ *   is also an event (`_marks.ts`), which another CUDA server's stream waits on with
+ *   `waitSignal`: cross-device ordering with no host round trip.
  *
  * @module
  */
@@ -79,6 +84,8 @@ import { CudaStorage } from "./storage.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { signalEvents } from "./_signal.ts";
+import { markEvent, ServerMarks } from "./_marks.ts";
+import { type CopySide, enqueueCopyBetween, PeerAccess } from "./_peer.ts";
 
 /**
  * A compute server on a CUDA device.
@@ -104,6 +111,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   readonly #profiler: CudaProfiler;
   readonly #timeoutMs: number;
   readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
+  readonly #marks: ServerMarks;
+  readonly #peers = new PeerAccess();
+  #copySide: CopySide | undefined;
   #launchContext: LaunchContext | undefined;
   /** Set when a reservation allocated a page in its stream's order (`cuMemAllocAsync`). */
   #streamOrderedPage = false;
@@ -164,6 +174,12 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       driverVersion: device.driverVersion,
     });
     this.#profiler = new CudaProfiler(driver, wait);
+    this.#marks = new ServerMarks({
+      driver,
+      backend: this.#backend,
+      events: this.#events,
+      ...wait,
+    });
     this.properties = {
       backend: "cuda",
       deviceName: device.name,
@@ -206,6 +222,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       }),
     );
     this.#signals.add(signal);
+    this.#marks.adopt(signal); // other CUDA servers' streams may wait on its events
     return signal;
   }
 
@@ -214,16 +231,60 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    * stream waits on an event of `stream` and the mark rides on the GC task of that wait, so marks
    * complete in the order they were made (the GC stream's order), whatever their streams. A
    * failed or timed-out event never reaches the mark and poisons the stream (its next `sync` or
-   * `read` reports it); a destroyed server never reaches it either.
+   * `read` reports it); a destroyed server never reaches it either. The mark is an event too, for
+   * {@linkcode waitSignal} on other CUDA servers.
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
     using resolved = this.#resolve(stream, []);
+    this.#marks.record(timeline, value, resolved.currentStream());
     resolved.gc({
       [Symbol.dispose]: () => {
         if (!this.#destroyed) timeline.set(value);
       },
     });
+  }
+
+  /**
+   * Makes `stream` wait on the device for `timeline` to reach `value` when a CUDA server of the
+   * same driver (this one or another device's) marked that value with `signal`, or `timeline` is
+   * a signal from `timelineSignal`: `cuStreamWaitEvent` on the event of the smallest value
+   * recorded at or above it. False when there is none (nothing that far recorded yet, another
+   * driver library, a timeline marked by several servers): then wait on the host.
+   */
+  waitSignal(timeline: TimelineSignal, value: bigint, stream: StreamId): boolean {
+    this.#assertUsable(stream);
+    const event = markEvent(timeline, this.#device.driver, value);
+    if (event === undefined) return false;
+    using resolved = this.#resolve(stream, []);
+    const current = resolved.currentStream();
+    this.#device.driver.check(
+      this.#device.driver.symbols.cuStreamWaitEvent(current.handle, event, 0),
+      `cuStreamWaitEvent(timeline value ${value}, stream ${current.index})`,
+    );
+    return true;
+  }
+
+  /**
+   * Enqueues a copy of `source` into `target`, memory of `destination` (this server or another
+   * of the same driver library), on the devices: see `_peer.ts` for the routes (one device, peer
+   * access, pinned staging). False for another driver library or a strided source across
+   * servers (copy through the host then).
+   */
+  enqueueCopy(
+    destination: this,
+    source: CopyDescriptor,
+    target: CopyDescriptor,
+    streams: CopyStreams,
+  ): boolean {
+    this.#assertUsable(streams?.source);
+    if (!(destination instanceof CudaServer)) {
+      throw new TypeError("destination must be a CudaServer");
+    }
+    destination.#assertUsable(streams.destination);
+    if (destination.#device.driver !== this.#device.driver) return false;
+    const request = { source, target, streams };
+    return enqueueCopyBetween(this.#side(), destination.#side(), request) !== undefined;
   }
 
   /**
@@ -436,7 +497,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    * Copies into a new contiguous allocation of `destination`. On the same device (one context)
    * the copy stays on the device: the destination stream waits on an event of the source stream,
    * then `cuMemcpyDtoDAsync` (or 2D); the source stays pinned until the copy completed (for good
-   * if the wait fails). Across devices it goes through the host.
+   * if the wait fails). Across devices it is {@linkcode enqueueCopy}'s peer or staged copy (a
+   * strided source, or another driver library, goes through the host).
    */
   async copyTo(
     destination: this,
@@ -449,12 +511,28 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     }
     destination.#assertUsable(streams.destination);
     const strides = contiguousStrides(source.shape);
+    const layout = copyLayout(source);
     if (
       destination.#device.driver !== this.#device.driver ||
-      destination.#device.ordinal !== this.#device.ordinal
+      (destination.#device.ordinal !== this.#device.ordinal && layout.rows !== 1)
     ) {
       const [bytes] = await this.read([source], streams.source);
       return { handle: destination.createWithData(bytes, streams.destination), strides };
+    }
+    if (destination.#device.ordinal !== this.#device.ordinal) {
+      const handle = destination.#allocate(layout.bytes, streams.destination);
+      try {
+        const target = handle.copyDescriptor([layout.bytes], [1], 1);
+        enqueueCopyBetween(this.#side(), destination.#side(), { source, target, streams });
+        destination.#bind(); // the copy ends in the source's context
+        const done = destination.#events.record(destination.#streams.stream(streams.destination));
+        await pollEvent(this.#device.driver, done, destination.#wait("A device-to-device copy"));
+        destination.#events.release(done);
+      } catch (error) {
+        handle.dispose();
+        throw error;
+      }
+      return { handle, strides };
     }
     const handle = await copyWithinDevice({
       source,
@@ -492,6 +570,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       // Pending GC tasks fail with DESTROYED now (their payloads stay held): no poll outlives us.
       () => this.#streams.pollGc(),
       ...[...this.#signals].map((signal) => () => signal.destroy()),
+      () => this.#marks.destroy(),
       () => this.#profiler.destroy(),
       () => this.#backend.join(),
       () => this.#memory.destroy(),
@@ -532,6 +611,20 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   #resolve(stream: StreamId, bindings: readonly Binding[]) {
     this.#profiler.trace?.used(stream, bindings);
     return this.#streams.resolve(stream, bindings, { enforceHealthy: true });
+  }
+
+  /** What `_peer.ts` needs of this server. */
+  #side(): CopySide {
+    return this.#copySide ??= {
+      device: this.#device,
+      events: this.#events,
+      pinned: this.#pinned,
+      peers: this.#peers,
+      bind: this.#bind,
+      range: (descriptor) => this.#range(descriptor),
+      resolve: (stream, bindings) => this.#resolve(stream, bindings),
+      stream: (id) => this.#streams.stream(id),
+    };
   }
 
   #copyContext() {

@@ -18,6 +18,7 @@
 
 export { WebGpuServer, type WebGpuServerOptions, type WebGpuServerStats } from "./server.ts";
 export { WebGpuDevice, type WebGpuDeviceOptions } from "./device.ts";
+export { listWebGpuAdapters, requestListedAdapter, type WebGpuDeviceInfo } from "./adapters.ts";
 export { WebGpuStorage } from "./storage.ts";
 export type { WgslKernel } from "./kernel.ts";
 export { WebGpuProfiler } from "./profiler.ts";

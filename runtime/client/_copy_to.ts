@@ -1,0 +1,149 @@
+/**
+ * `client.copyTo(handle, other)`: a new handle on `other`'s device with the bytes of `handle`,
+ * ordered after the writes of `handle` made before the call and before every later use of the new
+ * handle, with no wait for the caller.
+ *
+ * - **On the devices** where the servers can (`enqueueCopy`: CUDA servers of one driver, across
+ *   devices through peer access or pinned staging): nothing waits on the host.
+ * - **Through the host** otherwise (two WebGPU devices, CUDA <-> WebGPU): the source is read in
+ *   chunks, every chunk's read enqueued at once (so later writes of the source cannot leak into
+ *   the copy), and each chunk is written into the new handle as soon as its bytes arrive, while
+ *   the others are still in flight. On WebGPU a read maps a staging buffer and a write fills a
+ *   mapped one, so a chunk crosses the host in one copy out and one copy in.
+ *
+ * The source side runs in the source stream's order: now, or, when the client holds that stream
+ * (`waitFor`) or the handle's memory, when the held calls before it have run. Until the copy is
+ * enqueued (device route) or has landed (host route), the destination client holds its stream and
+ * the new handle's memory like `waitFor` does: later calls that use them run after it, and a
+ * failure (a read that failed, a destroyed source) fails them with that error.
+ *
+ * @module
+ */
+
+import { type CopyDescriptor, copyDescriptor } from "../core/allocation.ts";
+import { Binding, type Handle, type HandleKind } from "../core/handle.ts";
+import type { StreamId } from "../core/stream_id.ts";
+import type { ComputeServer } from "../server/server.ts";
+import type { HeldStreams } from "./_held_streams.ts";
+
+/** One client's end of a copy. */
+export interface CopyEnd {
+  readonly server: ComputeServer;
+  readonly held: HeldStreams;
+  readonly stream: StreamId;
+}
+
+/** Options of {@linkcode copyBetween}. */
+export interface CopyBetweenOptions {
+  /** The kind of the new handle (its element type, label, origin). */
+  readonly kind: HandleKind;
+  /** Bytes per chunk of a host copy. */
+  readonly chunkBytes: number;
+}
+
+/** What the source side started: `done` settles once a host copy landed (device copy: none). */
+interface Started {
+  readonly done: Promise<void> | undefined;
+}
+
+/** Copies `handle` (of `from`'s server) into a new handle of `to`'s server; see the module doc. */
+export function copyBetween(
+  handle: Handle,
+  from: CopyEnd,
+  to: CopyEnd,
+  options: CopyBetweenOptions,
+): Handle {
+  const bytes = handle.size();
+  const source = copyDescriptor(handle.binding(), [bytes], [1], 1);
+  const target = to.server.empty(bytes, to.stream, options.kind);
+  // The caller may dispose `target` at once; the copy writes through its own owner until done.
+  const into = target.clone();
+  try {
+    const start = (): Started => {
+      const destination = into.copyDescriptor([bytes], [1], 1);
+      const streams = { source: from.stream, destination: to.stream };
+      let device = false;
+      try {
+        device = sameBackend(from.server, to.server) &&
+          from.server.enqueueCopy?.(to.server, source, destination, streams) === true;
+      } finally {
+        if (device) into.dispose(); // enqueued: the servers keep what the copy uses
+      }
+      return { done: device ? undefined : hostCopy(from, to, source, into, options.chunkBytes) };
+    };
+    const started = from.held.run(from.stream, [source.binding.memory.id], [handle], start);
+    if (!(started instanceof Promise) && started.done === undefined) return target;
+    const landed = Promise.resolve(started).then((s) => s.done);
+    landed.catch(() => into.dispose()); // idempotent; covers a start that never ran
+    to.held.hold(to.stream, landed);
+    // The same on the new handle's memory, for later calls on other streams of `to`.
+    to.held.runVoid(to.stream, [target.binding().memory.id], [target], () => {});
+    return target;
+  } catch (error) {
+    into.dispose();
+    target.dispose();
+    throw error;
+  }
+}
+
+/**
+ * `options.chunkBytes`, 4 MiB by default; `RangeError` unless a positive multiple of 4 (WebGPU
+ * copies 4-byte units, so only a handle's last chunk may end between them).
+ */
+export function chunkBytesOf(options: { readonly chunkBytes?: number }): number {
+  const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0 || chunkBytes % 4 !== 0) {
+    throw new RangeError(
+      `chunkBytes must be a positive multiple of 4 bytes, got ${String(chunkBytes)}`,
+    );
+  }
+  return chunkBytes;
+}
+
+/** A sub-range of `binding`: `length` bytes from byte `start` of it (the memory stays its own). */
+export function narrowBinding(binding: Binding, start: number, length: number): Binding {
+  return new Binding(binding.memory, {
+    offsetStart: (binding.offsetStart ?? 0) + start,
+    offsetEnd: (binding.offsetEnd ?? 0) + binding.size() - start - length,
+    stream: binding.stream,
+    cursor: binding.cursor,
+    fullSize: binding.fullSize,
+    dtype: binding.dtype,
+  });
+}
+
+function sameBackend(a: ComputeServer, b: ComputeServer): boolean {
+  return Object.getPrototypeOf(a) === Object.getPrototypeOf(b);
+}
+
+/**
+ * Reads every chunk of `source` now (in the source stream's order) and writes each into `into`
+ * once it arrives; settles when every chunk was written (enqueued in the destination's order),
+ * then disposes `into`.
+ */
+function hostCopy(
+  from: CopyEnd,
+  to: CopyEnd,
+  source: CopyDescriptor,
+  into: Handle,
+  chunkBytes: number,
+): Promise<void> {
+  const bytes = source.binding.size();
+  const writes: Promise<void>[] = [];
+  for (let offset = 0; offset < bytes; offset += chunkBytes) {
+    const length = Math.min(chunkBytes, bytes - offset);
+    const piece = copyDescriptor(narrowBinding(source.binding, offset, length), [length], [1], 1);
+    const read = from.server.read([piece], from.stream);
+    writes.push(read.then(([data]) => {
+      const at = narrowBinding(into.binding(), offset, length);
+      to.server.write([{ descriptor: copyDescriptor(at, [length], [1], 1), data }], to.stream);
+    }));
+  }
+  // Every chunk settles before `into` goes (a late one would find it disposed); the first
+  // failure is the copy's.
+  return Promise.allSettled(writes).then((results) => {
+    into.dispose();
+    const failed = results.find((result) => result.status === "rejected");
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  });
+}
