@@ -46,22 +46,28 @@ export type Case = readonly [
   expected: typeof TypeError | typeof RangeError | string,
 ];
 
-export const any = (value: unknown) => value as never;
-export const bad = (env: Env, options: Record<string, unknown>, kernel: unknown = increment) =>
+export const any = (value: unknown): never => value as never;
+export const bad = (
+  env: Env,
+  options: Record<string, unknown>,
+  kernel: unknown = increment,
+): void =>
   env.client.execute(
     any(kernel),
     any({ count: CubeCount.newSingle(), buffers: [env.data], ...options }),
   );
-export const scalars = (s: unknown) => (env: Env) => bad(env, { scalars: s });
-export const count = (c: unknown) => (env: Env) => bad(env, { count: c });
-export const buffers = (b: (env: Env) => unknown) => (env: Env) => bad(env, { buffers: b(env) });
-export const kernel = (patch: Record<string, unknown>) => (env: Env) =>
+export const scalars = (s: unknown): (env: Env) => void => (env: Env): void =>
+  bad(env, { scalars: s });
+export const count = (c: unknown): (env: Env) => void => (env: Env): void => bad(env, { count: c });
+export const buffers = (b: (env: Env) => unknown): (env: Env) => void => (env: Env): void =>
+  bad(env, { buffers: b(env) });
+export const kernel = (patch: Record<string, unknown>): (env: Env) => void => (env: Env): void =>
   bad(env, {}, {
     ...increment,
     id: `bad_${Object.keys(patch).join("_")}_${Math.random()}`,
     ...patch,
   });
-export const disposed = (env: Env) => {
+export const disposed = (env: Env): Handle => {
   const doomed = env.client.createWithData(new Uint32Array(4));
   env.client.flush(); // nothing queued pins it any more
   doomed.dispose();

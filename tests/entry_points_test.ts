@@ -71,6 +71,7 @@ const USER = [
   "elementwise",
   "formatMemoryUsage",
   "reduce",
+  "reduction",
 ];
 const BACKEND = [
   "AllocationDescriptor",
@@ -122,6 +123,7 @@ const BACKEND = [
   "resolveConfig",
   "resolveStreamId",
   "runtimeLogger",
+  "warnVisibly",
   "withStream",
 ];
 const WEBGPU = [
