@@ -102,16 +102,25 @@ export {
   type ReductionSpec,
 } from "./runtime/kernels/reduction.ts";
 export {
+  AbortedError,
+  BackendUnavailableError,
   BufferTooBigError,
   CompilationError,
   ComputeError,
   type ComputeErrorCode,
+  DestroyedError,
+  DeviceLostError,
+  DriverError,
   InvalidHandleError,
   KernelArgumentError,
+  NoAdapterError,
+  NotReadyError,
   OutOfMemoryError,
-  RuntimeError,
+  ProfileNotRegisteredError,
   StreamUnhealthyError,
   TimeoutError,
+  TraceActiveError,
+  UnknownError,
   UnsupportedError,
 } from "./runtime/core/errors.ts";
 export { CpuTimelineSignal } from "./sync/cpu_signal.ts";

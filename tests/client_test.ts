@@ -3,8 +3,8 @@ import {
   ComputeClient,
   CpuTimelineSignal,
   CubeCount,
+  type DestroyedError,
   InvalidHandleError,
-  type RuntimeError,
 } from "../mod.ts";
 import { currentStreamId, type ScalarBinding, type StorageType } from "../backend.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
@@ -101,7 +101,7 @@ Deno.test("memory usage, cleanup, disposed handles and destroy", async () => {
   client.destroy();
   client.destroy();
   assert.equal(client.destroyed, true);
-  assert.throws(() => client.createBytes(4), (error: RuntimeError) => error.code === "DESTROYED");
+  assert.throws(() => client.createBytes(4), (error: DestroyedError) => error.code === "DESTROYED");
 });
 
 Deno.test("launches reach the server whole and keep nothing after the call, held or not", async () => {

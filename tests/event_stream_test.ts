@@ -3,10 +3,12 @@ import { ManagedMemoryId } from "../runtime/core/managed_memory.ts";
 import { SliceHandle } from "../runtime/core/slice.ts";
 import {
   ComputeError,
+  DeviceLostError,
+  DriverError,
   InvalidHandleError,
-  ResolveInProgressError,
-  RuntimeError,
+  OrderInProgressError,
   StreamUnhealthyError,
+  TimeoutError,
 } from "../runtime/core/errors.ts";
 import { type Binding, Handle } from "../runtime/core/handle.ts";
 import { type EventStreamBackend, MultiStream } from "../runtime/stream/event.ts";
@@ -155,7 +157,7 @@ Deno.test("every stream that used a binding is waited on, not only its creator",
 });
 
 Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
-  await t.step("a second resolve before finish: RESOLVE_IN_PROGRESS, state unchanged", async () => {
+  await t.step("a second resolve before finish: ORDER_IN_PROGRESS, state unchanged", async () => {
     const { backend, ms, box, h, s } = hazardSetup();
     const write = ms.resolve(1, [h.binding()]); // T resolves to write h...
     const before = { cursor: ms.state(2).cursor, synced: [...ms.state(2).lastSynced] };
@@ -164,10 +166,10 @@ Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
     assert.throws(
       () => ms.resolve(2, [h.binding()]),
       (e) =>
-        e instanceof ResolveInProgressError && e.code === "RESOLVE_IN_PROGRESS" &&
+        e instanceof OrderInProgressError && e.code === "ORDER_IN_PROGRESS" &&
         e.stream === 2 && e.openStream === 1,
     );
-    assert.throws(() => ms.resolve(1, []), ResolveInProgressError, "the same stream too");
+    assert.throws(() => ms.resolve(1, []), OrderInProgressError, "the same stream too");
     assert.deepEqual(
       { cursor: ms.state(2).cursor, synced: [...ms.state(2).lastSynced] },
       before,
@@ -192,7 +194,7 @@ Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
     const ms = new MultiStream({
       ...instantBackend,
       flush: () => {
-        if (fail) throw new RuntimeError("DRIVER", "flush failed");
+        if (fail) throw new DriverError("flush failed");
         return null;
       },
     }, { maxStreams: MAX_STREAMS });
@@ -343,7 +345,7 @@ Deno.test("a failed or timed-out GC wait frees nothing and poisons the stream", 
     ms.resolve(1, [h.binding(), shared.binding()]).finish();
     h.dispose();
     await turns();
-    gates[0].reject(new RuntimeError("DEVICE_LOST", "lost"));
+    gates[0].reject(new DeviceLostError("lost"));
     await turns();
     assert.equal(failures.length, 1, "reported before any drain");
     assert.equal(failures[0][0], 1);
@@ -386,7 +388,7 @@ Deno.test("a failed or timed-out GC wait frees nothing and poisons the stream", 
       flush: () => next++,
       waitEventHost: (event) => hung.has(event) ? new Promise(() => {}) : Promise.resolve(),
       waitEventHostSync: (event) => {
-        if (hung.has(event)) throw new RuntimeError("TIMEOUT", `event ${event} timed out`);
+        if (hung.has(event)) throw new TimeoutError(`event ${event}`, 0, "it did not complete");
       },
     }, { maxStreams: MAX_STREAMS, maxPendingGc: 1, onStreamFailed: (i) => failures.push(i) });
     using a = handle(0), b = handle(0);
@@ -433,7 +435,7 @@ Deno.test("error paths release what they took, over several streams", async (t) 
         return stream;
       },
       flush: (stream) => {
-        if (failing.has(stream)) throw new RuntimeError("DRIVER", "flush failed");
+        if (failing.has(stream)) throw new DriverError("flush failed");
         return null;
       },
     }, { maxStreams: MAX_STREAMS });
@@ -462,7 +464,7 @@ Deno.test("error paths release what they took, over several streams", async (t) 
     const ms = new MultiStream<object, null>({
       ...instantBackend,
       flush: () => {
-        if (fail) throw new RuntimeError("DRIVER", "flush failed");
+        if (fail) throw new DriverError("flush failed");
         return null;
       },
     }, { maxStreams: MAX_STREAMS });

@@ -3,7 +3,7 @@
  * polled on a timer up to the first event that is not ready, no host wait parked per task.
  */
 import assert from "node:assert/strict";
-import { type ComputeError, RuntimeError } from "../runtime/core/errors.ts";
+import { type ComputeError, DriverError } from "../runtime/core/errors.ts";
 import { type EventStreamBackend, MultiStream } from "../runtime/stream/event.ts";
 
 /** An event the test completes or fails by hand. */
@@ -31,7 +31,7 @@ function pollingBackend(log: { waited: number[] } = { waited: [] }) {
       event.queries++;
       log.waited.push(waitedMs);
       if (event.state === "failed") {
-        throw new RuntimeError("DRIVER", `event ${event.name} failed`);
+        throw new DriverError(`event ${event.name} failed`);
       }
       return event.state === "done";
     },

@@ -8,7 +8,7 @@ import {
   CompilationError,
   createClient,
   type CudaClient,
-  RuntimeError,
+  DestroyedError,
   TimeoutError,
   type WebGpuClient,
   type WgslKernel,
@@ -116,7 +116,10 @@ Deno.test({
         const started = performance.now();
         client.destroy();
         for (const pending of [read, sync]) {
-          await assert.rejects(pending, (e) => e instanceof RuntimeError && e.code === "DESTROYED");
+          await assert.rejects(
+            pending,
+            (e) => e instanceof DestroyedError && e.code === "DESTROYED",
+          );
         }
         assert.ok(performance.now() - started < 1000, "settled at once");
         // The test's op sanitizer fails it if the abandoned wait kept anything alive.

@@ -10,7 +10,7 @@
 import { assertNonNegativeInteger, describe } from "../core/_validate.ts";
 import type { MemoryUsage } from "../memory/memory_usage.ts";
 import { Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../core/bindings.ts";
-import { ComputeError, RuntimeError, UnsupportedError } from "../core/errors.ts";
+import { AbortedError, ComputeError, DestroyedError, UnsupportedError } from "../core/errors.ts";
 import { Binding, Handle, type HandleKind } from "../core/handle.ts";
 import { type Allocation, AllocationDescriptor, contiguousStrides } from "../core/allocation.ts";
 import { type CopyDescriptor, copyDescriptor } from "../core/allocation.ts";
@@ -521,7 +521,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.#held.close(new RuntimeError("DESTROYED", "The compute client was destroyed"));
+    this.#held.close(new DestroyedError("The compute client was destroyed"));
     if (this.#ownsServer) this.#server.destroy();
   }
 
@@ -569,15 +569,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   #assertLive(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The compute client was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The compute client was destroyed");
   }
 }
 
 /** The error a held call gets when the wait holding its stream failed. */
 function waitError(cause: unknown, stream: StreamId, value: bigint | number): unknown {
   if (cause instanceof ComputeError) return cause;
-  return new RuntimeError(
-    "ABORTED",
+  return new AbortedError(
     `The wait of stream ${stream} for timeline value ${value} failed: ${
       cause instanceof Error ? cause.message : String(cause)
     }`,

@@ -20,9 +20,9 @@ import { assertPositiveInteger, describe } from "../core/_validate.ts";
 import { runtimeLogger } from "../core/logging.ts";
 import {
   BufferTooBigError,
+  DestroyedError,
   InvalidHandleError,
   OutOfMemoryError,
-  RuntimeError,
 } from "../core/errors.ts";
 import type { MemoryAllocationMode } from "../core/kernel.ts";
 import type { MemoryPool, PoolContext } from "./_memory_pool.ts";
@@ -278,7 +278,7 @@ export class MemoryManagement<R> implements Disposable {
 
   #assertLive(): void {
     if (this.#destroyed) {
-      throw new RuntimeError("DESTROYED", "The memory manager was destroyed");
+      throw new DestroyedError("The memory manager was destroyed");
     }
   }
 }

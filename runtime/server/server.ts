@@ -31,7 +31,7 @@
  * 1. **Resolve, enqueue, finish: one critical section.** Call `resolve`, enqueue the work on
  *    `currentStream()`, then `finish()` (or `using`), with no other `resolve` in between and no
  *    `await` inside. Reserve temporaries before resolving. A second resolve while one is
- *    unfinished throws `RESOLVE_IN_PROGRESS`: accepting it would flush a stream whose work is
+ *    unfinished throws `ORDER_IN_PROGRESS`: accepting it would flush a stream whose work is
  *    not enqueued yet and record it as synchronized, so a later read would miss the write.
  * 2. **Memory freed on a stream is reused only in that stream's order.** Keep one memory pool
  *    per stream index (`streamId % maxStreams`): same-stream bindings are not pinned, so a slice

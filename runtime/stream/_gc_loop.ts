@@ -26,7 +26,7 @@
  * @module
  */
 
-import { ComputeError, RuntimeError } from "../core/errors.ts";
+import { ComputeError, UnknownError } from "../core/errors.ts";
 
 /** Waits on the host for an event; rejects with a typed error when the event failed. */
 export type HostWait<E> = (event: E) => Promise<void>;
@@ -319,5 +319,5 @@ function isDisposable(payload: GcPayload): payload is Disposable {
 
 function asComputeError(error: unknown, message: string): ComputeError {
   if (error instanceof ComputeError) return error;
-  return new RuntimeError("UNKNOWN", `${message}: ${String(error)}`, { cause: error });
+  return new UnknownError(`${message}: ${String(error)}`, { cause: error });
 }

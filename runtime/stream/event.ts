@@ -26,7 +26,7 @@
  *   in that stream's order (one pool per stream index).
  * - **Resolve, enqueue and finish do not interleave.** Rust's `&mut self` made them one critical
  *   section; here a resolve while another {@linkcode ResolvedStreams} is unfinished throws
- *   `RESOLVE_IN_PROGRESS` (see {@linkcode MultiStream.resolve} for why recording at `finish`
+ *   `ORDER_IN_PROGRESS` (see {@linkcode MultiStream.resolve} for why recording at `finish`
  *   instead would not be enough).
  * - **The GC polls where it can.** With the backend's optional
  *   {@linkcode EventStreamBackend.isEventComplete}, one timer tick polls one FIFO of GC tasks per
@@ -49,7 +49,7 @@
  */
 
 import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
-import { type ComputeError, ResolveInProgressError, StreamUnhealthyError } from "../core/errors.ts";
+import { type ComputeError, OrderInProgressError, StreamUnhealthyError } from "../core/errors.ts";
 import type { Binding } from "../core/handle.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
 import { assertPositiveInteger } from "../core/_validate.ts";
@@ -311,12 +311,12 @@ export class MultiStream<S, E> {
    * ResolvedStreams.finish} hands them to the GC.
    *
    * Only one resolve may be unfinished at a time: enqueue the work and finish before the next
-   * resolve, or this throws `RESOLVE_IN_PROGRESS`. Recording uses at `finish` instead would not
+   * resolve, or this throws `ORDER_IN_PROGRESS`. Recording uses at `finish` instead would not
    * suffice: two open resolves touching the same memory would each miss the other's work (not
    * enqueued yet when the other flushed), a race in both directions.
    *
    * Throws `TypeError`/`RangeError` for a bad stream id, `INVALID_HANDLE` for a binding whose
-   * handles were all disposed, `RESOLVE_IN_PROGRESS`, and `STREAM_UNHEALTHY` for a poisoned
+   * handles were all disposed, `ORDER_IN_PROGRESS`, and `STREAM_UNHEALTHY` for a poisoned
    * stream, a wait needed on a poisoned stream, or (with `enforceHealthy`) an unhealthy backend
    * stream, all before any state changes.
    */
@@ -331,7 +331,7 @@ export class MultiStream<S, E> {
       assertStreamId(binding.stream);
       binding.assertLive();
     }
-    if (this.#open !== undefined) throw new ResolveInProgressError(stream, this.#open.current);
+    if (this.#open !== undefined) throw new OrderInProgressError(stream, this.#open.current);
     const index = this.#pool.streamIndex(stream);
     const failure = this.#poisoned.get(index);
     if (failure !== undefined) {

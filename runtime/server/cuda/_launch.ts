@@ -12,7 +12,7 @@
  */
 
 import type { Bindings } from "../../core/bindings.ts";
-import { RuntimeError } from "../../core/errors.ts";
+import { TimeoutError } from "../../core/errors.ts";
 import type { Binding } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ResolvedStreams } from "../../stream/event.ts";
@@ -224,10 +224,7 @@ function readCount(ctx: LaunchContext, at: BindingResource<bigint>, stream: Cuda
     if (result !== CUDA_ERROR_NOT_READY || performance.now() > deadline) {
       pinned.retire(staging, event);
       if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery(cube count)");
-      throw new RuntimeError(
-        "TIMEOUT",
-        `Reading a dynamic cube count took over ${ctx.timeoutMs} ms`,
-      );
+      throw new TimeoutError("a dynamic cube count", ctx.timeoutMs, "its copy is not complete");
     }
     Atomics.wait(nap, 0, 0, 0.05);
   }

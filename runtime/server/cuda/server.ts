@@ -33,7 +33,7 @@ import {
   type CopyDescriptor,
 } from "../../core/allocation.ts";
 import { resolveConfig } from "../../core/config.ts";
-import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
+import { type ComputeError, DestroyedError, StreamUnhealthyError } from "../../core/errors.ts";
 import { Binding, checkHandleKind, Handle, type HandleKind } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
@@ -307,7 +307,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       this.#copyContext(),
       sources,
       resolved.currentStream(),
-      this.#wait("A read"),
+      this.#wait("a read"),
     );
     resolved.finish();
     if (trace === undefined) return this.#settled(await pending);
@@ -334,7 +334,11 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const events = this.#backend.streams.map((s) => this.#backend.flush(s));
     try {
       for (const event of events) {
-        await pollEvent(this.#device.driver, event.handle, this.#wait("Synchronizing a stream"));
+        await pollEvent(
+          this.#device.driver,
+          event.handle,
+          this.#wait("the synchronization of a stream"),
+        );
       }
     } finally {
       for (const event of events) this.#events.release(event);
@@ -470,7 +474,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       }),
       driver: this.#device.driver,
       events: this.#events,
-      wait: destination.#wait("A device-to-device copy"),
+      wait: destination.#wait("a device-to-device copy"),
     });
     return { handle, strides };
   }
@@ -576,7 +580,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    * same way whatever the timing.
    */
   #settled<T>(value: T): T {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The CUDA server was destroyed");
     return value;
   }
 
@@ -603,7 +607,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   /** Throws `DESTROYED` (or for a bad stream id), then makes this server's context current. */
   #assertUsable(stream?: StreamId): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The CUDA server was destroyed");
     if (stream !== undefined) assertStreamId(stream);
     this.#device.makeCurrent();
   }

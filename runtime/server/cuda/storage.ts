@@ -16,7 +16,7 @@
  * @module
  */
 
-import { OutOfMemoryError, RuntimeError } from "../../core/errors.ts";
+import { DestroyedError, OutOfMemoryError, UnknownError } from "../../core/errors.ts";
 import { formatBytes } from "../../core/format_bytes.ts";
 import type { ComputeStorage, StorageHandle } from "../../memory/storage.ts";
 import type { BindingResource } from "../server.ts";
@@ -119,7 +119,7 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
   resource(handle: StorageHandle): BindingResource<bigint> {
     const entry = this.#pages.get(handle.page);
     if (entry === undefined) {
-      throw new RuntimeError("UNKNOWN", `CUDA storage page ${handle.page} does not exist`);
+      throw new UnknownError(`CUDA storage page ${handle.page} does not exist`);
     }
     return { resource: entry.pointer, offset: handle.offset, size: handle.size };
   }
@@ -152,6 +152,6 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
   }
 
   #assertLive(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA storage was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The CUDA storage was destroyed");
   }
 }

@@ -24,7 +24,12 @@
  * @module
  */
 
-import { RuntimeError, UnsupportedError } from "../../core/errors.ts";
+import {
+  DestroyedError,
+  ProfileNotRegisteredError,
+  TraceActiveError,
+  UnsupportedError,
+} from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { KernelTiming, Trace, TraceEvent } from "../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../server.ts";
@@ -151,7 +156,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   startTrace(): void {
     this.#assertLive();
     if (this.#trace !== undefined) {
-      throw new RuntimeError("TRACE_ACTIVE", "A trace is already being recorded on this server");
+      throw new TraceActiveError("A trace is already being recorded on this server");
     }
     this.#trace = { log: new TraceLog(), window: this.#open(undefined, this.#timestamps) };
   }
@@ -164,7 +169,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     const trace = this.#trace;
     if (trace === undefined) {
       this.#assertLive();
-      throw new RuntimeError("PROFILE_NOT_REGISTERED", "No trace is being recorded");
+      throw new ProfileNotRegisteredError("No trace is being recorded");
     }
     this.#trace = undefined;
     const window = this.#close(trace.window);
@@ -284,10 +289,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     this.#assertLive();
     const window = this.#windows.get(id);
     if (window === undefined) {
-      throw new RuntimeError(
-        "PROFILE_NOT_REGISTERED",
-        `Profiling token ${shown} is unknown or already closed`,
-      );
+      throw new ProfileNotRegisteredError(`Profiling token ${shown} is unknown or already closed`);
     }
     this.#windows.delete(id);
     if (!this.active) {
@@ -320,6 +322,6 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   }
 
   #assertLive(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The profiler was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The profiler was destroyed");
   }
 }

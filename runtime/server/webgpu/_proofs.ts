@@ -6,7 +6,7 @@
  * @module
  */
 
-import { CompilationError, type ComputeError, RuntimeError } from "../../core/errors.ts";
+import { CompilationError, type ComputeError, DriverError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 
 /** Shapes remembered as proven or rejected; past this the record starts over (re-proving). */
@@ -64,9 +64,8 @@ export function launchError(
   stream: StreamId,
   message: string,
   times = "",
-): RuntimeError {
-  return new RuntimeError(
-    "DRIVER",
+): DriverError {
+  return new DriverError(
     `Kernel '${kernel}' launched on stream ${stream}${times} was rejected by WebGPU: ${message}`,
   );
 }

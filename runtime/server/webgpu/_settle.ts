@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ComputeError, RuntimeError } from "../../core/errors.ts";
+import { ComputeError, DeviceLostError } from "../../core/errors.ts";
 import type { MemoryPin } from "../../core/managed_memory.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { BindingResource, ResourceLease } from "../server.ts";
@@ -43,7 +43,7 @@ export async function settle<T>(
     if (error instanceof ComputeError) throw error;
     // A map of our own staging buffer fails only when it was destroyed or the device is gone.
     throw closed(error) ??
-      new RuntimeError("DEVICE_LOST", `The WebGPU device was lost (${error})`, { cause: error });
+      new DeviceLostError(`The WebGPU device was lost (${error})`, { cause: error });
   }
   const error = closed();
   if (error !== undefined) throw error;

@@ -35,7 +35,7 @@
  */
 
 import type { SchedulerStreamBackend } from "../../stream/scheduler.ts";
-import { type ComputeError, RuntimeError } from "../../core/errors.ts";
+import { type ComputeError, DriverError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { CompiledKernel } from "./_pipeline_cache.ts";
 import { launchError, LaunchProofs, report, reportCompilation } from "./_proofs.ts";
@@ -374,7 +374,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (isolated === undefined) {
       // Safety net: shared submissions hold only proven dispatches and checked copies.
       if (message === undefined) return;
-      const error = new RuntimeError("DRIVER", `A WebGPU submission was rejected: ${message}`);
+      const error = new DriverError(`A WebGPU submission was rejected: ${message}`);
       for (const origin of origins) report(origin.errors, error);
       return;
     }

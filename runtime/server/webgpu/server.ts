@@ -41,7 +41,10 @@ import { assertNonNegativeInteger, checkShape } from "../../core/_validate.ts";
 import {
   BufferTooBigError,
   type ComputeError,
-  RuntimeError,
+  DestroyedError,
+  DeviceLostError,
+  DriverError,
+  NotReadyError,
   UnsupportedError,
 } from "../../core/errors.ts";
 import { Binding, checkHandleKind, Handle, type HandleKind } from "../../core/handle.ts";
@@ -359,8 +362,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#scheduler.executeStreams([stream]);
     if (this.#streams.holding) {
       // Work that the caller's own commands would have to follow is not on the queue yet.
-      throw new RuntimeError(
-        "NOT_READY",
+      throw new NotReadyError(
         "Submissions wait for the validation of a kernel launched just before (its first " +
           "launch with read-only bindings): await server.sync(stream), or compile the kernel " +
           "first (server.compile), before taking a resource",
@@ -441,7 +443,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       value,
       onError: (cause) => {
         const message = `The queue failed to report completion of timeline value ${value}`;
-        errors.push(new RuntimeError("DRIVER", message, { cause }));
+        errors.push(new DriverError(message, { cause }));
       },
     });
   }
@@ -607,11 +609,11 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   #closedError(cause?: unknown): ComputeError | undefined {
     if (this.#destroyed) {
-      return new RuntimeError("DESTROYED", "The WebGPU server was destroyed", { cause });
+      return new DestroyedError("The WebGPU server was destroyed", { cause });
     }
     const lost = this.#gpu.lost;
     if (lost === undefined) return undefined;
-    return new RuntimeError("DEVICE_LOST", `The WebGPU device was lost (${lost})`, { cause });
+    return new DeviceLostError(`The WebGPU device was lost (${lost})`, { cause });
   }
 
   /** Notes a task for the open windows and trace, with the cross-stream waits it implies. */
@@ -648,7 +650,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   }
 
   #assertUsable(stream?: StreamId): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The WebGPU server was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The WebGPU server was destroyed");
     this.#gpu.assertUsable();
     if (stream !== undefined) assertStreamId(stream);
   }

@@ -13,9 +13,9 @@
 import type { ComputeStorage, StorageHandle } from "../../memory/storage.ts";
 import {
   BufferTooBigError,
+  DestroyedError,
   InvalidHandleError,
   OutOfMemoryError,
-  RuntimeError,
 } from "../../core/errors.ts";
 import type { BindingResource } from "../server.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
@@ -131,6 +131,6 @@ export class WebGpuStorage implements ComputeStorage<BindingResource<GPUBuffer>>
   }
 
   #assertLive(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The WebGPU storage was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The WebGPU storage was destroyed");
   }
 }
