@@ -1,12 +1,17 @@
 /**
- * Interleaved A/B of the dispatch hot path (issue #11), raw `navigator.gpu` against the client,
- * variants alternating round by round in one process, in a new random order each round (the machine
- * is shared: medians AND minima).
+ * Interleaved A/B of the dispatch hot path (issues #11, #22), raw `navigator.gpu` against the
+ * client, variants alternating round by round in one process, in a new random order each round
+ * (the machine is shared: medians AND minima). The raw baselines are what a careful hand-written
+ * program does (`_raw_webgpu.ts`): pipeline and bind group set once per pass, constants written
+ * once.
  *
- * - `tiny`: 256 one-workgroup dispatches + one wait. Also the host cost alone: the client's 256
- *   `execute` + `flush` against raw encoding (encoder, pass, 256 dispatches, finish, submit).
- * - `params`: 200 chained element-wise launches (`y = a * x + b`, ping-pong over two buffers)
- *   with two f32 params each + one read, against raw WebGPU with the uniform written once.
+ * - `tiny`: 256 one-workgroup dispatches + one wait. Also the host cost alone (`host:` lines):
+ *   the client's 256 `execute` + `flush` minus the time inside `queue.submit` (llvmpipe runs the
+ *   work there), against raw encoding (encoder, pass, pipeline and bind group once, 256
+ *   dispatches, end, finish); and the 256 `execute` calls alone.
+ * - `params` / `scalars`: 200 chained element-wise launches (`y = a * x + b`, ping-pong over two
+ *   buffers) with `a`, `b` as named params (a uniform) or as f32 scalars (CubeCL's info buffer)
+ *   + one read, against raw WebGPU with the uniform (or info buffer) written once.
  * - `cold`: the first 200-dispatch burst of a kernel never seen before (+ wait) against the same
  *   burst of a warm kernel; prints submits per burst.
  * - `pool`: create + dispose of 64 KiB through the client against `createBuffer` + `destroy`.
@@ -17,9 +22,9 @@
  * @module
  */
 import {
+  AXPB_SCALARS_WGSL,
   AXPB_WGSL as AXPB,
   INCREMENT_WGSL,
-  rawOneEncoder,
   rawParamsSetup,
   rawSetup,
   rawSubmitPerDispatch,
@@ -37,7 +42,9 @@ const raw = (await rawSetup(64))!;
 const inc = { id: "inc", source: INCREMENT_WGSL };
 const N = 1024;
 const axpb = { id: "axpb", source: AXPB };
+const axpbScalars = { id: "axpb_scalars", source: AXPB_SCALARS_WGSL };
 const params = { a: 1.0001, b: 0.5 };
+const scalars = { f32: [1.0001, 0.5] };
 const MAX_TASKS = (Deno.env.get("MAX_TASKS") ?? "").split(",").filter(Boolean).map(Number);
 const variants: [string, Fn][] = [];
 const host = new Map<string, number[]>();
@@ -64,10 +71,8 @@ variants.push(["tiny raw one encoder", async () => {
   const encoder = raw.device.createCommandEncoder();
   const pass = encoder.beginComputePass();
   pass.setPipeline(raw.pipeline);
-  for (let i = 0; i < 256; i++) {
-    pass.setBindGroup(0, raw.bindGroup);
-    pass.dispatchWorkgroups(1);
-  }
+  pass.setBindGroup(0, raw.bindGroup); // kept by the pass: set once, as written by hand
+  for (let i = 0; i < 256; i++) pass.dispatchWorkgroups(1);
   pass.end();
   const buffer = encoder.finish();
   note("tiny raw encode only", performance.now() - t);
@@ -78,14 +83,16 @@ variants.push(["tiny raw one encoder", async () => {
   await raw.device.queue.onSubmittedWorkDone();
 }]);
 variants.push(["tiny raw submit each", () => rawSubmitPerDispatch(raw, 256)]);
-void rawOneEncoder;
-const rawParams = rawParamsSetup(raw.device, N);
+const rawParams = rawParamsSetup(raw.device, N, "params");
 variants.push(["params raw uniform once", () => rawParams.run()]);
+const rawScalars = rawParamsSetup(raw.device, N, "scalars");
+variants.push(["scalars raw info once", () => rawScalars.run()]);
 
 for (const [r, root] of roots.entries()) {
   const tag = roots.length > 1 ? (r === 0 ? " [new]" : " [base]") : "";
   const { ComputeClient, CubeCount } = await import(`${root}mod.ts`);
   const one = CubeCount.new1d(1);
+  const chainCount = CubeCount.new1d(N / 64);
   const { WebGpuServer } = await import(`${root}runtime/server/webgpu/mod.ts`);
   const server = await WebGpuServer.create();
   const client = new ComputeClient(server);
@@ -93,13 +100,13 @@ for (const [r, root] of roots.entries()) {
   const h = client.createBytes(256);
   for (const maxTasks of r === 0 ? MAX_TASKS : []) {
     const other = new ComputeClient(await WebGpuServer.create({ maxTasks }));
-    const handle = other.create(256);
+    const handle = other.createBytes(256);
     variants.push([`tiny client maxTasks=${maxTasks}`, async () => {
       for (let j = 0; j < 256; j++) other.execute(inc, { count: one, buffers: [handle] });
       await other.sync();
     }]);
     const ox = other.createWithData(new Float32Array(N).fill(1));
-    const oy = other.create(N * 4);
+    const oy = other.createBytes(N * 4);
     variants.push([`params client maxTasks=${maxTasks}`, async () => {
       for (let i = 0; i < 200; i++) {
         const [src, dst] = i % 2 === 0 ? [ox, oy] : [oy, ox];
@@ -112,6 +119,8 @@ for (const [r, root] of roots.entries()) {
     const t = performance.now();
     const submitted = submits.spent;
     for (let j = 0; j < 256; j++) client.execute(inc, { count: one, buffers: [h] });
+    // At maxTasks, execute submits: that submit is the device's time too, not the host's.
+    note(`tiny client execute only${tag}`, performance.now() - t - (submits.spent - submitted));
     client.flush();
     note(`tiny client${tag}`, performance.now() - t);
     note(`tiny client excl. submit${tag}`, performance.now() - t - (submits.spent - submitted));
@@ -190,4 +199,33 @@ const stat = (ts: number[]) => {
 for (const [name, ts] of times) console.log(name.padEnd(34), stat(ts), "ms");
 for (const [name, ts] of host) {
   if (ts.length > 0) console.log(`host: ${name}`.padEnd(34), stat(ts.slice(-rounds)));
+}
+
+// The targets of issue #22, as ratios of medians (each run prints its own: repeat and report the
+// range).
+const median = (ts: number[] | undefined) => {
+  if (ts === undefined || ts.length === 0) return NaN;
+  const s = [...ts].sort((a, b) => a - b);
+  return s[s.length >> 1];
+};
+const ratio = (a: number, b: number) => (a / b).toFixed(2) + "x";
+const rawEncode = median(host.get("tiny raw encode only")?.slice(-rounds));
+const bestRaw = Math.min(
+  median(times.get("tiny raw one encoder")),
+  median(times.get("tiny raw submit each")),
+);
+for (const tag of roots.length > 1 ? [" [new]", " [base]"] : [""]) {
+  console.log(
+    `ratios${tag}:`,
+    "host 256 execute+flush excl. submit / raw encode",
+    ratio(median(host.get(`tiny client excl. submit${tag}`)?.slice(-rounds)), rawEncode),
+    "| execute only / raw encode",
+    ratio(median(host.get(`tiny client execute only${tag}`)?.slice(-rounds)), rawEncode),
+    "| 256 + wait / best raw",
+    ratio(median(times.get(`tiny client${tag}`)), bestRaw),
+    "| params chain / raw uniform once",
+    ratio(median(times.get(`params client${tag}`)), median(times.get("params raw uniform once"))),
+    "| scalars chain / raw info once",
+    ratio(median(times.get(`scalars client${tag}`)), median(times.get("scalars raw info once"))),
+  );
 }
