@@ -16,12 +16,12 @@
  */
 
 import {
-  type Binding,
   type EventStreamBackend,
   Handle,
-  ManagedMemoryId,
+  type HandleRef,
   MultiStream,
   SliceHandle,
+  SliceRecord,
 } from "../backend.ts";
 
 const STREAMS = 4;
@@ -43,7 +43,7 @@ function handles(count: number, sameStream: boolean): Handle[][] {
     { length: STREAMS },
     (_, s) =>
       Array.from({ length: count }, (_, i) =>
-        new Handle(new SliceHandle(new ManagedMemoryId()), {
+        new Handle(new SliceHandle(new SliceRecord()), {
           stream: sameStream ? s : (s + i) % STREAMS,
           cursor: 0,
           size: 64,
@@ -56,7 +56,7 @@ for (const count of [1, 4, 16]) {
     const ms = new MultiStream(noopBackend, { maxStreams: STREAMS });
     // Keep the handles referenced: a collected handle releases its memory (safety net).
     const owners = handles(count, sameStream);
-    const bindings: Binding[][] = owners.map((list) => list.map((h) => h.binding()));
+    const bindings: HandleRef[][] = owners.map((list) => list.map((h) => h.ref()));
     Deno.bench({
       name: `${count} binding(s), ${sameStream ? "same stream" : "4 streams in rotation"}`,
       group: `${count} binding(s)`,
@@ -82,7 +82,7 @@ for (const polled of [false, true]) {
   const backend = polled ? { ...noopBackend, isEventComplete: () => true } : noopBackend;
   const ms = new MultiStream(backend, { maxStreams: STREAMS, maxPendingGc: 4 * TASKS });
   const owners = handles(1, false);
-  const bindings: Binding[][] = owners.map((list) => list.map((h) => h.binding()));
+  const bindings: HandleRef[][] = owners.map((list) => list.map((h) => h.ref()));
   Deno.bench({
     name: polled ? "polled per-stream FIFOs" : "one host wait per task",
     group: "GC settle",

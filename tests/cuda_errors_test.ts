@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import {
   BackendUnavailableError,
-  Bindings,
   CompilationError,
   ComputeError,
   CubeCount,
+  KernelArguments,
 } from "../backend.ts";
 import {
   CUDA_KERNELS,
@@ -119,7 +119,7 @@ Deno.test("a sticky launch failure makes streams unhealthy: they refuse work", a
       server.execute({
         kernel: CUDA_KERNELS.incrementU32,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
     increment();
     increment(); // faults on the device
@@ -189,7 +189,7 @@ Deno.test("PTX the driver rejects is a COMPILATION error with the driver's messa
     server.execute({
       kernel: bad,
       count: CubeCount.new1d(1),
-      bindings: new Bindings().withBuffer(a.binding()),
+      args: new KernelArguments().withBuffer(a.ref()),
     }, 0), CompilationError);
 });
 
@@ -203,7 +203,7 @@ Deno.test("a GC wait that times out poisons the stream and keeps the shared memo
       server.execute({
         kernel: CUDA_KERNELS.incrementU32,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 1);
       a.dispose();
       await new Promise((resolve) => setTimeout(resolve, 400)); // the GC wait times out

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { Bindings, CubeCount, type Handle, type SchedulerStrategy } from "../backend.ts";
+import { CubeCount, type Handle, KernelArguments, type SchedulerStrategy } from "../backend.ts";
 import { increment, typeMismatch } from "./_wgsl_kernels.ts";
 import { asU32, code, u32 } from "./_bytes.ts";
 
@@ -16,7 +16,7 @@ function run(server: WebGpuServer, kernel: typeof increment, buffers: Handle[], 
   server.execute({
     kernel,
     count: CubeCount.new1d(1),
-    bindings: new Bindings().withBuffers(buffers.map((h) => h.binding())),
+    args: new KernelArguments().withBuffers(buffers.map((h) => h.ref())),
   }, stream);
 }
 

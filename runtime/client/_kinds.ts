@@ -19,12 +19,12 @@ export class KindCache {
       if (typeof label !== "string") {
         throw new TypeError(`label must be a string, got ${typeof label}`);
       }
-      return { dtype, label, origin };
+      return { dtype, label, madeBy: origin };
     }
     let byType = this.#byOrigin.get(origin);
     if (byType === undefined) this.#byOrigin.set(origin, byType = new Map());
     let kind = byType.get(dtype);
-    if (kind === undefined) byType.set(dtype, kind = Object.freeze({ dtype, origin }));
+    if (kind === undefined) byType.set(dtype, kind = Object.freeze({ dtype, madeBy: origin }));
     return kind;
   }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { Bindings } from "../core/bindings.ts";
+import { KernelArguments } from "../core/kernel_arguments.ts";
 import { CubeCount } from "../core/cube_count.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
 import type { KernelLaunch } from "../server/server.ts";
@@ -27,14 +27,14 @@ export type ThreadsCount = { kind: "threads"; x: number; y: number; z: number };
 export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
   kernel: K = undefined!;
   count: CubeCount = SINGLE;
-  readonly bindings: Bindings = new Bindings();
+  readonly args: KernelArguments = new KernelArguments();
   params: KernelParams | undefined = undefined;
   /** The `threads` count that `count` points to for `threads` launches. */
   readonly threads: ThreadsCount = { kind: "threads", x: 1, y: 1, z: 1 };
 
   /** Drops every reference of the last launch. */
   clear(): void {
-    this.bindings.clear();
+    this.args.clear();
     this.count = SINGLE; // a caller's count may hold a binding
     this.kernel = undefined!;
     this.params = undefined;

@@ -9,9 +9,9 @@
 
 import { assertNonNegativeInteger, describe } from "../core/_validate.ts";
 import type { MemoryUsage } from "../memory/memory_usage.ts";
-import { Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../core/bindings.ts";
+import { KernelArguments, STORAGE_TYPE_SIZE, type StorageType } from "../core/kernel_arguments.ts";
 import { AbortedError, ComputeError, DestroyedError, UnsupportedError } from "../core/errors.ts";
-import { Binding, Handle, type HandleKind } from "../core/handle.ts";
+import { Handle, type HandleKind, HandleRef } from "../core/handle.ts";
 import { type Allocation, AllocationDescriptor, contiguousStrides } from "../core/allocation.ts";
 import { type CopyDescriptor, copyDescriptor } from "../core/allocation.ts";
 import {
@@ -59,7 +59,7 @@ import type {
 } from "./options.ts";
 
 const NO_BUFFERS: readonly Handle[] = Object.freeze([]);
-const BYTES: HandleKind = Object.freeze({ origin: "createBytes" });
+const BYTES: HandleKind = Object.freeze({ madeBy: "createBytes" });
 
 /** The arrays `readMany` returns for a list of handles. */
 export type ArraysOf<H extends readonly Handle[]> = {
@@ -266,10 +266,10 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       checkHandle(handle, `handles[${i}]`);
       if (explicit !== undefined) checkReadType(handle, explicit, `handles[${i}]`);
       const size = handle.size();
-      return copyDescriptor(handle.binding(), [size], contiguousStrides([size]), 1);
+      return copyDescriptor(handle.ref(), [size], contiguousStrides([size]), 1);
     });
     const stream = resolveStreamId(streamOptions.stream);
-    const keys = descriptors.map((descriptor) => descriptor.binding.memory.id);
+    const keys = descriptors.map((descriptor) => descriptor.ref.slice.record);
     const bytes = await this.#held.run(stream, keys, handles, () => {
       return this.server.read(descriptors, stream);
     });
@@ -307,14 +307,16 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     // Nothing held (the common case): the launch goes straight to the server, which reads it
     // during the call only (the contract), so one launch record is reused: no allocation here.
     const busy = held.busy;
-    const bindings = busy ? new Bindings() : this.#scratch.bindings;
+    const bindings = busy ? new KernelArguments() : this.#scratch.args;
     try {
       for (let i = 0; i < buffers.length; i++) {
         const item = buffers[i];
-        if (item instanceof Handle) bindings.buffers.push(item.binding());
-        else if (item instanceof Binding) bindings.buffers.push(item);
+        if (item instanceof Handle) bindings.buffers.push(item.ref());
+        else if (item instanceof HandleRef) bindings.buffers.push(item);
         else {
-          throw new TypeError(`buffers[${i}] must be a Handle or a Binding, got ${describe(item)}`);
+          throw new TypeError(
+            `buffers[${i}] must be a Handle or a HandleRef, got ${describe(item)}`,
+          );
         }
       }
       if (options.scalars !== undefined) addScalars(bindings, options.scalars);
@@ -332,12 +334,12 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       const launch = {
         kernel,
         count: cubeCount(options, { kind: "threads", x: 1, y: 1, z: 1 }),
-        bindings,
+        args: bindings,
         params: options.params,
       };
       held.runVoid(
         stream,
-        bindings.buffers.map((binding) => binding.memory.id),
+        bindings.buffers.map((binding) => binding.slice.record),
         buffers.filter((item) => item instanceof Handle),
         () => this.server.execute(launch, stream),
       );
@@ -545,7 +547,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /** Writes `bytes` (checked by the caller to be of the handle's type) at element `offset`. */
   #write(handle: Handle, bytes: Uint8Array, offset: number, stream: StreamId): void {
     const unit = DTYPE_SIZE[handle.dtype];
-    const whole = handle.binding();
+    const whole = handle.ref();
     const start = offset * unit;
     if (start + bytes.byteLength > whole.size() || bytes.byteLength % unit !== 0) {
       throw new RangeError(
@@ -554,7 +556,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       );
     }
     // Narrow the binding to the written range; the handle keeps owning the whole slice.
-    const target = new Binding(whole.memory, {
+    const target = new HandleRef(whole.slice, {
       offsetStart: (whole.offsetStart ?? 0) + start,
       offsetEnd: (whole.offsetEnd ?? 0) + whole.size() - start - bytes.byteLength,
       stream: whole.stream,
@@ -563,7 +565,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       dtype: whole.dtype,
     });
     const descriptor = copyDescriptor(target, [bytes.byteLength], [1], 1);
-    this.#held.runVoid(stream, [whole.memory.id], [handle], () => {
+    this.#held.runVoid(stream, [whole.slice.record], [handle], () => {
       this.server.write([{ descriptor, data: bytes }], stream);
     });
   }
@@ -591,7 +593,7 @@ function checkedType<D extends DType>(dtype: D | undefined): D {
 }
 
 function addScalars(
-  bindings: Bindings,
+  bindings: KernelArguments,
   scalars: Partial<Record<StorageType, readonly (number | bigint)[]>>,
 ): void {
   if (typeof scalars !== "object" || scalars === null) {

@@ -4,12 +4,12 @@
  * @module
  */
 
-import type { Binding, Handle } from "../core/handle.ts";
+import type { Handle, HandleRef } from "../core/handle.ts";
 import type { AllocationKind } from "../core/allocation.ts";
 import type { CubeCount } from "../core/cube_count.ts";
 import type { DType } from "../core/dtype.ts";
 import type { KernelParams } from "../core/kernel.ts";
-import type { MetadataBinding, StorageType } from "../core/bindings.ts";
+import type { MetadataArgument, StorageType } from "../core/kernel_arguments.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ProfileDuration } from "../server/server.ts";
 
@@ -169,7 +169,7 @@ export interface ExecuteOptions extends StreamOptions {
    * declares (an untyped handle binds anywhere).
    * @default {[]}
    */
-  buffers?: readonly (Handle | Binding)[];
+  buffers?: readonly (Handle | HandleRef)[];
   /**
    * Values of the kernel's `var<uniform>` struct fields by name, packed by WGSL layout rules
    * (f32, i32, u32, f16, vectors and matrices as arrays, fixed arrays, nested structs as objects).
@@ -180,7 +180,7 @@ export interface ExecuteOptions extends StreamOptions {
   /** For generated kernels: scalars by storage type, in CubeCL's info buffer (backend API). */
   scalars?: Partial<Record<StorageType, readonly (number | bigint)[]>>;
   /** For generated kernels: packed metadata, in CubeCL's info buffer (backend API). */
-  metadata?: MetadataBinding;
+  metadata?: MetadataArgument;
 }
 
 /**

@@ -5,32 +5,32 @@
  * @module
  */
 
-import { Bindings } from "./bindings.ts";
+import { KernelArguments } from "./kernel_arguments.ts";
 import { CubeCount } from "./cube_count.ts";
-import { Binding } from "./handle.ts";
+import { HandleRef } from "./handle.ts";
 import { describe } from "./_validate.ts";
 
 const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
 
 /** What the check reads of a launch (the contract's `KernelLaunch`, seen structurally). */
 export interface LaunchShape {
-  readonly bindings: unknown;
+  readonly args: unknown;
   readonly count: unknown;
   readonly mode?: unknown;
 }
 
-/** Checks the launch object, its bindings and buffers, its cube count and its mode. */
+/** Checks the launch object, its arguments and buffers, its cube count and its mode. */
 export function checkLaunchShape(launch: LaunchShape): void {
   if (typeof launch !== "object" || launch === null) {
     throw new TypeError(`launch must be a KernelLaunch, got ${describe(launch)}`);
   }
-  if (!(launch.bindings instanceof Bindings)) {
-    throw new TypeError(`launch.bindings must be a Bindings, got ${describe(launch.bindings)}`);
+  if (!(launch.args instanceof KernelArguments)) {
+    throw new TypeError(`launch.args must be a KernelArguments, got ${describe(launch.args)}`);
   }
-  const buffers = launch.bindings.buffers;
+  const buffers = launch.args.buffers;
   for (let i = 0; i < buffers.length; i++) {
-    if (!(buffers[i] instanceof Binding)) {
-      throw new TypeError(`launch buffer ${i} must be a Binding, got ${describe(buffers[i])}`);
+    if (!(buffers[i] instanceof HandleRef)) {
+      throw new TypeError(`launch buffer ${i} must be a HandleRef, got ${describe(buffers[i])}`);
     }
   }
   CubeCount.check(launch.count as CubeCount);

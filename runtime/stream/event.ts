@@ -14,7 +14,7 @@
  * - **Every stream that used a binding counts, not only its creator.** A kernel may write any of
  *   its bindings: a handle created on S, written by a kernel on T, then read on S would be read
  *   stale; and T reading a handle that S later overwrites is a write-after-read hazard. So each
- *   resolve records, per `ManagedMemoryId`, the cursor at which the stream index used it, and
+ *   resolve records, per `SliceRecord`, the cursor at which the stream index used it, and
  *   {@linkcode MultiStream.requiredSyncs} also counts every recorded use by another stream index
  *   newer than `lastSynced`.
  * - **Every cross-stream binding is pinned, not only the ones that needed a wait.** A handle from
@@ -48,9 +48,9 @@
  * @module
  */
 
-import type { ManagedMemoryId, MemoryPin } from "../core/managed_memory.ts";
+import type { SlicePin, SliceRecord } from "../core/slice_record.ts";
 import { type ComputeError, OrderInProgressError, StreamUnhealthyError } from "../core/errors.ts";
-import type { Binding } from "../core/handle.ts";
+import type { HandleRef } from "../core/handle.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
 import { assertPositiveInteger } from "../core/_validate.ts";
 import { GcLoop, type GcPayload, type GcTask } from "./_gc_loop.ts";
@@ -67,10 +67,10 @@ export type { GcPayload } from "./_gc_loop.ts";
  *
  * @example A backend whose events are complete at once
  * ```ts
- * import type { Binding, EventStreamBackend } from "@gpucompute/runtime/backend";
+ * import type { EventStreamBackend, HandleRef } from "@gpucompute/runtime/backend";
  * const backend: EventStreamBackend<object, null> = {
  *   createStream: () => ({}),
- *   handleCursor: (_stream: object, binding: Binding) => binding.cursor,
+ *   handleCursor: (_stream: object, binding: HandleRef) => binding.cursor,
  *   isHealthy: () => true,
  *   flush: () => null,
  *   waitEvent: () => {},
@@ -83,7 +83,7 @@ export interface EventStreamBackend<S, E> {
   /** Creates a device stream. */
   createStream(): S;
   /** The cursor of `binding` as seen from its origin stream (usually `binding.cursor`). */
-  handleCursor(stream: S, binding: Binding): number;
+  handleCursor(stream: S, binding: HandleRef): number;
   /** Whether the stream accepts new work. */
   isHealthy(stream: S): boolean;
   /** Submits the stream's pending work and returns an event completed when that work is done. */
@@ -153,7 +153,7 @@ export interface MultiStreamResolveOptions {
  * Which stream indices a stream must wait on before using some bindings, each with the memory
  * that makes the wait necessary (ids without duplicates).
  */
-export type RequiredSyncs = ReadonlyMap<number, readonly ManagedMemoryId[]>;
+export type RequiredSyncs = ReadonlyMap<number, readonly SliceRecord[]>;
 
 /** @internal A backend stream with its synchronization state. */
 export interface EventStreamState<S> {
@@ -192,7 +192,7 @@ export class MultiStream<S, E> {
   readonly #onStreamFailed: MultiStreamOptions["onStreamFailed"];
   readonly #owner: ResolveOwner<S>;
   /** Per memory, the latest cursor at which each stream index used it. */
-  readonly #uses = new WeakMap<ManagedMemoryId, Map<number, number>>();
+  readonly #uses = new WeakMap<SliceRecord, Map<number, number>>();
   /** Stream indices poisoned by a failed GC wait, with the failure. */
   readonly #poisoned = new Map<number, ComputeError>();
   /** Payloads of a `finish` whose flush threw, per stream index. */
@@ -322,7 +322,7 @@ export class MultiStream<S, E> {
    */
   resolve(
     stream: StreamId,
-    bindings: Iterable<Binding>,
+    bindings: Iterable<HandleRef>,
     options: MultiStreamResolveOptions = {},
   ): ResolvedStreams<S, E> {
     assertStreamId(stream);
@@ -356,9 +356,9 @@ export class MultiStream<S, E> {
     }
     this.#waitOn(stream, syncs);
     const cursor = ++state.cursor;
-    const pins: MemoryPin[] = [];
+    const pins: SlicePin[] = [];
     for (const binding of list) {
-      const id = binding.memory.id;
+      const id = binding.slice.record;
       let uses = this.#uses.get(id);
       if (uses === undefined) this.#uses.set(id, uses = new Map());
       uses.set(index, cursor);
@@ -380,15 +380,15 @@ export class MultiStream<S, E> {
    * when that happened after `stream` last waited on it. Changes no state. (CubeCL:
    * `update_shared_bindings`.)
    */
-  requiredSyncs(stream: StreamId, bindings: Iterable<Binding>): RequiredSyncs {
+  requiredSyncs(stream: StreamId, bindings: Iterable<HandleRef>): RequiredSyncs {
     const index = this.#pool.streamIndex(stream);
     const current = this.#pool.getIndex(index);
-    const syncs = new Map<number, ManagedMemoryId[]>();
-    const check = (id: ManagedMemoryId, origin: number, cursor: number, why: string) => {
+    const syncs = new Map<number, SliceRecord[]>();
+    const check = (id: SliceRecord, origin: number, cursor: number, why: string) => {
       const synced = current.lastSynced.get(origin);
       if (synced !== undefined && synced >= cursor) return;
       this.#logger.debug(
-        "Binding {why} on stream {origin} is shared on stream {stream}: synced up to {synced}, " +
+        "HandleRef {why} on stream {origin} is shared on stream {stream}: synced up to {synced}, " +
           "needs {cursor}",
         () => ({ why, origin, stream, synced, cursor, memory: id.value }),
       );
@@ -397,7 +397,7 @@ export class MultiStream<S, E> {
       else if (!ids.includes(id)) ids.push(id);
     };
     for (const binding of bindings) {
-      const id = binding.memory.id;
+      const id = binding.slice.record;
       const origin = this.#pool.streamIndex(binding.stream);
       if (origin !== index) {
         const cursor = this.#backend.handleCursor(this.#pool.getIndex(origin).stream, binding);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { MemoryPin } from "../core/managed_memory.ts";
+import type { SlicePin } from "../core/slice_record.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { GcPayload } from "./_gc_loop.ts";
 
@@ -41,7 +41,7 @@ export class ResolvedStreams<S, E = unknown> implements Disposable {
   /** @internal Built by `MultiStream.resolve`. */
   constructor(
     owner: ResolveOwner<S>,
-    internals: { current: StreamId; index: number; cursor: number; pins: MemoryPin[] },
+    internals: { current: StreamId; index: number; cursor: number; pins: SlicePin[] },
   ) {
     this.#owner = owner;
     this.current = internals.current;

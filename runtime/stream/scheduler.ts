@@ -15,7 +15,7 @@
  *
  * Rules:
  *
- * 1. **Order by memory, not by creator.** Each stream records the `ManagedMemoryId`s its queued
+ * 1. **Order by memory, not by creator.** Each stream records the `SliceRecord`s its queued
  *    tasks touch (cleared when it executes), and registering on X executes every other stream
  *    whose queued tasks touch any memory of the new task, whichever stream created it. Memory a
  *    task only reads (`reads` of {@linkcode SchedulerMultiStream.register}) conflicts only with
@@ -42,8 +42,8 @@
 import { assertPositiveInteger, describe } from "../core/_validate.ts";
 import type { SchedulerStrategy } from "../core/config.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
-import type { ManagedMemoryId } from "../core/managed_memory.ts";
-import type { Binding } from "../core/handle.ts";
+import type { SliceRecord } from "../core/slice_record.ts";
+import type { HandleRef } from "../core/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 import { empty } from "../core/_empty.ts";
@@ -110,12 +110,12 @@ export interface SchedulerMultiStreamOptions {
  */
 interface StreamState<T, S> {
   tasks: T[];
-  pinned: ManagedMemoryId[];
+  pinned: SliceRecord[];
   /** Emptied `tasks` and `pinned` arrays of an earlier execution, to queue into next. */
   spareTasks: T[] | undefined;
-  sparePinned: ManagedMemoryId[] | undefined;
-  readonly memories: Set<ManagedMemoryId>;
-  readonly written: Set<ManagedMemoryId>;
+  sparePinned: SliceRecord[] | undefined;
+  readonly memories: Set<SliceRecord>;
+  readonly written: Set<SliceRecord>;
   readonly stream: S;
 }
 
@@ -134,12 +134,12 @@ export interface RegisterOptions {
    * if any of its bindings is not listed.
    * @default {[]} (every binding may be written)
    */
-  reads?: Iterable<Binding>;
+  reads?: Iterable<HandleRef>;
 }
 
 interface Schedule<T> {
   readonly tasks: T[];
-  readonly pinned: ManagedMemoryId[];
+  readonly pinned: SliceRecord[];
   readonly index: number;
 }
 
@@ -150,16 +150,16 @@ const STRATEGIES: readonly SchedulerStrategy[] = ["interleave", "sequential"];
  *
  * @example
  * ```ts
- * import { Handle, ManagedMemoryId, SchedulerMultiStream, SliceHandle } from "@gpucompute/runtime/backend";
+ * import { Handle, SliceRecord, SchedulerMultiStream, SliceHandle } from "@gpucompute/runtime/backend";
  * const log: string[] = [];
  * const scheduler = new SchedulerMultiStream<string, number>({
  *   createStream: () => log.length,
  *   enqueue: (task) => void log.push(task),
  *   flush: () => void log.push("flush"),
  * }, { maxStreams: 4, maxTasks: 8, strategy: "interleave" });
- * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 1, cursor: 0, size: 4 });
- * scheduler.register(1, "write", [handle.binding()]);
- * scheduler.register(2, "read", [handle.binding()]); // executes stream 1 first
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), { stream: 1, cursor: 0, size: 4 });
+ * scheduler.register(1, "write", [handle.ref()]);
+ * scheduler.register(2, "read", [handle.ref()]); // executes stream 1 first
  * scheduler.executeAll();
  * console.log(log); // ["write", "flush", "read", "flush"]
  * ```
@@ -224,7 +224,7 @@ export class SchedulerMultiStream<T, S> {
   register(
     id: StreamId,
     task: T,
-    bindings: Iterable<Binding>,
+    bindings: Iterable<HandleRef>,
     options: RegisterOptions = {},
   ): void {
     const index = this.#pool.streamIndex(id);
@@ -238,7 +238,7 @@ export class SchedulerMultiStream<T, S> {
     }
     const current = this.#pool.getIndex(index);
     for (let i = 0; i < list.length; i++) {
-      const memory = list[i].memory.id;
+      const memory = list[i].slice.record;
       memory.retainPin();
       current.pinned.push(memory);
       current.memories.add(memory);
@@ -317,17 +317,17 @@ export class SchedulerMultiStream<T, S> {
   #align(
     id: StreamId,
     index: number,
-    bindings: readonly Binding[],
-    reads: readonly Binding[] | undefined,
+    bindings: readonly HandleRef[],
+    reads: readonly HandleRef[] | undefined,
   ): void {
     let toFlush: StreamId[] | undefined;
     for (let other = 0; other < this.#pool.size; other++) {
       const state = this.#pool.peek(other);
       if (other === index || state === undefined || state.memories.size === 0) continue;
       // A hazard unless both sides only read: read-after-write, write-after-read, write-after-write.
-      let shared: Binding | undefined;
+      let shared: HandleRef | undefined;
       for (let i = 0; i < bindings.length && shared === undefined; i++) {
-        const memory = bindings[i].memory.id;
+        const memory = bindings[i].slice.record;
         if (!state.memories.has(memory)) continue;
         if (state.written.has(memory) || writes(bindings, reads, memory)) shared = bindings[i];
       }
@@ -348,10 +348,10 @@ export class SchedulerMultiStream<T, S> {
    * Logs why `other` executes. A method of its own: a closure inside `#align`'s loop would make V8
    * allocate a context for the loop's variables on every registration, logged or not.
    */
-  #logShared(shared: Binding, other: number, stream: StreamId): void {
+  #logShared(shared: HandleRef, other: number, stream: StreamId): void {
     this.#logger.debug(
       "Memory {memory} is used by tasks queued on stream {other}, needed on stream {stream}",
-      () => ({ memory: shared.memory.id.value, other, stream }),
+      () => ({ memory: shared.slice.record.value, other, stream }),
     );
   }
 
@@ -393,7 +393,7 @@ export class SchedulerMultiStream<T, S> {
   }
 
   /** Releases the pins of flushed tasks: now, or once the backend's held submissions went out. */
-  #release(pinned: ManagedMemoryId[]): void {
+  #release(pinned: SliceRecord[]): void {
     const held = pinned.length === 0 ? undefined : this.#backend.heldUntil?.();
     if (held === undefined) return releasePins(pinned);
     const later = pinned.slice();
@@ -420,7 +420,7 @@ function throwAll(errors: readonly unknown[]): void {
 }
 
 /** The bindings a task only reads, or `undefined` when it may write every one. */
-function readList(reads: Iterable<Binding> | undefined): readonly Binding[] | undefined {
+function readList(reads: Iterable<HandleRef> | undefined): readonly HandleRef[] | undefined {
   if (reads === undefined) return undefined;
   const list = Array.isArray(reads) ? reads : [...reads];
   return list.length === 0 ? undefined : list;
@@ -428,31 +428,31 @@ function readList(reads: Iterable<Binding> | undefined): readonly Binding[] | un
 
 /**
  * True when the task writes `memory`: it binds that memory more often than it reads it. Counted,
- * not matched by identity: a handle hands out one cached `Binding`, so a kernel that binds one
+ * not matched by identity: a handle hands out one cached `HandleRef`, so a kernel that binds one
  * handle twice (read-only and writable) lists the same object twice and reads it once.
  */
 function writes(
-  list: readonly Binding[],
-  reads: readonly Binding[] | undefined,
-  memory: ManagedMemoryId,
+  list: readonly HandleRef[],
+  reads: readonly HandleRef[] | undefined,
+  memory: SliceRecord,
 ): boolean {
   if (reads === undefined) return true;
   let uses = 0;
-  for (let i = 0; i < list.length; i++) if (list[i].memory.id === memory) uses++;
-  for (let i = 0; i < reads.length; i++) if (reads[i].memory.id === memory) uses--;
+  for (let i = 0; i < list.length; i++) if (list[i].slice.record === memory) uses++;
+  for (let i = 0; i < reads.length; i++) if (reads[i].slice.record === memory) uses--;
   return uses > 0;
 }
 
 /** Validates bindings before any state changes (an array is used as is, not copied). */
-function checkBindings(bindings: Iterable<Binding>): readonly Binding[] {
+function checkBindings(bindings: Iterable<HandleRef>): readonly HandleRef[] {
   if (bindings === null || typeof bindings !== "object" || !(Symbol.iterator in bindings)) {
-    throw new TypeError(`bindings must be an iterable of Binding, got ${describe(bindings)}`);
+    throw new TypeError(`bindings must be an iterable of HandleRef, got ${describe(bindings)}`);
   }
   const list = Array.isArray(bindings) ? bindings : [...bindings];
   for (let i = 0; i < list.length; i++) {
     const binding = list[i];
     if (typeof binding?.assertLive !== "function") {
-      throw new TypeError(`bindings[${i}] must be a Binding, got ${describe(binding)}`);
+      throw new TypeError(`bindings[${i}] must be a HandleRef, got ${describe(binding)}`);
     }
     binding.assertLive();
     assertStreamId(binding.stream);
@@ -461,7 +461,7 @@ function checkBindings(bindings: Iterable<Binding>): readonly Binding[] {
 }
 
 /** Releases the pins of submitted (or dropped) tasks, once: the list is emptied. */
-function releasePins(pinned: ManagedMemoryId[]): void {
+function releasePins(pinned: SliceRecord[]): void {
   for (let i = 0; i < pinned.length; i++) pinned[i].unpin();
   empty(pinned); // keeps its storage: the array is queued into again (see executeStreams)
 }

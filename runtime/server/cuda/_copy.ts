@@ -9,9 +9,9 @@
  */
 
 import type { CopyDescriptor } from "../../core/allocation.ts";
-import type { Binding, Handle } from "../../core/handle.ts";
+import type { Handle, HandleRef } from "../../core/handle.ts";
 import type { ResolvedStreams } from "../../stream/event.ts";
-import type { BindingResource } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import type { CudaDriver } from "./_ffi.ts";
 import { copyLayout } from "./_layout.ts";
 import {
@@ -27,14 +27,14 @@ import { copyOnDevice } from "./_write.ts";
 export interface DeviceCopy {
   readonly source: CopyDescriptor;
   /** The source's device range. */
-  readonly from: BindingResource<bigint>;
+  readonly from: ResourceRange<bigint>;
   /** Resolves the source stream for the binding and records an event after its work. */
   orderSource(): CudaEvent;
   /** Allocates the destination on the destination stream. */
   allocate(bytes: number): Handle;
   /** The destination range, and its stream resolved (finish it once the copy is enqueued). */
-  resolveTarget(binding: Binding): {
-    at: BindingResource<bigint>;
+  resolveTarget(binding: HandleRef): {
+    at: ResourceRange<bigint>;
     resolved: ResolvedStreams<CudaStream, CudaEvent>;
   };
   readonly driver: CudaDriver;
@@ -47,12 +47,12 @@ export interface DeviceCopy {
 export async function copyWithinDevice(copy: DeviceCopy): Promise<Handle> {
   const { driver, events } = copy;
   const layout = copyLayout(copy.source);
-  const pin = copy.source.binding.memory.id.pin();
+  const pin = copy.source.ref.slice.record.pin();
   let handle: Handle | undefined;
   try {
     const ready = copy.orderSource();
     handle = copy.allocate(layout.bytes);
-    const target = copy.resolveTarget(handle.binding());
+    const target = copy.resolveTarget(handle.ref());
     let done: CudaEvent;
     {
       using resolved = target.resolved;

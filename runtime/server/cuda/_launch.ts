@@ -11,12 +11,12 @@
  * @module
  */
 
-import type { Bindings } from "../../core/bindings.ts";
+import type { KernelArguments } from "../../core/kernel_arguments.ts";
 import { TimeoutError } from "../../core/errors.ts";
-import type { Binding } from "../../core/handle.ts";
+import type { HandleRef } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ResolvedStreams } from "../../stream/event.ts";
-import type { BindingResource, KernelLaunch } from "../server.ts";
+import type { KernelLaunch, ResourceRange } from "../server.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./_ffi.ts";
 import type { CudaEvent, CudaStream } from "./_stream.ts";
 import type { CopyContext } from "./_write.ts";
@@ -59,8 +59,8 @@ function buffersFor(count: number) {
 /** Builds the parameters of `kernel` from resolved buffers and the launch's bindings. */
 export function marshalParams(
   kernel: CudaKernel,
-  buffers: readonly BindingResource<bigint>[],
-  bindings: Bindings,
+  buffers: readonly ResourceRange<bigint>[],
+  bindings: KernelArguments,
 ): LaunchParams {
   const meta = bindings.metadata.data;
   let count = buffers.length * (kernel.bufferLengths ? 2 : 1) + meta.length;
@@ -104,9 +104,9 @@ export interface LaunchContext extends CopyContext {
   readonly attributes: CudaDeviceAttributes;
   readonly timeoutMs: number;
   /** The device range of a binding (validates it). */
-  resolveBinding(binding: Binding): BindingResource<bigint>;
+  resolveBinding(binding: HandleRef): ResourceRange<bigint>;
   /** Orders `stream` after other streams' uses of `bindings`. */
-  resolveStreams(stream: StreamId, bindings: Binding[]): ResolvedStreams<CudaStream, CudaEvent>;
+  resolveStreams(stream: StreamId, bindings: HandleRef[]): ResolvedStreams<CudaStream, CudaEvent>;
   /** Per-kernel profiling (see `CudaProfiler.timeLaunch`). */
   timeLaunch(
     stream: CudaStream,
@@ -126,7 +126,7 @@ export function launch(
   kernelLaunch: KernelLaunch<CudaKernel>,
   streamId: StreamId,
 ): void {
-  const { kernel, count, bindings } = kernelLaunch;
+  const { kernel, count, args: bindings } = kernelLaunch;
   const name = kernelName(kernel);
   const [bx, by, bz] = kernel.blockSize;
   const { maxBlockDim, maxThreadsPerBlock, maxGridDim } = ctx.attributes;
@@ -154,7 +154,7 @@ export function launch(
     : undefined;
   if (fixed !== undefined) checkGrid(fixed);
   const fn = ctx.modules.function(kernel);
-  const buffers = bindings.allBindings();
+  const buffers = bindings.refs();
   const params = marshalParams(kernel, buffers.map((b) => ctx.resolveBinding(b)), bindings);
   const expected = ctx.modules.signature(kernel);
   if (expected !== undefined && !sameSizes(expected, params.sizes)) {
@@ -166,15 +166,15 @@ export function launch(
         `${bindings.metadata.data.length} metadata words, then scalars)`,
     );
   }
-  if (count.kind === "dynamic") ctx.resolveBinding(count.binding);
+  if (count.kind === "dynamic") ctx.resolveBinding(count.ref);
   using resolved = ctx.resolveStreams(
     streamId,
-    count.kind === "dynamic" ? [...buffers, count.binding] : buffers,
+    count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
   );
   const stream = resolved.currentStream();
   const grid = fixed ??
     (count.kind === "dynamic"
-      ? checkGrid(readCount(ctx, ctx.resolveBinding(count.binding), stream))
+      ? checkGrid(readCount(ctx, ctx.resolveBinding(count.ref), stream))
       : []);
   if (grid.some((n) => n === 0)) return; // nothing to run
   const timed = ctx.timeLaunch(stream, streamId, name, grid as [number, number, number]);
@@ -204,7 +204,7 @@ const nap = new Int32Array(new SharedArrayBuffer(4));
  * takes grids from the host. Sleeps 50 µs between polls; `TIMEOUT` after the timeout (the
  * staging buffer then stays pinned until the copy completes).
  */
-function readCount(ctx: LaunchContext, at: BindingResource<bigint>, stream: CudaStream): number[] {
+function readCount(ctx: LaunchContext, at: ResourceRange<bigint>, stream: CudaStream): number[] {
   const { driver, pinned, events } = ctx;
   const staging = pinned.acquire(12);
   driver.check(

@@ -12,8 +12,8 @@ import {
   type CopyDescriptor,
   copyDescriptor,
 } from "../../core/allocation.ts";
-import { Binding } from "../../core/handle.ts";
-import type { BindingResource } from "../server.ts";
+import { HandleRef } from "../../core/handle.ts";
+import type { ResourceRange } from "../server.ts";
 
 /** Rows of `rowBytes` contiguous bytes, `pitch` bytes apart (`rows` is 1 when contiguous). */
 export interface CopyLayout {
@@ -149,20 +149,20 @@ export function allocationLayouts(
 
 /**
  * The device range of a copy descriptor (`resolve` gives its binding's), checked, a hand-built
- * descriptor too: a `Binding`, sane shape, strides and element size, and a span within the
+ * descriptor too: a `HandleRef`, sane shape, strides and element size, and a span within the
  * binding.
  */
 export function checkedRange(
   descriptor: CopyDescriptor,
-  resolve: (binding: Binding) => BindingResource<bigint>,
-): BindingResource<bigint> {
-  if (!(descriptor?.binding instanceof Binding)) {
-    throw new TypeError("A copy descriptor must have a Binding (see Handle.copyDescriptor)");
+  resolve: (ref: HandleRef) => ResourceRange<bigint>,
+): ResourceRange<bigint> {
+  if (!(descriptor?.ref instanceof HandleRef)) {
+    throw new TypeError("A copy descriptor must have a HandleRef (see Handle.copyDescriptor)");
   }
-  const { binding, shape, strides, elemSize } = descriptor;
-  copyDescriptor(binding, shape, strides, elemSize); // shape, strides and elemSize are sane
+  const { ref, shape, strides, elemSize } = descriptor;
+  copyDescriptor(ref, shape, strides, elemSize); // shape, strides and elemSize are sane
   const layout = copyLayout(descriptor);
-  const at = resolve(binding);
+  const at = resolve(ref);
   if (layout.span > at.size) {
     throw new RangeError(
       `Copy of ${layout.span} bytes is out of range of a ${at.size}-byte binding`,

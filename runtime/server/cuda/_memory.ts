@@ -15,15 +15,15 @@
 import { OutOfMemoryError } from "../../core/errors.ts";
 import { formatBytes } from "../../core/format_bytes.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
-import type { ManagedMemoryId } from "../../core/managed_memory.ts";
+import type { SliceRecord } from "../../core/slice_record.ts";
 import type { SliceHandle } from "../../core/slice.ts";
 import type { StorageHandle } from "../../memory/storage.ts";
 import { MemoryManagement, type MemoryManagementOptions } from "../../memory/memory_management.ts";
 import { combineMemoryUsage, type MemoryUsage } from "../../memory/memory_usage.ts";
-import type { BindingResource } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import type { CudaStorage } from "./storage.ts";
 
-type Manager = MemoryManagement<BindingResource<bigint>>;
+type Manager = MemoryManagement<ResourceRange<bigint>>;
 
 /** The pools of every stream index. */
 export class StreamMemory {
@@ -84,9 +84,9 @@ export class StreamMemory {
 
   /** Where the memory of a binding created on `stream` lives, and its storage resource. */
   resolve(
-    memory: ManagedMemoryId,
+    memory: SliceRecord,
     stream: number,
-  ): { at: StorageHandle; resource: BindingResource<bigint> } {
+  ): { at: StorageHandle; resource: ResourceRange<bigint> } {
     const index = stream % this.#maxStreams;
     const at = this.#manager(index).get(memory);
     return { at, resource: this.#storages.get(index)!.resource(at) };

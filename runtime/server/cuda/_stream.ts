@@ -20,7 +20,7 @@
  */
 
 import { DestroyedError, TimeoutError } from "../../core/errors.ts";
-import type { Binding } from "../../core/handle.ts";
+import type { HandleRef } from "../../core/handle.ts";
 import type { EventStreamBackend } from "../../stream/event.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 
@@ -191,7 +191,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     return stream;
   }
 
-  handleCursor(_stream: CudaStream, binding: Binding): number {
+  handleCursor(_stream: CudaStream, binding: HandleRef): number {
     return binding.cursor;
   }
 

@@ -17,7 +17,7 @@
  * @module
  */
 
-import type { Binding } from "../../core/handle.ts";
+import type { HandleRef } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { Trace, TraceEvent, TraceKernel, TraceSpan } from "../../core/trace.ts";
 
@@ -52,11 +52,11 @@ export class CudaTraceLog {
   }
 
   /** Records the cross-stream waits implied by `stream` using `bindings` now. */
-  used(stream: StreamId, bindings: readonly Binding[]): void {
+  used(stream: StreamId, bindings: readonly HandleRef[]): void {
     const at = performance.now();
     const waited = new Set<StreamId>();
     for (const binding of bindings) {
-      const id = binding.memory.id;
+      const id = binding.slice.record;
       const on = this.#lastUse.get(id);
       if (on !== undefined && on !== stream && !waited.has(on)) {
         waited.add(on);

@@ -7,7 +7,7 @@
  */
 
 import type { CopyDescriptor } from "../../core/allocation.ts";
-import type { BindingResource, WriteEntry } from "../server.ts";
+import type { ResourceRange, WriteEntry } from "../server.ts";
 import type { CudaDriver } from "./_ffi.ts";
 import { type CopyLayout, copyLayout, memcpy2d } from "./_layout.ts";
 import type { Pinned, PinnedPool } from "./_staging.ts";
@@ -16,7 +16,7 @@ import type { CudaStream, EventPool } from "./_stream.ts";
 /** One destination of a write. */
 export interface WriteTarget {
   /** The device memory (pointer, binding offset, binding size). */
-  readonly at: BindingResource<bigint>;
+  readonly at: ResourceRange<bigint>;
   /** How the bytes land on the device. */
   readonly layout: CopyLayout;
   /** The bytes, packed rows. */
@@ -40,7 +40,7 @@ const struct = new DataView(new ArrayBuffer(128));
  */
 export function writeTargets(
   entries: readonly WriteEntry[],
-  range: (descriptor: CopyDescriptor) => BindingResource<bigint>,
+  range: (descriptor: CopyDescriptor) => ResourceRange<bigint>,
 ): WriteTarget[] {
   if (!Array.isArray(entries)) throw new TypeError("entries must be an array");
   return entries.map((entry, i) => {
@@ -120,8 +120,8 @@ export function enqueueWrite(
 /** Enqueues a device-to-device copy of `layout` from `from` into contiguous `to`. */
 export function copyOnDevice(
   driver: CudaDriver,
-  from: BindingResource<bigint>,
-  to: BindingResource<bigint>,
+  from: ResourceRange<bigint>,
+  to: ResourceRange<bigint>,
   layout: CopyLayout,
   stream: CudaStream,
 ): void {

@@ -80,14 +80,14 @@ const shipped = (
  *
  * @example
  * ```ts ignore
- * import { Bindings, CubeCount } from "@gpucompute/runtime/backend";
+ * import { KernelArguments, CubeCount } from "@gpucompute/runtime/backend";
  * import { CUDA_KERNELS, CudaServer } from "@gpucompute/runtime/cuda";
  * using server = CudaServer.create();
  * using out = server.createWithData(new Uint8Array(4 * 1000), 0);
  * server.execute({
  *   kernel: CUDA_KERNELS.fillF32,
  *   count: CubeCount.new1d(4),
- *   bindings: new Bindings().withBuffer(out.binding())
+ *   args: new KernelArguments().withBuffer(out.ref())
  *     .withMetadata({ data: new Uint32Array([1000]), staticLength: 1 }).withScalar("f32", [1.5]),
  * }, 0);
  * ```

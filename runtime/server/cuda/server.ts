@@ -34,7 +34,7 @@ import {
 } from "../../core/allocation.ts";
 import { resolveConfig } from "../../core/config.ts";
 import { type ComputeError, DestroyedError, StreamUnhealthyError } from "../../core/errors.ts";
-import { Binding, checkHandleKind, Handle, type HandleKind } from "../../core/handle.ts";
+import { checkHandleKind, Handle, type HandleKind, HandleRef } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
 import { assertNonNegativeInteger } from "../../core/_validate.ts";
@@ -42,7 +42,6 @@ import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import { MultiStream } from "../../stream/event.ts";
 import type { Trace } from "../../core/trace.ts";
 import type {
-  BindingResource,
   ComputeServer,
   CopyStreams,
   DeviceProperties,
@@ -50,6 +49,7 @@ import type {
   ProfileDuration,
   ProfilingToken,
   ResourceLease,
+  ResourceRange,
   StartProfileOptions,
   WriteEntry,
 } from "../server.ts";
@@ -301,7 +301,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#throwFailure(stream);
     const sources = descriptors.map((d) => ({ at: this.#range(d), layout: copyLayout(d) }));
     const trace = this.#profiler.trace, start = trace && performance.now();
-    const resolved = this.#resolve(stream, descriptors.map((d) => d.binding));
+    const resolved = this.#resolve(stream, descriptors.map((d) => d.ref));
     // read() enqueues synchronously, up to its first await: finish right after.
     const pending = read(
       this.#copyContext(),
@@ -322,7 +322,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#assertUsable(stream);
     const targets = writeTargets(entries, (descriptor) => this.#range(descriptor));
     if (targets.length === 0) return;
-    using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.binding));
+    using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.ref));
     enqueueWrite(this.#copyContext(), targets, resolved.currentStream());
     this.#profiler.trace?.copy("write", stream, targets.reduce((n, t) => n + t.layout.bytes, 0));
   }
@@ -356,16 +356,16 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    * the other streams' work on the binding (the work itself is already submitted), and the
    * memory is not reused until the lease is released.
    */
-  getResource(binding: Binding, stream: StreamId): ResourceLease<bigint> {
+  getResource(binding: HandleRef, stream: StreamId): ResourceLease<bigint> {
     this.#assertUsable(stream);
-    if (!(binding instanceof Binding)) throw new TypeError("getResource needs a Binding");
+    if (!(binding instanceof HandleRef)) throw new TypeError("getResource needs a HandleRef");
     const at = this.#bindingResource(binding);
     this.#resolve(stream, [binding]).finish();
-    const pin = binding.memory.id.pin();
+    const pin = binding.slice.record.pin();
     return {
       ...at,
       get released() {
-        return pin.memory === undefined;
+        return pin.record === undefined;
       },
       release: () => pin.release(),
       [Symbol.dispose]: () => pin.release(),
@@ -464,7 +464,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       source,
       from: this.#range(source),
       orderSource: () => {
-        using resolved = this.#resolve(streams.source, [source.binding]);
+        using resolved = this.#resolve(streams.source, [source.ref]);
         return this.#events.record(resolved.currentStream());
       },
       allocate: (bytes) => destination.#allocate(bytes, streams.destination),
@@ -533,7 +533,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return Handle.fresh(slice, stream, this.#streams.cursor(stream), size, kind);
   }
 
-  #resolve(stream: StreamId, bindings: readonly Binding[]) {
+  #resolve(stream: StreamId, bindings: readonly HandleRef[]) {
     this.#profiler.trace?.used(stream, bindings);
     return this.#streams.resolve(stream, bindings, { enforceHealthy: true });
   }
@@ -559,9 +559,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     if (!this.#destroyed) this.#device.makeCurrent();
   };
 
-  #bindingResource(binding: Binding): BindingResource<bigint> {
+  #bindingResource(binding: HandleRef): ResourceRange<bigint> {
     binding.assertLive();
-    const { resource } = this.#memory.resolve(binding.memory.id, binding.stream);
+    const { resource } = this.#memory.resolve(binding.slice.record, binding.stream);
     return {
       resource: resource.resource,
       offset: resource.offset + (binding.offsetStart ?? 0),
@@ -570,7 +570,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   /** The device range of a descriptor, checked (a hand-built one too) against its binding. */
-  #range(descriptor: CopyDescriptor): BindingResource<bigint> {
+  #range(descriptor: CopyDescriptor): ResourceRange<bigint> {
     return checkedRange(descriptor, (binding) => this.#bindingResource(binding));
   }
 

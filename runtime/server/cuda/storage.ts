@@ -19,7 +19,7 @@
 import { DestroyedError, OutOfMemoryError, UnknownError } from "../../core/errors.ts";
 import { formatBytes } from "../../core/format_bytes.ts";
 import type { ComputeStorage, StorageHandle } from "../../memory/storage.ts";
-import type { BindingResource } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import { CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import type { CudaEvent, CudaStream, EventPool } from "./_stream.ts";
 
@@ -43,10 +43,10 @@ export interface CudaStorageOptions {
  * import { CudaServer } from "@gpucompute/runtime/cuda";
  * using server = CudaServer.create();
  * using handle = server.createWithData(new Uint8Array(16), 0);
- * console.log(server.getResource(handle.binding(), 0).resource); // a CUdeviceptr (bigint)
+ * console.log(server.getResource(handle.ref(), 0).resource); // a CUdeviceptr (bigint)
  * ```
  */
-export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
+export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
   /** Slice alignment in bytes. */
   readonly alignment = 256;
   readonly #driver: CudaDriver;
@@ -116,7 +116,7 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
   }
 
   /** The page's device pointer and the slice's range. */
-  resource(handle: StorageHandle): BindingResource<bigint> {
+  resource(handle: StorageHandle): ResourceRange<bigint> {
     const entry = this.#pages.get(handle.page);
     if (entry === undefined) {
       throw new UnknownError(`CUDA storage page ${handle.page} does not exist`);

@@ -55,9 +55,9 @@ export function checkInfo(
   declared: readonly ReflectedBinding[],
   launch: KernelLaunch<WgslKernel>,
 ): InfoLayout {
-  const { bindings } = launch;
-  const buffers = bindings.buffers;
-  const info = packInfo(bindings)!;
+  const { args } = launch;
+  const buffers = args.buffers;
+  const info = packInfo(args)!;
   if (launch.params !== undefined) {
     throw new KernelArgumentError(
       name,
@@ -82,7 +82,7 @@ export function checkInfo(
       : `: pass params: { ${last.name}: ... }`;
     throw new KernelArgumentError(
       name,
-      bindings.scalars.size > 0 ? "scalars" : "metadata",
+      args.scalars.size > 0 ? "scalars" : "metadata",
       `would fill ${last.name}: ${last.type.name} with CubeCL's info layout, which only an ` +
         `array of words reads correctly${fields}`,
     );
@@ -91,7 +91,7 @@ export function checkInfo(
     // WebGPU would reject this only at submit (and drop the whole command buffer).
     throw new KernelArgumentError(
       name,
-      bindings.scalars.size > 0 ? "scalars" : "metadata",
+      args.scalars.size > 0 ? "scalars" : "metadata",
       `fill ${info.bytes.byteLength} bytes of the info buffer, but ${last.name}: ` +
         `${last.type.name} needs at least ${last.minSize}`,
     );

@@ -5,7 +5,7 @@
  * last `@group(0)` binding (after the buffers) when the launch has any metadata word or scalar,
  * and not bound otherwise. Kernels written by hand use named `params` instead. Layout, in bytes:
  *
- * 1. the metadata words (`Bindings.metadata.data`, static then dynamic part) as u32, from 0;
+ * 1. the metadata words (`KernelArguments.metadata.data`, static then dynamic part) as u32, from 0;
  * 2. then one group per scalar storage type present, in the fixed order of
  *    {@linkcode INFO_SCALAR_ORDER} (widest first), each group starting at a multiple of 16 bytes
  *    and holding the type's scalars little-endian and packed;
@@ -18,7 +18,11 @@
  * @module
  */
 
-import { type Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../../core/bindings.ts";
+import {
+  type KernelArguments,
+  STORAGE_TYPE_SIZE,
+  type StorageType,
+} from "../../core/kernel_arguments.ts";
 
 /**
  * The order of scalar groups in the info buffer (widest first).
@@ -69,9 +73,9 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
  *
  * @example
  * ```ts
- * import { Bindings } from "@gpucompute/runtime/backend";
+ * import { KernelArguments } from "@gpucompute/runtime/backend";
  * import { packInfo } from "@gpucompute/runtime/webgpu";
- * const bindings = new Bindings()
+ * const bindings = new KernelArguments()
  *   .withMetadata({ data: new Uint32Array([7, 8, 9]), staticLength: 3 })
  *   .withScalar("u32", [5])
  *   .withScalar("f32", [1.5]);
@@ -79,7 +83,7 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
  * console.log(layout.scalarOffsets.get("f32"), layout.scalarOffsets.get("u32")); // 16 32
  * ```
  */
-export function packInfo(bindings: Bindings): InfoLayout | undefined {
+export function packInfo(bindings: KernelArguments): InfoLayout | undefined {
   const metadata = bindings.metadata.data;
   if (metadata.length === 0 && bindings.scalars.size === 0) return undefined;
   const scalarOffsets = new Map<StorageType, number>();

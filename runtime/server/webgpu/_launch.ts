@@ -19,9 +19,9 @@
  * @module
  */
 
-import type { Binding } from "../../core/handle.ts";
+import type { HandleRef } from "../../core/handle.ts";
 import { KernelArgumentError, UnsupportedError } from "../../core/errors.ts";
-import type { BindingResource, KernelLaunch } from "../server.ts";
+import type { KernelLaunch, ResourceRange } from "../server.ts";
 import type { DispatchTask, EncoderStream, IndirectCount } from "./_stream.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { checkInfo, checkLaunch, plural } from "./_check_launch.ts";
@@ -44,9 +44,9 @@ export interface LaunchContext {
   readonly arena: InfoArena;
   readonly bindGroups: BindGroupCache;
   /** The buffer and range of a live binding of this server (`INVALID_HANDLE` otherwise). */
-  resolve(binding: Binding): BindingResource<GPUBuffer>;
+  resolve(binding: HandleRef): ResourceRange<GPUBuffer>;
   /** Like `resolve`, written into `into` (the launch hot path allocates nothing). */
-  locate(binding: Binding, into: MutableResource): MutableResource;
+  locate(binding: HandleRef, into: MutableResource): MutableResource;
   /** The backend stream of a stream id (where the launch's deferred error goes). */
   origin(stream: StreamId): EncoderStream;
 }
@@ -81,7 +81,7 @@ function newTask(): PooledTask {
 function checkElements(
   name: string,
   index: number,
-  binding: Binding,
+  binding: HandleRef,
   size: number,
   slot: ReflectedBinding,
 ): void {
@@ -105,7 +105,7 @@ function checkElements(
   }
 }
 
-/** A {@linkcode BindingResource} filled in place. */
+/** A {@linkcode ResourceRange} filled in place. */
 export interface MutableResource {
   resource: GPUBuffer;
   offset: number;
@@ -135,9 +135,9 @@ export class Launcher implements UniformSink {
    * The bindings of the last prepared launch that the scheduler must order and pin (valid until
    * the next `prepare`).
    */
-  bindings: readonly Binding[] = [];
+  bindings: readonly HandleRef[] = [];
   /** Those of `bindings` it only reads (declared `read`, an indirect count); empty if none. */
-  readonly reads: Binding[] = [];
+  readonly reads: HandleRef[] = [];
   /**
    * Whether tasks prepared now may be recycled once encoded (the server turns it off while a
    * profiling window or trace may keep tasks).
@@ -210,7 +210,7 @@ export class Launcher implements UniformSink {
   #prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): DispatchTask {
     checkLaunch(launch);
     const context = this.#context;
-    const { kernel, count, bindings } = launch;
+    const { kernel, count, args: bindings } = launch;
     let compiled = context.pipelines.get(kernel);
     const { reflection } = compiled;
     const name = reflection.name;
@@ -279,19 +279,19 @@ export class Launcher implements UniformSink {
       entry.size = size;
       if (slot.access === "read") reads.push(binding);
     }
-    let ordered: readonly Binding[] = buffers;
+    let ordered: readonly HandleRef[] = buffers;
     let indirect: IndirectCount | undefined;
     let scratch: GPUBuffer | undefined;
     const cubes = this.#cubes;
     if (count.kind === "dynamic") {
-      const at = context.resolve(count.binding);
+      const at = context.resolve(count.ref);
       if (at.offset % 4 !== 0) {
         throw new RangeError(
           `An indirect cube count must start at a multiple of 4, got ${at.offset}`,
         );
       }
-      ordered = [...buffers, count.binding];
-      reads.push(count.binding);
+      ordered = [...buffers, count.ref];
+      reads.push(count.ref);
       scratch = context.infoBuffers.acquireEmpty(12);
       indirect = { buffer: at.resource, offset: at.offset, scratch };
     } else {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BindingResource } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import type { BufferCopy, CopyTask } from "./_stream.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
 
@@ -37,7 +37,7 @@ const MERGE_GAP = 4096;
  */
 export function prepareRead(
   device: GPUDevice,
-  sources: readonly BindingResource<GPUBuffer>[],
+  sources: readonly ResourceRange<GPUBuffer>[],
   stats: ReadStats,
 ): PendingRead {
   const placed: { at: number; size: number }[] = sources.map(() => ({ at: 0, size: 0 }));

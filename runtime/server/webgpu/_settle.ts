@@ -6,9 +6,9 @@
  */
 
 import { ComputeError, DeviceLostError } from "../../core/errors.ts";
-import type { MemoryPin } from "../../core/managed_memory.ts";
+import type { SlicePin } from "../../core/slice_record.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import type { BindingResource, ResourceLease } from "../server.ts";
+import type { ResourceLease, ResourceRange } from "../server.ts";
 
 /**
  * Throws the deferred errors of a stream, all at once, and clears them: the first one alone, or a
@@ -51,13 +51,13 @@ export async function settle<T>(
 }
 
 /** A lease over a resource that holds `pin` until released. */
-export function lease<R>(at: BindingResource<R>, pin: MemoryPin): ResourceLease<R> {
+export function lease<R>(at: ResourceRange<R>, pin: SlicePin): ResourceLease<R> {
   return {
     resource: at.resource,
     offset: at.offset,
     size: at.size,
     get released() {
-      return pin.memory === undefined;
+      return pin.record === undefined;
     },
     release: () => pin.release(),
     [Symbol.dispose]: () => pin.release(),

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Binding } from "../../core/handle.ts";
+import type { HandleRef } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { Trace, TraceEvent, TraceKernel } from "../../core/trace.ts";
 import type { PassGroup } from "./_stream.ts";
@@ -66,9 +66,9 @@ export class TraceLog {
    */
   used(
     stream: StreamId,
-    bindings: readonly Binding[],
+    bindings: readonly HandleRef[],
     at: number,
-    reads: readonly Binding[] = [],
+    reads: readonly HandleRef[] = [],
   ): void {
     const waited: StreamId[] = [];
     const wait = (on: StreamId | undefined) => {
@@ -76,9 +76,9 @@ export class TraceLog {
       waited.push(on);
       this.add({ type: "wait", stream, on, at });
     };
-    const readOnly = new Set(reads.map((binding) => binding.memory.id));
+    const readOnly = new Set(reads.map((binding) => binding.slice.record));
     for (const binding of bindings) {
-      const id = binding.memory.id;
+      const id = binding.slice.record;
       wait(this.#lastWrite.get(id));
       const readers = this.#readers.get(id);
       if (readOnly.has(id)) {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { BindingResource } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import type { CopyTask } from "./_stream.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
 
@@ -25,7 +25,7 @@ export interface PendingWrite {
 export interface WriteTarget {
   /** The bytes (checked here to be a `Uint8Array`). */
   readonly data: unknown;
-  readonly at: BindingResource<GPUBuffer>;
+  readonly at: ResourceRange<GPUBuffer>;
   /** Offset and size of the whole slice in its buffer. */
   readonly slice: { readonly offset: number; readonly size: number };
 }

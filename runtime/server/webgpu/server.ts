@@ -47,7 +47,7 @@ import {
   NotReadyError,
   UnsupportedError,
 } from "../../core/errors.ts";
-import { Binding, checkHandleKind, Handle, type HandleKind } from "../../core/handle.ts";
+import { checkHandleKind, Handle, type HandleKind, HandleRef } from "../../core/handle.ts";
 import {
   type Allocation,
   type AllocationDescriptor,
@@ -57,7 +57,6 @@ import {
   isContiguous,
 } from "../../core/allocation.ts";
 import type {
-  BindingResource,
   ComputeServer,
   CopyStreams,
   DeviceProperties,
@@ -65,6 +64,7 @@ import type {
   ProfileDuration,
   ProfilingToken,
   ResourceLease,
+  ResourceRange,
   StartProfileOptions,
   WriteEntry,
 } from "../server.ts";
@@ -108,14 +108,14 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   readonly properties: DeviceProperties;
   readonly #gpu: WebGpuDevice;
   readonly #storage: WebGpuStorage;
-  readonly #memory: MemoryManagement<BindingResource<GPUBuffer>>;
+  readonly #memory: MemoryManagement<ResourceRange<GPUBuffer>>;
   readonly #streams: EncoderStreams;
   readonly #scheduler: SchedulerMultiStream<GpuTask, EncoderStream>;
   readonly #pipelines: PipelineCache;
   readonly #infoBuffers: InfoBufferPool;
   readonly #arena: InfoArena;
   readonly #launcher: Launcher;
-  readonly #registerOptions: { reads: readonly Binding[] } = { reads: [] };
+  readonly #registerOptions: { reads: readonly HandleRef[] } = { reads: [] };
   readonly #bindGroups: BindGroupCache;
   readonly #profiler: ProfilerCore;
   readonly #readStats = { mapAsync: 0 };
@@ -275,7 +275,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const sources = descriptors.map((d) => this.#range(d));
     const pending = prepareRead(this.device, sources, this.#readStats);
     const start = performance.now();
-    const bindings = descriptors.map((d) => d.binding);
+    const bindings = descriptors.map((d) => d.ref);
     const bytes = sources.reduce((sum, source) => sum + source.size, 0);
     if (this.#streams.timing !== null) {
       this.#note(pending.task, stream, bindings, "read", bytes, bindings);
@@ -321,12 +321,12 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
         throw new TypeError(`entries[${i}] must be a WriteEntry`);
       }
       const at = this.#range(entry.descriptor);
-      const slice = this.#memory.get(entry.descriptor.binding.memory.id);
+      const slice = this.#memory.get(entry.descriptor.ref.slice.record);
       return { data: entry.data, at, slice };
     });
     const pending = prepareWrite(this.device, targets);
     if (pending === undefined) return;
-    const bindings = entries.map((e) => e.descriptor.binding);
+    const bindings = entries.map((e) => e.descriptor.ref);
     if (this.#streams.timing !== null) {
       const total = targets.reduce((sum, target) => sum + target.data.byteLength, 0);
       this.#note(pending.task, stream, bindings, "write", total, []);
@@ -354,7 +354,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     throwDeferred(this.#scheduler.stream(stream).errors, stream);
   }
 
-  getResource(binding: Binding, stream: StreamId): ResourceLease<GPUBuffer> {
+  getResource(binding: HandleRef, stream: StreamId): ResourceLease<GPUBuffer> {
     this.#assertUsable(stream);
     const at = this.#resolve(binding);
     // Registered like any use of the binding, so the scheduler submits the streams it depends on.
@@ -368,7 +368,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
           "first (server.compile), before taking a resource",
       );
     }
-    return lease(at, binding.memory.id.pin());
+    return lease(at, binding.slice.record.pin());
   }
 
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
@@ -561,11 +561,11 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   }
 
   /** The buffer and exact byte range of a contiguous descriptor. */
-  #range(descriptor: CopyDescriptor): BindingResource<GPUBuffer> {
-    if (!(descriptor?.binding instanceof Binding)) {
-      throw new TypeError("A copy descriptor must have a Binding (see Handle.copyDescriptor)");
+  #range(descriptor: CopyDescriptor): ResourceRange<GPUBuffer> {
+    if (!(descriptor?.ref instanceof HandleRef)) {
+      throw new TypeError("A copy descriptor must have a HandleRef (see Handle.copyDescriptor)");
     }
-    copyDescriptor(descriptor.binding, descriptor.shape, descriptor.strides, descriptor.elemSize);
+    copyDescriptor(descriptor.ref, descriptor.shape, descriptor.strides, descriptor.elemSize);
     if (!isContiguous(descriptor.shape, descriptor.strides)) {
       throw new UnsupportedError(
         `WebGPU copies contiguous data only; strides [${descriptor.strides}] of shape ` +
@@ -574,7 +574,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       );
     }
     const size = descriptor.shape.reduce((a, b) => a * b, 1) * descriptor.elemSize;
-    const binding = descriptor.binding;
+    const binding = descriptor.ref;
     const at = this.#resolve(binding);
     if (size > binding.size()) {
       throw new RangeError(
@@ -584,14 +584,14 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     return { resource: at.resource, offset: at.offset, size };
   }
 
-  #resolve(binding: Binding): BindingResource<GPUBuffer> {
+  #resolve(binding: HandleRef): ResourceRange<GPUBuffer> {
     return this.#locate(binding, { resource: undefined!, offset: 0, size: 0 });
   }
 
   /** {@linkcode #resolve} into a caller's record: the launch hot path allocates nothing. */
-  #locate(binding: Binding, into: MutableResource): MutableResource {
+  #locate(binding: HandleRef, into: MutableResource): MutableResource {
     binding.assertLive();
-    const at = this.#memory.get(binding.memory.id);
+    const at = this.#memory.get(binding.slice.record);
     into.resource = this.#storage.buffer(at.page);
     into.offset = at.offset + (binding.offsetStart ?? 0);
     into.size = binding.size();
@@ -620,10 +620,10 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   #note(
     task: GpuTask,
     stream: StreamId,
-    bindings: readonly Binding[],
+    bindings: readonly HandleRef[],
     kind: "kernel" | "write" | "read",
     bytes: number,
-    reads: readonly Binding[],
+    reads: readonly HandleRef[],
     name: string = kind,
     workgroups?: readonly [number, number, number],
   ): void {
