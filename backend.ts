@@ -40,11 +40,13 @@ export {
   type GcPayload,
   MultiStream,
   type MultiStreamOptions,
-  type MultiStreamResolveOptions,
-  type RequiredSyncs,
-  ResolvedStreams,
+  OrderedStream,
+  type OrderOptions,
+  type RequiredWaits,
 } from "./runtime/stream/event.ts";
 export * from "./runtime/stream/scheduler.ts";
+export * from "./runtime/stream/stream_errors.ts";
+export type * from "./runtime/stream/wait_recorder.ts";
 export * from "./runtime/server/server.ts";
 export type * from "./runtime/core/trace.ts";
 export type * from "./sync/timeline_signal.ts";

@@ -135,6 +135,13 @@ for (const [r, root] of roots.entries()) {
     }
     await client.read(y, Float32Array);
   }]);
+  variants.push([`scalars client${tag}`, async () => {
+    for (let i = 0; i < 200; i++) {
+      const [src, dst] = i % 2 === 0 ? [x, y] : [y, x];
+      client.execute(axpbScalars, { count: chainCount, buffers: [src, dst], scalars });
+    }
+    await client.read(y, Float32Array);
+  }]);
   let fresh = 0;
   const coldSubmits: number[] = [];
   const cold = async (kernel: { id: string; source: string }, record: boolean) => {

@@ -1,5 +1,5 @@
 /**
- * Cost of {@linkcode MultiStream.resolve} + {@linkcode ResolvedStreams.finish} per task, with 1, 4
+ * Cost of {@linkcode MultiStream.resolve} + {@linkcode OrderedStream.finish} per task, with 1, 4
  * and 16 bindings, tasks and bindings spread over 4 streams in rotation (so most bindings come
  * from another stream: analysis, pins and the GC path are all exercised). The backend does
  * nothing and its events complete at once, so the figures are the multi-stream's own cost. Each
@@ -65,7 +65,7 @@ for (const count of [1, 4, 16]) {
         b.start();
         for (let task = 0; task < TASKS; task++) {
           const stream = task % STREAMS;
-          ms.resolve(stream, bindings[stream]).finish();
+          ms.order(stream, bindings[stream]).finish();
         }
         b.end();
         await ms.drain();
@@ -90,7 +90,7 @@ for (const polled of [false, true]) {
     async fn() {
       for (let task = 0; task < TASKS; task++) {
         const stream = task % STREAMS;
-        ms.resolve(stream, bindings[stream]).finish();
+        ms.order(stream, bindings[stream]).finish();
       }
       await ms.drain();
       if (owners.flat().some((h) => h.disposed)) throw new Error("unreachable");

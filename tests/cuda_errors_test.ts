@@ -193,7 +193,7 @@ Deno.test("PTX the driver rejects is a COMPILATION error with the driver's messa
     }, 0), CompilationError);
 });
 
-Deno.test("a GC wait that times out poisons the stream and keeps the shared memory pinned", async () => {
+Deno.test("a GC wait that times out leaves the stream unhealthy and keeps the shared memory pinned", async () => {
   await withSimEnv({ CUDA_SIM_HANG_RECORD_AT: "3" }, async () => {
     const server = sim({ timeoutMs: 100 });
     try {

@@ -21,7 +21,7 @@
  *
  * A failed or timed-out wait does NOT release the task's payloads: the work behind the event may
  * still run, so its memory stays pinned and its buffers reachable, for good. `onFailure` is told
- * at once (the multi-stream poisons the stream), and {@linkcode GcLoop.drain} reports the error too.
+ * at once (the multi-stream marks the stream unhealthy), and {@linkcode GcLoop.drain} reports the error too.
  *
  * @module
  */

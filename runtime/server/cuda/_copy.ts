@@ -10,7 +10,7 @@
 
 import type { CopyDescriptor } from "../../core/allocation.ts";
 import type { Handle, HandleRef } from "../../core/handle.ts";
-import type { ResolvedStreams } from "../../stream/event.ts";
+import type { OrderedStream } from "../../stream/event.ts";
 import type { ResourceRange } from "../server.ts";
 import type { CudaDriver } from "./_ffi.ts";
 import { copyLayout } from "./_layout.ts";
@@ -35,7 +35,7 @@ export interface DeviceCopy {
   /** The destination range, and its stream resolved (finish it once the copy is enqueued). */
   resolveTarget(binding: HandleRef): {
     at: ResourceRange<bigint>;
-    resolved: ResolvedStreams<CudaStream, CudaEvent>;
+    resolved: OrderedStream<CudaStream, CudaEvent>;
   };
   readonly driver: CudaDriver;
   /** The pool `orderSource`'s events come from (the destination's events share the context). */
@@ -56,7 +56,7 @@ export async function copyWithinDevice(copy: DeviceCopy): Promise<Handle> {
     let done: CudaEvent;
     {
       using resolved = target.resolved;
-      const stream = resolved.currentStream();
+      const stream = resolved.stream;
       const waited = driver.symbols.cuStreamWaitEvent(stream.handle, ready.handle, 0);
       events.release(ready); // the wait captured the record
       driver.check(waited, `cuStreamWaitEvent(copy, stream ${stream.index})`);

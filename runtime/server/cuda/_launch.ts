@@ -15,7 +15,7 @@ import type { KernelArguments } from "../../core/kernel_arguments.ts";
 import { TimeoutError } from "../../core/errors.ts";
 import type { HandleRef } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import type { ResolvedStreams } from "../../stream/event.ts";
+import type { OrderedStream } from "../../stream/event.ts";
 import type { KernelLaunch, ResourceRange } from "../server.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./_ffi.ts";
 import type { CudaEvent, CudaStream } from "./_stream.ts";
@@ -106,7 +106,7 @@ export interface LaunchContext extends CopyContext {
   /** The device range of a binding (validates it). */
   resolveBinding(binding: HandleRef): ResourceRange<bigint>;
   /** Orders `stream` after other streams' uses of `bindings`. */
-  resolveStreams(stream: StreamId, bindings: HandleRef[]): ResolvedStreams<CudaStream, CudaEvent>;
+  resolveStreams(stream: StreamId, bindings: HandleRef[]): OrderedStream<CudaStream, CudaEvent>;
   /** Per-kernel profiling (see `CudaProfiler.timeLaunch`). */
   timeLaunch(
     stream: CudaStream,
@@ -171,7 +171,7 @@ export function launch(
     streamId,
     count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
   );
-  const stream = resolved.currentStream();
+  const stream = resolved.stream;
   const grid = fixed ??
     (count.kind === "dynamic"
       ? checkGrid(readCount(ctx, ctx.resolveBinding(count.ref), stream))

@@ -107,8 +107,6 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   #launchContext: LaunchContext | undefined;
   /** Set when a reservation allocated a page in its stream's order (`cuMemAllocAsync`). */
   #streamOrderedPage = false;
-  /** GC waits that failed, by stream index: reported by that stream's next `sync` or `read`. */
-  readonly #failures = new Map<number, ComputeError>();
   #destroyed = false;
 
   /** Opens the device (`BACKEND_UNAVAILABLE` when there is none) and builds a server on it. */
@@ -135,7 +133,6 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#backend = new CudaStreamBackend(driver, this.#events, wait);
     this.#streams = new MultiStream(this.#backend, {
       maxStreams: config.maxStreams,
-      onStreamFailed: (index, error) => this.#failures.set(index, error),
       maxPendingGc: options.maxPendingGc ?? 64,
     });
     const asyncAlloc = (options.memoryPools ?? true) && device.attributes.memoryPools;
@@ -298,7 +295,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   async read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]> {
     this.#assertUsable(stream);
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
-    this.#throwFailure(stream);
+    this.#streams.errors.throwFor(stream);
     const sources = descriptors.map((d) => ({ at: this.#range(d), layout: copyLayout(d) }));
     const trace = this.#profiler.trace, start = trace && performance.now();
     const resolved = this.#resolve(stream, descriptors.map((d) => d.ref));
@@ -306,7 +303,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const pending = read(
       this.#copyContext(),
       sources,
-      resolved.currentStream(),
+      resolved.stream,
       this.#wait("a read"),
     );
     resolved.finish();
@@ -323,13 +320,13 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const targets = writeTargets(entries, (descriptor) => this.#range(descriptor));
     if (targets.length === 0) return;
     using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.ref));
-    enqueueWrite(this.#copyContext(), targets, resolved.currentStream());
+    enqueueWrite(this.#copyContext(), targets, resolved.stream);
     this.#profiler.trace?.copy("write", stream, targets.reduce((n, t) => n + t.layout.bytes, 0));
   }
 
   async sync(stream: StreamId): Promise<void> {
     this.#assertUsable(stream);
-    this.#throwFailure(stream);
+    this.#streams.errors.throwFor(stream);
     const trace = this.#profiler.trace, start = trace && performance.now();
     const events = this.#backend.streams.map((s) => this.#backend.flush(s));
     try {
@@ -465,7 +462,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       from: this.#range(source),
       orderSource: () => {
         using resolved = this.#resolve(streams.source, [source.ref]);
-        return this.#events.record(resolved.currentStream());
+        return this.#events.record(resolved.stream);
       },
       allocate: (bytes) => destination.#allocate(bytes, streams.destination),
       resolveTarget: (binding) => ({
@@ -524,7 +521,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
       // The new page exists from this point of the stream's order: a new cursor stamps the handle
       // after it, so a first use on another stream waits on an event recorded after it.
       try {
-        this.#streams.resolve(stream, []).finish();
+        this.#streams.order(stream, []).finish();
       } catch (error) {
         Handle.fresh(slice, stream, 0, size).dispose(); // a poisoned stream: give the slice back
         throw error;
@@ -535,7 +532,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   #resolve(stream: StreamId, bindings: readonly HandleRef[]) {
     this.#profiler.trace?.used(stream, bindings);
-    return this.#streams.resolve(stream, bindings, { enforceHealthy: true });
+    return this.#streams.order(stream, bindings, { enforceHealthy: true });
   }
 
   #copyContext() {
@@ -589,14 +586,6 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const usage = this.#profiler.trace && this.#memory.usage();
     if (usage) this.#profiler.trace!.memory(usage.bytesInUse, usage.bytesReserved);
     return value;
-  }
-
-  #throwFailure(stream: StreamId): void {
-    const index = stream % this.#streams.maxStreams;
-    const failure = this.#failures.get(index);
-    if (failure === undefined) return;
-    this.#failures.delete(index);
-    throw failure;
   }
 
   #assertHealthy(stream: StreamId): void {
