@@ -222,7 +222,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   }
 
   /** Part of the scheduler backend: what flushed submissions wait for, when they are held. */
-  heldUntil(): Promise<void> | undefined {
+  parkedUntil(): Promise<void> | undefined {
     return this.#released;
   }
 
