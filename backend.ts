@@ -50,3 +50,4 @@ export type * from "./runtime/stream/wait_recorder.ts";
 export * from "./runtime/server/server.ts";
 export type * from "./runtime/core/trace.ts";
 export type * from "./sync/timeline_signal.ts";
+export * from "./runtime/server/shared/mod.ts";

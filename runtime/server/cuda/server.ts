@@ -33,7 +33,7 @@ import {
   type CopyDescriptor,
 } from "../../core/allocation.ts";
 import { resolveConfig } from "../../core/config.ts";
-import { type ComputeError, DestroyedError, StreamUnhealthyError } from "../../core/errors.ts";
+import { DestroyedError, StreamUnhealthyError } from "../../core/errors.ts";
 import { checkHandleKind, Handle, type HandleKind, HandleRef } from "../../core/handle.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import { assertStreamId, type StreamId } from "../../core/stream_id.ts";

@@ -6,17 +6,11 @@
  * @module
  */
 
-import { checkLaunchShape } from "../../core/_check_launch.ts";
 import { CompilationError, KernelArgumentError } from "../../core/errors.ts";
 import type { KernelLaunch } from "../server.ts";
 import type { WgslKernel } from "./kernel.ts";
 import { type InfoLayout, packInfo } from "./_info_layout.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
-
-/** Checks the shape of a launch built by hand (`TypeError` / `RangeError`). */
-export function checkLaunch(launch: KernelLaunch<WgslKernel>): void {
-  checkLaunchShape(launch);
-}
 
 /**
  * Throws `CompilationError` when a kernel declares more storage or uniform buffers than the
