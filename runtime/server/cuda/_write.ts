@@ -6,10 +6,9 @@
  * @module
  */
 
-import type { CopyDescriptor } from "../../core/allocation.ts";
-import type { ResourceRange, WriteEntry } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import type { CudaDriver } from "./_ffi.ts";
-import { type CopyLayout, copyLayout, memcpy2d } from "./_layout.ts";
+import { type CopyLayout, memcpy2d } from "./_layout.ts";
 import type { Pinned, PinnedPool } from "./_staging.ts";
 import type { CudaStream, EventPool } from "./_stream.ts";
 
@@ -33,34 +32,6 @@ export interface CopyContext {
 }
 
 const struct = new DataView(new ArrayBuffer(128));
-
-/**
- * The targets of `write` entries, each checked (a hand-built one too) before anything is
- * enqueued: `range` checks a descriptor and gives its device range.
- */
-export function writeTargets(
-  entries: readonly WriteEntry[],
-  range: (descriptor: CopyDescriptor) => ResourceRange<bigint>,
-): WriteTarget[] {
-  if (!Array.isArray(entries)) throw new TypeError("entries must be an array");
-  return entries.map((entry, i) => {
-    if (typeof entry !== "object" || entry === null) {
-      throw new TypeError(`entries[${i}] must be a WriteEntry`);
-    }
-    const { descriptor, data } = entry;
-    const at = range(descriptor);
-    const layout = copyLayout(descriptor);
-    if (!(data instanceof Uint8Array)) {
-      throw new TypeError(`entries[${i}].data must be a Uint8Array`);
-    }
-    if (data.byteLength !== layout.bytes) {
-      throw new RangeError(
-        `Write of ${data.byteLength} bytes into a descriptor of ${layout.bytes} bytes`,
-      );
-    }
-    return { at, layout, data };
-  });
-}
 
 /** Enqueues the copies of `targets` on `stream`. */
 export function enqueueWrite(

@@ -5,8 +5,9 @@
  * Pages come from `cuMemAllocAsync` on the storage's stream where the device supports memory
  * pools, else from `cuMemAlloc`. A stream-ordered page exists from its point in the stream's
  * order only (cuda.h: another stream must first be ordered after the allocation); the storage
- * reports each such page (`onStreamOrdered`) so the server advances the stream's cursor: a first
- * use on another stream then waits on an event recorded after the allocation. Freeing is ordered after the stream's work: `cuMemFreeAsync` on
+ * counts each such page (`orderedPages`) so the server advances the stream's cursor: a first use
+ * on another stream then waits on an event recorded after the allocation. Freeing is ordered
+ * after the stream's work: `cuMemFreeAsync` on
  * the same stream, or, without pools, an event recorded on the stream and a `cuMemFree` once a
  * later call finds it complete (never a blocking wait). Cross-stream users are already complete
  * when a page is freed: the multi-stream keeps their slices pinned until the host saw their work
@@ -22,17 +23,18 @@ import type { ComputeStorage, StorageHandle } from "../../memory/storage.ts";
 import type { ResourceRange } from "../server.ts";
 import { CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import type { CudaEvent, CudaStream, EventPool } from "./_stream.ts";
+import type { MultiStream } from "../../stream/event.ts";
 
 /** Options of {@linkcode CudaStorage}. */
 export interface CudaStorageOptions {
-  /** The stream pages are allocated and freed in the order of. */
-  readonly stream: () => CudaStream;
+  /** The multi-stream of the server, whose stream `index` orders the pages. */
+  readonly streams: MultiStream<CudaStream, CudaEvent>;
+  /** The stream index pages are allocated and freed in the order of. */
+  readonly index: number;
   /** Events for deferred frees (without memory pools). */
   readonly events: EventPool;
   /** Whether `cuMemAllocAsync`/`cuMemFreeAsync` are available and supported by the device. */
   readonly asyncAlloc: boolean;
-  /** Called after each page allocated in the stream's order (`cuMemAllocAsync`). */
-  readonly onStreamOrdered?: () => void;
 }
 
 /**
@@ -63,6 +65,12 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
     this.#options = options;
   }
 
+  /**
+   * Pages allocated in the stream's order (`cuMemAllocAsync`) so far: such a page exists only
+   * from that point of the stream's work, so the server orders first uses elsewhere after it.
+   */
+  orderedPages = 0;
+
   /** Bytes held in live pages. */
   get bytes(): number {
     return this.#bytes;
@@ -80,7 +88,7 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
     const { symbols, out64 } = this.#driver;
     const bytes = BigInt(size);
     const result = this.#options.asyncAlloc
-      ? symbols.cuMemAllocAsync!(out64, bytes, this.#options.stream().handle)
+      ? symbols.cuMemAllocAsync!(out64, bytes, this.#stream().handle)
       : symbols.cuMemAlloc_v2(out64, bytes);
     const call = this.#options.asyncAlloc ? "cuMemAllocAsync" : "cuMemAlloc_v2";
     if (result === CUDA_ERROR_OUT_OF_MEMORY) {
@@ -90,7 +98,7 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
       );
     }
     this.#driver.check(result, `${call}(${size})`);
-    if (this.#options.asyncAlloc) this.#options.onStreamOrdered?.();
+    if (this.#options.asyncAlloc) this.orderedPages++;
     const page = this.#next++;
     this.#pages.set(page, { pointer: out64[0], size });
     this.#bytes += size;
@@ -103,7 +111,7 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
     if (entry === undefined) return;
     this.#pages.delete(page);
     this.#bytes -= entry.size;
-    const stream = this.#options.stream();
+    const stream = this.#stream();
     if (this.#options.asyncAlloc) {
       this.#driver.check(
         this.#driver.symbols.cuMemFreeAsync!(entry.pointer, stream.handle),
@@ -149,6 +157,11 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
       this.#options.events.release(event);
       symbols.cuMemFree_v2(pointer);
     }
+  }
+
+  /** The storage's stream (created by the multi-stream on first use). */
+  #stream(): CudaStream {
+    return this.#options.streams.stream(this.#options.index);
   }
 
   #assertLive(): void {
