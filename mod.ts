@@ -49,9 +49,10 @@ export {
   type CudaClient,
   type WebGpuClient,
 } from "./runtime/client/create_client.ts";
-export { type ArraysOf, ComputeClient } from "./runtime/client/client.ts";
+export { ComputeClient } from "./runtime/client/client.ts";
 export type {
   ArangeOptions,
+  ArraysOf,
   ComputeClientOptions,
   CreateOptions,
   ExecuteOptions,

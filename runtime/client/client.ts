@@ -9,44 +9,32 @@
 
 import { assertNonNegativeInteger, describe } from "../core/_validate.ts";
 import type { MemoryUsage } from "../memory/memory_usage.ts";
-import { KernelArguments, STORAGE_TYPE_SIZE, type StorageType } from "../core/kernel_arguments.ts";
-import { AbortedError, ComputeError, DestroyedError, UnsupportedError } from "../core/errors.ts";
-import { Handle, type HandleKind, HandleRef } from "../core/handle.ts";
-import { type Allocation, AllocationDescriptor, contiguousStrides } from "../core/allocation.ts";
-import { type CopyDescriptor, copyDescriptor } from "../core/allocation.ts";
-import {
-  type ArrayOf,
-  arrayTypeOf,
-  assertDType,
-  type DType,
-  DTYPE_SIZE,
-  type DTypeOf,
-  dtypeOf,
-  type HandleType,
-  type TypedArray,
-  type TypedArrayConstructor,
+import { DestroyedError, UnsupportedError } from "../core/errors.ts";
+import { Handle } from "../core/handle.ts";
+import type { Allocation } from "../core/allocation.ts";
+import type {
+  ArrayOf,
+  DType,
+  DTypeOf,
+  HandleType,
+  TypedArray,
+  TypedArrayConstructor,
 } from "../core/dtype.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
-import type { ProfileOptions, Trace, TraceRecorder } from "../core/trace.ts";
+import type { ProfileOptions, TraceRecorder } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
-import { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
-import { HeldStreams } from "./_held_streams.ts";
-import { cubeCount, LaunchRecord } from "./_launch_record.ts";
-import {
-  arangeArray,
-  byteLength,
-  checkReadType,
-  checkWriteData,
-  fromBytes,
-  fullArray,
-  newArray,
-  toBytes,
-} from "./_host_data.ts";
-import { KindCache } from "./_kinds.ts";
+import type { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
+import { StreamCalls } from "./_stream_calls.ts";
+import { LaunchRecord } from "./_launch_record.ts";
+import { checkHandle, checkOptions } from "./_checks.ts";
+import { traceRecorder } from "./_recorder.ts";
+import { arangeArray, checkReadType, fullArray, newArray } from "./_host_data.ts";
+import { HandleFactory } from "./_handle_factory.ts";
 import type {
   ArangeOptions,
+  ArraysOf,
   ComputeClientOptions,
   CreateOptions,
   ExecuteOptions,
@@ -57,14 +45,6 @@ import type {
   WaitForOptions,
   WriteOptions,
 } from "./options.ts";
-
-const NO_BUFFERS: readonly Handle[] = Object.freeze([]);
-const BYTES: HandleKind = Object.freeze({ madeBy: "createBytes" });
-
-/** The arrays `readMany` returns for a list of handles. */
-export type ArraysOf<H extends readonly Handle[]> = {
-  -readonly [I in keyof H]: H[I] extends Handle<infer D> ? ArrayOf<D> : never;
-};
 
 /**
  * Runs kernels on one server. Every method takes an optional `stream`; without it the call runs
@@ -89,11 +69,10 @@ export type ArraysOf<H extends readonly Handle[]> = {
 export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements Disposable {
   readonly #server: ComputeServer<K>;
   readonly #ownsServer: boolean;
-  readonly #held = new HeldStreams();
-  readonly #scratch = new LaunchRecord<K>();
-  readonly #kinds = new KindCache();
-  #timeline: CpuTimelineSignal | undefined;
-  #marked = 0n;
+  readonly #calls = new StreamCalls();
+  readonly #held = this.#calls.held;
+  readonly #launch = new LaunchRecord<K>();
+  readonly #make = new HandleFactory(this.#held);
   #destroyed = false;
 
   /** Wraps a server. */
@@ -118,30 +97,19 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * back as a `Uint8Array` (reinterpretation on purpose; prefer the typed constructors).
    */
   createBytes(byteSize: number, options?: CreateOptions): Handle<"bytes"> {
-    assertNonNegativeInteger(byteSize, "byteSize");
-    if (options !== undefined) checkOptions(options);
-    const kind = options?.label === undefined
-      ? BYTES
-      : this.#kinds.get("createBytes", "bytes", options);
-    return this.server.empty(byteSize, resolveStreamId(options?.stream), kind) as Handle<"bytes">;
+    return this.#make.bytes(this.server, byteSize, options);
   }
 
   /** Allocates `length` uninitialised elements of `dtype`. */
   empty<D extends DType = "f32">(length: number, dtype?: D, options?: CreateOptions): Handle<D> {
-    if (options !== undefined) checkOptions(options);
-    const type = checkedType(dtype);
-    assertNonNegativeInteger(length, "length");
-    const kind = this.#kinds.get("empty", type, options);
-    const bytes = byteLength(length, type);
-    return this.server.empty(bytes, resolveStreamId(options?.stream), kind) as Handle<D>;
+    const type = this.#make.typed(length, dtype, options);
+    return this.#make.empty(this.server, length, type, options) as Handle<D>;
   }
 
   /** Allocates `length` elements of `dtype`, all zero. */
   zeros<D extends DType = "f32">(length: number, dtype?: D, options?: CreateOptions): Handle<D> {
-    if (options !== undefined) checkOptions(options);
-    const type = checkedType(dtype);
-    assertNonNegativeInteger(length, "length");
-    return this.#upload(newArray(type, length), "zeros", options) as Handle<D>;
+    const type = this.#make.typed(length, dtype, options);
+    return this.#make.upload(this.server, newArray(type, length), "zeros", options) as Handle<D>;
   }
 
   /**
@@ -153,10 +121,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     value: number | bigint,
     options?: FullOptions<D>,
   ): Handle<D> {
-    if (options !== undefined) checkOptions(options);
-    const type = checkedType(options?.dtype);
-    assertNonNegativeInteger(length, "length");
-    return this.#upload(fullArray(length, type, value), "full", options) as Handle<D>;
+    const type = this.#make.typed(length, options?.dtype, options);
+    const data = fullArray(length, type, value);
+    return this.#make.upload(this.server, data, "full", options) as Handle<D>;
   }
 
   /** Allocates `length` elements of `dtype`: `start`, `start + step`, ... (0, 1, 2... by default). */
@@ -165,11 +132,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     dtype?: D,
     options?: ArangeOptions,
   ): Handle<D> {
-    if (options !== undefined) checkOptions(options);
-    const type = checkedType(dtype);
-    assertNonNegativeInteger(length, "length");
+    const type = this.#make.typed(length, dtype, options);
     const array = arangeArray(length, type, options?.start ?? 0, options?.step ?? 1);
-    return this.#upload(array, "arange", options) as Handle<D>;
+    return this.#make.upload(this.server, array, "arange", options) as Handle<D>;
   }
 
   /**
@@ -181,27 +146,12 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     options?: CreateOptions,
   ): Handle<DTypeOf<A>> {
     if (options !== undefined) checkOptions(options);
-    return this.#upload(data, "createWithData", options) as Handle<DTypeOf<A>>;
+    return this.#make.upload(this.server, data, "createWithData", options) as Handle<DTypeOf<A>>;
   }
 
   /** Allocates a tensor of `shape` elements of `dtype`; returns its handle and strides. */
   createTensor(shape: readonly number[], dtype: DType, options: TensorOptions = {}): Allocation {
-    checkOptions(options);
-    assertDType(dtype, "dtype");
-    if (
-      options.kind !== undefined && options.kind !== "contiguous" && options.kind !== "optimized"
-    ) {
-      throw new RangeError(
-        `kind must be "contiguous" or "optimized", got ${describe(options.kind)}`,
-      );
-    }
-    const size = DTYPE_SIZE[dtype];
-    const descriptor = options.kind === "optimized"
-      ? AllocationDescriptor.optimized(shape, size)
-      : AllocationDescriptor.contiguous(shape, size);
-    const [allocation] = this.server.create([descriptor], resolveStreamId(options.stream));
-    using untyped = allocation.handle;
-    return { handle: untyped.as(dtype), strides: allocation.strides };
+    return this.#make.tensor(this.server, shape, dtype, options);
   }
 
   /**
@@ -209,12 +159,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * of the handle's type (an `ArrayBuffer` writes raw bytes into any handle).
    */
   write(handle: Handle, data: TypedArray | ArrayBuffer, options: WriteOptions = {}): void {
-    checkHandle(handle, "handle");
-    checkOptions(options);
-    checkWriteData(handle, data);
-    const offset = options.offset ?? 0;
-    assertNonNegativeInteger(offset, "offset");
-    this.#write(handle, toBytes(data), offset, resolveStreamId(options.stream));
+    this.#make.write(this.server, handle, data, options);
   }
 
   /**
@@ -262,18 +207,12 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
       throw new TypeError(`handles must be an array of Handle, got ${describe(handles)}`);
     }
     checkOptions(streamOptions);
-    const descriptors: CopyDescriptor[] = handles.map((handle, i) => {
+    handles.forEach((handle, i) => {
       checkHandle(handle, `handles[${i}]`);
       if (explicit !== undefined) checkReadType(handle, explicit, `handles[${i}]`);
-      const size = handle.size();
-      return copyDescriptor(handle.ref(), [size], contiguousStrides([size]), 1);
     });
     const stream = resolveStreamId(streamOptions.stream);
-    const keys = descriptors.map((descriptor) => descriptor.ref.slice.record);
-    const bytes = await this.#held.run(stream, keys, handles, () => {
-      return this.server.read(descriptors, stream);
-    });
-    return bytes.map((chunk, i) => fromBytes(chunk, explicit ?? arrayTypeOf(handles[i].dtype)));
+    return await this.#calls.read(this.server, handles, explicit, stream);
   }
 
   /**
@@ -299,53 +238,30 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     if (typeof options !== "object" || options === null) {
       throw new TypeError(`execute options must be an object, got ${describe(options)}`);
     }
-    const buffers = options.buffers ?? NO_BUFFERS;
-    if (!Array.isArray(buffers)) {
-      throw new TypeError(`buffers must be an array, got ${describe(buffers)}`);
-    }
     const held = this.#held;
     // Nothing held (the common case): the launch goes straight to the server, which reads it
     // during the call only (the contract), so one launch record is reused: no allocation here.
-    const busy = held.busy;
-    const bindings = busy ? new KernelArguments() : this.#scratch.args;
-    try {
-      for (let i = 0; i < buffers.length; i++) {
-        const item = buffers[i];
-        if (item instanceof Handle) bindings.buffers.push(item.ref());
-        else if (item instanceof HandleRef) bindings.buffers.push(item);
-        else {
-          throw new TypeError(
-            `buffers[${i}] must be a Handle or a HandleRef, got ${describe(item)}`,
-          );
-        }
-      }
-      if (options.scalars !== undefined) addScalars(bindings, options.scalars);
-      if (options.metadata !== undefined) bindings.withMetadata(options.metadata);
-      const stream = resolveStreamId(options.stream);
-      if (!busy) {
-        const launch = this.#scratch;
-        launch.kernel = kernel;
-        launch.count = cubeCount(options, launch.threads);
-        launch.params = options.params;
-        held.throwRecorded(stream);
+    // The server checks the launch; the client only turns handles into refs.
+    if (!held.busy) {
+      const launch = this.#launch;
+      try {
+        launch.fill(kernel, options);
+        const stream = resolveStreamId(options.stream);
+        held.errors.throwFor(stream);
         this.server.execute(launch, stream);
-        return;
+      } finally {
+        launch.clear();
       }
-      const launch = {
-        kernel,
-        count: cubeCount(options, { kind: "threads", x: 1, y: 1, z: 1 }),
-        args: bindings,
-        params: options.params,
-      };
-      held.runVoid(
-        stream,
-        bindings.buffers.map((binding) => binding.slice.record),
-        buffers.filter((item) => item instanceof Handle),
-        () => this.server.execute(launch, stream),
-      );
-    } finally {
-      if (!busy) this.#scratch.clear();
+      return;
     }
+    const launch = new LaunchRecord<K>();
+    launch.fill(kernel, options);
+    const stream = resolveStreamId(options.stream);
+    const refs = launch.args.buffers;
+    const handles = (options.buffers ?? []).filter((item) => item instanceof Handle);
+    held.runVoid(stream, refs.map((ref) => ref.slice.record), handles, () => {
+      this.server.execute(launch, stream);
+    });
   }
 
   /** Submits the stream's queued work. */
@@ -361,8 +277,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   async sync(options: StreamOptions = {}): Promise<void> {
     const stream = resolveStreamId(options.stream);
     if (this.#held.busy) await this.#held.drain();
-    const failed = this.#held.take(stream);
-    if (failed !== undefined) throw failed.error;
+    this.#held.errors.throwFor(stream);
     await this.server.sync(stream);
   }
 
@@ -373,7 +288,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    */
   get timeline(): CpuTimelineSignal {
     this.#assertLive();
-    return this.#timeline ??= new CpuTimelineSignal();
+    return this.#calls.timeline;
   }
 
   /**
@@ -383,32 +298,13 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    *
    * @example Hand a point of the GPU work to another Worker
    * ```ts ignore
-   * import { createClient } from "@gpucompute/runtime";
-   * using client = await createClient();
-   * const worker = new Worker(new URL("./consumer.ts", import.meta.url), { type: "module" });
-   * worker.postMessage({ timeline: client.timeline.buffer });
-   * // ... client.execute(...) on the stream ...
-   * const done = client.signal();
-   * worker.postMessage({ ready: done }); // the worker: await timeline.wait(ready)
-   * await client.timeline.wait(done);
+   * worker.postMessage({ timeline: client.timeline.buffer, ready: client.signal() });
+   * // the worker: await new CpuTimelineSignal(timeline).wait(ready)
    * ```
    */
   signal(options: StreamOptions = {}): bigint {
     const stream = resolveStreamId(options.stream);
-    const timeline = this.timeline;
-    const current = timeline.value;
-    const value = (this.#marked > current ? this.#marked : current) + 1n;
-    this.#marked = value;
-    this.#held.runVoid(stream, [], [], () => {
-      const server = this.server;
-      if (server.signal !== undefined) return server.signal(timeline, value, stream);
-      // Without a native mark, `sync` covers every stream's submitted work.
-      server.sync(stream).then(
-        () => timeline.set(value),
-        (error) => this.#held.record(stream, error),
-      );
-    });
-    return value;
+    return this.#calls.signal(this.server, stream);
   }
 
   /**
@@ -421,15 +317,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    *
    * @example Upload an input once a producer Worker has written it
    * ```ts ignore
-   * import { createClient } from "@gpucompute/runtime";
-   * import { CpuTimelineSignal } from "@gpucompute/runtime/sync";
-   * using client = await createClient();
-   * const produced = new CpuTimelineSignal();
-   * const input = new Float32Array(new SharedArrayBuffer(1024));
-   * // a Worker fills `input`, then calls new CpuTimelineSignal(buffer).set(1)
-   * client.waitFor(produced, 1, { stream: 1 });
+   * client.waitFor(produced, 1, { stream: 1 }); // a Worker fills `input`, then sets produced to 1
    * using data = client.createWithData(input, { stream: 1 }); // copied once produced reaches 1
-   * console.log(await client.read(data, { stream: 1 }));
    * ```
    */
   waitFor(signal: TimelineSignal, value: bigint | number, options: WaitForOptions = {}): void {
@@ -441,8 +330,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     if (typeof signal?.wait !== "function") {
       throw new TypeError(`signal must be a TimelineSignal, got ${describe(signal)}`);
     }
-    const wait = signal.wait(value, { timeoutMs, signal: this.#held.abortSignal });
-    this.#held.hold(stream, wait.catch((cause) => Promise.reject(waitError(cause, stream, value))));
+    this.#calls.waitFor(signal, value, stream, timeoutMs);
   }
 
   /**
@@ -453,21 +341,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    */
   async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
     const stream = resolveStreamId(options.stream);
-    const perKernel = options.perKernel ?? false;
-    const held = this.#held;
-    const start = () => this.server.startProfile(stream, perKernel ? { perKernel } : undefined);
-    const token = await held.run(stream, [], [], start);
-    let result: T;
-    try {
-      result = await withStream(stream, fn);
-    } catch (error) {
-      // Close the window so the token does not leak, then report the original failure.
-      await Promise.resolve(held.run(stream, [], [], () => this.#server.endProfile(stream, token)))
-        .catch(() => {});
-      throw error;
-    }
-    const duration = await held.run(stream, [], [], () => this.server.endProfile(stream, token));
-    return { result, duration };
+    return await this.#calls.profile(this.server, fn, stream, options.perKernel ?? false);
   }
 
   /**
@@ -476,23 +350,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * recording at a time (`TRACE_ACTIVE`); `UNSUPPORTED` on a backend without traces.
    */
   trace(): TraceRecorder {
-    const server = this.server;
-    const { startTrace, stopTrace } = server;
-    if (startTrace === undefined || stopTrace === undefined) {
-      throw new UnsupportedError(`The ${server.properties.backend} backend cannot record traces`);
-    }
-    startTrace.call(server);
-    let stopped: Promise<Trace> | undefined;
-    const stop = () => stopped ??= stopTrace.call(server);
-    return {
-      get recording() {
-        return stopped === undefined;
-      },
-      stop,
-      async [Symbol.asyncDispose]() {
-        await stop();
-      },
-    };
+    return traceRecorder(this.server);
   }
 
   /** Memory figures of the server. */
@@ -532,93 +390,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     this.destroy();
   }
 
-  /** Uploads `data` into a new handle of its type (through the held path when needed). */
-  #upload(data: TypedArray | ArrayBuffer, origin: string, options?: CreateOptions): Handle {
-    const stream = resolveStreamId(options?.stream);
-    const bytes = toBytes(data);
-    const kind = this.#kinds.get(origin, dtypeOf(data), options);
-    if (!this.#held.held(stream)) return this.server.createWithData(bytes, stream, kind);
-    // A held stream (waitFor) takes the data when the write runs.
-    const handle = this.server.empty(bytes.byteLength, stream, kind);
-    this.#write(handle, bytes, 0, stream);
-    return handle;
-  }
-
-  /** Writes `bytes` (checked by the caller to be of the handle's type) at element `offset`. */
-  #write(handle: Handle, bytes: Uint8Array, offset: number, stream: StreamId): void {
-    const unit = DTYPE_SIZE[handle.dtype];
-    const whole = handle.ref();
-    const start = offset * unit;
-    if (start + bytes.byteLength > whole.size() || bytes.byteLength % unit !== 0) {
-      throw new RangeError(
-        `Cannot write ${bytes.byteLength} bytes at element ${offset} of ${handle.describe()} ` +
-          `(${whole.size()} bytes, ${unit}-byte elements)`,
-      );
-    }
-    // Narrow the binding to the written range; the handle keeps owning the whole slice.
-    const target = new HandleRef(whole.slice, {
-      offsetStart: (whole.offsetStart ?? 0) + start,
-      offsetEnd: (whole.offsetEnd ?? 0) + whole.size() - start - bytes.byteLength,
-      stream: whole.stream,
-      cursor: whole.cursor,
-      fullSize: whole.fullSize,
-      dtype: whole.dtype,
-    });
-    const descriptor = copyDescriptor(target, [bytes.byteLength], [1], 1);
-    this.#held.runVoid(stream, [whole.slice.record], [handle], () => {
-      this.server.write([{ descriptor, data: bytes }], stream);
-    });
-  }
-
   #assertLive(): void {
     if (this.#destroyed) throw new DestroyedError("The compute client was destroyed");
   }
 }
-
-/** The error a held call gets when the wait holding its stream failed. */
-function waitError(cause: unknown, stream: StreamId, value: bigint | number): unknown {
-  if (cause instanceof ComputeError) return cause;
-  return new AbortedError(
-    `The wait of stream ${stream} for timeline value ${value} failed: ${
-      cause instanceof Error ? cause.message : String(cause)
-    }`,
-    { cause },
-  );
-}
-
-function checkedType<D extends DType>(dtype: D | undefined): D {
-  if (dtype === undefined) return "f32" as D;
-  assertDType(dtype, "dtype");
-  return dtype;
-}
-
-function addScalars(
-  bindings: KernelArguments,
-  scalars: Partial<Record<StorageType, readonly (number | bigint)[]>>,
-): void {
-  if (typeof scalars !== "object" || scalars === null) {
-    throw new TypeError(`scalars must be an object by storage type, got ${describe(scalars)}`);
-  }
-  for (const [type, values] of Object.entries(scalars)) {
-    if (!Object.hasOwn(STORAGE_TYPE_SIZE, type)) {
-      throw new TypeError(
-        `scalars.${type}: unknown storage type (one of ${Object.keys(STORAGE_TYPE_SIZE)})`,
-      );
-    }
-    if (values !== undefined) bindings.withScalar(type as StorageType, values);
-  }
-}
-
-function checkOptions(options: unknown): void {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`options must be an object, got ${describe(options)}`);
-  }
-}
-
-function checkHandle(handle: unknown, what: string): asserts handle is Handle {
-  if (!(handle instanceof Handle)) {
-    throw new TypeError(`${what} must be a Handle, got ${describe(handle)}`);
-  }
-}
-
-export type { HandleKind };

@@ -7,7 +7,7 @@
 import type { Handle, HandleRef } from "../core/handle.ts";
 import type { AllocationKind } from "../core/allocation.ts";
 import type { CubeCount } from "../core/cube_count.ts";
-import type { DType } from "../core/dtype.ts";
+import type { ArrayOf, DType } from "../core/dtype.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { MetadataArgument, StorageType } from "../core/kernel_arguments.ts";
 import type { StreamId } from "../core/stream_id.ts";
@@ -215,3 +215,16 @@ export interface ComputeClientOptions {
    */
   ownsServer?: boolean;
 }
+
+/**
+ * The arrays `readMany` returns for a list of handles.
+ *
+ * @example
+ * ```ts
+ * import type { ArraysOf, Handle } from "@gpucompute/runtime";
+ * type Pair = ArraysOf<[Handle<"f32">, Handle<"u32">]>; // [Float32Array, Uint32Array]
+ * ```
+ */
+export type ArraysOf<H extends readonly Handle[]> = {
+  -readonly [I in keyof H]: H[I] extends Handle<infer D> ? ArrayOf<D> : never;
+};
