@@ -21,17 +21,9 @@
  * @module
  */
 
-import { resolveConfig } from "../../core/config.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
-import { SchedulerMultiStream } from "../../stream/scheduler.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import {
-  type ComputeError,
-  DeviceLostError,
-  DriverError,
-  NotReadyError,
-  UnsupportedError,
-} from "../../core/errors.ts";
+import { DriverError, NotReadyError, UnsupportedError } from "../../core/errors.ts";
 import { Handle, type HandleKind } from "../../core/handle.ts";
 import { HandleRef } from "../../core/handle_ref.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
@@ -58,21 +50,13 @@ import {
 } from "../shared/mod.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import type { Trace } from "../../core/trace.ts";
-import { type EncoderStream, EncoderStreams } from "./_encoder.ts";
-import { type GpuTask, ORDER_ONLY } from "./_tasks.ts";
+import { ORDER_ONLY } from "./_tasks.ts";
 import { launchError } from "./_validation.ts";
-import { BindGroupCache } from "./_bind_group_cache.ts";
-import { InfoBufferPool } from "./_info_buffers.ts";
-import { Launcher } from "./_launch.ts";
-import { WebGpuMemory } from "./_memory.ts";
-import { WebGpuReads } from "./_read.ts";
+import { WebGpuParts } from "./_parts.ts";
 import { prepareWrite } from "./_write.ts";
-import { awaitDevice } from "./_device_wait.ts";
 import { WebGpuDevice } from "./device.ts";
 import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
 import type { WgslKernel } from "./kernel.ts";
-import { PipelineCache } from "./_pipeline_cache.ts";
-import { ProfilerCore } from "./_profiler_core.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { signalOnQueue } from "../../../sync/webgpu_signal.ts";
 
@@ -93,18 +77,9 @@ export type { WebGpuServerOptions, WebGpuServerStats };
 export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   readonly properties: DeviceProperties;
   readonly #state = new ServerState("WebGPU server");
-  readonly #gpu: WebGpuDevice;
-  readonly #memory: WebGpuMemory;
-  readonly #pipelines: PipelineCache;
-  readonly #bindGroups: BindGroupCache;
-  readonly #infoBuffers: InfoBufferPool;
-  readonly #launcher: Launcher;
-  readonly #encoder: EncoderStreams;
-  readonly #scheduler: SchedulerMultiStream<GpuTask, EncoderStream>;
-  readonly #profiler: ProfilerCore;
-  readonly #reads: WebGpuReads;
+  readonly #parts: WebGpuParts;
   readonly #copyLayout = (d: CopyDescriptor) => contiguousExtent(d, "WebGPU");
-  readonly #locate = (ref: HandleRef) => this.#memory.range(ref);
+  readonly #locate = (ref: HandleRef) => this.#parts.memory.range(ref);
 
   /** Requests (or adopts) a device and builds a server on it. */
   static async create(options: WebGpuServerOptions = {}): Promise<WebGpuServer> {
@@ -113,44 +88,18 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   /** Builds a server on a device (taking it over); prefer {@linkcode WebGpuServer.create}. */
   constructor(gpu: WebGpuDevice, options: WebGpuServerOptions = {}) {
-    const config = resolveConfig(options);
-    const device = gpu.device;
-    this.#gpu = gpu;
-    this.#memory = new WebGpuMemory(device, options.memory);
-    this.#pipelines = new PipelineCache(device);
-    this.#bindGroups = new BindGroupCache(device);
-    this.#infoBuffers = new InfoBufferPool(device);
-    this.#launcher = new Launcher({
-      device,
-      pipelines: this.#pipelines,
-      bindGroups: this.#bindGroups,
-      infoBuffers: this.#infoBuffers,
-      memory: this.#memory,
-    });
-    this.#encoder = new EncoderStreams(device, {
-      chunks: this.#launcher.chunks,
-      tasks: this.#launcher.tasks,
-      bindGroups: this.#bindGroups,
-      maxStreams: config.maxStreams,
-    });
-    this.#scheduler = new SchedulerMultiStream(this.#encoder, {
-      maxStreams: config.maxStreams,
-      maxTasks: config.maxTasks,
-      strategy: config.strategy,
-    });
-    this.#profiler = new ProfilerCore(device, { timestamps: gpu.timestamps });
-    this.#reads = new WebGpuReads(device);
+    this.#parts = new WebGpuParts(gpu, options, this.#state);
     this.properties = {
       backend: "webgpu",
       deviceName: gpu.name,
-      maxAllocationSize: this.#memory.maxAllocationSize,
+      maxAllocationSize: this.#parts.memory.maxAllocationSize,
       deviceTimer: gpu.timestamps,
     };
   }
 
   /** The device (owned by the server unless adopted). */
   get device(): GPUDevice {
-    return this.#gpu.device;
+    return this.#parts.gpu.device;
   }
 
   /** True after {@linkcode destroy}. */
@@ -160,25 +109,13 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   /** A snapshot of the counters. */
   stats(): WebGpuServerStats {
-    const encoder = this.#encoder.stats;
-    return {
-      mapAsync: this.#reads.maps,
-      submits: encoder.submits,
-      passes: encoder.passes,
-      pipelineHits: this.#pipelines.hits,
-      pipelineMisses: this.#pipelines.misses,
-      bindGroupHits: this.#bindGroups.hits,
-      profileMaps: this.#profiler.maps,
-      isolatedSubmits: encoder.isolated,
-      parkedSubmits: encoder.parked,
-      querySets: this.#profiler.querySets,
-    };
+    return this.#parts.stats();
   }
 
   /** Compiles a kernel now; rejects with `CompilationError` (with the WGSL line) on failure. */
   async compile(kernel: WgslKernel): Promise<void> {
     this.#assertUsable();
-    await this.#pipelines.compile(kernel);
+    await this.#parts.pipelines.compile(kernel);
   }
 
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
@@ -186,9 +123,9 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const allocations = createAllocations(descriptors, {
       layout: contiguousLayout,
       allocate: (bytes) => this.#allocate(bytes, stream),
-      maxAllocationSize: this.#memory.maxAllocationSize,
+      maxAllocationSize: this.#parts.memory.maxAllocationSize,
     });
-    this.#sampleMemory();
+    this.#parts.sampleMemory();
     return allocations;
   }
 
@@ -196,7 +133,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#assertUsable(stream);
     checkEmpty(byteSize, kind);
     const handle = this.#allocate(byteSize, stream, kind);
-    this.#sampleMemory();
+    this.#parts.sampleMemory();
     return handle;
   }
 
@@ -211,34 +148,43 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       allocate: (bytes, kind) => this.#allocate(bytes, stream, kind),
       write: (entries) => this.write(entries, stream),
     });
-    this.#sampleMemory();
+    this.#parts.sampleMemory();
     return handle;
   }
 
   async read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]> {
     this.#assertUsable(stream);
     const start = performance.now();
-    const read = this.#reads.prepare(descriptors, this.#copyLayout, this.#locate);
-    if (this.#encoder.timing !== null) this.#note(read.task, stream, "read", read.bytes);
+    const read = this.#parts.reads.prepare(descriptors, this.#copyLayout, this.#locate);
+    if (this.#parts.encoder.timing !== null) {
+      this.#parts.trackCopy(read.task, stream, "read", read.bytes);
+    }
     try {
-      this.#scheduler.registerChecked(stream, read.task, read.refs, read.refs);
+      this.#parts.scheduler.registerChecked(stream, read.task, read.refs, read.refs);
     } catch (error) {
-      this.#profiler.forget(read.task);
+      this.#parts.profiler.forget(read.task);
       read.cancel();
       throw error;
     }
-    this.#scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStreams([stream]);
     // The copy may sit in a parked submission: map only once it went out.
-    if (this.#encoder.parking) await this.#settle(this.#encoder.released());
+    if (this.#parts.encoder.parking) await this.#parts.settle(this.#parts.encoder.released());
     const mapStart = performance.now();
-    const result = await this.#settle(read.result());
-    if (this.#profiler.trace !== undefined) {
+    const result = await this.#parts.settle(read.result());
+    if (this.#parts.profiler.trace !== undefined) {
       const end = performance.now();
-      this.#profiler.record({ type: "read", stream, start, mapStart, end, bytes: read.bytes });
-      this.#sampleMemory();
+      this.#parts.profiler.record({
+        type: "read",
+        stream,
+        start,
+        mapStart,
+        end,
+        bytes: read.bytes,
+      });
+      this.#parts.sampleMemory();
     }
-    await this.#settle(this.#encoder.validated(stream));
-    this.#encoder.errors.throwFor(stream);
+    await this.#parts.settle(this.#parts.encoder.validated(stream));
+    this.#parts.encoder.errors.throwFor(stream);
     return result;
   }
 
@@ -247,14 +193,16 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const pending = prepareWrite(this.device, entries, {
       layout: this.#copyLayout,
       locate: this.#locate,
-      memory: this.#memory,
+      memory: this.#parts.memory,
     });
     if (pending === undefined) return;
-    if (this.#encoder.timing !== null) this.#note(pending.task, stream, "write", pending.bytes);
+    if (this.#parts.encoder.timing !== null) {
+      this.#parts.trackCopy(pending.task, stream, "write", pending.bytes);
+    }
     try {
-      this.#scheduler.registerChecked(stream, pending.task, pending.refs, undefined);
+      this.#parts.scheduler.registerChecked(stream, pending.task, pending.refs, undefined);
     } catch (error) {
-      this.#profiler.forget(pending.task);
+      this.#parts.profiler.forget(pending.task);
       pending.cancel();
       throw error;
     }
@@ -263,25 +211,25 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   async sync(stream: StreamId): Promise<void> {
     this.#assertUsable(stream);
     const start = performance.now();
-    this.#scheduler.executeAll();
-    if (this.#encoder.parking) await this.#settle(this.#encoder.released());
-    await this.#settle(this.device.queue.onSubmittedWorkDone());
-    if (this.#profiler.trace !== undefined) {
-      this.#profiler.record({ type: "sync", stream, start, end: performance.now() });
-      this.#sampleMemory();
+    this.#parts.scheduler.executeAll();
+    if (this.#parts.encoder.parking) await this.#parts.settle(this.#parts.encoder.released());
+    await this.#parts.settle(this.device.queue.onSubmittedWorkDone());
+    if (this.#parts.profiler.trace !== undefined) {
+      this.#parts.profiler.record({ type: "sync", stream, start, end: performance.now() });
+      this.#parts.sampleMemory();
     }
-    await this.#settle(this.#encoder.validated(stream));
-    this.#encoder.errors.throwFor(stream);
+    await this.#parts.settle(this.#parts.encoder.validated(stream));
+    this.#parts.encoder.errors.throwFor(stream);
   }
 
   getResource(ref: HandleRef, stream: StreamId): ResourceLease<GPUBuffer> {
     this.#assertUsable(stream);
     if (!(ref instanceof HandleRef)) throw new TypeError("getResource needs a HandleRef");
-    const at = this.#memory.range(ref);
+    const at = this.#parts.memory.range(ref);
     // Registered like any use of the ref, so the scheduler submits the streams it depends on.
-    this.#scheduler.registerChecked(stream, ORDER_ONLY, [ref], undefined);
-    this.#scheduler.executeStreams([stream]);
-    if (this.#encoder.parking) {
+    this.#parts.scheduler.registerChecked(stream, ORDER_ONLY, [ref], undefined);
+    this.#parts.scheduler.executeStreams([stream]);
+    if (this.#parts.encoder.parking) {
       // Work that the caller's own commands would have to follow is not on the queue yet.
       throw new NotReadyError(
         "Submissions wait for the validation of a kernel launched just before (its first " +
@@ -294,21 +242,21 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
-    const launcher = this.#launcher;
-    const timing = this.#encoder.timing;
+    const launcher = this.#parts.launcher;
+    const timing = this.#parts.encoder.timing;
     // A task the profiler notes stays in its maps: never recycle those.
     const task = launcher.prepare(launch, stream, timing === null);
-    const rejected = this.#encoder.rejection(task.bindGroup);
+    const rejected = this.#parts.encoder.rejection(task.bindGroup);
     if (rejected !== undefined) {
       task.done?.();
       throw launchError(task.kernel.reflection.name, stream, rejected);
     }
     // Profiling off: this null check is the whole cost (no allocation).
-    if (timing !== null) this.#noteLaunch(task, stream);
+    if (timing !== null) this.#parts.trackLaunch(task, stream);
     try {
-      this.#scheduler.registerChecked(stream, task, launcher.refs, launcher.reads);
+      this.#parts.scheduler.registerChecked(stream, task, launcher.refs, launcher.reads);
     } catch (error) {
-      this.#profiler.forget(task);
+      this.#parts.profiler.forget(task);
       task.done?.();
       throw error;
     }
@@ -316,7 +264,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   flush(stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStreams([stream]);
   }
 
   /**
@@ -325,21 +273,21 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStreams([stream]);
     // The single in-order queue completes marks in order, whatever their stream. A server
     // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
-    if (this.#encoder.parking) {
-      this.#encoder.released().then(() => this.#signal(timeline, value, stream));
+    if (this.#parts.encoder.parking) {
+      this.#parts.encoder.released().then(() => this.#signal(timeline, value, stream));
     } else this.#signal(timeline, value, stream);
   }
 
   #signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     if (this.#state.destroyed) return;
-    const errors = this.#encoder.errors;
+    const errors = this.#parts.encoder.errors;
     signalOnQueue(this.device.queue, {
       timeline: {
         set: (reached) => {
-          const closed = this.#closedError();
+          const closed = this.#parts.closedError();
           if (closed === undefined) timeline.set(reached);
           else errors.record(stream, closed);
         },
@@ -354,63 +302,63 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   memoryUsage(stream: StreamId): MemoryUsage {
     this.#assertUsable(stream);
-    return this.#memory.usage();
+    return this.#parts.memory.usage();
   }
 
   memoryCleanup(stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#scheduler.executeAll(); // submitted tasks release their pins
-    this.#memory.cleanup(true);
-    this.#bindGroups.clear(); // drop references to destroyed pages
-    this.#sampleMemory();
+    this.#parts.scheduler.executeAll(); // submitted tasks release their pins
+    this.#parts.memory.cleanup(true);
+    this.#parts.bindGroups.clear(); // drop references to destroyed pages
+    this.#parts.sampleMemory();
   }
 
   /** Submits `stream`'s queued work (no other stream's) and opens a window on it. */
   startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken {
     this.#assertUsable(stream);
-    this.#scheduler.executeStreams([stream]);
-    const token = this.#profiler.start(stream, options);
-    this.#updateTiming();
+    this.#parts.scheduler.executeStreams([stream]);
+    const token = this.#parts.profiler.start(stream, options);
+    this.#parts.updateTiming();
     return token;
   }
 
   /** Submits `stream`'s queued work and measures the window. */
   endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
-    this.#scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStreams([stream]);
     try {
       // DESTROYED or DEVICE_LOST while pending.
-      return this.#settle(this.#profiler.end(token, this.#parkedWork()));
+      return this.#parts.settle(this.#parts.profiler.end(token, this.#parts.parkedWork()));
     } finally {
-      this.#updateTiming();
+      this.#parts.updateTiming();
     }
   }
 
   /** Submits every stream's queued work and starts recording every stream's timeline. */
   startTrace(): void {
     this.#assertUsable();
-    this.#scheduler.executeAll();
-    this.#profiler.startTrace();
-    this.#updateTiming();
-    this.#sampleMemory();
+    this.#parts.scheduler.executeAll();
+    this.#parts.profiler.startTrace();
+    this.#parts.updateTiming();
+    this.#parts.sampleMemory();
   }
 
   /** Submits every stream's queued work and returns the recording. */
   stopTrace(): Promise<Trace> {
     this.#assertUsable();
-    this.#scheduler.executeAll();
-    this.#sampleMemory();
+    this.#parts.scheduler.executeAll();
+    this.#parts.sampleMemory();
     try {
-      const info = { backend: "webgpu", device: this.#gpu.name };
-      return this.#settle(this.#profiler.stopTrace(info, this.#parkedWork()));
+      const info = { backend: "webgpu", device: this.#parts.gpu.name };
+      return this.#parts.settle(this.#parts.profiler.stopTrace(info, this.#parts.parkedWork()));
     } finally {
-      this.#updateTiming();
+      this.#parts.updateTiming();
     }
   }
 
   allocationMode(mode: MemoryAllocationMode, stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#memory.mode = mode;
+    this.#parts.memory.mode = mode;
   }
 
   /** Copies through the host: one read on this server, one `createWithData` on `destination`. */
@@ -423,15 +371,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   }
 
   destroy(): void {
-    if (!this.#state.markDestroyed()) return;
-    this.#reads.destroy(); // an adopted device lives on: settle the pending maps
-    this.#encoder.destroy();
-    this.#pipelines.clear();
-    this.#profiler.destroy();
-    this.#infoBuffers.destroy();
-    this.#launcher.destroy();
-    this.#memory.destroy();
-    this.#gpu.destroy();
+    if (this.#state.markDestroyed()) this.#parts.destroy();
   }
 
   /** Same as {@linkcode destroy}. */
@@ -440,66 +380,13 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   }
 
   #allocate(size: number, stream: StreamId, kind?: HandleKind): Handle {
-    const slice = this.#memory.reserve(size);
-    const cursor = this.#scheduler.stream(stream).cursor;
+    const slice = this.#parts.memory.reserve(size);
+    const cursor = this.#parts.scheduler.stream(stream).cursor;
     return Handle.fresh(slice, stream, cursor, size, kind);
-  }
-
-  /** What work on the queue waits for while submissions are parked, else `undefined`. */
-  #parkedWork(): Promise<void> | undefined {
-    return this.#encoder.parking ? this.#encoder.released() : undefined;
-  }
-
-  #settle<T>(promise: Promise<T>): Promise<T> {
-    return awaitDevice(promise, (cause) => this.#closedError(cause));
-  }
-
-  #closedError(cause?: unknown): ComputeError | undefined {
-    if (this.#state.destroyed) return this.#state.destroyedError({ cause });
-    const lost = this.#gpu.lost;
-    if (lost === undefined) return undefined;
-    return new DeviceLostError(`The WebGPU device was lost (${lost})`, { cause });
-  }
-
-  /** Notes a launch for the open windows and trace. */
-  #noteLaunch(task: GpuTask & { kind: "dispatch" }, stream: StreamId): void {
-    const workgroups = task.indirect === undefined ? [task.x, task.y, task.z] as const : undefined;
-    this.#profiler.track(task, {
-      kind: "kernel",
-      stream,
-      name: task.kernel.reflection.name,
-      workgroups,
-      bytes: 0,
-    });
-  }
-
-  /** Notes a copy for the open windows and trace. */
-  #note(task: GpuTask, stream: StreamId, kind: "write" | "read", bytes: number): void {
-    this.#profiler.track(task, { kind, stream, name: kind, workgroups: undefined, bytes });
-  }
-
-  /** Turns the encoder's profiling hook and the scheduler's wait log on or off. */
-  #updateTiming(): void {
-    this.#encoder.timing = this.#profiler.active ? this.#profiler : null;
-    this.#scheduler.waits = this.#profiler.trace;
-  }
-
-  #sampleMemory(): void {
-    if (this.#profiler.trace !== undefined) this.#recordMemory();
-  }
-
-  #recordMemory(): void {
-    const usage = this.#memory.usage();
-    this.#profiler.record({
-      type: "memory",
-      at: performance.now(),
-      inUse: usage.bytesInUse,
-      reserved: usage.bytesReserved,
-    });
   }
 
   #assertUsable(stream?: StreamId): void {
     this.#state.assertUsable(stream);
-    this.#gpu.assertUsable();
+    this.#parts.gpu.assertUsable();
   }
 }
