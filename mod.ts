@@ -66,7 +66,6 @@ export type {
 export type {
   ArrayOf,
   DType,
-  DTypeArrays,
   DTypeOf,
   HandleType,
   TypedArray,
@@ -74,11 +73,10 @@ export type {
 } from "./runtime/core/dtype.ts";
 export type { WgslKernel } from "./runtime/server/webgpu/kernel.ts";
 export type { CudaKernel } from "./runtime/server/cuda/kernel.ts";
-export type { KernelParams, ParamValue } from "./runtime/core/kernel.ts";
+export type { KernelParams } from "./runtime/core/kernel.ts";
 export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
 export { CubeCount } from "./runtime/core/cube_count.ts";
 export type { Handle } from "./runtime/core/handle.ts";
-export type { RuntimeOptions } from "./runtime/core/config.ts";
 export type { ProfileDuration } from "./runtime/server/server.ts";
 export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";
 export {
@@ -104,7 +102,6 @@ export {
 } from "./runtime/kernels/reduction.ts";
 export {
   AbortedError,
-  BackendUnavailableError,
   BufferTooBigError,
   CompilationError,
   ComputeError,
@@ -115,13 +112,9 @@ export {
   InvalidHandleError,
   KernelArgumentError,
   NoAdapterError,
-  NotReadyError,
   OutOfMemoryError,
-  ProfileNotRegisteredError,
   StreamUnhealthyError,
   TimeoutError,
-  TraceActiveError,
-  UnknownError,
   UnsupportedError,
 } from "./runtime/core/errors.ts";
 export { CpuTimelineSignal } from "./sync/cpu_signal.ts";

@@ -152,7 +152,7 @@ export class AbortedError extends ComputeError {
  *
  * @example
  * ```ts
- * import { NotReadyError } from "@gpucompute/runtime";
+ * import { NotReadyError } from "@gpucompute/runtime/backend";
  * const error = new NotReadyError("Submissions wait for the validation of a kernel");
  * console.log(error.code); // NOT_READY
  * ```
@@ -194,7 +194,7 @@ export class DriverError extends ComputeError {
  *
  * @example
  * ```ts
- * import { UnknownError } from "@gpucompute/runtime";
+ * import { UnknownError } from "@gpucompute/runtime/backend";
  * const error = new UnknownError("A GC wait failed: boom");
  * console.log(error.code); // UNKNOWN
  * ```
@@ -274,7 +274,7 @@ export class OrderInProgressError extends ComputeError {
  *
  * @example
  * ```ts
- * import { ProfileNotRegisteredError } from "@gpucompute/runtime";
+ * import { ProfileNotRegisteredError } from "@gpucompute/runtime/backend";
  * const error = new ProfileNotRegisteredError("Profiling token 7 is unknown or already closed");
  * console.log(error.code); // PROFILE_NOT_REGISTERED
  * ```
@@ -295,7 +295,7 @@ export class ProfileNotRegisteredError extends ComputeError {
  *
  * @example
  * ```ts
- * import { TraceActiveError } from "@gpucompute/runtime";
+ * import { TraceActiveError } from "@gpucompute/runtime/backend";
  * const error = new TraceActiveError("A trace is already being recorded on this server");
  * console.log(error.code); // TRACE_ACTIVE
  * ```
