@@ -7,7 +7,7 @@
 
 import { assertNonNegativeInteger, describe } from "./_validate.ts";
 import { HandleRef } from "./handle.ts";
-import { empty } from "./_empty.ts";
+import { clearArray } from "./_clear_array.ts";
 
 /** Element storage types that scalars and tensors may have. */
 export type StorageType =
@@ -292,10 +292,10 @@ export class KernelArguments {
 
   /** Empties it for reuse: no buffers, scalars, metadata or tensor maps. */
   clear(): this {
-    empty(this.buffers); // keeps the storage of a reused KernelArguments
+    clearArray(this.buffers); // keeps the storage of a reused KernelArguments
     this.metadata = NO_METADATA;
     this.#scalars?.clear();
-    empty(this.tensorMaps);
+    clearArray(this.tensorMaps);
     return this;
   }
 

@@ -18,7 +18,7 @@ import type { SliceRecord } from "../core/slice_record.ts";
 import type { HandleRef } from "../core/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
-import { empty } from "../core/_empty.ts";
+import { clearArray } from "../core/_clear_array.ts";
 import type {
   RegisterOptions,
   SchedulerMultiStreamOptions,
@@ -209,7 +209,7 @@ export class SchedulerMultiStream<T, S> {
       else this.#sequential(schedules);
     } finally {
       for (const { tasks, pinned, index } of schedules) {
-        empty(tasks); // the backend has every task: keep none alive
+        clearArray(tasks); // the backend has every task: keep none alive
         const state = this.#pool.getIndex(index);
         if (pinned.length === 0 && state.spareTasks === undefined) {
           state.spareTasks = tasks;
@@ -326,7 +326,7 @@ export class SchedulerMultiStream<T, S> {
     const parked = pinned.length === 0 ? undefined : this.#backend.parkedUntil?.();
     if (parked === undefined) return releasePins(pinned);
     const later = pinned.slice();
-    empty(pinned);
+    clearArray(pinned);
     parked.then(() => releasePins(later));
   }
 
@@ -391,5 +391,5 @@ function checkRefs(refs: Iterable<HandleRef>): readonly HandleRef[] {
 /** Releases the pins of submitted (or dropped) tasks, once: the list is emptied. */
 function releasePins(pinned: SliceRecord[]): void {
   for (let i = 0; i < pinned.length; i++) pinned[i].unpin();
-  empty(pinned); // keeps its storage: the array is queued into again (see executeStreams)
+  clearArray(pinned); // keeps its storage: the array is queued into again (see executeStreams)
 }

@@ -38,7 +38,7 @@ import type { ReflectedBinding } from "./_reflect.ts";
 import { type DispatchTask, type IndirectCount, TaskPool } from "./_tasks.ts";
 import { cubesForThreads, fitCubes } from "./_threads.ts";
 import type { WgslKernel } from "./kernel.ts";
-import { empty } from "../../core/_empty.ts";
+import { clearArray } from "../../core/_clear_array.ts";
 
 /** What the launcher works with, made before it by their owners. */
 export interface LauncherParts {
@@ -105,7 +105,7 @@ export class Launcher {
    */
   prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId, pooled: boolean): DispatchTask {
     this.#used = 0;
-    empty(this.#reads);
+    clearArray(this.#reads);
     try {
       return this.#prepare(launch, stream, pooled);
     } catch (error) {

@@ -25,7 +25,7 @@
  */
 
 import { BufferUsage } from "./_buffer_usage.ts";
-import { empty } from "../../core/_empty.ts";
+import { clearArray } from "../../core/_clear_array.ts";
 
 const CHUNK_SIZE = 64 * 1024;
 const USAGE = BufferUsage.STORAGE | BufferUsage.UNIFORM | BufferUsage.COPY_DST;
@@ -132,7 +132,7 @@ export class ParamChunks {
     }
     if (reserving.length === 1) {
       const chunk = reserving[0];
-      empty(reserving);
+      clearArray(reserving);
       return chunk.release;
     }
     const chunks = reserving.splice(0);
@@ -147,7 +147,7 @@ export class ParamChunks {
       chunk.pending = 0;
       if (chunk.live === 0) startOver(chunk);
     }
-    empty(this.#reserving);
+    clearArray(this.#reserving);
   }
 
   /** Writes every range reserved since the last upload to its buffer (before a submission). */
