@@ -164,7 +164,7 @@ export interface ExecuteOptions extends StreamOptions {
   /** Workgroups (cubes) to dispatch, when you count them yourself. */
   count?: CubeCount;
   /**
-   * Handles (or bindings) for the kernel's `var<storage>` bindings, in binding order. Read-only
+   * Handles (or their refs) for the kernel's `var<storage>` bindings, in binding order. Read-only
    * (`var<storage, read>`) and writable ones take any handle whose element type the WGSL
    * declares (an untyped handle binds anywhere).
    * @default {[]}

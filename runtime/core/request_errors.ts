@@ -61,7 +61,7 @@ export class OutOfMemoryError extends ComputeError {
 }
 
 /**
- * A handle or binding was used after its memory was released, or never belonged to this server.
+ * A handle or its ref was used after its memory was released, or never belonged to this server.
  *
  * @example
  * ```ts

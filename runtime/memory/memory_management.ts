@@ -95,7 +95,7 @@ function checkSlicedPools(pools: readonly SlicedPoolOptions[]): SlicedPoolOption
 
 /**
  * Reserves slices of storage pages through sliced and exclusive pools, with reuse, persistent
- * memory and cleanup. A server resolves a binding with `get` then `storage.resource`.
+ * memory and cleanup. A server locates a ref with `get` then `storage.resource`.
  *
  * @example
  * ```ts

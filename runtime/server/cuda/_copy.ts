@@ -28,7 +28,7 @@ export interface DeviceCopy {
   readonly source: CopyDescriptor;
   /** The source's device range. */
   readonly from: ResourceRange<bigint>;
-  /** Resolves the source stream for the binding and records an event after its work. */
+  /** Orders the source stream for the ref and records an event after its work. */
   orderSource(): CudaEvent;
   /** Allocates the destination on the destination stream. */
   allocate(bytes: number): Handle;

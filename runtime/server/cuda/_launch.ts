@@ -4,9 +4,9 @@
  * both arrays only need to live for the call, and one pair per parameter count is reused by
  * every launch (calls are synchronous, on one thread). Values sit in 8-byte slots.
  *
- * ABI (see `kernel.ts`): buffer pointers (`CUdeviceptr` of the binding, offsets applied); with
+ * ABI (see `kernel.ts`): buffer pointers (`CUdeviceptr` of the ref, offsets applied); with
  * `bufferLengths`, one `u32` byte length per buffer; the metadata words (`u32`); the scalars,
- * binding by binding in insertion order, each value in its own slot at its natural size.
+ * type by type in insertion order, each value in its own slot at its natural size.
  *
  * @module
  */
@@ -81,7 +81,7 @@ export function marshalParams(
         throw new RangeError(
           `Kernel '${
             kernelName(kernel)
-          }' takes u32 buffer lengths; a binding of ${buffer.size} bytes exceeds them`,
+          }' takes u32 buffer lengths; a buffer of ${buffer.size} bytes exceeds them`,
         );
       }
       view.setUint32(slot++ * 8, buffer.size, true);

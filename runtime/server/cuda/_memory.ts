@@ -1,5 +1,5 @@
 /**
- * One memory manager per stream index. The event multi-stream does not pin same-stream bindings:
+ * One memory manager per stream index. The event multi-stream does not pin same-stream refs:
  * that is safe only when memory freed on a stream is reused in that stream's order. Giving every
  * stream index its own pools over its own storage (pages allocated and freed in its order) is
  * how the backend meets that precondition; a handle's memory lives in the pools of the index of

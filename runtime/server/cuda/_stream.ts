@@ -191,8 +191,8 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     return stream;
   }
 
-  handleCursor(_stream: CudaStream, binding: HandleRef): number {
-    return binding.cursor;
+  handleCursor(_stream: CudaStream, ref: HandleRef): number {
+    return ref.cursor;
   }
 
   isHealthy(stream: CudaStream): boolean {

@@ -14,7 +14,7 @@ import type { CudaStream, EventPool } from "./_stream.ts";
 
 /** One destination of a write. */
 export interface WriteTarget {
-  /** The device memory (pointer, binding offset, binding size). */
+  /** The device memory (pointer, the ref's offset, the copy's span). */
   readonly at: ResourceRange<bigint>;
   /** How the bytes land on the device. */
   readonly layout: CopyLayout;

@@ -4,7 +4,7 @@
  * A {@linkcode CudaKernel} is PTX text, CUDA C for the optional NVRTC, or both, and an entry
  * point. Its parameters follow one ABI (see `_launch.ts`): a pointer per buffer binding in order;
  * with `bufferLengths`, a `u32` byte length per buffer; the metadata words as `u32`s; then the
- * scalars, binding by binding in insertion order, each value by value. The PTX runs on any
+ * scalars, type by type in insertion order, each value by value. The PTX runs on any
  * driver that accepts its version and target: the shipped PTX is `.target sm_75` at PTX ISA 7.0
  * (`deno task ptx` lowers nvcc's `.version` and checks the result with ptxas), so drivers from
  * r450 (CUDA 11.0) load it; the shipped kernels carry their CUDA C too, for NVRTC on a driver

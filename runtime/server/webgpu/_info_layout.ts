@@ -75,21 +75,21 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
  * ```ts
  * import { KernelArguments } from "@gpucompute/runtime/backend";
  * import { packInfo } from "@gpucompute/runtime/webgpu";
- * const bindings = new KernelArguments()
+ * const args = new KernelArguments()
  *   .withMetadata({ data: new Uint32Array([7, 8, 9]), staticLength: 3 })
  *   .withScalar("u32", [5])
  *   .withScalar("f32", [1.5]);
- * const layout = packInfo(bindings)!;
+ * const layout = packInfo(args)!;
  * console.log(layout.scalarOffsets.get("f32"), layout.scalarOffsets.get("u32")); // 16 32
  * ```
  */
-export function packInfo(bindings: KernelArguments): InfoLayout | undefined {
-  const metadata = bindings.metadata.data;
-  if (metadata.length === 0 && bindings.scalars.size === 0) return undefined;
+export function packInfo(args: KernelArguments): InfoLayout | undefined {
+  const metadata = args.metadata.data;
+  if (metadata.length === 0 && args.scalars.size === 0) return undefined;
   const scalarOffsets = new Map<StorageType, number>();
   let size = metadata.length * 4;
   for (const type of INFO_SCALAR_ORDER) {
-    const scalar = bindings.scalars.get(type);
+    const scalar = args.scalars.get(type);
     if (scalar === undefined) continue;
     size = align16(size);
     scalarOffsets.set(type, size);
@@ -97,6 +97,6 @@ export function packInfo(bindings: KernelArguments): InfoLayout | undefined {
   }
   const bytes = new Uint8Array(Math.max(16, align16(size)));
   bytes.set(new Uint8Array(metadata.buffer, metadata.byteOffset, metadata.byteLength), 0);
-  for (const [type, offset] of scalarOffsets) bytes.set(bindings.scalars.get(type)!.bytes, offset);
+  for (const [type, offset] of scalarOffsets) bytes.set(args.scalars.get(type)!.bytes, offset);
   return { bytes, metadataWords: metadata.length, scalarOffsets };
 }
