@@ -225,6 +225,11 @@ export class KernelArguments {
   /** Packed metadata (none by default: one shared empty argument, nothing allocated). */
   metadata: MetadataArgument = NO_METADATA;
   #scalars: Map<StorageType, ScalarArgument> | undefined;
+  /**
+   * The scalars last encoded per type, with the values they hold: a reused arguments object (the
+   * client's launch record) given equal values again reuses them instead of encoding anew.
+   */
+  #encoded: Map<StorageType, { values: (number | bigint)[]; scalar: ScalarArgument }> | undefined;
 
   /** Scalars, one entry per storage type (the map is created on first use). */
   get scalars(): Map<StorageType, ScalarArgument> {
@@ -258,8 +263,14 @@ export class KernelArguments {
 
   /** Sets the scalars of one storage type (replacing earlier ones of that type). */
   withScalar(type: StorageType, values: readonly (number | bigint)[]): this {
+    const last = this.#encoded?.get(type);
+    if (last !== undefined && sameValues(last.values, values)) {
+      this.scalars.set(type, last.scalar);
+      return this;
+    }
     const scalar = ScalarArgument.from(type, values);
     this.scalars.set(scalar.type, scalar);
+    (this.#encoded ??= new Map()).set(type, { values: [...values], scalar });
     return this;
   }
 
@@ -303,6 +314,13 @@ export class KernelArguments {
   refs(): HandleRef[] {
     return [...this.buffers, ...this.tensorMaps.map((map) => map.ref)];
   }
+}
+
+/** Whether two lists hold the same values (`Object.is`: `NaN` equals itself, `0` not `-0`). */
+function sameValues(a: readonly (number | bigint)[], b: readonly (number | bigint)[]): boolean {
+  if (!Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
 }
 
 function checkRef(ref: unknown, what: string): void {

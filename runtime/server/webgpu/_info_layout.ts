@@ -85,18 +85,44 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
  */
 export function packInfo(args: KernelArguments): InfoLayout | undefined {
   const metadata = args.metadata.data;
-  if (metadata.length === 0 && args.scalars.size === 0) return undefined;
+  if (metadata.length === 0 && !args.hasScalars) return undefined;
   const scalarOffsets = new Map<StorageType, number>();
+  const bytes = new Uint8Array(infoSize(args, scalarOffsets));
+  writeInfo(args, bytes, 0);
+  return { bytes, metadataWords: metadata.length, scalarOffsets };
+}
+
+/**
+ * The byte size of a launch's info buffer (a multiple of 16, at least 16), recording where each
+ * scalar group starts in `offsets` when given.
+ */
+export function infoSize(args: KernelArguments, offsets?: Map<StorageType, number>): number {
+  let size = args.metadata.data.length * 4;
+  if (args.hasScalars) {
+    const scalars = args.scalars;
+    for (const type of INFO_SCALAR_ORDER) {
+      const scalar = scalars.get(type);
+      if (scalar === undefined) continue;
+      size = align16(size);
+      offsets?.set(type, size);
+      size += scalar.length * STORAGE_TYPE_SIZE[type];
+    }
+  }
+  return Math.max(16, align16(size));
+}
+
+/** Writes a launch's info bytes at `offset` of `target` (whose range is zeroed). */
+export function writeInfo(args: KernelArguments, target: Uint8Array, offset: number): void {
+  const metadata = args.metadata.data;
+  target.set(new Uint8Array(metadata.buffer, metadata.byteOffset, metadata.byteLength), offset);
+  if (!args.hasScalars) return;
   let size = metadata.length * 4;
+  const scalars = args.scalars;
   for (const type of INFO_SCALAR_ORDER) {
-    const scalar = args.scalars.get(type);
+    const scalar = scalars.get(type);
     if (scalar === undefined) continue;
     size = align16(size);
-    scalarOffsets.set(type, size);
+    target.set(scalar.bytes, offset + size);
     size += scalar.length * STORAGE_TYPE_SIZE[type];
   }
-  const bytes = new Uint8Array(Math.max(16, align16(size)));
-  bytes.set(new Uint8Array(metadata.buffer, metadata.byteOffset, metadata.byteLength), 0);
-  for (const [type, offset] of scalarOffsets) bytes.set(args.scalars.get(type)!.bytes, offset);
-  return { bytes, metadataWords: metadata.length, scalarOffsets };
 }

@@ -28,6 +28,7 @@ import { assertU32, describe } from "../../core/_validate.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { KernelLaunch } from "../server.ts";
 import { checkInfo, plural } from "./_check_launch.ts";
+import { writeInfo } from "./_info_layout.ts";
 import type { BindGroupCache } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_info_buffers.ts";
 import type { MutableRange, WebGpuMemory } from "./_memory.ts";
@@ -206,9 +207,10 @@ export class Launcher {
     declared: readonly ReflectedBinding[],
     launch: KernelLaunch<WgslKernel>,
   ): readonly ReflectedBinding[] {
-    const info = checkInfo(name, declared, launch);
-    const offset = this.#reserve(declared[declared.length - 1].binding, info.bytes.byteLength);
-    new Uint8Array(this.#view.buffer, offset, info.bytes.byteLength).set(info.bytes);
+    const size = checkInfo(name, declared, launch);
+    const offset = this.#reserve(declared[declared.length - 1].binding, size);
+    const view = this.#view;
+    writeInfo(launch.args, new Uint8Array(view.buffer, view.byteOffset, view.byteLength), offset);
     this.#share();
     return declared; // the first buffers.length of them
   }

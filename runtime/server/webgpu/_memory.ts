@@ -28,6 +28,13 @@ export interface MutableRange {
 export class WebGpuMemory {
   readonly #storage: WebGpuStorage;
   readonly #pools: MemoryManagement<ResourceRange<GPUBuffer>>;
+  /**
+   * The last slice located and where it sits: a live slice never moves, and records are never
+   * reused, so repeated launches on one buffer skip the pool and page lookups.
+   */
+  #lastRecord: SliceRecord | undefined;
+  #lastBuffer: GPUBuffer | undefined;
+  #lastOffset = 0;
 
   /** Pools over pages of `device`; the largest allocation is the largest page. */
   constructor(device: GPUDevice, options: MemoryManagementOptions = {}) {
@@ -67,12 +74,21 @@ export class WebGpuMemory {
    * after every handle was disposed, or for memory of another server.
    */
   locate(ref: HandleRef, into: MutableRange): MutableRange {
-    ref.assertLive();
-    const at = this.#pools.get(ref.slice.record);
-    into.resource = this.#storage.buffer(at.page);
-    into.offset = at.offset + (ref.offsetStart ?? 0);
+    const record = ref.slice.record;
+    if (record !== this.#lastRecord || record.released) this.#find(record);
+    else record.assertLive();
+    into.resource = this.#lastBuffer!;
+    into.offset = this.#lastOffset + (ref.offsetStart ?? 0);
     into.size = ref.size();
     return into;
+  }
+
+  #find(record: SliceRecord): void {
+    record.assertLive();
+    const at = this.#pools.get(record);
+    this.#lastBuffer = this.#storage.buffer(at.page);
+    this.#lastOffset = at.offset;
+    this.#lastRecord = record;
   }
 
   /** {@linkcode locate} into a new range. */
@@ -92,11 +108,13 @@ export class WebGpuMemory {
 
   /** Returns unused pages to the device. */
   cleanup(explicit: boolean): void {
+    this.#lastRecord = undefined; // its page may go
     this.#pools.cleanup(explicit);
   }
 
   /** Destroys every page. */
   destroy(): void {
+    this.#lastRecord = undefined;
     this.#pools.destroy();
   }
 }

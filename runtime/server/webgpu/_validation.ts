@@ -24,6 +24,8 @@ export class ValidatedShapes {
   readonly #validGroups = new WeakSet<GPUBindGroup>();
   readonly #valid = new Set<string>();
   readonly #rejected = new Map<string, string>();
+  /** The last group found valid: consecutive dispatches of one group skip the set lookup. */
+  #lastValid: GPUBindGroup | undefined;
 
   /** Shapes of the groups that `groups` creates. */
   constructor(groups: BindGroupCache) {
@@ -37,9 +39,12 @@ export class ValidatedShapes {
 
   /** True once a submission with a group of this group's shape was accepted. */
   isValid(group: GPUBindGroup): boolean {
-    if (this.#validGroups.has(group)) return true;
-    if (!this.#valid.has(this.#groups.shape(group))) return false;
-    this.#validGroups.add(group);
+    if (group === this.#lastValid) return true;
+    if (!this.#validGroups.has(group)) {
+      if (!this.#valid.has(this.#groups.shape(group))) return false;
+      this.#validGroups.add(group);
+    }
+    this.#lastValid = group;
     return true;
   }
 
@@ -51,13 +56,17 @@ export class ValidatedShapes {
 
   /** Records an accepted submission of `group` (of `shape`). */
   accept(shape: string, group: GPUBindGroup): void {
-    if (this.#valid.size >= MAX_SHAPES) this.#valid.clear();
+    if (this.#valid.size >= MAX_SHAPES) {
+      this.#valid.clear();
+      this.#lastValid = undefined;
+    }
     this.#valid.add(shape);
     this.#validGroups.add(group);
   }
 
   /** Records a rejected shape with WebGPU's message. */
   reject(shape: string, message: string): void {
+    this.#lastValid = undefined;
     if (this.#rejected.size >= MAX_SHAPES) this.#rejected.clear();
     this.#rejected.set(shape, message);
   }
