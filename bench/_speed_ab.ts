@@ -97,16 +97,18 @@ for (const [r, root] of roots.entries()) {
   const server = await WebGpuServer.create();
   const client = new ComputeClient(server);
   const submits = submitTimer(server.device);
-  const h = client.createBytes(256);
+  // A base checkout before typed handles (b3f53d4) names it `create`.
+  const bytes = (c: typeof client, n: number) => (c.createBytes ?? c.create).call(c, n);
+  const h = bytes(client, 256);
   for (const maxTasks of r === 0 ? MAX_TASKS : []) {
     const other = new ComputeClient(await WebGpuServer.create({ maxTasks }));
-    const handle = other.createBytes(256);
+    const handle = bytes(other, 256);
     variants.push([`tiny client maxTasks=${maxTasks}`, async () => {
       for (let j = 0; j < 256; j++) other.execute(inc, { count: one, buffers: [handle] });
       await other.sync();
     }]);
     const ox = other.createWithData(new Float32Array(N).fill(1));
-    const oy = other.createBytes(N * 4);
+    const oy = bytes(other, N * 4);
     variants.push([`params client maxTasks=${maxTasks}`, async () => {
       for (let i = 0; i < 200; i++) {
         const [src, dst] = i % 2 === 0 ? [ox, oy] : [oy, ox];
@@ -127,7 +129,7 @@ for (const [r, root] of roots.entries()) {
     await client.sync();
   }]);
   const x = client.createWithData(new Float32Array(N).fill(1));
-  const y = client.createBytes(N * 4);
+  const y = bytes(client, N * 4);
   variants.push([`params client${tag}`, async () => {
     for (let i = 0; i < 200; i++) {
       const [src, dst] = i % 2 === 0 ? [x, y] : [y, x];
@@ -168,7 +170,7 @@ for (const [r, root] of roots.entries()) {
   host.set(`cold chain submits${tag}`, chainSubmits);
   variants.push([`warm burst${tag}`, () => cold(inc, false)]);
   variants.push([`pool cycle x1000${tag}`, () => {
-    for (let i = 0; i < 1000; i++) client.createBytes(65536).dispose();
+    for (let i = 0; i < 1000; i++) bytes(client, 65536).dispose();
     return Promise.resolve();
   }]);
   host.set(`cold submits${tag}`, coldSubmits);
