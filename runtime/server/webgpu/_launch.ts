@@ -174,7 +174,10 @@ export class Launcher {
         cubes[1] = count.y;
         cubes[2] = count.z;
       }
-      const groups = fitCubes(name, what, cubes, this.#maxCount);
+      const max = this.#maxCount;
+      const groups = cubes[0] > max || cubes[1] > max || cubes[2] > max
+        ? fitCubes(name, what, cubes, max)
+        : 0;
       if (groups > 0) {
         // Dispatched as a folded grid: the variant sees the launch it stands for.
         compiled = this.#parts.pipelines.folded(compiled);
