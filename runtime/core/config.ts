@@ -41,7 +41,7 @@ export interface RuntimeOptions {
   /**
    * Tasks a stream buffers before it is executed (task-scheduler backends). 128 measured as fast
    * as 32 to 1024 for dispatch bursts on the fallback adapter, submits the first burst of a new
-   * kernel in few command buffers (each executed stream submits its unproven launches apart),
+   * kernel in few command buffers (each executed stream submits its unvalidated launches apart),
    * and bounds how long disposed memory stays pinned by queued tasks.
    * @default {128}
    */

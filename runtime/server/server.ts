@@ -28,9 +28,9 @@
  *
  * Rules for backends built on the event `MultiStream` (`runtime/stream/event.ts`):
  *
- * 1. **Resolve, enqueue, finish: one critical section.** Call `resolve`, enqueue the work on
- *    `currentStream()`, then `finish()` (or `using`), with no other `resolve` in between and no
- *    `await` inside. Reserve temporaries before resolving. A second resolve while one is
+ * 1. **Order, enqueue, finish: one critical section.** Call `order`, enqueue the work on
+ *    `ordered.stream`, then `finish()` (or `using`), with no other `order` in between and no
+ *    `await` inside. Reserve temporaries before ordering. A second order while one is
  *    unfinished throws `ORDER_IN_PROGRESS`: accepting it would flush a stream whose work is
  *    not enqueued yet and record it as synchronized, so a later read would miss the write.
  * 2. **Memory freed on a stream is reused only in that stream's order.** Keep one memory pool
@@ -38,11 +38,12 @@
  *    freed on stream S may be handed out again only to work that S runs after. Memory used by
  *    another stream is pinned by the multi-stream until that use completed.
  * 3. **What a copy still reads goes to the GC.** Staging buffers and host buffers that enqueued
- *    work reads are handed to `resolved.gc(...)` (or `multiStream.gc(stream, event, ...)`), never
+ *    work reads are handed to `ordered.gc(...)` (or `multiStream.gc(stream, event, ...)`), never
  *    released at once.
  * 4. **A failed or timed-out wait frees nothing.** The multi-stream keeps the memory pinned and
- *    poisons the stream (later work on it, or waiting on it, throws `STREAM_UNHEALTHY` with the
- *    failure as `cause`); route `onStreamFailed` to that stream's next `sync` or `read`.
+ *    leaves the stream unhealthy (later work on it, or waiting on it, throws `STREAM_UNHEALTHY`
+ *    with the failure as `cause`), and records the failure in `multiStream.errors`: throw it
+ *    from that stream's next `sync` or `read` (`errors.throwFor(stream)`).
  * 5. **Bounded GC.** Implement `waitEventHostSync` (a blocking host wait with a deadline) so that
  *    a long synchronous loop of cross-stream work blocks on old GC work (`maxPendingGc`, 8 by
  *    default) instead of keeping every allocation alive until the event loop turns.

@@ -1,5 +1,5 @@
 /**
- * Checks of a launch built by hand, made before anything is resolved or enqueued: a malformed
+ * Checks of a launch built by hand, made before anything is ordered or enqueued: a malformed
  * launch throws `TypeError`/`RangeError` from `execute` and changes nothing (the driver would
  * otherwise see garbage, or FFI would throw its own untyped error halfway).
  *

@@ -32,7 +32,7 @@ export interface DeviceCopy {
   orderSource(): CudaEvent;
   /** Allocates the destination on the destination stream. */
   allocate(bytes: number): Handle;
-  /** The destination range, and its stream resolved (finish it once the copy is enqueued). */
+  /** The destination range, and its stream ordered (finish it once the copy is enqueued). */
   resolveTarget(binding: HandleRef): {
     at: ResourceRange<bigint>;
     resolved: OrderedStream<CudaStream, CudaEvent>;

@@ -11,7 +11,7 @@
  * Each group also gets a *shape*: its layout and the size of every entry, without buffers or
  * offsets. What WebGPU checks at dispatch beyond what the server checks before (minimum binding
  * sizes the WGSL needs) depends only on the shape, so the stream backend proves and rejects
- * launches by shape (see `_stream.ts`). Computed on a cache miss only.
+ * launches by shape (see `_encoder.ts`). Computed on a cache miss only.
  *
  * @module
  */

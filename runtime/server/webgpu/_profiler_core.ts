@@ -126,7 +126,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   async end(token: ProfilingToken, released?: Promise<void>): Promise<ProfileDuration> {
     // The trace's window is not a token of the caller's.
     const window = this.#close(token?.id === this.#trace?.window ? NaN : token?.id, token?.id);
-    // The window's passes may sit in held submissions (see `_stream.ts`).
+    // The window's passes may sit in parked submissions (see `_encoder.ts`).
     if (released !== undefined) await released;
     if (!this.#timestamps) {
       await this.#device.queue.onSubmittedWorkDone();
