@@ -198,7 +198,7 @@ Deno.test("a GC wait that times out leaves the stream unhealthy and keeps the sh
     const server = sim({ timeoutMs: 100 });
     try {
       const a = server.createWithData(u32([1, 2]), 0); // record 1: the write's staging
-      // Cross-stream use: resolve flushes stream 0 (record 2); finish flushes stream 1 (record 3,
+      // Cross-stream use: order flushes stream 0 (record 2); finish flushes stream 1 (record 3,
       // which never completes) and the GC stream waits on it.
       server.execute({
         kernel: CUDA_KERNELS.incrementU32,

@@ -46,7 +46,7 @@ Deno.test("a stream-ordered page is first used on another stream after its alloc
     }, 1);
   fill(shared, 1); // stream 1 has waited on stream 0 up to its current cursor
   // A page of its own (larger than the pool's pages), from cuMemAllocAsync on stream 0, and no
-  // resolve on stream 0 since stream 1 waited on it: only a new cursor orders the two.
+  // order on stream 0 since stream 1 waited on it: only a new cursor orders the two.
   using fresh = server.empty(8 << 20, 0);
   fill(fresh, 7);
   const [bytes] = await server.read([fresh.copyDescriptor([n], [1], 4)], 1);

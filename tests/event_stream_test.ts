@@ -71,7 +71,7 @@ Deno.test("requiredSyncs: which streams to wait on before using bindings", async
     ]);
     assert.equal(required.size, 0);
   });
-  await t.step("resolve records the origin's cursor and advances its own", async () => {
+  await t.step("order records the other stream's cursor and advances its own", async () => {
     using h1 = handle(1), h2 = handle(2), h3 = handle(1);
     const ms = twoStreamsStarted();
     ms.order(1, [h1.ref(), h2.ref(), h3.ref()]).finish();
@@ -156,8 +156,8 @@ Deno.test("every stream that used a binding is waited on, not only its creator",
   });
 });
 
-Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
-  await t.step("a second resolve before finish: ORDER_IN_PROGRESS, state unchanged", async () => {
+Deno.test("order, enqueue and finish do not interleave", async (t) => {
+  await t.step("a second order before finish: ORDER_IN_PROGRESS, state unchanged", async () => {
     const { backend, ms, box, h, s } = hazardSetup();
     const write = ms.order(1, [h.ref()]); // T resolves to write h...
     const before = { cursor: ms.state(2).cursor, synced: [...ms.state(2).lastSynced] };
@@ -174,7 +174,7 @@ Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
       { cursor: ms.state(2).cursor, synced: [...ms.state(2).lastSynced] },
       before,
     );
-    assert.equal(h.slice.record.pins, 1, "only the open resolve's pin");
+    assert.equal(h.slice.record.pins, 1, "only the open order's pin");
     backend.enqueue(write.stream, () => box.value = 42);
     write.finish();
     let read = -1;
@@ -189,7 +189,7 @@ Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
     h.dispose();
     await ms.drain();
   });
-  await t.step("finish (or dispose) ends the resolve even when its flush throws", () => {
+  await t.step("finish (or dispose) ends the order even when its flush throws", () => {
     let fail = false;
     const ms = new MultiStream({
       ...instantBackend,
@@ -203,7 +203,7 @@ Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
     fail = true;
     assert.throws(() => resolved.finish(), /flush failed/);
     fail = false;
-    assert.equal(ms.order(2, []).finished, false, "another resolve is accepted");
+    assert.equal(ms.order(2, []).finished, false, "another order is accepted");
   });
 });
 
