@@ -6,8 +6,8 @@
  * device went idle; median and first quartile, each as a ratio to raw. `_speed_ab.ts` measures
  * the same among more variants (some leave the device busier), so its ratios run higher.
  *
- * Run: `deno run -A bench/_host_ab.ts [maxTasks,...] [rounds]` (defaults `128`, 150; the
- * server's default `maxTasks` is 128).
+ * Run: `deno run -A bench/_host_ab.ts [maxTasks,...] [rounds]` (defaults `256`, 150; the
+ * server's default `maxTasks` is 256).
  *
  * @module
  */
@@ -32,7 +32,7 @@ function submitTimer(device: GPUDevice): { spent: number } {
 
 const inc = { id: "inc", source: INCREMENT_WGSL };
 const one = CubeCount.new1d(1);
-const sizes = (Deno.args[0] ?? "128").split(",").map(Number);
+const sizes = (Deno.args[0] ?? "256").split(",").map(Number);
 const rounds = Number(Deno.args[1] ?? 150);
 const clients = await Promise.all(sizes.map(async (maxTasks) => {
   const server = await WebGpuServer.create({ maxTasks });
