@@ -190,7 +190,9 @@ if (only !== undefined) {
 }
 const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
 const order = [...variants];
-for (let r = 0; r < rounds + 3; r++) {
+// Warm-up rounds, not recorded: V8 optimizes the launch path over its first thousands of calls.
+const WARMUP = Number(Deno.env.get("WARMUP") ?? 3);
+for (let r = 0; r < rounds + WARMUP; r++) {
   // A new order every round: a variant that leaves the device or the event loop busy (256 lone
   // submits, a cold compile) slows whichever runs next; shuffled, that lands on all of them alike.
   for (let i = order.length - 1; i > 0; i--) {
@@ -200,7 +202,9 @@ for (let r = 0; r < rounds + 3; r++) {
   for (const [name, fn] of order) {
     const t = performance.now();
     await fn();
-    if (r >= 3) (times.get(name) ?? times.set(name, []).get(name)!).push(performance.now() - t);
+    if (r >= WARMUP) {
+      (times.get(name) ?? times.set(name, []).get(name)!).push(performance.now() - t);
+    }
   }
 }
 const stat = (ts: number[]) => {
