@@ -13,22 +13,9 @@
  */
 import { ComputeClient, CubeCount } from "../mod.ts";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { INCREMENT_WGSL, rawSetup } from "./_raw_webgpu.ts";
+import { INCREMENT_WGSL, rawSetup, submitTimer } from "./_raw_webgpu.ts";
 
 const raw = (await rawSetup(64))!;
-
-/** Time spent inside `queue.submit` of a device, in ms. */
-function submitTimer(device: GPUDevice): { spent: number } {
-  const timer = { spent: 0 };
-  const queue = device.queue;
-  const submit = queue.submit.bind(queue);
-  queue.submit = (buffers: GPUCommandBuffer[]) => {
-    const t = performance.now();
-    submit(buffers);
-    timer.spent += performance.now() - t;
-  };
-  return timer;
-}
 
 const inc = { id: "inc", source: INCREMENT_WGSL };
 const one = CubeCount.new1d(1);

@@ -154,3 +154,19 @@ export function rawParamsSetup(
     },
   };
 }
+
+/**
+ * Time spent inside `queue.submit` of a device, in ms (llvmpipe executes work there, so host
+ * figures subtract it).
+ */
+export function submitTimer(device: GPUDevice): { spent: number } {
+  const timer = { spent: 0 };
+  const queue = device.queue;
+  const submit = queue.submit.bind(queue);
+  queue.submit = (buffers: GPUCommandBuffer[]) => {
+    const t = performance.now();
+    submit(buffers);
+    timer.spent += performance.now() - t;
+  };
+  return timer;
+}

@@ -28,6 +28,7 @@ import {
   rawParamsSetup,
   rawSetup,
   rawSubmitPerDispatch,
+  submitTimer,
 } from "./_raw_webgpu.ts";
 
 type Fn = () => Promise<number | void>;
@@ -51,18 +52,6 @@ const host = new Map<string, number[]>();
 const note = (name: string, ms: number) =>
   (host.get(name) ?? host.set(name, []).get(name)!).push(ms);
 
-/** Time spent inside `queue.submit` of a device (llvmpipe executes work there), in ms. */
-function submitTimer(device: GPUDevice): { spent: number } {
-  const timer = { spent: 0 };
-  const queue = device.queue;
-  const submit = queue.submit.bind(queue);
-  queue.submit = (buffers: GPUCommandBuffer[]) => {
-    const t = performance.now();
-    submit(buffers);
-    timer.spent += performance.now() - t;
-  };
-  return timer;
-}
 const rawSubmits = submitTimer(raw.device);
 
 // Raw baselines.
