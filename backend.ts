@@ -23,11 +23,11 @@ export * from "./runtime/core/format_bytes.ts";
 export * from "./runtime/core/handle.ts";
 export * from "./runtime/core/dtype.ts";
 export * from "./runtime/core/allocation.ts";
-export * from "./runtime/core/bindings.ts";
+export * from "./runtime/core/kernel_arguments.ts";
 export * from "./runtime/core/cube_count.ts";
 export * from "./runtime/core/kernel.ts";
 export * from "./runtime/core/stream_id.ts";
-export * from "./runtime/core/managed_memory.ts";
+export * from "./runtime/core/slice_record.ts";
 export * from "./runtime/core/slice.ts";
 export * from "./runtime/core/config.ts";
 export * from "./runtime/core/logging.ts";
@@ -40,11 +40,14 @@ export {
   type GcPayload,
   MultiStream,
   type MultiStreamOptions,
-  type MultiStreamResolveOptions,
-  type RequiredSyncs,
-  ResolvedStreams,
+  OrderedStream,
+  type OrderOptions,
+  type RequiredWaits,
 } from "./runtime/stream/event.ts";
 export * from "./runtime/stream/scheduler.ts";
+export * from "./runtime/stream/stream_errors.ts";
+export type * from "./runtime/stream/wait_recorder.ts";
 export * from "./runtime/server/server.ts";
 export type * from "./runtime/core/trace.ts";
 export type * from "./sync/timeline_signal.ts";
+export * from "./runtime/server/shared/mod.ts";

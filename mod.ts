@@ -59,9 +59,10 @@ export {
   listDevices,
   type ListDevicesOptions,
 } from "./runtime/client/devices.ts";
-export { type ArraysOf, ComputeClient } from "./runtime/client/client.ts";
+export { ComputeClient } from "./runtime/client/client.ts";
 export type {
   ArangeOptions,
+  ArraysOf,
   ComputeClientOptions,
   CopyToOptions,
   CreateOptions,
@@ -76,7 +77,6 @@ export type {
 export type {
   ArrayOf,
   DType,
-  DTypeArrays,
   DTypeOf,
   HandleType,
   TypedArray,
@@ -84,11 +84,10 @@ export type {
 } from "./runtime/core/dtype.ts";
 export type { WgslKernel } from "./runtime/server/webgpu/kernel.ts";
 export type { CudaKernel } from "./runtime/server/cuda/kernel.ts";
-export type { KernelParams, ParamValue } from "./runtime/core/kernel.ts";
+export type { KernelParams } from "./runtime/core/kernel.ts";
 export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
 export { CubeCount } from "./runtime/core/cube_count.ts";
 export type { Handle } from "./runtime/core/handle.ts";
-export type { RuntimeOptions } from "./runtime/core/config.ts";
 export type { ProfileDuration } from "./runtime/server/server.ts";
 export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";
 export {
@@ -113,14 +112,17 @@ export {
   type ReductionSpec,
 } from "./runtime/kernels/reduction.ts";
 export {
+  AbortedError,
   BufferTooBigError,
   CompilationError,
   ComputeError,
-  type ComputeErrorCode,
+  DestroyedError,
+  DeviceLostError,
+  DriverError,
   InvalidHandleError,
   KernelArgumentError,
+  NoAdapterError,
   OutOfMemoryError,
-  RuntimeError,
   StreamUnhealthyError,
   TimeoutError,
   UnsupportedError,

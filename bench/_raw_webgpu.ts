@@ -1,7 +1,9 @@
 /**
  * Hand-written `navigator.gpu` baselines for the benchmarks: the same small dispatches the client
- * runs, without the runtime. Two variants: one submit per dispatch, and one encoder (one compute
- * pass) for all of them.
+ * runs, without the runtime, written as a careful programmer would: the pipeline and bind group
+ * are set once per pass (WebGPU keeps both across dispatches), and a uniform or info buffer whose
+ * bytes do not change is written once, not per launch. Variants: one encoder (one compute pass)
+ * for all dispatches, and one submit per dispatch.
  *
  * @module
  */
@@ -64,10 +66,8 @@ export async function rawOneEncoder(setup: RawSetup, dispatches: number): Promis
   const encoder = setup.device.createCommandEncoder();
   const pass = encoder.beginComputePass();
   pass.setPipeline(setup.pipeline);
-  for (let i = 0; i < dispatches; i++) {
-    pass.setBindGroup(0, setup.bindGroup);
-    pass.dispatchWorkgroups(workgroups);
-  }
+  pass.setBindGroup(0, setup.bindGroup); // kept by the pass for every dispatch
+  for (let i = 0; i < dispatches; i++) pass.dispatchWorkgroups(workgroups);
   pass.end();
   setup.device.queue.submit([encoder.finish()]);
   await setup.device.queue.onSubmittedWorkDone();
@@ -83,20 +83,43 @@ struct P { a: f32, b: f32 }
   if (g.x < arrayLength(&y)) { y[g.x] = p.a * x[g.x] + p.b; }
 }`;
 
-/** Raw params baseline: `run` chains 200 launches over two buffers of `N` floats + one read. */
-export function rawParamsSetup(device: GPUDevice, N: number): { run(): Promise<void> } {
+/**
+ * WGSL of the scalars benchmark: `y = a * x + b` with `a` and `b` as f32 scalars of CubeCL's info
+ * buffer (the last binding, an array of words: f32 scalars start at word 0 without metadata).
+ */
+export const AXPB_SCALARS_WGSL = `
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read> info: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x < arrayLength(&y)) { y[g.x] = bitcast<f32>(info[0]) * x[g.x] + bitcast<f32>(info[1]); }
+}`;
+
+/**
+ * Raw chain baseline: `run` chains 200 launches over two buffers of `N` floats + one read. The
+ * constants (`a = 1.0001`, `b = 0.5`) are written once into a uniform (`"params"`, for
+ * {@linkcode AXPB_WGSL}) or a storage info buffer (`"scalars"`, for {@linkcode AXPB_SCALARS_WGSL});
+ * the two bind groups of the ping-pong are made once.
+ */
+export function rawParamsSetup(
+  device: GPUDevice,
+  N: number,
+  kind: "params" | "scalars" = "params",
+): { run(): Promise<void> } {
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
   const x = device.createBuffer({ size: N * 4, usage });
   device.queue.writeBuffer(x, 0, new Float32Array(N).fill(1));
   const y = device.createBuffer({ size: N * 4, usage });
   const u = device.createBuffer({
     size: 16,
-    usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+    usage: (kind === "params" ? GPUBufferUsage.UNIFORM : GPUBufferUsage.STORAGE) |
+      GPUBufferUsage.COPY_DST,
   });
   device.queue.writeBuffer(u, 0, new Float32Array([1.0001, 0.5, 0, 0]));
+  const code = kind === "params" ? AXPB_WGSL : AXPB_SCALARS_WGSL;
   const pipeline = device.createComputePipeline({
     layout: "auto",
-    compute: { module: device.createShaderModule({ code: AXPB_WGSL }), entryPoint: "main" },
+    compute: { module: device.createShaderModule({ code }), entryPoint: "main" },
   });
   const group = (a: GPUBuffer, b: GPUBuffer) =>
     device.createBindGroup({
@@ -130,4 +153,20 @@ export function rawParamsSetup(device: GPUDevice, N: number): { run(): Promise<v
       staging.destroy();
     },
   };
+}
+
+/**
+ * Time spent inside `queue.submit` of a device, in ms (llvmpipe executes work there, so host
+ * figures subtract it).
+ */
+export function submitTimer(device: GPUDevice): { spent: number } {
+  const timer = { spent: 0 };
+  const queue = device.queue;
+  const submit = queue.submit.bind(queue);
+  queue.submit = (buffers: GPUCommandBuffer[]) => {
+    const t = performance.now();
+    submit(buffers);
+    timer.spent += performance.now() - t;
+  };
+  return timer;
 }

@@ -117,9 +117,9 @@ function rawPeer(from: CudaClient, to: CudaClient, x: Parameters<CudaClient["rea
   const [source, target] = [from.server as CudaServer, to.server as CudaServer];
   using _warm = from.copyTo(x, to); // enables peer access, as the runtime does once per pair
   const { symbols } = source.device.driver;
-  const src = source.getResource(x.binding(), 0);
+  const src = source.getResource(x.ref(), 0);
   const y = to.empty(BYTES / 4, "u32");
-  const dst = target.getResource(y.binding(), 0);
+  const dst = target.getResource(y.ref(), 0);
   const stream = target.cudaStream(0);
   return {
     name: "cuMemcpyPeerAsync, cuStreamSynchronize",
@@ -143,9 +143,9 @@ function rawStaged(from: CudaClient, to: CudaClient, x: Parameters<CudaClient["r
   const [source, target] = [from.server as CudaServer, to.server as CudaServer];
   const driver = source.device.driver;
   const { symbols, out64 } = driver;
-  const src = source.getResource(x.binding(), 0);
+  const src = source.getResource(x.ref(), 0);
   const y = to.empty(BYTES / 4, "u32");
-  const dst = target.getResource(y.binding(), 0);
+  const dst = target.getResource(y.ref(), 0);
   source.device.makeCurrent();
   driver.check(symbols.cuMemAllocHost_v2(out64, BigInt(BYTES)), "cuMemAllocHost_v2");
   const pinned = driver.pointerAt();

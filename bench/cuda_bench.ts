@@ -24,7 +24,7 @@
  * @module
  */
 
-import { Bindings, CubeCount } from "../backend.ts";
+import { CubeCount, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 
 const TASKS = 256;
@@ -44,10 +44,10 @@ const server = CudaServer.create({ library, maxStreams: 4 });
 const driver = server.device.driver;
 const { symbols, out64 } = driver;
 const buffer = server.createWithData(new Uint8Array(N * 4), 0);
-const bindings = new Bindings().withBuffer(buffer.binding())
+const bindings = new KernelArguments().withBuffer(buffer.ref())
   .withMetadata({ data: new Uint32Array([N]), staticLength: 1 }).withScalar("f32", [1]);
 const count = CubeCount.new1d(N / 256);
-const fill = { kernel: CUDA_KERNELS.fillF32, count, bindings };
+const fill = { kernel: CUDA_KERNELS.fillF32, count, args: bindings };
 server.execute(fill, 0); // loads the module
 
 // Raw: the same function, stream, pointer and parameters, prepared once.
@@ -65,7 +65,7 @@ const rawStreams = [0, 1].map(() => {
   return driver.pointerAt();
 });
 const values = new ArrayBuffer(24);
-const at = server.getResource(buffer.binding(), 0);
+const at = server.getResource(buffer.ref(), 0);
 new DataView(values).setBigUint64(0, at.resource + BigInt(at.offset), true);
 new DataView(values).setUint32(8, N, true);
 new DataView(values).setFloat32(16, 1, true);

@@ -10,13 +10,13 @@
  */
 
 import {
-  type Binding,
   Handle,
-  ManagedMemoryId,
+  type HandleRef,
   SchedulerMultiStream,
   type SchedulerStrategy,
   type SchedulerStreamBackend,
   SliceHandle,
+  SliceRecord,
 } from "../backend.ts";
 
 const TASKS = 256;
@@ -39,16 +39,16 @@ const backend: SchedulerStreamBackend<number, CountingStream> = {
 const handles: Handle[] = [];
 
 /** Two live bindings per stream, created on that stream. */
-function bindingsPerStream(streams: number): Binding[][] {
+function bindingsPerStream(streams: number): HandleRef[][] {
   return Array.from({ length: streams }, (_, stream) =>
     [0, 1].map(() => {
-      const handle = new Handle(new SliceHandle(new ManagedMemoryId()), {
+      const handle = new Handle(new SliceHandle(new SliceRecord()), {
         stream,
         cursor: 0,
         size: 1024,
       });
       handles.push(handle);
-      return handle.binding();
+      return handle.ref();
     }));
 }
 

@@ -1,5 +1,5 @@
 /**
- * Cost of {@linkcode MultiStream.resolve} + {@linkcode ResolvedStreams.finish} per task, with 1, 4
+ * Cost of {@linkcode MultiStream.resolve} + {@linkcode OrderedStream.finish} per task, with 1, 4
  * and 16 bindings, tasks and bindings spread over 4 streams in rotation (so most bindings come
  * from another stream: analysis, pins and the GC path are all exercised). The backend does
  * nothing and its events complete at once, so the figures are the multi-stream's own cost. Each
@@ -16,12 +16,12 @@
  */
 
 import {
-  type Binding,
   type EventStreamBackend,
   Handle,
-  ManagedMemoryId,
+  type HandleRef,
   MultiStream,
   SliceHandle,
+  SliceRecord,
 } from "../backend.ts";
 
 const STREAMS = 4;
@@ -43,7 +43,7 @@ function handles(count: number, sameStream: boolean): Handle[][] {
     { length: STREAMS },
     (_, s) =>
       Array.from({ length: count }, (_, i) =>
-        new Handle(new SliceHandle(new ManagedMemoryId()), {
+        new Handle(new SliceHandle(new SliceRecord()), {
           stream: sameStream ? s : (s + i) % STREAMS,
           cursor: 0,
           size: 64,
@@ -56,7 +56,7 @@ for (const count of [1, 4, 16]) {
     const ms = new MultiStream(noopBackend, { maxStreams: STREAMS });
     // Keep the handles referenced: a collected handle releases its memory (safety net).
     const owners = handles(count, sameStream);
-    const bindings: Binding[][] = owners.map((list) => list.map((h) => h.binding()));
+    const bindings: HandleRef[][] = owners.map((list) => list.map((h) => h.ref()));
     Deno.bench({
       name: `${count} binding(s), ${sameStream ? "same stream" : "4 streams in rotation"}`,
       group: `${count} binding(s)`,
@@ -65,7 +65,7 @@ for (const count of [1, 4, 16]) {
         b.start();
         for (let task = 0; task < TASKS; task++) {
           const stream = task % STREAMS;
-          ms.resolve(stream, bindings[stream]).finish();
+          ms.order(stream, bindings[stream]).finish();
         }
         b.end();
         await ms.drain();
@@ -82,7 +82,7 @@ for (const polled of [false, true]) {
   const backend = polled ? { ...noopBackend, isEventComplete: () => true } : noopBackend;
   const ms = new MultiStream(backend, { maxStreams: STREAMS, maxPendingGc: 4 * TASKS });
   const owners = handles(1, false);
-  const bindings: Binding[][] = owners.map((list) => list.map((h) => h.binding()));
+  const bindings: HandleRef[][] = owners.map((list) => list.map((h) => h.ref()));
   Deno.bench({
     name: polled ? "polled per-stream FIFOs" : "one host wait per task",
     group: "GC settle",
@@ -90,7 +90,7 @@ for (const polled of [false, true]) {
     async fn() {
       for (let task = 0; task < TASKS; task++) {
         const stream = task % STREAMS;
-        ms.resolve(stream, bindings[stream]).finish();
+        ms.order(stream, bindings[stream]).finish();
       }
       await ms.drain();
       if (owners.flat().some((h) => h.disposed)) throw new Error("unreachable");

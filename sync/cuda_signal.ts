@@ -23,7 +23,7 @@
  * @module
  */
 
-import { RuntimeError, TimeoutError } from "../runtime/core/errors.ts";
+import { DestroyedError, TimeoutError } from "../runtime/core/errors.ts";
 import type { TimelineSignal } from "./timeline_signal.ts";
 
 /** How the signal records and queries events on its stream. */
@@ -225,7 +225,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
 
   #assertLive(): void {
     if (this.#destroyed) {
-      throw new RuntimeError("DESTROYED", "The CUDA timeline signal was destroyed");
+      throw new DestroyedError("The CUDA timeline signal was destroyed");
     }
   }
 }

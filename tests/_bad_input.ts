@@ -46,9 +46,6 @@ export type Case = readonly [
   expected: typeof TypeError | typeof RangeError | string,
 ];
 
-/** A case's act. */
-type Act = (env: Env) => unknown;
-
 /** Passes a bad value where the types would refuse it. */
 export const any = (value: unknown): never => value as never;
 /** A launch of `increment` on `env.data` with `options` (and `kernel`) replaced. */
@@ -62,14 +59,15 @@ export const bad = (
     any({ count: CubeCount.newSingle(), buffers: [env.data], ...options }),
   );
 /** A launch with these scalars. */
-export const scalars = (s: unknown): Act => (env: Env) => bad(env, { scalars: s });
+export const scalars = (s: unknown): (env: Env) => void => (env: Env): void =>
+  bad(env, { scalars: s });
 /** A launch with this cube count. */
-export const count = (c: unknown): Act => (env: Env) => bad(env, { count: c });
+export const count = (c: unknown): (env: Env) => void => (env: Env): void => bad(env, { count: c });
 /** A launch with these buffers. */
-export const buffers = (b: (env: Env) => unknown): Act => (env: Env) =>
+export const buffers = (b: (env: Env) => unknown): (env: Env) => void => (env: Env): void =>
   bad(env, { buffers: b(env) });
 /** A launch of `increment` patched (a new kernel id each time). */
-export const kernel = (patch: Record<string, unknown>): Act => (env: Env) =>
+export const kernel = (patch: Record<string, unknown>): (env: Env) => void => (env: Env): void =>
   bad(env, {}, {
     ...increment,
     id: `bad_${Object.keys(patch).join("_")}_${Math.random()}`,

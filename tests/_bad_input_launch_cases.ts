@@ -2,7 +2,7 @@
  * Bad-input cases of launches, memory and the server API (issue #7, item 9): scalars, cube
  * counts, buffers, kernels, allocations, reads and writes, streams, server calls.
  */
-import { AllocationDescriptor, Bindings } from "../backend.ts";
+import { AllocationDescriptor, KernelArguments } from "../backend.ts";
 import { CubeCount } from "../mod.ts";
 import {
   any,
@@ -56,10 +56,10 @@ export const LAUNCH_CASES: Case[] = [
   ["count of unknown kind", count({ kind: "bogus", x: 1, y: 1, z: 1 }), TypeError],
   ["count null", count(null), TypeError],
   ["count missing", count(undefined), TypeError],
-  ["dynamic count without binding", count({ kind: "dynamic", binding: null }), TypeError],
+  ["dynamic count without ref", count({ kind: "dynamic", ref: null }), TypeError],
   [
     "dynamic count of 4 bytes",
-    (env) => bad(env, { count: { kind: "dynamic", binding: env.small.binding() } }),
+    (env) => bad(env, { count: { kind: "dynamic", ref: env.small.ref() } }),
     RangeError,
   ],
   [
@@ -79,7 +79,7 @@ export const LAUNCH_CASES: Case[] = [
   ["buffers [disposed handle]", buffers((env) => [disposed(env)]), "INVALID_HANDLE"],
   ["buffers [binding of a disposed handle]", (env) => {
     const doomed = env.client.createWithData(new Uint32Array(4));
-    const binding = doomed.binding();
+    const binding = doomed.ref();
     env.client.flush();
     doomed.dispose();
     bad(env, { buffers: [binding] });
@@ -130,7 +130,7 @@ export const LAUNCH_CASES: Case[] = [
       env.server.execute({
         kernel: bigInfo,
         count: CubeCount.newSingle(),
-        bindings: new Bindings().withBuffer(env.data.binding()).withScalar("u32", [1]),
+        args: new KernelArguments().withBuffer(env.data.ref()).withScalar("u32", [1]),
       }, 0),
     "KERNEL_ARGUMENT",
   ],
@@ -141,7 +141,7 @@ export const LAUNCH_CASES: Case[] = [
         any({
           kernel: increment,
           count: CubeCount.newSingle(),
-          bindings: new Bindings().withBuffer(env.data.binding()),
+          args: new KernelArguments().withBuffer(env.data.ref()),
           mode: "fast",
         }),
         0,
@@ -163,8 +163,8 @@ export const LAUNCH_CASES: Case[] = [
     env.server.execute({
       kernel: increment,
       count: CubeCount.newSingle(),
-      bindings: new Bindings().withBuffer(env.data.binding()).withTensorMaps([{
-        binding: env.data.binding(),
+      args: new KernelArguments().withBuffer(env.data.ref()).withTensorMaps([{
+        ref: env.data.ref(),
         shape: [64],
         strides: [1],
         storageType: "u32",
@@ -273,18 +273,18 @@ export const LAUNCH_CASES: Case[] = [
     TypeError,
   ],
   [
-    "server execute bindings not Bindings",
+    "server execute bindings not KernelArguments",
     (env) =>
-      env.server.execute(any({ kernel: increment, count: CubeCount.newSingle(), bindings: {} }), 0),
+      env.server.execute(any({ kernel: increment, count: CubeCount.newSingle(), args: {} }), 0),
     TypeError,
   ],
   [
-    "server execute with a Handle as a Binding",
+    "server execute with a Handle as a HandleRef",
     (env) =>
       env.server.execute({
         kernel: increment,
         count: CubeCount.newSingle(),
-        bindings: new Bindings().withBuffer(any(env.data)),
+        args: new KernelArguments().withBuffer(any(env.data)),
       }, 0),
     TypeError,
   ],

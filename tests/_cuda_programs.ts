@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Bindings, CubeCount, type Handle } from "../backend.ts";
+import { CubeCount, type Handle, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, type CudaServer } from "../runtime/server/cuda/mod.ts";
 
 const N = 64; // u32 elements per buffer
@@ -82,13 +82,15 @@ export class ProgramRunner {
   async step(c: Command): Promise<void> {
     const server = this.#server;
     const handles = this.#handles, model = this.#model;
-    const kernel = (s: number, kernel: typeof CUDA_KERNELS.fillU32, bindings: Bindings) =>
-      server.execute({ kernel, count: one, bindings }, s);
+    const kernel = (s: number, kernel: typeof CUDA_KERNELS.fillU32, bindings: KernelArguments) =>
+      server.execute({ kernel, count: one, args: bindings }, s);
     const fill = (s: number, handle: Handle, value: number) =>
       kernel(
         s,
         CUDA_KERNELS.fillU32,
-        new Bindings().withBuffer(handle.binding()).withMetadata(meta).withScalar("u32", [value]),
+        new KernelArguments().withBuffer(handle.ref()).withMetadata(meta).withScalar("u32", [
+          value,
+        ]),
       );
     const h = "h" in c ? handles.get(c.h) : undefined;
     switch (c.op) {
@@ -125,7 +127,7 @@ export class ProgramRunner {
         kernel(
           c.s,
           CUDA_KERNELS.copyU32,
-          new Bindings().withBuffers([from.binding(), to.binding()]).withMetadata(meta),
+          new KernelArguments().withBuffers([from.ref(), to.ref()]).withMetadata(meta),
         );
         model.set(c.to, model.get(c.from)!.slice());
         break;
@@ -133,7 +135,7 @@ export class ProgramRunner {
       case "increment":
         if (!h) break;
         // One block: the first 256 words, whatever the buffer's size.
-        kernel(c.s, CUDA_KERNELS.incrementU32, new Bindings().withBuffer(h.binding()));
+        kernel(c.s, CUDA_KERNELS.incrementU32, new KernelArguments().withBuffer(h.ref()));
         model.set(c.h, model.get(c.h)!.map((v) => v + 1));
         break;
       case "read": {
@@ -220,7 +222,7 @@ export async function checkShippedKernels(server: CudaServer): Promise<void> {
   server.execute({
     kernel: CUDA_KERNELS.sumF32,
     count: CubeCount.new1d(n / 256),
-    bindings: new Bindings().withBuffers([input.binding(), partial.binding()])
+    args: new KernelArguments().withBuffers([input.ref(), partial.ref()])
       .withMetadata({ data: new Uint32Array([n]), staticLength: 1 }),
   }, 0);
   const [sums] = await server.read([partial.copyDescriptor([n / 256], [1], 4)], 0);
@@ -240,7 +242,7 @@ export async function checkShippedKernels(server: CudaServer): Promise<void> {
     server.execute({
       kernel,
       count: CubeCount.new2d(Math.ceil(c / 16), Math.ceil(m / 16)),
-      bindings: new Bindings().withBuffers([da.binding(), db.binding(), out.binding()])
+      args: new KernelArguments().withBuffers([da.ref(), db.ref(), out.ref()])
         .withMetadata({ data: new Uint32Array([m, k, c]), staticLength: 3 }),
     }, 0);
     const [bytes] = await server.read([out.copyDescriptor([m * c], [1], 4)], 0);

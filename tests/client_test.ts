@@ -3,16 +3,16 @@ import {
   ComputeClient,
   CpuTimelineSignal,
   CubeCount,
+  type DestroyedError,
   InvalidHandleError,
-  type RuntimeError,
 } from "../mod.ts";
-import { currentStreamId, type ScalarBinding, type StorageType } from "../backend.ts";
+import { currentStreamId, type ScalarArgument, type StorageType } from "../backend.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
 
 /** `dst[i] = src[i] * k + b` over f32, with f32 scalars `[k, b]`. */
 const affine: SimKernel = {
   id: "affine",
-  run(buffers: Uint8Array[], scalars: ReadonlyMap<StorageType, ScalarBinding>) {
+  run(buffers: Uint8Array[], scalars: ReadonlyMap<StorageType, ScalarArgument>) {
     const [src, dst] = buffers.map((bytes) =>
       new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
     );
@@ -101,18 +101,18 @@ Deno.test("memory usage, cleanup, disposed handles and destroy", async () => {
   client.destroy();
   client.destroy();
   assert.equal(client.destroyed, true);
-  assert.throws(() => client.createBytes(4), (error: RuntimeError) => error.code === "DESTROYED");
+  assert.throws(() => client.createBytes(4), (error: DestroyedError) => error.code === "DESTROYED");
 });
 
 Deno.test("launches reach the server whole and keep nothing after the call, held or not", async () => {
   const server = new SimulatedServer({ maxStreams: 4, seed: 3 });
   const seen: { buffers: number; scalars: number; count: string; kernel: string }[] = [];
-  const kept: { bindings: { buffers: readonly unknown[] } }[] = [];
+  const kept: { args: { buffers: readonly unknown[] } }[] = [];
   const execute = server.execute.bind(server);
   server.execute = (launch, stream) => {
     seen.push({
-      buffers: launch.bindings.buffers.length,
-      scalars: launch.bindings.scalars.get("f32")?.length ?? 0,
+      buffers: launch.args.buffers.length,
+      scalars: launch.args.scalars.get("f32")?.length ?? 0,
       count: launch.count.kind,
       kernel: launch.kernel.id!,
     });
@@ -128,7 +128,7 @@ Deno.test("launches reach the server whole and keep nothing after the call, held
     scalars: { f32: [2, 1] },
   });
   // The reused record is emptied after the call: nothing of this launch stays reachable from it.
-  assert.equal(kept[0].bindings.buffers.length, 0);
+  assert.equal(kept[0].args.buffers.length, 0);
   const gate = new CpuTimelineSignal();
   client.waitFor(gate, 1);
   client.execute(affine, {

@@ -4,7 +4,7 @@ import { readPermittedEnv, resolveConfig } from "../backend.ts";
 Deno.test("defaults, options, then environment overrides", () => {
   assert.deepEqual(resolveConfig({}, () => undefined), {
     maxStreams: 8,
-    maxTasks: 128,
+    maxTasks: 256,
     strategy: "interleave",
   });
   const env: Record<string, string> = {

@@ -6,7 +6,7 @@
  * calls against what cuda.h documents.
  */
 import assert from "node:assert/strict";
-import { AllocationDescriptor, Bindings, CubeCount, type Handle } from "../backend.ts";
+import { AllocationDescriptor, CubeCount, type Handle, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import {
   hazardCount,
@@ -25,7 +25,7 @@ const increment = (server: CudaServer, handle: Handle, stream: number) =>
   server.execute({
     kernel: CUDA_KERNELS.incrementU32,
     count: CubeCount.new1d(1),
-    bindings: new Bindings().withBuffer(handle.binding()),
+    args: new KernelArguments().withBuffer(handle.ref()),
   }, stream);
 
 /** The context current on this thread (0n: none). */

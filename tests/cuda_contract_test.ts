@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Bindings, ComputeError, type CopyDescriptor, CubeCount } from "../backend.ts";
+import { ComputeError, type CopyDescriptor, CubeCount, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { asU32, code, f32, meta, u32 } from "./_bytes.ts";
 import {
@@ -25,12 +25,12 @@ Deno.test("getResource orders the stream after the binding's writers; the lease 
   server.execute({ // a slow write on stream 1
     kernel: CUDA_KERNELS.slowF32,
     count: CubeCount.threads(n),
-    bindings: new Bindings().withBuffer(data.binding()).withMetadata(meta(n)).withScalar("u32", [
+    args: new KernelArguments().withBuffer(data.ref()).withMetadata(meta(n)).withScalar("u32", [
       2000,
     ]),
   }, 1);
-  using lease = server.getResource(data.binding(), 2);
-  const id = data.memory.id;
+  using lease = server.getResource(data.ref(), 2);
+  const id = data.slice.record;
   data.dispose();
   assert.equal(id.released, false, "the lease keeps the memory");
   // Our own copy on stream 2, in the runtime's order: it must see the slow kernel's write.
@@ -60,16 +60,16 @@ Deno.test("malformed launches and kernels are refused before anything is enqueue
   const good = {
     kernel: CUDA_KERNELS.incrementU32,
     count: CubeCount.new1d(1),
-    bindings: new Bindings().withBuffer(a.binding()),
+    args: new KernelArguments().withBuffer(a.ref()),
   };
   const cases: [string, Record<string, unknown>, new (...args: never[]) => Error, string?][] = [
     ["negative count", { count: { kind: "static", x: -1, y: 1, z: 1 } }, RangeError],
     ["threads of 2^32", { count: { kind: "threads", x: 2 ** 32, y: 1, z: 1 } }, RangeError],
     ["unknown count kind", { count: { kind: "bogus" } }, TypeError],
-    ["bindings not a Bindings", { bindings: { buffers: [a.binding()] } }, TypeError],
+    ["args not a KernelArguments", { args: { buffers: [a.ref()] } }, TypeError],
     [
-      "a Handle as a Binding",
-      { bindings: Object.assign(new Bindings(), { buffers: [a] }) },
+      "a Handle as a HandleRef",
+      { args: Object.assign(new KernelArguments(), { buffers: [a] }) },
       TypeError,
     ],
     ["bogus mode", { mode: "fast" }, RangeError],
@@ -110,20 +110,20 @@ Deno.test("kernels without an id run; one id for two programs never runs the oth
   using server = CudaServer.create({ library: SIM_LIBRARY });
   using a = server.createWithData(u32([1, 2, 3, 4]), 0);
   const { id: _, ...anonymous } = CUDA_KERNELS.incrementU32;
-  const run = (kernel: CudaKernel, bindings: Bindings) =>
-    server.execute({ kernel, count: CubeCount.new1d(1), bindings }, 0);
-  run(anonymous, new Bindings().withBuffer(a.binding()));
+  const run = (kernel: CudaKernel, bindings: KernelArguments) =>
+    server.execute({ kernel, count: CubeCount.new1d(1), args: bindings }, 0);
+  run(anonymous, new KernelArguments().withBuffer(a.ref()));
   // Same id, same PTX module, another entry point: must not reuse increment's function.
   run(
     { ...CUDA_KERNELS.fillU32, id: "mine" },
-    new Bindings().withBuffer(a.binding()).withMetadata(meta(2)).withScalar("u32", [9]),
+    new KernelArguments().withBuffer(a.ref()).withMetadata(meta(2)).withScalar("u32", [9]),
   );
-  run({ ...CUDA_KERNELS.incrementU32, id: "mine" }, new Bindings().withBuffer(a.binding()));
+  run({ ...CUDA_KERNELS.incrementU32, id: "mine" }, new KernelArguments().withBuffer(a.ref()));
   const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 0);
   assert.deepEqual(asU32(bytes), [10, 10, 5, 6]);
   assert.equal(server.stats().moduleLoads, 1, "one module for the three kernels");
   assert.throws(
-    () => run(anonymous, new Bindings().withBuffers([a.binding(), a.binding()])),
+    () => run(anonymous, new KernelArguments().withBuffers([a.ref(), a.ref()])),
     /Kernel 'increment_u32' takes 2 parameters/,
     "a kernel without an id is named by its entry point",
   );
@@ -139,14 +139,14 @@ Deno.test("destroy with cross-stream work in flight frees no page under it", () 
   server.execute({
     kernel: CUDA_KERNELS.slowF32,
     count: CubeCount.threads(n),
-    bindings: new Bindings().withBuffer(data.binding()).withMetadata(meta(n))
+    args: new KernelArguments().withBuffer(data.ref()).withMetadata(meta(n))
       .withScalar("u32", [20_000]),
   }, 1);
   const shared = server.createWithData(u32([1]), 2);
   server.execute({ // stream 1 uses a page of stream 2's pool, behind the slow kernel
     kernel: CUDA_KERNELS.incrementU32,
     count: CubeCount.new1d(1),
-    bindings: new Bindings().withBuffer(shared.binding()),
+    args: new KernelArguments().withBuffer(shared.ref()),
   }, 1);
   data.dispose();
   shared.dispose();
@@ -161,16 +161,16 @@ Deno.test("hand-built descriptors and entries are refused with TypeError/RangeEr
   resetHazards();
   using server = CudaServer.create({ library: SIM_LIBRARY });
   using a = server.createWithData(u32([1, 2, 3, 4]), 0);
-  const binding = a.binding();
+  const binding = a.ref();
   const descriptor = (shape: unknown, strides: unknown, elemSize: unknown) =>
-    ({ binding, shape, strides, elemSize }) as CopyDescriptor;
+    ({ ref: binding, shape, strides, elemSize }) as CopyDescriptor;
   const bad: [string, unknown, new (...args: never[]) => Error][] = [
     ["negative stride", descriptor([2, 2], [-2, 1], 4), RangeError],
     ["fractional shape", descriptor([1.5], [1], 4), RangeError],
     ["NaN elemSize", descriptor([4], [1], NaN), RangeError],
     ["shape and strides of different ranks", descriptor([4], [1, 1], 4), RangeError],
     ["strides not an array", descriptor([4], "1", 4), TypeError],
-    ["a Handle as the binding", { ...descriptor([4], [1], 4), binding: a }, TypeError],
+    ["a Handle as the ref", { ...descriptor([4], [1], 4), ref: a }, TypeError],
     ["null", null, TypeError],
   ];
   for (const [what, d, type] of bad) {
@@ -205,7 +205,7 @@ Deno.test("hand-built descriptors and entries are refused with TypeError/RangeEr
   server.execute({
     kernel: CUDA_KERNELS.incrementU32,
     count: CubeCount.new1d(1),
-    bindings: new Bindings().withBuffer(a.binding()),
+    args: new KernelArguments().withBuffer(a.ref()),
   }, 0);
   const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 0);
   assert.deepEqual(asU32(bytes), [2, 3, 4, 5]);

@@ -9,13 +9,14 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  type ComputeError,
   CpuTimelineSignal,
   createClient,
   createClients,
   CubeCount,
   type CudaClient,
+  DestroyedError,
   listDevices,
-  RuntimeError,
 } from "../mod.ts";
 import { CUDA_KERNELS, type CudaServer } from "../runtime/server/cuda/mod.ts";
 import { CUDA_PROGRAM_KERNELS, deviceCommand, runOnDevices, within } from "./_device_programs.ts";
@@ -31,7 +32,7 @@ import {
 
 const library = SIM_LIBRARY;
 const devices = (n: number, peer = "all") => ({ CUDA_SIM_DEVICES: `${n}`, CUDA_SIM_PEER: peer });
-const destroyed = (error: unknown) => error instanceof RuntimeError && error.code === "DESTROYED";
+const destroyed = (error: unknown) => error instanceof DestroyedError && error.code === "DESTROYED";
 
 /** Runs `fn` on two clients of two simulated devices (peer access as `peer` says). */
 async function onTwo(
@@ -57,7 +58,7 @@ const slow = (client: CudaClient, v: Parameters<CudaClient["read"]>[0], micros: 
 
 /** The first float of `v` as the device holds it now (the simulator's memory is the host's). */
 function peek(client: CudaClient, v: Parameters<CudaClient["read"]>[0]): number {
-  using lease = (client.server as CudaServer).getResource(v.binding(), 1);
+  using lease = (client.server as CudaServer).getResource(v.ref(), 1);
   const address = lease.resource + BigInt(lease.offset);
   return new Deno.UnsafePointerView(Deno.UnsafePointer.create(address)!).getFloat32();
 }
@@ -75,7 +76,7 @@ Deno.test("listDevices reports each simulated device and its peers without creat
   await withSimEnv({ CUDA_SIM_NO_DEVICE: "1" }, async () => {
     await assert.rejects(
       listDevices({ backend: "cuda", library }),
-      (e) => (e as RuntimeError).code === "BACKEND_UNAVAILABLE",
+      (e) => (e as ComputeError).code === "BACKEND_UNAVAILABLE",
     );
     // Both backends: an unavailable one adds nothing.
     assert.ok((await listDevices({ library })).every((d) => d.backend === "webgpu"));

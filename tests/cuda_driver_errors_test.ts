@@ -6,7 +6,12 @@
  * memory is allowed through `cuFuncSetAttribute` up to the device's opt-in limit.
  */
 import assert from "node:assert/strict";
-import { BackendUnavailableError, Bindings, CompilationError, CubeCount } from "../backend.ts";
+import {
+  BackendUnavailableError,
+  CompilationError,
+  CubeCount,
+  KernelArguments,
+} from "../backend.ts";
 import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { Nvrtc } from "../runtime/server/cuda/_nvrtc.ts";
 import {
@@ -39,7 +44,7 @@ async function fillAndRead(server: CudaServer, kernel: CudaKernel, n = 300): Pro
   server.execute({
     kernel,
     count: CubeCount.threads(n),
-    bindings: new Bindings().withBuffer(out.binding())
+    args: new KernelArguments().withBuffer(out.ref())
       .withMetadata({ data: new Uint32Array([n]), staticLength: 1 }).withScalar("f32", [2.5]),
   }, 0);
   const [bytes] = await server.read([out.copyDescriptor([n], [1], 4)], 0);

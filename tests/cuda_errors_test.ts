@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import {
   BackendUnavailableError,
-  Bindings,
   CompilationError,
   ComputeError,
   CubeCount,
+  KernelArguments,
 } from "../backend.ts";
 import {
   CUDA_KERNELS,
@@ -119,7 +119,7 @@ Deno.test("a sticky launch failure makes streams unhealthy: they refuse work", a
       server.execute({
         kernel: CUDA_KERNELS.incrementU32,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
     increment();
     increment(); // faults on the device
@@ -157,7 +157,7 @@ Deno.test("an event that never completes: TIMEOUT, and the staging memory stays 
       const started = performance.now();
       await assert.rejects(server.read([a.copyDescriptor([3], [1], 4)], 0), (e) => {
         assert.equal(code(e), "TIMEOUT");
-        assert.match(String(e), /A read did not complete within 100 ms/);
+        assert.match(String(e), /Timed out after 100 ms waiting for a read: it is not complete/);
         return true;
       });
       assert.ok(performance.now() - started >= 100);
@@ -189,21 +189,21 @@ Deno.test("PTX the driver rejects is a COMPILATION error with the driver's messa
     server.execute({
       kernel: bad,
       count: CubeCount.new1d(1),
-      bindings: new Bindings().withBuffer(a.binding()),
+      args: new KernelArguments().withBuffer(a.ref()),
     }, 0), CompilationError);
 });
 
-Deno.test("a GC wait that times out poisons the stream and keeps the shared memory pinned", async () => {
+Deno.test("a GC wait that times out leaves the stream unhealthy and keeps the shared memory pinned", async () => {
   await withSimEnv({ CUDA_SIM_HANG_RECORD_AT: "3" }, async () => {
     const server = sim({ timeoutMs: 100 });
     try {
       const a = server.createWithData(u32([1, 2]), 0); // record 1: the write's staging
-      // Cross-stream use: resolve flushes stream 0 (record 2); finish flushes stream 1 (record 3,
+      // Cross-stream use: order flushes stream 0 (record 2); finish flushes stream 1 (record 3,
       // which never completes) and the GC stream waits on it.
       server.execute({
         kernel: CUDA_KERNELS.incrementU32,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 1);
       a.dispose();
       await new Promise((resolve) => setTimeout(resolve, 400)); // the GC wait times out

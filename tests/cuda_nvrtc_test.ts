@@ -5,7 +5,7 @@
  * looked for, and PTX kernels do not care.
  */
 import assert from "node:assert/strict";
-import { Bindings, CompilationError, ComputeError, CubeCount } from "../backend.ts";
+import { CompilationError, ComputeError, CubeCount, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { Nvrtc, NVRTC_LIBRARY_ENV, nvrtcCandidates } from "../runtime/server/cuda/_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
@@ -33,7 +33,7 @@ Deno.test("a CUDA C kernel compiles through NVRTC and runs", async () => {
   server.execute({
     kernel: fillSource,
     count: CubeCount.new1d(3),
-    bindings: new Bindings().withBuffer(out.binding())
+    args: new KernelArguments().withBuffer(out.ref())
       .withMetadata({ data: new Uint32Array([300]), staticLength: 1 }).withScalar("f32", [2.5]),
   }, 0);
   const [bytes] = await server.read([out.copyDescriptor([300], [1], 4)], 0);

@@ -4,7 +4,7 @@
  * a page from `cuMemAllocAsync` on one stream is first used on another only after the allocation.
  */
 import assert from "node:assert/strict";
-import { Bindings, CubeCount, type Handle } from "../backend.ts";
+import { CubeCount, type Handle, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 
@@ -18,7 +18,7 @@ Deno.test("destroy leaves allocated the staging() buffers whose copies are in fl
   server.execute({ // holds stream 0 for 20 ms
     kernel: CUDA_KERNELS.slowF32,
     count: CubeCount.threads(n),
-    bindings: new Bindings().withBuffer(data.binding()).withMetadata(meta)
+    args: new KernelArguments().withBuffer(data.ref()).withMetadata(meta)
       .withScalar("u32", [20_000]),
   }, 0);
   const [staging] = server.staging([16], 0);
@@ -41,12 +41,12 @@ Deno.test("a stream-ordered page is first used on another stream after its alloc
     server.execute({
       kernel: CUDA_KERNELS.fillU32,
       count: CubeCount.threads(n),
-      bindings: new Bindings().withBuffer(handle.binding()).withMetadata(meta)
+      args: new KernelArguments().withBuffer(handle.ref()).withMetadata(meta)
         .withScalar("u32", [value]),
     }, 1);
   fill(shared, 1); // stream 1 has waited on stream 0 up to its current cursor
   // A page of its own (larger than the pool's pages), from cuMemAllocAsync on stream 0, and no
-  // resolve on stream 0 since stream 1 waited on it: only a new cursor orders the two.
+  // order on stream 0 since stream 1 waited on it: only a new cursor orders the two.
   using fresh = server.empty(8 << 20, 0);
   fill(fresh, 7);
   const [bytes] = await server.read([fresh.copyDescriptor([n], [1], 4)], 1);

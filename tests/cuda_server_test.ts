@@ -3,7 +3,7 @@ import { serverConformance } from "./server_conformance.ts";
 import { checkShippedKernels } from "./_cuda_programs.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 import assert from "node:assert/strict";
-import { AllocationDescriptor, Bindings, ComputeError, CubeCount } from "../backend.ts";
+import { AllocationDescriptor, ComputeError, CubeCount, KernelArguments } from "../backend.ts";
 import { CudaStreamBackend, EventPool } from "../runtime/server/cuda/_stream.ts";
 
 Deno.test("CudaServer on the simulated driver conforms to the ComputeServer contract", async (t) => {
@@ -78,7 +78,7 @@ Deno.test("without memory pools: cuMemAlloc pages, frees deferred behind events"
       server.execute({
         kernel: CUDA_KERNELS.incrementU32,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(handle.binding()),
+        args: new KernelArguments().withBuffer(handle.ref()),
       }, 1);
     }
     const read = await server.read(handles.map((h) => h.copyDescriptor([2], [1], 4)), 2);
@@ -100,7 +100,7 @@ Deno.test("a launch whose parameters do not match the PTX signature is refused b
       server.execute({
         kernel: CUDA_KERNELS.incrementU32, // (u32* a, u32 bytes): one buffer only
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffers([a.binding(), b.binding()]),
+        args: new KernelArguments().withBuffers([a.ref(), b.ref()]),
       }, 0),
     /Kernel 'cuda.increment_u32' takes 2 parameters of \[8,4\] bytes, but the launch gives 4 of \[8,8,4,4\]/,
   );
@@ -120,7 +120,7 @@ Deno.test("a threads count launches enough blocks to cover the threads", async (
   server.execute({
     kernel: CUDA_KERNELS.fillU32,
     count: CubeCount.threads(1000), // 4 blocks of 256
-    bindings: new Bindings().withBuffer(out.binding())
+    args: new KernelArguments().withBuffer(out.ref())
       .withMetadata({ data: new Uint32Array([1000]), staticLength: 1 }).withScalar("u32", [5]),
   }, 0);
   const [bytes] = await server.read([out.copyDescriptor([1000], [1], 4)], 0);
@@ -140,7 +140,7 @@ Deno.test("copyTo between servers of one device stays on the device, ordered and
   source.execute({ // written by a kernel on another stream of the source: must be ordered
     kernel: CUDA_KERNELS.incrementU32,
     count: CubeCount.new1d(1),
-    bindings: new Bindings().withBuffer(allocation.handle.binding()),
+    args: new KernelArguments().withBuffer(allocation.handle.ref()),
   }, 3);
   const pinnedBefore = source.stats().pinnedAllocations;
   const copying = source.copyTo(
@@ -194,7 +194,7 @@ Deno.test("destroy with GC tasks pending leaves no GC poll behind (the sanitizer
   server.execute({
     kernel: CUDA_KERNELS.incrementU32,
     count: CubeCount.new1d(1),
-    bindings: new Bindings().withBuffer(a.binding()),
+    args: new KernelArguments().withBuffer(a.ref()),
   }, 1); // cross-stream: a GC task pins `a` until the GC stream passed the launch
   a.dispose();
   // The device work is done (the simulator's streams are threads; work in flight at destroy is

@@ -3,7 +3,7 @@
  * accounting) and over the simulated driver (waits really wait for the device, timeouts, abort).
  */
 import assert from "node:assert/strict";
-import { Bindings, ComputeError, CubeCount, TimeoutError } from "../backend.ts";
+import { ComputeError, CubeCount, KernelArguments, TimeoutError } from "../backend.ts";
 import {
   CUDA_KERNELS,
   CUDA_SIGNAL_RING_SIZE,
@@ -101,7 +101,7 @@ Deno.test("on the simulated driver, wait returns only after the device ran the w
     server.execute({
       kernel: CUDA_KERNELS.slowF32,
       count: CubeCount.new1d(1),
-      bindings: new Bindings().withBuffer(v.binding())
+      args: new KernelArguments().withBuffer(v.ref())
         .withMetadata({ data: new Uint32Array([64]), staticLength: 1 }).withScalar("u32", [micros]),
     }, 0);
   slow(40_000);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createClient, CubeCount } from "../mod.ts";
-import { Bindings } from "../backend.ts";
+import { KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { toChromeTrace } from "../runtime/trace/mod.ts";
 import { traceFormatProblems } from "./_trace_format.ts";
@@ -22,7 +22,7 @@ Deno.test("a CUDA trace holds every launched kernel once, timed, in a valid Chro
     server.execute({
       kernel: CUDA_KERNELS.incrementU32,
       count: CubeCount.new1d(1),
-      bindings: new Bindings().withBuffer(handle.binding()),
+      args: new KernelArguments().withBuffer(handle.ref()),
     }, stream);
   server.startTrace();
   // A per-kernel window shares the launches' timing events with the trace.

@@ -9,11 +9,12 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   type ComputeClient,
+  type ComputeError,
   CpuTimelineSignal,
   createClient,
   createClients,
+  DestroyedError,
   listDevices,
-  RuntimeError,
   type WebGpuClient,
 } from "../mod.ts";
 import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
@@ -23,7 +24,7 @@ import { CUBE_SIZE, fill, increment } from "./_wgsl_kernels.ts";
 const [adapter] = await listDevices({ backend: "webgpu" });
 const ignore = adapter === undefined; // no WebGPU adapter on this machine
 
-const destroyed = (error: unknown) => error instanceof RuntimeError && error.code === "DESTROYED";
+const destroyed = (error: unknown) => error instanceof DestroyedError && error.code === "DESTROYED";
 
 /** Two clients on two devices of the first adapter. */
 async function twoDevices(): Promise<WebGpuClient[] & Disposable> {
@@ -209,9 +210,9 @@ Deno.test({
     assert.throws(() => call(x, b, null), TypeError);
     using disposed = a.createWithData(new Float32Array(1));
     disposed.dispose();
-    assert.throws(() => call(disposed, b), (e) => (e as RuntimeError).code === "INVALID_HANDLE");
+    assert.throws(() => call(disposed, b), (e) => (e as ComputeError).code === "INVALID_HANDLE");
     b.destroy();
-    assert.throws(() => call(x, b), (e) => (e as RuntimeError).code === "DESTROYED");
+    assert.throws(() => call(x, b), (e) => (e as ComputeError).code === "DESTROYED");
     assert.deepEqual([...await a.read(x)], [0, 0, 0, 0]); // a is usable
   },
 });
@@ -226,7 +227,7 @@ Deno.test({
     assert.deepEqual([...await client.read(x)], [42]);
     await assert.rejects(
       createClient({ device: { ...adapter!, vendor: "no such vendor" } }),
-      (e) => (e as RuntimeError).code === "NO_ADAPTER",
+      (e) => (e as ComputeError).code === "NO_ADAPTER",
     );
   },
 });

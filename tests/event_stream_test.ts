@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
-import { ManagedMemoryId } from "../runtime/core/managed_memory.ts";
+import { SliceRecord } from "../runtime/core/slice_record.ts";
 import { SliceHandle } from "../runtime/core/slice.ts";
 import {
   ComputeError,
+  DeviceLostError,
+  DriverError,
   InvalidHandleError,
-  ResolveInProgressError,
-  RuntimeError,
+  OrderInProgressError,
   StreamUnhealthyError,
+  TimeoutError,
 } from "../runtime/core/errors.ts";
-import { type Binding, Handle } from "../runtime/core/handle.ts";
+import { Handle, type HandleRef } from "../runtime/core/handle.ts";
 import { type EventStreamBackend, MultiStream } from "../runtime/stream/event.ts";
 import {
   type SimEvent,
@@ -30,13 +32,13 @@ const instantBackend: EventStreamBackend<object, null> = {
 };
 
 function handle(stream: number, cursor = 0): Handle {
-  return new Handle(new SliceHandle(new ManagedMemoryId()), { stream, cursor, size: 10 });
+  return new Handle(new SliceHandle(new SliceRecord()), { stream, cursor, size: 10 });
 }
 
-function syncs(...entries: [Binding, number][]): Map<number, ManagedMemoryId[]> {
-  const map = new Map<number, ManagedMemoryId[]>();
+function syncs(...entries: [HandleRef, number][]): Map<number, SliceRecord[]> {
+  const map = new Map<number, SliceRecord[]>();
   for (const [binding, index] of entries) {
-    map.set(index, [...(map.get(index) ?? []), binding.memory.id]);
+    map.set(index, [...(map.get(index) ?? []), binding.slice.record]);
   }
   return map;
 }
@@ -44,45 +46,45 @@ function syncs(...entries: [Binding, number][]): Map<number, ManagedMemoryId[]> 
 /** Streams 1 and 2 resolved once each (cursor 1), nothing synchronized yet. */
 function twoStreamsStarted(): MultiStream<object, null> {
   const ms = new MultiStream(instantBackend, { maxStreams: MAX_STREAMS });
-  ms.resolve(1, []).finish();
-  ms.resolve(2, []).finish();
+  ms.order(1, []).finish();
+  ms.order(2, []).finish();
   return ms;
 }
 
 Deno.test("requiredSyncs: which streams to wait on before using bindings", async (t) => {
   await t.step("a binding created on another, never synchronized stream needs a wait", () => {
     using h1 = handle(1), h2 = handle(2);
-    const [b1, b2] = [h1.binding(), h2.binding()];
-    assert.deepEqual(twoStreamsStarted().requiredSyncs(1, [b1, b2]), syncs([b2, 2]));
+    const [b1, b2] = [h1.ref(), h2.ref()];
+    assert.deepEqual(twoStreamsStarted().requiredWaits(1, [b1, b2]), syncs([b2, 2]));
   });
   await t.step("bindings of the current stream add no wait", () => {
     using h1 = handle(1), h2 = handle(2), h3 = handle(1);
-    const [b1, b2, b3] = [h1.binding(), h2.binding(), h3.binding()];
-    assert.deepEqual(twoStreamsStarted().requiredSyncs(1, [b1, b2, b3]), syncs([b2, 2]));
+    const [b1, b2, b3] = [h1.ref(), h2.ref(), h3.ref()];
+    assert.deepEqual(twoStreamsStarted().requiredWaits(1, [b1, b2, b3]), syncs([b2, 2]));
   });
   await t.step("only bindings of the current stream: no wait", () => {
     using h1 = handle(1), h2 = handle(1), h3 = handle(1);
-    const required = twoStreamsStarted().requiredSyncs(1, [
-      h1.binding(),
-      h2.binding(),
-      h3.binding(),
+    const required = twoStreamsStarted().requiredWaits(1, [
+      h1.ref(),
+      h2.ref(),
+      h3.ref(),
     ]);
     assert.equal(required.size, 0);
   });
-  await t.step("resolve records the origin's cursor and advances its own", async () => {
+  await t.step("order records the other stream's cursor and advances its own", async () => {
     using h1 = handle(1), h2 = handle(2), h3 = handle(1);
     const ms = twoStreamsStarted();
-    ms.resolve(1, [h1.binding(), h2.binding(), h3.binding()]).finish();
+    ms.order(1, [h1.ref(), h2.ref(), h3.ref()]).finish();
     assert.equal(ms.state(1).lastSynced.get(2), 1);
     assert.equal(ms.state(1).cursor, 2);
     assert.equal(ms.state(2).lastSynced.size, 0);
     assert.equal(ms.state(2).cursor, 1);
     await ms.drain();
-    assert.equal(h2.memory.id.pins, 0);
+    assert.equal(h2.slice.record.pins, 0);
   });
   await t.step("stream() and cursor() are the backend stream and cursor of an id", () => {
     const ms = twoStreamsStarted();
-    ms.resolve(1, []).finish();
+    ms.order(1, []).finish();
     assert.equal(ms.cursor(1), 2);
     assert.equal(ms.cursor(1 + MAX_STREAMS), 2, "ids equal modulo maxStreams share a stream");
     assert.equal(ms.cursor(3), 0, "a stream never resolved");
@@ -98,11 +100,11 @@ function hazardSetup(options: { maxPendingGc?: number } = {}) {
   const backend = new SimulatedEventBackend({ seed: 7 });
   const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS, ...options });
   const box = { value: 0 };
-  const created = ms.resolve(0, []);
+  const created = ms.order(0, []);
   const h = handle(0, created.cursor);
   created.finish();
-  const write = ms.resolve(0, [h.binding()]);
-  backend.enqueue(write.currentStream(), () => box.value = 1);
+  const write = ms.order(0, [h.ref()]);
+  backend.enqueue(write.stream, () => box.value = 1);
   write.finish();
   return { backend, ms, box, h, s: ms.state(0).stream as SimStream };
 }
@@ -116,13 +118,13 @@ function runSFirst(backend: SimulatedEventBackend, s: SimStream): void {
 Deno.test("every stream that used a binding is waited on, not only its creator", async (t) => {
   await t.step("written on T, then read on S: S waits on T (no stale read)", async () => {
     const { backend, ms, box, h, s } = hazardSetup();
-    const onT = ms.resolve(1, [h.binding()]);
-    backend.enqueue(onT.currentStream(), () => box.value += 5);
+    const onT = ms.order(1, [h.ref()]);
+    backend.enqueue(onT.stream, () => box.value += 5);
     onT.finish();
-    assert.deepEqual(ms.requiredSyncs(0, [h.binding()]), syncs([h.binding(), 1]));
+    assert.deepEqual(ms.requiredWaits(0, [h.ref()]), syncs([h.ref(), 1]));
     let read = -1;
-    const onS = ms.resolve(0, [h.binding()]);
-    backend.enqueue(onS.currentStream(), () => read = box.value);
+    const onS = ms.order(0, [h.ref()]);
+    backend.enqueue(onS.stream, () => read = box.value);
     onS.finish();
     runSFirst(backend, s);
     assert.equal(read, 6);
@@ -132,11 +134,11 @@ Deno.test("every stream that used a binding is waited on, not only its creator",
   await t.step("read on T, then overwritten on S: S waits on T (no write-after-read)", async () => {
     const { backend, ms, box, h, s } = hazardSetup();
     let read = -1;
-    const onT = ms.resolve(1, [h.binding()]);
-    backend.enqueue(onT.currentStream(), () => read = box.value);
+    const onT = ms.order(1, [h.ref()]);
+    backend.enqueue(onT.stream, () => read = box.value);
     onT.finish();
-    const onS = ms.resolve(0, [h.binding()]);
-    backend.enqueue(onS.currentStream(), () => box.value = 99);
+    const onS = ms.order(0, [h.ref()]);
+    backend.enqueue(onS.stream, () => box.value = 99);
     onS.finish();
     runSFirst(backend, s);
     assert.equal(read, 1);
@@ -146,39 +148,39 @@ Deno.test("every stream that used a binding is waited on, not only its creator",
   });
   await t.step("a use already synchronized needs no new wait", () => {
     const { ms, h } = hazardSetup();
-    ms.resolve(1, [h.binding()]).finish();
-    ms.resolve(0, [h.binding()]).finish(); // S waited on T
-    assert.equal(ms.requiredSyncs(0, [h.binding()]).size, 0);
+    ms.order(1, [h.ref()]).finish();
+    ms.order(0, [h.ref()]).finish(); // S waited on T
+    assert.equal(ms.requiredWaits(0, [h.ref()]).size, 0);
     h.dispose();
     return ms.drain();
   });
 });
 
-Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
-  await t.step("a second resolve before finish: RESOLVE_IN_PROGRESS, state unchanged", async () => {
+Deno.test("order, enqueue and finish do not interleave", async (t) => {
+  await t.step("a second order before finish: ORDER_IN_PROGRESS, state unchanged", async () => {
     const { backend, ms, box, h, s } = hazardSetup();
-    const write = ms.resolve(1, [h.binding()]); // T resolves to write h...
+    const write = ms.order(1, [h.ref()]); // T resolves to write h...
     const before = { cursor: ms.state(2).cursor, synced: [...ms.state(2).lastSynced] };
     // ...and before it enqueued, stream 2 resolves with h. Accepting it would flush T while
     // still empty and record T as synchronized: the read would never wait for the write.
     assert.throws(
-      () => ms.resolve(2, [h.binding()]),
+      () => ms.order(2, [h.ref()]),
       (e) =>
-        e instanceof ResolveInProgressError && e.code === "RESOLVE_IN_PROGRESS" &&
+        e instanceof OrderInProgressError && e.code === "ORDER_IN_PROGRESS" &&
         e.stream === 2 && e.openStream === 1,
     );
-    assert.throws(() => ms.resolve(1, []), ResolveInProgressError, "the same stream too");
+    assert.throws(() => ms.order(1, []), OrderInProgressError, "the same stream too");
     assert.deepEqual(
       { cursor: ms.state(2).cursor, synced: [...ms.state(2).lastSynced] },
       before,
     );
-    assert.equal(h.memory.id.pins, 1, "only the open resolve's pin");
-    backend.enqueue(write.currentStream(), () => box.value = 42);
+    assert.equal(h.slice.record.pins, 1, "only the open order's pin");
+    backend.enqueue(write.stream, () => box.value = 42);
     write.finish();
     let read = -1;
     {
-      using onRead = ms.resolve(2, [h.binding()]);
-      backend.enqueue(onRead.currentStream(), () => read = box.value);
+      using onRead = ms.order(2, [h.ref()]);
+      backend.enqueue(onRead.stream, () => read = box.value);
     }
     const reader = ms.state(2).stream as SimStream;
     while (backend.stepStream(reader));
@@ -187,21 +189,21 @@ Deno.test("resolve, enqueue and finish do not interleave", async (t) => {
     h.dispose();
     await ms.drain();
   });
-  await t.step("finish (or dispose) ends the resolve even when its flush throws", () => {
+  await t.step("finish (or dispose) ends the order even when its flush throws", () => {
     let fail = false;
     const ms = new MultiStream({
       ...instantBackend,
       flush: () => {
-        if (fail) throw new RuntimeError("DRIVER", "flush failed");
+        if (fail) throw new DriverError("flush failed");
         return null;
       },
     }, { maxStreams: MAX_STREAMS });
     using h = handle(0);
-    const resolved = ms.resolve(1, [h.binding()]);
+    const resolved = ms.order(1, [h.ref()]);
     fail = true;
     assert.throws(() => resolved.finish(), /flush failed/);
     fail = false;
-    assert.equal(ms.resolve(2, []).finished, false, "another resolve is accepted");
+    assert.equal(ms.order(2, []).finished, false, "another order is accepted");
   });
 });
 
@@ -230,36 +232,39 @@ Deno.test("cross-stream pins live until the GC event completes", async (t) => {
     const { backend, gates } = manualBackend();
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
     using a = handle(0, 0), b = handle(1, 0);
-    ms.resolve(1, [a.binding()]).finish(); // waits on 0
-    assert.equal(ms.requiredSyncs(1, [a.binding()]).size, 0);
-    const second = ms.resolve(1, [a.binding(), b.binding()]);
-    assert.equal(a.memory.id.pins, 2, "both resolves pin the stream-0 binding");
-    assert.equal(b.memory.id.pins, 0, "same-stream bindings are not pinned");
+    ms.order(1, [a.ref()]).finish(); // waits on 0
+    assert.equal(ms.requiredWaits(1, [a.ref()]).size, 0);
+    const second = ms.order(1, [a.ref(), b.ref()]);
+    assert.equal(a.slice.record.pins, 2, "both resolves pin the stream-0 binding");
+    assert.equal(b.slice.record.pins, 0, "same-stream bindings are not pinned");
     second.finish();
     second.finish(); // idempotent: one GC task only
     await turns();
     assert.equal(gates.length, 1, "the GC waits for one event at a time, in order");
-    assert.equal(a.memory.id.pins, 2, "nothing released before the event completes");
+    assert.equal(a.slice.record.pins, 2, "nothing released before the event completes");
     gates[0].resolve();
     await turns();
-    assert.equal(a.memory.id.pins, 1);
+    assert.equal(a.slice.record.pins, 1);
     gates[1].resolve();
     await ms.drain();
-    assert.equal(a.memory.id.pins, 0);
+    assert.equal(a.slice.record.pins, 0);
   });
   await t.step("on the simulated backend the pin outlives the consumer's work", async () => {
     const backend = new SimulatedEventBackend({ seed: 3 });
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
     const h = handle(0, 0);
     const seen: number[] = [];
-    const onT = ms.resolve(1, [h.binding()]);
-    backend.enqueue(onT.currentStream(), () => seen.push(h.memory.id.pins, h.memory.id.owners));
+    const onT = ms.order(1, [h.ref()]);
+    backend.enqueue(
+      onT.stream,
+      () => seen.push(h.slice.record.pins, h.slice.record.owners),
+    );
     onT.finish();
     h.dispose();
-    assert.equal(h.memory.id.released, false, "the pin keeps the disposed memory alive");
+    assert.equal(h.slice.record.released, false, "the pin keeps the disposed memory alive");
     await ms.drain();
     assert.deepEqual(seen, [1, 0]);
-    assert.equal(h.memory.id.released, true);
+    assert.equal(h.slice.record.released, true);
     assert.ok(backend.hostWaitLog.length > 0 && backend.hostWaitLog.every((w) => w.complete));
   });
 });
@@ -268,13 +273,13 @@ Deno.test("a disposed handle's binding is refused even while its memory is pinne
   const { backend, gates } = manualBackend();
   const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
   const h = handle(0);
-  const binding = h.binding();
-  ms.resolve(1, [binding]).finish(); // pinned until the GC event completes
+  const binding = h.ref();
+  ms.order(1, [binding]).finish(); // pinned until the GC event completes
   h.dispose();
-  assert.equal(h.memory.id.pins, 1);
+  assert.equal(h.slice.record.pins, 1);
   for (const stream of [0, 1, 2]) {
     assert.throws(
-      () => ms.resolve(stream, [binding]),
+      () => ms.order(stream, [binding]),
       (e) => e instanceof InvalidHandleError && e.code === "INVALID_HANDLE",
     );
   }
@@ -282,7 +287,7 @@ Deno.test("a disposed handle's binding is refused even while its memory is pinne
   await turns();
   gates[0].resolve();
   await ms.drain();
-  assert.equal(h.memory.id.released, true);
+  assert.equal(h.slice.record.released, true);
 });
 
 Deno.test("pending GC work is bounded (back-pressure)", async (t) => {
@@ -293,12 +298,12 @@ Deno.test("pending GC work is bounded (back-pressure)", async (t) => {
     let maxLive = 0;
     let maxPending = 0;
     for (let i = 0; i < 20_000; i++) {
-      const memory = new ManagedMemoryId(() => live--);
+      const memory = new SliceRecord(() => live--);
       live++;
       const h = new Handle(new SliceHandle(memory), { stream: 0, cursor: i, size: 4096 });
       {
-        using onT = ms.resolve(1 + (i % 3), [h.binding()]);
-        backend.enqueue(onT.currentStream(), () => {}, "kernel");
+        using onT = ms.order(1 + (i % 3), [h.ref()]);
+        backend.enqueue(onT.stream, () => {}, "kernel");
       }
       h.dispose();
       maxLive = Math.max(maxLive, live);
@@ -314,7 +319,7 @@ Deno.test("pending GC work is bounded (back-pressure)", async (t) => {
     const { backend, gates } = manualBackend();
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS, maxPendingGc: 2 });
     using h = handle(0);
-    for (let i = 0; i < 5; i++) ms.resolve(1, [h.binding()]).finish();
+    for (let i = 0; i < 5; i++) ms.order(1, [h.ref()]).finish();
     assert.equal(ms.pendingGc, 5, "nothing can block: all pending");
     assert.throws(
       () => new MultiStream(instantBackend, { maxStreams: 1, maxPendingGc: 0 }),
@@ -326,36 +331,32 @@ Deno.test("pending GC work is bounded (back-pressure)", async (t) => {
       await turns();
     }
     await ms.drain();
-    assert.equal(h.memory.id.pins, 0);
+    assert.equal(h.slice.record.pins, 0);
   });
 });
 
-Deno.test("a failed or timed-out GC wait frees nothing and poisons the stream", async (t) => {
-  await t.step("failed asynchronous wait: pinned, poisoned, reported at once", async () => {
+Deno.test("a failed or timed-out GC wait frees nothing and leaves the stream unhealthy", async (t) => {
+  await t.step("failed asynchronous wait: pinned, unhealthy, recorded at once", async () => {
     const { backend, gates } = manualBackend();
-    const failures: [number, ComputeError][] = [];
-    const ms = new MultiStream(backend, {
-      maxStreams: MAX_STREAMS,
-      onStreamFailed: (index, error) => failures.push([index, error]),
-    });
+    const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
     const h = handle(0);
     using shared = handle(2);
-    ms.resolve(1, [h.binding(), shared.binding()]).finish();
+    ms.order(1, [h.ref(), shared.ref()]).finish();
     h.dispose();
     await turns();
-    gates[0].reject(new RuntimeError("DEVICE_LOST", "lost"));
+    gates[0].reject(new DeviceLostError("lost"));
     await turns();
-    assert.equal(failures.length, 1, "reported before any drain");
-    assert.equal(failures[0][0], 1);
-    assert.equal(failures[0][1].code, "DEVICE_LOST");
-    assert.equal(h.memory.id.released, false, "the memory stays pinned");
-    assert.deepEqual([h.memory.id.pins, shared.memory.id.pins], [1, 1]);
+    assert.equal(ms.errors.has(2), false, "recorded on its own stream only");
+    assert.equal((ms.errors.take(5) as ComputeError).code, "DEVICE_LOST", "recorded before drain");
+    assert.equal(ms.errors.has(1), false, "taken once");
+    assert.equal(h.slice.record.released, false, "the memory stays pinned");
+    assert.deepEqual([h.slice.record.pins, shared.slice.record.pins], [1, 1]);
     assert.equal(ms.keptAfterFailure, 2);
-    assert.equal(ms.streamError(5)?.code, "DEVICE_LOST", "5 % 4 is the poisoned index 1");
-    assert.equal(ms.streamError(2), undefined);
+    assert.equal(ms.failure(5)?.code, "DEVICE_LOST", "5 % 4 is the unhealthy index 1");
+    assert.equal(ms.failure(2), undefined);
     for (const enforceHealthy of [false, true]) {
       assert.throws(
-        () => ms.resolve(1, [], { enforceHealthy }),
+        () => ms.order(1, [], { enforceHealthy }),
         (e) =>
           e instanceof StreamUnhealthyError && e.stream === 1 &&
           (e.cause as ComputeError).code === "DEVICE_LOST",
@@ -364,18 +365,17 @@ Deno.test("a failed or timed-out GC wait frees nothing and poisons the stream", 
     // Stream 2 must wait on stream 1's use of `shared`: refused, naming stream 1.
     const before = ms.state(2).cursor;
     assert.throws(
-      () => ms.resolve(2, [shared.binding()]),
+      () => ms.order(2, [shared.ref()]),
       (e) =>
         e instanceof StreamUnhealthyError && e.stream === 1 && /Stream 2 must wait/.test(e.message),
     );
     assert.equal(ms.state(2).cursor, before, "refused before any change");
-    ms.resolve(2, []).finish(); // unrelated work on stream 2 goes on
+    ms.order(2, []).finish(); // unrelated work on stream 2 goes on
     await assert.rejects(ms.drain(), (e) => e instanceof ComputeError && e.code === "DEVICE_LOST");
     await ms.drain(); // reported once
-    assert.equal(h.memory.id.pins, 1, "still pinned after drain");
+    assert.equal(h.slice.record.pins, 1, "still pinned after drain");
   });
   await t.step("timed-out synchronous wait under back-pressure: same, finish goes on", async () => {
-    const failures: number[] = [];
     let next = 0;
     const hung = new Set<number>();
     const ms = new MultiStream<object, number>({
@@ -386,38 +386,42 @@ Deno.test("a failed or timed-out GC wait frees nothing and poisons the stream", 
       flush: () => next++,
       waitEventHost: (event) => hung.has(event) ? new Promise(() => {}) : Promise.resolve(),
       waitEventHostSync: (event) => {
-        if (hung.has(event)) throw new RuntimeError("TIMEOUT", `event ${event} timed out`);
+        if (hung.has(event)) throw new TimeoutError(`event ${event}`, 0, "it did not complete");
       },
-    }, { maxStreams: MAX_STREAMS, maxPendingGc: 1, onStreamFailed: (i) => failures.push(i) });
+    }, { maxStreams: MAX_STREAMS, maxPendingGc: 1 });
     using a = handle(0), b = handle(0);
     // Stream 3's resolve flushes stream 0 (event 0), its finish stream 3 (1) and the GC stream (2).
     hung.add(2);
-    ms.resolve(3, [a.binding()]).finish();
-    ms.resolve(2, [b.binding()]).finish(); // 2 pending > 1: blocks on the oldest, which times out
-    assert.deepEqual(failures, [3], "the failure is reported by the stream it belongs to");
-    assert.equal(ms.streamError(3)?.code, "TIMEOUT");
-    assert.equal(a.memory.id.pins, 1, "timed out: still pinned");
+    ms.order(3, [a.ref()]).finish();
+    ms.order(2, [b.ref()]).finish(); // 2 pending > 1: blocks on the oldest, which times out
+    assert.deepEqual(
+      [0, 1, 2, 3].filter((s) => ms.errors.has(s)),
+      [3],
+      "the failure is recorded on the stream it belongs to",
+    );
+    assert.equal(ms.failure(3)?.code, "TIMEOUT");
+    assert.equal(a.slice.record.pins, 1, "timed out: still pinned");
     await assert.rejects(ms.drain(), (e) => e instanceof ComputeError && e.code === "TIMEOUT");
-    assert.equal(b.memory.id.pins, 0, "the later task was not held up by the hung wait");
+    assert.equal(b.slice.record.pins, 0, "the later task was not held up by the hung wait");
   });
   await t.step("simulated kernel fault: the GC event fails through the device wait", async () => {
     const backend = new SimulatedEventBackend({ seed: 5 });
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
     const h = handle(0);
     {
-      using onT = ms.resolve(1, [h.binding()]);
-      backend.enqueue(onT.currentStream(), () => {
+      using onT = ms.order(1, [h.ref()]);
+      backend.enqueue(onT.stream, () => {
         throw new Error("illegal address");
       });
     }
     h.dispose();
     await assert.rejects(ms.drain(), (e) => e instanceof ComputeError && e.code === "DRIVER");
-    assert.equal(h.memory.id.released, false);
-    assert.throws(() => ms.resolve(1, []), StreamUnhealthyError);
+    assert.equal(h.slice.record.released, false);
+    assert.throws(() => ms.order(1, []), StreamUnhealthyError);
     using fresh = handle(0);
-    ms.resolve(2, [fresh.binding()]).finish(); // the GC stream recovered: later tasks are freed
+    ms.order(2, [fresh.ref()]).finish(); // the GC stream recovered: later tasks are freed
     await ms.drain();
-    assert.equal(fresh.memory.id.pins, 0);
+    assert.equal(fresh.slice.record.pins, 0);
   });
 });
 
@@ -433,48 +437,48 @@ Deno.test("error paths release what they took, over several streams", async (t) 
         return stream;
       },
       flush: (stream) => {
-        if (failing.has(stream)) throw new RuntimeError("DRIVER", "flush failed");
+        if (failing.has(stream)) throw new DriverError("flush failed");
         return null;
       },
     }, { maxStreams: MAX_STREAMS });
     const handles = [handle(0), handle(0), handle(1), handle(2)];
-    for (const s of [1, 2, 3]) ms.resolve(s, []).finish(); // create the streams in order
+    for (const s of [1, 2, 3]) ms.order(s, []).finish(); // create the streams in order
     failing.add(ms.state(1).stream).add(ms.state(2).stream);
     // Streams 1 and 2 each use memory of stream 0 and fail to flush in finish.
     for (const s of [1, 2]) {
-      const resolved = ms.resolve(s, [handles[s - 1].binding(), handles[s + 1].binding()]);
+      const resolved = ms.order(s, [handles[s - 1].ref(), handles[s + 1].ref()]);
       assert.throws(() => resolved.finish(), /flush failed/);
     }
-    const pins = () => handles.map((h) => h.memory.id.pins);
+    const pins = () => handles.map((h) => h.slice.record.pins);
     assert.deepEqual(pins(), [1, 1, 0, 0], "held, neither leaked nor released early");
     failing.clear();
     // Stream 1's next finish covers its earlier work (stream order): both are released.
-    ms.resolve(1, [handles[0].binding()]).finish();
+    ms.order(1, [handles[0].ref()]).finish();
     await turns();
     assert.deepEqual(pins(), [0, 1, 0, 0]);
     await ms.drain(); // and drain hands over what stream 2 held
     assert.deepEqual(pins(), [0, 0, 0, 0]);
     handles.forEach((h) => h.dispose());
-    assert.ok(handles.every((h) => h.memory.id.released));
+    assert.ok(handles.every((h) => h.slice.record.released));
   });
   await t.step("a flush of an origin stream that throws leaves resolve without effect", () => {
     let fail = true;
     const ms = new MultiStream<object, null>({
       ...instantBackend,
       flush: () => {
-        if (fail) throw new RuntimeError("DRIVER", "flush failed");
+        if (fail) throw new DriverError("flush failed");
         return null;
       },
     }, { maxStreams: MAX_STREAMS });
     using h = handle(0);
-    assert.throws(() => ms.resolve(1, [h.binding()]), /flush failed/);
-    assert.deepEqual([ms.state(1).cursor, ms.state(1).lastSynced.size, h.memory.id.pins], [
+    assert.throws(() => ms.order(1, [h.ref()]), /flush failed/);
+    assert.deepEqual([ms.state(1).cursor, ms.state(1).lastSynced.size, h.slice.record.pins], [
       0,
       0,
       0,
     ]);
     fail = false;
-    ms.resolve(1, [h.binding()]).finish();
+    ms.order(1, [h.ref()]).finish();
     assert.equal(ms.state(1).lastSynced.get(0), 0);
   });
 });
@@ -487,7 +491,7 @@ Deno.test("the GC carries any payload, not only pins", async (t) => {
     const staging = { [Symbol.dispose]: () => log.push("staging freed") };
     const hostBuffer = new Uint8Array(16);
     {
-      using resolved = ms.resolve(1, []); // no cross-stream binding: only payloads
+      using resolved = ms.order(1, []); // no cross-stream binding: only payloads
       resolved.gc(staging, hostBuffer);
     }
     await turns();
@@ -500,8 +504,8 @@ Deno.test("the GC carries any payload, not only pins", async (t) => {
   await t.step("gc after finish is a TypeError; MultiStream.gc takes an event", async () => {
     const backend = new SimulatedEventBackend({ seed: 2 });
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
-    const resolved = ms.resolve(1, []);
-    const stream = resolved.currentStream();
+    const resolved = ms.order(1, []);
+    const stream = resolved.stream;
     resolved.finish();
     assert.throws(() => resolved.gc(new Uint8Array(1)), TypeError);
     let ran = false;
@@ -517,8 +521,8 @@ Deno.test("the GC carries any payload, not only pins", async (t) => {
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
     let disposed = false;
     {
-      using resolved = ms.resolve(3, []);
-      backend.enqueue(resolved.currentStream(), () => {
+      using resolved = ms.order(3, []);
+      backend.enqueue(resolved.stream, () => {
         throw new Error("copy failed");
       });
       resolved.gc({ [Symbol.dispose]: () => disposed = true });
@@ -533,54 +537,54 @@ Deno.test("refused resolves leave the multi-stream unchanged and usable", async 
   await t.step("unhealthy backend stream: STREAM_UNHEALTHY, then recovery", () => {
     const backend = new SimulatedEventBackend();
     const ms = new MultiStream(backend, { maxStreams: MAX_STREAMS });
-    ms.resolve(2, []).finish();
+    ms.order(2, []).finish();
     (ms.state(2).stream as SimStream).healthy = false;
     assert.throws(
-      () => ms.resolve(2, [], { enforceHealthy: true }),
+      () => ms.order(2, [], { enforceHealthy: true }),
       (e) => e instanceof StreamUnhealthyError && e.code === "STREAM_UNHEALTHY" && e.stream === 2,
     );
     assert.equal(ms.state(2).cursor, 1);
-    const lenient = ms.resolve(2, []);
+    const lenient = ms.order(2, []);
     assert.equal(lenient.cursor, 2, "without enforceHealthy it proceeds");
     lenient.finish();
     (ms.state(2).stream as SimStream).healthy = true;
-    assert.equal(ms.resolve(2, [], { enforceHealthy: true }).cursor, 3);
+    assert.equal(ms.order(2, [], { enforceHealthy: true }).cursor, 3);
   });
   await t.step("bad stream ids throw TypeError or RangeError", () => {
     const ms = twoStreamsStarted();
     using h = handle(2);
     for (const bad of [-1, 1.5, NaN, 2 ** 53, Infinity]) {
-      assert.throws(() => ms.resolve(bad, [h.binding()]), RangeError, String(bad));
-      assert.throws(() => ms.requiredSyncs(bad, []), RangeError);
+      assert.throws(() => ms.order(bad, [h.ref()]), RangeError, String(bad));
+      assert.throws(() => ms.requiredWaits(bad, []), RangeError);
     }
     for (const bad of ["1", undefined, 1n]) {
-      assert.throws(() => ms.resolve(bad as unknown as number, []), TypeError);
+      assert.throws(() => ms.order(bad as unknown as number, []), TypeError);
     }
     assert.deepEqual([ms.state(1).cursor, ms.state(2).cursor], [1, 1]);
-    assert.equal(h.memory.id.pins, 0);
-    assert.equal(ms.resolve(1, []).cursor, 2, "still usable");
+    assert.equal(h.slice.record.pins, 0);
+    assert.equal(ms.order(1, []).cursor, 2, "still usable");
   });
   await t.step("a binding with a bad stream id is refused before any change", () => {
     const ms = twoStreamsStarted();
     using good = handle(2);
-    const forged = { ...good.binding(), stream: -3 } as unknown as Binding;
-    assert.throws(() => ms.resolve(1, [good.binding(), forged]), RangeError);
-    assert.equal(good.memory.id.pins, 0);
+    const forged = { ...good.ref(), stream: -3 } as unknown as HandleRef;
+    assert.throws(() => ms.order(1, [good.ref(), forged]), RangeError);
+    assert.equal(good.slice.record.pins, 0);
   });
   await t.step("disposed handle: INVALID_HANDLE and state unchanged", async () => {
     const ms = twoStreamsStarted();
     using good = handle(2);
     const gone = handle(3);
-    const stale = gone.binding();
+    const stale = gone.ref();
     gone.dispose();
     assert.throws(
-      () => ms.resolve(1, [good.binding(), stale]),
+      () => ms.order(1, [good.ref(), stale]),
       (e) => e instanceof InvalidHandleError && e.code === "INVALID_HANDLE",
     );
     assert.equal(ms.state(1).cursor, 1);
     assert.equal(ms.state(1).lastSynced.size, 0);
-    assert.equal(good.memory.id.pins, 0);
-    ms.resolve(1, [good.binding()]).finish();
+    assert.equal(good.slice.record.pins, 0);
+    ms.order(1, [good.ref()]).finish();
     assert.equal(ms.state(1).lastSynced.get(2), 1);
     await ms.drain();
   });

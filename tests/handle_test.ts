@@ -6,13 +6,13 @@ import {
   Handle,
   InvalidHandleError,
   isContiguous,
-  ManagedMemoryId,
   SliceHandle,
+  SliceRecord,
   withStream,
 } from "../backend.ts";
 
-function newHandle(size = 64, stream = 0): { handle: Handle; memory: ManagedMemoryId } {
-  const memory = new ManagedMemoryId();
+function newHandle(size = 64, stream = 0): { handle: Handle; memory: SliceRecord } {
+  const memory = new SliceRecord();
   return { handle: new Handle(new SliceHandle(memory), { stream, cursor: 1, size }), memory };
 }
 
@@ -24,7 +24,7 @@ Deno.test("handle size is net of both offsets and derived handles share memory",
   assert.equal(narrowed.size(), 60);
   assert.equal(narrowed.offsetStart, 10);
   assert.equal(narrowed.offsetEnd, 30);
-  assert.equal(narrowed.binding().size(), 60);
+  assert.equal(narrowed.ref().size(), 60);
   assert.equal(memory.owners, 3, "every derived handle is an owner");
   tail.dispose();
   narrowed.dispose();
@@ -40,7 +40,7 @@ Deno.test("offsets beyond the size are rejected and the handle stays usable", ()
   assert.throws(() => handle.withOffsetStart(-1), RangeError);
   assert.throws(() => handle.withOffsetStart(1.5), RangeError);
   assert.throws(
-    () => new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 0, cursor: 0, size: -4 }),
+    () => new Handle(new SliceHandle(new SliceRecord()), { stream: 0, cursor: 0, size: -4 }),
     RangeError,
   );
   using whole = handle.withOffsetStart(16);
@@ -50,9 +50,9 @@ Deno.test("offsets beyond the size are rejected and the handle stays usable", ()
 });
 
 Deno.test("Handle.fresh is new Handle without offsets, and checks its numbers the same way", () => {
-  const memory = new ManagedMemoryId();
+  const memory = new SliceRecord();
   using fresh = Handle.fresh(new SliceHandle(memory), 3, 7, 48);
-  using built = new Handle(new SliceHandle(new ManagedMemoryId()), {
+  using built = new Handle(new SliceHandle(new SliceRecord()), {
     stream: 3,
     cursor: 7,
     size: 48,
@@ -60,19 +60,19 @@ Deno.test("Handle.fresh is new Handle without offsets, and checks its numbers th
   for (const field of ["stream", "cursor", "fullSize", "offsetStart", "offsetEnd"] as const) {
     assert.equal(fresh[field], built[field], field);
   }
-  assert.equal(fresh.memory.id, memory);
+  assert.equal(fresh.slice.record, memory);
   // Its reused init object carries nothing over to the next handle.
   using narrowed = fresh.withOffsetStart(8);
-  using second = Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, 0, 16);
+  using second = Handle.fresh(new SliceHandle(new SliceRecord()), 0, 0, 16);
   assert.deepEqual([second.offsetStart, second.size(), narrowed.size()], [undefined, 16, 40]);
   for (const [cursor, size] of [[-1, 4], [0, 1.5], [0, Number.NaN]]) {
     assert.throws(
-      () => Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, cursor, size),
+      () => Handle.fresh(new SliceHandle(new SliceRecord()), 0, cursor, size),
       RangeError,
     );
   }
   assert.throws(
-    () => Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, 0, "8" as unknown as number),
+    () => Handle.fresh(new SliceHandle(new SliceRecord()), 0, 0, "8" as unknown as number),
     TypeError,
   );
 });
@@ -91,19 +91,19 @@ Deno.test("canMut needs the sole owner on the current stream", async () => {
 });
 
 Deno.test("dispose is idempotent, using releases, and disposed handles give typed errors", () => {
-  const memory = new ManagedMemoryId();
+  const memory = new SliceRecord();
   {
     using handle = new Handle(new SliceHandle(memory), { stream: 0, cursor: 0, size: 4 });
-    const binding = handle.binding();
+    const binding = handle.ref();
     binding.assertLive();
   }
   assert.equal(memory.released, true);
   const { handle } = newHandle();
-  const binding = handle.binding();
+  const binding = handle.ref();
   handle.dispose();
   handle.dispose();
   assert.equal(handle.disposed, true);
-  assert.throws(() => handle.binding(), InvalidHandleError);
+  assert.throws(() => handle.ref(), InvalidHandleError);
   assert.throws(() => handle.clone(), InvalidHandleError);
   assert.throws(() => binding.assertLive(), (error: InvalidHandleError) => {
     return error.code === "INVALID_HANDLE" && /released/.test(error.message);
@@ -112,7 +112,7 @@ Deno.test("dispose is idempotent, using releases, and disposed handles give type
 
 Deno.test("pins keep memory alive after the last owner and release exactly once", () => {
   let releases = 0;
-  const memory = new ManagedMemoryId(() => releases++);
+  const memory = new SliceRecord(() => releases++);
   const slice = new SliceHandle(memory);
   const pin = memory.pin();
   slice.dispose();
@@ -133,7 +133,7 @@ Deno.test("allocation and copy descriptors validate shapes and detect contiguity
   assert.throws(() => AllocationDescriptor.contiguous([4, -1], 4), RangeError);
   assert.throws(() => AllocationDescriptor.contiguous([4], 0), RangeError);
   const { handle } = newHandle();
-  assert.throws(() => copyDescriptor(handle.binding(), [4, 4], [4], 4), RangeError);
+  assert.throws(() => copyDescriptor(handle.ref(), [4, 4], [4], 4), RangeError);
   assert.equal(handle.copyDescriptor([4, 4], [4, 1], 4).elemSize, 4);
   handle.dispose();
 });
@@ -141,7 +141,7 @@ Deno.test("allocation and copy descriptors validate shapes and detect contiguity
 Deno.test("a binding fails after its last handle is disposed, even while work pins the memory", () => {
   const { handle, memory } = newHandle();
   const clone = handle.clone();
-  const binding = handle.binding();
+  const binding = handle.ref();
   const pin = memory.pin(); // queued work
   handle.dispose();
   binding.assertLive(); // the clone still owns the memory

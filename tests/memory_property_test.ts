@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   InvalidHandleError,
-  type ManagedMemoryId,
   MemoryManagement,
-  type MemoryPin,
   type SliceHandle,
+  type SlicePin,
+  type SliceRecord,
 } from "../backend.ts";
 import { HostStorage } from "./fixtures/host_storage.ts";
 
@@ -23,11 +23,11 @@ type Op =
 
 /** What the test knows of one reservation: its owners and pins. */
 interface Entry {
-  readonly memory: ManagedMemoryId;
+  readonly memory: SliceRecord;
   readonly size: number;
   readonly tag: number;
   owners: SliceHandle[];
-  pins: MemoryPin[];
+  pins: SlicePin[];
 }
 
 const live = (entry: Entry) => entry.owners.length > 0 || entry.pins.length > 0;
@@ -59,8 +59,8 @@ function apply(mm: MemoryManagement<Uint8Array>, entries: Entry[], step: Op): vo
     case "reserve": {
       const handle = mm.reserve(step.size);
       const tag = 1 + (entries.length % 250);
-      mm.storage.resource(mm.get(handle.id)).fill(tag);
-      entries.push({ memory: handle.id, size: step.size, tag, owners: [handle], pins: [] });
+      mm.storage.resource(mm.get(handle.record)).fill(tag);
+      entries.push({ memory: handle.record, size: step.size, tag, owners: [handle], pins: [] });
       break;
     }
     case "dispose":

@@ -51,17 +51,17 @@ Deno.test("a released slice is handed back at the same location", () => {
   const { storage, mm } = setup();
   using a = mm.reserve(1000);
   using b = mm.reserve(1000);
-  const first = mm.get(a.id);
-  assert.notEqual(mm.get(b.id).offset, first.offset);
+  const first = mm.get(a.record);
+  assert.notEqual(mm.get(b.record).offset, first.offset);
   a.dispose();
   using c = mm.reserve(1000);
-  assert.deepEqual(mm.get(c.id), first);
+  assert.deepEqual(mm.get(c.record), first);
   // Exclusive pool: a page is reused for a smaller request within the 2x rule.
   const big = mm.reserve(10_000);
-  const bigPage = mm.get(big.id).page;
+  const bigPage = mm.get(big.record).page;
   big.dispose();
   using again = mm.reserve(9000);
-  assert.deepEqual(mm.get(again.id), { page: bigPage, offset: 0, size: 9000 });
+  assert.deepEqual(mm.get(again.record), { page: bigPage, offset: 0, size: 9000 });
   assert.equal(storage.allocs, 2);
   mm.destroy();
 });
@@ -70,18 +70,18 @@ Deno.test("a released id never finds the slot or page that now holds another sli
   const { mm } = setup();
   // A split then a merge: the slot object of `a` is reused for `b` (and exclusive pages likewise).
   const a = mm.reserve(1000);
-  const staleSliced = a.id;
+  const staleSliced = a.record;
   a.dispose();
   using b = mm.reserve(1000);
   const big = mm.reserve(10_000);
-  const staleExclusive = big.id;
+  const staleExclusive = big.record;
   big.dispose();
   using again = mm.reserve(9000);
   for (const stale of [staleSliced, staleExclusive]) {
     assert.throws(() => mm.get(stale), InvalidHandleError);
   }
-  assert.deepEqual(mm.get(b.id), { page: mm.get(b.id).page, offset: 0, size: 1000 });
-  assert.equal(mm.get(again.id).size, 9000);
+  assert.deepEqual(mm.get(b.record), { page: mm.get(b.record).page, offset: 0, size: 1000 });
+  assert.equal(mm.get(again.record).size, 9000);
   assert.equal(mm.usage().numberAllocs, 2);
   mm.destroy();
 });
@@ -89,13 +89,13 @@ Deno.test("a released id never finds the slot or page that now holds another sli
 Deno.test("a location is made on first lookup, kept while live, and never outlives its slice", () => {
   const { mm } = setup();
   const a = mm.reserve(1000);
-  const at = mm.get(a.id);
-  assert.equal(mm.get(a.id), at, "one location object per reservation");
+  const at = mm.get(a.record);
+  assert.equal(mm.get(a.record), at, "one location object per reservation");
   const { page, offset } = at;
   a.dispose();
   // The same slot serves the next reservation of another size: a new location, the old one intact.
   using b = mm.reserve(500);
-  const now = mm.get(b.id);
+  const now = mm.get(b.record);
   assert.notEqual(now, at);
   assert.deepEqual(now, { page, offset, size: 500 });
   assert.deepEqual(at, { page, offset, size: 1000 });
@@ -106,14 +106,17 @@ Deno.test("freed neighbours coalesce into a slice for a larger request", () => {
   const { storage, mm } = setup({ slicedPools: [{ maxSliceSize: PAGE, pageSize: PAGE }] });
   const quarter = PAGE / 4;
   const slices = [0, 1, 2, 3].map(() => mm.reserve(quarter));
-  assert.deepEqual(slices.map((s) => mm.get(s.id).offset), [0, 1, 2, 3].map((i) => i * quarter));
+  assert.deepEqual(
+    slices.map((s) => mm.get(s.record).offset),
+    [0, 1, 2, 3].map((i) => i * quarter),
+  );
   // Free 0 and 2 (not adjacent), then 1: it merges with both neighbours.
   slices[0].dispose();
   slices[2].dispose();
   slices[1].dispose();
   using merged = mm.reserve(3 * quarter);
-  assert.deepEqual(mm.get(merged.id), {
-    page: mm.get(slices[3].id).page,
+  assert.deepEqual(mm.get(merged.record), {
+    page: mm.get(slices[3].record).page,
     offset: 0,
     size: 3 * quarter,
   });
@@ -122,7 +125,7 @@ Deno.test("freed neighbours coalesce into a slice for a larger request", () => {
   slices[3].dispose();
   // Everything merged back: the whole page is one free slice.
   using whole = mm.reserve(PAGE);
-  assert.equal(mm.get(whole.id).offset, 0);
+  assert.equal(mm.get(whole.record).offset, 0);
   assert.equal(storage.allocs, 1);
   mm.destroy();
 });
@@ -207,11 +210,11 @@ Deno.test("persistent pages survive automatic cleanup and go with explicit clean
   const { storage, mm } = setup({ deallocPeriod: 10 });
   mm.mode = "persistent";
   const kept = mm.reserve(100);
-  const at = mm.get(kept.id);
+  const at = mm.get(kept.record);
   assert.equal(storage.pageSize(at.page), aligned(100), "an exclusive page of its own");
   kept.dispose();
   using reused = mm.reserve(200);
-  assert.equal(mm.get(reused.id).page, at.page, "persistent pages are reused too");
+  assert.equal(mm.get(reused.record).page, at.page, "persistent pages are reused too");
   reused.dispose();
   mm.mode = "auto";
   for (let i = 0; i < 50; i++) mm.reserve(64).dispose(); // five automatic cleanups
@@ -226,12 +229,12 @@ Deno.test("persistent pages survive automatic cleanup and go with explicit clean
 Deno.test("automatic cleanup frees pages idle for a period and keeps busy ones", () => {
   const { storage, mm } = setup({ deallocPeriod: 10 });
   const big = mm.reserve(10_000);
-  const bigPage = mm.get(big.id).page;
+  const bigPage = mm.get(big.record).page;
   big.dispose();
   let smallPage = -1;
   for (let i = 0; i < 25; i++) {
     using s = mm.reserve(64);
-    smallPage = mm.get(s.id).page;
+    smallPage = mm.get(s.record).page;
   }
   assert.equal(storage.pageSize(bigPage), undefined, "idle exclusive page freed");
   assert.equal(storage.pageSize(smallPage), PAGE, "busy sliced page kept");
@@ -241,17 +244,17 @@ Deno.test("automatic cleanup frees pages idle for a period and keeps busy ones",
 Deno.test("a pinned slice is not reused until unpinned", () => {
   const { mm } = setup();
   const a = mm.reserve(1000);
-  const location = mm.get(a.id);
-  const pin = a.id.pin();
+  const location = mm.get(a.record);
+  const pin = a.record.pin();
   a.dispose();
-  assert.deepEqual(mm.get(a.id), location, "still resolvable while pinned");
+  assert.deepEqual(mm.get(a.record), location, "still resolvable while pinned");
   using b = mm.reserve(1000);
-  assert.notDeepEqual(mm.get(b.id), location);
+  assert.notDeepEqual(mm.get(b.record), location);
   assert.equal(mm.usage().numberAllocs, 2);
   pin.release();
-  assert.throws(() => mm.get(a.id), InvalidHandleError);
+  assert.throws(() => mm.get(a.record), InvalidHandleError);
   using c = mm.reserve(1000);
-  assert.deepEqual(mm.get(c.id), location);
+  assert.deepEqual(mm.get(c.record), location);
   mm.destroy();
 });
 
@@ -292,9 +295,9 @@ Deno.test("bad input gets typed errors and the manager stays usable", async (t) 
   });
   await t.step("still usable", () => {
     using slice = mm.reserve(8);
-    mm.storage.resource(mm.get(slice.id)).set([1, 2, 3, 4, 5, 6, 7, 8]);
+    mm.storage.resource(mm.get(slice.record)).set([1, 2, 3, 4, 5, 6, 7, 8]);
     using top = mm.reserve(1 << 20);
-    assert.equal(mm.get(top.id).size, 1 << 20);
+    assert.equal(mm.get(top.record).size, 1 << 20);
     assert.equal(mm.usage().numberAllocs, 2);
   });
   mm.destroy();
@@ -314,12 +317,12 @@ Deno.test("storage out of memory raises OutOfMemoryError and leaves the manager 
     bytesReserved: PAGE,
   });
   using more = mm.reserve(200);
-  assert.equal(mm.get(more.id).page, mm.get(small.id).page);
+  assert.equal(mm.get(more.record).page, mm.get(small.record).page);
   more.dispose();
   // With the sliced page free, the retry after freeing free pages succeeds.
   small.dispose();
   using large = mm.reserve(8000);
-  assert.equal(mm.get(large.id).size, 8000);
+  assert.equal(mm.get(large.record).size, 8000);
   assert.equal(storage.deallocs, 1);
   mm.destroy();
 });
@@ -328,10 +331,10 @@ Deno.test("get refuses released and foreign memory", () => {
   const { mm } = setup();
   const other = setup().mm;
   using foreign = other.reserve(10);
-  assert.throws(() => mm.get(foreign.id), InvalidHandleError);
+  assert.throws(() => mm.get(foreign.record), InvalidHandleError);
   const mine = mm.reserve(10);
   mine.dispose();
-  assert.throws(() => mm.get(mine.id), InvalidHandleError);
+  assert.throws(() => mm.get(mine.record), InvalidHandleError);
   other.destroy();
   mm.destroy();
 });
@@ -341,7 +344,7 @@ Deno.test("default options route by size", () => {
   using mm = new MemoryManagement(storage);
   const pageOf = (size: number) => {
     using slice = mm.reserve(size);
-    return storage.pageSize(mm.get(slice.id).page);
+    return storage.pageSize(mm.get(slice.record).page);
   };
   assert.equal(pageOf(64 * 1024), 1 << 20);
   assert.equal(pageOf(64 * 1024 + 1), 8 << 20);
@@ -350,13 +353,13 @@ Deno.test("default options route by size", () => {
   // A small maximum leaves out the default pool whose 8 MiB pages would exceed it.
   using small = new MemoryManagement(storage, { maxAllocationSize: 4 << 20 });
   using slice = small.reserve((64 << 10) + 1);
-  assert.equal(storage.pageSize(small.get(slice.id).page), aligned((64 << 10) + 1));
+  assert.equal(storage.pageSize(small.get(slice.record).page), aligned((64 << 10) + 1));
 });
 
 Deno.test("destroy frees every page, is idempotent, and refuses later calls", () => {
   const { storage, mm } = setup();
   const live = mm.reserve(100);
-  const pinned = mm.reserve(9000).id.pin();
+  const pinned = mm.reserve(9000).record.pin();
   mm.reserve(200).dispose();
   mm.destroy();
   assert.ok(mm.destroyed);
@@ -369,7 +372,7 @@ Deno.test("destroy frees every page, is idempotent, and refuses later calls", ()
   for (
     const call of [
       () => mm.reserve(8),
-      () => mm.get(live.id),
+      () => mm.get(live.record),
       () => mm.usage(),
       () => mm.cleanup(true),
       () => (mm.mode = "persistent"),
@@ -419,13 +422,13 @@ Deno.test("exclusive pages are reused only within the reuse ratio, smallest firs
   const { storage, mm } = setup({ slicedPools: [{ maxSliceSize: 256, pageSize: 1024 }] });
   const pages = [4096, 8192].map((size) => {
     const slice = mm.reserve(size);
-    const page = mm.get(slice.id).page;
+    const page = mm.get(slice.record).page;
     slice.dispose();
     return page;
   });
   const pageFor = (size: number) => {
     using slice = mm.reserve(size);
-    return mm.get(slice.id).page;
+    return mm.get(slice.record).page;
   };
   assert.equal(pageFor(4000), pages[0], "smallest free page that fits");
   assert.equal(pageFor(2048), pages[0], "4096 <= 2 * 2048");
@@ -444,12 +447,12 @@ Deno.test("an out-of-memory retry frees dynamic pages but never persistent ones"
   const { storage, mm } = setup({}, { capacity: 3 * PAGE });
   mm.mode = "persistent";
   const persistent = mm.reserve(PAGE);
-  const persistentPage = mm.get(persistent.id).page;
+  const persistentPage = mm.get(persistent.record).page;
   persistent.dispose();
   mm.mode = "auto";
   mm.reserve(100).dispose(); // a free sliced page: 2 pages of 3 are held, none live
   using big = mm.reserve(2 * PAGE - 1); // needs the sliced page's room
-  assert.equal(mm.get(big.id).size, 2 * PAGE - 1);
+  assert.equal(mm.get(big.record).size, 2 * PAGE - 1);
   assert.equal(storage.pageSize(persistentPage), PAGE, "the persistent page was kept");
   assert.throws(() => mm.reserve(PAGE * 2), OutOfMemoryError);
   assert.equal(storage.pageSize(persistentPage), PAGE);

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
-  type Binding,
   Handle,
+  type HandleRef,
   InvalidHandleError,
-  ManagedMemoryId,
   SchedulerMultiStream,
   type SchedulerStreamBackend,
   SliceHandle,
+  SliceRecord,
 } from "../backend.ts";
 
 interface Task {
@@ -100,11 +100,11 @@ Deno.test("SchedulerMultiStream keeps stream and memory order over random progra
       const { backend, submitted, failures } = inOrderQueue();
       const scheduler = new SchedulerMultiStream(backend, program);
       const handles = program.creators.map((stream) =>
-        new Handle(new SliceHandle(new ManagedMemoryId()), { stream, cursor: 0, size: 16 })
+        new Handle(new SliceHandle(new SliceRecord()), { stream, cursor: 0, size: 16 })
       );
       // Taken before any dispose: a binding of a disposed handle must be refused even while
       // queued tasks still pin its memory.
-      const bindings: Binding[] = handles.map((h) => h.binding());
+      const bindings: HandleRef[] = handles.map((h) => h.ref());
       const registered: Task[] = [];
       // Every queued (registered, not yet submitted) task holds one pin per binding.
       const checkPins = () => {
@@ -113,7 +113,7 @@ Deno.test("SchedulerMultiStream keeps stream and memory order over random progra
         for (const task of registered) {
           if (!done.has(task.seq)) task.handles.forEach((h) => expected[h]++);
         }
-        assert.deepEqual(handles.map((h) => h.memory.id.pins), expected);
+        assert.deepEqual(handles.map((h) => h.slice.record.pins), expected);
       };
       try {
         for (const op of program.ops) {
@@ -164,11 +164,11 @@ Deno.test("SchedulerMultiStream keeps stream and memory order over random progra
             }
           }
         }
-        assert.ok(handles.every((h) => h.memory.id.pins === 0));
+        assert.ok(handles.every((h) => h.slice.record.pins === 0));
       } finally {
         handles.forEach((h) => h.dispose());
       }
-      assert.ok(handles.every((h) => h.memory.id.released));
+      assert.ok(handles.every((h) => h.slice.record.released));
     }),
     { numRuns: 300 },
   );

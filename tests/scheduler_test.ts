@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { configure, type LogRecord, reset } from "@logtape/logtape";
 import {
-  Binding,
   Handle,
+  HandleRef,
   InvalidHandleError,
-  ManagedMemoryId,
   SchedulerMultiStream,
   type SchedulerMultiStreamOptions,
   type SchedulerStreamBackend,
   SliceHandle,
+  SliceRecord,
 } from "../backend.ts";
 
 interface FakeStream {
@@ -45,7 +45,7 @@ class Recorder {
 }
 
 function handleOn(stream: number, onRelease?: () => void): Handle {
-  return new Handle(new SliceHandle(new ManagedMemoryId(onRelease)), {
+  return new Handle(new SliceHandle(new SliceRecord(onRelease)), {
     stream,
     cursor: 0,
     size: 16,
@@ -72,11 +72,11 @@ Deno.test("SchedulerMultiStream executes a stream exactly when it reaches maxTas
   const recorder = new Recorder();
   const scheduler = recorder.scheduler({ maxTasks: 3 });
   using h = handleOn(1);
-  scheduler.register(1, "t0", [h.binding()]);
-  scheduler.register(5, "t1", [h.binding()]); // 5 % 4 === 1: same stream
+  scheduler.register(1, "t0", [h.ref()]);
+  scheduler.register(5, "t1", [h.ref()]); // 5 % 4 === 1: same stream
   assert.deepEqual(recorder.take(), []);
   assert.equal(scheduler.queued(1), 2);
-  scheduler.register(1, "t2", [h.binding()]);
+  scheduler.register(1, "t2", [h.ref()]);
   assert.deepEqual(recorder.take(), ["enqueue 1 t0", "enqueue 1 t1", "enqueue 1 t2", "flush 1"]);
   assert.equal(scheduler.queued(1), 0);
   scheduler.register(1, "t3", []);
@@ -89,13 +89,13 @@ Deno.test("SchedulerMultiStream executes other streams before registering a depe
   const scheduler = recorder.scheduler();
   using h0 = handleOn(0);
   using h1 = handleOn(1);
-  scheduler.register(0, "a0", [h0.binding()]);
-  scheduler.register(0, "a1", [h0.binding()]);
-  scheduler.register(1, "b0", [h1.binding()]);
+  scheduler.register(0, "a0", [h0.ref()]);
+  scheduler.register(0, "a1", [h0.ref()]);
+  scheduler.register(1, "b0", [h1.ref()]);
   const queuedAtFlush: number[][] = [];
   recorder.onFlush = () => queuedAtFlush.push([0, 1, 2].map((id) => scheduler.queued(id)));
-  scheduler.register(2, "c0", [h0.binding(), h1.binding()]);
-  // Binding streams in binding order, each executed before c0 exists on stream 2.
+  scheduler.register(2, "c0", [h0.ref(), h1.ref()]);
+  // Ref streams in binding order, each executed before c0 exists on stream 2.
   assert.deepEqual(recorder.take(), [
     "flush 1",
     "enqueue 0 a0",
@@ -107,7 +107,7 @@ Deno.test("SchedulerMultiStream executes other streams before registering a depe
   assert.equal(scheduler.queued(2), 1);
   // A binding created on the same pool index needs no alignment.
   using h6 = handleOn(6);
-  scheduler.register(2, "c1", [h6.binding()]);
+  scheduler.register(2, "c1", [h6.ref()]);
   assert.deepEqual(recorder.take(), []);
 });
 
@@ -116,7 +116,7 @@ function fillThreeStreams(scheduler: SchedulerMultiStream<string, FakeStream>): 
   const counts = [3, 1, 2];
   counts.forEach((count, stream) => {
     for (let i = 0; i < count; i++) {
-      scheduler.register(stream, `${"abc"[stream]}${i}`, [handles[stream].binding()]);
+      scheduler.register(stream, `${"abc"[stream]}${i}`, [handles[stream].ref()]);
     }
   });
   return handles;
@@ -200,10 +200,10 @@ Deno.test("SchedulerMultiStream executes streams whose queued tasks touch the sa
     const recorder = new Recorder();
     const scheduler = recorder.scheduler();
     using h = handleOn(0);
-    scheduler.register(1, "write", [h.binding()]);
+    scheduler.register(1, "write", [h.ref()]);
     assert.deepEqual(recorder.take(), [], "stream 0 has no queued task on h: nothing to execute");
     // Aligning on the creating stream only would miss this: the write would run after the read.
-    scheduler.register(0, "read", [h.binding()]);
+    scheduler.register(0, "read", [h.ref()]);
     assert.deepEqual(recorder.take(), ["enqueue 1 write", "flush 1"]);
     assert.equal(scheduler.queued(0), 1);
   });
@@ -212,11 +212,11 @@ Deno.test("SchedulerMultiStream executes streams whose queued tasks touch the sa
     const scheduler = recorder.scheduler({ strategy: "sequential" });
     using h = handleOn(3);
     using other = handleOn(2);
-    scheduler.register(3, "make", [h.binding()]);
-    scheduler.register(1, "write", [h.binding()]);
+    scheduler.register(3, "make", [h.ref()]);
+    scheduler.register(1, "write", [h.ref()]);
     assert.deepEqual(recorder.take(), ["enqueue 3 make", "flush 3"]);
-    scheduler.register(2, "other", [other.binding()]);
-    scheduler.register(2, "read", [h.binding()]);
+    scheduler.register(2, "other", [other.ref()]);
+    scheduler.register(2, "read", [h.ref()]);
     // Stream 3 (the creator) holds nothing on h any more; stream 1 holds the write.
     assert.deepEqual(recorder.take(), ["enqueue 1 write", "flush 1"]);
     assert.equal(scheduler.queued(2), 2);
@@ -226,8 +226,8 @@ Deno.test("SchedulerMultiStream executes streams whose queued tasks touch the sa
     const scheduler = recorder.scheduler();
     using a = handleOn(1);
     using b = handleOn(2);
-    scheduler.register(1, "a", [a.binding()]);
-    scheduler.register(2, "b", [b.binding()]);
+    scheduler.register(1, "a", [a.ref()]);
+    scheduler.register(2, "b", [b.ref()]);
     assert.deepEqual(recorder.take(), []);
     assert.equal(scheduler.queued(1), 1);
   });
@@ -241,9 +241,9 @@ Deno.test("SchedulerMultiStream pins memory while queued and releases it after t
       let released = 0;
       const h = handleOn(0, () => released++);
       const g = handleOn(1);
-      const memory = h.memory.id;
-      scheduler.register(0, "t0", [h.binding(), h.binding()]);
-      scheduler.register(1, "t1", [g.binding()]);
+      const memory = h.slice.record;
+      scheduler.register(0, "t0", [h.ref(), h.ref()]);
+      scheduler.register(1, "t1", [g.ref()]);
       assert.equal(memory.pins, 2);
       h.dispose();
       assert.equal(memory.released, false, "a queued task keeps its memory alive");
@@ -257,7 +257,7 @@ Deno.test("SchedulerMultiStream pins memory while queued and releases it after t
       else assert.deepEqual(pinsAtFlush, [2, 0]);
       assert.equal(memory.pins, 0);
       assert.equal(released, 1);
-      assert.equal(g.memory.id.pins, 0);
+      assert.equal(g.slice.record.pins, 0);
       g.dispose();
     });
   }
@@ -265,16 +265,16 @@ Deno.test("SchedulerMultiStream pins memory while queued and releases it after t
     const recorder = new Recorder();
     const scheduler = recorder.scheduler();
     using h = handleOn(0);
-    scheduler.register(0, "t0", [h.binding()]);
+    scheduler.register(0, "t0", [h.ref()]);
     recorder.onFlush = () => {
       throw new Error("device lost");
     };
     assert.throws(() => scheduler.executeAll(), /device lost/);
-    assert.equal(h.memory.id.pins, 0);
+    assert.equal(h.slice.record.pins, 0);
     assert.equal(scheduler.queued(0), 0);
     recorder.onFlush = undefined;
     recorder.take();
-    scheduler.register(0, "t1", [h.binding()]);
+    scheduler.register(0, "t1", [h.ref()]);
     scheduler.executeAll();
     assert.deepEqual(recorder.take(), ["enqueue 0 t1", "flush 0"]);
   });
@@ -285,16 +285,16 @@ Deno.test("SchedulerMultiStream rejects bad input and leaves its state unchanged
   const scheduler = recorder.scheduler();
   using live = handleOn(1);
   using queuedOn2 = handleOn(2);
-  scheduler.register(2, "q", [queuedOn2.binding()]);
+  scheduler.register(2, "q", [queuedOn2.ref()]);
   const dead = handleOn(3);
-  const deadBinding = dead.binding();
+  const deadBinding = dead.ref();
   dead.dispose();
   const unchanged = () => {
     assert.deepEqual(recorder.take(), []);
     assert.equal(scheduler.queued(2), 1);
     assert.equal(scheduler.queued(0), 0);
-    assert.equal(live.memory.id.pins, 0);
-    assert.equal(queuedOn2.memory.id.pins, 1);
+    assert.equal(live.slice.record.pins, 0);
+    assert.equal(queuedOn2.slice.record.pins, 1);
   };
   await t.step("bad stream ids", () => {
     assert.throws(() => scheduler.register("1" as unknown as number, "x", []), TypeError);
@@ -308,23 +308,23 @@ Deno.test("SchedulerMultiStream rejects bad input and leaves its state unchanged
   await t.step("bad bindings", () => {
     // The dead binding comes last, after bindings that would align stream 2 and pin `live`.
     assert.throws(
-      () => scheduler.register(0, "x", [live.binding(), queuedOn2.binding(), deadBinding]),
+      () => scheduler.register(0, "x", [live.ref(), queuedOn2.ref(), deadBinding]),
       InvalidHandleError,
     );
-    assert.throws(() => scheduler.register(0, "x", [{} as Binding]), TypeError);
-    assert.throws(() => scheduler.register(0, "x", 3 as unknown as Binding[]), TypeError);
-    const badStream = new Binding(live.memory.binding(), { ...live, stream: -1 });
+    assert.throws(() => scheduler.register(0, "x", [{} as HandleRef]), TypeError);
+    assert.throws(() => scheduler.register(0, "x", 3 as unknown as HandleRef[]), TypeError);
+    const badStream = new HandleRef(live.slice.ref(), { ...live, stream: -1 });
     assert.throws(() => scheduler.register(0, "x", [badStream]), RangeError);
     unchanged();
   });
   await t.step("still works", () => {
-    scheduler.register(0, "ok", [live.binding(), queuedOn2.binding()]);
+    scheduler.register(0, "ok", [live.ref(), queuedOn2.ref()]);
     // Only stream 2 queues a task on that memory; `live` (created on 1) needs nothing.
     assert.deepEqual(recorder.take(), ["enqueue 2 q", "flush 2"]);
     assert.equal(scheduler.queued(0), 1);
     scheduler.executeAll();
     assert.deepEqual(recorder.take(), ["enqueue 0 ok", "flush 0"]);
-    assert.equal(live.memory.id.pins, 0);
+    assert.equal(live.slice.record.pins, 0);
   });
 });
 
@@ -371,10 +371,10 @@ Deno.test("SchedulerMultiStream logs alignment lazily through the stream logger"
     const recorder = new Recorder();
     const scheduler = recorder.scheduler();
     using h = handleOn(0);
-    scheduler.register(1, "w", [h.binding()]);
-    scheduler.register(0, "r", [h.binding()]);
+    scheduler.register(1, "w", [h.ref()]);
+    scheduler.register(0, "r", [h.ref()]);
     assert.deepEqual(messages(), [
-      `debug Memory ${h.memory.id.value} is used by tasks queued on stream 1, needed on stream 0`,
+      `debug Memory ${h.slice.record.value} is used by tasks queued on stream 1, needed on stream 0`,
       "info Executing streams 1 before registering more tasks on stream 0",
     ]);
     scheduler.executeAll();
@@ -388,13 +388,13 @@ Deno.test("SchedulerMultiStream does not submit unrelated tasks of the creating 
   const scheduler = recorder.scheduler();
   using h = handleOn(1);
   using a = handleOn(1), b = handleOn(1), c = handleOn(1);
-  scheduler.register(1, "a", [a.binding()]);
-  scheduler.register(1, "b", [b.binding()]);
-  scheduler.register(1, "c", [c.binding()]);
-  scheduler.register(2, "uses h", [h.binding()]); // h was created on 1, no task on 1 touches it
+  scheduler.register(1, "a", [a.ref()]);
+  scheduler.register(1, "b", [b.ref()]);
+  scheduler.register(1, "c", [c.ref()]);
+  scheduler.register(2, "uses h", [h.ref()]); // h was created on 1, no task on 1 touches it
   assert.deepEqual(recorder.take(), [], "nothing submitted");
   assert.deepEqual([scheduler.queued(1), scheduler.queued(2)], [3, 1]);
-  scheduler.register(2, "uses b", [b.binding()]); // now a task of 1 does touch the memory
+  scheduler.register(2, "uses b", [b.ref()]); // now a task of 1 does touch the memory
   assert.deepEqual(recorder.take(), ["enqueue 1 a", "enqueue 1 b", "enqueue 1 c", "flush 1"]);
   scheduler.executeAll();
 });
@@ -404,16 +404,16 @@ Deno.test("SchedulerMultiStream orders readers after writers but not readers amo
   const scheduler = recorder.scheduler();
   using h = handleOn(0);
   using out1 = handleOn(1), out2 = handleOn(2);
-  // `reads` lists bindings among those registered (a handle hands out one cached Binding).
+  // `reads` lists bindings among those registered (a handle hands out one cached HandleRef).
   const read = (stream: number, out: Handle) => {
-    const input = h.binding();
-    scheduler.register(stream, `read h on ${stream}`, [input, out.binding()], { reads: [input] });
+    const input = h.ref();
+    scheduler.register(stream, `read h on ${stream}`, [input, out.ref()], { reads: [input] });
   };
   read(1, out1);
   read(2, out2);
   assert.deepEqual(recorder.take(), [], "two readers of h stay on their streams");
   assert.deepEqual([scheduler.queued(1), scheduler.queued(2)], [1, 1]);
-  scheduler.register(3, "write h on 3", [h.binding()]);
+  scheduler.register(3, "write h on 3", [h.ref()]);
   assert.deepEqual(
     recorder.take(),
     ["flush 2", "enqueue 1 read h on 1", "enqueue 1 read h on 2", "flush 1"],
@@ -429,18 +429,18 @@ Deno.test("SchedulerMultiStream counts a memory bound twice, read once, as writt
   const scheduler = recorder.scheduler();
   using h = handleOn(0);
   using out = handleOn(1);
-  assert.equal(h.binding(), h.binding(), "one cached Binding per handle");
-  scheduler.register(1, "read h on 1", [h.binding(), out.binding()], { reads: [h.binding()] });
+  assert.equal(h.ref(), h.ref(), "one cached HandleRef per handle");
+  scheduler.register(1, "read h on 1", [h.ref(), out.ref()], { reads: [h.ref()] });
   // Stream 2 binds h twice (a read-only and a writable binding): it writes h.
-  scheduler.register(2, "read and write h on 2", [h.binding(), h.binding()], {
-    reads: [h.binding()],
+  scheduler.register(2, "read and write h on 2", [h.ref(), h.ref()], {
+    reads: [h.ref()],
   });
   assert.deepEqual(
     recorder.take(),
     ["enqueue 1 read h on 1", "flush 1"],
     "the reader on 1 executes before h is written on 2",
   );
-  scheduler.register(1, "read h again on 1", [h.binding()], { reads: [h.binding()] });
+  scheduler.register(1, "read h again on 1", [h.ref()], { reads: [h.ref()] });
   assert.deepEqual(recorder.take(), ["enqueue 2 read and write h on 2", "flush 2"]);
   scheduler.executeAll();
 });
@@ -487,7 +487,7 @@ Deno.test("SchedulerMultiStream error paths lose no task, pin or done callback",
     const finished: string[] = [];
     const register = (stream: number, name: string, failEnqueue = false) =>
       scheduler.register(stream, { name, failEnqueue, done: () => finished.push(name) }, [
-        handles[stream].binding(),
+        handles[stream].ref(),
       ]);
     register(0, "a0");
     register(0, "a1");
@@ -511,10 +511,10 @@ Deno.test("SchedulerMultiStream error paths lose no task, pin or done callback",
       "enqueue 2 c1",
       "flush 2",
     ]);
-    assert.deepEqual(handles.map((h) => h.memory.id.pins), [0, 0, 0]);
+    assert.deepEqual(handles.map((h) => h.slice.record.pins), [0, 0, 0]);
     assert.deepEqual([0, 1, 2].map((s) => scheduler.queued(s)), [0, 0, 0]);
     handles.forEach((h) => h.dispose());
-    assert.ok(handles.every((h) => h.memory.id.released));
+    assert.ok(handles.every((h) => h.slice.record.released));
   });
   await t.step("interleave: a failing flush of a merged stream still submits every task", () => {
     const { scheduler, log, handles, finished } = setup("interleave", [1]);
@@ -529,7 +529,7 @@ Deno.test("SchedulerMultiStream error paths lose no task, pin or done callback",
       "enqueue 0 c1",
       "flush 0",
     ]);
-    assert.deepEqual(handles.map((h) => h.memory.id.pins), [0, 0, 0]);
+    assert.deepEqual(handles.map((h) => h.slice.record.pins), [0, 0, 0]);
     handles.forEach((h) => h.dispose());
   });
   await t.step("register takes its task even when executing another stream throws", () => {
@@ -538,14 +538,14 @@ Deno.test("SchedulerMultiStream error paths lose no task, pin or done callback",
     assert.throws(
       () =>
         scheduler.register(3, { name: "d0", done: () => finished.push("d0") }, [
-          handles[0].binding(),
+          handles[0].ref(),
         ]),
       /flush 0 failed/,
     );
     assert.equal(scheduler.queued(3), 1, "the valid task was taken");
     scheduler.executeAll();
     assert.ok(finished.includes("d0"));
-    assert.deepEqual(handles.map((h) => h.memory.id.pins), [0, 0, 0]);
+    assert.deepEqual(handles.map((h) => h.slice.record.pins), [0, 0, 0]);
     handles.forEach((h) => h.dispose());
   });
   for (const strategy of ["interleave", "sequential"] as const) {
@@ -566,7 +566,7 @@ Deno.test("SchedulerMultiStream error paths lose no task, pin or done callback",
       ]);
       assert.deepEqual(finished.sort(), [...all, "b1", "b2"].sort());
       assert.ok(log.some((line) => line.endsWith(" b2")), "b2 enqueued after b1 failed");
-      assert.deepEqual(handles.map((h) => h.memory.id.pins), [0, 0, 0]);
+      assert.deepEqual(handles.map((h) => h.slice.record.pins), [0, 0, 0]);
       register(1, "later");
       scheduler.executeAll();
       assert.deepEqual(log.slice(-2), ["enqueue 1 later", "flush 1"]);
@@ -579,10 +579,10 @@ Deno.test("SchedulerMultiStream refuses a disposed handle even while its memory 
   const recorder = new Recorder();
   const scheduler = recorder.scheduler();
   const h = handleOn(0);
-  const binding = h.binding();
+  const binding = h.ref();
   scheduler.register(1, "queued", [binding]);
   h.dispose();
-  assert.equal(h.memory.id.pins, 1, "the queued task still pins the memory");
+  assert.equal(h.slice.record.pins, 1, "the queued task still pins the memory");
   for (const stream of [1, 2]) {
     assert.throws(
       () => scheduler.register(stream, "late", [binding]),
@@ -592,5 +592,5 @@ Deno.test("SchedulerMultiStream refuses a disposed handle even while its memory 
   assert.deepEqual([scheduler.queued(1), scheduler.queued(2)], [1, 0]);
   assert.deepEqual(recorder.take(), []);
   scheduler.executeAll();
-  assert.equal(h.memory.id.released, true);
+  assert.equal(h.slice.record.released, true);
 });

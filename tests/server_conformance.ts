@@ -9,9 +9,9 @@
 import assert from "node:assert/strict";
 import {
   AllocationDescriptor,
-  Bindings,
   type ComputeServer,
   CubeCount,
+  KernelArguments,
   type KernelMetadata,
 } from "../backend.ts";
 import { asF32, asU32, code, f32, meta, u32 } from "./_bytes.ts";
@@ -19,7 +19,7 @@ import { CpuTimelineSignal } from "../sync/cpu_signal.ts";
 
 /**
  * Kernels every backend provides for the suite. Lengths come from metadata word 0; scalars are
- * passed with `Bindings.withScalar`.
+ * passed with `KernelArguments.withScalar`.
  */
 export interface ConformanceKernels<K extends KernelMetadata> {
   /** Buffers `[out: u32[]]`, metadata `[n]`, scalar u32 `[value]`: `out[i] = value` for i < n. */
@@ -129,7 +129,7 @@ export async function serverConformance<K extends KernelMetadata>(
       server.execute({
         kernel: fill,
         count: cubes(n),
-        bindings: new Bindings().withBuffer(out.binding()).withMetadata(meta(n))
+        args: new KernelArguments().withBuffer(out.ref()).withMetadata(meta(n))
           .withScalar("u32", [42]),
       }, 0);
       using a = server.createWithData(f32([...Array(n).keys()]), 0);
@@ -138,7 +138,7 @@ export async function serverConformance<K extends KernelMetadata>(
       server.execute({
         kernel: scaleAdd,
         count: cubes(n),
-        bindings: new Bindings().withBuffers([a.binding(), b.binding(), c.binding()])
+        args: new KernelArguments().withBuffers([a.ref(), b.ref(), c.ref()])
           .withMetadata(meta(n)).withScalar("f32", [3]),
       }, 0);
       const [filled, result] = await server.read([
@@ -155,8 +155,8 @@ export async function serverConformance<K extends KernelMetadata>(
       using a = server.createWithData(u32(Array(n).fill(5)), 0);
       server.execute({
         kernel: increment,
-        count: CubeCount.dynamic(counter.binding()),
-        bindings: new Bindings().withBuffer(a.binding()),
+        count: CubeCount.dynamic(counter.ref()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
       const [bytes] = await server.read([a.copyDescriptor([n], [1], 4)], 0);
       const half = 2 * target.cubeSize;
@@ -169,7 +169,7 @@ export async function serverConformance<K extends KernelMetadata>(
         server.execute({
           kernel: increment,
           count: cubes(4),
-          bindings: new Bindings().withBuffer(a.binding()),
+          args: new KernelArguments().withBuffer(a.ref()),
         }, 3);
       }
       server.flush(3);
@@ -189,7 +189,7 @@ export async function serverConformance<K extends KernelMetadata>(
         server.execute({
           kernel: increment,
           count: cubes(2),
-          bindings: new Bindings().withBuffer(a.binding()),
+          args: new KernelArguments().withBuffer(a.ref()),
         }, stream);
       bump(1);
       server.signal(timeline, 1n, 1);
@@ -221,7 +221,7 @@ export async function serverConformance<K extends KernelMetadata>(
         server.execute({
           kernel: increment,
           count: cubes(256),
-          bindings: new Bindings().withBuffer(a.binding()),
+          args: new KernelArguments().withBuffer(a.ref()),
         }, 0);
       const outer = server.startProfile(0);
       run();
@@ -255,7 +255,7 @@ export async function serverConformance<K extends KernelMetadata>(
           server.execute({
             kernel: increment,
             count: cubes(256),
-            bindings: new Bindings().withBuffer(handle.binding()),
+            args: new KernelArguments().withBuffer(handle.ref()),
           }, stream);
         let token;
         try {
@@ -290,7 +290,7 @@ export async function serverConformance<K extends KernelMetadata>(
         server.execute({
           kernel: increment,
           count: cubes(256),
-          bindings: new Bindings().withBuffer(a.binding()),
+          args: new KernelArguments().withBuffer(a.ref()),
         }, stream);
       run(1); // before the recording
       startTrace.call(server);
@@ -326,13 +326,13 @@ export async function serverConformance<K extends KernelMetadata>(
     await step("getResource leases the memory until released", async () => {
       const a = server.createWithData(new Uint8Array(64), 0);
       const tail = a.withOffsetStart(16);
-      const resource = server.getResource(tail.binding(), 0);
+      const resource = server.getResource(tail.ref(), 0);
       tail.dispose();
-      using base = server.getResource(a.binding(), 0);
+      using base = server.getResource(a.ref(), 0);
       assert.equal(resource.size, 48);
       assert.equal(resource.offset, base.offset + 16);
       assert.equal(resource.resource, base.resource);
-      const id = a.memory.id;
+      const id = a.slice.record;
       a.dispose();
       assert.equal(id.released, false, "a lease keeps the memory");
       resource.release();
@@ -379,19 +379,19 @@ export async function serverConformance<K extends KernelMetadata>(
         server.execute({
           kernel: increment,
           count: count as CubeCount,
-          bindings: Object.assign(new Bindings(), { buffers }),
+          args: Object.assign(new KernelArguments(), { buffers }),
         }, 0);
       const good = CubeCount.new1d(1);
-      assert.throws(launch({ kind: "static", x: -1, y: 1, z: 1 }, [a.binding()]), RangeError);
-      assert.throws(launch({ kind: "static", x: 1.5, y: 1, z: 1 }, [a.binding()]), RangeError);
-      assert.throws(launch({ kind: "bogus" }, [a.binding()]), TypeError);
-      assert.throws(launch(null, [a.binding()]), TypeError);
+      assert.throws(launch({ kind: "static", x: -1, y: 1, z: 1 }, [a.ref()]), RangeError);
+      assert.throws(launch({ kind: "static", x: 1.5, y: 1, z: 1 }, [a.ref()]), RangeError);
+      assert.throws(launch({ kind: "bogus" }, [a.ref()]), TypeError);
+      assert.throws(launch(null, [a.ref()]), TypeError);
       assert.throws(launch(good, [null]), TypeError);
-      assert.throws(() => new Bindings().withScalar("u32", [-1]), RangeError);
+      assert.throws(() => new KernelArguments().withScalar("u32", [-1]), RangeError);
       server.execute({
         kernel: increment,
         count: cubes(4),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
       const [bytes] = await server.read([a.copyDescriptor([4], [1], 4)], 0);
       assert.deepEqual(asU32(bytes), [2, 3, 4, 5]);

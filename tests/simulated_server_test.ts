@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ScalarBinding, StorageType } from "../backend.ts";
+import type { ScalarArgument, StorageType } from "../backend.ts";
 import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
 
@@ -7,7 +7,7 @@ import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts"
 // the same semantics as the WGSL ones (tests/_wgsl_kernels.ts) and the same cube size.
 const CUBE_SIZE = 64;
 
-const scalar = (scalars: ReadonlyMap<StorageType, ScalarBinding>, type: StorageType) => {
+const scalar = (scalars: ReadonlyMap<StorageType, ScalarArgument>, type: StorageType) => {
   const binding = scalars.get(type);
   assert.ok(binding, `the launch has no ${type} scalar`);
   return new DataView(binding.bytes.buffer, binding.bytes.byteOffset, binding.bytes.byteLength);

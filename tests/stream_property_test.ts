@@ -8,9 +8,9 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Bindings } from "../runtime/core/bindings.ts";
+import { KernelArguments } from "../runtime/core/kernel_arguments.ts";
 import { CubeCount } from "../runtime/core/cube_count.ts";
-import type { Binding, Handle } from "../runtime/core/handle.ts";
+import type { Handle, HandleRef } from "../runtime/core/handle.ts";
 import type { CopyDescriptor } from "../runtime/core/allocation.ts";
 import type { StreamId } from "../runtime/core/stream_id.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
@@ -41,10 +41,10 @@ function launch(
   c: number,
   id?: string,
 ) {
-  const bindings = new Bindings().withBuffers(buffers.map((h) => h.binding())).withScalar("u8", [
+  const bindings = new KernelArguments().withBuffers(buffers.map((h) => h.ref())).withScalar("u8", [
     c,
   ]);
-  server.execute({ kernel: axpbKernel(id), count: CubeCount.new1d(1), bindings }, stream);
+  server.execute({ kernel: axpbKernel(id), count: CubeCount.new1d(1), args: bindings }, stream);
 }
 
 function read(server: SimulatedServer, stream: StreamId, handle: Handle): Promise<Uint8Array> {
@@ -107,7 +107,7 @@ async function runProgram(
   const live: { handle: Handle; value: Uint8Array }[] = [];
   // Disposed handles with a binding and a descriptor taken before the dispose (their memory may
   // still be pinned by queued work: using them must fail all the same).
-  const dead: { binding: Binding; descriptor: CopyDescriptor }[] = [];
+  const dead: { binding: HandleRef; descriptor: CopyDescriptor }[] = [];
   const reads: { issued: number; expected: Uint8Array; actual: Promise<Uint8Array> }[] = [];
   const refused: Promise<void>[] = [];
   for (const [at, cmd] of program.entries()) {
@@ -122,7 +122,7 @@ async function runProgram(
     } else if (cmd.op === "stale") {
       if (dead.length === 0 || live.length === 0) continue;
       const gone = dead[cmd.h % dead.length];
-      const other = pick(cmd.h).handle.binding();
+      const other = pick(cmd.h).handle.ref();
       const before = server.multiStream.state(cmd.s).cursor;
       if (cmd.use === "read") {
         const result = server.read([gone.descriptor], cmd.s);
@@ -131,11 +131,11 @@ async function runProgram(
         const entry = { descriptor: gone.descriptor, data: new Uint8Array(N) };
         assert.throws(() => server.write([entry], cmd.s), isInvalidHandle);
       } else {
-        const bindings = new Bindings().withBuffers([other, gone.binding, other])
+        const bindings = new KernelArguments().withBuffers([other, gone.binding, other])
           .withScalar("u8", [1]);
         const kernel = axpbKernel();
         assert.throws(
-          () => server.execute({ kernel, count: CubeCount.new1d(1), bindings }, cmd.s),
+          () => server.execute({ kernel, count: CubeCount.new1d(1), args: bindings }, cmd.s),
           isInvalidHandle,
         );
       }
@@ -162,7 +162,7 @@ async function runProgram(
       });
     } else {
       const [{ handle }] = live.splice(cmd.h % live.length, 1);
-      dead.push({ binding: handle.binding(), descriptor: handle.copyDescriptor([N], [1], 1) });
+      dead.push({ binding: handle.ref(), descriptor: handle.copyDescriptor([N], [1], 1) });
       handle.dispose();
     }
     assert.ok(server.multiStream.pendingGc <= maxPendingGc, "GC bound exceeded");

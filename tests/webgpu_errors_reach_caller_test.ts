@@ -8,7 +8,7 @@ import {
   CompilationError,
   createClient,
   type CudaClient,
-  RuntimeError,
+  DestroyedError,
   TimeoutError,
   type WebGpuClient,
   type WgslKernel,
@@ -80,7 +80,7 @@ Deno.test({
       client.execute(writesReadOnly(), { threads: 1, buffers: [h.x, h.y] });
       client.flush();
       client.execute(add, { threads: 1, buffers: [other], stream: 1 });
-      assert.ok(server.stats().heldSubmits > 0, "the submission waited for the validation");
+      assert.ok(server.stats().parkedSubmits > 0, "the submission waited for the validation");
       assert.deepEqual([...await client.read(other, { stream: 1 })], [6], "other work went on");
       await assert.rejects(client.sync(), compileError); // stream 0's error, at its next sync
       await unchanged(h.x);
@@ -116,7 +116,10 @@ Deno.test({
         const started = performance.now();
         client.destroy();
         for (const pending of [read, sync]) {
-          await assert.rejects(pending, (e) => e instanceof RuntimeError && e.code === "DESTROYED");
+          await assert.rejects(
+            pending,
+            (e) => e instanceof DestroyedError && e.code === "DESTROYED",
+          );
         }
         assert.ok(performance.now() - started < 1000, "settled at once");
         // The test's op sanitizer fails it if the abandoned wait kept anything alive.

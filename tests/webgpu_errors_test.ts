@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { Bindings, CubeCount, type Handle, type SchedulerStrategy } from "../backend.ts";
+import { CubeCount, type Handle, KernelArguments, type SchedulerStrategy } from "../backend.ts";
 import { increment, typeMismatch } from "./_wgsl_kernels.ts";
 import { asU32, code, u32 } from "./_bytes.ts";
 
@@ -16,7 +16,7 @@ function run(server: WebGpuServer, kernel: typeof increment, buffers: Handle[], 
   server.execute({
     kernel,
     count: CubeCount.new1d(1),
-    bindings: new Bindings().withBuffers(buffers.map((h) => h.binding())),
+    args: new KernelArguments().withBuffers(buffers.map((h) => h.ref())),
   }, stream);
 }
 
@@ -85,7 +85,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "unproven launches of one shape share one isolated submission; proven ones are batched",
+  name:
+    "unvalidated launches of one shape share one isolated submission; validated ones are batched",
   ignore,
   async fn() {
     using server = await WebGpuServer.create({ maxTasks: 256 });
@@ -95,7 +96,7 @@ Deno.test({
     launchAll(); // 64 new bind groups of one shape (same kernel, same sizes)
     await server.sync(0);
     assert.equal(server.stats().isolatedSubmits - before, 1);
-    launchAll(); // proven now: batched with other work
+    launchAll(); // validated now: batched with other work
     await server.sync(0);
     assert.equal(server.stats().isolatedSubmits - before, 1);
     const read = await server.read(handles.map((h) => h.copyDescriptor([2], [1], 4)), 0);

@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import { BindGroupCache } from "../runtime/server/webgpu/_bind_group_cache.ts";
 import { PipelineCache } from "../runtime/server/webgpu/_pipeline_cache.ts";
-import { type DispatchTask, EncoderStreams } from "../runtime/server/webgpu/_stream.ts";
+import { EncoderStreams } from "../runtime/server/webgpu/_encoder.ts";
+import { ParamChunks } from "../runtime/server/webgpu/_param_chunks.ts";
+import { type DispatchTask, TaskPool } from "../runtime/server/webgpu/_tasks.ts";
 import { vec4Store } from "./_wgsl_kernels.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -30,8 +32,10 @@ Deno.test({
       const bind = (buffer: GPUBuffer, size: number) =>
         groups.get(compiled.layout, [{ binding: 0, resource: { buffer, offset: 0, size } }]);
       const streams = new EncoderStreams(device, {
-        shape: (group) => groups.shape(group),
-        beforeSubmit: () => {},
+        chunks: new ParamChunks(device, 256),
+        tasks: new TaskPool(),
+        bindGroups: groups,
+        maxStreams: 4,
       });
       const stream = streams.createStream();
       const dispatch = (bindGroup: GPUBindGroup): DispatchTask => ({
@@ -42,7 +46,6 @@ Deno.test({
         y: 1,
         z: 1,
         indirect: undefined,
-        origin: stream,
         stream: 5,
       });
       const copy = { source, sourceOffset: 0, destination: good, destinationOffset: 0, size: 32 };
@@ -50,7 +53,7 @@ Deno.test({
       streams.enqueue(dispatch(bind(small, 4)), stream); // 4 bytes where array<vec4f> needs 16
       streams.enqueue(dispatch(bind(good, 16)), stream); // writes vec4f(1) to good[0..4]
       streams.flush(stream);
-      await streams.settled();
+      await streams.validated(5);
       const staging = device.createBuffer({ size: 32, usage: GPUBufferUsage.MAP_READ | 0x8 });
       const encoder = device.createCommandEncoder();
       encoder.copyBufferToBuffer(good, 0, staging, 0, 32);
@@ -61,8 +64,9 @@ Deno.test({
         ...Array(4).fill(one), // the valid dispatch after the rejected one ran
         ...Array(4).fill(7), // and so did the copy before it
       ]);
-      assert.equal(stream.errors.length, 1);
-      assert.match(stream.errors[0].message, /vec4_store.*stream 5.*16/);
+      assert.equal(streams.errors.has(1), true, "recorded on stream 5's index, 5 % 4");
+      assert.match(String(streams.errors.take(5)), /vec4_store.*stream 5.*16/);
+      assert.equal(streams.errors.has(5), false, "one error, taken once");
       assert.notEqual(streams.rejection(bind(small, 4)), undefined, "known bad: refused at once");
       assert.equal(streams.rejection(bind(good, 16)), undefined);
     } finally {

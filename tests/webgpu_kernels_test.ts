@@ -46,8 +46,8 @@ Deno.test({
       using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
       using y = client.createWithData(new Float32Array([10, 20, 30, 40]));
       assert.equal(
-        server.getResource(x.binding(), 0).resource,
-        server.getResource(y.binding(), 0).resource,
+        server.getResource(x.ref(), 0).resource,
+        server.getResource(y.ref(), 0).resource,
       );
       client.execute(axpy(), { threads: 4, buffers: [x, y], params: { a: 2, n: 4 } });
       client.execute(axpy(), { threads: 4, buffers: [y, y], params: { a: 1, n: 4 } }); // y += y

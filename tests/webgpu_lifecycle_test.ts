@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { Bindings, CubeCount } from "../backend.ts";
+import { CubeCount, KernelArguments } from "../backend.ts";
 import { increment } from "./_wgsl_kernels.ts";
 import { asU32, code, u32 } from "./_bytes.ts";
 
@@ -24,13 +24,13 @@ for (const adopted of [false, true]) {
       server.execute({
         kernel: increment,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
       const token = server.startProfile(0);
       server.execute({
         kernel: increment,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
       const profile = server.endProfile(0, token);
       const read = server.read([a.copyDescriptor([64], [1], 4)], 0);
@@ -76,7 +76,7 @@ Deno.test({
     using server = await WebGpuServer.create({ maxTasks: 64 });
     using a = server.createWithData(u32([0, 0, 0, 0]), 1);
     server.write([{ descriptor: a.copyDescriptor([4], [1], 4), data: u32([7, 8, 9, 10]) }], 1);
-    using lease = server.getResource(a.withOffsetStart(4).binding(), 2); // queued on stream 1
+    using lease = server.getResource(a.withOffsetStart(4).ref(), 2); // queued on stream 1
     // Our own command buffer, after the lease: it must see the write.
     const device = server.device;
     const staging = device.createBuffer({ size: 12, usage: GPUBufferUsage.MAP_READ | 0x8 });
@@ -96,10 +96,10 @@ Deno.test({
     using server = await WebGpuServer.create();
     const a = server.createWithData(u32([1, 2, 3, 4]), 0);
     server.flush(0); // no queued task pins `a` any more: only the lease can
-    const lease = server.getResource(a.binding(), 0);
+    const lease = server.getResource(a.ref(), 0);
     a.dispose();
     using b = server.createWithData(u32([5, 6, 7, 8]), 0);
-    using other = server.getResource(b.binding(), 0);
+    using other = server.getResource(b.ref(), 0);
     const overlaps = other.resource === lease.resource &&
       other.offset < lease.offset + lease.size && lease.offset < other.offset + other.size;
     assert.equal(overlaps, false, "the new allocation took the leased bytes");

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { AllocationDescriptor, Bindings, CompilationError, CubeCount } from "../backend.ts";
+import { AllocationDescriptor, CompilationError, CubeCount, KernelArguments } from "../backend.ts";
 import { increment, sumBuffers } from "./_wgsl_kernels.ts";
 import { asU32, u32 } from "./_bytes.ts";
 
@@ -22,7 +22,7 @@ Deno.test({
     server.execute({
       kernel: sumBuffers(n),
       count: CubeCount.new1d(1),
-      bindings: new Bindings().withBuffers([...inputs, out].map((h) => h.binding())),
+      args: new KernelArguments().withBuffers([...inputs, out].map((h) => h.ref())),
     }, 0);
     const [bytes] = await server.read([out.copyDescriptor([2], [1], 4)], 0);
     assert.deepEqual(asU32(bytes), [(n - 1) * (n - 2) / 2, n - 1]);
@@ -48,7 +48,7 @@ Deno.test({
         server.execute({
           kernel: sumBuffers(n),
           count: CubeCount.new1d(1),
-          bindings: new Bindings().withBuffers(handles.map((h) => h.binding())),
+          args: new KernelArguments().withBuffers(handles.map((h) => h.ref())),
         }, 0),
       (e) => e instanceof CompilationError && /maxStorageBuffersPerShaderStage/.test(e.message),
     );
@@ -88,7 +88,7 @@ Deno.test({
       server.execute({
         kernel: increment,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
       server.flush(0); // one compute pass per flush
       if (pass % perWindow === 0 && pass < passes) {

@@ -20,11 +20,11 @@ import assert from "node:assert/strict";
 import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
 import {
   AllocationDescriptor,
-  Bindings,
   CompilationError,
   CubeCount,
   type Handle,
   KernelArgumentError,
+  KernelArguments,
   type SchedulerStrategy,
 } from "../backend.ts";
 import { asF32, asU32, code, f32, meta, u32 } from "./_bytes.ts";
@@ -43,7 +43,7 @@ function scaleAddOn(
   server.execute({
     kernel: scaleAdd,
     count: CubeCount.new1d(Math.ceil(n / CUBE_SIZE)),
-    bindings: new Bindings().withBuffers([a.binding(), b.binding(), out.binding()])
+    args: new KernelArguments().withBuffers([a.ref(), b.ref(), out.ref()])
       .withMetadata(meta(n)).withScalar("f32", [s]),
   }, stream);
 }
@@ -60,7 +60,7 @@ Deno.test({
       server.execute({
         kernel: fill,
         count: CubeCount.new1d(n / CUBE_SIZE),
-        bindings: new Bindings().withBuffer(produced.binding()).withMetadata(meta(n))
+        args: new KernelArguments().withBuffer(produced.ref()).withMetadata(meta(n))
           .withScalar("u32", [0x40000000]), // f32 2.0
       }, 1);
       using zeros = server.createWithData(f32(Array(n).fill(0)), 2);
@@ -93,7 +93,7 @@ Deno.test({
         server.execute({
           kernel: increment,
           count: CubeCount.new1d(1),
-          bindings: new Bindings().withBuffer(a.binding()),
+          args: new KernelArguments().withBuffer(a.ref()),
         }, 0);
       }
       const [bytes] = await server.read([a.copyDescriptor([64], [1], 4)], 0);
@@ -112,7 +112,7 @@ Deno.test({
         server.execute({
           kernel: increment,
           count: CubeCount.new1d(1),
-          bindings: new Bindings().withBuffer(a.binding()),
+          args: new KernelArguments().withBuffer(a.ref()),
         }, 0);
       const first = server.startProfile(0);
       run();
@@ -180,7 +180,7 @@ Deno.test({
       server.execute({
         kernel: increment,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
     let expected = 1;
     const stillComputes = async () => {
@@ -200,7 +200,7 @@ Deno.test({
           server.execute({
             kernel: broken,
             count: CubeCount.new1d(1),
-            bindings: new Bindings().withBuffer(a.binding()),
+            args: new KernelArguments().withBuffer(a.ref()),
           }, 0),
         CompilationError,
       );
@@ -213,7 +213,7 @@ Deno.test({
       server.execute({
         kernel: lazy,
         count: CubeCount.new1d(1),
-        bindings: new Bindings().withBuffer(a.binding()),
+        args: new KernelArguments().withBuffer(a.ref()),
       }, 0);
       incrementA();
       expected += 2; // the valid work around the failed dispatch still runs
@@ -238,7 +238,7 @@ Deno.test({
           server.execute({
             kernel: increment,
             count: CubeCount.new1d(1),
-            bindings: new Bindings().withBuffers([a.binding(), b.binding()]),
+            args: new KernelArguments().withBuffers([a.ref(), b.ref()]),
           }, 0),
         (e) =>
           e instanceof KernelArgumentError && e.argument === "buffers" &&
@@ -277,14 +277,14 @@ Deno.test({
           server.write([{ descriptor: a.copyDescriptor([2], [1], 4), data: new Uint8Array(4) }], 0),
         RangeError,
       );
-      const maps = new Bindings().withBuffer(a.binding()).withTensorMaps([{
-        binding: a.binding(),
+      const maps = new KernelArguments().withBuffer(a.ref()).withTensorMaps([{
+        ref: a.ref(),
         shape: [64],
         strides: [1],
         storageType: "u32",
       }]);
       assert.throws(
-        () => server.execute({ kernel: increment, count: CubeCount.new1d(1), bindings: maps }, 0),
+        () => server.execute({ kernel: increment, count: CubeCount.new1d(1), args: maps }, 0),
         (e) => code(e) === "UNSUPPORTED",
       );
       await stillComputes();

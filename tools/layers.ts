@@ -3,13 +3,17 @@
  * from the vocabulary up to the entry points:
  *
  * ```
- * core ← memory ← stream ← contract (server/server.ts) ← backends (server/<name>/) ← client
- *      ← sync ←──────────────── contract                            ← create_client, kernels, tune
- *      ← trace (the JSON and SVG writers of runtime/core/trace.ts's vocabulary)
+ * core ← memory ← stream ← contract (server/server.ts) ← shared server layer (server/shared/)
+ *      ← sync ←──────────────── contract                  ← backends (server/<name>/) ← client
+ *      ← trace (the JSON and SVG writers of           ← create_client, kernels, tune
+ *               runtime/core/trace.ts's vocabulary)
  * ```
  *
- * Backends never import each other; `createClient` (and `listDevices`, `createClients` next to
- * it) reach them only through dynamic `import()` (type-only imports of their options are allowed). Checked by `tools/check_layers.ts` over
+ * The shared server layer holds what every backend would otherwise write again (allocation with
+ * rollback, copy ranges, leases, host copies, the usable/destroyed state); backends never import
+ * each other; `createClient` (and `listDevices`, `createClients` next to it) reaches them only
+ * through dynamic `import()` (type-only imports of their options are allowed). Checked by
+ * `tools/check_layers.ts` over
  * `deno info --json`, and unit-tested in `tests/layers_test.ts`.
  *
  * @module
@@ -22,6 +26,7 @@ export function layerOf(path: string): string | undefined {
   if (path.startsWith("runtime/memory/")) return "memory";
   if (path.startsWith("runtime/stream/")) return "stream";
   if (path === "runtime/server/server.ts") return "contract";
+  if (path.startsWith("runtime/server/shared/")) return "server-shared";
   const backend = /^runtime\/server\/([^/]+)\//.exec(path);
   if (backend) return `backend:${backend[1]}`;
   // The entry points that open backends (by dynamic import): createClient, and discovery.
@@ -54,6 +59,8 @@ export function mayImport(from: string, to: string): boolean {
     case "contract":
       // The contract names TimelineSignal (sync imports only core, so no cycle).
       return BELOW_CONTRACT.includes(to) || to === "sync";
+    case "server-shared":
+      return BELOW_CONTRACT.includes(to) || to === "sync";
     case "client":
       return BELOW_CONTRACT.includes(to) || to === "sync";
     case "create_client":
@@ -62,8 +69,9 @@ export function mayImport(from: string, to: string): boolean {
     case "tune":
       return BELOW_CONTRACT.includes(to) || ["client", "sync", "kernels"].includes(to);
     default:
-      // Backends: everything below the contract, the timeline signals, their own folder.
-      return BELOW_CONTRACT.includes(to) || to === "sync";
+      // Backends: everything below the contract, the shared server layer, the timeline signals,
+      // their own folder.
+      return BELOW_CONTRACT.includes(to) || to === "sync" || to === "server-shared";
   }
 }
 

@@ -21,10 +21,12 @@
  */
 
 import { type CopyDescriptor, copyDescriptor } from "../core/allocation.ts";
-import { Binding, type Handle, type HandleKind } from "../core/handle.ts";
+import type { Handle, HandleKind } from "../core/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./_held_streams.ts";
+import { narrowRef } from "./_host_data.ts";
+import { checkOptions } from "./_checks.ts";
 
 /** One client's end of a copy. */
 export interface CopyEnd {
@@ -35,7 +37,7 @@ export interface CopyEnd {
 
 /** Options of {@linkcode copyBetween}. */
 export interface CopyBetweenOptions {
-  /** The kind of the new handle (its element type, label, origin). */
+  /** The kind of the new handle (its element type, label, maker). */
   readonly kind: HandleKind;
   /** Bytes per chunk of a host copy. */
   readonly chunkBytes: number;
@@ -54,7 +56,7 @@ export function copyBetween(
   options: CopyBetweenOptions,
 ): Handle {
   const bytes = handle.size();
-  const source = copyDescriptor(handle.binding(), [bytes], [1], 1);
+  const source = copyDescriptor(handle.ref(), [bytes], [1], 1);
   const target = to.server.empty(bytes, to.stream, options.kind);
   // The caller may dispose `target` at once; the copy writes through its own owner until done.
   const into = target.clone();
@@ -71,13 +73,13 @@ export function copyBetween(
       }
       return { done: device ? undefined : hostCopy(from, to, source, into, options.chunkBytes) };
     };
-    const started = from.held.run(from.stream, [source.binding.memory.id], [handle], start);
+    const started = from.held.run(from.stream, [source.ref.slice.record], [handle], start);
     if (!(started instanceof Promise) && started.done === undefined) return target;
     const landed = Promise.resolve(started).then((s) => s.done);
     landed.catch(() => into.dispose()); // idempotent; covers a start that never ran
     to.held.hold(to.stream, landed);
     // The same on the new handle's memory, for later calls on other streams of `to`.
-    to.held.runVoid(to.stream, [target.binding().memory.id], [target], () => {});
+    to.held.runVoid(to.stream, [target.slice.record], [target], () => {});
     return target;
   } catch (error) {
     into.dispose();
@@ -87,10 +89,12 @@ export function copyBetween(
 }
 
 /**
- * `options.chunkBytes`, 4 MiB by default; `RangeError` unless a positive multiple of 4 (WebGPU
- * copies 4-byte units, so only a handle's last chunk may end between them).
+ * `options.chunkBytes`, 4 MiB by default, once `options` is checked to be an object; `RangeError`
+ * unless a positive multiple of 4 (WebGPU copies 4-byte units, so only a handle's last chunk may
+ * end between them).
  */
 export function chunkBytesOf(options: { readonly chunkBytes?: number }): number {
+  checkOptions(options);
   const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
   if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0 || chunkBytes % 4 !== 0) {
     throw new RangeError(
@@ -98,18 +102,6 @@ export function chunkBytesOf(options: { readonly chunkBytes?: number }): number 
     );
   }
   return chunkBytes;
-}
-
-/** A sub-range of `binding`: `length` bytes from byte `start` of it (the memory stays its own). */
-export function narrowBinding(binding: Binding, start: number, length: number): Binding {
-  return new Binding(binding.memory, {
-    offsetStart: (binding.offsetStart ?? 0) + start,
-    offsetEnd: (binding.offsetEnd ?? 0) + binding.size() - start - length,
-    stream: binding.stream,
-    cursor: binding.cursor,
-    fullSize: binding.fullSize,
-    dtype: binding.dtype,
-  });
 }
 
 function sameBackend(a: ComputeServer, b: ComputeServer): boolean {
@@ -128,14 +120,14 @@ function hostCopy(
   into: Handle,
   chunkBytes: number,
 ): Promise<void> {
-  const bytes = source.binding.size();
+  const bytes = source.ref.size();
   const writes: Promise<void>[] = [];
   for (let offset = 0; offset < bytes; offset += chunkBytes) {
     const length = Math.min(chunkBytes, bytes - offset);
-    const piece = copyDescriptor(narrowBinding(source.binding, offset, length), [length], [1], 1);
+    const piece = copyDescriptor(narrowRef(source.ref, offset, length), [length], [1], 1);
     const read = from.server.read([piece], from.stream);
     writes.push(read.then(([data]) => {
-      const at = narrowBinding(into.binding(), offset, length);
+      const at = narrowRef(into.ref(), offset, length);
       to.server.write([{ descriptor: copyDescriptor(at, [length], [1], 1), data }], to.stream);
     }));
   }

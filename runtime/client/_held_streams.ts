@@ -9,8 +9,9 @@
  *
  * - A wait that fails (timeout, abort, a producer's error) fails every call held behind it: a
  *   held `read` rejects with the wait's error; held calls that return nothing (`execute`,
- *   `write`) are not run, and the stream's next `read` or `sync` reports the error once. Calls
- *   made after that run normally.
+ *   `write`) are not run, and their error is recorded on the stream ({@linkcode
+ *   HeldStreams.errors}, the stream layer's `StreamErrors`, by stream id): the stream's next
+ *   call throws it once. Calls made after that run normally.
  * - A held call that throws when it finally runs records its error the same way.
  * - `close` (the client's `destroy`) settles every held call at once with the given error and
  *   aborts the pending waits, so nothing held keeps the process alive.
@@ -18,8 +19,10 @@
  * @module
  */
 
+import { AbortedError, ComputeError } from "../core/errors.ts";
 import type { Handle } from "../core/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
+import { StreamErrors } from "../stream/stream_errors.ts";
 
 /** How a tail ended: `undefined` when its wait succeeded, else the failure. */
 type Outcome = { readonly error: unknown } | undefined;
@@ -30,7 +33,8 @@ const OK: Promise<Outcome> = Promise.resolve(undefined);
 export class HeldStreams {
   readonly #streams = new Map<StreamId, Promise<Outcome>>();
   readonly #memory = new Map<object, Promise<Outcome>>();
-  readonly #errors = new Map<StreamId, unknown>();
+  /** Failures of held calls that returned nothing, thrown by their stream's next call. */
+  readonly errors: StreamErrors = new StreamErrors();
   /** Rejects of the held calls still waiting (settled at once by `close`). */
   readonly #waiting = new Set<(error: unknown) => void>();
   readonly #abort = new AbortController();
@@ -73,7 +77,7 @@ export class HeldStreams {
       if (tail !== undefined && tail !== own) after.push(tail);
     }
     if (after.length === 0) {
-      this.throwRecorded(stream);
+      this.errors.throwFor(stream);
       return fn();
     }
     const kept = handles.map((handle) => handle.clone());
@@ -84,7 +88,7 @@ export class HeldStreams {
         // Only the stream's own wait fails the call; other streams' failures are theirs.
         const failed = own === undefined ? undefined : outcomes[0];
         if (failed !== undefined) throw failed.error;
-        this.throwRecorded(stream);
+        this.errors.throwFor(stream);
         resolve(fn());
       }).catch(reject);
     }).finally(() => kept.forEach((handle) => handle.dispose()));
@@ -101,7 +105,7 @@ export class HeldStreams {
     fn: () => void,
   ): void {
     const result = this.run(stream, keys, handles, fn);
-    if (result instanceof Promise) result.catch((error) => this.record(stream, error));
+    if (result instanceof Promise) result.catch((error) => this.errors.record(stream, error));
   }
 
   /** Settles once every held call has run (or failed). */
@@ -120,27 +124,6 @@ export class HeldStreams {
   /** Whether `stream` has held calls. */
   held(stream: StreamId): boolean {
     return this.#streams.has(stream);
-  }
-
-  /** Takes the recorded failure of `stream`, if any. */
-  take(stream: StreamId): { error: unknown } | undefined {
-    if (!this.#errors.has(stream)) return undefined;
-    const error = this.#errors.get(stream);
-    this.#errors.delete(stream);
-    return { error };
-  }
-
-  /** Records a failure of `stream` that its next read or sync reports (once per error). */
-  record(stream: StreamId, error: unknown): void {
-    if (!this.#errors.has(stream)) this.#errors.set(stream, error);
-  }
-
-  /** Throws (and forgets) the recorded failure of `stream`, if any. */
-  throwRecorded(stream: StreamId): void {
-    if (!this.#errors.has(stream)) return;
-    const error = this.#errors.get(stream);
-    this.#errors.delete(stream);
-    throw error;
   }
 
   /**
@@ -165,4 +148,15 @@ export class HeldStreams {
       for (const key of keys) if (this.#memory.get(key) === tail) this.#memory.delete(key);
     });
   }
+}
+
+/** The error held calls get when the wait holding `stream` for `value` failed with `cause`. */
+export function heldError(cause: unknown, stream: StreamId, value: bigint | number): unknown {
+  if (cause instanceof ComputeError) return cause;
+  return new AbortedError(
+    `The wait of stream ${stream} for timeline value ${value} failed: ${
+      cause instanceof Error ? cause.message : String(cause)
+    }`,
+    { cause },
+  );
 }

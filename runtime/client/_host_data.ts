@@ -18,6 +18,7 @@ import {
   type TypedArrayConstructor,
 } from "../core/dtype.ts";
 import type { Handle } from "../core/handle.ts";
+import { HandleRef } from "../core/handle_ref.ts";
 
 /** The bytes of `data` (a view, no copy) and its element type. */
 export function toBytes(data: TypedArray | ArrayBuffer): Uint8Array {
@@ -184,4 +185,33 @@ export function byteLength(length: number, dtype: HandleType): number {
     throw new RangeError(`${length} elements of ${dtype} exceed the largest safe byte count`);
   }
   return bytes;
+}
+
+/**
+ * The ref of the range that `bytes` written at element `offset` of `handle` cover (`RangeError`
+ * past the handle's end, or for a partial element); the handle keeps owning the whole slice.
+ */
+export function writeRange(handle: Handle, bytes: Uint8Array, offset: number): HandleRef {
+  const unit = DTYPE_SIZE[handle.dtype];
+  const whole = handle.ref();
+  const start = offset * unit;
+  if (start + bytes.byteLength > whole.size() || bytes.byteLength % unit !== 0) {
+    throw new RangeError(
+      `Cannot write ${bytes.byteLength} bytes at element ${offset} of ${handle.describe()} ` +
+        `(${whole.size()} bytes, ${unit}-byte elements)`,
+    );
+  }
+  return narrowRef(whole, start, bytes.byteLength);
+}
+
+/** A sub-range of `ref`: `length` bytes from byte `start` of it (the slice stays its own). */
+export function narrowRef(ref: HandleRef, start: number, length: number): HandleRef {
+  return new HandleRef(ref.slice, {
+    offsetStart: (ref.offsetStart ?? 0) + start,
+    offsetEnd: (ref.offsetEnd ?? 0) + ref.size() - start - length,
+    stream: ref.stream,
+    cursor: ref.cursor,
+    fullSize: ref.fullSize,
+    dtype: ref.dtype,
+  });
 }

@@ -10,21 +10,21 @@ import type { HandleKind } from "../core/handle.ts";
 
 /** Kinds by call name and element type. */
 export class KindCache {
-  readonly #byOrigin = new Map<string, Map<HandleType, HandleKind>>();
+  readonly #byMaker = new Map<string, Map<HandleType, HandleKind>>();
 
-  /** The kind of a handle made by `origin`, of `dtype`, with the caller's label if any. */
-  get(origin: string, dtype: HandleType, options?: { readonly label?: string }): HandleKind {
+  /** The kind of a handle made by `madeBy`, of `dtype`, with the caller's label if any. */
+  get(madeBy: string, dtype: HandleType, options?: { readonly label?: string }): HandleKind {
     const label = options?.label;
     if (label !== undefined) {
       if (typeof label !== "string") {
         throw new TypeError(`label must be a string, got ${typeof label}`);
       }
-      return { dtype, label, origin };
+      return { dtype, label, madeBy };
     }
-    let byType = this.#byOrigin.get(origin);
-    if (byType === undefined) this.#byOrigin.set(origin, byType = new Map());
+    let byType = this.#byMaker.get(madeBy);
+    if (byType === undefined) this.#byMaker.set(madeBy, byType = new Map());
     let kind = byType.get(dtype);
-    if (kind === undefined) byType.set(dtype, kind = Object.freeze({ dtype, origin }));
+    if (kind === undefined) byType.set(dtype, kind = Object.freeze({ dtype, madeBy }));
     return kind;
   }
 }

@@ -1,68 +1,104 @@
 /**
- * The client's reusable launch record and the cube count of an `execute` call.
+ * The client's launch record: filled by `execute` from its options (handles turned into refs),
+ * read by the server during the call only (the contract of `ComputeServer.execute`, which checks
+ * it), then cleared so it keeps nothing alive.
  *
  * @module
  */
 
-import { Bindings } from "../core/bindings.ts";
+import { KernelArguments, STORAGE_TYPE_SIZE, type StorageType } from "../core/kernel_arguments.ts";
 import { CubeCount } from "../core/cube_count.ts";
+import { Handle } from "../core/handle.ts";
+import { HandleRef } from "../core/handle_ref.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
+import { describe } from "../core/_validate.ts";
 import type { KernelLaunch } from "../server/server.ts";
+import type { ExecuteOptions } from "./options.ts";
 
 const SINGLE: CubeCount = CubeCount.newSingle();
-
-/** What `execute` options say about the count (see `ExecuteOptions`). */
-export interface LaunchCount {
-  readonly threads?: number | readonly [number, number?, number?];
-  readonly count?: CubeCount;
-}
+const NO_BUFFERS: readonly Handle[] = Object.freeze([]);
 
 /** A `threads` cube count being filled in. */
-export type ThreadsCount = { kind: "threads"; x: number; y: number; z: number };
+type ThreadsCount = { kind: "threads"; x: number; y: number; z: number };
 
-/**
- * The client's reusable launch: filled by `execute`, read by the server during the call only (the
- * contract of `ComputeServer.execute`), then cleared so it keeps nothing alive.
- */
+/** A launch filled from `execute` options; one is reused by every launch that is not held. */
 export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
   kernel: K = undefined!;
   count: CubeCount = SINGLE;
-  readonly bindings: Bindings = new Bindings();
+  readonly args: KernelArguments = new KernelArguments();
   params: KernelParams | undefined = undefined;
   /** The `threads` count that `count` points to for `threads` launches. */
-  readonly threads: ThreadsCount = { kind: "threads", x: 1, y: 1, z: 1 };
+  readonly #threads: ThreadsCount = { kind: "threads", x: 1, y: 1, z: 1 };
+
+  /**
+   * Fills the record: the buffers as refs (`TypeError` for anything but a handle or a ref;
+   * `INVALID_HANDLE` for a disposed handle), scalars, metadata, the count and params. Everything
+   * else is the server's to check.
+   */
+  fill(kernel: K, options: ExecuteOptions): void {
+    const buffers = options.buffers ?? NO_BUFFERS;
+    if (!Array.isArray(buffers)) {
+      throw new TypeError(`buffers must be an array, got ${describe(buffers)}`);
+    }
+    const refs = this.args.buffers;
+    for (let i = 0; i < buffers.length; i++) {
+      const item = buffers[i];
+      if (item instanceof Handle) refs.push(item.ref());
+      else if (item instanceof HandleRef) refs.push(item);
+      else {
+        throw new TypeError(`buffers[${i}] must be a Handle or a HandleRef, got ${describe(item)}`);
+      }
+    }
+    if (options.scalars !== undefined) addScalars(this.args, options.scalars);
+    if (options.metadata !== undefined) this.args.withMetadata(options.metadata);
+    this.kernel = kernel;
+    this.count = this.#count(options);
+    this.params = options.params;
+  }
 
   /** Drops every reference of the last launch. */
   clear(): void {
-    this.bindings.clear();
-    this.count = SINGLE; // a caller's count may hold a binding
+    this.args.clear();
+    this.count = SINGLE; // a caller's count may hold a ref
     this.kernel = undefined!;
     this.params = undefined;
   }
+
+  /** The cube count: `count` as given (the server checks it), or `threads` written in place. */
+  #count(options: ExecuteOptions): CubeCount {
+    const { threads, count } = options;
+    if ((threads === undefined) === (count === undefined)) {
+      throw new TypeError("execute needs exactly one of threads or count");
+    }
+    if (count !== undefined) return count;
+    const into = this.#threads;
+    if (typeof threads === "number") {
+      into.x = threads;
+      into.y = into.z = 1;
+    } else if (Array.isArray(threads)) {
+      into.x = threads[0] ?? 1;
+      into.y = threads[1] ?? 1;
+      into.z = threads[2] ?? 1;
+    } else {
+      throw new TypeError(`threads must be a number or [x, y, z], got ${typeof threads}`);
+    }
+    return into;
+  }
 }
 
-/**
- * The cube count of a launch: `count` checked, or `threads` written into `into` (a record of the
- * caller's, reused: the server reads counts during `execute` only).
- */
-export function cubeCount(options: LaunchCount, into: ThreadsCount): CubeCount {
-  const { threads, count } = options;
-  if ((threads === undefined) === (count === undefined)) {
-    throw new TypeError("execute needs exactly one of threads or count");
+function addScalars(
+  args: KernelArguments,
+  scalars: Partial<Record<StorageType, readonly (number | bigint)[]>>,
+): void {
+  if (typeof scalars !== "object" || scalars === null) {
+    throw new TypeError(`scalars must be an object by storage type, got ${describe(scalars)}`);
   }
-  if (count !== undefined) return CubeCount.check(count);
-  if (typeof threads === "number") return threadsCount(into, threads, 1, 1);
-  if (!Array.isArray(threads)) {
-    throw new TypeError(`threads must be a number or [x, y, z], got ${typeof threads}`);
+  for (const [type, values] of Object.entries(scalars)) {
+    if (!Object.hasOwn(STORAGE_TYPE_SIZE, type)) {
+      throw new TypeError(
+        `scalars.${type}: unknown storage type (one of ${Object.keys(STORAGE_TYPE_SIZE)})`,
+      );
+    }
+    if (values !== undefined) args.withScalar(type as StorageType, values);
   }
-  return threadsCount(into, threads[0] ?? 1, threads[1] ?? 1, threads[2] ?? 1);
-}
-
-/** `CubeCount.threads(x, y, z)` (same checks) written into `into`. */
-function threadsCount(into: ThreadsCount, x: number, y: number, z: number): CubeCount {
-  CubeCount.threads(x, y, z); // checks; the engine elides the unused result
-  into.x = x;
-  into.y = y;
-  into.z = z;
-  return into;
 }

@@ -22,7 +22,7 @@ export class MarkOrder {
   issue(held: HeldStreams, stream: StreamId, mark: () => void): void {
     const previous = this.#last;
     if (previous === undefined && !held.held(stream)) {
-      held.throwRecorded(stream);
+      held.errors.throwFor(stream);
       mark();
       return;
     }
@@ -35,7 +35,7 @@ export class MarkOrder {
       try {
         mark();
       } catch (error) {
-        held.record(stream, error);
+        held.errors.record(stream, error);
       } finally {
         resolve();
       }
@@ -53,7 +53,7 @@ export class MarkOrder {
     }
     if (started instanceof Promise) {
       started.catch((error) => {
-        held.record(stream, error); // the stream's wait failed: the mark is never reached
+        held.errors.record(stream, error); // the stream's wait failed: the mark is never reached
         resolve();
       });
     }

@@ -7,49 +7,34 @@
  * @module
  */
 
-import { assertNonNegativeInteger, describe } from "../core/_validate.ts";
 import type { MemoryUsage } from "../memory/memory_usage.ts";
-import { Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../core/bindings.ts";
-import { ComputeError, RuntimeError, UnsupportedError } from "../core/errors.ts";
-import { Binding, Handle, type HandleKind } from "../core/handle.ts";
-import { type Allocation, AllocationDescriptor, contiguousStrides } from "../core/allocation.ts";
-import { type CopyDescriptor, copyDescriptor } from "../core/allocation.ts";
-import {
-  type ArrayOf,
-  arrayTypeOf,
-  assertDType,
-  type DType,
-  DTYPE_SIZE,
-  type DTypeOf,
-  dtypeOf,
-  type HandleType,
-  type TypedArray,
-  type TypedArrayConstructor,
+import { DestroyedError, UnsupportedError } from "../core/errors.ts";
+import type { Handle } from "../core/handle.ts";
+import type { Allocation } from "../core/allocation.ts";
+import type {
+  ArrayOf,
+  DType,
+  DTypeOf,
+  HandleType,
+  TypedArray,
+  TypedArrayConstructor,
 } from "../core/dtype.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
-import type { ProfileOptions, Trace, TraceRecorder } from "../core/trace.ts";
+import type { ProfileOptions, TraceRecorder } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
 import type { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
-import { HeldStreams } from "./_held_streams.ts";
-import { ClientTimeline } from "./_client_timeline.ts";
-import { MarkOrder } from "./_mark_order.ts";
-import { chunkBytesOf, copyBetween, narrowBinding } from "./_copy_to.ts";
-import { cubeCount, LaunchRecord } from "./_launch_record.ts";
-import {
-  arangeArray,
-  byteLength,
-  checkReadType,
-  checkWriteData,
-  fromBytes,
-  fullArray,
-  newArray,
-  toBytes,
-} from "./_host_data.ts";
-import { KindCache } from "./_kinds.ts";
+import { StreamCalls } from "./_stream_calls.ts";
+import { LaunchRecord } from "./_launch_record.ts";
+import { checkExecute, checkHandle, checkInstance, checkOptions, readArgs } from "./_checks.ts";
+import { traceRecorder } from "./_recorder.ts";
+import { arangeArray, fullArray, newArray } from "./_host_data.ts";
+import { HandleFactory } from "./_handle_factory.ts";
+import { chunkBytesOf, copyBetween } from "./_copy_to.ts";
 import type {
   ArangeOptions,
+  ArraysOf,
   ComputeClientOptions,
   CopyToOptions,
   CreateOptions,
@@ -61,14 +46,6 @@ import type {
   WaitForOptions,
   WriteOptions,
 } from "./options.ts";
-
-const NO_BUFFERS: readonly Handle[] = Object.freeze([]);
-const BYTES: HandleKind = Object.freeze({ origin: "createBytes" });
-
-/** The arrays `readMany` returns for a list of handles. */
-export type ArraysOf<H extends readonly Handle[]> = {
-  -readonly [I in keyof H]: H[I] extends Handle<infer D> ? ArrayOf<D> : never;
-};
 
 /**
  * Runs kernels on one server. Every method takes an optional `stream`; without it the call runs
@@ -93,12 +70,10 @@ export type ArraysOf<H extends readonly Handle[]> = {
 export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements Disposable {
   readonly #server: ComputeServer<K>;
   readonly #ownsServer: boolean;
-  readonly #held = new HeldStreams();
-  readonly #scratch = new LaunchRecord<K>();
-  readonly #kinds = new KindCache();
-  #timeline: ClientTimeline | undefined;
-  readonly #marks = new MarkOrder();
-  #marked = 0n;
+  readonly #calls = new StreamCalls();
+  readonly #held = this.#calls.held;
+  readonly #launch = new LaunchRecord<K>();
+  readonly #make = new HandleFactory(this.#held);
   #destroyed = false;
 
   /** Wraps a server. */
@@ -123,30 +98,19 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * back as a `Uint8Array` (reinterpretation on purpose; prefer the typed constructors).
    */
   createBytes(byteSize: number, options?: CreateOptions): Handle<"bytes"> {
-    assertNonNegativeInteger(byteSize, "byteSize");
-    if (options !== undefined) checkOptions(options);
-    const kind = options?.label === undefined
-      ? BYTES
-      : this.#kinds.get("createBytes", "bytes", options);
-    return this.server.empty(byteSize, resolveStreamId(options?.stream), kind) as Handle<"bytes">;
+    return this.#make.bytes(this.server, byteSize, options);
   }
 
   /** Allocates `length` uninitialised elements of `dtype`. */
   empty<D extends DType = "f32">(length: number, dtype?: D, options?: CreateOptions): Handle<D> {
-    if (options !== undefined) checkOptions(options);
-    const type = checkedType(dtype);
-    assertNonNegativeInteger(length, "length");
-    const kind = this.#kinds.get("empty", type, options);
-    const bytes = byteLength(length, type);
-    return this.server.empty(bytes, resolveStreamId(options?.stream), kind) as Handle<D>;
+    const type = this.#make.typed(length, dtype, options);
+    return this.#make.empty(this.server, length, type, options) as Handle<D>;
   }
 
   /** Allocates `length` elements of `dtype`, all zero. */
   zeros<D extends DType = "f32">(length: number, dtype?: D, options?: CreateOptions): Handle<D> {
-    if (options !== undefined) checkOptions(options);
-    const type = checkedType(dtype);
-    assertNonNegativeInteger(length, "length");
-    return this.#upload(newArray(type, length), "zeros", options) as Handle<D>;
+    const type = this.#make.typed(length, dtype, options);
+    return this.#make.upload(this.server, newArray(type, length), "zeros", options) as Handle<D>;
   }
 
   /**
@@ -158,10 +122,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     value: number | bigint,
     options?: FullOptions<D>,
   ): Handle<D> {
-    if (options !== undefined) checkOptions(options);
-    const type = checkedType(options?.dtype);
-    assertNonNegativeInteger(length, "length");
-    return this.#upload(fullArray(length, type, value), "full", options) as Handle<D>;
+    const type = this.#make.typed(length, options?.dtype, options);
+    const data = fullArray(length, type, value);
+    return this.#make.upload(this.server, data, "full", options) as Handle<D>;
   }
 
   /** Allocates `length` elements of `dtype`: `start`, `start + step`, ... (0, 1, 2... by default). */
@@ -170,11 +133,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     dtype?: D,
     options?: ArangeOptions,
   ): Handle<D> {
-    if (options !== undefined) checkOptions(options);
-    const type = checkedType(dtype);
-    assertNonNegativeInteger(length, "length");
+    const type = this.#make.typed(length, dtype, options);
     const array = arangeArray(length, type, options?.start ?? 0, options?.step ?? 1);
-    return this.#upload(array, "arange", options) as Handle<D>;
+    return this.#make.upload(this.server, array, "arange", options) as Handle<D>;
   }
 
   /**
@@ -186,27 +147,12 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     options?: CreateOptions,
   ): Handle<DTypeOf<A>> {
     if (options !== undefined) checkOptions(options);
-    return this.#upload(data, "createWithData", options) as Handle<DTypeOf<A>>;
+    return this.#make.upload(this.server, data, "createWithData", options) as Handle<DTypeOf<A>>;
   }
 
   /** Allocates a tensor of `shape` elements of `dtype`; returns its handle and strides. */
   createTensor(shape: readonly number[], dtype: DType, options: TensorOptions = {}): Allocation {
-    checkOptions(options);
-    assertDType(dtype, "dtype");
-    if (
-      options.kind !== undefined && options.kind !== "contiguous" && options.kind !== "optimized"
-    ) {
-      throw new RangeError(
-        `kind must be "contiguous" or "optimized", got ${describe(options.kind)}`,
-      );
-    }
-    const size = DTYPE_SIZE[dtype];
-    const descriptor = options.kind === "optimized"
-      ? AllocationDescriptor.optimized(shape, size)
-      : AllocationDescriptor.contiguous(shape, size);
-    const [allocation] = this.server.create([descriptor], resolveStreamId(options.stream));
-    using untyped = allocation.handle;
-    return { handle: untyped.as(dtype), strides: allocation.strides };
+    return this.#make.tensor(this.server, shape, dtype, options);
   }
 
   /**
@@ -214,12 +160,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * of the handle's type (an `ArrayBuffer` writes raw bytes into any handle).
    */
   write(handle: Handle, data: TypedArray | ArrayBuffer, options: WriteOptions = {}): void {
-    checkHandle(handle, "handle");
-    checkOptions(options);
-    checkWriteData(handle, data);
-    const offset = options.offset ?? 0;
-    assertNonNegativeInteger(offset, "offset");
-    this.#write(handle, toBytes(data), offset, resolveStreamId(options.stream));
+    this.#make.write(this.server, handle, data, options);
   }
 
   /**
@@ -239,10 +180,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     type?: TypedArrayConstructor<TypedArray> | StreamOptions,
     options?: StreamOptions,
   ): Promise<TypedArray> {
-    const [result] = typeof type === "function"
-      ? await this.readMany([handle], type, options)
-      : await this.readMany([handle], type);
-    return result;
+    // `readMany` tells a type from options the same way.
+    return (await this.readMany([handle], type as TypedArrayConstructor<TypedArray>, options))[0];
   }
 
   /** Reads several handles, each as its own type, in one round trip to the device. */
@@ -261,44 +200,25 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     type?: TypedArrayConstructor<TypedArray> | StreamOptions,
     options?: StreamOptions,
   ): Promise<TypedArray[]> {
-    const explicit = typeof type === "function" ? type : undefined;
-    const streamOptions = (typeof type === "function" ? options : type) ?? {};
-    if (!Array.isArray(handles)) {
-      throw new TypeError(`handles must be an array of Handle, got ${describe(handles)}`);
-    }
-    checkOptions(streamOptions);
-    const descriptors: CopyDescriptor[] = handles.map((handle, i) => {
-      checkHandle(handle, `handles[${i}]`);
-      if (explicit !== undefined) checkReadType(handle, explicit, `handles[${i}]`);
-      const size = handle.size();
-      return copyDescriptor(handle.binding(), [size], contiguousStrides([size]), 1);
-    });
-    const stream = resolveStreamId(streamOptions.stream);
-    const keys = descriptors.map((descriptor) => descriptor.binding.memory.id);
-    const bytes = await this.#held.run(stream, keys, handles, () => {
-      return this.server.read(descriptors, stream);
-    });
-    return bytes.map((chunk, i) => fromBytes(chunk, explicit ?? arrayTypeOf(handles[i].dtype)));
+    const { explicit, stream } = readArgs(handles, type, options);
+    return await this.#calls.read(this.server, handles, explicit, stream);
   }
 
   /**
    * Copies `handle` to `destination`'s device (or this client's own) and returns the new handle
-   * there, of the same element type, at once. The copy comes after the writes of `handle` made
-   * before the call (on `options.stream` or ordered before it) and before every later use of the
-   * new handle on `destination`. CUDA servers of one driver copy on the devices (peer access where
-   * the devices allow it, else staged through pinned memory), with no host round trip; other
-   * pairs (two WebGPU devices, CUDA and WebGPU) go through the host in chunks, the destination
-   * holding `destinationStream` until the data landed. A failed copy fails the destination's
-   * later calls on it (as `waitFor` does).
+   * there, of the same element type, at once: after the writes of `handle` made before the call
+   * (on `options.stream` or ordered before it), before every later use of the new handle on
+   * `destination`. On the devices between CUDA servers of one driver; through the host in chunks
+   * otherwise, `destination` holding `destinationStream` until the data landed (docs/devices.md).
+   * A failed copy fails the destination's later calls on it (as `waitFor` does).
    *
-   * @example Sum partial results of two devices on the first
+   * @example Copy a partial result to the first device
    * ```ts ignore
    * import { createClients, listDevices } from "@gpucompute/runtime";
    * using clients = await createClients(await listDevices());
-   * const [first, second] = clients;
-   * using part = second!.createWithData(new Float32Array([1, 2, 3]));
-   * using copied = second!.copyTo(part, first); // a Handle<"f32"> on the first device
-   * console.log(await first.read(copied)); // Float32Array [1, 2, 3]
+   * using part = clients[1]!.createWithData(new Float32Array([1, 2, 3]));
+   * using copied = clients[1]!.copyTo(part, clients[0]); // a Handle<"f32"> on the first device
+   * console.log(await clients[0].read(copied)); // Float32Array [1, 2, 3]
    * ```
    */
   copyTo<D extends HandleType>(
@@ -307,24 +227,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     options: CopyToOptions = {},
   ): Handle<D> {
     checkHandle(handle, "handle");
-    if (!(destination instanceof ComputeClient)) {
-      throw new TypeError(`destination must be a ComputeClient, got ${describe(destination)}`);
-    }
-    checkOptions(options);
+    checkInstance(destination, ComputeClient, "destination");
     const chunkBytes = chunkBytesOf(options);
-    this.#assertLive();
-    destination.#assertLive();
-    const from = {
-      server: this.#server,
-      held: this.#held,
-      stream: resolveStreamId(options.stream),
-    };
-    const to = {
-      server: destination.#server,
-      held: destination.#held,
-      stream: resolveStreamId(options.destinationStream),
-    };
-    const kind = destination.#kinds.get("copyTo", handle.dtype, options);
+    const from = this.#calls.end(this.server, options.stream);
+    const to = destination.#calls.end(destination.server, options.destinationStream);
+    const kind = destination.#make.kind("copyTo", handle.dtype, options);
     return copyBetween(handle, from, to, { kind, chunkBytes }) as Handle<D>;
   }
 
@@ -345,57 +252,24 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * `KernelArgumentError` (before anything is enqueued) when the launch does not match the WGSL.
    */
   execute(kernel: K, options: ExecuteOptions): void {
-    if (typeof kernel !== "object" || kernel === null) {
-      throw new TypeError(`kernel must be a kernel object, got ${describe(kernel)}`);
-    }
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`execute options must be an object, got ${describe(options)}`);
-    }
-    const buffers = options.buffers ?? NO_BUFFERS;
-    if (!Array.isArray(buffers)) {
-      throw new TypeError(`buffers must be an array, got ${describe(buffers)}`);
-    }
+    checkExecute(kernel, options);
     const held = this.#held;
     // Nothing held (the common case): the launch goes straight to the server, which reads it
     // during the call only (the contract), so one launch record is reused: no allocation here.
-    const busy = held.busy;
-    const bindings = busy ? new Bindings() : this.#scratch.bindings;
-    try {
-      for (let i = 0; i < buffers.length; i++) {
-        const item = buffers[i];
-        if (item instanceof Handle) bindings.buffers.push(item.binding());
-        else if (item instanceof Binding) bindings.buffers.push(item);
-        else {
-          throw new TypeError(`buffers[${i}] must be a Handle or a Binding, got ${describe(item)}`);
-        }
-      }
-      if (options.scalars !== undefined) addScalars(bindings, options.scalars);
-      if (options.metadata !== undefined) bindings.withMetadata(options.metadata);
-      const stream = resolveStreamId(options.stream);
-      if (!busy) {
-        const launch = this.#scratch;
-        launch.kernel = kernel;
-        launch.count = cubeCount(options, launch.threads);
-        launch.params = options.params;
-        held.throwRecorded(stream);
+    // The server checks the launch; the client only turns handles into refs.
+    if (!held.busy) {
+      const launch = this.#launch;
+      try {
+        launch.fill(kernel, options);
+        const stream = resolveStreamId(options.stream);
+        held.errors.throwFor(stream);
         this.server.execute(launch, stream);
-        return;
+      } finally {
+        launch.clear();
       }
-      const launch = {
-        kernel,
-        count: cubeCount(options, { kind: "threads", x: 1, y: 1, z: 1 }),
-        bindings,
-        params: options.params,
-      };
-      held.runVoid(
-        stream,
-        bindings.buffers.map((binding) => binding.memory.id),
-        buffers.filter((item) => item instanceof Handle),
-        () => this.server.execute(launch, stream),
-      );
-    } finally {
-      if (!busy) this.#scratch.clear();
+      return;
     }
+    this.#calls.executeHeld(this.server, kernel, options);
   }
 
   /** Submits the stream's queued work. */
@@ -411,8 +285,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   async sync(options: StreamOptions = {}): Promise<void> {
     const stream = resolveStreamId(options.stream);
     if (this.#held.busy) await this.#held.drain();
-    const failed = this.#held.take(stream);
-    if (failed !== undefined) throw failed.error;
+    this.#held.errors.throwFor(stream);
     await this.server.sync(stream);
   }
 
@@ -423,43 +296,22 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    */
   get timeline(): CpuTimelineSignal {
     this.#assertLive();
-    return this.#timeline ??= new ClientTimeline();
+    return this.#calls.timeline;
   }
 
   /**
    * Marks the current point of the stream (flushing it) and returns the value that
    * {@linkcode timeline} reaches once the work queued so far on the stream has completed.
-   * Values increase with each call; reaching one means every earlier mark was reached too (a
-   * mark made while an earlier one waits on a held stream is issued after it).
+   * Values increase with each call; reaching one means every earlier mark was reached too.
    *
    * @example Hand a point of the GPU work to another Worker
    * ```ts ignore
-   * import { createClient } from "@gpucompute/runtime";
-   * using client = await createClient();
-   * const worker = new Worker(new URL("./consumer.ts", import.meta.url), { type: "module" });
-   * worker.postMessage({ timeline: client.timeline.buffer });
-   * // ... client.execute(...) on the stream ...
-   * const done = client.signal();
-   * worker.postMessage({ ready: done }); // the worker: await timeline.wait(ready)
-   * await client.timeline.wait(done);
+   * worker.postMessage({ timeline: client.timeline.buffer, ready: client.signal() });
+   * // the worker: await new CpuTimelineSignal(timeline).wait(ready)
    * ```
    */
   signal(options: StreamOptions = {}): bigint {
-    const stream = resolveStreamId(options.stream);
-    const timeline = this.timeline;
-    const current = timeline.value;
-    const value = (this.#marked > current ? this.#marked : current) + 1n;
-    this.#marked = value;
-    this.#marks.issue(this.#held, stream, () => {
-      const server = this.server;
-      if (server.signal !== undefined) return server.signal(timeline, value, stream);
-      // Without a native mark, `sync` covers every stream's submitted work.
-      server.sync(stream).then(
-        () => timeline.set(value),
-        (error) => this.#held.record(stream, error),
-      );
-    });
-    return value;
+    return this.#calls.signal(this.server, resolveStreamId(options.stream));
   }
 
   /**
@@ -469,40 +321,18 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * (another Worker filling shared memory, say) may finish the input after this call. If the
    * wait fails (`timeoutMs`, or the signal's own error), the held calls fail with that error
    * (see the README's Errors section); `destroy()` settles them with `DESTROYED` at once, and so
-   * does the destruction of the client whose `timeline` is waited on, for a value it had not
-   * reached. Another device's `timeline` works the same; between CUDA devices, a value already
-   * marked (and no `timeoutMs`) is waited for on the device instead (`cuStreamWaitEvent`: the
-   * calls go to the device at once, ordered after the mark). See docs/devices.md.
+   * does destroying the client whose `timeline` is waited on, for a value it did not reach.
+   * Between CUDA devices the wait is on the device where it can be (docs/devices.md).
    *
    * @example Upload an input once a producer Worker has written it
    * ```ts ignore
-   * import { createClient } from "@gpucompute/runtime";
-   * import { CpuTimelineSignal } from "@gpucompute/runtime/sync";
-   * using client = await createClient();
-   * const produced = new CpuTimelineSignal();
-   * const input = new Float32Array(new SharedArrayBuffer(1024));
-   * // a Worker fills `input`, then calls new CpuTimelineSignal(buffer).set(1)
-   * client.waitFor(produced, 1, { stream: 1 });
+   * client.waitFor(produced, 1, { stream: 1 }); // a Worker fills `input`, then sets produced to 1
    * using data = client.createWithData(input, { stream: 1 }); // copied once produced reaches 1
-   * console.log(await client.read(data, { stream: 1 }));
    * ```
    */
   waitFor(signal: TimelineSignal, value: bigint | number, options: WaitForOptions = {}): void {
     this.#assertLive();
-    checkOptions(options);
-    const stream = resolveStreamId(options.stream);
-    const timeoutMs = options.timeoutMs ?? 0;
-    assertNonNegativeInteger(timeoutMs, "timeoutMs");
-    if (typeof signal?.wait !== "function") {
-      throw new TypeError(`signal must be a TimelineSignal, got ${describe(signal)}`);
-    }
-    // On the device where the backend can (CUDA: a mark of a CUDA server is an event to wait on),
-    // unless calls are held here already (the wait must come after them) or a timeout is asked.
-    if (timeoutMs === 0 && !this.#held.held(stream) && !signal.isReached(value)) {
-      if (this.server.waitSignal?.(signal, BigInt(value), stream) === true) return;
-    }
-    const wait = signal.wait(value, { timeoutMs, signal: this.#held.abortSignal });
-    this.#held.hold(stream, wait.catch((cause) => Promise.reject(waitError(cause, stream, value))));
+    this.#calls.waitFor(this.#server, signal, value, options);
   }
 
   /**
@@ -513,21 +343,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    */
   async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
     const stream = resolveStreamId(options.stream);
-    const perKernel = options.perKernel ?? false;
-    const held = this.#held;
-    const start = () => this.server.startProfile(stream, perKernel ? { perKernel } : undefined);
-    const token = await held.run(stream, [], [], start);
-    let result: T;
-    try {
-      result = await withStream(stream, fn);
-    } catch (error) {
-      // Close the window so the token does not leak, then report the original failure.
-      await Promise.resolve(held.run(stream, [], [], () => this.#server.endProfile(stream, token)))
-        .catch(() => {});
-      throw error;
-    }
-    const duration = await held.run(stream, [], [], () => this.server.endProfile(stream, token));
-    return { result, duration };
+    return await this.#calls.profile(this.server, fn, stream, options.perKernel ?? false);
   }
 
   /**
@@ -536,23 +352,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * recording at a time (`TRACE_ACTIVE`); `UNSUPPORTED` on a backend without traces.
    */
   trace(): TraceRecorder {
-    const server = this.server;
-    const { startTrace, stopTrace } = server;
-    if (startTrace === undefined || stopTrace === undefined) {
-      throw new UnsupportedError(`The ${server.properties.backend} backend cannot record traces`);
-    }
-    startTrace.call(server);
-    let stopped: Promise<Trace> | undefined;
-    const stop = () => stopped ??= stopTrace.call(server);
-    return {
-      get recording() {
-        return stopped === undefined;
-      },
-      stop,
-      async [Symbol.asyncDispose]() {
-        await stop();
-      },
-    };
+    return traceRecorder(this.server);
   }
 
   /** Memory figures of the server. */
@@ -577,15 +377,13 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /**
-   * Destroys the server if this client owns it, and settles every call held by `waitFor` with
-   * `DESTROYED` at once. Idempotent.
+   * Destroys the server if this client owns it; settles every call held by `waitFor`, and every
+   * wait for a value of {@linkcode timeline} not reached, with `DESTROYED` at once. Idempotent.
    */
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    const destroyed = new RuntimeError("DESTROYED", "The compute client was destroyed");
-    this.#held.close(destroyed);
-    this.#timeline?.close(destroyed); // its unreached marks never will be
+    this.#calls.close(new DestroyedError("The compute client was destroyed"));
     if (this.#ownsServer) this.#server.destroy();
   }
 
@@ -594,87 +392,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     this.destroy();
   }
 
-  /** Uploads `data` into a new handle of its type (through the held path when needed). */
-  #upload(data: TypedArray | ArrayBuffer, origin: string, options?: CreateOptions): Handle {
-    const stream = resolveStreamId(options?.stream);
-    const bytes = toBytes(data);
-    const kind = this.#kinds.get(origin, dtypeOf(data), options);
-    if (!this.#held.held(stream)) return this.server.createWithData(bytes, stream, kind);
-    // A held stream (waitFor) takes the data when the write runs.
-    const handle = this.server.empty(bytes.byteLength, stream, kind);
-    this.#write(handle, bytes, 0, stream);
-    return handle;
-  }
-
-  /** Writes `bytes` (checked by the caller to be of the handle's type) at element `offset`. */
-  #write(handle: Handle, bytes: Uint8Array, offset: number, stream: StreamId): void {
-    const unit = DTYPE_SIZE[handle.dtype];
-    const whole = handle.binding();
-    const start = offset * unit;
-    if (start + bytes.byteLength > whole.size() || bytes.byteLength % unit !== 0) {
-      throw new RangeError(
-        `Cannot write ${bytes.byteLength} bytes at element ${offset} of ${handle.describe()} ` +
-          `(${whole.size()} bytes, ${unit}-byte elements)`,
-      );
-    }
-    // Narrow the binding to the written range; the handle keeps owning the whole slice.
-    const target = narrowBinding(whole, start, bytes.byteLength);
-    const descriptor = copyDescriptor(target, [bytes.byteLength], [1], 1);
-    this.#held.runVoid(stream, [whole.memory.id], [handle], () => {
-      this.server.write([{ descriptor, data: bytes }], stream);
-    });
-  }
-
   #assertLive(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The compute client was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The compute client was destroyed");
   }
 }
-
-/** The error a held call gets when the wait holding its stream failed. */
-function waitError(cause: unknown, stream: StreamId, value: bigint | number): unknown {
-  if (cause instanceof ComputeError) return cause;
-  return new RuntimeError(
-    "ABORTED",
-    `The wait of stream ${stream} for timeline value ${value} failed: ${
-      cause instanceof Error ? cause.message : String(cause)
-    }`,
-    { cause },
-  );
-}
-
-function checkedType<D extends DType>(dtype: D | undefined): D {
-  if (dtype === undefined) return "f32" as D;
-  assertDType(dtype, "dtype");
-  return dtype;
-}
-
-function addScalars(
-  bindings: Bindings,
-  scalars: Partial<Record<StorageType, readonly (number | bigint)[]>>,
-): void {
-  if (typeof scalars !== "object" || scalars === null) {
-    throw new TypeError(`scalars must be an object by storage type, got ${describe(scalars)}`);
-  }
-  for (const [type, values] of Object.entries(scalars)) {
-    if (!Object.hasOwn(STORAGE_TYPE_SIZE, type)) {
-      throw new TypeError(
-        `scalars.${type}: unknown storage type (one of ${Object.keys(STORAGE_TYPE_SIZE)})`,
-      );
-    }
-    if (values !== undefined) bindings.withScalar(type as StorageType, values);
-  }
-}
-
-function checkOptions(options: unknown): void {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`options must be an object, got ${describe(options)}`);
-  }
-}
-
-function checkHandle(handle: unknown, what: string): asserts handle is Handle {
-  if (!(handle instanceof Handle)) {
-    throw new TypeError(`${what} must be a Handle, got ${describe(handle)}`);
-  }
-}
-
-export type { HandleKind };

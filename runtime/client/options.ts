@@ -4,12 +4,12 @@
  * @module
  */
 
-import type { Binding, Handle } from "../core/handle.ts";
+import type { Handle, HandleRef } from "../core/handle.ts";
 import type { AllocationKind } from "../core/allocation.ts";
 import type { CubeCount } from "../core/cube_count.ts";
-import type { DType } from "../core/dtype.ts";
+import type { ArrayOf, DType } from "../core/dtype.ts";
 import type { KernelParams } from "../core/kernel.ts";
-import type { MetadataBinding, StorageType } from "../core/bindings.ts";
+import type { MetadataArgument, StorageType } from "../core/kernel_arguments.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ProfileDuration } from "../server/server.ts";
 
@@ -189,12 +189,12 @@ export interface ExecuteOptions extends StreamOptions {
   /** Workgroups (cubes) to dispatch, when you count them yourself. */
   count?: CubeCount;
   /**
-   * Handles (or bindings) for the kernel's `var<storage>` bindings, in binding order. Read-only
+   * Handles (or their refs) for the kernel's `var<storage>` bindings, in binding order. Read-only
    * (`var<storage, read>`) and writable ones take any handle whose element type the WGSL
    * declares (an untyped handle binds anywhere).
    * @default {[]}
    */
-  buffers?: readonly (Handle | Binding)[];
+  buffers?: readonly (Handle | HandleRef)[];
   /**
    * Values of the kernel's `var<uniform>` struct fields by name, packed by WGSL layout rules
    * (f32, i32, u32, f16, vectors and matrices as arrays, fixed arrays, nested structs as objects).
@@ -205,7 +205,7 @@ export interface ExecuteOptions extends StreamOptions {
   /** For generated kernels: scalars by storage type, in CubeCL's info buffer (backend API). */
   scalars?: Partial<Record<StorageType, readonly (number | bigint)[]>>;
   /** For generated kernels: packed metadata, in CubeCL's info buffer (backend API). */
-  metadata?: MetadataBinding;
+  metadata?: MetadataArgument;
 }
 
 /**
@@ -240,3 +240,16 @@ export interface ComputeClientOptions {
    */
   ownsServer?: boolean;
 }
+
+/**
+ * The arrays `readMany` returns for a list of handles.
+ *
+ * @example
+ * ```ts
+ * import type { ArraysOf, Handle } from "@gpucompute/runtime";
+ * type Pair = ArraysOf<[Handle<"f32">, Handle<"u32">]>; // [Float32Array, Uint32Array]
+ * ```
+ */
+export type ArraysOf<H extends readonly Handle[]> = {
+  -readonly [I in keyof H]: H[I] extends Handle<infer D> ? ArrayOf<D> : never;
+};

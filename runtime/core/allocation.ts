@@ -6,7 +6,7 @@
  */
 
 import { assertNonNegativeInteger, assertPositiveInteger, checkShape } from "./_validate.ts";
-import type { Binding, Handle } from "./handle.ts";
+import type { Handle, HandleRef } from "./handle.ts";
 
 /** The layout of a new allocation: contiguous, or optimized (rows may be padded). */
 export type AllocationKind = "contiguous" | "optimized";
@@ -74,19 +74,19 @@ export interface Allocation {
 }
 
 /**
- * A binding with shape and strides, for reads, writes and copies of possibly strided data.
+ * A ref with shape and strides, for reads, writes and copies of possibly strided data.
  *
  * @example
  * ```ts
- * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
- * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 0, cursor: 1, size: 64 });
+ * import { Handle, SliceRecord, SliceHandle } from "@gpucompute/runtime/backend";
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), { stream: 0, cursor: 1, size: 64 });
  * const descriptor = handle.copyDescriptor([4, 4], [4, 1], 4);
  * console.log(descriptor.shape);
  * ```
  */
 export interface CopyDescriptor {
   /** The memory to copy. */
-  readonly binding: Binding;
+  readonly ref: HandleRef;
   /** Shape in elements. */
   readonly shape: readonly number[];
   /** Strides in elements. */
@@ -100,13 +100,13 @@ export interface CopyDescriptor {
  *
  * @example
  * ```ts
- * import { copyDescriptor, Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
- * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 0, cursor: 1, size: 16 });
- * console.log(copyDescriptor(handle.binding(), [4], [1], 4).elemSize); // 4
+ * import { copyDescriptor, Handle, SliceRecord, SliceHandle } from "@gpucompute/runtime/backend";
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), { stream: 0, cursor: 1, size: 16 });
+ * console.log(copyDescriptor(handle.ref(), [4], [1], 4).elemSize); // 4
  * ```
  */
 export function copyDescriptor(
-  binding: Binding,
+  ref: HandleRef,
   shape: readonly number[],
   strides: readonly number[],
   elemSize: number,
@@ -120,7 +120,7 @@ export function copyDescriptor(
   shape.forEach((dim, i) => assertNonNegativeInteger(dim, `shape[${i}]`));
   strides.forEach((stride, i) => assertNonNegativeInteger(stride, `strides[${i}]`));
   assertPositiveInteger(elemSize, "elemSize");
-  return { binding, shape: [...shape], strides: [...strides], elemSize };
+  return { ref, shape: [...shape], strides: [...strides], elemSize };
 }
 
 /**

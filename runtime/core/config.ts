@@ -39,11 +39,12 @@ export interface RuntimeOptions {
    */
   maxStreams?: number;
   /**
-   * Tasks a stream buffers before it is executed (task-scheduler backends). 128 measured as fast
-   * as 32 to 1024 for dispatch bursts on the fallback adapter, submits the first burst of a new
-   * kernel in few command buffers (each executed stream submits its unproven launches apart),
-   * and bounds how long disposed memory stays pinned by queued tasks.
-   * @default {128}
+   * Tasks a stream buffers before it is executed (task-scheduler backends). Each execution is a
+   * submission, whose host cost (a command encoder, a pass, a validation scope) 256 pays half as
+   * often as 128 in bursts of up to 256 launches: 1.34-1.42x the host time of raw encoding for
+   * 256 dispatches against 1.67-1.82x (docs/benchmarks.md); 128 to 1024 take the same total
+   * time. It also bounds how long disposed memory stays pinned by queued tasks.
+   * @default {256}
    */
   maxTasks?: number;
   /**
@@ -130,7 +131,7 @@ export function resolveConfig(
     maxStreams: maxStreamsEnv
       ? integer("GPU_RUNTIME_MAX_STREAMS", maxStreamsEnv)
       : options.maxStreams ?? 8,
-    maxTasks: maxTasksEnv ? integer("GPU_RUNTIME_MAX_TASKS", maxTasksEnv) : options.maxTasks ?? 128,
+    maxTasks: maxTasksEnv ? integer("GPU_RUNTIME_MAX_TASKS", maxTasksEnv) : options.maxTasks ?? 256,
     strategy: strategyEnv
       ? choice("GPU_RUNTIME_STRATEGY", strategyEnv, STRATEGIES)
       : options.strategy ?? "interleave",

@@ -5,7 +5,7 @@
  */
 
 import { assertU32, describe } from "./_validate.ts";
-import { Binding } from "./handle.ts";
+import { HandleRef } from "./handle.ts";
 
 /**
  * The number of cubes (workgroups) to dispatch: static, read from a buffer holding `[x, y, z]` as
@@ -21,7 +21,7 @@ import { Binding } from "./handle.ts";
  */
 export type CubeCount =
   | { readonly kind: "static"; readonly x: number; readonly y: number; readonly z: number }
-  | { readonly kind: "dynamic"; readonly binding: Binding }
+  | { readonly kind: "dynamic"; readonly ref: HandleRef }
   | { readonly kind: "threads"; readonly x: number; readonly y: number; readonly z: number };
 
 /** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
@@ -36,13 +36,13 @@ export interface CubeCountConstructors {
   new2d(x: number, y: number): CubeCount;
   /** `x` by `y` by `z` cubes. */
   new3d(x: number, y: number, z: number): CubeCount;
-  /** Cubes read at launch time from `[x, y, z]` u32 values in `binding`. */
-  dynamic(binding: Binding): CubeCount;
+  /** Cubes read at launch time from `[x, y, z]` u32 values in `ref`. */
+  dynamic(ref: HandleRef): CubeCount;
   /** Enough cubes of the kernel's size to cover `x` by `y` by `z` invocations. */
   threads(x: number, y?: number, z?: number): CubeCount;
   /**
    * Checks a cube count built by hand (servers call it in `execute`): `TypeError` for a wrong
-   * shape, `RangeError` for a dimension that is not a u32 or a dynamic binding under 12 bytes.
+   * shape, `RangeError` for a dimension that is not a u32 or a dynamic ref under 12 bytes.
    */
   check(count: unknown): CubeCount;
 }
@@ -67,16 +67,16 @@ export const CubeCount: CubeCountConstructors = {
   new3d(x: number, y: number, z: number): CubeCount {
     return CubeCount.static(x, y, z);
   },
-  dynamic(binding: Binding): CubeCount {
-    if (!(binding instanceof Binding)) {
-      throw new TypeError(`A dynamic cube count needs a Binding, got ${describe(binding)}`);
+  dynamic(ref: HandleRef): CubeCount {
+    if (!(ref instanceof HandleRef)) {
+      throw new TypeError(`A dynamic cube count needs a HandleRef, got ${describe(ref)}`);
     }
-    if (binding.size() < 12) {
+    if (ref.size() < 12) {
       throw new RangeError(
-        `A dynamic cube count needs 12 bytes, the binding has ${binding.size()}`,
+        `A dynamic cube count needs 12 bytes, the ref has ${ref.size()}`,
       );
     }
-    return { kind: "dynamic", binding };
+    return { kind: "dynamic", ref };
   },
   threads(x: number, y = 1, z = 1): CubeCount {
     assertU32(x, "threads x");
@@ -95,7 +95,7 @@ export const CubeCount: CubeCountConstructors = {
       assertU32(y, "CubeCount y");
       assertU32(z, "CubeCount z");
     } else if (kind === "dynamic") {
-      CubeCount.dynamic((count as { binding: Binding }).binding);
+      CubeCount.dynamic((count as { ref: HandleRef }).ref);
     } else {
       throw new TypeError(
         `count.kind must be "static", "dynamic" or "threads", got ${describe(kind)}`,

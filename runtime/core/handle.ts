@@ -1,35 +1,25 @@
 /**
- * Handles and bindings: what a server hands out for allocated memory and what kernels receive.
+ * Handles: what a server hands out for allocated memory.
  *
  * A {@linkcode Handle} owns a slice (through a {@linkcode SliceHandle}), may narrow it with start
  * and end byte offsets, and remembers the stream that created it and that stream's cursor at the
- * time. {@linkcode Binding} carries the same fields without ownership. Handles are `Disposable`.
+ * time. Its {@linkcode HandleRef} (`handle.ref()`, `handle_ref.ts`) carries the same fields
+ * without ownership. Handles are `Disposable`.
  *
  * @module
  */
 
 import { assertNonNegativeInteger } from "./_validate.ts";
-import type { SliceBinding, SliceHandle } from "./slice.ts";
+import type { SliceHandle } from "./slice.ts";
 import { currentStreamId, type StreamId } from "./stream_id.ts";
 import { type CopyDescriptor, copyDescriptor } from "./allocation.ts";
 import { InvalidHandleError } from "./errors.ts";
 import { assertDType, DTYPE_SIZE, type HandleType } from "./dtype.ts";
+import { HandleRef, type Placement } from "./handle_ref.ts";
+import type { HandleKind } from "./handle_kind.ts";
 
-/** The placement fields shared by handles and bindings. */
-export interface Placement {
-  /** Bytes skipped at the start of the slice. */
-  readonly offsetStart: number | undefined;
-  /** Bytes cut from the end of the slice. */
-  readonly offsetEnd: number | undefined;
-  /** The stream that created the memory. */
-  readonly stream: StreamId;
-  /** That stream's cursor when the memory became available. */
-  readonly cursor: number;
-  /** Length of the slice in bytes, ignoring offsets. */
-  readonly fullSize: number;
-  /** What the memory holds: elements of a type, or untyped `"bytes"`. */
-  readonly dtype: HandleType;
-}
+export { HandleRef, type Placement } from "./handle_ref.ts";
+export { checkHandleKind, type HandleKind } from "./handle_kind.ts";
 
 /** Options to build a {@linkcode Handle}. */
 export interface HandleInit {
@@ -63,60 +53,7 @@ export interface HandleInit {
    * The call that made the handle (`"createWithData"`, `"zeros"`...), used in error messages.
    * @default {undefined}
    */
-  origin?: string;
-}
-
-/**
- * What a new handle is besides its memory: its element type, the caller's label, the call that
- * made it. Servers take it in `empty` and `createWithData`.
- *
- * @example
- * ```ts
- * import type { HandleKind } from "@gpucompute/runtime/backend";
- * const kind: HandleKind = { dtype: "f32", label: "weights" };
- * ```
- */
-export interface HandleKind {
-  /**
-   * What the memory holds.
-   * @default {"bytes"}
-   */
-  readonly dtype?: HandleType;
-  /**
-   * The caller's name for the handle (error messages).
-   * @default {undefined}
-   */
-  readonly label?: string;
-  /**
-   * The call that made the handle (error messages).
-   * @default {undefined}
-   */
-  readonly origin?: string;
-}
-
-/**
- * Checks, before anything is reserved, that `byteSize` bytes can hold a handle of `kind`: a
- * known type and a whole number of its elements (`TypeError` / `RangeError`).
- *
- * @example
- * ```ts
- * import { checkHandleKind } from "@gpucompute/runtime/backend";
- * checkHandleKind(12, { dtype: "f32" }); // ok: 3 floats
- * ```
- */
-export function checkHandleKind(byteSize: number, kind: HandleKind | undefined): void {
-  const dtype = kind?.dtype;
-  if (dtype === undefined || dtype === "bytes") return;
-  if (typeof kind !== "object" || kind === null) {
-    throw new TypeError(`kind must be an object, got ${typeof kind}`);
-  }
-  assertDType(dtype, "dtype", { allowBytes: true });
-  const unit = DTYPE_SIZE[dtype];
-  if (byteSize % unit !== 0) {
-    throw new RangeError(
-      `${byteSize} bytes are not a whole number of ${dtype} elements (${unit} bytes each)`,
-    );
-  }
+  madeBy?: string;
 }
 
 /** The init of `Handle.fresh`, reused (the constructor reads it during the call only). */
@@ -173,8 +110,8 @@ function checkLayout(init: HandleInit): void {
  *
  * @example Built by a backend
  * ```ts
- * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
- * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), {
+ * import { Handle, SliceRecord, SliceHandle } from "@gpucompute/runtime/backend";
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), {
  *   stream: 0,
  *   cursor: 1,
  *   size: 64,
@@ -187,7 +124,7 @@ function checkLayout(init: HandleInit): void {
  */
 export class Handle<D extends HandleType = HandleType> implements Placement, Disposable {
   /** The owning slice reference. */
-  readonly memory: SliceHandle;
+  readonly slice: SliceHandle;
   readonly offsetStart: number | undefined;
   readonly offsetEnd: number | undefined;
   readonly stream: StreamId;
@@ -198,13 +135,13 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
   /** The caller's name for the handle, if it gave one. */
   readonly label: string | undefined;
   /** The call that made it, if known. */
-  readonly origin: string | undefined;
-  #binding: Binding | undefined;
+  readonly madeBy: string | undefined;
+  #ref: HandleRef | undefined;
 
   /** Wraps a slice handle (taking ownership of it) with its placement (`init` is read, not kept). */
-  constructor(memory: SliceHandle, init: HandleInit) {
+  constructor(slice: SliceHandle, init: HandleInit) {
     checkInit(init);
-    this.memory = memory;
+    this.slice = slice;
     this.offsetStart = init.offsetStart;
     this.offsetEnd = init.offsetEnd;
     this.stream = init.stream;
@@ -212,7 +149,7 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
     this.fullSize = init.size;
     this.dtype = (init.dtype ?? "bytes") as D;
     this.label = init.label;
-    this.origin = init.origin;
+    this.madeBy = init.madeBy;
   }
 
   /**
@@ -222,13 +159,13 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
    *
    * @example
    * ```ts
-   * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
-   * using handle = Handle.fresh(new SliceHandle(new ManagedMemoryId()), 0, 1, 64, { dtype: "u32" });
+   * import { Handle, SliceRecord, SliceHandle } from "@gpucompute/runtime/backend";
+   * using handle = Handle.fresh(new SliceHandle(new SliceRecord()), 0, 1, 64, { dtype: "u32" });
    * console.log(handle.size(), handle.length, handle.cursor); // 64 16 1
    * ```
    */
   static fresh(
-    memory: SliceHandle,
+    slice: SliceHandle,
     stream: StreamId,
     cursor: number,
     size: number,
@@ -239,8 +176,8 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
     FRESH.size = size;
     FRESH.dtype = kind?.dtype;
     FRESH.label = kind?.label;
-    FRESH.origin = kind?.origin;
-    return new Handle(memory, FRESH);
+    FRESH.madeBy = kind?.madeBy;
+    return new Handle(slice, FRESH);
   }
 
   /** Size in bytes, net of the offsets. */
@@ -255,7 +192,7 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
 
   /** True after {@linkcode dispose}. */
   get disposed(): boolean {
-    return this.memory.disposed;
+    return this.slice.disposed;
   }
 
   /** A new handle on the same slice with `bytes` more skipped at the start. */
@@ -294,19 +231,18 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
 
   /** True when this handle is the sole owner and belongs to `stream` (the current stream). */
   canMut(stream: StreamId = currentStreamId()): boolean {
-    return this.memory.canMut() && this.stream === stream;
+    return this.slice.canMut() && this.stream === stream;
   }
 
   /**
-   * A binding with the same placement. Throws `INVALID_HANDLE` naming the handle after dispose.
-   * Bindings are immutable, so the handle makes one and hands out that one (a launch allocates
-   * none).
+   * A ref with the same placement. Throws `INVALID_HANDLE` naming the handle after dispose. Refs
+   * are immutable, so the handle makes one and hands out that one (a launch allocates none).
    */
-  binding(): Binding {
-    const cached = this.#binding;
-    if (cached !== undefined && !this.memory.disposed) return cached;
-    if (this.memory.disposed) throw this.#disposedError();
-    return this.#binding = new Binding(this.memory.binding(), this);
+  ref(): HandleRef {
+    const cached = this.#ref;
+    if (cached !== undefined && !this.slice.disposed) return cached;
+    if (this.slice.disposed) throw this.#disposedError();
+    return this.#ref = new HandleRef(this.slice.ref(), this);
   }
 
   /** A copy descriptor over this handle. */
@@ -315,7 +251,7 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
     strides: readonly number[],
     elemSize: number,
   ): CopyDescriptor {
-    return copyDescriptor(this.binding(), shape, strides, elemSize);
+    return copyDescriptor(this.ref(), shape, strides, elemSize);
   }
 
   /**
@@ -326,9 +262,9 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
     const shape = this.dtype === "bytes"
       ? `${this.size()} bytes`
       : `${this.dtype} × ${this.length}`;
-    const where = this.origin === undefined
+    const where = this.madeBy === undefined
       ? `on stream ${this.stream}`
-      : `made by ${this.origin} on stream ${this.stream}`;
+      : `made by ${this.madeBy} on stream ${this.stream}`;
     return this.label === undefined
       ? `the handle of ${shape} ${where}`
       : `handle '${this.label}' (${shape}, ${where})`;
@@ -336,7 +272,7 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
 
   /** Gives up ownership of the memory. Idempotent. */
   dispose(): void {
-    this.memory.dispose();
+    this.slice.dispose();
   }
 
   /** Same as {@linkcode dispose}, for `using`. */
@@ -353,7 +289,7 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
     offsetEnd: number | undefined,
     dtype: T,
   ): Handle<T> {
-    if (this.memory.disposed) throw this.#disposedError();
+    if (this.slice.disposed) throw this.#disposedError();
     const init: HandleInit = {
       stream: this.stream,
       cursor: this.cursor,
@@ -362,71 +298,13 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
       offsetEnd,
       dtype,
       label: this.label,
-      origin: this.origin,
+      madeBy: this.madeBy,
     };
     checkInit(init);
-    return new Handle<T>(this.memory.clone(), init);
+    return new Handle<T>(this.slice.clone(), init);
   }
 }
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/**
- * A non-owning reference to a handle's memory and placement, as kernels and copies take it.
- *
- * @example From a client's handle
- * ```ts ignore
- * import { createClient } from "@gpucompute/runtime";
- * using client = await createClient();
- * using handle = client.createBytes(64, { stream: 2 });
- * const binding = handle.binding();
- * console.log(binding.stream, binding.size()); // 2 64
- * ```
- *
- * @example Built by a backend
- * ```ts
- * import { Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
- * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 2, cursor: 5, size: 32 });
- * const binding = handle.binding();
- * console.log(binding.stream, binding.size()); // 2 32
- * ```
- */
-export class Binding implements Placement {
-  /** The slice, not owned. */
-  readonly memory: SliceBinding;
-  readonly offsetStart: number | undefined;
-  readonly offsetEnd: number | undefined;
-  readonly stream: StreamId;
-  readonly cursor: number;
-  readonly fullSize: number;
-  readonly dtype: HandleType;
-
-  /** Creates a binding over a slice with the given placement (untyped when it has no `dtype`). */
-  constructor(
-    memory: SliceBinding,
-    placement: Omit<Placement, "dtype"> & { readonly dtype?: HandleType },
-  ) {
-    this.memory = memory;
-    this.offsetStart = placement.offsetStart;
-    this.offsetEnd = placement.offsetEnd;
-    this.stream = placement.stream;
-    this.cursor = placement.cursor;
-    this.fullSize = placement.fullSize;
-    this.dtype = placement.dtype ?? "bytes";
-  }
-
-  /** Size in bytes, net of the offsets. */
-  size(): number {
-    return this.fullSize - (this.offsetStart ?? 0) - (this.offsetEnd ?? 0);
-  }
-
-  /**
-   * Throws `INVALID_HANDLE` once every owning handle was disposed, even while work in flight
-   * still pins the memory.
-   */
-  assertLive(): void {
-    this.memory.id.assertLive();
-  }
 }

@@ -50,7 +50,7 @@ export interface KernelMetadata {
  *
  * @example
  * ```ts
- * import type { ParamValue } from "@gpucompute/runtime";
+ * import type { ParamValue } from "@gpucompute/runtime/backend";
  * const color: ParamValue = [1, 0.5, 0, 1]; // a vec4f
  * ```
  */

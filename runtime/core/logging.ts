@@ -6,8 +6,8 @@
  * | category | level | what |
  * | --- | --- | --- |
  * | `["gpucompute", "stream"]` | `info` | a stream's queued work is executed early because another stream needs its memory (`streams`, `stream`); an event wait between streams (`origin`, `stream`) |
- * | `["gpucompute", "stream"]` | `debug` | why: the binding or memory shared across streams (`origin`, `memory`, `stream`, `cursor`) |
- * | `["gpucompute", "stream"]` | `warning` | a GC wait failed and poisoned a stream; GC tasks pile up on a backend without synchronous waits; `withStream` given an async function where only its synchronous part is scoped (browsers; once) |
+ * | `["gpucompute", "stream"]` | `debug` | why: the memory shared across streams (`origin`, `memory`, `stream`, `cursor`) |
+ * | `["gpucompute", "stream"]` | `warning` | a GC wait failed and left a stream unhealthy; GC tasks pile up on a backend without synchronous waits; `withStream` given an async function where only its synchronous part is scoped (browsers; once) |
  * | `["gpucompute", "memory"]` | `info` | a pool page allocated or freed (`page`, `size`, `pool`) |
  * | `["gpucompute", "tune"]` | `info` | a key is tuned (`set`, `key`); its winner and the top three times (`fastest`, `top`) |
  * | `["gpucompute", "tune"]` | `warning` | a tuning run failed; a corrupt or unwritable cache (file or IndexedDB: also on `console.warn`, once, while LogTape is not configured); a reference output that could not be read |

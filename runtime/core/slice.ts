@@ -2,18 +2,18 @@
  * Owning and non-owning references to a slice of managed memory.
  *
  * A {@linkcode SliceHandle} owns: the slice stays reserved while any handle to it is alive. A
- * {@linkcode SliceBinding} only names the slice; the runtime pins the memory while the work that
- * uses the binding is queued or in flight. JavaScript has no `Drop`, so handles are released by
+ * {@linkcode SliceRef} only names the slice; the runtime pins the memory while the work that
+ * uses the ref is queued or in flight. JavaScript has no `Drop`, so handles are released by
  * `dispose()` / `using`; a `FinalizationRegistry` returns forgotten handles as a safety net only.
  *
  * @module
  */
 
 import { InvalidHandleError } from "./errors.ts";
-import type { ManagedMemoryId } from "./managed_memory.ts";
+import type { SliceRecord } from "./slice_record.ts";
 
 // Safety net: a handle that is garbage-collected without dispose() still gives its slice back.
-const forgotten = new FinalizationRegistry<ManagedMemoryId>((memory) => memory.releaseOwner());
+const forgotten = new FinalizationRegistry<SliceRecord>((record) => record.releaseOwner());
 
 // Registering costs more than the rest of a pooled allocation, and most handles are disposed
 // soon after they are created (temporaries). So a new handle waits here, strongly held, until the
@@ -51,8 +51,8 @@ let register: (handle: SliceHandle) => void;
  *
  * @example
  * ```ts
- * import { ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
- * const slice = new SliceHandle(new ManagedMemoryId());
+ * import { SliceRecord, SliceHandle } from "@gpucompute/runtime/backend";
+ * const slice = new SliceHandle(new SliceRecord());
  * const copy = slice.clone();
  * console.log(slice.canMut()); // false: two owners
  * copy.dispose();
@@ -60,13 +60,13 @@ let register: (handle: SliceHandle) => void;
  * ```
  */
 export class SliceHandle implements Disposable {
-  #memory: ManagedMemoryId;
+  #record: SliceRecord;
   #disposed = false;
   #registered = false;
 
-  /** Takes over the one owner reference a fresh {@linkcode ManagedMemoryId} starts with. */
-  constructor(memory: ManagedMemoryId) {
-    this.#memory = memory;
+  /** Takes over the one owner reference a fresh {@linkcode SliceRecord} starts with. */
+  constructor(record: SliceRecord) {
+    this.#record = record;
     waiting.push(this);
     if (!scheduled || waiting.length > MAX_WAITING) scheduleRegistration();
   }
@@ -75,13 +75,13 @@ export class SliceHandle implements Disposable {
     register = (handle) => {
       if (handle.#disposed || handle.#registered) return;
       handle.#registered = true;
-      forgotten.register(handle, handle.#memory, handle);
+      forgotten.register(handle, handle.#record, handle);
     };
   }
 
-  /** The managed memory id. */
-  get id(): ManagedMemoryId {
-    return this.#memory;
+  /** The record of the slice (identity, owners, pins). */
+  get record(): SliceRecord {
+    return this.#record;
   }
 
   /** True after {@linkcode dispose}. */
@@ -92,19 +92,19 @@ export class SliceHandle implements Disposable {
   /** A new owner of the same slice. Throws `INVALID_HANDLE` if this one was disposed. */
   clone(): SliceHandle {
     this.#assertLive();
-    this.#memory.retainOwner();
-    return new SliceHandle(this.#memory);
+    this.#record.retainOwner();
+    return new SliceHandle(this.#record);
   }
 
   /** True when this is the only owner, so the slice may be written in place. */
   canMut(): boolean {
-    return !this.#disposed && this.#memory.owners === 1;
+    return !this.#disposed && this.#record.owners === 1;
   }
 
-  /** A non-owning binding to the slice. Throws `INVALID_HANDLE` if this one was disposed. */
-  binding(): SliceBinding {
+  /** A non-owning ref to the slice. Throws `INVALID_HANDLE` if this one was disposed. */
+  ref(): SliceRef {
     this.#assertLive();
-    return new SliceBinding(this.#memory);
+    return new SliceRef(this.#record);
   }
 
   /** Gives up ownership; the slice returns to its pool once no owner or pin remains. Idempotent. */
@@ -113,7 +113,7 @@ export class SliceHandle implements Disposable {
     this.#disposed = true;
     if (this.#registered) forgotten.unregister(this);
     else if (waiting[waiting.length - 1] === this) waiting.pop();
-    this.#memory.releaseOwner();
+    this.#record.releaseOwner();
   }
 
   /** Same as {@linkcode dispose}, for `using`. */
@@ -123,7 +123,7 @@ export class SliceHandle implements Disposable {
 
   #assertLive(): void {
     if (this.#disposed) {
-      throw new InvalidHandleError(`Slice ${this.#memory.value} was used after dispose()`);
+      throw new InvalidHandleError(`Slice ${this.#record.value} was used after dispose()`);
     }
   }
 }
@@ -133,17 +133,17 @@ export class SliceHandle implements Disposable {
  *
  * @example
  * ```ts
- * import { ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
- * const binding = new SliceHandle(new ManagedMemoryId()).binding();
- * console.log(binding.id.released); // false while the handle is alive
+ * import { SliceRecord, SliceHandle } from "@gpucompute/runtime/backend";
+ * const ref = new SliceHandle(new SliceRecord()).ref();
+ * console.log(ref.record.released); // false while the handle is alive
  * ```
  */
-export class SliceBinding {
-  /** The managed memory id. */
-  readonly id: ManagedMemoryId;
+export class SliceRef {
+  /** The record of the slice (identity, owners, pins). */
+  readonly record: SliceRecord;
 
-  /** Wraps a memory id without taking ownership. */
-  constructor(id: ManagedMemoryId) {
-    this.id = id;
+  /** Wraps a slice record without taking ownership. */
+  constructor(record: SliceRecord) {
+    this.record = record;
   }
 }

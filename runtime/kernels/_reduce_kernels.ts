@@ -82,7 +82,7 @@ export const COLUMN_WORKGROUP = 64;
 export const COLUMN_CHUNK = 4096;
 
 /**
- * The kernel of one shape. Bindings: the inputs (read-only), `out`, the uniform `params`
+ * The kernel of one shape. KernelArguments: the inputs (read-only), `out`, the uniform `params`
  * (`n`: elements, `per_group`: elements per workgroup, `cols`, `rows`, `count`: the elements each
  * output folds, for `finish`, `chunks`: of the column kernel; then the user's params).
  * `finishes`: whether this launch applies `finish` (a partials pass does not).

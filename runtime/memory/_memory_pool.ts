@@ -7,7 +7,7 @@
 import type { Logger } from "../core/logging.ts";
 import { OutOfMemoryError } from "../core/errors.ts";
 import { formatBytes } from "../core/format_bytes.ts";
-import type { ManagedMemoryId } from "../core/managed_memory.ts";
+import type { SliceRecord } from "../core/slice_record.ts";
 import type { MemoryUsage } from "./memory_usage.ts";
 import type { SliceHandle } from "../core/slice.ts";
 import type { ComputeStorage, StorageHandle } from "./storage.ts";
@@ -17,7 +17,7 @@ export interface MemoryPool {
   /** Reserves `size` bytes from a free slice, or from a new page; throws `OUT_OF_MEMORY`. */
   reserve(size: number): SliceHandle;
   /** Where a live slice of this pool sits, or `undefined` if it is not one. */
-  get(memory: ManagedMemoryId): StorageHandle | undefined;
+  get(memory: SliceRecord): StorageHandle | undefined;
   /** Exact usage figures of this pool. */
   usage(): MemoryUsage;
   /** Frees pages with no live slice: all of them if `explicit`, else only idle ones. */

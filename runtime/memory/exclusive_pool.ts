@@ -16,7 +16,7 @@ import {
   type MemoryPool,
   type PoolContext,
 } from "./_memory_pool.ts";
-import { ManagedMemoryId } from "../core/managed_memory.ts";
+import { SliceRecord } from "../core/slice_record.ts";
 import type { MemoryUsage } from "./memory_usage.ts";
 import { SliceHandle } from "../core/slice.ts";
 import type { StorageHandle } from "./storage.ts";
@@ -72,7 +72,7 @@ export class ExclusivePool implements MemoryPool {
   /** Live slices (each memory id's `tag` is its {@linkcode Page}, so no map is needed). */
   #live = 0;
   /** The release callback of every memory id this pool creates (one function, no closure each). */
-  readonly #onRelease = (memory: ManagedMemoryId) => this.#release(memory.tag as Page);
+  readonly #onRelease = (memory: SliceRecord) => this.#release(memory.tag as Page);
   #bytesReserved = 0;
   #bytesInUse = 0;
   #bytesPadding = 0;
@@ -104,11 +104,11 @@ export class ExclusivePool implements MemoryPool {
     this.#bytesInUse += size;
     this.#bytesPadding += page.size - size;
     this.#live++;
-    return new SliceHandle(new ManagedMemoryId(this.#onRelease, page));
+    return new SliceHandle(new SliceRecord(this.#onRelease, page));
   }
 
   /** Where a live slice sits, or `undefined`. */
-  get(memory: ManagedMemoryId): StorageHandle | undefined {
+  get(memory: SliceRecord): StorageHandle | undefined {
     const page = memory.tag as Partial<Page> | undefined;
     // Pages are reused once free: the id must still be live, and the page this pool's.
     if (this.#destroyed || memory.released || page?.owner !== this) return undefined;

@@ -6,7 +6,7 @@
  *   per page). While {@linkcode MemoryManagement.mode} is `"persistent"`, every reservation goes
  *   to a separate persistent exclusive pool instead.
  * - **Reuse.** A slice returns to its pool when its last owner and its last pin are gone (the
- *   {@linkcode ManagedMemoryId} `onRelease` callback), never earlier.
+ *   {@linkcode SliceRecord} `onRelease` callback), never earlier.
  * - **Automatic cleanup.** Every `deallocPeriod` reservations, the non-persistent pools free the
  *   pages that hold no live slice and served no reservation or release during the last
  *   `deallocPeriod` reservations. Persistent pages are only freed by `cleanup(true)`.
@@ -20,14 +20,14 @@ import { assertPositiveInteger, describe } from "../core/_validate.ts";
 import { runtimeLogger } from "../core/logging.ts";
 import {
   BufferTooBigError,
+  DestroyedError,
   InvalidHandleError,
   OutOfMemoryError,
-  RuntimeError,
 } from "../core/errors.ts";
 import type { MemoryAllocationMode } from "../core/kernel.ts";
 import type { MemoryPool, PoolContext } from "./_memory_pool.ts";
 import { ExclusivePool } from "./exclusive_pool.ts";
-import { ManagedMemoryId } from "../core/managed_memory.ts";
+import { SliceRecord } from "../core/slice_record.ts";
 import { combineMemoryUsage, type MemoryUsage } from "./memory_usage.ts";
 import type { SliceHandle } from "../core/slice.ts";
 import { SlicedPool, type SlicedPoolOptions } from "./sliced_pool.ts";
@@ -95,7 +95,7 @@ function checkSlicedPools(pools: readonly SlicedPoolOptions[]): SlicedPoolOption
 
 /**
  * Reserves slices of storage pages through sliced and exclusive pools, with reuse, persistent
- * memory and cleanup. A server resolves a binding with `get` then `storage.resource`.
+ * memory and cleanup. A server locates a ref with `get` then `storage.resource`.
  *
  * @example
  * ```ts
@@ -110,7 +110,7 @@ function checkSlicedPools(pools: readonly SlicedPoolOptions[]): SlicedPoolOption
  * };
  * using memory = new MemoryManagement(storage);
  * using slice = memory.reserve(1000);
- * const at = memory.get(slice.id);
+ * const at = memory.get(slice.record);
  * memory.storage.resource(at).fill(7);
  * console.log(at.size, memory.usage().bytesPadding); // 1000 24
  * ```
@@ -223,10 +223,10 @@ export class MemoryManagement<R> implements Disposable {
   }
 
   /** Where live memory sits; `INVALID_HANDLE` if it was released or belongs elsewhere. */
-  get(memory: ManagedMemoryId): StorageHandle {
+  get(memory: SliceRecord): StorageHandle {
     this.#assertLive();
-    if (!(memory instanceof ManagedMemoryId)) {
-      throw new TypeError(`memory must be a ManagedMemoryId, got ${describe(memory)}`);
+    if (!(memory instanceof SliceRecord)) {
+      throw new TypeError(`memory must be a SliceRecord, got ${describe(memory)}`);
     }
     for (const pool of this.#pools) {
       const at = pool.get(memory);
@@ -278,7 +278,7 @@ export class MemoryManagement<R> implements Disposable {
 
   #assertLive(): void {
     if (this.#destroyed) {
-      throw new RuntimeError("DESTROYED", "The memory manager was destroyed");
+      throw new DestroyedError("The memory manager was destroyed");
     }
   }
 }

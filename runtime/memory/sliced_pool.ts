@@ -23,7 +23,7 @@ import {
   type MemoryPool,
   type PoolContext,
 } from "./_memory_pool.ts";
-import { ManagedMemoryId } from "../core/managed_memory.ts";
+import { SliceRecord } from "../core/slice_record.ts";
 import type { MemoryUsage } from "./memory_usage.ts";
 import { SliceHandle } from "../core/slice.ts";
 import type { StorageHandle } from "./storage.ts";
@@ -111,7 +111,7 @@ function lowerBound(list: readonly Slot[], offset: number): number {
  *   deallocPeriod: 100,
  * });
  * const slice = pool.reserve(100);
- * console.log(pool.get(slice.id)); // { page: 0, offset: 0, size: 100 }
+ * console.log(pool.get(slice.record)); // { page: 0, offset: 0, size: 100 }
  * slice.dispose();
  * pool.destroy();
  * ```
@@ -130,7 +130,7 @@ export class SlicedPool implements MemoryPool {
   /** Slot objects merged away, reused by later splits (see `#recycle`). */
   readonly #spare: Slot[] = [];
   /** The release callback of every memory id this pool creates (one function, no closure each). */
-  readonly #onRelease = (memory: ManagedMemoryId) => this.#release(memory.tag as Slot);
+  readonly #onRelease = (memory: SliceRecord) => this.#release(memory.tag as Slot);
   #bytesInUse = 0;
   #bytesPadding = 0;
   #destroyed = false;
@@ -161,7 +161,7 @@ export class SlicedPool implements MemoryPool {
   }
 
   /** Where a live slice sits, or `undefined`. */
-  get(memory: ManagedMemoryId): StorageHandle | undefined {
+  get(memory: SliceRecord): StorageHandle | undefined {
     const slot = memory.tag as Partial<Slot> | undefined;
     // Slots are reused once free: the id must still be live, and the slot this pool's.
     if (this.#destroyed || memory.released || slot?.page?.owner !== this) return undefined;
@@ -236,7 +236,7 @@ export class SlicedPool implements MemoryPool {
     this.#bytesInUse += size;
     this.#bytesPadding += need - size;
     this.#live++;
-    return new SliceHandle(new ManagedMemoryId(this.#onRelease, slot));
+    return new SliceHandle(new SliceRecord(this.#onRelease, slot));
   }
 
   /**

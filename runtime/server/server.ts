@@ -18,31 +18,32 @@
  *   {@linkcode ComputeError} subclass with a literal code. A failed call leaves the server usable.
  *   Optional operations a backend lacks throw `UNSUPPORTED`, never fail silently.
  * - **Ownership.** Handles returned by `create` are owned by the caller and must be disposed.
- *   Servers pin the memory of every binding while the work that uses it is queued or in flight,
+ *   Servers pin the memory of every ref while the work that uses it is queued or in flight,
  *   so disposing a handle right after launching a kernel on it is always safe.
  * - **Disposable.** `destroy()` releases the device objects the server created (not an adopted
  *   device) and is idempotent; any later call throws `DESTROYED`.
- * - **Use after dispose fails always.** A binding (or copy descriptor) whose handles were all
+ * - **Use after dispose fails always.** A ref (or copy descriptor) whose handles were all
  *   disposed is refused with `INVALID_HANDLE` even while queued work still pins its memory, so
  *   the outcome never depends on when that work completes.
  *
  * Rules for backends built on the event `MultiStream` (`runtime/stream/event.ts`):
  *
- * 1. **Resolve, enqueue, finish: one critical section.** Call `resolve`, enqueue the work on
- *    `currentStream()`, then `finish()` (or `using`), with no other `resolve` in between and no
- *    `await` inside. Reserve temporaries before resolving. A second resolve while one is
- *    unfinished throws `RESOLVE_IN_PROGRESS`: accepting it would flush a stream whose work is
+ * 1. **Order, enqueue, finish: one critical section.** Call `order`, enqueue the work on
+ *    `ordered.stream`, then `finish()` (or `using`), with no other `order` in between and no
+ *    `await` inside. Reserve temporaries before ordering. A second order while one is
+ *    unfinished throws `ORDER_IN_PROGRESS`: accepting it would flush a stream whose work is
  *    not enqueued yet and record it as synchronized, so a later read would miss the write.
  * 2. **Memory freed on a stream is reused only in that stream's order.** Keep one memory pool
- *    per stream index (`streamId % maxStreams`): same-stream bindings are not pinned, so a slice
+ *    per stream index (`streamId % maxStreams`): same-stream refs are not pinned, so a slice
  *    freed on stream S may be handed out again only to work that S runs after. Memory used by
  *    another stream is pinned by the multi-stream until that use completed.
  * 3. **What a copy still reads goes to the GC.** Staging buffers and host buffers that enqueued
- *    work reads are handed to `resolved.gc(...)` (or `multiStream.gc(stream, event, ...)`), never
+ *    work reads are handed to `ordered.gc(...)` (or `multiStream.gc(stream, event, ...)`), never
  *    released at once.
  * 4. **A failed or timed-out wait frees nothing.** The multi-stream keeps the memory pinned and
- *    poisons the stream (later work on it, or waiting on it, throws `STREAM_UNHEALTHY` with the
- *    failure as `cause`); route `onStreamFailed` to that stream's next `sync` or `read`.
+ *    leaves the stream unhealthy (later work on it, or waiting on it, throws `STREAM_UNHEALTHY`
+ *    with the failure as `cause`), and records the failure in `multiStream.errors`: throw it
+ *    from that stream's next `sync` or `read` (`errors.throwFor(stream)`).
  * 5. **Bounded GC.** Implement `waitEventHostSync` (a blocking host wait with a deadline) so that
  *    a long synchronous loop of cross-stream work blocks on old GC work (`maxPendingGc`, 8 by
  *    default) instead of keeping every allocation alive until the event loop turns.
@@ -65,9 +66,9 @@ import type {
 } from "../core/kernel.ts";
 import type { MemoryUsage } from "../memory/memory_usage.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import type { Bindings } from "../core/bindings.ts";
+import type { KernelArguments } from "../core/kernel_arguments.ts";
 import type { CubeCount } from "../core/cube_count.ts";
-import type { Binding, Handle, HandleKind } from "../core/handle.ts";
+import type { Handle, HandleKind, HandleRef } from "../core/handle.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../core/allocation.ts";
 import type { KernelTiming, Trace } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
@@ -127,25 +128,25 @@ export interface StartProfileOptions {
 }
 
 /**
- * The backend resource behind a binding, with the byte range it covers.
+ * The backend resource behind a ref, with the byte range it covers.
  *
  * @example
  * ```ts
- * import type { BindingResource } from "@gpucompute/runtime/backend";
- * const range = (r: BindingResource<unknown>) => [r.offset, r.offset + r.size];
+ * import type { ResourceRange } from "@gpucompute/runtime/backend";
+ * const range = (r: ResourceRange<unknown>) => [r.offset, r.offset + r.size];
  * ```
  */
-export interface BindingResource<R> {
+export interface ResourceRange<R> {
   /** The backend resource (a `GPUBuffer`, a device pointer...). */
   readonly resource: R;
-  /** Byte offset of the binding in the resource. */
+  /** Byte offset of the ref in the resource. */
   readonly offset: number;
-  /** Byte length of the binding. */
+  /** Byte length of the ref. */
   readonly size: number;
 }
 
 /**
- * The backend resource behind a binding, leased by {@linkcode ComputeServer.getResource}: the work
+ * The backend resource behind a ref, leased by {@linkcode ComputeServer.getResource}: the work
  * queued before it that it depends on has been submitted, and its memory is kept alive (not
  * reused by another allocation) until the lease is released, even if every handle is disposed.
  *
@@ -158,7 +159,7 @@ export interface BindingResource<R> {
  * }
  * ```
  */
-export interface ResourceLease<R> extends BindingResource<R>, Disposable {
+export interface ResourceLease<R> extends ResourceRange<R>, Disposable {
   /** True once released. */
   readonly released: boolean;
   /** Lets the memory be reused. Idempotent. */
@@ -166,15 +167,15 @@ export interface ResourceLease<R> extends BindingResource<R>, Disposable {
 }
 
 /**
- * A kernel launch: the kernel, its cube count, its bindings, named parameters and execution mode.
+ * A kernel launch: the kernel, its cube count, its arguments, named parameters and execution mode.
  *
  * @example
  * ```ts
- * import { Bindings, CubeCount, type KernelLaunch } from "@gpucompute/runtime/backend";
+ * import { KernelArguments, CubeCount, type KernelLaunch } from "@gpucompute/runtime/backend";
  * const launch: KernelLaunch<{ id: string }> = {
  *   kernel: { id: "noop" },
  *   count: CubeCount.newSingle(),
- *   bindings: new Bindings(),
+ *   args: new KernelArguments(),
  * };
  * ```
  */
@@ -183,8 +184,8 @@ export interface KernelLaunch<K extends KernelMetadata> {
   readonly kernel: K;
   /** How many cubes to dispatch. */
   readonly count: CubeCount;
-  /** What the kernel binds. */
-  readonly bindings: Bindings;
+  /** What the kernel receives: buffers, scalars, metadata. */
+  readonly args: KernelArguments;
   /**
    * Named parameters, packed by the backend following its kernel language's layout (WGSL
    * uniform structs on WebGPU). A backend without named parameters throws `UNSUPPORTED`.
@@ -290,14 +291,14 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
   /** Resolves when every task submitted so far (on every stream) has completed. */
   sync(stream: StreamId): Promise<void>;
   /**
-   * The backend resource behind a binding, for use outside the runtime (e.g. in your own command
-   * buffers). Submits the queued work the binding depends on first; the memory stays alive until
+   * The backend resource behind a ref, for use outside the runtime (e.g. in your own command
+   * buffers). Submits the queued work the ref depends on first; the memory stays alive until
    * the returned lease is released.
    */
-  getResource(binding: Binding, stream: StreamId): ResourceLease<R>;
+  getResource(ref: HandleRef, stream: StreamId): ResourceLease<R>;
   /**
    * Enqueues a kernel launch. The launch is read during the call only: a server keeps the
-   * `Binding`s (and the cube count's binding) it needs, never the launch, its `Bindings` or their
+   * `HandleRef`s (and the cube count's ref) it needs, never the launch, its `KernelArguments` or their
    * arrays, which callers reuse for the next launch (the client does).
    */
   execute(launch: KernelLaunch<K>, stream: StreamId): void;

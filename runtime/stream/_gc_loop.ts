@@ -21,12 +21,12 @@
  *
  * A failed or timed-out wait does NOT release the task's payloads: the work behind the event may
  * still run, so its memory stays pinned and its buffers reachable, for good. `onFailure` is told
- * at once (the multi-stream poisons the stream), and {@linkcode GcLoop.drain} reports the error too.
+ * at once (the multi-stream marks the stream unhealthy), and {@linkcode GcLoop.drain} reports the error too.
  *
  * @module
  */
 
-import { ComputeError, RuntimeError } from "../core/errors.ts";
+import { ComputeError, UnknownError } from "../core/errors.ts";
 
 /** Waits on the host for an event; rejects with a typed error when the event failed. */
 export type HostWait<E> = (event: E) => Promise<void>;
@@ -319,5 +319,5 @@ function isDisposable(payload: GcPayload): payload is Disposable {
 
 function asComputeError(error: unknown, message: string): ComputeError {
   if (error instanceof ComputeError) return error;
-  return new RuntimeError("UNKNOWN", `${message}: ${String(error)}`, { cause: error });
+  return new UnknownError(`${message}: ${String(error)}`, { cause: error });
 }

@@ -1,40 +1,12 @@
 /**
- * The task-queue multi-stream, for backends with one in-order queue (WebGPU). Ported from
- * CubeCL's `SchedulerMultiStream` (stream/scheduler.rs).
- *
- * Each logical stream buffers its tasks. A stream's buffer is executed when it reaches `maxTasks`,
- * when {@linkcode SchedulerMultiStream.executeStreams} / {@linkcode SchedulerMultiStream.executeAll}
- * is called, or when a task registered on another stream touches memory that its queued tasks
- * touch (the other stream's queued tasks are executed before the new task is even registered).
- * Executing several streams at once follows a strategy:
- *
- * - `interleave`: flush the backend streams of every schedule but the first, then enqueue the
- *   tasks round-robin (one of each schedule in turn) onto the FIRST schedule's backend stream and
- *   flush it, so one submission carries them all;
- * - `sequential`: enqueue each schedule's tasks onto its own backend stream and flush it, in order.
- *
- * Rules:
- *
- * 1. **Order by memory, not by creator.** Each stream records the `ManagedMemoryId`s its queued
- *    tasks touch (cleared when it executes), and registering on X executes every other stream
- *    whose queued tasks touch any memory of the new task, whichever stream created it. Memory a
- *    task only reads (`reads` of {@linkcode SchedulerMultiStream.register}) conflicts only with
- *    queued writers: two kernels that only read a handle stay on their streams. Invariant: tasks
- *    queued on different streams never share memory that one of them writes, so any merge order
- *    is safe. CubeCL
- *    also executes the stream that created each binding; that is not needed here (reuse is
- *    guarded by pins, and the single queue orders everything submitted), so unrelated tasks
- *    queued on the creating stream stay buffered.
- * 2. **Pins.** `register` pins every binding's memory, and the scheduler releases those pins right
- *    after the backend `flush` that submitted the task returns (or, when the backend held the
- *    submission back, once `heldUntil()` settles). On a single in-order queue, work submitted
- *    later always runs after, so memory may be reused once submitted, but never while its task
- *    is still buffered or held.
- * 3. **Errors lose no task.** Every task taken from a buffer is passed to `enqueue` exactly once
- *    and every scheduled backend stream is flushed once, even when an earlier `enqueue` or
- *    `flush` threw; then every pin is released and the first error is thrown (an
- *    `AggregateError` when several). The backend owns a task's resources (its `done` callbacks)
- *    from the moment `enqueue` was called, even if that call threw.
+ * The task scheduler: cross-stream ordering for backends with one in-order queue (WebGPU), ported
+ * from CubeCL's `SchedulerMultiStream` (stream/scheduler.rs). Each logical stream buffers its
+ * tasks; a stream executes when it reaches `maxTasks`, when asked to, or when a task registered
+ * on another stream touches memory its queued tasks write or read (the other stream executes
+ * first: on one queue, that submission is the wait, reported to {@linkcode
+ * SchedulerMultiStream.waits}). Executing several streams merges them by a strategy
+ * (`interleave` or `sequential`). The rules (memory, pins, errors) and why are in
+ * docs/architecture.md ("The task scheduler").
  *
  * @module
  */
@@ -42,66 +14,19 @@
 import { assertPositiveInteger, describe } from "../core/_validate.ts";
 import type { SchedulerStrategy } from "../core/config.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
-import type { ManagedMemoryId } from "../core/managed_memory.ts";
-import type { Binding } from "../core/handle.ts";
+import type { SliceRecord } from "../core/slice_record.ts";
+import type { HandleRef } from "../core/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
-import { empty } from "../core/_empty.ts";
+import { clearArray } from "../core/_clear_array.ts";
+import type {
+  RegisterOptions,
+  SchedulerMultiStreamOptions,
+  SchedulerStreamBackend,
+} from "./scheduler_backend.ts";
+import type { WaitRecorder } from "./wait_recorder.ts";
 
-/**
- * What a backend provides to the scheduler: streams, and enqueue / flush of tasks on them.
- *
- * @example
- * ```ts
- * import type { SchedulerStreamBackend } from "@gpucompute/runtime/backend";
- * const backend: SchedulerStreamBackend<string, string[]> = {
- *   createStream: () => [],
- *   enqueue: (task, stream) => void stream.push(task),
- *   flush: (stream) => console.log("submit", stream.splice(0)),
- * };
- * ```
- */
-export interface SchedulerStreamBackend<T, S> {
-  /** Creates a backend stream; called lazily, once per pool index. */
-  createStream(): S;
-  /**
-   * Appends a task to a backend stream, without submitting it. From this call on the backend
-   * owns what the task holds (it must release it even if this call or the next flush throws).
-   */
-  enqueue(task: T, stream: S): void;
-  /** Submits what was enqueued on `stream` (synchronous). */
-  flush(stream: S): void;
-  /**
-   * Optional. For a backend that may hold finished submissions back (WebGPU holds those waiting
-   * for a kernel's validation): a promise that settles once everything flushed so far reached
-   * the device, or `undefined` when it all did. The scheduler keeps the flushed tasks' memory
-   * pinned until then, so it is not reused or freed under held work.
-   */
-  heldUntil?(): Promise<void> | undefined;
-}
-
-/**
- * Options of {@linkcode SchedulerMultiStream}.
- *
- * @example
- * ```ts
- * import type { SchedulerMultiStreamOptions } from "@gpucompute/runtime/backend";
- * const options: SchedulerMultiStreamOptions = { maxStreams: 8, maxTasks: 32, strategy: "interleave" };
- * ```
- */
-export interface SchedulerMultiStreamOptions {
-  /** Number of distinct streams; ids map onto them modulo this. */
-  maxStreams: number;
-  /** Tasks a stream buffers before it is executed. */
-  maxTasks: number;
-  /** How the queued tasks of several streams are merged when executed together. */
-  strategy: SchedulerStrategy;
-  /**
-   * Logger of the `"stream"` subject.
-   * @default {runtimeLogger("stream")}
-   */
-  logger?: Logger;
-}
+export type { RegisterOptions, SchedulerMultiStreamOptions, SchedulerStreamBackend };
 
 /**
  * One pool slot: the task buffer, the memory its tasks pin (one `retainPin` per entry, released
@@ -110,36 +35,18 @@ export interface SchedulerMultiStreamOptions {
  */
 interface StreamState<T, S> {
   tasks: T[];
-  pinned: ManagedMemoryId[];
+  pinned: SliceRecord[];
   /** Emptied `tasks` and `pinned` arrays of an earlier execution, to queue into next. */
   spareTasks: T[] | undefined;
-  sparePinned: ManagedMemoryId[] | undefined;
-  readonly memories: Set<ManagedMemoryId>;
-  readonly written: Set<ManagedMemoryId>;
+  sparePinned: SliceRecord[] | undefined;
+  readonly memories: Set<SliceRecord>;
+  readonly written: Set<SliceRecord>;
   readonly stream: S;
-}
-
-/**
- * Options of {@linkcode SchedulerMultiStream.register}.
- *
- * @example
- * ```ts
- * import type { RegisterOptions } from "@gpucompute/runtime/backend";
- * const options: RegisterOptions = { reads: [] };
- * ```
- */
-export interface RegisterOptions {
-  /**
-   * The bindings (of those registered) that the task only reads. A memory is written by the task
-   * if any of its bindings is not listed.
-   * @default {[]} (every binding may be written)
-   */
-  reads?: Iterable<Binding>;
 }
 
 interface Schedule<T> {
   readonly tasks: T[];
-  readonly pinned: ManagedMemoryId[];
+  readonly pinned: SliceRecord[];
   readonly index: number;
 }
 
@@ -150,16 +57,16 @@ const STRATEGIES: readonly SchedulerStrategy[] = ["interleave", "sequential"];
  *
  * @example
  * ```ts
- * import { Handle, ManagedMemoryId, SchedulerMultiStream, SliceHandle } from "@gpucompute/runtime/backend";
+ * import { Handle, SliceRecord, SchedulerMultiStream, SliceHandle } from "@gpucompute/runtime/backend";
  * const log: string[] = [];
  * const scheduler = new SchedulerMultiStream<string, number>({
  *   createStream: () => log.length,
  *   enqueue: (task) => void log.push(task),
  *   flush: () => void log.push("flush"),
  * }, { maxStreams: 4, maxTasks: 8, strategy: "interleave" });
- * using handle = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 1, cursor: 0, size: 4 });
- * scheduler.register(1, "write", [handle.binding()]);
- * scheduler.register(2, "read", [handle.binding()]); // executes stream 1 first
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), { stream: 1, cursor: 0, size: 4 });
+ * scheduler.register(1, "write", [handle.ref()]);
+ * scheduler.register(2, "read", [handle.ref()]); // executes stream 1 first
  * scheduler.executeAll();
  * console.log(log); // ["write", "flush", "read", "flush"]
  * ```
@@ -170,6 +77,8 @@ export class SchedulerMultiStream<T, S> {
   readonly #maxTasks: number;
   readonly #strategy: SchedulerStrategy;
   readonly #logger: Logger;
+  /** Receives the waits {@linkcode register} decides, while set (a trace records them). */
+  waits: WaitRecorder | undefined;
 
   /** Creates the scheduler over a backend; streams are created on first use. */
   constructor(backend: SchedulerStreamBackend<T, S>, options: SchedulerMultiStreamOptions) {
@@ -212,37 +121,52 @@ export class SchedulerMultiStream<T, S> {
 
   /**
    * Buffers `task` on stream `id`, after executing the other streams whose queued tasks touch the
-   * same memory (unless both only read it, see {@linkcode RegisterOptions.reads}). Pins the
-   * bindings' memory until the task is submitted. Executes the stream once it holds `maxTasks`.
+   * same memory (unless both only read it, see {@linkcode RegisterOptions.reads}). Pins the refs'
+   * memory until the task is submitted. Executes the stream once it holds `maxTasks`.
    *
-   * Bad input (`TypeError` / `RangeError` / `INVALID_HANDLE`, including a binding whose handles
-   * were all disposed) leaves the scheduler unchanged: the caller keeps its task. Once the input
-   * is valid the task is always taken, so any other error (thrown by the backend while executing
-   * the other streams or this one; every task is still enqueued, see the module documentation)
+   * Bad input (`TypeError` / `RangeError` / `INVALID_HANDLE`, including a ref whose handles were
+   * all disposed) leaves the scheduler unchanged: the caller keeps its task. Once the input is
+   * valid the task is always taken, so any other error (thrown by the backend while executing the
+   * other streams or this one; every task is still enqueued, see the module documentation)
    * propagates after the task was queued or handed to the backend.
    */
   register(
     id: StreamId,
     task: T,
-    bindings: Iterable<Binding>,
+    refs: Iterable<HandleRef>,
     options: RegisterOptions = {},
   ): void {
-    const index = this.#pool.streamIndex(id);
-    const list = checkBindings(bindings);
-    const reads = readList(options.reads);
+    this.#pool.streamIndex(id); // checks the id before anything changes
+    const list = checkRefs(refs);
+    this.registerChecked(id, task, list, readList(options.reads));
+  }
+
+  /**
+   * {@linkcode register} for a caller that checked its input (the server's launch path, which
+   * checked every ref once): `id` is a stream id, every ref is live with a valid stream id, and
+   * `reads` (the refs the task only reads, or `undefined` when it may write them all) is a subset
+   * of `refs`. Nothing is checked again; the arrays are read during the call only.
+   */
+  registerChecked(
+    id: StreamId,
+    task: T,
+    refs: readonly HandleRef[],
+    reads: readonly HandleRef[] | undefined,
+  ): void {
+    const index = id % this.#pool.maxStreams;
     let errors: unknown[] | undefined;
     try {
-      this.#align(id, index, list, reads);
+      this.#align(id, index, refs, reads);
     } catch (error) {
       (errors ??= []).push(error);
     }
     const current = this.#pool.getIndex(index);
-    for (let i = 0; i < list.length; i++) {
-      const memory = list[i].memory.id;
-      memory.retainPin();
-      current.pinned.push(memory);
-      current.memories.add(memory);
-      if (writes(list, reads, memory)) current.written.add(memory);
+    for (let i = 0; i < refs.length; i++) {
+      const record = refs[i].slice.record;
+      record.retainPin();
+      current.pinned.push(record);
+      current.memories.add(record);
+      if (reads === undefined || writes(refs, reads, record)) current.written.add(record);
     }
     current.tasks.push(task);
     if (current.tasks.length >= this.#maxTasks) {
@@ -285,7 +209,7 @@ export class SchedulerMultiStream<T, S> {
       else this.#sequential(schedules);
     } finally {
       for (const { tasks, pinned, index } of schedules) {
-        empty(tasks); // the backend has every task: keep none alive
+        clearArray(tasks); // the backend has every task: keep none alive
         const state = this.#pool.getIndex(index);
         if (pinned.length === 0 && state.spareTasks === undefined) {
           state.spareTasks = tasks;
@@ -317,19 +241,21 @@ export class SchedulerMultiStream<T, S> {
   #align(
     id: StreamId,
     index: number,
-    bindings: readonly Binding[],
-    reads: readonly Binding[] | undefined,
+    refs: readonly HandleRef[],
+    reads: readonly HandleRef[] | undefined,
   ): void {
-    let toFlush: StreamId[] | undefined;
+    let toFlush: number[] | undefined;
     for (let other = 0; other < this.#pool.size; other++) {
       const state = this.#pool.peek(other);
       if (other === index || state === undefined || state.memories.size === 0) continue;
       // A hazard unless both sides only read: read-after-write, write-after-read, write-after-write.
-      let shared: Binding | undefined;
-      for (let i = 0; i < bindings.length && shared === undefined; i++) {
-        const memory = bindings[i].memory.id;
-        if (!state.memories.has(memory)) continue;
-        if (state.written.has(memory) || writes(bindings, reads, memory)) shared = bindings[i];
+      let shared: HandleRef | undefined;
+      for (let i = 0; i < refs.length && shared === undefined; i++) {
+        const record = refs[i].slice.record;
+        if (!state.memories.has(record)) continue;
+        if (state.written.has(record) || reads === undefined || writes(refs, reads, record)) {
+          shared = refs[i];
+        }
       }
       if (shared !== undefined) {
         (toFlush ??= []).push(other);
@@ -342,16 +268,18 @@ export class SchedulerMultiStream<T, S> {
       { streams: toFlush, stream: id },
     );
     this.executeStreams(toFlush);
+    const waits = this.waits;
+    if (waits !== undefined) { for (const other of toFlush) waits.waited(id, other); }
   }
 
   /**
    * Logs why `other` executes. A method of its own: a closure inside `#align`'s loop would make V8
    * allocate a context for the loop's variables on every registration, logged or not.
    */
-  #logShared(shared: Binding, other: number, stream: StreamId): void {
+  #logShared(shared: HandleRef, other: number, stream: StreamId): void {
     this.#logger.debug(
       "Memory {memory} is used by tasks queued on stream {other}, needed on stream {stream}",
-      () => ({ memory: shared.memory.id.value, other, stream }),
+      () => ({ memory: shared.slice.record.value, other, stream }),
     );
   }
 
@@ -371,6 +299,7 @@ export class SchedulerMultiStream<T, S> {
   }
 
   #interleave(schedules: readonly Schedule<T>[]): void {
+    if (schedules.length === 1) return this.#sequential(schedules); // the same, allocating less
     const errors: unknown[] = [];
     try {
       for (const schedule of schedules.slice(1)) {
@@ -392,13 +321,13 @@ export class SchedulerMultiStream<T, S> {
     throwAll(errors);
   }
 
-  /** Releases the pins of flushed tasks: now, or once the backend's held submissions went out. */
-  #release(pinned: ManagedMemoryId[]): void {
-    const held = pinned.length === 0 ? undefined : this.#backend.heldUntil?.();
-    if (held === undefined) return releasePins(pinned);
+  /** Releases the pins of flushed tasks: now, or once the backend's parked submissions went out. */
+  #release(pinned: SliceRecord[]): void {
+    const parked = pinned.length === 0 ? undefined : this.#backend.parkedUntil?.();
+    if (parked === undefined) return releasePins(pinned);
     const later = pinned.slice();
-    empty(pinned);
-    held.then(() => releasePins(later));
+    clearArray(pinned);
+    parked.then(() => releasePins(later));
   }
 
   /** Calls the backend, collecting a thrown error instead of abandoning the remaining tasks. */
@@ -419,49 +348,48 @@ function throwAll(errors: readonly unknown[]): void {
   }
 }
 
-/** The bindings a task only reads, or `undefined` when it may write every one. */
-function readList(reads: Iterable<Binding> | undefined): readonly Binding[] | undefined {
+/** The refs a task only reads, or `undefined` when it may write every one. */
+function readList(reads: Iterable<HandleRef> | undefined): readonly HandleRef[] | undefined {
   if (reads === undefined) return undefined;
   const list = Array.isArray(reads) ? reads : [...reads];
   return list.length === 0 ? undefined : list;
 }
 
 /**
- * True when the task writes `memory`: it binds that memory more often than it reads it. Counted,
- * not matched by identity: a handle hands out one cached `Binding`, so a kernel that binds one
+ * True when the task writes `record`: it binds that memory more often than it reads it. Counted,
+ * not matched by identity: a handle hands out one cached `HandleRef`, so a kernel that binds one
  * handle twice (read-only and writable) lists the same object twice and reads it once.
  */
 function writes(
-  list: readonly Binding[],
-  reads: readonly Binding[] | undefined,
-  memory: ManagedMemoryId,
+  list: readonly HandleRef[],
+  reads: readonly HandleRef[],
+  record: SliceRecord,
 ): boolean {
-  if (reads === undefined) return true;
   let uses = 0;
-  for (let i = 0; i < list.length; i++) if (list[i].memory.id === memory) uses++;
-  for (let i = 0; i < reads.length; i++) if (reads[i].memory.id === memory) uses--;
+  for (let i = 0; i < list.length; i++) if (list[i].slice.record === record) uses++;
+  for (let i = 0; i < reads.length; i++) if (reads[i].slice.record === record) uses--;
   return uses > 0;
 }
 
-/** Validates bindings before any state changes (an array is used as is, not copied). */
-function checkBindings(bindings: Iterable<Binding>): readonly Binding[] {
-  if (bindings === null || typeof bindings !== "object" || !(Symbol.iterator in bindings)) {
-    throw new TypeError(`bindings must be an iterable of Binding, got ${describe(bindings)}`);
+/** Validates refs before any state changes (an array is used as is, not copied). */
+function checkRefs(refs: Iterable<HandleRef>): readonly HandleRef[] {
+  if (refs === null || typeof refs !== "object" || !(Symbol.iterator in refs)) {
+    throw new TypeError(`refs must be an iterable of HandleRef, got ${describe(refs)}`);
   }
-  const list = Array.isArray(bindings) ? bindings : [...bindings];
+  const list = Array.isArray(refs) ? refs : [...refs];
   for (let i = 0; i < list.length; i++) {
-    const binding = list[i];
-    if (typeof binding?.assertLive !== "function") {
-      throw new TypeError(`bindings[${i}] must be a Binding, got ${describe(binding)}`);
+    const ref = list[i];
+    if (typeof ref?.assertLive !== "function") {
+      throw new TypeError(`refs[${i}] must be a HandleRef, got ${describe(ref)}`);
     }
-    binding.assertLive();
-    assertStreamId(binding.stream);
+    ref.assertLive();
+    assertStreamId(ref.stream);
   }
   return list;
 }
 
 /** Releases the pins of submitted (or dropped) tasks, once: the list is emptied. */
-function releasePins(pinned: ManagedMemoryId[]): void {
+function releasePins(pinned: SliceRecord[]): void {
   for (let i = 0; i < pinned.length; i++) pinned[i].unpin();
-  empty(pinned); // keeps its storage: the array is queued into again (see executeStreams)
+  clearArray(pinned); // keeps its storage: the array is queued into again (see executeStreams)
 }

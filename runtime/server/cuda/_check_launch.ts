@@ -1,16 +1,40 @@
 /**
- * Checks of a launch built by hand, made before anything is resolved or enqueued: a malformed
+ * Checks of a launch built by hand, made before anything is ordered or enqueued: a malformed
  * launch throws `TypeError`/`RangeError` from `execute` and changes nothing (the driver would
  * otherwise see garbage, or FFI would throw its own untyped error halfway).
  *
  * @module
  */
 
-import { checkLaunchShape } from "../../core/_check_launch.ts";
 import { UnsupportedError } from "../../core/errors.ts";
+import { HandleRef } from "../../core/handle_ref.ts";
+import { KernelArguments } from "../../core/kernel_arguments.ts";
+import { CubeCount } from "../../core/cube_count.ts";
 import { assertNonNegativeInteger, assertPositiveInteger, describe } from "../../core/_validate.ts";
 import type { KernelLaunch } from "../server.ts";
 import type { CudaKernel } from "./kernel.ts";
+
+const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
+
+/** Checks the launch object, its arguments and buffers, its cube count and its mode. */
+function checkLaunchShape(launch: KernelLaunch<CudaKernel>): void {
+  if (typeof launch !== "object" || launch === null) {
+    throw new TypeError(`launch must be a KernelLaunch, got ${describe(launch)}`);
+  }
+  if (!(launch.args instanceof KernelArguments)) {
+    throw new TypeError(`launch.args must be a KernelArguments, got ${describe(launch.args)}`);
+  }
+  const buffers = launch.args.buffers;
+  for (let i = 0; i < buffers.length; i++) {
+    if (!(buffers[i] instanceof HandleRef)) {
+      throw new TypeError(`buffers[${i}] must be a HandleRef, got ${describe(buffers[i])}`);
+    }
+  }
+  CubeCount.check(launch.count);
+  if (!MODES.includes(launch.mode)) {
+    throw new RangeError(`mode must be "checked" or "unchecked", got ${describe(launch.mode)}`);
+  }
+}
 
 /** Checks the shape of a launch and of its kernel (`TypeError` / `RangeError`). */
 export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {

@@ -17,7 +17,7 @@
  */
 
 import { readPermittedEnv } from "../../core/config.ts";
-import { BackendUnavailableError, ComputeError } from "../../core/errors.ts";
+import { BackendUnavailableError, DriverError } from "../../core/errors.ts";
 
 const R = "i32" as const;
 const P = "pointer" as const;
@@ -141,9 +141,7 @@ export const CUDA_LIBRARY_ENV = "GPUCOMPUTE_CUDA_LIBRARY";
  * console.log(error.code, error.message);
  * ```
  */
-export class CudaDriverError extends ComputeError {
-  /** Always `"DRIVER"`. */
-  declare readonly code: "DRIVER";
+export class CudaDriverError extends DriverError {
   /** The failed call. */
   readonly call: string;
   /** The `CUresult`. */
@@ -154,7 +152,7 @@ export class CudaDriverError extends ComputeError {
   readonly errorString: string;
   /** Creates the error from the call, the result, its name and its description. */
   constructor(call: string, result: number, errorName: string, errorString: string) {
-    super("DRIVER", `${call} failed with ${errorName} (${result}): ${errorString}`);
+    super(`${call} failed with ${errorName} (${result}): ${errorString}`);
     this.name = "CudaDriverError";
     this.call = call;
     this.result = result;

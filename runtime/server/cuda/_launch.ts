@@ -4,25 +4,26 @@
  * both arrays only need to live for the call, and one pair per parameter count is reused by
  * every launch (calls are synchronous, on one thread). Values sit in 8-byte slots.
  *
- * ABI (see `kernel.ts`): buffer pointers (`CUdeviceptr` of the binding, offsets applied); with
+ * ABI (see `kernel.ts`): buffer pointers (`CUdeviceptr` of the ref, offsets applied); with
  * `bufferLengths`, one `u32` byte length per buffer; the metadata words (`u32`); the scalars,
- * binding by binding in insertion order, each value in its own slot at its natural size.
+ * type by type in insertion order, each value in its own slot at its natural size.
  *
  * @module
  */
 
-import type { Bindings } from "../../core/bindings.ts";
-import { RuntimeError } from "../../core/errors.ts";
-import type { Binding } from "../../core/handle.ts";
+import type { KernelArguments } from "../../core/kernel_arguments.ts";
+import { TimeoutError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import type { ResolvedStreams } from "../../stream/event.ts";
-import type { BindingResource, KernelLaunch } from "../server.ts";
+import type { MultiStream } from "../../stream/event.ts";
+import type { KernelLaunch, ResourceRange } from "../server.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./_ffi.ts";
 import type { CudaEvent, CudaStream } from "./_stream.ts";
 import type { CopyContext } from "./_write.ts";
 import type { CudaDeviceAttributes } from "./device.ts";
 import type { CudaKernel } from "./kernel.ts";
 import type { ModuleCache } from "./module_cache.ts";
+import type { StreamMemory } from "./_memory.ts";
+import type { CudaProfiler } from "./profiler.ts";
 import { kernelName } from "./_check_launch.ts";
 
 /** The marshalled parameters of one launch. */
@@ -56,15 +57,15 @@ function buffersFor(count: number) {
   return entry;
 }
 
-/** Builds the parameters of `kernel` from resolved buffers and the launch's bindings. */
+/** Builds the parameters of `kernel` from located buffers and the launch's arguments. */
 export function marshalParams(
   kernel: CudaKernel,
-  buffers: readonly BindingResource<bigint>[],
-  bindings: Bindings,
+  buffers: readonly ResourceRange<bigint>[],
+  args: KernelArguments,
 ): LaunchParams {
-  const meta = bindings.metadata.data;
+  const meta = args.metadata.data;
   let count = buffers.length * (kernel.bufferLengths ? 2 : 1) + meta.length;
-  for (const scalar of bindings.scalars.values()) count += scalar.length;
+  for (const scalar of args.scalars.values()) count += scalar.length;
   const { values, view, pointers } = buffersFor(count);
   const sizes: number[] = [];
   for (let i = 0; i < buffers.length; i++) sizes.push(8);
@@ -80,7 +81,7 @@ export function marshalParams(
         throw new RangeError(
           `Kernel '${
             kernelName(kernel)
-          }' takes u32 buffer lengths; a binding of ${buffer.size} bytes exceeds them`,
+          }' takes u32 buffer lengths; a buffer of ${buffer.size} bytes exceeds them`,
         );
       }
       view.setUint32(slot++ * 8, buffer.size, true);
@@ -88,7 +89,7 @@ export function marshalParams(
   }
   for (let i = 0; i < meta.length; i++) view.setUint32(slot++ * 8, meta[i], true);
   const bytes = new Uint8Array(values);
-  for (const scalar of bindings.scalars.values()) {
+  for (const scalar of args.scalars.values()) {
     const size = scalar.bytes.byteLength / Math.max(1, scalar.length);
     for (let i = 0; i < scalar.length; i++) {
       bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot++ * 8);
@@ -98,35 +99,30 @@ export function marshalParams(
   return { sizes, pointers, values };
 }
 
-/** What a launch needs from the server. */
-export interface LaunchContext extends CopyContext {
+/** What a launch works with: the server's parts, made before it. */
+export interface LaunchParts extends CopyContext {
   readonly modules: ModuleCache;
   readonly attributes: CudaDeviceAttributes;
   readonly timeoutMs: number;
-  /** The device range of a binding (validates it). */
-  resolveBinding(binding: Binding): BindingResource<bigint>;
-  /** Orders `stream` after other streams' uses of `bindings`. */
-  resolveStreams(stream: StreamId, bindings: Binding[]): ResolvedStreams<CudaStream, CudaEvent>;
+  /** Where every ref's memory is. */
+  readonly memory: StreamMemory;
+  /** Orders the launch's stream after other streams' uses of its refs. */
+  readonly streams: MultiStream<CudaStream, CudaEvent>;
   /** Per-kernel profiling (see `CudaProfiler.timeLaunch`). */
-  timeLaunch(
-    stream: CudaStream,
-    id: StreamId,
-    kernel: string,
-    workgroups: readonly [number, number, number],
-  ): (() => void) | undefined;
+  readonly profiler: CudaProfiler;
 }
 
 /**
- * Validates, resolves and launches a launch whose shape was checked (`checkLaunch`). Everything
- * that can be checked is checked before the stream is resolved, so a refused launch changes
+ * Validates, orders and launches a launch whose shape was checked (`checkLaunch`). Everything
+ * that can be checked is checked before the stream is ordered, so a refused launch changes
  * nothing.
  */
 export function launch(
-  ctx: LaunchContext,
+  ctx: LaunchParts,
   kernelLaunch: KernelLaunch<CudaKernel>,
   streamId: StreamId,
 ): void {
-  const { kernel, count, bindings } = kernelLaunch;
+  const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
   const [bx, by, bz] = kernel.blockSize;
   const { maxBlockDim, maxThreadsPerBlock, maxGridDim } = ctx.attributes;
@@ -154,8 +150,8 @@ export function launch(
     : undefined;
   if (fixed !== undefined) checkGrid(fixed);
   const fn = ctx.modules.function(kernel);
-  const buffers = bindings.allBindings();
-  const params = marshalParams(kernel, buffers.map((b) => ctx.resolveBinding(b)), bindings);
+  const buffers = args.refs();
+  const params = marshalParams(kernel, buffers.map((ref) => ctx.memory.locate(ref)), args);
   const expected = ctx.modules.signature(kernel);
   if (expected !== undefined && !sameSizes(expected, params.sizes)) {
     // A mismatch would make the device read garbage (a fault at best): refuse it here.
@@ -163,21 +159,19 @@ export function launch(
       `Kernel '${name}' takes ${expected.length} parameters of [${expected}] bytes, ` +
         `but the launch gives ${params.sizes.length} of [${params.sizes}] (${buffers.length} ` +
         `buffers${kernel.bufferLengths ? " and their lengths" : ""}, ` +
-        `${bindings.metadata.data.length} metadata words, then scalars)`,
+        `${args.metadata.data.length} metadata words, then scalars)`,
     );
   }
-  if (count.kind === "dynamic") ctx.resolveBinding(count.binding);
-  using resolved = ctx.resolveStreams(
+  const countAt = count.kind === "dynamic" ? ctx.memory.locate(count.ref) : undefined;
+  using ordered = ctx.streams.order(
     streamId,
-    count.kind === "dynamic" ? [...buffers, count.binding] : buffers,
+    count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
+    { enforceHealthy: true },
   );
-  const stream = resolved.currentStream();
-  const grid = fixed ??
-    (count.kind === "dynamic"
-      ? checkGrid(readCount(ctx, ctx.resolveBinding(count.binding), stream))
-      : []);
+  const stream = ordered.stream;
+  const grid = fixed ?? (countAt !== undefined ? checkGrid(readCount(ctx, countAt, stream)) : []);
   if (grid.some((n) => n === 0)) return; // nothing to run
-  const timed = ctx.timeLaunch(stream, streamId, name, grid as [number, number, number]);
+  const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
   ctx.driver.check(
     ctx.driver.symbols.cuLaunchKernel(
       fn,
@@ -204,7 +198,7 @@ const nap = new Int32Array(new SharedArrayBuffer(4));
  * takes grids from the host. Sleeps 50 µs between polls; `TIMEOUT` after the timeout (the
  * staging buffer then stays pinned until the copy completes).
  */
-function readCount(ctx: LaunchContext, at: BindingResource<bigint>, stream: CudaStream): number[] {
+function readCount(ctx: LaunchParts, at: ResourceRange<bigint>, stream: CudaStream): number[] {
   const { driver, pinned, events } = ctx;
   const staging = pinned.acquire(12);
   driver.check(
@@ -224,10 +218,7 @@ function readCount(ctx: LaunchContext, at: BindingResource<bigint>, stream: Cuda
     if (result !== CUDA_ERROR_NOT_READY || performance.now() > deadline) {
       pinned.retire(staging, event);
       if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery(cube count)");
-      throw new RuntimeError(
-        "TIMEOUT",
-        `Reading a dynamic cube count took over ${ctx.timeoutMs} ms`,
-      );
+      throw new TimeoutError("a dynamic cube count", ctx.timeoutMs, "its copy is not complete");
     }
     Atomics.wait(nap, 0, 0, 0.05);
   }

@@ -6,14 +6,8 @@
  * @module
  */
 
-import { BufferTooBigError, UnsupportedError } from "../../core/errors.ts";
-import {
-  AllocationDescriptor,
-  type CopyDescriptor,
-  copyDescriptor,
-} from "../../core/allocation.ts";
-import { Binding } from "../../core/handle.ts";
-import type { BindingResource } from "../server.ts";
+import { UnsupportedError } from "../../core/errors.ts";
+import type { CopyDescriptor } from "../../core/allocation.ts";
 
 /** Rows of `rowBytes` contiguous bytes, `pitch` bytes apart (`rows` is 1 when contiguous). */
 export interface CopyLayout {
@@ -127,46 +121,4 @@ export function optimizedLayout(
     ? 0
     : ((rows - 1) * row + last) * elemSize;
   return { bytes, strides };
-}
-
-/** The layouts of new allocations, each descriptor checked (a hand-built one too). */
-export function allocationLayouts(
-  descriptors: readonly AllocationDescriptor[],
-  maxAllocationSize: number,
-): { bytes: number; strides: number[] }[] {
-  return descriptors.map((d, i) => {
-    if (d?.kind !== "contiguous" && d?.kind !== "optimized") {
-      throw new TypeError(`descriptors[${i}] must be an AllocationDescriptor`);
-    }
-    AllocationDescriptor.contiguous(d.shape, d.elemSize); // checks shape and elemSize
-    const layout = optimizedLayout(d);
-    if (!Number.isSafeInteger(layout.bytes)) {
-      throw new BufferTooBigError(layout.bytes, maxAllocationSize);
-    }
-    return layout;
-  });
-}
-
-/**
- * The device range of a copy descriptor (`resolve` gives its binding's), checked, a hand-built
- * descriptor too: a `Binding`, sane shape, strides and element size, and a span within the
- * binding.
- */
-export function checkedRange(
-  descriptor: CopyDescriptor,
-  resolve: (binding: Binding) => BindingResource<bigint>,
-): BindingResource<bigint> {
-  if (!(descriptor?.binding instanceof Binding)) {
-    throw new TypeError("A copy descriptor must have a Binding (see Handle.copyDescriptor)");
-  }
-  const { binding, shape, strides, elemSize } = descriptor;
-  copyDescriptor(binding, shape, strides, elemSize); // shape, strides and elemSize are sane
-  const layout = copyLayout(descriptor);
-  const at = resolve(binding);
-  if (layout.span > at.size) {
-    throw new RangeError(
-      `Copy of ${layout.span} bytes is out of range of a ${at.size}-byte binding`,
-    );
-  }
-  return at;
 }

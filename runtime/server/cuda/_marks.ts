@@ -21,6 +21,8 @@ import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import type { CudaDriver } from "./_ffi.ts";
 import { signalEvents } from "./_signal.ts";
 import type { CudaEvent, CudaStream, CudaStreamBackend, EventPool } from "./_stream.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import type { MultiStream } from "../../stream/event.ts";
 
 /** Where the device event of a timeline value comes from. */
 export interface MarkSource {
@@ -55,6 +57,32 @@ export function markEvent(
 ): Deno.PointerValue | undefined {
   const source = sources.get(timeline);
   return source?.driver === driver ? source.eventFor(value) : undefined;
+}
+
+/** Where a server waits on a mark: its driver and its multi-stream (a `CudaParts`). */
+export interface MarkWaiter {
+  readonly device: { readonly driver: CudaDriver };
+  readonly streams: MultiStream<CudaStream, CudaEvent>;
+}
+
+/**
+ * Makes `stream` of `waiter` wait on the device (`cuStreamWaitEvent`) for `timeline` to reach
+ * `value`: on the event of the smallest value at or above it that a source of the same driver
+ * recorded. False, with nothing enqueued, when there is none (then wait on the host).
+ */
+export function waitOnMark(
+  waiter: MarkWaiter,
+  mark: { readonly timeline: TimelineSignal; readonly value: bigint; readonly stream: StreamId },
+): boolean {
+  const { driver } = waiter.device;
+  const event = markEvent(mark.timeline, driver, mark.value);
+  if (event === undefined) return false;
+  using ordered = waiter.streams.order(mark.stream, [], { enforceHealthy: true });
+  driver.check(
+    driver.symbols.cuStreamWaitEvent(ordered.stream.handle, event, 0),
+    `cuStreamWaitEvent(timeline value ${mark.value}, stream ${ordered.stream.index})`,
+  );
+  return true;
 }
 
 /** What the marks of one server need from it. */

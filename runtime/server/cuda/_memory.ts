@@ -1,5 +1,5 @@
 /**
- * One memory manager per stream index. The event multi-stream does not pin same-stream bindings:
+ * One memory manager per stream index. The event multi-stream does not pin same-stream refs:
  * that is safe only when memory freed on a stream is reused in that stream's order. Giving every
  * stream index its own pools over its own storage (pages allocated and freed in its order) is
  * how the backend meets that precondition; a handle's memory lives in the pools of the index of
@@ -15,34 +15,48 @@
 import { OutOfMemoryError } from "../../core/errors.ts";
 import { formatBytes } from "../../core/format_bytes.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
-import type { ManagedMemoryId } from "../../core/managed_memory.ts";
 import type { SliceHandle } from "../../core/slice.ts";
-import type { StorageHandle } from "../../memory/storage.ts";
 import { MemoryManagement, type MemoryManagementOptions } from "../../memory/memory_management.ts";
 import { combineMemoryUsage, type MemoryUsage } from "../../memory/memory_usage.ts";
-import type { BindingResource } from "../server.ts";
-import type { CudaStorage } from "./storage.ts";
+import type { HandleRef } from "../../core/handle_ref.ts";
+import { Handle, type HandleKind } from "../../core/handle.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import type { MultiStream } from "../../stream/event.ts";
+import type { ResourceRange } from "../server.ts";
+import type { CudaDriver } from "./_ffi.ts";
+import type { CudaEvent, CudaStream, EventPool } from "./_stream.ts";
+import { CudaStorage } from "./storage.ts";
 
-type Manager = MemoryManagement<BindingResource<bigint>>;
+/** What the memory of a server works with, made before it. */
+export interface StreamMemoryParts {
+  readonly driver: CudaDriver;
+  /** The multi-stream whose streams order each index's pages. */
+  readonly streams: MultiStream<CudaStream, CudaEvent>;
+  /** Events for deferred frees. */
+  readonly events: EventPool;
+  /** Whether pages come from `cuMemAllocAsync` (memory pools). */
+  readonly asyncAlloc: boolean;
+  /** Options of every stream's memory manager. */
+  readonly memory: MemoryManagementOptions;
+  /** Free device bytes, for out-of-memory messages. */
+  readonly freeBytes: () => number;
+}
+
+type Manager = MemoryManagement<ResourceRange<bigint>>;
 
 /** The pools of every stream index. */
 export class StreamMemory {
   readonly #managers = new Map<number, Manager>();
   readonly #storages = new Map<number, CudaStorage>();
-  readonly #create: (index: number) => CudaStorage;
-  readonly #options: MemoryManagementOptions;
+  readonly #parts: StreamMemoryParts;
   readonly #maxStreams: number;
-  readonly #free: () => number;
   #mode: MemoryAllocationMode = "auto";
+  /** Whether the last {@linkcode reserve} allocated a page in its stream's order. */
+  lastReserveOrdered = false;
 
-  constructor(
-    createStorage: (index: number) => CudaStorage,
-    options: { memory: MemoryManagementOptions; maxStreams: number; freeBytes: () => number },
-  ) {
-    this.#create = createStorage;
-    this.#options = options.memory;
-    this.#maxStreams = options.maxStreams;
-    this.#free = options.freeBytes;
+  constructor(parts: StreamMemoryParts) {
+    this.#parts = parts;
+    this.#maxStreams = parts.streams.maxStreams;
   }
 
   /** The largest reservation. */
@@ -61,9 +75,23 @@ export class StreamMemory {
     this.#mode = mode;
   }
 
-  /** Reserves `size` bytes in the pools of `stream`'s index. */
+  /**
+   * Reserves `size` bytes in the pools of `stream`'s index; {@linkcode lastReserveOrdered} says
+   * whether that allocated a stream-ordered page.
+   */
   reserve(size: number, stream: number): SliceHandle {
-    const manager = this.#manager(stream % this.#maxStreams);
+    const index = stream % this.#maxStreams;
+    const manager = this.#manager(index);
+    const storage = this.#storages.get(index)!;
+    const before = storage.orderedPages;
+    try {
+      return this.#reserve(manager, size, stream);
+    } finally {
+      this.lastReserveOrdered = storage.orderedPages !== before;
+    }
+  }
+
+  #reserve(manager: Manager, size: number, stream: number): SliceHandle {
     try {
       return manager.reserve(size);
     } catch (error) {
@@ -75,21 +103,46 @@ export class StreamMemory {
         if (!(again instanceof OutOfMemoryError)) throw again;
         throw new OutOfMemoryError(
           `Cannot allocate ${formatBytes(size)} on stream ${stream}: the device is out of memory ` +
-            `after a cleanup and a retry (${formatBytes(this.#free())} free)`,
+            `after a cleanup and a retry (${formatBytes(this.#parts.freeBytes())} free)`,
           { cause: again },
         );
       }
     }
   }
 
-  /** Where the memory of a binding created on `stream` lives, and its storage resource. */
-  resolve(
-    memory: ManagedMemoryId,
-    stream: number,
-  ): { at: StorageHandle; resource: BindingResource<bigint> } {
-    const index = stream % this.#maxStreams;
-    const at = this.#manager(index).get(memory);
-    return { at, resource: this.#storages.get(index)!.resource(at) };
+  /**
+   * A new handle of `size` bytes on `stream` (of `kind`). A stream-ordered page exists from this
+   * point of its stream's order: the stream is ordered once more, so the handle's cursor follows
+   * the allocation and a first use on another stream waits on an event recorded after it.
+   */
+  allocate(size: number, stream: StreamId, kind?: HandleKind): Handle {
+    const slice = this.reserve(Math.max(1, size), stream);
+    if (this.lastReserveOrdered) {
+      try {
+        this.#parts.streams.order(stream, []).finish();
+      } catch (error) {
+        Handle.fresh(slice, stream, 0, size).dispose(); // an unhealthy stream: give it back
+        throw error;
+      }
+    }
+    return Handle.fresh(slice, stream, this.#parts.streams.cursor(stream), size, kind);
+  }
+
+  /**
+   * The device pointer and range of a live ref (`INVALID_HANDLE` after every handle was
+   * disposed, or for memory of another server): its memory lives in the pools of the index of
+   * the stream that created it.
+   */
+  locate(ref: HandleRef): ResourceRange<bigint> {
+    ref.assertLive();
+    const index = ref.stream % this.#maxStreams;
+    const at = this.#manager(index).get(ref.slice.record);
+    const page = this.#storages.get(index)!.resource(at);
+    return {
+      resource: page.resource,
+      offset: page.offset + (ref.offsetStart ?? 0),
+      size: ref.size(),
+    };
   }
 
   /** Figures over every stream's pools. */
@@ -124,8 +177,9 @@ export class StreamMemory {
   #manager(index: number): Manager {
     let manager = this.#managers.get(index);
     if (manager === undefined) {
-      const storage = this.#create(index);
-      manager = new MemoryManagement(storage, this.#options);
+      const { driver, events, asyncAlloc, streams } = this.#parts;
+      const storage = new CudaStorage(driver, { streams, index, events, asyncAlloc });
+      manager = new MemoryManagement(storage, this.#parts.memory);
       manager.mode = this.#mode;
       this.#storages.set(index, storage);
       this.#managers.set(index, manager);

@@ -16,7 +16,7 @@
  */
 
 import { readPermittedEnv } from "../../core/config.ts";
-import { CompilationError, RuntimeError, UnsupportedError } from "../../core/errors.ts";
+import { CompilationError, DriverError, UnsupportedError } from "../../core/errors.ts";
 import { cudaVersionName } from "./_ptx_version.ts";
 
 const R = "i32" as const;
@@ -174,7 +174,7 @@ export class Nvrtc {
     if (result === 0) return;
     const text = this.#lib.symbols.nvrtcGetErrorString(result);
     const name = text === null ? `nvrtcResult ${result}` : Deno.UnsafePointerView.getCString(text);
-    throw new RuntimeError("DRIVER", `${call} failed with ${name} (${result})`);
+    throw new DriverError(`${call} failed with ${name} (${result})`);
   }
 }
 

@@ -2,8 +2,8 @@
  * Copies between CUDA servers of one driver, enqueued on the devices with no host round trip
  * (the servers' `enqueueCopy`):
  *
- * - **One server**: one resolve of the destination stream over both bindings (the multi-stream
- *   orders it after the source's writers and records the read), then `cuMemcpyDtoDAsync`.
+ * - **One server**: one order of the destination stream over both refs (the multi-stream orders
+ *   it after the source's writers and records the read), then `cuMemcpyDtoDAsync`.
  * - **Two servers, with peer access** (the same device, or `cuDeviceCanAccessPeer` allows it and
  *   `cuCtxEnablePeerAccess` succeeded once per pair): the source stream records an event after
  *   the source's writers, the destination stream waits on it and copies (`cuMemcpyDtoDAsync` on
@@ -16,36 +16,21 @@
  *   copies host to device; the buffer returns to its pool once that copy completed. (Pinned
  *   memory is accessible to every context under unified addressing: cuda.h, `cuMemAllocHost`.)
  *
+ * Each side is a server's parts (`CudaParts`), passed explicitly: nothing here calls back into a
+ * server.
+ *
  * @module
  */
 
 import type { CopyDescriptor } from "../../core/allocation.ts";
-import type { Binding } from "../../core/handle.ts";
-import type { StreamId } from "../../core/stream_id.ts";
-import type { ResolvedStreams } from "../../stream/event.ts";
-import type { BindingResource, CopyStreams } from "../server.ts";
+import type { Handle } from "../../core/handle.ts";
+import type { CopyStreams } from "../server.ts";
+import { type CopySide, copyWithinDevice, orderOn, rangeOf } from "./_copy.ts";
 import { CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, CUDA_SUCCESS } from "./_ffi.ts";
 import { copyLayout } from "./_layout.ts";
-import type { PinnedPool } from "./_staging.ts";
-import type { CudaEvent, CudaStream, EventPool } from "./_stream.ts";
+import { type CudaEvent, type CudaStream, type EventPool, pollEvent } from "./_stream.ts";
 import { copyOnDevice } from "./_write.ts";
 import type { CudaDevice } from "./device.ts";
-
-/** What a copy needs from each server. */
-export interface CopySide {
-  readonly device: CudaDevice;
-  readonly events: EventPool;
-  readonly pinned: PinnedPool;
-  /** Which peers the server's context reaches directly. */
-  readonly peers: PeerAccess;
-  /** Makes the server's context current. */
-  bind(): void;
-  /** The device range of a descriptor, checked. */
-  range(descriptor: CopyDescriptor): BindingResource<bigint>;
-  resolve(stream: StreamId, bindings: readonly Binding[]): ResolvedStreams<CudaStream, CudaEvent>;
-  /** The device stream of a logical stream. */
-  stream(id: StreamId): CudaStream;
-}
 
 /** A copy of `source` into `target` (contiguous, as many bytes). */
 export interface CopyRequest {
@@ -87,14 +72,62 @@ export class PeerAccess {
 }
 
 /**
- * Enqueues the copy (see the module doc) and returns the route it took; `undefined` for a strided
- * source across servers (not copied: the caller goes through the host).
+ * The contract's `copyTo` on the devices: within one device (`_copy.ts`), or across two devices
+ * of one driver; `undefined` where it must go through the host (another driver library, a
+ * strided source across devices).
+ */
+export async function copyOnDevices(
+  from: CopySide,
+  to: CopySide,
+  source: CopyDescriptor,
+  streams: CopyStreams,
+): Promise<Handle | undefined> {
+  if (to.device.driver !== from.device.driver) return undefined;
+  if (to.device.ordinal === from.device.ordinal) {
+    return await copyWithinDevice(from, to, source, streams);
+  }
+  return await copyAcrossDevices(from, to, source, streams);
+}
+
+/**
+ * The contract's `copyTo` between two devices of one driver: a new contiguous allocation of `to`
+ * on `streams.destination`, filled by {@linkcode enqueueCopyBetween}, returned once the copy
+ * completed; `undefined` for a strided source (nothing allocated: copy through the host).
+ */
+export async function copyAcrossDevices(
+  from: CopySide,
+  to: CopySide,
+  source: CopyDescriptor,
+  streams: CopyStreams,
+): Promise<Handle | undefined> {
+  const layout = copyLayout(source);
+  if (layout.rows !== 1) return undefined;
+  const handle = to.memory.allocate(layout.bytes, streams.destination);
+  try {
+    const target = handle.copyDescriptor([layout.bytes], [1], 1);
+    enqueueCopyBetween(from, to, { source, target, streams });
+    to.bind(); // the copy ends in the source's context
+    const done = to.events.record(to.streams.stream(streams.destination));
+    await pollEvent(to.device.driver, done, to.wait("a device-to-device copy"));
+    to.events.release(done);
+  } catch (error) {
+    handle.dispose();
+    throw error;
+  }
+  return handle;
+}
+
+/**
+ * Enqueues the copy (see the module doc) and returns the route it took; `undefined` for another
+ * driver library or a strided source across servers (not copied: the caller goes through the
+ * host).
  */
 export function enqueueCopyBetween(
   from: CopySide,
   to: CopySide,
   request: CopyRequest,
 ): CopyRoute | undefined {
+  if (from.device.driver !== to.device.driver) return undefined;
   const { source, target } = request;
   const layout = copyLayout(source);
   const bytes = layout.bytes;
@@ -107,9 +140,9 @@ export function enqueueCopyBetween(
   }
   if (from === to) {
     to.bind();
-    const at = from.range(source);
-    using resolved = to.resolve(request.streams.destination, [source.binding, target.binding]);
-    copyOnDevice(to.device.driver, at, to.range(target), layout, resolved.currentStream());
+    const at = rangeOf(from, source);
+    using ordered = orderOn(to, request.streams.destination, [source.ref, target.ref]);
+    copyOnDevice(to.device.driver, at, rangeOf(to, target), layout, ordered.stream);
     return "same-server";
   }
   if (layout.rows !== 1) return undefined;
@@ -127,24 +160,24 @@ function copyDirect(from: CopySide, to: CopySide, request: CopyRequest, sameDevi
   const { source, target, streams } = request;
   const driver = to.device.driver;
   const layout = copyLayout(source);
-  const pin = source.binding.memory.id.pin();
+  const pin = source.ref.slice.record.pin();
   let handedOver = false;
   let ready: CudaEvent | undefined;
   try {
     from.bind();
-    const at = from.range(source);
+    const at = rangeOf(from, source);
     {
-      using resolved = from.resolve(streams.source, [source.binding]);
-      ready = from.events.record(resolved.currentStream());
+      using ordered = orderOn(from, streams.source, [source.ref]);
+      ready = from.events.record(ordered.stream);
     }
     to.bind();
     let done: CudaEvent;
     {
-      using resolved = to.resolve(streams.destination, [target.binding]);
-      const stream = resolved.currentStream();
+      using ordered = orderOn(to, streams.destination, [target.ref]);
+      const stream = ordered.stream;
       waitOn(to, stream, ready, from.events);
       ready = undefined;
-      const into = to.range(target);
+      const into = rangeOf(to, target);
       if (sameDevice) copyOnDevice(driver, at, into, layout, stream);
       else {
         driver.check(
@@ -161,11 +194,11 @@ function copyDirect(from: CopySide, to: CopySide, request: CopyRequest, sameDevi
         );
       }
       done = to.events.record(stream);
-      resolved.gc(pin); // released once the copy completed
+      ordered.gc(pin); // released once the copy completed
       handedOver = true;
     }
     from.bind();
-    waitOn(from, from.stream(streams.source), done, to.events);
+    waitOn(from, from.streams.stream(streams.source), done, to.events);
   } finally {
     if (ready !== undefined) from.events.release(ready);
     if (!handedOver) pin.release();
@@ -182,10 +215,10 @@ function copyStaged(from: CopySide, to: CopySide, request: CopyRequest): void {
   let ready: CudaEvent | undefined;
   try {
     from.bind();
-    const at = from.range(source);
+    const at = rangeOf(from, source);
     {
-      using resolved = from.resolve(streams.source, [source.binding]);
-      const stream = resolved.currentStream();
+      using ordered = orderOn(from, streams.source, [source.ref]);
+      const stream = ordered.stream;
       driver.check(
         driver.symbols.cuMemcpyDtoHAsync_v2(
           staging.pointer,
@@ -200,11 +233,11 @@ function copyStaged(from: CopySide, to: CopySide, request: CopyRequest): void {
       ready = from.events.record(stream);
     }
     to.bind();
-    using resolved = to.resolve(streams.destination, [target.binding]);
-    const stream = resolved.currentStream();
+    using ordered = orderOn(to, streams.destination, [target.ref]);
+    const stream = ordered.stream;
     waitOn(to, stream, ready, from.events);
     ready = undefined;
-    const into = to.range(target);
+    const into = rangeOf(to, target);
     driver.check(
       driver.symbols.cuMemcpyHtoDAsync_v2(
         into.resource + BigInt(into.offset),
@@ -214,7 +247,7 @@ function copyStaged(from: CopySide, to: CopySide, request: CopyRequest): void {
       ),
       `cuMemcpyHtoDAsync_v2(${bytes} bytes, device ${to.device.ordinal}, stream ${stream.index})`,
     );
-    resolved.gc({ [Symbol.dispose]: () => to.pinned.release(staging) });
+    ordered.gc({ [Symbol.dispose]: () => to.pinned.release(staging) });
   } finally {
     if (ready !== undefined) from.events.release(ready);
     // Once the source-side copy was enqueued it may still write the buffer: a failure after that

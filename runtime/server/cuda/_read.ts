@@ -7,14 +7,14 @@
  * @module
  */
 
-import type { BindingResource } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import { type CopyLayout, memcpy2d } from "./_layout.ts";
 import { type CudaStream, type HostWaitOptions, pollEvent } from "./_stream.ts";
 import type { CopyContext } from "./_write.ts";
 
 /** One source of a read. */
 export interface ReadSource {
-  readonly at: BindingResource<bigint>;
+  readonly at: ResourceRange<bigint>;
   readonly layout: CopyLayout;
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { RuntimeError } from "../../core/errors.ts";
+import { DestroyedError } from "../../core/errors.ts";
 import type { CudaSignalEvents } from "../../../sync/cuda_signal.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import type { CudaStream } from "./_stream.ts";
@@ -22,7 +22,7 @@ export function signalEvents(
   options: { readonly destroyed: () => boolean; readonly bind: () => void },
 ): CudaSignalEvents<Deno.PointerValue> {
   const assertLive = () => {
-    if (options.destroyed()) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    if (options.destroyed()) throw new DestroyedError("The CUDA server was destroyed");
     options.bind();
   };
   return {

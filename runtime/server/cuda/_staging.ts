@@ -114,6 +114,20 @@ export class PinnedPool {
     return this.#inFlight.length;
   }
 
+  /**
+   * Pinned buffers for `server.staging(sizes)`, each checked first (`TypeError` / `RangeError`):
+   * a `write` copies straight from them until the server is destroyed.
+   */
+  userBuffers(sizes: readonly number[]): Uint8Array[] {
+    if (!Array.isArray(sizes)) throw new TypeError("sizes must be an array");
+    for (const size of sizes) {
+      if (!Number.isInteger(size) || size < 0) {
+        throw new RangeError(`staging sizes must be non-negative integers, got ${size}`);
+      }
+    }
+    return sizes.map((size) => this.userBuffer(size));
+  }
+
   /** A pinned buffer for the caller to fill (the `staging()` API); freed by {@linkcode destroy}. */
   userBuffer(size: number): Uint8Array {
     const pinned = this.#allocate(Math.max(1, size));

@@ -19,8 +19,8 @@
  * @module
  */
 
-import { RuntimeError } from "../../core/errors.ts";
-import type { Binding } from "../../core/handle.ts";
+import { DestroyedError, TimeoutError } from "../../core/errors.ts";
+import type { HandleRef } from "../../core/handle.ts";
 import type { EventStreamBackend } from "../../stream/event.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 
@@ -44,7 +44,7 @@ export interface CudaEvent {
 export interface HostWaitOptions {
   /** Milliseconds before a wait rejects with `TIMEOUT`. */
   readonly timeoutMs: number;
-  /** What the wait is for, in the timeout message. */
+  /** What the wait is for, in the timeout message ("a read"). */
   readonly what?: string;
   /** True once the owner was destroyed: the wait rejects with `DESTROYED` (the event is gone). */
   readonly destroyed?: () => boolean;
@@ -117,7 +117,7 @@ export async function pollEvent(
   const deadline = performance.now() + options.timeoutMs;
   for (let polls = 0;; polls++) {
     if (options.destroyed?.()) {
-      throw new RuntimeError("DESTROYED", `The CUDA server was destroyed during a host wait`);
+      throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
     }
     const handle = isPooled(event) ? event.handle : event;
     // A pooled event returned to its pool was seen complete by another wait.
@@ -127,10 +127,7 @@ export async function pollEvent(
     if (result === CUDA_SUCCESS) return;
     if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
     if (performance.now() >= deadline) {
-      throw new RuntimeError(
-        "TIMEOUT",
-        `${options.what ?? "An event"} did not complete within ${options.timeoutMs} ms`,
-      );
+      throw new TimeoutError(options.what ?? "an event", options.timeoutMs, "it is not complete");
     }
     // A zero delay first (short kernels), then 1 ms steps: the loop never spins the CPU.
     await new Promise((resolve) => setTimeout(resolve, polls < 8 ? 0 : 1));
@@ -155,7 +152,7 @@ export function pollEventSync(
   const deadline = performance.now() + options.timeoutMs;
   for (;;) {
     if (options.destroyed?.()) {
-      throw new RuntimeError("DESTROYED", `The CUDA server was destroyed during a host wait`);
+      throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
     }
     if (event.handle === null) return; // another wait saw it complete
     options.bind?.();
@@ -163,10 +160,7 @@ export function pollEventSync(
     if (result === CUDA_SUCCESS) return;
     if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
     if (performance.now() >= deadline) {
-      throw new RuntimeError(
-        "TIMEOUT",
-        `${options.what ?? "An event"} did not complete within ${options.timeoutMs} ms`,
-      );
+      throw new TimeoutError(options.what ?? "an event", options.timeoutMs, "it is not complete");
     }
     Atomics.wait(nap, 0, 0, 0.05);
   }
@@ -197,8 +191,8 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     return stream;
   }
 
-  handleCursor(_stream: CudaStream, binding: Binding): number {
-    return binding.cursor;
+  handleCursor(_stream: CudaStream, ref: HandleRef): number {
+    return ref.cursor;
   }
 
   isHealthy(stream: CudaStream): boolean {
@@ -228,7 +222,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
    */
   isEventComplete(event: CudaEvent, waitedMs: number): boolean {
     if (this.#wait.destroyed?.()) {
-      throw new RuntimeError("DESTROYED", `The CUDA server was destroyed during a host wait`);
+      throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
     }
     if (event.handle === null) return true; // another wait saw it complete
     this.#wait.bind?.(); // a timer of the GC: another server's context may be current
@@ -239,9 +233,10 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     }
     if (result !== CUDA_ERROR_NOT_READY) throw this.#driver.error(result, "cuEventQuery");
     if (waitedMs >= this.#wait.timeoutMs) {
-      throw new RuntimeError(
-        "TIMEOUT",
-        `${this.#wait.what ?? "A GC event"} did not complete within ${this.#wait.timeoutMs} ms`,
+      throw new TimeoutError(
+        this.#wait.what ?? "a GC event",
+        this.#wait.timeoutMs,
+        "it is not complete",
       );
     }
     return false;

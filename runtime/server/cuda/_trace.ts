@@ -10,16 +10,16 @@
  * - **Copies** (writes, and the device-to-pinned copies of reads) at their host launch time;
  *   they are not timed on the device.
  * - **Submissions**: CUDA submits each enqueue on its own, so every kernel and copy is one.
- * - **Cross-stream waits** as the event multi-stream orders them: every use of memory counts as
- *   a write there, so a use waits on the last other stream that used the memory in the trace.
+ * - **Cross-stream waits** as the event multi-stream decides them (it reports each wait it
+ *   enqueues while a trace records).
  * - **Reads and syncs** as host spans; the **memory counter** at start, stop and after each.
  *
  * @module
  */
 
-import type { Binding } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { Trace, TraceEvent, TraceKernel, TraceSpan } from "../../core/trace.ts";
+import type { WaitRecorder } from "../../stream/wait_recorder.ts";
 
 /** A launch timed by timing events: its pair, shared by the windows (and trace) open then. */
 export interface TimedLaunch {
@@ -38,12 +38,10 @@ interface TracedKernel {
 }
 
 /** The events of one recording, assembled into a {@linkcode Trace} when it stops. */
-export class CudaTraceLog {
+export class CudaTraceLog implements WaitRecorder {
   readonly start: number = performance.now();
   readonly #events: TraceEvent[] = [];
   readonly #kernels: TracedKernel[] = [];
-  /** The stream of the last use of each memory (ids are objects: weakly held). */
-  readonly #lastUse = new WeakMap<object, StreamId>();
   #submissions = 0;
 
   /** The timed launches recorded, in launch order. */
@@ -51,19 +49,9 @@ export class CudaTraceLog {
     return this.#kernels.map((k) => k.timed);
   }
 
-  /** Records the cross-stream waits implied by `stream` using `bindings` now. */
-  used(stream: StreamId, bindings: readonly Binding[]): void {
-    const at = performance.now();
-    const waited = new Set<StreamId>();
-    for (const binding of bindings) {
-      const id = binding.memory.id;
-      const on = this.#lastUse.get(id);
-      if (on !== undefined && on !== stream && !waited.has(on)) {
-        waited.add(on);
-        this.#events.push({ type: "wait", stream, on, at });
-      }
-      this.#lastUse.set(id, stream);
-    }
+  /** Records a cross-stream wait the event multi-stream decided (see `WaitRecorder`). */
+  waited(stream: StreamId, on: number): void {
+    this.#events.push({ type: "wait", stream, on, at: performance.now() });
   }
 
   /** Records a timed kernel launched now (the launch call comes right after). */

@@ -6,17 +6,16 @@
  * @module
  */
 
-import type { CopyDescriptor } from "../../core/allocation.ts";
-import type { BindingResource, WriteEntry } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import type { CudaDriver } from "./_ffi.ts";
-import { type CopyLayout, copyLayout, memcpy2d } from "./_layout.ts";
+import { type CopyLayout, memcpy2d } from "./_layout.ts";
 import type { Pinned, PinnedPool } from "./_staging.ts";
 import type { CudaStream, EventPool } from "./_stream.ts";
 
 /** One destination of a write. */
 export interface WriteTarget {
-  /** The device memory (pointer, binding offset, binding size). */
-  readonly at: BindingResource<bigint>;
+  /** The device memory (pointer, the ref's offset, the copy's span). */
+  readonly at: ResourceRange<bigint>;
   /** How the bytes land on the device. */
   readonly layout: CopyLayout;
   /** The bytes, packed rows. */
@@ -33,34 +32,6 @@ export interface CopyContext {
 }
 
 const struct = new DataView(new ArrayBuffer(128));
-
-/**
- * The targets of `write` entries, each checked (a hand-built one too) before anything is
- * enqueued: `range` checks a descriptor and gives its device range.
- */
-export function writeTargets(
-  entries: readonly WriteEntry[],
-  range: (descriptor: CopyDescriptor) => BindingResource<bigint>,
-): WriteTarget[] {
-  if (!Array.isArray(entries)) throw new TypeError("entries must be an array");
-  return entries.map((entry, i) => {
-    if (typeof entry !== "object" || entry === null) {
-      throw new TypeError(`entries[${i}] must be a WriteEntry`);
-    }
-    const { descriptor, data } = entry;
-    const at = range(descriptor);
-    const layout = copyLayout(descriptor);
-    if (!(data instanceof Uint8Array)) {
-      throw new TypeError(`entries[${i}].data must be a Uint8Array`);
-    }
-    if (data.byteLength !== layout.bytes) {
-      throw new RangeError(
-        `Write of ${data.byteLength} bytes into a descriptor of ${layout.bytes} bytes`,
-      );
-    }
-    return { at, layout, data };
-  });
-}
 
 /** Enqueues the copies of `targets` on `stream`. */
 export function enqueueWrite(
@@ -120,8 +91,8 @@ export function enqueueWrite(
 /** Enqueues a device-to-device copy of `layout` from `from` into contiguous `to`. */
 export function copyOnDevice(
   driver: CudaDriver,
-  from: BindingResource<bigint>,
-  to: BindingResource<bigint>,
+  from: ResourceRange<bigint>,
+  to: ResourceRange<bigint>,
   layout: CopyLayout,
   stream: CudaStream,
 ): void {

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { BackendUnavailableError, RuntimeError } from "../../core/errors.ts";
+import { BackendUnavailableError, DestroyedError } from "../../core/errors.ts";
 import { CUDA_ERROR_NO_DEVICE, CudaDriver, type CudaDriverOptions } from "./_ffi.ts";
 import { cudaVersionName } from "./_ptx_version.ts";
 
@@ -203,7 +203,7 @@ export class CudaDevice implements Disposable {
 
   /** Throws `DESTROYED` after {@linkcode destroy}. */
   assertUsable(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA device was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The CUDA device was destroyed");
   }
 
   /**

@@ -4,7 +4,7 @@
  * A {@linkcode CudaKernel} is PTX text, CUDA C for the optional NVRTC, or both, and an entry
  * point. Its parameters follow one ABI (see `_launch.ts`): a pointer per buffer binding in order;
  * with `bufferLengths`, a `u32` byte length per buffer; the metadata words as `u32`s; then the
- * scalars, binding by binding in insertion order, each value by value. The PTX runs on any
+ * scalars, type by type in insertion order, each value by value. The PTX runs on any
  * driver that accepts its version and target: the shipped PTX is `.target sm_75` at PTX ISA 7.0
  * (`deno task ptx` lowers nvcc's `.version` and checks the result with ptxas), so drivers from
  * r450 (CUDA 11.0) load it; the shipped kernels carry their CUDA C too, for NVRTC on a driver
@@ -80,14 +80,14 @@ const shipped = (
  *
  * @example
  * ```ts ignore
- * import { Bindings, CubeCount } from "@gpucompute/runtime/backend";
+ * import { KernelArguments, CubeCount } from "@gpucompute/runtime/backend";
  * import { CUDA_KERNELS, CudaServer } from "@gpucompute/runtime/cuda";
  * using server = CudaServer.create();
  * using out = server.createWithData(new Uint8Array(4 * 1000), 0);
  * server.execute({
  *   kernel: CUDA_KERNELS.fillF32,
  *   count: CubeCount.new1d(4),
- *   bindings: new Bindings().withBuffer(out.binding())
+ *   args: new KernelArguments().withBuffer(out.ref())
  *     .withMetadata({ data: new Uint32Array([1000]), staticLength: 1 }).withScalar("f32", [1.5]),
  * }, 0);
  * ```

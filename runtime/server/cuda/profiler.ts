@@ -15,7 +15,7 @@
  * @module
  */
 
-import { RuntimeError } from "../../core/errors.ts";
+import { ProfileNotRegisteredError, TraceActiveError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { KernelTiming, Trace } from "../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../server.ts";
@@ -73,7 +73,7 @@ export class CudaProfiler {
   /** Starts a trace recording (`TRACE_ACTIVE` if one runs); every launch is timed while it runs. */
   startTrace(): CudaTraceLog {
     if (this.#trace !== undefined) {
-      throw new RuntimeError("TRACE_ACTIVE", "A trace is already being recorded on this server");
+      throw new TraceActiveError("A trace is already being recorded on this server");
     }
     this.#perKernel++;
     return this.#trace = new CudaTraceLog();
@@ -83,14 +83,14 @@ export class CudaProfiler {
   async stopTrace(info: Pick<Trace, "backend" | "device">): Promise<Trace> {
     const trace = this.#trace;
     if (trace === undefined) {
-      throw new RuntimeError("PROFILE_NOT_REGISTERED", "No trace is being recorded");
+      throw new ProfileNotRegisteredError("No trace is being recorded");
     }
     this.#trace = undefined;
     this.#perKernel--;
     const launches = trace.launches;
     for (const timed of launches) {
       if (timed.after === null) continue;
-      await pollEvent(this.#driver, timed.after, { ...this.#wait, what: "A traced kernel" });
+      await pollEvent(this.#driver, timed.after, { ...this.#wait, what: "a traced kernel" });
     }
     const result = trace.finish(info, (from, to) => this.#elapsed(from, to));
     for (const timed of launches) this.#release(timed);
@@ -147,8 +147,7 @@ export class CudaProfiler {
   async end(stream: CudaStream, token: ProfilingToken): Promise<ProfileDuration> {
     const window = this.#windows.get(token?.id);
     if (window === undefined) {
-      throw new RuntimeError(
-        "PROFILE_NOT_REGISTERED",
+      throw new ProfileNotRegisteredError(
         `Profiling token ${token?.id} is not an open window of this server`,
       );
     }
@@ -156,7 +155,7 @@ export class CudaProfiler {
     if (window.kernels !== undefined) this.#perKernel--;
     const { start } = window;
     const end = this.#record(stream);
-    await pollEvent(this.#driver, end, { ...this.#wait, what: "The profiling window's end" });
+    await pollEvent(this.#driver, end, { ...this.#wait, what: "the profiling window's end" });
     const milliseconds = this.#elapsed(start, end);
     this.#free.push(start, end);
     if (window.kernels === undefined) return { milliseconds, timing: "device" };

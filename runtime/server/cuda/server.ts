@@ -1,32 +1,12 @@
 /**
- * The CUDA compute server: {@linkcode ComputeServer} over the CUDA driver through Deno FFI.
- *
- * - **Device**: the primary context of one device. Servers of several devices share the thread
- *   that calls the driver, so every operation first makes its own context current (one
- *   `cuCtxGetCurrent` when it is), and so does every wait resuming from the event loop. No driver
- *   call here waits on the device: host waits poll `cuEventQuery`, with a timeout (`TIMEOUT`).
- * - **Streams**: the event {@linkcode MultiStream} over non-blocking CUDA streams (`_stream.ts`).
- *   Work is submitted as it is enqueued, so `flush` has nothing to do. Every operation resolves
- *   its stream with `enforceHealthy`: after a kernel fault (a sticky driver error) streams refuse
- *   work with `STREAM_UNHEALTHY`.
- * - **Memory**: one memory manager per stream index (`_memory.ts`; the precondition of the
- *   event multi-stream), pages from `cuMemAllocAsync` or `cuMemAlloc` (`storage.ts`), 256-byte
- *   slice alignment. `optimized` allocations of rank 2+ pad rows to 16 bytes.
- * - **Copies** go through pinned staging (`_staging.ts`, `_write.ts`, `_read.ts`), contiguous or
- *   as rows at a pitch (`cuMemcpy2DAsync`); one read is one event and one host wait.
- * - **Kernels**: PTX modules cached by text, functions by program (`kernel.ts`), parameters
- *   marshalled from the bindings (`_launch.ts`). A dynamic cube count is read back to the host
- *   first: `cuLaunchKernel` takes the grid from the host, so `execute` waits (bounded by the
- *   timeout) for the counter — the one synchronous wait of the backend.
- * - **Profiling** with timing events per stream (`profiler.ts`): `timing: "device"`; traces
- *   time every launch with them (`_trace.ts`).
- * - **Copies between servers** of one driver run on the devices (`enqueueCopy`, `_peer.ts`): on one
- *   device, or across two with peer access (enabled once per pair where `cuDeviceCanAccessPeer`
- *   allows), else staged through pinned memory; the contract's `copyTo` waits for them. Servers of
- *   different driver libraries copy through the host.
- * - **Timeline marks** (`signal`) are GC tasks: set once the GC stream passed the mark. Each mark
- *   is also an event (`_marks.ts`), which another CUDA server's stream waits on with
- *   `waitSignal`: cross-device ordering with no host round trip.
+ * The CUDA compute server: {@linkcode ComputeServer} over the CUDA driver through Deno FFI. Its
+ * parts (`_parts.ts`) are made in dependency order, none calling back into the server; what every
+ * backend does alike is the shared server layer's (`../shared/`). Work is submitted as it is
+ * enqueued on non-blocking CUDA streams, ordered by the event multi-stream; memory is per stream
+ * index; host waits poll `cuEventQuery` with a timeout; every operation first makes the server's
+ * context current. Servers of one driver copy between devices on the devices (`_peer.ts`), and a
+ * stream waits on another server's timeline mark as an event (`_marks.ts`). The details are in
+ * docs/architecture.md ("The CUDA backend") and docs/devices.md.
  *
  * @module
  */
@@ -37,17 +17,14 @@ import {
   contiguousStrides,
   type CopyDescriptor,
 } from "../../core/allocation.ts";
-import { resolveConfig } from "../../core/config.ts";
-import { type ComputeError, RuntimeError, StreamUnhealthyError } from "../../core/errors.ts";
-import { Binding, checkHandleKind, Handle, type HandleKind } from "../../core/handle.ts";
+import { StreamUnhealthyError } from "../../core/errors.ts";
+import type { Handle, HandleKind } from "../../core/handle.ts";
+import { HandleRef } from "../../core/handle_ref.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
-import { assertStreamId, type StreamId } from "../../core/stream_id.ts";
-import { assertNonNegativeInteger } from "../../core/_validate.ts";
+import type { StreamId } from "../../core/stream_id.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
-import { MultiStream } from "../../stream/event.ts";
 import type { Trace } from "../../core/trace.ts";
 import type {
-  BindingResource,
   ComputeServer,
   CopyStreams,
   DeviceProperties,
@@ -58,34 +35,32 @@ import type {
   StartProfileOptions,
   WriteEntry,
 } from "../server.ts";
-import { checkLaunch } from "./_check_launch.ts";
-import { launch, type LaunchContext } from "./_launch.ts";
-import { allocationLayouts, checkedRange, copyLayout } from "./_layout.ts";
-import { StreamMemory } from "./_memory.ts";
-import { read } from "./_read.ts";
-import { PinnedPool } from "./_staging.ts";
 import {
-  type CudaEvent,
-  type CudaStream,
-  CudaStreamBackend,
-  EventPool,
-  pollEvent,
-} from "./_stream.ts";
-import { enqueueWrite, writeTargets } from "./_write.ts";
-import { copyWithinDevice } from "./_copy.ts";
+  checkEmpty,
+  copyTarget,
+  copyThroughHost,
+  createAllocations,
+  createWithData,
+  leaseResource,
+  ServerState,
+  writeTargets,
+} from "../shared/mod.ts";
+import { checkLaunch } from "./_check_launch.ts";
+import { launch } from "./_launch.ts";
+import { copyLayout, optimizedLayout } from "./_layout.ts";
+import { read } from "./_read.ts";
+import { CudaParts } from "./_parts.ts";
+import { enqueueWrite } from "./_write.ts";
 import { CudaDevice } from "./device.ts";
+import { waitOnMark } from "./_marks.ts";
+import { copyOnDevices, enqueueCopyBetween } from "./_peer.ts";
+import { orderOn } from "./_copy.ts";
 import type { CudaServerOptions, CudaServerStats } from "./options.ts";
+import type { CudaKernel } from "./kernel.ts";
+import type { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
+import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 
 export type { CudaServerOptions, CudaServerStats };
-import type { CudaKernel } from "./kernel.ts";
-import { ModuleCache } from "./module_cache.ts";
-import { CudaProfiler } from "./profiler.ts";
-import { CudaStorage } from "./storage.ts";
-import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
-import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
-import { signalEvents } from "./_signal.ts";
-import { markEvent, ServerMarks } from "./_marks.ts";
-import { type CopySide, enqueueCopyBetween, PeerAccess } from "./_peer.ts";
 
 /**
  * A compute server on a CUDA device.
@@ -101,25 +76,9 @@ import { type CopySide, enqueueCopyBetween, PeerAccess } from "./_peer.ts";
  */
 export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   readonly properties: DeviceProperties;
-  readonly #device: CudaDevice;
-  readonly #events: EventPool;
-  readonly #backend: CudaStreamBackend;
-  readonly #streams: MultiStream<CudaStream, CudaEvent>;
-  readonly #memory: StreamMemory;
-  readonly #pinned: PinnedPool;
-  readonly #modules: ModuleCache;
-  readonly #profiler: CudaProfiler;
-  readonly #timeoutMs: number;
-  readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
-  readonly #marks: ServerMarks;
-  readonly #peers = new PeerAccess();
-  #copySide: CopySide | undefined;
-  #launchContext: LaunchContext | undefined;
-  /** Set when a reservation allocated a page in its stream's order (`cuMemAllocAsync`). */
-  #streamOrderedPage = false;
-  /** GC waits that failed, by stream index: reported by that stream's next `sync` or `read`. */
-  readonly #failures = new Map<number, ComputeError>();
-  #destroyed = false;
+  readonly #state = new ServerState("CUDA server");
+  readonly #parts: CudaParts;
+  readonly #locate = (ref: HandleRef) => this.#parts.memory.locate(ref);
 
   /** Opens the device (`BACKEND_UNAVAILABLE` when there is none) and builds a server on it. */
   static create(options: CudaServerOptions = {}): CudaServer {
@@ -134,79 +93,28 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   /** Builds a server on an opened device, taking it over; prefer {@linkcode CudaServer.create}. */
   constructor(device: CudaDevice, options: CudaServerOptions = {}) {
-    const config = resolveConfig(options);
-    const timeoutMs = options.timeoutMs ?? 30_000;
-    if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be positive, got ${timeoutMs}`);
-    const driver = device.driver;
-    this.#device = device;
-    this.#timeoutMs = timeoutMs;
-    const wait = { timeoutMs, destroyed: () => this.#destroyed, bind: this.#bind };
-    this.#events = new EventPool(driver);
-    this.#backend = new CudaStreamBackend(driver, this.#events, wait);
-    this.#streams = new MultiStream(this.#backend, {
-      maxStreams: config.maxStreams,
-      onStreamFailed: (index, error) => this.#failures.set(index, error),
-      maxPendingGc: options.maxPendingGc ?? 64,
-    });
-    const asyncAlloc = (options.memoryPools ?? true) && device.attributes.memoryPools;
-    this.#memory = new StreamMemory(
-      (index) =>
-        new CudaStorage(driver, {
-          stream: () => this.#streams.stream(index),
-          events: this.#events,
-          asyncAlloc,
-          onStreamOrdered: () => this.#streamOrderedPage = true,
-        }),
-      {
-        memory: {
-          maxAllocationSize: Math.min(2 ** 31, device.totalMemory),
-          ...options.memory,
-        },
-        maxStreams: config.maxStreams,
-        freeBytes: () => device.memoryInfo().free,
-      },
-    );
-    this.#pinned = new PinnedPool(driver, this.#events);
-    this.#modules = new ModuleCache(driver, {
-      nvrtcLibrary: options.nvrtcLibrary,
-      computeCapability: device.attributes.computeCapability,
-      maxSharedMemoryPerBlockOptin: device.attributes.maxSharedMemoryPerBlockOptin,
-      driverVersion: device.driverVersion,
-    });
-    this.#profiler = new CudaProfiler(driver, wait);
-    this.#marks = new ServerMarks({
-      driver,
-      backend: this.#backend,
-      events: this.#events,
-      ...wait,
-    });
+    this.#parts = new CudaParts(device, options, this.#state);
     this.properties = {
       backend: "cuda",
       deviceName: device.name,
-      maxAllocationSize: this.#memory.maxAllocationSize,
+      maxAllocationSize: this.#parts.memory.maxAllocationSize,
       deviceTimer: true,
     };
   }
 
   /** The device. */
   get device(): CudaDevice {
-    return this.#device;
+    return this.#parts.device;
   }
 
   /** True after {@linkcode destroy}. */
   get destroyed(): boolean {
-    return this.#destroyed;
+    return this.#state.destroyed;
   }
 
   /** A snapshot of the counters. */
   stats(): CudaServerStats {
-    return {
-      pinnedInFlight: this.#pinned.inFlight,
-      pinnedAllocations: this.#pinned.allocations,
-      moduleLoads: this.#modules.loads,
-      events: this.#events.size,
-      streams: this.#backend.streams.length,
-    };
+    return this.#parts.stats();
   }
 
   /**
@@ -215,61 +123,42 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
     this.#assertUsable(stream);
-    const signal = new CudaTimelineSignal(
-      signalEvents(this.#device.driver, this.#streams.stream(stream), {
-        destroyed: () => this.#destroyed,
-        bind: this.#bind,
-      }),
-    );
-    this.#signals.add(signal);
-    this.#marks.adopt(signal); // other CUDA servers' streams may wait on its events
-    return signal;
+    return this.#parts.timelineSignal(stream);
   }
 
   /**
    * Sets `timeline` to `value` once the work enqueued so far on `stream` has completed: the GC
    * stream waits on an event of `stream` and the mark rides on the GC task of that wait, so marks
    * complete in the order they were made (the GC stream's order), whatever their streams. A
-   * failed or timed-out event never reaches the mark and poisons the stream (its next `sync` or
-   * `read` reports it); a destroyed server never reaches it either. The mark is an event too, for
-   * {@linkcode waitSignal} on other CUDA servers.
+   * failed or timed-out event never reaches the mark and leaves the stream unhealthy (its next
+   * `sync` or `read` reports it); a destroyed server never reaches it either. The mark is an
+   * event too, for {@linkcode waitSignal} on other CUDA servers.
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
-    using resolved = this.#resolve(stream, []);
-    this.#marks.record(timeline, value, resolved.currentStream());
-    resolved.gc({
+    using ordered = orderOn(this.#parts, stream, []);
+    this.#parts.marks.record(timeline, value, ordered.stream);
+    ordered.gc({
       [Symbol.dispose]: () => {
-        if (!this.#destroyed) timeline.set(value);
+        if (!this.#state.destroyed) timeline.set(value);
       },
     });
   }
 
   /**
    * Makes `stream` wait on the device for `timeline` to reach `value` when a CUDA server of the
-   * same driver (this one or another device's) marked that value with `signal`, or `timeline` is
-   * a signal from `timelineSignal`: `cuStreamWaitEvent` on the event of the smallest value
-   * recorded at or above it. False when there is none (nothing that far recorded yet, another
-   * driver library, a timeline marked by several servers): then wait on the host.
+   * same driver marked that value with `signal`, or `timeline` is a signal of `timelineSignal`
+   * (`cuStreamWaitEvent`); false when there is no such event (then wait on the host).
    */
   waitSignal(timeline: TimelineSignal, value: bigint, stream: StreamId): boolean {
     this.#assertUsable(stream);
-    const event = markEvent(timeline, this.#device.driver, value);
-    if (event === undefined) return false;
-    using resolved = this.#resolve(stream, []);
-    const current = resolved.currentStream();
-    this.#device.driver.check(
-      this.#device.driver.symbols.cuStreamWaitEvent(current.handle, event, 0),
-      `cuStreamWaitEvent(timeline value ${value}, stream ${current.index})`,
-    );
-    return true;
+    return waitOnMark(this.#parts, { timeline, value, stream });
   }
 
   /**
    * Enqueues a copy of `source` into `target`, memory of `destination` (this server or another
-   * of the same driver library), on the devices: see `_peer.ts` for the routes (one device, peer
-   * access, pinned staging). False for another driver library or a strided source across
-   * servers (copy through the host then).
+   * of the same driver library), on the devices (`_peer.ts`: one device, peer access, pinned
+   * staging). False for another driver library or a strided source across servers.
    */
   enqueueCopy(
     destination: this,
@@ -277,53 +166,39 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     target: CopyDescriptor,
     streams: CopyStreams,
   ): boolean {
-    this.#assertUsable(streams?.source);
-    if (!(destination instanceof CudaServer)) {
-      throw new TypeError("destination must be a CudaServer");
-    }
-    destination.#assertUsable(streams.destination);
-    if (destination.#device.driver !== this.#device.driver) return false;
-    const request = { source, target, streams };
-    return enqueueCopyBetween(this.#side(), destination.#side(), request) !== undefined;
+    const to = this.#destinationParts(destination, streams);
+    return enqueueCopyBetween(this.#parts, to, { source, target, streams }) !== undefined;
   }
 
   /**
    * The `CUstream` behind a logical stream, to enqueue your own work in the runtime's order on
    * it, e.g. on memory leased by {@linkcode getResource} (which orders this stream after the
-   * binding's writers on other streams). Do not destroy it.
+   * ref's writers on other streams). Do not destroy it.
    */
   cudaStream(stream: StreamId): Deno.PointerValue {
     this.#assertUsable(stream);
-    return this.#streams.stream(stream).handle;
+    return this.#parts.streams.stream(stream).handle;
   }
 
   /** Loads a kernel's module and function now; `COMPILATION` when the driver rejects it. */
   compile(kernel: CudaKernel): void {
     this.#assertUsable();
-    this.#modules.function(kernel);
+    this.#parts.modules.function(kernel);
   }
 
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
     this.#assertUsable(stream);
-    if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
-    const layouts = allocationLayouts(descriptors, this.#memory.maxAllocationSize);
-    const allocations: Allocation[] = [];
-    try {
-      for (const { bytes, strides } of layouts) {
-        allocations.push({ handle: this.#allocate(bytes, stream), strides });
-      }
-    } catch (error) {
-      for (const allocation of allocations) allocation.handle.dispose();
-      throw error;
-    }
-    return allocations;
+    return createAllocations(descriptors, {
+      layout: optimizedLayout,
+      allocate: (bytes) => this.#parts.memory.allocate(bytes, stream),
+      maxAllocationSize: this.#parts.memory.maxAllocationSize,
+    });
   }
 
   empty(byteSize: number, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
-    assertNonNegativeInteger(byteSize, "byteSize");
-    if (kind !== undefined) checkHandleKind(byteSize, kind);
-    return this.#allocate(byteSize, stream, kind);
+    checkEmpty(byteSize, kind);
+    return this.#parts.memory.allocate(byteSize, stream, kind);
   }
 
   /**
@@ -333,164 +208,129 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   staging(sizes: readonly number[], stream: StreamId): Uint8Array[] {
     this.#assertUsable(stream);
-    if (!Array.isArray(sizes)) throw new TypeError("sizes must be an array");
-    for (const size of sizes) {
-      if (!Number.isInteger(size) || size < 0) {
-        throw new RangeError(`staging sizes must be non-negative integers, got ${size}`);
-      }
-    }
-    return sizes.map((size) => this.#pinned.userBuffer(size));
+    return this.#parts.pinned.userBuffers(sizes);
   }
 
   createWithData(data: Uint8Array, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
-    if (!(data instanceof Uint8Array)) throw new TypeError("data must be a Uint8Array");
-    if (kind !== undefined) checkHandleKind(data.byteLength, kind);
-    const handle = this.#allocate(data.byteLength, stream, kind);
-    try {
-      this.write([{ descriptor: handle.copyDescriptor([data.byteLength], [1], 1), data }], stream);
-    } catch (error) {
-      handle.dispose();
-      throw error;
-    }
-    return handle;
+    return createWithData(data, kind, {
+      allocate: (bytes, kind) => this.#parts.memory.allocate(bytes, stream, kind),
+      write: (entries) => this.write(entries, stream),
+    });
   }
 
   async read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]> {
     this.#assertUsable(stream);
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
-    this.#throwFailure(stream);
-    const sources = descriptors.map((d) => ({ at: this.#range(d), layout: copyLayout(d) }));
-    const trace = this.#profiler.trace, start = trace && performance.now();
-    const resolved = this.#resolve(stream, descriptors.map((d) => d.binding));
+    this.#parts.streams.errors.throwFor(stream);
+    const sources = descriptors.map((d) => {
+      const { at, extent } = copyTarget(d, { layout: copyLayout, locate: this.#locate });
+      return { at, layout: extent };
+    });
+    const trace = this.#parts.profiler.trace, start = trace && performance.now();
+    const ordered = orderOn(this.#parts, stream, descriptors.map((d) => d.ref));
     // read() enqueues synchronously, up to its first await: finish right after.
-    const pending = read(
-      this.#copyContext(),
-      sources,
-      resolved.currentStream(),
-      this.#wait("A read"),
-    );
-    resolved.finish();
+    const pending = read(this.#parts.copy, sources, ordered.stream, this.#parts.wait("a read"));
+    ordered.finish();
     if (trace === undefined) return this.#settled(await pending);
     const bytes = sources.reduce((sum, s) => sum + s.layout.bytes, 0);
     trace.copy("read", stream, bytes);
     const mapStart = performance.now(), result = this.#settled(await pending);
     trace.span({ type: "read", stream, start: start!, mapStart, bytes });
-    return this.#sampleMemory(result);
+    return this.#parts.sampleMemory(result);
   }
 
   write(entries: readonly WriteEntry[], stream: StreamId): void {
     this.#assertUsable(stream);
-    const targets = writeTargets(entries, (descriptor) => this.#range(descriptor));
+    const targets = writeTargets(entries, { layout: copyLayout, locate: this.#locate })
+      .map(({ at, extent, data }) => ({ at, layout: extent, data }));
     if (targets.length === 0) return;
-    using resolved = this.#resolve(stream, entries.map((e) => e.descriptor.binding));
-    enqueueWrite(this.#copyContext(), targets, resolved.currentStream());
-    this.#profiler.trace?.copy("write", stream, targets.reduce((n, t) => n + t.layout.bytes, 0));
+    using ordered = orderOn(this.#parts, stream, entries.map((e) => e.descriptor.ref));
+    enqueueWrite(this.#parts.copy, targets, ordered.stream);
+    this.#parts.profiler.trace?.copy(
+      "write",
+      stream,
+      targets.reduce((n, t) => n + t.layout.bytes, 0),
+    );
   }
 
   async sync(stream: StreamId): Promise<void> {
     this.#assertUsable(stream);
-    this.#throwFailure(stream);
-    const trace = this.#profiler.trace, start = trace && performance.now();
-    const events = this.#backend.streams.map((s) => this.#backend.flush(s));
-    try {
-      for (const event of events) {
-        await pollEvent(this.#device.driver, event.handle, this.#wait("Synchronizing a stream"));
-      }
-    } finally {
-      for (const event of events) this.#events.release(event);
-    }
-    await this.#streams.drain();
+    this.#parts.streams.errors.throwFor(stream);
+    const trace = this.#parts.profiler.trace, start = trace && performance.now();
+    await this.#parts.completeAll();
     this.#settled(undefined);
-    this.#bind();
-    this.#pinned.collect();
+    this.#parts.bind();
+    this.#parts.pinned.collect();
     trace?.span({ type: "sync", stream, start: start! });
-    this.#sampleMemory(undefined);
+    this.#parts.sampleMemory(undefined);
   }
 
   /**
-   * The device pointer behind a binding, leased: `stream`'s CUDA stream is first made to wait on
-   * the other streams' work on the binding (the work itself is already submitted), and the
-   * memory is not reused until the lease is released.
+   * The device pointer behind a ref, leased: `stream`'s CUDA stream is first made to wait on the
+   * other streams' work on the ref (the work itself is already submitted), and the memory is not
+   * reused until the lease is released.
    */
-  getResource(binding: Binding, stream: StreamId): ResourceLease<bigint> {
+  getResource(ref: HandleRef, stream: StreamId): ResourceLease<bigint> {
     this.#assertUsable(stream);
-    if (!(binding instanceof Binding)) throw new TypeError("getResource needs a Binding");
-    const at = this.#bindingResource(binding);
-    this.#resolve(stream, [binding]).finish();
-    const pin = binding.memory.id.pin();
-    return {
-      ...at,
-      get released() {
-        return pin.memory === undefined;
-      },
-      release: () => pin.release(),
-      [Symbol.dispose]: () => pin.release(),
-    };
+    if (!(ref instanceof HandleRef)) throw new TypeError("getResource needs a HandleRef");
+    const at = this.#parts.memory.locate(ref);
+    orderOn(this.#parts, stream, [ref]).finish();
+    return leaseResource(at, ref);
   }
 
   execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
     checkLaunch(kernelLaunch);
-    this.#assertHealthy(stream);
-    this.#launchContext ??= {
-      ...this.#copyContext(),
-      modules: this.#modules,
-      attributes: this.#device.attributes,
-      timeoutMs: this.#timeoutMs,
-      resolveBinding: (binding) => this.#bindingResource(binding),
-      resolveStreams: (stream, bindings) => this.#resolve(stream, bindings),
-      timeLaunch: (stream, id, kernel, workgroups) =>
-        this.#profiler.timeLaunch(stream, id, kernel, workgroups),
-    };
-    launch(this.#launchContext, kernelLaunch, stream);
+    if (!this.#parts.backend.isHealthy(this.#parts.streams.stream(stream))) {
+      throw new StreamUnhealthyError(stream);
+    }
+    launch(this.#parts.launch, kernelLaunch, stream);
   }
 
   flush(stream: StreamId): void {
     // Work reaches the device as it is enqueued; flushing only recycles finished staging.
     this.#assertUsable(stream);
-    this.#pinned.collect();
+    this.#parts.pinned.collect();
   }
 
   memoryUsage(stream: StreamId): MemoryUsage {
     this.#assertUsable(stream);
-    return this.#memory.usage();
+    return this.#parts.memory.usage();
   }
 
   memoryCleanup(stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#pinned.collect();
-    this.#memory.cleanup(true);
+    this.#parts.pinned.collect();
+    this.#parts.memory.cleanup(true);
   }
 
   startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken {
     this.#assertUsable(stream);
-    return this.#profiler.start(this.#streams.stream(stream), options);
+    return this.#parts.profiler.start(this.#parts.streams.stream(stream), options);
   }
 
   async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
-    return this.#settled(await this.#profiler.end(this.#streams.stream(stream), token));
+    return this.#settled(await this.#parts.profiler.end(this.#parts.streams.stream(stream), token));
   }
 
   /** Starts recording every stream's timeline: every launch is timed by timing events. */
   startTrace(): void {
     this.#assertUsable();
-    this.#profiler.startTrace();
-    this.#sampleMemory(undefined);
+    this.#parts.startTrace();
   }
 
   /** Stops the recording and returns it once its kernels completed. */
   async stopTrace(): Promise<Trace> {
     this.#assertUsable();
-    this.#sampleMemory(undefined);
     const info = { backend: "cuda", device: this.properties.deviceName };
-    return this.#settled(await this.#profiler.stopTrace(info));
+    return this.#settled(await this.#parts.stopTrace(info));
   }
 
   allocationMode(mode: MemoryAllocationMode, stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#memory.mode = mode;
+    this.#parts.memory.mode = mode;
   }
 
   /**
@@ -505,86 +345,20 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     source: CopyDescriptor,
     streams: CopyStreams,
   ): Promise<Allocation> {
-    this.#assertUsable(streams?.source);
-    if (!(destination instanceof CudaServer)) {
-      throw new TypeError("destination must be a CudaServer");
-    }
-    destination.#assertUsable(streams.destination);
-    const strides = contiguousStrides(source.shape);
-    const layout = copyLayout(source);
-    if (
-      destination.#device.driver !== this.#device.driver ||
-      (destination.#device.ordinal !== this.#device.ordinal && layout.rows !== 1)
-    ) {
-      const [bytes] = await this.read([source], streams.source);
-      return { handle: destination.createWithData(bytes, streams.destination), strides };
-    }
-    if (destination.#device.ordinal !== this.#device.ordinal) {
-      const handle = destination.#allocate(layout.bytes, streams.destination);
-      try {
-        const target = handle.copyDescriptor([layout.bytes], [1], 1);
-        enqueueCopyBetween(this.#side(), destination.#side(), { source, target, streams });
-        destination.#bind(); // the copy ends in the source's context
-        const done = destination.#events.record(destination.#streams.stream(streams.destination));
-        await pollEvent(this.#device.driver, done, destination.#wait("A device-to-device copy"));
-        destination.#events.release(done);
-      } catch (error) {
-        handle.dispose();
-        throw error;
-      }
-      return { handle, strides };
-    }
-    const handle = await copyWithinDevice({
-      source,
-      from: this.#range(source),
-      orderSource: () => {
-        using resolved = this.#resolve(streams.source, [source.binding]);
-        return this.#events.record(resolved.currentStream());
-      },
-      allocate: (bytes) => destination.#allocate(bytes, streams.destination),
-      resolveTarget: (binding) => ({
-        at: destination.#bindingResource(binding),
-        resolved: destination.#resolve(streams.destination, [binding]),
-      }),
-      driver: this.#device.driver,
-      events: this.#events,
-      wait: destination.#wait("A device-to-device copy"),
-    });
-    return { handle, strides };
+    const to = this.#destinationParts(destination, streams);
+    const handle = await copyOnDevices(this.#parts, to, source, streams);
+    if (handle === undefined) return copyThroughHost(this, destination, source, streams);
+    return { handle, strides: contiguousStrides(source.shape) };
   }
 
-  /**
-   * Releases everything the server created. Device pages are freed in their streams' order;
-   * pinned buffers whose copies have not completed are left allocated rather than freed under
-   * the device. Idempotent.
-   */
+  /** Releases everything the server created (see `CudaParts.destroy`). Idempotent. */
   destroy(): void {
-    if (this.#destroyed) return;
+    if (this.#state.destroyed) return;
     try {
-      this.#device.makeCurrent(); // the frees and destroys below act in this context
+      this.#parts.device.makeCurrent(); // the frees and destroys below act in this context
     } catch { /* they fail then, and the context is released all the same */ }
-    this.#destroyed = true;
-    // Best effort, in order: after a sticky error the driver refuses frees, yet the context
-    // must still be released.
-    const steps = [
-      // Pending GC tasks fail with DESTROYED now (their payloads stay held): no poll outlives us.
-      () => this.#streams.pollGc(),
-      ...[...this.#signals].map((signal) => () => signal.destroy()),
-      () => this.#marks.destroy(),
-      () => this.#profiler.destroy(),
-      () => this.#backend.join(),
-      () => this.#memory.destroy(),
-      () => this.#backend.destroy(),
-      () => this.#pinned.destroy(),
-      () => this.#modules.clear(),
-      () => this.#events.destroy(),
-    ];
-    for (const step of steps) {
-      try {
-        step();
-      } catch { /* the context is going away; its memory with it */ }
-    }
-    this.#device.destroy();
+    this.#state.markDestroyed();
+    this.#parts.destroy();
   }
 
   /** Same as {@linkcode destroy}. */
@@ -592,75 +366,14 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.destroy();
   }
 
-  #allocate(size: number, stream: StreamId, kind?: HandleKind): Handle {
-    this.#streamOrderedPage = false;
-    const slice = this.#memory.reserve(Math.max(1, size), stream);
-    if (this.#streamOrderedPage) {
-      // The new page exists from this point of the stream's order: a new cursor stamps the handle
-      // after it, so a first use on another stream waits on an event recorded after it.
-      try {
-        this.#streams.resolve(stream, []).finish();
-      } catch (error) {
-        Handle.fresh(slice, stream, 0, size).dispose(); // a poisoned stream: give the slice back
-        throw error;
-      }
+  /** The parts of `destination` of a copy, both servers checked usable on their streams. */
+  #destinationParts(destination: this, streams: CopyStreams): CudaParts {
+    this.#assertUsable(streams?.source);
+    if (!(destination instanceof CudaServer)) {
+      throw new TypeError("destination must be a CudaServer");
     }
-    return Handle.fresh(slice, stream, this.#streams.cursor(stream), size, kind);
-  }
-
-  #resolve(stream: StreamId, bindings: readonly Binding[]) {
-    this.#profiler.trace?.used(stream, bindings);
-    return this.#streams.resolve(stream, bindings, { enforceHealthy: true });
-  }
-
-  /** What `_peer.ts` needs of this server. */
-  #side(): CopySide {
-    return this.#copySide ??= {
-      device: this.#device,
-      events: this.#events,
-      pinned: this.#pinned,
-      peers: this.#peers,
-      bind: this.#bind,
-      range: (descriptor) => this.#range(descriptor),
-      resolve: (stream, bindings) => this.#resolve(stream, bindings),
-      stream: (id) => this.#streams.stream(id),
-    };
-  }
-
-  #copyContext() {
-    return {
-      driver: this.#device.driver,
-      pinned: this.#pinned,
-      events: this.#events,
-      bind: this.#bind,
-    };
-  }
-
-  #wait(what: string) {
-    return { timeoutMs: this.#timeoutMs, what, destroyed: () => this.#destroyed, bind: this.#bind };
-  }
-
-  /**
-   * Makes this server's context current (see `CudaDevice.makeCurrent`): before every driver call
-   * that runs after an `await` or from a timer, when another server may have made its own current.
-   */
-  readonly #bind = (): void => {
-    if (!this.#destroyed) this.#device.makeCurrent();
-  };
-
-  #bindingResource(binding: Binding): BindingResource<bigint> {
-    binding.assertLive();
-    const { resource } = this.#memory.resolve(binding.memory.id, binding.stream);
-    return {
-      resource: resource.resource,
-      offset: resource.offset + (binding.offsetStart ?? 0),
-      size: binding.size(),
-    };
-  }
-
-  /** The device range of a descriptor, checked (a hand-built one too) against its binding. */
-  #range(descriptor: CopyDescriptor): BindingResource<bigint> {
-    return checkedRange(descriptor, (binding) => this.#bindingResource(binding));
+    destination.#assertUsable(streams.destination);
+    return destination.#parts;
   }
 
   /**
@@ -669,35 +382,13 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    * same way whatever the timing.
    */
   #settled<T>(value: T): T {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
+    if (this.#state.destroyed) throw this.#state.destroyedError();
     return value;
-  }
-
-  /** Samples the memory counter into the running trace, if any; returns `value`. */
-  #sampleMemory<T>(value: T): T {
-    const usage = this.#profiler.trace && this.#memory.usage();
-    if (usage) this.#profiler.trace!.memory(usage.bytesInUse, usage.bytesReserved);
-    return value;
-  }
-
-  #throwFailure(stream: StreamId): void {
-    const index = stream % this.#streams.maxStreams;
-    const failure = this.#failures.get(index);
-    if (failure === undefined) return;
-    this.#failures.delete(index);
-    throw failure;
-  }
-
-  #assertHealthy(stream: StreamId): void {
-    if (!this.#backend.isHealthy(this.#streams.stream(stream))) {
-      throw new StreamUnhealthyError(stream);
-    }
   }
 
   /** Throws `DESTROYED` (or for a bad stream id), then makes this server's context current. */
   #assertUsable(stream?: StreamId): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA server was destroyed");
-    if (stream !== undefined) assertStreamId(stream);
-    this.#device.makeCurrent();
+    this.#state.assertUsable(stream);
+    this.#parts.device.makeCurrent();
   }
 }

@@ -5,8 +5,9 @@
  * Pages come from `cuMemAllocAsync` on the storage's stream where the device supports memory
  * pools, else from `cuMemAlloc`. A stream-ordered page exists from its point in the stream's
  * order only (cuda.h: another stream must first be ordered after the allocation); the storage
- * reports each such page (`onStreamOrdered`) so the server advances the stream's cursor: a first
- * use on another stream then waits on an event recorded after the allocation. Freeing is ordered after the stream's work: `cuMemFreeAsync` on
+ * counts each such page (`orderedPages`) so the server advances the stream's cursor: a first use
+ * on another stream then waits on an event recorded after the allocation. Freeing is ordered
+ * after the stream's work: `cuMemFreeAsync` on
  * the same stream, or, without pools, an event recorded on the stream and a `cuMemFree` once a
  * later call finds it complete (never a blocking wait). Cross-stream users are already complete
  * when a page is freed: the multi-stream keeps their slices pinned until the host saw their work
@@ -16,23 +17,24 @@
  * @module
  */
 
-import { OutOfMemoryError, RuntimeError } from "../../core/errors.ts";
+import { DestroyedError, OutOfMemoryError, UnknownError } from "../../core/errors.ts";
 import { formatBytes } from "../../core/format_bytes.ts";
 import type { ComputeStorage, StorageHandle } from "../../memory/storage.ts";
-import type { BindingResource } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import { CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS, type CudaDriver } from "./_ffi.ts";
 import type { CudaEvent, CudaStream, EventPool } from "./_stream.ts";
+import type { MultiStream } from "../../stream/event.ts";
 
 /** Options of {@linkcode CudaStorage}. */
 export interface CudaStorageOptions {
-  /** The stream pages are allocated and freed in the order of. */
-  readonly stream: () => CudaStream;
+  /** The multi-stream of the server, whose stream `index` orders the pages. */
+  readonly streams: MultiStream<CudaStream, CudaEvent>;
+  /** The stream index pages are allocated and freed in the order of. */
+  readonly index: number;
   /** Events for deferred frees (without memory pools). */
   readonly events: EventPool;
   /** Whether `cuMemAllocAsync`/`cuMemFreeAsync` are available and supported by the device. */
   readonly asyncAlloc: boolean;
-  /** Called after each page allocated in the stream's order (`cuMemAllocAsync`). */
-  readonly onStreamOrdered?: () => void;
 }
 
 /**
@@ -43,10 +45,10 @@ export interface CudaStorageOptions {
  * import { CudaServer } from "@gpucompute/runtime/cuda";
  * using server = CudaServer.create();
  * using handle = server.createWithData(new Uint8Array(16), 0);
- * console.log(server.getResource(handle.binding(), 0).resource); // a CUdeviceptr (bigint)
+ * console.log(server.getResource(handle.ref(), 0).resource); // a CUdeviceptr (bigint)
  * ```
  */
-export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
+export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
   /** Slice alignment in bytes. */
   readonly alignment = 256;
   readonly #driver: CudaDriver;
@@ -62,6 +64,12 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
     this.#driver = driver;
     this.#options = options;
   }
+
+  /**
+   * Pages allocated in the stream's order (`cuMemAllocAsync`) so far: such a page exists only
+   * from that point of the stream's work, so the server orders first uses elsewhere after it.
+   */
+  orderedPages = 0;
 
   /** Bytes held in live pages. */
   get bytes(): number {
@@ -80,7 +88,7 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
     const { symbols, out64 } = this.#driver;
     const bytes = BigInt(size);
     const result = this.#options.asyncAlloc
-      ? symbols.cuMemAllocAsync!(out64, bytes, this.#options.stream().handle)
+      ? symbols.cuMemAllocAsync!(out64, bytes, this.#stream().handle)
       : symbols.cuMemAlloc_v2(out64, bytes);
     const call = this.#options.asyncAlloc ? "cuMemAllocAsync" : "cuMemAlloc_v2";
     if (result === CUDA_ERROR_OUT_OF_MEMORY) {
@@ -90,7 +98,7 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
       );
     }
     this.#driver.check(result, `${call}(${size})`);
-    if (this.#options.asyncAlloc) this.#options.onStreamOrdered?.();
+    if (this.#options.asyncAlloc) this.orderedPages++;
     const page = this.#next++;
     this.#pages.set(page, { pointer: out64[0], size });
     this.#bytes += size;
@@ -103,7 +111,7 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
     if (entry === undefined) return;
     this.#pages.delete(page);
     this.#bytes -= entry.size;
-    const stream = this.#options.stream();
+    const stream = this.#stream();
     if (this.#options.asyncAlloc) {
       this.#driver.check(
         this.#driver.symbols.cuMemFreeAsync!(entry.pointer, stream.handle),
@@ -116,10 +124,10 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
   }
 
   /** The page's device pointer and the slice's range. */
-  resource(handle: StorageHandle): BindingResource<bigint> {
+  resource(handle: StorageHandle): ResourceRange<bigint> {
     const entry = this.#pages.get(handle.page);
     if (entry === undefined) {
-      throw new RuntimeError("UNKNOWN", `CUDA storage page ${handle.page} does not exist`);
+      throw new UnknownError(`CUDA storage page ${handle.page} does not exist`);
     }
     return { resource: entry.pointer, offset: handle.offset, size: handle.size };
   }
@@ -151,7 +159,12 @@ export class CudaStorage implements ComputeStorage<BindingResource<bigint>> {
     }
   }
 
+  /** The storage's stream (created by the multi-stream on first use). */
+  #stream(): CudaStream {
+    return this.#options.streams.stream(this.#options.index);
+  }
+
   #assertLive(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The CUDA storage was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The CUDA storage was destroyed");
   }
 }

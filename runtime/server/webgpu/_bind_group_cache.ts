@@ -11,7 +11,7 @@
  * Each group also gets a *shape*: its layout and the size of every entry, without buffers or
  * offsets. What WebGPU checks at dispatch beyond what the server checks before (minimum binding
  * sizes the WGSL needs) depends only on the shape, so the stream backend proves and rejects
- * launches by shape (see `_stream.ts`). Computed on a cache miss only.
+ * launches by shape (see `_encoder.ts`). Computed on a cache miss only.
  *
  * @module
  */
@@ -35,6 +35,11 @@ export class BindGroupCache {
   #key = new Float64Array(16);
   readonly #shapes = new WeakMap<GPUBindGroup, string>();
   #nextId = 0;
+  /**
+   * The last two groups handed out with their layouts and entries: repeated launches (and
+   * ping-pong launches alternating two groups) skip the hash.
+   */
+  readonly #recent: Recent[] = [newRecent(), newRecent()];
   /** Lookups served from the cache. */
   hits = 0;
 
@@ -44,6 +49,25 @@ export class BindGroupCache {
 
   /** The bind group of `layout` over `entries` (buffer resources only), cached. */
   get(layout: GPUBindGroupLayout, entries: readonly GPUBindGroupEntry[]): GPUBindGroup {
+    const [first, second] = this.#recent;
+    if (first.layout === layout && sameEntries(first, entries)) {
+      this.hits++;
+      return first.group!;
+    }
+    if (second.layout === layout && sameEntries(second, entries)) {
+      this.hits++;
+      this.#recent[0] = second; // most recent first
+      this.#recent[1] = first;
+      return second.group!;
+    }
+    const group = this.#lookup(layout, entries);
+    remember(second, layout, entries, group); // replaces the older one
+    this.#recent[0] = second;
+    this.#recent[1] = first;
+    return group;
+  }
+
+  #lookup(layout: GPUBindGroupLayout, entries: readonly GPUBindGroupEntry[]): GPUBindGroup {
     const length = 1 + 3 * entries.length;
     if (this.#key.length < length) this.#key = new Float64Array(length * 2);
     const key = this.#key;
@@ -92,12 +116,61 @@ export class BindGroupCache {
   clear(): void {
     this.#groups = new Map();
     this.#size = 0;
+    for (const recent of this.#recent) recent.layout = recent.group = undefined;
   }
 
   #id(object: object): number {
     let id = this.#ids.get(object);
     if (id === undefined) this.#ids.set(object, id = this.#nextId++);
     return id;
+  }
+}
+
+/** A recently handed-out group and what it binds (arrays reused: nothing allocated per launch). */
+interface Recent {
+  layout: GPUBindGroupLayout | undefined;
+  group: GPUBindGroup | undefined;
+  readonly buffers: GPUBuffer[];
+  /** Offset and size of each entry. */
+  readonly ranges: number[];
+}
+
+function newRecent(): Recent {
+  return { layout: undefined, group: undefined, buffers: [], ranges: [] };
+}
+
+/** Whether `entries` bind exactly what `recent` binds (same buffers, offsets and sizes). */
+function sameEntries(recent: Recent, entries: readonly GPUBindGroupEntry[]): boolean {
+  const { buffers, ranges } = recent;
+  if (buffers.length !== entries.length) return false;
+  for (let i = 0; i < entries.length; i++) {
+    const resource = entries[i].resource as GPUBufferBinding;
+    if (resource.buffer !== buffers[i]) return false;
+    if ((resource.offset ?? 0) !== ranges[2 * i] || (resource.size ?? -1) !== ranges[2 * i + 1]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function remember(
+  recent: Recent,
+  layout: GPUBindGroupLayout,
+  entries: readonly GPUBindGroupEntry[],
+  group: GPUBindGroup,
+): void {
+  recent.layout = layout;
+  recent.group = group;
+  const { buffers, ranges } = recent;
+  if (buffers.length !== entries.length) {
+    buffers.length = entries.length;
+    ranges.length = 2 * entries.length;
+  }
+  for (let i = 0; i < entries.length; i++) {
+    const resource = entries[i].resource as GPUBufferBinding;
+    buffers[i] = resource.buffer;
+    ranges[2 * i] = resource.offset ?? 0;
+    ranges[2 * i + 1] = resource.size ?? -1;
   }
 }
 

@@ -6,17 +6,11 @@
  * @module
  */
 
-import { checkLaunchShape } from "../../core/_check_launch.ts";
 import { CompilationError, KernelArgumentError } from "../../core/errors.ts";
 import type { KernelLaunch } from "../server.ts";
 import type { WgslKernel } from "./kernel.ts";
-import { type InfoLayout, packInfo } from "./_info_layout.ts";
+import { infoSize } from "./_info_layout.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
-
-/** Checks the shape of a launch built by hand (`TypeError` / `RangeError`). */
-export function checkLaunch(launch: KernelLaunch<WgslKernel>): void {
-  checkLaunchShape(launch);
-}
 
 /**
  * Throws `CompilationError` when a kernel declares more storage or uniform buffers than the
@@ -46,7 +40,7 @@ export function checkBindingLimits(
 }
 
 /**
- * Packs the info buffer of a launch with scalars or metadata and checks it against the WGSL: no
+ * The info buffer size of a launch with scalars or metadata, checked against the WGSL: no
  * params besides, one binding per buffer plus the info buffer, which must be the last and an
  * array of words at least as large as the WGSL needs (`KernelArgumentError` otherwise).
  */
@@ -54,10 +48,10 @@ export function checkInfo(
   name: string,
   declared: readonly ReflectedBinding[],
   launch: KernelLaunch<WgslKernel>,
-): InfoLayout {
-  const { bindings } = launch;
-  const buffers = bindings.buffers;
-  const info = packInfo(bindings)!;
+): number {
+  const { args } = launch;
+  const buffers = args.buffers;
+  const size = infoSize(args);
   if (launch.params !== undefined) {
     throw new KernelArgumentError(
       name,
@@ -82,21 +76,21 @@ export function checkInfo(
       : `: pass params: { ${last.name}: ... }`;
     throw new KernelArgumentError(
       name,
-      bindings.scalars.size > 0 ? "scalars" : "metadata",
+      args.scalars.size > 0 ? "scalars" : "metadata",
       `would fill ${last.name}: ${last.type.name} with CubeCL's info layout, which only an ` +
         `array of words reads correctly${fields}`,
     );
   }
-  if (info.bytes.byteLength < last.minSize) {
+  if (size < last.minSize) {
     // WebGPU would reject this only at submit (and drop the whole command buffer).
     throw new KernelArgumentError(
       name,
-      bindings.scalars.size > 0 ? "scalars" : "metadata",
-      `fill ${info.bytes.byteLength} bytes of the info buffer, but ${last.name}: ` +
+      args.scalars.size > 0 ? "scalars" : "metadata",
+      `fill ${size} bytes of the info buffer, but ${last.name}: ` +
         `${last.type.name} needs at least ${last.minSize}`,
     );
   }
-  return info;
+  return size;
 }
 
 /** `n noun(s)`. */

@@ -5,7 +5,7 @@
  * last `@group(0)` binding (after the buffers) when the launch has any metadata word or scalar,
  * and not bound otherwise. Kernels written by hand use named `params` instead. Layout, in bytes:
  *
- * 1. the metadata words (`Bindings.metadata.data`, static then dynamic part) as u32, from 0;
+ * 1. the metadata words (`KernelArguments.metadata.data`, static then dynamic part) as u32, from 0;
  * 2. then one group per scalar storage type present, in the fixed order of
  *    {@linkcode INFO_SCALAR_ORDER} (widest first), each group starting at a multiple of 16 bytes
  *    and holding the type's scalars little-endian and packed;
@@ -18,7 +18,11 @@
  * @module
  */
 
-import { type Bindings, STORAGE_TYPE_SIZE, type StorageType } from "../../core/bindings.ts";
+import {
+  type KernelArguments,
+  STORAGE_TYPE_SIZE,
+  type StorageType,
+} from "../../core/kernel_arguments.ts";
 
 /**
  * The order of scalar groups in the info buffer (widest first).
@@ -69,30 +73,56 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
  *
  * @example
  * ```ts
- * import { Bindings } from "@gpucompute/runtime/backend";
+ * import { KernelArguments } from "@gpucompute/runtime/backend";
  * import { packInfo } from "@gpucompute/runtime/webgpu";
- * const bindings = new Bindings()
+ * const args = new KernelArguments()
  *   .withMetadata({ data: new Uint32Array([7, 8, 9]), staticLength: 3 })
  *   .withScalar("u32", [5])
  *   .withScalar("f32", [1.5]);
- * const layout = packInfo(bindings)!;
+ * const layout = packInfo(args)!;
  * console.log(layout.scalarOffsets.get("f32"), layout.scalarOffsets.get("u32")); // 16 32
  * ```
  */
-export function packInfo(bindings: Bindings): InfoLayout | undefined {
-  const metadata = bindings.metadata.data;
-  if (metadata.length === 0 && bindings.scalars.size === 0) return undefined;
+export function packInfo(args: KernelArguments): InfoLayout | undefined {
+  const metadata = args.metadata.data;
+  if (metadata.length === 0 && !args.hasScalars) return undefined;
   const scalarOffsets = new Map<StorageType, number>();
+  const bytes = new Uint8Array(infoSize(args, scalarOffsets));
+  writeInfo(args, bytes, 0);
+  return { bytes, metadataWords: metadata.length, scalarOffsets };
+}
+
+/**
+ * The byte size of a launch's info buffer (a multiple of 16, at least 16), recording where each
+ * scalar group starts in `offsets` when given.
+ */
+export function infoSize(args: KernelArguments, offsets?: Map<StorageType, number>): number {
+  let size = args.metadata.data.length * 4;
+  if (args.hasScalars) {
+    const scalars = args.scalars;
+    for (const type of INFO_SCALAR_ORDER) {
+      const scalar = scalars.get(type);
+      if (scalar === undefined) continue;
+      size = align16(size);
+      offsets?.set(type, size);
+      size += scalar.length * STORAGE_TYPE_SIZE[type];
+    }
+  }
+  return Math.max(16, align16(size));
+}
+
+/** Writes a launch's info bytes at `offset` of `target` (whose range is zeroed). */
+export function writeInfo(args: KernelArguments, target: Uint8Array, offset: number): void {
+  const metadata = args.metadata.data;
+  target.set(new Uint8Array(metadata.buffer, metadata.byteOffset, metadata.byteLength), offset);
+  if (!args.hasScalars) return;
   let size = metadata.length * 4;
+  const scalars = args.scalars;
   for (const type of INFO_SCALAR_ORDER) {
-    const scalar = bindings.scalars.get(type);
+    const scalar = scalars.get(type);
     if (scalar === undefined) continue;
     size = align16(size);
-    scalarOffsets.set(type, size);
+    target.set(scalar.bytes, offset + size);
     size += scalar.length * STORAGE_TYPE_SIZE[type];
   }
-  const bytes = new Uint8Array(Math.max(16, align16(size)));
-  bytes.set(new Uint8Array(metadata.buffer, metadata.byteOffset, metadata.byteLength), 0);
-  for (const [type, offset] of scalarOffsets) bytes.set(bindings.scalars.get(type)!.bytes, offset);
-  return { bytes, metadataWords: metadata.length, scalarOffsets };
 }

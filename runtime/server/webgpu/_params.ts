@@ -25,45 +25,35 @@ export interface PackedUniform {
 const F32_MAX = 3.4028234663852886e38;
 const F16_MAX = 65504;
 
-/**
- * Where {@linkcode writeParams} puts each uniform's bytes: `reserve` returns the byte offset in
- * `view` of `size` zeroed bytes for the uniform at `binding`.
- */
-export interface UniformSink {
-  reserve(binding: number, size: number): number;
-  readonly view: DataView;
-}
-
 /** Packs `params` into one byte array per uniform binding (each a multiple of 16 bytes). */
 export function packParams(
   kernel: string,
   uniforms: readonly ReflectedBinding[],
   params: KernelParams | undefined,
 ): PackedUniform[] {
-  const packed: PackedUniform[] = [];
-  const sink = {
-    view: new DataView(new ArrayBuffer(0)),
-    reserve(binding: number, size: number): number {
-      const bytes = new Uint8Array(size);
-      packed.push({ binding, bytes });
-      sink.view = new DataView(bytes.buffer);
-      return 0;
-    },
-  };
-  writeParams(kernel, uniforms, params, sink);
-  return packed;
+  const given = checkParams(kernel, uniforms, params);
+  return uniforms.map((uniform, index) => {
+    const bytes = new Uint8Array(uniformSize(uniform));
+    writeUniform(kernel, uniforms, index, given, new DataView(bytes.buffer), 0);
+    return { binding: uniform.binding, bytes };
+  });
+}
+
+/** The bytes of a uniform binding: its WGSL size rounded up to 16. */
+export function uniformSize(uniform: ReflectedBinding): number {
+  return roundUp(16, uniform.minSize);
 }
 
 /**
- * Writes `params` into `sink`, one reservation per uniform binding (each a multiple of 16 bytes,
- * in binding order), or throws `KernelArgumentError` naming the parameter.
+ * Checks the names of `params` against the uniforms (every field given, no other; see the module
+ * doc) and returns them (an empty object for `undefined`): `KernelArgumentError` naming the first
+ * violation. The values are checked as {@linkcode writeUniform} writes them.
  */
-export function writeParams(
+export function checkParams(
   kernel: string,
   uniforms: readonly ReflectedBinding[],
   params: KernelParams | undefined,
-  sink: UniformSink,
-): void {
+): KernelParams {
   if (params !== undefined && (typeof params !== "object" || params === null)) {
     throw new KernelArgumentError(kernel, "params", `must be an object, got ${describe(params)}`);
   }
@@ -77,27 +67,38 @@ export function writeParams(
         "was given but the WGSL declares no var<uniform> to hold params",
       );
     }
-    return;
+    return given;
   }
   const only = uniforms.length === 1 ? uniforms[0] : undefined;
   if (only !== undefined && only.type.kind === "struct") {
     // Checked before anything is reserved, so a bad launch leaves no bytes behind.
     checkStruct(kernel, only.type, given, "params");
-    const base = sink.reserve(only.binding, roundUp(16, only.minSize));
-    writeStruct(context(kernel, sink.view, base), only.type, base, given, "params");
+  } else {
+    checkNames(kernel, uniforms.map((u) => u.name), given, "params", "uniform variables");
+  }
+  return given;
+}
+
+/**
+ * Writes the bytes of `uniforms[index]` from checked `params` (see {@linkcode checkParams}) at
+ * `base` in `view`, whose {@linkcode uniformSize} bytes there are zero; `KernelArgumentError`
+ * for a value its WGSL type cannot hold.
+ */
+export function writeUniform(
+  kernel: string,
+  uniforms: readonly ReflectedBinding[],
+  index: number,
+  params: KernelParams,
+  view: DataView,
+  base: number,
+): void {
+  const uniform = uniforms[index];
+  if (uniforms.length === 1 && uniform.type.kind === "struct") {
+    writeStruct(context(kernel, view, base), uniform.type, base, params, "params");
     return;
   }
-  checkNames(kernel, uniforms.map((u) => u.name), given, "params", "uniform variables");
-  for (const uniform of uniforms) {
-    const base = sink.reserve(uniform.binding, roundUp(16, uniform.minSize));
-    write(
-      context(kernel, sink.view, base),
-      uniform.type,
-      base,
-      given[uniform.name],
-      `params.${uniform.name}`,
-    );
-  }
+  const path = `params.${uniform.name}`;
+  write(context(kernel, view, base), uniform.type, base, params[uniform.name], path);
 }
 
 const NO_PARAMS: KernelParams = Object.freeze({});

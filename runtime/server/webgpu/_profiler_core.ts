@@ -3,7 +3,7 @@
  * face).
  *
  * **Per-stream windows.** A window belongs to one stream and measures only the work that stream
- * launches inside it. While a window (or a trace) is open, the server notes every launched task
+ * launches inside it. While a window (or a trace) is open, the server traced every launched task
  * with its stream, and the encoder asks {@linkcode ProfilerCore.group} where each dispatch goes:
  * a compute pass then holds the dispatches of ONE stream (or one kernel, in per-kernel mode and
  * while tracing), and with `timestamp-query` it gets begin/end timestamps in a query slot that
@@ -24,13 +24,18 @@
  * @module
  */
 
-import { RuntimeError, UnsupportedError } from "../../core/errors.ts";
+import {
+  DestroyedError,
+  ProfileNotRegisteredError,
+  TraceActiveError,
+  UnsupportedError,
+} from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { KernelTiming, Trace, TraceEvent } from "../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../server.ts";
-import type { CopyTask, DispatchTask, EncoderTiming, GpuTask, PassGroup } from "./_stream.ts";
+import type { CopyTask, DispatchTask, EncoderTiming, GpuTask, PassGroup } from "./_tasks.ts";
 import { QuerySlots, type SlotTimes } from "./_query_slots.ts";
-import { type Note, type TimedPass, TraceLog } from "./_timeline.ts";
+import { type TimedPass, type TracedTask, TraceLog } from "./_timeline.ts";
 
 interface Window {
   /** `undefined`: every stream (the trace). */
@@ -40,8 +45,8 @@ interface Window {
   readonly passes: TimedPass[];
 }
 
-/** What a launch note records besides the task. */
-export type NoteInfo = Pick<Note, "kind" | "stream" | "name" | "workgroups" | "bytes">;
+/** What a traced task records besides the task. */
+export type TracedTaskInfo = Pick<TracedTask, "kind" | "stream" | "name" | "workgroups" | "bytes">;
 
 /**
  * The profiler of the WebGPU server: per-stream windows, trace recording, and the encoder hook.
@@ -52,8 +57,8 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   readonly #timestamps: boolean;
   readonly #slots: QuerySlots;
   readonly #windows = new Map<number, Window>();
-  readonly #notes = new Map<GpuTask, Note>();
-  #unsubmitted: Note[] = [];
+  readonly #traced = new Map<GpuTask, TracedTask>();
+  #unsubmitted: TracedTask[] = [];
   #trace: { readonly log: TraceLog; readonly window: number } | undefined;
   #nextToken = 0;
   #offset = Infinity; // device ms - host ms
@@ -76,7 +81,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     return this.#windows.size;
   }
 
-  /** True while launches must be noted: a device-timed window or a trace is open. */
+  /** True while launches must be tracked: a device-timed window or a trace is open. */
   get active(): boolean {
     return this.#trace !== undefined || (this.#timestamps && this.#windows.size > 0);
   }
@@ -121,7 +126,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   async end(token: ProfilingToken, released?: Promise<void>): Promise<ProfileDuration> {
     // The trace's window is not a token of the caller's.
     const window = this.#close(token?.id === this.#trace?.window ? NaN : token?.id, token?.id);
-    // The window's passes may sit in held submissions (see `_stream.ts`).
+    // The window's passes may sit in parked submissions (see `_encoder.ts`).
     if (released !== undefined) await released;
     if (!this.#timestamps) {
       await this.#device.queue.onSubmittedWorkDone();
@@ -134,13 +139,13 @@ export class ProfilerCore implements EncoderTiming, Disposable {
       const [start, end] = [times[2 * i], times[2 * i + 1]];
       if (end > start) total += end - start;
       if (!window.perKernel) return;
-      const note = pass.kernels[0];
+      const traced = pass.kernels[0];
       kernels.push({
-        kernel: note.name,
-        stream: note.stream,
+        kernel: traced.name,
+        stream: traced.stream,
         start: start - this.#clock,
         end: Math.max(start, end) - this.#clock,
-        workgroups: note.workgroups,
+        workgroups: traced.workgroups,
       });
     });
     const duration = { milliseconds: total, timing: "device" as const };
@@ -151,7 +156,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   startTrace(): void {
     this.#assertLive();
     if (this.#trace !== undefined) {
-      throw new RuntimeError("TRACE_ACTIVE", "A trace is already being recorded on this server");
+      throw new TraceActiveError("A trace is already being recorded on this server");
     }
     this.#trace = { log: new TraceLog(), window: this.#open(undefined, this.#timestamps) };
   }
@@ -164,7 +169,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     const trace = this.#trace;
     if (trace === undefined) {
       this.#assertLive();
-      throw new RuntimeError("PROFILE_NOT_REGISTERED", "No trace is being recorded");
+      throw new ProfileNotRegisteredError("No trace is being recorded");
     }
     this.#trace = undefined;
     const window = this.#close(trace.window);
@@ -178,22 +183,22 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     });
   }
 
-  /** Notes a task the server is about to register (only while {@linkcode active}). */
-  note(task: GpuTask, info: NoteInfo): void {
-    const note: Note = {
+  /** Tracks a task the server is about to register (only while {@linkcode active}). */
+  track(task: GpuTask, info: TracedTaskInfo): void {
+    const traced: TracedTask = {
       ...info,
       launched: performance.now(),
       submission: -1,
       submittedAt: NaN,
       pass: undefined,
     };
-    this.#notes.set(task, note);
-    this.#trace?.log.launched(note);
+    this.#traced.set(task, traced);
+    this.#trace?.log.launched(traced);
   }
 
-  /** Forgets the note of a task that could not be registered. */
+  /** Forgets a tracked task that could not be registered. */
   forget(task: GpuTask): void {
-    this.#notes.delete(task);
+    this.#traced.delete(task);
   }
 
   /** Records a host event into the running trace, if any. */
@@ -203,33 +208,33 @@ export class ProfilerCore implements EncoderTiming, Disposable {
 
   /** {@linkcode EncoderTiming.group}: one stream per pass; one kernel per pass when timed alone. */
   group(task: DispatchTask, current: PassGroup | null | undefined): PassGroup | null {
-    const note = this.#take(task);
-    if (note === undefined || !this.#timestamps) return null;
+    const traced = this.#take(task);
+    if (traced === undefined || !this.#timestamps) return null;
     const windows: Window[] = [];
     let alone = false;
     for (const window of this.#windows.values()) {
-      if (window.stream !== undefined && window.stream !== note.stream) continue;
+      if (window.stream !== undefined && window.stream !== traced.stream) continue;
       windows.push(window);
       alone ||= window.perKernel;
     }
     if (windows.length === 0) return null;
     const open = current as TimedPass | null | undefined;
-    if (!alone && open?.stream === note.stream && !open.alone) {
-      open.kernels.push(note);
-      note.pass = open;
+    if (!alone && open?.stream === traced.stream && !open.alone) {
+      open.kernels.push(traced);
+      traced.pass = open;
       return open;
     }
     const slot = this.#slots.acquire();
     const pass: TimedPass = {
-      stream: note.stream,
+      stream: traced.stream,
       alone,
       slot,
-      kernels: [note],
+      kernels: [traced],
       refs: windows.length,
       timestampWrites: this.#slots.writes(slot),
     };
     for (const window of windows) window.passes.push(pass);
-    note.pass = pass;
+    traced.pass = pass;
     return pass;
   }
 
@@ -238,16 +243,16 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     this.#take(task);
   }
 
-  /** {@linkcode EncoderTiming.submitted}: stamps the notes encoded since the last submission. */
+  /** {@linkcode EncoderTiming.submitted}: stamps the tasks encoded since the last submission. */
   submitted(): void {
-    const notes = this.#unsubmitted;
-    if (notes.length === 0) return;
+    const tasks = this.#unsubmitted;
+    if (tasks.length === 0) return;
     this.#unsubmitted = [];
     const at = performance.now();
-    const id = this.#trace?.log.submitted(notes, at) ?? -1;
-    for (const note of notes) {
-      note.submission = id;
-      note.submittedAt = at;
+    const id = this.#trace?.log.submitted(tasks, at) ?? -1;
+    for (const task of tasks) {
+      task.submission = id;
+      task.submittedAt = at;
     }
   }
 
@@ -257,7 +262,7 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     this.#destroyed = true;
     this.#slots.destroy();
     this.#windows.clear();
-    this.#notes.clear();
+    this.#traced.clear();
     this.#trace = undefined;
   }
 
@@ -266,12 +271,12 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     this.destroy();
   }
 
-  #take(task: GpuTask): Note | undefined {
-    const note = this.#notes.get(task);
-    if (note === undefined) return undefined;
-    this.#notes.delete(task);
-    this.#unsubmitted.push(note);
-    return note;
+  #take(task: GpuTask): TracedTask | undefined {
+    const traced = this.#traced.get(task);
+    if (traced === undefined) return undefined;
+    this.#traced.delete(task);
+    this.#unsubmitted.push(traced);
+    return traced;
   }
 
   #open(stream: StreamId | undefined, perKernel: boolean): number {
@@ -284,14 +289,11 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     this.#assertLive();
     const window = this.#windows.get(id);
     if (window === undefined) {
-      throw new RuntimeError(
-        "PROFILE_NOT_REGISTERED",
-        `Profiling token ${shown} is unknown or already closed`,
-      );
+      throw new ProfileNotRegisteredError(`Profiling token ${shown} is unknown or already closed`);
     }
     this.#windows.delete(id);
     if (!this.active) {
-      this.#notes.clear(); // tasks noted but never encoded (dropped, failed pipelines)
+      this.#traced.clear(); // tasks tracked but never encoded (dropped, failed pipelines)
       this.#unsubmitted = [];
     }
     return window;
@@ -320,6 +322,6 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   }
 
   #assertLive(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The profiler was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The profiler was destroyed");
   }
 }

@@ -1,18 +1,19 @@
 /**
- * Bookkeeping of the WebGPU profiler while windows or a trace are open: a note per launched task,
- * the timed compute passes that hold them, and the trace log that turns both into a
- * {@linkcode Trace}. Nothing here exists while profiling is off.
+ * Bookkeeping of the WebGPU profiler while windows or a trace are open: a record of each traced
+ * task, the timed compute passes that hold them, and the trace log that turns both into a
+ * {@linkcode Trace}, with the cross-stream waits the task scheduler decided. Nothing here exists
+ * while profiling is off.
  *
  * @module
  */
 
-import type { Binding } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { Trace, TraceEvent, TraceKernel } from "../../core/trace.ts";
-import type { PassGroup } from "./_stream.ts";
+import type { WaitRecorder } from "../../stream/wait_recorder.ts";
+import type { PassGroup } from "./_tasks.ts";
 
-/** What the server knew about a task when it was launched. */
-export interface Note {
+/** What the server knew about a task when it was launched (kept while profiling). */
+export interface TracedTask {
   readonly kind: "kernel" | "write" | "read";
   readonly stream: StreamId;
   /** Kernel id (kernels). */
@@ -34,7 +35,7 @@ export interface TimedPass extends PassGroup {
   readonly alone: boolean;
   /** The query slot, or -1 without the device timer. */
   readonly slot: number;
-  readonly kernels: Note[];
+  readonly kernels: TracedTask[];
   /** Windows (and the trace) that will read it; the slot is recycled at 0. */
   refs: number;
 }
@@ -43,53 +44,20 @@ export interface TimedPass extends PassGroup {
 export type PassTimes = (pass: TimedPass) => { start: number; end: number } | undefined;
 
 /** The events of one recording, assembled into a {@linkcode Trace} when it stops. */
-export class TraceLog {
+export class TraceLog implements WaitRecorder {
   readonly start: number = performance.now();
   readonly #events: TraceEvent[] = [];
-  readonly #launches: Note[] = [];
-  /** The stream of the last task that wrote each memory (ids are objects: weakly held). */
-  readonly #lastWrite = new WeakMap<object, StreamId>();
-  /** The streams that read each memory since its last write. */
-  readonly #readers = new WeakMap<object, Set<StreamId>>();
+  readonly #launches: TracedTask[] = [];
   #submissions = 0;
 
   /** Records a launched task (kernel or copy). */
-  launched(note: Note): void {
-    this.#launches.push(note);
+  launched(task: TracedTask): void {
+    this.#launches.push(task);
   }
 
-  /**
-   * Records the cross-stream waits of a task launched on `stream` over `bindings`, as the
-   * scheduler orders them: a read (a binding in `reads`) waits on another stream's last write of
-   * the memory; a write waits on that and on other streams' reads since. Two reads never wait on
-   * each other; memory first used by this task implies no wait.
-   */
-  used(
-    stream: StreamId,
-    bindings: readonly Binding[],
-    at: number,
-    reads: readonly Binding[] = [],
-  ): void {
-    const waited: StreamId[] = [];
-    const wait = (on: StreamId | undefined) => {
-      if (on === undefined || on === stream || waited.includes(on)) return;
-      waited.push(on);
-      this.add({ type: "wait", stream, on, at });
-    };
-    const readOnly = new Set(reads.map((binding) => binding.memory.id));
-    for (const binding of bindings) {
-      const id = binding.memory.id;
-      wait(this.#lastWrite.get(id));
-      const readers = this.#readers.get(id);
-      if (readOnly.has(id)) {
-        if (readers === undefined) this.#readers.set(id, new Set([stream]));
-        else readers.add(stream);
-        continue;
-      }
-      for (const reader of readers ?? []) wait(reader);
-      this.#readers.delete(id);
-      this.#lastWrite.set(id, stream);
-    }
+  /** Records a cross-stream wait the task scheduler decided (see `WaitRecorder`). */
+  waited(stream: StreamId, on: number): void {
+    this.add({ type: "wait", stream, on, at: performance.now() });
   }
 
   /** Records a host event. */
@@ -97,36 +65,36 @@ export class TraceLog {
     this.#events.push(event);
   }
 
-  /** Records a submission carrying `notes`; returns its id. */
-  submitted(notes: readonly Note[], at: number): number {
+  /** Records a submission carrying `tasks`; returns its id. */
+  submitted(tasks: readonly TracedTask[], at: number): number {
     const id = this.#submissions++;
-    const streams = [...new Set(notes.map((note) => note.stream))];
-    const kernels = notes.filter((note) => note.kind === "kernel").length;
-    this.add({ type: "submit", id, at, streams, kernels, copies: notes.length - kernels });
+    const streams = [...new Set(tasks.map((task) => task.stream))];
+    const kernels = tasks.filter((task) => task.kind === "kernel").length;
+    this.add({ type: "submit", id, at, streams, kernels, copies: tasks.length - kernels });
     return id;
   }
 
   /** The trace: host events, then every launched kernel and copy once, in launch order. */
   finish(info: Pick<Trace, "backend" | "device" | "timing">, times: PassTimes): Trace {
     const events: TraceEvent[] = [...this.#events];
-    for (const note of this.#launches) {
-      const submission = Number.isFinite(note.submittedAt) ? note.submission : -1;
-      if (note.kind !== "kernel") {
-        const { kind, stream, bytes, launched } = note;
+    for (const task of this.#launches) {
+      const submission = Number.isFinite(task.submittedAt) ? task.submission : -1;
+      if (task.kind !== "kernel") {
+        const { kind, stream, bytes, launched } = task;
         events.push({ type: "copy", kind, stream, bytes, launched, submission });
         continue;
       }
       // Untimed (no device timer, or never submitted): a point at submission (or launch).
-      const at = Number.isFinite(note.submittedAt) ? note.submittedAt : note.launched;
-      const span = note.pass === undefined ? undefined : times(note.pass);
+      const at = Number.isFinite(task.submittedAt) ? task.submittedAt : task.launched;
+      const span = task.pass === undefined ? undefined : times(task.pass);
       const kernel: TraceKernel = {
         type: "kernel",
-        kernel: note.name,
-        stream: note.stream,
+        kernel: task.name,
+        stream: task.stream,
         start: span?.start ?? at,
         end: span?.end ?? at,
-        workgroups: note.workgroups,
-        launched: note.launched,
+        workgroups: task.workgroups,
+        launched: task.launched,
         submission,
       };
       events.push(kernel);

@@ -9,42 +9,40 @@
  * @module
  */
 
-import type { BindingResource } from "../server.ts";
-import type { CopyTask } from "./_stream.ts";
+import type { CopyDescriptor } from "../../core/allocation.ts";
+import type { HandleRef } from "../../core/handle_ref.ts";
+import type { ResourceRange, WriteEntry } from "../server.ts";
+import { type CopyExtent, writeTargets } from "../shared/copy_target.ts";
+import type { CopyTask } from "./_tasks.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
+import type { WebGpuMemory } from "./_memory.ts";
 
-/** A write being prepared: the copy task to register, or nothing for an empty write. */
+/** A write being prepared: the copy task to register. */
 export interface PendingWrite {
   /** Copies the staged bytes into place, then destroys the staging buffer. */
   readonly task: CopyTask;
+  /** The refs written. */
+  readonly refs: readonly HandleRef[];
+  /** Bytes written. */
+  readonly bytes: number;
   /** Destroys the staging buffer when the task could not be registered. */
   cancel(): void;
-}
-
-/** The bytes of one write entry, where they go, and the slice that holds it (tail rule). */
-export interface WriteTarget {
-  /** The bytes (checked here to be a `Uint8Array`). */
-  readonly data: unknown;
-  readonly at: BindingResource<GPUBuffer>;
-  /** Offset and size of the whole slice in its buffer. */
-  readonly slice: { readonly offset: number; readonly size: number };
 }
 
 /** Checks the writes and stages their bytes; `undefined` when there is nothing to copy. */
 export function prepareWrite(
   device: GPUDevice,
-  targets: readonly WriteTarget[],
+  entries: readonly WriteEntry[],
+  parts: {
+    readonly layout: (descriptor: CopyDescriptor) => CopyExtent;
+    readonly locate: (ref: HandleRef) => ResourceRange<GPUBuffer>;
+    readonly memory: WebGpuMemory;
+  },
 ): PendingWrite | undefined {
-  const padded = targets.map(({ data, at, slice }, i) => {
-    if (!(data instanceof Uint8Array)) {
-      throw new TypeError(`entries[${i}].data must be a Uint8Array`);
-    }
-    if (data.byteLength !== at.size) {
-      throw new RangeError(
-        `Write of ${data.byteLength} bytes into a descriptor of ${at.size} bytes`,
-      );
-    }
+  const targets = writeTargets(entries, parts);
+  const padded = targets.map(({ at, ref }) => {
     // A copy moves 4-byte units: an unaligned tail may only be padded where the slice ends.
+    const slice = parts.memory.slice(ref.slice.record);
     const endsSlice = at.offset + at.size === slice.offset + slice.size;
     if (at.offset % 4 !== 0 || (at.size % 4 !== 0 && !endsSlice)) {
       throw new RangeError(
@@ -65,7 +63,7 @@ export function prepareWrite(
   const copies = [];
   for (let i = 0; i < targets.length; i++) {
     if (padded[i] === 0) continue;
-    bytes.set(targets[i].data as Uint8Array, offset);
+    bytes.set(targets[i].data, offset);
     copies.push({
       source: staging,
       sourceOffset: offset,
@@ -78,6 +76,8 @@ export function prepareWrite(
   staging.unmap();
   return {
     task: { kind: "copy", copies, done: () => staging.destroy() },
+    refs: targets.map((target) => target.ref),
+    bytes: targets.reduce((sum, target) => sum + target.data.byteLength, 0),
     cancel: () => staging.destroy(),
   };
 }

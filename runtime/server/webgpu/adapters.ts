@@ -9,7 +9,7 @@
  * @module
  */
 
-import { RuntimeError } from "../../core/errors.ts";
+import { NoAdapterError } from "../../core/errors.ts";
 
 /**
  * A WebGPU adapter found by {@linkcode listWebGpuAdapters}; `createClient({ device: info })`
@@ -114,8 +114,7 @@ export async function requestListedAdapter(info: WebGpuDeviceInfo): Promise<GPUA
     found.architecture !== info.architecture || found.device !== info.device ||
     isFallback(adapter) !== info.isFallbackAdapter
   ) {
-    throw new RuntimeError(
-      "NO_ADAPTER",
+    throw new NoAdapterError(
       `The WebGPU adapter "${info.name}" (${JSON.stringify(info.request)}) is no longer offered`,
     );
   }

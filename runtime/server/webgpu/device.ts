@@ -14,7 +14,7 @@
  * @module
  */
 
-import { RuntimeError } from "../../core/errors.ts";
+import { DestroyedError, DeviceLostError, NoAdapterError } from "../../core/errors.ts";
 
 /** How to obtain the device. */
 export interface WebGpuDeviceOptions {
@@ -95,7 +95,7 @@ export class WebGpuDevice implements Disposable {
 
   /**
    * Requests an adapter and a device (with `timestamp-query` when the adapter has it), or adopts
-   * `options.device`. Throws `RuntimeError("NO_ADAPTER")` when no adapter exists.
+   * `options.device`. Throws `NoAdapterError` (`NO_ADAPTER`) when no adapter exists.
    */
   static async request(options: WebGpuDeviceOptions = {}): Promise<WebGpuDevice> {
     if (options.device !== undefined) {
@@ -109,7 +109,7 @@ export class WebGpuDevice implements Disposable {
     const adapter = options.adapter ??
       await gpu?.requestAdapter({ powerPreference: options.powerPreference });
     if (!adapter) {
-      throw new RuntimeError("NO_ADAPTER", "No WebGPU adapter is available on this machine");
+      throw new NoAdapterError("No WebGPU adapter is available on this machine");
     }
     const requiredFeatures: GPUFeatureName[] = adapter.features.has("timestamp-query")
       ? ["timestamp-query"]
@@ -136,9 +136,9 @@ export class WebGpuDevice implements Disposable {
 
   /** Throws `DESTROYED` after destroy, `DEVICE_LOST` after a loss. */
   assertUsable(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The WebGPU server was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The WebGPU server was destroyed");
     if (this.#lost !== undefined) {
-      throw new RuntimeError("DEVICE_LOST", `The WebGPU device was lost (${this.#lost})`);
+      throw new DeviceLostError(`The WebGPU device was lost (${this.#lost})`);
     }
   }
 

@@ -33,13 +33,13 @@ export interface WebGpuServerStats {
   readonly bindGroupHits: number;
   /** `mapAsync` calls made to read timestamps. */
   readonly profileMaps: number;
-  /** Submissions of unproven launches, each in a command buffer of its own. */
+  /** Submissions of unvalidated launches, each in a command buffer of its own. */
   readonly isolatedSubmits: number;
   /**
-   * Submissions held back until a new kernel with read-only bindings was validated (it might
-   * write one: see `_stream.ts`).
+   * Submissions parked until a new kernel with read-only bindings was validated (it might write
+   * one: see `_encoder.ts`).
    */
-  readonly heldSubmits: number;
+  readonly parkedSubmits: number;
   /** Timestamp query sets the profiler holds. */
   readonly querySets: number;
 }

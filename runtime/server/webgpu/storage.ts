@@ -13,11 +13,11 @@
 import type { ComputeStorage, StorageHandle } from "../../memory/storage.ts";
 import {
   BufferTooBigError,
+  DestroyedError,
   InvalidHandleError,
   OutOfMemoryError,
-  RuntimeError,
 } from "../../core/errors.ts";
-import type { BindingResource } from "../server.ts";
+import type { ResourceRange } from "../server.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
 
 const PAGE_USAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST |
@@ -36,7 +36,7 @@ const PAGE_USAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY
  * console.log(storage.resource({ page, offset: 256, size: 16 }).offset); // 256
  * ```
  */
-export class WebGpuStorage implements ComputeStorage<BindingResource<GPUBuffer>>, Disposable {
+export class WebGpuStorage implements ComputeStorage<ResourceRange<GPUBuffer>>, Disposable {
   /** `minStorageBufferOffsetAlignment` of the device. */
   readonly alignment: number;
   /** Largest page in bytes. */
@@ -114,7 +114,7 @@ export class WebGpuStorage implements ComputeStorage<BindingResource<GPUBuffer>>
   }
 
   /** The buffer and byte range of a slice. */
-  resource(handle: StorageHandle): BindingResource<GPUBuffer> {
+  resource(handle: StorageHandle): ResourceRange<GPUBuffer> {
     return { resource: this.buffer(handle.page), offset: handle.offset, size: handle.size };
   }
 
@@ -131,6 +131,6 @@ export class WebGpuStorage implements ComputeStorage<BindingResource<GPUBuffer>>
   }
 
   #assertLive(): void {
-    if (this.#destroyed) throw new RuntimeError("DESTROYED", "The WebGPU storage was destroyed");
+    if (this.#destroyed) throw new DestroyedError("The WebGPU storage was destroyed");
   }
 }

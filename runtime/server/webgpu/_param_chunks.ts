@@ -4,7 +4,7 @@
  *
  * Each chunk is one `GPUBuffer` and a host mirror. A launch reserves aligned ranges in the open
  * chunk (bump allocation) and writes its bytes into the mirror; its bind group binds that range
- * of the chunk. Before every submission the stream backend calls {@linkcode InfoArena.upload}:
+ * of the chunk. Before every submission the stream backend calls {@linkcode ParamChunks.upload}:
  * one `queue.writeBuffer` per chunk written since the last upload.
  *
  * Invariants:
@@ -25,7 +25,7 @@
  */
 
 import { BufferUsage } from "./_buffer_usage.ts";
-import { empty } from "../../core/_empty.ts";
+import { clearArray } from "../../core/_clear_array.ts";
 
 const CHUNK_SIZE = 64 * 1024;
 const USAGE = BufferUsage.STORAGE | BufferUsage.UNIFORM | BufferUsage.COPY_DST;
@@ -39,7 +39,7 @@ interface Chunk {
   top: number;
   /** Committed launches not yet released. */
   live: number;
-  /** Launches of the current reservation (see `InfoArena.commit`). */
+  /** Launches of the current reservation (see `ParamChunks.commit`). */
   pending: number;
   /** The last settled range of each size since the chunk started over. */
   readonly bySize: Map<number, number>;
@@ -51,7 +51,7 @@ interface Chunk {
 }
 
 /** Shared uniform/info chunks of one device. */
-export class InfoArena {
+export class ParamChunks {
   /** Largest range served here. */
   static readonly maxSize: number = CHUNK_SIZE / 4;
   readonly #device: GPUDevice;
@@ -132,7 +132,7 @@ export class InfoArena {
     }
     if (reserving.length === 1) {
       const chunk = reserving[0];
-      empty(reserving);
+      clearArray(reserving);
       return chunk.release;
     }
     const chunks = reserving.splice(0);
@@ -147,7 +147,7 @@ export class InfoArena {
       chunk.pending = 0;
       if (chunk.live === 0) startOver(chunk);
     }
-    empty(this.#reserving);
+    clearArray(this.#reserving);
   }
 
   /** Writes every range reserved since the last upload to its buffer (before a submission). */

@@ -1,8 +1,9 @@
 /**
- * Identity and reference counts of one reserved slice of managed memory.
+ * {@linkcode SliceRecord}: the identity and reference counts of one reserved slice of managed
+ * memory, and {@linkcode SlicePin}, a pin on it.
  *
  * Invariant: a slice is returned to its pool exactly once, when its last owner is disposed and
- * its last pin is released. Ids are never reused, so a stale binding whose memory was released
+ * its last pin is released. Ids are never reused, so a stale ref whose memory was released
  * is always detected (`released` stays true) instead of aliasing a later reservation.
  *
  * - **Owners** are {@linkcode SliceHandle}s (user-visible handles and their clones).
@@ -16,24 +17,25 @@ import { InvalidHandleError } from "./errors.ts";
 let nextId = 0;
 
 /**
- * The managed memory behind a handle: a unique id plus owner and pin counts. Pools create one per
- * reservation and are told through `onRelease` when it can be reused.
+ * The record of the slice behind a handle: a unique id plus owner and pin counts (CubeCL's
+ * `ManagedMemoryId`, whose counts live in its `Arc`). Pools create one per reservation and are
+ * told through `onRelease` when it can be reused.
  *
  * @example
  * ```ts
- * import { ManagedMemoryId } from "@gpucompute/runtime/backend";
- * const memory = new ManagedMemoryId(() => console.log("slice free"));
- * const pin = memory.pin();
- * memory.releaseOwner(); // owner gone, but the pin keeps it alive
+ * import { SliceRecord } from "@gpucompute/runtime/backend";
+ * const record = new SliceRecord(() => console.log("slice free"));
+ * const pin = record.pin();
+ * record.releaseOwner(); // owner gone, but the pin keeps it alive
  * pin.release(); // prints "slice free"
  * ```
  */
-export class ManagedMemoryId {
+export class SliceRecord {
   /** Unique value, never reused within a process. */
   readonly value: number = nextId++;
   #owners = 1;
   #pins = 0;
-  #onRelease: ((memory: ManagedMemoryId) => void) | undefined;
+  #onRelease: ((record: SliceRecord) => void) | undefined;
   /**
    * The creator's record of the slice (a pool keeps where it sits here, so that finding it needs
    * no map lookup); opaque to everyone else.
@@ -41,10 +43,10 @@ export class ManagedMemoryId {
   readonly tag: unknown;
 
   /**
-   * Creates the id with one owner; `onRelease` runs once when no owner and no pin remain. `tag`
+   * Creates the record with one owner; `onRelease` runs once when no owner and no pin remain. `tag`
    * is kept for the creator (see {@linkcode tag}).
    */
-  constructor(onRelease?: (memory: ManagedMemoryId) => void, tag?: unknown) {
+  constructor(onRelease?: (record: SliceRecord) => void, tag?: unknown) {
     this.#onRelease = onRelease;
     this.tag = tag;
   }
@@ -90,14 +92,14 @@ export class ManagedMemoryId {
    * if the memory went back to its pool. The runtime may pin memory whose owners are all gone
    * but that is still pinned (work in flight); new work must check {@linkcode assertLive} first.
    */
-  pin(): MemoryPin {
+  pin(): SlicePin {
     if (this.released) {
       throw new InvalidHandleError(
         `Memory ${this.value} was released to its pool; it can no longer be pinned`,
       );
     }
     this.#pins++;
-    return new MemoryPin(this);
+    return new SlicePin(this);
   }
 
   /**
@@ -125,7 +127,7 @@ export class ManagedMemoryId {
     }
   }
 
-  /** Releases one pin taken by {@linkcode retainPin} (or, internally, by a {@linkcode MemoryPin}). */
+  /** Releases one pin taken by {@linkcode retainPin} (or, internally, by a {@linkcode SlicePin}). */
   unpin(): void {
     if (this.#pins === 0) throw new Error("Internal error: pin released twice");
     this.#pins--;
@@ -145,32 +147,32 @@ export class ManagedMemoryId {
  *
  * @example
  * ```ts
- * import { ManagedMemoryId } from "@gpucompute/runtime/backend";
- * const memory = new ManagedMemoryId();
+ * import { SliceRecord } from "@gpucompute/runtime/backend";
+ * const record = new SliceRecord();
  * {
- *   using _pin = memory.pin();
+ *   using _pin = record.pin();
  * } // released here
- * console.log(memory.pins); // 0
+ * console.log(record.pins); // 0
  * ```
  */
-export class MemoryPin implements Disposable {
-  #memory: ManagedMemoryId | undefined;
+export class SlicePin implements Disposable {
+  #record: SliceRecord | undefined;
 
-  /** @internal Use {@linkcode ManagedMemoryId.pin}. */
-  constructor(memory: ManagedMemoryId) {
-    this.#memory = memory;
+  /** @internal Use {@linkcode SliceRecord.pin}. */
+  constructor(record: SliceRecord) {
+    this.#record = record;
   }
 
-  /** The pinned memory. */
-  get memory(): ManagedMemoryId | undefined {
-    return this.#memory;
+  /** The pinned slice's record (`undefined` once released). */
+  get record(): SliceRecord | undefined {
+    return this.#record;
   }
 
   /** Releases the pin; calling it again does nothing. */
   release(): void {
-    const memory = this.#memory;
-    this.#memory = undefined;
-    memory?.unpin();
+    const record = this.#record;
+    this.#record = undefined;
+    record?.unpin();
   }
 
   /** Same as {@linkcode release}. */

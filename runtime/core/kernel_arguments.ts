@@ -6,8 +6,8 @@
  */
 
 import { assertNonNegativeInteger, describe } from "./_validate.ts";
-import { Binding } from "./handle.ts";
-import { empty } from "./_empty.ts";
+import { HandleRef } from "./handle.ts";
+import { clearArray } from "./_clear_array.ts";
 
 /** Element storage types that scalars and tensors may have. */
 export type StorageType =
@@ -45,11 +45,11 @@ export const STORAGE_TYPE_SIZE: Readonly<Record<StorageType, number>> = {
  *
  * @example
  * ```ts
- * import type { MetadataBinding } from "@gpucompute/runtime/backend";
- * const metadata: MetadataBinding = { data: new Uint32Array([1, 16]), staticLength: 2 };
+ * import type { MetadataArgument } from "@gpucompute/runtime/backend";
+ * const metadata: MetadataArgument = { data: new Uint32Array([1, 16]), staticLength: 2 };
  * ```
  */
-export interface MetadataBinding {
+export interface MetadataArgument {
   /** Metadata words. */
   readonly data: Uint32Array;
   /** Length of the static portion (rank, len, buffer_len, shape_offsets, stride_offsets). */
@@ -61,12 +61,12 @@ export interface MetadataBinding {
  *
  * @example
  * ```ts
- * import { ScalarBinding } from "@gpucompute/runtime/backend";
- * const scalars = ScalarBinding.from("f32", [0.5, 2]);
+ * import { ScalarArgument } from "@gpucompute/runtime/backend";
+ * const scalars = ScalarArgument.from("f32", [0.5, 2]);
  * console.log(scalars.length, scalars.bytes.byteLength); // 2 8
  * ```
  */
-export interface ScalarBinding {
+export interface ScalarArgument {
   /** The storage type of every scalar. */
   readonly type: StorageType;
   /** Number of scalars. */
@@ -75,20 +75,20 @@ export interface ScalarBinding {
   readonly bytes: Uint8Array;
 }
 
-/** Constructors of {@linkcode ScalarBinding}. */
-export interface ScalarBindingConstructors {
+/** Constructors of {@linkcode ScalarArgument}. */
+export interface ScalarArgumentConstructors {
   /**
    * Encodes numbers (or bigints for 64-bit integers) as scalars of `type`. Never coerces:
    * `TypeError` for a value of the wrong kind (a string, a bigint for a float or 32-bit type),
    * `RangeError` for a value the type cannot hold (`-1`, `1.5`, `NaN` or `2**32` as `u32`, `1e39`
    * as `f32`). Floats accept `NaN` and the infinities.
    */
-  from(type: StorageType, values: readonly (number | bigint)[]): ScalarBinding;
+  from(type: StorageType, values: readonly (number | bigint)[]): ScalarArgument;
 }
 
-/** Constructors of {@linkcode ScalarBinding}. */
-export const ScalarBinding: ScalarBindingConstructors = {
-  from(type: StorageType, values: readonly (number | bigint)[]): ScalarBinding {
+/** Constructors of {@linkcode ScalarArgument}. */
+export const ScalarArgument: ScalarArgumentConstructors = {
+  from(type: StorageType, values: readonly (number | bigint)[]): ScalarArgument {
     const size = Object.hasOwn(STORAGE_TYPE_SIZE, type) ? STORAGE_TYPE_SIZE[type] : undefined;
     if (size === undefined) throw new TypeError(`Unknown storage type ${describe(type)}`);
     if (!Array.isArray(values)) {
@@ -187,13 +187,13 @@ function writeScalar(
  *
  * @example
  * ```ts
- * import type { TensorMapBinding } from "@gpucompute/runtime/backend";
- * const count = (maps: TensorMapBinding[]) => maps.length;
+ * import type { TensorMapArgument } from "@gpucompute/runtime/backend";
+ * const count = (maps: TensorMapArgument[]) => maps.length;
  * ```
  */
-export interface TensorMapBinding {
+export interface TensorMapArgument {
   /** The backing tensor. */
-  readonly binding: Binding;
+  readonly ref: HandleRef;
   /** Shape of the backing tensor. */
   readonly shape: readonly number[];
   /** Strides of the backing tensor. */
@@ -203,31 +203,36 @@ export interface TensorMapBinding {
 }
 
 // Shared by every launch without metadata: a zero-length array has no element to change.
-const NO_METADATA: MetadataBinding = Object.freeze({ data: new Uint32Array(0), staticLength: 0 });
+const NO_METADATA: MetadataArgument = Object.freeze({ data: new Uint32Array(0), staticLength: 0 });
 
 /**
  * Everything a kernel launch binds, built fluently.
  *
  * @example
  * ```ts
- * import { Bindings, Handle, ManagedMemoryId, SliceHandle } from "@gpucompute/runtime/backend";
- * using input = new Handle(new SliceHandle(new ManagedMemoryId()), { stream: 0, cursor: 1, size: 64 });
- * const bindings = new Bindings()
- *   .withBuffer(input.binding())
+ * import { KernelArguments, Handle, SliceRecord, SliceHandle } from "@gpucompute/runtime/backend";
+ * using input = new Handle(new SliceHandle(new SliceRecord()), { stream: 0, cursor: 1, size: 64 });
+ * const args = new KernelArguments()
+ *   .withBuffer(input.ref())
  *   .withScalar("f32", [2.5])
  *   .withMetadata({ data: new Uint32Array([16]), staticLength: 1 });
- * console.log(bindings.buffers.length, bindings.scalars.get("f32")?.length); // 1 1
+ * console.log(args.buffers.length, args.scalars.get("f32")?.length); // 1 1
  * ```
  */
-export class Bindings {
-  /** Buffer bindings, in binding order. */
-  readonly buffers: Binding[] = [];
-  /** Packed metadata (none by default: one shared empty binding, nothing allocated). */
-  metadata: MetadataBinding = NO_METADATA;
-  #scalars: Map<StorageType, ScalarBinding> | undefined;
+export class KernelArguments {
+  /** Buffers, in WGSL ref order (the kernel's parameter order on CUDA). */
+  readonly buffers: HandleRef[] = [];
+  /** Packed metadata (none by default: one shared empty argument, nothing allocated). */
+  metadata: MetadataArgument = NO_METADATA;
+  #scalars: Map<StorageType, ScalarArgument> | undefined;
+  /**
+   * The scalars last encoded per type, with the values they hold: a reused arguments object (the
+   * client's launch record) given equal values again reuses them instead of encoding anew.
+   */
+  #encoded: Map<StorageType, { values: (number | bigint)[]; scalar: ScalarArgument }> | undefined;
 
   /** Scalars, one entry per storage type (the map is created on first use). */
-  get scalars(): Map<StorageType, ScalarBinding> {
+  get scalars(): Map<StorageType, ScalarArgument> {
     return this.#scalars ??= new Map();
   }
 
@@ -236,41 +241,47 @@ export class Bindings {
     return this.#scalars !== undefined && this.#scalars.size > 0;
   }
   /** Tensor maps (rejected by backends without TMA). */
-  readonly tensorMaps: TensorMapBinding[] = [];
+  readonly tensorMaps: TensorMapArgument[] = [];
 
-  /** Appends a buffer; `TypeError` unless it is a {@linkcode Binding}. */
-  withBuffer(binding: Binding): this {
-    checkBinding(binding, `buffers[${this.buffers.length}]`);
-    this.buffers.push(binding);
+  /** Appends a buffer; `TypeError` unless it is a {@linkcode HandleRef}. */
+  withBuffer(ref: HandleRef): this {
+    checkRef(ref, `buffers[${this.buffers.length}]`);
+    this.buffers.push(ref);
     return this;
   }
 
-  /** Appends buffers; `TypeError` (and nothing appended) unless each is a {@linkcode Binding}. */
-  withBuffers(bindings: Iterable<Binding>): this {
-    if (typeof (bindings as Iterable<Binding>)?.[Symbol.iterator] !== "function") {
-      throw new TypeError(`buffers must be an iterable of Binding, got ${describe(bindings)}`);
+  /** Appends buffers; `TypeError` (and nothing appended) unless each is a {@linkcode HandleRef}. */
+  withBuffers(refs: Iterable<HandleRef>): this {
+    if (typeof (refs as Iterable<HandleRef>)?.[Symbol.iterator] !== "function") {
+      throw new TypeError(`buffers must be an iterable of HandleRef, got ${describe(refs)}`);
     }
-    const list = [...bindings];
-    list.forEach((binding, i) => checkBinding(binding, `buffers[${this.buffers.length + i}]`));
-    for (const binding of list) this.buffers.push(binding);
+    const list = [...refs];
+    list.forEach((ref, i) => checkRef(ref, `buffers[${this.buffers.length + i}]`));
+    for (const ref of list) this.buffers.push(ref);
     return this;
   }
 
   /** Sets the scalars of one storage type (replacing earlier ones of that type). */
   withScalar(type: StorageType, values: readonly (number | bigint)[]): this {
-    const scalar = ScalarBinding.from(type, values);
+    const last = this.#encoded?.get(type);
+    if (last !== undefined && sameValues(last.values, values)) {
+      this.scalars.set(type, last.scalar);
+      return this;
+    }
+    const scalar = ScalarArgument.from(type, values);
     this.scalars.set(scalar.type, scalar);
+    (this.#encoded ??= new Map()).set(type, { values: [...values], scalar });
     return this;
   }
 
-  /** Sets prepared scalar bindings. */
-  withScalars(scalars: Iterable<ScalarBinding>): this {
+  /** Sets prepared scalar arguments. */
+  withScalars(scalars: Iterable<ScalarArgument>): this {
     for (const scalar of scalars) this.scalars.set(scalar.type, scalar);
     return this;
   }
 
   /** Sets the metadata. */
-  withMetadata(metadata: MetadataBinding): this {
+  withMetadata(metadata: MetadataArgument): this {
     if (!(metadata?.data instanceof Uint32Array)) {
       throw new TypeError(`metadata.data must be a Uint32Array, got ${describe(metadata?.data)}`);
     }
@@ -285,28 +296,35 @@ export class Bindings {
   }
 
   /** Appends tensor maps. */
-  withTensorMaps(maps: Iterable<TensorMapBinding>): this {
+  withTensorMaps(maps: Iterable<TensorMapArgument>): this {
     for (const map of maps) this.tensorMaps.push(map);
     return this;
   }
 
   /** Empties it for reuse: no buffers, scalars, metadata or tensor maps. */
   clear(): this {
-    empty(this.buffers); // keeps the storage of a reused Bindings
+    clearArray(this.buffers); // keeps the storage of a reused KernelArguments
     this.metadata = NO_METADATA;
     this.#scalars?.clear();
-    empty(this.tensorMaps);
+    clearArray(this.tensorMaps);
     return this;
   }
 
-  /** Every binding the launch touches: buffers, then tensor-map tensors. */
-  allBindings(): Binding[] {
-    return [...this.buffers, ...this.tensorMaps.map((map) => map.binding)];
+  /** Every ref the launch touches: buffers, then tensor-map tensors. */
+  refs(): HandleRef[] {
+    return [...this.buffers, ...this.tensorMaps.map((map) => map.ref)];
   }
 }
 
-function checkBinding(binding: unknown, what: string): void {
-  if (!(binding instanceof Binding)) {
-    throw new TypeError(`${what} must be a Binding, got ${describe(binding)}`);
+/** Whether two lists hold the same values (`Object.is`: `NaN` equals itself, `0` not `-0`). */
+function sameValues(a: readonly (number | bigint)[], b: readonly (number | bigint)[]): boolean {
+  if (!Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
+
+function checkRef(ref: unknown, what: string): void {
+  if (!(ref instanceof HandleRef)) {
+    throw new TypeError(`${what} must be a HandleRef, got ${describe(ref)}`);
   }
 }

@@ -1,0 +1,101 @@
+/**
+ * The JavaScript cost of the launch path alone: the WebGPU server on a device whose every call
+ * does nothing (no encoding, no validation, no device work), so what is left is the runtime's own
+ * code per launch, from `client.execute` to the encoded task, `flush` included. Three launches:
+ * `tiny` (one buffer, a static count), `params` (two buffers, two f32 params, `threads`), and
+ * `scalars` (two buffers, two f32 scalars in CubeCL's info buffer).
+ *
+ * Run: `deno run -A bench/_launch_js_cost.ts [tiny|params|scalars] [ms]`.
+ *
+ * @module
+ */
+import { ComputeClient, CubeCount } from "../mod.ts";
+import { WebGpuDevice, WebGpuServer } from "../runtime/server/webgpu/mod.ts";
+import { AXPB_SCALARS_WGSL, AXPB_WGSL, INCREMENT_WGSL } from "./_raw_webgpu.ts";
+
+/** A device whose calls do nothing, with a real adapter's limits. */
+async function idleDevice(): Promise<GPUDevice> {
+  const adapter = (await navigator.gpu.requestAdapter())!;
+  const real = await adapter.requestDevice();
+  const limits = real.limits;
+  real.destroy();
+  let ids = 0;
+  const object = () => ({ id: ids++, label: "" });
+  const pass = {
+    setPipeline() {},
+    setBindGroup() {},
+    dispatchWorkgroups() {},
+    dispatchWorkgroupsIndirect() {},
+    end() {},
+  };
+  const encoder = { beginComputePass: () => pass, copyBufferToBuffer() {}, finish: object };
+  const buffer = (d: GPUBufferDescriptor) => ({
+    ...object(),
+    size: d.size,
+    getMappedRange: () => new ArrayBuffer(d.size),
+    unmap() {},
+    destroy() {},
+    mapAsync: () => Promise.resolve(),
+  });
+  const module = () => ({
+    ...object(),
+    getCompilationInfo: () => Promise.resolve({ messages: [] }),
+  });
+  return {
+    limits,
+    features: new Set(["timestamp-query"]),
+    queue: { submit() {}, writeBuffer() {}, onSubmittedWorkDone: () => Promise.resolve() },
+    lost: new Promise(() => {}),
+    createBuffer: buffer,
+    createCommandEncoder: () => encoder,
+    createBindGroup: object,
+    createShaderModule: module,
+    createBindGroupLayout: object,
+    createPipelineLayout: object,
+    createComputePipeline: object,
+    createQuerySet: object,
+    pushErrorScope() {},
+    popErrorScope: () => Promise.resolve(null),
+    destroy() {},
+    addEventListener() {},
+    removeEventListener() {},
+  } as unknown as GPUDevice;
+}
+
+const kind = Deno.args[0] ?? "tiny";
+const ms = Number(Deno.args[1] ?? 3000);
+const gpu = new WebGpuDevice(await idleDevice(), { owned: false, name: "idle" });
+const client = new ComputeClient(new WebGpuServer(gpu));
+const N = 1024;
+const x = client.createWithData(new Float32Array(N).fill(1));
+const y = client.createBytes(N * 4);
+const counters = client.createBytes(256);
+const inc = { id: "inc", source: INCREMENT_WGSL };
+const axpb = { id: "axpb", source: AXPB_WGSL };
+const axpbScalars = { id: "axpb_scalars", source: AXPB_SCALARS_WGSL };
+const one = CubeCount.new1d(1);
+const groups = CubeCount.new1d(N / 64);
+const params = { a: 1.0001, b: 0.5 };
+const scalars = { f32: [1.0001, 0.5] };
+const burst = () => {
+  for (let i = 0; i < 256; i++) {
+    const [src, dst] = i % 2 === 0 ? [x, y] : [y, x];
+    if (kind === "tiny") client.execute(inc, { count: one, buffers: [counters] });
+    else if (kind === "params") client.execute(axpb, { threads: N, buffers: [src, dst], params });
+    else client.execute(axpbScalars, { count: groups, buffers: [src, dst], scalars });
+  }
+  client.flush();
+};
+for (let i = 0; i < 100; i++) {
+  burst();
+  await client.sync();
+}
+const start = performance.now();
+let bursts = 0;
+while (performance.now() - start < ms) {
+  burst();
+  if (++bursts % 50 === 0) await client.sync();
+}
+const perLaunch = (performance.now() - start) / bursts / 256 * 1000;
+console.log(`${kind}: ${perLaunch.toFixed(3)} µs of JavaScript per launch (execute + flush)`);
+Deno.exit(0);

@@ -1,0 +1,80 @@
+/**
+ * Argument checks of the client's calls: options objects, handles, element types.
+ *
+ * @module
+ */
+
+import {
+  assertDType,
+  type DType,
+  type TypedArray,
+  type TypedArrayConstructor,
+} from "../core/dtype.ts";
+import { Handle } from "../core/handle.ts";
+import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
+import { describe } from "../core/_validate.ts";
+import { checkReadType } from "./_host_data.ts";
+import type { StreamOptions } from "./options.ts";
+
+/** Throws `TypeError` unless `options` is an object. */
+export function checkOptions(options: unknown): void {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`options must be an object, got ${describe(options)}`);
+  }
+}
+
+/** Throws `TypeError` unless `handle` is a {@linkcode Handle}; `what` names the argument. */
+export function checkHandle(handle: unknown, what: string): asserts handle is Handle {
+  checkInstance(handle, Handle, what);
+}
+
+/** Throws `TypeError` unless `value` is an instance of `type`; `what` names the argument. */
+export function checkInstance<T>(
+  value: unknown,
+  // deno-lint-ignore no-explicit-any
+  type: abstract new (...args: any[]) => T,
+  what: string,
+): asserts value is T {
+  if (!(value instanceof type)) {
+    throw new TypeError(`${what} must be a ${type.name}, got ${describe(value)}`);
+  }
+}
+
+/** The element type asked for (f32 by default), checked. */
+export function checkedType<D extends DType>(dtype: D | undefined): D {
+  if (dtype === undefined) return "f32" as D;
+  assertDType(dtype, "dtype");
+  return dtype;
+}
+
+/** Throws `TypeError` unless `kernel` and `options` of `execute` are objects. */
+export function checkExecute(kernel: unknown, options: unknown): void {
+  if (typeof kernel !== "object" || kernel === null) {
+    throw new TypeError(`kernel must be a kernel object, got ${describe(kernel)}`);
+  }
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`execute options must be an object, got ${describe(options)}`);
+  }
+}
+
+/**
+ * The checked arguments of `readMany(handles, type?, options?)`: the type asked for, if any, and
+ * the stream.
+ */
+export function readArgs(
+  handles: readonly Handle[],
+  type: TypedArrayConstructor<TypedArray> | StreamOptions | undefined,
+  options: StreamOptions | undefined,
+): { explicit: TypedArrayConstructor<TypedArray> | undefined; stream: StreamId } {
+  const explicit = typeof type === "function" ? type : undefined;
+  const streamOptions = (typeof type === "function" ? options : type) ?? {};
+  if (!Array.isArray(handles)) {
+    throw new TypeError(`handles must be an array of Handle, got ${describe(handles)}`);
+  }
+  checkOptions(streamOptions);
+  handles.forEach((handle, i) => {
+    checkHandle(handle, `handles[${i}]`);
+    if (explicit !== undefined) checkReadType(handle, explicit, `handles[${i}]`);
+  });
+  return { explicit, stream: resolveStreamId(streamOptions.stream) };
+}

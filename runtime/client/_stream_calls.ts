@@ -1,0 +1,156 @@
+/**
+ * The client's calls that go through its held streams and its timeline (`waitFor`, `signal`,
+ * `profile`, reads): {@linkcode StreamCalls} owns the held streams, the timeline and the order of
+ * its marks; the client passes the server and the checked stream.
+ *
+ * @module
+ */
+
+import { contiguousStrides, copyDescriptor } from "../core/allocation.ts";
+import { arrayTypeOf, type TypedArray, type TypedArrayConstructor } from "../core/dtype.ts";
+import { Handle } from "../core/handle.ts";
+import type { KernelMetadata } from "../core/kernel.ts";
+import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
+import { assertNonNegativeInteger, describe } from "../core/_validate.ts";
+import type { ComputeServer } from "../server/server.ts";
+import type { TimelineSignal } from "../../sync/timeline_signal.ts";
+import { ClientTimeline } from "./_client_timeline.ts";
+import { heldError, HeldStreams } from "./_held_streams.ts";
+import { MarkOrder } from "./_mark_order.ts";
+import { fromBytes } from "./_host_data.ts";
+import { checkOptions } from "./_checks.ts";
+import type { CopyEnd } from "./_copy_to.ts";
+import { LaunchRecord } from "./_launch_record.ts";
+import type { ExecuteOptions, Profiled, WaitForOptions } from "./options.ts";
+
+/** Held streams, the timeline and the calls that use them. */
+export class StreamCalls {
+  /** Streams held by `waitFor`, and the errors of held calls. */
+  readonly held: HeldStreams = new HeldStreams();
+  #timeline: ClientTimeline | undefined;
+  /** Marks reach the server in value order (see `_mark_order.ts`). */
+  readonly #marks = new MarkOrder();
+  /** The last value `signal` returned. */
+  #marked = 0n;
+
+  /** The timeline `signal` marks (made on first use). */
+  get timeline(): ClientTimeline {
+    return this.#timeline ??= new ClientTimeline();
+  }
+
+  /**
+   * Settles every held call with `error` and rejects the waits for timeline values not reached
+   * (they never will be). Idempotent.
+   */
+  close(error: unknown): void {
+    this.held.close(error);
+    this.#timeline?.close(error);
+  }
+
+  /** See `ComputeClient.signal`. */
+  signal(server: ComputeServer, stream: StreamId): bigint {
+    const timeline = this.timeline;
+    const current = timeline.value;
+    const value = (this.#marked > current ? this.#marked : current) + 1n;
+    this.#marked = value;
+    this.#marks.issue(this.held, stream, () => {
+      if (server.signal !== undefined) return server.signal(timeline, value, stream);
+      // Without a native mark, `sync` covers every stream's submitted work.
+      server.sync(stream).then(
+        () => timeline.set(value),
+        (error) => this.held.errors.record(stream, error),
+      );
+    });
+    return value;
+  }
+
+  /** See `ComputeClient.waitFor`; checks the arguments. */
+  waitFor(
+    server: ComputeServer,
+    signal: TimelineSignal,
+    value: bigint | number,
+    options: WaitForOptions,
+  ): void {
+    checkOptions(options);
+    const stream = resolveStreamId(options.stream);
+    const timeoutMs = options.timeoutMs ?? 0;
+    assertNonNegativeInteger(timeoutMs, "timeoutMs");
+    if (typeof signal?.wait !== "function") {
+      throw new TypeError(`signal must be a TimelineSignal, got ${describe(signal)}`);
+    }
+    // On the device where the backend can (CUDA: a mark of a CUDA server is an event to wait on),
+    // unless calls are held here already (the wait must come after them) or a timeout is asked.
+    if (timeoutMs === 0 && !this.held.held(stream) && !signal.isReached(value)) {
+      if (server.waitSignal?.(signal, BigInt(value), stream) === true) return;
+    }
+    const wait = signal.wait(value, { timeoutMs, signal: this.held.abortSignal });
+    this.held.hold(stream, wait.catch((cause) => Promise.reject(heldError(cause, stream, value))));
+  }
+
+  /**
+   * A launch made while some stream is held (see `ComputeClient.execute`): its own launch record,
+   * run in `options.stream`'s held order and after held calls on its buffers' memory.
+   */
+  executeHeld<K extends KernelMetadata>(
+    server: ComputeServer<K>,
+    kernel: K,
+    options: ExecuteOptions,
+  ): void {
+    const launch = new LaunchRecord<K>();
+    launch.fill(kernel, options);
+    const stream = resolveStreamId(options.stream);
+    const refs = launch.args.buffers;
+    const handles = (options.buffers ?? []).filter((item) => item instanceof Handle);
+    this.held.runVoid(stream, refs.map((ref) => ref.slice.record), handles, () => {
+      server.execute(launch, stream);
+    });
+  }
+
+  /** One end of a `copyTo`: `server` with these held streams, on `stream` (or the current). */
+  end(server: ComputeServer, stream: StreamId | undefined): CopyEnd {
+    return { server, held: this.held, stream: resolveStreamId(stream) };
+  }
+
+  /** See `ComputeClient.profile`. */
+  async profile<T>(
+    server: ComputeServer,
+    fn: () => T | Promise<T>,
+    stream: StreamId,
+    perKernel: boolean,
+  ): Promise<Profiled<T>> {
+    const held = this.held;
+    const start = () => server.startProfile(stream, perKernel ? { perKernel } : undefined);
+    const token = await held.run(stream, [], [], start);
+    const end = () => server.endProfile(stream, token);
+    let result: T;
+    try {
+      result = await withStream(stream, fn);
+    } catch (error) {
+      // Close the window so the token does not leak, then report the original failure.
+      await Promise.resolve(held.run(stream, [], [], end)).catch(() => {});
+      throw error;
+    }
+    return { result, duration: await held.run(stream, [], [], end) };
+  }
+
+  /**
+   * Reads checked handles in one round trip, each as `type` or its own type, after the calls
+   * held on the stream or on their memory.
+   */
+  async read(
+    server: ComputeServer,
+    handles: readonly Handle[],
+    type: TypedArrayConstructor<TypedArray> | undefined,
+    stream: StreamId,
+  ): Promise<TypedArray[]> {
+    const descriptors = handles.map((handle) => {
+      const size = handle.size();
+      return copyDescriptor(handle.ref(), [size], contiguousStrides([size]), 1);
+    });
+    const keys = descriptors.map((descriptor) => descriptor.ref.slice.record);
+    const bytes = await this.held.run(stream, keys, handles, () => {
+      return server.read(descriptors, stream);
+    });
+    return bytes.map((chunk, i) => fromBytes(chunk, type ?? arrayTypeOf(handles[i].dtype)));
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * {@linkcode WebGpuParts}: what a WebGPU server owns, made in dependency order (each part
+ * receives the parts made before it; none calls back into the server): the memory, the caches,
+ * the launcher (which owns the parameter chunks and the task pool), the encoder (which receives
+ * them), the task scheduler over the encoder, the profiler, the reads. Plus what the server's
+ * calls share: how device waits end, the profiling hooks, memory samples for traces.
+ *
+ * @module
+ */
+
+import { resolveConfig } from "../../core/config.ts";
+import { type ComputeError, DeviceLostError } from "../../core/errors.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import { SchedulerMultiStream } from "../../stream/scheduler.ts";
+import type { ServerState } from "../shared/server_state.ts";
+import { BindGroupCache } from "./_bind_group_cache.ts";
+import { awaitDevice } from "./_device_wait.ts";
+import { type EncoderStream, EncoderStreams } from "./_encoder.ts";
+import { InfoBufferPool } from "./_info_buffers.ts";
+import { Launcher } from "./_launch.ts";
+import { WebGpuMemory } from "./_memory.ts";
+import { PipelineCache } from "./_pipeline_cache.ts";
+import { ProfilerCore } from "./_profiler_core.ts";
+import { WebGpuReads } from "./_read.ts";
+import type { DispatchTask, GpuTask } from "./_tasks.ts";
+import type { WebGpuDevice } from "./device.ts";
+import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
+
+/** The parts of one WebGPU server. */
+export class WebGpuParts {
+  readonly gpu: WebGpuDevice;
+  readonly memory: WebGpuMemory;
+  readonly pipelines: PipelineCache;
+  readonly bindGroups: BindGroupCache;
+  readonly infoBuffers: InfoBufferPool;
+  readonly launcher: Launcher;
+  readonly encoder: EncoderStreams;
+  readonly scheduler: SchedulerMultiStream<GpuTask, EncoderStream>;
+  readonly profiler: ProfilerCore;
+  readonly reads: WebGpuReads;
+  readonly #state: ServerState;
+
+  /** Makes the parts of a server on `gpu`, whose usable state is `state`. */
+  constructor(gpu: WebGpuDevice, options: WebGpuServerOptions, state: ServerState) {
+    const config = resolveConfig(options);
+    const device = gpu.device;
+    this.gpu = gpu;
+    this.#state = state;
+    this.memory = new WebGpuMemory(device, options.memory);
+    this.pipelines = new PipelineCache(device);
+    this.bindGroups = new BindGroupCache(device);
+    this.infoBuffers = new InfoBufferPool(device);
+    this.launcher = new Launcher({
+      device,
+      pipelines: this.pipelines,
+      bindGroups: this.bindGroups,
+      infoBuffers: this.infoBuffers,
+      memory: this.memory,
+    });
+    this.encoder = new EncoderStreams(device, {
+      chunks: this.launcher.chunks,
+      tasks: this.launcher.tasks,
+      bindGroups: this.bindGroups,
+      maxStreams: config.maxStreams,
+    });
+    this.scheduler = new SchedulerMultiStream(this.encoder, {
+      maxStreams: config.maxStreams,
+      maxTasks: config.maxTasks,
+      strategy: config.strategy,
+    });
+    this.profiler = new ProfilerCore(device, { timestamps: gpu.timestamps });
+    this.reads = new WebGpuReads(device);
+  }
+
+  /** A snapshot of the counters. */
+  stats(): WebGpuServerStats {
+    const encoder = this.encoder.stats;
+    return {
+      mapAsync: this.reads.maps,
+      submits: encoder.submits,
+      passes: encoder.passes,
+      pipelineHits: this.pipelines.hits,
+      pipelineMisses: this.pipelines.misses,
+      bindGroupHits: this.bindGroups.hits,
+      profileMaps: this.profiler.maps,
+      isolatedSubmits: encoder.isolated,
+      parkedSubmits: encoder.parked,
+      querySets: this.profiler.querySets,
+    };
+  }
+
+  /** Awaits a device promise; `DESTROYED` or `DEVICE_LOST` if the server closed meanwhile. */
+  settle<T>(promise: Promise<T>): Promise<T> {
+    return awaitDevice(promise, (cause) => this.closedError(cause));
+  }
+
+  /** The error of a server that was destroyed or lost its device, else `undefined`. */
+  closedError(cause?: unknown): ComputeError | undefined {
+    if (this.#state.destroyed) return this.#state.destroyedError({ cause });
+    const lost = this.gpu.lost;
+    if (lost === undefined) return undefined;
+    return new DeviceLostError(`The WebGPU device was lost (${lost})`, { cause });
+  }
+
+  /** What work on the queue waits for while submissions are parked, else `undefined`. */
+  parkedWork(): Promise<void> | undefined {
+    return this.encoder.parking ? this.encoder.released() : undefined;
+  }
+
+  /** Tracks a launch for the open windows and trace (only while profiling). */
+  trackLaunch(task: DispatchTask, stream: StreamId): void {
+    const workgroups = task.indirect === undefined ? [task.x, task.y, task.z] as const : undefined;
+    const name = task.kernel.reflection.name;
+    this.profiler.track(task, { kind: "kernel", stream, name, workgroups, bytes: 0 });
+  }
+
+  /** Tracks a copy for the open windows and trace (only while profiling). */
+  trackCopy(task: GpuTask, stream: StreamId, kind: "write" | "read", bytes: number): void {
+    this.profiler.track(task, { kind, stream, name: kind, workgroups: undefined, bytes });
+  }
+
+  /** Turns the encoder's profiling hook and the scheduler's wait log on or off. */
+  updateTiming(): void {
+    this.encoder.timing = this.profiler.active ? this.profiler : null;
+    this.scheduler.waits = this.profiler.trace;
+  }
+
+  /** Samples memory into the running trace, if any. */
+  sampleMemory(): void {
+    if (this.profiler.trace === undefined) return;
+    const usage = this.memory.usage();
+    this.profiler.record({
+      type: "memory",
+      at: performance.now(),
+      inUse: usage.bytesInUse,
+      reserved: usage.bytesReserved,
+    });
+  }
+
+  /** Releases every part (an adopted device lives on). */
+  destroy(): void {
+    this.reads.destroy(); // settles the pending maps
+    this.encoder.destroy();
+    this.pipelines.clear();
+    this.profiler.destroy();
+    this.infoBuffers.destroy();
+    this.launcher.destroy();
+    this.memory.destroy();
+    this.gpu.destroy();
+  }
+}
