@@ -18,7 +18,7 @@ import {
   DestroyedError,
   listDevices,
 } from "../mod.ts";
-import { CUDA_KERNELS, type CudaServer } from "../runtime/server/cuda/mod.ts";
+import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { CUDA_PROGRAM_KERNELS, deviceCommand, runOnDevices, within } from "./_device_programs.ts";
 import {
   hazardCount,
@@ -102,6 +102,34 @@ for (const [peer, route] of [["all", "peer"], ["none", "staged"]] as const) {
       else assert.deepEqual(after, before, "no peer copy when the devices cannot reach each other");
       assert.equal(after.staged, before.staged, "peer access was enabled before copying");
     });
+  });
+}
+
+for (const [peer, route] of [["all", "peer"], ["none", "staged"]] as const) {
+  Deno.test(`the servers' copyTo between two devices (${route}) runs on the devices, a strided source through the host`, async () => {
+    resetHazards();
+    await withSimEnv(devices(2, peer), async () => {
+      using first = CudaServer.create({ library, ordinal: 0 });
+      using second = CudaServer.create({ library, ordinal: 1 });
+      let hostReads = 0; // copyThroughHost reads the source through its server's `read`
+      const read = first.read.bind(first);
+      first.read = (descriptors, stream) => (hostReads++, read(descriptors, stream));
+      const before = peerCopies();
+      const data = Uint32Array.from({ length: 1000 }, (_, i) => i * 3);
+      using x = first.createWithData(new Uint8Array(data.buffer), 1);
+      const streams = { source: 1, destination: 2 };
+      using y = (await first.copyTo(second, x.copyDescriptor([1000], [1], 4), streams)).handle;
+      const [bytes] = await second.read([y.copyDescriptor([1000], [1], 4)], 2);
+      assert.deepEqual(new Uint32Array(bytes.slice().buffer), data);
+      assert.equal(hostReads, 0, "a contiguous copy never goes through the host");
+      assert.equal(peerCopies().direct - before.direct, route === "peer" ? 1 : 0);
+      // Two rows of 4 elements, 8 apart: not a device copy between devices.
+      using z = (await first.copyTo(second, x.copyDescriptor([2, 4], [8, 1], 4), streams)).handle;
+      const [rows] = await second.read([z.copyDescriptor([8], [1], 4)], 2);
+      assert.deepEqual([...new Uint32Array(rows.slice().buffer)], [0, 3, 6, 9, 24, 27, 30, 33]);
+      assert.equal(hostReads, 1);
+    });
+    assert.equal(hazardCount(), 0, hazardReport());
   });
 }
 
