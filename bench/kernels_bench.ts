@@ -10,9 +10,9 @@
 import { createClient, type Handle, reduce } from "../mod.ts";
 import { operatorProgram, reductionKernel } from "../runtime/kernels/_reduce_kernels.ts";
 
-/** The helpers' first-pass kernel; with `per_group = n` it also folds the partials. */
+/** The helpers' first-pass kernel (chunks of one row); with one chunk it also folds the partials. */
 const sumKernel = (workgroup: number) =>
-  reductionKernel(operatorProgram("sum", "f32", false), "partials", false, workgroup);
+  reductionKernel(operatorProgram("sum", "f32", false), "rows", false, workgroup);
 
 const N = 1 << 20;
 const SUMS = 8;
@@ -27,17 +27,18 @@ if (adapter) {
   const sums = (workgroup: number) => {
     const first = sumKernel(workgroup);
     const perGroup = Math.ceil(N / GROUPS / workgroup) * workgroup;
+    const chunks = Math.ceil(N / perGroup);
     return async () => {
       for (let i = 0; i < SUMS; i++) {
         client.execute(first, {
-          count: { kind: "static", x: Math.ceil(N / perGroup), y: 1, z: 1 },
+          count: { kind: "static", x: chunks, y: 1, z: 1 },
           buffers: [input, partial],
-          params: { n: N, per_group: perGroup, cols: 0, rows: 0, count: N, chunks: 1 },
+          params: { n: N, per_group: perGroup, cols: N, rows: 1, count: N, chunks },
         });
         client.execute(first, {
           count: { kind: "static", x: 1, y: 1, z: 1 },
           buffers: [partial, out],
-          params: { n: GROUPS, per_group: GROUPS, cols: 0, rows: 0, count: GROUPS, chunks: 1 },
+          params: { n: chunks, per_group: chunks, cols: chunks, rows: 1, count: N, chunks: 1 },
         });
       }
       await client.read(out);
@@ -87,15 +88,16 @@ async function rawSums(adapter: GPUAdapter): Promise<() => Promise<void>> {
       entries: [from, to, params].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
   const perGroup = Math.ceil(N / GROUPS / 64) * 64;
-  const first = group(input, partial, uniform([N, perGroup, 0, 0, N, 1]));
-  const second = group(partial, out, uniform([GROUPS, GROUPS, 0, 0, GROUPS, 1]));
+  const chunks = Math.ceil(N / perGroup);
+  const first = group(input, partial, uniform([N, perGroup, N, 1, N, chunks]));
+  const second = group(partial, out, uniform([chunks, chunks, chunks, 1, N, 1]));
   return async () => {
     for (let i = 0; i < SUMS; i++) {
       const encoder = device.createCommandEncoder();
       const pass = encoder.beginComputePass();
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, first);
-      pass.dispatchWorkgroups(Math.ceil(N / perGroup));
+      pass.dispatchWorkgroups(chunks);
       pass.setBindGroup(0, second);
       pass.dispatchWorkgroups(1);
       pass.end();

@@ -13,13 +13,13 @@ struct Params { a: f32, n: u32 }
 };
 
 const n = 5_000_000;
-const xs = Float32Array.from({ length: n }, (_, i) => i % 100);
-const ys = Float32Array.from({ length: n }, (_, i) => 1 - (i % 7));
-using client = await createClient();
-using x = client.createWithData(xs); // an f32 handle: the kernel's array<f32> matches
-using y = client.createWithData(ys);
+using client = await createClient(); // the default WebGPU adapter
+using x = client.createWithData(Float32Array.from({ length: n }, (_, i) => i % 100));
+using y = client.full(n, 1); // n f32 ones
 client.execute(saxpy, { threads: n, buffers: [x, y], params: { a: 3, n } });
-const out = await client.read(y); // a Float32Array, the handle's type
-const wrong = out.findIndex((v, i) => v !== 3 * xs[i] + ys[i]);
-if (wrong !== -1) throw new Error(`SAXPY: element ${wrong} is ${out[wrong]}`);
+const result = await client.read(y); // a Float32Array: y holds f32
+console.log(result.slice(0, 4)); // Float32Array [1, 4, 7, 10]
+
+const wrong = result.findIndex((v, i) => v !== 3 * (i % 100) + 1);
+if (wrong !== -1) throw new Error(`SAXPY: element ${wrong} is ${result[wrong]}`);
 console.log(`SAXPY on ${n} floats: ok`);

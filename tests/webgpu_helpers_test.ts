@@ -142,6 +142,15 @@ Deno.test({
       close(await client.read(y), expected, "softmax");
     });
 
+    await t.step("rows longer than llvmpipe's 65,535 loop iterations per invocation", async () => {
+      // 3M columns: one 32-wide workgroup per row would loop 93,750 times and stop at 65,535.
+      using ones = client.full(2 * 3_000_000, 1);
+      using rows = reduce(client, ones, { shape: [2, 3_000_000] });
+      using whole = reduce(client, ones);
+      assert.deepEqual([...await client.read(rows)], [3_000_000, 3_000_000]);
+      assert.deepEqual([...await client.read(whole)], [6_000_000]);
+    });
+
     await t.step("dot along an axis", async () => {
       using a = client.arange(6);
       using b = client.full(6, 2);

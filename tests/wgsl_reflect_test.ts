@@ -38,7 +38,7 @@ Deno.test("reflection of the demo's and the helpers' kernels", () => {
     "params uniform read Params 8",
   ]);
   for (const product of [false, true]) {
-    const kernel = reductionKernel(operatorProgram("max", "f32", product), "partials", false, 64);
+    const kernel = reductionKernel(operatorProgram("max", "f32", product), "rows", false, 64);
     assert.deepEqual(reflectKernel(kernel).workgroupSize, [64, 1, 1]);
     assert.equal(reflectKernel(kernel).bindings.length, product ? 4 : 3);
   }

@@ -3,21 +3,20 @@
  * elements at index `i` into a value, `combine` folds two values `a` and `b`, `identity` starts
  * the fold, `finish` turns the folded `r` over `count` elements into the output.
  *
- * Three shapes, all with 32-wide workgroups where they use workgroup memory (on llvmpipe
- * barriers are slow: 32- and 64-wide groups beat 256-wide ones several times, see
- * bench/kernels_bench.ts):
+ * Two shapes:
  *
- * - `partials`: each workgroup folds a contiguous chunk of all `n` elements (each invocation a
- *   strided run, then a tree in workgroup memory) into `partial[group]`; a `rows` launch of the
- *   same program over the partials (one row) finishes a whole reduction.
- * - `rows`: a `[rows, cols]` input reduced along its last axis, one workgroup per row.
+ * - `rows`: a `[rows, cols]` input reduced along its last axis (a whole reduction is one row).
+ *   Each workgroup folds a chunk of `per_group` elements of one row (each invocation a strided
+ *   run, then a tree in workgroup memory); with several chunks per row, a second `rows` launch
+ *   folds the chunks' partials. 32-wide workgroups: on llvmpipe barriers are slow, and 32- and
+ *   64-wide groups beat 256-wide ones several times (bench/kernels_bench.ts).
  * - `columns`: reduced along its first axis, one invocation per column and chunk of at most
  *   {@linkcode COLUMN_CHUNK} rows (neighbouring invocations read neighbouring columns); with
  *   several chunks, passes over the chunks' partials follow.
  *
  * Device quirk: Mesa's llvmpipe stops a shader invocation's loops after 65,535 iterations in all
  * (silently: a loop of 70,000 additions returns 65,535), so no invocation here loops more than
- * {@linkcode COLUMN_CHUNK} times.
+ * {@linkcode LOOP_LIMIT} times: chunks are sized for it.
  *
  * @module
  */
@@ -72,20 +71,22 @@ export const RESERVED_NAMES: readonly string[] = [
 ];
 
 /** The kernel shapes of {@linkcode reductionKernel}. */
-export type ReductionShape = "partials" | "rows" | "columns";
+export type ReductionShape = "rows" | "columns";
 
 /** Workgroup width of the folding kernels. */
 export const REDUCE_WORKGROUP = 32;
 /** Workgroup width of the column kernel (no workgroup memory). */
 export const COLUMN_WORKGROUP = 64;
-/** Rows one invocation of the column kernel folds (under llvmpipe's loop limit, see above). */
-export const COLUMN_CHUNK = 4096;
+/** Most loop iterations of one invocation (under llvmpipe's limit of 65,535, see above). */
+export const LOOP_LIMIT = 4096;
+/** Rows one invocation of the column kernel folds. */
+export const COLUMN_CHUNK = LOOP_LIMIT;
 
 /**
  * The kernel of one shape. KernelArguments: the inputs (read-only), `out`, the uniform `params`
  * (`n`: elements, `per_group`: elements per workgroup, `cols`, `rows`, `count`: the elements each
  * output folds, for `finish`, `chunks`: of the column kernel; then the user's params).
- * `finishes`: whether this launch applies `finish` (a partials pass does not).
+ * `finishes`: whether this launch applies `finish` (a pass that leaves partials does not).
  */
 export function reductionKernel(
   program: ReductionProgram,
@@ -133,11 +134,11 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
 }`,
     };
   }
-  // partials: group g folds [g * per_group, min(n, (g + 1) * per_group)); rows: row g.
+  // Workgroup g folds chunk g % chunks (per_group elements) of row g / chunks into out[g].
   const w = workgroup;
-  const range = shape === "rows"
-    ? `let start = group * params.cols; let end = start + params.cols;`
-    : `let start = group * params.per_group; let end = min(start + params.per_group, params.n);`;
+  const range = `let row = group / params.chunks; let part = group % params.chunks;
+  let start = row * params.cols + part * params.per_group;
+  let end = row * params.cols + min(params.cols, (part + 1u) * params.per_group);`;
   return {
     id,
     source: `${declarations}

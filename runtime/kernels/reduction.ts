@@ -14,6 +14,7 @@ import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
 import {
   COLUMN_CHUNK,
   type GeneratedKernel,
+  LOOP_LIMIT,
   partialsProgram,
   REDUCE_WORKGROUP,
   reductionKernel,
@@ -274,7 +275,7 @@ interface Launch {
 }
 
 function run(launch: Launch): void {
-  const { client, kernel, program, partials, out, plan, options } = launch;
+  const { client, program, plan, options } = launch;
   const { stream } = options;
   const n = plan.rows * plan.cols;
   // A storage binding holds at least one element: with no element, bind a dummy one.
@@ -283,29 +284,46 @@ function run(launch: Launch): void {
   const params = (extra: Record<string, number>) => ({ ...options.params, ...extra });
   const base = { n, per_group: 0, cols: plan.cols, rows: plan.rows, count: 0, chunks: 1 };
   if (plan.shape === "columns") return columns(launch, handles, params, base);
-  const groups = Math.max(1, Math.min(MAX_GROUPS, Math.ceil(n / REDUCE_WORKGROUP)));
-  if (plan.shape === "rows" || groups === 1) {
-    // One workgroup per row (a whole reduction small enough is one row).
-    client.execute(kernel(program, "rows", true), {
-      count: { kind: "static", x: plan.rows, y: 1, z: 1 },
-      buffers: [...handles, out],
-      params: params({ ...base, count: plan.cols }),
-      stream,
-    });
-    return;
-  }
-  const perGroup = Math.ceil(n / groups / REDUCE_WORKGROUP) * REDUCE_WORKGROUP;
-  using partial = client.empty(groups, program.type, { stream });
-  client.execute(kernel(program, "partials", false), {
-    count: { kind: "static", x: groups, y: 1, z: 1 },
-    buffers: [...handles, partial],
-    params: params({ ...base, per_group: perGroup }),
+  rowsPasses(launch, handles, params, base);
+}
+
+/**
+ * Chunks per row: enough that no invocation loops more than `LOOP_LIMIT` times (llvmpipe's quirk),
+ * and, for few rows, enough workgroups to use the device (about {@linkcode MAX_GROUPS}).
+ */
+function chunksOf(rows: number, cols: number): { chunks: number; perGroup: number } {
+  if (cols === 0) return { chunks: 1, perGroup: 0 };
+  const needed = Math.ceil(cols / (REDUCE_WORKGROUP * LOOP_LIMIT));
+  const wanted = Math.min(Math.ceil(cols / REDUCE_WORKGROUP), Math.ceil(MAX_GROUPS / rows));
+  const perGroup = Math.ceil(cols / Math.max(1, needed, wanted) / REDUCE_WORKGROUP) *
+    REDUCE_WORKGROUP;
+  return { chunks: Math.ceil(cols / perGroup), perGroup };
+}
+
+/** A row (or whole) reduction: one pass when each row is one chunk, else a second over them. */
+function rowsPasses(
+  launch: Launch,
+  inputs: readonly Handle[],
+  params: Params,
+  base: Record<string, number>,
+): void {
+  const { client, kernel, program, partials, out, plan, options } = launch;
+  const { stream } = options;
+  const { rows, cols } = plan;
+  const { chunks, perGroup } = chunksOf(rows, cols);
+  const one = chunks === 1;
+  using partial = one ? undefined : client.empty(rows * chunks, program.type, { stream });
+  client.execute(kernel(program, "rows", one), {
+    count: { kind: "static", x: rows * chunks, y: 1, z: 1 },
+    buffers: [...inputs, partial ?? out],
+    params: params({ ...base, per_group: perGroup, chunks, count: cols }),
     stream,
   });
+  if (partial === undefined) return;
   client.execute(kernel(partials, "rows", true), {
-    count: { kind: "static", x: 1, y: 1, z: 1 },
+    count: { kind: "static", x: rows, y: 1, z: 1 },
     buffers: [partial, out],
-    params: params({ ...base, n: groups, cols: groups, rows: 1, count: n }),
+    params: params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
     stream,
   });
 }

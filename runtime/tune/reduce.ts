@@ -13,11 +13,11 @@ import type { Handle } from "../core/handle.ts";
 // The helpers' kernel generator: tuning them means running exactly their WGSL.
 import {
   type GeneratedKernel,
+  LOOP_LIMIT,
   operatorProgram,
   partialsProgram,
   type ReduceOp,
   reductionKernel,
-  type ReductionShape,
 } from "../kernels/_reduce_kernels.ts";
 import { anchor } from "./key.ts";
 import { type Tunable, TunableSet } from "./tunable_set.ts";
@@ -113,15 +113,15 @@ export function reduceSet(
     throw new RangeError(`op must be "sum", "max", "min" or "mean", got ${JSON.stringify(op)}`);
   }
   const kernels = new Map<string, GeneratedKernel>();
-  /** The first pass (`partials`), a whole fold in one workgroup, or the fold of partials. */
-  const kernel = (product: boolean, shape: ReductionShape | "fold", workgroup: number) => {
-    const id = `${product}:${shape}:${workgroup}`;
+  /** The first pass (partials of chunks, or a whole fold when it finishes) or the partials' fold. */
+  const kernel = (product: boolean, pass: "first" | "whole" | "fold", workgroup: number) => {
+    const id = `${product}:${pass}:${workgroup}`;
     let found = kernels.get(id);
     if (found === undefined) {
       const program = operatorProgram(op, "f32", product);
-      found = shape === "fold"
+      found = pass === "fold"
         ? reductionKernel(partialsProgram(program), "rows", true, workgroup)
-        : reductionKernel(program, shape, shape !== "partials", workgroup);
+        : reductionKernel(program, "rows", pass === "whole", workgroup);
       kernels.set(id, found);
     }
     return found;
@@ -130,27 +130,30 @@ export function reduceSet(
     name: v.name,
     run({ x, y }) {
       const n = length(x, y, op);
-      const groups = Math.max(1, Math.min(v.maxGroups, Math.ceil(n / v.workgroup)));
+      // At least enough chunks that no invocation loops more than LOOP_LIMIT times (llvmpipe
+      // stops longer loops silently: a variant must never be fast by being wrong).
+      const fewest = Math.ceil(n / (v.workgroup * LOOP_LIMIT));
+      const groups = Math.max(1, fewest, Math.min(v.maxGroups, Math.ceil(n / v.workgroup)));
       // Chunks are whole multiples of the workgroup width, as in the helpers.
       const perGroup = Math.ceil(n / groups / v.workgroup) * v.workgroup;
       const partials = Math.ceil(n / perGroup);
       const inputs = y === undefined ? [x] : [x, y];
       const product = y !== undefined;
       const out = client.empty(1, "f32");
-      const whole = { n, per_group: n, cols: n, rows: 1, count: n, chunks: 1 };
+      const row = { n, per_group: perGroup, cols: n, rows: 1, count: n, chunks: partials };
       if (partials === 1) {
-        client.execute(kernel(product, "rows", v.workgroup), {
+        client.execute(kernel(product, "whole", v.workgroup), {
           count: CubeCount.newSingle(),
           buffers: [...inputs, out],
-          params: whole,
+          params: row,
         });
         return out;
       }
       using partial = client.empty(partials, "f32"); // freed after launch: the server pins it
-      client.execute(kernel(product, "partials", v.workgroup), {
+      client.execute(kernel(product, "first", v.workgroup), {
         count: CubeCount.new1d(partials),
         buffers: [...inputs, partial],
-        params: { ...whole, per_group: perGroup },
+        params: row,
       });
       client.execute(kernel(product, "fold", v.workgroup), {
         count: CubeCount.newSingle(),
