@@ -198,6 +198,25 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "tune on WebGPU: a matmul whose k loop llvmpipe would cut short is refused there",
+  ignore: ignore || !/llvmpipe/i.test(adapter?.info.description ?? ""),
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const matmul = matmulSet(client);
+    using a = client.zeros(70_000);
+    using b = client.zeros(70_000);
+    for (const candidate of matmul.candidates) {
+      assert.throws(
+        () => candidate.run({ a, b, m: 1, n: 1, k: 70_000 }),
+        (e) => e instanceof RangeError && /65,535 iterations/.test(e.message),
+      );
+    }
+    using c = matmul.candidates[0].run({ a, b, m: 1, n: 1, k: 65_535 }) as Handle;
+    assert.deepEqual([...await client.read(c)], [0]);
+  },
+});
+
 const SCALE = `
 struct Scale { factor: f32 }
 @group(0) @binding(0) var<storage, read> x: array<f32>;

@@ -123,7 +123,8 @@ export function matmulSet(
       name: variant.name,
       priority: (key) => priority(variant, key),
       run({ a, b, m, n, k }) {
-        const c = client.createBytes(m * n * 4);
+        checkLoops(client, k);
+        const c = client.empty(m * n, "f32");
         client.execute(kernel, {
           count: CubeCount.new2d(
             Math.max(1, Math.ceil(n / (variant.cols * wx))),
@@ -166,6 +167,19 @@ export function matmulSet(
     tolerance: { absolute: 1e-4, relative: 1e-3 },
     work: ({ m, n, k }) => 2 * m * n * k,
   });
+}
+
+/**
+ * Every variant loops `k` times per invocation in all. Quirk: Mesa's llvmpipe stops an
+ * invocation's loops after 65,535 iterations, silently: refuse rather than return a wrong product.
+ */
+function checkLoops(client: ComputeClient, k: number): void {
+  if (k > 65_535 && /llvmpipe/i.test(client.server.properties.deviceName)) {
+    throw new RangeError(
+      `A matmul with k = ${k} cannot run right on llvmpipe, which stops a shader invocation's ` +
+        "loops after 65,535 iterations: split k into chunks and add the partial products",
+    );
+  }
 }
 
 function priority(variant: MatmulVariant, key: MatmulKey): number {
