@@ -156,6 +156,19 @@ Deno.test({
           e instanceof InvalidHandleError &&
           /The handle of u32 × 5 made by zeros on stream 0 was used after dispose/.test(e.message),
       );
+      // A handle of another client: named too, never "Memory 11".
+      using other = await createClient({ adapter: adapter! });
+      using foreign = other.createWithData(new Float32Array(2), { label: "elsewhere" });
+      const foreignError = (e: unknown) =>
+        e instanceof InvalidHandleError &&
+        /Handle 'elsewhere' \(f32 × \d, made by createWithData on stream 0\) belongs to another client/
+          .test(e.message);
+      await assert.rejects(() => client.read(foreign), foreignError);
+      assert.throws(() => client.write(foreign, new Float32Array([1])), foreignError);
+      assert.throws(
+        () => client.execute(double("f32"), { threads: 2, buffers: [foreign] }),
+        foreignError,
+      );
     });
   },
 });

@@ -213,5 +213,7 @@ export function narrowRef(ref: HandleRef, start: number, length: number): Handle
     cursor: ref.cursor,
     fullSize: ref.fullSize,
     dtype: ref.dtype,
+    label: ref.label,
+    madeBy: ref.madeBy,
   });
 }

@@ -15,7 +15,7 @@ import { currentStreamId, type StreamId } from "./stream_id.ts";
 import { type CopyDescriptor, copyDescriptor } from "./allocation.ts";
 import { InvalidHandleError } from "./errors.ts";
 import { assertDType, DTYPE_SIZE, type HandleType } from "./dtype.ts";
-import { HandleRef, type Placement } from "./handle_ref.ts";
+import { describeHandle, HandleRef, type Placement } from "./handle_ref.ts";
 import type { HandleKind } from "./handle_kind.ts";
 
 export { HandleRef, type Placement } from "./handle_ref.ts";
@@ -259,15 +259,7 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
    * made (`'weights' (f32 × 1024, made by createWithData on stream 0)`).
    */
   describe(): string {
-    const shape = this.dtype === "bytes"
-      ? `${this.size()} bytes`
-      : `${this.dtype} × ${this.length}`;
-    const where = this.madeBy === undefined
-      ? `on stream ${this.stream}`
-      : `made by ${this.madeBy} on stream ${this.stream}`;
-    return this.label === undefined
-      ? `the handle of ${shape} ${where}`
-      : `handle '${this.label}' (${shape}, ${where})`;
+    return describeHandle(this);
   }
 
   /** Gives up ownership of the memory. Idempotent. */

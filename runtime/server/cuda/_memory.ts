@@ -18,6 +18,7 @@ import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import type { SliceHandle } from "../../core/slice.ts";
 import { MemoryManagement, type MemoryManagementOptions } from "../../memory/memory_management.ts";
 import { combineMemoryUsage, type MemoryUsage } from "../../memory/memory_usage.ts";
+import type { StorageHandle } from "../../memory/storage.ts";
 import type { HandleRef } from "../../core/handle_ref.ts";
 import { Handle, type HandleKind } from "../../core/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
@@ -134,9 +135,14 @@ export class StreamMemory {
    * the stream that created it.
    */
   locate(ref: HandleRef): ResourceRange<bigint> {
-    ref.assertLive();
+    if (ref.slice.record.disposed) throw ref.notFound();
     const index = ref.stream % this.#maxStreams;
-    const at = this.#manager(index).get(ref.slice.record);
+    let at: StorageHandle;
+    try {
+      at = this.#manager(index).get(ref.slice.record);
+    } catch (cause) {
+      throw ref.notFound(cause); // another server's memory
+    }
     const page = this.#storages.get(index)!.resource(at);
     return {
       resource: page.resource,

@@ -75,17 +75,23 @@ export class WebGpuMemory {
    */
   locate(ref: HandleRef, into: MutableRange): MutableRange {
     const record = ref.slice.record;
-    if (record !== this.#lastRecord || record.released) this.#find(record);
-    else record.assertLive();
+    if (record !== this.#lastRecord || record.released) this.#find(ref);
+    else if (record.disposed) throw ref.notFound();
     into.resource = this.#lastBuffer!;
     into.offset = this.#lastOffset + (ref.offsetStart ?? 0);
     into.size = ref.size();
     return into;
   }
 
-  #find(record: SliceRecord): void {
-    record.assertLive();
-    const at = this.#pools.get(record);
+  #find(ref: HandleRef): void {
+    const record = ref.slice.record;
+    if (record.disposed) throw ref.notFound();
+    let at: StorageHandle;
+    try {
+      at = this.#pools.get(record);
+    } catch (cause) {
+      throw ref.notFound(cause); // another server's memory
+    }
     this.#lastBuffer = this.#storage.buffer(at.page);
     this.#lastOffset = at.offset;
     this.#lastRecord = record;
