@@ -35,7 +35,7 @@
  * const slot = new Float32Array(new SharedArrayBuffer(4096 * 4));
  * // the producer Worker gets slot.buffer, produced.buffer and client.timeline.buffer, and for
  * // k = 1, 2...: await timeline.wait(k - 1); fills the slot; produced.set(k)
- * using input = client.create(slot.byteLength);
+ * using input = client.empty(slot.length, "f32");
  * for (let k = 1; k <= 16; k++) {
  *   client.waitFor(produced, k); // what follows runs once frame k is in the slot
  *   client.write(input, slot); // takes the slot's bytes then
