@@ -8,6 +8,7 @@ import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
+import { commonLength, namedInputs } from "./_inputs.ts";
 
 /**
  * Element types of element-wise and reduction inputs, outputs and params (all 4 bytes).
@@ -212,27 +213,11 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
   return {
     source,
     run(client, given, options = {}) {
-      const handles = inputs.map(([input, type]) => {
-        const handle = given[input];
-        if (handle === undefined) throw new RangeError(`Missing ${name} input "${input}"`);
-        if (handle.dtype !== type && handle.dtype !== "bytes") {
-          throw new TypeError(`${name} input "${input}" is ${handle.describe()}, not ${type}`);
-        }
-        return handle;
-      });
+      const handles = namedInputs(name, inputs, given);
       const sized = inputs.flatMap(([input], k) =>
         raw.has(input) ? [] : [[input, handles[k]]] as const
       );
-      const n = sized.length > 0
-        ? sized[0][1].size() / 4
-        : options.length ?? (options.out?.size() ?? 0) / 4;
-      for (const [input, handle] of sized) {
-        if (handle.size() !== n * 4) {
-          throw new RangeError(
-            `${name} input "${input}" has ${handle.size() / 4} elements, "${sized[0][0]}" has ${n}`,
-          );
-        }
-      }
+      const n = commonLength(name, sized, options.length ?? (options.out?.size() ?? 0) / 4);
       if (options.out !== undefined && options.out.size() < n * 4) {
         throw new RangeError(`${name} output has ${options.out.size()} bytes, needs ${n * 4}`);
       }

@@ -11,6 +11,7 @@ import type { Handle } from "../core/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
+import { commonLength, namedInputs } from "./_inputs.ts";
 import {
   COLUMN_CHUNK,
   type GeneratedKernel,
@@ -195,25 +196,8 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
   return {
     name,
     run(client, given, options = {}) {
-      const handles = inputs.map(([input, t]) => {
-        const handle = given[input];
-        if (handle === undefined) throw new RangeError(`Missing ${name} input "${input}"`);
-        if (handle.dtype !== t && handle.dtype !== "bytes") {
-          throw new TypeError(
-            `${name} input "${input}" is ${handle.describe()}, the reduction reads ${t}`,
-          );
-        }
-        return handle;
-      });
-      const n = handles[0].size() / 4;
-      handles.forEach((handle, k) => {
-        if (handle.size() !== n * 4) {
-          throw new RangeError(
-            `${name} input "${inputs[k][0]}" has ${handle.size() / 4} elements, ` +
-              `"${inputs[0][0]}" has ${n}`,
-          );
-        }
-      });
+      const handles = namedInputs(name, inputs, given);
+      const n = commonLength(name, inputs.map(([input], k) => [input, handles[k]] as const), 0);
       const plan = planOf(n, options);
       const { stream } = options;
       const out = options.out ?? client.empty(plan.outputs, type, { stream });

@@ -1,0 +1,51 @@
+/**
+ * The inputs of a helper kernel's run, checked once for element-wise kernels and reductions
+ * alike: present by name, of the declared element type (an untyped handle is read as it), and
+ * of one length (raw inputs excepted).
+ *
+ * @module
+ */
+
+import type { Handle } from "../core/handle.ts";
+import type { ElementType } from "./elementwise.ts";
+
+/**
+ * The handles of `declared` from `given`, in declaration order: `RangeError` for a missing one,
+ * `TypeError` for one of another element type.
+ */
+export function namedInputs(
+  kernel: string,
+  declared: readonly (readonly [string, ElementType])[],
+  given: { readonly [name: string]: Handle },
+): Handle[] {
+  return declared.map(([input, type]) => {
+    const handle = given[input];
+    if (handle === undefined) throw new RangeError(`Missing ${kernel} input "${input}"`);
+    if (handle.dtype !== type && handle.dtype !== "bytes") {
+      throw new TypeError(`${kernel} input "${input}" is ${handle.describe()}, not ${type}`);
+    }
+    return handle;
+  });
+}
+
+/**
+ * The element count the `inputs` share (4-byte elements), or `fallback` when there is none:
+ * `RangeError` naming the first input of another length.
+ */
+export function commonLength(
+  kernel: string,
+  inputs: readonly (readonly [string, Handle])[],
+  fallback: number,
+): number {
+  if (inputs.length === 0) return fallback;
+  const [first, handle] = inputs[0];
+  const n = handle.size() / 4;
+  for (const [input, other] of inputs) {
+    if (other.size() !== n * 4) {
+      throw new RangeError(
+        `${kernel} input "${input}" has ${other.size() / 4} elements, "${first}" has ${n}`,
+      );
+    }
+  }
+  return n;
+}
