@@ -87,7 +87,7 @@ export type { CudaKernel } from "./runtime/server/cuda/kernel.ts";
 export type { KernelParams } from "./runtime/core/kernel.ts";
 export type { WebGpuServerOptions } from "./runtime/server/webgpu/server.ts";
 export { CubeCount } from "./runtime/core/cube_count.ts";
-export type { Handle } from "./runtime/core/handle.ts";
+export type { Handle } from "./runtime/core/handles/handle.ts";
 export type { ProfileDuration } from "./runtime/server/server.ts";
 export { formatMemoryUsage, type MemoryUsage } from "./runtime/memory/memory_usage.ts";
 export {

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { onMainThread } from "./_value.ts";
+import { onMainThread } from "./_checks.ts";
 
 const KEEP_ALIVE_MS = 2 ** 31 - 1;
 const IDLE_HOPS = 16;

@@ -21,7 +21,7 @@
  */
 
 import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
-import { onMainThread, timelineTimeout, toTimelineValue, toTimeoutMs } from "./_value.ts";
+import { onMainThread, timelineTimeout, toTimelineValue, toTimeoutMs } from "./_checks.ts";
 import { holdThread, releaseThread } from "./_keep_alive.ts";
 import { UnsupportedError } from "../runtime/core/errors.ts";
 

@@ -14,7 +14,7 @@
 import { UnsupportedError } from "../runtime/core/errors.ts";
 import { CpuTimelineSignal } from "./cpu_signal.ts";
 import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
-import { toTimelineValue } from "./_value.ts";
+import { toTimelineValue } from "./_checks.ts";
 import { queueCompletions } from "./_queue_completions.ts";
 
 /**

@@ -13,7 +13,7 @@ import {
   KernelArguments,
 } from "../backend.ts";
 import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { Nvrtc } from "../runtime/server/cuda/_nvrtc.ts";
+import { Nvrtc } from "../runtime/server/cuda/compile/_nvrtc.ts";
 import {
   hazardCount,
   hazardReport,

@@ -4,7 +4,7 @@ import { checkShippedKernels } from "./_cuda_programs.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 import assert from "node:assert/strict";
 import { AllocationDescriptor, ComputeError, CubeCount, KernelArguments } from "../backend.ts";
-import { CudaStreamBackend, EventPool } from "../runtime/server/cuda/_stream.ts";
+import { CudaStreamBackend, EventPool } from "../runtime/server/cuda/queue/streams.ts";
 
 Deno.test("CudaServer on the simulated driver conforms to the ComputeServer contract", async (t) => {
   resetHazards();

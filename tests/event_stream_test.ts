@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { SliceRecord } from "../runtime/core/slice_record.ts";
-import { SliceHandle } from "../runtime/core/slice.ts";
+import { SliceRecord } from "../runtime/core/handles/slice_record.ts";
+import { SliceHandle } from "../runtime/core/handles/slice.ts";
 import {
   ComputeError,
   DeviceLostError,
@@ -10,7 +10,7 @@ import {
   StreamUnhealthyError,
   TimeoutError,
 } from "../runtime/core/errors.ts";
-import { Handle, type HandleRef } from "../runtime/core/handle.ts";
+import { Handle, type HandleRef } from "../runtime/core/handles/handle.ts";
 import { type EventStreamBackend, MultiStream } from "../runtime/stream/event.ts";
 import {
   type SimEvent,

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { KernelArguments } from "../runtime/core/kernel_arguments.ts";
 import { CubeCount } from "../runtime/core/cube_count.ts";
-import type { Handle, HandleRef } from "../runtime/core/handle.ts";
+import type { Handle, HandleRef } from "../runtime/core/handles/handle.ts";
 import type { CopyDescriptor } from "../runtime/core/allocation.ts";
 import type { StreamId } from "../runtime/core/stream_id.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";

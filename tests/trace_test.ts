@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createClient, CubeCount } from "../mod.ts";
 import { renderTraceSvg, toChromeTrace, type TraceKernel } from "../runtime/trace/mod.ts";
 import type { WebGpuServer, WgslKernel } from "../runtime/server/webgpu/mod.ts";
-import { ProfilerCore } from "../runtime/server/webgpu/_profiler_core.ts";
+import { ProfilerCore } from "../runtime/server/webgpu/profile/_profile_windows.ts";
 import { traceFormatProblems } from "./_trace_format.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { KernelArguments } from "../backend.ts";
-import { BindGroupCache } from "../runtime/server/webgpu/_bind_group_cache.ts";
+import { BindGroupCache } from "../runtime/server/webgpu/launch/_bind_group_cache.ts";
 import { createClient, CubeCount } from "../mod.ts";
 import { increment } from "./_wgsl_kernels.ts";
 

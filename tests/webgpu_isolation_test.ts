@@ -5,11 +5,11 @@
  * and its error goes to the stream that launched it.
  */
 import assert from "node:assert/strict";
-import { BindGroupCache } from "../runtime/server/webgpu/_bind_group_cache.ts";
-import { PipelineCache } from "../runtime/server/webgpu/_pipeline_cache.ts";
-import { EncoderStreams } from "../runtime/server/webgpu/_encoder.ts";
-import { ParamChunks } from "../runtime/server/webgpu/_param_chunks.ts";
-import { type DispatchTask, TaskPool } from "../runtime/server/webgpu/_tasks.ts";
+import { BindGroupCache } from "../runtime/server/webgpu/launch/_bind_group_cache.ts";
+import { PipelineCache } from "../runtime/server/webgpu/compile/pipeline_cache.ts";
+import { EncoderStreams } from "../runtime/server/webgpu/queue/encoder.ts";
+import { ParamChunks } from "../runtime/server/webgpu/launch/_param_chunks.ts";
+import { type DispatchTask, TaskPool } from "../runtime/server/webgpu/queue/_tasks.ts";
 import { vec4Store } from "./_wgsl_kernels.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();

@@ -13,7 +13,7 @@ import {
   type WgslKernel,
 } from "../mod.ts";
 import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { cubesForThreads, fitCubes } from "../runtime/server/webgpu/_threads.ts";
+import { cubesForThreads, fitCubes } from "../runtime/server/webgpu/launch/_workgroup_counts.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine

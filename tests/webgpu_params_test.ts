@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { createClient, KernelArgumentError, type WgslKernel } from "../mod.ts";
-import { reflectKernel } from "../runtime/server/webgpu/_reflect.ts";
-import { packParams } from "../runtime/server/webgpu/_params.ts";
+import { reflectKernel } from "../runtime/server/webgpu/compile/_reflect.ts";
+import { packParams } from "../runtime/server/webgpu/launch/_params.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine

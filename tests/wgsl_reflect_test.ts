@@ -1,6 +1,6 @@
 /** Reflection of WGSL kernels (no device needed): a corpus of real kernels and every misuse. */
 import assert from "node:assert/strict";
-import { reflectKernel, widenReadOnlyStorage } from "../runtime/server/webgpu/_reflect.ts";
+import { reflectKernel, widenReadOnlyStorage } from "../runtime/server/webgpu/compile/_reflect.ts";
 import { CompilationError, KernelArgumentError } from "../backend.ts";
 import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
 import { elementwise } from "../mod.ts";

@@ -10,9 +10,9 @@ import {
   type TypedArray,
   type TypedArrayConstructor,
 } from "../core/dtype.ts";
-import { Handle } from "../core/handle.ts";
+import { Handle } from "../core/handles/handle.ts";
 import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
-import { describe } from "../core/_validate.ts";
+import { describe } from "../core/_argument_checks.ts";
 import { checkReadType } from "./_host_data.ts";
 import type { StreamOptions } from "./options.ts";
 

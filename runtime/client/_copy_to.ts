@@ -21,7 +21,7 @@
  */
 
 import { type CopyDescriptor, copyDescriptor } from "../core/allocation.ts";
-import type { Handle, HandleKind } from "../core/handle.ts";
+import type { Handle, HandleKind } from "../core/handles/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./_held_streams.ts";

@@ -15,9 +15,9 @@ import {
   type HandleType,
   type TypedArray,
 } from "../core/dtype.ts";
-import type { Handle, HandleKind } from "../core/handle.ts";
+import type { Handle, HandleKind } from "../core/handles/handle.ts";
 import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
-import { assertNonNegativeInteger, describe } from "../core/_validate.ts";
+import { assertNonNegativeInteger, describe } from "../core/_argument_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import { checkedType, checkHandle, checkOptions } from "./_checks.ts";
 import type { HeldStreams } from "./_held_streams.ts";

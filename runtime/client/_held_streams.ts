@@ -20,7 +20,7 @@
  */
 
 import { AbortedError, ComputeError } from "../core/errors.ts";
-import type { Handle } from "../core/handle.ts";
+import type { Handle } from "../core/handles/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { StreamErrors } from "../stream/stream_errors.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describe } from "../core/_validate.ts";
+import { describe } from "../core/_argument_checks.ts";
 import {
   type ArrayOf,
   arrayTypeOf,
@@ -17,8 +17,8 @@ import {
   type TypedArray,
   type TypedArrayConstructor,
 } from "../core/dtype.ts";
-import type { Handle } from "../core/handle.ts";
-import { HandleRef } from "../core/handle_ref.ts";
+import type { Handle } from "../core/handles/handle.ts";
+import { HandleRef } from "../core/handles/handle_ref.ts";
 
 /** The bytes of `data` (a view, no copy) and its element type. */
 export function toBytes(data: TypedArray | ArrayBuffer): Uint8Array {

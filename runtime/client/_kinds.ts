@@ -6,7 +6,7 @@
  */
 
 import type { HandleType } from "../core/dtype.ts";
-import type { HandleKind } from "../core/handle.ts";
+import type { HandleKind } from "../core/handles/handle.ts";
 
 /** Kinds by call name and element type. */
 export class KindCache {

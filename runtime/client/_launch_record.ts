@@ -8,10 +8,10 @@
 
 import { KernelArguments, STORAGE_TYPE_SIZE, type StorageType } from "../core/kernel_arguments.ts";
 import { CubeCount } from "../core/cube_count.ts";
-import { Handle } from "../core/handle.ts";
-import { HandleRef } from "../core/handle_ref.ts";
+import { Handle } from "../core/handles/handle.ts";
+import { HandleRef } from "../core/handles/handle_ref.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
-import { describe } from "../core/_validate.ts";
+import { describe } from "../core/_argument_checks.ts";
 import type { KernelLaunch } from "../server/server.ts";
 import type { ExecuteOptions } from "./options.ts";
 

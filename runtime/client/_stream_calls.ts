@@ -8,10 +8,10 @@
 
 import { contiguousStrides, copyDescriptor } from "../core/allocation.ts";
 import { arrayTypeOf, type TypedArray, type TypedArrayConstructor } from "../core/dtype.ts";
-import { Handle } from "../core/handle.ts";
+import { Handle } from "../core/handles/handle.ts";
 import type { KernelMetadata } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
-import { assertNonNegativeInteger, describe } from "../core/_validate.ts";
+import { assertNonNegativeInteger, describe } from "../core/_argument_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
 import { ClientTimeline } from "./_client_timeline.ts";

@@ -9,7 +9,7 @@
 
 import type { MemoryUsage } from "../memory/memory_usage.ts";
 import { DestroyedError, UnsupportedError } from "../core/errors.ts";
-import type { Handle } from "../core/handle.ts";
+import type { Handle } from "../core/handles/handle.ts";
 import type { Allocation } from "../core/allocation.ts";
 import type {
   ArrayOf,

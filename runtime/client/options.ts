@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Handle, HandleRef } from "../core/handle.ts";
+import type { Handle, HandleRef } from "../core/handles/handle.ts";
 import type { AllocationKind } from "../core/allocation.ts";
 import type { CubeCount } from "../core/cube_count.ts";
 import type { ArrayOf, DType } from "../core/dtype.ts";

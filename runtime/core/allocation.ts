@@ -5,8 +5,8 @@
  * @module
  */
 
-import { assertNonNegativeInteger, assertPositiveInteger, checkShape } from "./_validate.ts";
-import type { Handle, HandleRef } from "./handle.ts";
+import { assertNonNegativeInteger, assertPositiveInteger, checkShape } from "./_argument_checks.ts";
+import type { Handle, HandleRef } from "./handles/handle.ts";
 
 /** The layout of a new allocation: contiguous, or optimized (rows may be padded). */
 export type AllocationKind = "contiguous" | "optimized";

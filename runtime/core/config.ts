@@ -16,7 +16,7 @@
  * @module
  */
 
-import { assertPositiveInteger } from "./_validate.ts";
+import { assertPositiveInteger } from "./_argument_checks.ts";
 import { deno } from "./_platform.ts";
 
 /** How the task scheduler merges the queued tasks of several streams into one submission. */

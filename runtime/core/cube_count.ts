@@ -4,8 +4,8 @@
  * @module
  */
 
-import { assertU32, describe } from "./_validate.ts";
-import { HandleRef } from "./handle.ts";
+import { assertU32, describe } from "./_argument_checks.ts";
+import { HandleRef } from "./handles/handle.ts";
 
 /**
  * The number of cubes (workgroups) to dispatch: static, read from a buffer holding `[x, y, z]` as

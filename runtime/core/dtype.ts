@@ -11,7 +11,7 @@
  * @module
  */
 
-import { describe } from "./_validate.ts";
+import { describe } from "./_argument_checks.ts";
 
 /**
  * The element type of typed device memory, named as in WGSL (`f32`, `i32`, `u32`, `f16`) and

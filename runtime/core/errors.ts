@@ -15,6 +15,6 @@
  * @module
  */
 
-export { ComputeError, type ComputeErrorCode } from "./compute_error.ts";
-export * from "./request_errors.ts";
-export * from "./state_errors.ts";
+export { ComputeError, type ComputeErrorCode } from "./errors/compute_error.ts";
+export * from "./errors/request_errors.ts";
+export * from "./errors/state_errors.ts";

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { assertNonNegativeInteger, describe } from "./_validate.ts";
-import { HandleRef } from "./handle.ts";
+import { assertNonNegativeInteger, describe } from "./_argument_checks.ts";
+import { HandleRef } from "./handles/handle.ts";
 import { clearArray } from "./_clear_array.ts";
 
 /** Element storage types that scalars and tensors may have. */

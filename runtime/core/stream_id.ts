@@ -14,7 +14,7 @@
  * @module
  */
 
-import { assertNonNegativeInteger } from "./_validate.ts";
+import { assertNonNegativeInteger } from "./_argument_checks.ts";
 import { builtinModule } from "./_platform.ts";
 import { runtimeLogger } from "./logging.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Handle } from "../core/handle.ts";
+import type { Handle } from "../core/handles/handle.ts";
 import type { ElementType } from "./elementwise.ts";
 
 /**

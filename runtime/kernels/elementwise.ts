@@ -5,7 +5,7 @@
  */
 
 import type { ComputeClient } from "../client/client.ts";
-import type { Handle } from "../core/handle.ts";
+import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { commonLength, namedInputs } from "./_inputs.ts";

@@ -7,9 +7,9 @@
 import type { Logger } from "../core/logging.ts";
 import { OutOfMemoryError } from "../core/errors.ts";
 import { formatBytes } from "../core/format_bytes.ts";
-import type { SliceRecord } from "../core/slice_record.ts";
+import type { SliceRecord } from "../core/handles/slice_record.ts";
 import type { MemoryUsage } from "./memory_usage.ts";
-import type { SliceHandle } from "../core/slice.ts";
+import type { SliceHandle } from "../core/handles/slice.ts";
 import type { ComputeStorage, StorageHandle } from "./storage.ts";
 
 /** A pool of pages split into slices. */

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { assertPositiveInteger, describe } from "../core/_validate.ts";
+import { assertPositiveInteger, describe } from "../core/_argument_checks.ts";
 import { runtimeLogger } from "../core/logging.ts";
 import {
   BufferTooBigError,
@@ -27,9 +27,9 @@ import {
 import type { MemoryAllocationMode } from "../core/kernel.ts";
 import type { MemoryPool, PoolContext } from "./_memory_pool.ts";
 import { ExclusivePool } from "./exclusive_pool.ts";
-import { SliceRecord } from "../core/slice_record.ts";
+import { SliceRecord } from "../core/handles/slice_record.ts";
 import { combineMemoryUsage, type MemoryUsage } from "./memory_usage.ts";
-import type { SliceHandle } from "../core/slice.ts";
+import type { SliceHandle } from "../core/handles/slice.ts";
 import { SlicedPool, type SlicedPoolOptions } from "./sliced_pool.ts";
 import type { ComputeStorage, StorageHandle } from "./storage.ts";
 

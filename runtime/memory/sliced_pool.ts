@@ -23,9 +23,9 @@ import {
   type MemoryPool,
   type PoolContext,
 } from "./_memory_pool.ts";
-import { SliceRecord } from "../core/slice_record.ts";
+import { SliceRecord } from "../core/handles/slice_record.ts";
 import type { MemoryUsage } from "./memory_usage.ts";
-import { SliceHandle } from "../core/slice.ts";
+import { SliceHandle } from "../core/handles/slice.ts";
 import type { StorageHandle } from "./storage.ts";
 
 /**

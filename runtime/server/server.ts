@@ -68,7 +68,7 @@ import type { MemoryUsage } from "../memory/memory_usage.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { KernelArguments } from "../core/kernel_arguments.ts";
 import type { CubeCount } from "../core/cube_count.ts";
-import type { Handle, HandleKind, HandleRef } from "../core/handle.ts";
+import type { Handle, HandleKind, HandleRef } from "../core/handles/handle.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../core/allocation.ts";
 import type { KernelTiming, Trace } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";

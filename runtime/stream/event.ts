@@ -11,11 +11,11 @@
  * @module
  */
 
-import type { SlicePin, SliceRecord } from "../core/slice_record.ts";
+import type { SlicePin, SliceRecord } from "../core/handles/slice_record.ts";
 import { type ComputeError, OrderInProgressError, StreamUnhealthyError } from "../core/errors.ts";
-import type { HandleRef } from "../core/handle_ref.ts";
+import type { HandleRef } from "../core/handles/handle_ref.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
-import { assertPositiveInteger } from "../core/_validate.ts";
+import { assertPositiveInteger } from "../core/_argument_checks.ts";
 import { GcLoop, type GcPayload, type GcTask } from "./_gc_loop.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { HandleRef } from "../core/handle_ref.ts";
+import type { HandleRef } from "../core/handles/handle_ref.ts";
 
 /**
  * What a backend with device streams and events provides to the event `MultiStream`.

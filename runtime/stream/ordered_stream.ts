@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { SlicePin } from "../core/slice_record.ts";
+import type { SlicePin } from "../core/handles/slice_record.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { GcPayload } from "./_gc_loop.ts";
 

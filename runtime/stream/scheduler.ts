@@ -11,11 +11,11 @@
  * @module
  */
 
-import { assertPositiveInteger, describe } from "../core/_validate.ts";
+import { assertPositiveInteger, describe } from "../core/_argument_checks.ts";
 import type { SchedulerStrategy } from "../core/config.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
-import type { SliceRecord } from "../core/slice_record.ts";
-import type { HandleRef } from "../core/handle.ts";
+import type { SliceRecord } from "../core/handles/slice_record.ts";
+import type { HandleRef } from "../core/handles/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 import { clearArray } from "../core/_clear_array.ts";

@@ -7,7 +7,7 @@
  */
 
 import type { SchedulerStrategy } from "../core/config.ts";
-import type { HandleRef } from "../core/handle_ref.ts";
+import type { HandleRef } from "../core/handles/handle_ref.ts";
 import type { Logger } from "../core/logging.ts";
 
 /**

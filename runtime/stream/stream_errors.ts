@@ -18,7 +18,7 @@
  */
 
 import { ComputeError } from "../core/errors.ts";
-import { assertPositiveInteger } from "../core/_validate.ts";
+import { assertPositiveInteger } from "../core/_argument_checks.ts";
 import type { StreamId } from "../core/stream_id.ts";
 
 /** Options of {@linkcode StreamErrors}. */

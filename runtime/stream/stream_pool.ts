@@ -5,7 +5,7 @@
  * @module
  */
 
-import { assertNonNegativeInteger, assertPositiveInteger } from "../core/_validate.ts";
+import { assertNonNegativeInteger, assertPositiveInteger } from "../core/_argument_checks.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 
 /**

@@ -4,9 +4,9 @@
  */
 
 import { runtimeLogger } from "../core/logging.ts";
-import { Handle } from "../core/handle.ts";
+import { Handle } from "../core/handles/handle.ts";
 import { type StreamId, withStream } from "../core/stream_id.ts";
-import type { CachedResult, CacheEntry } from "./cache.ts";
+import type { CachedResult, CacheEntry } from "./cache/cache.ts";
 import { TuneFailedError, TuneMismatchError } from "./errors.ts";
 import type { TuneKey } from "./key.ts";
 import {

@@ -37,7 +37,12 @@ export {
   type SampleResult,
   type SamplingOptions,
 } from "./sampling.ts";
-export { type CachedResult, type CacheEntry, TuneCache, type TuneCacheOptions } from "./cache.ts";
+export {
+  type CachedResult,
+  type CacheEntry,
+  TuneCache,
+  type TuneCacheOptions,
+} from "./cache/cache.ts";
 export { type CandidateFailure, TuneFailedError, TuneMismatchError } from "./errors.ts";
 export {
   MATMUL_VARIANTS,
@@ -45,12 +50,12 @@ export {
   matmulKernel,
   type MatmulKey,
   matmulSet,
-} from "./matmul.ts";
-export type { MatmulVariant } from "./_matmul_wgsl.ts";
+} from "./sets/matmul.ts";
+export type { MatmulVariant } from "./sets/_matmul_wgsl.ts";
 export {
   REDUCE_VARIANTS,
   type ReduceInputs,
   type ReduceKey,
   reduceSet,
   type ReduceVariant,
-} from "./reduce.ts";
+} from "./sets/reduce.ts";

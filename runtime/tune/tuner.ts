@@ -13,8 +13,8 @@
  */
 
 import { runtimeLogger } from "../core/logging.ts";
-import { TuneCache } from "./cache.ts";
-import { cacheNamespace, joinPath, resolveCacheDir } from "./_cache_dir.ts";
+import { TuneCache } from "./cache/cache.ts";
+import { cacheNamespace, joinPath, resolveCacheDir } from "./cache/_cache_dir.ts";
 import { deno } from "../core/_platform.ts";
 import { keyString, type TuneKey } from "./key.ts";
 import { ProgressBar, stderrIsTerminal } from "./_progress.ts";

@@ -5,12 +5,12 @@
  * @module
  */
 
-import type { Handle } from "../core/handle.ts";
+import type { Handle } from "../core/handles/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { Profiled, StreamOptions } from "../client/options.ts";
 import type { TypedArray, TypedArrayConstructor } from "../core/dtype.ts";
 import type { DeviceProperties } from "../server/server.ts";
-import type { CachedResult } from "./cache.ts";
+import type { CachedResult } from "./cache/cache.ts";
 import type { SamplingOptions } from "./sampling.ts";
 
 /**

@@ -9,9 +9,9 @@
 import { resolveConfig } from "../../core/config.ts";
 import { MultiStream } from "../../stream/event.ts";
 import type { ServerState } from "../shared/server_state.ts";
-import type { LaunchParts } from "./_launch.ts";
-import { StreamMemory } from "./_memory.ts";
-import { PinnedPool } from "./_staging.ts";
+import type { LaunchParts } from "./launch/launcher.ts";
+import { StreamMemory } from "./memory/memory.ts";
+import { PinnedPool } from "./memory/_staging.ts";
 import {
   type CudaEvent,
   type CudaStream,
@@ -19,18 +19,18 @@ import {
   EventPool,
   type HostWaitOptions,
   pollEvent,
-} from "./_stream.ts";
-import type { CopyContext } from "./_write.ts";
+} from "./queue/streams.ts";
+import type { CopyContext } from "./memory/_write.ts";
 import type { CudaDevice } from "./device.ts";
-import { ModuleCache } from "./module_cache.ts";
+import { ModuleCache } from "./compile/module_cache.ts";
 import type { CudaServerOptions, CudaServerStats } from "./options.ts";
-import { CudaProfiler } from "./profiler.ts";
-import { signalEvents } from "./_signal.ts";
+import { CudaProfiler } from "./profile/profiler.ts";
+import { signalEvents } from "./queue/_signal_events.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { Trace } from "../../core/trace.ts";
-import { ServerMarks } from "./_marks.ts";
-import { PeerAccess } from "./_peer.ts";
+import { ServerMarks } from "./queue/_marks.ts";
+import { PeerAccess } from "./memory/_peer.ts";
 
 /** The parts of one CUDA server. */
 export class CudaParts {

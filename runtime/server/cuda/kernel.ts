@@ -2,7 +2,7 @@
  * The kernel type of the CUDA backend and the shipped kernels.
  *
  * A {@linkcode CudaKernel} is PTX text, CUDA C for the optional NVRTC, or both, and an entry
- * point. Its parameters follow one ABI (see `_launch.ts`): a pointer per buffer binding in order;
+ * point. Its parameters follow one ABI (see `launch/launcher.ts`): a pointer per buffer binding in order;
  * with `bufferLengths`, a `u32` byte length per buffer; the metadata words as `u32`s; then the
  * scalars, type by type in insertion order, each value by value. The PTX runs on any
  * driver that accepts its version and target: the shipped PTX is `.target sm_75` at PTX ISA 7.0

@@ -20,7 +20,7 @@ export { CudaServer, type CudaServerOptions, type CudaServerStats } from "./serv
 export { CudaDevice, type CudaDeviceAttributes, type CudaDeviceOptions } from "./device.ts";
 export { type CudaDeviceInfo, listCudaDevices } from "./devices.ts";
 export { CUDA_KERNELS, type CudaKernel } from "./kernel.ts";
-export { ModuleCache, type ModuleCacheOptions } from "./module_cache.ts";
+export { ModuleCache, type ModuleCacheOptions } from "./compile/module_cache.ts";
 export {
   CUDA_LIBRARY_ENV,
   CUDA_SYMBOLS,

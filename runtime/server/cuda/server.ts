@@ -18,8 +18,8 @@ import {
   type CopyDescriptor,
 } from "../../core/allocation.ts";
 import { StreamUnhealthyError } from "../../core/errors.ts";
-import type { Handle, HandleKind } from "../../core/handle.ts";
-import { HandleRef } from "../../core/handle_ref.ts";
+import type { Handle, HandleKind } from "../../core/handles/handle.ts";
+import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
@@ -45,16 +45,16 @@ import {
   ServerState,
   writeTargets,
 } from "../shared/mod.ts";
-import { checkLaunch } from "./_check_launch.ts";
-import { launch } from "./_launch.ts";
-import { copyLayout, optimizedLayout } from "./_layout.ts";
-import { read } from "./_read.ts";
+import { checkLaunch } from "./launch/_check_launch.ts";
+import { launch } from "./launch/launcher.ts";
+import { copyLayout, optimizedLayout } from "./memory/_copy_layout.ts";
+import { read } from "./memory/_read.ts";
 import { CudaParts } from "./_parts.ts";
-import { enqueueWrite } from "./_write.ts";
+import { enqueueWrite } from "./memory/_write.ts";
 import { CudaDevice } from "./device.ts";
-import { waitOnMark } from "./_marks.ts";
-import { copyOnDevices, enqueueCopyBetween } from "./_peer.ts";
-import { orderOn } from "./_copy.ts";
+import { waitOnMark } from "./queue/_marks.ts";
+import { copyOnDevices, enqueueCopyBetween } from "./memory/_peer.ts";
+import { orderOn } from "./memory/_copy.ts";
 import type { CudaServerOptions, CudaServerStats } from "./options.ts";
 import type { CudaKernel } from "./kernel.ts";
 import type { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";

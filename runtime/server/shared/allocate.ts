@@ -13,9 +13,9 @@ import {
   contiguousStrides,
 } from "../../core/allocation.ts";
 import { BufferTooBigError } from "../../core/errors.ts";
-import type { Handle } from "../../core/handle.ts";
-import { checkHandleKind, type HandleKind } from "../../core/handle_kind.ts";
-import { assertNonNegativeInteger, checkShape } from "../../core/_validate.ts";
+import type { Handle } from "../../core/handles/handle.ts";
+import { checkHandleKind, type HandleKind } from "../../core/handles/handle_kind.ts";
+import { assertNonNegativeInteger, checkShape } from "../../core/_argument_checks.ts";
 import type { WriteEntry } from "../server.ts";
 
 /**

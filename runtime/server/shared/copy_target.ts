@@ -10,7 +10,7 @@
 
 import { type CopyDescriptor, copyDescriptor, isContiguous } from "../../core/allocation.ts";
 import { UnsupportedError } from "../../core/errors.ts";
-import { HandleRef } from "../../core/handle_ref.ts";
+import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { ResourceRange, WriteEntry } from "../server.ts";
 
 /**

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { HandleRef } from "../../core/handle_ref.ts";
+import type { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { ResourceLease, ResourceRange } from "../server.ts";
 
 /**

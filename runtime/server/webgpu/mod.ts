@@ -19,7 +19,7 @@
 export { WebGpuServer, type WebGpuServerOptions, type WebGpuServerStats } from "./server.ts";
 export { WebGpuDevice, type WebGpuDeviceOptions } from "./device.ts";
 export { listWebGpuAdapters, requestListedAdapter, type WebGpuDeviceInfo } from "./adapters.ts";
-export { WebGpuStorage } from "./storage.ts";
+export { WebGpuStorage } from "./memory/storage.ts";
 export type { WgslKernel } from "./kernel.ts";
-export { WebGpuProfiler } from "./profiler.ts";
-export { INFO_SCALAR_ORDER, type InfoLayout, packInfo } from "./_info_layout.ts";
+export { WebGpuProfiler } from "./profile/profiler.ts";
+export { INFO_SCALAR_ORDER, type InfoLayout, packInfo } from "./launch/_info_layout.ts";

@@ -37,7 +37,7 @@ export interface WebGpuServerStats {
   readonly isolatedSubmits: number;
   /**
    * Submissions parked until a new kernel with read-only bindings was validated (it might write
-   * one: see `_encoder.ts`).
+   * one: see `queue/encoder.ts`).
    */
   readonly parkedSubmits: number;
   /** Timestamp query sets the profiler holds. */

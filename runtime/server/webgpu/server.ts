@@ -1,7 +1,7 @@
 /**
  * The WebGPU compute server: {@linkcode ComputeServer} over `navigator.gpu`. Each part has one
- * owner, made before what uses it: the memory (`_memory.ts`), the launcher (`_launch.ts`, which
- * owns the parameter chunks and the task pool), the encoder (`_encoder.ts`, the scheduler's
+ * owner, made before what uses it: the memory (`memory/memory.ts`), the launcher (`launch/launcher.ts`, which
+ * owns the parameter chunks and the task pool), the encoder (`queue/encoder.ts`, the scheduler's
  * backend, which receives both), the task scheduler over it, the profiler. What every backend
  * does alike (allocation with rollback, copy checks, leases, host copies) is the shared server
  * layer's (`../shared/`).
@@ -12,7 +12,7 @@
  *   buffer in stream order, never `queue.writeBuffer` into memory queued work uses.
  * - **Reads** copy every source into one staging buffer mapped once (`_read.ts`).
  * - **Errors**: `execute` checks everything it can; WebGPU validates the rest asynchronously and
- *   a rejected launch's error is recorded on its stream (`_encoder.ts`), thrown by that stream's
+ *   a rejected launch's error is recorded on its stream (`queue/encoder.ts`), thrown by that stream's
  *   next `sync` or `read`, which wait only for their own stream's validation results.
  * - **Destroy and device loss** settle pending reads, syncs and profiles with `DESTROYED` or
  *   `DEVICE_LOST` (a device destroyed by its owner counts as lost).
@@ -24,8 +24,8 @@
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { DriverError, NotReadyError, UnsupportedError } from "../../core/errors.ts";
-import { Handle, type HandleKind } from "../../core/handle.ts";
-import { HandleRef } from "../../core/handle_ref.ts";
+import { Handle, type HandleKind } from "../../core/handles/handle.ts";
+import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
 import type {
   ComputeServer,
@@ -50,10 +50,10 @@ import {
 } from "../shared/mod.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
 import type { Trace } from "../../core/trace.ts";
-import { ORDER_ONLY } from "./_tasks.ts";
-import { launchError } from "./_validation.ts";
+import { ORDER_ONLY } from "./queue/_tasks.ts";
+import { launchError } from "./queue/_device_validation.ts";
 import { WebGpuParts } from "./_parts.ts";
-import { prepareWrite } from "./_write.ts";
+import { prepareWrite } from "./memory/_write.ts";
 import { WebGpuDevice } from "./device.ts";
 import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
 import type { WgslKernel } from "./kernel.ts";

@@ -1,5 +1,5 @@
 // Element-wise kernels of the CUDA backend. Parameter order follows the launch ABI of
-// runtime/server/cuda/_launch.ts: buffer pointers, (byte lengths when the kernel asks), metadata
+// runtime/server/cuda/launch/launcher.ts: buffer pointers, (byte lengths when the kernel asks), metadata
 // words, then scalars. Every kernel guards its index, so any grid that covers n is valid.
 // The simulated driver (tests/fixtures/cuda_sim/kernels.c) implements the same entry points.
 

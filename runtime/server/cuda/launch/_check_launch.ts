@@ -1,0 +1,89 @@
+/**
+ * Checks of a launch built by hand, made before anything is ordered or enqueued: a malformed
+ * launch throws `TypeError`/`RangeError` from `execute` and changes nothing (the driver would
+ * otherwise see garbage, or FFI would throw its own untyped error halfway).
+ *
+ * @module
+ */
+
+import { UnsupportedError } from "../../../core/errors.ts";
+import { HandleRef } from "../../../core/handles/handle_ref.ts";
+import { KernelArguments } from "../../../core/kernel_arguments.ts";
+import { CubeCount } from "../../../core/cube_count.ts";
+import {
+  assertNonNegativeInteger,
+  assertPositiveInteger,
+  describe,
+} from "../../../core/_argument_checks.ts";
+import type { KernelLaunch } from "../../server.ts";
+import type { CudaKernel } from "../kernel.ts";
+
+const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
+
+/** Checks the launch object, its arguments and buffers, its cube count and its mode. */
+function checkLaunchShape(launch: KernelLaunch<CudaKernel>): void {
+  if (typeof launch !== "object" || launch === null) {
+    throw new TypeError(`launch must be a KernelLaunch, got ${describe(launch)}`);
+  }
+  if (!(launch.args instanceof KernelArguments)) {
+    throw new TypeError(`launch.args must be a KernelArguments, got ${describe(launch.args)}`);
+  }
+  const buffers = launch.args.buffers;
+  for (let i = 0; i < buffers.length; i++) {
+    if (!(buffers[i] instanceof HandleRef)) {
+      throw new TypeError(`buffers[${i}] must be a HandleRef, got ${describe(buffers[i])}`);
+    }
+  }
+  CubeCount.check(launch.count);
+  if (!MODES.includes(launch.mode)) {
+    throw new RangeError(`mode must be "checked" or "unchecked", got ${describe(launch.mode)}`);
+  }
+}
+
+/** Checks the shape of a launch and of its kernel (`TypeError` / `RangeError`). */
+export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
+  checkLaunchShape(launch);
+  checkKernel(launch.kernel);
+  if (launch.params !== undefined) {
+    throw new UnsupportedError(
+      `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no named params; pass values ` +
+        `as metadata and scalars in the parameter order of the kernel`,
+    );
+  }
+}
+
+/** Checks a kernel built by hand. */
+export function checkKernel(kernel: CudaKernel): void {
+  if (typeof kernel !== "object" || kernel === null) {
+    throw new TypeError(`kernel must be a CudaKernel, got ${describe(kernel)}`);
+  }
+  if (kernel.id !== undefined && typeof kernel.id !== "string") {
+    throw new TypeError(`kernel.id must be a string when given, got ${describe(kernel.id)}`);
+  }
+  if (typeof kernel.entryPoint !== "string" || kernel.entryPoint === "") {
+    throw new TypeError(
+      `kernel.entryPoint must be a non-empty string, got ${describe(kernel.entryPoint)}`,
+    );
+  }
+  if (typeof kernel.ptx !== "string" && typeof kernel.source !== "string") {
+    throw new TypeError(`Kernel '${kernelName(kernel)}' needs a ptx or a source string`);
+  }
+  const size = kernel.blockSize;
+  if (!Array.isArray(size) || size.length !== 3) {
+    throw new TypeError(
+      `Kernel '${kernelName(kernel)}': blockSize must be [x, y, z], got ${describe(size)}`,
+    );
+  }
+  for (const n of size) assertPositiveInteger(n, `Kernel '${kernelName(kernel)}' blockSize`);
+  if (kernel.sharedMemoryBytes !== undefined) {
+    assertNonNegativeInteger(
+      kernel.sharedMemoryBytes,
+      `Kernel '${kernelName(kernel)}' sharedMemoryBytes`,
+    );
+  }
+}
+
+/** The name of a kernel in messages: its id, else its entry point. */
+export function kernelName(kernel: CudaKernel): string {
+  return kernel.id ?? kernel.entryPoint;
+}

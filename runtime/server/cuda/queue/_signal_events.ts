@@ -1,0 +1,54 @@
+/**
+ * The events of a {@linkcode CudaTimelineSignal} on one CUDA stream: timing-disabled events
+ * recorded on the stream and polled with `cuEventQuery` (never synchronized on).
+ *
+ * @module
+ */
+
+import { DestroyedError } from "../../../core/errors.ts";
+import type { CudaSignalEvents } from "../../../../sync/cuda_signal.ts";
+import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
+import type { CudaStream } from "./streams.ts";
+
+const CU_EVENT_DISABLE_TIMING = 2;
+
+/**
+ * Signal events on `stream`; every call throws `DESTROYED` once `destroyed()` is true, and makes
+ * the server's context current first (`bind`: a signal is used whenever its user likes).
+ */
+export function signalEvents(
+  driver: CudaDriver,
+  stream: CudaStream,
+  options: { readonly destroyed: () => boolean; readonly bind: () => void },
+): CudaSignalEvents<Deno.PointerValue> {
+  const assertLive = () => {
+    if (options.destroyed()) throw new DestroyedError("The CUDA server was destroyed");
+    options.bind();
+  };
+  return {
+    create: () => {
+      assertLive();
+      const { symbols, out64 } = driver;
+      driver.check(symbols.cuEventCreate(out64, CU_EVENT_DISABLE_TIMING), "cuEventCreate(signal)");
+      return driver.pointerAt();
+    },
+    record: (event) => {
+      assertLive();
+      driver.check(
+        driver.symbols.cuEventRecord(event, stream.handle),
+        `cuEventRecord(signal, stream ${stream.index})`,
+      );
+    },
+    query: (event) => {
+      assertLive();
+      const result = driver.symbols.cuEventQuery(event);
+      if (result === CUDA_SUCCESS) return true;
+      if (result === CUDA_ERROR_NOT_READY) return false;
+      throw driver.error(result, "cuEventQuery(signal)");
+    },
+    destroy: (event) => {
+      if (!options.destroyed()) options.bind();
+      driver.symbols.cuEventDestroy_v2(event);
+    },
+  };
+}

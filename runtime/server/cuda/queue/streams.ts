@@ -1,0 +1,276 @@
+/**
+ * CUDA streams and events for the event {@linkcode MultiStream}.
+ *
+ * - Streams are created `CU_STREAM_NON_BLOCKING`: they never synchronize with the legacy default
+ *   stream, which the backend never uses.
+ * - `flush` records an event taken from a pool of `CU_EVENT_DISABLE_TIMING` events (cheapest to
+ *   record and query). Work is submitted to the device as it is enqueued, so recording is all a
+ *   flush has to do.
+ * - `waitEvent` is `cuStreamWaitEvent`. The wait captures the event's latest record at call time
+ *   (a later re-record does not affect it), so the event returns to the pool right after.
+ * - `isEventComplete` is one `cuEventQuery`: the GC polls its per-stream FIFOs with it.
+ * - `waitEventHost` polls `cuEventQuery` from the event loop (`setTimeout` between polls) until
+ *   the event completes, fails, or the timeout passes (`TIMEOUT`); never `cuEventSynchronize`,
+ *   which would block the event loop. An event that timed out is not reused: the work behind it
+ *   may still be running.
+ * - Health is the stream's sticky error state: `cuStreamQuery` returns a real error (not
+ *   `CUDA_ERROR_NOT_READY`) once a launch faulted.
+ *
+ * @module
+ */
+
+import { DestroyedError, TimeoutError } from "../../../core/errors.ts";
+import type { HandleRef } from "../../../core/handles/handle.ts";
+import type { EventStreamBackend } from "../../../stream/event.ts";
+import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
+
+const CU_STREAM_NON_BLOCKING = 1;
+const CU_EVENT_DISABLE_TIMING = 2;
+
+/** A device stream of the backend. */
+export interface CudaStream {
+  /** The `CUstream`. */
+  readonly handle: Deno.PointerValue;
+  /** Creation order, for messages. */
+  readonly index: number;
+}
+
+/** An event of the pool; `handle` is `null` once returned. */
+export interface CudaEvent {
+  handle: Deno.PointerValue;
+}
+
+/** Options of the host waits. */
+export interface HostWaitOptions {
+  /** Milliseconds before a wait rejects with `TIMEOUT`. */
+  readonly timeoutMs: number;
+  /** What the wait is for, in the timeout message ("a read"). */
+  readonly what?: string;
+  /** True once the owner was destroyed: the wait rejects with `DESTROYED` (the event is gone). */
+  readonly destroyed?: () => boolean;
+  /**
+   * Makes the owner's context current. Called before each query: a wait resumes from the event
+   * loop, where another server may have made its own context current meanwhile.
+   */
+  readonly bind?: () => void;
+}
+
+/** Pool of timing-disabled events, recycled once their last use is known to be over. */
+export class EventPool {
+  readonly #driver: CudaDriver;
+  readonly #free: Deno.PointerValue[] = [];
+  readonly #all = new Set<Deno.PointerValue>();
+
+  constructor(driver: CudaDriver) {
+    this.#driver = driver;
+  }
+
+  /** Events created so far (in the pool or in use). */
+  get size(): number {
+    return this.#all.size;
+  }
+
+  /** Records a pooled event on `stream` and returns it. */
+  record(stream: CudaStream): CudaEvent {
+    let handle = this.#free.pop();
+    const { symbols } = this.#driver;
+    if (handle === undefined) {
+      this.#driver.check(
+        symbols.cuEventCreate(this.#driver.out64, CU_EVENT_DISABLE_TIMING),
+        "cuEventCreate(CU_EVENT_DISABLE_TIMING)",
+      );
+      handle = this.#driver.pointerAt();
+      this.#all.add(handle);
+    }
+    const result = symbols.cuEventRecord(handle, stream.handle);
+    if (result !== CUDA_SUCCESS) {
+      this.#free.push(handle);
+      throw this.#driver.error(result, `cuEventRecord(stream ${stream.index})`);
+    }
+    return { handle };
+  }
+
+  /** Returns an event to the pool. Idempotent per event. */
+  release(event: CudaEvent): void {
+    if (event.handle === null) return;
+    this.#free.push(event.handle);
+    event.handle = null;
+  }
+
+  /** Destroys every event (the pool's and those in use). */
+  destroy(): void {
+    for (const handle of this.#all) this.#driver.symbols.cuEventDestroy_v2(handle);
+    this.#all.clear();
+    this.#free.length = 0;
+  }
+}
+
+/**
+ * Polls `event` until it completes: resolves, rejects with the driver's error, or with `TIMEOUT`
+ * after `timeoutMs` (the event is then left alone: it is not complete).
+ */
+export async function pollEvent(
+  driver: CudaDriver,
+  event: Deno.PointerValue | CudaEvent,
+  options: HostWaitOptions,
+): Promise<void> {
+  const deadline = performance.now() + options.timeoutMs;
+  for (let polls = 0;; polls++) {
+    if (options.destroyed?.()) {
+      throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
+    }
+    const handle = isPooled(event) ? event.handle : event;
+    // A pooled event returned to its pool was seen complete by another wait.
+    if (isPooled(event) && handle === null) return;
+    options.bind?.();
+    const result = driver.symbols.cuEventQuery(handle);
+    if (result === CUDA_SUCCESS) return;
+    if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
+    if (performance.now() >= deadline) {
+      throw new TimeoutError(options.what ?? "an event", options.timeoutMs, "it is not complete");
+    }
+    // A zero delay first (short kernels), then 1 ms steps: the loop never spins the CPU.
+    await new Promise((resolve) => setTimeout(resolve, polls < 8 ? 0 : 1));
+  }
+}
+
+function isPooled(event: Deno.PointerValue | CudaEvent): event is CudaEvent {
+  return event !== null && typeof event === "object" && "handle" in event;
+}
+
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Blocks until `event` completes, polling `cuEventQuery` with 50 µs naps (never a blocking
+ * driver call); `TIMEOUT` after the timeout, the driver's error for a failed event.
+ */
+export function pollEventSync(
+  driver: CudaDriver,
+  event: CudaEvent,
+  options: HostWaitOptions,
+): void {
+  const deadline = performance.now() + options.timeoutMs;
+  for (;;) {
+    if (options.destroyed?.()) {
+      throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
+    }
+    if (event.handle === null) return; // another wait saw it complete
+    options.bind?.();
+    const result = driver.symbols.cuEventQuery(event.handle);
+    if (result === CUDA_SUCCESS) return;
+    if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
+    if (performance.now() >= deadline) {
+      throw new TimeoutError(options.what ?? "an event", options.timeoutMs, "it is not complete");
+    }
+    Atomics.wait(nap, 0, 0, 0.05);
+  }
+}
+
+/** The {@linkcode EventStreamBackend} of the CUDA server. */
+export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEvent> {
+  readonly #driver: CudaDriver;
+  readonly #events: EventPool;
+  readonly #wait: HostWaitOptions;
+  /** Every stream created, in creation order. */
+  readonly streams: CudaStream[] = [];
+
+  constructor(driver: CudaDriver, events: EventPool, wait: HostWaitOptions) {
+    this.#driver = driver;
+    this.#events = events;
+    this.#wait = wait;
+  }
+
+  createStream(): CudaStream {
+    const index = this.streams.length;
+    this.#driver.check(
+      this.#driver.symbols.cuStreamCreate(this.#driver.out64, CU_STREAM_NON_BLOCKING),
+      "cuStreamCreate(CU_STREAM_NON_BLOCKING)",
+    );
+    const stream = { handle: this.#driver.pointerAt(), index };
+    this.streams.push(stream);
+    return stream;
+  }
+
+  handleCursor(_stream: CudaStream, ref: HandleRef): number {
+    return ref.cursor;
+  }
+
+  isHealthy(stream: CudaStream): boolean {
+    const result = this.#driver.symbols.cuStreamQuery(stream.handle);
+    return result === CUDA_SUCCESS || result === CUDA_ERROR_NOT_READY;
+  }
+
+  flush(stream: CudaStream): CudaEvent {
+    return this.#events.record(stream);
+  }
+
+  waitEvent(stream: CudaStream, event: CudaEvent): void {
+    const result = this.#driver.symbols.cuStreamWaitEvent(stream.handle, event.handle, 0);
+    this.#events.release(event);
+    this.#driver.check(result, `cuStreamWaitEvent(stream ${stream.index})`);
+  }
+
+  async waitEventHost(event: CudaEvent): Promise<void> {
+    await pollEvent(this.#driver, event, this.#wait);
+    this.#events.release(event); // only once complete: a timed-out event stays out of the pool
+  }
+
+  /**
+   * The GC's poll: one `cuEventQuery`. A complete event returns to the pool (the GC forgets it);
+   * a failed one throws the driver's error, and one not ready past the timeout throws `TIMEOUT`
+   * (it stays out of the pool: the work behind it may still run).
+   */
+  isEventComplete(event: CudaEvent, waitedMs: number): boolean {
+    if (this.#wait.destroyed?.()) {
+      throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
+    }
+    if (event.handle === null) return true; // another wait saw it complete
+    this.#wait.bind?.(); // a timer of the GC: another server's context may be current
+    const result = this.#driver.symbols.cuEventQuery(event.handle);
+    if (result === CUDA_SUCCESS) {
+      this.#events.release(event);
+      return true;
+    }
+    if (result !== CUDA_ERROR_NOT_READY) throw this.#driver.error(result, "cuEventQuery");
+    if (waitedMs >= this.#wait.timeoutMs) {
+      throw new TimeoutError(
+        this.#wait.what ?? "a GC event",
+        this.#wait.timeoutMs,
+        "it is not complete",
+      );
+    }
+    return false;
+  }
+
+  /** The GC's back-pressure wait: blocks (polling) until the event completes. */
+  waitEventHostSync(event: CudaEvent): void {
+    pollEventSync(this.#driver, event, this.#wait);
+    this.#events.release(event);
+  }
+
+  /**
+   * Makes every stream wait (on the device) for the work enqueued so far on every other one, so
+   * that each page freed in its own stream's order is freed after all its cross-stream uses too:
+   * outside destroy the multi-stream's pins ensure that, destroy frees pinned pages as well.
+   */
+  join(): void {
+    const driver = this.#driver;
+    const streams = this.streams;
+    const events = streams.map((stream) => this.#events.record(stream));
+    for (const stream of streams) {
+      for (const event of events) {
+        driver.check(
+          driver.symbols.cuStreamWaitEvent(stream.handle, event.handle, 0),
+          `cuStreamWaitEvent(destroy, stream ${stream.index})`,
+        );
+      }
+    }
+    for (const event of events) this.#events.release(event);
+  }
+
+  /** Destroys every stream (queued work still completes, as `cuStreamDestroy` specifies). */
+  destroy(): void {
+    for (const stream of this.streams) this.#driver.symbols.cuStreamDestroy_v2(stream.handle);
+    this.streams.length = 0;
+  }
+}

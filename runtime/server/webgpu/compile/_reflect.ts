@@ -1,0 +1,293 @@
+/**
+ * Reflection of a WGSL kernel with `wgsl_reflect` (the parser webgpu-utils uses): its compute
+ * entry points, the chosen one's `@workgroup_size` (override defaults resolved), and every
+ * `@group(0)` binding with its address space, access, type, minimum size and source line.
+ *
+ * Everything the parser does not check and the runtime relies on is checked here: the uniform
+ * address space's layout rules (params are packed from these offsets), workgroup sizes that use
+ * an override without a default (the parser silently reads 1), and `entryPoint` /
+ * `workgroupSize` given in the kernel that contradict the WGSL.
+ *
+ * @module
+ */
+
+import { WgslReflect } from "wgsl_reflect";
+import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
+import type { WgslKernel } from "../kernel.ts";
+import { type EntryParameter, FOLDED_BUILTINS } from "./_fold.ts";
+import {
+  elementScalar,
+  normalizeType,
+  type ReflectTypeInfo,
+  runtimeStride,
+  sizeOf,
+  uniformLayoutProblem,
+  type WgslScalar,
+  type WgslType,
+} from "./_wgsl_types.ts";
+
+/** One `@group(0)` binding. */
+export interface ReflectedBinding {
+  readonly binding: number;
+  readonly name: string;
+  readonly space: "storage" | "uniform";
+  /** Declared access; uniforms are `read`. */
+  readonly access: "read" | "read_write";
+  readonly type: WgslType;
+  /** Bytes the binding needs at least (one element for a runtime-sized array). */
+  readonly minSize: number;
+  /**
+   * The scalar a typed handle bound here must hold (`array<vec4f>`: f32), or `undefined` for
+   * types holding structs, checked by size only.
+   */
+  readonly scalar: WgslScalar | undefined;
+  /** A runtime-sized array's element stride (a typed handle holds whole elements), else 0. */
+  readonly stride: number;
+  /** 1-based line of the declaration. */
+  readonly line: number;
+}
+
+/** What the runtime knows about a kernel from its WGSL. */
+export interface KernelReflection {
+  /** The kernel's name in messages: its id, else its entry point. */
+  readonly name: string;
+  readonly entryPoint: string;
+  readonly workgroupSize: readonly [number, number, number];
+  /** Every `@group(0)` binding of the module, in binding order. */
+  readonly bindings: readonly ReflectedBinding[];
+  /** The `var<storage>` bindings, in binding order (what `buffers` fill). */
+  readonly storage: readonly ReflectedBinding[];
+  /** The `var<uniform>` bindings, in binding order (what `params` fill). */
+  readonly uniforms: readonly ReflectedBinding[];
+  /** Whether a `var<storage, read>` binding exists (the module is compiled with it widened). */
+  readonly hasReadOnlyStorage: boolean;
+  /** The entry point's parameters (what a folded launch rewrites, see `_fold.ts`). */
+  readonly parameters: readonly EntryParameter[];
+  /** Fold-sensitive builtins the entry point reads through struct parameters. */
+  readonly structBuiltins: readonly string[];
+}
+
+interface ReflectVariable {
+  readonly name: string;
+  readonly group: number;
+  readonly binding: number;
+  readonly access: string;
+  readonly type: ReflectTypeInfo;
+}
+
+interface ReflectAttribute {
+  readonly name: string;
+  readonly value: unknown;
+}
+
+interface ReflectEntry {
+  readonly name: string;
+  readonly workgroupSize: readonly number[];
+  readonly startLine: number;
+  readonly attributes: readonly ReflectAttribute[] | null;
+  readonly arguments: readonly {
+    readonly name: string;
+    readonly type: { readonly isStruct?: boolean } | null;
+    readonly attributes: readonly ReflectAttribute[] | null;
+  }[];
+  readonly inputs: readonly {
+    readonly name: string;
+    readonly locationType: string;
+    readonly location: unknown;
+  }[];
+}
+
+/**
+ * Reflects a kernel. Throws `CompilationError` (with the line) for WGSL the parser rejects or
+ * that breaks a rule above, `KernelArgumentError` for a kernel field contradicting the WGSL.
+ */
+export function reflectKernel(kernel: WgslKernel): KernelReflection {
+  const label = kernel.id ?? kernel.entryPoint ?? "wgsl";
+  let reflect: WgslReflect;
+  try {
+    reflect = new WgslReflect(kernel.source);
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const line = /Line: (\d+)/.exec(message);
+    throw new CompilationError(label, message, line ? Number(line[1]) : undefined, { cause });
+  }
+  const entries = reflect.entry.compute as unknown as ReflectEntry[];
+  const names = entries.map((e) => e.name);
+  let entry: ReflectEntry | undefined;
+  if (kernel.entryPoint !== undefined) {
+    entry = entries.find((e) => e.name === kernel.entryPoint);
+    if (entry === undefined) {
+      throw new KernelArgumentError(
+        label,
+        "entryPoint",
+        `is '${kernel.entryPoint}' but the WGSL declares ${describeEntries(names)}`,
+      );
+    }
+  } else if (entries.length === 1) {
+    entry = entries[0];
+  } else {
+    throw new KernelArgumentError(
+      label,
+      "entryPoint",
+      entries.length === 0
+        ? "cannot be found: the WGSL declares no @compute entry point"
+        : `is required: the WGSL declares ${describeEntries(names)}`,
+    );
+  }
+  const name = kernel.id ?? entry.name;
+  const workgroupSize = workgroupSizeOf(kernel.source, entry, name);
+  checkWorkgroupSize(kernel, { name, entryPoint: entry.name, workgroupSize });
+  const variables = [
+    ...(reflect.storage as unknown as ReflectVariable[]).map((v) => ({
+      v,
+      space: "storage" as const,
+    })),
+    ...(reflect.uniforms as unknown as ReflectVariable[]).map((v) => ({
+      v,
+      space: "uniform" as const,
+    })),
+  ];
+  const bindings: ReflectedBinding[] = [];
+  for (const { v, space } of variables) {
+    const line = declarationLine(kernel.source, v.name);
+    if (v.group !== 0) {
+      throw new CompilationError(
+        name,
+        `only @group(0) is supported, found @group(${v.group})`,
+        line,
+      );
+    }
+    if (bindings.some((b) => b.binding === v.binding)) {
+      throw new CompilationError(name, `@binding(${v.binding}) is declared twice`, line);
+    }
+    const type = normalizeType(v.type);
+    if (space === "uniform") {
+      const problem = uniformLayoutProblem(type, v.name);
+      if (problem !== undefined) throw new CompilationError(name, problem, line);
+    }
+    const access = space === "storage" && v.access === "read_write" ? "read_write" : "read";
+    bindings.push({
+      binding: v.binding,
+      name: v.name,
+      space,
+      access,
+      type,
+      minSize: sizeOf(type),
+      scalar: elementScalar(type),
+      stride: runtimeStride(type),
+      line,
+    });
+  }
+  bindings.sort((a, b) => a.binding - b.binding);
+  const parameters = entry.arguments.map((argument) => ({
+    name: argument.name,
+    builtin: argument.attributes?.find((a) => a.name === "builtin")?.value as string | undefined,
+    struct: argument.type?.isStruct === true,
+  }));
+  const direct = new Set(parameters.map((parameter) => parameter.builtin));
+  const structBuiltins = entry.inputs
+    .filter((input) => input.locationType === "builtin")
+    .map((input) => String(input.location))
+    .filter((builtin) => FOLDED_BUILTINS.has(builtin) && !direct.has(builtin));
+  return {
+    name,
+    entryPoint: entry.name,
+    workgroupSize,
+    bindings,
+    storage: bindings.filter((b) => b.space === "storage"),
+    uniforms: bindings.filter((b) => b.space === "uniform"),
+    hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
+    parameters,
+    structBuiltins,
+  };
+}
+
+/** Throws `KernelArgumentError` when the kernel's own `workgroupSize` contradicts the WGSL. */
+export function checkWorkgroupSize(
+  kernel: WgslKernel,
+  reflection: Pick<KernelReflection, "name" | "entryPoint" | "workgroupSize">,
+): void {
+  if (kernel.workgroupSize === undefined) return;
+  const declared = reflection.workgroupSize;
+  const given = [...kernel.workgroupSize, 1, 1].slice(0, 3);
+  if (given.some((n, i) => n !== declared[i])) {
+    throw new KernelArgumentError(
+      reflection.name,
+      "workgroupSize",
+      `is [${kernel.workgroupSize.join(", ")}] but '${reflection.entryPoint}' declares ` +
+        `@workgroup_size(${declared.join(", ")})`,
+    );
+  }
+}
+
+/**
+ * The module to compile: read-only storage declarations widened to `read_write`. Slices of one
+ * pool page share a `GPUBuffer`, and WebGPU forbids one buffer being bound read-only and writable
+ * in one dispatch; bound as `storage` everywhere, any mix of slices is valid. The original source
+ * is still compiled for validation, so a write to a read-only binding remains an error. Lines are
+ * kept, so compiler messages point at the user's lines.
+ */
+export function widenReadOnlyStorage(source: string): string {
+  return source.replace(/var\s*<\s*storage\s*(?:,\s*read\s*)?>/g, "var<storage, read_write>");
+}
+
+function workgroupSizeOf(
+  source: string,
+  entry: ReflectEntry,
+  name: string,
+): [number, number, number] {
+  const attribute = entry.attributes?.find((a) => a.name === "workgroup_size");
+  // The parser gives one argument as a string, several as an array.
+  const raw = attribute?.value;
+  const values = Array.isArray(raw) ? raw.map(String) : raw == null ? [] : [String(raw)];
+  for (const value of values) {
+    const noDefault = new RegExp(`\\boverride\\s+${value}\\s*(?::[^;=]*)?;`);
+    if (/^[A-Za-z_]\w*$/.test(value) && noDefault.test(source)) {
+      throw new CompilationError(
+        name,
+        `@workgroup_size of '${entry.name}' uses override '${value}' without a default value; ` +
+          `give it one (pipeline constants are not supported)`,
+        entry.startLine,
+      );
+    }
+  }
+  const [x = 1, y = 1, z = 1] = entry.workgroupSize ?? [];
+  return [x, y, z];
+}
+
+function describeEntries(names: readonly string[]): string {
+  return names.length === 0
+    ? "no @compute entry point"
+    : `@compute entry point${names.length > 1 ? "s" : ""} ${names.map((n) => `'${n}'`).join(", ")}`;
+}
+
+function declarationLine(source: string, name: string): number {
+  const match = new RegExp(`var\\s*<[^>]*>\\s*${name}\\b`).exec(source);
+  return match === null ? 1 : source.slice(0, match.index).split("\n").length;
+}
+
+/**
+ * The 1-based line of the first `┌─ NAME:LINE:COL` location in a compiler message (naga writes
+ * `wgsl:` for parse errors, the module's label, or nothing, for validation errors).
+ */
+export function wgslErrorLine(message: string): number | undefined {
+  const match = /┌─\s*[^\s:]*:(\d+):(\d+)/.exec(message) ?? /wgsl:(\d+):(\d+)/.exec(message);
+  return match === null ? undefined : Number(match[1]);
+}
+
+/**
+ * A compiler message as the user reads it: trimmed, without the last line when it only repeats
+ * the note above it (naga's validation errors end with `: <the note's text>` again).
+ */
+export function compilerMessage(message: string): string {
+  const text = message.trim();
+  const lines = text.split("\n");
+  const last = lines.at(-1)!;
+  if (lines.length > 1 && last.startsWith(": ")) {
+    const repeated = last.slice(2).trim();
+    if (repeated !== "" && lines.slice(0, -1).some((line) => line.includes(repeated))) {
+      return lines.slice(0, -1).join("\n").trimEnd();
+    }
+  }
+  return text;
+}

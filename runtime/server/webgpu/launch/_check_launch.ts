@@ -1,0 +1,99 @@
+/**
+ * Checks of a launch and of a kernel's declarations that WebGPU would otherwise make late (at
+ * submit, or in an asynchronous pipeline error): done synchronously so that the call that caused
+ * a problem is the one that throws.
+ *
+ * @module
+ */
+
+import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
+import type { KernelLaunch } from "../../server.ts";
+import type { WgslKernel } from "../kernel.ts";
+import { infoSize } from "./_info_layout.ts";
+import type { ReflectedBinding } from "../compile/_reflect.ts";
+
+/**
+ * Throws `CompilationError` when a kernel declares more storage or uniform buffers than the
+ * device allows per shader stage (pipeline creation would fail later, asynchronously).
+ */
+export function checkBindingLimits(
+  kernel: string,
+  bindings: readonly { readonly uniform: boolean; readonly line?: number }[],
+  limits: GPUSupportedLimits,
+): void {
+  for (
+    const [uniform, limit] of [
+      [false, "maxStorageBuffersPerShaderStage"],
+      [true, "maxUniformBuffersPerShaderStage"],
+    ] as const
+  ) {
+    const matching = bindings.filter((b) => b.uniform === uniform);
+    if (matching.length > limits[limit]) {
+      throw new CompilationError(
+        kernel,
+        `${matching.length} ${uniform ? "uniform" : "storage"} buffers are declared, the ` +
+          `device allows ${limits[limit]} per shader stage (${limit})`,
+        matching[limits[limit]].line,
+      );
+    }
+  }
+}
+
+/**
+ * The info buffer size of a launch with scalars or metadata, checked against the WGSL: no
+ * params besides, one binding per buffer plus the info buffer, which must be the last and an
+ * array of words at least as large as the WGSL needs (`KernelArgumentError` otherwise).
+ */
+export function checkInfo(
+  name: string,
+  declared: readonly ReflectedBinding[],
+  launch: KernelLaunch<WgslKernel>,
+): number {
+  const { args } = launch;
+  const buffers = args.buffers;
+  const size = infoSize(args);
+  if (launch.params !== undefined) {
+    throw new KernelArgumentError(
+      name,
+      "params",
+      "cannot be combined with scalars or metadata: both would fill the last binding",
+    );
+  }
+  if (declared.length !== buffers.length + 1) {
+    throw new KernelArgumentError(
+      name,
+      "buffers",
+      `has ${plural(buffers.length, "handle")} + 1 info buffer, but the WGSL declares ` +
+        `${declared.length} bindings in @group(0)`,
+    );
+  }
+  const last = declared.at(-1)!;
+  if (last.type.kind !== "array") {
+    // CubeCL's info buffer is read as an array of words; a struct here means named fields,
+    // which the info layout would fill at other offsets (a kernel reading n = 0).
+    const fields = last.type.kind === "struct"
+      ? `: pass params: { ${last.type.members.map((m) => `${m.name}: ...`).join(", ")} }`
+      : `: pass params: { ${last.name}: ... }`;
+    throw new KernelArgumentError(
+      name,
+      args.scalars.size > 0 ? "scalars" : "metadata",
+      `would fill ${last.name}: ${last.type.name} with CubeCL's info layout, which only an ` +
+        `array of words reads correctly${fields}`,
+    );
+  }
+  if (size < last.minSize) {
+    // WebGPU would reject this only at submit (and drop the whole command buffer).
+    throw new KernelArgumentError(
+      name,
+      args.scalars.size > 0 ? "scalars" : "metadata",
+      `fill ${size} bytes of the info buffer, but ${last.name}: ` +
+        `${last.type.name} needs at least ${last.minSize}`,
+    );
+  }
+  return size;
+}
+
+/** `n noun(s)`. */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

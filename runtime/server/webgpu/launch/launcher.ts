@@ -1,0 +1,388 @@
+/**
+ * Turns a kernel launch into a dispatch task, checking the launch once (the server's `execute` is
+ * the public boundary; the scheduler and the encoder trust what the launcher hands them).
+ *
+ * Binding rules (from the reflected WGSL, all in `@group(0)`):
+ *
+ * - **Named params** (no scalars or metadata): `buffers` fill the `var<storage>` bindings in
+ *   binding order, `params` fill the `var<uniform>` ones (`_params.ts`), each uniform a range of
+ *   the launcher's parameter chunks (`_param_chunks.ts`: one upload per submission).
+ * - **CubeCL info buffer** (the launch has scalars or metadata): the module's last binding takes
+ *   the info buffer (`packInfo`) and `buffers` fill every binding before it.
+ *
+ * Each buffer must be at least the minimum size of its WGSL type (one element of a runtime-sized
+ * array) and hold its element type; every violation is a `KernelArgumentError` naming the buffer
+ * or parameter.
+ *
+ * The launcher owns the parameter chunks and the task pool (the encoder receives both); it
+ * locates buffers in the server's memory (received, made before it). A launch allocates nothing
+ * of its own: entries, ranges, workgroup counts and the task come from state kept here.
+ *
+ * @module
+ */
+
+import { HandleRef } from "../../../core/handles/handle_ref.ts";
+import { KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
+import { KernelArguments } from "../../../core/kernel_arguments.ts";
+import { assertU32, describe } from "../../../core/_argument_checks.ts";
+import type { StreamId } from "../../../core/stream_id.ts";
+import type { KernelLaunch } from "../../server.ts";
+import { checkInfo, plural } from "./_check_launch.ts";
+import { writeInfo } from "./_info_layout.ts";
+import type { BindGroupCache } from "./_bind_group_cache.ts";
+import type { InfoBufferPool } from "./_scratch_buffers.ts";
+import type { MutableRange, WebGpuMemory } from "../memory/memory.ts";
+import { ParamChunks } from "./_param_chunks.ts";
+import { checkParams, uniformSize, writeUniform } from "./_params.ts";
+import type { PipelineCache } from "../compile/pipeline_cache.ts";
+import type { ReflectedBinding } from "../compile/_reflect.ts";
+import { type DispatchTask, type IndirectCount, TaskPool } from "../queue/_tasks.ts";
+import { cubesForThreads, fitCubes } from "./_workgroup_counts.ts";
+import type { WgslKernel } from "../kernel.ts";
+import { clearArray } from "../../../core/_clear_array.ts";
+
+/** What the launcher works with, made before it by their owners. */
+export interface LauncherParts {
+  readonly device: GPUDevice;
+  readonly pipelines: PipelineCache;
+  readonly bindGroups: BindGroupCache;
+  /** Buffers for indirect counts and for uniforms too large for the chunks. */
+  readonly infoBuffers: InfoBufferPool;
+  /** The server's memory, where every bound buffer is located. */
+  readonly memory: WebGpuMemory;
+}
+
+interface Entry {
+  binding: number;
+  resource: { buffer: GPUBuffer; offset: number; size: number };
+}
+
+const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
+
+/** Turns launches into dispatch tasks for one server. */
+export class Launcher {
+  readonly #parts: LauncherParts;
+  readonly #alignment: number;
+  readonly #maxCount: number;
+  /** The parameter chunks every launch's uniforms and info bytes go into. */
+  readonly chunks: ParamChunks;
+  /** Dispatch tasks, given back by the encoder once encoded. */
+  readonly tasks: TaskPool = new TaskPool();
+  /** Bind-group entries of the launch being prepared (`#used` of `#pool`). */
+  readonly #entries: Entry[] = [];
+  /** Entry objects reused by every launch (WebGPU copies what it keeps). */
+  readonly #pool: Entry[] = [];
+  #used = 0;
+  /** Uniforms too large for the chunks, packed by the launch being prepared. */
+  #large: { entry: Entry; bytes: Uint8Array }[] = [];
+  /** The entry of the last chunk range, until its bytes are written and shared. */
+  #written: Entry | undefined;
+  /** The view the last {@linkcode #reserve} points into. */
+  #view: DataView = new DataView(new ArrayBuffer(0));
+  /** Where the buffer being bound lives (reused by every launch). */
+  readonly #at: MutableRange = { resource: undefined!, offset: 0, size: 0 };
+  /** Workgroups of the launch being prepared (copied into its task). */
+  readonly #cubes: [number, number, number] = [1, 1, 1];
+  /** The refs of the last prepared launch to order and pin (valid until the next `prepare`). */
+  refs: readonly HandleRef[] = [];
+  /** Those of `refs` it only reads (declared `read`, an indirect count); `undefined` if none. */
+  reads: HandleRef[] | undefined;
+  readonly #reads: HandleRef[] = [];
+
+  constructor(parts: LauncherParts) {
+    this.#parts = parts;
+    const limits = parts.device.limits;
+    this.#alignment = limits.minStorageBufferOffsetAlignment;
+    this.#maxCount = limits.maxComputeWorkgroupsPerDimension;
+    const align = Math.max(limits.minUniformBufferOffsetAlignment, this.#alignment);
+    this.chunks = new ParamChunks(parts.device, align);
+  }
+
+  /**
+   * Checks a launch on `stream` and builds its dispatch task (see {@linkcode refs} and
+   * {@linkcode reads}); `pooled`: whether the encoder may recycle the task once encoded (not
+   * while a profiler may keep it). The task's `done` gives back what it holds: call it if the
+   * task is never registered.
+   */
+  prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId, pooled: boolean): DispatchTask {
+    this.#used = 0;
+    clearArray(this.#reads);
+    try {
+      return this.#prepare(launch, stream, pooled);
+    } catch (error) {
+      this.#written = undefined;
+      this.chunks.abort();
+      this.#large = [];
+      throw error;
+    }
+  }
+
+  #prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId, pooled: boolean): DispatchTask {
+    if (typeof launch !== "object" || launch === null) {
+      throw new TypeError(`launch must be a KernelLaunch, got ${describe(launch)}`);
+    }
+    const { kernel, count, args } = launch;
+    if (!(args instanceof KernelArguments)) {
+      throw new TypeError(`launch.args must be a KernelArguments, got ${describe(args)}`);
+    }
+    if (!MODES.includes(launch.mode)) {
+      throw new RangeError(`mode must be "checked" or "unchecked", got ${describe(launch.mode)}`);
+    }
+    let compiled = this.#parts.pipelines.get(kernel);
+    const { reflection } = compiled;
+    const name = reflection.name;
+    if (args.tensorMaps.length > 0) {
+      throw new UnsupportedError(`Kernel '${name}': WebGPU has no tensor maps (TMA)`);
+    }
+    const buffers = args.buffers;
+    const slots = args.metadata.data.length > 0 || args.hasScalars
+      ? this.#info(name, reflection.bindings, launch)
+      : this.#params(name, reflection.storage, reflection.uniforms, launch);
+    for (let i = 0; i < buffers.length; i++) this.#bind(name, i, buffers[i], slots[i]);
+    let refs: readonly HandleRef[] = buffers;
+    let indirect: IndirectCount | undefined;
+    let scratch: GPUBuffer | undefined;
+    const cubes = this.#cubes;
+    if (typeof count !== "object" || count === null) notACount(count);
+    if (count.kind === "dynamic") {
+      const ref = count.ref;
+      if (!(ref instanceof HandleRef)) {
+        throw new TypeError(`A dynamic cube count needs a HandleRef, got ${describe(ref)}`);
+      }
+      const at = this.#parts.memory.locate(ref, this.#at);
+      if (at.size < 12) {
+        throw new RangeError(`A dynamic cube count needs 12 bytes, the ref has ${at.size}`);
+      }
+      if (at.offset % 4 !== 0) {
+        throw new RangeError(
+          `An indirect cube count must start at a multiple of 4, got ${at.offset}`,
+        );
+      }
+      refs = [...buffers, ref];
+      this.#reads.push(ref);
+      scratch = this.#parts.infoBuffers.acquireEmpty(12);
+      indirect = { buffer: at.resource, offset: at.offset, scratch };
+    } else {
+      if (count.kind !== "static" && count.kind !== "threads") notACount(count);
+      const what = count.kind === "threads" ? "threads" : "count";
+      assertU32(count.x, `${what} x`);
+      assertU32(count.y, `${what} y`);
+      assertU32(count.z, `${what} z`);
+      if (count.kind === "threads") cubesForThreads(count, reflection.workgroupSize, cubes);
+      else {
+        cubes[0] = count.x;
+        cubes[1] = count.y;
+        cubes[2] = count.z;
+      }
+      const max = this.#maxCount;
+      const groups = cubes[0] > max || cubes[1] > max || cubes[2] > max
+        ? fitCubes(name, what, cubes, max)
+        : 0;
+      if (groups > 0) {
+        // Dispatched as a folded grid: the variant sees the launch it stands for.
+        compiled = this.#parts.pipelines.folded(compiled);
+        const offset = this.#reserve(compiled.foldBinding, 16);
+        this.#view.setUint32(offset, groups, true);
+        this.#share();
+      }
+    }
+    const done = this.#commit(scratch);
+    const entries = this.#entries;
+    entries.length = this.#used;
+    const task = this.tasks.take();
+    task.kernel = compiled;
+    task.bindGroup = this.#parts.bindGroups.get(compiled.layout, entries);
+    task.x = cubes[0];
+    task.y = cubes[1];
+    task.z = cubes[2];
+    task.indirect = indirect;
+    task.stream = stream;
+    task.done = done;
+    task.pooled = pooled;
+    this.refs = refs;
+    this.reads = this.#reads.length === 0 ? undefined : this.#reads;
+    return task;
+  }
+
+  /** A launch with an info buffer: packs it into the last binding; every binding is a slot. */
+  #info(
+    name: string,
+    declared: readonly ReflectedBinding[],
+    launch: KernelLaunch<WgslKernel>,
+  ): readonly ReflectedBinding[] {
+    const size = checkInfo(name, declared, launch);
+    const offset = this.#reserve(declared[declared.length - 1].binding, size);
+    const view = this.#view;
+    writeInfo(launch.args, new Uint8Array(view.buffer, view.byteOffset, view.byteLength), offset);
+    this.#share();
+    return declared; // the first buffers.length of them
+  }
+
+  /** A launch with named params: writes each uniform; the storage bindings are the slots. */
+  #params(
+    name: string,
+    storage: readonly ReflectedBinding[],
+    uniforms: readonly ReflectedBinding[],
+    launch: KernelLaunch<WgslKernel>,
+  ): readonly ReflectedBinding[] {
+    const buffers = launch.args.buffers;
+    if (storage.length !== buffers.length) {
+      throw new KernelArgumentError(
+        name,
+        "buffers",
+        `has ${plural(buffers.length, "handle")}, but the WGSL declares ` +
+          `${plural(storage.length, "storage binding")} ` +
+          `(${storage.map((b) => b.name).join(", ") || "none"})`,
+      );
+    }
+    if (uniforms.length === 0 && launch.params === undefined) return storage;
+    const params = checkParams(name, uniforms, launch.params);
+    for (let u = 0; u < uniforms.length; u++) {
+      const offset = this.#reserve(uniforms[u].binding, uniformSize(uniforms[u]));
+      writeUniform(name, uniforms, u, params, this.#view, offset);
+      this.#share();
+    }
+    return storage;
+  }
+
+  /** Checks buffer `i` against its slot and fills its bind-group entry. */
+  #bind(name: string, i: number, ref: HandleRef, slot: ReflectedBinding): void {
+    if (!(ref instanceof HandleRef)) {
+      throw new TypeError(`buffers[${i}] must be a HandleRef, got ${describe(ref)}`);
+    }
+    if (slot.space === "uniform") {
+      throw new KernelArgumentError(name, `buffers[${i}]`, `is bound to var<uniform> ${slot.name}`);
+    }
+    const at = this.#parts.memory.locate(ref, this.#at);
+    if (ref.dtype !== "bytes") checkElements(name, i, ref.dtype, at.size, slot);
+    if (at.size < slot.minSize) {
+      throw new KernelArgumentError(
+        name,
+        `buffers[${i}]`,
+        `has ${at.size} bytes, but ${slot.name}: ${slot.type.name} needs at least ${slot.minSize}`,
+      );
+    }
+    if (at.offset % this.#alignment !== 0) {
+      throw new RangeError(
+        `Buffer ${i} of kernel '${name}' starts at byte ${at.offset}, not a multiple of ` +
+          `minStorageBufferOffsetAlignment (${this.#alignment})`,
+      );
+    }
+    // Storage bindings are 4-byte multiples; the rounded range stays inside the page.
+    let size = at.size < 4 ? 4 : at.size;
+    if (size % 4 !== 0) size = Math.min(size + 4 - size % 4, at.resource.size - at.offset);
+    const entry = this.#entry(slot.binding).resource;
+    entry.buffer = at.resource;
+    entry.offset = at.offset;
+    entry.size = size;
+    if (slot.access === "read") this.#reads.push(ref);
+  }
+
+  /** A zeroed range of `size` bytes for the uniform at `binding`; returns its offset. */
+  #reserve(binding: number, size: number): number {
+    this.#share();
+    const entry = this.#entry(binding);
+    if (size > ParamChunks.maxSize) {
+      const bytes = new Uint8Array(size);
+      this.#large.push({ entry, bytes });
+      this.#view = new DataView(bytes.buffer);
+      entry.resource.size = size;
+      return 0;
+    }
+    const chunks = this.chunks;
+    const offset = chunks.reserve(size);
+    this.#view = chunks.view;
+    entry.resource.buffer = chunks.buffer!;
+    entry.resource.offset = offset;
+    entry.resource.size = size;
+    this.#written = entry;
+    return offset;
+  }
+
+  /** Binds an equal earlier range instead of the one just written, if there is one. */
+  #share(): void {
+    const entry = this.#written;
+    if (entry === undefined) return;
+    this.#written = undefined;
+    const resource = entry.resource;
+    resource.offset = this.chunks.share(resource.offset, resource.size);
+  }
+
+  /** The next bind-group entry, reused from earlier launches. */
+  #entry(binding: number): Entry {
+    let entry = this.#pool[this.#used];
+    if (entry === undefined) {
+      entry = { binding, resource: { buffer: undefined!, offset: 0, size: 0 } };
+      this.#pool.push(entry);
+    }
+    entry.binding = binding;
+    this.#entries[this.#used] = entry;
+    this.#used++;
+    return entry;
+  }
+
+  /** Ends a successful launch: what gives back its chunk ranges and buffers once submitted. */
+  #commit(scratch: GPUBuffer | undefined): (() => void) | undefined {
+    const infoBuffers = this.#parts.infoBuffers;
+    const chunks = this.chunks.commit();
+    if (scratch === undefined && this.#large.length === 0) return chunks;
+    const owned = this.#large.map(({ entry, bytes }) => {
+      const buffer = infoBuffers.acquire(bytes);
+      entry.resource.buffer = buffer;
+      entry.resource.offset = 0;
+      return buffer;
+    });
+    this.#large = [];
+    if (scratch !== undefined) owned.push(scratch);
+    return () => {
+      chunks?.();
+      for (const buffer of owned) infoBuffers.release(buffer);
+    };
+  }
+
+  /** Destroys the parameter chunks. */
+  destroy(): void {
+    this.chunks.destroy();
+  }
+}
+
+function notACount(count: unknown): never {
+  if (typeof count !== "object" || count === null) {
+    throw new TypeError(`count must be a CubeCount, got ${describe(count)}`);
+  }
+  const kind = (count as { kind?: unknown }).kind;
+  throw new TypeError(
+    `count.kind must be "static", "dynamic" or "threads", got ${describe(kind)}`,
+  );
+}
+
+/**
+ * Refuses a typed ref whose elements are not what the WGSL declares (an `Int32Array` read as
+ * `array<f32>` gives 1.4e-45...), or that holds a partial element of a runtime-sized array (a
+ * tightly packed `vec3f` array, whose stride is 16). Untyped refs are not checked.
+ */
+function checkElements(
+  name: string,
+  index: number,
+  dtype: string,
+  size: number,
+  slot: ReflectedBinding,
+): void {
+  if (slot.scalar !== undefined && dtype !== slot.scalar) {
+    throw new KernelArgumentError(
+      name,
+      `buffers[${index}]`,
+      `holds ${dtype} elements, but ${slot.name}: ${slot.type.name} holds ${slot.scalar}: ` +
+        `upload ${slot.scalar} data (or convert it), or reinterpret the bytes on purpose with ` +
+        `handle.as("${slot.scalar}")`,
+    );
+  }
+  if (slot.stride > 0 && size % slot.stride !== 0) {
+    throw new KernelArgumentError(
+      name,
+      `buffers[${index}]`,
+      `has ${size} bytes, not a whole number of ${slot.name}'s ${slot.stride}-byte elements ` +
+        `(${slot.type.name}; a vec3 element is padded to 16 bytes)`,
+    );
+  }
+}

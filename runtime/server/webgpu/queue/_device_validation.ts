@@ -1,0 +1,187 @@
+/**
+ * What the WebGPU backend learns from the device about launches it cannot check itself: which
+ * bind-group shapes (layout and entry sizes, see `_bind_group_cache.ts`) the device accepted or
+ * rejected at submit, the errors of rejected launches (recorded on the streams that launched
+ * them), and, per stream, the validation results still to come. The encoder (`queue/encoder.ts`)
+ * submits; this records what the device says about it.
+ *
+ * @module
+ */
+
+import { CompilationError, DriverError } from "../../../core/errors.ts";
+import type { StreamId } from "../../../core/stream_id.ts";
+import { StreamErrors } from "../../../stream/stream_errors.ts";
+import type { BindGroupCache } from "../launch/_bind_group_cache.ts";
+import type { DispatchTask } from "./_tasks.ts";
+
+/** Shapes remembered as validated or rejected; past this the record starts over. */
+const MAX_SHAPES = 4096;
+
+/** Bind-group shapes the device accepted (validated) or rejected. */
+export class ValidatedShapes {
+  readonly #groups: BindGroupCache;
+  /** Bind groups of validated shapes: the hot path's check, with no string built. */
+  readonly #validGroups = new WeakSet<GPUBindGroup>();
+  readonly #valid = new Set<string>();
+  readonly #rejected = new Map<string, string>();
+  /** The last group found valid: consecutive dispatches of one group skip the set lookup. */
+  #lastValid: GPUBindGroup | undefined;
+
+  /** Shapes of the groups that `groups` creates. */
+  constructor(groups: BindGroupCache) {
+    this.#groups = groups;
+  }
+
+  /** The shape of a bind group. */
+  shape(group: GPUBindGroup): string {
+    return this.#groups.shape(group);
+  }
+
+  /** True once a submission with a group of this group's shape was accepted. */
+  isValid(group: GPUBindGroup): boolean {
+    if (group === this.#lastValid) return true;
+    if (!this.#validGroups.has(group)) {
+      if (!this.#valid.has(this.#groups.shape(group))) return false;
+      this.#validGroups.add(group);
+    }
+    this.#lastValid = group;
+    return true;
+  }
+
+  /** WebGPU's message when this group's shape was rejected, else `undefined`. */
+  rejection(group: GPUBindGroup): string | undefined {
+    if (this.#rejected.size === 0 || this.#validGroups.has(group)) return undefined;
+    return this.#rejected.get(this.#groups.shape(group));
+  }
+
+  /** Records an accepted submission of `group` (of `shape`). */
+  accept(shape: string, group: GPUBindGroup): void {
+    if (this.#valid.size >= MAX_SHAPES) {
+      this.#valid.clear();
+      this.#lastValid = undefined;
+    }
+    this.#valid.add(shape);
+    this.#validGroups.add(group);
+  }
+
+  /** Records a rejected shape with WebGPU's message. */
+  reject(shape: string, message: string): void {
+    this.#lastValid = undefined;
+    if (this.#rejected.size >= MAX_SHAPES) this.#rejected.clear();
+    this.#rejected.set(shape, message);
+  }
+}
+
+/** Unvalidated dispatches of one shape from one stream, submitted together. */
+export interface Isolated {
+  readonly task: DispatchTask;
+  readonly shape: string;
+  launches: number;
+}
+
+/**
+ * The validation results of submissions: shapes accepted or rejected, errors recorded on the
+ * launching streams, and the checks each stream still waits for.
+ */
+export class LaunchValidation {
+  /** Accepted and rejected bind-group shapes. */
+  readonly shapes: ValidatedShapes;
+  /** Errors of launches WebGPU rejected, on the streams that launched them. */
+  readonly errors: StreamErrors;
+  readonly #maxStreams: number;
+  /** Validation checks not yet recorded, per stream index of the dispatches they hold. */
+  readonly #checks = new Map<number, Set<Promise<void>>>();
+
+  /** Validation of the launches of a server with `maxStreams` streams. */
+  constructor(groups: BindGroupCache, maxStreams: number) {
+    this.shapes = new ValidatedShapes(groups);
+    this.errors = new StreamErrors({ maxStreams });
+    this.#maxStreams = maxStreams;
+  }
+
+  /** Settles once the validation results of `stream`'s submissions tracked so far are recorded. */
+  async validated(stream: StreamId): Promise<void> {
+    const checks = this.#checks.get(stream % this.#maxStreams);
+    if (checks !== undefined && checks.size > 0) await Promise.all([...checks]);
+  }
+
+  /** Records that `task`'s kernel failed to compile, on its stream (once per stream). */
+  failedKernel(task: DispatchTask): void {
+    const error = task.kernel.error!;
+    this.errors.record(task.stream, compilationError(error, task.stream), error);
+  }
+
+  /**
+   * Records a submission's validation once its `message` (WebGPU's error, or `undefined`) is
+   * known, as a check of the streams it holds: `isolated`'s stream, or the `streams` of the
+   * dispatches of a shared submission.
+   */
+  track(
+    isolated: Isolated | undefined,
+    streams: readonly StreamId[],
+    message: Promise<string | undefined>,
+  ): void {
+    const indices = isolated === undefined
+      ? streams.map((s) => s % this.#maxStreams)
+      : [isolated.task.stream % this.#maxStreams];
+    const check: Promise<void> = message.then((m) => this.#record(isolated, streams, m))
+      .finally(() => {
+        for (const index of indices) this.#checks.get(index)?.delete(check);
+      });
+    for (const index of indices) {
+      let set = this.#checks.get(index);
+      if (set === undefined) this.#checks.set(index, set = new Set());
+      set.add(check);
+    }
+  }
+
+  async #record(
+    isolated: Isolated | undefined,
+    streams: readonly StreamId[],
+    message: string | undefined,
+  ): Promise<void> {
+    if (isolated === undefined) {
+      // Safety net: shared submissions hold only validated dispatches and checked copies.
+      if (message === undefined) return;
+      const error = new DriverError(`A WebGPU submission was rejected: ${message}`);
+      for (const stream of streams) this.errors.record(stream, error);
+      return;
+    }
+    const { task, shape, launches } = isolated;
+    if (message === undefined) {
+      this.shapes.accept(shape, task.bindGroup);
+      return;
+    }
+    await task.kernel.settled;
+    if (task.kernel.error !== undefined) return this.failedKernel(task);
+    this.shapes.reject(shape, message.trim());
+    const times = launches === 1 ? "" : ` (${launches} launches)`;
+    const name = task.kernel.reflection.name;
+    this.errors.record(task.stream, launchError(name, task.stream, message.trim(), times));
+  }
+}
+
+/** The error of a launch that WebGPU rejected: names the kernel, the stream and the reason. */
+export function launchError(
+  kernel: string,
+  stream: StreamId,
+  message: string,
+  times = "",
+): DriverError {
+  return new DriverError(
+    `Kernel '${kernel}' launched on stream ${stream}${times} was rejected by WebGPU: ${message}`,
+  );
+}
+
+/**
+ * A failed pipeline's error as the stream that launched it reports it (naming the stream), with
+ * the pipeline's error as `cause`: record it keyed by that cause, so that every launch of the
+ * failed pipeline on one stream reports it once.
+ */
+export function compilationError(error: CompilationError, stream: StreamId): CompilationError {
+  const own = new CompilationError(error.kernel, error.compilerMessage, error.line, {
+    cause: error,
+  });
+  own.message += ` (launched on stream ${stream})`;
+  return own;
+}

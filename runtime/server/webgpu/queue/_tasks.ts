@@ -1,0 +1,124 @@
+/**
+ * The tasks of the WebGPU scheduler (what `execute`, `write` and `read` register, what the
+ * encoder encodes) and the pool that recycles dispatch tasks.
+ *
+ * @module
+ */
+
+import type { StreamId } from "../../../core/stream_id.ts";
+import type { CompiledKernel } from "../compile/pipeline_cache.ts";
+
+/** One buffer-to-buffer copy. */
+export interface BufferCopy {
+  readonly source: GPUBuffer;
+  readonly sourceOffset: number;
+  readonly destination: GPUBuffer;
+  readonly destinationOffset: number;
+  readonly size: number;
+}
+
+/** Where an indirect dispatch reads its workgroup counts. */
+export interface IndirectCount {
+  readonly buffer: GPUBuffer;
+  readonly offset: number;
+  /**
+   * The count is first copied here: it cannot be read from its pool page directly, since the
+   * page may also be bound as writable storage in the same dispatch, a usage conflict in WebGPU.
+   */
+  readonly scratch: GPUBuffer;
+}
+
+/** A dispatch of a compiled kernel. */
+export interface DispatchTask {
+  readonly kind: "dispatch";
+  readonly kernel: CompiledKernel;
+  readonly bindGroup: GPUBindGroup;
+  /** Workgroups per axis (ignored when {@linkcode indirect} is set). */
+  readonly x: number;
+  readonly y: number;
+  readonly z: number;
+  /** An indirect count, if any. */
+  readonly indirect: IndirectCount | undefined;
+  /** The stream that launched it: its errors are recorded there. */
+  readonly stream: StreamId;
+  /** Runs once the task was submitted (or dropped). */
+  readonly done?: () => void;
+}
+
+/** Copies encoded in order (checked before registration: they cannot fail at submit). */
+export interface CopyTask {
+  readonly kind: "copy";
+  readonly copies: readonly BufferCopy[];
+  readonly done?: () => void;
+}
+
+/** A task of the WebGPU scheduler. */
+export type GpuTask = DispatchTask | CopyTask;
+
+/**
+ * A copy task with nothing to copy: registered by `getResource` so that the scheduler orders and
+ * submits the streams the ref depends on, and encoded as nothing.
+ */
+export const ORDER_ONLY: CopyTask = Object.freeze({ kind: "copy", copies: Object.freeze([]) });
+
+/** A dispatch task as the launcher fills it. */
+export type PooledTask = { -readonly [P in keyof DispatchTask]: DispatchTask[P] } & {
+  /** Whether the pool may take it back once encoded (never a task a profiler noted). */
+  pooled: boolean;
+};
+
+/** Most encoded tasks kept for reuse. */
+const MAX_FREE_TASKS = 1024;
+
+/**
+ * Dispatch tasks for reuse: the launcher takes one per launch, the encoder gives back those it
+ * encoded and nothing else references (no parked submission, no profiling window).
+ */
+export class TaskPool {
+  readonly #free: PooledTask[] = [];
+
+  /** A task to fill: a recycled one, or a new one. */
+  take(): PooledTask {
+    return this.#free.pop() ?? {
+      kind: "dispatch",
+      kernel: undefined!,
+      bindGroup: undefined!,
+      x: 1,
+      y: 1,
+      z: 1,
+      indirect: undefined,
+      stream: 0,
+      done: undefined,
+      pooled: false,
+    };
+  }
+
+  /** Takes back an encoded task that nothing references any more (pooled ones only, once). */
+  recycle(task: DispatchTask): void {
+    const pooled = task as PooledTask;
+    if (!pooled.pooled || this.#free.length >= MAX_FREE_TASKS) return;
+    pooled.pooled = false; // once: a task recycled twice would serve two launches
+    pooled.done = undefined;
+    pooled.indirect = undefined;
+    this.#free.push(pooled);
+  }
+}
+
+/** A compute pass's profiling identity: dispatches of one group share a pass. */
+export interface PassGroup {
+  /** Where the pass writes its begin and end timestamps, if it is timed. */
+  readonly timestampWrites: GPUComputePassTimestampWrites | undefined;
+}
+
+/** The profiler's view of encoding, set on the encoder only while profiling. */
+export interface EncoderTiming {
+  /**
+   * The pass group of a dispatch of `task`, given the group of the open pass (`undefined` when no
+   * pass is open); returning a different group (or `null`, untimed) begins a new pass.
+   */
+  group(task: DispatchTask, current: PassGroup | null | undefined): PassGroup | null;
+  /** A copy task was encoded. */
+  copied(task: CopyTask): void;
+  /** A command buffer with everything encoded since the last one was submitted. */
+  submitted(): void;
+}

@@ -1,0 +1,362 @@
+/**
+ * The scheduler backend of the WebGPU server: a stream is a command encoder being filled.
+ * `enqueue` encodes a task at once (consecutive dispatches share one compute pass, ended by the
+ * next copy or by `flush`); `flush` finishes the encoder and submits it. The encoder receives
+ * what it works with from their owners: the launches' parameter chunks (uploaded before every
+ * submission), the task pool (encoded tasks go back to it), the bind-group cache (whose shapes
+ * it validates).
+ *
+ * Validation (the device quirk: a command buffer that fails validation at `submit` is dropped
+ * whole, and WebGPU says why only asynchronously): a dispatch is batched with other work only
+ * once its pipeline is `ready` and its bind group's shape was accepted ("validated"); otherwise
+ * it is submitted in a command buffer of its own with the directly following unvalidated
+ * dispatches of the same shape from the same stream, inside a validation scope. Its error is
+ * recorded in {@linkcode EncoderStreams.errors} on the stream that launched it. Submissions
+ * holding a widened kernel (read-only storage, see `compile/_reflect.ts`) still pending validation are
+ * parked, with every later one, until it settles. The full rules are in docs/architecture.md
+ * ("WebGPU submissions").
+ *
+ * Profiling hook: {@linkcode EncoderStreams.timing} is `null` unless a profiling window or a
+ * trace is open; then each dispatch asks it which pass group it belongs to.
+ *
+ * @module
+ */
+
+import type { SchedulerStreamBackend } from "../../../stream/scheduler_backend.ts";
+import type { StreamErrors } from "../../../stream/stream_errors.ts";
+import type { StreamId } from "../../../core/stream_id.ts";
+import type { BindGroupCache } from "../launch/_bind_group_cache.ts";
+import type { ParamChunks } from "../launch/_param_chunks.ts";
+import type {
+  BufferCopy,
+  DispatchTask,
+  EncoderTiming,
+  GpuTask,
+  PassGroup,
+  TaskPool,
+} from "./_tasks.ts";
+import { type Isolated, LaunchValidation } from "./_device_validation.ts";
+
+/** A finished submission parked until the kernel it waits for is validated. */
+interface Parked {
+  readonly buffer: GPUCommandBuffer;
+  readonly isolated: Isolated | undefined;
+  /** The streams of the dispatches of a shared submission. */
+  readonly streams: readonly StreamId[];
+  /** Validation errors of finishing the encoder. */
+  readonly finished: Promise<string | undefined>;
+  /** `done` callbacks of the tasks submitted with or before it. */
+  readonly done: (() => void)[];
+}
+
+const SETTLED: Promise<void> = Promise.resolve();
+
+/** A backend stream: the open encoder and pass, and what to run after submission. */
+export interface EncoderStream {
+  encoder: GPUCommandEncoder | undefined;
+  pass: GPUComputePassEncoder | undefined;
+  /** The pipeline last set on `pass`. */
+  pipeline: GPUComputePipeline | undefined;
+  /** The bind group last set on `pass` with `pipeline`. */
+  bindGroup: GPUBindGroup | undefined;
+  /** Set while `encoder` holds an isolated submission. */
+  isolated: Isolated | undefined;
+  /** Streams of the dispatches in the open shared encoder (for the safety-net report). */
+  readonly streams: Set<StreamId>;
+  /** The last stream added to `streams` (most dispatches come from one: no Set lookup). */
+  lastStream: StreamId;
+  /** The profiling group of `pass` (`null`: untimed). */
+  group: PassGroup | null;
+  done: (() => void)[];
+  /** Submissions made by this stream. */
+  cursor: number;
+}
+
+/** Submission counters. */
+export interface EncoderStats {
+  submits: number;
+  passes: number;
+  /** Submissions of unvalidated dispatches (see the module doc). */
+  isolated: number;
+  /** Submissions parked until a kernel's validation (see the module doc). */
+  parked: number;
+}
+
+/** What the encoder receives from the owners of what it works with. */
+export interface EncoderParts {
+  /** The launches' parameter chunks, uploaded before every submission (the launcher's). */
+  readonly chunks: ParamChunks;
+  /** Where encoded dispatch tasks go back to (the launcher's). */
+  readonly tasks: TaskPool;
+  /** The cache that made the launches' bind groups (their shapes are validated here). */
+  readonly bindGroups: BindGroupCache;
+  /** Streams of the server (errors are recorded by pool index). */
+  readonly maxStreams: number;
+}
+
+/** The {@linkcode SchedulerStreamBackend} over one GPU queue. */
+export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderStream> {
+  readonly #device: GPUDevice;
+  readonly #chunks: ParamChunks;
+  readonly #tasks: TaskPool;
+  readonly #validation: LaunchValidation;
+  readonly #parked: Parked[] = [];
+  #released: Promise<void> | undefined;
+  readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0, parked: 0 };
+  /** The profiler while a window or trace is open, else `null`. */
+  timing: EncoderTiming | null = null;
+
+  constructor(device: GPUDevice, parts: EncoderParts) {
+    this.#device = device;
+    this.#chunks = parts.chunks;
+    this.#tasks = parts.tasks;
+    this.#validation = new LaunchValidation(parts.bindGroups, parts.maxStreams);
+  }
+
+  createStream(): EncoderStream {
+    return {
+      encoder: undefined,
+      pass: undefined,
+      pipeline: undefined,
+      isolated: undefined,
+      group: null,
+      bindGroup: undefined,
+      streams: new Set(),
+      lastStream: -1,
+      done: [],
+      cursor: 0,
+    };
+  }
+
+  /** Errors of launches WebGPU rejected, on the streams that launched them. */
+  get errors(): StreamErrors {
+    return this.#validation.errors;
+  }
+
+  /** WebGPU's message when this bind group's shape was already rejected, else `undefined`. */
+  rejection(bindGroup: GPUBindGroup): string | undefined {
+    return this.#validation.shapes.rejection(bindGroup);
+  }
+
+  /**
+   * Settles once the validation results of `stream`'s submissions made so far are recorded
+   * (other streams' are not waited for).
+   */
+  async validated(stream: StreamId): Promise<void> {
+    if (this.#released !== undefined) await this.#released;
+    await this.#validation.validated(stream);
+  }
+
+  /** Whether submissions are parked (see the module doc). */
+  get parking(): boolean {
+    return this.#parked.length > 0;
+  }
+
+  /** Part of the scheduler backend: what flushed submissions wait for, when they are parked. */
+  parkedUntil(): Promise<void> | undefined {
+    return this.#released;
+  }
+
+  /**
+   * Settles once no submission made so far is parked: await it before anything that waits for
+   * the queue (mapping a buffer, `onSubmittedWorkDone`). Already settled when nothing is parked.
+   */
+  released(): Promise<void> {
+    return this.#released ?? SETTLED;
+  }
+
+  /** Drops the parked submissions (the server is being destroyed). */
+  destroy(): void {
+    for (const parked of this.#parked.splice(0)) for (const callback of parked.done) callback();
+  }
+
+  enqueue(task: GpuTask, stream: EncoderStream): void {
+    if (task.done) stream.done.push(task.done);
+    if (task.kind === "copy") {
+      if (task.copies.length === 0) return;
+      if (stream.isolated !== undefined) this.#submit(stream);
+      this.#endPass(stream);
+      this.#encodeCopies(this.#encoder(stream), task.copies);
+      this.timing?.copied(task);
+      return;
+    }
+    const kernel = task.kernel;
+    if (kernel.state === "failed") return this.#validation.failedKernel(task);
+    if (kernel.state === "ready" && this.#validation.shapes.isValid(task.bindGroup)) {
+      if (stream.isolated !== undefined) this.#submit(stream);
+      if (stream.lastStream !== task.stream) {
+        stream.streams.add(task.stream);
+        stream.lastStream = task.stream;
+      }
+      this.#dispatch(stream, task);
+      // Encoded, and kept by nothing here: no isolated submission, no profiling window.
+      if (this.timing === null) this.#tasks.recycle(task);
+      return;
+    }
+    const shape = this.#validation.shapes.shape(task.bindGroup);
+    const open = stream.isolated;
+    if (open?.shape === shape && open.task.stream === task.stream) {
+      open.launches++;
+      this.#dispatch(stream, task);
+      return;
+    }
+    if (stream.encoder !== undefined) this.#submit(stream); // what precedes, shared or not
+    stream.isolated = { task, shape, launches: 1 };
+    this.#dispatch(stream, task);
+  }
+
+  flush(stream: EncoderStream): void {
+    if (stream.encoder !== undefined) this.#submit(stream);
+    const done = stream.done;
+    if (done.length === 0) return;
+    stream.done = [];
+    // What the parked submissions use is given back once they are submitted (or dropped).
+    const last = this.#parked.at(-1);
+    if (last !== undefined) last.done.push(...done);
+    else for (const callback of done) callback();
+  }
+
+  /** Ends the pass, finishes and submits the open encoder inside a validation scope. */
+  #submit(stream: EncoderStream): void {
+    const kernel = stream.isolated?.task.kernel;
+    const validating = kernel?.state === "pending" && kernel.reflection.hasReadOnlyStorage;
+    if (validating || this.#parked.length > 0) return this.#park(stream);
+    this.#chunks.upload(); // outside the scope: its errors are not this submission's
+    this.#device.pushErrorScope("validation");
+    const { encoder, isolated, streams } = this.#take(stream);
+    this.#device.queue.submit([encoder.finish()]);
+    this.stats.submits++;
+    if (isolated !== undefined) this.stats.isolated++;
+    this.timing?.submitted();
+    const message = this.#device.popErrorScope().then((error) => error?.message, String);
+    this.#validation.track(isolated, streams, message);
+  }
+
+  /**
+   * Finishes the open encoder without submitting it; it is submitted (or dropped) in order once
+   * the kernels it waits for are validated. Parameters are uploaded now: the chunks never rewrite
+   * a range before its launches are released, and their `done` waits for the release.
+   */
+  #park(stream: EncoderStream): void {
+    this.#chunks.upload();
+    this.#device.pushErrorScope("validation");
+    const { encoder, isolated, streams } = this.#take(stream);
+    const buffer = encoder.finish();
+    const finished = this.#device.popErrorScope().then((e) => e?.message, String);
+    this.#parked.push({ buffer, isolated, streams, finished, done: [] });
+    this.stats.parked++;
+    this.timing?.submitted();
+    this.#released ??= this.#release();
+  }
+
+  /** Ends the pass and takes the stream's encoder with what it holds (the stream starts over). */
+  #take(stream: EncoderStream) {
+    this.#endPass(stream);
+    const encoder = stream.encoder!;
+    const isolated = stream.isolated;
+    const streams = isolated === undefined && stream.streams.size > 0 ? [...stream.streams] : [];
+    stream.encoder = undefined;
+    stream.isolated = undefined;
+    stream.streams.clear();
+    stream.lastStream = -1;
+    stream.cursor++;
+    return { encoder, isolated, streams };
+  }
+
+  /** Submits the parked submissions in order, each once the kernel it waits for settled. */
+  async #release(): Promise<void> {
+    while (this.#parked.length > 0) {
+      const parked = this.#parked[0];
+      await parked.isolated?.task.kernel.settled;
+      if (this.#parked[0] !== parked) continue; // dropped by destroy meanwhile
+      this.#parked.shift();
+      const task = parked.isolated?.task;
+      if (task?.kernel.state === "failed") {
+        // Never run: a widened kernel whose unwidened module is invalid (it writes read-only).
+        this.#validation.failedKernel(task);
+      } else {
+        this.#device.pushErrorScope("validation");
+        this.#device.queue.submit([parked.buffer]);
+        this.stats.submits++;
+        if (parked.isolated !== undefined) this.stats.isolated++;
+        const submitted = this.#device.popErrorScope();
+        const message = Promise.all([parked.finished, submitted]).then(
+          ([a, b]) => a ?? b?.message,
+          String,
+        );
+        this.#validation.track(parked.isolated, parked.streams, message);
+      }
+      for (const callback of parked.done) callback();
+    }
+    this.#released = undefined;
+  }
+
+  #dispatch(stream: EncoderStream, task: DispatchTask): void {
+    const indirect = task.indirect;
+    if (indirect !== undefined) {
+      this.#endPass(stream);
+      this.#encoder(stream).copyBufferToBuffer(
+        indirect.buffer,
+        indirect.offset,
+        indirect.scratch,
+        0,
+        12,
+      );
+    }
+    const timing = this.timing;
+    if (timing !== null) this.#timedPass(stream, task, timing);
+    else if (stream.pass === undefined) {
+      stream.pass = this.#encoder(stream).beginComputePass();
+      this.stats.passes++;
+    }
+    const pass = stream.pass!;
+    // Consecutive dispatches of one kernel share the pipeline state of the pass.
+    if (stream.pipeline !== task.kernel.pipeline) {
+      pass.setPipeline(task.kernel.pipeline);
+      stream.pipeline = task.kernel.pipeline;
+      stream.bindGroup = undefined;
+    }
+    // Bind-group state persists across dispatches of a pass: set only what changes.
+    if (stream.bindGroup !== task.bindGroup) {
+      pass.setBindGroup(0, task.bindGroup);
+      stream.bindGroup = task.bindGroup;
+    }
+    if (indirect === undefined) pass.dispatchWorkgroups(task.x, task.y, task.z);
+    else pass.dispatchWorkgroupsIndirect(indirect.scratch, 0);
+  }
+
+  #encodeCopies(encoder: GPUCommandEncoder, copies: readonly BufferCopy[]): void {
+    for (const copy of copies) {
+      encoder.copyBufferToBuffer(
+        copy.source,
+        copy.sourceOffset,
+        copy.destination,
+        copy.destinationOffset,
+        copy.size,
+      );
+    }
+  }
+
+  #timedPass(stream: EncoderStream, task: DispatchTask, timing: EncoderTiming): void {
+    const group = timing.group(task, stream.pass === undefined ? undefined : stream.group);
+    if (stream.pass !== undefined && group === stream.group) return;
+    this.#endPass(stream);
+    stream.pass = this.#encoder(stream).beginComputePass({
+      timestampWrites: group?.timestampWrites,
+    });
+    stream.group = group;
+    this.stats.passes++;
+  }
+
+  #encoder(stream: EncoderStream): GPUCommandEncoder {
+    return stream.encoder ??= this.#device.createCommandEncoder();
+  }
+
+  #endPass(stream: EncoderStream): void {
+    stream.pass?.end();
+    stream.pass = undefined;
+    stream.pipeline = undefined;
+    stream.bindGroup = undefined;
+    stream.group = null;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * {@linkcode TuneCache}: tuning results by key, in memory and optionally persisted: to one JSON
+ * file on Deno, to IndexedDB in browsers (see {@linkcode TuneCacheOptions.store}). Both stores
+ * hold the same `{ format, entries }` body, namespaced by package version, device and tuner
+ * name, every entry with its set's checksum; both merge on write, so concurrent writers (other
+ * processes, other tabs) never leave a torn body, and each write carries every entry this cache
+ * stored, so the last writer never drops its own results. A body that does not parse is
+ * reported once and ignored. Where persistence is impossible (no permission, no IndexedDB, a
+ * failed write) the cache keeps working in memory and warns once. Permissions are queried,
+ * never requested: a missing one never prompts.
+ *
+ * @module
+ */
+
+import { runtimeLogger, warnVisibly } from "../../core/logging.ts";
+import { deno } from "../../core/_platform.ts";
+import { type CacheStore, type Entries, message } from "./_cache_store.ts";
+import { IndexedDbStore } from "./_idb_store.ts";
+
+const log = runtimeLogger("tune");
+
+/**
+ * One candidate's outcome as stored.
+ *
+ * @example
+ * ```ts
+ * import type { CachedResult } from "@gpucompute/runtime/tune";
+ * const result: CachedResult = { name: "vec4_8x8_wg8x8", status: "ok", medianMs: 4.5, samples: 3 };
+ * ```
+ */
+export interface CachedResult {
+  /** The candidate's name. */
+  readonly name: string;
+  /** `ok`, `eliminated`, `failed`, or `skipped` (not run: a decision came from an earlier group). */
+  readonly status: "ok" | "eliminated" | "failed" | "skipped";
+  /** Median time in milliseconds, when measured. */
+  readonly medianMs?: number;
+  /** Number of timed samples. */
+  readonly samples?: number;
+  /** Why it failed. */
+  readonly error?: string;
+}
+
+/**
+ * A tuning result.
+ *
+ * @example
+ * ```ts
+ * import type { CacheEntry } from "@gpucompute/runtime/tune";
+ * const entry: CacheEntry = { checksum: "0123456789abcdef", fastest: "a", results: [] };
+ * ```
+ */
+export interface CacheEntry {
+  /** The set's checksum when it was tuned; an entry with another checksum is ignored. */
+  readonly checksum: string;
+  /** The winner's name. */
+  readonly fastest: string;
+  /** Every candidate's outcome. */
+  readonly results: readonly CachedResult[];
+}
+
+/**
+ * Options of {@linkcode TuneCache.open}.
+ *
+ * @example
+ * ```ts
+ * import type { TuneCacheOptions } from "@gpucompute/runtime/tune";
+ * const options: TuneCacheOptions = { store: "indexeddb" };
+ * ```
+ */
+export interface TuneCacheOptions {
+  /**
+   * Where results persist: `"file"` (the location is a path; Deno only) or `"indexeddb"` (the
+   * location is a key in the `gpucompute` database's `tune-cache` store; browsers).
+   * @default {"file" on Deno, "indexeddb" elsewhere}
+   */
+  store?: "file" | "indexeddb";
+}
+
+/**
+ * Tuning results by entry key (`<set>/<key string>`), in memory and, when a location is given
+ * and usable, persisted there.
+ *
+ * @example In memory only
+ * ```ts
+ * import { TuneCache } from "@gpucompute/runtime/tune";
+ * const cache = await TuneCache.open();
+ * await cache.set("sum/n=64", { checksum: "c1", fastest: "loop", results: [] });
+ * console.log(cache.get("sum/n=64", "c1")?.fastest, cache.get("sum/n=64", "c2")); // loop undefined
+ * ```
+ */
+export class TuneCache {
+  readonly #entries = new Map<string, CacheEntry>();
+  readonly #warnings: string[] = [];
+  /** Entries set by this cache: every write carries them all, so none is lost to a race. */
+  readonly #mine = new Map<string, CacheEntry>();
+  #store: CacheStore | undefined;
+  #writing: Promise<void> = Promise.resolve();
+
+  private constructor() {}
+
+  /**
+   * Opens a cache, loading what `location` holds when given, readable and valid. A `store` other
+   * than `"file"` or `"indexeddb"` is a `RangeError`; an unusable one leaves the cache in memory.
+   */
+  static async open(location?: string, options: TuneCacheOptions = {}): Promise<TuneCache> {
+    const kind = options.store ?? (deno === undefined ? "indexeddb" : "file");
+    if (kind !== "file" && kind !== "indexeddb") {
+      throw new RangeError(`store must be "file" or "indexeddb", got ${JSON.stringify(kind)}`);
+    }
+    const cache = new TuneCache();
+    if (location !== undefined) await cache.#attach(kind, location);
+    return cache;
+  }
+
+  /** Where results persist: `"file"`, `"indexeddb"`, or `"memory"` once persistence is off. */
+  get store(): "file" | "indexeddb" | "memory" {
+    return this.#store?.kind ?? "memory";
+  }
+
+  /** The file path or IndexedDB key results persist to, or `undefined` in memory. */
+  get location(): string | undefined {
+    return this.#store?.location;
+  }
+
+  /** The file results persist to, or `undefined` when not persisted to a file. */
+  get file(): string | undefined {
+    return this.#store?.kind === "file" ? this.#store.location : undefined;
+  }
+
+  /** The warnings issued so far (each issued once): corrupt body, missing permission... */
+  get warnings(): readonly string[] {
+    return this.#warnings;
+  }
+
+  /** Number of entries in memory. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The entry for a key, unless missing or tuned with another checksum. */
+  get(key: string, checksum: string): CacheEntry | undefined {
+    const entry = this.#entries.get(key);
+    return entry?.checksum === checksum ? entry : undefined;
+  }
+
+  /** Stores an entry in memory and, when persistent, in the store (resolves once written). */
+  set(key: string, entry: CacheEntry): Promise<void> {
+    this.#entries.set(key, entry);
+    this.#mine.set(key, entry);
+    if (this.#store === undefined) return Promise.resolve();
+    // One write at a time within this cache; other writers are handled by the store's merge.
+    this.#writing = this.#writing.then(() => this.#persist());
+    return this.#writing;
+  }
+
+  async #attach(kind: "file" | "indexeddb", location: string): Promise<void> {
+    let entries: Entries;
+    let store: CacheStore;
+    try {
+      store = await openStore(kind, location);
+      entries = await store.load((text) => this.#warn(text));
+    } catch (error) {
+      this.#warn(message(error));
+      return;
+    }
+    for (const [key, entry] of Object.entries(entries)) this.#entries.set(key, entry);
+    this.#store = store;
+  }
+
+  async #persist(): Promise<void> {
+    const store = this.#store;
+    if (store === undefined) return;
+    try {
+      await store.save(Object.fromEntries(this.#mine));
+    } catch (error) {
+      this.#warn(message(error));
+      this.#store = undefined;
+    }
+  }
+
+  #warn(text: string): void {
+    if (this.#warnings.includes(text)) return;
+    this.#warnings.push(text);
+    // Seen on the first run even without logging set up: otherwise the tuner would silently
+    // tune again on every run.
+    warnVisibly(log, text);
+  }
+}
+
+/** The store of a kind; the file store is loaded on demand, so browser bundles leave it out. */
+async function openStore(kind: "file" | "indexeddb", location: string): Promise<CacheStore> {
+  if (kind === "indexeddb") return new IndexedDbStore(location);
+  if (deno === undefined) {
+    throw new Error(`No file system in this host: tuning results for ${location} stay in memory`);
+  }
+  const { FileStore } = await import("./_file_store.ts");
+  return new FileStore(location);
+}

@@ -1,0 +1,52 @@
+/**
+ * Argument checks shared by the timeline signals (the CPU, WebGPU and CUDA ones).
+ *
+ * @module
+ */
+
+import { describe } from "../runtime/core/_argument_checks.ts";
+import { TimeoutError } from "../runtime/core/errors.ts";
+
+/** The largest timeline value: a `BigInt64Array` element (the only 64-bit `Atomics.wait` type). */
+export const MAX_TIMELINE_VALUE = 2n ** 63n - 1n;
+
+/** `value` as a bigint timeline value; `TypeError` / `RangeError` otherwise. */
+export function toTimelineValue(value: unknown, what: string): bigint {
+  if (typeof value === "bigint") {
+    if (value < 0n || value > MAX_TIMELINE_VALUE) {
+      throw new RangeError(`${what} must be between 0 and 2^63 - 1, got ${value}`);
+    }
+    return value;
+  }
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`${what} must be a non-negative safe integer or a bigint, got ${value}`);
+    }
+    return BigInt(value);
+  }
+  throw new TypeError(`${what} must be a bigint or a number, got ${describe(value)}`);
+}
+
+/** A timeout in milliseconds (0 = none); `RangeError` unless finite and non-negative. */
+export function toTimeoutMs(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== "number") {
+    throw new TypeError(`timeoutMs must be a number, got ${describe(value)}`);
+  }
+  if (!Number.isFinite(value) || value < 0) {
+    throw new RangeError(`timeoutMs must be a finite number >= 0 (0: no timeout), got ${value}`);
+  }
+  return value;
+}
+
+/** The error of a wait for `target` that gave up after `limitMs` with the signal at `current`. */
+export function timelineTimeout(target: bigint, current: bigint, limitMs: number): TimeoutError {
+  return new TimeoutError(`timeline value ${target}`, limitMs, `the signal is at ${current}`);
+}
+
+/** Whether this code runs on the main thread (where blocking waits need a timeout). */
+export function onMainThread(): boolean {
+  // deno-lint-ignore no-explicit-any
+  const scope = (globalThis as any).WorkerGlobalScope;
+  return typeof scope !== "function" || !(globalThis instanceof scope);
+}
