@@ -48,6 +48,15 @@ export * from "./runtime/stream/scheduler.ts";
 export * from "./runtime/stream/stream_errors.ts";
 export type * from "./runtime/stream/wait_recorder.ts";
 export * from "./runtime/server/server.ts";
+export type * from "./runtime/server/backend_descriptor.ts";
+export {
+  type AnyBackend,
+  backendNames,
+  type BackendRegistration,
+  loadBackend,
+  registerBackend,
+} from "./runtime/backends/registry.ts";
+export type { BuiltinBackends } from "./runtime/backends/builtin.ts";
 export type * from "./runtime/core/trace.ts";
 export type * from "./sync/timeline_signal.ts";
 export * from "./runtime/server/shared/mod.ts";

@@ -50,15 +50,16 @@ export {
   createClient,
   type CreateClientOptions,
   type CreateCudaClientOptions,
+  type CreateRegisteredClientOptions,
   type CudaClient,
   type WebGpuClient,
-} from "./runtime/client/create_client.ts";
+} from "./runtime/backends/create_client.ts";
 export {
   createClients,
   type DeviceInfo,
   listDevices,
   type ListDevicesOptions,
-} from "./runtime/client/devices.ts";
+} from "./runtime/backends/devices.ts";
 export { ComputeClient } from "./runtime/client/client.ts";
 export type {
   ArangeOptions,
@@ -113,6 +114,7 @@ export {
 } from "./runtime/kernels/reduction.ts";
 export {
   AbortedError,
+  BackendUnavailableError,
   BufferTooBigError,
   CompilationError,
   ComputeError,

@@ -22,7 +22,7 @@
 
 import { createClients, listDevices, type WebGpuClient } from "../mod.ts";
 import type { CudaServer } from "../runtime/server/cuda/mod.ts";
-import type { CudaClient } from "../runtime/client/create_client.ts";
+import type { CudaClient } from "../runtime/backends/create_client.ts";
 
 const BYTES = 16 << 20;
 const data = new Uint32Array(BYTES / 4).map((_, i) => i);

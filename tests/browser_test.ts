@@ -32,9 +32,9 @@ Deno.test("the browser path of the package bundle names no node: module and no D
   try {
     const path = await browserPath(dir);
     assert.deepEqual(path.offenders, []);
-    // The walk found the Deno-only chunks (CUDA backend, CUDA device listing, file cache) and
-    // left them out.
-    assert.equal(path.denoOnly.length, 3, path.denoOnly.join(", "));
+    // The walk found the Deno-only chunks (the CUDA backend, loaded through the registry, and the
+    // file cache) and left them out.
+    assert.equal(path.denoOnly.length, 2, path.denoOnly.join(", "));
     assert.ok(path.loaded.includes("mod.js") && path.loaded.length > 5, path.loaded.join(", "));
     // Without code splitting the Deno-only modules are inlined (and run only on Deno), but a
     // `node:` import would be hoisted to the top of the file and stop it loading in a browser.

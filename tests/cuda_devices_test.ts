@@ -72,6 +72,14 @@ Deno.test("listDevices reports each simulated device and its peers without creat
     assert.ok(found[0].totalMemory > 0 && found[0].multiprocessors > 0);
     using client = await createClient({ device: found[2] });
     assert.match(client.server.properties.deviceName, /^cuda_sim 2 /);
+    // Ids: "cuda:<ordinal>", the same index as in the list, accepted by createClient.
+    assert.deepEqual(found.map((d) => [d.id, d.index]), [["cuda:0", 0], ["cuda:1", 1], [
+      "cuda:2",
+      2,
+    ]]);
+    using byId = await createClient({ device: "cuda:1", library });
+    assert.match(byId.server.properties.deviceName, /^cuda_sim 1 /);
+    await assert.rejects(createClient({ device: "cuda:3", library }), RangeError);
   });
   await withSimEnv({ CUDA_SIM_NO_DEVICE: "1" }, async () => {
     await assert.rejects(

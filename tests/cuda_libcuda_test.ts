@@ -18,7 +18,7 @@ import {
   CudaDriverError,
   type CudaSymbols,
 } from "../runtime/server/cuda/mod.ts";
-import { cudaVersionName } from "../runtime/server/cuda/compile/_ptx_version.ts";
+import { cudaVersionName } from "../runtime/server/cuda/_ptx_version.ts";
 import { simDriver, simErrorCodes, withSimEnv } from "./fixtures/cuda_sim.ts";
 
 /** What tools/fetch_libcuda.sh left: the package version and the library, or why not. */

@@ -7,7 +7,11 @@
 import assert from "node:assert/strict";
 import { CompilationError, ComputeError, CubeCount, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { Nvrtc, NVRTC_LIBRARY_ENV, nvrtcCandidates } from "../runtime/server/cuda/compile/_nvrtc.ts";
+import {
+  Nvrtc,
+  NVRTC_LIBRARY_ENV,
+  nvrtcCandidates,
+} from "../runtime/server/cuda/compile/_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 
 const NVRTC = new URL("./fixtures/cuda_sim/build/libnvrtc_sim.so", import.meta.url).pathname;

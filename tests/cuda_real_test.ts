@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CUDA_KERNELS, CudaDevice, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { cudaVersionName } from "../runtime/server/cuda/compile/_ptx_version.ts";
+import { cudaVersionName } from "../runtime/server/cuda/_ptx_version.ts";
 import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
 import { checkShippedKernels, command, run, runInterleaved } from "./_cuda_programs.ts";
 import { CUDA_PROGRAM_KERNELS, deviceCommand, runOnDevices } from "./_device_programs.ts";

@@ -42,6 +42,7 @@ const CUDA = [
   "CudaServer",
   "CudaTimelineSignal",
   "ModuleCache",
+  "cudaBackend",
   "libraryCandidates",
   "listCudaDevices",
 ];
@@ -55,6 +56,7 @@ Deno.test("the tune entry point exports the autotuner and its tunable sets", () 
 
 const USER = [
   "AbortedError",
+  "BackendUnavailableError",
   "BufferTooBigError",
   "CompilationError",
   "ComputeClient",
@@ -127,6 +129,7 @@ const BACKEND = [
   "assertDType",
   "assertStreamId",
   "asyncStreamScope",
+  "backendNames",
   "checkEmpty",
   "checkHandleKind",
   "combineMemoryUsage",
@@ -144,7 +147,9 @@ const BACKEND = [
   "formatMemoryUsage",
   "isContiguous",
   "leaseResource",
+  "loadBackend",
   "readPermittedEnv",
+  "registerBackend",
   "resolveConfig",
   "resolveStreamId",
   "runtimeLogger",
@@ -161,6 +166,7 @@ const WEBGPU = [
   "listWebGpuAdapters",
   "packInfo",
   "requestListedAdapter",
+  "webgpuBackend",
 ];
 const TUNE = [
   "MATMUL_VARIANTS",

@@ -3,10 +3,11 @@
  * from the vocabulary up to the entry points:
  *
  * ```
- * core ← memory ← stream ← contract (server/server.ts) ← shared server layer (server/shared/)
- *      ← sync ←──────────────── contract                  ← backends (server/<name>/) ← client
- *      ← trace (the JSON and SVG writers of           ← create_client, kernels, tune
- *               runtime/core/trace.ts's vocabulary)
+ * core ← memory ← stream ← contract (server/server.ts, server/backend_descriptor.ts)
+ *      ← sync ←──────────────── contract ← shared server layer (server/shared/)
+ *      ← trace (the JSON and SVG writers  ← backends (server/<name>/) ← client
+ *               of core/trace.ts)          ← registry (backends/: createClient, listDevices)
+ *                                           ← kernels, tune
  * ```
  *
  * The shared server layer holds what every backend would otherwise write again (allocation with
@@ -25,14 +26,15 @@ export function layerOf(path: string): string | undefined {
   if (path.startsWith("runtime/core/")) return "core";
   if (path.startsWith("runtime/memory/")) return "memory";
   if (path.startsWith("runtime/stream/")) return "stream";
-  if (path === "runtime/server/server.ts") return "contract";
+  if (path === "runtime/server/server.ts" || path === "runtime/server/backend_descriptor.ts") {
+    return "contract";
+  }
   if (path.startsWith("runtime/server/shared/")) return "server-shared";
   const backend = /^runtime\/server\/([^/]+)\//.exec(path);
   if (backend) return `backend:${backend[1]}`;
-  // The entry points that open backends (by dynamic import): createClient, and discovery.
-  if (path === "runtime/client/create_client.ts" || path === "runtime/client/devices.ts") {
-    return "create_client";
-  }
+  // The backend registry and the entry points that open backends through it (createClient,
+  // listDevices): they reach backend folders by dynamic import only.
+  if (path.startsWith("runtime/backends/")) return "backends";
   if (path.startsWith("runtime/client/")) return "client";
   if (path.startsWith("runtime/kernels/")) return "kernels";
   if (path.startsWith("runtime/tune/")) return "tune";
@@ -63,7 +65,7 @@ export function mayImport(from: string, to: string): boolean {
       return BELOW_CONTRACT.includes(to) || to === "sync";
     case "client":
       return BELOW_CONTRACT.includes(to) || to === "sync";
-    case "create_client":
+    case "backends":
       return BELOW_CONTRACT.includes(to) || to === "client" || to.startsWith("backend:");
     case "kernels":
     case "tune":
@@ -75,13 +77,42 @@ export function mayImport(from: string, to: string): boolean {
   }
 }
 
+/**
+ * The concern folders of a backend, in import order: a module may import (values from) the
+ * folders before its own, never after. Type-only imports are free (a part names the type of a
+ * part it receives). A backend's top-level files are its base (`kernel.ts`, `device.ts`, the
+ * driver bindings, options, device listing), importable from every folder, except its assembly
+ * (`server.ts`, `_parts.ts`, `backend.ts`, `mod.ts`), which may import everything and which
+ * nothing inside the backend imports.
+ */
+export const BACKEND_FOLDERS = ["compile", "queue", "memory", "profile", "launch"] as const;
+
+const ASSEMBLY = ["server.ts", "_parts.ts", "backend.ts", "mod.ts"];
+
+/**
+ * The rank of a backend module in its backend's import order: 0 for base files, 1 + the index
+ * in {@linkcode BACKEND_FOLDERS} for a concern folder (and anything below it), `Infinity` for the
+ * assembly; `undefined` outside backend folders or for an unknown folder.
+ */
+export function backendRank(path: string): number | undefined {
+  const match = /^runtime\/server\/([^/]+)\/(.+)$/.exec(path);
+  if (match === null || match[1] === "shared") return undefined;
+  const rest = match[2];
+  const slash = rest.indexOf("/");
+  if (slash === -1) return ASSEMBLY.includes(rest) ? Infinity : 0;
+  const folder = rest.slice(0, slash);
+  if (folder === "kernels") return 0; // shipped kernel sources: data
+  const index = (BACKEND_FOLDERS as readonly string[]).indexOf(folder);
+  return index === -1 ? undefined : index + 1;
+}
+
 /** One import edge between two package-relative module paths. */
 export interface ImportEdge {
   /** The importing module. */
   readonly from: string;
   /** The imported module. */
   readonly to: string;
-  /** Whether the import is a dynamic `import()` (allowed from `create_client` into backends). */
+  /** Whether the import is a dynamic `import()` (allowed from `backends` into backend folders). */
   readonly dynamic?: boolean;
   /** Whether only types are imported. */
   readonly typeOnly?: boolean;
@@ -94,11 +125,26 @@ export function layerViolations(edges: Iterable<ImportEdge>): string[] {
     const from = layerOf(edge.from);
     const to = layerOf(edge.to);
     if (from === undefined || to === undefined) continue;
-    const backendReach = from === "create_client" && to.startsWith("backend:");
+    const backendReach = from === "backends" && to.startsWith("backend:");
     if (backendReach && !edge.dynamic && !edge.typeOnly) {
       violations.push(`${edge.from} imports backend ${edge.to} statically (use import())`);
     } else if (!mayImport(from, to)) {
       violations.push(`${edge.from} (${from}) imports ${edge.to} (${to}), a layer above it`);
+    } else if (from === to && from.startsWith("backend:")) {
+      const rankFrom = backendRank(edge.from);
+      const rankTo = backendRank(edge.to);
+      if (rankFrom === undefined || rankTo === undefined) {
+        const unknown = rankFrom === undefined ? edge.from : edge.to;
+        violations.push(
+          `${unknown} is in no concern folder of its backend (${BACKEND_FOLDERS.join(", ")})`,
+        );
+      } else if (!edge.typeOnly && rankTo > rankFrom) {
+        violations.push(
+          `${edge.from} imports ${edge.to}, a concern folder after its own (order: base, ${
+            BACKEND_FOLDERS.join(", ")
+          }, assembly)`,
+        );
+      }
     }
   }
   return violations;

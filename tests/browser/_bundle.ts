@@ -39,7 +39,7 @@ export const BROWSER_ENTRIES = [
  * they use Deno's namespace and must load only through `import()`, on Deno.
  */
 export const DENO_ONLY =
-  /(^|\/)(runtime\/server\/cuda\/|runtime\/tune\/_file_store\.ts$|sync\/cuda_signal\.ts$)/;
+  /(^|\/)(runtime\/server\/cuda\/|runtime\/tune\/cache\/_file_store\.ts$|sync\/cuda_signal\.ts$)/;
 
 async function denoBundle(args: string[]): Promise<void> {
   const { code, stderr } = await new Deno.Command("deno", {

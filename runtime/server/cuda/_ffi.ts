@@ -244,18 +244,25 @@ export class CudaDriver {
         opened.set(path, driver);
         return driver;
       } catch (error) {
-        if (error instanceof Deno.errors.NotCapable) throw error; // --allow-ffi is missing
+        if (error instanceof Deno.errors.NotCapable) {
+          throw new BackendUnavailableError(
+            "cuda",
+            "loading the CUDA driver library needs Deno's FFI permission: run with --allow-ffi",
+            tried,
+            { cause: error },
+          );
+        }
         last = error;
       }
     }
-    const reason = last instanceof Error ? last.message : String(last);
+    // Deno's loader repeats its own prefix ("Could not open library: Could not open library: x").
+    const reason = (last instanceof Error ? last.message : String(last))
+      .replace(/^(Could not open library: )+/, "");
     throw new BackendUnavailableError(
       "cuda",
       `cannot load the CUDA driver library: ${reason}`,
       tried,
-      {
-        cause: last,
-      },
+      { cause: last },
     );
   }
 

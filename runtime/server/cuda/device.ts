@@ -14,7 +14,7 @@
 
 import { BackendUnavailableError, DestroyedError } from "../../core/errors.ts";
 import { CUDA_ERROR_NO_DEVICE, CudaDriver, type CudaDriverOptions } from "./_ffi.ts";
-import { cudaVersionName } from "./compile/_ptx_version.ts";
+import { cudaVersionName } from "./_ptx_version.ts";
 
 /**
  * Options of {@linkcode CudaDevice.open}.

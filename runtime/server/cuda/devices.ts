@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { DeviceEntry } from "../backend_descriptor.ts";
 import type { CudaDriverOptions } from "./_ffi.ts";
 import { initDriver, readDevice } from "./device.ts";
 
@@ -20,9 +21,13 @@ import { initDriver, readDevice } from "./device.ts";
  * }
  * ```
  */
-export interface CudaDeviceInfo {
+export interface CudaDeviceInfo extends DeviceEntry {
   /** Always `"cuda"`. */
   readonly backend: "cuda";
+  /** `"cuda:<ordinal>"`, accepted by `createClient({ device })`. */
+  readonly id: `cuda:${number}`;
+  /** Position in the list: the ordinal. */
+  readonly index: number;
   /** The device ordinal. */
   readonly ordinal: number;
   /** `cuDeviceGetName`. */
@@ -72,6 +77,8 @@ export function listCudaDevices(options: CudaDriverOptions = {}): CudaDeviceInfo
     }
     devices.push({
       backend: "cuda",
+      id: `cuda:${ordinal}`,
+      index: ordinal,
       ordinal,
       name,
       totalMemory,

@@ -128,3 +128,8 @@ export const CUDA_KERNELS: {
   matmulF32: shipped("matmul_f32", "matmul", [16, 16, 1]),
   matmulTiledF32: shipped("matmul_tiled_f32", "matmul", [16, 16, 1]),
 };
+
+/** The name of a kernel in messages: its id, else its entry point. */
+export function kernelName(kernel: CudaKernel): string {
+  return kernel.id ?? kernel.entryPoint;
+}

@@ -36,3 +36,4 @@ export {
   type CudaSignalWaitOptions,
   CudaTimelineSignal,
 } from "../../../sync/cuda_signal.ts";
+export { cudaBackend } from "./backend.ts";

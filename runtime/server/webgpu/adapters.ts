@@ -10,6 +10,7 @@
  */
 
 import { NoAdapterError } from "../../core/errors.ts";
+import type { DeviceEntry } from "../backend_descriptor.ts";
 
 /**
  * A WebGPU adapter found by {@linkcode listWebGpuAdapters}; `createClient({ device: info })`
@@ -23,15 +24,22 @@ import { NoAdapterError } from "../../core/errors.ts";
  * }
  * ```
  */
-export interface WebGpuDeviceInfo {
+export interface WebGpuDeviceInfo extends DeviceEntry {
   /** Always `"webgpu"`. */
   readonly backend: "webgpu";
+  /** `"webgpu:<index>"`, accepted by `createClient({ device })`. */
+  readonly id: `webgpu:${number}`;
   /** Position in the list. */
   readonly index: number;
   /** The adapter's description, else its vendor and architecture. */
   readonly name: string;
-  /** `GPUAdapterInfo.vendor`. */
+  /** `GPUAdapterInfo.vendor`, as the implementation reports it (a name, or a number in text). */
   readonly vendor: string;
+  /**
+   * The PCI vendor id, where `vendor` is a number in text (Deno reports `"65541"`, 0x10005, for
+   * Mesa's software adapters): `undefined` where it is a name.
+   */
+  readonly vendorId: number | undefined;
   /** `GPUAdapterInfo.architecture`. */
   readonly architecture: string;
   /** `GPUAdapterInfo.device`. */
@@ -76,10 +84,12 @@ export async function listWebGpuAdapters(): Promise<WebGpuDeviceInfo[]> {
     const info = adapter.info;
     found.push({
       backend: "webgpu",
+      id: `webgpu:${found.length}`,
       index: found.length,
       name: info.description || [info.vendor, info.architecture].filter(Boolean).join(" ") ||
         "WebGPU adapter",
       vendor: info.vendor,
+      vendorId: /^(0x[0-9a-f]+|[0-9]+)$/i.test(info.vendor) ? Number(info.vendor) : undefined,
       architecture: info.architecture,
       device: info.device,
       isFallbackAdapter: isFallback(adapter),

@@ -23,3 +23,4 @@ export { WebGpuStorage } from "./memory/storage.ts";
 export type { WgslKernel } from "./kernel.ts";
 export { WebGpuProfiler } from "./profile/profiler.ts";
 export { INFO_SCALAR_ORDER, type InfoLayout, packInfo } from "./launch/_info_layout.ts";
+export { webgpuBackend } from "./backend.ts";

@@ -15,7 +15,7 @@ import {
   type CudaDriver,
   type CudaDriverError,
 } from "../_ffi.ts";
-import { describeMismatch } from "./_ptx_version.ts";
+import { describeMismatch } from "../_ptx_version.ts";
 
 const CU_JIT_ERROR_LOG_BUFFER = 5;
 const CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;

@@ -17,7 +17,7 @@
 
 import { readPermittedEnv } from "../../../core/config.ts";
 import { CompilationError, DriverError, UnsupportedError } from "../../../core/errors.ts";
-import { cudaVersionName } from "./_ptx_version.ts";
+import { cudaVersionName } from "../_ptx_version.ts";
 
 const R = "i32" as const;
 const NVRTC_SYMBOLS = {

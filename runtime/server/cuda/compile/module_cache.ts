@@ -22,8 +22,8 @@
 import { CompilationError, type ComputeError, UnsupportedError } from "../../../core/errors.ts";
 import { CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
 import { Nvrtc } from "./_nvrtc.ts";
-import { kernelName } from "../launch/_check_launch.ts";
-import { cudaVersionName, isaName, maxPtxIsa } from "./_ptx_version.ts";
+import { kernelName } from "../kernel.ts";
+import { cudaVersionName, isaName, maxPtxIsa } from "../_ptx_version.ts";
 import { isMismatch, type Loaded, loadError, loadModule } from "./_module_load.ts";
 import type { CudaKernel } from "../kernel.ts";
 

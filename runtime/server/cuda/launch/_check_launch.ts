@@ -16,7 +16,7 @@ import {
   describe,
 } from "../../../core/_argument_checks.ts";
 import type { KernelLaunch } from "../../server.ts";
-import type { CudaKernel } from "../kernel.ts";
+import { type CudaKernel, kernelName } from "../kernel.ts";
 
 const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
 
@@ -81,9 +81,4 @@ export function checkKernel(kernel: CudaKernel): void {
       `Kernel '${kernelName(kernel)}' sharedMemoryBytes`,
     );
   }
-}
-
-/** The name of a kernel in messages: its id, else its entry point. */
-export function kernelName(kernel: CudaKernel): string {
-  return kernel.id ?? kernel.entryPoint;
 }

@@ -24,7 +24,7 @@ import type { CudaKernel } from "../kernel.ts";
 import type { ModuleCache } from "../compile/module_cache.ts";
 import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
-import { kernelName } from "./_check_launch.ts";
+import { kernelName } from "../kernel.ts";
 
 /** The marshalled parameters of one launch. */
 export interface LaunchParams {

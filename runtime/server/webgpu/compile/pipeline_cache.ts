@@ -17,7 +17,6 @@
 
 import { CompilationError } from "../../../core/errors.ts";
 import type { WgslKernel } from "../kernel.ts";
-import { checkBindingLimits } from "../launch/_check_launch.ts";
 import { foldKernel } from "./_fold.ts";
 import {
   checkWorkgroupSize,
@@ -305,5 +304,32 @@ function checkLimits(reflection: KernelReflection, limits: GPUSupportedLimits): 
       reflection.name,
       `${invocations} invocations per workgroup exceed the device limit ${limits.maxComputeInvocationsPerWorkgroup}`,
     );
+  }
+}
+
+/**
+ * Throws `CompilationError` when a kernel declares more storage or uniform buffers than the
+ * device allows per shader stage (pipeline creation would fail later, asynchronously).
+ */
+export function checkBindingLimits(
+  kernel: string,
+  bindings: readonly { readonly uniform: boolean; readonly line?: number }[],
+  limits: GPUSupportedLimits,
+): void {
+  for (
+    const [uniform, limit] of [
+      [false, "maxStorageBuffersPerShaderStage"],
+      [true, "maxUniformBuffersPerShaderStage"],
+    ] as const
+  ) {
+    const matching = bindings.filter((b) => b.uniform === uniform);
+    if (matching.length > limits[limit]) {
+      throw new CompilationError(
+        kernel,
+        `${matching.length} ${uniform ? "uniform" : "storage"} buffers are declared, the ` +
+          `device allows ${limits[limit]} per shader stage (${limit})`,
+        matching[limits[limit]].line,
+      );
+    }
   }
 }

@@ -6,38 +6,11 @@
  * @module
  */
 
-import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
+import { KernelArgumentError } from "../../../core/errors.ts";
 import type { KernelLaunch } from "../../server.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { infoSize } from "./_info_layout.ts";
 import type { ReflectedBinding } from "../compile/_reflect.ts";
-
-/**
- * Throws `CompilationError` when a kernel declares more storage or uniform buffers than the
- * device allows per shader stage (pipeline creation would fail later, asynchronously).
- */
-export function checkBindingLimits(
-  kernel: string,
-  bindings: readonly { readonly uniform: boolean; readonly line?: number }[],
-  limits: GPUSupportedLimits,
-): void {
-  for (
-    const [uniform, limit] of [
-      [false, "maxStorageBuffersPerShaderStage"],
-      [true, "maxUniformBuffersPerShaderStage"],
-    ] as const
-  ) {
-    const matching = bindings.filter((b) => b.uniform === uniform);
-    if (matching.length > limits[limit]) {
-      throw new CompilationError(
-        kernel,
-        `${matching.length} ${uniform ? "uniform" : "storage"} buffers are declared, the ` +
-          `device allows ${limits[limit]} per shader stage (${limit})`,
-        matching[limits[limit]].line,
-      );
-    }
-  }
-}
 
 /**
  * The info buffer size of a launch with scalars or metadata, checked against the WGSL: no

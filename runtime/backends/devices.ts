@@ -8,8 +8,9 @@
  */
 
 import type { RuntimeOptions } from "../core/config.ts";
-import { deno } from "../core/_platform.ts";
-import { BackendUnavailableError, ComputeError } from "../core/errors.ts";
+import { ComputeError } from "../core/errors.ts";
+import type { DeviceEntry } from "../server/backend_descriptor.ts";
+import { backendNames, loadBackend } from "./registry.ts";
 import type { WebGpuDeviceInfo } from "../server/webgpu/adapters.ts";
 import type { CudaDeviceInfo } from "../server/cuda/devices.ts";
 import { createClient, type CudaClient, type WebGpuClient } from "./create_client.ts";
@@ -39,9 +40,10 @@ export interface ListDevicesOptions {
   /**
    * One backend only; its unavailability is then an error (`BACKEND_UNAVAILABLE`) instead of an
    * empty part of the list.
-   * @default {undefined} (both: WebGPU adapters, then CUDA devices where the driver loads)
+   * @default {undefined} (every registered backend: WebGPU adapters, then CUDA devices where the
+   * driver loads)
    */
-  backend?: "webgpu" | "cuda";
+  backend?: string;
   /**
    * The CUDA driver library (see `CudaDriverOptions.library`).
    * @default {undefined}
@@ -70,40 +72,45 @@ export function listDevices(
 export function listDevices(
   options: ListDevicesOptions & { backend: "cuda" },
 ): Promise<CudaDeviceInfo[]>;
-/** The devices of both backends (see above). */
+/** The devices of a shipped backend (see above). */
+export function listDevices(
+  options: ListDevicesOptions & { backend: "webgpu" | "cuda" },
+): Promise<DeviceInfo[]>;
+/** The devices of one registered backend (see above). */
+export function listDevices(
+  options: ListDevicesOptions & { backend: string },
+): Promise<DeviceEntry[]>;
+/** The devices of every backend (see above). */
 export function listDevices(options?: ListDevicesOptions): Promise<DeviceInfo[]>;
-export async function listDevices(options: ListDevicesOptions = {}): Promise<DeviceInfo[]> {
+export async function listDevices(options: ListDevicesOptions = {}): Promise<DeviceEntry[]> {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`options must be an object, got ${String(options)}`);
   }
   const { backend } = options;
-  if (backend !== undefined && backend !== "webgpu" && backend !== "cuda") {
-    throw new RangeError(`backend must be "webgpu" or "cuda", got ${JSON.stringify(backend)}`);
+  if (backend !== undefined) {
+    if (typeof backend !== "string") {
+      throw new TypeError(`options.backend must be a backend name, got ${String(backend)}`);
+    }
+    return [
+      ...await (await loadBackend(backend)).listDevices(
+        options as Readonly<Record<string, unknown>>,
+      ),
+    ];
   }
-  const devices: DeviceInfo[] = [];
-  if (backend !== "cuda") {
-    const { listWebGpuAdapters } = await import("../server/webgpu/adapters.ts");
-    devices.push(...await listWebGpuAdapters());
-  }
-  if (backend === "cuda") devices.push(...await cudaDevices(options.library));
-  else if (backend === undefined && deno !== undefined) {
+  const devices: DeviceEntry[] = [];
+  for (const name of backendNames()) {
     try {
-      devices.push(...await cudaDevices(options.library));
+      devices.push(
+        ...await (await loadBackend(name)).listDevices(
+          options as Readonly<Record<string, unknown>>,
+        ),
+      );
     } catch (error) {
-      // Not here: no driver, no device, or no --allow-ffi. Anything else is a real failure.
-      const unavailable = error instanceof ComputeError && error.code === "BACKEND_UNAVAILABLE";
-      if (!unavailable && !(error instanceof deno.errors.NotCapable)) throw error;
+      // Not here: no driver, no device, no permission. Anything else is a real failure.
+      if (!(error instanceof ComputeError && error.code === "BACKEND_UNAVAILABLE")) throw error;
     }
   }
   return devices;
-}
-
-async function cudaDevices(library: string | undefined): Promise<CudaDeviceInfo[]> {
-  if (deno === undefined) {
-    throw new BackendUnavailableError("cuda", "it needs Deno's FFI, and this host is not Deno", []);
-  }
-  const { listCudaDevices } = await import("../server/cuda/devices.ts");
-  return listCudaDevices(library === undefined ? {} : { library });
 }
 
 /**
@@ -151,9 +158,7 @@ export async function createClients(
   try {
     for (const device of devices) {
       clients.push(
-        device?.backend === "cuda"
-          ? await createClient({ ...options, device })
-          : await createClient({ ...options, device: device as WebGpuDeviceInfo }),
+        await createClient({ ...options, device } as { device: WebGpuDeviceInfo }),
       );
     }
   } catch (error) {
