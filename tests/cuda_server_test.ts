@@ -165,7 +165,12 @@ Deno.test("the GC's poll on CUDA is one cuEventQuery; a complete event returns t
   const events = new EventPool(driver);
   const backend = new CudaStreamBackend(driver, events, {
     timeoutMs: 50,
-    destroyed: () => destroyed,
+    owner: {
+      get destroyed() {
+        return destroyed;
+      },
+      bind() {},
+    },
   });
   try {
     const stream = backend.createStream();

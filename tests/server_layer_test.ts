@@ -73,20 +73,18 @@ Deno.test("createAllocations checks every descriptor before reserving, and reser
     ) {
       assert.throws(
         () =>
-          createAllocations([good, bad as never], {
+          createAllocations([good, bad as never], 0, {
             layout: contiguousLayout,
-            allocate: backend.allocate,
-            maxAllocationSize: 1024,
+            memory: { allocate: backend.allocate, maxAllocationSize: 1024 },
           }),
         error,
       );
     }
     assert.throws(
       () =>
-        createAllocations("x" as never, {
+        createAllocations("x" as never, 0, {
           layout: contiguousLayout,
-          allocate: backend.allocate,
-          maxAllocationSize: 1024,
+          memory: { allocate: backend.allocate, maxAllocationSize: 1024 },
         }),
       TypeError,
     );
@@ -96,10 +94,9 @@ Deno.test("createAllocations checks every descriptor before reserving, and reser
     const backend = reservations();
     assert.throws(
       () =>
-        createAllocations([AllocationDescriptor.contiguous([2 ** 30, 2 ** 30], 8)], {
+        createAllocations([AllocationDescriptor.contiguous([2 ** 30, 2 ** 30], 8)], 0, {
           layout: contiguousLayout,
-          allocate: backend.allocate,
-          maxAllocationSize: 1024,
+          memory: { allocate: backend.allocate, maxAllocationSize: 1024 },
         }),
       (e: Error & { code?: string }) => e.code === "BUFFER_TOO_BIG" && /1 KiB/.test(e.message),
     );
@@ -115,10 +112,9 @@ Deno.test("createAllocations checks every descriptor before reserving, and reser
     const descriptors = [4, 8, 16].map((n) => AllocationDescriptor.contiguous([n], 1));
     assert.throws(
       () =>
-        createAllocations(descriptors, {
+        createAllocations(descriptors, 0, {
           layout: contiguousLayout,
-          allocate,
-          maxAllocationSize: 64,
+          memory: { allocate: allocate, maxAllocationSize: 64 },
         }),
       /out of pages/,
     );
@@ -130,10 +126,10 @@ Deno.test("createAllocations checks every descriptor before reserving, and reser
     const padded = () => ({ bytes: 64, strides: [16, 1] });
     const [a, b] = createAllocations(
       [AllocationDescriptor.optimized([2, 3], 4), AllocationDescriptor.contiguous([5], 2)],
+      0,
       {
         layout: (d) => d.kind === "optimized" ? padded() : contiguousLayout(d),
-        allocate: backend.allocate,
-        maxAllocationSize: 1024,
+        memory: { allocate: backend.allocate, maxAllocationSize: 1024 },
       },
     );
     assert.deepEqual([a.handle.size(), a.strides], [64, [16, 1]]);
@@ -153,24 +149,26 @@ Deno.test("checkEmpty and createWithData check sizes and kinds first; a failed u
   assert.throws(() => checkEmpty(8, { dtype: "f33" as never }), TypeError);
   const backend = reservations();
   const written: WriteEntry[][] = [];
-  const primitives = {
-    allocate: (bytes: number) => backend.allocate(bytes),
-    write: (entries: readonly WriteEntry[]) => void written.push([...entries]),
+  const parts = {
+    memory: { allocate: (bytes: number) => backend.allocate(bytes), maxAllocationSize: 1024 },
+    server: { write: (entries: readonly WriteEntry[]) => void written.push([...entries]) },
   };
-  assert.throws(() => createWithData([1, 2] as never, undefined, primitives), TypeError);
-  assert.throws(() => createWithData(new Uint8Array(6), { dtype: "u32" }, primitives), RangeError);
+  assert.throws(() => createWithData([1, 2] as never, undefined, 0, parts), TypeError);
+  assert.throws(() => createWithData(new Uint8Array(6), { dtype: "u32" }, 0, parts), RangeError);
   assert.equal(backend.made.length, 0, "checked before anything is reserved");
-  using handle = createWithData(new Uint8Array([1, 2, 3, 4]), undefined, primitives);
+  using handle = createWithData(new Uint8Array([1, 2, 3, 4]), undefined, 0, parts);
   assert.equal(handle.size(), 4);
   assert.deepEqual([...written[0][0].data], [1, 2, 3, 4]);
   assert.equal(written[0][0].descriptor.ref.slice.record, handle.slice.record);
   const failing = {
-    ...primitives,
-    write: () => {
-      throw new RangeError("no");
+    ...parts,
+    server: {
+      write: () => {
+        throw new RangeError("no");
+      },
     },
   };
-  assert.throws(() => createWithData(new Uint8Array(4), undefined, failing), /no/);
+  assert.throws(() => createWithData(new Uint8Array(4), undefined, 0, failing), /no/);
   assert.equal(backend.made.at(-1)!.disposed, true, "the new handle was given back");
 });
 

@@ -19,6 +19,7 @@ import {
   EventPool,
   type HostWaitOptions,
   pollEvent,
+  type WaitOwner,
 } from "./queue/streams.ts";
 import type { CopyContext } from "./memory/_write.ts";
 import type { CudaDevice } from "./device.ts";
@@ -33,7 +34,7 @@ import { ServerMarks } from "./queue/_marks.ts";
 import { PeerAccess } from "./memory/_peer.ts";
 
 /** The parts of one CUDA server. */
-export class CudaParts {
+export class CudaParts implements WaitOwner {
   readonly device: CudaDevice;
   readonly timeoutMs: number;
   readonly events: EventPool;
@@ -64,7 +65,7 @@ export class CudaParts {
     this.device = device;
     this.timeoutMs = timeoutMs;
     this.#state = state;
-    const wait = { timeoutMs, destroyed: () => state.destroyed, bind: this.bind };
+    const wait = { timeoutMs, owner: this };
     this.events = new EventPool(driver);
     this.backend = new CudaStreamBackend(driver, this.events, wait);
     this.streams = new MultiStream(this.backend, {
@@ -108,10 +109,14 @@ export class CudaParts {
     if (!this.#state.destroyed) this.device.makeCurrent();
   };
 
+  /** True once the server was destroyed (waits and signals then refuse with `DESTROYED`). */
+  get destroyed(): boolean {
+    return this.#state.destroyed;
+  }
+
   /** A timeline signal on `stream`'s CUDA stream, destroyed with the server at the latest. */
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
-    const options = { destroyed: () => this.#state.destroyed, bind: this.bind };
-    const events = signalEvents(this.device.driver, this.streams.stream(stream), options);
+    const events = signalEvents(this.device.driver, this.streams.stream(stream), this);
     const signal = new CudaTimelineSignal(events);
     this.#signals.add(signal);
     this.marks.adopt(signal); // other CUDA servers' streams may wait on its events
@@ -168,8 +173,7 @@ export class CudaParts {
 
   /** The options of a host wait for `what` ("a read"): the timeout, the server's state. */
   wait(what: string): HostWaitOptions {
-    const state = this.#state;
-    return { timeoutMs: this.timeoutMs, what, destroyed: () => state.destroyed, bind: this.bind };
+    return { timeoutMs: this.timeoutMs, what, owner: this };
   }
 
   /**

@@ -37,20 +37,18 @@ import type {
 } from "../server.ts";
 import {
   checkEmpty,
-  copyTarget,
   copyThroughHost,
   createAllocations,
   createWithData,
   leaseResource,
   ServerState,
-  writeTargets,
 } from "../shared/mod.ts";
 import { checkLaunch } from "./launch/_check_launch.ts";
 import { launch } from "./launch/launcher.ts";
-import { copyLayout, optimizedLayout } from "./memory/_copy_layout.ts";
-import { read } from "./memory/_read.ts";
+import { optimizedLayout } from "./memory/_copy_layout.ts";
+import { read, readSources } from "./memory/_read.ts";
 import { CudaParts } from "./_parts.ts";
-import { enqueueWrite } from "./memory/_write.ts";
+import { enqueueWrite, writeTargetsOf } from "./memory/_write.ts";
 import { CudaDevice } from "./device.ts";
 import { waitOnMark } from "./queue/_marks.ts";
 import { copyOnDevices, enqueueCopyBetween } from "./memory/_peer.ts";
@@ -188,10 +186,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
     this.#assertUsable(stream);
-    return createAllocations(descriptors, {
+    return createAllocations(descriptors, stream, {
       layout: optimizedLayout,
-      allocate: (bytes) => this.#parts.memory.allocate(bytes, stream),
-      maxAllocationSize: this.#parts.memory.maxAllocationSize,
+      memory: this.#parts.memory,
     });
   }
 
@@ -213,20 +210,14 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   createWithData(data: Uint8Array, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
-    return createWithData(data, kind, {
-      allocate: (bytes, kind) => this.#parts.memory.allocate(bytes, stream, kind),
-      write: (entries) => this.write(entries, stream),
-    });
+    return createWithData(data, kind, stream, { memory: this.#parts.memory, server: this });
   }
 
   async read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]> {
     this.#assertUsable(stream);
     if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
     this.#parts.streams.errors.throwFor(stream);
-    const sources = descriptors.map((d) => {
-      const { at, extent } = copyTarget(d, { layout: copyLayout, locate: this.#locate });
-      return { at, layout: extent };
-    });
+    const sources = readSources(descriptors, this.#locate);
     const trace = this.#parts.profiler.trace, start = trace && performance.now();
     const ordered = orderOn(this.#parts, stream, descriptors.map((d) => d.ref));
     // read() enqueues synchronously, up to its first await: finish right after.
@@ -242,8 +233,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   write(entries: readonly WriteEntry[], stream: StreamId): void {
     this.#assertUsable(stream);
-    const targets = writeTargets(entries, { layout: copyLayout, locate: this.#locate })
-      .map(({ at, extent, data }) => ({ at, layout: extent, data }));
+    const targets = writeTargetsOf(entries, this.#locate);
     if (targets.length === 0) return;
     using ordered = orderOn(this.#parts, stream, entries.map((e) => e.descriptor.ref));
     enqueueWrite(this.#parts.copy, targets, ordered.stream);

@@ -2,7 +2,8 @@
  * Allocation as every server does it: descriptors checked and laid out before anything is
  * reserved, all reserved or none (rollback), `empty` and `createWithData` with their
  * {@linkcode HandleKind} checked first and the new handle given back when its upload fails.
- * The backend gives its primitives: its layout of a descriptor, and its reservation.
+ * The backend gives its parts: its layout of a descriptor, its memory ({@linkcode HandleAllocator}),
+ * and for uploads the server itself (its `write`).
  *
  * @module
  */
@@ -16,7 +17,29 @@ import { BufferTooBigError } from "../../core/errors.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import { checkHandleKind, type HandleKind } from "../../core/handles/handle_kind.ts";
 import { assertNonNegativeInteger, checkShape } from "../../core/_argument_checks.ts";
-import type { WriteEntry } from "../server.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import type { ComputeServer } from "../server.ts";
+
+/**
+ * What the shared layer needs of a backend's memory part: reserving bytes as a new handle of a
+ * stream, and the largest reservation (named in errors).
+ *
+ * @example
+ * ```ts
+ * import { Handle, type HandleAllocator, SliceHandle, SliceRecord } from "@gpucompute/runtime/backend";
+ * const memory: HandleAllocator = {
+ *   maxAllocationSize: 2 ** 30,
+ *   allocate: (bytes, stream) =>
+ *     new Handle(new SliceHandle(new SliceRecord()), { stream, cursor: 0, size: bytes }),
+ * };
+ * ```
+ */
+export interface HandleAllocator {
+  /** The largest reservation, in bytes. */
+  readonly maxAllocationSize: number;
+  /** Reserves `bytes` as a new handle made on `stream` (of `kind`'s element type when given). */
+  allocate(bytes: number, stream: StreamId, kind?: HandleKind): Handle;
+}
 
 /**
  * A backend's layout of an allocation: its byte size and its strides in elements.
@@ -56,7 +79,7 @@ export function contiguousLayout(descriptor: AllocationDescriptor): AllocationLa
 
 /**
  * Checks every descriptor (`TypeError` / `RangeError`, `BUFFER_TOO_BIG` past the safe integers)
- * and lays it out with `layout`, then reserves each with `allocate`: all or none, the handles
+ * and lays it out with `layout`, then reserves each on `stream` from `memory`: all or none, the handles
  * reserved before a failure are disposed. The descriptors are read during the call only.
  *
  * @example
@@ -69,12 +92,14 @@ export function contiguousLayout(descriptor: AllocationDescriptor): AllocationLa
  *   SliceHandle,
  *   SliceRecord,
  * } from "@gpucompute/runtime/backend";
- * const allocate = (bytes: number) =>
- *   new Handle(new SliceHandle(new SliceRecord()), { stream: 0, cursor: 0, size: bytes });
- * const [a] = createAllocations([AllocationDescriptor.contiguous([4], 4)], {
- *   layout: contiguousLayout,
- *   allocate,
+ * const memory = {
  *   maxAllocationSize: 2 ** 30,
+ *   allocate: (bytes: number, stream: number) =>
+ *     new Handle(new SliceHandle(new SliceRecord()), { stream, cursor: 0, size: bytes }),
+ * };
+ * const [a] = createAllocations([AllocationDescriptor.contiguous([4], 4)], 0, {
+ *   layout: contiguousLayout,
+ *   memory,
  * });
  * console.log(a.handle.size(), a.strides); // 16 [ 1 ]
  * a.handle.dispose();
@@ -82,11 +107,10 @@ export function contiguousLayout(descriptor: AllocationDescriptor): AllocationLa
  */
 export function createAllocations(
   descriptors: readonly AllocationDescriptor[],
-  primitives: {
+  stream: StreamId,
+  parts: {
     readonly layout: (descriptor: AllocationDescriptor) => AllocationLayout;
-    readonly allocate: (bytes: number) => Handle;
-    /** The largest reservation, named when a layout is past the safe integers. */
-    readonly maxAllocationSize: number;
+    readonly memory: HandleAllocator;
   },
 ): Allocation[] {
   if (!Array.isArray(descriptors)) throw new TypeError("descriptors must be an array");
@@ -95,9 +119,9 @@ export function createAllocations(
     const d = descriptors[i];
     if (d?.kind !== "contiguous" && d?.kind !== "optimized") notADescriptor(i);
     checkShape(d.shape, d.elemSize);
-    const layout = primitives.layout(d);
+    const layout = parts.layout(d);
     if (!Number.isSafeInteger(layout.bytes)) {
-      throw new BufferTooBigError(layout.bytes, primitives.maxAllocationSize);
+      throw new BufferTooBigError(layout.bytes, parts.memory.maxAllocationSize);
     }
     layouts[i] = layout;
   }
@@ -106,7 +130,7 @@ export function createAllocations(
   try {
     for (; made < layouts.length; made++) {
       const { bytes, strides } = layouts[made];
-      allocations[made] = { handle: primitives.allocate(bytes), strides };
+      allocations[made] = { handle: parts.memory.allocate(bytes, stream), strides };
     }
   } catch (error) {
     for (let i = 0; i < made; i++) allocations[i].handle.dispose();
@@ -135,32 +159,28 @@ export function checkEmpty(byteSize: number, kind: HandleKind | undefined): void
 }
 
 /**
- * `createWithData` on every backend: checks `data` and `kind`, reserves with `allocate`, writes
- * the bytes with the server's `write` (in stream order), and disposes the new handle when the
- * write throws.
+ * `createWithData` on every backend: checks `data` and `kind`, reserves on `stream` from `memory`,
+ * writes the bytes with the server's `write` (in stream order), and disposes the new handle when
+ * the write throws.
  *
  * @example
  * ```ts ignore
- * createWithData(data, kind, {
- *   allocate: (bytes, kind) => this.#allocate(bytes, stream, kind),
- *   write: (entries) => this.write(entries, stream),
- * });
+ * // inside a server's createWithData(data, stream, kind):
+ * return createWithData(data, kind, stream, { memory: this.#parts.memory, server: this });
  * ```
  */
 export function createWithData(
   data: Uint8Array,
   kind: HandleKind | undefined,
-  primitives: {
-    readonly allocate: (bytes: number, kind: HandleKind | undefined) => Handle;
-    readonly write: (entries: readonly WriteEntry[]) => void;
-  },
+  stream: StreamId,
+  parts: { readonly memory: HandleAllocator; readonly server: Pick<ComputeServer, "write"> },
 ): Handle {
   if (!(data instanceof Uint8Array)) throw new TypeError("data must be a Uint8Array");
   if (kind !== undefined) checkHandleKind(data.byteLength, kind);
-  const handle = primitives.allocate(data.byteLength, kind);
+  const handle = parts.memory.allocate(data.byteLength, stream, kind);
   try {
     const descriptor = handle.copyDescriptor([data.byteLength], [1], 1);
-    primitives.write([{ descriptor, data }]);
+    parts.server.write([{ descriptor, data }], stream);
   } catch (error) {
     handle.dispose();
     throw error;

@@ -11,7 +11,10 @@
 import { resolveConfig } from "../../core/config.ts";
 import { type ComputeError, DeviceLostError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
+import { Handle } from "../../core/handles/handle.ts";
+import type { HandleKind } from "../../core/handles/handle_kind.ts";
 import { SchedulerMultiStream } from "../../stream/scheduler.ts";
+import type { HandleAllocator } from "../shared/allocate.ts";
 import type { ServerState } from "../shared/server_state.ts";
 import { BindGroupCache } from "./launch/_bind_group_cache.ts";
 import { awaitDevice } from "./queue/_device_wait.ts";
@@ -27,7 +30,7 @@ import type { WebGpuDevice } from "./device.ts";
 import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
 
 /** The parts of one WebGPU server. */
-export class WebGpuParts {
+export class WebGpuParts implements HandleAllocator {
   readonly gpu: WebGpuDevice;
   readonly memory: WebGpuMemory;
   readonly pipelines: PipelineCache;
@@ -90,8 +93,23 @@ export class WebGpuParts {
   }
 
   /** Awaits a device promise; `DESTROYED` or `DEVICE_LOST` if the server closed meanwhile. */
-  settle<T>(promise: Promise<T>): Promise<T> {
+  awaitDevice<T>(promise: Promise<T>): Promise<T> {
     return awaitDevice(promise, (cause) => this.closedError(cause));
+  }
+
+  /** The largest reservation, in bytes ({@linkcode HandleAllocator}). */
+  get maxAllocationSize(): number {
+    return this.memory.maxAllocationSize;
+  }
+
+  /**
+   * Reserves `size` bytes as a new handle of `stream`, made at the stream's cursor now
+   * ({@linkcode HandleAllocator}: what the shared layer's allocation reserves with).
+   */
+  allocate(size: number, stream: StreamId, kind?: HandleKind): Handle {
+    const slice = this.memory.reserve(size);
+    const cursor = this.scheduler.stream(stream).cursor;
+    return Handle.fresh(slice, stream, cursor, size, kind);
   }
 
   /** The error of a server that was destroyed or lost its device, else `undefined`. */
@@ -129,12 +147,7 @@ export class WebGpuParts {
   sampleMemory(): void {
     if (this.profiler.trace === undefined) return;
     const usage = this.memory.usage();
-    this.profiler.record({
-      type: "memory",
-      at: performance.now(),
-      inUse: usage.bytesInUse,
-      reserved: usage.bytesReserved,
-    });
+    this.profiler.memory(usage.bytesInUse, usage.bytesReserved);
   }
 
   /** Releases every part (an adopted device lives on). */

@@ -24,7 +24,7 @@
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { DriverError, NotReadyError, UnsupportedError } from "../../core/errors.ts";
-import { Handle, type HandleKind } from "../../core/handles/handle.ts";
+import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
 import type {
@@ -79,7 +79,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   readonly #state = new ServerState("WebGPU server");
   readonly #parts: WebGpuParts;
   readonly #copyLayout = (d: CopyDescriptor) => contiguousExtent(d, "WebGPU");
-  readonly #locate = (ref: HandleRef) => this.#parts.memory.range(ref);
+  readonly #locate = (ref: HandleRef) => this.#parts.memory.locate(ref);
 
   /** Requests (or adopts) a device and builds a server on it. */
   static async create(options: WebGpuServerOptions = {}): Promise<WebGpuServer> {
@@ -120,10 +120,9 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {
     this.#assertUsable(stream);
-    const allocations = createAllocations(descriptors, {
+    const allocations = createAllocations(descriptors, stream, {
       layout: contiguousLayout,
-      allocate: (bytes) => this.#allocate(bytes, stream),
-      maxAllocationSize: this.#parts.memory.maxAllocationSize,
+      memory: this.#parts,
     });
     this.#parts.sampleMemory();
     return allocations;
@@ -132,7 +131,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   empty(byteSize: number, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
     checkEmpty(byteSize, kind);
-    const handle = this.#allocate(byteSize, stream, kind);
+    const handle = this.#parts.allocate(byteSize, stream, kind);
     this.#parts.sampleMemory();
     return handle;
   }
@@ -144,10 +143,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   createWithData(data: Uint8Array, stream: StreamId, kind?: HandleKind): Handle {
     this.#assertUsable(stream);
-    const handle = createWithData(data, kind, {
-      allocate: (bytes, kind) => this.#allocate(bytes, stream, kind),
-      write: (entries) => this.write(entries, stream),
-    });
+    const handle = createWithData(data, kind, stream, { memory: this.#parts, server: this });
     this.#parts.sampleMemory();
     return handle;
   }
@@ -168,22 +164,14 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     }
     this.#parts.scheduler.executeStreams([stream]);
     // The copy may sit in a parked submission: map only once it went out.
-    if (this.#parts.encoder.parking) await this.#parts.settle(this.#parts.encoder.released());
+    if (this.#parts.encoder.parking) await this.#parts.awaitDevice(this.#parts.encoder.released());
     const mapStart = performance.now();
-    const result = await this.#parts.settle(read.result());
+    const result = await this.#parts.awaitDevice(read.result());
     if (this.#parts.profiler.trace !== undefined) {
-      const end = performance.now();
-      this.#parts.profiler.record({
-        type: "read",
-        stream,
-        start,
-        mapStart,
-        end,
-        bytes: read.bytes,
-      });
+      this.#parts.profiler.span({ type: "read", stream, start, mapStart, bytes: read.bytes });
       this.#parts.sampleMemory();
     }
-    await this.#parts.settle(this.#parts.encoder.validated(stream));
+    await this.#parts.awaitDevice(this.#parts.encoder.validated(stream));
     this.#parts.encoder.errors.throwFor(stream);
     return result;
   }
@@ -212,20 +200,20 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#assertUsable(stream);
     const start = performance.now();
     this.#parts.scheduler.executeAll();
-    if (this.#parts.encoder.parking) await this.#parts.settle(this.#parts.encoder.released());
-    await this.#parts.settle(this.device.queue.onSubmittedWorkDone());
+    if (this.#parts.encoder.parking) await this.#parts.awaitDevice(this.#parts.encoder.released());
+    await this.#parts.awaitDevice(this.device.queue.onSubmittedWorkDone());
     if (this.#parts.profiler.trace !== undefined) {
-      this.#parts.profiler.record({ type: "sync", stream, start, end: performance.now() });
+      this.#parts.profiler.span({ type: "sync", stream, start });
       this.#parts.sampleMemory();
     }
-    await this.#parts.settle(this.#parts.encoder.validated(stream));
+    await this.#parts.awaitDevice(this.#parts.encoder.validated(stream));
     this.#parts.encoder.errors.throwFor(stream);
   }
 
   getResource(ref: HandleRef, stream: StreamId): ResourceLease<GPUBuffer> {
     this.#assertUsable(stream);
     if (!(ref instanceof HandleRef)) throw new TypeError("getResource needs a HandleRef");
-    const at = this.#parts.memory.range(ref);
+    const at = this.#parts.memory.locate(ref);
     // Registered like any use of the ref, so the scheduler submits the streams it depends on.
     this.#parts.scheduler.registerChecked(stream, ORDER_ONLY, [ref], undefined);
     this.#parts.scheduler.executeStreams([stream]);
@@ -328,7 +316,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#parts.scheduler.executeStreams([stream]);
     try {
       // DESTROYED or DEVICE_LOST while pending.
-      return this.#parts.settle(this.#parts.profiler.end(token, this.#parts.parkedWork()));
+      return this.#parts.awaitDevice(this.#parts.profiler.end(token, this.#parts.parkedWork()));
     } finally {
       this.#parts.updateTiming();
     }
@@ -350,7 +338,9 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#parts.sampleMemory();
     try {
       const info = { backend: "webgpu", device: this.#parts.gpu.name };
-      return this.#parts.settle(this.#parts.profiler.stopTrace(info, this.#parts.parkedWork()));
+      return this.#parts.awaitDevice(
+        this.#parts.profiler.stopTrace(info, this.#parts.parkedWork()),
+      );
     } finally {
       this.#parts.updateTiming();
     }
@@ -377,12 +367,6 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   /** Same as {@linkcode destroy}. */
   [Symbol.dispose](): void {
     this.destroy();
-  }
-
-  #allocate(size: number, stream: StreamId, kind?: HandleKind): Handle {
-    const slice = this.#parts.memory.reserve(size);
-    const cursor = this.#parts.scheduler.stream(stream).cursor;
-    return Handle.fresh(slice, stream, cursor, size, kind);
   }
 
   #assertUsable(stream?: StreamId): void {

@@ -7,8 +7,11 @@
  * @module
  */
 
+import type { CopyDescriptor } from "../../../core/allocation.ts";
+import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import type { ResourceRange } from "../../server.ts";
-import { type CopyLayout, memcpy2d } from "./_copy_layout.ts";
+import { copyTarget } from "../../shared/copy_target.ts";
+import { type CopyLayout, copyLayout, memcpy2d } from "./_copy_layout.ts";
 import { type CudaStream, type HostWaitOptions, pollEvent } from "../queue/streams.ts";
 import type { CopyContext } from "./_write.ts";
 
@@ -19,6 +22,20 @@ export interface ReadSource {
 }
 
 const struct = new DataView(new ArrayBuffer(128));
+
+/**
+ * The sources of a read, each descriptor checked against its handle (the shared layer's
+ * `copyTarget`, as WebGPU's reads do) and located in device memory.
+ */
+export function readSources(
+  descriptors: readonly CopyDescriptor[],
+  locate: (ref: HandleRef) => ResourceRange<bigint>,
+): ReadSource[] {
+  return descriptors.map((descriptor) => {
+    const { at, extent } = copyTarget(descriptor, { layout: copyLayout, locate });
+    return { at, layout: extent };
+  });
+}
 
 /** Enqueues the copies of `sources` on `stream` and resolves with their bytes. */
 export async function read(

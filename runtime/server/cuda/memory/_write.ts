@@ -6,9 +6,11 @@
  * @module
  */
 
-import type { ResourceRange } from "../../server.ts";
+import type { HandleRef } from "../../../core/handles/handle_ref.ts";
+import type { ResourceRange, WriteEntry } from "../../server.ts";
+import { writeTargets } from "../../shared/copy_target.ts";
 import type { CudaDriver } from "../_ffi.ts";
-import { type CopyLayout, memcpy2d } from "./_copy_layout.ts";
+import { type CopyLayout, copyLayout, memcpy2d } from "./_copy_layout.ts";
 import type { Pinned, PinnedPool } from "./_staging.ts";
 import type { CudaStream, EventPool } from "../queue/streams.ts";
 
@@ -20,6 +22,18 @@ export interface WriteTarget {
   readonly layout: CopyLayout;
   /** The bytes, packed rows. */
   readonly data: Uint8Array;
+}
+
+/**
+ * The targets of a write, each entry checked against its handle (the shared layer's
+ * `writeTargets`, as WebGPU's writes do) and located in device memory.
+ */
+export function writeTargetsOf(
+  entries: readonly WriteEntry[],
+  locate: (ref: HandleRef) => ResourceRange<bigint>,
+): WriteTarget[] {
+  return writeTargets(entries, { layout: copyLayout, locate })
+    .map(({ at, extent, data }) => ({ at, layout: extent, data }));
 }
 
 /** What a write needs from the server. */

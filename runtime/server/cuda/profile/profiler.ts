@@ -180,7 +180,7 @@ export class CudaProfiler {
   }
 
   #elapsed(from: Deno.PointerValue, to: Deno.PointerValue): number {
-    this.#wait.bind?.(); // called after host waits, from the event loop
+    this.#wait.owner?.bind(); // called after host waits, from the event loop
     const ms = new Float32Array(1);
     const { symbols } = this.#driver;
     const elapsed = symbols.cuEventElapsedTime_v2 ?? symbols.cuEventElapsedTime;

@@ -20,7 +20,7 @@ import { CudaTimelineSignal } from "../../../../sync/cuda_signal.ts";
 import type { TimelineSignal } from "../../../../sync/timeline_signal.ts";
 import type { CudaDriver } from "../_ffi.ts";
 import { signalEvents } from "./_signal_events.ts";
-import type { CudaEvent, CudaStream, CudaStreamBackend, EventPool } from "./streams.ts";
+import type { CudaEvent, CudaStream, CudaStreamBackend, EventPool, WaitOwner } from "./streams.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { MultiStream } from "../../../stream/event.ts";
 
@@ -90,8 +90,8 @@ export interface MarkContext {
   readonly driver: CudaDriver;
   readonly backend: CudaStreamBackend;
   readonly events: EventPool;
-  readonly destroyed: () => boolean;
-  readonly bind: () => void;
+  /** The server the marks belong to. */
+  readonly owner: WaitOwner;
 }
 
 /**
@@ -125,7 +125,7 @@ export class ServerMarks {
     const marks = this.#stream ??= backend.createStream();
     let entry = this.#rings.get(timeline);
     if (entry === undefined) {
-      const ring = new CudaTimelineSignal(signalEvents(driver, marks, this.#ctx));
+      const ring = new CudaTimelineSignal(signalEvents(driver, marks, this.#ctx.owner));
       entry = { ring, source: { driver, eventFor: (v: bigint) => ring.eventFor(v) } };
       if (this.#rings.size >= MAX_MARKED_TIMELINES) this.#drop(this.#rings.keys().next().value!);
     } else {

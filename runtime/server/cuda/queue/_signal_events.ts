@@ -8,22 +8,22 @@
 import { DestroyedError } from "../../../core/errors.ts";
 import type { CudaSignalEvents } from "../../../../sync/cuda_signal.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
-import type { CudaStream } from "./streams.ts";
+import type { CudaStream, WaitOwner } from "./streams.ts";
 
 const CU_EVENT_DISABLE_TIMING = 2;
 
 /**
- * Signal events on `stream`; every call throws `DESTROYED` once `destroyed()` is true, and makes
- * the server's context current first (`bind`: a signal is used whenever its user likes).
+ * Signal events on `stream`; every call throws `DESTROYED` once the owner was destroyed, and makes
+ * the server's context current first (a signal is used whenever its user likes).
  */
 export function signalEvents(
   driver: CudaDriver,
   stream: CudaStream,
-  options: { readonly destroyed: () => boolean; readonly bind: () => void },
+  owner: WaitOwner,
 ): CudaSignalEvents<Deno.PointerValue> {
   const assertLive = () => {
-    if (options.destroyed()) throw new DestroyedError("The CUDA server was destroyed");
-    options.bind();
+    if (owner.destroyed) throw new DestroyedError("The CUDA server was destroyed");
+    owner.bind();
   };
   return {
     create: () => {
@@ -47,7 +47,7 @@ export function signalEvents(
       throw driver.error(result, "cuEventQuery(signal)");
     },
     destroy: (event) => {
-      if (!options.destroyed()) options.bind();
+      owner.bind();
       driver.symbols.cuEventDestroy_v2(event);
     },
   };

@@ -46,13 +46,21 @@ export interface HostWaitOptions {
   readonly timeoutMs: number;
   /** What the wait is for, in the timeout message ("a read"). */
   readonly what?: string;
-  /** True once the owner was destroyed: the wait rejects with `DESTROYED` (the event is gone). */
-  readonly destroyed?: () => boolean;
-  /**
-   * Makes the owner's context current. Called before each query: a wait resumes from the event
-   * loop, where another server may have made its own context current meanwhile.
-   */
-  readonly bind?: () => void;
+  /** The server the wait is for (its parts): see {@linkcode WaitOwner}. */
+  readonly owner?: WaitOwner;
+}
+
+/**
+ * What a host wait needs of the server it waits for (the server's parts implement it): whether
+ * it was destroyed (the wait then rejects with `DESTROYED`: the event is gone), and how to make
+ * its context current, before each query: a wait resumes from the event loop, where another
+ * server may have made its own context current meanwhile.
+ */
+export interface WaitOwner {
+  /** True once the server was destroyed. */
+  readonly destroyed: boolean;
+  /** Makes the server's context current (nothing once destroyed). */
+  bind(): void;
 }
 
 /** Pool of timing-disabled events, recycled once their last use is known to be over. */
@@ -116,13 +124,13 @@ export async function pollEvent(
 ): Promise<void> {
   const deadline = performance.now() + options.timeoutMs;
   for (let polls = 0;; polls++) {
-    if (options.destroyed?.()) {
+    if (options.owner?.destroyed) {
       throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
     }
     const handle = isPooled(event) ? event.handle : event;
     // A pooled event returned to its pool was seen complete by another wait.
     if (isPooled(event) && handle === null) return;
-    options.bind?.();
+    options.owner?.bind();
     const result = driver.symbols.cuEventQuery(handle);
     if (result === CUDA_SUCCESS) return;
     if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
@@ -151,11 +159,11 @@ export function pollEventSync(
 ): void {
   const deadline = performance.now() + options.timeoutMs;
   for (;;) {
-    if (options.destroyed?.()) {
+    if (options.owner?.destroyed) {
       throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
     }
     if (event.handle === null) return; // another wait saw it complete
-    options.bind?.();
+    options.owner?.bind();
     const result = driver.symbols.cuEventQuery(event.handle);
     if (result === CUDA_SUCCESS) return;
     if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
@@ -221,11 +229,11 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
    * (it stays out of the pool: the work behind it may still run).
    */
   isEventComplete(event: CudaEvent, waitedMs: number): boolean {
-    if (this.#wait.destroyed?.()) {
+    if (this.#wait.owner?.destroyed) {
       throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
     }
     if (event.handle === null) return true; // another wait saw it complete
-    this.#wait.bind?.(); // a timer of the GC: another server's context may be current
+    this.#wait.owner?.bind(); // a timer of the GC: another server's context may be current
     const result = this.#driver.symbols.cuEventQuery(event.handle);
     if (result === CUDA_SUCCESS) {
       this.#events.release(event);

@@ -73,10 +73,14 @@ export class WebGpuMemory {
   }
 
   /**
-   * The buffer and range of a live ref of this memory, written into `into`: `INVALID_HANDLE`
-   * after every handle was disposed, or for memory of another server.
+   * The buffer and range of a live ref of this memory, written into `into` (the launch path
+   * passes one it reuses; other callers get a new one): `INVALID_HANDLE` after every handle was
+   * disposed, or for memory of another server.
    */
-  locate(ref: HandleRef, into: MutableRange): MutableRange {
+  locate(
+    ref: HandleRef,
+    into: MutableRange = { resource: undefined!, offset: 0, size: 0 },
+  ): MutableRange {
     const record = ref.slice.record;
     if (record !== this.#lastRecord || record.released) this.#find(ref);
     else if (record.disposed) throw ref.notFound();
@@ -98,11 +102,6 @@ export class WebGpuMemory {
     this.#lastBuffer = this.#storage.buffer(at.page);
     this.#lastOffset = at.offset;
     this.#lastRecord = record;
-  }
-
-  /** {@linkcode locate} into a new range. */
-  range(ref: HandleRef): ResourceRange<GPUBuffer> {
-    return this.locate(ref, { resource: undefined!, offset: 0, size: 0 });
   }
 
   /** Where a slice sits in its page (its offset and reserved size). */

@@ -31,7 +31,7 @@ import {
   UnsupportedError,
 } from "../../../core/errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
-import type { KernelTiming, Trace, TraceEvent } from "../../../core/trace.ts";
+import type { KernelTiming, Trace, TraceSpan } from "../../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../../server.ts";
 import type { CopyTask, DispatchTask, EncoderTiming, GpuTask, PassGroup } from "../queue/_tasks.ts";
 import { QuerySlots, type SlotTimes } from "./_query_slots.ts";
@@ -201,9 +201,14 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     this.#traced.delete(task);
   }
 
-  /** Records a host event into the running trace, if any. */
-  record(event: TraceEvent): void {
-    this.#trace?.log.add(event);
+  /** Records a host span that ends now into the running trace, if any (as CUDA's trace log). */
+  span(span: Omit<TraceSpan, "end">): void {
+    this.#trace?.log.add({ ...span, end: performance.now() });
+  }
+
+  /** Records a sample of the memory counter into the running trace, if any. */
+  memory(inUse: number, reserved: number): void {
+    this.#trace?.log.add({ type: "memory", at: performance.now(), inUse, reserved });
   }
 
   /** {@linkcode EncoderTiming.group}: one stream per pass; one kernel per pass when timed alone. */
