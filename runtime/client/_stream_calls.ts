@@ -12,7 +12,7 @@ import { Handle } from "../core/handle.ts";
 import type { KernelMetadata } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { assertNonNegativeInteger, describe } from "../core/_validate.ts";
-import type { ComputeServer } from "../server/server.ts";
+import type { ComputeServer, ProfilingToken } from "../server/server.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
 import { heldError, HeldStreams } from "./_held_streams.ts";
@@ -111,8 +111,12 @@ export class StreamCalls {
     return { server, held: this.held, stream: resolveStreamId(stream) };
   }
 
-  /** See `ComputeClient.profile`. */
-  async profile<T>(
+  /**
+   * See `ComputeClient.profile`. The window opens and `fn` runs before this returns (no `await`
+   * first), so the calls `fn` makes take effect in program order: a read made right after
+   * `profile()` sees them, and their handles may be disposed at once.
+   */
+  profile<T>(
     server: ComputeServer,
     fn: () => T | Promise<T>,
     stream: StreamId,
@@ -120,17 +124,41 @@ export class StreamCalls {
   ): Promise<Profiled<T>> {
     const held = this.held;
     const start = () => server.startProfile(stream, perKernel ? { perKernel } : undefined);
-    const token = await held.run(stream, [], [], start);
-    const end = () => server.endProfile(stream, token);
-    let result: T;
+    let token: ProfilingToken | Promise<ProfilingToken>;
     try {
-      result = await withStream(stream, fn);
+      token = held.run(stream, [], [], start); // at once, or in the stream's held order
     } catch (error) {
-      // Close the window so the token does not leak, then report the original failure.
-      await Promise.resolve(held.run(stream, [], [], end)).catch(() => {});
-      throw error;
+      return Promise.reject(error);
     }
-    return { result, duration: await held.run(stream, [], [], end) };
+    let result: T | Promise<T>;
+    try {
+      result = withStream(stream, fn);
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    return this.#endProfile(server, stream, token, result);
+  }
+
+  async #endProfile<T>(
+    server: ComputeServer,
+    stream: StreamId,
+    started: ProfilingToken | Promise<ProfilingToken>,
+    pending: T | Promise<T>,
+  ): Promise<Profiled<T>> {
+    const outcome = await Promise.allSettled([started, pending]);
+    const [token, result] = outcome;
+    // A window that never opened (its stream's wait failed) has nothing to close.
+    if (token.status === "rejected") {
+      if (result.status === "rejected") throw result.reason; // fn's own failure first
+      throw token.reason;
+    }
+    const end = () => server.endProfile(stream, token.value);
+    if (result.status === "rejected") {
+      // Close the window so the token does not leak, then report the original failure.
+      await Promise.resolve(this.held.run(stream, [], [], end)).catch(() => {});
+      throw result.reason;
+    }
+    return { result: result.value, duration: await this.held.run(stream, [], [], end) };
   }
 
   /**

@@ -339,7 +339,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * Runs `fn` with `options.stream` as the current stream, inside a profiling window of that
    * stream, and returns its result with the time of the work that stream launched (other
    * streams' work is not counted, and is not flushed). Calls held by `waitFor` are measured when
-   * they run.
+   * they run. `fn` runs before `profile` returns, so its calls take effect in program order: a
+   * read made right after sees them, without awaiting the profile.
    */
   async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
     const stream = resolveStreamId(options.stream);
