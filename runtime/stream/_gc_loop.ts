@@ -27,6 +27,7 @@
  */
 
 import { ComputeError, UnknownError } from "../core/errors.ts";
+import { joinErrors } from "../core/_join_errors.ts";
 
 /** Waits on the host for an event; rejects with a typed error when the event failed. */
 export type HostWait<E> = (event: E) => Promise<void>;
@@ -135,7 +136,7 @@ export class GcLoop<E> {
 
   /**
    * Resolves once every task registered so far was settled; rejects with the failures since the
-   * last drain (an `AggregateError` when several), each reported once.
+   * last drain (one `ComputeError` listing them in its `cause` when several), each reported once.
    */
   async drain(): Promise<void> {
     const target = this.#registered;
@@ -145,8 +146,7 @@ export class GcLoop<E> {
     const errors = this.#errors;
     if (errors.length === 0) return;
     this.#errors = [];
-    if (errors.length === 1) throw errors[0];
-    throw new AggregateError(errors, `${errors.length} GC event waits failed`);
+    throw joinErrors(errors, `${errors.length} GC event waits failed`);
   }
 
   /**
