@@ -28,6 +28,10 @@ export class StreamCalls {
   /** Streams held by `waitFor`, and the errors of held calls. */
   readonly held: HeldStreams = new HeldStreams();
   #timeline: ClientTimeline | undefined;
+  /** Names the client in the timeline's errors (`client 2 (cuda, "sim device 1")`). */
+  producer = "a compute client";
+  /** Why the timeline is closed (the client's `DESTROYED`), once it is. */
+  #closed: unknown = undefined;
   /** Marks reach the server in value order (see `_mark_order.ts`). */
   readonly #marks = new MarkOrder();
   /** The last value `signal` returned. */
@@ -35,7 +39,11 @@ export class StreamCalls {
 
   /** The timeline `signal` marks (made on first use). */
   get timeline(): ClientTimeline {
-    return this.#timeline ??= new ClientTimeline();
+    if (this.#timeline === undefined) {
+      this.#timeline = new ClientTimeline(this.producer);
+      if (this.#closed !== undefined) this.#timeline.close(this.#closed);
+    }
+    return this.#timeline;
   }
 
   /**
@@ -43,6 +51,7 @@ export class StreamCalls {
    * (they never will be). Idempotent.
    */
   close(error: unknown): void {
+    this.#closed ??= error;
     this.held.close(error);
     this.#timeline?.close(error);
   }
@@ -53,14 +62,25 @@ export class StreamCalls {
     const current = timeline.value;
     const value = (this.#marked > current ? this.#marked : current) + 1n;
     this.#marked = value;
-    this.#marks.issue(this.held, stream, () => {
-      if (server.signal !== undefined) return server.signal(timeline, value, stream);
-      // Without a native mark, `sync` covers every stream's submitted work.
-      server.sync(stream).then(
-        () => timeline.set(value),
-        (error) => this.held.errors.record(stream, error),
-      );
-    });
+    // A mark that is never issued, or whose work fails, fails the timeline from its value on:
+    // waits for it reject instead of hanging (a server with native marks calls `fail` itself).
+    const fail = (error: unknown) => timeline.fail(value, error);
+    try {
+      this.#marks.issue(this.held, stream, fail, () => {
+        if (server.signal !== undefined) return server.signal(timeline, value, stream);
+        // Without a native mark, `sync` covers every stream's submitted work.
+        server.sync(stream).then(
+          () => timeline.set(value),
+          (error) => {
+            this.held.errors.record(stream, error);
+            fail(error);
+          },
+        );
+      });
+    } catch (error) {
+      fail(error);
+      throw error;
+    }
     return value;
   }
 

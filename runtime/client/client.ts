@@ -47,6 +47,9 @@ import type {
   WriteOptions,
 } from "./options.ts";
 
+/** Clients made so far: numbers each in its timeline's errors. */
+let clients = 0;
+
 /**
  * Runs kernels on one server. Every method takes an optional `stream`; without it the call runs
  * on the current stream of the async context. Work on different streams is ordered
@@ -80,6 +83,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   constructor(server: ComputeServer<K>, options: ComputeClientOptions = {}) {
     this.#server = server;
     this.#ownsServer = options.ownsServer ?? true;
+    const { backend, deviceName } = server.properties;
+    this.#calls.producer = `client ${++clients} (${backend}, "${deviceName}")`;
   }
 
   /** The server this client drives. */
@@ -292,10 +297,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /**
    * The client's timeline: {@linkcode signal} marks points of streams on it. It lives in shared
    * memory, so other Workers can wait on it: post `timeline.buffer` and rebuild it there with
-   * `new CpuTimelineSignal(buffer)`.
+   * `new CpuTimelineSignal(buffer)`. A mark that fails (its stream's wait or work failed) fails
+   * the waits for it and later values with `ABORTED`, naming this client; after `destroy()` (the
+   * timeline stays readable) waits for values not reached reject with `DESTROYED`.
    */
   get timeline(): CpuTimelineSignal {
-    this.#assertLive();
     return this.#calls.timeline;
   }
 

@@ -75,6 +75,17 @@ export class StreamErrors {
     else if (!list.some((entry) => entry.key === key)) list.push({ error, key });
   }
 
+  /** Forgets the error recorded on `stream` with `key` (it reached a caller another way). */
+  discard(stream: StreamId, key: unknown): void {
+    if (this.#errors.size === 0) return;
+    const index = this.#index(stream);
+    const list = this.#errors.get(index);
+    if (list === undefined) return;
+    const kept = list.filter((entry) => entry.key !== key);
+    if (kept.length === 0) this.#errors.delete(index);
+    else this.#errors.set(index, kept);
+  }
+
   /** Whether `stream` has errors to report. */
   has(stream: StreamId): boolean {
     return this.#errors.size > 0 && this.#errors.has(this.#index(stream));
