@@ -23,13 +23,16 @@ import type { CopyEnd } from "./_copy_to.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import type { ExecuteOptions, Profiled, WaitForOptions } from "./options.ts";
 
+/** Clients named so far. */
+let clients = 0;
+
 /** Held streams, the timeline and the calls that use them. */
 export class StreamCalls {
   /** Streams held by `waitFor`, and the errors of held calls. */
   readonly held: HeldStreams = new HeldStreams();
   #timeline: ClientTimeline | undefined;
   /** Names the client in the timeline's errors (`client 2 (cuda, "sim device 1")`). */
-  producer = "a compute client";
+  #producer = "a compute client";
   /** Why the timeline is closed (the client's `DESTROYED`), once it is. */
   #closed: unknown = undefined;
   /** Marks reach the server in value order (see `_mark_order.ts`). */
@@ -37,10 +40,16 @@ export class StreamCalls {
   /** The last value `signal` returned. */
   #marked = 0n;
 
+  /** Numbers the client of `server` for the timeline's errors. */
+  name(server: ComputeServer): void {
+    const { backend, deviceName } = server.properties;
+    this.#producer = `client ${++clients} (${backend}, "${deviceName}")`;
+  }
+
   /** The timeline `signal` marks (made on first use). */
   get timeline(): ClientTimeline {
     if (this.#timeline === undefined) {
-      this.#timeline = new ClientTimeline(this.producer);
+      this.#timeline = new ClientTimeline(this.#producer);
       if (this.#closed !== undefined) this.#timeline.close(this.#closed);
     }
     return this.#timeline;

@@ -47,9 +47,6 @@ import type {
   WriteOptions,
 } from "./options.ts";
 
-/** Clients made so far: numbers each in its timeline's errors. */
-let clients = 0;
-
 /**
  * Runs kernels on one server. Every method takes an optional `stream`; without it the call runs
  * on the current stream of the async context. Work on different streams is ordered
@@ -83,8 +80,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   constructor(server: ComputeServer<K>, options: ComputeClientOptions = {}) {
     this.#server = server;
     this.#ownsServer = options.ownsServer ?? true;
-    const { backend, deviceName } = server.properties;
-    this.#calls.producer = `client ${++clients} (${backend}, "${deviceName}")`;
+    this.#calls.name(server);
   }
 
   /** The server this client drives. */
@@ -297,9 +293,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /**
    * The client's timeline: {@linkcode signal} marks points of streams on it. It lives in shared
    * memory, so other Workers can wait on it: post `timeline.buffer` and rebuild it there with
-   * `new CpuTimelineSignal(buffer)`. A mark that fails (its stream's wait or work failed) fails
-   * the waits for it and later values with `ABORTED`, naming this client; after `destroy()` (the
-   * timeline stays readable) waits for values not reached reject with `DESTROYED`.
+   * `new CpuTimelineSignal(buffer)`. Waits for a failed mark and later values reject (`ABORTED`);
+   * after `destroy()` (still readable) waits for unreached values reject (`DESTROYED`).
    */
   get timeline(): CpuTimelineSignal {
     return this.#calls.timeline;
