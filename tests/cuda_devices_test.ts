@@ -217,7 +217,7 @@ Deno.test("destroying a client while the other waits on its unmarked work settle
     const held = b.read(y, { stream: 1 });
     a.destroy();
     await assert.rejects(within(held, 5_000), destroyed);
-    await assert.rejects(b.sync({ stream: 1 }), destroyed);
+    await b.sync({ stream: 1 }); // reported once: the held read had it
     assert.deepEqual([...await b.read(y, { stream: 1 })], [1]);
   });
 });

@@ -9,6 +9,7 @@ import {
   SliceHandle,
   SliceRecord,
 } from "../backend.ts";
+import { errorList } from "../runtime/core/_join_errors.ts";
 
 interface Task {
   readonly seq: number;
@@ -89,7 +90,7 @@ function tolerateInjected(call: () => void): void {
   try {
     call();
   } catch (error) {
-    const errors = error instanceof AggregateError ? error.errors : [error];
+    const errors = errorList(error);
     if (!errors.every((e) => e instanceof InjectedFailure)) throw error;
   }
 }

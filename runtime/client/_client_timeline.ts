@@ -1,34 +1,94 @@
 /**
  * The timeline of a client (`client.timeline`): a {@linkcode CpuTimelineSignal} that its client
- * closes when it is destroyed. A destroyed client never reaches the values it marked and did not
- * reach yet, so every wait for such a value (another client's `waitFor`, a user's `wait`) rejects
- * then with the client's `DESTROYED` error instead of waiting forever; values already reached
- * still resolve. Copies rebuilt from `buffer` in other Workers are plain CPU signals, not closed.
+ * fails when a mark will never be reached, and closes when it is destroyed. Waits never hang on a
+ * producer that failed:
+ *
+ * - **A failed mark** (its stream's wait failed or timed out, its work faulted, its event failed):
+ *   the timeline is broken from that value on. Every wait for it or a later value, pending or
+ *   made later, rejects with an `AbortedError` naming the producer, the value and the cause; the
+ *   timeline never rises to it (later marks would claim work that did not run). Values reached
+ *   before stay reached.
+ * - **A destroyed client** never reaches the values it marked and did not reach yet: every wait
+ *   for such a value rejects with a `DestroyedError` naming the producer and the value.
+ *
+ * Copies rebuilt from `buffer` in other Workers are plain CPU signals, neither failed nor closed.
  *
  * @module
  */
 
 import { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
 import type { TimelineWaitOptions } from "../../sync/timeline_signal.ts";
+import { toTimelineValue } from "../../sync/_checks.ts";
+import { AbortedError, DestroyedError } from "../core/errors.ts";
+
+interface Waiter {
+  readonly target: bigint;
+  readonly abort: AbortController;
+}
 
 /** A client's timeline; see the module doc. */
 export class ClientTimeline extends CpuTimelineSignal {
-  readonly #closed = new AbortController();
+  readonly #producer: string;
+  readonly #waiters = new Set<Waiter>();
+  /** The lowest failed value and its cause. */
+  #fault: { readonly value: bigint; readonly cause: unknown } | undefined;
+  #closed: { readonly cause: unknown } | undefined;
 
-  /** Rejects pending and later waits for unreached values with `reason`. Idempotent. */
-  close(reason: unknown): void {
-    this.#closed.abort(reason);
+  /** A timeline whose errors name `producer` (e.g. `client 2 (cuda, "sim device 1")`). */
+  constructor(producer: string) {
+    super();
+    this.#producer = producer;
   }
 
-  /** As {@linkcode CpuTimelineSignal.wait}; after `close`, an unreached value rejects. */
-  override wait(target: bigint | number, options: TimelineWaitOptions = {}): Promise<void> {
-    const closed = this.#closed.signal;
-    if (closed.aborted) {
-      return this.isReached(target) ? Promise.resolve() : Promise.reject(closed.reason);
+  /** Fails `value` and every later value (see the module doc); reached values are kept. */
+  fail(value: bigint, cause: unknown): void {
+    if (this.isReached(value)) return;
+    if (this.#fault !== undefined && this.#fault.value <= value) return;
+    this.#fault = { value, cause };
+    for (const waiter of this.#waiters) {
+      if (waiter.target >= value) waiter.abort.abort(this.#error(waiter.target, cause));
     }
+  }
+
+  /** Rejects pending and later waits for unreached values with `DESTROYED`. Idempotent. */
+  close(cause: unknown): void {
+    if (this.#closed !== undefined) return;
+    this.#closed = { cause };
+    for (const waiter of this.#waiters) {
+      waiter.abort.abort(this.#error(waiter.target, cause, true));
+    }
+  }
+
+  /** As {@linkcode CpuTimelineSignal.set}; a value at or past a failed one is not reached. */
+  override set(value: bigint | number): void {
+    const goal = toTimelineValue(value, "value");
+    if (this.#fault !== undefined && goal >= this.#fault.value) return;
+    super.set(goal);
+  }
+
+  /** As {@linkcode CpuTimelineSignal.wait}; rejects for a failed value or a closed timeline. */
+  override wait(target: bigint | number, options: TimelineWaitOptions = {}): Promise<void> {
+    const goal = toTimelineValue(target, "target");
+    if (this.isReached(goal)) return Promise.resolve();
+    if (this.#fault !== undefined && goal >= this.#fault.value) {
+      return Promise.reject(this.#error(goal, this.#fault.cause));
+    }
+    if (this.#closed !== undefined) {
+      return Promise.reject(this.#error(goal, this.#closed.cause, true));
+    }
+    const waiter = { target: goal, abort: new AbortController() };
+    this.#waiters.add(waiter);
     const signal = options.signal === undefined
-      ? closed
-      : AbortSignal.any([options.signal, closed]);
-    return super.wait(target, { ...options, signal });
+      ? waiter.abort.signal
+      : AbortSignal.any([options.signal, waiter.abort.signal]);
+    return super.wait(goal, { ...options, signal }).finally(() => this.#waiters.delete(waiter));
+  }
+
+  /** The error of a wait for `target` (`destroyed`: by `close`, or a server destroyed). */
+  #error(target: bigint, cause: unknown, destroyed = cause instanceof DestroyedError): Error {
+    const what = `Timeline value ${target} of ${this.#producer} will never be reached`;
+    if (destroyed) return new DestroyedError(`${what}: it was destroyed`, { cause });
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    return new AbortedError(`${what}: ${reason}`, { cause });
   }
 }

@@ -11,7 +11,9 @@
  *   held `read` rejects with the wait's error; held calls that return nothing (`execute`,
  *   `write`) are not run, and their error is recorded on the stream ({@linkcode
  *   HeldStreams.errors}, the stream layer's `StreamErrors`, by stream id): the stream's next
- *   call throws it once. Calls made after that run normally.
+ *   call throws it once. One failed wait is reported once: when a held call that returns (a
+ *   `read`) rejected with it, it is not recorded for the calls that return nothing. Calls made
+ *   after that run normally.
  * - A held call that throws when it finally runs records its error the same way.
  * - `close` (the client's `destroy`) settles every held call at once with the given error and
  *   aborts the pending waits, so nothing held keeps the process alive.
@@ -24,8 +26,11 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { StreamErrors } from "../stream/stream_errors.ts";
 
-/** How a tail ended: `undefined` when its wait succeeded, else the failure. */
-type Outcome = { readonly error: unknown } | undefined;
+/**
+ * How a tail ended: `undefined` when its wait succeeded, else the failure, shared by every call
+ * held behind it; `reported` once a held call rejected with it (its caller has it).
+ */
+type Outcome = { readonly error: unknown; reported?: boolean } | undefined;
 
 const OK: Promise<Outcome> = Promise.resolve(undefined);
 
@@ -69,6 +74,17 @@ export class HeldStreams {
     handles: readonly Handle[],
     fn: () => T,
   ): T | Promise<T> {
+    return this.#run(stream, keys, handles, fn, undefined);
+  }
+
+  #run<T>(
+    stream: StreamId,
+    keys: readonly object[],
+    handles: readonly Handle[],
+    fn: () => T,
+    /** For calls that return nothing: told when the call did not run (its wait failed). */
+    notRun: ((error: unknown) => void) | undefined,
+  ): T | Promise<T> {
     if (this.#closed !== undefined) throw this.#closed;
     const own = this.#streams.get(stream);
     const after: Promise<Outcome>[] = own === undefined ? [] : [own];
@@ -87,7 +103,17 @@ export class HeldStreams {
         if (!this.#waiting.delete(reject)) return; // settled by close
         // Only the stream's own wait fails the call; other streams' failures are theirs.
         const failed = own === undefined ? undefined : outcomes[0];
-        if (failed !== undefined) throw failed.error;
+        if (failed !== undefined) {
+          if (notRun !== undefined) {
+            // Recorded for the stream's next call, unless a held read got it already.
+            if (!failed.reported) this.errors.record(stream, failed.error, failed);
+            notRun(failed.error);
+            return resolve(undefined as T);
+          }
+          failed.reported = true;
+          this.errors.discard(stream, failed);
+          throw failed.error;
+        }
         this.errors.throwFor(stream);
         resolve(fn());
       }).catch(reject);
@@ -97,15 +123,24 @@ export class HeldStreams {
     return result;
   }
 
-  /** Like {@linkcode run} for calls that return nothing: a held failure is recorded instead. */
+  /**
+   * Like {@linkcode run} for calls that return nothing: a held failure is recorded instead (and
+   * passed to `failed`, when given).
+   */
   runVoid(
     stream: StreamId,
     keys: readonly object[],
     handles: readonly Handle[],
     fn: () => void,
+    failed: (error: unknown) => void = () => {},
   ): void {
-    const result = this.run(stream, keys, handles, fn);
-    if (result instanceof Promise) result.catch((error) => this.errors.record(stream, error));
+    const result = this.#run(stream, keys, handles, fn, failed);
+    if (result instanceof Promise) {
+      result.catch((error) => {
+        this.errors.record(stream, error);
+        failed(error);
+      });
+    }
   }
 
   /** Settles once every held call has run (or failed). */

@@ -18,8 +18,17 @@ export class MarkOrder {
   /** Settles once the latest mark was issued (or dropped); `undefined` when none is pending. */
   #last: Promise<void> | undefined;
 
-  /** Issues `mark` in `stream`'s held order and after every earlier mark. */
-  issue(held: HeldStreams, stream: StreamId, mark: () => void): void {
+  /**
+   * Issues `mark` in `stream`'s held order and after every earlier mark. When it cannot be
+   * issued later (the stream's wait failed, `mark` threw), the error is recorded on the stream
+   * and passed to `fail`; at once, it is thrown.
+   */
+  issue(
+    held: HeldStreams,
+    stream: StreamId,
+    fail: (error: unknown) => void,
+    mark: () => void,
+  ): void {
     const previous = this.#last;
     if (previous === undefined && !held.held(stream)) {
       held.errors.throwFor(stream);
@@ -36,26 +45,23 @@ export class MarkOrder {
         mark();
       } catch (error) {
         held.errors.record(stream, error);
+        fail(error);
       } finally {
         resolve();
       }
     };
     // The stream's later calls wait for this callback only, not for the earlier marks.
-    let started;
     try {
-      started = held.run(stream, [], [], () => {
+      held.runVoid(stream, [], [], () => {
         if (previous === undefined) run();
         else previous.then(run);
+      }, (error) => {
+        fail(error); // the stream's wait failed (recorded once): the mark is never reached
+        resolve();
       });
     } catch (error) {
       resolve(); // refused at once (the stream's recorded failure, a closed client)
       throw error;
-    }
-    if (started instanceof Promise) {
-      started.catch((error) => {
-        held.errors.record(stream, error); // the stream's wait failed: the mark is never reached
-        resolve();
-      });
     }
   }
 }

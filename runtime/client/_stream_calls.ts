@@ -12,7 +12,7 @@ import { Handle } from "../core/handles/handle.ts";
 import type { KernelMetadata } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { assertNonNegativeInteger, describe } from "../core/_argument_checks.ts";
-import type { ComputeServer } from "../server/server.ts";
+import type { ComputeServer, ProfilingToken } from "../server/server.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
 import { heldError, HeldStreams } from "./_held_streams.ts";
@@ -23,19 +23,36 @@ import type { CopyEnd } from "./_copy_to.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import type { ExecuteOptions, Profiled, WaitForOptions } from "./options.ts";
 
+/** Clients named so far. */
+let clients = 0;
+
 /** Held streams, the timeline and the calls that use them. */
 export class StreamCalls {
   /** Streams held by `waitFor`, and the errors of held calls. */
   readonly held: HeldStreams = new HeldStreams();
   #timeline: ClientTimeline | undefined;
+  /** Names the client in the timeline's errors (`client 2 (cuda, "sim device 1")`). */
+  #producer = "a compute client";
+  /** Why the timeline is closed (the client's `DESTROYED`), once it is. */
+  #closed: unknown = undefined;
   /** Marks reach the server in value order (see `_mark_order.ts`). */
   readonly #marks = new MarkOrder();
   /** The last value `signal` returned. */
   #marked = 0n;
 
+  /** Numbers the client of `server` for the timeline's errors. */
+  name(server: ComputeServer): void {
+    const { backend, deviceName } = server.properties;
+    this.#producer = `client ${++clients} (${backend}, "${deviceName}")`;
+  }
+
   /** The timeline `signal` marks (made on first use). */
   get timeline(): ClientTimeline {
-    return this.#timeline ??= new ClientTimeline();
+    if (this.#timeline === undefined) {
+      this.#timeline = new ClientTimeline(this.#producer);
+      if (this.#closed !== undefined) this.#timeline.close(this.#closed);
+    }
+    return this.#timeline;
   }
 
   /**
@@ -43,6 +60,7 @@ export class StreamCalls {
    * (they never will be). Idempotent.
    */
   close(error: unknown): void {
+    this.#closed ??= error;
     this.held.close(error);
     this.#timeline?.close(error);
   }
@@ -53,14 +71,25 @@ export class StreamCalls {
     const current = timeline.value;
     const value = (this.#marked > current ? this.#marked : current) + 1n;
     this.#marked = value;
-    this.#marks.issue(this.held, stream, () => {
-      if (server.signal !== undefined) return server.signal(timeline, value, stream);
-      // Without a native mark, `sync` covers every stream's submitted work.
-      server.sync(stream).then(
-        () => timeline.set(value),
-        (error) => this.held.errors.record(stream, error),
-      );
-    });
+    // A mark that is never issued, or whose work fails, fails the timeline from its value on:
+    // waits for it reject instead of hanging (a server with native marks calls `fail` itself).
+    const fail = (error: unknown) => timeline.fail(value, error);
+    try {
+      this.#marks.issue(this.held, stream, fail, () => {
+        if (server.signal !== undefined) return server.signal(timeline, value, stream);
+        // Without a native mark, `sync` covers every stream's submitted work.
+        server.sync(stream).then(
+          () => timeline.set(value),
+          (error) => {
+            this.held.errors.record(stream, error);
+            fail(error);
+          },
+        );
+      });
+    } catch (error) {
+      fail(error);
+      throw error;
+    }
     return value;
   }
 
@@ -111,8 +140,12 @@ export class StreamCalls {
     return { server, held: this.held, stream: resolveStreamId(stream) };
   }
 
-  /** See `ComputeClient.profile`. */
-  async profile<T>(
+  /**
+   * See `ComputeClient.profile`. The window opens and `fn` runs before this returns (no `await`
+   * first), so the calls `fn` makes take effect in program order: a read made right after
+   * `profile()` sees them, and their handles may be disposed at once.
+   */
+  profile<T>(
     server: ComputeServer,
     fn: () => T | Promise<T>,
     stream: StreamId,
@@ -120,17 +153,41 @@ export class StreamCalls {
   ): Promise<Profiled<T>> {
     const held = this.held;
     const start = () => server.startProfile(stream, perKernel ? { perKernel } : undefined);
-    const token = await held.run(stream, [], [], start);
-    const end = () => server.endProfile(stream, token);
-    let result: T;
+    let token: ProfilingToken | Promise<ProfilingToken>;
     try {
-      result = await withStream(stream, fn);
+      token = held.run(stream, [], [], start); // at once, or in the stream's held order
     } catch (error) {
-      // Close the window so the token does not leak, then report the original failure.
-      await Promise.resolve(held.run(stream, [], [], end)).catch(() => {});
-      throw error;
+      return Promise.reject(error);
     }
-    return { result, duration: await held.run(stream, [], [], end) };
+    let result: T | Promise<T>;
+    try {
+      result = withStream(stream, fn);
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    return this.#endProfile(server, stream, token, result);
+  }
+
+  async #endProfile<T>(
+    server: ComputeServer,
+    stream: StreamId,
+    started: ProfilingToken | Promise<ProfilingToken>,
+    pending: T | Promise<T>,
+  ): Promise<Profiled<T>> {
+    const outcome = await Promise.allSettled([started, pending]);
+    const [token, result] = outcome;
+    // A window that never opened (its stream's wait failed) has nothing to close.
+    if (token.status === "rejected") {
+      if (result.status === "rejected") throw result.reason; // fn's own failure first
+      throw token.reason;
+    }
+    const end = () => server.endProfile(stream, token.value);
+    if (result.status === "rejected") {
+      // Close the window so the token does not leak, then report the original failure.
+      await Promise.resolve(this.held.run(stream, [], [], end)).catch(() => {});
+      throw result.reason;
+    }
+    return { result: result.value, duration: await this.held.run(stream, [], [], end) };
   }
 
   /**

@@ -80,6 +80,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   constructor(server: ComputeServer<K>, options: ComputeClientOptions = {}) {
     this.#server = server;
     this.#ownsServer = options.ownsServer ?? true;
+    this.#calls.name(server);
   }
 
   /** The server this client drives. */
@@ -292,10 +293,10 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /**
    * The client's timeline: {@linkcode signal} marks points of streams on it. It lives in shared
    * memory, so other Workers can wait on it: post `timeline.buffer` and rebuild it there with
-   * `new CpuTimelineSignal(buffer)`.
+   * `new CpuTimelineSignal(buffer)`. Waits for a failed mark and later values reject (`ABORTED`);
+   * after `destroy()` (still readable) waits for unreached values reject (`DESTROYED`).
    */
   get timeline(): CpuTimelineSignal {
-    this.#assertLive();
     return this.#calls.timeline;
   }
 
@@ -339,7 +340,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * Runs `fn` with `options.stream` as the current stream, inside a profiling window of that
    * stream, and returns its result with the time of the work that stream launched (other
    * streams' work is not counted, and is not flushed). Calls held by `waitFor` are measured when
-   * they run.
+   * they run. `fn` runs before `profile` returns, so its calls take effect in program order: a
+   * read made right after sees them, without awaiting the profile.
    */
   async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
     const stream = resolveStreamId(options.stream);

@@ -27,6 +27,7 @@
  */
 
 import { ComputeError, UnknownError } from "../core/errors.ts";
+import { joinErrors } from "../core/_join_errors.ts";
 
 /** Waits on the host for an event; rejects with a typed error when the event failed. */
 export type HostWait<E> = (event: E) => Promise<void>;
@@ -44,9 +45,14 @@ export type EventPoll<E> = (event: E, waitedMs: number) => boolean;
 /**
  * What the GC holds until an event completed: a `Disposable` is disposed then (a memory pin, a
  * staging buffer); a buffer is only kept reachable until then (a host buffer that an
- * asynchronous copy reads), since dropping the last reference is how JavaScript frees it.
+ * asynchronous copy reads), since dropping the last reference is how JavaScript frees it. A
+ * `Disposable` with a `fail` method is told when the wait failed (it is kept, not disposed): a
+ * timeline mark riding on the task fails its value then.
  */
-export type GcPayload = Disposable | ArrayBufferLike | ArrayBufferView;
+export type GcPayload =
+  | (Disposable & { fail?(error: ComputeError): void })
+  | ArrayBufferLike
+  | ArrayBufferView;
 
 /** @internal One registered task. */
 export interface GcTask<E> {
@@ -135,7 +141,7 @@ export class GcLoop<E> {
 
   /**
    * Resolves once every task registered so far was settled; rejects with the failures since the
-   * last drain (an `AggregateError` when several), each reported once.
+   * last drain (one `ComputeError` listing them in its `cause` when several), each reported once.
    */
   async drain(): Promise<void> {
     const target = this.#registered;
@@ -145,8 +151,7 @@ export class GcLoop<E> {
     const errors = this.#errors;
     if (errors.length === 0) return;
     this.#errors = [];
-    if (errors.length === 1) throw errors[0];
-    throw new AggregateError(errors, `${errors.length} GC event waits failed`);
+    throw joinErrors(errors, `${errors.length} GC event waits failed`);
   }
 
   /**
@@ -280,6 +285,14 @@ export class GcLoop<E> {
     this.#kept.push(...entry.task.payloads);
     const typed = asComputeError(error, `A GC wait on stream ${entry.task.stream} failed`);
     this.#errors.push(typed);
+    for (const payload of entry.task.payloads) {
+      if (!isDisposable(payload) || payload.fail === undefined) continue;
+      try {
+        payload.fail(typed);
+      } catch (failError) {
+        this.#errors.push(asComputeError(failError, "A GC payload's fail threw"));
+      }
+    }
     try {
       this.#options.onFailure(entry.task, typed);
     } catch (callbackError) {

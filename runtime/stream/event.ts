@@ -22,6 +22,7 @@ import { StreamPool } from "./stream_pool.ts";
 import { OrderedStream, type OrderOwner } from "./ordered_stream.ts";
 import type { EventStreamBackend } from "./event_backend.ts";
 import { StreamErrors } from "./stream_errors.ts";
+import { errorList, joinErrors } from "../core/_join_errors.ts";
 import type { WaitRecorder } from "./wait_recorder.ts";
 
 export { OrderedStream };
@@ -339,10 +340,10 @@ export class MultiStream<S, E> {
     try {
       await this.#gc.drain();
     } catch (error) {
-      errors.push(...(error instanceof AggregateError ? error.errors : [error]));
+      errors.push(error);
     }
-    if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} GC errors`);
+    const error = joinErrors(errors, `${errors.flatMap(errorList).length} GC errors`);
+    if (error !== undefined) throw error;
   }
 
   #finish(index: number, payloads: GcPayload[]): void {

@@ -19,6 +19,7 @@ import type { HandleRef } from "../core/handles/handle.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 import { clearArray } from "../core/_clear_array.ts";
+import { errorList, joinErrors } from "../core/_join_errors.ts";
 import type {
   RegisterOptions,
   SchedulerMultiStreamOptions,
@@ -177,7 +178,7 @@ export class SchedulerMultiStream<T, S> {
       }
     }
     if (errors !== undefined) {
-      throwAll(errors.flatMap((e) => e instanceof AggregateError ? e.errors : [e]));
+      throwAll(errors);
     }
   }
 
@@ -341,11 +342,11 @@ export class SchedulerMultiStream<T, S> {
   }
 }
 
+/** Throws `errors` as one (see `core/_join_errors.ts`), if any. */
 function throwAll(errors: readonly unknown[]): void {
-  if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) {
-    throw new AggregateError(errors, `${errors.length} scheduler backend calls failed`);
-  }
+  const count = errors.flatMap(errorList).length;
+  const error = joinErrors(errors, `${count} scheduler backend calls failed`);
+  if (error !== undefined) throw error;
 }
 
 /** The refs a task only reads, or `undefined` when it may write every one. */

@@ -9,7 +9,8 @@
  * client's held calls: its next call), never by another stream's. Ids equal modulo `maxStreams`
  * share one stream, so they share one record. Several errors of one stream are thrown together:
  * the first alone when it is the only one, else one {@linkcode ComputeError} with the first's
- * code, every message, and the first as `cause`.
+ * code, every message, and a `cause` listing them all (an `AggregateError`). Errors that arrive
+ * together elsewhere (a `drain` of several failed GC waits) are joined the same way.
  *
  * The servers and the client each own one record: WebGPU's encoder (launch validation), the event
  * multi-stream (failed GC waits), the client's held streams (failed waits).
@@ -17,7 +18,7 @@
  * @module
  */
 
-import { ComputeError } from "../core/errors.ts";
+import { errorList, joinErrors } from "../core/_join_errors.ts";
 import { assertPositiveInteger } from "../core/_argument_checks.ts";
 import type { StreamId } from "../core/stream_id.ts";
 
@@ -74,6 +75,17 @@ export class StreamErrors {
     else if (!list.some((entry) => entry.key === key)) list.push({ error, key });
   }
 
+  /** Forgets the error recorded on `stream` with `key` (it reached a caller another way). */
+  discard(stream: StreamId, key: unknown): void {
+    if (this.#errors.size === 0) return;
+    const index = this.#index(stream);
+    const list = this.#errors.get(index);
+    if (list === undefined) return;
+    const kept = list.filter((entry) => entry.key !== key);
+    if (kept.length === 0) this.#errors.delete(index);
+    else this.#errors.set(index, kept);
+  }
+
   /** Whether `stream` has errors to report. */
   has(stream: StreamId): boolean {
     return this.#errors.size > 0 && this.#errors.has(this.#index(stream));
@@ -86,14 +98,8 @@ export class StreamErrors {
     const list = this.#errors.get(index);
     if (list === undefined) return undefined;
     this.#errors.delete(index);
-    const [first, ...rest] = list.map((entry) => entry.error);
-    if (rest.length === 0 || !(first instanceof ComputeError)) return first;
-    return new ComputeError(
-      first.code,
-      `${first.message} (and ${rest.length} more error(s) on stream ${stream}: ` +
-        `${rest.map((e) => e instanceof Error ? e.message : String(e)).join("; ")})`,
-      { cause: first },
-    );
+    const errors = list.map((entry) => entry.error);
+    return joinErrors(errors, `${errors.flatMap(errorList).length} errors on stream ${stream}`);
   }
 
   /** Throws the errors of `stream` (see {@linkcode take}), if any. */

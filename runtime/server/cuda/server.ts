@@ -17,7 +17,8 @@ import {
   contiguousStrides,
   type CopyDescriptor,
 } from "../../core/allocation.ts";
-import { StreamUnhealthyError } from "../../core/errors.ts";
+import { DestroyedError, StreamUnhealthyError } from "../../core/errors.ts";
+import { failMark } from "../shared/_fail_mark.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { MemoryAllocationMode } from "../../core/kernel.ts";
@@ -129,7 +130,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    * stream waits on an event of `stream` and the mark rides on the GC task of that wait, so marks
    * complete in the order they were made (the GC stream's order), whatever their streams. A
    * failed or timed-out event never reaches the mark and leaves the stream unhealthy (its next
-   * `sync` or `read` reports it); a destroyed server never reaches it either. The mark is an
+   * `sync` or `read` reports it); a destroyed server never reaches it either. Either way the
+   * timeline is told (`failMark`), so that waits for the value reject. The mark is an
    * event too, for {@linkcode waitSignal} on other CUDA servers.
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
@@ -139,7 +141,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     ordered.gc({
       [Symbol.dispose]: () => {
         if (!this.#state.destroyed) timeline.set(value);
+        else failMark(timeline, value, new DestroyedError("The CUDA server was destroyed"));
       },
+      fail: (error: unknown) => failMark(timeline, value, error), // the GC wait failed
     });
   }
 

@@ -23,7 +23,8 @@
 
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { DriverError, NotReadyError, UnsupportedError } from "../../core/errors.ts";
+import { DestroyedError, DriverError, NotReadyError, UnsupportedError } from "../../core/errors.ts";
+import { failMark } from "../shared/_fail_mark.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
@@ -270,20 +271,27 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   }
 
   #signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
-    if (this.#state.destroyed) return;
+    // A mark never reached is told to the timeline (`failMark`): waits for it reject.
+    if (this.#state.destroyed) {
+      failMark(timeline, value, new DestroyedError("The WebGPU server was destroyed"));
+      return;
+    }
     const errors = this.#parts.encoder.errors;
     signalOnQueue(this.device.queue, {
       timeline: {
         set: (reached) => {
           const closed = this.#parts.closedError();
-          if (closed === undefined) timeline.set(reached);
-          else errors.record(stream, closed);
+          if (closed === undefined) return timeline.set(reached);
+          errors.record(stream, closed);
+          failMark(timeline, value, closed);
         },
       },
       value,
       onError: (cause) => {
         const message = `The queue failed to report completion of timeline value ${value}`;
-        errors.record(stream, new DriverError(message, { cause }));
+        const error = new DriverError(message, { cause });
+        errors.record(stream, error);
+        failMark(timeline, value, error);
       },
     });
   }
