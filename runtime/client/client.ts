@@ -114,11 +114,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /**
-   * Allocates `length` elements of `options.dtype` (f32 by default), all `value`. Integer types
-   * take only a value they hold exactly (`RangeError` otherwise, never rounded, wrapped or
-   * clamped); float types round to nearest as NumPy does (`16777217` is 16777216 in f32), but a
-   * finite value that would overflow to Infinity (`1e40` in f32, `70000` in f16) is a
-   * `RangeError`; NaN and ±Infinity given explicitly are kept.
+   * Allocates `length` elements of `options.dtype` (f32 by default), all `value`; a value an
+   * integer type cannot hold exactly is a `RangeError`, never rounded or wrapped; floats round to
+   * nearest, but a finite value that would overflow to Infinity is a `RangeError`.
    */
   full<D extends DType = "f32">(
     length: number,
@@ -130,11 +128,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     return this.#make.upload(this.server, data, "full", options) as Handle<D>;
   }
 
-  /**
-   * Allocates `length` elements of `dtype`: `start`, `start + step`, ... (0, 1, 2... by default),
-   * held by the type as {@linkcode full}'s value is (`RangeError` naming `start` or the last
-   * element when one does not fit).
-   */
+  /** Allocates `length` elements of `dtype`: `start`, `start + step`, ... (0, 1, 2... by default). */
   arange<D extends DType = "f32">(
     length: number,
     dtype?: D,

@@ -62,6 +62,8 @@ import { signalOnQueue } from "../../../sync/webgpu_signal.ts";
 
 export type { WebGpuServerOptions, WebGpuServerStats };
 
+const now = () => performance.now();
+
 /**
  * A compute server on a WebGPU device.
  *
@@ -172,15 +174,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const mapStart = performance.now();
     const result = await this.#parts.settle(read.result());
     if (this.#parts.profiler.trace !== undefined) {
-      const end = performance.now();
-      this.#parts.profiler.record({
-        type: "read",
-        stream,
-        start,
-        mapStart,
-        end,
-        bytes: read.bytes,
-      });
+      const { bytes } = read;
+      this.#parts.profiler.record({ type: "read", stream, start, mapStart, end: now(), bytes });
       this.#parts.sampleMemory();
     }
     await this.#parts.settle(this.#parts.encoder.validated(stream));
@@ -238,6 +233,15 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       );
     }
     return leaseResource(at, ref);
+  }
+
+  checkLaunch(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
+    this.#assertUsable(stream); // every check of `execute`; the task is given back unused
+    this.#parts.launcher.prepare(launch, stream, false).done?.();
+  }
+
+  checkRef(ref: HandleRef): void {
+    this.#locate(ref); // INVALID_HANDLE unless live memory of this server (DESTROYED after destroy)
   }
 
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
