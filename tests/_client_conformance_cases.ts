@@ -5,6 +5,7 @@
  */
 import { type ComputeClient, CpuTimelineSignal, CubeCount, type Handle } from "../mod.ts";
 import type { KernelMetadata } from "../backend.ts";
+import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
 
 /** What every case works on (made afresh for each case). */
 export interface CaseEnv<K extends KernelMetadata = KernelMetadata> {
@@ -24,6 +25,17 @@ export interface CaseEnv<K extends KernelMetadata = KernelMetadata> {
   /** A disposed handle of `client`. */
   readonly disposed: Handle<"f32">;
 }
+
+/** `v[i] *= s` for `i < n`, with `n` and `s` in CubeCL's info buffer (word 0, then word 4). */
+export const scaleWgsl: WgslKernel = {
+  id: "conformance.scale",
+  source: `
+@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+@group(0) @binding(1) var<storage, read> info: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < info[0]) { v[id.x] = v[id.x] * bitcast<f32>(info[4]); }
+}`,
+};
 
 /** The error class a case expects. */
 export type ErrorClass = abstract new (...args: never[]) => Error;

@@ -13,9 +13,15 @@
 import assert from "node:assert/strict";
 import { type ComputeClient, ComputeError, CpuTimelineSignal, type Handle } from "../mod.ts";
 import type { KernelMetadata } from "../backend.ts";
-import { type Case, type CaseEnv, CASES, scaleOptions } from "./_client_conformance_cases.ts";
+import {
+  type Case,
+  type CaseEnv,
+  CASES,
+  scaleOptions,
+  scaleWgsl,
+} from "./_client_conformance_cases.ts";
 
-export { CASES, scaleOptions };
+export { CASES, scaleOptions, scaleWgsl };
 export type { Case, CaseEnv };
 
 /** What a backend gives the suite. */
@@ -116,6 +122,7 @@ async function runCase<K extends KernelMetadata>(
   }
   checkError(c, error);
   await exactComputation(kit, client);
+  await exactComputation(kit, other); // a refused copyTo leaves its destination usable too
 }
 
 function checkError(c: Case, error: unknown): void {
