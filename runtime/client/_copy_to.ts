@@ -22,6 +22,7 @@
 
 import { type CopyDescriptor, copyDescriptor } from "../core/allocation.ts";
 import type { Handle, HandleKind } from "../core/handles/handle.ts";
+import { InvalidHandleError } from "../core/errors.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./_held_streams.ts";
@@ -55,6 +56,7 @@ export function copyBetween(
   to: CopyEnd,
   options: CopyBetweenOptions,
 ): Handle {
+  checkSource(from.server, handle);
   const bytes = handle.size();
   const source = copyDescriptor(handle.ref(), [bytes], [1], 1);
   const target = to.server.empty(bytes, to.stream, options.kind);
@@ -102,6 +104,25 @@ export function chunkBytesOf(options: { readonly chunkBytes?: number }): number 
     );
   }
   return chunkBytes;
+}
+
+/**
+ * `INVALID_HANDLE` at the call, naming the handle, unless `handle` is live memory of `server`
+ * (the client `copyTo` was called on): another client's handle is refused before anything is
+ * created or held, on every backend and path.
+ */
+function checkSource(server: ComputeServer, handle: Handle): void {
+  const ref = handle.ref(); // INVALID_HANDLE after dispose()
+  try {
+    server.checkRef?.(ref);
+  } catch (error) {
+    if (!(error instanceof InvalidHandleError) || handle.disposed) throw error;
+    throw new InvalidHandleError(
+      `handle: ${handle.describe()} belongs to another client: call copyTo on the client that ` +
+        `made it (owner.copyTo(handle, destination))`,
+      { cause: error },
+    );
+  }
 }
 
 function sameBackend(a: ComputeServer, b: ComputeServer): boolean {

@@ -125,6 +125,7 @@ export class HandleFactory {
     stream: StreamId,
   ): void {
     const ref = writeRange(handle, bytes, offset);
+    if (this.#held.busy) server.checkRef?.(ref); // another client's handle: at the call
     const descriptor = copyDescriptor(ref, [bytes.byteLength], [1], 1);
     this.#held.runVoid(stream, [handle.slice.record], [handle], () => {
       server.write([{ descriptor, data: bytes }], stream);

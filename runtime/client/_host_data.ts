@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describe } from "../core/_argument_checks.ts";
+import { describe, type FloatType, roundFloat } from "../core/_argument_checks.ts";
 import {
   type ArrayOf,
   arrayTypeOf,
@@ -96,8 +96,10 @@ const BIG_RANGE: Partial<Record<DType, readonly [bigint, bigint]>> = {
 };
 
 /**
- * `value` as an element of `dtype`, checked: never rounded, wrapped or clamped (`TypeError` for
- * a value of the wrong kind, `RangeError` for one the type cannot hold).
+ * `value` as an element of `dtype`, checked: integers are never rounded, wrapped or clamped;
+ * floats round to nearest (as NumPy) but never overflow to infinity (`TypeError` for a value of
+ * the wrong kind, `RangeError` for one the type cannot hold). NaN and the infinities given
+ * explicitly are float values too.
  */
 export function elementValue(dtype: DType, value: unknown, what: string): number | bigint {
   const big = BIG_RANGE[dtype];
@@ -115,7 +117,7 @@ export function elementValue(dtype: DType, value: unknown, what: string): number
     throw new TypeError(`${what} must be a number for ${dtype}, got ${describe(value)}`);
   }
   const range = INTEGER_RANGE[dtype];
-  if (range === undefined) return value; // floats: NaN and infinities are values too
+  if (range === undefined) return roundFloat(dtype as FloatType, value, what);
   if (!Number.isInteger(value) || value < range[0] || value > range[1]) {
     throw new RangeError(`${what} ${value} does not fit ${dtype} [${range[0]}, ${range[1]}]`);
   }
@@ -131,8 +133,9 @@ export function fullArray<D extends DType>(length: number, dtype: D, value: unkn
 }
 
 /**
- * `length` elements of `dtype`: `start`, `start + step`, ... Every element must fit the type
- * exactly (`RangeError` naming the first that does not).
+ * `length` elements of `dtype`: `start`, `start + step`, ... Every integer element must fit the
+ * type exactly; float elements round to nearest but must not overflow to infinity (`RangeError`
+ * naming `start` or the last element).
  */
 export function arangeArray<D extends DType>(
   length: number,
@@ -149,7 +152,11 @@ export function arangeArray<D extends DType>(
   if (length === 0) return array;
   const last = start + step * (length - 1);
   const integral = dtype !== "f32" && dtype !== "f16" && dtype !== "f64";
-  if (integral) {
+  if (!integral) {
+    // The elements run from `start` to `last`: if neither end overflows, none does.
+    roundFloat(dtype as FloatType, start, "start");
+    roundFloat(dtype as FloatType, last, "the last element");
+  } else {
     elementValue(dtype, integral && BIG_RANGE[dtype] ? safe(start) : start, "start");
     elementValue(dtype, integral && BIG_RANGE[dtype] ? safe(last) : last, "the last element");
     if (!Number.isInteger(step)) {

@@ -11,7 +11,7 @@ import { CubeCount } from "../core/cube_count.ts";
 import { Handle } from "../core/handles/handle.ts";
 import { HandleRef } from "../core/handles/handle_ref.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
-import { describe } from "../core/_argument_checks.ts";
+import { assertU32, describe } from "../core/_argument_checks.ts";
 import type { KernelLaunch } from "../server/server.ts";
 import type { ExecuteOptions } from "./options.ts";
 
@@ -82,6 +82,10 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     } else {
       throw new TypeError(`threads must be a number or [x, y, z], got ${typeof threads}`);
     }
+    // Named as the caller wrote it, the same on every backend.
+    assertU32(into.x, "threads x");
+    assertU32(into.y, "threads y");
+    assertU32(into.z, "threads z");
     return into;
   }
 }

@@ -128,6 +128,9 @@ export class StreamCalls {
     const launch = new LaunchRecord<K>();
     launch.fill(kernel, options);
     const stream = resolveStreamId(options.stream);
+    // Every check of the launch's own arguments runs now, as on an idle stream; `execute`
+    // runs them again when the held calls before it have run.
+    server.checkLaunch?.(launch, stream);
     const refs = launch.args.buffers;
     const handles = (options.buffers ?? []).filter((item) => item instanceof Handle);
     this.held.runVoid(stream, refs.map((ref) => ref.slice.record), handles, () => {
@@ -204,6 +207,8 @@ export class StreamCalls {
       const size = handle.size();
       return copyDescriptor(handle.ref(), [size], contiguousStrides([size]), 1);
     });
+    // Another client's handle is refused now, not once the held calls before the read ran.
+    if (this.held.busy) { for (const d of descriptors) server.checkRef?.(d.ref); }
     const keys = descriptors.map((descriptor) => descriptor.ref.slice.record);
     const bytes = await this.held.run(stream, keys, handles, () => {
       return server.read(descriptors, stream);

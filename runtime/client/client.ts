@@ -23,8 +23,7 @@ import type { ComputeServer } from "../server/server.ts";
 import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import type { ProfileOptions, TraceRecorder } from "../core/trace.ts";
-import type { TimelineSignal } from "../../sync/timeline_signal.ts";
-import type { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
+import type { CpuTimelineSignal, TimelineSignal } from "../../sync/mod.ts";
 import { StreamCalls } from "./_stream_calls.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import { checkExecute, checkHandle, checkInstance, checkOptions, readArgs } from "./_checks.ts";
@@ -115,8 +114,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /**
-   * Allocates `length` elements of `options.dtype` (f32 by default), all `value`; a value the
-   * type cannot hold exactly is a `RangeError`, never rounded or wrapped.
+   * Allocates `length` elements of `options.dtype` (f32 by default), all `value`; a value an
+   * integer type cannot hold exactly is a `RangeError`, never rounded or wrapped; floats round to
+   * nearest, but a finite value that would overflow to Infinity is a `RangeError`.
    */
   full<D extends DType = "f32">(
     length: number,

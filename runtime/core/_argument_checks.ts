@@ -55,3 +55,26 @@ export function checkShape(shape: readonly number[], elemSize: number): void {
 function badDimension(dim: unknown, axis: number): never {
   notNonNegativeInteger(dim, `shape[${axis}]`);
 }
+
+/** The float element types a number is rounded to. */
+export type FloatType = "f16" | "bf16" | "f32" | "f64";
+
+/**
+ * `value` rounded to `type` as it will be stored (to nearest, ties to even, as NumPy; bf16 is
+ * stored truncated from f32, so it has f32's range). `RangeError` when a finite value overflows
+ * to infinity; NaN and the infinities given explicitly are values too.
+ */
+export function roundFloat(type: FloatType, value: number, what: string): number {
+  const rounded = type === "f64"
+    ? value
+    : type === "f16"
+    ? Math.f16round(value)
+    : Math.fround(value);
+  if (Number.isFinite(value) && !Number.isFinite(rounded)) {
+    const max = type === "f16" ? 65504 : 3.4028234663852886e38;
+    throw new RangeError(
+      `${what} ${value} overflows ${type} (largest ${max}): it would be stored as Infinity`,
+    );
+  }
+  return rounded;
+}

@@ -5,7 +5,12 @@
  * @module
  */
 
-import { assertNonNegativeInteger, describe } from "./_argument_checks.ts";
+import {
+  assertNonNegativeInteger,
+  describe,
+  type FloatType,
+  roundFloat,
+} from "./_argument_checks.ts";
 import { HandleRef } from "./handles/handle.ts";
 import { clearArray } from "./_clear_array.ts";
 
@@ -113,23 +118,13 @@ const INTEGER_RANGE: Partial<Record<StorageType, readonly [bigint, bigint]>> = {
   u64: [0n, 2n ** 64n - 1n],
 };
 
-/** Rounds a number to each float type (bf16 is stored truncated from f32, so f32's range). */
-const FLOAT_ROUND: Partial<Record<StorageType, (value: number) => number>> = {
-  f16: (value) => Math.f16round(value),
-  bf16: (value) => Math.fround(value),
-  f32: (value) => Math.fround(value),
-  f64: (value) => value,
-};
-
 function checkScalar(type: StorageType, value: unknown, what: string): void {
   const range = INTEGER_RANGE[type];
   if (range === undefined) {
     if (typeof value !== "number") {
       throw new TypeError(`${what} must be a number, got ${describe(value)}`);
     }
-    if (Number.isFinite(value) && !Number.isFinite(FLOAT_ROUND[type]!(value))) {
-      throw new RangeError(`${what} ${value} overflows ${type} (it would be stored as Infinity)`);
-    }
+    roundFloat(type as FloatType, value, what);
     return;
   }
   const wide = type === "i64" || type === "u64";

@@ -302,6 +302,18 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * arrays, which callers reuse for the next launch (the client does).
    */
   execute(launch: KernelLaunch<K>, stream: StreamId): void;
+  /**
+   * Optional. Runs every check `execute` makes of `launch`'s own arguments (handles and their
+   * owner, element types, sizes, params, counts) and throws what `execute` would, enqueueing
+   * nothing: a client that holds `stream` (`waitFor`, a copy through the host) calls it at the
+   * call and `execute` later. Only what the device reports later may still fail then.
+   */
+  checkLaunch?(launch: KernelLaunch<K>, stream: StreamId): void;
+  /**
+   * Optional. Throws `INVALID_HANDLE` (naming the handle) unless `ref` is live memory of this
+   * server: a disposed handle, or another server's.
+   */
+  checkRef?(ref: HandleRef): void;
   /** Submits the stream's queued work to the device. */
   flush(stream: StreamId): void;
   /** Memory figures of the server. */

@@ -23,6 +23,7 @@ import { asyncStreamScope, currentStreamId, withStream } from "../../backend.ts"
 import { WebGpuServer } from "../../runtime/server/webgpu/mod.ts";
 import { renderTraceSvg, toChromeTrace } from "../../runtime/trace/mod.ts";
 import { serverConformance } from "../server_conformance.ts";
+import { clientConformance, scaleWgsl, type StepContext } from "../client_conformance.ts";
 import { CUBE_SIZE, fill, increment, scaleAdd } from "../_wgsl_kernels.ts";
 import { runGroups, Skip } from "./_page_harness.ts";
 
@@ -51,6 +52,13 @@ runGroups({
       createServer: () => WebGpuServer.create(),
       kernels: { fill, scaleAdd, increment },
       cubeSize: CUBE_SIZE,
+    }),
+
+  "client conformance (WebGPU)": (t) =>
+    clientConformance(t as unknown as StepContext, {
+      createClient: () => createClient(),
+      scale: scaleWgsl,
+      typedKernels: true,
     }),
 
   "README examples": async (t) => {

@@ -45,7 +45,7 @@ import {
   ServerState,
 } from "../shared/mod.ts";
 import { checkLaunch } from "./launch/_check_launch.ts";
-import { launch } from "./launch/launcher.ts";
+import { checkOnDevice, launch } from "./launch/launcher.ts";
 import { optimizedLayout } from "./memory/_copy_layout.ts";
 import { read, readSources } from "./memory/_read.ts";
 import { CudaParts } from "./_parts.ts";
@@ -241,11 +241,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     if (targets.length === 0) return;
     using ordered = orderOn(this.#parts, stream, entries.map((e) => e.descriptor.ref));
     enqueueWrite(this.#parts.copy, targets, ordered.stream);
-    this.#parts.profiler.trace?.copy(
-      "write",
-      stream,
-      targets.reduce((n, t) => n + t.layout.bytes, 0),
-    );
+    const trace = this.#parts.profiler.trace;
+    trace?.copy("write", stream, targets.reduce((n, t) => n + t.layout.bytes, 0));
   }
 
   async sync(stream: StreamId): Promise<void> {
@@ -273,12 +270,21 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return leaseResource(at, ref);
   }
 
+  checkLaunch(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
+    this.#assertUsable(stream);
+    checkOnDevice(this.#parts.launch, kernelLaunch);
+  }
+
+  checkRef(ref: HandleRef): void {
+    this.#assertUsable();
+    this.#locate(ref);
+  }
+
   execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
     checkLaunch(kernelLaunch);
-    if (!this.#parts.backend.isHealthy(this.#parts.streams.stream(stream))) {
-      throw new StreamUnhealthyError(stream);
-    }
+    const healthy = this.#parts.backend.isHealthy(this.#parts.streams.stream(stream));
+    if (!healthy) throw new StreamUnhealthyError(stream);
     launch(this.#parts.launch, kernelLaunch, stream);
   }
 

@@ -229,6 +229,15 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     return leaseResource(at, ref);
   }
 
+  checkLaunch(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
+    this.#assertUsable(stream); // every check of `execute`; the task is given back unused
+    this.#parts.launcher.prepare(launch, stream, false).done?.();
+  }
+
+  checkRef(ref: HandleRef): void {
+    this.#locate(ref); // INVALID_HANDLE unless live memory of this server (DESTROYED after destroy)
+  }
+
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
     const launcher = this.#parts.launcher;

@@ -25,6 +25,7 @@ import type { ModuleCache } from "../compile/module_cache.ts";
 import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
+import { checkLaunch } from "./_check_launch.ts";
 
 /** The marshalled parameters of one launch. */
 export interface LaunchParams {
@@ -113,19 +114,40 @@ export interface LaunchParts extends CopyContext {
 }
 
 /**
- * Validates, orders and launches a launch whose shape was checked (`checkLaunch`). Everything
- * that can be checked is checked before the stream is ordered, so a refused launch changes
- * nothing.
+ * Runs every check of a launch that {@linkcode launch} makes, its shape first (`checkLaunch`),
+ * and enqueues nothing: a client holding the launch's stream refuses a bad launch at the call.
  */
-export function launch(
-  ctx: LaunchParts,
-  kernelLaunch: KernelLaunch<CudaKernel>,
-  streamId: StreamId,
-): void {
+export function checkOnDevice(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): void {
+  checkLaunch(kernelLaunch);
+  deviceChecks(ctx, kernelLaunch);
+}
+
+function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
+  const { maxGridDim } = ctx.attributes;
+  if (grid.some((n, i) => n > maxGridDim[i])) {
+    throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
+  }
+  return grid;
+}
+
+/** What the checks of a launch found, for the launch itself. */
+interface Checked {
+  readonly fixed: number[] | undefined;
+  readonly fn: Deno.PointerValue;
+  readonly params: LaunchParams;
+  readonly countAt: ResourceRange<bigint> | undefined;
+}
+
+/**
+ * Checks a launch whose shape was checked against the device: block and grid limits, the
+ * module's function, every buffer's memory (`INVALID_HANDLE` for a disposed handle or another
+ * server's) and the parameter sizes. Enqueues nothing.
+ */
+function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): Checked {
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
   const [bx, by, bz] = kernel.blockSize;
-  const { maxBlockDim, maxThreadsPerBlock, maxGridDim } = ctx.attributes;
+  const { maxBlockDim, maxThreadsPerBlock } = ctx.attributes;
   if (
     bx * by * bz > maxThreadsPerBlock || bx > maxBlockDim[0] || by > maxBlockDim[1] ||
     bz > maxBlockDim[2]
@@ -135,12 +157,6 @@ export function launch(
         `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
     );
   }
-  const checkGrid = (grid: number[]) => {
-    if (grid.some((n, i) => n > maxGridDim[i])) {
-      throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
-    }
-    return grid;
-  };
   // `threads` launches: enough blocks to cover the threads (CUDA's x limit, 2^31 - 1 blocks,
   // needs no folding; every kernel checks its bound, the last block is partial).
   const fixed = count.kind === "static"
@@ -148,7 +164,7 @@ export function launch(
     : count.kind === "threads"
     ? [count.x, count.y, count.z].map((n, i) => Math.ceil(n / kernel.blockSize[i]))
     : undefined;
-  if (fixed !== undefined) checkGrid(fixed);
+  if (fixed !== undefined) checkGrid(ctx, fixed);
   const fn = ctx.modules.function(kernel);
   const buffers = args.refs();
   const params = marshalParams(kernel, buffers.map((ref) => ctx.memory.locate(ref)), args);
@@ -163,13 +179,32 @@ export function launch(
     );
   }
   const countAt = count.kind === "dynamic" ? ctx.memory.locate(count.ref) : undefined;
+  return { fixed, fn, params, countAt };
+}
+
+/**
+ * Validates, orders and launches a launch whose shape was checked (`checkLaunch`). Everything
+ * that can be checked is checked before the stream is ordered, so a refused launch changes
+ * nothing.
+ */
+export function launch(
+  ctx: LaunchParts,
+  kernelLaunch: KernelLaunch<CudaKernel>,
+  streamId: StreamId,
+): void {
+  const { kernel, count, args } = kernelLaunch;
+  const name = kernelName(kernel);
+  const [bx, by, bz] = kernel.blockSize;
+  const { fixed, fn, params, countAt } = deviceChecks(ctx, kernelLaunch);
+  const buffers = args.refs();
   using ordered = ctx.streams.order(
     streamId,
     count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
     { enforceHealthy: true },
   );
   const stream = ordered.stream;
-  const grid = fixed ?? (countAt !== undefined ? checkGrid(readCount(ctx, countAt, stream)) : []);
+  const grid = fixed ??
+    (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
   if (grid.some((n) => n === 0)) return; // nothing to run
   const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
   ctx.driver.check(

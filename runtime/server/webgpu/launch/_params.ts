@@ -290,13 +290,21 @@ function writeScalar(
   }
   switch (scalar) {
     case "f32":
-      if (Number.isFinite(value) && Math.abs(value) > F32_MAX) {
-        fail(context, path, `is ${value}, beyond the largest f32 (${F32_MAX})`);
+      if (Number.isFinite(value) && !Number.isFinite(Math.fround(value))) {
+        fail(
+          context,
+          path,
+          `is ${value}, beyond the largest f32 (${F32_MAX}): it would be Infinity`,
+        );
       }
       return view.setFloat32(offset, value, true);
     case "f16":
-      if (Number.isFinite(value) && Math.abs(value) > F16_MAX) {
-        fail(context, path, `is ${value}, beyond the largest f16 (${F16_MAX})`);
+      if (Number.isFinite(value) && !Number.isFinite(Math.f16round(value))) {
+        fail(
+          context,
+          path,
+          `is ${value}, beyond the largest f16 (${F16_MAX}): it would be Infinity`,
+        );
       }
       return view.setFloat16(offset, value, true);
     case "u32":

@@ -181,7 +181,10 @@ export class Launcher {
       if (groups > 0) {
         // Dispatched as a folded grid: the variant sees the launch it stands for.
         compiled = this.#parts.pipelines.folded(compiled);
-        const offset = this.#reserve(compiled.foldBinding, 16);
+        // The info binding is compiled read-write (`_reflect.ts`), and a buffer bound writable
+        // cannot also be a uniform in one dispatch: with an info binding, the fold's uniform
+        // gets a buffer of its own instead of a range of the shared chunk.
+        const offset = this.#reserve(compiled.foldBinding, 16, slots === reflection.bindings);
         this.#view.setUint32(offset, groups, true);
         this.#share();
       }
@@ -278,11 +281,14 @@ export class Launcher {
     if (slot.access === "read") this.#reads.push(ref);
   }
 
-  /** A zeroed range of `size` bytes for the uniform at `binding`; returns its offset. */
-  #reserve(binding: number, size: number): number {
+  /**
+   * A zeroed range of `size` bytes for the uniform at `binding`; returns its offset. `own`: in a
+   * buffer of its own, not in the shared chunk.
+   */
+  #reserve(binding: number, size: number, own = false): number {
     this.#share();
     const entry = this.#entry(binding);
-    if (size > ParamChunks.maxSize) {
+    if (own || size > ParamChunks.maxSize) {
       const bytes = new Uint8Array(size);
       this.#large.push({ entry, bytes });
       this.#view = new DataView(bytes.buffer);
