@@ -132,7 +132,7 @@ Deno.test({
       client.waitFor(new CpuTimelineSignal(), 1, { timeoutMs: 20 });
       client.execute(add, { threads: 4, buffers: [data] }); // held, then dropped
       await assert.rejects(client.read(data), TimeoutError);
-      await assert.rejects(client.sync(), TimeoutError, "the dropped launch is reported once");
+      // The read took the fault: the held launch behind the same wait does not report it again.
       await client.sync();
       client.execute(add, { threads: 4, buffers: [data] });
       assert.deepEqual([...await client.read(data)], [1, 1, 1, 1], "only the later launch ran");
