@@ -4,7 +4,7 @@
 # Chromium and serve pages on 127.0.0.1, every other file gets the COMMON set.
 #
 # Where wgpu can keep to Vulkan (a Vulkan driver with an adapter; CI installs Mesa lavapipe), the
-# suite runs in three `deno test` processes, one per area, with DENO_WEBGPU_BACKEND=vulkan. Elsewhere
+# suite runs in three `deno test` processes at once, one per area, with DENO_WEBGPU_BACKEND=vulkan. Elsewhere
 # each file gets its own process: with wgpu's GL backend enabled, libglvnd's libEGL frees the
 # state of the runtime threads that ran test files twice as the process exits ("double free or
 # corruption", status 134; docs/known_issues.md), the more often the more files a process ran. A
@@ -26,7 +26,8 @@ CUDA="--unstable-webgpu --allow-ffi --allow-env=CI,GPUCOMPUTE_CUDA_LIBRARY,GPUCO
 
 LOG=$(mktemp)
 STATUS=$(mktemp)
-trap 'rm -f "$LOG" "$STATUS"' EXIT
+WORK=$(mktemp -d)
+trap 'rm -rf "$LOG" "$STATUS" "$WORK"' EXIT
 ESC=$(printf '\033')
 
 # Prints the description of the adapter `requestAdapter()` finds with the current environment,
@@ -82,9 +83,45 @@ failed=0
 ignored=0
 failures=""
 
+# Reads a finished `deno test` process's output ($LOG) and exit status ($STATUS). Sets status,
+# summary (1 when the summary line was printed), n_passed, n_failed, n_ignored. The summary line
+# reads e.g. "ok | 197 passed (216 steps) | 0 failed | 1 ignored (33s)".
+parse() {
+  status=$(cat "$STATUS")
+  eval "$(sed "s/$ESC\[[0-9;]*m//g" "$LOG" | awk '
+    /^(ok|FAILED) \| [0-9]+ passed/ {
+      for (i = 2; i <= NF; i++) {
+        if ($i == "passed") p = $(i - 1)
+        if ($i == "failed") f = $(i - 1)
+        if ($i == "ignored") g = $(i - 1)
+      }
+      seen = 1
+    }
+    END { printf "summary=%d n_passed=%d n_failed=%d n_ignored=%d\n", seen, p, f, g }')"
+}
+
+# Whether the process parsed last died at exit after a clean summary: 134 is glibc's abort on the
+# double free, 139 a SIGSEGV seen once at the same point (the libEGL exit abort).
+exit_abort() {
+  [ "$summary" -eq 1 ] && [ "$n_failed" -eq 0 ] && { [ "$status" -eq 134 ] || [ "$status" -eq 139 ]; }
+}
+
+# Adds the counts of the process parsed last, named $1, to the totals; a process that failed
+# without a failed test counts as one failure.
+tally() {
+  if [ "$status" -ne 0 ]; then
+    exit_abort && echo "ERROR: $1 exited with status $status after all its tests passed (the" \
+      "libEGL exit abort, docs/known_issues.md)."
+    failures="$failures $1"
+    [ "$n_failed" -gt 0 ] || n_failed=1
+  fi
+  passed=$((passed + n_passed))
+  failed=$((failed + n_failed))
+  ignored=$((ignored + n_ignored))
+}
+
 # Runs one `deno test` process: `run NAME RETRIES FLAGS... FILES...`. NAME names it in messages;
-# RETRIES is how many times it runs again after an exit abort that followed a clean summary. Adds
-# its counts to the totals; a process that failed without a failed test counts as one failure.
+# RETRIES is how many times it runs again after an exit abort that followed a clean summary.
 run() {
   name=$1
   retries=$2
@@ -92,41 +129,33 @@ run() {
   while :; do
     # The status of `deno test` goes through a file: POSIX sh has no pipefail.
     { deno test "$@"; echo $? >"$STATUS"; } 2>&1 | tee "$LOG"
-    status=$(cat "$STATUS")
-    # The summary line, e.g. "ok | 197 passed (216 steps) | 0 failed | 1 ignored (33s)".
-    # Sets summary (1 when the line was printed), n_passed, n_failed, n_ignored.
-    eval "$(sed "s/$ESC\[[0-9;]*m//g" "$LOG" | awk '
-      /^(ok|FAILED) \| [0-9]+ passed/ {
-        for (i = 2; i <= NF; i++) {
-          if ($i == "passed") p = $(i - 1)
-          if ($i == "failed") f = $(i - 1)
-          if ($i == "ignored") g = $(i - 1)
-        }
-        seen = 1
-      }
-      END { printf "summary=%d n_passed=%d n_failed=%d n_ignored=%d\n", seen, p, f, g }')"
-    [ "$status" -eq 0 ] && break
-    # After a summary with no failure: 134 is glibc's abort on the double free, 139 a SIGSEGV
-    # seen once at the same point.
-    if [ "$summary" -eq 1 ] && [ "$n_failed" -eq 0 ] && { [ "$status" -eq 134 ] || [ "$status" -eq 139 ]; }; then
-      if [ "$retries" -gt 0 ]; then
-        echo "NOTE: $name exited with status $status after all its tests passed (the libEGL" \
-          "exit abort, docs/known_issues.md); running it once more."
-        retries=$((retries - 1))
-        continue
-      fi
-      echo "ERROR: $name exited with status $status after all its tests passed (the libEGL" \
-        "exit abort, docs/known_issues.md)."
+    parse
+    if [ "$status" -ne 0 ] && exit_abort && [ "$retries" -gt 0 ]; then
+      echo "NOTE: $name exited with status $status after all its tests passed (the libEGL" \
+        "exit abort, docs/known_issues.md); running it once more."
+      retries=$((retries - 1))
+      continue
     fi
     break
   done
-  if [ "$status" -ne 0 ]; then
-    failures="$failures $name"
-    [ "$n_failed" -gt 0 ] || n_failed=1
-  fi
-  passed=$((passed + n_passed))
-  failed=$((failed + n_failed))
-  ignored=$((ignored + n_ignored))
+  tally "$name"
+}
+
+# Starts one `deno test` process in the background: `start KEY FLAGS... FILES...`, its output in
+# $WORK/KEY.log and its exit status in $WORK/KEY.status.
+start() {
+  key=$1
+  shift
+  { deno test "$@" >"$WORK/$key.log" 2>&1; echo $? >"$WORK/$key.status"; } &
+}
+
+# Prints what the background process KEY printed and adds its counts: `collect KEY NAME`.
+collect() {
+  LOG="$WORK/$1.log"
+  STATUS="$WORK/$1.status"
+  cat "$LOG"
+  parse
+  tally "$2"
 }
 
 common_files=""
@@ -141,16 +170,25 @@ for file in tests/*_test.ts; do
 done
 
 # shellcheck disable=SC2086
+began=$(date +%s)
 if [ "$mode" = grouped ]; then
-  [ -z "$common_files" ] || run "the non-CUDA tests" 0 $COMMON $common_files
-  [ -z "$cuda_files" ] || run "the CUDA tests" 0 $CUDA $cuda_files
-  [ -z "$browser_files" ] || run "the browser tests" 0 $BROWSER $browser_files
+  # The three areas run at once: much of each is waiting (device polls every ~10 ms, Chromium,
+  # the simulated driver's delays), so together they take little more than the longest alone.
+  # Each prints when all are done, in this order.
+  [ -z "$common_files" ] || start common $COMMON $common_files
+  [ -z "$cuda_files" ] || start cuda $CUDA $cuda_files
+  [ -z "$browser_files" ] || start browser $BROWSER $browser_files
+  wait
+  [ -z "$common_files" ] || collect common "the non-CUDA tests"
+  [ -z "$cuda_files" ] || collect cuda "the CUDA tests"
+  [ -z "$browser_files" ] || collect browser "the browser tests"
 else
   for file in $common_files; do run "$file" 1 $COMMON "$file"; done
   for file in $cuda_files; do run "$file" 1 $CUDA "$file"; done
   for file in $browser_files; do run "$file" 1 $BROWSER "$file"; done
 fi
 
+echo "test time: $(($(date +%s) - began)) s ($mode)"
 [ -z "$failures" ] || echo "Failed:$failures"
 [ "$ignored" -eq 0 ] || echo "$ignored ignored"
 echo "$passed passed, $failed failed"
