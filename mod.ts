@@ -129,3 +129,5 @@ export {
 } from "./runtime/core/errors.ts";
 export { CpuTimelineSignal } from "./sync/cpu_signal.ts";
 export type { TimelineSignal } from "./sync/timeline_signal.ts";
+// Primitives (#30): histogram, scatter, random numbers, linear algebra.
+export { random, type RandomOptions } from "./runtime/kernels/random/random.ts";
