@@ -131,3 +131,5 @@ export { CpuTimelineSignal } from "./sync/cpu_signal.ts";
 export type { TimelineSignal } from "./sync/timeline_signal.ts";
 // Primitives (#30): histogram, scatter, random numbers, linear algebra.
 export { random, type RandomOptions } from "./runtime/kernels/random/random.ts";
+export { histogram, type HistogramOptions } from "./runtime/kernels/histogram/histogram.ts";
+export { bincount, type BincountOptions } from "./runtime/kernels/histogram/bincount.ts";
