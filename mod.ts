@@ -133,3 +133,5 @@ export type { TimelineSignal } from "./sync/timeline_signal.ts";
 export { random, type RandomOptions } from "./runtime/kernels/random/random.ts";
 export { histogram, type HistogramOptions } from "./runtime/kernels/histogram/histogram.ts";
 export { bincount, type BincountOptions } from "./runtime/kernels/histogram/bincount.ts";
+export { transpose, type TransposeOptions } from "./runtime/kernels/linalg/transpose.ts";
+export { gather, type GatherOptions } from "./runtime/kernels/linalg/gather.ts";
