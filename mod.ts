@@ -135,3 +135,8 @@ export { histogram, type HistogramOptions } from "./runtime/kernels/histogram/hi
 export { bincount, type BincountOptions } from "./runtime/kernels/histogram/bincount.ts";
 export { transpose, type TransposeOptions } from "./runtime/kernels/linalg/transpose.ts";
 export { gather, type GatherOptions } from "./runtime/kernels/linalg/gather.ts";
+export { scatterAdd, type ScatterAddOptions } from "./runtime/kernels/scatter/scatter_add.ts";
+export {
+  segmentReduce,
+  type SegmentReduceOptions,
+} from "./runtime/kernels/scatter/segment_reduce.ts";
