@@ -140,3 +140,4 @@ export {
   segmentReduce,
   type SegmentReduceOptions,
 } from "./runtime/kernels/scatter/segment_reduce.ts";
+export { matmul, type MatmulOptions } from "./runtime/kernels/linalg/matmul.ts";

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createClient, gather, transpose } from "../mod.ts";
+import { matmulSteps } from "./_matmul_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -109,3 +110,4 @@ Deno.test({
   },
 });
 
+Deno.test({ name: "matmul on WebGPU", ignore, fn: (t) => matmulSteps(t, adapter!) });
