@@ -35,8 +35,6 @@ export interface GatherOptions {
   stream?: StreamId;
 }
 
-type Out<D extends ElementType | "bytes"> = Handle<ResultType<D>>;
-
 const text = textCache((key) => {
   const [type, checked] = key.split(":");
   return gatherWgsl(type as ElementType, checked === "checked");
@@ -71,19 +69,32 @@ export function gather<D extends ElementType | "bytes">(
   x: Handle<D>,
   indices: Handle,
   options?: GatherOptions & { check?: false },
-): Out<D>;
+): Handle<ResultType<D>>;
+/**
+ * {@linkcode gather} with `{ check: true }`: resolves to the output, or rejects with a
+ * `RangeError` naming the first out-of-range index.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient, gather } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using x = client.createWithData(new Float32Array([10, 20, 30]));
+ * using indices = client.createWithData(new Uint32Array([2, 0]));
+ * using out = await gather(client, x, indices, { check: true });
+ * ```
+ */
 export function gather<D extends ElementType | "bytes">(
   client: ComputeClient,
   x: Handle<D>,
   indices: Handle,
   options: GatherOptions & { check: true },
-): Promise<Out<D>>;
+): Promise<Handle<ResultType<D>>>;
 export function gather<D extends ElementType | "bytes">(
   client: ComputeClient,
   x: Handle<D>,
   indices: Handle,
   options: GatherOptions = {},
-): Out<D> | Promise<Out<D>> {
+): Handle<ResultType<D>> | Promise<Handle<ResultType<D>>> {
   const what = "gather";
   const type = elementType(x, "x", what, ["f32", "i32", "u32"]);
   elementType(indices, "indices", what, ["u32"]);
@@ -95,7 +106,7 @@ export function gather<D extends ElementType | "bytes">(
   const flag = checked
     ? client.createWithData(new Uint32Array([0xffffffff, 0]), { stream })
     : undefined;
-  let out: Out<D>;
+  let out: Handle<ResultType<D>>;
   try {
     out = withOutput(client, n, type, { stream }, (out) => {
       if (n === 0) return;
@@ -110,7 +121,7 @@ export function gather<D extends ElementType | "bytes">(
       if (flag !== undefined) {
         client.execute(BAD_INDEX_WGSL, { threads: 1, buffers: [indices, flag], stream });
       }
-    }) as Out<D>;
+    }) as Handle<ResultType<D>>;
   } catch (error) {
     flag?.dispose();
     throw error;
