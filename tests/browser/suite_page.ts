@@ -25,6 +25,7 @@ import { renderTraceSvg, toChromeTrace } from "../../runtime/trace/mod.ts";
 import { serverConformance } from "../server_conformance.ts";
 import { CUBE_SIZE, fill, increment, scaleAdd } from "../_wgsl_kernels.ts";
 import { runGroups, Skip } from "./_page_harness.ts";
+import { primitivesGroup } from "./_primitives_b_group.ts";
 
 /** The DOMParser of the page (the tests type-check without the DOM library). */
 type DomParser = new () => {
@@ -255,4 +256,5 @@ runGroups({
       assert.ok(a.timeline.value >= 1n);
     });
   },
+  ...primitivesGroup,
 });
