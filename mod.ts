@@ -131,3 +131,15 @@ export {
 } from "./runtime/core/errors.ts";
 export { CpuTimelineSignal } from "./sync/cpu_signal.ts";
 export type { TimelineSignal } from "./sync/timeline_signal.ts";
+// Primitives (#30): histogram, scatter, random numbers, linear algebra.
+export { random, type RandomOptions } from "./runtime/kernels/random/random.ts";
+export { histogram, type HistogramOptions } from "./runtime/kernels/histogram/histogram.ts";
+export { bincount, type BincountOptions } from "./runtime/kernels/histogram/bincount.ts";
+export { transpose, type TransposeOptions } from "./runtime/kernels/linalg/transpose.ts";
+export { gather, type GatherOptions } from "./runtime/kernels/linalg/gather.ts";
+export { scatterAdd, type ScatterAddOptions } from "./runtime/kernels/scatter/scatter_add.ts";
+export {
+  segmentReduce,
+  type SegmentReduceOptions,
+} from "./runtime/kernels/scatter/segment_reduce.ts";
+export { matmul, type MatmulOptions } from "./runtime/kernels/linalg/matmul.ts";

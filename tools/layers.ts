@@ -69,7 +69,9 @@ export function mayImport(from: string, to: string): boolean {
       return BELOW_CONTRACT.includes(to) || to === "client" || to.startsWith("backend:");
     case "kernels":
     case "tune":
-      return BELOW_CONTRACT.includes(to) || ["client", "sync", "kernels"].includes(to);
+      // Kernels and tune may import each other: the tuned reduce set reuses the reductions'
+      // WGSL, and matmul (#30) runs the tuned matmul set.
+      return BELOW_CONTRACT.includes(to) || ["client", "sync", "kernels", "tune"].includes(to);
     default:
       // Backends: everything below the contract, the shared server layer, the timeline signals,
       // their own folder.

@@ -1,0 +1,58 @@
+/**
+ * The launch shared by {@linkcode histogram} and {@linkcode bincount}: zeroed u32 counts, then one
+ * counting kernel over the input (the workgroup-memory one when the bins fit).
+ *
+ * @module
+ */
+
+import type { ComputeClient } from "../../client/client.ts";
+import type { Handle } from "../../core/handle.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import { CubeCount } from "../../core/cube_count.ts";
+import { textCache, wgslOnly, withOutput } from "../_shape.ts";
+import {
+  type CountKind,
+  countWgsl,
+  SHARED_BINS,
+  SHARED_PER_INVOCATION,
+} from "./_histogram_wgsl.ts";
+
+const text = textCache((key) => {
+  const [kind, shared] = key.split(":");
+  return countWgsl(kind as CountKind, shared === "shared");
+});
+
+/** Counts the `n` elements of `x` into `bins` new u32 counts. */
+export function countInto(
+  client: ComputeClient,
+  what: string,
+  kind: CountKind,
+  x: Handle,
+  bins: number,
+  params: { low: number; high: number; width: number },
+  stream: StreamId | undefined,
+): Handle<"u32"> {
+  wgslOnly(client, what);
+  const n = x.size() / 4;
+  return withOutput(client, bins, "u32", { stream, zero: true }, (counts) => {
+    if (n === 0 || bins === 0) return;
+    const shared = bins <= SHARED_BINS;
+    const all = { n, bins, ...params };
+    if (shared) {
+      const groups = Math.ceil(n / (64 * SHARED_PER_INVOCATION));
+      client.execute(text(`${kind}:shared`), {
+        count: CubeCount.new1d(groups),
+        buffers: [x, counts],
+        params: all,
+        stream,
+      });
+    } else {
+      client.execute(text(`${kind}:global`), {
+        threads: n,
+        buffers: [x, counts],
+        params: all,
+        stream,
+      });
+    }
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * The WGSL of {@linkcode histogram} and {@linkcode bincount}: each invocation reads elements and
+ * adds one to its bin with `atomicAdd` on the u32 counts (zeroed before). With few bins (at most
+ * {@linkcode SHARED_BINS}) a workgroup first counts a run of elements in workgroup memory and
+ * then adds its non-zero counts to the output, so the output sees one atomic per bin and
+ * workgroup instead of one per element.
+ *
+ * @module
+ */
+
+import type { KernelText } from "../_shape.ts";
+
+/** Most bins counted in workgroup memory first (4 bytes each, within the 16 KiB minimum). */
+export const SHARED_BINS = 1024;
+/** Elements per invocation of the shared-memory kernels (a workgroup: 64 times as many). */
+export const SHARED_PER_INVOCATION = 16;
+
+/** The bin of element `i` (`-1` for none), by what the kernel counts. */
+const BIN = {
+  // NumPy's edges, in f32: low + k * width, the last one `high` itself (in the last bin). The
+  // first guess from the scaled value is corrected by one against those edges, so a value on an
+  // edge goes to the bin above it, as in NumPy.
+  histogram: `fn edge(k: u32) -> f32 {
+  if (k >= params.bins) { return params.high; }
+  return params.low + f32(k) * params.width;
+}
+fn bin_of(i: u32) -> i32 {
+  let x = x_in[i];
+  if (!(x >= params.low && x <= params.high)) { return -1; } // out of range, or NaN
+  var k = min(u32(max(0.0, floor((x - params.low) / params.width))), params.bins - 1u);
+  if (x < edge(k) && k > 0u) { k = k - 1u; }
+  else if (k + 1u < params.bins && x >= edge(k + 1u)) { k = k + 1u; }
+  return i32(k);
+}`,
+  bincount_i32: `fn bin_of(i: u32) -> i32 {
+  let v = x_in[i];
+  if (v < 0i || u32(v) >= params.bins) { return -1; }
+  return v;
+}`,
+  bincount_u32: `fn bin_of(i: u32) -> i32 {
+  let v = x_in[i];
+  if (v >= params.bins) { return -1; }
+  return i32(v);
+}`,
+} as const;
+
+/** What a counting kernel counts. */
+export type CountKind = keyof typeof BIN;
+
+const PARAMS = `struct Params { n: u32, bins: u32, low: f32, high: f32, width: f32 }`;
+
+/**
+ * The counting kernel of `kind`. Bindings: `x_in` (read), `counts` (atomic u32, zeroed), the
+ * uniform `params` (`n`, `bins`, and for histograms `low`, `high`, `width`). `shared`: the
+ * workgroup-memory kernel (`bins <= SHARED_BINS`, one workgroup per 64 x 16 elements).
+ */
+export function countWgsl(kind: CountKind, shared: boolean): KernelText {
+  const type = kind === "bincount_u32" ? "u32" : kind === "bincount_i32" ? "i32" : "f32";
+  const head = `${PARAMS}
+@group(0) @binding(0) var<storage, read> x_in: array<${type}>;
+@group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> params: Params;
+${BIN[kind]}`;
+  if (!shared) {
+    return {
+      id: `${kind}_global`,
+      source: `${head}
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  if (gid.x >= params.n) { return; }
+  let b = bin_of(gid.x);
+  if (b >= 0i) { atomicAdd(&counts[u32(b)], 1u); }
+}`,
+    };
+  }
+  const per = SHARED_PER_INVOCATION;
+  return {
+    id: `${kind}_shared`,
+    source: `${head}
+var<workgroup> local_counts: array<atomic<u32>, ${SHARED_BINS}>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
+  for (var b = lid; b < params.bins; b = b + 64u) { atomicStore(&local_counts[b], 0u); }
+  workgroupBarrier();
+  let first = wid.x * ${64 * per}u + lid;
+  for (var r = 0u; r < ${per}u; r = r + 1u) {
+    let i = first + r * 64u;
+    if (i < params.n) {
+      let b = bin_of(i);
+      if (b >= 0i) { atomicAdd(&local_counts[u32(b)], 1u); }
+    }
+  }
+  workgroupBarrier();
+  for (var b = lid; b < params.bins; b = b + 64u) {
+    let c = atomicLoad(&local_counts[b]);
+    if (c > 0u) { atomicAdd(&counts[b], c); }
+  }
+}`,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Histograms of f32 handles on the device, with NumPy's bin edges.
+ *
+ * @module
+ */
+
+import type { ComputeClient } from "../../client/client.ts";
+import type { Handle } from "../../core/handle.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import { count, elementType, finite } from "../_shape.ts";
+import { countInto } from "./_count.ts";
+
+/**
+ * Options of {@linkcode histogram}.
+ *
+ * @example Ten bins over [0, 1]
+ * ```ts
+ * import type { HistogramOptions } from "@gpucompute/runtime";
+ * const options: HistogramOptions = { bins: 10, range: [0, 1] };
+ * ```
+ */
+export interface HistogramOptions {
+  /** The number of equal-width bins (an integer >= 1). */
+  bins: number;
+  /** The lower and upper edges `[low, high]` (finite, `low < high`). */
+  range: readonly [number, number];
+  /**
+   * The stream to run on.
+   * @default {currentStreamId()}
+   */
+  stream?: StreamId;
+}
+
+/**
+ * Counts the elements of an f32 handle in `bins` equal-width bins over `range`, as NumPy's
+ * `histogram(x, bins, range)`: bin `k` holds `edge(k) <= x < edge(k + 1)` with
+ * `edge(k) = low + k (high - low) / bins` (computed in f32), and the last bin also holds `high`.
+ * Values outside `[low, high]` and NaN are not counted. Returns `bins` u32 counts on the device
+ * (the caller disposes them). The order of the atomic additions does not matter: the counts are
+ * exact and deterministic.
+ *
+ * `TypeError` for an input that is not f32; `RangeError` naming the option for `bins` that is not
+ * an integer >= 1, or a range that is not two finite numbers with `low < high`.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient, histogram } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using x = client.createWithData(new Float32Array([0, 0.5, 1, 1.5, 2, 2, 7, NaN]));
+ * using counts = histogram(client, x, { bins: 4, range: [0, 2] });
+ * console.log(await client.read(counts)); // Uint32Array [1, 1, 1, 3]
+ * ```
+ */
+export function histogram(
+  client: ComputeClient,
+  x: Handle,
+  options: HistogramOptions,
+): Handle<"u32"> {
+  const what = "histogram";
+  elementType(x, "x", what, ["f32"]);
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("histogram: options { bins, range } are required");
+  }
+  const bins = count(options.bins, "bins", what, 1);
+  if (!Array.isArray(options.range) || options.range.length !== 2) {
+    throw new RangeError(`histogram: range must be [low, high], got ${String(options.range)}`);
+  }
+  const low = finite(options.range[0], "range[0] (low)", what);
+  const high = finite(options.range[1], "range[1] (high)", what);
+  if (!(Math.fround(low) < Math.fround(high))) {
+    throw new RangeError(`histogram: range must have low < high in f32, got [${low}, ${high}]`);
+  }
+  const width = (Math.fround(high) - Math.fround(low)) / bins;
+  if (!(Math.fround(width) > 0)) {
+    throw new RangeError(
+      `histogram: the bins of [${low}, ${high}] are too narrow for f32 (${bins})`,
+    );
+  }
+  return countInto(client, what, "histogram", x, bins, { low, high, width }, options.stream);
+}

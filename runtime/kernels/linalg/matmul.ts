@@ -1,0 +1,190 @@
+/**
+ * Matrix products on the device: single products through the autotuner's matmul set (its
+ * cache included), batches through one register-tiled kernel.
+ *
+ * @module
+ */
+
+import type { ComputeClient } from "../../client/client.ts";
+import { CubeCount } from "../../core/cube_count.ts";
+import type { Handle } from "../../core/handle.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import { type MatmulInputs, matmulSet } from "../../tune/matmul.ts";
+import type { TunableSet } from "../../tune/tunable_set.ts";
+import { Tuner } from "../../tune/tuner.ts";
+import type { MatmulKey } from "../../tune/matmul.ts";
+import { count, elementType, textCache, wgslOnly, withOutput } from "../_shape.ts";
+import { BATCH_GROUP, BATCH_TILE, batchedMatmulWgsl } from "./_matmul_wgsl.ts";
+import { launchTranspose } from "./transpose.ts";
+
+/**
+ * Options of {@linkcode matmul}.
+ *
+ * @example A batch of 8 products of 64 x 32 by 32 x 16, the second factor stored transposed
+ * ```ts
+ * import type { MatmulOptions } from "@gpucompute/runtime";
+ * const options: MatmulOptions = { m: 64, n: 16, k: 32, batch: 8, transposeB: true };
+ * ```
+ */
+export interface MatmulOptions {
+  /** Rows of the product (and of `a`). */
+  m: number;
+  /** Columns of the product (and of `b`). */
+  n: number;
+  /** The shared dimension: columns of `a`, rows of `b`. */
+  k: number;
+  /**
+   * Whether `a` is stored transposed, as `[k, m]`.
+   * @default {false}
+   */
+  transposeA?: boolean;
+  /**
+   * Whether `b` is stored transposed, as `[n, k]`.
+   * @default {false}
+   */
+  transposeB?: boolean;
+  /**
+   * Products stacked in `a` (`[batch, m, k]`), `b` and the result (no broadcasting).
+   * @default {1}
+   */
+  batch?: number;
+  /**
+   * `true`: single products run the fastest variant of the matmul set for their shape, tuned on
+   * first use by a tuner of this client (persistent cache, name "default"); a `Tuner`: that one
+   * (e.g. the demo's, to share its picks); `false`: the set's default variant, no tuning.
+   * Batches always run one register-tiled kernel.
+   * @default {true}
+   */
+  tune?: boolean | Tuner;
+  /**
+   * The stream to run on.
+   * @default {currentStreamId()}
+   */
+  stream?: StreamId;
+}
+
+const tuners = new WeakMap<ComputeClient, Tuner>();
+const sets = new WeakMap<ComputeClient, TunableSet<MatmulKey, MatmulInputs, Handle>>();
+const text = textCache((key) => batchedMatmulWgsl(key[0] === "t", key[1] === "t"));
+
+/**
+ * The product `c = a b` of row-major f32 matrices: `a` is `[m, k]` (`[k, m]` with `transposeA`),
+ * `b` is `[k, n]` (`[n, k]` with `transposeB`), `c` a new `[m, n]` handle (the caller disposes
+ * it); with `batch`, `batch` products stacked one after the other in `a`, `b` and `c`. `k = 0`
+ * gives zeros. Resolves once the product is launched (it stays on the device): a single product
+ * may first tune its shape (see `tune`); transposed inputs are first transposed into temporary
+ * handles, so the tuned variants apply. f32 at every shape, summed with `fma` in `k` order.
+ *
+ * `TypeError` for handles that are not f32; `RangeError` naming the argument for sizes that are
+ * not integers, handles whose length is not `batch * m * k` / `batch * k * n`, and for `k` over
+ * 65,535 on llvmpipe (which silently stops a shader invocation's loops after 65,535 iterations:
+ * split `k` and add the partial products).
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient, matmul } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using a = client.createWithData(new Float32Array([1, 2, 3, 4, 5, 6])); // 2 x 3
+ * using b = client.createWithData(new Float32Array([1, 0, 0, 1, 1, 1])); // 3 x 2
+ * using c = await matmul(client, a, b, { m: 2, n: 2, k: 3 });
+ * console.log(await client.read(c)); // Float32Array [4, 5, 10, 11]
+ * ```
+ */
+export async function matmul(
+  client: ComputeClient,
+  a: Handle,
+  b: Handle,
+  options: MatmulOptions,
+): Promise<Handle<"f32">> {
+  const what = "matmul";
+  elementType(a, "a", what, ["f32"]);
+  elementType(b, "b", what, ["f32"]);
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("matmul: options { m, n, k } are required");
+  }
+  const m = count(options.m, "m", what);
+  const n = count(options.n, "n", what);
+  const k = count(options.k, "k", what);
+  const batch = count(options.batch ?? 1, "batch", what, 1);
+  for (const [name, handle, rows, cols] of [["a", a, m, k], ["b", b, k, n]] as const) {
+    if (handle.size() / 4 !== batch * rows * cols) {
+      throw new RangeError(
+        `matmul: ${name} has ${handle.size() / 4} elements, ${batch} x ${rows} x ${cols} needs ` +
+          `${batch * rows * cols}`,
+      );
+    }
+  }
+  if (k > 65_535 && /llvmpipe/i.test(client.server.properties.deviceName)) {
+    throw new RangeError(
+      `matmul: k = ${k} cannot run right on llvmpipe, which stops a shader invocation's loops ` +
+        "after 65,535 iterations: split k into chunks and add the partial products",
+    );
+  }
+  wgslOnly(client, what);
+  const { stream } = options;
+  if (m * n === 0 || k === 0 || batch > 1) {
+    return withOutput(client, batch * m * n, "f32", { stream, zero: k === 0 }, (c) => {
+      if (m * n > 0 && k > 0) batched(client, a, b, c, options, { m, n, k, batch });
+    });
+  }
+  const ta = options.transposeA ? transposed(client, a, k, m, stream) : undefined;
+  const tb = options.transposeB ? transposed(client, b, n, k, stream) : undefined;
+  try {
+    const inputs = { a: ta ?? a, b: tb ?? b, m, n, k };
+    const set = setOf(client);
+    const tune = options.tune ?? true;
+    const run = () =>
+      tune === false
+        ? set.fallback(set.key(inputs)).run(inputs)
+        : tunerOf(client, tune).execute(set, inputs);
+    const c = await (stream === undefined ? run() : client.withStream(stream, run));
+    return c as Handle<"f32">;
+  } finally {
+    ta?.dispose(); // pinned by the launches that read them
+    tb?.dispose();
+  }
+}
+
+function setOf(client: ComputeClient): TunableSet<MatmulKey, MatmulInputs, Handle> {
+  let set = sets.get(client);
+  if (set === undefined) sets.set(client, set = matmulSet(client));
+  return set;
+}
+
+function tunerOf(client: ComputeClient, tune: true | Tuner): Tuner {
+  if (tune !== true) return tune;
+  let tuner = tuners.get(client);
+  if (tuner === undefined) tuners.set(client, tuner = new Tuner(client));
+  return tuner;
+}
+
+/** A transposed copy of `[rows, cols]` `x`. */
+function transposed(
+  client: ComputeClient,
+  x: Handle,
+  rows: number,
+  cols: number,
+  stream: StreamId | undefined,
+): Handle {
+  return withOutput(client, rows * cols, "f32", { stream }, (out) => {
+    launchTranspose(client, x, out, rows, cols, stream);
+  });
+}
+
+function batched(
+  client: ComputeClient,
+  a: Handle,
+  b: Handle,
+  c: Handle,
+  options: MatmulOptions,
+  { m, n, k, batch }: { m: number; n: number; k: number; batch: number },
+): void {
+  const span = BATCH_GROUP * BATCH_TILE;
+  const kernel = text(`${options.transposeA ? "t" : "n"}${options.transposeB ? "t" : "n"}`);
+  client.execute(kernel, {
+    count: CubeCount.static(Math.ceil(n / span), Math.ceil(m / span), batch),
+    buffers: [a, b, c],
+    params: { M: m, N: n, K: k },
+    stream: options.stream,
+  });
+}
