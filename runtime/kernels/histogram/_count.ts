@@ -6,7 +6,7 @@
  */
 
 import type { ComputeClient } from "../../client/client.ts";
-import type { Handle } from "../../core/handle.ts";
+import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { CubeCount } from "../../core/cube_count.ts";
 import { textCache, wgslOnly, withOutput } from "../_shape.ts";

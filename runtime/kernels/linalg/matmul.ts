@@ -7,12 +7,12 @@
 
 import type { ComputeClient } from "../../client/client.ts";
 import { CubeCount } from "../../core/cube_count.ts";
-import type { Handle } from "../../core/handle.ts";
+import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { type MatmulInputs, matmulSet } from "../../tune/matmul.ts";
+import { type MatmulInputs, matmulSet } from "../../tune/sets/matmul.ts";
 import type { TunableSet } from "../../tune/tunable_set.ts";
 import { Tuner } from "../../tune/tuner.ts";
-import type { MatmulKey } from "../../tune/matmul.ts";
+import type { MatmulKey } from "../../tune/sets/matmul.ts";
 import { count, elementType, textCache, wgslOnly, withOutput } from "../_shape.ts";
 import { BATCH_GROUP, BATCH_TILE, batchedMatmulWgsl } from "./_matmul_wgsl.ts";
 import { launchTranspose } from "./transpose.ts";

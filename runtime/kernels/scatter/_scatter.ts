@@ -5,7 +5,7 @@
  */
 
 import type { ComputeClient } from "../../client/client.ts";
-import type { Handle } from "../../core/handle.ts";
+import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import { textCache } from "../_shape.ts";
