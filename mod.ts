@@ -111,6 +111,8 @@ export {
   type ReductionRunOptions,
   type ReductionSpec,
 } from "./runtime/kernels/reduction.ts";
+// Primitives (#30): scan, sort, select.
+export { cumsum, scan, type ScanOp, type ScanOptions } from "./runtime/kernels/scan/scan.ts";
 export {
   AbortedError,
   BufferTooBigError,

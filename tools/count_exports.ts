@@ -5,7 +5,7 @@
  * @module
  */
 
-export const MAX_USER_EXPORTS = 68; // 64 before several devices (#21: listDevices, createClients and their option and info types, copyTo's options; ComputeErrorCode went to ./backend)
+export const MAX_USER_EXPORTS = 88; // primitives (#30): scan, sort, select (+20); // 64 before several devices (#21: listDevices, createClients and their option and info types, copyTo's options; ComputeErrorCode went to ./backend)
 
 /** The names exported by `export { ... }` / `export type { ... }` lists in `source`. */
 export function exportedNames(source: string): string[] {
