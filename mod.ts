@@ -113,6 +113,7 @@ export {
 } from "./runtime/kernels/reduction.ts";
 // Primitives (#30): scan, sort, select.
 export { cumsum, scan, type ScanOp, type ScanOptions } from "./runtime/kernels/scan/scan.ts";
+export { argmax, argmin, type ArgOptions } from "./runtime/kernels/select/argmax.ts";
 export {
   AbortedError,
   BufferTooBigError,
