@@ -115,6 +115,12 @@ export {
 export { cumsum, scan, type ScanOp, type ScanOptions } from "./runtime/kernels/scan/scan.ts";
 export { argmax, argmin, type ArgOptions } from "./runtime/kernels/select/argmax.ts";
 export {
+  argsort,
+  sort,
+  type SortOptions,
+  type SortPairsOptions,
+} from "./runtime/kernels/sort/sort.ts";
+export {
   AbortedError,
   BufferTooBigError,
   CompilationError,
