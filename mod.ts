@@ -114,6 +114,7 @@ export {
 // Primitives (#30): scan, sort, select.
 export { cumsum, scan, type ScanOp, type ScanOptions } from "./runtime/kernels/scan/scan.ts";
 export { argmax, argmin, type ArgOptions } from "./runtime/kernels/select/argmax.ts";
+export { topk, type TopkOptions, type TopkResult } from "./runtime/kernels/select/topk.ts";
 export {
   argsort,
   sort,

@@ -6,8 +6,16 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { argmax, argmin, type ComputeClient, createClient, type Handle } from "../mod.ts";
-import { compareKeys, type Element, type ElementArray, randomWords, typed } from "./_primitives.ts";
+import { argmax, argmin, type ComputeClient, createClient, type Handle, topk } from "../mod.ts";
+import {
+  assertBits,
+  compareKeys,
+  cpuArgsort,
+  type Element,
+  type ElementArray,
+  randomWords,
+  typed,
+} from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -144,6 +152,124 @@ Deno.test({
         assert.equal(none.size(), 0);
         using i = argmax(client, x, { shape: [2, 3], axis: 0 });
         assert.deepEqual(Array.from(await client.read(i)), [0, 1, 0]);
+      },
+    );
+  },
+});
+
+/** topk of `data` as `[rows, cols]` against the first k of a stable CPU sort of each row. */
+async function checkTopk(
+  client: ComputeClient,
+  data: ElementArray,
+  k: number,
+  shape: [number, number] | undefined,
+  largest: boolean,
+): Promise<void> {
+  const [rows, cols] = shape ?? [1, data.length];
+  const expectedIndices: number[] = [];
+  for (let r = 0; r < rows; r++) {
+    const row = data.subarray(r * cols, (r + 1) * cols);
+    const order = cpuArgsort(row, largest).subarray(0, k);
+    expectedIndices.push(...order);
+  }
+  using x = client.createWithData(data);
+  const result = topk(client, x, k, shape === undefined ? { largest } : { shape, largest });
+  using values = result.values;
+  using indices = result.indices;
+  const [v, i] = await client.readMany([values, indices]);
+  const what = `topk ${data.constructor.name} k=${k} [${rows}, ${cols}] largest ${largest}`;
+  assertBits(i, Uint32Array.from(expectedIndices), `${what} indices`);
+  // Values are the input's elements at those indices, bit for bit (-0 and NaN kept).
+  assertBits(
+    v as ElementArray,
+    permuteRows(data, expectedIndices, rows, cols, k),
+    `${what} values`,
+  );
+}
+
+/** The elements of `data` at the per-row indices. */
+function permuteRows(
+  data: ElementArray,
+  indices: number[],
+  rows: number,
+  cols: number,
+  k: number,
+): ElementArray {
+  const out = new (data.constructor as new (n: number) => ElementArray)(rows * k);
+  for (let m = 0; m < rows * k; m++) out[m] = data[Math.floor(m / k) * cols + indices[m]];
+  return out;
+}
+
+Deno.test({
+  name: "topk: best first, ties by lower index, per row, against a full sort",
+  ignore,
+  async fn(t) {
+    using client = await createClient({ adapter: adapter! });
+    const types: Element[] = ["f32", "i32", "u32"];
+
+    await t.step("small cases: ties, NaN, -0 and +0", async () => {
+      using x = client.createWithData(new Float32Array([3, 9, 4, 1, 5, 5]));
+      const { values, indices } = topk(client, x, 2, { shape: [2, 3] });
+      using _v = values;
+      using _i = indices;
+      const [v, i] = await client.readMany([values, indices]);
+      assert.deepEqual([Array.from(v), Array.from(i)], [[9, 4, 5, 5], [1, 2, 1, 2]]);
+      const f = new Float32Array([1, NaN, -0, 0, 7, NaN, -0, 7]);
+      for (const largest of [true, false]) {
+        for (const k of [0, 1, 3, 8]) await checkTopk(client, f, k, undefined, largest);
+      }
+    });
+
+    await t.step("lengths, k and rows (past 65,535 workgroups at 2^20 x 16)", async () => {
+      for (const [n, k] of [[1, 1], [7, 3], [1025, 8], [100_003, 8], [100_003, 100_003]]) {
+        for (const type of types) {
+          await checkTopk(client, valuesFor(type, n, n + k), k, undefined, k % 2 === 0);
+        }
+      }
+      for (const shape of [[3, 5], [70_000, 3], [5, 4099]] as [number, number][]) {
+        await checkTopk(client, valuesFor("f32", shape[0] * shape[1], 9), 2, shape, true);
+      }
+      await checkTopk(client, valuesFor("i32", 1 << 20, 4), 4, [1 << 16, 16], false);
+    });
+
+    await t.step("property: topk is the head of a full stable sort of each row", async () => {
+      const property = fc.asyncProperty(
+        fc.constantFrom(...types),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.nat(),
+        fc.nat(),
+        fc.boolean(),
+        async (type, rows, cols, kSeed, seed, largest) => {
+          const data = valuesFor(type, rows * cols, seed);
+          await checkTopk(client, data, kSeed % (cols + 1), [rows, cols], largest);
+        },
+      );
+      await fc.assert(property, { numRuns: 40 });
+    });
+
+    await t.step(
+      "bad input: typed errors naming the argument; the client stays usable",
+      async () => {
+        using x = client.createWithData(new Int32Array([4, 1, 6, 2, 9, 3]));
+        using h = client.createWithData(new Uint8Array([1, 2, 3, 4]));
+        const wrong = h as unknown as Handle<"f32">;
+        assert.throws(
+          () => topk(client, wrong, 1),
+          (e) => e instanceof TypeError && /x/.test(e.message),
+        );
+        assert.throws(
+          () => topk(client, x, 7),
+          (e) => e instanceof RangeError && /k must/.test(e.message),
+        );
+        assert.throws(() => topk(client, x, 4, { shape: [2, 3] }), /k must/);
+        assert.throws(() => topk(client, x, 1.5), /k must/);
+        assert.throws(() => topk(client, x, 1, { shape: [4, 2] }), /shape \[4, 2\]/);
+        const { values, indices } = topk(client, x, 1, { shape: [3, 2], largest: false });
+        using _v = values;
+        using _i = indices;
+        const [v, i] = await client.readMany([values, indices]);
+        assert.deepEqual([Array.from(v), Array.from(i)], [[1, 2, 3], [1, 1, 1]]);
       },
     );
   },
