@@ -31,7 +31,7 @@ export type ScanOp = "sum" | "max" | "min" | "prod";
 /** Invocations per workgroup. */
 export const SCAN_WORKGROUP = 64;
 /** Consecutive elements per invocation. */
-export const SCAN_PER_THREAD = 8;
+export const SCAN_PER_THREAD = 32;
 /** Elements per block (per workgroup). */
 export const SCAN_BLOCK = SCAN_WORKGROUP * SCAN_PER_THREAD;
 
@@ -80,11 +80,12 @@ ${header(op, type)}
 @compute @workgroup_size(${w})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
   let segment = wid.x / params.blocks;
+  let base = at(segment, 0u);
   let first = (wid.x % params.blocks) * ${SCAN_BLOCK}u;
   var acc = identity();
   for (var j = 0u; j < ${SCAN_PER_THREAD}u; j = j + 1u) {
     let k = first + j * ${w}u + lid;
-    if (k < params.count) { acc = combine(acc, x[at(segment, k)]); }
+    if (k < params.count) { acc = combine(acc, x[base + k * params.inner]); }
   }
   shared_values[lid] = acc;
   workgroupBarrier();
@@ -109,8 +110,8 @@ export function scanBlocksKernel(
   const w = SCAN_WORKGROUP;
   const e = SCAN_PER_THREAD;
   const write = exclusive
-    ? "y[at(segment, k)] = acc; acc = combine(acc, values[j]);"
-    : "acc = combine(acc, values[j]); y[at(segment, k)] = acc;";
+    ? "let i = base + k * params.inner; let v = x[i]; y[i] = acc; acc = combine(acc, v);"
+    : "let i = base + k * params.inner; acc = combine(acc, x[i]); y[i] = acc;";
   return {
     id: `scan_blocks_${op}_${type}${exclusive ? "_exclusive" : ""}`,
     source: `@group(0) @binding(0) var<storage, read> x: array<${type}>;
@@ -120,14 +121,12 @@ ${header(op, type)}
 @compute @workgroup_size(${w})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
   let segment = wid.x / params.blocks;
+  let base = at(segment, 0u);
   let first = (wid.x % params.blocks) * ${SCAN_BLOCK}u + lid * ${e}u;
-  var values: array<${type}, ${e}>;
   var total = identity();
   for (var j = 0u; j < ${e}u; j = j + 1u) {
     let k = first + j;
-    values[j] = identity();
-    if (k < params.count) { values[j] = x[at(segment, k)]; }
-    total = combine(total, values[j]);
+    if (k < params.count) { total = combine(total, x[base + k * params.inner]); }
   }
   // Inclusive scan of the invocations' totals (Hillis-Steele, ${Math.log2(w)} steps).
   shared_values[lid] = total;

@@ -48,8 +48,8 @@ export function argKernel(
     ? "order_key(v)"
     : "select(~order_key(v), 0xffffffffu, order_key(v) == 0xffffffffu)";
   const read = from === "values"
-    ? `let v = x[at(segment, k)]; let key = ${key}; let index = k;`
-    : `let key = in_keys[at(segment, k)]; let index = in_indices[at(segment, k)];`;
+    ? `let v = x[base + k * params.inner]; let key = ${key}; let index = k;`
+    : `let key = in_keys[base + k * params.inner]; let index = in_indices[base + k * params.inner];`;
   const write = to === "partials"
     ? "out_keys[wid.x] = best_keys[0]; out_indices[wid.x] = best_indices[0];"
     : "out[wid.x] = best_indices[0];";
@@ -69,6 +69,7 @@ fn better(key: u32, index: u32, than_key: u32, than_index: u32) -> bool {
 @compute @workgroup_size(${w})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
   let segment = wid.x / params.chunks;
+  let base = at(segment, 0u);
   let first = (wid.x % params.chunks) * ${ARG_CHUNK}u;
   let end = min(first + ${ARG_CHUNK}u, params.count);
   var best_key = 0u;
