@@ -52,9 +52,6 @@ export interface SortPairsOptions<V extends ElementType | "bytes"> extends SortO
   values: Handle<V>;
 }
 
-/** A handle type without `"bytes"` (an untyped handle sorts as f32). */
-type Sorted<D> = D extends "bytes" ? "f32" : D;
-
 const kernels = new Map<string, GeneratedKernel>();
 
 /** What the radix sort carries besides the key: nothing, the index, the key's bits, or values. */
@@ -82,12 +79,27 @@ export function sort<D extends ElementType | "bytes">(
   client: ComputeClient,
   keys: Handle<D>,
   options?: SortOptions,
-): Handle<Sorted<D>>;
+): Handle<D extends "bytes" ? "f32" : D>;
+/**
+ * Sorts keys with values: returns the sorted keys and the values reordered with them (see the
+ * first overload).
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient, sort } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using keys = client.createWithData(new Int32Array([2, 1, 2]));
+ * using values = client.createWithData(new Float32Array([0.5, 1.5, 2.5]));
+ * const pairs = sort(client, keys, { values });
+ * console.log(await client.readMany([pairs.keys, pairs.values]));
+ * // [Int32Array [1, 2, 2], Float32Array [1.5, 0.5, 2.5]]
+ * ```
+ */
 export function sort<D extends ElementType | "bytes", V extends ElementType | "bytes">(
   client: ComputeClient,
   keys: Handle<D>,
   options: SortPairsOptions<V>,
-): { keys: Handle<Sorted<D>>; values: Handle<Sorted<V>> };
+): { keys: Handle<D extends "bytes" ? "f32" : D>; values: Handle<V extends "bytes" ? "f32" : V> };
 export function sort(
   client: ComputeClient,
   keys: Handle,
