@@ -112,6 +112,16 @@ export {
   type ReductionRunOptions,
   type ReductionSpec,
 } from "./runtime/kernels/reduction.ts";
+// Primitives (#30): scan, sort, select.
+export { cumsum, scan, type ScanOp, type ScanOptions } from "./runtime/kernels/scan/scan.ts";
+export { argmax, argmin, type ArgOptions } from "./runtime/kernels/select/argmax.ts";
+export { topk, type TopkOptions, type TopkResult } from "./runtime/kernels/select/topk.ts";
+export {
+  argsort,
+  sort,
+  type SortOptions,
+  type SortPairsOptions,
+} from "./runtime/kernels/sort/sort.ts";
 export {
   AbortedError,
   BackendUnavailableError,

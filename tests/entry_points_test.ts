@@ -74,8 +74,12 @@ const USER = [
   "TimeoutError",
   "UnsupportedError",
   "bincount",
+  "argmax",
+  "argmin",
+  "argsort",
   "createClient",
   "createClients",
+  "cumsum",
   "dot",
   "elementwise",
   "formatMemoryUsage",
@@ -89,6 +93,9 @@ const USER = [
   "scatterAdd",
   "segmentReduce",
   "transpose",
+  "scan",
+  "sort",
+  "topk",
 ];
 const BACKEND = [
   "AbortedError",

@@ -5,7 +5,7 @@
  * @module
  */
 
-export const MAX_USER_EXPORTS = 84; // primitives (#30): 16 names of histogram, bincount, scatterAdd, segmentReduce, random, matmul, transpose, gather and their options; 68 before (64 before several devices, #21: listDevices, createClients and their option and info types, copyTo's options; ComputeErrorCode went to ./backend)
+export const MAX_USER_EXPORTS = 104; // the primitives users reach for (#30: scan, sort, argsort, argmax, argmin, topk, histogram, bincount, scatterAdd, segmentReduce, random, matmul, transpose, gather, their options and results: +34); the backend registry (#25, #26: BackendUnavailableError, CreateRegisteredClientOptions); 68 before (64 before several devices, #21)
 
 /** The names exported by `export { ... }` / `export type { ... }` lists in `source`. */
 export function exportedNames(source: string): string[] {

@@ -1,0 +1,42 @@
+/**
+ * Order keys: WGSL that maps f32, i32 and u32 values to u32 keys whose unsigned order is the
+ * primitives' order of the values (sort, argsort, argmax/argmin, topk). For f32: the sign bit
+ * flipped for positives, all bits for negatives; -0 is first made +0 (equal keys) and every NaN
+ * one pattern above +Infinity (`0xffffffff`), so NaN sorts above every number. For i32: the sign
+ * bit flipped. For u32: the value.
+ *
+ * Descending orders use the inverted key (`~key`), which keeps a stable sort stable.
+ *
+ * @module
+ */
+
+import type { ElementType } from "./elementwise.ts";
+
+/** WGSL of `fn order_key(v: T) -> u32` (see the module doc). */
+export function orderKeyFunction(type: ElementType): string {
+  const body = type === "u32"
+    ? "return v;"
+    : type === "i32"
+    ? "return bitcast<u32>(v) ^ 0x80000000u;"
+    : `let b = bitcast<u32>(v);
+  if ((b & 0x7fffffffu) > 0x7f800000u) { return 0xffffffffu; }
+  let c = select(b, 0u, b == 0x80000000u);
+  return select(c | 0x80000000u, ~c, (c & 0x80000000u) != 0u);`;
+  return `fn order_key(v: ${type}) -> u32 {
+  ${body}
+}`;
+}
+
+/** WGSL of `fn from_order_key(k: u32) -> T`, the value of a key (NaN as `0x7fc00000`). */
+export function fromOrderKeyFunction(type: ElementType): string {
+  const body = type === "u32"
+    ? "return k;"
+    : type === "i32"
+    ? "return bitcast<i32>(k ^ 0x80000000u);"
+    : `var b = select(~k, k & 0x7fffffffu, (k & 0x80000000u) != 0u);
+  if (k == 0xffffffffu) { b = 0x7fc00000u; }
+  return bitcast<f32>(b);`;
+  return `fn from_order_key(k: u32) -> ${type} {
+  ${body}
+}`;
+}

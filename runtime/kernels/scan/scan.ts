@@ -1,0 +1,164 @@
+/**
+ * Scans (prefix sums, running max/min/products) of a handle, whole or along an axis of a
+ * `[rows, cols]` shape; the result stays on the device. The kernel text is `_scan_wgsl.ts`.
+ *
+ * @module
+ */
+
+import type { ComputeClient } from "../../client/client.ts";
+import type { Handle } from "../../core/handles/handle.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import type { ElementType } from "../elementwise.ts";
+import { cached, elementTypeOf, type GeneratedKernel, type Layout, layoutOf } from "../_grid.ts";
+import { SCAN_BLOCK, scanBlocksKernel, type ScanOp, scanTotalsKernel } from "./_scan_wgsl.ts";
+
+export type { ScanOp } from "./_scan_wgsl.ts";
+
+/**
+ * Options of {@linkcode scan}.
+ *
+ * @example Running maxima of each column of a 100 x 8 handle
+ * ```ts
+ * import type { ScanOptions } from "@gpucompute/runtime";
+ * const options: ScanOptions = { op: "max", shape: [100, 8], axis: 0 };
+ * ```
+ */
+export interface ScanOptions {
+  /**
+   * The operator.
+   * @default {"sum"}
+   */
+  op?: ScanOp;
+  /**
+   * Whether element `i` of the result leaves out element `i` of the input (the first is then
+   * the identity: 0 for sum, 1 for prod, -Infinity/+Infinity for f32 max/min, the type's
+   * extremes for integers).
+   * @default {false}
+   */
+  exclusive?: boolean;
+  /**
+   * The input's shape `[rows, cols]` (row-major), to scan each row or column.
+   * @default {undefined} (the whole handle as one sequence)
+   */
+  shape?: readonly [number, number];
+  /**
+   * With `shape`: `1` scans along each row, `0` down each column.
+   * @default {1}
+   */
+  axis?: 0 | 1;
+  /**
+   * The stream to run on.
+   * @default {currentStreamId()}
+   */
+  stream?: StreamId;
+}
+
+const OPS: readonly ScanOp[] = ["sum", "max", "min", "prod"];
+const kernels = new Map<string, GeneratedKernel>();
+
+/**
+ * Scans a handle of f32, i32 or u32 elements: element `i` of the result folds elements `0..i`
+ * (inclusive) or `0..i-1` (`exclusive`) of its sequence with `op`. Integer sums and products
+ * wrap around as the type does; f32 max and min propagate NaN (as NumPy's
+ * `maximum.accumulate`). f32 sums are added in blocks, not left to right: rounding may differ
+ * from a sequential sum in the last bits.
+ *
+ * @example Prefix sums, and running maxima of each row
+ * ```ts ignore
+ * import { createClient, scan } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using x = client.createWithData(new Int32Array([3, 1, 4, 1, 5, 9]));
+ * using sums = scan(client, x);
+ * using before = scan(client, x, { exclusive: true });
+ * using peaks = scan(client, x, { op: "max", shape: [2, 3] });
+ * console.log(await client.readMany([sums, before, peaks]));
+ * // [Int32Array [3, 4, 8, 9, 14, 23], Int32Array [0, 3, 4, 8, 9, 14], Int32Array [3, 3, 4, 1, 5, 9]]
+ * ```
+ */
+export function scan<D extends ElementType | "bytes">(
+  client: ComputeClient,
+  x: Handle<D>,
+  options: ScanOptions = {},
+): Handle<D extends "bytes" ? "f32" : D> {
+  const op = options.op ?? "sum";
+  if (!OPS.includes(op)) {
+    throw new RangeError(`scan: op must be one of ${OPS.join(", ")}, got ${JSON.stringify(op)}`);
+  }
+  const type = elementTypeOf(x, "scan", "x");
+  const n = x.size() / 4;
+  const layout = layoutOf("scan", n, options.shape, options.axis);
+  const { stream } = options;
+  const y = client.empty(n, type, { stream });
+  try {
+    scanInto(client, x, y, layout, { op, type, exclusive: options.exclusive === true, stream });
+  } catch (error) {
+    y.dispose();
+    throw error;
+  }
+  return y as Handle<D extends "bytes" ? "f32" : D>;
+}
+
+/**
+ * The inclusive prefix sums of a handle (f32, i32 or u32), whole or along an axis of `shape`:
+ * `scan` with `op: "sum"`.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient, cumsum } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
+ * using y = cumsum(client, x, { shape: [2, 2], axis: 0 });
+ * console.log(await client.read(y)); // Float32Array [1, 2, 4, 6]
+ * ```
+ */
+export function cumsum<D extends ElementType | "bytes">(
+  client: ComputeClient,
+  x: Handle<D>,
+  options: Omit<ScanOptions, "op" | "exclusive"> = {},
+): Handle<D extends "bytes" ? "f32" : D> {
+  const { shape, axis, stream } = options;
+  return scan(client, x, { shape, axis, stream });
+}
+
+/** What one scan computes. */
+export interface ScanSpec {
+  readonly op: ScanOp;
+  readonly type: ElementType;
+  readonly exclusive: boolean;
+  readonly stream?: StreamId;
+}
+
+/**
+ * Scans `x` into `y` (both checked, `layout` elements): a pass of block totals, the exclusive
+ * scan of the totals (the same, recursively), then each block scanned from its offset.
+ */
+export function scanInto(
+  client: ComputeClient,
+  x: Handle,
+  y: Handle,
+  layout: Layout,
+  spec: ScanSpec,
+): void {
+  const { op, type, exclusive, stream } = spec;
+  const { count, inner, segments } = layout;
+  if (count === 0 || segments === 0) return;
+  const blocks = Math.ceil(count / SCAN_BLOCK);
+  const groups = segments * blocks;
+  const params = { count, inner, blocks, offsets: blocks > 1 ? 1 : 0 };
+  const launch = { kind: "static", x: groups, y: 1, z: 1 } as const;
+  using totals = blocks > 1 ? client.empty(groups, type, { stream }) : undefined;
+  // With one block per segment, no offset is read: a one-element stand-in fills the binding.
+  using offsets = client.empty(blocks > 1 ? groups : 1, type, { stream });
+  if (totals !== undefined) {
+    const kernel = cached(kernels, `t:${op}:${type}`, () => scanTotalsKernel(op, type));
+    client.execute(kernel, { count: launch, buffers: [x, totals], params, stream });
+    const over = { outer: segments, count: blocks, inner: 1, segments };
+    scanInto(client, totals, offsets, over, { op, type, exclusive: true, stream });
+  }
+  const kernel = cached(
+    kernels,
+    `b:${op}:${type}:${exclusive}`,
+    () => scanBlocksKernel(op, type, exclusive),
+  );
+  client.execute(kernel, { count: launch, buffers: [x, y, offsets], params, stream });
+}

@@ -1,0 +1,192 @@
+/**
+ * Scans (issue #30): every op, type, inclusive and exclusive, whole and along both axes, against
+ * a CPU reference at 0, 1, odd and non-power-of-two lengths, past 65,535 workgroups and at 2^24
+ * elements; fast-check properties; bad input gives typed errors and the client stays usable.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type ComputeClient,
+  createClient,
+  cumsum,
+  type Handle,
+  scan,
+  type ScanOp,
+} from "../mod.ts";
+import { assertSame, type Element, type ElementArray, randomWords, typed } from "./_primitives.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+const IDENTITY: Record<Element, Record<ScanOp, number>> = {
+  f32: { sum: 0, prod: 1, max: -Infinity, min: Infinity },
+  i32: { sum: 0, prod: 1, max: -(2 ** 31), min: 2 ** 31 - 1 },
+  u32: { sum: 0, prod: 1, max: 0, min: 2 ** 32 - 1 },
+};
+
+/** The op in the type's arithmetic: integers wrap, f32 max/min propagate NaN. */
+function fold(op: ScanOp, type: Element): (a: number, b: number) => number {
+  const wrap = type === "i32"
+    ? (v: number) => v | 0
+    : type === "u32"
+    ? (v: number) => v >>> 0
+    : Math.fround;
+  switch (op) {
+    case "sum":
+      return (a, b) => wrap(a + b);
+    case "prod":
+      return type === "f32" ? (a, b) => Math.fround(a * b) : (a, b) => wrap(Math.imul(a, b));
+    case "max":
+      return (a, b) => Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.max(a, b);
+    case "min":
+      return (a, b) => Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.min(a, b);
+  }
+}
+
+/** CPU scan of a row-major [rows, cols] array along `axis`. */
+function reference(
+  data: ElementArray,
+  type: Element,
+  op: ScanOp,
+  exclusive: boolean,
+  [rows, cols]: readonly [number, number],
+  axis: 0 | 1,
+): ElementArray {
+  const out = new (data.constructor as new (n: number) => ElementArray)(data.length);
+  const f = fold(op, type);
+  const [segments, count] = axis === 1 ? [rows, cols] : [cols, rows];
+  for (let s = 0; s < segments; s++) {
+    let acc = IDENTITY[type][op];
+    for (let k = 0; k < count; k++) {
+      const i = axis === 1 ? s * cols + k : k * cols + s;
+      if (exclusive) {
+        out[i] = acc;
+        acc = f(acc, data[i]);
+      } else {
+        acc = f(acc, data[i]);
+        out[i] = acc;
+      }
+    }
+  }
+  return out;
+}
+
+/** Inputs whose scans are exact in any order: small integers (f32 products: ±1 and zeros). */
+function inputFor(type: Element, op: ScanOp, n: number, seed: number): ElementArray {
+  const words = randomWords(n, seed);
+  if (type !== "f32") return typed(type, words); // integers wrap: any order is exact
+  if (op === "prod") {
+    return typed("f32", Array.from(words, (w) => (w % 7 === 0 ? 0 : w % 2 ? 1 : -1)));
+  }
+  if (op === "sum") return typed("f32", Array.from(words, (w) => (w % 33) - 16));
+  return typed("f32", Array.from(words, (w) => (w % 1001 === 0 ? NaN : ((w | 0) / 2 ** 20))));
+}
+
+async function check(
+  client: ComputeClient,
+  type: Element,
+  op: ScanOp,
+  exclusive: boolean,
+  data: ElementArray,
+  shape: [number, number],
+  axis: 0 | 1,
+): Promise<void> {
+  using x = client.createWithData(data);
+  const given = shape[0] === 1 && axis === 1 ? {} : { shape, axis };
+  using y = scan(client, x, { op, exclusive, ...given });
+  const what = `${op} ${type} ${exclusive ? "exclusive" : "inclusive"} [${shape}] axis ${axis}`;
+  assertSame(
+    await client.read(y) as ElementArray,
+    reference(data, type, op, exclusive, shape, axis),
+    what,
+  );
+}
+
+Deno.test({
+  name: "scan: every op and type against the CPU, whole and along axes",
+  ignore,
+  async fn(t) {
+    using client = await createClient({ adapter: adapter! });
+    const ops: ScanOp[] = ["sum", "max", "min", "prod"];
+    const types: Element[] = ["f32", "i32", "u32"];
+
+    await t.step("lengths 0, 1, odd, block edges, two levels of blocks", async () => {
+      for (const n of [0, 1, 7, 511, 512, 513, 1000, 262_145 + 13]) {
+        for (const type of types) {
+          for (const op of ops) {
+            for (const exclusive of [false, true]) {
+              await check(client, type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1);
+            }
+          }
+        }
+      }
+    });
+
+    await t.step("rows and columns, past 65,535 workgroups", async () => {
+      const shapes: [number, number][] = [[3, 5], [5, 1000], [1000, 7], [70_000, 3], [2, 1025]];
+      for (const shape of shapes) {
+        for (const axis of [0, 1] as const) {
+          for (const [type, op] of [["i32", "sum"], ["f32", "max"], ["u32", "prod"]] as const) {
+            const data = inputFor(type, op, shape[0] * shape[1], shape[0]);
+            await check(client, type, op, axis === 0, data, shape, axis);
+          }
+        }
+      }
+    });
+
+    await t.step("2^24 i32 elements: the sum wraps as i32 does", async () => {
+      const n = 1 << 24;
+      const data = typed("i32", randomWords(n, 5));
+      await check(client, "i32", "sum", false, data, [1, n], 1);
+    });
+
+    await t.step("cumsum is the inclusive sum scan", async () => {
+      using x = client.createWithData(new Float32Array([1, 2, 3, 4, 5, 6]));
+      using whole = cumsum(client, x);
+      using columns = cumsum(client, x, { shape: [2, 3], axis: 0 });
+      const [a, b] = await client.readMany([whole, columns]);
+      assert.deepEqual(Array.from(a), [1, 3, 6, 10, 15, 21]);
+      assert.deepEqual(Array.from(b), [1, 2, 3, 5, 7, 9]);
+    });
+
+    await t.step("property: any op, type, length and shape", async () => {
+      const property = fc.asyncProperty(
+        fc.constantFrom(...types),
+        fc.constantFrom(...ops),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 3000 }),
+        fc.integer({ min: 1, max: 9 }),
+        fc.constantFrom(0 as const, 1 as const),
+        fc.nat(),
+        async (type, op, exclusive, length, rows, axis, seed) => {
+          const cols = Math.floor(length / rows);
+          await check(client, type, op, exclusive, inputFor(type, op, rows * cols, seed), [
+            rows,
+            cols,
+          ], axis);
+        },
+      );
+      await fc.assert(property, { numRuns: 60 });
+    });
+
+    await t.step(
+      "bad input: typed errors naming the argument; the client stays usable",
+      async () => {
+        using x = client.createWithData(new Float32Array([1, 2, 3, 4, 5, 6]));
+        using h = client.createWithData(new Float64Array([1, 2]));
+        assert.throws(
+          () => scan(client, h as unknown as Handle<"f32">),
+          (e) => e instanceof TypeError && /x/.test(e.message),
+        );
+        // deno-lint-ignore no-explicit-any
+        assert.throws(() => scan(client, x, { op: "mean" as any }), RangeError);
+        assert.throws(() => scan(client, x, { shape: [4, 2] }), /shape \[4, 2\]/);
+        assert.throws(() => scan(client, x, { axis: 0 }), /axis needs a shape/);
+        // deno-lint-ignore no-explicit-any
+        assert.throws(() => scan(client, x, { shape: [2, 3], axis: 2 as any }), /axis must be/);
+        using y = scan(client, x, { op: "prod" });
+        assert.deepEqual(Array.from(await client.read(y)), [1, 2, 6, 24, 120, 720]);
+      },
+    );
+  },
+});
