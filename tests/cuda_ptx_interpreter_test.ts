@@ -218,6 +218,29 @@ Deno.test("an access outside every allocation faults: ILLEGAL_ADDRESS naming the
   resetHazards();
 });
 
+Deno.test("a misaligned access faults: MISALIGNED_ADDRESS", async () => {
+  resetHazards();
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using data = server.createWithData(new Uint8Array(64), 0);
+  const ptx = ".version 7.0\n.target sm_75\n.address_size 64\n" +
+    ".visible .entry misaligned(.param .u64 p)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n" +
+    "\tld.param.u64 %rd1, [p];\n\tld.global.u32 %r1, [%rd1+2];\n\tret;\n}\n";
+  server.execute({
+    kernel: { id: "user.misaligned", ptx, entryPoint: "misaligned", blockSize: [1, 1, 1] },
+    count: CubeCount.new1d(1),
+    args: new KernelArguments().withBuffer(data.ref()),
+  }, 0);
+  // The read fails (with the fault, or as refused by the stream the fault made unhealthy); the
+  // context's sticky error is the fault's.
+  await assert.rejects(
+    server.read([data.copyDescriptor([16], [1], 4)], 0),
+    /MISALIGNED_ADDRESS|unhealthy/,
+  );
+  assert.equal(simDriver.symbols.cuCtxSynchronize(), 716, "CUDA_ERROR_MISALIGNED_ADDRESS");
+  assert.match(hazardReport(), /misaligned on device 0: thread \(0,0,0\) of block \(0,0,0\), PTX line 9: misaligned access at address 0x[0-9a-f]+/);
+  resetHazards();
+});
+
 Deno.test("the hazard checker sees the bytes a launch touched, not its whole buffers", () => {
   resetHazards();
   const s = simDriver.symbols;
