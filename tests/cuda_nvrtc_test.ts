@@ -24,7 +24,9 @@ Nvrtc.open(NVRTC);
 const real = (() => {
   const path = Deno.env.get(NVRTC_LIBRARY_ENV);
   if (!path) {
-    return { skip: `${NVRTC_LIBRARY_ENV} is not set (sh tools/fetch_nvrtc.sh, then tools/run_tests.sh)` };
+    return {
+      skip: `${NVRTC_LIBRARY_ENV} is not set (sh tools/fetch_nvrtc.sh, then tools/run_tests.sh)`,
+    };
   }
   try {
     return { nvrtc: Nvrtc.open(path) };
@@ -34,7 +36,9 @@ const real = (() => {
 })();
 const realName = (what: string) =>
   "nvrtc" in real
-    ? `NVRTC ${Math.floor(real.nvrtc!.version / 1000)}.${(real.nvrtc!.version % 1000) / 10}: ${what}`
+    ? `NVRTC ${Math.floor(real.nvrtc!.version / 1000)}.${
+      (real.nvrtc!.version % 1000) / 10
+    }: ${what}`
     : `NVRTC: ${what} (skipped: ${real.skip})`;
 
 const fillSource: CudaKernel = {
@@ -85,7 +89,11 @@ Deno.test({
   async fn() {
     resetHazards();
     using server = CudaServer.create({ library: SIM_LIBRARY, nvrtcLibrary: real.nvrtc!.path });
-    const source = (k: CudaKernel): CudaKernel => ({ ...k, id: `nvrtc.${k.entryPoint}`, ptx: undefined });
+    const source = (k: CudaKernel): CudaKernel => ({
+      ...k,
+      id: `nvrtc.${k.entryPoint}`,
+      ptx: undefined,
+    });
     const n = 1000;
     const a = Float32Array.from({ length: n }, (_, i) => (i % 50) * 0.5 - 3);
     const b = Float32Array.from({ length: n }, (_, i) => (i % 7) * 2);
@@ -116,7 +124,9 @@ Deno.test({
       args: new KernelArguments().withBuffers([da.ref(), out.ref()]).withMetadata(meta),
     }, 0);
     const partial = (await read()).slice(0, Math.ceil(n / 256));
-    const sums = partial.map((_, p) => [...a.slice(p * 256, (p + 1) * 256)].reduce((s, v) => s + v, 0));
+    const sums = partial.map((_, p) =>
+      [...a.slice(p * 256, (p + 1) * 256)].reduce((s, v) => s + v, 0)
+    );
     assert.deepEqual(partial, sums);
     assert.equal(server.stats().moduleLoads, 2, "elementwise.cu and reduce.cu, once each");
     assert.equal(hazardCount(), 0, hazardReport());
@@ -136,7 +146,12 @@ Deno.test({
     using input = server.createWithData(new Uint8Array(data.buffer), 0);
     using bins = server.createWithData(new Uint8Array(4 * nbins), 0);
     server.execute({
-      kernel: { id: "nvrtc.histogram", entryPoint: "histogram", blockSize: [128, 1, 1], source: cu("atomics") },
+      kernel: {
+        id: "nvrtc.histogram",
+        entryPoint: "histogram",
+        blockSize: [128, 1, 1],
+        source: cu("atomics"),
+      },
       count: CubeCount.new1d(5),
       args: new KernelArguments().withBuffers([input.ref(), bins.ref()])
         .withMetadata({ data: new Uint32Array([n, nbins]), staticLength: 2 }),
@@ -151,7 +166,12 @@ Deno.test({
     using from = server.createWithData(new Uint8Array(values.buffer), 0);
     using to = server.createWithData(new Uint8Array(4 * width * height), 0);
     server.execute({
-      kernel: { id: "nvrtc.transpose", entryPoint: "transpose", blockSize: [16, 16, 1], source: cu("transpose") },
+      kernel: {
+        id: "nvrtc.transpose",
+        entryPoint: "transpose",
+        blockSize: [16, 16, 1],
+        source: cu("transpose"),
+      },
       count: CubeCount.new2d(Math.ceil(width / 16), Math.ceil(height / 16)),
       args: new KernelArguments().withBuffers([from.ref(), to.ref()])
         .withMetadata({ data: new Uint32Array([width, height]), staticLength: 2 }),

@@ -24,7 +24,13 @@ const kernel = (
   entryPoint: string,
   blockSize: [number, number, number] = [128, 1, 1],
   extra: Partial<CudaKernel> = {},
-): CudaKernel => ({ id: `test.${entryPoint}`, entryPoint, blockSize, ptx: fixture(file), ...extra });
+): CudaKernel => ({
+  id: `test.${entryPoint}`,
+  entryPoint,
+  blockSize,
+  ptx: fixture(file),
+  ...extra,
+});
 
 const f32 = (values: ArrayLike<number>) => new Uint8Array(Float32Array.from(values).buffer);
 const u32 = (values: ArrayLike<number>) => new Uint8Array(Uint32Array.from(values).buffer);
@@ -45,7 +51,10 @@ async function launch(
       .withMetadata({ data: Uint32Array.from(metadata), staticLength: metadata.length });
     if (scalars.f32) args = args.withScalar("f32", scalars.f32);
     server.execute({ kernel: k, count, args }, 0);
-    return await server.read(handles.map((h, i) => h.copyDescriptor([inputs[i].length], [1], 1)), 0);
+    return await server.read(
+      handles.map((h, i) => h.copyDescriptor([inputs[i].length], [1], 1)),
+      0,
+    );
   } finally {
     for (const h of handles) h.dispose();
   }
@@ -60,8 +69,13 @@ Deno.test("saxpy over 100,000 threads (a partial last block) is exact against th
   const n = 100_000, a = 1.5;
   const x = Float32Array.from({ length: n }, (_, i) => (i % 97) * 0.25 - 8);
   const y = Float32Array.from({ length: n }, (_, i) => (i % 31) * 0.5);
-  const [, out] = await launch(kernel("saxpy", "saxpy", [256, 1, 1]), [f32(x), f32(y)],
-    CubeCount.new1d(Math.ceil(n / 256)), [n], { f32: [a] });
+  const [, out] = await launch(
+    kernel("saxpy", "saxpy", [256, 1, 1]),
+    [f32(x), f32(y)],
+    CubeCount.new1d(Math.ceil(n / 256)),
+    [n],
+    { f32: [a] },
+  );
   const got = asF32(out);
   for (let i = 0; i < n; i++) assert.equal(got[i], Math.fround(a * x[i] + y[i]), `y[${i}]`);
   assert.equal(hazardCount(), 0, hazardReport());
@@ -80,10 +94,16 @@ Deno.test("a shared-memory tree reduction with bar.sync in dynamic shared memory
   const n = 5000, block = 256, blocks = Math.ceil(n / block);
   const values = Array.from({ length: n }, (_, i) => (i * 7) % 23 - 11);
   const k = kernel("block_sum", "block_sum", [block, 1, 1], { sharedMemoryBytes: block * 4 });
-  const [, out] = await launch(k, [f32(values), f32(new Array(blocks).fill(-1))],
-    CubeCount.new1d(blocks), [n]);
-  const expected = Array.from({ length: blocks }, (_, b) =>
-    values.slice(b * block, (b + 1) * block).reduce((s, v) => s + v, 0));
+  const [, out] = await launch(
+    k,
+    [f32(values), f32(new Array(blocks).fill(-1))],
+    CubeCount.new1d(blocks),
+    [n],
+  );
+  const expected = Array.from(
+    { length: blocks },
+    (_, b) => values.slice(b * block, (b + 1) * block).reduce((s, v) => s + v, 0),
+  );
   assert.deepEqual(asF32(out), expected);
   assert.equal(hazardCount(), 0, hazardReport());
 });
@@ -91,16 +111,24 @@ Deno.test("a shared-memory tree reduction with bar.sync in dynamic shared memory
 Deno.test("atomics: a shared-memory histogram, integer atomics and float atomicAdd", async () => {
   const n = 3000, nbins = 37;
   const data = Array.from({ length: n }, (_, i) => (i * 2654435761) >>> 0);
-  const [, bins] = await launch(kernel("atomics", "histogram"), [u32(data), u32(new Array(nbins).fill(0))],
-    CubeCount.new1d(5), [n, nbins]);
+  const [, bins] = await launch(
+    kernel("atomics", "histogram"),
+    [u32(data), u32(new Array(nbins).fill(0))],
+    CubeCount.new1d(5),
+    [n, nbins],
+  );
   const expected = new Array(nbins).fill(0);
   for (const v of data) expected[v % nbins]++;
   assert.deepEqual(asU32(bins), expected);
 
   const ints = Array.from({ length: 1000 }, (_, i) => ((i * 7919) % 1001) - 500);
   const init = [-(2 ** 31), 2 ** 31 - 1, 0, 0, 0, -1, 0, 0];
-  const [, out] = await launch(kernel("atomics", "atomics_misc"), [i32(ints), i32(init)],
-    CubeCount.new1d(8), [ints.length]);
+  const [, out] = await launch(
+    kernel("atomics", "atomics_misc"),
+    [i32(ints), i32(init)],
+    CubeCount.new1d(8),
+    [ints.length],
+  );
   const got = asI32(out);
   assert.equal(got[0], Math.max(...ints));
   assert.equal(got[1], Math.min(...ints));
@@ -112,9 +140,15 @@ Deno.test("atomics: a shared-memory histogram, integer atomics and float atomicA
   assert.equal(got[7], ints.length % 10, "atomicInc wraps after 9");
 
   const floats = Array.from({ length: 999 }, (_, i) => (i % 9) - 3);
-  const [, sums] = await launch(kernel("atomics", "atomic_add_f32"), [f32(floats), f32([0, 0, 0, 0])],
-    CubeCount.new1d(8), [floats.length]);
-  const expectedSums = [0, 1, 2, 3].map((r) => floats.filter((_, i) => i % 4 === r).reduce((s, v) => s + v, 0));
+  const [, sums] = await launch(
+    kernel("atomics", "atomic_add_f32"),
+    [f32(floats), f32([0, 0, 0, 0])],
+    CubeCount.new1d(8),
+    [floats.length],
+  );
+  const expectedSums = [0, 1, 2, 3].map((r) =>
+    floats.filter((_, i) => i % 4 === r).reduce((s, v) => s + v, 0)
+  );
   assert.deepEqual(asF32(sums), expectedSums);
 });
 
@@ -122,9 +156,12 @@ Deno.test("a 2-D grid: a tiled transpose through shared memory", async () => {
   resetHazards();
   const width = 45, height = 29;
   const input = Array.from({ length: width * height }, (_, i) => i * 0.5);
-  const [, out] = await launch(kernel("transpose", "transpose", [16, 16, 1]),
+  const [, out] = await launch(
+    kernel("transpose", "transpose", [16, 16, 1]),
     [f32(input), f32(new Array(width * height).fill(0))],
-    CubeCount.new2d(Math.ceil(width / 16), Math.ceil(height / 16)), [width, height]);
+    CubeCount.new2d(Math.ceil(width / 16), Math.ceil(height / 16)),
+    [width, height],
+  );
   const got = asF32(out);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) assert.equal(got[x * height + y], input[y * width + x]);
@@ -134,8 +171,12 @@ Deno.test("a 2-D grid: a tiled transpose through shared memory", async () => {
 
 Deno.test("loops and branches, 64-bit arithmetic, division, a local array", async () => {
   const starts = Array.from({ length: 500 }, (_, i) => i + 1);
-  const [, steps] = await launch(kernel("loops", "collatz"), [u32(starts), u32(new Array(500).fill(0))],
-    CubeCount.new1d(4), [500]);
+  const [, steps] = await launch(
+    kernel("loops", "collatz"),
+    [u32(starts), u32(new Array(500).fill(0))],
+    CubeCount.new1d(4),
+    [500],
+  );
   const collatz = (v: number) => {
     let count = 0;
     while (v !== 1 && count < 1000) v = v % 2 === 0 ? v / 2 : 3 * v + 1, count++;
@@ -144,8 +185,12 @@ Deno.test("loops and branches, 64-bit arithmetic, division, a local array", asyn
   assert.deepEqual(asU32(steps), starts.map(collatz));
 
   const values = Array.from({ length: 300 }, (_, i) => (i * 104729) % 5000);
-  const [, out] = await launch(kernel("loops", "digits"), [u32(values), u32(new Array(300).fill(0))],
-    CubeCount.new1d(3), [300]);
+  const [, out] = await launch(
+    kernel("loops", "digits"),
+    [u32(values), u32(new Array(300).fill(0))],
+    CubeCount.new1d(3),
+    [300],
+  );
   const expected = values.map((v, i) => {
     const digitSum = [...String(v)].reduce((s, d) => s + Number(d), 0);
     const s = v - 1000;
@@ -157,8 +202,12 @@ Deno.test("loops and branches, 64-bit arithmetic, division, a local array", asyn
 Deno.test("float math: sqrt, reciprocal, exp, log, min/max, conversions and rounding", async () => {
   const n = 256;
   const x = Array.from({ length: n }, (_, i) => Math.fround((i - 128) * 0.37 + 0.5));
-  const [, out, ints] = await launch(kernel("loops", "math_f32"),
-    [f32(x), f32(new Array(4 * n).fill(0)), i32(new Array(2 * n).fill(0))], CubeCount.new1d(2), [n]);
+  const [, out, ints] = await launch(
+    kernel("loops", "math_f32"),
+    [f32(x), f32(new Array(4 * n).fill(0)), i32(new Array(2 * n).fill(0))],
+    CubeCount.new1d(2),
+    [n],
+  );
   const got = asF32(out), gotInts = asI32(ints);
   const close = (a: number, b: number, what: string) =>
     assert.ok(Math.abs(a - b) <= 2e-6 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
@@ -179,8 +228,13 @@ Deno.test("float math: sqrt, reciprocal, exp, log, min/max, conversions and roun
 
 Deno.test("float4 loads and stores (ld/st .v4)", async () => {
   const values = Array.from({ length: 64 }, (_, i) => i - 20);
-  const [, out] = await launch(kernel("loops", "scale4"), [f32(values), f32(new Array(64).fill(0))],
-    CubeCount.new1d(1), [16], { f32: [0.5] });
+  const [, out] = await launch(
+    kernel("loops", "scale4"),
+    [f32(values), f32(new Array(64).fill(0))],
+    CubeCount.new1d(1),
+    [16],
+    { f32: [0.5] },
+  );
   assert.deepEqual(asF32(out), values.map((v) => v * 0.5));
 });
 
@@ -189,13 +243,19 @@ Deno.test("a PTX instruction the interpreter does not implement is a load error 
   const ptx = ".version 7.0\n.target sm_75\n.address_size 64\n" +
     ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, 1;\n" +
     "\tshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n\tret;\n}\n";
-  assert.throws(() => server.compile({ id: "user.k", ptx, entryPoint: "k", blockSize: [32, 1, 1] }), (e) => {
-    assert.ok(e instanceof CompilationError);
-    assert.equal(e.line, 8);
-    assert.match(e.message, /CUDA_ERROR_INVALID_PTX/);
-    assert.match(e.message, /line 8; error {3}: cuda_sim does not implement the instruction 'shfl'/);
-    return true;
-  });
+  assert.throws(
+    () => server.compile({ id: "user.k", ptx, entryPoint: "k", blockSize: [32, 1, 1] }),
+    (e) => {
+      assert.ok(e instanceof CompilationError);
+      assert.equal(e.line, 8);
+      assert.match(e.message, /CUDA_ERROR_INVALID_PTX/);
+      assert.match(
+        e.message,
+        /line 8; error {3}: cuda_sim does not implement the instruction 'shfl'/,
+      );
+      return true;
+    },
+  );
 });
 
 Deno.test("an access outside every allocation faults: ILLEGAL_ADDRESS naming the thread and line", async () => {
@@ -237,7 +297,10 @@ Deno.test("a misaligned access faults: MISALIGNED_ADDRESS", async () => {
     /MISALIGNED_ADDRESS|unhealthy/,
   );
   assert.equal(simDriver.symbols.cuCtxSynchronize(), 716, "CUDA_ERROR_MISALIGNED_ADDRESS");
-  assert.match(hazardReport(), /misaligned on device 0: thread \(0,0,0\) of block \(0,0,0\), PTX line 9: misaligned access at address 0x[0-9a-f]+/);
+  assert.match(
+    hazardReport(),
+    /misaligned on device 0: thread \(0,0,0\) of block \(0,0,0\), PTX line 9: misaligned access at address 0x[0-9a-f]+/,
+  );
   resetHazards();
 });
 
@@ -256,7 +319,9 @@ Deno.test("the hazard checker sees the bytes a launch touched, not its whole buf
     const module = Deno.UnsafePointer.create(out[0]);
     call(s.cuModuleGetFunction(out, module, cstring("fill_f32")), "function");
     const fill = Deno.UnsafePointer.create(out[0]);
-    const streams = [0, 1].map(() => (call(s.cuStreamCreate(out, 1), "stream"), Deno.UnsafePointer.create(out[0])));
+    const streams = [0, 1].map(
+      () => (call(s.cuStreamCreate(out, 1), "stream"), Deno.UnsafePointer.create(out[0])),
+    );
     call(s.cuMemAlloc_v2(out, 2048n), "alloc");
     const memory = out[0];
     call(s.cuCtxSynchronize(), "sync"); // the allocation is ordered before both streams
@@ -264,7 +329,22 @@ Deno.test("the hazard checker sees the bytes a launch touched, not its whole buf
     const run = (stream: number, offset: bigint) => {
       const slots = new BigUint64Array([memory + offset, 256n, 0n]);
       const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(slots)));
-      call(s.cuLaunchKernel(fill, 2, 1, 1, 128, 1, 1, 0, streams[stream], new BigUint64Array([base, base + 8n, base + 16n]), null), "launch");
+      call(
+        s.cuLaunchKernel(
+          fill,
+          2,
+          1,
+          1,
+          128,
+          1,
+          1,
+          0,
+          streams[stream],
+          new BigUint64Array([base, base + 8n, base + 16n]),
+          null,
+        ),
+        "launch",
+      );
     };
     run(0, 0n);
     run(1, 1024n);
@@ -290,8 +370,13 @@ Deno.test("a 1M-thread saxpy launch completes and is exact", async () => {
   const x = Float32Array.from({ length: n }, (_, i) => i % 1024);
   const y = Float32Array.from({ length: n }, (_, i) => (i >> 10) * 2);
   const started = performance.now();
-  const [, out] = await launch(kernel("saxpy", "saxpy", [256, 1, 1]), [f32(x), f32(y)],
-    CubeCount.new1d(n / 256), [n], { f32: [3] });
+  const [, out] = await launch(
+    kernel("saxpy", "saxpy", [256, 1, 1]),
+    [f32(x), f32(y)],
+    CubeCount.new1d(n / 256),
+    [n],
+    { f32: [3] },
+  );
   const ms = performance.now() - started;
   const got = new Float32Array(out.slice().buffer);
   for (let i = 0; i < n; i += 4099) assert.equal(got[i], 3 * x[i] + y[i], `y[${i}]`);
