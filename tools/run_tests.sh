@@ -17,6 +17,17 @@ set -u
 cd "$(dirname "$0")/.."
 sh tests/fixtures/cuda_sim/build.sh || exit 1
 
+# NVIDIA's NVRTC where tools/fetch_nvrtc.sh unpacked it (.ci/run does): the CUDA tests compile
+# CUDA C with it and run the PTX on the simulated driver. Its builtins library is found through
+# LD_LIBRARY_PATH (NVRTC dlopens it by name).
+if [ -z "${GPUCOMPUTE_NVRTC_LIBRARY:-}" ] && [ -f .tmp/nvrtc/STATUS ] && grep -q '^ok ' .tmp/nvrtc/STATUS; then
+  nvrtc_library=$(cut -d' ' -f3 .tmp/nvrtc/STATUS)
+  if [ -f "$nvrtc_library" ]; then
+    export GPUCOMPUTE_NVRTC_LIBRARY="$nvrtc_library"
+    export LD_LIBRARY_PATH="$(cut -d' ' -f4 .tmp/nvrtc/STATUS)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+fi
+
 COMMON="--unstable-webgpu --allow-env=CI,GPUCOMPUTE_CACHE_DIR --allow-read=.tmp,tests/fixtures,sync,runtime/core,examples --allow-write=.tmp --allow-run=deno"
 # The browser tests run Chromium (tools/install_browser.sh) through puppeteer-core, which reads the
 # environment variables listed here, and serve the pages on 127.0.0.1.

@@ -8,7 +8,7 @@
  * driver that accepts its version and target: the shipped PTX is `.target sm_75` at PTX ISA 7.0
  * (`deno task ptx` lowers nvcc's `.version` and checks the result with ptxas), so drivers from
  * r450 (CUDA 11.0) load it; the shipped kernels carry their CUDA C too, for NVRTC on a driver
- * that refuses the PTX anyway. The simulated driver runs built-in kernels chosen by entry name.
+ * that refuses the PTX anyway. The simulated driver runs their PTX through its interpreter.
  *
  * @module
  */

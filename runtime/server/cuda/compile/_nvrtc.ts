@@ -38,6 +38,7 @@ const NVRTC_SYMBOLS = {
 /** The environment variable that overrides NVRTC's path. */
 export const NVRTC_LIBRARY_ENV = "GPUCOMPUTE_NVRTC_LIBRARY";
 const NVRTC_ERROR_COMPILATION = 6;
+const NVRTC_ERROR_BUILTIN_OPERATION_FAILURE = 7;
 /** The oldest NVRTC major searched for: the backend needs a CUDA 11 driver at least. */
 const OLDEST_MAJOR = 11;
 
@@ -120,7 +121,9 @@ export class Nvrtc {
     if (newer !== undefined) return new Nvrtc(newer[0], newer[1], true);
     throw new UnsupportedError(
       `Compiling CUDA C at run time needs NVRTC, which is not installed (looked for ` +
-        `${tried.join(", ")}: ${reasons.join("; ")}); give the kernel as PTX instead`,
+        `${tried.join(", ")}: ${reasons.join("; ")}); install NVIDIA's NVRTC (the CUDA ` +
+        `toolkit, or Debian's libnvrtc12 from non-free) and set ${NVRTC_LIBRARY_ENV} to its ` +
+        `libnvrtc.so, or give the kernel as PTX instead`,
       "UNSUPPORTED",
       { cause: last },
     );
@@ -174,7 +177,11 @@ export class Nvrtc {
     if (result === 0) return;
     const text = this.#lib.symbols.nvrtcGetErrorString(result);
     const name = text === null ? `nvrtcResult ${result}` : Deno.UnsafePointerView.getCString(text);
-    throw new DriverError(`${call} failed with ${name} (${result})`);
+    const hint = result === NVRTC_ERROR_BUILTIN_OPERATION_FAILURE
+      ? ": NVRTC could not load its builtins library (libnvrtc-builtins.so), which it opens by " +
+        "name: put the folder holding it on LD_LIBRARY_PATH"
+      : "";
+    throw new DriverError(`${call} failed with ${name} (${result})${hint}`);
   }
 }
 

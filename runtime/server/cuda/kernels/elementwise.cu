@@ -1,7 +1,7 @@
 // Element-wise kernels of the CUDA backend. Parameter order follows the launch ABI of
 // runtime/server/cuda/launch/launcher.ts: buffer pointers, (byte lengths when the kernel asks), metadata
 // words, then scalars. Every kernel guards its index, so any grid that covers n is valid.
-// The simulated driver (tests/fixtures/cuda_sim/kernels.c) implements the same entry points.
+// The simulated driver (tests/fixtures/cuda_sim) runs their PTX through its interpreter.
 
 extern "C" __global__ void fill_f32(float* out, unsigned n, float value) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
