@@ -47,6 +47,8 @@ Deno.test({
         z: 1,
         indirect: undefined,
         stream: 5,
+        refs: [],
+        reads: undefined,
       });
       const copy = { source, sourceOffset: 0, destination: good, destinationOffset: 0, size: 32 };
       streams.enqueue({ kind: "copy", copies: [copy] }, stream);

@@ -9,7 +9,7 @@
 import { resolveConfig } from "../../core/config.ts";
 import { MultiStream } from "../../stream/event.ts";
 import type { ServerState } from "../shared/server_state.ts";
-import type { LaunchParts } from "./launch/launcher.ts";
+import { CudaLauncher } from "./launch/launcher.ts";
 import { StreamMemory } from "./memory/memory.ts";
 import { PinnedPool } from "./memory/_staging.ts";
 import {
@@ -51,7 +51,7 @@ export class CudaParts implements WaitOwner {
   /** What copies work with. */
   readonly copy: CopyContext;
   /** What launches work with. */
-  readonly launch: LaunchParts;
+  readonly launcher: CudaLauncher;
   readonly #state: ServerState;
   /** Timeline signals made by the server, destroyed with it at the latest. */
   readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
@@ -90,7 +90,7 @@ export class CudaParts implements WaitOwner {
     this.profiler = new CudaProfiler(driver, wait);
     this.marks = new ServerMarks({ driver, backend: this.backend, events: this.events, ...wait });
     this.copy = { driver, pinned: this.pinned, events: this.events, bind: this.bind };
-    this.launch = {
+    this.launcher = new CudaLauncher({
       ...this.copy,
       modules: this.modules,
       attributes: device.attributes,
@@ -98,7 +98,7 @@ export class CudaParts implements WaitOwner {
       memory: this.memory,
       streams: this.streams,
       profiler: this.profiler,
-    };
+    });
   }
 
   /**

@@ -44,8 +44,6 @@ import {
   leaseResource,
   ServerState,
 } from "../shared/mod.ts";
-import { checkLaunch } from "./launch/_check_launch.ts";
-import { checkOnDevice, launch } from "./launch/launcher.ts";
 import { optimizedLayout } from "./memory/_copy_layout.ts";
 import { read, readSources } from "./memory/_read.ts";
 import { CudaParts } from "./_parts.ts";
@@ -272,7 +270,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   checkLaunch(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
-    checkOnDevice(this.#parts.launch, kernelLaunch);
+    this.#parts.launcher.prepare(kernelLaunch); // every check of execute, nothing enqueued
   }
 
   checkRef(ref: HandleRef): void {
@@ -282,10 +280,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
-    checkLaunch(kernelLaunch);
+    const prepared = this.#parts.launcher.prepare(kernelLaunch);
     const healthy = this.#parts.backend.isHealthy(this.#parts.streams.stream(stream));
     if (!healthy) throw new StreamUnhealthyError(stream);
-    launch(this.#parts.launch, kernelLaunch, stream);
+    this.#parts.launcher.enqueue(prepared, stream);
   }
 
   flush(stream: StreamId): void {

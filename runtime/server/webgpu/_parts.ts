@@ -127,6 +127,7 @@ export class WebGpuParts implements HandleAllocator {
 
   /** Tracks a launch for the open windows and trace (only while profiling). */
   trackLaunch(task: DispatchTask, stream: StreamId): void {
+    this.launcher.tasks.keep(task); // the profiler keeps it in its maps: never recycled
     const workgroups = task.indirect === undefined ? [task.x, task.y, task.z] as const : undefined;
     const name = task.kernel.reflection.name;
     this.profiler.track(task, { kind: "kernel", stream, name, workgroups, bytes: 0 });

@@ -231,7 +231,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   checkLaunch(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {
     this.#assertUsable(stream); // every check of `execute`; the task is given back unused
-    this.#parts.launcher.prepare(launch, stream, false).done?.();
+    this.#parts.launcher.prepare(launch, stream).done?.();
   }
 
   checkRef(ref: HandleRef): void {
@@ -242,17 +242,17 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#assertUsable(stream);
     const launcher = this.#parts.launcher;
     const timing = this.#parts.encoder.timing;
-    // A task the profiler notes stays in its maps: never recycle those.
-    const task = launcher.prepare(launch, stream, timing === null);
+    const task = launcher.prepare(launch, stream);
     const rejected = this.#parts.encoder.rejection(task.bindGroup);
     if (rejected !== undefined) {
       task.done?.();
       throw launchError(task.kernel.reflection.name, stream, rejected);
     }
-    // Profiling off: this null check is the whole cost (no allocation).
+    // Profiling off: this null check is the whole cost (no allocation). A tracked task stays in
+    // the profiler's maps, so it is never recycled.
     if (timing !== null) this.#parts.trackLaunch(task, stream);
     try {
-      this.#parts.scheduler.registerChecked(stream, task, launcher.refs, launcher.reads);
+      this.#parts.scheduler.registerChecked(stream, task, task.refs, task.reads);
     } catch (error) {
       this.#parts.profiler.forget(task);
       task.done?.();

@@ -113,15 +113,6 @@ export interface LaunchParts extends CopyContext {
   readonly profiler: CudaProfiler;
 }
 
-/**
- * Runs every check of a launch that {@linkcode launch} makes, its shape first (`checkLaunch`),
- * and enqueues nothing: a client holding the launch's stream refuses a bad launch at the call.
- */
-export function checkOnDevice(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): void {
-  checkLaunch(kernelLaunch);
-  deviceChecks(ctx, kernelLaunch);
-}
-
 function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
   const { maxGridDim } = ctx.attributes;
   if (grid.some((n, i) => n > maxGridDim[i])) {
@@ -182,48 +173,68 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   return { fixed, fn, params, countAt };
 }
 
+/** A launch every check accepted, ready to enqueue ({@linkcode CudaLauncher.prepare}). */
+export interface PreparedLaunch extends Checked {
+  /** The launch. */
+  readonly launch: KernelLaunch<CudaKernel>;
+}
+
 /**
- * Validates, orders and launches a launch whose shape was checked (`checkLaunch`). Everything
- * that can be checked is checked before the stream is ordered, so a refused launch changes
- * nothing.
+ * Prepares and enqueues launches, as the WebGPU launcher does: `prepare` makes every check (the
+ * launch's shape, the device's limits, the module's function, every buffer's memory, the
+ * parameter sizes) and enqueues nothing, so a refused launch changes nothing and a client holding
+ * the stream can check a launch at the call; `enqueue` orders the stream and launches. The
+ * marshalled parameters of a prepared launch are valid until the next `prepare`.
  */
-export function launch(
-  ctx: LaunchParts,
-  kernelLaunch: KernelLaunch<CudaKernel>,
-  streamId: StreamId,
-): void {
-  const { kernel, count, args } = kernelLaunch;
-  const name = kernelName(kernel);
-  const [bx, by, bz] = kernel.blockSize;
-  const { fixed, fn, params, countAt } = deviceChecks(ctx, kernelLaunch);
-  const buffers = args.refs();
-  using ordered = ctx.streams.order(
-    streamId,
-    count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
-    { enforceHealthy: true },
-  );
-  const stream = ordered.stream;
-  const grid = fixed ??
-    (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
-  if (grid.some((n) => n === 0)) return; // nothing to run
-  const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
-  ctx.driver.check(
-    ctx.driver.symbols.cuLaunchKernel(
-      fn,
-      grid[0],
-      grid[1],
-      grid[2],
-      bx,
-      by,
-      bz,
-      kernel.sharedMemoryBytes ?? 0,
-      stream.handle,
-      params.pointers,
-      null,
-    ),
-    `cuLaunchKernel(${name}, grid [${grid}], block [${kernel.blockSize}], stream ${stream.index})`,
-  );
-  timed?.();
+export class CudaLauncher {
+  readonly #parts: LaunchParts;
+
+  /** A launcher over the server's parts. */
+  constructor(parts: LaunchParts) {
+    this.#parts = parts;
+  }
+
+  /** Checks `launch` and returns it prepared; enqueues nothing. */
+  prepare(launch: KernelLaunch<CudaKernel>): PreparedLaunch {
+    checkLaunch(launch);
+    return { launch, ...deviceChecks(this.#parts, launch) };
+  }
+
+  /** Orders `streamId` after other streams' uses of the launch's refs, then launches. */
+  enqueue(prepared: PreparedLaunch, streamId: StreamId): void {
+    const ctx = this.#parts;
+    const { launch: { kernel, count, args }, fixed, fn, params, countAt } = prepared;
+    const name = kernelName(kernel);
+    const [bx, by, bz] = kernel.blockSize;
+    const buffers = args.refs();
+    using ordered = ctx.streams.order(
+      streamId,
+      count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
+      { enforceHealthy: true },
+    );
+    const stream = ordered.stream;
+    const grid = fixed ??
+      (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
+    if (grid.some((n) => n === 0)) return; // nothing to run
+    const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
+    ctx.driver.check(
+      ctx.driver.symbols.cuLaunchKernel(
+        fn,
+        grid[0],
+        grid[1],
+        grid[2],
+        bx,
+        by,
+        bz,
+        kernel.sharedMemoryBytes ?? 0,
+        stream.handle,
+        params.pointers,
+        null,
+      ),
+      `cuLaunchKernel(${name}, grid [${grid}], block [${kernel.blockSize}], stream ${stream.index})`,
+    );
+    timed?.();
+  }
 }
 
 const nap = new Int32Array(new SharedArrayBuffer(4));

@@ -83,10 +83,7 @@ export class Launcher {
   readonly #at: MutableRange = { resource: undefined!, offset: 0, size: 0 };
   /** Workgroups of the launch being prepared (copied into its task). */
   readonly #cubes: [number, number, number] = [1, 1, 1];
-  /** The refs of the last prepared launch to order and pin (valid until the next `prepare`). */
-  refs: readonly HandleRef[] = [];
-  /** Those of `refs` it only reads (declared `read`, an indirect count); `undefined` if none. */
-  reads: HandleRef[] | undefined;
+  /** Refs the launch being prepared only reads (copied into its task). */
   readonly #reads: HandleRef[] = [];
 
   constructor(parts: LauncherParts) {
@@ -99,16 +96,15 @@ export class Launcher {
   }
 
   /**
-   * Checks a launch on `stream` and builds its dispatch task (see {@linkcode refs} and
-   * {@linkcode reads}); `pooled`: whether the encoder may recycle the task once encoded (not
-   * while a profiler may keep it). The task's `done` gives back what it holds: call it if the
-   * task is never registered.
+   * Checks a launch on `stream` and builds its dispatch task, with the refs the scheduler orders
+   * and pins for it. The task's `done` gives back what it holds: call it if the task is never
+   * registered.
    */
-  prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId, pooled: boolean): DispatchTask {
+  prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): DispatchTask {
     this.#used = 0;
     clearArray(this.#reads);
     try {
-      return this.#prepare(launch, stream, pooled);
+      return this.#prepare(launch, stream);
     } catch (error) {
       this.#written = undefined;
       this.chunks.abort();
@@ -117,7 +113,7 @@ export class Launcher {
     }
   }
 
-  #prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId, pooled: boolean): DispatchTask {
+  #prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): DispatchTask {
     if (typeof launch !== "object" || launch === null) {
       throw new TypeError(`launch must be a KernelLaunch, got ${describe(launch)}`);
     }
@@ -201,9 +197,9 @@ export class Launcher {
     task.indirect = indirect;
     task.stream = stream;
     task.done = done;
-    task.pooled = pooled;
-    this.refs = refs;
-    this.reads = this.#reads.length === 0 ? undefined : this.#reads;
+    task.refs = refs;
+    for (const ref of this.#reads) task.readStore.push(ref);
+    task.reads = this.#reads.length === 0 ? undefined : task.readStore;
     return task;
   }
 

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { CompiledKernel } from "../compile/pipeline_cache.ts";
 
@@ -41,6 +42,10 @@ export interface DispatchTask {
   readonly indirect: IndirectCount | undefined;
   /** The stream that launched it: its errors are recorded there. */
   readonly stream: StreamId;
+  /** The refs the scheduler orders and pins for it (buffers, an indirect count). */
+  readonly refs: readonly HandleRef[];
+  /** Those of {@linkcode refs} it only reads (declared `read`, an indirect count), or none. */
+  readonly reads: readonly HandleRef[] | undefined;
   /** Runs once the task was submitted (or dropped). */
   readonly done?: () => void;
 }
@@ -65,6 +70,8 @@ export const ORDER_ONLY: CopyTask = Object.freeze({ kind: "copy", copies: Object
 export type PooledTask = { -readonly [P in keyof DispatchTask]: DispatchTask[P] } & {
   /** Whether the pool may take it back once encoded (never a task a profiler noted). */
   pooled: boolean;
+  /** The task's own storage for {@linkcode DispatchTask.reads}, reused with the task. */
+  readonly readStore: HandleRef[];
 };
 
 /** Most encoded tasks kept for reuse. */
@@ -79,7 +86,12 @@ export class TaskPool {
 
   /** A task to fill: a recycled one, or a new one. */
   take(): PooledTask {
-    return this.#free.pop() ?? {
+    const recycled = this.#free.pop();
+    if (recycled !== undefined) {
+      recycled.pooled = true;
+      return recycled;
+    }
+    return {
       kind: "dispatch",
       kernel: undefined!,
       bindGroup: undefined!,
@@ -88,9 +100,17 @@ export class TaskPool {
       z: 1,
       indirect: undefined,
       stream: 0,
+      refs: [],
+      reads: undefined,
+      readStore: [],
       done: undefined,
-      pooled: false,
+      pooled: true,
     };
+  }
+
+  /** Keeps a task out of the pool for good (a profiler keeps it in its maps). */
+  keep(task: DispatchTask): void {
+    (task as PooledTask).pooled = false;
   }
 
   /** Takes back an encoded task that nothing references any more (pooled ones only, once). */
@@ -100,6 +120,9 @@ export class TaskPool {
     pooled.pooled = false; // once: a task recycled twice would serve two launches
     pooled.done = undefined;
     pooled.indirect = undefined;
+    pooled.refs = [];
+    pooled.reads = undefined;
+    pooled.readStore.length = 0;
     this.#free.push(pooled);
   }
 }
