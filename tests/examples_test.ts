@@ -48,3 +48,15 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "examples/kmeans.ts: every k-means step (argmin, segmentReduce, bincount) matches the CPU",
+  ignore: adapter === null || adapter === undefined, // no WebGPU adapter on this machine
+  async fn() {
+    const { kmeans } = await import("../examples/kmeans.ts");
+    const centroids = await kmeans(20_000, 5, 3);
+    if (centroids.length !== 10 || centroids.some((c) => !(c >= 0 && c < 1))) {
+      throw new Error(`kmeans: centroids ${centroids} are not in the unit square`);
+    }
+  },
+});
