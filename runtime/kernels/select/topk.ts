@@ -42,15 +42,16 @@ export interface TopkOptions {
 }
 
 /**
- * What {@linkcode topk} returns: `[rows, k]` values and their indices within the row.
+ * What {@linkcode topk} returns: `[rows, k]` values and their indices within the row. Disposing
+ * it disposes both handles (`using best = topk(...)`).
  *
  * @example
  * ```ts ignore
  * import type { TopkResult } from "@gpucompute/runtime";
- * const dispose = (r: TopkResult<"f32">) => { r.values.dispose(); r.indices.dispose(); };
+ * const firstIndex = async (r: TopkResult<"f32">) => (await client.read(r.indices))[0];
  * ```
  */
-export interface TopkResult<D extends ElementType> {
+export interface TopkResult<D extends ElementType> extends Disposable {
   /** The best `k` values of each row, best first. */
   readonly values: Handle<D>;
   /** Their indices within the row (u32). */
@@ -93,7 +94,14 @@ export function topk<D extends ElementType | "bytes">(
   }
   const values = client.empty(rows * k, type, { stream });
   const indices = client.empty(rows * k, "u32", { stream });
-  const result = { values, indices } as TopkResult<D extends "bytes" ? "f32" : D>;
+  const result = {
+    values,
+    indices,
+    [Symbol.dispose]() {
+      values.dispose();
+      indices.dispose();
+    },
+  } as TopkResult<D extends "bytes" ? "f32" : D>;
   if (rows * k === 0) return result;
   try {
     const sorted = sortKeys(client, x, type, "index", undefined, n, largest, stream, {

@@ -99,12 +99,14 @@ export function sort<D extends ElementType | "bytes", V extends ElementType | "b
   client: ComputeClient,
   keys: Handle<D>,
   options: SortPairsOptions<V>,
-): { keys: Handle<D extends "bytes" ? "f32" : D>; values: Handle<V extends "bytes" ? "f32" : V> };
+):
+  & { keys: Handle<D extends "bytes" ? "f32" : D>; values: Handle<V extends "bytes" ? "f32" : V> }
+  & Disposable;
 export function sort(
   client: ComputeClient,
   keys: Handle,
   options: SortOptions & { values?: Handle } = {},
-): Handle | { keys: Handle; values: Handle } {
+): Handle | ({ keys: Handle; values: Handle } & Disposable) {
   const type = elementTypeOf(keys, "sort", "keys");
   const n = keys.size() / 4;
   const { values, stream } = options;
@@ -173,7 +175,14 @@ export function sort(
       outValues.dispose();
       throw error;
     }
-    return { keys: out, values: outValues };
+    return {
+      keys: out,
+      values: outValues,
+      [Symbol.dispose]() {
+        out.dispose();
+        outValues.dispose();
+      },
+    };
   } finally {
     dispose(sorted);
   }
