@@ -88,6 +88,11 @@ case ${CI:-} in
     ;;
 esac
 echo "test runner: $mode, DENO_WEBGPU_BACKEND=${DENO_WEBGPU_BACKEND:-unset}, adapter: ${adapter:-not probed}"
+if [ "$mode" = per-file ]; then
+  echo "test runner: one process per file, since wgpu cannot be kept on Vulkan here (no Vulkan" \
+    "adapter) and libEGL aborts processes that ran several files at exit (docs/known_issues.md);" \
+    "install Mesa lavapipe (mesa-vulkan-drivers) for the faster grouped mode."
+fi
 
 passed=0
 failed=0
