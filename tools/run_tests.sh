@@ -19,14 +19,19 @@ sh tests/fixtures/cuda_sim/build.sh || exit 1
 
 # NVIDIA's NVRTC where tools/fetch_nvrtc.sh unpacked it (.ci/run does): the CUDA tests compile
 # CUDA C with it and run the PTX on the simulated driver. Its builtins library is found through
-# LD_LIBRARY_PATH (NVRTC dlopens it by name).
+# LD_LIBRARY_PATH (NVRTC dlopens it by name), set for the CUDA processes only: Deno refuses to
+# spawn subprocesses while LD_LIBRARY_PATH is set unless --allow-run is unrestricted, and the
+# other areas spawn deno and Chromium.
+CUDA_ENV=""
 if [ -z "${GPUCOMPUTE_NVRTC_LIBRARY:-}" ] && [ -f .tmp/nvrtc/STATUS ] && grep -q '^ok ' .tmp/nvrtc/STATUS; then
   nvrtc_library=$(cut -d' ' -f3 .tmp/nvrtc/STATUS)
   if [ -f "$nvrtc_library" ]; then
     export GPUCOMPUTE_NVRTC_LIBRARY="$nvrtc_library"
-    export LD_LIBRARY_PATH="$(cut -d' ' -f4 .tmp/nvrtc/STATUS)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    CUDA_ENV="LD_LIBRARY_PATH=$(cut -d' ' -f4 .tmp/nvrtc/STATUS)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   fi
 fi
+# The environment of the `deno test` processes started next (`env` with no assignment: none).
+RUN_ENV=""
 
 COMMON="--unstable-webgpu --allow-env=CI,GPUCOMPUTE_CACHE_DIR --allow-read=.tmp,tests/fixtures,sync,runtime/core,examples --allow-write=.tmp --allow-run=deno"
 # The browser tests run Chromium (tools/install_browser.sh) through puppeteer-core, which reads the
@@ -144,7 +149,8 @@ run() {
   shift 2
   while :; do
     # The status of `deno test` goes through a file: POSIX sh has no pipefail.
-    { deno test "$@"; echo $? >"$STATUS"; } 2>&1 | tee "$LOG"
+    # shellcheck disable=SC2086
+    { env $RUN_ENV deno test "$@"; echo $? >"$STATUS"; } 2>&1 | tee "$LOG"
     parse
     if [ "$status" -ne 0 ] && exit_abort && [ "$retries" -gt 0 ]; then
       echo "NOTE: $name exited with status $status after all its tests passed (the libEGL" \
@@ -162,7 +168,8 @@ run() {
 start() {
   key=$1
   shift
-  { deno test "$@" >"$WORK/$key.log" 2>&1; echo $? >"$WORK/$key.status"; } &
+  # shellcheck disable=SC2086
+  { env $RUN_ENV deno test "$@" >"$WORK/$key.log" 2>&1; echo $? >"$WORK/$key.status"; } &
 }
 
 # Prints what the background process KEY printed and adds its counts: `collect KEY NAME`.
@@ -192,7 +199,9 @@ if [ "$mode" = grouped ]; then
   # the simulated driver's delays), so together they take little more than the longest alone.
   # Each prints when all are done, in this order.
   [ -z "$common_files" ] || start common $COMMON $common_files
+  RUN_ENV=$CUDA_ENV
   [ -z "$cuda_files" ] || start cuda $CUDA $cuda_files
+  RUN_ENV=""
   [ -z "$browser_files" ] || start browser $BROWSER $browser_files
   wait
   [ -z "$common_files" ] || collect common "the non-CUDA tests"
@@ -200,7 +209,9 @@ if [ "$mode" = grouped ]; then
   [ -z "$browser_files" ] || collect browser "the browser tests"
 else
   for file in $common_files; do run "$file" 1 $COMMON "$file"; done
+  RUN_ENV=$CUDA_ENV
   for file in $cuda_files; do run "$file" 1 $CUDA "$file"; done
+  RUN_ENV=""
   for file in $browser_files; do run "$file" 1 $BROWSER "$file"; done
 fi
 
