@@ -61,7 +61,10 @@ export interface KernelReflection {
   readonly name: string;
   readonly entryPoint: string;
   readonly workgroupSize: readonly [number, number, number];
-  /** Every `@group(0)` binding of the module, in binding order. */
+  /**
+   * The `@group(0)` bindings the entry point uses (statically, through the functions it calls),
+   * in binding order: the others are not in its layout and are not passed.
+   */
   readonly bindings: readonly ReflectedBinding[];
   /** The `var<storage>` bindings, in binding order (what `buffers` fill). */
   readonly storage: readonly ReflectedBinding[];
@@ -75,6 +78,8 @@ export interface KernelReflection {
   readonly structBuiltins: readonly string[];
   /** The device features the module's `enable` directives need (`shader-f16`...). */
   readonly features: readonly string[];
+  /** One past the module's highest binding number (used or not): free for the runtime's own. */
+  readonly freeBinding: number;
   /** The module's `override` declarations. */
   readonly overrides: readonly ReflectedOverride[];
   /** The entry point's `@workgroup_size` as written (evaluated again for each override set). */
@@ -164,6 +169,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     ? [0, 0, 0] as const // known once the overrides are given
     : resolveWorkgroupSize(name, entryPoint, size, NO_OVERRIDES);
   if (workgroupSize[0] > 0) checkWorkgroupSize(kernel, { name, entryPoint, workgroupSize });
+  const used = new Set(entry.resources?.map((r) => unmangle(r.name)));
   const variables = [
     ...(reflect.storage as unknown as ReflectVariable[]).map((v) => ({
       v,
@@ -177,6 +183,8 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   const bindings: ReflectedBinding[] = [];
   for (const { v, space } of variables) {
     const variable = unmangle(v.name);
+    // Only what the entry point uses (through the functions it calls) is in its layout.
+    if (entry.resources !== undefined && !used.has(variable)) continue;
     const line = declarationLine(kernel.source, variable);
     if (v.group !== 0) {
       throw new CompilationError(
@@ -227,6 +235,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
     parameters,
     structBuiltins,
+    freeBinding: Math.max(-1, ...variables.map(({ v }) => v.binding)) + 1,
     features: text.enables.map((e) => ENABLE_FEATURES[e] ?? e),
     overrides,
     size,

@@ -215,7 +215,7 @@ export class PipelineCache {
   folded(entry: CompiledKernel): CompiledKernel {
     if (entry.folded !== undefined) return entry.folded;
     const { reflection, kernel } = entry;
-    const binding = (reflection.bindings.at(-1)?.binding ?? -1) + 1;
+    const binding = reflection.freeBinding;
     const { source, uniform } = foldKernel({
       name: reflection.name,
       source: kernel.source,
