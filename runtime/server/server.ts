@@ -193,8 +193,7 @@ export interface KernelLaunch<K extends KernelMetadata> {
    */
   readonly params?: KernelParams;
   /**
-   * Values of the kernel's `override` constants by name (WGSL); a backend without them throws
-   * `UNSUPPORTED` when given some.
+   * The kernel's `override` constant values by name (WGSL); `UNSUPPORTED` where not supported.
    * @default {undefined}
    */
   readonly overrides?: { readonly [name: string]: number | boolean };
@@ -291,10 +290,7 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * Optional. Compiles a kernel now, rejecting with `CompilationError` (with the line when the
    * compiler gives one), so that compilation errors need not wait for a launch.
    */
-  compile?(
-    kernel: K,
-    options?: { readonly overrides?: { readonly [name: string]: number | boolean } },
-  ): void | Promise<void>;
+  compile?(kernel: K, options?: Pick<KernelLaunch<K>, "overrides">): void | Promise<void>;
   /** Reads every descriptor; one round trip to the device for all of them. */
   read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]>;
   /** Writes bytes into memory, in stream order. */
