@@ -115,12 +115,15 @@ struct P { @align(16) inner: Inner, y: f32 }
     () => reflectKernel({ source: afterStruct }),
     compilationError(3, /p\.y starts at byte 4, inside the 16-byte-rounded struct p\.inner/),
   );
+  // An override without a default is given at the launch (`overrides`): reflected as required.
+  assert.deepEqual(
+    reflectKernel({ source: "override WG: u32;\n@compute @workgroup_size(WG) fn main() {}" })
+      .overrides.map((o) => [o.name, o.type, o.required]),
+    [["WG", "u32", true]],
+  );
   assert.throws(
-    () =>
-      reflectKernel({
-        source: "override WG: u32;\n@compute @workgroup_size(WG) fn main() {}",
-      }),
-    compilationError(2, /uses override 'WG' without a default value/),
+    () => reflectKernel({ source: "@compute @workgroup_size(sin(1.0)) fn main() {}" }),
+    compilationError(1, /cannot evaluate @workgroup_size\(sin\(1\.0\)\) of 'main'/),
   );
   assert.throws(
     () =>

@@ -27,6 +27,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
   count: CubeCount = SINGLE;
   readonly args: KernelArguments = new KernelArguments();
   params: KernelParams | undefined = undefined;
+  overrides: ExecuteOptions["overrides"] = undefined;
   /** The `threads` count that `count` points to for `threads` launches. */
   readonly #threads: ThreadsCount = { kind: "threads", x: 1, y: 1, z: 1 };
 
@@ -54,6 +55,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     this.kernel = kernel;
     this.count = this.#count(options);
     this.params = options.params;
+    this.overrides = options.overrides;
   }
 
   /** Drops every reference of the last launch. */
@@ -62,6 +64,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     this.count = SINGLE; // a caller's count may hold a ref
     this.kernel = undefined!;
     this.params = undefined;
+    this.overrides = undefined;
   }
 
   /** The cube count: `count` as given (the server checks it), or `threads` written in place. */

@@ -8,7 +8,7 @@
  */
 
 import type { MemoryUsage } from "../memory/memory_usage.ts";
-import { DestroyedError, UnsupportedError } from "../core/errors.ts";
+import { DestroyedError } from "../core/errors.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { Allocation } from "../core/allocation.ts";
 import type {
@@ -27,6 +27,7 @@ import type { CpuTimelineSignal, TimelineSignal } from "../../sync/mod.ts";
 import { StreamCalls } from "./_stream_calls.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import { checkExecute, checkHandle, checkInstance, checkOptions, readArgs } from "./_checks.ts";
+import { compileAhead, NO_FEATURES } from "./_compile.ts";
 import { traceRecorder } from "./_recorder.ts";
 import { arangeArray, fullArray, newArray } from "./_host_data.ts";
 import { HandleFactory } from "./_handle_factory.ts";
@@ -236,16 +237,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     return copyBetween(handle, from, to, { kind, chunkBytes }) as Handle<D>;
   }
 
-  /**
-   * Compiles a kernel now, so that compilation errors (`CompilationError` with the line) come
-   * here instead of from the first launch's stream.
-   */
-  async compile(kernel: K): Promise<void> {
-    const server = this.server;
-    if (server.compile === undefined) {
-      throw new UnsupportedError(`The ${server.properties.backend} backend cannot compile ahead`);
-    }
-    await server.compile(kernel);
+  /** Compiles a kernel now (with `overrides`, that variant): its `CompilationError` comes here. */
+  async compile(kernel: K, options?: Pick<ExecuteOptions, "overrides">): Promise<void> {
+    await compileAhead(this.server, kernel, options);
+  }
+
+  /** The device's features (`shader-f16`...); empty where the backend lists none. */
+  get features(): ReadonlySet<string> {
+    return this.server.properties.features ?? NO_FEATURES;
   }
 
   /**

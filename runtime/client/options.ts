@@ -202,6 +202,12 @@ export interface ExecuteOptions extends StreamOptions {
    * @default {undefined}
    */
   params?: KernelParams;
+  /**
+   * Values of the kernel's `override` constants by name (`{ W: 64 }`), checked against their
+   * WGSL types; one without a default must be given. Each set compiles its own pipeline once.
+   * @default {undefined}
+   */
+  overrides?: { readonly [name: string]: number | boolean };
   /** For generated kernels: scalars by storage type, in CubeCL's info buffer (backend API). */
   scalars?: Partial<Record<StorageType, readonly (number | bigint)[]>>;
   /** For generated kernels: packed metadata, in CubeCL's info buffer (backend API). */

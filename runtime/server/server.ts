@@ -193,6 +193,11 @@ export interface KernelLaunch<K extends KernelMetadata> {
    */
   readonly params?: KernelParams;
   /**
+   * The kernel's `override` constant values by name (WGSL); `UNSUPPORTED` where not supported.
+   * @default {undefined}
+   */
+  readonly overrides?: { readonly [name: string]: number | boolean };
+  /**
    * Bounds-checked or not, for backends that compile generated kernels either way. WebGPU always
    * runs checked (WGSL's robust buffer access) and ignores it; the user client does not offer it.
    * @default {"checked"}
@@ -235,6 +240,8 @@ export interface DeviceProperties {
   readonly maxAllocationSize: number;
   /** Whether `endProfile` reports device time. */
   readonly deviceTimer: boolean;
+  /** The device's features (WebGPU: `shader-f16`, `timestamp-query`...), where listed. */
+  readonly features?: ReadonlySet<string>;
 }
 
 /**
@@ -283,7 +290,7 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * Optional. Compiles a kernel now, rejecting with `CompilationError` (with the line when the
    * compiler gives one), so that compilation errors need not wait for a launch.
    */
-  compile?(kernel: K): void | Promise<void>;
+  compile?(kernel: K, options?: Pick<KernelLaunch<K>, "overrides">): void | Promise<void>;
   /** Reads every descriptor; one round trip to the device for all of them. */
   read(descriptors: readonly CopyDescriptor[], stream: StreamId): Promise<Uint8Array[]>;
   /** Writes bytes into memory, in stream order. */

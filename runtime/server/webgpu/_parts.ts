@@ -50,7 +50,7 @@ export class WebGpuParts implements HandleAllocator {
     this.gpu = gpu;
     this.#state = state;
     this.memory = new WebGpuMemory(device, options.memory);
-    this.pipelines = new PipelineCache(device);
+    this.pipelines = new PipelineCache(device, gpu);
     this.bindGroups = new BindGroupCache(device);
     this.infoBuffers = new InfoBufferPool(device);
     this.launcher = new Launcher({

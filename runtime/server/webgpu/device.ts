@@ -14,7 +14,12 @@
  * @module
  */
 
-import { DestroyedError, DeviceLostError, NoAdapterError } from "../../core/errors.ts";
+import {
+  DestroyedError,
+  DeviceLostError,
+  NoAdapterError,
+  UnsupportedError,
+} from "../../core/errors.ts";
 
 /** How to obtain the device. */
 export interface WebGpuDeviceOptions {
@@ -39,7 +44,28 @@ export interface WebGpuDeviceOptions {
    * @default {{}}
    */
   requiredLimits?: Record<string, number>;
+  /**
+   * The device features to request. Each must be offered by the adapter (`UNSUPPORTED`
+   * otherwise). Ignored for an adopted device.
+   * @default {every feature of the adapter a compute kernel can use ({@linkcode COMPUTE_FEATURES})}
+   */
+  features?: readonly string[];
 }
+
+/**
+ * The features a compute kernel or the runtime can use, requested by default wherever the adapter
+ * offers them: `shader-f16` (`enable f16;`), `subgroups`, `timestamp-query` (device timers), and
+ * the texture formats and filtering a compute pass may use.
+ */
+export const COMPUTE_FEATURES: readonly string[] = [
+  "shader-f16",
+  "subgroups",
+  "timestamp-query",
+  "float32-filterable",
+  "bgra8unorm-storage",
+  "texture-formats-tier1",
+  "texture-formats-tier2",
+];
 
 /** The limits the runtime uses, requested at the adapter's value. */
 export const RUNTIME_LIMITS: readonly (keyof GPUSupportedLimits)[] = [
@@ -77,14 +103,23 @@ export class WebGpuDevice implements Disposable {
   readonly name: string;
   /** True when the device has `timestamp-query`. */
   readonly timestamps: boolean;
+  /** The device's features. */
+  readonly features: ReadonlySet<string>;
+  /** The adapter's features, when the runtime requested the device (else `undefined`). */
+  readonly adapterFeatures: ReadonlySet<string> | undefined;
   #lost: string | undefined;
   #destroyed = false;
 
   /** Wraps a device; prefer {@linkcode WebGpuDevice.request}. */
-  constructor(device: GPUDevice, options: { owned: boolean; name: string }) {
+  constructor(
+    device: GPUDevice,
+    options: { owned: boolean; name: string; adapterFeatures?: ReadonlySet<string> },
+  ) {
     this.device = device;
     this.owned = options.owned;
     this.name = options.name;
+    this.features = new Set(device.features);
+    this.adapterFeatures = options.adapterFeatures;
     this.timestamps = device.features.has("timestamp-query");
     // Deno may leave `lost` undefined; observe it only when it is a promise.
     const lost = (device as { lost?: Promise<GPUDeviceLostInfo> }).lost;
@@ -94,8 +129,9 @@ export class WebGpuDevice implements Disposable {
   }
 
   /**
-   * Requests an adapter and a device (with `timestamp-query` when the adapter has it), or adopts
-   * `options.device`. Throws `NoAdapterError` (`NO_ADAPTER`) when no adapter exists.
+   * Requests an adapter and a device (with every {@linkcode COMPUTE_FEATURES} the adapter has, or
+   * `options.features`), or adopts `options.device`. Throws `NoAdapterError` (`NO_ADAPTER`) when
+   * no adapter exists, `UnsupportedError` for a feature in `options.features` the adapter lacks.
    */
   static async request(options: WebGpuDeviceOptions = {}): Promise<WebGpuDevice> {
     if (options.device !== undefined) {
@@ -111,16 +147,16 @@ export class WebGpuDevice implements Disposable {
     if (!adapter) {
       throw new NoAdapterError("No WebGPU adapter is available on this machine");
     }
-    const requiredFeatures: GPUFeatureName[] = adapter.features.has("timestamp-query")
-      ? ["timestamp-query"]
-      : [];
+    const name = adapterName(adapter.info) ?? "WebGPU adapter";
+    const requiredFeatures = requestedFeatures(adapter, name, options.features);
     const requiredLimits: Record<string, number> = {};
     for (const name of RUNTIME_LIMITS) requiredLimits[name] = adapter.limits[name];
     Object.assign(requiredLimits, options.requiredLimits);
     const device = await adapter.requestDevice({ requiredFeatures, requiredLimits });
     return new WebGpuDevice(device, {
       owned: true,
-      name: adapterName(adapter.info) ?? "WebGPU adapter",
+      name,
+      adapterFeatures: new Set(adapter.features),
     });
   }
 
@@ -153,6 +189,31 @@ export class WebGpuDevice implements Disposable {
   [Symbol.dispose](): void {
     this.destroy();
   }
+}
+
+/** The features to request: `wanted` checked against the adapter, else the compute ones it has. */
+function requestedFeatures(
+  adapter: GPUAdapter,
+  name: string,
+  wanted: readonly string[] | undefined,
+): GPUFeatureName[] {
+  if (wanted === undefined) {
+    return COMPUTE_FEATURES.filter((f) =>
+      adapter.features.has(f as GPUFeatureName)
+    ) as GPUFeatureName[];
+  }
+  if (!Array.isArray(wanted) || !wanted.every((f) => typeof f === "string")) {
+    throw new TypeError(`features must be an array of feature names, got ${String(wanted)}`);
+  }
+  for (const feature of wanted) {
+    if (!adapter.features.has(feature as GPUFeatureName)) {
+      throw new UnsupportedError(
+        `The adapter "${name}" does not offer the feature '${feature}' asked for in features ` +
+          `(it offers ${[...adapter.features].sort().join(", ") || "none"})`,
+      );
+    }
+  }
+  return [...wanted] as GPUFeatureName[];
 }
 
 /**

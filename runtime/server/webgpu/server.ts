@@ -95,6 +95,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       deviceName: gpu.name,
       maxAllocationSize: this.#parts.memory.maxAllocationSize,
       deviceTimer: gpu.timestamps,
+      features: gpu.features,
     };
   }
 
@@ -113,10 +114,16 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     return this.#parts.stats();
   }
 
-  /** Compiles a kernel now; rejects with `CompilationError` (with the WGSL line) on failure. */
-  async compile(kernel: WgslKernel): Promise<void> {
+  /**
+   * Compiles a kernel now (with `options.overrides`, that variant); rejects with
+   * `CompilationError` (with the WGSL line) on failure.
+   */
+  async compile(
+    kernel: WgslKernel,
+    options?: { readonly overrides?: { readonly [name: string]: number | boolean } },
+  ): Promise<void> {
     this.#assertUsable();
-    await this.#parts.pipelines.compile(kernel);
+    await this.#parts.pipelines.compile(kernel, options?.overrides);
   }
 
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {

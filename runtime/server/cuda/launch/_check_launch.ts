@@ -50,6 +50,11 @@ export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
         `as metadata and scalars in the parameter order of the kernel`,
     );
   }
+  if (launch.overrides !== undefined) {
+    throw new UnsupportedError(
+      `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no override constants (WGSL)`,
+    );
+  }
 }
 
 /** Checks a kernel built by hand. */

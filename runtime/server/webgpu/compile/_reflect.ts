@@ -16,6 +16,14 @@ import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { type EntryParameter, FOLDED_BUILTINS } from "./_fold.ts";
 import {
+  NO_OVERRIDES,
+  type ReflectedOverride,
+  reflectOverrides,
+  resolveWorkgroupSize,
+  type WorkgroupSizeText,
+} from "./_overrides.ts";
+import { readModule, unmangle } from "./_wgsl_source.ts";
+import {
   elementScalar,
   normalizeType,
   type ReflectTypeInfo,
@@ -53,7 +61,10 @@ export interface KernelReflection {
   readonly name: string;
   readonly entryPoint: string;
   readonly workgroupSize: readonly [number, number, number];
-  /** Every `@group(0)` binding of the module, in binding order. */
+  /**
+   * The `@group(0)` bindings the entry point uses (statically, through the functions it calls),
+   * in binding order: the others are not in its layout and are not passed.
+   */
   readonly bindings: readonly ReflectedBinding[];
   /** The `var<storage>` bindings, in binding order (what `buffers` fill). */
   readonly storage: readonly ReflectedBinding[];
@@ -65,7 +76,18 @@ export interface KernelReflection {
   readonly parameters: readonly EntryParameter[];
   /** Fold-sensitive builtins the entry point reads through struct parameters. */
   readonly structBuiltins: readonly string[];
+  /** The device features the module's `enable` directives need (`shader-f16`...). */
+  readonly features: readonly string[];
+  /** One past the module's highest binding number (used or not): free for the runtime's own. */
+  readonly freeBinding: number;
+  /** The module's `override` declarations. */
+  readonly overrides: readonly ReflectedOverride[];
+  /** The entry point's `@workgroup_size` as written (evaluated again for each override set). */
+  readonly size: WorkgroupSizeText;
 }
+
+/** The device feature each `enable` extension needs. */
+const ENABLE_FEATURES: Record<string, string> = { f16: "shader-f16", subgroups: "subgroups" };
 
 interface ReflectVariable {
   readonly name: string;
@@ -82,6 +104,8 @@ interface ReflectAttribute {
 
 interface ReflectEntry {
   readonly name: string;
+  /** What the entry point uses, through the functions it calls. */
+  readonly resources?: readonly { readonly name: string }[];
   readonly workgroupSize: readonly number[];
   readonly startLine: number;
   readonly attributes: readonly ReflectAttribute[] | null;
@@ -103,19 +127,18 @@ interface ReflectEntry {
  */
 export function reflectKernel(kernel: WgslKernel): KernelReflection {
   const label = kernel.id ?? kernel.entryPoint ?? "wgsl";
+  const text = readModule(kernel.source);
   let reflect: WgslReflect;
   try {
-    reflect = new WgslReflect(kernel.source);
+    reflect = new WgslReflect(text.reflectSource);
   } catch (cause) {
-    const message = cause instanceof Error ? cause.message : String(cause);
-    const line = /Line: (\d+)/.exec(message);
-    throw new CompilationError(label, message, line ? Number(line[1]) : undefined, { cause });
+    throw unreadable(label, kernel.source, cause);
   }
   const entries = reflect.entry.compute as unknown as ReflectEntry[];
-  const names = entries.map((e) => e.name);
+  const names = entries.map((e) => unmangle(e.name));
   let entry: ReflectEntry | undefined;
   if (kernel.entryPoint !== undefined) {
-    entry = entries.find((e) => e.name === kernel.entryPoint);
+    entry = entries.find((e) => unmangle(e.name) === kernel.entryPoint);
     if (entry === undefined) {
       throw new KernelArgumentError(
         label,
@@ -134,9 +157,19 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
         : `is required: the WGSL declares ${describeEntries(names)}`,
     );
   }
-  const name = kernel.id ?? entry.name;
-  const workgroupSize = workgroupSizeOf(kernel.source, entry, name);
-  checkWorkgroupSize(kernel, { name, entryPoint: entry.name, workgroupSize });
+  const entryPoint = unmangle(entry.name);
+  const name = kernel.id ?? entryPoint;
+  const overrides = reflectOverrides(name, text);
+  const sizeText = text.workgroupSizes.get(entryPoint);
+  if (sizeText === undefined) {
+    throw new CompilationError(name, `'${entryPoint}' has no @workgroup_size`, entry.startLine);
+  }
+  const size = { args: sizeText.args, line: sizeText.line, declarations: text.declarations };
+  const workgroupSize = overrides.some((o) => o.required)
+    ? [0, 0, 0] as const // known once the overrides are given
+    : resolveWorkgroupSize(name, entryPoint, size, NO_OVERRIDES);
+  if (workgroupSize[0] > 0) checkWorkgroupSize(kernel, { name, entryPoint, workgroupSize });
+  const used = new Set(entry.resources?.map((r) => unmangle(r.name)));
   const variables = [
     ...(reflect.storage as unknown as ReflectVariable[]).map((v) => ({
       v,
@@ -149,7 +182,10 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   ];
   const bindings: ReflectedBinding[] = [];
   for (const { v, space } of variables) {
-    const line = declarationLine(kernel.source, v.name);
+    const variable = unmangle(v.name);
+    // Only what the entry point uses (through the functions it calls) is in its layout.
+    if (entry.resources !== undefined && !used.has(variable)) continue;
+    const line = declarationLine(kernel.source, variable);
     if (v.group !== 0) {
       throw new CompilationError(
         name,
@@ -162,13 +198,13 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     }
     const type = normalizeType(v.type);
     if (space === "uniform") {
-      const problem = uniformLayoutProblem(type, v.name);
+      const problem = uniformLayoutProblem(type, variable);
       if (problem !== undefined) throw new CompilationError(name, problem, line);
     }
     const access = space === "storage" && v.access === "read_write" ? "read_write" : "read";
     bindings.push({
       binding: v.binding,
-      name: v.name,
+      name: variable,
       space,
       access,
       type,
@@ -180,7 +216,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   }
   bindings.sort((a, b) => a.binding - b.binding);
   const parameters = entry.arguments.map((argument) => ({
-    name: argument.name,
+    name: unmangle(argument.name),
     builtin: argument.attributes?.find((a) => a.name === "builtin")?.value as string | undefined,
     struct: argument.type?.isStruct === true,
   }));
@@ -191,7 +227,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     .filter((builtin) => FOLDED_BUILTINS.has(builtin) && !direct.has(builtin));
   return {
     name,
-    entryPoint: entry.name,
+    entryPoint,
     workgroupSize,
     bindings,
     storage: bindings.filter((b) => b.space === "storage"),
@@ -199,6 +235,10 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
     parameters,
     structBuiltins,
+    freeBinding: Math.max(-1, ...variables.map(({ v }) => v.binding)) + 1,
+    features: text.enables.map((e) => ENABLE_FEATURES[e] ?? e),
+    overrides,
+    size,
   };
 }
 
@@ -231,28 +271,27 @@ export function widenReadOnlyStorage(source: string): string {
   return source.replace(/var\s*<\s*storage\s*(?:,\s*read\s*)?>/g, "var<storage, read_write>");
 }
 
-function workgroupSizeOf(
-  source: string,
-  entry: ReflectEntry,
-  name: string,
-): [number, number, number] {
-  const attribute = entry.attributes?.find((a) => a.name === "workgroup_size");
-  // The parser gives one argument as a string, several as an array.
-  const raw = attribute?.value;
-  const values = Array.isArray(raw) ? raw.map(String) : raw == null ? [] : [String(raw)];
-  for (const value of values) {
-    const noDefault = new RegExp(`\\boverride\\s+${value}\\s*(?::[^;=]*)?;`);
-    if (/^[A-Za-z_]\w*$/.test(value) && noDefault.test(source)) {
-      throw new CompilationError(
-        name,
-        `@workgroup_size of '${entry.name}' uses override '${value}' without a default value; ` +
-          `give it one (pipeline constants are not supported)`,
-        entry.startLine,
-      );
-    }
-  }
-  const [x = 1, y = 1, z = 1] = entry.workgroupSize ?? [];
-  return [x, y, z];
+/**
+ * The parser's failure as the user reads it: which line it could not read, quoting it (never the
+ * bare parser message alone).
+ */
+function unreadable(label: string, source: string, cause: unknown): CompilationError {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const match = /Line: (\d+)/.exec(message);
+  const line = match ? Number(match[1]) : undefined;
+  const text = line === undefined ? undefined : source.split("\n")[line - 1]?.trim();
+  const where = text
+    ? `line ${line} ('${text.length > 80 ? text.slice(0, 77) + "..." : text}')`
+    : "the module";
+  return new CompilationError(
+    label,
+    `the runtime's WGSL reflection cannot read ${where}: ${
+      message.replace(/\.? ?Line: \d+/, "")
+    }. ` +
+      `If the device compiles this WGSL, the construct there is one the runtime does not reflect yet`,
+    line,
+    { cause },
+  );
 }
 
 function describeEntries(names: readonly string[]): string {

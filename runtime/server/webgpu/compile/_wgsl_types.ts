@@ -6,6 +6,8 @@
  * @module
  */
 
+import { unmangle } from "./_wgsl_source.ts";
+
 /** A host-shareable WGSL type with its layout. */
 export type WgslType =
   | { readonly kind: "scalar"; readonly name: string; readonly scalar: WgslScalar }
@@ -70,9 +72,9 @@ export function normalizeType(info: ReflectTypeInfo): WgslType {
   if (info.isStruct) {
     return {
       kind: "struct",
-      name: info.name,
+      name: unmangle(info.name),
       members: (info.members ?? []).map((m) => ({
-        name: m.name,
+        name: unmangle(m.name),
         offset: m.offset,
         size: m.size,
         type: normalizeType(m.type),

@@ -15,7 +15,15 @@
  * @module
  */
 
-import { CompilationError } from "../../../core/errors.ts";
+import { CompilationError, UnsupportedError } from "../../../core/errors.ts";
+import { checkOverrides, resolveWorkgroupSize } from "./_overrides.ts";
+import {
+  checkBindingLimits,
+  checkKernel,
+  checkLimits,
+  missingOverride,
+} from "./_pipeline_checks.ts";
+export { checkBindingLimits };
 import type { WgslKernel } from "../kernel.ts";
 import { foldKernel } from "./_fold.ts";
 import {
@@ -48,6 +56,22 @@ export interface CompiledKernel {
   folded: CompiledKernel | undefined;
   /** In a folded variant: the binding of the uniform that holds `G`; else -1. */
   readonly foldBinding: number;
+  /** The pipeline constants it was compiled with (an override set), if any. */
+  readonly constants: Record<string, number> | undefined;
+  /** On a kernel's entry: its override variants by set, compiled once each. */
+  readonly variants: Map<string, CompiledKernel>;
+  /** On a kernel's entry: the frozen override object seen last and its variant. */
+  memo: { readonly overrides: object; readonly variant: CompiledKernel } | undefined;
+  /** On a kernel that has overrides without a default: the one a launch must give (no pipeline). */
+  readonly required: string | undefined;
+}
+
+/** What the cache says about the device in its errors. */
+export interface PipelineCacheDevice {
+  /** The adapter's name. */
+  readonly name: string;
+  /** The adapter's features, where known. */
+  readonly adapterFeatures?: ReadonlySet<string>;
 }
 
 /**
@@ -65,15 +89,17 @@ export interface CompiledKernel {
  */
 export class PipelineCache {
   readonly #device: GPUDevice;
+  readonly #about: PipelineCacheDevice;
   readonly #entries = new Map<string, CompiledKernel>();
   /** Per kernel object, its entry and the strings it had when first seen (compared by pointer). */
   #byObject = new WeakMap<WgslKernel, { entry: CompiledKernel; program: Program }>();
   #hits = 0;
   #misses = 0;
 
-  /** Creates an empty cache for a device. */
-  constructor(device: GPUDevice) {
+  /** Creates an empty cache for a device (`about` names its adapter in errors). */
+  constructor(device: GPUDevice, about: PipelineCacheDevice = { name: "WebGPU device" }) {
     this.#device = device;
+    this.#about = about;
   }
 
   /** Lookups served from the cache. */
@@ -95,9 +121,46 @@ export class PipelineCache {
    * The compiled kernel, compiling it on first use (its state may be `pending`). Throws the
    * cached `CompilationError` for a kernel known to fail (WGSL the parser rejects, a workgroup
    * size beyond the device limits...); `KernelArgumentError` for an `entryPoint` or
-   * `workgroupSize` that contradicts the WGSL; `TypeError` for a malformed kernel.
+   * `workgroupSize` that contradicts the WGSL, or `overrides` that do not match its `override`
+   * declarations; `UnsupportedError` for a module that enables a feature the device lacks;
+   * `TypeError` for a malformed kernel. With `overrides`, the variant compiled with them (once
+   * per set; a frozen object is found by identity).
    */
-  get(kernel: WgslKernel): CompiledKernel {
+  get(kernel: WgslKernel, overrides?: object): CompiledKernel {
+    const entry = this.#entry(kernel);
+    if (overrides === undefined) {
+      if (entry.required !== undefined) throw missingOverride(entry.reflection, entry.required);
+      return entry;
+    }
+    const memo = entry.memo;
+    if (memo !== undefined && memo.overrides === overrides) return memo.variant;
+    return this.#variant(entry, overrides);
+  }
+
+  #variant(entry: CompiledKernel, overrides: object): CompiledKernel {
+    const { reflection, kernel } = entry;
+    const set = checkOverrides(reflection.name, reflection.overrides, overrides);
+    let variant = set.key === "" && entry.required === undefined
+      ? entry
+      : entry.variants.get(set.key);
+    if (variant === undefined) {
+      const workgroupSize = resolveWorkgroupSize(
+        reflection.name,
+        reflection.entryPoint,
+        reflection.size,
+        set.values,
+      );
+      const resolved = { ...reflection, workgroupSize };
+      checkWorkgroupSize(kernel, resolved);
+      checkLimits(resolved, this.#device.limits);
+      variant = this.#compile(kernel, resolved, -1, set.constants);
+      entry.variants.set(set.key, variant);
+    }
+    if (Object.isFrozen(overrides)) entry.memo = { overrides, variant };
+    return variant;
+  }
+
+  #entry(kernel: WgslKernel): CompiledKernel {
     const seen = this.#byObject.get(kernel);
     if (seen !== undefined && sameProgram(seen.program, kernel)) {
       this.#hits++;
@@ -119,6 +182,7 @@ export class PipelineCache {
     let entry: CompiledKernel;
     try {
       const reflection = reflectKernel(kernel);
+      this.#checkFeatures(reflection);
       checkLimits(reflection, this.#device.limits);
       const spaces = reflection.bindings.map((b) => ({
         uniform: b.space === "uniform",
@@ -137,8 +201,8 @@ export class PipelineCache {
   }
 
   /** Compiles (or finds) a kernel and waits for validation; rejects with `CompilationError`. */
-  async compile(kernel: WgslKernel): Promise<CompiledKernel> {
-    const entry = this.get(kernel);
+  async compile(kernel: WgslKernel, overrides?: object): Promise<CompiledKernel> {
+    const entry = this.get(kernel, overrides);
     await entry.settled;
     if (entry.error !== undefined) throw entry.error;
     return entry;
@@ -151,7 +215,7 @@ export class PipelineCache {
   folded(entry: CompiledKernel): CompiledKernel {
     if (entry.folded !== undefined) return entry.folded;
     const { reflection, kernel } = entry;
-    const binding = (reflection.bindings.at(-1)?.binding ?? -1) + 1;
+    const binding = reflection.freeBinding;
     const { source, uniform } = foldKernel({
       name: reflection.name,
       source: kernel.source,
@@ -176,6 +240,7 @@ export class PipelineCache {
       { ...kernel, source },
       { ...reflection, bindings: [...reflection.bindings, fold] },
       binding,
+      entry.constants,
     );
     return entry.folded = folded;
   }
@@ -186,9 +251,33 @@ export class PipelineCache {
     this.#byObject = new WeakMap();
   }
 
-  #compile(kernel: WgslKernel, reflection: KernelReflection, foldBinding = -1): CompiledKernel {
+  /** `UnsupportedError` naming the feature and the adapter for one the device lacks. */
+  #checkFeatures(reflection: KernelReflection): void {
+    for (const feature of reflection.features) {
+      if (this.#device.features.has(feature as GPUFeatureName)) continue;
+      const { name, adapterFeatures } = this.#about;
+      const offered = adapterFeatures === undefined
+        ? ""
+        : adapterFeatures.has(feature)
+        ? ` (the adapter offers it: create the client without \`features\`, or name it there)`
+        : ` (the adapter does not offer it)`;
+      throw new UnsupportedError(
+        `Kernel '${reflection.name}' enables ${feature === "shader-f16" ? "f16" : feature}, ` +
+          `which needs the device feature '${feature}', and the device on "${name}" was ` +
+          `created without it${offered}`,
+      );
+    }
+  }
+
+  #compile(
+    kernel: WgslKernel,
+    reflection: KernelReflection,
+    foldBinding = -1,
+    constants?: Record<string, number>,
+  ): CompiledKernel {
     const device = this.#device;
     const label = reflection.name;
+    const required = reflection.overrides.find((o) => o.required && constants === undefined);
     device.pushErrorScope("validation");
     if (reflection.hasReadOnlyStorage) {
       device.createShaderModule({ code: kernel.source, label }); // validates the declared access
@@ -205,11 +294,15 @@ export class PipelineCache {
         buffer: { type: entry.space === "uniform" ? "uniform" : "storage" },
       })),
     });
-    const pipeline = device.createComputePipeline({
-      label,
-      layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
-      compute: { module, entryPoint: reflection.entryPoint },
-    });
+    // Without a value for an override that has no default there is no pipeline: only the
+    // module is validated, and every launch must name a variant (`get` refuses one that does not).
+    const pipeline = required !== undefined
+      ? undefined as unknown as GPUComputePipeline
+      : device.createComputePipeline({
+        label,
+        layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+        compute: { module, entryPoint: reflection.entryPoint, constants },
+      });
     const entry: CompiledKernel = {
       kernel,
       reflection,
@@ -219,6 +312,10 @@ export class PipelineCache {
       error: undefined,
       folded: undefined,
       foldBinding,
+      constants,
+      variants: new Map(),
+      memo: undefined,
+      required: required?.name,
       settled: device.popErrorScope().then(
         (error) => settle(entry, error?.message),
         (cause) => settle(entry, String(cause)),
@@ -249,6 +346,10 @@ function failed(kernel: WgslKernel, error: CompilationError): CompiledKernel {
     settled: Promise.resolve(),
     folded: undefined,
     foldBinding: -1,
+    constants: undefined,
+    variants: new Map(),
+    memo: undefined,
+    required: undefined,
   };
 }
 
@@ -261,75 +362,4 @@ function programOf(kernel: WgslKernel): Program {
 
 function sameProgram(a: Program, b: WgslKernel): boolean {
   return a.source === b.source && a.entryPoint === b.entryPoint && a.id === b.id;
-}
-
-function checkKernel(kernel: WgslKernel): void {
-  if (typeof kernel !== "object" || kernel === null) {
-    throw new TypeError("kernel must be an object");
-  }
-  if (typeof kernel.source !== "string") throw new TypeError("kernel.source must be a string");
-  for (const field of ["id", "entryPoint"] as const) {
-    if (kernel[field] !== undefined && typeof kernel[field] !== "string") {
-      throw new TypeError(`kernel.${field} must be a string when given`);
-    }
-  }
-  const size = kernel.workgroupSize;
-  if (
-    size !== undefined &&
-    (!Array.isArray(size) || size.length < 1 || size.length > 3 ||
-      !size.every((n) => Number.isInteger(n) && n > 0))
-  ) {
-    throw new TypeError(`kernel.workgroupSize must be 1 to 3 positive integers, got ${size}`);
-  }
-}
-
-function checkLimits(reflection: KernelReflection, limits: GPUSupportedLimits): void {
-  const size = reflection.workgroupSize;
-  const max = [
-    limits.maxComputeWorkgroupSizeX,
-    limits.maxComputeWorkgroupSizeY,
-    limits.maxComputeWorkgroupSizeZ,
-  ];
-  size.forEach((n, i) => {
-    if (n > max[i]) {
-      throw new CompilationError(
-        reflection.name,
-        `workgroup size ${"xyz"[i]}=${n} exceeds the device limit ${max[i]}`,
-      );
-    }
-  });
-  const invocations = size[0] * size[1] * size[2];
-  if (invocations > limits.maxComputeInvocationsPerWorkgroup) {
-    throw new CompilationError(
-      reflection.name,
-      `${invocations} invocations per workgroup exceed the device limit ${limits.maxComputeInvocationsPerWorkgroup}`,
-    );
-  }
-}
-
-/**
- * Throws `CompilationError` when a kernel declares more storage or uniform buffers than the
- * device allows per shader stage (pipeline creation would fail later, asynchronously).
- */
-export function checkBindingLimits(
-  kernel: string,
-  bindings: readonly { readonly uniform: boolean; readonly line?: number }[],
-  limits: GPUSupportedLimits,
-): void {
-  for (
-    const [uniform, limit] of [
-      [false, "maxStorageBuffersPerShaderStage"],
-      [true, "maxUniformBuffersPerShaderStage"],
-    ] as const
-  ) {
-    const matching = bindings.filter((b) => b.uniform === uniform);
-    if (matching.length > limits[limit]) {
-      throw new CompilationError(
-        kernel,
-        `${matching.length} ${uniform ? "uniform" : "storage"} buffers are declared, the ` +
-          `device allows ${limits[limit]} per shader stage (${limit})`,
-        matching[limits[limit]].line,
-      );
-    }
-  }
 }

@@ -177,6 +177,8 @@ function writeStruct(
   const record = value as { readonly [name: string]: ParamValue };
   checkNames(context.kernel, namesOf(type), record, path, `fields of struct ${type.name}`);
   for (const member of type.members) {
+    // Explicit padding (`_pad0: f32`) may be left out: the range is zeroed.
+    if (record[member.name] === undefined && member.name.startsWith("_")) continue;
     write(
       context,
       member.type,

@@ -124,7 +124,7 @@ export class Launcher {
     if (!MODES.includes(launch.mode)) {
       throw new RangeError(`mode must be "checked" or "unchecked", got ${describe(launch.mode)}`);
     }
-    let compiled = this.#parts.pipelines.get(kernel);
+    let compiled = this.#parts.pipelines.get(kernel, launch.overrides);
     const { reflection } = compiled;
     const name = reflection.name;
     if (args.tensorMaps.length > 0) {

@@ -1,0 +1,260 @@
+/**
+ * A small evaluator of WGSL const expressions (and override expressions once every override has
+ * a value): what `@workgroup_size(W / 4u)`, `array<f32, N * 2>` and override defaults need.
+ * Literals of every suffix, names of module-scope `const`/`override` declarations (through
+ * `scope`), unary `- ! ~`, the binary operators, parentheses, the constructors `i32 u32 f32 f16
+ * bool`, and `min max abs clamp select`. Anything else throws `ConstEvalError` naming it, so a
+ * caller never goes on with a value it guessed.
+ *
+ * Integers follow WGSL: `u32` and `i32` wrap... except that a const expression that overflows is
+ * an error in WGSL, which the device reports; here the value is wrapped only to stay a number.
+ *
+ * @module
+ */
+
+/** The type of a value. */
+export type ConstType = "abstract-int" | "abstract-float" | "i32" | "u32" | "f32" | "f16" | "bool";
+
+/** A typed value. */
+export interface ConstValue {
+  readonly value: number;
+  readonly type: ConstType;
+}
+
+/** Why an expression has no value here (what it could not read). */
+export class ConstEvalError extends Error {
+  override name = "ConstEvalError";
+}
+
+const TOKEN = new RegExp(
+  [
+    "\\s+",
+    "0[xX][0-9a-fA-F]+[iu]?", // hex integers
+    "(?:\\d+\\.\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?[fh]?", // decimal floats
+    "\\d+[eE][+-]?\\d+[fh]?",
+    "\\d+[iufh]?",
+    "[A-Za-z_]\\w*",
+    "<<|>>|<=|>=|==|!=|&&|\\|\\|",
+    "[-+*/%&|^~!<>(),]",
+  ].map((p) => `(${p})`).join("|"),
+  "y",
+);
+
+/** Tokens of an expression; throws on a character that cannot start one. */
+function tokenize(text: string): string[] {
+  const tokens: string[] = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < text.length) {
+    const at = TOKEN.lastIndex;
+    const match = TOKEN.exec(text);
+    if (match === null) throw new ConstEvalError(`cannot read '${text.slice(at)}'`);
+    if (match[1] === undefined) tokens.push(match[0]);
+  }
+  return tokens;
+}
+
+/**
+ * Evaluates `text`; `scope(name)` gives a declaration's value (or `undefined`: unknown name).
+ */
+export function evaluateConst(
+  text: string,
+  scope: (name: string) => ConstValue | undefined,
+): ConstValue {
+  const tokens = tokenize(text);
+  let i = 0;
+  const peek = () => tokens[i];
+  const expect = (t: string) => {
+    if (tokens[i] !== t) throw new ConstEvalError(`expected '${t}' in '${text.trim()}'`);
+    i++;
+  };
+  const LEVELS: readonly (readonly string[])[] = [
+    ["||"],
+    ["&&"],
+    ["|"],
+    ["^"],
+    ["&"],
+    ["==", "!="],
+    ["<", ">", "<=", ">="],
+    ["<<", ">>"],
+    ["+", "-"],
+    ["*", "/", "%"],
+  ];
+  const binary = (level: number): ConstValue => {
+    if (level === LEVELS.length) return unary();
+    let left = binary(level + 1);
+    while (peek() !== undefined && LEVELS[level].includes(peek())) {
+      const op = tokens[i++];
+      left = apply(op, left, binary(level + 1));
+    }
+    return left;
+  };
+  const unary = (): ConstValue => {
+    const t = peek();
+    if (t === "-" || t === "!" || t === "~") {
+      i++;
+      const v = unary();
+      if (t === "!") return { value: v.value ? 0 : 1, type: "bool" };
+      if (t === "~") return wrap(~v.value, integer(v, "~"));
+      return wrap(-v.value, v.type);
+    }
+    return primary();
+  };
+  const args = (): ConstValue[] => {
+    expect("(");
+    const out: ConstValue[] = [];
+    while (peek() !== ")") {
+      out.push(binary(0));
+      if (peek() === ",") i++;
+      else break;
+    }
+    expect(")");
+    return out;
+  };
+  const primary = (): ConstValue => {
+    const t = tokens[i++];
+    if (t === undefined) throw new ConstEvalError(`'${text.trim()}' ends early`);
+    if (t === "(") {
+      const v = binary(0);
+      expect(")");
+      return v;
+    }
+    if (/^[\d.]/.test(t)) return literal(t);
+    if (!/^[A-Za-z_]/.test(t)) throw new ConstEvalError(`unexpected '${t}' in '${text.trim()}'`);
+    if (t === "true" || t === "false") return { value: t === "true" ? 1 : 0, type: "bool" };
+    if (peek() === "(") return call(t, args());
+    const v = scope(t);
+    if (v === undefined) throw new ConstEvalError(`'${t}' is not a module-scope const or override`);
+    return v;
+  };
+  const result = binary(0);
+  if (i !== tokens.length) {
+    throw new ConstEvalError(`unexpected '${tokens[i]}' in '${text.trim()}'`);
+  }
+  return result;
+}
+
+function literal(t: string): ConstValue {
+  const hex = /^(0[xX][0-9a-fA-F]+)([iu]?)$/.exec(t);
+  const [, body, suffix] = hex ?? /^(.*?)([iufh]?)$/.exec(t)!;
+  const float = hex === null && /[.eE]/.test(body);
+  const value = Number(body);
+  if (suffix === "i") return wrap(value, "i32");
+  if (suffix === "u") return wrap(value, "u32");
+  if (suffix === "f") return { value: Math.fround(value), type: "f32" };
+  if (suffix === "h") return { value, type: "f16" };
+  return { value, type: float ? "abstract-float" : "abstract-int" };
+}
+
+const CONCRETE_INT = new Set<ConstType>(["i32", "u32", "abstract-int"]);
+
+function integer(v: ConstValue, op: string): ConstType {
+  if (!CONCRETE_INT.has(v.type)) throw new ConstEvalError(`'${op}' needs an integer`);
+  return v.type;
+}
+
+/** The type two operands convert to (an abstract type takes the concrete one). */
+function unify(a: ConstType, b: ConstType): ConstType {
+  if (a === b) return a;
+  if (a.startsWith("abstract") && b.startsWith("abstract")) return "abstract-float";
+  if (a.startsWith("abstract")) return b;
+  if (b.startsWith("abstract")) return a;
+  throw new ConstEvalError(`cannot mix ${a} and ${b}`);
+}
+
+/** A value kept in its type's range, as the device computes it. */
+export function wrap(value: number, type: ConstType): ConstValue {
+  if (type === "u32") return { value: value >>> 0, type };
+  if (type === "i32") return { value: value | 0, type };
+  if (type === "f32") return { value: Math.fround(value), type };
+  return { value, type };
+}
+
+function apply(op: string, a: ConstValue, b: ConstValue): ConstValue {
+  if (op === "&&" || op === "||") {
+    const value = op === "&&" ? a.value && b.value : a.value || b.value;
+    return { value: value ? 1 : 0, type: "bool" };
+  }
+  if (["==", "!=", "<", ">", "<=", ">="].includes(op)) {
+    const x = a.value, y = b.value;
+    const r = op === "=="
+      ? x === y
+      : op === "!="
+      ? x !== y
+      : op === "<"
+      ? x < y
+      : op === ">"
+      ? x > y
+      : op === "<="
+      ? x <= y
+      : x >= y;
+    return { value: r ? 1 : 0, type: "bool" };
+  }
+  if (op === "<<" || op === ">>") {
+    const type = integer(a, op);
+    const shift = b.value & 31;
+    if (op === "<<") return wrap(a.value * 2 ** shift, type);
+    return wrap(type === "u32" ? a.value >>> shift : Math.floor(a.value / 2 ** shift), type);
+  }
+  const type = unify(a.type, b.type);
+  const isInt = CONCRETE_INT.has(type);
+  switch (op) {
+    case "+":
+      return wrap(a.value + b.value, type);
+    case "-":
+      return wrap(a.value - b.value, type);
+    case "*":
+      return wrap(
+        isInt && type !== "abstract-int" ? Math.imul(a.value, b.value) : a.value * b.value,
+        type,
+      );
+    case "/":
+    case "%": {
+      if (isInt && b.value === 0) throw new ConstEvalError(`division by zero`);
+      if (op === "/") return wrap(isInt ? Math.trunc(a.value / b.value) : a.value / b.value, type);
+      return wrap(a.value % b.value, type);
+    }
+    case "&":
+    case "|":
+    case "^": {
+      integer({ value: 0, type }, op);
+      const r = op === "&" ? a.value & b.value : op === "|" ? a.value | b.value : a.value ^ b.value;
+      return wrap(r, type);
+    }
+  }
+  throw new ConstEvalError(`operator '${op}' is not supported`);
+}
+
+function call(name: string, args: ConstValue[]): ConstValue {
+  const one = () => {
+    if (args.length !== 1) throw new ConstEvalError(`${name}() takes one argument`);
+    return args[0];
+  };
+  switch (name) {
+    case "i32":
+    case "u32":
+      return wrap(Math.trunc(one().value), name);
+    case "f32":
+    case "f16":
+      return wrap(one().value, name);
+    case "bool":
+      return { value: one().value ? 1 : 0, type: "bool" };
+    case "abs":
+      return wrap(Math.abs(one().value), one().type);
+    case "min":
+    case "max": {
+      if (args.length !== 2) throw new ConstEvalError(`${name}() takes two arguments`);
+      const type = unify(args[0].type, args[1].type);
+      return wrap(Math[name](args[0].value, args[1].value), type);
+    }
+    case "clamp": {
+      if (args.length !== 3) throw new ConstEvalError(`clamp() takes three arguments`);
+      const type = unify(unify(args[0].type, args[1].type), args[2].type);
+      return wrap(Math.min(Math.max(args[0].value, args[1].value), args[2].value), type);
+    }
+    case "select": {
+      if (args.length !== 3) throw new ConstEvalError(`select() takes three arguments`);
+      return args[2].value ? args[1] : args[0];
+    }
+  }
+  throw new ConstEvalError(`${name}() is not evaluated by the runtime`);
+}

@@ -1,0 +1,296 @@
+/**
+ * What the runtime reads from a WGSL module's text itself, and the text `wgsl_reflect` is given.
+ *
+ * `wgsl_reflect` 1.6 misreads valid WGSL: names that are keywords elsewhere (`read`, `storage`,
+ * `ptr`...) fail to parse, `@workgroup_size(256i)` reads as 1, const expressions and trailing
+ * commas fail, and so do `diagnostic`, `const_assert` and `requires`. So the parser is given a
+ * rewrite of the module, for reflection only (the device compiles the user's WGSL), that keeps
+ * every line where it was:
+ *
+ * - comments blanked; `diagnostic`, `const_assert`, `enable`, `requires` blanked (the enables
+ *   are kept here: they name the device features the module needs);
+ * - every `@workgroup_size(...)` given `(1)`: the runtime evaluates the sizes itself
+ *   (`_const_eval.ts`) over the module's `const` and `override` declarations, never from the
+ *   parser;
+ * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value;
+ * - trailing commas dropped;
+ * - a name that is a keyword elsewhere renamed `__name` (WGSL reserves names starting with
+ *   `__`, so no user name collides) except where it is the keyword: the address space and access
+ *   of `var<...>`, `ptr<...>` and `texture_storage_*<...>`. {@linkcode unmangle} maps names back.
+ *
+ * @module
+ */
+
+import { type ConstValue, evaluateConst } from "./_const_eval.ts";
+
+/** A module-scope `const` or `override`. */
+export interface ModuleDeclaration {
+  readonly kind: "const" | "override";
+  readonly name: string;
+  /** `@id(N)` of an override. */
+  readonly id: number | undefined;
+  /** The declared type, if written. */
+  readonly type: string | undefined;
+  /** The initializer's text, if any. */
+  readonly init: string | undefined;
+  readonly line: number;
+}
+
+/** What the module's text says. */
+export interface ModuleText {
+  /** The source with comments blanked (same length and lines). */
+  readonly masked: string;
+  /** What `wgsl_reflect` parses. */
+  readonly reflectSource: string;
+  /** The extensions of `enable` directives. */
+  readonly enables: readonly string[];
+  /** Module-scope `const` and `override` declarations by name. */
+  readonly declarations: ReadonlyMap<string, ModuleDeclaration>;
+  /** Each function's `@workgroup_size(...)` arguments as written, by function name. */
+  readonly workgroupSizes: ReadonlyMap<string, { readonly args: string[]; readonly line: number }>;
+}
+
+/** Names that `wgsl_reflect` takes for keywords wherever they are. */
+const KEYWORD_NAMES = new Set([
+  "read",
+  "write",
+  "read_write",
+  "storage",
+  "uniform",
+  "workgroup",
+  "private",
+  "function",
+  "block",
+  "ptr",
+]);
+
+/** A name as the user wrote it, from the name `wgsl_reflect` saw. */
+export function unmangle(name: string): string {
+  return name.startsWith("__") && KEYWORD_NAMES.has(name.slice(2)) ? name.slice(2) : name;
+}
+
+/** Reads a module's text (see the module doc). */
+export function readModule(source: string): ModuleText {
+  const masked = maskComments(source);
+  const enables: string[] = [];
+  for (const m of masked.matchAll(/^\s*enable\s+([A-Za-z_][^;]*);/gm)) {
+    enables.push(...m[1].split(",").map((e) => e.trim()).filter(Boolean));
+  }
+  const top = maskBraces(masked);
+  const declarations = new Map<string, ModuleDeclaration>();
+  const declaration =
+    /(?:@id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([A-Za-z_]\w*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/g;
+  for (const m of top.matchAll(declaration)) {
+    declarations.set(m[3], {
+      kind: m[2] as "const" | "override",
+      name: m[3],
+      id: m[1] === undefined ? undefined : Number(m[1].replace(/[iu]$/, "")),
+      type: m[4]?.trim(),
+      init: m[5],
+      line: lineAt(masked, m.index!),
+    });
+  }
+  const edits: { from: number; to: number; text: string }[] = [];
+  const workgroupSizes = new Map<string, { args: string[]; line: number }>();
+  for (const m of masked.matchAll(/@\s*workgroup_size\s*\(/g)) {
+    const open = m.index! + m[0].length - 1;
+    const close = matching(masked, open, "(", ")");
+    if (close < 0) continue;
+    const fn = /\bfn\s+([A-Za-z_]\w*)/.exec(masked.slice(close));
+    if (fn !== null) {
+      const args = splitTopLevel(masked.slice(open + 1, close)).filter((a) => a.trim() !== "");
+      workgroupSizes.set(fn[1], { args, line: lineAt(masked, m.index!) });
+    }
+    edits.push({ from: open + 1, to: close, text: "1" });
+  }
+  const scope = constScope(declarations, new Map());
+  for (const m of masked.matchAll(/\barray\s*</g)) {
+    const open = m.index! + m[0].length - 1;
+    const close = matching(masked, open, "<", ">");
+    if (close < 0) continue;
+    const parts = splitTopLevel(masked.slice(open + 1, close));
+    if (parts.length !== 2 || /^\s*\d+\s*$/.test(parts[1]) || parts[1].trim() === "") continue;
+    try {
+      const value = evaluateConst(parts[1], scope).value;
+      const from = close - parts[1].length;
+      edits.push({ from, to: close, text: String(value) });
+    } catch {
+      // An override-sized workgroup array: the parser gets it as written.
+    }
+  }
+  for (
+    const pattern of [
+      /^\s*(?:enable|requires)\s+[A-Za-z_][^;]*;/gm,
+      /^\s*diagnostic\s*\([^)]*\)\s*;/gm,
+      /@\s*diagnostic\s*\([^)]*\)/g,
+      /\bconst_assert\b[^;]*;/g,
+      /,(?=\s*[)\]}>])/g,
+    ]
+  ) {
+    for (const m of masked.matchAll(pattern)) {
+      edits.push({ from: m.index!, to: m.index! + m[0].length, text: "" });
+    }
+  }
+  return {
+    masked,
+    reflectSource: renameKeywords(applyEdits(masked, edits)),
+    enables,
+    declarations,
+    workgroupSizes,
+  };
+}
+
+/**
+ * A scope for {@linkcode evaluateConst} over the module's declarations: an override takes its
+ * value from `overrides`, else its default. Cycles and undeclared names are unknown.
+ */
+export function constScope(
+  declarations: ReadonlyMap<string, ModuleDeclaration>,
+  overrides: ReadonlyMap<string, ConstValue>,
+): (name: string) => ConstValue | undefined {
+  const seen = new Map<string, ConstValue | undefined>();
+  const scope = (name: string): ConstValue | undefined => {
+    if (seen.has(name)) return seen.get(name);
+    const declaration = declarations.get(name);
+    if (declaration === undefined) return undefined;
+    const given = declaration.kind === "override" ? overrides.get(name) : undefined;
+    if (given !== undefined) return given;
+    if (declaration.init === undefined) return undefined;
+    seen.set(name, undefined); // a cycle reads as unknown
+    let value = evaluateConst(declaration.init, scope);
+    const type = declaration.type;
+    if (type === "u32" || type === "i32" || type === "f32" || type === "f16" || type === "bool") {
+      value = { value: value.value, type };
+    }
+    seen.set(name, value);
+    return value;
+  };
+  return scope;
+}
+
+/** `source` with `//` and (nested) block comments replaced by spaces, newlines kept. */
+export function maskComments(source: string): string {
+  let out = "";
+  let i = 0;
+  while (i < source.length) {
+    if (source.startsWith("//", i)) {
+      const end = source.indexOf("\n", i);
+      const stop = end < 0 ? source.length : end;
+      out += " ".repeat(stop - i);
+      i = stop;
+    } else if (source.startsWith("/*", i)) {
+      let depth = 0;
+      const start = i;
+      do {
+        if (source.startsWith("/*", i)) (depth++, i += 2);
+        else if (source.startsWith("*/", i)) (depth--, i += 2);
+        else i++;
+      } while (depth > 0 && i < source.length);
+      out += source.slice(start, i).replace(/[^\n]/g, " ");
+    } else {
+      out += source[i++];
+    }
+  }
+  return out;
+}
+
+/** The text outside every `{...}` (inside replaced by spaces, newlines kept). */
+function maskBraces(text: string): string {
+  let depth = 0;
+  let out = "";
+  for (const c of text) {
+    if (c === "{") depth++;
+    out += depth > 0 && c !== "\n" ? " " : c;
+    if (c === "}") depth = Math.max(0, depth - 1);
+  }
+  return out;
+}
+
+/** The index of the bracket closing the one at `open`, or -1. */
+function matching(text: string, open: number, left: string, right: string): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === left || (left !== "(" && c === "(")) depth++;
+    else if (c === right || (left !== "(" && c === ")")) {
+      depth--;
+      if (depth === 0) return c === right ? i : -1;
+    } else if (c === ";" || c === "{") return -1;
+  }
+  return -1;
+}
+
+/** Splits at commas outside brackets. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "(" || c === "<" || c === "[") depth++;
+    else if (c === ")" || c === ">" || c === "]") depth--;
+    else if (c === "," && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+function applyEdits(text: string, edits: { from: number; to: number; text: string }[]): string {
+  // Outer edits first; an edit inside one already kept is dropped (the outer one covers it).
+  edits.sort((a, b) => a.from - b.from || b.to - a.to);
+  const kept: typeof edits = [];
+  for (const edit of edits) {
+    const last = kept.at(-1);
+    if (last === undefined || edit.from >= last.to) kept.push(edit);
+  }
+  let out = text;
+  for (const edit of kept.reverse()) {
+    const newlines = out.slice(edit.from, edit.to).replace(/[^\n]/g, "");
+    out = out.slice(0, edit.from) + edit.text + newlines + out.slice(edit.to);
+  }
+  return out;
+}
+
+/** Renames names that are keywords elsewhere (see the module doc). */
+function renameKeywords(text: string): string {
+  let out = "";
+  let last = 0;
+  /** Open template lists whose first-level names are keywords: their `<` depth. */
+  let keep = 0;
+  let depth = 0;
+  const identifier = /[A-Za-z_]\w*|[<>]/g;
+  for (const m of text.matchAll(identifier)) {
+    const token = m[0];
+    const at = m.index!;
+    if (token === "<" || token === ">") {
+      if (keep > 0) {
+        depth += token === "<" ? 1 : -1;
+        if (depth === 0) keep = 0;
+      }
+      continue;
+    }
+    const next = /^\s*</.test(text.slice(at + token.length, at + token.length + 40));
+    if (
+      keep === 0 && next &&
+      (token === "var" || token === "ptr" || token.startsWith("texture_storage_"))
+    ) {
+      keep = 1;
+      depth = 0;
+      continue;
+    }
+    if (!KEYWORD_NAMES.has(token)) continue;
+    if (keep > 0 && depth === 1) continue;
+    out += text.slice(last, at) + "__" + token;
+    last = at + token.length;
+  }
+  return out + text.slice(last);
+}
+
+function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let i = 0; i < index; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}

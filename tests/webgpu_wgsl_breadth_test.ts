@@ -1,0 +1,228 @@
+/**
+ * Issue #27: WGSL that plain WebGPU runs runs through the client, bit-identical (the corpus in
+ * `_wgsl_corpus_27.ts`), or is refused at the call with a typed error naming what: overrides,
+ * device features, and workgroup sizes the runtime cannot evaluate.
+ */
+import assert from "node:assert/strict";
+import {
+  CompilationError,
+  createClient,
+  KernelArgumentError,
+  UnsupportedError,
+  type WgslKernel,
+} from "../mod.ts";
+import { type Case27, CORPUS_27 } from "./_wgsl_corpus_27.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+const adapterFeatures: ReadonlySet<string> = new Set(adapter?.features ?? []);
+
+/** Runs a case with plain WebGPU; returns each binding's bytes after the dispatch. */
+async function runPlain(device: GPUDevice, c: Case27): Promise<Map<number, Uint8Array>> {
+  device.pushErrorScope("validation");
+  const module = device.createShaderModule({ code: c.source });
+  const pipeline = device.createComputePipeline({
+    layout: "auto",
+    compute: { module, entryPoint: c.entryPoint ?? "main", constants: c.constants },
+  });
+  const buffers = c.plain.map((b) => {
+    const usage = b.uniform
+      ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
+      : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    const buffer = device.createBuffer({ size: Math.max(16, b.data.byteLength), usage });
+    device.queue.writeBuffer(buffer, 0, b.data.buffer as ArrayBuffer);
+    return buffer;
+  });
+  const bindGroup = device.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: c.plain.map((b, i) => ({ binding: b.binding, resource: { buffer: buffers[i] } })),
+  });
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, bindGroup);
+  pass.dispatchWorkgroups(...c.workgroups);
+  pass.end();
+  const reads = c.plain.map((b) => {
+    if (b.uniform) return undefined;
+    const read = device.createBuffer({
+      size: buffers[c.plain.indexOf(b)].size,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
+    encoder.copyBufferToBuffer(buffers[c.plain.indexOf(b)], 0, read, 0, read.size);
+    return read;
+  });
+  device.queue.submit([encoder.finish()]);
+  const error = await device.popErrorScope();
+  assert.equal(error, null, `${c.name}: plain WebGPU ${error?.message}`);
+  const out = new Map<number, Uint8Array>();
+  for (const [i, read] of reads.entries()) {
+    if (read === undefined) continue;
+    await read.mapAsync(GPUMapMode.READ);
+    const bytes = new Uint8Array(read.getMappedRange().slice(0, c.plain[i].data.byteLength));
+    out.set(c.plain[i].binding, bytes);
+    read.destroy();
+  }
+  for (const buffer of buffers) buffer.destroy();
+  return out;
+}
+
+Deno.test({
+  name: "real-world WGSL runs through the client bit-identical to plain WebGPU",
+  ignore,
+  async fn(t) {
+    using client = await createClient();
+    const device = await adapter!.requestDevice({
+      requiredFeatures: [...adapterFeatures].filter((f) => f === "shader-f16") as GPUFeatureName[],
+    });
+    try {
+      for (const c of CORPUS_27) {
+        await t.step({
+          name: c.name,
+          ignore: c.feature !== undefined && !adapterFeatures.has(c.feature),
+          async fn() {
+            const expected = await runPlain(device, c);
+            const handles = c.buffers.map((i) => client.createWithData(c.plain[i].data));
+            try {
+              const kernel: WgslKernel = { source: c.source, entryPoint: c.entryPoint };
+              client.execute(kernel, {
+                threads: c.threads,
+                buffers: handles,
+                params: c.params,
+                overrides: c.overrides,
+              });
+              const got = await client.readMany(handles);
+              c.buffers.forEach((index, k) => {
+                const binding = c.plain[index].binding;
+                const bytes = new Uint8Array(got[k].buffer, got[k].byteOffset, got[k].byteLength);
+                assert.deepEqual(bytes, expected.get(binding), `${c.name}: binding ${binding}`);
+              });
+              // The launch changed the data (a kernel that did nothing would compare equal).
+              const bytes = (a: ArrayBufferView) =>
+                [...new Uint8Array(a.buffer, a.byteOffset, a.byteLength)].join();
+              assert.ok(got.some((g, k) => bytes(g) !== bytes(c.plain[c.buffers[k]].data)));
+            } finally {
+              for (const handle of handles) handle.dispose();
+            }
+          },
+        });
+      }
+    } finally {
+      device.destroy();
+    }
+  },
+});
+
+const withOverrides: WgslKernel = {
+  id: "overrides",
+  source: `
+override BLOCK: u32 = 64u;
+override SCALE: f32;
+override FLAG: bool = false;
+override K: i32 = -1;
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(BLOCK) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < arrayLength(&out)) { out[id.x] = select(SCALE, f32(K), FLAG); }
+}`,
+};
+
+Deno.test({
+  name: "overrides: set per launch, each set compiled once, misuse named at the call",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using out = client.createWithData(new Float32Array(100));
+    const launch = (overrides?: Record<string, number | boolean>) =>
+      client.execute(withOverrides, { threads: 100, buffers: [out], overrides });
+    launch({ SCALE: 2 });
+    assert.deepEqual(await client.read(out), new Float32Array(100).fill(2));
+    launch({ SCALE: 2, FLAG: true, K: -7, BLOCK: 8 });
+    assert.deepEqual(await client.read(out), new Float32Array(100).fill(-7));
+    const misuse: [Record<string, unknown> | undefined, RegExp][] = [
+      [undefined, /overrides\.SCALE.*is required.*no default/],
+      [{ SCALE: 1, WIDTH: 3 }, /overrides\.WIDTH.*is not an override/],
+      [{ SCALE: 1, BLOCK: -1 }, /overrides\.BLOCK.*outside u32/],
+      [{ SCALE: 1, BLOCK: 1.5 }, /overrides\.BLOCK.*outside u32/],
+      [{ SCALE: 1, K: 2 ** 31 }, /overrides\.K.*outside i32/],
+      [{ SCALE: 1e39 }, /overrides\.SCALE.*outside f32/],
+      [{ SCALE: 1, FLAG: 1 }, /overrides\.FLAG.*true or false/],
+      [{ SCALE: "2" }, /overrides\.SCALE.*takes a number/],
+    ];
+    for (const [overrides, message] of misuse) {
+      assert.throws(
+        () => launch(overrides as Record<string, number>),
+        (e) => e instanceof KernelArgumentError && message.test(e.message),
+        JSON.stringify(overrides),
+      );
+    }
+    await assert.rejects(
+      () => client.compile(withOverrides),
+      (e) => e instanceof KernelArgumentError && /overrides\.SCALE/.test(e.message),
+    );
+    await client.compile(withOverrides, { overrides: { SCALE: 3, BLOCK: 32 } });
+    // Past the fold (65,535 workgroups of 1): the overridden size counts the workgroups.
+    using big = client.createWithData(new Float32Array(70_000));
+    client.execute(withOverrides, {
+      threads: 70_000,
+      buffers: [big],
+      overrides: Object.freeze({ SCALE: 5, BLOCK: 1 }),
+    });
+    const values = await client.read(big);
+    assert.equal(values.filter((v) => v === 5).length, 70_000);
+  },
+});
+
+const f16Kernel: WgslKernel = {
+  id: "half",
+  source: `enable f16;
+@group(0) @binding(0) var<storage, read_write> y: array<f16>;
+@compute @workgroup_size(1) fn main() { y[0] = y[0] * 2.0h; }`,
+};
+
+Deno.test({
+  name: "features: the adapter's are requested; a kernel needing a missing one is UNSUPPORTED",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    for (const feature of ["shader-f16", "timestamp-query"]) {
+      assert.equal(client.features.has(feature), adapterFeatures.has(feature), feature);
+    }
+    using bare = await createClient({ features: [] });
+    assert.equal(bare.features.size, 0);
+    using h = bare.createWithData(new Float16Array([1.5]));
+    assert.throws(
+      () => bare.execute(f16Kernel, { threads: 1, buffers: [h] }),
+      (e) =>
+        e instanceof UnsupportedError && /enables f16.*'shader-f16'/.test(e.message) &&
+        e.message.includes(bare.server.properties.deviceName),
+    );
+    await assert.rejects(() => bare.compile(f16Kernel), UnsupportedError);
+    const subgroups: WgslKernel = {
+      source: `enable subgroups;
+@compute @workgroup_size(1) fn main() {}`,
+    };
+    if (!client.features.has("subgroups")) {
+      await assert.rejects(
+        () => client.compile(subgroups),
+        (e) => e instanceof UnsupportedError && /'subgroups'/.test(e.message),
+      );
+    }
+    await assert.rejects(
+      () => createClient({ features: ["no-such-feature"] }),
+      (e) => e instanceof UnsupportedError && /'no-such-feature'/.test(e.message),
+    );
+    // Still usable after the refusals.
+    using one = bare.createWithData(new Float32Array(1));
+    bare.execute(withOverrides, { threads: 1, buffers: [one], overrides: { SCALE: 4 } });
+    assert.deepEqual(await bare.read(one), new Float32Array([4]));
+  },
+});
+
+Deno.test("a workgroup size the runtime cannot evaluate is refused, never guessed", async () => {
+  if (ignore) return;
+  using client = await createClient();
+  await assert.rejects(
+    () => client.compile({ source: "@compute @workgroup_size(min(2, F)) fn main() {}" }),
+    (e) => e instanceof CompilationError && /cannot evaluate @workgroup_size/.test(e.message),
+  );
+});
