@@ -50,6 +50,12 @@ export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
         `as metadata and scalars in the parameter order of the kernel`,
     );
   }
+  if (launch.bufferNames !== undefined || launch.samplers !== undefined) {
+    throw new UnsupportedError(
+      `Kernel '${kernelName(launch.kernel)}': the CUDA backend binds buffers by position only ` +
+        `(no ${launch.bufferNames !== undefined ? "named buffers" : "samplers"})`,
+    );
+  }
 }
 
 /** Checks a kernel built by hand. */

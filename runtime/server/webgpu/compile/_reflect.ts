@@ -1,7 +1,8 @@
 /**
  * Reflection of a WGSL kernel with `wgsl_reflect` (the parser webgpu-utils uses): its compute
  * entry points, the chosen one's `@workgroup_size` (override defaults resolved), and every
- * `@group(0)` binding with its address space, access, type, minimum size and source line.
+ * binding (any `@group`) with its address space, access, type, minimum size and source line;
+ * textures and samplers come from `_binding_kinds.ts`.
  *
  * Everything the parser does not check and the runtime relies on is checked here: the uniform
  * address space's layout rules (params are packed from these offsets), workgroup sizes that use
@@ -15,6 +16,7 @@ import { WgslReflect } from "wgsl_reflect";
 import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { type EntryParameter, FOLDED_BUILTINS } from "./_fold.ts";
+import { isTextureVariable, textureBindings, type TextureSlot } from "./_binding_kinds.ts";
 import {
   elementScalar,
   normalizeType,
@@ -26,12 +28,16 @@ import {
   type WgslType,
 } from "./_wgsl_types.ts";
 
-/** One `@group(0)` binding. */
+/** One binding of the module (any `@group`). */
 export interface ReflectedBinding {
+  /** The `@group(n)` it is declared in. */
+  readonly group: number;
   readonly binding: number;
   readonly name: string;
-  readonly space: "storage" | "uniform";
-  /** Declared access; uniforms are `read`. */
+  readonly space: "storage" | "uniform" | "texture" | "sampler";
+  /** A texture's or sampler's WGSL declaration (`_binding_kinds.ts`); `undefined` for buffers. */
+  readonly texture?: TextureSlot;
+  /** Declared access (`read`: the launch only reads it); uniforms, samplers are `read`. */
   readonly access: "read" | "read_write";
   readonly type: WgslType;
   /** Bytes the binding needs at least (one element for a runtime-sized array). */
@@ -53,12 +59,23 @@ export interface KernelReflection {
   readonly name: string;
   readonly entryPoint: string;
   readonly workgroupSize: readonly [number, number, number];
-  /** Every `@group(0)` binding of the module, in binding order. */
+  /** Every binding of the module, in (group, binding) order. */
   readonly bindings: readonly ReflectedBinding[];
-  /** The `var<storage>` bindings, in binding order (what `buffers` fill). */
+  /** The `var<storage>` bindings, in (group, binding) order. */
   readonly storage: readonly ReflectedBinding[];
-  /** The `var<uniform>` bindings, in binding order (what `params` fill). */
+  /** The `var<uniform>` bindings, in (group, binding) order (what `params` fill). */
   readonly uniforms: readonly ReflectedBinding[];
+  /**
+   * What `buffers` fill, in (group, binding) order: the storage buffers and the textures
+   * (`_binding_kinds.ts`).
+   */
+  readonly resources: readonly ReflectedBinding[];
+  /** The `sampler` bindings, in (group, binding) order (what `samplers` fill). */
+  readonly samplers: readonly ReflectedBinding[];
+  /** Every binding by its WGSL name (named `buffers` and `samplers` are found here). */
+  readonly byName: ReadonlyMap<string, ReflectedBinding>;
+  /** Bind groups of the pipeline layout: the highest `@group` + 1 (at least 1). */
+  readonly groups: number;
   /** Whether a `var<storage, read>` binding exists (the module is compiled with it widened). */
   readonly hasReadOnlyStorage: boolean;
   /** The entry point's parameters (what a folded launch rewrites, see `_fold.ts`). */
@@ -147,18 +164,16 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
       space: "uniform" as const,
     })),
   ];
-  const bindings: ReflectedBinding[] = [];
+  const bindings: ReflectedBinding[] = textureBindings(reflect, name, kernel.source);
   for (const { v, space } of variables) {
+    if (isTextureVariable(v)) continue; // storage textures: reflected by textureBindings
     const line = declarationLine(kernel.source, v.name);
-    if (v.group !== 0) {
+    if (bindings.some((b) => b.group === v.group && b.binding === v.binding)) {
       throw new CompilationError(
         name,
-        `only @group(0) is supported, found @group(${v.group})`,
+        `@group(${v.group}) @binding(${v.binding}) is declared twice`,
         line,
       );
-    }
-    if (bindings.some((b) => b.binding === v.binding)) {
-      throw new CompilationError(name, `@binding(${v.binding}) is declared twice`, line);
     }
     const type = normalizeType(v.type);
     if (space === "uniform") {
@@ -167,6 +182,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     }
     const access = space === "storage" && v.access === "read_write" ? "read_write" : "read";
     bindings.push({
+      group: v.group,
       binding: v.binding,
       name: v.name,
       space,
@@ -178,7 +194,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
       line,
     });
   }
-  bindings.sort((a, b) => a.binding - b.binding);
+  bindings.sort((a, b) => a.group - b.group || a.binding - b.binding);
   const parameters = entry.arguments.map((argument) => ({
     name: argument.name,
     builtin: argument.attributes?.find((a) => a.name === "builtin")?.value as string | undefined,
@@ -196,6 +212,10 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     bindings,
     storage: bindings.filter((b) => b.space === "storage"),
     uniforms: bindings.filter((b) => b.space === "uniform"),
+    resources: bindings.filter((b) => b.space === "storage" || b.space === "texture"),
+    samplers: bindings.filter((b) => b.space === "sampler"),
+    byName: new Map(bindings.map((b) => [b.name, b])),
+    groups: bindings.reduce((n, b) => Math.max(n, b.group + 1), 1),
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
     parameters,
     structBuiltins,

@@ -3,8 +3,8 @@
  *
  * A kernel is identified by its id, entry point and source (a kernel object seen before is found
  * in a `WeakMap` without hashing its source). Its WGSL is reflected first (`compile/_reflect.ts`): the
- * bind-group layout is built from every declared binding, not `"auto"`, so unused bindings still
- * count. Read-only storage declarations are compiled widened to `read_write` (see
+ * bind-group layouts (one per `@group`) are built from every declared binding, not `"auto"`, so
+ * unused bindings still count. Read-only storage declarations are compiled widened to `read_write` (see
  * {@linkcode widenReadOnlyStorage}); the unwidened module is compiled too, for validation.
  *
  * Compilation runs inside a validation error scope. WebGPU reports the result asynchronously,
@@ -18,6 +18,7 @@
 import { CompilationError } from "../../../core/errors.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { foldKernel } from "./_fold.ts";
+import { checkGroups, layoutEntry } from "./_binding_kinds.ts";
 import {
   checkWorkgroupSize,
   compilerMessage,
@@ -36,8 +37,10 @@ export interface CompiledKernel {
   readonly reflection: KernelReflection;
   /** The pipeline (invalid if `state` becomes `failed`). */
   readonly pipeline: GPUComputePipeline;
-  /** The explicit bind-group layout. */
+  /** The explicit bind-group layout of group 0. */
   readonly layout: GPUBindGroupLayout;
+  /** The layout of every group, `layouts[0] === layout` (groups without bindings are empty). */
+  readonly layouts: readonly GPUBindGroupLayout[];
   /** `pending` until the validation scope pops. */
   state: "pending" | "ready" | "failed";
   /** The failure, once `failed`. */
@@ -120,11 +123,12 @@ export class PipelineCache {
     try {
       const reflection = reflectKernel(kernel);
       checkLimits(reflection, this.#device.limits);
-      const spaces = reflection.bindings.map((b) => ({
+      const spaces = reflection.bindings.filter((b) => b.texture === undefined).map((b) => ({
         uniform: b.space === "uniform",
         line: b.line,
       }));
       checkBindingLimits(reflection.name, spaces, this.#device.limits);
+      checkGroups(reflection.name, reflection.bindings, this.#device.limits);
       entry = this.#compile(kernel, reflection);
     } catch (error) {
       // Only a compilation failure is a property of the program; argument errors are not cached.
@@ -151,7 +155,8 @@ export class PipelineCache {
   folded(entry: CompiledKernel): CompiledKernel {
     if (entry.folded !== undefined) return entry.folded;
     const { reflection, kernel } = entry;
-    const binding = (reflection.bindings.at(-1)?.binding ?? -1) + 1;
+    // The fold's uniform goes after the last binding of group 0.
+    const binding = reflection.bindings.reduce((n, b) => b.group === 0 ? b.binding + 1 : n, 0);
     const { source, uniform } = foldKernel({
       name: reflection.name,
       source: kernel.source,
@@ -162,6 +167,7 @@ export class PipelineCache {
       binding,
     });
     const fold: ReflectedBinding = {
+      group: 0,
       binding,
       name: uniform,
       space: "uniform",
@@ -197,17 +203,18 @@ export class PipelineCache {
       ? widenReadOnlyStorage(kernel.source)
       : kernel.source;
     const module = device.createShaderModule({ code, label });
-    const layout = device.createBindGroupLayout({
-      label,
-      entries: reflection.bindings.map((entry) => ({
-        binding: entry.binding,
-        visibility: GPUShaderStage.COMPUTE,
-        buffer: { type: entry.space === "uniform" ? "uniform" : "storage" },
-      })),
-    });
+    // One layout per group up to the highest: a gap between groups gets an empty layout.
+    const layouts: GPUBindGroupLayout[] = [];
+    for (let group = 0; group < reflection.groups; group++) {
+      layouts.push(device.createBindGroupLayout({
+        label,
+        entries: reflection.bindings.filter((b) => b.group === group).map(layoutEntry),
+      }));
+    }
+    const layout = layouts[0];
     const pipeline = device.createComputePipeline({
       label,
-      layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      layout: device.createPipelineLayout({ bindGroupLayouts: layouts }),
       compute: { module, entryPoint: reflection.entryPoint },
     });
     const entry: CompiledKernel = {
@@ -215,6 +222,7 @@ export class PipelineCache {
       reflection,
       pipeline,
       layout,
+      layouts,
       state: "pending",
       error: undefined,
       folded: undefined,
@@ -244,6 +252,7 @@ function failed(kernel: WgslKernel, error: CompilationError): CompiledKernel {
     reflection: undefined as unknown as KernelReflection,
     pipeline: undefined as unknown as GPUComputePipeline,
     layout: undefined as unknown as GPUBindGroupLayout,
+    layouts: [],
     state: "failed",
     error,
     settled: Promise.resolve(),
