@@ -49,6 +49,7 @@ export * from "./runtime/stream/stream_errors.ts";
 export type * from "./runtime/stream/wait_recorder.ts";
 export * from "./runtime/server/server.ts";
 export type * from "./runtime/server/backend_descriptor.ts";
+export type * from "./runtime/server/texture_server.ts";
 export {
   type AnyBackend,
   backendNames,

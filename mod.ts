@@ -61,12 +61,16 @@ export {
   type ListDevicesOptions,
 } from "./runtime/backends/devices.ts";
 export { ComputeClient } from "./runtime/client/client.ts";
+export { Texture } from "./runtime/client/texture.ts";
+export type { TextureFormat } from "./runtime/core/handles/texture_format.ts";
+export type { SamplerDescriptor } from "./runtime/server/texture_server.ts";
 export type {
   ArangeOptions,
   ArraysOf,
   ComputeClientOptions,
   CopyToOptions,
   CreateOptions,
+  CreateTextureOptions,
   ExecuteOptions,
   FullOptions,
   Profiled,

@@ -110,8 +110,8 @@ export const LAUNCH_CASES: Case[] = [
     await env.client.sync();
   }, "COMPILATION"],
   [
-    "@group(1) binding",
-    kernel({ source: increment.source.replace("@group(0)", "@group(1)") }),
+    "@group past maxBindGroups",
+    kernel({ source: increment.source.replace("@group(0)", "@group(9)") }),
     "COMPILATION",
   ],
   ["type error (reported by sync)", async (env) => {

@@ -71,6 +71,7 @@ const USER = [
   "NoAdapterError",
   "OutOfMemoryError",
   "StreamUnhealthyError",
+  "Texture",
   "TimeoutError",
   "UnsupportedError",
   "argmax",

@@ -49,6 +49,7 @@ Deno.test({
         stream: 5,
         refs: [],
         reads: undefined,
+        groups: undefined,
       });
       const copy = { source, sourceOffset: 0, destination: good, destinationOffset: 0, size: 32 };
       streams.enqueue({ kind: "copy", copies: [copy] }, stream);

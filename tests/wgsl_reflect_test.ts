@@ -125,13 +125,21 @@ struct P { @align(16) inner: Inner, y: f32 }
     () => reflectKernel({ source: "@compute @workgroup_size(sin(1.0)) fn main() {}" }),
     compilationError(1, /cannot evaluate @workgroup_size\(sin\(1\.0\)\) of 'main'/),
   );
+  // Any @group is reflected (#27): a group-1 binding is no error, the layout has 2 groups.
+  const grouped = reflectKernel({
+    source: `@group(1) @binding(0) var<storage, read_write> a: array<f32>;
+@compute @workgroup_size(1) fn main() { a[0] = 1.0; }`,
+  });
+  assert.equal(grouped.groups, 2);
+  assert.equal(grouped.resources[0].group, 1);
   assert.throws(
     () =>
       reflectKernel({
         source: `@group(1) @binding(0) var<storage, read_write> a: array<f32>;
-@compute @workgroup_size(1) fn main() { a[0] = 1.0; }`,
+@group(1) @binding(0) var<storage, read_write> b: array<f32>;
+@compute @workgroup_size(1) fn main() { a[0] = b[0]; }`,
       }),
-    compilationError(1, /only @group\(0\) is supported, found @group\(1\)/),
+    compilationError(2, /@group\(1\) @binding\(0\) is declared twice/),
   );
 });
 

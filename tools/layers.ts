@@ -26,7 +26,10 @@ export function layerOf(path: string): string | undefined {
   if (path.startsWith("runtime/core/")) return "core";
   if (path.startsWith("runtime/memory/")) return "memory";
   if (path.startsWith("runtime/stream/")) return "stream";
-  if (path === "runtime/server/server.ts" || path === "runtime/server/backend_descriptor.ts") {
+  if (
+    path === "runtime/server/server.ts" || path === "runtime/server/backend_descriptor.ts" ||
+    path === "runtime/server/texture_server.ts"
+  ) {
     return "contract";
   }
   if (path.startsWith("runtime/server/shared/")) return "server-shared";

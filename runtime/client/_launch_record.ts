@@ -14,6 +14,8 @@ import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
 import { assertU32, describe } from "../core/_argument_checks.ts";
 import type { KernelLaunch } from "../server/server.ts";
 import type { ExecuteOptions } from "./options.ts";
+import type { SamplerDescriptor } from "../server/texture_server.ts";
+import { Texture } from "./texture.ts";
 
 const SINGLE: CubeCount = CubeCount.newSingle();
 const NO_BUFFERS: readonly Handle[] = Object.freeze([]);
@@ -28,6 +30,11 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
   readonly args: KernelArguments = new KernelArguments();
   params: KernelParams | undefined = undefined;
   overrides: ExecuteOptions["overrides"] = undefined;
+  /** The WGSL names of the buffers when named (reused), else `undefined`. */
+  bufferNames: string[] | undefined = undefined;
+  samplers: SamplerDescriptor[] | undefined = undefined;
+  samplerNames: string[] | undefined = undefined;
+  readonly #names: string[] = [];
   /** The `threads` count that `count` points to for `threads` launches. */
   readonly #threads: ThreadsCount = { kind: "threads", x: 1, y: 1, z: 1 };
 
@@ -38,18 +45,16 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
    */
   fill(kernel: K, options: ExecuteOptions): void {
     const buffers = options.buffers ?? NO_BUFFERS;
-    if (!Array.isArray(buffers)) {
-      throw new TypeError(`buffers must be an array, got ${describe(buffers)}`);
-    }
     const refs = this.args.buffers;
-    for (let i = 0; i < buffers.length; i++) {
-      const item = buffers[i];
-      if (item instanceof Handle) refs.push(item.ref());
-      else if (item instanceof HandleRef) refs.push(item);
-      else {
-        throw new TypeError(`buffers[${i}] must be a Handle or a HandleRef, got ${describe(item)}`);
+    if (Array.isArray(buffers)) {
+      for (let i = 0; i < buffers.length; i++) {
+        const item = buffers[i];
+        if (item instanceof Handle) refs.push(item.ref());
+        else if (item instanceof HandleRef) refs.push(item);
+        else refs.push(refOf(item, `buffers[${i}]`));
       }
-    }
+    } else this.#named(buffers);
+    if (options.samplers !== undefined) this.#samplers(options.samplers);
     if (options.scalars !== undefined) addScalars(this.args, options.scalars);
     if (options.metadata !== undefined) this.args.withMetadata(options.metadata);
     this.kernel = kernel;
@@ -58,8 +63,37 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     this.overrides = options.overrides;
   }
 
+  /** Buffers by WGSL name: refs in key order, names beside them (the server binds by name). */
+  #named(buffers: unknown): void {
+    if (typeof buffers !== "object" || buffers === null) {
+      throw new TypeError(
+        `buffers must be an array or an object by name, got ${describe(buffers)}`,
+      );
+    }
+    const names = this.#names;
+    names.length = 0;
+    for (const [name, item] of Object.entries(buffers)) {
+      this.args.buffers.push(refOf(item, `buffers.${name}`));
+      names.push(name);
+    }
+    this.bufferNames = names;
+  }
+
+  #samplers(samplers: ExecuteOptions["samplers"]): void {
+    if (Array.isArray(samplers)) this.samplers = [...samplers];
+    else if (typeof samplers === "object" && samplers !== null) {
+      this.samplerNames = Object.keys(samplers);
+      this.samplers = Object.values(samplers);
+    } else {
+      throw new TypeError(
+        `samplers must be an array or an object by name, got ${describe(samplers)}`,
+      );
+    }
+  }
+
   /** Drops every reference of the last launch. */
   clear(): void {
+    this.bufferNames = this.samplers = this.samplerNames = undefined;
     this.args.clear();
     this.count = SINGLE; // a caller's count may hold a ref
     this.kernel = undefined!;
@@ -91,6 +125,13 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     assertU32(into.z, "threads z");
     return into;
   }
+}
+
+function refOf(item: unknown, what: string): HandleRef {
+  if (item instanceof Handle) return item.ref();
+  if (item instanceof HandleRef) return item;
+  if (item instanceof Texture) return item.ref();
+  throw new TypeError(`${what} must be a Handle, a HandleRef or a Texture, got ${describe(item)}`);
 }
 
 function addScalars(

@@ -132,7 +132,9 @@ export class StreamCalls {
     // runs them again when the held calls before it have run.
     server.checkLaunch?.(launch, stream);
     const refs = launch.args.buffers;
-    const handles = (options.buffers ?? []).filter((item) => item instanceof Handle);
+    const given = options.buffers ?? [];
+    const list = Array.isArray(given) ? given : Object.values(given);
+    const handles = list.filter((item) => item instanceof Handle);
     this.held.runVoid(stream, refs.map((ref) => ref.slice.record), handles, () => {
       server.execute(launch, stream);
     });

@@ -11,14 +11,8 @@ import type { MemoryUsage } from "../memory/memory_usage.ts";
 import { DestroyedError } from "../core/errors.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { Allocation } from "../core/allocation.ts";
-import type {
-  ArrayOf,
-  DType,
-  DTypeOf,
-  HandleType,
-  TypedArray,
-  TypedArrayConstructor,
-} from "../core/dtype.ts";
+import type { ArrayOf, DType, DTypeOf, HandleType } from "../core/dtype.ts";
+import type { TypedArray, TypedArrayConstructor } from "../core/dtype.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
@@ -32,20 +26,12 @@ import { traceRecorder } from "./_recorder.ts";
 import { arangeArray, fullArray, newArray } from "./_host_data.ts";
 import { HandleFactory } from "./_handle_factory.ts";
 import { chunkBytesOf, copyBetween } from "./_copy_to.ts";
-import type {
-  ArangeOptions,
-  ArraysOf,
-  ComputeClientOptions,
-  CopyToOptions,
-  CreateOptions,
-  ExecuteOptions,
-  FullOptions,
-  Profiled,
-  StreamOptions,
-  TensorOptions,
-  WaitForOptions,
-  WriteOptions,
-} from "./options.ts";
+import { createTexture, readTexture, type TextureArray, writeTexture } from "./_textures.ts";
+import { Texture } from "./texture.ts";
+import type { ArangeOptions, ArraysOf, ComputeClientOptions, CopyToOptions } from "./options.ts";
+import type { CreateOptions, CreateTextureOptions, ExecuteOptions } from "./options.ts";
+import type { FullOptions, Profiled, StreamOptions, TensorOptions } from "./options.ts";
+import type { WaitForOptions, WriteOptions } from "./options.ts";
 
 /**
  * Runs kernels on one server. Every method takes an optional `stream`; without it the call runs
@@ -157,12 +143,23 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     return this.#make.tensor(this.server, shape, dtype, options);
   }
 
+  /** Makes a 2-D texture (see {@linkcode CreateTextureOptions}); `UNSUPPORTED` on CUDA. */
+  createTexture(options: CreateTextureOptions): Texture {
+    return createTexture(this.server, this.#held, options);
+  }
+
   /**
    * Writes `data` into the handle at `options.offset` elements, in stream order. The data must be
-   * of the handle's type (an `ArrayBuffer` writes raw bytes into any handle).
+   * of the handle's type (an `ArrayBuffer` writes raw bytes into any handle). A texture takes
+   * every texel, as its format's host array.
    */
-  write(handle: Handle, data: TypedArray | ArrayBuffer, options: WriteOptions = {}): void {
-    this.#make.write(this.server, handle, data, options);
+  write(
+    handle: Handle | Texture,
+    data: TypedArray | ArrayBuffer,
+    options: WriteOptions = {},
+  ): void {
+    if (!(handle instanceof Texture)) return this.#make.write(this.server, handle, data, options);
+    writeTexture(this.server, this.#held, handle, data, resolveStreamId(options.stream));
   }
 
   /**
@@ -171,6 +168,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * handle; anything else is a `TypeError` (reinterpret on purpose with `handle.as(...)`).
    */
   read<D extends HandleType>(handle: Handle<D>, options?: StreamOptions): Promise<ArrayOf<D>>;
+  /** Reads every texel of a texture as its format's host array (`Uint8Array` for rgba8unorm...). */
+  read(texture: Texture, options?: StreamOptions): Promise<TextureArray>;
   /** Reads a handle as `type` (see above). */
   read<T extends TypedArray>(
     handle: Handle,
@@ -178,11 +177,12 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     options?: StreamOptions,
   ): Promise<T>;
   async read(
-    handle: Handle,
+    handle: Handle | Texture,
     type?: TypedArrayConstructor<TypedArray> | StreamOptions,
     options?: StreamOptions,
   ): Promise<TypedArray> {
-    // `readMany` tells a type from options the same way.
+    const stream = (type as StreamOptions | undefined)?.stream; // readMany tells them apart too
+    if (handle instanceof Texture) return readTexture(this.server, this.#held, handle, stream);
     return (await this.readMany([handle], type as TypedArrayConstructor<TypedArray>, options))[0];
   }
 
@@ -254,9 +254,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   execute(kernel: K, options: ExecuteOptions): void {
     checkExecute(kernel, options);
     const held = this.#held;
-    // Nothing held (the common case): the launch goes straight to the server, which reads it
-    // during the call only (the contract), so one launch record is reused: no allocation here.
-    // The server checks the launch; the client only turns handles into refs.
+    // Nothing held (the common case): straight to the server, which checks the launch and reads
+    // it during the call only (the contract): one launch record is reused, nothing allocated.
     if (!held.busy) {
       const launch = this.#launch;
       try {

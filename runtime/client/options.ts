@@ -12,6 +12,9 @@ import type { KernelParams } from "../core/kernel.ts";
 import type { MetadataArgument, StorageType } from "../core/kernel_arguments.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ProfileDuration } from "../server/server.ts";
+import type { SamplerDescriptor } from "../server/texture_server.ts";
+import type { TextureFormat } from "../core/handles/texture_format.ts";
+import type { Texture } from "./texture.ts";
 
 /**
  * Options that pick the stream of one call.
@@ -104,6 +107,31 @@ export interface TensorOptions extends CreateOptions {
 }
 
 /**
+ * Options of {@linkcode ComputeClient.createTexture}: a 2-D texture, filled with `data` (the
+ * format's host array, rows tightly packed) if given.
+ *
+ * @example
+ * ```ts
+ * import type { CreateTextureOptions } from "@gpucompute/runtime";
+ * const image: CreateTextureOptions = { width: 2, height: 1, format: "rgba8unorm" };
+ * ```
+ */
+export interface CreateTextureOptions extends CreateOptions {
+  /** Texels per row. */
+  width: number;
+  /** Rows. */
+  height: number;
+  /** The texel format. */
+  format: TextureFormat;
+  /**
+   * Every texel: `Uint8Array` for `rgba8unorm`, `Float32Array` for `r32float`/`rgba32float`,
+   * `Uint32Array` for `r32uint`, `Uint16Array` (raw halves) or `Float16Array` for `rgba16float`.
+   * @default {undefined}
+   */
+  data?: ArrayBufferView;
+}
+
+/**
  * Options of {@linkcode ComputeClient.write}.
  *
  * @example
@@ -189,12 +217,21 @@ export interface ExecuteOptions extends StreamOptions {
   /** Workgroups (cubes) to dispatch, when you count them yourself. */
   count?: CubeCount;
   /**
-   * Handles (or their refs) for the kernel's `var<storage>` bindings, in binding order. Read-only
-   * (`var<storage, read>`) and writable ones take any handle whose element type the WGSL
-   * declares (an untyped handle binds anywhere).
+   * Handles (or their refs) for the kernel's `var<storage>` bindings and textures for its texture
+   * bindings: in (group, binding) order, or by WGSL name (`{ x, y }`: an unknown or missing name
+   * is a `KernelArgumentError` naming it). Read-only (`var<storage, read>`) and writable ones
+   * take any handle whose element type the WGSL declares (an untyped handle binds anywhere).
    * @default {[]}
    */
-  buffers?: readonly (Handle | HandleRef)[];
+  buffers?:
+    | readonly (Handle | HandleRef | Texture)[]
+    | Readonly<Record<string, Handle | HandleRef | Texture>>;
+  /**
+   * Samplers for the kernel's `sampler` bindings, as descriptors: in (group, binding) order, or
+   * by WGSL name (`{ s: { magFilter: "linear" } }`). Each distinct descriptor is made once.
+   * @default {undefined}
+   */
+  samplers?: readonly SamplerDescriptor[] | Readonly<Record<string, SamplerDescriptor>>;
   /**
    * Values of the kernel's `var<uniform>` struct fields by name, packed by WGSL layout rules
    * (f32, i32, u32, f16, vectors and matrices as arrays, fixed arrays, nested structs as objects).

@@ -72,6 +72,7 @@ import type { Handle, HandleKind, HandleRef } from "../core/handles/handle.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../core/allocation.ts";
 import type { KernelTiming, Trace } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
+import type { LaunchBindings, TextureServer } from "./texture_server.ts";
 
 /**
  * Identifies one profiling window, so that windows can nest and overlap.
@@ -179,7 +180,7 @@ export interface ResourceLease<R> extends ResourceRange<R>, Disposable {
  * };
  * ```
  */
-export interface KernelLaunch<K extends KernelMetadata> {
+export interface KernelLaunch<K extends KernelMetadata> extends LaunchBindings {
   /** The kernel to run. */
   readonly kernel: K;
   /** How many cubes to dispatch. */
@@ -260,7 +261,7 @@ export interface DeviceProperties {
  * ```
  */
 export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = unknown>
-  extends Disposable {
+  extends Disposable, TextureServer {
   /** Facts about the device. */
   readonly properties: DeviceProperties;
   /** True after {@linkcode destroy}. */

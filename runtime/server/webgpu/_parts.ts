@@ -22,6 +22,7 @@ import { type EncoderStream, EncoderStreams } from "./queue/encoder.ts";
 import { InfoBufferPool } from "./launch/_scratch_buffers.ts";
 import { Launcher } from "./launch/launcher.ts";
 import { WebGpuMemory } from "./memory/memory.ts";
+import { WebGpuTextures } from "./memory/textures.ts";
 import { PipelineCache } from "./compile/pipeline_cache.ts";
 import { ProfilerCore } from "./profile/_profile_windows.ts";
 import { WebGpuReads } from "./memory/_read.ts";
@@ -33,6 +34,7 @@ import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
 export class WebGpuParts implements HandleAllocator {
   readonly gpu: WebGpuDevice;
   readonly memory: WebGpuMemory;
+  readonly textures: WebGpuTextures;
   readonly pipelines: PipelineCache;
   readonly bindGroups: BindGroupCache;
   readonly infoBuffers: InfoBufferPool;
@@ -50,6 +52,7 @@ export class WebGpuParts implements HandleAllocator {
     this.gpu = gpu;
     this.#state = state;
     this.memory = new WebGpuMemory(device, options.memory);
+    this.textures = new WebGpuTextures(device);
     this.pipelines = new PipelineCache(device, gpu);
     this.bindGroups = new BindGroupCache(device);
     this.infoBuffers = new InfoBufferPool(device);
@@ -59,6 +62,7 @@ export class WebGpuParts implements HandleAllocator {
       bindGroups: this.bindGroups,
       infoBuffers: this.infoBuffers,
       memory: this.memory,
+      textures: this.textures,
     });
     this.encoder = new EncoderStreams(device, {
       chunks: this.launcher.chunks,
@@ -160,6 +164,7 @@ export class WebGpuParts implements HandleAllocator {
     this.infoBuffers.destroy();
     this.launcher.destroy();
     this.memory.destroy();
+    this.textures.destroy();
     this.gpu.destroy();
   }
 }

@@ -23,8 +23,7 @@
 
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { DestroyedError, DriverError, NotReadyError, UnsupportedError } from "../../core/errors.ts";
-import { failMark } from "../shared/_fail_mark.ts";
+import { NotReadyError, UnsupportedError } from "../../core/errors.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
@@ -56,10 +55,13 @@ import { launchError } from "./queue/_device_validation.ts";
 import { WebGpuParts } from "./_parts.ts";
 import { prepareWrite } from "./memory/_write.ts";
 import { WebGpuDevice } from "./device.ts";
+import type { SliceHandle } from "../../core/handles/slice.ts";
+import type { TextureDescriptor } from "../texture_server.ts";
+import { createTexture, readTexture, writeTexture } from "./_texture_calls.ts";
 import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
 import type { WgslKernel } from "./kernel.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
-import { signalOnQueue } from "../../../sync/webgpu_signal.ts";
+import { signalAt } from "./_signal_at.ts";
 
 export type { WebGpuServerOptions, WebGpuServerStats };
 
@@ -241,6 +243,21 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#parts.launcher.prepare(launch, stream).done?.();
   }
 
+  createTexture(descriptor: TextureDescriptor, stream: StreamId): SliceHandle {
+    this.#assertUsable(stream);
+    return createTexture(this.#parts, descriptor);
+  }
+
+  writeTexture(ref: HandleRef, data: Uint8Array, stream: StreamId): void {
+    this.#assertUsable(stream);
+    writeTexture(this.#parts, ref, data, stream);
+  }
+
+  readTexture(ref: HandleRef, stream: StreamId): Promise<Uint8Array> {
+    this.#assertUsable(stream);
+    return readTexture(this.#parts, ref, stream);
+  }
+
   checkRef(ref: HandleRef): void {
     this.#locate(ref); // INVALID_HANDLE unless live memory of this server (DESTROYED after destroy)
   }
@@ -282,34 +299,10 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     // The single in-order queue completes marks in order, whatever their stream. A server
     // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
     if (this.#parts.encoder.parking) {
-      this.#parts.encoder.released().then(() => this.#signal(timeline, value, stream));
-    } else this.#signal(timeline, value, stream);
-  }
-
-  #signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
-    // A mark never reached is told to the timeline (`failMark`): waits for it reject.
-    if (this.#state.destroyed) {
-      failMark(timeline, value, new DestroyedError("The WebGPU server was destroyed"));
-      return;
-    }
-    const errors = this.#parts.encoder.errors;
-    signalOnQueue(this.device.queue, {
-      timeline: {
-        set: (reached) => {
-          const closed = this.#parts.closedError();
-          if (closed === undefined) return timeline.set(reached);
-          errors.record(stream, closed);
-          failMark(timeline, value, closed);
-        },
-      },
-      value,
-      onError: (cause) => {
-        const message = `The queue failed to report completion of timeline value ${value}`;
-        const error = new DriverError(message, { cause });
-        errors.record(stream, error);
-        failMark(timeline, value, error);
-      },
-    });
+      this.#parts.encoder.released().then(() =>
+        signalAt(this.#parts, this.#state, timeline, value, stream)
+      );
+    } else signalAt(this.#parts, this.#state, timeline, value, stream);
   }
 
   memoryUsage(stream: StreamId): MemoryUsage {

@@ -55,6 +55,12 @@ export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
       `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no override constants (WGSL)`,
     );
   }
+  if (launch.bufferNames !== undefined || launch.samplers !== undefined) {
+    throw new UnsupportedError(
+      `Kernel '${kernelName(launch.kernel)}': the CUDA backend binds buffers by position only ` +
+        `(no ${launch.bufferNames !== undefined ? "named buffers" : "samplers"})`,
+    );
+  }
 }
 
 /** Checks a kernel built by hand. */

@@ -1,7 +1,8 @@
 /**
  * Reflection of a WGSL kernel with `wgsl_reflect` (the parser webgpu-utils uses): its compute
  * entry points, the chosen one's `@workgroup_size` (override defaults resolved), and every
- * `@group(0)` binding with its address space, access, type, minimum size and source line.
+ * binding (any `@group`) with its address space, access, type, minimum size and source line;
+ * textures and samplers come from `_binding_kinds.ts`.
  *
  * Everything the parser does not check and the runtime relies on is checked here: the uniform
  * address space's layout rules (params are packed from these offsets), workgroup sizes that use
@@ -15,6 +16,7 @@ import { WgslReflect } from "wgsl_reflect";
 import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { type EntryParameter, FOLDED_BUILTINS } from "./_fold.ts";
+import { isTextureVariable, textureBindings, type TextureSlot } from "./_binding_kinds.ts";
 import {
   NO_OVERRIDES,
   type ReflectedOverride,
@@ -34,12 +36,16 @@ import {
   type WgslType,
 } from "./_wgsl_types.ts";
 
-/** One `@group(0)` binding. */
+/** One binding of the module (any `@group`). */
 export interface ReflectedBinding {
+  /** The `@group(n)` it is declared in. */
+  readonly group: number;
   readonly binding: number;
   readonly name: string;
-  readonly space: "storage" | "uniform";
-  /** Declared access; uniforms are `read`. */
+  readonly space: "storage" | "uniform" | "texture" | "sampler";
+  /** A texture's or sampler's WGSL declaration (`_binding_kinds.ts`); `undefined` for buffers. */
+  readonly texture?: TextureSlot;
+  /** Declared access (`read`: the launch only reads it); uniforms, samplers are `read`. */
   readonly access: "read" | "read_write";
   readonly type: WgslType;
   /** Bytes the binding needs at least (one element for a runtime-sized array). */
@@ -62,14 +68,25 @@ export interface KernelReflection {
   readonly entryPoint: string;
   readonly workgroupSize: readonly [number, number, number];
   /**
-   * The `@group(0)` bindings the entry point uses (statically, through the functions it calls),
-   * in binding order: the others are not in its layout and are not passed.
+   * The bindings the entry point uses (statically, through the functions it calls), in (group,
+   * binding) order: the others are not in its layout and are not passed.
    */
   readonly bindings: readonly ReflectedBinding[];
-  /** The `var<storage>` bindings, in binding order (what `buffers` fill). */
+  /** The `var<storage>` bindings, in (group, binding) order. */
   readonly storage: readonly ReflectedBinding[];
-  /** The `var<uniform>` bindings, in binding order (what `params` fill). */
+  /** The `var<uniform>` bindings, in (group, binding) order (what `params` fill). */
   readonly uniforms: readonly ReflectedBinding[];
+  /**
+   * What `buffers` fill, in (group, binding) order: the storage buffers and the textures
+   * (`_binding_kinds.ts`).
+   */
+  readonly resources: readonly ReflectedBinding[];
+  /** The `sampler` bindings, in (group, binding) order (what `samplers` fill). */
+  readonly samplers: readonly ReflectedBinding[];
+  /** Every binding by its WGSL name (named `buffers` and `samplers` are found here). */
+  readonly byName: ReadonlyMap<string, ReflectedBinding>;
+  /** Bind groups of the pipeline layout: the highest `@group` + 1 (at least 1). */
+  readonly groups: number;
   /** Whether a `var<storage, read>` binding exists (the module is compiled with it widened). */
   readonly hasReadOnlyStorage: boolean;
   /** The entry point's parameters (what a folded launch rewrites, see `_fold.ts`). */
@@ -180,21 +197,22 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
       space: "uniform" as const,
     })),
   ];
-  const bindings: ReflectedBinding[] = [];
+  // Textures and samplers, named as the user wrote them, those the entry point uses only.
+  const bindings: ReflectedBinding[] = textureBindings(reflect, name, kernel.source)
+    .map((b) => ({ ...b, name: unmangle(b.name) }))
+    .filter((b) => entry.resources === undefined || used.has(b.name));
   for (const { v, space } of variables) {
+    if (isTextureVariable(v)) continue; // storage textures: reflected by textureBindings
     const variable = unmangle(v.name);
     // Only what the entry point uses (through the functions it calls) is in its layout.
     if (entry.resources !== undefined && !used.has(variable)) continue;
     const line = declarationLine(kernel.source, variable);
-    if (v.group !== 0) {
+    if (bindings.some((b) => b.group === v.group && b.binding === v.binding)) {
       throw new CompilationError(
         name,
-        `only @group(0) is supported, found @group(${v.group})`,
+        `@group(${v.group}) @binding(${v.binding}) is declared twice`,
         line,
       );
-    }
-    if (bindings.some((b) => b.binding === v.binding)) {
-      throw new CompilationError(name, `@binding(${v.binding}) is declared twice`, line);
     }
     const type = normalizeType(v.type);
     if (space === "uniform") {
@@ -203,6 +221,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     }
     const access = space === "storage" && v.access === "read_write" ? "read_write" : "read";
     bindings.push({
+      group: v.group,
       binding: v.binding,
       name: variable,
       space,
@@ -214,7 +233,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
       line,
     });
   }
-  bindings.sort((a, b) => a.binding - b.binding);
+  bindings.sort((a, b) => a.group - b.group || a.binding - b.binding);
   const parameters = entry.arguments.map((argument) => ({
     name: unmangle(argument.name),
     builtin: argument.attributes?.find((a) => a.name === "builtin")?.value as string | undefined,
@@ -232,10 +251,20 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     bindings,
     storage: bindings.filter((b) => b.space === "storage"),
     uniforms: bindings.filter((b) => b.space === "uniform"),
+    resources: bindings.filter((b) => b.space === "storage" || b.space === "texture"),
+    samplers: bindings.filter((b) => b.space === "sampler"),
+    byName: new Map(bindings.map((b) => [b.name, b])),
+    groups: bindings.reduce((n, b) => Math.max(n, b.group + 1), 1),
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
     parameters,
     structBuiltins,
-    freeBinding: Math.max(-1, ...variables.map(({ v }) => v.binding)) + 1,
+    // Past every binding group 0 declares (buffers, textures, samplers): the runtime's own
+    // uniform (a folded launch's) goes there.
+    freeBinding: Math.max(
+      -1,
+      ...[...variables.map(({ v }) => v), ...declaredTexturesAndSamplers(reflect)]
+        .filter((v) => v.group === 0).map((v) => v.binding),
+    ) + 1,
     features: text.enables.map((e) => ENABLE_FEATURES[e] ?? e),
     overrides,
     size,
@@ -329,4 +358,13 @@ export function compilerMessage(message: string): string {
     }
   }
   return text;
+}
+
+/** Every texture and sampler the module declares, used or not, with its group and binding. */
+function declaredTexturesAndSamplers(reflect: WgslReflect): { group: number; binding: number }[] {
+  const lists = reflect as unknown as Record<
+    "textures" | "samplers",
+    ReflectVariable[] | undefined
+  >;
+  return [...lists.textures ?? [], ...lists.samplers ?? []];
 }

@@ -3,8 +3,8 @@
  *
  * A kernel is identified by its id, entry point and source (a kernel object seen before is found
  * in a `WeakMap` without hashing its source). Its WGSL is reflected first (`compile/_reflect.ts`): the
- * bind-group layout is built from every declared binding, not `"auto"`, so unused bindings still
- * count. Read-only storage declarations are compiled widened to `read_write` (see
+ * bind-group layouts (one per `@group`) are built from every declared binding, not `"auto"`, so
+ * unused bindings still count. Read-only storage declarations are compiled widened to `read_write` (see
  * {@linkcode widenReadOnlyStorage}); the unwidened module is compiled too, for validation.
  *
  * Compilation runs inside a validation error scope. WebGPU reports the result asynchronously,
@@ -26,6 +26,7 @@ import {
 export { checkBindingLimits };
 import type { WgslKernel } from "../kernel.ts";
 import { foldKernel } from "./_fold.ts";
+import { checkGroups, layoutEntry } from "./_binding_kinds.ts";
 import {
   checkWorkgroupSize,
   compilerMessage,
@@ -44,8 +45,10 @@ export interface CompiledKernel {
   readonly reflection: KernelReflection;
   /** The pipeline (invalid if `state` becomes `failed`). */
   readonly pipeline: GPUComputePipeline;
-  /** The explicit bind-group layout. */
+  /** The explicit bind-group layout of group 0. */
   readonly layout: GPUBindGroupLayout;
+  /** The layout of every group, `layouts[0] === layout` (groups without bindings are empty). */
+  readonly layouts: readonly GPUBindGroupLayout[];
   /** `pending` until the validation scope pops. */
   state: "pending" | "ready" | "failed";
   /** The failure, once `failed`. */
@@ -184,11 +187,12 @@ export class PipelineCache {
       const reflection = reflectKernel(kernel);
       this.#checkFeatures(reflection);
       checkLimits(reflection, this.#device.limits);
-      const spaces = reflection.bindings.map((b) => ({
+      const spaces = reflection.bindings.filter((b) => b.texture === undefined).map((b) => ({
         uniform: b.space === "uniform",
         line: b.line,
       }));
       checkBindingLimits(reflection.name, spaces, this.#device.limits);
+      checkGroups(reflection.name, reflection.bindings, this.#device.limits);
       entry = this.#compile(kernel, reflection);
     } catch (error) {
       // Only a compilation failure is a property of the program; argument errors are not cached.
@@ -215,6 +219,7 @@ export class PipelineCache {
   folded(entry: CompiledKernel): CompiledKernel {
     if (entry.folded !== undefined) return entry.folded;
     const { reflection, kernel } = entry;
+    // The fold's uniform goes after every binding of group 0 the module declares.
     const binding = reflection.freeBinding;
     const { source, uniform } = foldKernel({
       name: reflection.name,
@@ -226,6 +231,7 @@ export class PipelineCache {
       binding,
     });
     const fold: ReflectedBinding = {
+      group: 0,
       binding,
       name: uniform,
       space: "uniform",
@@ -286,21 +292,22 @@ export class PipelineCache {
       ? widenReadOnlyStorage(kernel.source)
       : kernel.source;
     const module = device.createShaderModule({ code, label });
-    const layout = device.createBindGroupLayout({
-      label,
-      entries: reflection.bindings.map((entry) => ({
-        binding: entry.binding,
-        visibility: GPUShaderStage.COMPUTE,
-        buffer: { type: entry.space === "uniform" ? "uniform" : "storage" },
-      })),
-    });
+    // One layout per group up to the highest: a gap between groups gets an empty layout.
+    const layouts: GPUBindGroupLayout[] = [];
+    for (let group = 0; group < reflection.groups; group++) {
+      layouts.push(device.createBindGroupLayout({
+        label,
+        entries: reflection.bindings.filter((b) => b.group === group).map(layoutEntry),
+      }));
+    }
+    const layout = layouts[0];
     // Without a value for an override that has no default there is no pipeline: only the
     // module is validated, and every launch must name a variant (`get` refuses one that does not).
     const pipeline = required !== undefined
       ? undefined as unknown as GPUComputePipeline
       : device.createComputePipeline({
         label,
-        layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+        layout: device.createPipelineLayout({ bindGroupLayouts: layouts }),
         compute: { module, entryPoint: reflection.entryPoint, constants },
       });
     const entry: CompiledKernel = {
@@ -308,6 +315,7 @@ export class PipelineCache {
       reflection,
       pipeline,
       layout,
+      layouts,
       state: "pending",
       error: undefined,
       folded: undefined,
@@ -341,6 +349,7 @@ function failed(kernel: WgslKernel, error: CompilationError): CompiledKernel {
     reflection: undefined as unknown as KernelReflection,
     pipeline: undefined as unknown as GPUComputePipeline,
     layout: undefined as unknown as GPUBindGroupLayout,
+    layouts: [],
     state: "failed",
     error,
     settled: Promise.resolve(),

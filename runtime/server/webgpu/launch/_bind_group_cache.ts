@@ -1,5 +1,6 @@
 /**
- * A cache of bind groups by layout and exact buffer ranges.
+ * A cache of bind groups by layout and exact buffer ranges (a texture view or sampler entry is
+ * keyed by its object).
  *
  * Creating a bind group costs ~20 µs on Deno's WebGPU, more than the rest of a dispatch, and
  * repeated launches usually bind the same ranges. A bind group only references buffers, not their
@@ -75,7 +76,7 @@ export class BindGroupCache {
     let hash = key[0] | 0;
     for (let i = 0; i < entries.length; i++) {
       const resource = entries[i].resource as GPUBufferBinding;
-      const id = this.#id(resource.buffer);
+      const id = this.#id(resource.buffer ?? resource); // a texture view or sampler: itself
       const offset = resource.offset ?? 0;
       const size = resource.size ?? -1;
       key[1 + 3 * i] = id;
@@ -130,7 +131,7 @@ export class BindGroupCache {
 interface Recent {
   layout: GPUBindGroupLayout | undefined;
   group: GPUBindGroup | undefined;
-  readonly buffers: GPUBuffer[];
+  readonly buffers: object[];
   /** Offset and size of each entry. */
   readonly ranges: number[];
 }
@@ -145,7 +146,7 @@ function sameEntries(recent: Recent, entries: readonly GPUBindGroupEntry[]): boo
   if (buffers.length !== entries.length) return false;
   for (let i = 0; i < entries.length; i++) {
     const resource = entries[i].resource as GPUBufferBinding;
-    if (resource.buffer !== buffers[i]) return false;
+    if ((resource.buffer ?? resource) !== buffers[i]) return false;
     if ((resource.offset ?? 0) !== ranges[2 * i] || (resource.size ?? -1) !== ranges[2 * i + 1]) {
       return false;
     }
@@ -168,7 +169,7 @@ function remember(
   }
   for (let i = 0; i < entries.length; i++) {
     const resource = entries[i].resource as GPUBufferBinding;
-    buffers[i] = resource.buffer;
+    buffers[i] = resource.buffer ?? resource;
     ranges[2 * i] = resource.offset ?? 0;
     ranges[2 * i + 1] = resource.size ?? -1;
   }
@@ -178,4 +179,28 @@ function same(a: Float64Array, b: Float64Array, length: number): boolean {
   if (a.length !== length) return false;
   for (let i = 0; i < length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * The bind groups of a kernel with several groups: group 0's in `task.bindGroup`, the others in
+ * `task.groups`. `byGroup` is reused storage.
+ */
+export function groupsOf(
+  cache: BindGroupCache,
+  task: { bindGroup: GPUBindGroup; groups: readonly GPUBindGroup[] | undefined },
+  layouts: readonly GPUBindGroupLayout[],
+  entries: readonly { readonly group: number }[],
+  byGroup: { readonly group: number }[][],
+): void {
+  for (let g = 0; g < layouts.length; g++) {
+    if (byGroup[g] === undefined) byGroup[g] = [];
+    else byGroup[g].length = 0;
+  }
+  for (let i = 0; i < entries.length; i++) byGroup[entries[i].group].push(entries[i]);
+  const groups: GPUBindGroup[] = [];
+  for (let g = 1; g < layouts.length; g++) {
+    groups.push(cache.get(layouts[g], byGroup[g] as unknown as GPUBindGroupEntry[]));
+  }
+  task.bindGroup = cache.get(layouts[0], byGroup[0] as unknown as GPUBindGroupEntry[]);
+  task.groups = groups;
 }

@@ -7,10 +7,11 @@
  */
 
 import { KernelArgumentError } from "../../../core/errors.ts";
+import { describe } from "../../../core/_argument_checks.ts";
 import type { KernelLaunch } from "../../server.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { infoSize } from "./_info_layout.ts";
-import type { ReflectedBinding } from "../compile/_reflect.ts";
+import type { KernelReflection, ReflectedBinding } from "../compile/_reflect.ts";
 
 /**
  * The info buffer size of a launch with scalars or metadata, checked against the WGSL: no
@@ -69,4 +70,82 @@ export function checkInfo(
 /** `n noun(s)`. */
 export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * The slots of named buffers, each found by its WGSL name (`KernelArgumentError` naming an
+ * unknown name, a uniform or sampler given as a buffer, or the first binding left out).
+ */
+export function resolveNames(
+  name: string,
+  reflection: KernelReflection,
+  names: readonly string[],
+  slots: ReflectedBinding[],
+): readonly ReflectedBinding[] {
+  slots.length = names.length;
+  for (let i = 0; i < names.length; i++) {
+    const slot = reflection.byName.get(names[i]);
+    if (slot === undefined || slot.space === "uniform" || slot.space === "sampler") {
+      throw new KernelArgumentError(name, `buffers.${names[i]}`, unknownBuffer(slot, reflection));
+    }
+    slots[i] = slot;
+  }
+  if (names.length < reflection.resources.length) {
+    const missing = reflection.resources.find((b) => !names.includes(b.name))!;
+    throw new KernelArgumentError(
+      name,
+      `buffers.${missing.name}`,
+      `is missing: the WGSL declares ${missing.name}: ${missing.type.name} at ` +
+        `@group(${missing.group}) @binding(${missing.binding})`,
+    );
+  }
+  return slots;
+}
+
+export function notACount(count: unknown): never {
+  if (typeof count !== "object" || count === null) {
+    throw new TypeError(`count must be a CubeCount, got ${describe(count)}`);
+  }
+  const kind = (count as { kind?: unknown }).kind;
+  throw new TypeError(
+    `count.kind must be "static", "dynamic" or "threads", got ${describe(kind)}`,
+  );
+}
+
+/**
+ * Refuses a typed ref whose elements are not what the WGSL declares (an `Int32Array` read as
+ * `array<f32>` gives 1.4e-45...), or that holds a partial element of a runtime-sized array (a
+ * tightly packed `vec3f` array, whose stride is 16). Untyped refs are not checked.
+ */
+export function checkElements(
+  name: string,
+  what: string,
+  dtype: string,
+  size: number,
+  slot: ReflectedBinding,
+): void {
+  if (slot.scalar !== undefined && dtype !== slot.scalar) {
+    throw new KernelArgumentError(
+      name,
+      what,
+      `holds ${dtype} elements, but ${slot.name}: ${slot.type.name} holds ${slot.scalar}: ` +
+        `upload ${slot.scalar} data (or convert it), or reinterpret the bytes on purpose with ` +
+        `handle.as("${slot.scalar}")`,
+    );
+  }
+  if (slot.stride > 0 && size % slot.stride !== 0) {
+    throw new KernelArgumentError(
+      name,
+      what,
+      `has ${size} bytes, not a whole number of ${slot.name}'s ${slot.stride}-byte elements ` +
+        `(${slot.type.name}; a vec3 element is padded to 16 bytes)`,
+    );
+  }
+}
+
+function unknownBuffer(slot: ReflectedBinding | undefined, reflection: KernelReflection): string {
+  if (slot?.space === "uniform") return `is a var<uniform>: pass its fields in params`;
+  if (slot?.space === "sampler") return `is a sampler: pass its descriptor in samplers`;
+  const names = reflection.resources.map((b) => b.name).join(", ") || "none";
+  return `is not a storage or texture binding of the WGSL (it declares: ${names})`;
 }

@@ -2,17 +2,18 @@
  * Turns a kernel launch into a dispatch task, checking the launch once (the server's `execute` is
  * the public boundary; the scheduler and the encoder trust what the launcher hands them).
  *
- * Binding rules (from the reflected WGSL, all in `@group(0)`):
+ * Binding rules (from the reflected WGSL, any number of `@group`s, in (group, binding) order):
  *
- * - **Named params** (no scalars or metadata): `buffers` fill the `var<storage>` bindings in
- *   binding order, `params` fill the `var<uniform>` ones (`_params.ts`), each uniform a range of
- *   the launcher's parameter chunks (`_param_chunks.ts`: one upload per submission).
- * - **CubeCL info buffer** (the launch has scalars or metadata): the module's last binding takes
- *   the info buffer (`packInfo`) and `buffers` fill every binding before it.
+ * - **Named params** (no scalars or metadata): `buffers` fill the `var<storage>` and texture
+ *   bindings in (group, binding) order, or by WGSL name (`bufferNames`, resolved through the
+ *   reflection's name map: nothing parsed per launch); `params` fill the `var<uniform>` ones
+ *   (`_params.ts`), each uniform a range of the launcher's parameter chunks (`_param_chunks.ts`:
+ *   one upload per submission); `samplers` fill the `sampler` ones (`_bind_textures.ts`).
+ * - **CubeCL info buffer** (scalars or metadata): the last binding in (group, binding) order
+ *   (generated kernels use group 0 only) takes `packInfo`; `buffers` fill those before it.
  *
- * Each buffer must be at least the minimum size of its WGSL type (one element of a runtime-sized
- * array) and hold its element type; every violation is a `KernelArgumentError` naming the buffer
- * or parameter.
+ * Each buffer must be at least the minimum size of its WGSL type and hold its element type;
+ * every violation is a `KernelArgumentError` naming the buffer or parameter.
  *
  * The launcher owns the parameter chunks and the task pool (the encoder receives both); it
  * locates buffers in the server's memory (received, made before it). A launch allocates nothing
@@ -27,15 +28,17 @@ import { KernelArguments } from "../../../core/kernel_arguments.ts";
 import { assertU32, describe } from "../../../core/_argument_checks.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelLaunch } from "../../server.ts";
-import { checkInfo, plural } from "./_check_launch.ts";
+import { checkElements, checkInfo, notACount, plural, resolveNames } from "./_check_launch.ts";
 import { writeInfo } from "./_info_layout.ts";
-import type { BindGroupCache } from "./_bind_group_cache.ts";
+import { type BindGroupCache, groupsOf } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_scratch_buffers.ts";
 import type { MutableRange, WebGpuMemory } from "../memory/memory.ts";
+import type { WebGpuTextures } from "../memory/textures.ts";
+import { BoundTextures, type ObjectEntry, textureOf } from "./_bind_textures.ts";
 import { ParamChunks } from "./_param_chunks.ts";
 import { checkParams, uniformSize, writeUniform } from "./_params.ts";
 import type { PipelineCache } from "../compile/pipeline_cache.ts";
-import type { ReflectedBinding } from "../compile/_reflect.ts";
+import type { KernelReflection, ReflectedBinding } from "../compile/_reflect.ts";
 import { type DispatchTask, type IndirectCount, TaskPool } from "../queue/_tasks.ts";
 import { cubesForThreads, fitCubes } from "./_workgroup_counts.ts";
 import type { WgslKernel } from "../kernel.ts";
@@ -50,10 +53,12 @@ export interface LauncherParts {
   readonly infoBuffers: InfoBufferPool;
   /** The server's memory, where every bound buffer is located. */
   readonly memory: WebGpuMemory;
+  readonly textures: WebGpuTextures;
 }
 
 interface Entry {
   binding: number;
+  group: number;
   resource: { buffer: GPUBuffer; offset: number; size: number };
 }
 
@@ -68,11 +73,23 @@ export class Launcher {
   readonly chunks: ParamChunks;
   /** Dispatch tasks, given back by the encoder once encoded. */
   readonly tasks: TaskPool = new TaskPool();
-  /** Bind-group entries of the launch being prepared (`#used` of `#pool`). */
-  readonly #entries: Entry[] = [];
+  /** Bind-group entries of the launch being prepared (`#used` of `#pool`, and textures). */
+  readonly #entries: (Entry | ObjectEntry)[] = [];
+  /** Texture and sampler entries, their checks and the samplers made. */
+  readonly #textures: BoundTextures;
+  /** The names of the buffers of the launch being prepared, when named. */
+  #names: readonly string[] | undefined;
+  /** Slots of a launch with named buffers (reused). */
+  readonly #named: ReflectedBinding[] = [];
+  /** Entries per group, for kernels with several groups (reused). */
+  readonly #byGroup: (Entry | ObjectEntry)[][] = [];
   /** Entry objects reused by every launch (WebGPU copies what it keeps). */
   readonly #pool: Entry[] = [];
   #used = 0;
+  /** Entries placed for the launch being prepared. */
+  #count = 0;
+  /** Places a texture or sampler entry (for `BoundTextures`). */
+  readonly #placer = { place: (entry: ObjectEntry) => void (this.#entries[this.#count++] = entry) };
   /** Uniforms too large for the chunks, packed by the launch being prepared. */
   #large: { entry: Entry; bytes: Uint8Array }[] = [];
   /** The entry of the last chunk range, until its bytes are written and shared. */
@@ -93,6 +110,7 @@ export class Launcher {
     this.#maxCount = limits.maxComputeWorkgroupsPerDimension;
     const align = Math.max(limits.minUniformBufferOffsetAlignment, this.#alignment);
     this.chunks = new ParamChunks(parts.device, align);
+    this.#textures = new BoundTextures(parts.device, parts.textures);
   }
 
   /**
@@ -101,8 +119,10 @@ export class Launcher {
    * registered.
    */
   prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): DispatchTask {
-    this.#used = 0;
+    this.#used = this.#count = 0;
     clearArray(this.#reads);
+    this.#textures.reset();
+    this.#names = launch?.bufferNames;
     try {
       return this.#prepare(launch, stream);
     } catch (error) {
@@ -133,8 +153,11 @@ export class Launcher {
     const buffers = args.buffers;
     const slots = args.metadata.data.length > 0 || args.hasScalars
       ? this.#info(name, reflection.bindings, launch)
-      : this.#params(name, reflection.storage, reflection.uniforms, launch);
+      : this.#params(name, reflection, launch);
     for (let i = 0; i < buffers.length; i++) this.#bind(name, i, buffers[i], slots[i]);
+    if (reflection.samplers.length > 0 || launch.samplers !== undefined) {
+      this.#textures.samplers(name, reflection, launch, this.#placer);
+    }
     let refs: readonly HandleRef[] = buffers;
     let indirect: IndirectCount | undefined;
     let scratch: GPUBuffer | undefined;
@@ -180,17 +203,20 @@ export class Launcher {
         // The info binding is compiled read-write (`_reflect.ts`), and a buffer bound writable
         // cannot also be a uniform in one dispatch: with an info binding, the fold's uniform
         // gets a buffer of its own instead of a range of the shared chunk.
-        const offset = this.#reserve(compiled.foldBinding, 16, slots === reflection.bindings);
+        const offset = this.#reserve(0, compiled.foldBinding, 16, slots === reflection.bindings);
         this.#view.setUint32(offset, groups, true);
         this.#share();
       }
     }
     const done = this.#commit(scratch);
     const entries = this.#entries;
-    entries.length = this.#used;
+    entries.length = this.#count;
     const task = this.tasks.take();
     task.kernel = compiled;
-    task.bindGroup = this.#parts.bindGroups.get(compiled.layout, entries);
+    if (compiled.layouts.length === 1) {
+      task.bindGroup = this.#parts.bindGroups.get(compiled.layout, entries);
+      task.groups = undefined;
+    } else groupsOf(this.#parts.bindGroups, task, compiled.layouts, entries, this.#byGroup);
     task.x = cubes[0];
     task.y = cubes[1];
     task.z = cubes[2];
@@ -209,35 +235,53 @@ export class Launcher {
     declared: readonly ReflectedBinding[],
     launch: KernelLaunch<WgslKernel>,
   ): readonly ReflectedBinding[] {
+    if (launch.bufferNames !== undefined || launch.samplers !== undefined) {
+      throw new KernelArgumentError(
+        name,
+        launch.bufferNames !== undefined ? "buffers" : "samplers",
+        "cannot be combined with scalars or metadata: pass the buffers by position",
+      );
+    }
     const size = checkInfo(name, declared, launch);
-    const offset = this.#reserve(declared[declared.length - 1].binding, size);
+    const last = declared[declared.length - 1];
+    const offset = this.#reserve(last.group, last.binding, size);
     const view = this.#view;
     writeInfo(launch.args, new Uint8Array(view.buffer, view.byteOffset, view.byteLength), offset);
     this.#share();
     return declared; // the first buffers.length of them
   }
 
-  /** A launch with named params: writes each uniform; the storage bindings are the slots. */
+  /**
+   * A launch with named params: writes each uniform; the storage and texture bindings are the
+   * slots, in order or by name.
+   */
   #params(
     name: string,
-    storage: readonly ReflectedBinding[],
-    uniforms: readonly ReflectedBinding[],
+    reflection: KernelReflection,
     launch: KernelLaunch<WgslKernel>,
   ): readonly ReflectedBinding[] {
+    const { uniforms } = reflection;
+    const storage = this.#names === undefined
+      ? reflection.resources
+      : resolveNames(name, reflection, this.#names, this.#named);
     const buffers = launch.args.buffers;
     if (storage.length !== buffers.length) {
       throw new KernelArgumentError(
         name,
         "buffers",
         `has ${plural(buffers.length, "handle")}, but the WGSL declares ` +
-          `${plural(storage.length, "storage binding")} ` +
+          `${plural(storage.length, "storage or texture binding")} ` +
           `(${storage.map((b) => b.name).join(", ") || "none"})`,
       );
     }
     if (uniforms.length === 0 && launch.params === undefined) return storage;
     const params = checkParams(name, uniforms, launch.params);
     for (let u = 0; u < uniforms.length; u++) {
-      const offset = this.#reserve(uniforms[u].binding, uniformSize(uniforms[u]));
+      const offset = this.#reserve(
+        uniforms[u].group,
+        uniforms[u].binding,
+        uniformSize(uniforms[u]),
+      );
       writeUniform(name, uniforms, u, params, this.#view, offset);
       this.#share();
     }
@@ -246,18 +290,24 @@ export class Launcher {
 
   /** Checks buffer `i` against its slot and fills its bind-group entry. */
   #bind(name: string, i: number, ref: HandleRef, slot: ReflectedBinding): void {
+    const what = this.#names === undefined ? `buffers[${i}]` : `buffers.${this.#names[i]}`;
     if (!(ref instanceof HandleRef)) {
-      throw new TypeError(`buffers[${i}] must be a HandleRef, got ${describe(ref)}`);
+      throw new TypeError(`${what} must be a HandleRef, got ${describe(ref)}`);
     }
     if (slot.space === "uniform") {
-      throw new KernelArgumentError(name, `buffers[${i}]`, `is bound to var<uniform> ${slot.name}`);
+      throw new KernelArgumentError(name, what, `is bound to var<uniform> ${slot.name}`);
+    }
+    if (slot.space === "texture" || textureOf(ref) !== undefined) {
+      this.#textures.bind(name, what, ref, slot, this.#placer);
+      if (slot.access === "read") this.#reads.push(ref);
+      return;
     }
     const at = this.#parts.memory.locate(ref, this.#at);
-    if (ref.dtype !== "bytes") checkElements(name, i, ref.dtype, at.size, slot);
+    if (ref.dtype !== "bytes") checkElements(name, what, ref.dtype, at.size, slot);
     if (at.size < slot.minSize) {
       throw new KernelArgumentError(
         name,
-        `buffers[${i}]`,
+        what,
         `has ${at.size} bytes, but ${slot.name}: ${slot.type.name} needs at least ${slot.minSize}`,
       );
     }
@@ -270,7 +320,7 @@ export class Launcher {
     // Storage bindings are 4-byte multiples; the rounded range stays inside the page.
     let size = at.size < 4 ? 4 : at.size;
     if (size % 4 !== 0) size = Math.min(size + 4 - size % 4, at.resource.size - at.offset);
-    const entry = this.#entry(slot.binding).resource;
+    const entry = this.#entry(slot.group, slot.binding).resource;
     entry.buffer = at.resource;
     entry.offset = at.offset;
     entry.size = size;
@@ -281,9 +331,9 @@ export class Launcher {
    * A zeroed range of `size` bytes for the uniform at `binding`; returns its offset. `own`: in a
    * buffer of its own, not in the shared chunk.
    */
-  #reserve(binding: number, size: number, own = false): number {
+  #reserve(group: number, binding: number, size: number, own = false): number {
     this.#share();
-    const entry = this.#entry(binding);
+    const entry = this.#entry(group, binding);
     if (own || size > ParamChunks.maxSize) {
       const bytes = new Uint8Array(size);
       this.#large.push({ entry, bytes });
@@ -311,14 +361,15 @@ export class Launcher {
   }
 
   /** The next bind-group entry, reused from earlier launches. */
-  #entry(binding: number): Entry {
+  #entry(group: number, binding: number): Entry {
     let entry = this.#pool[this.#used];
     if (entry === undefined) {
-      entry = { binding, resource: { buffer: undefined!, offset: 0, size: 0 } };
+      entry = { binding, group, resource: { buffer: undefined!, offset: 0, size: 0 } };
       this.#pool.push(entry);
     }
     entry.binding = binding;
-    this.#entries[this.#used] = entry;
+    entry.group = group;
+    this.#entries[this.#count++] = entry;
     this.#used++;
     return entry;
   }
@@ -345,46 +396,5 @@ export class Launcher {
   /** Destroys the parameter chunks. */
   destroy(): void {
     this.chunks.destroy();
-  }
-}
-
-function notACount(count: unknown): never {
-  if (typeof count !== "object" || count === null) {
-    throw new TypeError(`count must be a CubeCount, got ${describe(count)}`);
-  }
-  const kind = (count as { kind?: unknown }).kind;
-  throw new TypeError(
-    `count.kind must be "static", "dynamic" or "threads", got ${describe(kind)}`,
-  );
-}
-
-/**
- * Refuses a typed ref whose elements are not what the WGSL declares (an `Int32Array` read as
- * `array<f32>` gives 1.4e-45...), or that holds a partial element of a runtime-sized array (a
- * tightly packed `vec3f` array, whose stride is 16). Untyped refs are not checked.
- */
-function checkElements(
-  name: string,
-  index: number,
-  dtype: string,
-  size: number,
-  slot: ReflectedBinding,
-): void {
-  if (slot.scalar !== undefined && dtype !== slot.scalar) {
-    throw new KernelArgumentError(
-      name,
-      `buffers[${index}]`,
-      `holds ${dtype} elements, but ${slot.name}: ${slot.type.name} holds ${slot.scalar}: ` +
-        `upload ${slot.scalar} data (or convert it), or reinterpret the bytes on purpose with ` +
-        `handle.as("${slot.scalar}")`,
-    );
-  }
-  if (slot.stride > 0 && size % slot.stride !== 0) {
-    throw new KernelArgumentError(
-      name,
-      `buffers[${index}]`,
-      `has ${size} bytes, not a whole number of ${slot.name}'s ${slot.stride}-byte elements ` +
-        `(${slot.type.name}; a vec3 element is padded to 16 bytes)`,
-    );
   }
 }

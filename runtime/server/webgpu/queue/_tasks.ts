@@ -34,6 +34,8 @@ export interface DispatchTask {
   readonly kind: "dispatch";
   readonly kernel: CompiledKernel;
   readonly bindGroup: GPUBindGroup;
+  /** The bind groups of groups 1 and up, or `undefined` when the kernel has group 0 only. */
+  readonly groups: readonly GPUBindGroup[] | undefined;
   /** Workgroups per axis (ignored when {@linkcode indirect} is set). */
   readonly x: number;
   readonly y: number;
@@ -54,6 +56,8 @@ export interface DispatchTask {
 export interface CopyTask {
   readonly kind: "copy";
   readonly copies: readonly BufferCopy[];
+  /** Commands encoded after the copies (texture copies, `memory/textures.ts`). */
+  readonly encode?: (encoder: GPUCommandEncoder) => void;
   readonly done?: () => void;
 }
 
@@ -95,6 +99,7 @@ export class TaskPool {
       kind: "dispatch",
       kernel: undefined!,
       bindGroup: undefined!,
+      groups: undefined,
       x: 1,
       y: 1,
       z: 1,

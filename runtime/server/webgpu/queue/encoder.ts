@@ -173,10 +173,11 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   enqueue(task: GpuTask, stream: EncoderStream): void {
     if (task.done) stream.done.push(task.done);
     if (task.kind === "copy") {
-      if (task.copies.length === 0) return;
+      if (task.copies.length === 0 && task.encode === undefined) return;
       if (stream.isolated !== undefined) this.#submit(stream);
       this.#endPass(stream);
       this.#encodeCopies(this.#encoder(stream), task.copies);
+      task.encode?.(this.#encoder(stream));
       this.timing?.copied(task);
       return;
     }
@@ -320,6 +321,10 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (stream.bindGroup !== task.bindGroup) {
       pass.setBindGroup(0, task.bindGroup);
       stream.bindGroup = task.bindGroup;
+    }
+    const groups = task.groups;
+    if (groups !== undefined) {
+      for (let g = 0; g < groups.length; g++) pass.setBindGroup(g + 1, groups[g]);
     }
     if (indirect === undefined) pass.dispatchWorkgroups(task.x, task.y, task.z);
     else pass.dispatchWorkgroupsIndirect(indirect.scratch, 0);

@@ -1,0 +1,130 @@
+/**
+ * The client's texture calls: `createTexture`, and `write` / `read` of a {@linkcode Texture}
+ * (the host array of its format: `Uint8Array` for `rgba8unorm`, `Float32Array` for `r32float`,
+ * `Uint16Array` of raw halves or `Float16Array` for `rgba16float`...), in stream order and
+ * through the held streams like a handle's.
+ *
+ * @module
+ */
+
+import { UnsupportedError } from "../core/errors.ts";
+import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
+import { TEXTURE_FORMATS, type TextureFormat } from "../core/handles/texture_format.ts";
+import { describe } from "../core/_argument_checks.ts";
+import type { ComputeServer } from "../server/server.ts";
+import type { HeldStreams } from "./_held_streams.ts";
+import { Texture } from "./texture.ts";
+import type { CreateTextureOptions } from "./options.ts";
+
+/** Host arrays per component type (`f16` also takes a `Uint16Array` of raw halves). */
+const ARRAYS = {
+  u8: [Uint8Array],
+  i8: [Int8Array],
+  u16: [Uint16Array],
+  i16: [Int16Array],
+  f16: [Uint16Array, ...(typeof Float16Array === "function" ? [Float16Array] : [])],
+  u32: [Uint32Array],
+  i32: [Int32Array],
+  f32: [Float32Array],
+} as const;
+
+/** The host array a texture of `format` reads back as. */
+export type TextureArray =
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | Float32Array
+  | Float16Array;
+
+function textureServer(server: ComputeServer) {
+  const { createTexture, writeTexture, readTexture } = server;
+  if (createTexture === undefined || writeTexture === undefined || readTexture === undefined) {
+    throw new UnsupportedError(`The ${server.properties.backend} backend has no textures`);
+  }
+  return server as Required<Pick<ComputeServer, "createTexture" | "writeTexture" | "readTexture">>;
+}
+
+/** Makes a texture, filled with `options.data` if given. */
+export function createTexture(
+  server: ComputeServer,
+  held: HeldStreams,
+  options: CreateTextureOptions,
+): Texture {
+  const textures = textureServer(server);
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`createTexture needs { width, height, format }, got ${describe(options)}`);
+  }
+  const stream = resolveStreamId(options.stream);
+  const { width, height, format, label } = options;
+  const descriptor = { width, height, format, label };
+  const texture = new Texture(textures.createTexture(descriptor, stream), descriptor, stream);
+  if (options.data !== undefined) {
+    try {
+      writeTexture(server, held, texture, options.data, stream);
+    } catch (error) {
+      texture.dispose();
+      throw error;
+    }
+  }
+  return texture;
+}
+
+/** Writes every texel of `texture` from `data` (the format's host array), in stream order. */
+export function writeTexture(
+  server: ComputeServer,
+  held: HeldStreams,
+  texture: Texture,
+  data: unknown,
+  stream: StreamId,
+): void {
+  const textures = textureServer(server);
+  const ref = texture.ref();
+  const bytes = textureBytes(texture, data);
+  if (held.busy) server.checkRef?.(ref);
+  held.runVoid(stream, [ref.slice.record], [], () => textures.writeTexture(ref, bytes, stream));
+}
+
+/** Reads every texel of `texture` as its format's host array, in stream order. */
+export async function readTexture(
+  server: ComputeServer,
+  held: HeldStreams,
+  texture: Texture,
+  streamId: StreamId | undefined,
+): Promise<TextureArray> {
+  const textures = textureServer(server);
+  const stream = resolveStreamId(streamId);
+  const ref = texture.ref();
+  const bytes = await held.run(stream, [ref.slice.record], [], () => {
+    return textures.readTexture(ref, stream);
+  });
+  const Host = ARRAYS[TEXTURE_FORMATS[texture.format].array].at(-1)!;
+  return new Host(
+    bytes.buffer as ArrayBuffer,
+    bytes.byteOffset,
+    bytes.byteLength / Host.BYTES_PER_ELEMENT,
+  );
+}
+
+function textureBytes(texture: Texture, data: unknown): Uint8Array {
+  const info = TEXTURE_FORMATS[texture.format as TextureFormat];
+  const allowed = ARRAYS[info.array] as readonly (new (n: number) => ArrayBufferView)[];
+  const length = texture.width * texture.height * info.bytes;
+  if (!allowed.some((A) => data instanceof A)) {
+    throw new TypeError(
+      `A ${texture.format} texture takes a ${allowed.map((A) => A.name).join(" or ")}, got ` +
+        describe(data),
+    );
+  }
+  const view = data as ArrayBufferView;
+  if (view.byteLength !== length) {
+    const each = (view as Uint8Array).BYTES_PER_ELEMENT;
+    throw new RangeError(
+      `A ${texture.width}x${texture.height} ${texture.format} texture takes ` +
+        `${length / each} elements, got ${view.byteLength / each}`,
+    );
+  }
+  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}

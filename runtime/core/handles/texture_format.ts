@@ -1,0 +1,86 @@
+/**
+ * The texture formats the runtime creates textures in, and what each one is: bytes per texel,
+ * the host array its texels read back as, how a WGSL kernel may read it (`sample`: the sampled
+ * type and filterability) and whether it may be a storage texture (`storage`: the accesses
+ * WebGPU allows for it in a compute shader without optional features).
+ *
+ * @module
+ */
+
+/**
+ * A texture format the runtime supports (WebGPU's names).
+ *
+ * @example
+ * ```ts
+ * import type { TextureFormat } from "@gpucompute/runtime";
+ * const format: TextureFormat = "rgba8unorm";
+ * ```
+ */
+export type TextureFormat =
+  | "rgba8unorm"
+  | "rgba8snorm"
+  | "rgba8uint"
+  | "rgba8sint"
+  | "rgba16float"
+  | "rgba16uint"
+  | "rgba16sint"
+  | "rgba32float"
+  | "rgba32uint"
+  | "rgba32sint"
+  | "r32float"
+  | "r32uint"
+  | "r32sint"
+  | "rg32float"
+  | "rg32uint"
+  | "rg32sint";
+
+/** How a sampled texture's texels are read: WGSL's `texture_2d<T>` and WebGPU's sample type. */
+export type TextureSampleKind = "float" | "unfilterable-float" | "uint" | "sint";
+
+/** What the runtime knows about one format. */
+export interface TextureFormatInfo {
+  /** Bytes of one texel. */
+  readonly bytes: number;
+  /** The host array of the texels' components (`"f16"`: raw halves in a `Uint16Array`). */
+  readonly array: "u8" | "i8" | "u16" | "i16" | "f16" | "u32" | "i32" | "f32";
+  /** The sample type of a `texture_2d` of this format. */
+  readonly sample: TextureSampleKind;
+  /** Storage-texture accesses WebGPU allows (core, no optional feature). */
+  readonly storage: readonly ("read" | "write" | "read_write")[];
+}
+
+const RW = ["read", "write", "read_write"] as const;
+const RO_WO = ["read", "write"] as const;
+
+/**
+ * Every supported format and what it is.
+ *
+ * @example
+ * ```ts ignore
+ * // inside the runtime: import { TEXTURE_FORMATS } from "./texture_format.ts";
+ * console.log(TEXTURE_FORMATS.rgba8unorm.bytes); // 4
+ * ```
+ */
+export const TEXTURE_FORMATS: Readonly<Record<TextureFormat, TextureFormatInfo>> = Object.freeze({
+  rgba8unorm: { bytes: 4, array: "u8", sample: "float", storage: RO_WO },
+  rgba8snorm: { bytes: 4, array: "i8", sample: "float", storage: RO_WO },
+  rgba8uint: { bytes: 4, array: "u8", sample: "uint", storage: RO_WO },
+  rgba8sint: { bytes: 4, array: "i8", sample: "sint", storage: RO_WO },
+  rgba16float: { bytes: 8, array: "f16", sample: "float", storage: RO_WO },
+  rgba16uint: { bytes: 8, array: "u16", sample: "uint", storage: RO_WO },
+  rgba16sint: { bytes: 8, array: "i16", sample: "sint", storage: RO_WO },
+  rgba32float: { bytes: 16, array: "f32", sample: "unfilterable-float", storage: RO_WO },
+  rgba32uint: { bytes: 16, array: "u32", sample: "uint", storage: RO_WO },
+  rgba32sint: { bytes: 16, array: "i32", sample: "sint", storage: RO_WO },
+  r32float: { bytes: 4, array: "f32", sample: "unfilterable-float", storage: RW },
+  r32uint: { bytes: 4, array: "u32", sample: "uint", storage: RW },
+  r32sint: { bytes: 4, array: "i32", sample: "sint", storage: RW },
+  rg32float: { bytes: 8, array: "f32", sample: "unfilterable-float", storage: RO_WO },
+  rg32uint: { bytes: 8, array: "u32", sample: "uint", storage: RO_WO },
+  rg32sint: { bytes: 8, array: "i32", sample: "sint", storage: RO_WO },
+});
+
+/** Whether `value` names a supported format. */
+export function isTextureFormat(value: unknown): value is TextureFormat {
+  return typeof value === "string" && Object.hasOwn(TEXTURE_FORMATS, value);
+}

@@ -1,0 +1,115 @@
+/**
+ * The texture part of the backend contract (`server.ts` includes it): optional methods for
+ * textures and what a launch binds by name. A backend without textures leaves the methods out;
+ * the client then refuses `createTexture` with `UNSUPPORTED`. A backend that does not bind by
+ * name refuses a launch with `bufferNames` or `samplers` (`UNSUPPORTED`), never binds it by
+ * position.
+ *
+ * A texture is owned through a `SliceHandle` of its own (not pooled memory): its record's
+ * identity is what the stream engines order and pin, so a texture bound in `args.buffers` is
+ * ordered across streams exactly like a buffer.
+ *
+ * @module
+ */
+
+import type { HandleRef } from "../core/handles/handle_ref.ts";
+import type { SliceHandle } from "../core/handles/slice.ts";
+import type { StreamId } from "../core/stream_id.ts";
+import type { TextureFormat } from "../core/handles/texture_format.ts";
+
+/**
+ * A 2-D texture to make.
+ *
+ * @example
+ * ```ts
+ * import type { TextureDescriptor } from "@gpucompute/runtime/backend";
+ * const image: TextureDescriptor = { width: 640, height: 480, format: "rgba8unorm" };
+ * ```
+ */
+export interface TextureDescriptor {
+  /** Texels per row. */
+  readonly width: number;
+  /** Rows. */
+  readonly height: number;
+  /** The texel format. */
+  readonly format: TextureFormat;
+  /**
+   * A name in errors and device labels.
+   * @default {undefined}
+   */
+  readonly label?: string;
+}
+
+/**
+ * A sampler as a launch asks for it (WebGPU's `GPUSamplerDescriptor` fields).
+ *
+ * @example
+ * ```ts
+ * import type { SamplerDescriptor } from "@gpucompute/runtime";
+ * const linear: SamplerDescriptor = { magFilter: "linear", minFilter: "linear" };
+ * ```
+ */
+export interface SamplerDescriptor {
+  /** @default {"clamp-to-edge"} */
+  readonly addressModeU?: "clamp-to-edge" | "repeat" | "mirror-repeat";
+  /** @default {"clamp-to-edge"} */
+  readonly addressModeV?: "clamp-to-edge" | "repeat" | "mirror-repeat";
+  /** @default {"nearest"} */
+  readonly magFilter?: "nearest" | "linear";
+  /** @default {"nearest"} */
+  readonly minFilter?: "nearest" | "linear";
+  /** For `sampler_comparison` bindings. @default {undefined} */
+  readonly compare?:
+    | "never"
+    | "less"
+    | "equal"
+    | "less-equal"
+    | "greater"
+    | "not-equal"
+    | "greater-equal"
+    | "always";
+}
+
+/**
+ * What a launch binds by name, and its samplers.
+ *
+ * @example
+ * ```ts
+ * import type { LaunchBindings } from "@gpucompute/runtime/backend";
+ * const named: LaunchBindings = { bufferNames: ["x", "y"] };
+ * ```
+ */
+export interface LaunchBindings {
+  /**
+   * The WGSL names of `args.buffers`, one per buffer, when the caller named them (each binds
+   * the variable of that name); `undefined`: by position.
+   * @default {undefined}
+   */
+  readonly bufferNames?: readonly string[];
+  /**
+   * Samplers for the kernel's `sampler` bindings, by position, or by the names in
+   * {@linkcode samplerNames}.
+   * @default {undefined}
+   */
+  readonly samplers?: readonly SamplerDescriptor[];
+  /** The WGSL names of {@linkcode samplers}, when named. @default {undefined} */
+  readonly samplerNames?: readonly string[];
+}
+
+/**
+ * The optional texture methods of a server.
+ *
+ * @example
+ * ```ts
+ * import type { TextureServer } from "@gpucompute/runtime/backend";
+ * const hasTextures = (server: TextureServer) => server.createTexture !== undefined;
+ * ```
+ */
+export interface TextureServer {
+  /** Optional. Makes a texture; its owner is the returned slice handle. */
+  createTexture?(descriptor: TextureDescriptor, stream: StreamId): SliceHandle;
+  /** Optional. Writes every texel (tightly packed rows), in stream order. */
+  writeTexture?(ref: HandleRef, data: Uint8Array, stream: StreamId): void;
+  /** Optional. Reads every texel (tightly packed rows), in stream order. */
+  readTexture?(ref: HandleRef, stream: StreamId): Promise<Uint8Array>;
+}

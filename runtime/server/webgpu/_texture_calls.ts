@@ -1,0 +1,88 @@
+/**
+ * The WebGPU server's texture calls (`createTexture`, `writeTexture`, `readTexture` of the
+ * contract): a write or read is a copy task registered like a buffer's, so the scheduler orders
+ * it after the work of every stream that uses the texture, and pins the texture meanwhile.
+ *
+ * @module
+ */
+
+import { HandleRef } from "../../core/handles/handle_ref.ts";
+import type { SliceHandle } from "../../core/handles/slice.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import { isTextureFormat, TEXTURE_FORMATS } from "../../core/handles/texture_format.ts";
+import { describe } from "../../core/_argument_checks.ts";
+import type { TextureDescriptor } from "../texture_server.ts";
+import type { WebGpuParts } from "./_parts.ts";
+import type { TextureEntry } from "./memory/textures.ts";
+
+/** Makes a texture (`TypeError`/`RangeError` for a bad descriptor). */
+export function createTexture(parts: WebGpuParts, descriptor: TextureDescriptor): SliceHandle {
+  if (typeof descriptor !== "object" || descriptor === null) {
+    throw new TypeError(`The texture descriptor must be an object, got ${describe(descriptor)}`);
+  }
+  const { width, height, format } = descriptor;
+  for (const [field, value] of [["width", width], ["height", height]] as const) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new RangeError(`Texture ${field} must be a positive integer, got ${describe(value)}`);
+    }
+  }
+  if (!isTextureFormat(format)) {
+    throw new TypeError(
+      `Texture format must be one of ${Object.keys(TEXTURE_FORMATS).join(", ")}, got ` +
+        describe(format),
+    );
+  }
+  return parts.textures.create(descriptor);
+}
+
+/** Writes every texel, in stream order. */
+export function writeTexture(
+  parts: WebGpuParts,
+  ref: HandleRef,
+  data: Uint8Array,
+  stream: StreamId,
+): void {
+  const entry = liveTexture(parts, ref);
+  if (!(data instanceof Uint8Array) || data.byteLength !== entry.bytes) {
+    throw new RangeError(
+      `A ${entry.width}x${entry.height} ${entry.format} texture takes ${entry.bytes} bytes, ` +
+        `got ${data instanceof Uint8Array ? data.byteLength : describe(data)}`,
+    );
+  }
+  const task = parts.textures.write(entry, data);
+  try {
+    parts.scheduler.registerChecked(stream, task, [ref], undefined);
+  } catch (error) {
+    task.done?.();
+    throw error;
+  }
+}
+
+/** Reads every texel, in stream order. */
+export async function readTexture(
+  parts: WebGpuParts,
+  ref: HandleRef,
+  stream: StreamId,
+): Promise<Uint8Array> {
+  const read = parts.textures.read(liveTexture(parts, ref));
+  try {
+    parts.scheduler.registerChecked(stream, read.task, [ref], [ref]);
+  } catch (error) {
+    read.cancel();
+    throw error;
+  }
+  parts.scheduler.executeStreams([stream]);
+  if (parts.encoder.parking) await parts.awaitDevice(parts.encoder.released());
+  const result = await parts.awaitDevice(read.result());
+  await parts.awaitDevice(parts.encoder.validated(stream));
+  parts.encoder.errors.throwFor(stream);
+  return result;
+}
+
+function liveTexture(parts: WebGpuParts, ref: HandleRef): TextureEntry {
+  if (!(ref instanceof HandleRef)) throw new TypeError(`Expected a texture's HandleRef`);
+  const entry = parts.textures.find(ref);
+  if (entry === undefined) throw new TypeError(`${ref.describe()} is a buffer, not a texture`);
+  if (ref.slice.record.disposed || !parts.textures.owns(entry)) throw ref.notFound();
+  return entry;
+}

@@ -1,0 +1,214 @@
+/**
+ * Textures and samplers of a WGSL module, from `wgsl_reflect`'s output: what each binding is
+ * (sampled or storage texture, sampler), its view dimension, sampled type or storage format and
+ * access, and the bind-group layout entry the pipeline is built with. Also the checks of the
+ * module's groups against what the runtime binds.
+ *
+ * Sampled `f32` textures are laid out `float` (filterable) when the module declares a `sampler`
+ * (it samples them), else `unfilterable-float` (any float format binds, `r32float` included); a
+ * launch binding an unfilterable format to a filterable slot is refused at the call.
+ *
+ * @module
+ */
+
+import { CompilationError } from "../../../core/errors.ts";
+import type { TextureSampleKind } from "../../../core/handles/texture_format.ts";
+import type { ReflectedBinding } from "./_reflect.ts";
+
+/** A texture's or sampler's declaration. */
+export interface TextureSlot {
+  /** `sampled`: `texture_2d<T>` and kin; `storage`: `texture_storage_*`; samplers. */
+  readonly kind: "sampled" | "storage" | "sampler" | "comparison";
+  /** WebGPU's view dimension (`"2d"`, `"3d"`, `"2d-array"`...); `""` for samplers. */
+  readonly dimension: GPUTextureViewDimension | "";
+  /** Sampled textures: the sample type of the layout. */
+  readonly sample: TextureSampleKind | undefined;
+  /** Storage textures: the declared format (`rgba8unorm`...). */
+  readonly format: string | undefined;
+  /** Storage textures: the declared access. */
+  readonly access: "read" | "write" | "read_write" | undefined;
+}
+
+interface ReflectedResource {
+  readonly name: string;
+  readonly group: number;
+  readonly binding: number;
+  readonly resourceType: number;
+  readonly type: {
+    readonly name: string;
+    readonly format?: { readonly name: string } | null;
+    readonly access?: string | null;
+  };
+}
+
+/** wgsl_reflect's ResourceType values. */
+const SAMPLER = 4;
+const STORAGE_TEXTURE = 5;
+
+const DIMENSIONS: Readonly<Record<string, GPUTextureViewDimension>> = {
+  texture_1d: "1d",
+  texture_2d: "2d",
+  texture_2d_array: "2d-array",
+  texture_3d: "3d",
+  texture_cube: "cube",
+  texture_cube_array: "cube-array",
+  texture_multisampled_2d: "2d",
+  texture_depth_2d: "2d",
+  texture_depth_2d_array: "2d-array",
+  texture_depth_cube: "cube",
+  texture_depth_cube_array: "cube-array",
+  texture_depth_multisampled_2d: "2d",
+  texture_storage_1d: "1d",
+  texture_storage_2d: "2d",
+  texture_storage_2d_array: "2d-array",
+  texture_storage_3d: "3d",
+};
+
+/** Whether a variable `wgsl_reflect` lists under `storage` is a storage texture. */
+export function isTextureVariable(variable: unknown): boolean {
+  return (variable as ReflectedResource).resourceType === STORAGE_TEXTURE;
+}
+
+/** The module's texture and sampler bindings (unsorted). */
+export function textureBindings(
+  reflect: { readonly storage: unknown; readonly textures: unknown; readonly samplers: unknown },
+  kernel: string,
+  source: string,
+): ReflectedBinding[] {
+  const textures = [
+    ...(reflect.storage as ReflectedResource[]).filter(isTextureVariable),
+    ...(reflect.textures as ReflectedResource[]),
+  ];
+  const samplers = reflect.samplers as ReflectedResource[];
+  const filterable = samplers.some((s) => s.type.name === "sampler");
+  const out: ReflectedBinding[] = [];
+  for (const v of [...textures, ...samplers]) {
+    const line = lineOf(source, v.name);
+    const typeName = v.type.name;
+    const texture = slotOf(v, filterable);
+    if (
+      texture === undefined || (texture.kind !== "sampler" && texture.kind !== "comparison" &&
+        texture.dimension === "")
+    ) {
+      throw new CompilationError(kernel, `${v.name}: ${typeName} is not supported`, line);
+    }
+    if (typeName.includes("multisampled") || typeName.startsWith("texture_depth")) {
+      throw new CompilationError(
+        kernel,
+        `${v.name}: ${typeName} is not supported (the runtime makes color textures with one ` +
+          `sample); bind a texture_2d instead`,
+        line,
+      );
+    }
+    if (out.some((b) => b.group === v.group && b.binding === v.binding)) {
+      throw new CompilationError(
+        kernel,
+        `@group(${v.group}) @binding(${v.binding}) is declared twice`,
+        line,
+      );
+    }
+    const sampler = texture.kind === "sampler" || texture.kind === "comparison";
+    out.push({
+      group: v.group,
+      binding: v.binding,
+      name: v.name,
+      space: sampler ? "sampler" : "texture",
+      texture,
+      access: texture.access === "write" || texture.access === "read_write" ? "read_write" : "read",
+      type: { kind: "other", name: declaredType(v) },
+      minSize: 0,
+      scalar: undefined,
+      stride: 0,
+      line,
+    });
+  }
+  return out;
+}
+
+function slotOf(v: ReflectedResource, filterable: boolean): TextureSlot | undefined {
+  const name = v.type.name;
+  if (v.resourceType === SAMPLER) {
+    const kind = name === "sampler_comparison" ? "comparison" : "sampler";
+    return { kind, dimension: "", sample: undefined, format: undefined, access: undefined };
+  }
+  const dimension = DIMENSIONS[name] ?? "";
+  const format = v.type.format?.name ?? (v.type.format as unknown as string | undefined);
+  if (v.resourceType === STORAGE_TEXTURE) {
+    const access = (v.type.access ?? "write") as TextureSlot["access"];
+    return { kind: "storage", dimension, sample: undefined, format, access };
+  }
+  const sample: TextureSampleKind = format === "u32"
+    ? "uint"
+    : format === "i32"
+    ? "sint"
+    : filterable
+    ? "float"
+    : "unfilterable-float";
+  return { kind: "sampled", dimension, sample, format: undefined, access: undefined };
+}
+
+function declaredType(v: ReflectedResource): string {
+  const format = v.type.format?.name ?? (v.type.format as unknown as string | undefined);
+  if (v.resourceType === SAMPLER) return v.type.name;
+  if (v.resourceType === STORAGE_TEXTURE) return `${v.type.name}<${format}, ${v.type.access}>`;
+  return format ? `${v.type.name}<${format}>` : v.type.name;
+}
+
+/** The bind-group layout entry of a binding. */
+export function layoutEntry(b: ReflectedBinding): GPUBindGroupLayoutEntry {
+  const base = { binding: b.binding, visibility: GPUShaderStage.COMPUTE };
+  const t = b.texture;
+  if (t === undefined) {
+    return { ...base, buffer: { type: b.space === "uniform" ? "uniform" : "storage" } };
+  }
+  if (t.kind === "sampler") return { ...base, sampler: { type: "filtering" } };
+  if (t.kind === "comparison") return { ...base, sampler: { type: "comparison" } };
+  const viewDimension = t.dimension as GPUTextureViewDimension;
+  if (t.kind === "storage") {
+    const access = t.access === "read"
+      ? "read-only"
+      : t.access === "read_write"
+      ? "read-write"
+      : "write-only";
+    return {
+      ...base,
+      storageTexture: { access, format: t.format as GPUTextureFormat, viewDimension },
+    };
+  }
+  return { ...base, texture: { sampleType: t.sample, viewDimension, multisampled: false } };
+}
+
+/**
+ * Throws `CompilationError` for groups the device cannot lay out (more than `maxBindGroups`) or
+ * bindings past `maxBindingsPerBindGroup`.
+ */
+export function checkGroups(
+  kernel: string,
+  bindings: readonly ReflectedBinding[],
+  limits?: GPUSupportedLimits,
+): void {
+  if (limits === undefined) return;
+  for (const b of bindings) {
+    if (b.group >= limits.maxBindGroups) {
+      throw new CompilationError(
+        kernel,
+        `${b.name} is in @group(${b.group}), the device allows ${limits.maxBindGroups} bind ` +
+          `groups (maxBindGroups): groups 0 to ${limits.maxBindGroups - 1}`,
+        b.line,
+      );
+    }
+    if (b.binding >= limits.maxBindingsPerBindGroup) {
+      throw new CompilationError(
+        kernel,
+        `${b.name} is @binding(${b.binding}), the device allows bindings 0 to ` +
+          `${limits.maxBindingsPerBindGroup - 1} (maxBindingsPerBindGroup)`,
+        b.line,
+      );
+    }
+  }
+}
+
+function lineOf(source: string, name: string): number {
+  const match = new RegExp(`var\\s*(?:<[^>]*>)?\\s*${name}\\b`).exec(source);
+  return match === null ? 1 : source.slice(0, match.index).split("\n").length;
+}

@@ -1,0 +1,226 @@
+/**
+ * Textures and samplers of a launch: each texture checked against its WGSL slot (a texture for a
+ * texture binding, a 2-D view, the storage format, the sampled type and filterability) and each
+ * sampler descriptor against its `sampler` slot, every violation a `KernelArgumentError` naming
+ * the binding; then their bind-group entries. Samplers are made once per descriptor and kept.
+ *
+ * @module
+ */
+
+import { KernelArgumentError } from "../../../core/errors.ts";
+import type { HandleRef } from "../../../core/handles/handle_ref.ts";
+import { TEXTURE_FORMATS } from "../../../core/handles/texture_format.ts";
+import { describe } from "../../../core/_argument_checks.ts";
+import type { KernelLaunch } from "../../server.ts";
+import type { SamplerDescriptor } from "../../texture_server.ts";
+import type { KernelReflection, ReflectedBinding } from "../compile/_reflect.ts";
+import type { WgslKernel } from "../kernel.ts";
+import { type TextureEntry, WebGpuTextures } from "../memory/textures.ts";
+
+/** A texture or sampler entry of a bind group. */
+export interface ObjectEntry {
+  binding: number;
+  group: number;
+  resource: GPUTextureView | GPUSampler;
+}
+
+/** Where entries go: the launcher's list of the launch's entries. */
+export interface Placer {
+  place(entry: ObjectEntry): void;
+}
+
+const MODES = ["clamp-to-edge", "repeat", "mirror-repeat"];
+const FILTERS = ["nearest", "linear"];
+const COMPARES = [
+  "never",
+  "less",
+  "equal",
+  "less-equal",
+  "greater",
+  "not-equal",
+  "greater-equal",
+  "always",
+];
+const FIELDS: Readonly<Record<string, readonly string[]>> = {
+  addressModeU: MODES,
+  addressModeV: MODES,
+  magFilter: FILTERS,
+  minFilter: FILTERS,
+  compare: COMPARES,
+};
+
+/** The texture behind a ref, or `undefined` for buffer memory. */
+export function textureOf(ref: HandleRef): TextureEntry | undefined {
+  return WebGpuTextures.entry(ref);
+}
+
+/** The texture and sampler entries of the launch being prepared. */
+export class BoundTextures {
+  readonly #device: GPUDevice;
+  readonly #textures: WebGpuTextures;
+  readonly #pool: ObjectEntry[] = [];
+  readonly #samplers = new Map<string, GPUSampler>();
+  /** Entries of the launch being prepared (of the pool). */
+  used = 0;
+
+  constructor(device: GPUDevice, textures: WebGpuTextures) {
+    this.#device = device;
+    this.#textures = textures;
+  }
+
+  /** Starts a launch. */
+  reset(): void {
+    this.used = 0;
+  }
+
+  /** Checks `ref` against a texture `slot` (or refuses a texture for a buffer slot); binds it. */
+  bind(name: string, what: string, ref: HandleRef, slot: ReflectedBinding, into: Placer): void {
+    const entry = textureOf(ref);
+    const t = slot.texture;
+    if (t === undefined || entry === undefined) {
+      throw new KernelArgumentError(
+        name,
+        what,
+        entry === undefined
+          ? `is a buffer, but ${slot.name}: ${slot.type.name} is a texture: pass a texture ` +
+            `made by client.createTexture`
+          : `is a texture (${entry.format}, ${entry.width}x${entry.height}), but ${slot.name}: ` +
+            `${slot.type.name} is a storage buffer: pass a buffer`,
+      );
+    }
+    if (ref.slice.record.disposed || !this.#textures.owns(entry)) throw ref.notFound();
+    const texture = `is a ${entry.format} 2-D texture`;
+    if (t.dimension !== "2d") {
+      throw new KernelArgumentError(
+        name,
+        what,
+        `${texture}, but ${slot.name}: ${slot.type.name} needs a "${t.dimension}" view`,
+      );
+    }
+    const info = TEXTURE_FORMATS[entry.format];
+    if (t.kind === "storage" && t.format !== entry.format) {
+      throw new KernelArgumentError(
+        name,
+        what,
+        `${texture}, but ${slot.name}: ${slot.type.name} needs the format ${t.format}`,
+      );
+    }
+    if (t.kind === "storage" && !info.storage.includes(t.access!)) {
+      throw new KernelArgumentError(
+        name,
+        what,
+        `${texture}, which WebGPU allows as a storage texture with ` +
+          `${info.storage.join(" or ") || "no"} access, not ${t.access} (${slot.name})`,
+      );
+    }
+    if (t.kind === "sampled" && !sampleFits(info.sample, t.sample!)) {
+      const why = t.sample === "float" && info.sample === "unfilterable-float"
+        ? ` (a filterable format such as rgba8unorm or rgba16float: the kernel declares a ` +
+          `sampler, so its float textures are filterable)`
+        : "";
+      throw new KernelArgumentError(
+        name,
+        what,
+        `${texture} of ${info.sample} texels, but ${slot.name}: ${slot.type.name} reads ` +
+          `${t.sample} texels${why}`,
+      );
+    }
+    this.#entry(slot, entry.view, into);
+  }
+
+  /** Binds the launch's samplers to the kernel's `sampler` slots, by position or by name. */
+  samplers(
+    name: string,
+    reflection: KernelReflection,
+    launch: KernelLaunch<WgslKernel>,
+    into: Placer,
+  ): void {
+    const slots = reflection.samplers;
+    const given = launch.samplers ?? [];
+    const names = launch.samplerNames;
+    if (names === undefined && given.length !== slots.length) {
+      throw new KernelArgumentError(
+        name,
+        "samplers",
+        `has ${given.length}, but the WGSL declares ${slots.length} sampler binding` +
+          `${slots.length === 1 ? "" : "s"} (${slots.map((s) => s.name).join(", ") || "none"})`,
+      );
+    }
+    for (let i = 0; i < given.length; i++) {
+      const what = names === undefined ? `samplers[${i}]` : `samplers.${names[i]}`;
+      const slot = names === undefined ? slots[i] : reflection.byName.get(names[i]);
+      if (slot === undefined || slot.space !== "sampler") {
+        throw new KernelArgumentError(
+          name,
+          what,
+          `is not a sampler binding of the WGSL (it declares: ${
+            slots.map((s) => s.name).join(", ") || "none"
+          })`,
+        );
+      }
+      this.#entry(slot, this.#sampler(name, what, given[i], slot), into);
+    }
+    if (names !== undefined && names.length < slots.length) {
+      const missing = slots.find((s) => !names.includes(s.name))!;
+      throw new KernelArgumentError(name, `samplers.${missing.name}`, "is missing");
+    }
+  }
+
+  #sampler(name: string, what: string, d: SamplerDescriptor, slot: ReflectedBinding): GPUSampler {
+    if (typeof d !== "object" || d === null) {
+      throw new KernelArgumentError(name, what, `must be a sampler descriptor, got ${describe(d)}`);
+    }
+    let key = "";
+    for (const field in FIELDS) {
+      const value = (d as Record<string, unknown>)[field];
+      if (value !== undefined && !FIELDS[field].includes(value as string)) {
+        throw new KernelArgumentError(
+          name,
+          `${what}.${field}`,
+          `must be one of ${FIELDS[field].join(", ")}, got ${describe(value)}`,
+        );
+      }
+      key += `${value ?? ""}|`;
+    }
+    for (const field of Object.keys(d)) {
+      if (!Object.hasOwn(FIELDS, field)) {
+        throw new KernelArgumentError(name, `${what}.${field}`, "is not a sampler field");
+      }
+    }
+    const comparison = slot.texture?.kind === "comparison";
+    if (comparison !== (d.compare !== undefined)) {
+      throw new KernelArgumentError(
+        name,
+        what,
+        comparison
+          ? `binds ${slot.name}: sampler_comparison, which needs compare`
+          : `has compare, but ${slot.name} is a sampler (not sampler_comparison)`,
+      );
+    }
+    let sampler = this.#samplers.get(key);
+    if (sampler === undefined) {
+      sampler = this.#device.createSampler(d as GPUSamplerDescriptor);
+      this.#samplers.set(key, sampler);
+    }
+    return sampler;
+  }
+
+  #entry(slot: ReflectedBinding, resource: GPUTextureView | GPUSampler, into: Placer): void {
+    let entry = this.#pool[this.used];
+    if (entry === undefined) {
+      entry = { binding: 0, group: 0, resource };
+      this.#pool.push(entry);
+    }
+    entry.binding = slot.binding;
+    entry.group = slot.group;
+    entry.resource = resource;
+    this.used++;
+    into.place(entry);
+  }
+}
+
+/** Whether texels of kind `texel` may bind where the layout reads `slot`. */
+function sampleFits(texel: string, slot: string): boolean {
+  if (slot === "unfilterable-float") return texel === "float" || texel === "unfilterable-float";
+  return texel === slot;
+}

@@ -1,0 +1,147 @@
+/**
+ * Plain WebGPU programs, the baselines the kernel tests compare against bit for bit: the same
+ * WGSL run with a `"auto"` layout on a device of the same adapter, buffers, textures and
+ * samplers made and bound by hand.
+ */
+
+/** What one plain binding is. */
+export type PlainBinding =
+  | { group: number; binding: number; buffer: ArrayBufferView<ArrayBuffer>; uniform?: boolean }
+  | {
+    group: number;
+    binding: number;
+    texture: {
+      width: number;
+      height: number;
+      format: GPUTextureFormat;
+      data?: ArrayBufferView<ArrayBuffer>;
+    };
+    storage?: boolean;
+  }
+  | { group: number; binding: number; sampler: GPUSamplerDescriptor };
+
+/**
+ * Runs `code` once with `bindings` over `workgroups` and returns the bytes of every buffer and
+ * texture afterwards, in the order of `bindings` (samplers: an empty array).
+ */
+export async function runPlain(
+  code: string,
+  bindings: readonly PlainBinding[],
+  workgroups: readonly [number, number?, number?],
+): Promise<Uint8Array[]> {
+  const adapter = (await navigator.gpu.requestAdapter())!;
+  const device = await adapter.requestDevice();
+  try {
+    const pipeline = device.createComputePipeline({
+      layout: "auto",
+      compute: { module: device.createShaderModule({ code }), entryPoint: undefined },
+    });
+    const made: (GPUBuffer | GPUTexture | undefined)[] = [];
+    const groups = new Map<number, GPUBindGroupEntry[]>();
+    for (const b of bindings) {
+      let resource: GPUBindingResource;
+      if ("buffer" in b) {
+        const size = Math.ceil(b.buffer.byteLength / 4) * 4;
+        const buffer = device.createBuffer({
+          size,
+          usage: (b.uniform ? GPUBufferUsage.UNIFORM : GPUBufferUsage.STORAGE) |
+            GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC,
+        });
+        device.queue.writeBuffer(buffer, 0, b.buffer);
+        made.push(buffer);
+        resource = { buffer };
+      } else if ("texture" in b) {
+        const { width, height, format, data } = b.texture;
+        const texture = device.createTexture({
+          size: { width, height },
+          format,
+          usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST |
+            GPUTextureUsage.COPY_SRC | (b.storage ? GPUTextureUsage.STORAGE_BINDING : 0),
+        });
+        if (data !== undefined) {
+          device.queue.writeTexture({ texture }, data, { bytesPerRow: data.byteLength / height }, {
+            width,
+            height,
+          });
+        }
+        made.push(texture);
+        resource = texture.createView();
+      } else {
+        made.push(undefined);
+        resource = device.createSampler(b.sampler);
+      }
+      const list = groups.get(b.group) ?? [];
+      list.push({ binding: b.binding, resource });
+      groups.set(b.group, list);
+    }
+    const encoder = device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    pass.setPipeline(pipeline);
+    for (const [group, entries] of groups) {
+      pass.setBindGroup(
+        group,
+        device.createBindGroup({ layout: pipeline.getBindGroupLayout(group), entries }),
+      );
+    }
+    pass.dispatchWorkgroups(workgroups[0], workgroups[1] ?? 1, workgroups[2] ?? 1);
+    pass.end();
+    const reads: { staging: GPUBuffer; row: number; padded: number; rows: number }[] = [];
+    for (const object of made) {
+      if (object === undefined) {
+        reads.push({ staging: undefined!, row: 0, padded: 0, rows: 0 });
+      } else if ("mapAsync" in object) {
+        const staging = device.createBuffer({
+          size: object.size,
+          usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+        });
+        encoder.copyBufferToBuffer(object, 0, staging, 0, object.size);
+        reads.push({ staging, row: object.size, padded: object.size, rows: 1 });
+      } else {
+        const texel = TEXEL_BYTES[object.format];
+        const row = object.width * texel!;
+        const padded = Math.ceil(row / 256) * 256;
+        const staging = device.createBuffer({
+          size: padded * object.height,
+          usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+        });
+        encoder.copyTextureToBuffer({ texture: object }, {
+          buffer: staging,
+          bytesPerRow: padded,
+        }, { width: object.width, height: object.height });
+        reads.push({ staging, row, padded, rows: object.height });
+      }
+    }
+    device.queue.submit([encoder.finish()]);
+    const out: Uint8Array[] = [];
+    for (const { staging, row, padded, rows } of reads) {
+      if (staging === undefined) {
+        out.push(new Uint8Array(0));
+        continue;
+      }
+      await staging.mapAsync(GPUMapMode.READ);
+      const mapped = new Uint8Array(staging.getMappedRange());
+      const bytes = new Uint8Array(row * rows);
+      for (let y = 0; y < rows; y++) {
+        bytes.set(mapped.subarray(y * padded, y * padded + row), y * row);
+      }
+      staging.unmap();
+      out.push(bytes);
+    }
+    return out;
+  } finally {
+    device.destroy();
+  }
+}
+
+const TEXEL_BYTES: Partial<Record<GPUTextureFormat, number>> = {
+  rgba8unorm: 4,
+  rgba16float: 8,
+  rgba32float: 16,
+  r32float: 4,
+  r32uint: 4,
+};
+
+/** The bytes of a typed array. */
+export function bytesOf(view: ArrayBufferView): Uint8Array {
+  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice();
+}

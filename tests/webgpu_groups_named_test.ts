@@ -1,0 +1,137 @@
+/**
+ * Several bind groups and named buffers: kernels in the styles of real shaders (a per-pass
+ * uniform in group 1, buffers spread over groups), each bit-identical to the same WGSL run by a
+ * plain WebGPU program on the same adapter; named buffers bind by WGSL name whatever the key
+ * order, and an unknown or missing name is a KernelArgumentError naming it, at the call.
+ */
+import assert from "node:assert/strict";
+import { CpuTimelineSignal, createClient, KernelArgumentError, type WgslKernel } from "../mod.ts";
+import { bytesOf, runPlain } from "./_plain_webgpu.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+// A post-processing pass: per-pass constants in group 1, the data in group 0.
+const PASS_WGSL = `
+struct Pass { gain: f32, bias: f32, frame: u32, _pad: u32 }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(1) @binding(0) var<uniform> pass_: Pass;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < arrayLength(&src)) {
+    dst[id.x] = fma(src[id.x], pass_.gain, pass_.bias) + f32(pass_.frame) * 0.001;
+  }
+}`;
+
+// Buffers spread over groups 2 and 0 (group 1 empty): positional order is (group, binding).
+const SPREAD_WGSL = `
+@group(2) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(3) var<storage, read> b: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < arrayLength(&out)) { out[id.x] = a[id.x] * 1000u + b[id.x]; }
+}`;
+
+Deno.test({ name: "a per-pass uniform in group 1 matches plain WebGPU", ignore }, async () => {
+  using client = await createClient();
+  const src = Float32Array.from({ length: 200 }, (_, i) => Math.sin(i) * 3.7);
+  using input = client.createWithData(src);
+  using output = client.zeros(200);
+  const params = { gain: 1.75, bias: -0.25, frame: 7, _pad: 0 };
+  client.execute({ source: PASS_WGSL }, { threads: 200, buffers: [input, output], params });
+  const got = await client.read(output);
+  const uniform = new ArrayBuffer(16);
+  new Float32Array(uniform, 0, 2).set([1.75, -0.25]);
+  new Uint32Array(uniform, 8, 1)[0] = 7;
+  const [, plain] = await runPlain(PASS_WGSL, [
+    { group: 0, binding: 0, buffer: src },
+    { group: 0, binding: 1, buffer: new Float32Array(200) },
+    { group: 1, binding: 0, buffer: new Uint8Array(uniform), uniform: true },
+  ], [4]);
+  assert.deepEqual(bytesOf(got), plain);
+  assert.notDeepEqual(got, new Float32Array(200));
+});
+
+Deno.test(
+  { name: "buffers bind in (group, binding) order, with an empty group", ignore },
+  async () => {
+    using client = await createClient();
+    const a = Uint32Array.from({ length: 70 }, (_, i) => i);
+    const b = Uint32Array.from({ length: 70 }, (_, i) => 500 + i);
+    using ha = client.createWithData(a);
+    using hb = client.createWithData(b);
+    using out = client.zeros(70, "u32");
+    // (0,1) out, (0,3) b, (2,0) a.
+    client.execute({ source: SPREAD_WGSL }, { threads: 70, buffers: [out, hb, ha] });
+    const got = await client.read(out);
+    const [plain] = await runPlain(SPREAD_WGSL, [
+      { group: 0, binding: 1, buffer: new Uint32Array(70) },
+      { group: 0, binding: 3, buffer: b },
+      { group: 2, binding: 0, buffer: a },
+    ], [2]);
+    assert.deepEqual(bytesOf(got), plain);
+    assert.equal(got[69], 69 * 1000 + 569);
+  },
+);
+
+Deno.test({ name: "named buffers bind by WGSL name, in any key order", ignore }, async () => {
+  using client = await createClient();
+  const a = Uint32Array.from({ length: 70 }, (_, i) => i + 1);
+  const b = Uint32Array.from({ length: 70 }, (_, i) => 3 * i);
+  using ha = client.createWithData(a);
+  using hb = client.createWithData(b);
+  using out = client.zeros(70, "u32");
+  client.execute({ source: SPREAD_WGSL }, { threads: 70, buffers: { b: hb, out, a: ha } });
+  const got = await client.read(out);
+  const [plain] = await runPlain(SPREAD_WGSL, [
+    { group: 0, binding: 1, buffer: new Uint32Array(70) },
+    { group: 0, binding: 3, buffer: b },
+    { group: 2, binding: 0, buffer: a },
+  ], [2]);
+  assert.deepEqual(bytesOf(got), plain);
+  // Named with a group-1 uniform beside them.
+  using src = client.createWithData(new Float32Array([1, 2, 3]));
+  using dst = client.zeros(3);
+  client.execute({ source: PASS_WGSL }, {
+    threads: 3,
+    buffers: { dst, src },
+    params: { gain: 2, bias: 1, frame: 0, _pad: 0 },
+  });
+  assert.deepEqual(await client.read(dst), new Float32Array([3, 5, 7]));
+});
+
+Deno.test(
+  { name: "an unknown or missing buffer name is refused at the call", ignore },
+  async () => {
+    using client = await createClient();
+    using x = client.zeros(70, "u32");
+    const kernel: WgslKernel = { source: SPREAD_WGSL };
+    const refuse = (buffers: Record<string, typeof x>, argument: string, text: RegExp) =>
+      assert.throws(() => client.execute(kernel, { threads: 70, buffers }), (error) => {
+        assert.ok(error instanceof KernelArgumentError, String(error));
+        assert.equal(error.argument, argument);
+        assert.match(error.message, text);
+        return true;
+      });
+    refuse({ a: x, b: x, outt: x }, "buffers.outt", /not a storage or texture binding.*out, b, a/);
+    refuse({ a: x, out: x }, "buffers.b", /is missing.*@group\(0\) @binding\(3\)/);
+    refuse({ a: x, b: x, out: x, extra: x }, "buffers.extra", /not a storage/);
+    const pass: WgslKernel = { source: PASS_WGSL };
+    assert.throws(
+      () => client.execute(pass, { threads: 1, buffers: { src: x, dst: x, pass_: x } }),
+      /buffers\.pass_.*var<uniform>: pass its fields in params/,
+    );
+    // Held stream: still refused at the call.
+    const gate = new CpuTimelineSignal();
+    client.waitFor(gate, 1);
+    assert.throws(
+      () => client.execute(kernel, { threads: 70, buffers: { a: x, b: x, nope: x } }),
+      /buffers\.nope/,
+    );
+    gate.set(1);
+    // Usable after.
+    using a = client.createWithData(new Uint32Array(70).fill(2));
+    client.execute(kernel, { threads: 70, buffers: { a, b: a, out: x } });
+    assert.equal((await client.read(x))[5], 2002);
+  },
+);

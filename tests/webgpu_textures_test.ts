@@ -1,0 +1,220 @@
+/**
+ * Textures and samplers through the client, in the styles of real shaders (a blur with a
+ * linear sampler, game of life on r32uint storage textures, a histogram over a texture_2d<f32>),
+ * each bit-identical to the same WGSL run by a plain WebGPU program on the same adapter; and the
+ * misuses (a wrong format, a buffer for a texture, a texture for a buffer) refused at the call
+ * with a KernelArgumentError naming the binding, the client usable after.
+ */
+import assert from "node:assert/strict";
+import { createClient, KernelArgumentError } from "../mod.ts";
+import { bytesOf, runPlain } from "./_plain_webgpu.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+const W = 19; // rows of 76 bytes (rgba8unorm): padded to 256 for copies
+const H = 7;
+
+export const BLUR_WGSL = `
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var smp: sampler;
+@group(0) @binding(2) var dst: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let size = textureDimensions(src);
+  if (id.x >= size.x || id.y >= size.y) { return; }
+  let texel = 1.0 / vec2f(size);
+  let uv = (vec2f(id.xy) + 0.5) * texel;
+  var sum = vec4f(0.0);
+  for (var dx = -1; dx <= 1; dx++) {
+    sum += textureSampleLevel(src, smp, uv + vec2f(f32(dx) * 0.5, 0.25) * texel, 0.0);
+  }
+  textureStore(dst, id.xy, sum / 3.0);
+}`;
+
+export const LIFE_WGSL = `
+@group(0) @binding(0) var cur: texture_storage_2d<r32uint, read>;
+@group(0) @binding(1) var next: texture_storage_2d<r32uint, write>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let size = vec2i(textureDimensions(cur));
+  let p = vec2i(id.xy);
+  if (p.x >= size.x || p.y >= size.y) { return; }
+  var n = 0u;
+  for (var dy = -1; dy <= 1; dy++) {
+    for (var dx = -1; dx <= 1; dx++) {
+      if (dx == 0 && dy == 0) { continue; }
+      n += textureLoad(cur, (p + vec2i(dx, dy) + size) % size).x;
+    }
+  }
+  let alive = textureLoad(cur, p).x;
+  textureStore(next, p, vec4u(select(0u, 1u, n == 3u || (alive == 1u && n == 2u))));
+}`;
+
+const HISTOGRAM_WGSL = `
+@group(0) @binding(0) var image: texture_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> bins: array<atomic<u32>, 16>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let size = textureDimensions(image);
+  if (id.x >= size.x || id.y >= size.y) { return; }
+  let v = textureLoad(image, id.xy, 0).x;
+  atomicAdd(&bins[min(u32(v * 16.0), 15u)], 1u);
+}`;
+
+const image = Uint8Array.from({ length: W * H * 4 }, (_, i) => (i * 37 + (i >> 3) * 11) & 255);
+
+Deno.test({ name: "a blur with a linear sampler matches plain WebGPU", ignore }, async () => {
+  using client = await createClient();
+  using src = client.createTexture({ width: W, height: H, format: "rgba8unorm", data: image });
+  using dst = client.createTexture({ width: W, height: H, format: "rgba8unorm" });
+  client.execute({ source: BLUR_WGSL }, {
+    threads: [W, H],
+    buffers: { src, dst },
+    samplers: { smp: { magFilter: "linear", minFilter: "linear" } },
+  });
+  const got = await client.read(dst);
+  assert.ok(got instanceof Uint8Array && got.length === W * H * 4);
+  const [, , plain] = await runPlain(BLUR_WGSL, [
+    { group: 0, binding: 0, texture: { width: W, height: H, format: "rgba8unorm", data: image } },
+    { group: 0, binding: 1, sampler: { magFilter: "linear", minFilter: "linear" } },
+    { group: 0, binding: 2, texture: { width: W, height: H, format: "rgba8unorm" }, storage: true },
+  ], [3, 1]);
+  assert.deepEqual(got, plain);
+  assert.notDeepEqual(got, image);
+  // The round trip of the source is exact.
+  assert.deepEqual(await client.read(src), image);
+});
+
+Deno.test(
+  { name: "game of life on r32uint storage textures matches plain WebGPU", ignore },
+  async () => {
+    using client = await createClient();
+    const cells = Uint32Array.from({ length: W * H }, (_, i) => ((i * 7) % 5 === 0 ? 1 : 0));
+    using a = client.createTexture({ width: W, height: H, format: "r32uint", data: cells });
+    using b = client.createTexture({ width: W, height: H, format: "r32uint" });
+    // Two generations, ping-pong, on two streams: ordered by texture identity.
+    client.execute({ source: LIFE_WGSL }, { threads: [W, H], buffers: [a, b], stream: 1 });
+    client.execute({ source: LIFE_WGSL }, { threads: [W, H], buffers: [b, a], stream: 2 });
+    const got = await client.read(a, { stream: 3 });
+    assert.ok(got instanceof Uint32Array);
+    const [, once] = await runPlain(LIFE_WGSL, [
+      {
+        group: 0,
+        binding: 0,
+        texture: { width: W, height: H, format: "r32uint", data: cells },
+        storage: true,
+      },
+      { group: 0, binding: 1, texture: { width: W, height: H, format: "r32uint" }, storage: true },
+    ], [3, 1]);
+    const [, twice] = await runPlain(LIFE_WGSL, [
+      {
+        group: 0,
+        binding: 0,
+        texture: {
+          width: W,
+          height: H,
+          format: "r32uint",
+          data: new Uint32Array(once.buffer as ArrayBuffer),
+        },
+        storage: true,
+      },
+      { group: 0, binding: 1, texture: { width: W, height: H, format: "r32uint" }, storage: true },
+    ], [3, 1]);
+    assert.deepEqual(bytesOf(got), twice);
+    assert.notDeepEqual(bytesOf(got), bytesOf(cells));
+  },
+);
+
+Deno.test(
+  { name: "a histogram over a texture_2d<f32> (r32float) matches plain WebGPU", ignore },
+  async () => {
+    using client = await createClient();
+    const values = Float32Array.from({ length: W * H }, (_, i) => ((i * 0.137) % 1));
+    using tex = client.createTexture({ width: W, height: H, format: "r32float", data: values });
+    using bins = client.zeros(16, "u32");
+    client.execute({ source: HISTOGRAM_WGSL }, { threads: [W, H], buffers: { image: tex, bins } });
+    const got = await client.read(bins);
+    const [, plain] = await runPlain(HISTOGRAM_WGSL, [
+      { group: 0, binding: 0, texture: { width: W, height: H, format: "r32float", data: values } },
+      { group: 0, binding: 1, buffer: new Uint32Array(16) },
+    ], [3, 1]);
+    assert.deepEqual(bytesOf(got), plain);
+    assert.equal(got.reduce((s, n) => s + n, 0), W * H);
+    assert.deepEqual(await client.read(tex), values);
+  },
+);
+
+Deno.test(
+  { name: "texture misuse is refused at the call, the client usable after", ignore },
+  async () => {
+    using client = await createClient();
+    using floats = client.createTexture({ width: W, height: H, format: "r32float" });
+    using uints = client.createTexture({ width: W, height: H, format: "r32uint" });
+    using buffer = client.zeros(16, "u32");
+    const refuse = (run: () => void, argument: string, text: RegExp) =>
+      assert.throws(run, (error) => {
+        assert.ok(error instanceof KernelArgumentError, String(error));
+        assert.equal(error.argument, argument);
+        assert.match(error.message, text);
+        return true;
+      });
+    const life = { source: LIFE_WGSL };
+    refuse(
+      () => client.execute(life, { threads: [W, H], buffers: [floats, uints] }),
+      "buffers[0]",
+      /r32float.*needs the format r32uint/,
+    );
+    refuse(
+      () => client.execute(life, { threads: [W, H], buffers: { cur: buffer, next: uints } }),
+      "buffers.cur",
+      /is a buffer, but cur.*is a texture/,
+    );
+    const histogram = { source: HISTOGRAM_WGSL };
+    refuse(
+      () => client.execute(histogram, { threads: 1, buffers: [floats, floats] }),
+      "buffers[1]",
+      /is a texture \(r32float.*storage buffer/,
+    );
+    refuse(
+      () => client.execute(histogram, { threads: 1, buffers: { image: floats, binz: buffer } }),
+      "buffers.binz",
+      /not a storage or texture binding/,
+    );
+    // A sampler makes the kernel's float textures filterable: r32float is not.
+    using dst = client.createTexture({ width: W, height: H, format: "rgba8unorm" });
+    refuse(
+      () =>
+        client.execute({ source: BLUR_WGSL }, {
+          threads: [W, H],
+          buffers: [floats, dst],
+          samplers: [{ magFilter: "linear" }],
+        }),
+      "buffers[0]",
+      /unfilterable-float.*filterable/,
+    );
+    refuse(
+      () =>
+        client.execute({ source: BLUR_WGSL }, {
+          threads: [W, H],
+          buffers: [dst, dst],
+          samplers: [{ magFilter: "cubic" as "linear" }],
+        }),
+      "samplers[0].magFilter",
+      /nearest, linear/,
+    );
+    assert.throws(() => client.write(uints, new Float32Array(W * H)), TypeError);
+    assert.throws(
+      () => client.createTexture({ width: 0, height: 1, format: "r32uint" }),
+      RangeError,
+    );
+    assert.throws(
+      () => client.createTexture({ width: 1, height: 1, format: "bgra9" as "r32uint" }),
+      TypeError,
+    );
+    // Usable after: a real launch still runs.
+    client.write(uints, new Uint32Array(W * H).fill(1));
+    using out = client.createTexture({ width: W, height: H, format: "r32uint" });
+    client.execute(life, { threads: [W, H], buffers: { cur: uints, next: out } });
+    assert.deepEqual(await client.read(out), new Uint32Array(W * H)); // all neighbours alive: 8
+    floats.dispose();
+    await assert.rejects(client.read(floats), /after dispose/);
+  },
+);
