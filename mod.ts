@@ -61,7 +61,7 @@ export {
   type ListDevicesOptions,
 } from "./runtime/backends/devices.ts";
 export { ComputeClient } from "./runtime/client/client.ts";
-export { Texture } from "./runtime/client/texture.ts";
+export { Texture } from "./runtime/client/textures/texture.ts";
 export type { TextureFormat } from "./runtime/core/handles/texture_format.ts";
 export type { SamplerDescriptor } from "./runtime/server/texture_server.ts";
 export type {

@@ -25,7 +25,7 @@ import type { Handle, HandleKind } from "../core/handles/handle.ts";
 import { InvalidHandleError } from "../core/errors.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ComputeServer } from "../server/server.ts";
-import type { HeldStreams } from "./_held_streams.ts";
+import type { HeldStreams } from "./timeline/_held_streams.ts";
 import { narrowRef } from "./_host_data.ts";
 import { checkOptions } from "./_checks.ts";
 

@@ -20,7 +20,7 @@ import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
 import { assertNonNegativeInteger, describe } from "../core/_argument_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import { checkedType, checkHandle, checkOptions } from "./_checks.ts";
-import type { HeldStreams } from "./_held_streams.ts";
+import type { HeldStreams } from "./timeline/_held_streams.ts";
 import { byteLength, checkWriteData, toBytes, writeRange } from "./_host_data.ts";
 import { KindCache } from "./_kinds.ts";
 import type { CreateOptions, TensorOptions, WriteOptions } from "./options.ts";

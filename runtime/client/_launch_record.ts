@@ -15,7 +15,7 @@ import { assertU32, describe } from "../core/_argument_checks.ts";
 import type { KernelLaunch } from "../server/server.ts";
 import type { ExecuteOptions } from "./options.ts";
 import type { SamplerDescriptor } from "../server/texture_server.ts";
-import { Texture } from "./texture.ts";
+import { Texture } from "./textures/texture.ts";
 
 const SINGLE: CubeCount = CubeCount.newSingle();
 const NO_BUFFERS: readonly Handle[] = Object.freeze([]);

@@ -18,7 +18,7 @@ import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import type { ProfileOptions, TraceRecorder } from "../core/trace.ts";
 import type { CpuTimelineSignal, TimelineSignal } from "../../sync/mod.ts";
-import { StreamCalls } from "./_stream_calls.ts";
+import { StreamCalls } from "./timeline/_stream_calls.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import { checkExecute, checkHandle, checkInstance, checkOptions, readArgs } from "./_checks.ts";
 import { compileAhead, NO_FEATURES } from "./_compile.ts";
@@ -26,8 +26,13 @@ import { traceRecorder } from "./_recorder.ts";
 import { arangeArray, fullArray, newArray } from "./_host_data.ts";
 import { HandleFactory } from "./_handle_factory.ts";
 import { chunkBytesOf, copyBetween } from "./_copy_to.ts";
-import { createTexture, readTexture, type TextureArray, writeTexture } from "./_textures.ts";
-import { Texture } from "./texture.ts";
+import {
+  createTexture,
+  readTexture,
+  type TextureArray,
+  writeTexture,
+} from "./textures/_textures.ts";
+import { Texture } from "./textures/texture.ts";
 import type { ArangeOptions, ArraysOf, ComputeClientOptions, CopyToOptions } from "./options.ts";
 import type { CreateOptions, CreateTextureOptions, ExecuteOptions } from "./options.ts";
 import type { FullOptions, Profiled, StreamOptions, TensorOptions } from "./options.ts";

@@ -14,7 +14,7 @@ import type { StreamId } from "../core/stream_id.ts";
 import type { ProfileDuration } from "../server/server.ts";
 import type { SamplerDescriptor } from "../server/texture_server.ts";
 import type { TextureFormat } from "../core/handles/texture_format.ts";
-import type { Texture } from "./texture.ts";
+import type { Texture } from "./textures/texture.ts";
 
 /**
  * Options that pick the stream of one call.

@@ -21,10 +21,10 @@
  * @module
  */
 
-import { AbortedError, ComputeError } from "../core/errors.ts";
-import type { Handle } from "../core/handles/handle.ts";
-import type { StreamId } from "../core/stream_id.ts";
-import { StreamErrors } from "../stream/stream_errors.ts";
+import { AbortedError, ComputeError } from "../../core/errors.ts";
+import type { Handle } from "../../core/handles/handle.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import { StreamErrors } from "../../stream/stream_errors.ts";
 
 /**
  * How a tail ended: `undefined` when its wait succeeded, else the failure, shared by every call

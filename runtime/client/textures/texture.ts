@@ -6,11 +6,11 @@
  * @module
  */
 
-import { HandleRef } from "../core/handles/handle_ref.ts";
-import type { SliceHandle } from "../core/handles/slice.ts";
-import { InvalidHandleError } from "../core/errors.ts";
-import type { StreamId } from "../core/stream_id.ts";
-import type { TextureFormat } from "../core/handles/texture_format.ts";
+import { HandleRef } from "../../core/handles/handle_ref.ts";
+import type { SliceHandle } from "../../core/handles/slice.ts";
+import { InvalidHandleError } from "../../core/errors.ts";
+import type { StreamId } from "../../core/stream_id.ts";
+import type { TextureFormat } from "../../core/handles/texture_format.ts";
 
 /**
  * A 2-D texture on a client's device. Work on it is ordered across streams like a buffer's.

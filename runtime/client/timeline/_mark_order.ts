@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { StreamId } from "../core/stream_id.ts";
+import type { StreamId } from "../../core/stream_id.ts";
 import type { HeldStreams } from "./_held_streams.ts";
 
 /** Issues marks in value order; see the module doc. */

@@ -16,10 +16,10 @@
  * @module
  */
 
-import { CpuTimelineSignal } from "../../sync/cpu_signal.ts";
-import type { TimelineWaitOptions } from "../../sync/timeline_signal.ts";
-import { toTimelineValue } from "../../sync/_checks.ts";
-import { AbortedError, DestroyedError } from "../core/errors.ts";
+import { CpuTimelineSignal } from "../../../sync/cpu_signal.ts";
+import type { TimelineWaitOptions } from "../../../sync/timeline_signal.ts";
+import { toTimelineValue } from "../../../sync/_checks.ts";
+import { AbortedError, DestroyedError } from "../../core/errors.ts";
 
 interface Waiter {
   readonly target: bigint;

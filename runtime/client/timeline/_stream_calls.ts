@@ -6,22 +6,22 @@
  * @module
  */
 
-import { contiguousStrides, copyDescriptor } from "../core/allocation.ts";
-import { arrayTypeOf, type TypedArray, type TypedArrayConstructor } from "../core/dtype.ts";
-import { Handle } from "../core/handles/handle.ts";
-import type { KernelMetadata } from "../core/kernel.ts";
-import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
-import { assertNonNegativeInteger, describe } from "../core/_argument_checks.ts";
-import type { ComputeServer, ProfilingToken } from "../server/server.ts";
-import type { TimelineSignal } from "../../sync/timeline_signal.ts";
+import { contiguousStrides, copyDescriptor } from "../../core/allocation.ts";
+import { arrayTypeOf, type TypedArray, type TypedArrayConstructor } from "../../core/dtype.ts";
+import { Handle } from "../../core/handles/handle.ts";
+import type { KernelMetadata } from "../../core/kernel.ts";
+import { resolveStreamId, type StreamId, withStream } from "../../core/stream_id.ts";
+import { assertNonNegativeInteger, describe } from "../../core/_argument_checks.ts";
+import type { ComputeServer, ProfilingToken } from "../../server/server.ts";
+import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
 import { heldError, HeldStreams } from "./_held_streams.ts";
 import { MarkOrder } from "./_mark_order.ts";
-import { fromBytes } from "./_host_data.ts";
-import { checkOptions } from "./_checks.ts";
-import type { CopyEnd } from "./_copy_to.ts";
-import { LaunchRecord } from "./_launch_record.ts";
-import type { ExecuteOptions, Profiled, WaitForOptions } from "./options.ts";
+import { fromBytes } from "../_host_data.ts";
+import { checkOptions } from "../_checks.ts";
+import type { CopyEnd } from "../_copy_to.ts";
+import { LaunchRecord } from "../_launch_record.ts";
+import type { ExecuteOptions, Profiled, WaitForOptions } from "../options.ts";
 
 /** Clients named so far. */
 let clients = 0;

@@ -7,14 +7,14 @@
  * @module
  */
 
-import { UnsupportedError } from "../core/errors.ts";
-import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
-import { TEXTURE_FORMATS, type TextureFormat } from "../core/handles/texture_format.ts";
-import { describe } from "../core/_argument_checks.ts";
-import type { ComputeServer } from "../server/server.ts";
-import type { HeldStreams } from "./_held_streams.ts";
+import { UnsupportedError } from "../../core/errors.ts";
+import { resolveStreamId, type StreamId } from "../../core/stream_id.ts";
+import { TEXTURE_FORMATS, type TextureFormat } from "../../core/handles/texture_format.ts";
+import { describe } from "../../core/_argument_checks.ts";
+import type { ComputeServer } from "../../server/server.ts";
+import type { HeldStreams } from "../timeline/_held_streams.ts";
 import { Texture } from "./texture.ts";
-import type { CreateTextureOptions } from "./options.ts";
+import type { CreateTextureOptions } from "../options.ts";
 
 /** Host arrays per component type (`f16` also takes a `Uint16Array` of raw halves). */
 const ARRAYS = {
