@@ -61,6 +61,7 @@ export {
   type ListDevicesOptions,
 } from "./runtime/backends/devices.ts";
 export { ComputeClient } from "./runtime/client/client.ts";
+export type { CaptureOptions, LaunchGraph, ReplayOptions } from "./runtime/client/_capture.ts";
 export type {
   ArangeOptions,
   ArraysOf,

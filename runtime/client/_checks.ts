@@ -11,6 +11,9 @@ import {
   type TypedArrayConstructor,
 } from "../core/dtype.ts";
 import { Handle } from "../core/handles/handle.ts";
+import { UnsupportedError } from "../core/errors.ts";
+import type { KernelMetadata } from "../core/kernel.ts";
+import type { ComputeServer } from "../server/server.ts";
 import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
 import { describe } from "../core/_argument_checks.ts";
 import { checkReadType } from "./_host_data.ts";
@@ -77,4 +80,15 @@ export function readArgs(
     if (explicit !== undefined) checkReadType(handle, explicit, `handles[${i}]`);
   });
   return { explicit, stream: resolveStreamId(streamOptions.stream) };
+}
+
+/** `ComputeClient.compile`: `UNSUPPORTED` on a server that cannot compile ahead. */
+export async function compileAhead<K extends KernelMetadata>(
+  server: ComputeServer<K>,
+  kernel: K,
+): Promise<void> {
+  if (server.compile === undefined) {
+    throw new UnsupportedError(`The ${server.properties.backend} backend cannot compile ahead`);
+  }
+  await server.compile(kernel);
 }

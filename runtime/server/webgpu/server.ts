@@ -1,10 +1,8 @@
 /**
- * The WebGPU compute server: {@linkcode ComputeServer} over `navigator.gpu`. Each part has one
- * owner, made before what uses it: the memory (`memory/memory.ts`), the launcher (`launch/launcher.ts`, which
- * owns the parameter chunks and the task pool), the encoder (`queue/encoder.ts`, the scheduler's
- * backend, which receives both), the task scheduler over it, the profiler. What every backend
- * does alike (allocation with rollback, copy checks, leases, host copies) is the shared server
- * layer's (`../shared/`).
+ * The WebGPU compute server: {@linkcode ComputeServer} over `navigator.gpu`, its parts made in
+ * dependency order by `_parts.ts` (memory, launcher, encoder, scheduler, profiler); what every
+ * backend does alike is the shared server layer's (`../shared/`). Captured graphs are prepared
+ * and validated once (`launch/_graph.ts`).
  *
  * - **Memory**: pools of GPU-buffer pages; `optimized` allocations are contiguous (WebGPU gains
  *   nothing from padded rows). `staging` is `UNSUPPORTED` (no pinned host memory).
@@ -23,8 +21,7 @@
 
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { DestroyedError, DriverError, NotReadyError, UnsupportedError } from "../../core/errors.ts";
-import { failMark } from "../shared/_fail_mark.ts";
+import { NotReadyError, UnsupportedError } from "../../core/errors.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../../core/allocation.ts";
@@ -49,7 +46,8 @@ import {
   leaseResource,
   ServerState,
 } from "../shared/mod.ts";
-import type { MemoryAllocationMode } from "../../core/kernel.ts";
+import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
+import { captureGraph, WebGpuGraph } from "./launch/_graph.ts";
 import type { Trace } from "../../core/trace.ts";
 import { ORDER_ONLY } from "./queue/_tasks.ts";
 import { launchError } from "./queue/_device_validation.ts";
@@ -59,7 +57,6 @@ import { WebGpuDevice } from "./device.ts";
 import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
 import type { WgslKernel } from "./kernel.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
-import { signalOnQueue } from "../../../sync/webgpu_signal.ts";
 
 export type { WebGpuServerOptions, WebGpuServerStats };
 
@@ -260,6 +257,23 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     }
   }
 
+  /** Checks and prepares `launches` once as a graph (`launch/_graph.ts`). */
+  captureGraph(
+    launches: readonly KernelLaunch<WgslKernel>[],
+    stream: StreamId,
+    label: string,
+  ): Promise<WebGpuGraph> {
+    this.#assertUsable(stream);
+    return this.#parts.awaitDevice(captureGraph(this.#parts, launches, stream, label));
+  }
+
+  /** Registers a replay of a graph of this server: one task of its recorded dispatches. */
+  replayGraph(graph: Disposable, stream: StreamId, params?: KernelParams): void {
+    this.#assertUsable(stream);
+    if (!(graph instanceof WebGpuGraph)) throw new TypeError("graph must be a WebGPU graph");
+    graph.replay(this.#parts, stream, params);
+  }
+
   flush(stream: StreamId): void {
     this.#assertUsable(stream);
     this.#parts.scheduler.executeStreams([stream]);
@@ -275,34 +289,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     // The single in-order queue completes marks in order, whatever their stream. A server
     // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
     if (this.#parts.encoder.parking) {
-      this.#parts.encoder.released().then(() => this.#signal(timeline, value, stream));
-    } else this.#signal(timeline, value, stream);
-  }
-
-  #signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
-    // A mark never reached is told to the timeline (`failMark`): waits for it reject.
-    if (this.#state.destroyed) {
-      failMark(timeline, value, new DestroyedError("The WebGPU server was destroyed"));
-      return;
-    }
-    const errors = this.#parts.encoder.errors;
-    signalOnQueue(this.device.queue, {
-      timeline: {
-        set: (reached) => {
-          const closed = this.#parts.closedError();
-          if (closed === undefined) return timeline.set(reached);
-          errors.record(stream, closed);
-          failMark(timeline, value, closed);
-        },
-      },
-      value,
-      onError: (cause) => {
-        const message = `The queue failed to report completion of timeline value ${value}`;
-        const error = new DriverError(message, { cause });
-        errors.record(stream, error);
-        failMark(timeline, value, error);
-      },
-    });
+      this.#parts.encoder.released().then(() => this.#parts.mark(timeline, value, stream));
+    } else this.#parts.mark(timeline, value, stream);
   }
 
   memoryUsage(stream: StreamId): MemoryUsage {

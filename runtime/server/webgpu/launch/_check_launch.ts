@@ -7,6 +7,7 @@
  */
 
 import { KernelArgumentError } from "../../../core/errors.ts";
+import { describe } from "../../../core/_argument_checks.ts";
 import type { KernelLaunch } from "../../server.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { infoSize } from "./_info_layout.ts";
@@ -69,4 +70,45 @@ export function checkInfo(
 /** `n noun(s)`. */
 export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+export function notACount(count: unknown): never {
+  if (typeof count !== "object" || count === null) {
+    throw new TypeError(`count must be a CubeCount, got ${describe(count)}`);
+  }
+  const kind = (count as { kind?: unknown }).kind;
+  throw new TypeError(
+    `count.kind must be "static", "dynamic" or "threads", got ${describe(kind)}`,
+  );
+}
+
+/**
+ * Refuses a typed ref whose elements are not what the WGSL declares (an `Int32Array` read as
+ * `array<f32>` gives 1.4e-45...), or that holds a partial element of a runtime-sized array (a
+ * tightly packed `vec3f` array, whose stride is 16). Untyped refs are not checked.
+ */
+export function checkElements(
+  name: string,
+  index: number,
+  dtype: string,
+  size: number,
+  slot: ReflectedBinding,
+): void {
+  if (slot.scalar !== undefined && dtype !== slot.scalar) {
+    throw new KernelArgumentError(
+      name,
+      `buffers[${index}]`,
+      `holds ${dtype} elements, but ${slot.name}: ${slot.type.name} holds ${slot.scalar}: ` +
+        `upload ${slot.scalar} data (or convert it), or reinterpret the bytes on purpose with ` +
+        `handle.as("${slot.scalar}")`,
+    );
+  }
+  if (slot.stride > 0 && size % slot.stride !== 0) {
+    throw new KernelArgumentError(
+      name,
+      `buffers[${index}]`,
+      `has ${size} bytes, not a whole number of ${slot.name}'s ${slot.stride}-byte elements ` +
+        `(${slot.type.name}; a vec3 element is padded to 16 bytes)`,
+    );
+  }
 }

@@ -27,7 +27,8 @@ import { KernelArguments } from "../../../core/kernel_arguments.ts";
 import { assertU32, describe } from "../../../core/_argument_checks.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelLaunch } from "../../server.ts";
-import { checkInfo, plural } from "./_check_launch.ts";
+import { checkElements, checkInfo, notACount, plural } from "./_check_launch.ts";
+import type { GraphParams } from "./_graph_params.ts";
 import { writeInfo } from "./_info_layout.ts";
 import type { BindGroupCache } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_scratch_buffers.ts";
@@ -85,6 +86,8 @@ export class Launcher {
   readonly #cubes: [number, number, number] = [1, 1, 1];
   /** Refs the launch being prepared only reads (copied into its task). */
   readonly #reads: HandleRef[] = [];
+  /** While a graph is captured: where its ranges go instead of the shared chunks. */
+  #graph: GraphParams | undefined;
 
   constructor(parts: LauncherParts) {
     this.#parts = parts;
@@ -110,6 +113,20 @@ export class Launcher {
       this.chunks.abort();
       this.#large = [];
       throw error;
+    }
+  }
+
+  /** {@linkcode prepare} for a captured graph: its uniform and info ranges go into `params`. */
+  prepareFor(
+    params: GraphParams,
+    launch: KernelLaunch<WgslKernel>,
+    stream: StreamId,
+  ): DispatchTask {
+    this.#graph = params;
+    try {
+      return this.prepare(launch, stream);
+    } finally {
+      this.#graph = undefined;
     }
   }
 
@@ -284,6 +301,15 @@ export class Launcher {
   #reserve(binding: number, size: number, own = false): number {
     this.#share();
     const entry = this.#entry(binding);
+    const graph = this.#graph;
+    if (graph !== undefined && !own) {
+      const at = graph.reserve(size); // never shared: a replay may rewrite it alone
+      this.#view = graph.view;
+      entry.resource.buffer = graph.buffer;
+      entry.resource.offset = at;
+      entry.resource.size = size;
+      return at;
+    }
     if (own || size > ParamChunks.maxSize) {
       const bytes = new Uint8Array(size);
       this.#large.push({ entry, bytes });
@@ -345,46 +371,5 @@ export class Launcher {
   /** Destroys the parameter chunks. */
   destroy(): void {
     this.chunks.destroy();
-  }
-}
-
-function notACount(count: unknown): never {
-  if (typeof count !== "object" || count === null) {
-    throw new TypeError(`count must be a CubeCount, got ${describe(count)}`);
-  }
-  const kind = (count as { kind?: unknown }).kind;
-  throw new TypeError(
-    `count.kind must be "static", "dynamic" or "threads", got ${describe(kind)}`,
-  );
-}
-
-/**
- * Refuses a typed ref whose elements are not what the WGSL declares (an `Int32Array` read as
- * `array<f32>` gives 1.4e-45...), or that holds a partial element of a runtime-sized array (a
- * tightly packed `vec3f` array, whose stride is 16). Untyped refs are not checked.
- */
-function checkElements(
-  name: string,
-  index: number,
-  dtype: string,
-  size: number,
-  slot: ReflectedBinding,
-): void {
-  if (slot.scalar !== undefined && dtype !== slot.scalar) {
-    throw new KernelArgumentError(
-      name,
-      `buffers[${index}]`,
-      `holds ${dtype} elements, but ${slot.name}: ${slot.type.name} holds ${slot.scalar}: ` +
-        `upload ${slot.scalar} data (or convert it), or reinterpret the bytes on purpose with ` +
-        `handle.as("${slot.scalar}")`,
-    );
-  }
-  if (slot.stride > 0 && size % slot.stride !== 0) {
-    throw new KernelArgumentError(
-      name,
-      `buffers[${index}]`,
-      `has ${size} bytes, not a whole number of ${slot.name}'s ${slot.stride}-byte elements ` +
-        `(${slot.type.name}; a vec3 element is padded to 16 bytes)`,
-    );
   }
 }
