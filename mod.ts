@@ -64,6 +64,7 @@ export { ComputeClient } from "./runtime/client/client.ts";
 export { Texture } from "./runtime/client/textures/texture.ts";
 export type { TextureFormat } from "./runtime/core/handles/texture_format.ts";
 export type { SamplerDescriptor } from "./runtime/server/texture_server.ts";
+export type { CaptureOptions, LaunchGraph, ReplayOptions } from "./runtime/client/_capture.ts";
 export type {
   ArangeOptions,
   ArraysOf,

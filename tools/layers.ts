@@ -26,12 +26,8 @@ export function layerOf(path: string): string | undefined {
   if (path.startsWith("runtime/core/")) return "core";
   if (path.startsWith("runtime/memory/")) return "memory";
   if (path.startsWith("runtime/stream/")) return "stream";
-  if (
-    path === "runtime/server/server.ts" || path === "runtime/server/backend_descriptor.ts" ||
-    path === "runtime/server/texture_server.ts"
-  ) {
-    return "contract";
-  }
+  // The contract: runtime/server/'s own files (server.ts and the vocabulary beside it).
+  if (/^runtime\/server\/[^/]+\.ts$/.test(path)) return "contract";
   if (path.startsWith("runtime/server/shared/")) return "server-shared";
   const backend = /^runtime\/server\/([^/]+)\//.exec(path);
   if (backend) return `backend:${backend[1]}`;

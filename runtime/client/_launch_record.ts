@@ -12,7 +12,9 @@ import { Handle } from "../core/handles/handle.ts";
 import { HandleRef } from "../core/handles/handle_ref.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
 import { assertU32, describe } from "../core/_argument_checks.ts";
-import type { KernelLaunch } from "../server/server.ts";
+import type { ComputeServer, KernelLaunch } from "../server/server.ts";
+import { resolveStreamId } from "../core/stream_id.ts";
+import type { StreamErrors } from "../stream/stream_errors.ts";
 import type { ExecuteOptions } from "./options.ts";
 import type { SamplerDescriptor } from "../server/texture_server.ts";
 import { Texture } from "./textures/texture.ts";
@@ -88,6 +90,21 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
       throw new TypeError(
         `samplers must be an array or an object by name, got ${describe(samplers)}`,
       );
+    }
+  }
+
+  /**
+   * `ComputeClient.execute` on a stream nothing holds: fills this record, runs the launch, clears
+   * it (the server reads it during the call only, so one record serves every such launch).
+   */
+  run(server: ComputeServer<K>, errors: StreamErrors, kernel: K, options: ExecuteOptions): void {
+    try {
+      this.fill(kernel, options);
+      const stream = resolveStreamId(options.stream);
+      errors.throwFor(stream);
+      server.execute(this, stream);
+    } finally {
+      this.clear();
     }
   }
 

@@ -11,8 +11,8 @@ import type { MemoryUsage } from "../memory/memory_usage.ts";
 import { DestroyedError } from "../core/errors.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { Allocation } from "../core/allocation.ts";
-import type { ArrayOf, DType, DTypeOf, HandleType } from "../core/dtype.ts";
-import type { TypedArray, TypedArrayConstructor } from "../core/dtype.ts";
+import type { ArrayOf, DType, DTypeOf, HandleType, TypedArray } from "../core/dtype.ts";
+import type { TypedArrayConstructor } from "../core/dtype.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
@@ -25,13 +25,10 @@ import { compileAhead, NO_FEATURES } from "./_compile.ts";
 import { traceRecorder } from "./_recorder.ts";
 import { arangeArray, fullArray, newArray } from "./_host_data.ts";
 import { HandleFactory } from "./_handle_factory.ts";
+import { CaptureGate, type CaptureOptions, type LaunchGraph } from "./_capture.ts";
 import { chunkBytesOf, copyBetween } from "./_copy_to.ts";
-import {
-  createTexture,
-  readTexture,
-  type TextureArray,
-  writeTexture,
-} from "./textures/_textures.ts";
+import { createTexture, readTexture, writeTexture } from "./textures/_textures.ts";
+import type { TextureArray } from "./textures/_textures.ts";
 import { Texture } from "./textures/texture.ts";
 import type { ArangeOptions, ArraysOf, ComputeClientOptions, CopyToOptions } from "./options.ts";
 import type { CreateOptions, CreateTextureOptions, ExecuteOptions } from "./options.ts";
@@ -65,6 +62,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   readonly #held = this.#calls.held;
   readonly #launch = new LaunchRecord<K>();
   readonly #make = new HandleFactory(this.#held);
+  readonly #gate = new CaptureGate();
   #destroyed = false;
 
   /** Wraps a server. */
@@ -90,34 +88,32 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * back as a `Uint8Array` (reinterpretation on purpose; prefer the typed constructors).
    */
   createBytes(byteSize: number, options?: CreateOptions): Handle<"bytes"> {
-    return this.#make.bytes(this.server, byteSize, options);
+    return this.#make.bytes(this.#use("createBytes"), byteSize, options);
   }
 
   /** Allocates `length` uninitialised elements of `dtype`. */
   empty<D extends DType = "f32">(length: number, dtype?: D, options?: CreateOptions): Handle<D> {
     const type = this.#make.typed(length, dtype, options);
-    return this.#make.empty(this.server, length, type, options) as Handle<D>;
+    return this.#make.empty(this.#use("empty"), length, type, options) as Handle<D>;
   }
 
   /** Allocates `length` elements of `dtype`, all zero. */
   zeros<D extends DType = "f32">(length: number, dtype?: D, options?: CreateOptions): Handle<D> {
-    const type = this.#make.typed(length, dtype, options);
-    return this.#make.upload(this.server, newArray(type, length), "zeros", options) as Handle<D>;
+    const data = newArray(this.#make.typed(length, dtype, options), length);
+    return this.#make.upload(this.#use("zeros"), data, "zeros", options) as Handle<D>;
   }
 
   /**
    * Allocates `length` elements of `options.dtype` (f32 by default), all `value`; a value an
-   * integer type cannot hold exactly is a `RangeError`, never rounded or wrapped; floats round to
-   * nearest, but a finite value that would overflow to Infinity is a `RangeError`.
+   * integer type cannot hold exactly, or a float overflow to Infinity, is a `RangeError`.
    */
   full<D extends DType = "f32">(
     length: number,
     value: number | bigint,
     options?: FullOptions<D>,
   ): Handle<D> {
-    const type = this.#make.typed(length, options?.dtype, options);
-    const data = fullArray(length, type, value);
-    return this.#make.upload(this.server, data, "full", options) as Handle<D>;
+    const data = fullArray(length, this.#make.typed(length, options?.dtype, options), value);
+    return this.#make.upload(this.#use("full"), data, "full", options) as Handle<D>;
   }
 
   /** Allocates `length` elements of `dtype`: `start`, `start + step`, ... (0, 1, 2... by default). */
@@ -128,7 +124,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   ): Handle<D> {
     const type = this.#make.typed(length, dtype, options);
     const array = arangeArray(length, type, options?.start ?? 0, options?.step ?? 1);
-    return this.#make.upload(this.server, array, "arange", options) as Handle<D>;
+    return this.#make.upload(this.#use("arange"), array, "arange", options) as Handle<D>;
   }
 
   /**
@@ -140,12 +136,17 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     options?: CreateOptions,
   ): Handle<DTypeOf<A>> {
     if (options !== undefined) checkOptions(options);
-    return this.#make.upload(this.server, data, "createWithData", options) as Handle<DTypeOf<A>>;
+    return this.#make.upload(
+      this.#use("createWithData"),
+      data,
+      "createWithData",
+      options,
+    ) as Handle<DTypeOf<A>>;
   }
 
   /** Allocates a tensor of `shape` elements of `dtype`; returns its handle and strides. */
   createTensor(shape: readonly number[], dtype: DType, options: TensorOptions = {}): Allocation {
-    return this.#make.tensor(this.server, shape, dtype, options);
+    return this.#make.tensor(this.#use("createTensor"), shape, dtype, options);
   }
 
   /** Makes a 2-D texture (see {@linkcode CreateTextureOptions}); `UNSUPPORTED` on CUDA. */
@@ -163,14 +164,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     data: TypedArray | ArrayBuffer,
     options: WriteOptions = {},
   ): void {
-    if (!(handle instanceof Texture)) return this.#make.write(this.server, handle, data, options);
-    writeTexture(this.server, this.#held, handle, data, resolveStreamId(options.stream));
+    const server = this.#use("write");
+    if (!(handle instanceof Texture)) return this.#make.write(server, handle, data, options);
+    writeTexture(server, this.#held, handle, data, resolveStreamId(options.stream));
   }
 
   /**
-   * Reads a handle as its own type (`Float32Array` for f32...). Passing a typed array type is
-   * allowed when it is the handle's own, a byte view (`Uint8Array`), or any type for an untyped
-   * handle; anything else is a `TypeError` (reinterpret on purpose with `handle.as(...)`).
+   * Reads a handle as its own type (`Float32Array` for f32...), or as `type`: its own, a byte
+   * view, any type for untyped handles; else `TypeError` (reinterpret with `handle.as(...)`).
    */
   read<D extends HandleType>(handle: Handle<D>, options?: StreamOptions): Promise<ArrayOf<D>>;
   /** Reads every texel of a texture as its format's host array (`Uint8Array` for rgba8unorm...). */
@@ -187,7 +188,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     options?: StreamOptions,
   ): Promise<TypedArray> {
     const stream = (type as StreamOptions | undefined)?.stream; // readMany tells them apart too
-    if (handle instanceof Texture) return readTexture(this.server, this.#held, handle, stream);
+    if (handle instanceof Texture) {
+      return readTexture(this.#use("read"), this.#held, handle, stream);
+    }
     return (await this.readMany([handle], type as TypedArrayConstructor<TypedArray>, options))[0];
   }
 
@@ -208,16 +211,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     options?: StreamOptions,
   ): Promise<TypedArray[]> {
     const { explicit, stream } = readArgs(handles, type, options);
-    return await this.#calls.read(this.server, handles, explicit, stream);
+    return await this.#calls.read(this.#use("readMany"), handles, explicit, stream);
   }
 
   /**
-   * Copies `handle` to `destination`'s device (or this client's own) and returns the new handle
-   * there, of the same element type, at once: after the writes of `handle` made before the call
-   * (on `options.stream` or ordered before it), before every later use of the new handle on
-   * `destination`. On the devices between CUDA servers of one driver; through the host in chunks
-   * otherwise, `destination` holding `destinationStream` until the data landed (docs/devices.md).
-   * A failed copy fails the destination's later calls on it (as `waitFor` does).
+   * Copies `handle` to `destination`'s device (or this client's) and returns the new handle of the
+   * same type at once: after the writes of `handle` made before the call, before every later use
+   * of the new one. Device to device between CUDA servers of one driver, else through the host
+   * (docs/devices.md); a failed copy fails the destination's later calls on it.
    *
    * @example Copy a partial result to the first device
    * ```ts ignore
@@ -236,8 +237,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     checkHandle(handle, "handle");
     checkInstance(destination, ComputeClient, "destination");
     const chunkBytes = chunkBytesOf(options);
-    const from = this.#calls.end(this.server, options.stream);
-    const to = destination.#calls.end(destination.server, options.destinationStream);
+    const from = this.#calls.end(this.#use("copyTo"), options.stream);
+    const to = destination.#calls.end(destination.#use("copyTo"), options.destinationStream);
     const kind = destination.#make.kind("copyTo", handle.dtype, options);
     return copyBetween(handle, from, to, { kind, chunkBytes }) as Handle<D>;
   }
@@ -258,22 +259,18 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    */
   execute(kernel: K, options: ExecuteOptions): void {
     checkExecute(kernel, options);
-    const held = this.#held;
-    // Nothing held (the common case): straight to the server, which checks the launch and reads
-    // it during the call only (the contract): one launch record is reused, nothing allocated.
-    if (!held.busy) {
-      const launch = this.#launch;
-      try {
-        launch.fill(kernel, options);
-        const stream = resolveStreamId(options.stream);
-        held.errors.throwFor(stream);
-        this.server.execute(launch, stream);
-      } finally {
-        launch.clear();
-      }
-      return;
-    }
+    if (this.#gate.active) return this.#gate.record(this.#server, kernel, options);
+    if (!this.#held.busy) return this.#launch.run(this.server, this.#held.errors, kernel, options);
     this.#calls.executeHeld(this.server, kernel, options);
+  }
+
+  /**
+   * Records the launches `fn` makes on `options.stream` (none run) into a {@linkcode LaunchGraph}
+   * that replays them with almost no host cost. Inside `fn` only `execute` is allowed on this
+   * client (other calls throw `CAPTURE_UNSUPPORTED`); a kernel error rejects the capture.
+   */
+  capture(fn: () => void | Promise<void>, options: CaptureOptions = {}): Promise<LaunchGraph> {
+    return this.#gate.capture(() => this.server, this.#held, fn, options);
   }
 
   /** Submits the stream's queued work. */
@@ -287,6 +284,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * rejects with the first error the stream's work met (a kernel WebGPU refused, a failed wait).
    */
   async sync(options: StreamOptions = {}): Promise<void> {
+    this.#gate.refuse("sync");
     const stream = resolveStreamId(options.stream);
     if (this.#held.busy) await this.#held.drain();
     this.#held.errors.throwFor(stream);
@@ -294,19 +292,16 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /**
-   * The client's timeline: {@linkcode signal} marks points of streams on it. It lives in shared
-   * memory, so other Workers can wait on it: post `timeline.buffer` and rebuild it there with
-   * `new CpuTimelineSignal(buffer)`. Waits for a failed mark and later values reject (`ABORTED`);
-   * after `destroy()` (still readable) waits for unreached values reject (`DESTROYED`).
+   * The client's timeline, marked by {@linkcode signal}, in shared memory (Workers rebuild it
+   * from `timeline.buffer`). Waits for a failed mark reject (`ABORTED`), after `destroy()` too.
    */
   get timeline(): CpuTimelineSignal {
     return this.#calls.timeline;
   }
 
   /**
-   * Marks the current point of the stream (flushing it) and returns the value that
-   * {@linkcode timeline} reaches once the work queued so far on the stream has completed.
-   * Values increase with each call; reaching one means every earlier mark was reached too.
+   * Marks the stream's current point (flushing it); returns the value {@linkcode timeline} reaches
+   * once the work queued so far on it completed. Values increase; reaching one reaches all earlier.
    *
    * @example Hand a point of the GPU work to another Worker
    * ```ts ignore
@@ -315,18 +310,15 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * ```
    */
   signal(options: StreamOptions = {}): bigint {
-    return this.#calls.signal(this.server, resolveStreamId(options.stream));
+    return this.#calls.signal(this.#use("signal"), resolveStreamId(options.stream));
   }
 
   /**
-   * Holds the stream until `signal` reaches `value`: the calls made on it from now on (writes,
-   * kernels, reads, marks) run then, in call order, and so do later calls on other streams that
-   * use memory a held call uses. A held `write` takes its data when it runs, so a host producer
-   * (another Worker filling shared memory, say) may finish the input after this call. If the
-   * wait fails (`timeoutMs`, or the signal's own error), the held calls fail with that error
-   * (see the README's Errors section); `destroy()` settles them with `DESTROYED` at once, and so
-   * does destroying the client whose `timeline` is waited on, for a value it did not reach.
-   * Between CUDA devices the wait is on the device where it can be (docs/devices.md).
+   * Holds the stream until `signal` reaches `value`: its calls from now on (writes, kernels,
+   * reads, marks) run then, in call order, and so do later calls on other streams using memory a
+   * held call uses. A held `write` takes its data when it runs. A failed wait (`timeoutMs`, the
+   * signal's error) fails the held calls (README, Errors); `destroy()` of this client, or of the
+   * one whose `timeline` is waited on, settles them with `DESTROYED` (docs/devices.md for CUDA).
    *
    * @example Upload an input once a producer Worker has written it
    * ```ts ignore
@@ -335,26 +327,22 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * ```
    */
   waitFor(signal: TimelineSignal, value: bigint | number, options: WaitForOptions = {}): void {
-    this.#assertLive();
-    this.#calls.waitFor(this.#server, signal, value, options);
+    this.#calls.waitFor(this.#use("waitFor"), signal, value, options);
   }
 
   /**
-   * Runs `fn` with `options.stream` as the current stream, inside a profiling window of that
-   * stream, and returns its result with the time of the work that stream launched (other
-   * streams' work is not counted, and is not flushed). Calls held by `waitFor` are measured when
-   * they run. `fn` runs before `profile` returns, so its calls take effect in program order: a
-   * read made right after sees them, without awaiting the profile.
+   * Runs `fn` on `options.stream` inside a profiling window of that stream; returns its result
+   * with the time of the work that stream launched (calls held by `waitFor` measured when they
+   * run). `fn` runs before `profile` returns: its calls take effect in program order.
    */
   async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
     const stream = resolveStreamId(options.stream);
-    return await this.#calls.profile(this.server, fn, stream, options.perKernel ?? false);
+    return await this.#calls.profile(this.#use("profile"), fn, stream, options.perKernel ?? false);
   }
 
   /**
-   * Starts recording a timeline of every stream: kernels with device start and end, copies,
-   * reads with their map wait, syncs, cross-stream waits, submissions and memory in use. One
-   * recording at a time (`TRACE_ACTIVE`); `UNSUPPORTED` on a backend without traces.
+   * Starts recording every stream's timeline (kernels, copies, reads, syncs, waits, submissions,
+   * memory). One at a time (`TRACE_ACTIVE`); `UNSUPPORTED` on a backend without traces.
    */
   trace(): TraceRecorder {
     return traceRecorder(this.server);
@@ -382,19 +370,27 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /**
-   * Destroys the server if this client owns it; settles every call held by `waitFor`, and every
-   * wait for a value of {@linkcode timeline} not reached, with `DESTROYED` at once. Idempotent.
+   * Destroys the server if this client owns it; settles held calls and waits for unreached
+   * {@linkcode timeline} values with `DESTROYED`, and disposes its graphs. Idempotent.
    */
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.#calls.close(new DestroyedError("The compute client was destroyed"));
+    const error = new DestroyedError("The compute client was destroyed");
+    this.#calls.close(error);
+    this.#gate.close(error);
     if (this.#ownsServer) this.#server.destroy();
   }
 
   /** Same as {@linkcode destroy}, for `using`. */
   [Symbol.dispose](): void {
     this.destroy();
+  }
+
+  /** The server for `call`, refused inside a capture. */
+  #use(call: string): ComputeServer<K> {
+    this.#gate.refuse(call);
+    return this.server;
   }
 
   #assertLive(): void {

@@ -17,9 +17,8 @@
  * - **Errors are typed.** Bad arguments throw `TypeError`/`RangeError`; domain failures throw a
  *   {@linkcode ComputeError} subclass with a literal code. A failed call leaves the server usable.
  *   Optional operations a backend lacks throw `UNSUPPORTED`, never fail silently.
- * - **Ownership.** Handles returned by `create` are owned by the caller and must be disposed.
- *   Servers pin the memory of every ref while the work that uses it is queued or in flight,
- *   so disposing a handle right after launching a kernel on it is always safe.
+ * - **Ownership.** Handles returned by `create` are the caller's to dispose. Servers pin every
+ *   ref's memory while work using it is queued or in flight (disposing at once is safe).
  * - **Disposable.** `destroy()` releases the device objects the server created (not an adopted
  *   device) and is idempotent; any later call throws `DESTROYED`.
  * - **Use after dispose fails always.** A ref (or copy descriptor) whose handles were all
@@ -51,9 +50,8 @@
  *    the GC polls one FIFO per stream index on a timer instead of parking a host wait per task.
  *
  * Backends on the task-queue `SchedulerMultiStream` own a task's resources (its completion
- * callbacks) from the moment the scheduler calls their `enqueue`, even if that call or the next
- * `flush` throws: the scheduler enqueues every task it took and flushes every scheduled stream
- * even after an error, then releases the pins and rethrows.
+ * callbacks) from the scheduler's call to `enqueue`, even if it or the next `flush` throws: the
+ * scheduler enqueues every task it took and flushes every stream, then releases and rethrows.
  *
  * @module
  */
@@ -70,63 +68,12 @@ import type { KernelArguments } from "../core/kernel_arguments.ts";
 import type { CubeCount } from "../core/cube_count.ts";
 import type { Handle, HandleKind, HandleRef } from "../core/handles/handle.ts";
 import type { Allocation, AllocationDescriptor, CopyDescriptor } from "../core/allocation.ts";
-import type { KernelTiming, Trace } from "../core/trace.ts";
+import type { Trace } from "../core/trace.ts";
 import type { TimelineSignal } from "../../sync/timeline_signal.ts";
 import type { LaunchBindings, TextureServer } from "./texture_server.ts";
+import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "./profiling.ts";
 
-/**
- * Identifies one profiling window, so that windows can nest and overlap.
- *
- * @example
- * ```ts
- * import type { ProfilingToken } from "@gpucompute/runtime/backend";
- * const token: ProfilingToken = { id: 1 };
- * ```
- */
-export interface ProfilingToken {
-  /** Unique per server. */
-  readonly id: number;
-}
-
-/**
- * The measured duration of a profiling window: the work its stream launched inside it.
- *
- * @example
- * ```ts
- * import type { ProfileDuration } from "@gpucompute/runtime/backend";
- * const show = (d: ProfileDuration) => `${d.milliseconds.toFixed(3)} ms (${d.timing})`;
- * ```
- */
-export interface ProfileDuration {
-  /** Duration in milliseconds. */
-  readonly milliseconds: number;
-  /**
-   * `device`: the device timer, summed over the window's own work; `system`: wall clock from the
-   * window's start to the completion of the submitted work, which may include other streams'
-   * work where the device cannot tell streams apart (one WebGPU queue).
-   */
-  readonly timing: "device" | "system";
-  /** With {@linkcode StartProfileOptions.perKernel}: each kernel the window launched, in launch order. */
-  readonly kernels?: readonly KernelTiming[];
-}
-
-/**
- * Options of {@linkcode ComputeServer.startProfile}.
- *
- * @example
- * ```ts
- * import type { StartProfileOptions } from "@gpucompute/runtime/backend";
- * const options: StartProfileOptions = { perKernel: true };
- * ```
- */
-export interface StartProfileOptions {
-  /**
-   * Time each kernel on its own (a compute pass or event pair per dispatch) and list them in
-   * {@linkcode ProfileDuration.kernels}. Needs the device timer (`UNSUPPORTED` otherwise).
-   * @default {false}
-   */
-  readonly perKernel?: boolean;
-}
+export type { ProfileDuration, ProfilingToken, StartProfileOptions } from "./profiling.ts";
 
 /**
  * The backend resource behind a ref, with the byte range it covers.
@@ -322,6 +269,17 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * server: a disposed handle, or another server's.
    */
   checkRef?(ref: HandleRef): void;
+  /**
+   * Optional. Prepares `launches` (recorded on `stream`, none run) as one graph released by its
+   * dispose; a kernel error rejects. `replayGraph` runs it on `stream`, named `params` rewritten
+   * first. Without them a client replays launch by launch.
+   */
+  captureGraph?(
+    launches: readonly KernelLaunch<K>[],
+    stream: StreamId,
+    label: string,
+  ): Promise<Disposable>;
+  replayGraph?(graph: Disposable, stream: StreamId, params?: KernelParams): void;
   /** Submits the stream's queued work to the device. */
   flush(stream: StreamId): void;
   /** Memory figures of the server. */

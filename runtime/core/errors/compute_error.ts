@@ -14,6 +14,7 @@ export type ComputeErrorCode =
   | "INVALID_HANDLE"
   | "UNKNOWN"
   | "UNSUPPORTED"
+  | "CAPTURE_UNSUPPORTED"
   | "OUT_OF_MEMORY"
   | "STREAM_UNHEALTHY"
   | "ORDER_IN_PROGRESS"

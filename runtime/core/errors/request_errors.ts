@@ -89,10 +89,13 @@ export class InvalidHandleError extends ComputeError {
  * ```
  */
 export class UnsupportedError extends ComputeError {
-  /** Creates the error; pass `"UNSUPPORTED_STRIDES"` for a layout the copy cannot handle. */
+  /**
+   * Creates the error; pass `"UNSUPPORTED_STRIDES"` for a layout the copy cannot handle,
+   * `"CAPTURE_UNSUPPORTED"` for a call a launch capture refuses (`ComputeClient.capture`).
+   */
   constructor(
     message: string,
-    code: "UNSUPPORTED" | "UNSUPPORTED_STRIDES" = "UNSUPPORTED",
+    code: "UNSUPPORTED" | "UNSUPPORTED_STRIDES" | "CAPTURE_UNSUPPORTED" = "UNSUPPORTED",
     options?: ErrorOptions,
   ) {
     super(code, message, options);

@@ -83,6 +83,13 @@ export const CUDA_SYMBOLS = {
     parameters: [P, "u32", "u32", "u32", "u32", "u32", "u32", "u32", P, B, P],
     result: R,
   },
+  // Graphs (stream capture): a driver without them replays captures launch by launch.
+  cuStreamBeginCapture_v2: { parameters: [P, "i32"], result: R, optional: true },
+  cuStreamEndCapture: { parameters: [P, B], result: R, optional: true },
+  cuGraphInstantiateWithFlags: { parameters: [B, P, "u64"], result: R, optional: true },
+  cuGraphLaunch: { parameters: [P, P], result: R, optional: true },
+  cuGraphDestroy: { parameters: [P], result: R, optional: true },
+  cuGraphExecDestroy: { parameters: [P], result: R, optional: true },
   cuGetErrorName: { parameters: ["i32", B], result: R },
   cuGetErrorString: { parameters: ["i32", B], result: R },
 } as const satisfies Deno.ForeignLibraryInterface;

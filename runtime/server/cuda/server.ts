@@ -1,11 +1,8 @@
 /**
- * The CUDA compute server: {@linkcode ComputeServer} over the CUDA driver through Deno FFI. Its
- * parts (`_parts.ts`) are made in dependency order, none calling back into the server; what every
- * backend does alike is the shared server layer's (`../shared/`). Work is submitted as it is
- * enqueued on non-blocking CUDA streams, ordered by the event multi-stream; memory is per stream
- * index; host waits poll `cuEventQuery` with a timeout; every operation first makes the server's
- * context current. Servers of one driver copy between devices on the devices (`_peer.ts`), and a
- * stream waits on another server's timeline mark as an event (`_marks.ts`). The details are in
+ * The CUDA compute server: {@linkcode ComputeServer} over the CUDA driver through Deno FFI, its
+ * parts made in dependency order (`_parts.ts`), the shared server layer's (`../shared/`) for what
+ * every backend does alike. Work goes out as enqueued on non-blocking streams ordered by the event
+ * multi-stream; memory is per stream index; host waits poll `cuEventQuery` with a timeout. See
  * docs/architecture.md ("The CUDA backend") and docs/devices.md.
  *
  * @module
@@ -21,7 +18,8 @@ import { DestroyedError, StreamUnhealthyError } from "../../core/errors.ts";
 import { failMark } from "../shared/_fail_mark.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
-import type { MemoryAllocationMode } from "../../core/kernel.ts";
+import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
+import { captureCudaGraph, CudaGraph } from "./launch/_graph.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { Trace } from "../../core/trace.ts";
@@ -114,23 +112,17 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return this.#parts.stats();
   }
 
-  /**
-   * A timeline signal on `stream`: `record(v)` after submitting work there, then `wait(v)`.
-   * Destroyed with the server at the latest.
-   */
+  /** A timeline signal on `stream` (`record(v)`, then `wait(v)`), destroyed with the server. */
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
     this.#assertUsable(stream);
     return this.#parts.timelineSignal(stream);
   }
 
   /**
-   * Sets `timeline` to `value` once the work enqueued so far on `stream` has completed: the GC
-   * stream waits on an event of `stream` and the mark rides on the GC task of that wait, so marks
-   * complete in the order they were made (the GC stream's order), whatever their streams. A
-   * failed or timed-out event never reaches the mark and leaves the stream unhealthy (its next
-   * `sync` or `read` reports it); a destroyed server never reaches it either. Either way the
-   * timeline is told (`failMark`), so that waits for the value reject. The mark is an
-   * event too, for {@linkcode waitSignal} on other CUDA servers.
+   * Sets `timeline` to `value` once the work enqueued so far on `stream` has completed: the mark
+   * rides on the GC task of the GC stream's wait on `stream`, so marks complete in the order they
+   * were made. A failed event (the stream turns unhealthy) or a destroyed server never reaches
+   * it, and the timeline is told (`failMark`). It is an event too, for other servers' waitSignal.
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
@@ -156,9 +148,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   /**
-   * Enqueues a copy of `source` into `target`, memory of `destination` (this server or another
-   * of the same driver library), on the devices (`_peer.ts`: one device, peer access, pinned
-   * staging). False for another driver library or a strided source across servers.
+   * Enqueues a copy of `source` into `target` of `destination` (of the same driver library) on
+   * the devices (`_peer.ts`); false for another library or a strided source across servers.
    */
   enqueueCopy(
     destination: this,
@@ -171,9 +162,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   /**
-   * The `CUstream` behind a logical stream, to enqueue your own work in the runtime's order on
-   * it, e.g. on memory leased by {@linkcode getResource} (which orders this stream after the
-   * ref's writers on other streams). Do not destroy it.
+   * The `CUstream` behind a logical stream, to enqueue your own work in the runtime's order on it
+   * (e.g. on memory leased by {@linkcode getResource}). Do not destroy it.
    */
   cudaStream(stream: StreamId): Deno.PointerValue {
     this.#assertUsable(stream);
@@ -284,6 +274,22 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const healthy = this.#parts.backend.isHealthy(this.#parts.streams.stream(stream));
     if (!healthy) throw new StreamUnhealthyError(stream);
     this.#parts.launcher.enqueue(prepared, stream);
+  }
+
+  /** Checks `launches` and records them as one CUDA graph (`launch/_graph.ts`). */
+  captureGraph(
+    launches: readonly KernelLaunch<CudaKernel>[],
+    stream: StreamId,
+    label: string,
+  ): Promise<CudaGraph> {
+    this.#assertUsable(stream);
+    return Promise.resolve(captureCudaGraph(this.#parts.launcher, launches, label));
+  }
+
+  /** Runs a graph of this server on `stream`: one `cuGraphLaunch`. */
+  replayGraph(graph: Disposable, stream: StreamId, params?: KernelParams): void {
+    this.#assertUsable(stream);
+    CudaGraph.replay(graph, this.#parts.launcher, stream, params);
   }
 
   flush(stream: StreamId): void {

@@ -9,7 +9,15 @@
  */
 
 import { resolveConfig } from "../../core/config.ts";
-import { type ComputeError, DeviceLostError } from "../../core/errors.ts";
+import {
+  type ComputeError,
+  DestroyedError,
+  DeviceLostError,
+  DriverError,
+} from "../../core/errors.ts";
+import { failMark } from "../shared/_fail_mark.ts";
+import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
+import { signalOnQueue } from "../../../sync/webgpu_signal.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { Handle } from "../../core/handles/handle.ts";
 import type { HandleKind } from "../../core/handles/handle_kind.ts";
@@ -166,5 +174,32 @@ export class WebGpuParts implements HandleAllocator {
     this.memory.destroy();
     this.textures.destroy();
     this.gpu.destroy();
+  }
+
+  /** Sets `timeline` to `value` once the queue completed the work submitted so far. */
+  mark(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
+    // A mark never reached is told to the timeline (`failMark`): waits for it reject.
+    if (this.#state.destroyed) {
+      failMark(timeline, value, new DestroyedError("The WebGPU server was destroyed"));
+      return;
+    }
+    const errors = this.encoder.errors;
+    signalOnQueue(this.gpu.device.queue, {
+      timeline: {
+        set: (reached) => {
+          const closed = this.closedError();
+          if (closed === undefined) return timeline.set(reached);
+          errors.record(stream, closed);
+          failMark(timeline, value, closed);
+        },
+      },
+      value,
+      onError: (cause) => {
+        const message = `The queue failed to report completion of timeline value ${value}`;
+        const error = new DriverError(message, { cause });
+        errors.record(stream, error);
+        failMark(timeline, value, error);
+      },
+    });
   }
 }

@@ -1,22 +1,14 @@
 /**
- * The WebGPU compute server: {@linkcode ComputeServer} over `navigator.gpu`. Each part has one
- * owner, made before what uses it: the memory (`memory/memory.ts`), the launcher (`launch/launcher.ts`, which
- * owns the parameter chunks and the task pool), the encoder (`queue/encoder.ts`, the scheduler's
- * backend, which receives both), the task scheduler over it, the profiler. What every backend
- * does alike (allocation with rollback, copy checks, leases, host copies) is the shared server
- * layer's (`../shared/`).
+ * The WebGPU compute server: {@linkcode ComputeServer} over `navigator.gpu`, its parts made in
+ * dependency order by `_parts.ts`; what every backend does alike is the shared server layer's.
+ * Captured graphs are prepared and validated once (`launch/_graph.ts`).
  *
- * - **Memory**: pools of GPU-buffer pages; `optimized` allocations are contiguous (WebGPU gains
- *   nothing from padded rows). `staging` is `UNSUPPORTED` (no pinned host memory).
+ * - **Memory**: GPU-buffer pages; `optimized` allocations are contiguous; no `staging`.
  * - **Streams**: the task scheduler over the single queue; writes are copies from a staging
  *   buffer in stream order, never `queue.writeBuffer` into memory queued work uses.
- * - **Reads** copy every source into one staging buffer mapped once (`_read.ts`).
- * - **Errors**: `execute` checks everything it can; WebGPU validates the rest asynchronously and
- *   a rejected launch's error is recorded on its stream (`queue/encoder.ts`), thrown by that stream's
- *   next `sync` or `read`, which wait only for their own stream's validation results.
- * - **Destroy and device loss** settle pending reads, syncs and profiles with `DESTROYED` or
- *   `DEVICE_LOST` (a device destroyed by its owner counts as lost).
- * - **Server-to-server copy** goes through the host (two devices cannot share buffers).
+ * - **Errors**: `execute` checks what it can; a launch WebGPU rejects later is recorded on its
+ *   stream (`queue/encoder.ts`), thrown by that stream's next `sync` or `read`.
+ * - **Destroy and device loss** settle pending calls with `DESTROYED` or `DEVICE_LOST`.
  *
  * @module
  */
@@ -48,7 +40,8 @@ import {
   leaseResource,
   ServerState,
 } from "../shared/mod.ts";
-import type { MemoryAllocationMode } from "../../core/kernel.ts";
+import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
+import { captureGraph, WebGpuGraph } from "./launch/_graph.ts";
 import type { Trace } from "../../core/trace.ts";
 import { ORDER_ONLY } from "./queue/_tasks.ts";
 import { launchError } from "./queue/_device_validation.ts";
@@ -61,7 +54,6 @@ import { createTexture, readTexture, writeTexture } from "./_texture_calls.ts";
 import type { WebGpuServerOptions, WebGpuServerStats } from "./options.ts";
 import type { WgslKernel } from "./kernel.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
-import { signalAt } from "./_signal_at.ts";
 
 export type { WebGpuServerOptions, WebGpuServerStats };
 
@@ -284,6 +276,23 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     }
   }
 
+  /** Checks and prepares `launches` once as a graph (`launch/_graph.ts`). */
+  captureGraph(
+    launches: readonly KernelLaunch<WgslKernel>[],
+    stream: StreamId,
+    label: string,
+  ): Promise<WebGpuGraph> {
+    this.#assertUsable(stream);
+    return this.#parts.awaitDevice(captureGraph(this.#parts, launches, stream, label));
+  }
+
+  /** Registers a replay of a graph of this server: one task of its recorded dispatches. */
+  replayGraph(graph: Disposable, stream: StreamId, params?: KernelParams): void {
+    this.#assertUsable(stream);
+    if (!(graph instanceof WebGpuGraph)) throw new TypeError("graph must be a WebGPU graph");
+    graph.replay(this.#parts, stream, params);
+  }
+
   flush(stream: StreamId): void {
     this.#assertUsable(stream);
     this.#parts.scheduler.executeStreams([stream]);
@@ -299,10 +308,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     // The single in-order queue completes marks in order, whatever their stream. A server
     // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
     if (this.#parts.encoder.parking) {
-      this.#parts.encoder.released().then(() =>
-        signalAt(this.#parts, this.#state, timeline, value, stream)
-      );
-    } else signalAt(this.#parts, this.#state, timeline, value, stream);
+      this.#parts.encoder.released().then(() => this.#parts.mark(timeline, value, stream));
+    } else this.#parts.mark(timeline, value, stream);
   }
 
   memoryUsage(stream: StreamId): MemoryUsage {

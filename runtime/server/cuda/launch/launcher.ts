@@ -194,6 +194,11 @@ export class CudaLauncher {
     this.#parts = parts;
   }
 
+  /** What launches work with (captured graphs too, `_graph.ts`). */
+  get parts(): LaunchParts {
+    return this.#parts;
+  }
+
   /** Checks `launch` and returns it prepared; enqueues nothing. */
   prepare(launch: KernelLaunch<CudaKernel>): PreparedLaunch {
     checkLaunch(launch);

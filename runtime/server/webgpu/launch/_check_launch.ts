@@ -149,3 +149,32 @@ function unknownBuffer(slot: ReflectedBinding | undefined, reflection: KernelRef
   const names = reflection.resources.map((b) => b.name).join(", ") || "none";
   return `is not a storage or texture binding of the WGSL (it declares: ${names})`;
 }
+
+/**
+ * Checks a located buffer against its WGSL slot: its element type, its size (at least the
+ * type's minimum) and its offset (a multiple of `minStorageBufferOffsetAlignment`).
+ */
+export function checkBuffer(
+  name: string,
+  what: string,
+  index: number,
+  dtype: string,
+  at: { readonly offset: number; readonly size: number },
+  slot: ReflectedBinding,
+  alignment: number,
+): void {
+  if (dtype !== "bytes") checkElements(name, what, dtype, at.size, slot);
+  if (at.size < slot.minSize) {
+    throw new KernelArgumentError(
+      name,
+      what,
+      `has ${at.size} bytes, but ${slot.name}: ${slot.type.name} needs at least ${slot.minSize}`,
+    );
+  }
+  if (at.offset % alignment !== 0) {
+    throw new RangeError(
+      `Buffer ${index} of kernel '${name}' starts at byte ${at.offset}, not a multiple of ` +
+        `minStorageBufferOffsetAlignment (${alignment})`,
+    );
+  }
+}

@@ -28,13 +28,15 @@ import { KernelArguments } from "../../../core/kernel_arguments.ts";
 import { assertU32, describe } from "../../../core/_argument_checks.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelLaunch } from "../../server.ts";
-import { checkElements, checkInfo, notACount, plural, resolveNames } from "./_check_launch.ts";
+import { checkBuffer, checkInfo, notACount, plural, resolveNames } from "./_check_launch.ts";
+import type { GraphParams } from "./_graph_params.ts";
 import { writeInfo } from "./_info_layout.ts";
 import { type BindGroupCache, groupsOf } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_scratch_buffers.ts";
 import type { MutableRange, WebGpuMemory } from "../memory/memory.ts";
 import type { WebGpuTextures } from "../memory/textures.ts";
 import { BoundTextures, type ObjectEntry, textureOf } from "./_bind_textures.ts";
+import { BindEntries, type BufferEntry } from "./_bind_entries.ts";
 import { ParamChunks } from "./_param_chunks.ts";
 import { checkParams, uniformSize, writeUniform } from "./_params.ts";
 import type { PipelineCache } from "../compile/pipeline_cache.ts";
@@ -56,12 +58,6 @@ export interface LauncherParts {
   readonly textures: WebGpuTextures;
 }
 
-interface Entry {
-  binding: number;
-  group: number;
-  resource: { buffer: GPUBuffer; offset: number; size: number };
-}
-
 const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
 
 /** Turns launches into dispatch tasks for one server. */
@@ -73,8 +69,8 @@ export class Launcher {
   readonly chunks: ParamChunks;
   /** Dispatch tasks, given back by the encoder once encoded. */
   readonly tasks: TaskPool = new TaskPool();
-  /** Bind-group entries of the launch being prepared (`#used` of `#pool`, and textures). */
-  readonly #entries: (Entry | ObjectEntry)[] = [];
+  /** Bind-group entries of the launch being prepared. */
+  readonly #entries = new BindEntries();
   /** Texture and sampler entries, their checks and the samplers made. */
   readonly #textures: BoundTextures;
   /** The names of the buffers of the launch being prepared, when named. */
@@ -82,18 +78,11 @@ export class Launcher {
   /** Slots of a launch with named buffers (reused). */
   readonly #named: ReflectedBinding[] = [];
   /** Entries per group, for kernels with several groups (reused). */
-  readonly #byGroup: (Entry | ObjectEntry)[][] = [];
-  /** Entry objects reused by every launch (WebGPU copies what it keeps). */
-  readonly #pool: Entry[] = [];
-  #used = 0;
-  /** Entries placed for the launch being prepared. */
-  #count = 0;
-  /** Places a texture or sampler entry (for `BoundTextures`). */
-  readonly #placer = { place: (entry: ObjectEntry) => void (this.#entries[this.#count++] = entry) };
+  readonly #byGroup: (BufferEntry | ObjectEntry)[][] = [];
   /** Uniforms too large for the chunks, packed by the launch being prepared. */
-  #large: { entry: Entry; bytes: Uint8Array }[] = [];
+  #large: { entry: BufferEntry; bytes: Uint8Array }[] = [];
   /** The entry of the last chunk range, until its bytes are written and shared. */
-  #written: Entry | undefined;
+  #written: BufferEntry | undefined;
   /** The view the last {@linkcode #reserve} points into. */
   #view: DataView = new DataView(new ArrayBuffer(0));
   /** Where the buffer being bound lives (reused by every launch). */
@@ -102,6 +91,8 @@ export class Launcher {
   readonly #cubes: [number, number, number] = [1, 1, 1];
   /** Refs the launch being prepared only reads (copied into its task). */
   readonly #reads: HandleRef[] = [];
+  /** While a graph is captured: where its ranges go instead of the shared chunks. */
+  #graph: GraphParams | undefined;
 
   constructor(parts: LauncherParts) {
     this.#parts = parts;
@@ -119,7 +110,7 @@ export class Launcher {
    * registered.
    */
   prepare(launch: KernelLaunch<WgslKernel>, stream: StreamId): DispatchTask {
-    this.#used = this.#count = 0;
+    this.#entries.reset();
     clearArray(this.#reads);
     this.#textures.reset();
     this.#names = launch?.bufferNames;
@@ -130,6 +121,20 @@ export class Launcher {
       this.chunks.abort();
       this.#large = [];
       throw error;
+    }
+  }
+
+  /** {@linkcode prepare} for a captured graph: its uniform and info ranges go into `params`. */
+  prepareFor(
+    params: GraphParams,
+    launch: KernelLaunch<WgslKernel>,
+    stream: StreamId,
+  ): DispatchTask {
+    this.#graph = params;
+    try {
+      return this.prepare(launch, stream);
+    } finally {
+      this.#graph = undefined;
     }
   }
 
@@ -156,7 +161,7 @@ export class Launcher {
       : this.#params(name, reflection, launch);
     for (let i = 0; i < buffers.length; i++) this.#bind(name, i, buffers[i], slots[i]);
     if (reflection.samplers.length > 0 || launch.samplers !== undefined) {
-      this.#textures.samplers(name, reflection, launch, this.#placer);
+      this.#textures.samplers(name, reflection, launch, this.#entries.placer);
     }
     let refs: readonly HandleRef[] = buffers;
     let indirect: IndirectCount | undefined;
@@ -209,8 +214,7 @@ export class Launcher {
       }
     }
     const done = this.#commit(scratch);
-    const entries = this.#entries;
-    entries.length = this.#count;
+    const entries = this.#entries.list();
     const task = this.tasks.take();
     task.kernel = compiled;
     if (compiled.layouts.length === 1) {
@@ -298,29 +302,16 @@ export class Launcher {
       throw new KernelArgumentError(name, what, `is bound to var<uniform> ${slot.name}`);
     }
     if (slot.space === "texture" || textureOf(ref) !== undefined) {
-      this.#textures.bind(name, what, ref, slot, this.#placer);
+      this.#textures.bind(name, what, ref, slot, this.#entries.placer);
       if (slot.access === "read") this.#reads.push(ref);
       return;
     }
     const at = this.#parts.memory.locate(ref, this.#at);
-    if (ref.dtype !== "bytes") checkElements(name, what, ref.dtype, at.size, slot);
-    if (at.size < slot.minSize) {
-      throw new KernelArgumentError(
-        name,
-        what,
-        `has ${at.size} bytes, but ${slot.name}: ${slot.type.name} needs at least ${slot.minSize}`,
-      );
-    }
-    if (at.offset % this.#alignment !== 0) {
-      throw new RangeError(
-        `Buffer ${i} of kernel '${name}' starts at byte ${at.offset}, not a multiple of ` +
-          `minStorageBufferOffsetAlignment (${this.#alignment})`,
-      );
-    }
+    checkBuffer(name, what, i, ref.dtype, at, slot, this.#alignment);
     // Storage bindings are 4-byte multiples; the rounded range stays inside the page.
     let size = at.size < 4 ? 4 : at.size;
     if (size % 4 !== 0) size = Math.min(size + 4 - size % 4, at.resource.size - at.offset);
-    const entry = this.#entry(slot.group, slot.binding).resource;
+    const entry = this.#entries.buffer(slot.group, slot.binding).resource;
     entry.buffer = at.resource;
     entry.offset = at.offset;
     entry.size = size;
@@ -333,7 +324,16 @@ export class Launcher {
    */
   #reserve(group: number, binding: number, size: number, own = false): number {
     this.#share();
-    const entry = this.#entry(group, binding);
+    const entry = this.#entries.buffer(group, binding);
+    const graph = this.#graph;
+    if (graph !== undefined && !own) {
+      const at = graph.reserve(size); // never shared: a replay may rewrite it alone
+      this.#view = graph.view;
+      entry.resource.buffer = graph.buffer;
+      entry.resource.offset = at;
+      entry.resource.size = size;
+      return at;
+    }
     if (own || size > ParamChunks.maxSize) {
       const bytes = new Uint8Array(size);
       this.#large.push({ entry, bytes });
@@ -358,20 +358,6 @@ export class Launcher {
     this.#written = undefined;
     const resource = entry.resource;
     resource.offset = this.chunks.share(resource.offset, resource.size);
-  }
-
-  /** The next bind-group entry, reused from earlier launches. */
-  #entry(group: number, binding: number): Entry {
-    let entry = this.#pool[this.#used];
-    if (entry === undefined) {
-      entry = { binding, group, resource: { buffer: undefined!, offset: 0, size: 0 } };
-      this.#pool.push(entry);
-    }
-    entry.binding = binding;
-    entry.group = group;
-    this.#entries[this.#count++] = entry;
-    this.#used++;
-    return entry;
   }
 
   /** Ends a successful launch: what gives back its chunk ranges and buffers once submitted. */

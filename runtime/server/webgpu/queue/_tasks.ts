@@ -61,8 +61,18 @@ export interface CopyTask {
   readonly done?: () => void;
 }
 
+/**
+ * A replay of a captured graph: its dispatches, prepared once at capture (pipelines, bind groups,
+ * counts), encoded in order in one pass where they allow (`launch/_graph.ts`).
+ */
+export interface GraphTask {
+  readonly kind: "graph";
+  readonly dispatches: readonly DispatchTask[];
+  readonly done?: () => void;
+}
+
 /** A task of the WebGPU scheduler. */
-export type GpuTask = DispatchTask | CopyTask;
+export type GpuTask = DispatchTask | CopyTask | GraphTask;
 
 /**
  * A copy task with nothing to copy: registered by `getResource` so that the scheduler orders and

@@ -181,6 +181,12 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       this.timing?.copied(task);
       return;
     }
+    if (task.kind === "graph") {
+      // Validated once at capture: encoded like validated dispatches, in the open pass.
+      if (stream.isolated !== undefined) this.#submit(stream);
+      for (const dispatch of task.dispatches) this.#dispatch(stream, dispatch);
+      return;
+    }
     const kernel = task.kernel;
     if (kernel.state === "failed") return this.#validation.failedKernel(task);
     if (kernel.state === "ready" && this.#validation.shapes.isValid(task.bindGroup)) {

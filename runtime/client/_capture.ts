@@ -1,0 +1,340 @@
+/**
+ * Launch capture (`ComputeClient.capture`): while a capture runs, the client records the launches
+ * made on its stream instead of running them, holding a clone of every handle they use, and
+ * refuses what a graph cannot hold (allocation, host reads and writes, syncs, waits on signals,
+ * marks, launches on another stream, nested captures) with `CAPTURE_UNSUPPORTED` at the call.
+ * At the end the server prepares the launches once (`captureGraph`); a {@linkcode LaunchGraph}
+ * replays them (`replayGraph`), or launch by launch on a server without graphs.
+ *
+ * @module
+ */
+
+import { DestroyedError, KernelArgumentError, UnsupportedError } from "../core/errors.ts";
+import { Handle } from "../core/handles/handle.ts";
+import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
+import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
+import { describe } from "../core/_argument_checks.ts";
+import type { ComputeServer } from "../server/server.ts";
+import type { HeldStreams } from "./timeline/_held_streams.ts";
+import { LaunchRecord } from "./_launch_record.ts";
+import type { ExecuteOptions } from "./options.ts";
+
+/**
+ * Options of `ComputeClient.capture`.
+ *
+ * @example
+ * ```ts
+ * import type { CaptureOptions } from "@gpucompute/runtime";
+ * const options: CaptureOptions = { stream: 1, label: "step" };
+ * ```
+ */
+export interface CaptureOptions {
+  /**
+   * The stream whose launches are recorded, and that replays run on.
+   * @default {the current stream}
+   */
+  readonly stream?: StreamId;
+  /**
+   * The graph's name in errors, traces and profiles (a replay's kernels show as `label/kernel`).
+   * @default {"graph <n>"}
+   */
+  readonly label?: string;
+}
+
+/**
+ * Options of {@linkcode LaunchGraph.replay}.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayOptions } from "@gpucompute/runtime";
+ * const options: ReplayOptions = { params: { dt: 0.005 } };
+ * ```
+ */
+export interface ReplayOptions {
+  /**
+   * New values of named params, by name, for every recorded launch that has that param; they
+   * stay for later replays. A name no launch has, or a value of another layout, is a
+   * `KernelArgumentError` (nothing changes, nothing runs).
+   * @default {the values of the last replay (at first, those given at capture)}
+   */
+  readonly params?: KernelParams;
+}
+
+/** The client's side of the graphs: its capture in progress and its live graphs. */
+export class CaptureGate {
+  #recording:
+    | { stream: StreamId; launches: LaunchRecord<KernelMetadata>[]; held: Handle[] }
+    | undefined;
+  readonly #graphs = new Set<LaunchGraph>();
+  #closed: unknown;
+  #count = 0;
+
+  /** Whether a capture is recording. */
+  get active(): boolean {
+    return this.#recording !== undefined;
+  }
+
+  /** Throws `CAPTURE_UNSUPPORTED` for `call` while a capture records. */
+  refuse(call: string): void {
+    if (this.#recording === undefined) return;
+    throw new UnsupportedError(
+      `client.${call}() cannot run inside a capture (stream ${this.#recording.stream}): a ` +
+        "graph records launches only (no allocation, host reads or writes, sync, signal waits)",
+      "CAPTURE_UNSUPPORTED",
+    );
+  }
+
+  /** Records a launch (see `ComputeClient.execute`): checked now, its handles held. */
+  record<K extends KernelMetadata>(
+    server: ComputeServer<K>,
+    kernel: K,
+    options: ExecuteOptions,
+  ): void {
+    const recording = this.#recording!;
+    const stream = resolveStreamId(options.stream);
+    if (stream !== recording.stream) {
+      throw new UnsupportedError(
+        `execute on stream ${stream} during a capture of stream ${recording.stream}`,
+        "CAPTURE_UNSUPPORTED",
+      );
+    }
+    const buffers = options.buffers;
+    const held = Array.isArray(buffers) ? buffers.filter((b) => b instanceof Handle) : [];
+    const clones = held.map((handle) => handle.clone()); // INVALID_HANDLE once disposed
+    try {
+      const launch = new LaunchRecord<K>();
+      const cloned = Array.isArray(buffers)
+        ? buffers.map((b) => b instanceof Handle ? clones[held.indexOf(b)] : b)
+        : buffers;
+      launch.fill(kernel, { ...options, buffers: cloned });
+      for (const ref of launch.args.buffers) server.checkRef?.(ref); // another client's handle
+      server.checkLaunch?.(launch, stream);
+      recording.launches.push(launch as LaunchRecord<KernelMetadata>);
+      recording.held.push(...clones);
+    } catch (error) {
+      for (const clone of clones) clone.dispose();
+      throw error;
+    }
+  }
+
+  /** See `ComputeClient.capture`. */
+  async capture<K extends KernelMetadata>(
+    serverOf: () => ComputeServer<K>,
+    held: HeldStreams,
+    fn: () => void | Promise<void>,
+    options: CaptureOptions,
+  ): Promise<LaunchGraph> {
+    const server = serverOf(); // DESTROYED on a destroyed client
+    if (typeof fn !== "function") throw new TypeError(`fn must be a function, got ${describe(fn)}`);
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`options must be an object, got ${describe(options)}`);
+    }
+    if (options.label !== undefined && typeof options.label !== "string") {
+      throw new TypeError(`label must be a string, got ${describe(options.label)}`);
+    }
+    const stream = resolveStreamId(options.stream);
+    this.refuse("capture"); // nested
+    const label = options.label ?? `graph ${++this.#count}`;
+    const recording = {
+      stream,
+      launches: [] as LaunchRecord<KernelMetadata>[],
+      held: [] as Handle[],
+    };
+    this.#recording = recording;
+    const dropAll = () => recording.held.forEach((handle) => handle.dispose());
+    try {
+      await fn();
+    } catch (error) {
+      dropAll();
+      throw error;
+    } finally {
+      this.#recording = undefined;
+    }
+    const launches = recording.launches as LaunchRecord<K>[];
+    let native: Disposable | undefined;
+    try {
+      if (server.captureGraph !== undefined && server.replayGraph !== undefined) {
+        native = await server.captureGraph(launches, stream, label);
+      }
+      if (this.#closed !== undefined) throw this.#closed;
+    } catch (error) {
+      native?.[Symbol.dispose]();
+      dropAll();
+      throw error;
+    }
+    const graph = new LaunchGraph({
+      gate: this,
+      server,
+      held,
+      stream,
+      label,
+      native,
+      launches,
+      handles: recording.held,
+    });
+    this.#graphs.add(graph);
+    return graph;
+  }
+
+  /** Forgets a disposed graph. */
+  forget(graph: LaunchGraph): void {
+    this.#graphs.delete(graph);
+  }
+
+  /** Why graphs may not replay (the client's `DESTROYED`), once the client is destroyed. */
+  get closed(): unknown {
+    return this.#closed;
+  }
+
+  /** The client is destroyed: every graph gives back what it holds. */
+  close(error: unknown): void {
+    this.#closed ??= error;
+    this.#recording = undefined;
+    for (const graph of [...this.#graphs]) graph.dispose();
+  }
+}
+
+interface GraphParts {
+  readonly gate: CaptureGate;
+  readonly server: ComputeServer;
+  readonly held: HeldStreams;
+  readonly stream: StreamId;
+  readonly label: string;
+  readonly native: Disposable | undefined;
+  readonly launches: readonly LaunchRecord<KernelMetadata>[];
+  readonly handles: readonly Handle[];
+}
+
+/**
+ * Launches captured once by `ComputeClient.capture`, replayed many times with almost no host
+ * cost: the whole sequence runs on the capture's stream, ordered against other streams like the
+ * same launches would be. It holds the handles its launches use until it is disposed.
+ *
+ * @example Replay a step 1,000 times
+ * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using x = client.zeros(1024);
+ * using graph = await client.capture(() => {
+ *   client.execute(step, { threads: 1024, buffers: [x], params: { dt: 0.01 } });
+ * });
+ * for (let i = 0; i < 1000; i++) graph.replay();
+ * graph.replay({ params: { dt: 0.005 } }); // new params, no new capture
+ * console.log(await client.read(x));
+ * ```
+ */
+export class LaunchGraph implements Disposable {
+  readonly #parts: GraphParts;
+  readonly #records: object[];
+  #disposed = false;
+
+  /** Made by `ComputeClient.capture` only. */
+  constructor(parts: GraphParts) {
+    this.#parts = parts;
+    this.#records = parts.launches.flatMap((l) => l.args.buffers.map((ref) => ref.slice.record));
+  }
+
+  /** The graph's name (`CaptureOptions.label`). */
+  get label(): string {
+    return this.#parts.label;
+  }
+
+  /** The stream the graph was captured on and replays on. */
+  get stream(): StreamId {
+    return this.#parts.stream;
+  }
+
+  /** The number of launches recorded. */
+  get launches(): number {
+    return this.#parts.launches.length;
+  }
+
+  /** True after {@linkcode dispose}. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /**
+   * Runs the recorded launches, in order, on the graph's stream; `params` first rewrite named
+   * params in place. `DESTROYED` after dispose or after the client was destroyed.
+   */
+  replay(options: ReplayOptions = {}): void {
+    const { gate, server, held, stream, native, label } = this.#parts;
+    if (this.#disposed) throw new DestroyedError(`Launch graph '${label}' was disposed`);
+    if (gate.closed !== undefined) throw gate.closed;
+    gate.refuse("replay");
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`options must be an object, got ${describe(options)}`);
+    }
+    const params = options.params;
+    const run = native !== undefined
+      ? () => server.replayGraph!(native, stream, params)
+      : this.#launchByLaunch(params);
+    if (!held.busy) {
+      held.errors.throwFor(stream);
+      return run();
+    }
+    held.runVoid(stream, this.#records, this.#parts.handles, run);
+  }
+
+  /** A replay on a server without graphs: params checked now, then each launch executed. */
+  #launchByLaunch(params: KernelParams | undefined): () => void {
+    const { server, stream, label } = this.#parts;
+    const launches = this.#parts.launches;
+    if (params !== undefined) {
+      if (typeof params !== "object" || params === null) {
+        throw new KernelArgumentError(
+          label,
+          "params",
+          `must be an object, got ${describe(params)}`,
+        );
+      }
+      const next = launches.map((launch) => launch.params);
+      for (const name of Object.keys(params)) {
+        let found = false;
+        launches.forEach((launch, i) => {
+          if (launch.params === undefined || !Object.hasOwn(launch.params, name)) return;
+          next[i] = { ...next[i], [name]: params[name] };
+          found = true;
+        });
+        if (!found) {
+          throw new KernelArgumentError(
+            label,
+            `params.${name}`,
+            "is not a param of any launch in the graph",
+          );
+        }
+      }
+      const old = launches.map((launch) => launch.params);
+      try {
+        launches.forEach((launch, i) => {
+          launch.params = next[i];
+          server.checkLaunch?.(launch, stream);
+        });
+      } catch (error) {
+        launches.forEach((launch, i) => launch.params = old[i]);
+        throw error;
+      }
+    }
+    return () => {
+      for (const launch of launches) server.execute(launch, stream);
+    };
+  }
+
+  /** Gives back the held handles and what the server prepared. Idempotent. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#parts.gate.forget(this);
+    try {
+      this.#parts.native?.[Symbol.dispose]();
+    } finally {
+      for (const handle of this.#parts.handles) handle.dispose();
+    }
+  }
+
+  /** Same as {@linkcode dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

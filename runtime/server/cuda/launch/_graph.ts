@@ -1,0 +1,191 @@
+/**
+ * Captured launch graphs of the CUDA server. At capture every launch is checked (the launcher's
+ * `prepare`) and launched on a private stream under stream capture (`cuStreamBeginCapture_v2`),
+ * which records it as a graph node and runs nothing; the graph is instantiated once
+ * (`cuGraphInstantiateWithFlags`). A replay orders its stream after other streams' uses of the
+ * graph's refs (one launch set for the multi-stream) and issues one `cuGraphLaunch`. A driver
+ * without the graph symbols replays launch by launch (said once in the log).
+ *
+ * @module
+ */
+
+import { DestroyedError, KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
+import type { HandleRef } from "../../../core/handles/handle.ts";
+import type { KernelParams } from "../../../core/kernel.ts";
+import type { StreamId } from "../../../core/stream_id.ts";
+import { runtimeLogger, warnVisibly } from "../../../core/logging.ts";
+import type { KernelLaunch } from "../../server.ts";
+import type { CudaDriver } from "../_ffi.ts";
+import type { CudaKernel } from "../kernel.ts";
+import { kernelName } from "../kernel.ts";
+import type { CudaLauncher, PreparedLaunch } from "./launcher.ts";
+
+const CAPTURE_MODE_THREAD_LOCAL = 1;
+
+/** A graph captured by a CUDA server (or its launches, on a driver without graphs). */
+export class CudaGraph implements Disposable {
+  readonly label: string;
+  readonly #launcher: CudaLauncher;
+  readonly #refs: readonly HandleRef[];
+  readonly #launches: readonly KernelLaunch<CudaKernel>[];
+  #exec: Deno.PointerValue;
+  #released = false;
+
+  constructor(
+    launcher: CudaLauncher,
+    label: string,
+    launches: readonly KernelLaunch<CudaKernel>[],
+    exec: Deno.PointerValue,
+  ) {
+    this.#launcher = launcher;
+    this.label = label;
+    this.#launches = launches;
+    this.#exec = exec;
+    this.#refs = [...new Set(launches.flatMap((launch) => launch.args.refs()))];
+  }
+
+  /** Checks that `graph` is a CUDA graph, then replays it. */
+  static replay(
+    graph: unknown,
+    launcher: CudaLauncher,
+    stream: StreamId,
+    params?: KernelParams,
+  ): void {
+    if (!(graph instanceof CudaGraph)) throw new TypeError("graph must be a CUDA graph");
+    graph.replay(launcher, stream, params);
+  }
+
+  /** Runs the graph on `streamId`: one `cuGraphLaunch` after the waits its refs need. */
+  replay(launcher: CudaLauncher, streamId: StreamId, params: KernelParams | undefined): void {
+    if (launcher !== this.#launcher) throw new TypeError("graph was captured by another server");
+    if (this.#released) throw new DestroyedError(`Launch graph '${this.label}' was released`);
+    if (params !== undefined) {
+      const name = Object.keys(params ?? {})[0];
+      if (typeof params !== "object" || params === null || name !== undefined) {
+        throw new KernelArgumentError(
+          this.label,
+          name === undefined ? "params" : `params.${name}`,
+          "is not a param of any launch in the graph (CUDA kernels take no named params)",
+        );
+      }
+    }
+    if (this.#exec === null) {
+      for (const launch of this.#launches) {
+        launcher.enqueue(launcher.prepare(launch), streamId);
+      }
+      return;
+    }
+    const { driver, streams, profiler } = launcher.parts;
+    using ordered = streams.order(streamId, this.#refs, { enforceHealthy: true });
+    const stream = ordered.stream;
+    const n = this.#launches.length;
+    const timed = profiler.timeLaunch(stream, streamId, this.label, [n, 1, 1]);
+    driver.check(
+      driver.symbols.cuGraphLaunch!(this.#exec, stream.handle),
+      `cuGraphLaunch(${this.label}, stream ${stream.index})`,
+    );
+    timed?.();
+  }
+
+  [Symbol.dispose](): void {
+    if (this.#released) return;
+    this.#released = true;
+    const exec = this.#exec;
+    this.#exec = null;
+    if (exec !== null) this.#launcher.parts.driver.symbols.cuGraphExecDestroy!(exec);
+  }
+}
+
+let warned = false;
+
+/** Captures `launches` (see the module doc); a launch's check error is thrown here. */
+export function captureCudaGraph(
+  launcher: CudaLauncher,
+  launches: readonly KernelLaunch<CudaKernel>[],
+  label: string,
+): CudaGraph {
+  const driver = launcher.parts.driver;
+  const symbols = driver.symbols;
+  for (const launch of launches) {
+    if (launch.count?.kind === "dynamic") {
+      throw new UnsupportedError(
+        `Kernel '${kernelName(launch.kernel)}': a dynamic count is read on the host at launch, ` +
+          "which a capture cannot record",
+        "CAPTURE_UNSUPPORTED",
+      );
+    }
+  }
+  if (
+    symbols.cuStreamBeginCapture_v2 === null || symbols.cuStreamEndCapture === null ||
+    symbols.cuGraphInstantiateWithFlags === null || symbols.cuGraphLaunch === null
+  ) {
+    for (const launch of launches) launcher.prepare(launch); // every check, now
+    if (!warned) {
+      warned = true;
+      warnVisibly(
+        runtimeLogger("server"),
+        "The CUDA driver has no graph API: captured graphs replay launch by launch",
+      );
+    }
+    return new CudaGraph(launcher, label, launches, null);
+  }
+  driver.check(symbols.cuStreamCreate(driver.out64, 1), "cuStreamCreate(capture)");
+  const stream = driver.pointerAt();
+  let graph: Deno.PointerValue = null;
+  try {
+    driver.check(
+      symbols.cuStreamBeginCapture_v2(stream, CAPTURE_MODE_THREAD_LOCAL),
+      `cuStreamBeginCapture_v2(${label})`,
+    );
+    let failure: unknown;
+    try {
+      for (const launch of launches) record(driver, launcher.prepare(launch), launch, stream);
+    } catch (error) {
+      failure = error;
+    }
+    const ended = symbols.cuStreamEndCapture(stream, driver.out64);
+    graph = ended === 0 ? driver.pointerAt() : null;
+    if (failure !== undefined) throw failure;
+    driver.check(ended, `cuStreamEndCapture(${label})`);
+    const exec = new BigUint64Array(1);
+    driver.check(
+      symbols.cuGraphInstantiateWithFlags(exec, graph, 0n),
+      `cuGraphInstantiateWithFlags(${label})`,
+    );
+    return new CudaGraph(launcher, label, launches, Deno.UnsafePointer.create(exec[0]));
+  } finally {
+    if (graph !== null) symbols.cuGraphDestroy!(graph);
+    symbols.cuStreamDestroy_v2(stream);
+  }
+}
+
+/** Launches one prepared launch on the capturing stream (recorded, not run). */
+function record(
+  driver: CudaDriver,
+  prepared: PreparedLaunch,
+  launch: KernelLaunch<CudaKernel>,
+  stream: Deno.PointerValue,
+): void {
+  // The parameter bytes live in scratch shared by launches: recorded right after the launch's
+  // own `prepare` (the driver copies them into the node).
+  const { fixed, fn, params } = prepared;
+  const grid = fixed!;
+  if (grid.some((n) => n === 0)) return;
+  const [bx, by, bz] = launch.kernel.blockSize;
+  driver.check(
+    driver.symbols.cuLaunchKernel(
+      fn,
+      grid[0],
+      grid[1],
+      grid[2],
+      bx,
+      by,
+      bz,
+      launch.kernel.sharedMemoryBytes ?? 0,
+      stream,
+      params.pointers,
+      null,
+    ),
+    `cuLaunchKernel(${kernelName(launch.kernel)}, captured)`,
+  );
+}
