@@ -168,3 +168,27 @@ export function launch(client: ComputeClient, kernel: BackendText, options: Gene
     stream,
   });
 }
+
+/** Kernel-text generators of one primitive by backend, each memoized by key. */
+export interface TextProviders {
+  readonly webgpu: (key: string) => BackendText;
+  readonly cuda: (key: string) => BackendText;
+}
+
+/**
+ * The per-backend kernel texts of a primitive: `(client, what, key)` gives the text of `key` for
+ * the client's backend, generated once per backend and key (the CUDA server compiles a source
+ * once per device and caches the module).
+ */
+export function backendTexts(
+  providers: TextProviders,
+): (client: ComputeClient, what: string, key: string) => BackendText {
+  const caches = { webgpu: new Map<string, BackendText>(), cuda: new Map<string, BackendText>() };
+  return (client, what, key) => {
+    const backend = backendOf(client, what);
+    const cache = caches[backend];
+    let found = cache.get(key);
+    if (found === undefined) cache.set(key, found = providers[backend](key));
+    return found;
+  };
+}
