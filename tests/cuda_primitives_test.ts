@@ -5,7 +5,9 @@
  * sizes (the interpreter runs about a million simple threads a second).
  */
 import assert from "node:assert/strict";
-import { random } from "../mod.ts";
+import { random, type ScanOp } from "../mod.ts";
+import type { Element } from "./_primitives.ts";
+import { check, inputFor } from "./_scan_cases.ts";
 import { unit, words } from "./_philox.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
@@ -52,6 +54,34 @@ Deno.test({
       const angle = 2 * Math.PI * unit(w[p + 1]);
       const value = (i % 2 === 0 ? Math.cos(angle) : Math.sin(angle)) * r;
       assert.ok(Math.abs(got[j] - (2 + 3 * value)) < 1e-4 * (1 + Math.abs(value)), `${j}`);
+    }
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("scan on CUDA: every op and type, inclusive and exclusive, whole and on axes"),
+  ignore,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    const ops: ScanOp[] = ["sum", "max", "min", "prod"];
+    for (const n of [0, 1, 7, 4500]) { // blocks of 2,048: one or three, then their offsets
+      for (const type of ["f32", "i32", "u32"] as Element[]) {
+        for (const op of ops) {
+          for (const exclusive of [false, true]) {
+            await check(client, type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1);
+          }
+        }
+      }
+    }
+    for (const shape of [[3, 5], [5, 1000], [1000, 7], [2, 2100]] as [number, number][]) {
+      for (const axis of [0, 1] as const) {
+        for (const [type, op] of [["i32", "sum"], ["f32", "max"], ["u32", "prod"]] as const) {
+          const data = inputFor(type, op, shape[0] * shape[1], shape[0]);
+          await check(client, type, op, axis === 0, data, shape, axis);
+        }
+      }
     }
     assert.equal(hazardCount(), 0, hazardReport());
   },
