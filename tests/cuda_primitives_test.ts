@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { random, type ScanOp } from "../mod.ts";
 import type { Element } from "./_primitives.ts";
 import { check, inputFor } from "./_scan_cases.ts";
+import { checkArg, valuesFor } from "./_select_cases.ts";
 import { unit, words } from "./_philox.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
@@ -80,6 +81,28 @@ Deno.test({
         for (const [type, op] of [["i32", "sum"], ["f32", "max"], ["u32", "prod"]] as const) {
           const data = inputFor(type, op, shape[0] * shape[1], shape[0]);
           await check(client, type, op, axis === 0, data, shape, axis);
+        }
+      }
+    }
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("argmax and argmin on CUDA: first of ties and NaN, chunks, rows and columns"),
+  ignore,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    await checkArg(client, new Float32Array([1, NaN, 3, NaN]), undefined, 1);
+    await checkArg(client, new Float32Array([-0, 0, -0]), undefined, 1);
+    await checkArg(client, new Int32Array([-(2 ** 31), 2 ** 31 - 1, 5]), undefined, 1);
+    await checkArg(client, new Uint32Array([0, 2 ** 32 - 1, 7, 2 ** 32 - 1]), undefined, 1);
+    for (const type of ["f32", "i32", "u32"] as Element[]) {
+      for (const n of [1, 4097, 9000]) await checkArg(client, valuesFor(type, n, n), undefined, 1);
+      for (const shape of [[3, 5], [1000, 7], [2, 4100]] as [number, number][]) {
+        for (const axis of [0, 1] as const) {
+          await checkArg(client, valuesFor(type, shape[0] * shape[1], shape[1]), shape, axis);
         }
       }
     }
