@@ -5,7 +5,8 @@
  * sizes (the interpreter runs about a million simple threads a second).
  */
 import assert from "node:assert/strict";
-import { random, type ScanOp } from "../mod.ts";
+import { bincount, histogram, random, type ScanOp } from "../mod.ts";
+import { clearOfEdges, cpuBincount, cpuHistogram, floats } from "./_histogram_cases.ts";
 import type { Element } from "./_primitives.ts";
 import { check, inputFor } from "./_scan_cases.ts";
 import { checkArg, valuesFor } from "./_select_cases.ts";
@@ -105,6 +106,36 @@ Deno.test({
           await checkArg(client, valuesFor(type, shape[0] * shape[1], shape[1]), shape, axis);
         }
       }
+    }
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("histogram and bincount on CUDA: NumPy's edges, shared and global counts"),
+  ignore,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    const edges = [0, 0.5, 1, 1.5, 2, 2, 7, -0.001, NaN, Infinity, -Infinity, -0, 1.999, 0.25];
+    using e = client.createWithData(new Float32Array(edges));
+    using four = histogram(client, e, { bins: 4, range: [0, 2] });
+    assert.deepEqual([...await client.read(four)], [3, 1, 1, 4]);
+    for (const bins of [1, 7, 1000, 3000]) { // 3,000 bins: counted in global memory
+      const x = clearOfEdges(floats(20_000, -1.5, 10.5, bins), bins, [-1, 10]);
+      using h = client.createWithData(x);
+      using counts = histogram(client, h, { bins, range: [-1, 10] });
+      assert.deepEqual(await client.read(counts), cpuHistogram(x, bins, [-1, 10]), `${bins} bins`);
+    }
+    const ints = Int32Array.from(floats(9001, -20, 1500, 3), Math.floor);
+    using i = client.createWithData(ints);
+    using u = client.createWithData(Uint32Array.from(ints, (v) => v >>> 0));
+    for (const length of [1, 100, 1500]) {
+      using a = bincount(client, i, { length });
+      using b = bincount(client, u, { length });
+      const expected = cpuBincount(ints, length);
+      assert.deepEqual(await client.read(a), expected, `i32 ${length}`);
+      assert.deepEqual(await client.read(b), expected, `u32 ${length}`);
     }
     assert.equal(hazardCount(), 0, hazardReport());
   },
