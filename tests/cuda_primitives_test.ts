@@ -5,7 +5,8 @@
  * sizes (the interpreter runs about a million simple threads a second).
  */
 import assert from "node:assert/strict";
-import { bincount, histogram, random, type ScanOp } from "../mod.ts";
+import { bincount, histogram, random, type ScanOp, scatterAdd, segmentReduce } from "../mod.ts";
+import { cpuSegments } from "./_scatter_cases.ts";
 import { clearOfEdges, cpuBincount, cpuHistogram, floats } from "./_histogram_cases.ts";
 import type { Element } from "./_primitives.ts";
 import { check, inputFor } from "./_scan_cases.ts";
@@ -136,6 +137,46 @@ Deno.test({
       const expected = cpuBincount(ints, length);
       assert.deepEqual(await client.read(a), expected, `i32 ${length}`);
       assert.deepEqual(await client.read(b), expected, `u32 ${length}`);
+    }
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("scatterAdd and segmentReduce on CUDA: atomics, every op and type"),
+  ignore,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    using target = client.createWithData(new Float32Array([0.5, 0, 0]));
+    using idx = client.createWithData(new Uint32Array([0, 2, 2, 5, 2]));
+    using values = client.createWithData(new Float32Array([1, 2, 3, 4, 0.25]));
+    scatterAdd(client, target, idx, values);
+    assert.deepEqual([...await client.read(target)], [1.5, 0, 5.25]);
+    using ti = client.createWithData(new Int32Array([2147483647, -5]));
+    using ii = client.createWithData(new Uint32Array([0, 1, 1]));
+    using vi = client.createWithData(new Int32Array([1, 10, -20]));
+    scatterAdd(client, ti, ii, vi);
+    assert.deepEqual([...await client.read(ti)], [-2147483648, -15]); // wraps as i32
+    const n = 5000;
+    const ids = Int32Array.from({ length: n }, (_, i) => ((i * 7919) % 23) - 2); // some < 0
+    const f = Float32Array.from({ length: n }, (_, i) => ((i * 31) % 17) - 8);
+    f[77] = NaN;
+    const i32 = Int32Array.from(f, (v, i) => (Number.isNaN(v) ? 3 : v * (i % 5)));
+    const u32 = Uint32Array.from(i32, (v) => Math.abs(v) * 1000);
+    using hid = client.createWithData(ids);
+    for (const data of [f, i32, u32]) {
+      using hv = client.createWithData(data);
+      for (const op of ["sum", "max", "min"] as const) {
+        using out = segmentReduce(client, hv, hid, { segments: 25, op });
+        const what = `${data.constructor.name} ${op}`;
+        // As arrays: a NaN is a NaN whatever its payload (the keys decode to 0x7fffffff).
+        assert.deepEqual(
+          Array.from(await client.read(out)),
+          Array.from(cpuSegments(data, ids, 25, op)),
+          what,
+        );
+      }
     }
     assert.equal(hazardCount(), 0, hazardReport());
   },
