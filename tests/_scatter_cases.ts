@@ -3,7 +3,7 @@
  * tests/cuda_primitives_test.ts (CUDA).
  */
 
-type Op = "sum" | "max" | "min";
+export type Op = "sum" | "max" | "min";
 type Typed = Float32Array | Int32Array | Uint32Array;
 
 /** The CPU segment reduction, in the output type (f32 sums in f64, then rounded). */

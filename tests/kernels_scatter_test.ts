@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createClient, scatterAdd, segmentReduce } from "../mod.ts";
-import { cpuSegments } from "./_scatter_cases.ts";
+import { cpuSegments, type Op } from "./_scatter_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
