@@ -63,18 +63,27 @@ Deno.test({
 });
 
 Deno.test({
-  name: nvrtcName("scan on CUDA: every op and type, inclusive and exclusive, whole and on axes"),
+  name: nvrtcName("scan on CUDA: every op, inclusive and exclusive, whole and on axes"),
   ignore,
   async fn() {
     resetHazards();
     using client = await simulatedCudaClient();
-    const ops: ScanOp[] = ["sum", "max", "min", "prod"];
+    // Every op on an integer type and on f32 (NaN propagation), each pair compiled once by
+    // NVRTC (its compiles are most of this test's time).
+    const pairs: [Element, ScanOp][] = [
+      ["i32", "sum"],
+      ["i32", "prod"],
+      ["u32", "max"],
+      ["u32", "min"],
+      ["f32", "sum"],
+      ["f32", "max"],
+      ["f32", "min"],
+      ["f32", "prod"],
+    ];
     for (const n of [0, 1, 7, 4500]) { // blocks of 2,048: one or three, then their offsets
-      for (const type of ["f32", "i32", "u32"] as Element[]) {
-        for (const op of ops) {
-          for (const exclusive of [false, true]) {
-            await check(client, type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1);
-          }
+      for (const [type, op] of pairs) {
+        for (const exclusive of [false, true]) {
+          await check(client, type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1);
         }
       }
     }
