@@ -6,43 +6,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createClient, random } from "../mod.ts";
+import { philox, unit, words } from "./_philox.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 
-const MASK = 0xffffffffn;
-
-/** Philox4x32-10 of one block, on BigInts (independent of the kernel's 16-bit products). */
-function philox(counter: readonly number[], key: readonly number[]): number[] {
-  let [c0, c1, c2, c3] = counter.map(BigInt);
-  let [k0, k1] = key.map(BigInt);
-  for (let round = 0; round < 10; round++) {
-    const p0 = 0xD2511F53n * c0;
-    const p1 = 0xCD9E8D57n * c2;
-    [c0, c1, c2, c3] = [(p1 >> 32n) ^ c1 ^ k0, p1 & MASK, (p0 >> 32n) ^ c3 ^ k1, p0 & MASK];
-    k0 = (k0 + 0x9E3779B9n) & MASK;
-    k1 = (k1 + 0xBB67AE85n) & MASK;
-  }
-  return [c0, c1, c2, c3].map(Number);
-}
-
-/** The words `offset .. offset + n` of the stream of `seed`, as the issue specifies them. */
-function words(seed: bigint, offset: number, n: number): Uint32Array {
-  const key = [Number(seed & MASK), Number(seed >> 32n)];
-  const out = new Uint32Array(n);
-  let cached = -1;
-  let block: number[] = [];
-  for (let j = 0; j < n; j++) {
-    const i = offset + j;
-    const b = Math.floor(i / 4);
-    if (b !== cached) block = philox([b % 2 ** 32, Math.floor(b / 2 ** 32), 0, 0], key), cached = b;
-    out[j] = block[i % 4];
-  }
-  return out;
-}
-
 const hex = (values: readonly number[]) => values.map((v) => v.toString(16).padStart(8, "0"));
-const unit = (word: number) => (word >>> 8) * 2 ** -24;
 
 Deno.test("the CPU Philox4x32-10 matches Random123's known-answer vectors", () => {
   assert.deepEqual(hex(philox([0, 0, 0, 0], [0, 0])), [

@@ -40,3 +40,34 @@ export function fromOrderKeyFunction(type: ElementType): string {
   ${body}
 }`;
 }
+
+/** CUDA C of `order_key(v)` (the same keys as {@linkcode orderKeyFunction}). */
+export function orderKeyCuda(type: ElementType): string {
+  const t = type === "f32" ? "float" : type === "i32" ? "int" : "unsigned int";
+  const body = type === "u32"
+    ? "return v;"
+    : type === "i32"
+    ? "return ((unsigned int)v) ^ 0x80000000u;"
+    : `const unsigned int b = __float_as_uint(v);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;
+  const unsigned int c = b == 0x80000000u ? 0u : b;
+  return (c & 0x80000000u) != 0u ? ~c : (c | 0x80000000u);`;
+  return `__device__ __forceinline__ unsigned int order_key(${t} v) {
+  ${body}
+}`;
+}
+
+/** CUDA C of `from_order_key(k)` (as {@linkcode fromOrderKeyFunction}). */
+export function fromOrderKeyCuda(type: ElementType): string {
+  const t = type === "f32" ? "float" : type === "i32" ? "int" : "unsigned int";
+  const body = type === "u32"
+    ? "return k;"
+    : type === "i32"
+    ? "return (int)(k ^ 0x80000000u);"
+    : `unsigned int b = (k & 0x80000000u) != 0u ? (k & 0x7fffffffu) : ~k;
+  if (k == 0xffffffffu) b = 0x7fc00000u;
+  return __uint_as_float(b);`;
+  return `__device__ __forceinline__ ${t} from_order_key(unsigned int k) {
+  ${body}
+}`;
+}

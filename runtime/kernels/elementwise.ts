@@ -9,6 +9,8 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { commonLength, namedInputs } from "./_inputs.ts";
+import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
+import { elementwiseCuda } from "./_elementwise_cuda.ts";
 
 /**
  * Element types of element-wise and reduction inputs, outputs and params (all 4 bytes).
@@ -110,7 +112,10 @@ export interface ElementwiseRunOptions {
  * ```
  */
 export interface ElementwiseKernel<T extends ElementType = ElementType> {
-  /** The generated WGSL (inputs read-only, then `out`, then a uniform with `n` and the params). */
+  /**
+   * The generated WGSL (inputs read-only, then `out`, then a uniform with `n` and the params).
+   * On a CUDA client the same expression runs as CUDA C (the WGSL scalar built-ins defined).
+   */
   readonly source: string;
   /**
    * Runs over every element: `inputs` by name (the element-wise ones of one length), returns the
@@ -210,6 +215,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
 }`;
   const name = spec.name ?? "elementwise";
   const kernel = { id: name, source };
+  let cuda: CudaText | undefined; // generated on first use on a CUDA client
   return {
     source,
     run(client, given, options = {}) {
@@ -225,7 +231,10 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
       const out = options.out ?? client.empty(n, output, { stream });
       try {
         if (n > 0) {
-          client.execute(kernel, {
+          const text = backendOf(client, name) === "webgpu"
+            ? kernel
+            : cuda ??= elementwiseCuda(name, inputs, raw, params, output, spec.expression);
+          launch(client, text, {
             threads: n,
             buffers: [...handles, out],
             params: { ...options.params, n },

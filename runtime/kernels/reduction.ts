@@ -14,7 +14,6 @@ import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
 import { commonLength, namedInputs } from "./_inputs.ts";
 import {
   COLUMN_CHUNK,
-  type GeneratedKernel,
   LOOP_LIMIT,
   partialsProgram,
   REDUCE_WORKGROUP,
@@ -23,6 +22,8 @@ import {
   type ReductionShape,
   RESERVED_NAMES,
 } from "./_reduce_kernels.ts";
+import { backendOf, type BackendText, launch as launchOn } from "./_backend_kernels.ts";
+import { reductionCuda } from "./_reduce_cuda.ts";
 
 /**
  * What a custom reduction computes. `map` reads each input's element by the input's name (and
@@ -186,13 +187,18 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
   const { name, inputs, type } = program;
   // The second pass of a whole reduction folds the first pass's partials (already mapped).
   const partials = partialsProgram(program);
-  const cache = new Map<string, GeneratedKernel>();
-  const kernel = (of: ReductionProgram, shape: ReductionShape, finishes: boolean) => {
-    const key = `${of === partials}:${shape}:${finishes}`;
-    let found = cache.get(key);
-    if (found === undefined) cache.set(key, found = reductionKernel(of, shape, finishes));
-    return found;
-  };
+  const cache = new Map<string, BackendText>();
+  const kernelOn =
+    (cuda: boolean) =>
+    (of: ReductionProgram, shape: ReductionShape, finishes: boolean): BackendText => {
+      const key = `${cuda}:${of === partials}:${shape}:${finishes}`;
+      let found = cache.get(key);
+      if (found === undefined) {
+        found = cuda ? reductionCuda(of, shape, finishes) : reductionKernel(of, shape, finishes);
+        cache.set(key, found);
+      }
+      return found;
+    };
   return {
     name,
     run(client, given, options = {}) {
@@ -206,6 +212,7 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
       }
       try {
         if (plan.outputs > 0) {
+          const kernel = kernelOn(backendOf(client, name) === "cuda");
           const launch = { client, kernel, program, partials, handles, out, plan, options };
           run(launch);
         }
@@ -249,7 +256,7 @@ function planOf(n: number, options: ReductionRunOptions): Plan {
 
 interface Launch {
   readonly client: ComputeClient;
-  readonly kernel: (of: ReductionProgram, s: ReductionShape, f: boolean) => GeneratedKernel;
+  readonly kernel: (of: ReductionProgram, s: ReductionShape, f: boolean) => BackendText;
   readonly program: ReductionProgram;
   readonly partials: ReductionProgram;
   readonly handles: Handle[];
@@ -297,14 +304,14 @@ function rowsPasses(
   const { chunks, perGroup } = chunksOf(rows, cols);
   const one = chunks === 1;
   using partial = one ? undefined : client.empty(rows * chunks, program.type, { stream });
-  client.execute(kernel(program, "rows", one), {
+  launchOn(client, kernel(program, "rows", one), {
     count: { kind: "static", x: rows * chunks, y: 1, z: 1 },
     buffers: [...inputs, partial ?? out],
     params: params({ ...base, per_group: perGroup, chunks, count: cols }),
     stream,
   });
   if (partial === undefined) return;
-  client.execute(kernel(partials, "rows", true), {
+  launchOn(client, kernel(partials, "rows", true), {
     count: { kind: "static", x: rows, y: 1, z: 1 },
     buffers: [partial, out],
     params: params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
@@ -337,7 +344,7 @@ function columns(
       const last = chunks === 1;
       const target = last ? out : client.empty(chunks * cols, program.type, { stream });
       if (!last) owned.push(target);
-      client.execute(kernel(first ? program : partials, "columns", last), {
+      launchOn(client, kernel(first ? program : partials, "columns", last), {
         threads: chunks * cols,
         buffers: [...source, target],
         params: params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),

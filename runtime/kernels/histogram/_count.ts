@@ -9,7 +9,9 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { CubeCount } from "../../core/cube_count.ts";
-import { textCache, wgslOnly, withOutput } from "../_shape.ts";
+import { withOutput } from "../_shape.ts";
+import { backendTexts, launch } from "../_backend_kernels.ts";
+import { countCuda } from "./_histogram_cuda.ts";
 import {
   type CountKind,
   countWgsl,
@@ -17,10 +19,12 @@ import {
   SHARED_PER_INVOCATION,
 } from "./_histogram_wgsl.ts";
 
-const text = textCache((key) => {
-  const [kind, shared] = key.split(":");
-  return countWgsl(kind as CountKind, shared === "shared");
+const text = backendTexts({
+  webgpu: (key) => countWgsl(kind(key), key.endsWith(":shared")),
+  cuda: (key) => countCuda(kind(key), key.endsWith(":shared")),
 });
+
+const kind = (key: string) => key.split(":")[0] as CountKind;
 
 /** Counts the `n` elements of `x` into `bins` new u32 counts. */
 export function countInto(
@@ -32,7 +36,6 @@ export function countInto(
   params: { low: number; high: number; width: number },
   stream: StreamId | undefined,
 ): Handle<"u32"> {
-  wgslOnly(client, what);
   const n = x.size() / 4;
   return withOutput(client, bins, "u32", { stream, zero: true }, (counts) => {
     if (n === 0 || bins === 0) return;
@@ -40,14 +43,14 @@ export function countInto(
     const all = { n, bins, ...params };
     if (shared) {
       const groups = Math.ceil(n / (64 * SHARED_PER_INVOCATION));
-      client.execute(text(`${kind}:shared`), {
+      launch(client, text(client, what, `${kind}:shared`), {
         count: CubeCount.new1d(groups),
         buffers: [x, counts],
         params: all,
         stream,
       });
     } else {
-      client.execute(text(`${kind}:global`), {
+      launch(client, text(client, what, `${kind}:global`), {
         threads: n,
         buffers: [x, counts],
         params: all,

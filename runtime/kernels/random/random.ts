@@ -8,8 +8,10 @@
 import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { count, finite, textCache, wgslOnly, withOutput } from "../_shape.ts";
+import { count, finite, withOutput } from "../_shape.ts";
+import { backendTexts, launch } from "../_backend_kernels.ts";
 import { type RandomKind, randomWgsl } from "./_random_wgsl.ts";
+import { randomCuda } from "./_random_cuda.ts";
 
 /**
  * Options of {@linkcode random}.
@@ -71,7 +73,10 @@ export interface RandomOptions<T extends "f32" | "u32" = "f32" | "u32"> {
   stream?: StreamId;
 }
 
-const text = textCache((kind) => randomWgsl(kind as RandomKind));
+const text = backendTexts({
+  webgpu: (kind) => randomWgsl(kind as RandomKind),
+  cuda: (kind) => randomCuda(kind as RandomKind),
+});
 const TWO_32 = 2 ** 32;
 
 /**
@@ -135,13 +140,13 @@ export function random<T extends "f32" | "u32" = "f32">(
   if (kind === "uniform" && !(b > a)) {
     throw new RangeError(`random: high must be above low, got low ${a}, high ${b}`);
   }
-  wgslOnly(client, what);
+  const kernel = text(client, what, kind);
   const { stream } = options;
   const block = Math.floor(offset / 4);
   const skip = offset % 4;
   return withOutput(client, n, dtype as T, { stream }, (out) => {
     if (n === 0) return;
-    client.execute(text(kind), {
+    launch(client, kernel, {
       threads: Math.ceil((n + skip) / 4),
       buffers: [out],
       params: {

@@ -42,6 +42,11 @@ const IDENTITY_BITS: Record<ElementType, Record<ScanOp, number>> = {
   u32: { sum: 0, prod: 1, max: 0, min: 0xffffffff },
 };
 
+/** The bit pattern of the identity of `op` over `type` (the CUDA text uses it too). */
+export function scanIdentityBits(op: ScanOp, type: ElementType): number {
+  return IDENTITY_BITS[type][op];
+}
+
 /** The identity of `op` over `type` (what an exclusive scan starts with). */
 export function scanIdentity(op: ScanOp, type: ElementType): number {
   const bits = IDENTITY_BITS[type][op];

@@ -9,8 +9,10 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
-import { cached, elementTypeOf, type GeneratedKernel, type Layout, layoutOf } from "../_grid.ts";
+import { elementTypeOf, type Layout, layoutOf } from "../_grid.ts";
+import { backendTexts, launch as launchOn } from "../_backend_kernels.ts";
 import { SCAN_BLOCK, scanBlocksKernel, type ScanOp, scanTotalsKernel } from "./_scan_wgsl.ts";
+import { scanBlocksCuda, scanTotalsCuda } from "./_scan_cuda.ts";
 
 export type { ScanOp } from "./_scan_wgsl.ts";
 
@@ -54,7 +56,22 @@ export interface ScanOptions {
 }
 
 const OPS: readonly ScanOp[] = ["sum", "max", "min", "prod"];
-const kernels = new Map<string, GeneratedKernel>();
+/** The two passes' texts by backend; keys `t:op:type` (totals) and `b:op:type:exclusive`. */
+const texts = backendTexts({
+  webgpu: (key) => passOf(key, scanTotalsKernel, scanBlocksKernel),
+  cuda: (key) => passOf(key, scanTotalsCuda, scanBlocksCuda),
+});
+
+function passOf<T>(
+  key: string,
+  totals: (op: ScanOp, type: ElementType) => T,
+  blocks: (op: ScanOp, type: ElementType, exclusive: boolean) => T,
+): T {
+  const [pass, op, type, exclusive] = key.split(":");
+  return pass === "t"
+    ? totals(op as ScanOp, type as ElementType)
+    : blocks(op as ScanOp, type as ElementType, exclusive === "true");
+}
 
 /**
  * Scans a handle of f32, i32 or u32 elements: element `i` of the result folds elements `0..i`
@@ -150,15 +167,11 @@ export function scanInto(
   // With one block per segment, no offset is read: a one-element stand-in fills the binding.
   using offsets = client.empty(blocks > 1 ? groups : 1, type, { stream });
   if (totals !== undefined) {
-    const kernel = cached(kernels, `t:${op}:${type}`, () => scanTotalsKernel(op, type));
-    client.execute(kernel, { count: launch, buffers: [x, totals], params, stream });
+    const kernel = texts(client, "scan", `t:${op}:${type}`);
+    launchOn(client, kernel, { count: launch, buffers: [x, totals], params, stream });
     const over = { outer: segments, count: blocks, inner: 1, segments };
     scanInto(client, totals, offsets, over, { op, type, exclusive: true, stream });
   }
-  const kernel = cached(
-    kernels,
-    `b:${op}:${type}:${exclusive}`,
-    () => scanBlocksKernel(op, type, exclusive),
-  );
-  client.execute(kernel, { count: launch, buffers: [x, y, offsets], params, stream });
+  const kernel = texts(client, "scan", `b:${op}:${type}:${exclusive}`);
+  launchOn(client, kernel, { count: launch, buffers: [x, y, offsets], params, stream });
 }

@@ -8,13 +8,21 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
-import { textCache } from "../_shape.ts";
+import { backendTexts, launch } from "../_backend_kernels.ts";
 import { DECODE_WGSL, FILL_WGSL, scatterWgsl, type SegmentOp } from "./_scatter_wgsl.ts";
+import { DECODE_CUDA, FILL_CUDA, scatterCuda } from "./_scatter_cuda.ts";
 
-const text = textCache((key) => {
-  const [op, type, index] = key.split(":");
-  return scatterWgsl(op as SegmentOp, type as ElementType, index as "u32" | "i32");
+/** Texts by backend: `op:type:index` (the scatter), `fill`, `decode`. */
+const text = backendTexts({
+  webgpu: (key) =>
+    key === "fill" ? FILL_WGSL : key === "decode" ? DECODE_WGSL : of(key, scatterWgsl),
+  cuda: (key) => key === "fill" ? FILL_CUDA : key === "decode" ? DECODE_CUDA : of(key, scatterCuda),
 });
+
+function of<T>(key: string, make: (op: SegmentOp, t: ElementType, i: "u32" | "i32") => T): T {
+  const [op, type, index] = key.split(":");
+  return make(op as SegmentOp, type as ElementType, index as "u32" | "i32");
+}
 
 /** Folds `values` into `target` at `index` with `op` (f32 max/min: on keys, see the WGSL). */
 export function scatterInto(
@@ -34,7 +42,7 @@ export function scatterInto(
   using view = target.as(type === "f32" ? "u32" : type);
   using indices = index.as(indexType); // typed views of untyped handles
   using typed = values.as(type);
-  client.execute(text(`${op}:${type}:${indexType}`), {
+  launch(client, text(client, "scatter", `${op}:${type}:${indexType}`), {
     threads: n,
     buffers: [view, indices, typed],
     params: { n, len },
@@ -47,7 +55,12 @@ export function fill(client: ComputeClient, out: Handle, bits: number, stream?: 
   const n = out.size() / 4;
   if (n === 0) return;
   using view = out.as("u32");
-  client.execute(FILL_WGSL, { threads: n, buffers: [view], params: { n, value: bits }, stream });
+  launch(client, text(client, "scatter", "fill"), {
+    threads: n,
+    buffers: [view],
+    params: { n, value: bits },
+    stream,
+  });
 }
 
 /** Decodes f32 keys in `out` back into floats. */
@@ -55,5 +68,10 @@ export function decodeKeys(client: ComputeClient, out: Handle, stream?: StreamId
   const n = out.size() / 4;
   if (n === 0) return;
   using view = out.as("u32");
-  client.execute(DECODE_WGSL, { threads: n, buffers: [view], params: { n }, stream });
+  launch(client, text(client, "scatter", "decode"), {
+    threads: n,
+    buffers: [view],
+    params: { n },
+    stream,
+  });
 }

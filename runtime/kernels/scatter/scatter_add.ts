@@ -7,7 +7,7 @@
 import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { elementType, wgslOnly } from "../_shape.ts";
+import { elementType } from "../_shape.ts";
 import { scatterInto } from "./_scatter.ts";
 
 /**
@@ -68,6 +68,5 @@ export function scatterAdd(
       `scatterAdd: indices has ${indices.size() / 4} elements, values ${values.size() / 4}`,
     );
   }
-  wgslOnly(client, what);
   scatterInto(client, "sum", type, target, indices, "u32", values, options.stream);
 }

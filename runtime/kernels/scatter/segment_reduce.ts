@@ -9,7 +9,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import type { ResultType } from "../reduce.ts";
-import { count, elementType, wgslOnly, withOutput } from "../_shape.ts";
+import { count, elementType, withOutput } from "../_shape.ts";
 import { decodeKeys, fill, scatterInto } from "./_scatter.ts";
 import { floatKey, type SegmentOp } from "./_scatter_wgsl.ts";
 
@@ -97,7 +97,6 @@ export function segmentReduce<D extends ElementType | "bytes">(
       }`,
     );
   }
-  wgslOnly(client, what);
   const { stream } = options;
   const keyed = type === "f32" && op !== "sum";
   const out = withOutput(client, segments, type, { stream }, (out) => {

@@ -9,8 +9,10 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
-import { cached, elementTypeOf, type GeneratedKernel, layoutOf } from "../_grid.ts";
+import { elementTypeOf, layoutOf } from "../_grid.ts";
+import { backendTexts, launch as launchOn } from "../_backend_kernels.ts";
 import { ARG_CHUNK, argKernel } from "./_arg_wgsl.ts";
+import { argCuda } from "./_arg_cuda.ts";
 
 /**
  * Options of {@linkcode argmax} and {@linkcode argmin}.
@@ -40,7 +42,24 @@ export interface ArgOptions {
   stream?: StreamId;
 }
 
-const kernels = new Map<string, GeneratedKernel>();
+/** The passes' texts by backend, keyed `type:largest:from:to`. */
+const texts = backendTexts({
+  webgpu: (key) => passOf(key, argKernel),
+  cuda: (key) => passOf(key, argCuda),
+});
+
+function passOf<T>(
+  key: string,
+  make: (t: ElementType, l: boolean, f: "values" | "partials", to: "partials" | "indices") => T,
+): T {
+  const [type, largest, from, to] = key.split(":");
+  return make(
+    type as ElementType,
+    largest === "true",
+    from as "values" | "partials",
+    to as "partials" | "indices",
+  );
+}
 
 /**
  * The index of the largest element (f32, i32 or u32) as a one-element u32 handle, or one index
@@ -106,10 +125,10 @@ function arg(
   try {
     const chunks = Math.ceil(count / ARG_CHUNK);
     const kernel = (from: "values" | "partials", to: "partials" | "indices") =>
-      cached(kernels, `${type}:${largest}:${from}:${to}`, () => argKernel(type, largest, from, to));
+      texts(client, name, `${type}:${largest}:${from}:${to}`);
     const launch = (groups: number) => ({ kind: "static", x: groups, y: 1, z: 1 }) as const;
     if (chunks === 1) {
-      client.execute(kernel("values", "indices"), {
+      launchOn(client, kernel("values", "indices"), {
         count: launch(segments),
         buffers: [x, out],
         params: { count, inner, chunks },
@@ -121,7 +140,7 @@ function arg(
     let keys = client.empty(segments * chunks, "u32", { stream });
     let indices = client.empty(segments * chunks, "u32", { stream });
     try {
-      client.execute(kernel("values", "partials"), {
+      launchOn(client, kernel("values", "partials"), {
         count: launch(segments * chunks),
         buffers: [x, keys, indices],
         params: { count, inner, chunks },
@@ -131,7 +150,7 @@ function arg(
         const next = Math.ceil(left / ARG_CHUNK);
         const params = { count: left, inner: 1, chunks: next };
         if (next === 1) {
-          client.execute(kernel("partials", "indices"), {
+          launchOn(client, kernel("partials", "indices"), {
             count: launch(segments),
             buffers: [keys, indices, out],
             params,
@@ -141,7 +160,7 @@ function arg(
         }
         const nextKeys = client.empty(segments * next, "u32", { stream });
         const nextIndices = client.empty(segments * next, "u32", { stream });
-        client.execute(kernel("partials", "partials"), {
+        launchOn(client, kernel("partials", "partials"), {
           count: launch(segments * next),
           buffers: [keys, indices, nextKeys, nextIndices],
           params,

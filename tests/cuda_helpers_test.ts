@@ -1,0 +1,86 @@
+/**
+ * The helpers on CUDA (#28): `elementwise`, `reduce`, `reduction` and `dot` run on a CUDA client
+ * from the same call as on WebGPU, their CUDA C generated from the same specification, compiled by
+ * NVIDIA's NVRTC and executed by the simulated driver's PTX interpreter, against the same CPU
+ * references as tests/webgpu_helpers_test.ts (tests/_helper_cases.ts), at small sizes.
+ */
+import assert from "node:assert/strict";
+import { elementwise, reduce, reduction } from "../mod.ts";
+import { helperSteps } from "./_helper_cases.ts";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
+
+Deno.test({
+  name: nvrtcName("helpers on CUDA: the WebGPU helper cases, run on the simulated device"),
+  ignore: nvrtcSkip !== undefined,
+  async fn(t) {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    await helperSteps(t, client, [[3, 4], [1, 1000], [257, 3], [4100, 2]]);
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("helpers on CUDA: integer types, WGSL built-ins in expressions, bad input"),
+  ignore: nvrtcSkip !== undefined,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const n = 1000;
+    const mix = elementwise({
+      inputs: { a: "i32", b: "u32" },
+      params: { k: "i32", f: "f32" },
+      output: "i32",
+      expression: "select(a * k, i32(b) - 3i, a < 0) + i32(f32(b) * f) + clamp(a, -2i, 2i)",
+    });
+    const a = Int32Array.from({ length: n }, (_, i) => (i % 13) - 6);
+    const b = Uint32Array.from({ length: n }, (_, i) => i * 7);
+    using ha = client.createWithData(a);
+    using hb = client.createWithData(b);
+    using out = mix.run(client, { a: ha, b: hb }, { params: { k: -3, f: 0.5 } });
+    const expected = Array.from(
+      a,
+      (x, i) => (x < 0 ? b[i] - 3 : x * -3) + Math.trunc(b[i] * 0.5) + Math.min(Math.max(x, -2), 2),
+    );
+    assert.deepEqual([...await client.read(out)], expected);
+
+    const bits = elementwise({
+      inputs: { x: "f32" },
+      output: "u32",
+      expression: "bitcast<u32>(x) ^ 0x80000000u",
+    });
+    const x = Float32Array.from({ length: 300 }, (_, i) => i - 150.25);
+    using hx = client.createWithData(x);
+    using flipped = bits.run(client, { x: hx });
+    const words = new Uint32Array(x.buffer);
+    assert.deepEqual(
+      [...await client.read(flipped)],
+      [...words].map((w) => (w ^ 0x80000000) >>> 0),
+    );
+
+    // Integer sums wrap as u32 does; u32 max/min use the type's extremes as identities.
+    const big = Uint32Array.from({ length: 3000 }, (_, i) => 0xfff00000 + i * 977);
+    using hbig = client.createWithData(big);
+    using sum = reduce(client, hbig);
+    using top = reduce(client, hbig, { op: "max", shape: [3, 1000], axis: 1 });
+    const wrapped = big.reduce((s, v) => (s + v) >>> 0, 0);
+    assert.deepEqual([...await client.read(sum)], [wrapped]);
+    assert.deepEqual(
+      [...await client.read(top)],
+      [0, 1, 2].map((r) => Math.max(...big.subarray(r * 1000, (r + 1) * 1000))),
+    );
+    const count = reduction({
+      inputs: { v: "i32" },
+      params: { at: "i32" },
+      output: "u32",
+      map: "select(0u, 1u, v >= at)",
+      combine: "a + b",
+      identity: "0u",
+    });
+    using counted = count.run(client, { v: ha }, { params: { at: 2 } });
+    assert.deepEqual([...await client.read(counted)], [a.filter((v) => v >= 2).length]);
+    assert.throws(() => mix.run(client, { a: ha }), RangeError);
+    assert.throws(() => mix.run(client, { a: ha, b: hx }), TypeError);
+    assert.throws(() => mix.run(client, { a: ha, b: hb }, { params: { k: 1 } }), RangeError);
+  },
+});
