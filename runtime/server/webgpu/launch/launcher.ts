@@ -274,7 +274,14 @@ export class Launcher {
         name,
         "buffers",
         `has ${plural(buffers.length, "handle")}, but the WGSL declares ` +
-          `${plural(storage.length, "storage or texture binding")} ` +
+          `${
+            plural(
+              storage.length,
+              storage.some((b) => b.space === "texture")
+                ? "storage or texture binding"
+                : "storage binding",
+            )
+          } ` +
           `(${storage.map((b) => b.name).join(", ") || "none"})`,
       );
     }
