@@ -50,6 +50,7 @@ export type * from "./runtime/stream/wait_recorder.ts";
 export * from "./runtime/server/server.ts";
 export type * from "./runtime/server/backend_descriptor.ts";
 export type * from "./runtime/server/texture_server.ts";
+export type { TextureArray } from "./runtime/client/textures/_textures.ts";
 export {
   type AnyBackend,
   backendNames,

@@ -279,6 +279,7 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
     stream: StreamId,
     label: string,
   ): Promise<Disposable>;
+  /** Optional. Replays a graph of {@linkcode captureGraph} on `stream` (see there). */
   replayGraph?(graph: Disposable, stream: StreamId, params?: KernelParams): void;
   /** Submits the stream's queued work to the device. */
   flush(stream: StreamId): void;

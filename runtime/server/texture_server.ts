@@ -50,13 +50,25 @@ export interface TextureDescriptor {
  * ```
  */
 export interface SamplerDescriptor {
-  /** @default {"clamp-to-edge"} */
+  /**
+   * How coordinates outside [0, 1] wrap along u.
+   * @default {"clamp-to-edge"}
+   */
   readonly addressModeU?: "clamp-to-edge" | "repeat" | "mirror-repeat";
-  /** @default {"clamp-to-edge"} */
+  /**
+   * How coordinates outside [0, 1] wrap along v.
+   * @default {"clamp-to-edge"}
+   */
   readonly addressModeV?: "clamp-to-edge" | "repeat" | "mirror-repeat";
-  /** @default {"nearest"} */
+  /**
+   * Filtering when a texel covers more than a pixel.
+   * @default {"nearest"}
+   */
   readonly magFilter?: "nearest" | "linear";
-  /** @default {"nearest"} */
+  /**
+   * Filtering when a texel covers less than a pixel.
+   * @default {"nearest"}
+   */
   readonly minFilter?: "nearest" | "linear";
   /** For `sampler_comparison` bindings. @default {undefined} */
   readonly compare?:

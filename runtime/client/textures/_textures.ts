@@ -28,7 +28,16 @@ const ARRAYS = {
   f32: [Float32Array],
 } as const;
 
-/** The host array a texture of `format` reads back as. */
+/**
+ * The host array a texture reads back as, by format: `Uint8Array` for `rgba8unorm`,
+ * `Float32Array` for `r32float` and `rgba32float`, `Uint32Array` for `r32uint`...
+ *
+ * @example
+ * ```ts ignore
+ * import type { TextureArray } from "@gpucompute/runtime/backend";
+ * const texels = (a: TextureArray) => a.length;
+ * ```
+ */
 export type TextureArray =
   | Uint8Array
   | Int8Array

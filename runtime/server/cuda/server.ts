@@ -281,7 +281,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     launches: readonly KernelLaunch<CudaKernel>[],
     stream: StreamId,
     label: string,
-  ): Promise<CudaGraph> {
+  ): Promise<Disposable> {
     this.#assertUsable(stream);
     return Promise.resolve(captureCudaGraph(this.#parts.launcher, launches, label));
   }

@@ -281,7 +281,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     launches: readonly KernelLaunch<WgslKernel>[],
     stream: StreamId,
     label: string,
-  ): Promise<WebGpuGraph> {
+  ): Promise<Disposable> {
     this.#assertUsable(stream);
     return this.#parts.awaitDevice(captureGraph(this.#parts, launches, stream, label));
   }
