@@ -45,6 +45,7 @@ const CUDA = [
   "cudaBackend",
   "libraryCandidates",
   "listCudaDevices",
+  "lowerPtxIsa",
 ];
 Deno.test("the trace entry point exports the two trace writers", () => {
   deepEqual(Object.keys(trace).sort(), ["renderTraceSvg", "toChromeTrace"]);

@@ -96,3 +96,33 @@ export function describeMismatch(
   const arch = `sm_${device.join("")}`;
   return `the module is ${needs}${target ? ` for ${target}` : ""}; ${driver}, on an ${arch} device`;
 }
+
+/**
+ * PTX text with its `.version` lowered to `isa` (`"7.0"`), for a driver older than the toolkit
+ * that wrote it (nvcc 13 writes ISA 9.0, which drivers before r580 refuse even for code that
+ * older ISAs have). Only the header changes: the driver's JIT still checks every instruction
+ * against the lowered ISA, so PTX that needs something newer fails to load (a `COMPILATION`
+ * error with the JIT's log), never runs differently. A module already at or below `isa` comes
+ * back unchanged. The project's own kernels ship lowered this way (`deno task ptx`, which also
+ * checks with ptxas that each module assembles at the lowered ISA).
+ *
+ * @example Load nvcc 13's PTX on a CUDA 12.2 (r535) driver
+ * ```ts ignore
+ * import { lowerPtxIsa } from "@gpucompute/runtime/cuda";
+ * const ptx = lowerPtxIsa(await Deno.readTextFile("saxpy.ptx"), "8.0");
+ * cuda.execute({ ptx }, { threads: n, buffers: [x, y], params: { a: 2, n } });
+ * ```
+ */
+export function lowerPtxIsa(ptx: string, isa: string): string {
+  if (typeof ptx !== "string") throw new TypeError(`ptx must be a string, got ${typeof ptx}`);
+  const wanted = /^(\d)\.(\d)$/.exec(String(isa));
+  if (wanted === null) {
+    throw new TypeError(`isa must be a PTX ISA version such as "7.0", got ${JSON.stringify(isa)}`);
+  }
+  const target = Number(wanted[1]) * 10 + Number(wanted[2]);
+  if (target < 60) throw new RangeError(`isa must be 6.0 or newer, got ${isa}`);
+  const { isa: current } = ptxHeader(ptx);
+  if (current === undefined) throw new TypeError("ptx has no .version directive");
+  if (current <= target) return ptx;
+  return ptx.replace(/\.version\s+\d+\.\d+/, `.version ${isaName(target)}`);
+}

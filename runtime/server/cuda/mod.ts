@@ -37,3 +37,4 @@ export {
   CudaTimelineSignal,
 } from "../../../sync/cuda_signal.ts";
 export { cudaBackend } from "./backend.ts";
+export { lowerPtxIsa } from "./_ptx_version.ts";

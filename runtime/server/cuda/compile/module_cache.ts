@@ -246,7 +246,8 @@ export class ModuleCache {
       throw loadError({
         ...failure,
         note: `give the kernel's CUDA C as \`source\` too (NVRTC then compiles it for this ` +
-          `driver), or PTX of .version ${max} or lower`,
+          `driver), or PTX of .version ${max} or lower (lowerPtxIsa(ptx, "${max}") of ./cuda ` +
+          `lowers the header; the JIT then refuses anything the older ISA lacks)`,
       });
     }
     try {
