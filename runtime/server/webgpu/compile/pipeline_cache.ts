@@ -15,7 +15,7 @@
  * @module
  */
 
-import { CompilationError } from "../../../core/errors.ts";
+import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { foldKernel } from "./_fold.ts";
 import {
@@ -266,6 +266,19 @@ function sameProgram(a: Program, b: WgslKernel): boolean {
 function checkKernel(kernel: WgslKernel): void {
   if (typeof kernel !== "object" || kernel === null) {
     throw new TypeError("kernel must be an object");
+  }
+  const ptx = (kernel as { ptx?: unknown }).ptx;
+  if (
+    typeof ptx === "string" ||
+    (typeof kernel.source === "string" && /__global__/.test(kernel.source) &&
+      !/@compute\b/.test(kernel.source))
+  ) {
+    throw new KernelArgumentError(
+      kernel.id ?? kernel.entryPoint ?? "kernel",
+      "kernel",
+      `is a CUDA kernel (${typeof ptx === "string" ? "PTX" : "CUDA C"}): the WebGPU backend ` +
+        "runs WGSL ({ source } with a @compute function); run it on a CUDA client",
+    );
   }
   if (typeof kernel.source !== "string") throw new TypeError("kernel.source must be a string");
   for (const field of ["id", "entryPoint"] as const) {
