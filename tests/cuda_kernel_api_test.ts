@@ -218,3 +218,32 @@ extern "C" __global__ void dbl(float* v, unsigned n) {
     assert.deepEqual([...await client.read(v)], [3, 3, 2]);
   },
 });
+
+Deno.test("after a kernel faults, every refusal carries the fault: StreamUnhealthyError has it as cause", async () => {
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  using data = client.createWithData(new Uint32Array(16));
+  // A 4-byte load 2 bytes into the buffer: MISALIGNED_ADDRESS (sticky).
+  const ptx = ".version 7.0\n.target sm_75\n.address_size 64\n" +
+    ".visible .entry misaligned(.param .u64 p)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n" +
+    "\tld.param.u64 %rd1, [p];\n\tld.global.u32 %r1, [%rd1+2];\n\tret;\n}\n";
+  client.execute({ ptx }, { threads: 1, buffers: [data] });
+  const faultOf = (error: unknown): unknown =>
+    error instanceof Error && error.name === "StreamUnhealthyError" ? error.cause : error;
+  for (let i = 0; i < 3; i++) {
+    const error = await client.read(data).then(() => undefined, (e) => e);
+    assert.ok(error instanceof Error, `read ${i} rejects`);
+    assert.match(
+      String((faultOf(error) as Error)?.message),
+      /MISALIGNED_ADDRESS/,
+      `read ${i}: ${error}`,
+    );
+  }
+  const refused = (() => {
+    try {
+      client.execute({ ptx }, { threads: 1, buffers: [data] });
+    } catch (error) {
+      return error;
+    }
+  })();
+  assert.match(String((faultOf(refused) as Error)?.message), /MISALIGNED_ADDRESS/);
+});

@@ -195,7 +195,7 @@ export class MultiStream<S, E> {
     }
     const state = this.#pool.getIndex(index);
     if (options.enforceHealthy && !this.#backend.isHealthy(state.stream)) {
-      throw new StreamUnhealthyError(stream);
+      throw unhealthy(stream, this.#backend.unhealthyCause?.(state.stream));
     }
     const readOnly = options.readOnly ?? NO_READS;
     const waits = this.requiredWaits(stream, list, readOnly);
@@ -373,4 +373,14 @@ export class MultiStream<S, E> {
       this.waits?.waited(stream, other);
     }
   }
+}
+
+/** `STREAM_UNHEALTHY` for a stream the backend reports unhealthy, with the fault as `cause`. */
+export function unhealthy(stream: StreamId, cause: Error | undefined): StreamUnhealthyError {
+  if (cause === undefined) return new StreamUnhealthyError(stream);
+  return new StreamUnhealthyError(stream, {
+    cause,
+    message:
+      `Stream ${stream} is unhealthy: an earlier error on it refuses new work (${cause.message})`,
+  });
 }
