@@ -73,10 +73,16 @@ Deno.test("malformed launches and kernels are refused before anything is enqueue
       TypeError,
     ],
     ["bogus mode", { mode: "fast" }, RangeError],
-    ["named params", { params: { n: 4 } }, ComputeError, "UNSUPPORTED"],
+    // With bufferLengths (the internal layout), params have no parameter to go to.
     [
-      "kernel without blockSize",
-      { kernel: { ...CUDA_KERNELS.incrementU32, blockSize: undefined } },
+      "named params with the internal layout",
+      { params: { n: 4 } },
+      ComputeError,
+      "KERNEL_ARGUMENT",
+    ],
+    [
+      "blockSize not [x, y, z]",
+      { kernel: { ...CUDA_KERNELS.incrementU32, blockSize: [256] } },
       TypeError,
     ],
     [

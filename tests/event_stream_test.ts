@@ -589,3 +589,17 @@ Deno.test("refused resolves leave the multi-stream unchanged and usable", async 
     await ms.drain();
   });
 });
+
+Deno.test("read-only uses (CUDA's const T*) wait for other streams' writes, not their reads", () => {
+  const ms = new MultiStream(instantBackend, { maxStreams: MAX_STREAMS });
+  using h = handle(0);
+  const ref = h.ref();
+  ms.order(0, [ref]).finish(); // created and written on stream 0
+  ms.order(1, [ref], { readOnly: [0] }).finish(); // stream 1 reads (waits on 0's write)
+  // Stream 2 reads too: it waits on stream 0's write, not on stream 1's read.
+  assert.deepEqual(ms.requiredWaits(2, [ref], [0]), syncs([ref, 0]));
+  // A write on stream 2 waits on the read of stream 1 as well (write after read).
+  assert.deepEqual(ms.requiredWaits(2, [ref]), syncs([ref, 0], [ref, 1]));
+  ms.order(1, [ref]).finish(); // stream 1 now writes it
+  assert.deepEqual(ms.requiredWaits(2, [ref], [0]), syncs([ref, 0], [ref, 1]));
+});

@@ -12,6 +12,7 @@
  */
 
 import type { SlicePin, SliceRecord } from "../core/handles/slice_record.ts";
+import { NO_READS, SliceUses } from "./_slice_uses.ts";
 import { type ComputeError, OrderInProgressError, StreamUnhealthyError } from "../core/errors.ts";
 import type { HandleRef } from "../core/handles/handle_ref.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
@@ -24,42 +25,12 @@ import type { EventStreamBackend } from "./event_backend.ts";
 import { StreamErrors } from "./stream_errors.ts";
 import { errorList, joinErrors } from "../core/_join_errors.ts";
 import type { WaitRecorder } from "./wait_recorder.ts";
+import type { MultiStreamOptions, OrderOptions, RequiredWaits } from "./event_options.ts";
 
 export { OrderedStream };
 export type { EventStreamBackend };
 export type { GcPayload } from "./_gc_loop.ts";
-
-/** Options of {@linkcode MultiStream}. */
-export interface MultiStreamOptions {
-  /** Number of streams; stream ids map onto them modulo this. */
-  maxStreams: number;
-  /**
-   * Logger of the `stream` category.
-   * @default {runtimeLogger("stream")}
-   */
-  logger?: Logger;
-  /**
-   * GC tasks that may be pending before `finish` blocks on the oldest (back-pressure).
-   * @default {8}
-   */
-  maxPendingGc?: number;
-}
-
-/** Options of {@linkcode MultiStream.order}. */
-export interface OrderOptions {
-  /**
-   * Refuse with `STREAM_UNHEALTHY` when the backend reports the stream unhealthy. A stream left
-   * unhealthy by a failed GC wait is refused whatever this says.
-   * @default {false}
-   */
-  enforceHealthy?: boolean;
-}
-
-/**
- * Which stream indices a stream must wait on before using some refs, each with the memory that
- * makes the wait necessary (records without duplicates).
- */
-export type RequiredWaits = ReadonlyMap<number, readonly SliceRecord[]>;
+export type { MultiStreamOptions, OrderOptions, RequiredWaits };
 
 /** @internal A backend stream with its synchronization state. */
 export interface EventStreamState<S> {
@@ -96,8 +67,8 @@ export class MultiStream<S, E> {
   readonly #logger: Logger;
   readonly #gc: GcLoop<E>;
   readonly #owner: OrderOwner<S>;
-  /** Per memory, the latest cursor at which each stream index used it. */
-  readonly #uses = new WeakMap<SliceRecord, Map<number, number>>();
+  /** Per memory, the latest cursor at which each stream index used it, and wrote it. */
+  readonly #uses = new SliceUses();
   /** Stream indices left unhealthy by a failed GC wait, with the failure. */
   readonly #unhealthy = new Map<number, ComputeError>();
   /** Payloads of a `finish` whose flush threw, per stream index. */
@@ -224,9 +195,10 @@ export class MultiStream<S, E> {
     }
     const state = this.#pool.getIndex(index);
     if (options.enforceHealthy && !this.#backend.isHealthy(state.stream)) {
-      throw new StreamUnhealthyError(stream);
+      throw unhealthy(stream, this.#backend.unhealthyCause?.(state.stream));
     }
-    const waits = this.requiredWaits(stream, list);
+    const readOnly = options.readOnly ?? NO_READS;
+    const waits = this.requiredWaits(stream, list, readOnly);
     for (const other of waits.keys()) {
       const cause = this.#unhealthy.get(other);
       if (cause === undefined) continue;
@@ -239,11 +211,10 @@ export class MultiStream<S, E> {
     this.#waitOn(stream, waits);
     const cursor = ++state.cursor;
     const pins: SlicePin[] = [];
-    for (const ref of list) {
+    for (let i = 0; i < list.length; i++) {
+      const ref = list[i];
       const record = ref.slice.record;
-      let uses = this.#uses.get(record);
-      if (uses === undefined) this.#uses.set(record, uses = new Map());
-      uses.set(index, cursor);
+      this.#uses.record(record, index, cursor, readOnly.includes(i));
       if (this.#pool.streamIndex(ref.stream) !== index) pins.push(record.pin());
     }
     const ordered = new OrderedStream<S, E>(this.#owner, { id: stream, index, cursor, pins });
@@ -254,10 +225,14 @@ export class MultiStream<S, E> {
   /**
    * Which stream indices `stream` must wait on before using `refs`, with the memory that makes
    * each wait necessary: the stream that created a ref and every stream that used it, when that
-   * happened after `stream` last waited on it. Changes no state. (CubeCL:
-   * `update_shared_bindings`.)
+   * happened after `stream` last waited on it; for the refs at `readOnly` (indices), only the
+   * other streams' writes. Changes no state. (CubeCL: `update_shared_bindings`.)
    */
-  requiredWaits(stream: StreamId, refs: Iterable<HandleRef>): RequiredWaits {
+  requiredWaits(
+    stream: StreamId,
+    refs: Iterable<HandleRef>,
+    readOnly: readonly number[] = NO_READS,
+  ): RequiredWaits {
     const index = this.#pool.streamIndex(stream);
     const current = this.#pool.getIndex(index);
     const waits = new Map<number, SliceRecord[]>();
@@ -273,14 +248,16 @@ export class MultiStream<S, E> {
       if (records === undefined) waits.set(other, [record]);
       else if (!records.includes(record)) records.push(record);
     };
+    let i = 0;
     for (const ref of refs) {
       const record = ref.slice.record;
+      const read = readOnly.includes(i++);
       const creator = this.#pool.streamIndex(ref.stream);
       if (creator !== index) {
         const cursor = this.#backend.handleCursor(this.#pool.getIndex(creator).stream, ref);
         check(record, creator, cursor, "created");
       }
-      for (const [user, cursor] of this.#uses.get(record) ?? []) {
+      for (const [user, cursor] of this.#uses.of(record, read)) {
         if (user !== index) check(record, user, cursor, "used");
       }
     }
@@ -396,4 +373,14 @@ export class MultiStream<S, E> {
       this.waits?.waited(stream, other);
     }
   }
+}
+
+/** `STREAM_UNHEALTHY` for a stream the backend reports unhealthy, with the fault as `cause`. */
+export function unhealthy(stream: StreamId, cause: Error | undefined): StreamUnhealthyError {
+  if (cause === undefined) return new StreamUnhealthyError(stream);
+  return new StreamUnhealthyError(stream, {
+    cause,
+    message:
+      `Stream ${stream} is unhealthy: an earlier error on it refuses new work (${cause.message})`,
+  });
 }

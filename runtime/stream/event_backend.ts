@@ -31,6 +31,11 @@ export interface EventStreamBackend<S, E> {
   handleCursor(stream: S, ref: HandleRef): number;
   /** Whether the stream accepts new work. */
   isHealthy(stream: S): boolean;
+  /**
+   * Why an unhealthy stream refuses work (the fault that made it so), kept as the `cause` of
+   * its `STREAM_UNHEALTHY` errors. Optional.
+   */
+  unhealthyCause?(stream: S): Error | undefined;
   /** Submits the stream's pending work and returns an event completed when that work is done. */
   flush(stream: S): E;
   /** Makes the stream wait (on the device) for the event before running later work. */

@@ -1,10 +1,14 @@
 /**
  * The kernel type of the CUDA backend and the shipped kernels.
  *
- * A {@linkcode CudaKernel} is PTX text, CUDA C for the optional NVRTC, or both, and an entry
- * point. Its parameters follow one ABI (see `launch/launcher.ts`): a pointer per buffer binding in order;
- * with `bufferLengths`, a `u32` byte length per buffer; the metadata words as `u32`s; then the
- * scalars, type by type in insertion order, each value by value. The PTX runs on any
+ * A {@linkcode CudaKernel} is PTX text (`{ ptx }`), CUDA C for NVRTC (`{ source }`), or both.
+ * The entry point is the module's only `extern "C"` `__global__` function (or `.entry`) unless
+ * named; the block size defaults to 256 threads (fewer under `__launch_bounds__`). A launch passes
+ * `buffers` to the pointer parameters in order and `params` to the scalar ones, by name (CUDA C)
+ * or by position (PTX), each checked against its declared type (`launch/_params.ts`). Generated
+ * kernels may use the internal layout instead (metadata and scalars, `./backend`): a pointer per
+ * buffer; with `bufferLengths`, a `u32` byte length per buffer; the metadata words as `u32`s;
+ * then the scalars, type by type in insertion order. The PTX runs on any
  * driver that accepts its version and target: the shipped PTX is `.target sm_75` at PTX ISA 7.0
  * (`deno task ptx` lowers nvcc's `.version` and checks the result with ptxas), so drivers from
  * r450 (CUDA 11.0) load it; the shipped kernels carry their CUDA C too, for NVRTC on a driver
@@ -17,13 +21,17 @@ import type { KernelMetadata } from "../../core/kernel.ts";
 import { PTX_MODULES } from "./kernels/ptx.ts";
 
 /**
- * A CUDA kernel given as PTX.
+ * A CUDA kernel: CUDA C (compiled by NVRTC) or PTX.
  *
- * @example
+ * @example SAXPY in CUDA C: `execute(saxpy, { threads: n, buffers: [x, y], params: { a, n } })`
  * ```ts
- * import { CUDA_KERNELS, type CudaKernel } from "@gpucompute/runtime/cuda";
- * const fill: CudaKernel = CUDA_KERNELS.fillF32;
- * console.log(fill.entryPoint, fill.blockSize); // fill_f32 [ 256, 1, 1 ]
+ * import type { CudaKernel } from "@gpucompute/runtime/cuda";
+ * const saxpy: CudaKernel = {
+ *   source: `extern "C" __global__ void saxpy(const float* x, float* y, float a, unsigned n) {
+ *   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+ *   if (i < n) y[i] = a * x[i] + y[i];
+ * }`,
+ * };
  * ```
  */
 export interface CudaKernel extends KernelMetadata {
@@ -42,10 +50,16 @@ export interface CudaKernel extends KernelMetadata {
    * binary for the device.
    */
   readonly source?: string;
-  /** The `.entry` to launch (an `extern "C"` name). */
-  readonly entryPoint: string;
-  /** Threads per block (the cube dimension). */
-  readonly blockSize: readonly [number, number, number];
+  /**
+   * The `.entry` to launch (an `extern "C"` name); required only when the module has several.
+   * @default {the module's only entry point}
+   */
+  readonly entryPoint?: string;
+  /**
+   * Threads per block (the cube dimension).
+   * @default {[256, 1, 1], or fewer under __launch_bounds__ / .maxntid or the device's limit}
+   */
+  readonly blockSize?: readonly [number, number, number];
   /**
    * Pass each buffer's byte length (`u32`) after the pointers.
    * @default {false}
@@ -60,12 +74,29 @@ export interface CudaKernel extends KernelMetadata {
   readonly sharedMemoryBytes?: number;
 }
 
+/**
+ * A shipped kernel: a {@linkcode CudaKernel} whose entry point and block size are given.
+ *
+ * @example
+ * ```ts
+ * import { CUDA_KERNELS, type ShippedCudaKernel } from "@gpucompute/runtime/cuda";
+ * const fill: ShippedCudaKernel = CUDA_KERNELS.fillF32;
+ * console.log(fill.entryPoint, fill.blockSize); // fill_f32 [ 256, 1, 1 ]
+ * ```
+ */
+export interface ShippedCudaKernel extends CudaKernel {
+  /** The `.entry` to launch. */
+  readonly entryPoint: string;
+  /** Threads per block. */
+  readonly blockSize: readonly [number, number, number];
+}
+
 const shipped = (
   id: string,
   module: string,
   blockSize: readonly [number, number, number] = [256, 1, 1],
   bufferLengths = false,
-): CudaKernel => ({
+): ShippedCudaKernel => ({
   id: `cuda.${id}`,
   ptx: PTX_MODULES[module].ptx,
   source: PTX_MODULES[module].source,
@@ -94,27 +125,27 @@ const shipped = (
  */
 export const CUDA_KERNELS: {
   /** `fill_f32(out, n, value: f32)`. */
-  readonly fillF32: CudaKernel;
+  readonly fillF32: ShippedCudaKernel;
   /** `fill_u32(out, n, value: u32)`. */
-  readonly fillU32: CudaKernel;
+  readonly fillU32: ShippedCudaKernel;
   /** `add_f32(a, b, out, n)`. */
-  readonly addF32: CudaKernel;
+  readonly addF32: ShippedCudaKernel;
   /** `scale_add_f32(a, b, out, n, s: f32)`: `out = a * s + b`. */
-  readonly scaleAddF32: CudaKernel;
+  readonly scaleAddF32: ShippedCudaKernel;
   /** `copy_u32(src, dst, n)`. */
-  readonly copyU32: CudaKernel;
+  readonly copyU32: ShippedCudaKernel;
   /** `scale_f32(v, n, s: f32)`: `v *= s`. */
-  readonly scaleF32: CudaKernel;
+  readonly scaleF32: ShippedCudaKernel;
   /** `increment_u32(a, bytes)` with buffer lengths: `a[i] += 1` over the whole buffer. */
-  readonly incrementU32: CudaKernel;
+  readonly incrementU32: ShippedCudaKernel;
   /** `slow_f32(v, n, micros: u32)`: sleeps about `micros` µs, then `v += 1` (tests). */
-  readonly slowF32: CudaKernel;
+  readonly slowF32: ShippedCudaKernel;
   /** `sum_f32(in, partial, n)`: one tree sum per 256-thread block. */
-  readonly sumF32: CudaKernel;
+  readonly sumF32: ShippedCudaKernel;
   /** `matmul_f32(a, b, c, m, k, n)` (metadata `[m, k, n]`), 16 x 16 blocks. */
-  readonly matmulF32: CudaKernel;
+  readonly matmulF32: ShippedCudaKernel;
   /** `matmul_tiled_f32(a, b, c, m, k, n)`, shared-memory tiles, 16 x 16 blocks. */
-  readonly matmulTiledF32: CudaKernel;
+  readonly matmulTiledF32: ShippedCudaKernel;
 } = {
   fillF32: shipped("fill_f32", "elementwise"),
   fillU32: shipped("fill_u32", "elementwise"),
@@ -129,7 +160,18 @@ export const CUDA_KERNELS: {
   matmulTiledF32: shipped("matmul_tiled_f32", "matmul", [16, 16, 1]),
 };
 
-/** The name of a kernel in messages: its id, else its entry point. */
+const inferred = new WeakMap<CudaKernel, string>();
+
+/** The name of a kernel in messages: its id, else its entry point (the first one declared). */
 export function kernelName(kernel: CudaKernel): string {
-  return kernel.id ?? kernel.entryPoint;
+  const named = kernel.id ?? kernel.entryPoint;
+  if (named !== undefined) return named;
+  let name = inferred.get(kernel);
+  if (name === undefined) {
+    const text = typeof kernel.source === "string" ? kernel.source : String(kernel.ptx ?? "");
+    const match = /__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)/.exec(text) ??
+      /\.entry\s+([\w$]+)/.exec(text);
+    inferred.set(kernel, name = match?.[1] ?? "cuda kernel");
+  }
+  return name;
 }

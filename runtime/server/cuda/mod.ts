@@ -19,8 +19,13 @@
 export { CudaServer, type CudaServerOptions, type CudaServerStats } from "./server.ts";
 export { CudaDevice, type CudaDeviceAttributes, type CudaDeviceOptions } from "./device.ts";
 export { type CudaDeviceInfo, listCudaDevices } from "./devices.ts";
-export { CUDA_KERNELS, type CudaKernel } from "./kernel.ts";
-export { ModuleCache, type ModuleCacheOptions } from "./compile/module_cache.ts";
+export { CUDA_KERNELS, type CudaKernel, type ShippedCudaKernel } from "./kernel.ts";
+export {
+  ModuleCache,
+  type ModuleCacheOptions,
+  type ResolvedKernel,
+} from "./compile/module_cache.ts";
+export type { KernelParam, KernelSignature } from "./compile/signature.ts";
 export {
   CUDA_LIBRARY_ENV,
   CUDA_SYMBOLS,

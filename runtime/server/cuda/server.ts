@@ -14,7 +14,8 @@ import {
   contiguousStrides,
   type CopyDescriptor,
 } from "../../core/allocation.ts";
-import { DestroyedError, StreamUnhealthyError } from "../../core/errors.ts";
+import { DestroyedError } from "../../core/errors.ts";
+import { unhealthy } from "../../stream/event.ts";
 import { failMark } from "../shared/_fail_mark.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
@@ -271,8 +272,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
     const prepared = this.#parts.launcher.prepare(kernelLaunch);
-    const healthy = this.#parts.backend.isHealthy(this.#parts.streams.stream(stream));
-    if (!healthy) throw new StreamUnhealthyError(stream);
+    const backend = this.#parts.backend, cudaStream = this.#parts.streams.stream(stream);
+    if (!backend.isHealthy(cudaStream)) throw unhealthy(stream, backend.unhealthyCause(cudaStream));
     this.#parts.launcher.enqueue(prepared, stream);
   }
 

@@ -26,6 +26,15 @@ import { kernelName } from "../kernel.ts";
 import { cudaVersionName, isaName, maxPtxIsa } from "../_ptx_version.ts";
 import { isMismatch, type Loaded, loadError, loadModule } from "./_module_load.ts";
 import type { CudaKernel } from "../kernel.ts";
+import { cudaSignatures, type KernelSignature, pickSignature, ptxSignatures } from "./signature.ts";
+
+/** What a kernel's text says of it: its entry point and that entry's signature. */
+export interface ResolvedKernel {
+  /** The entry point: the kernel's own, or the module's only one. */
+  readonly entryPoint: string;
+  /** Its parameters (from the CUDA C when given, else the PTX), when they could be read. */
+  readonly signature: KernelSignature | undefined;
+}
 
 const CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
@@ -43,8 +52,9 @@ interface Program {
 interface Seen {
   readonly ptx?: string;
   readonly source?: string;
-  readonly entryPoint: string;
+  readonly entryPoint?: string;
   readonly program: Program;
+  readonly resolved: ResolvedKernel;
 }
 
 /**
@@ -158,9 +168,18 @@ export class ModuleCache {
   signature(kernel: CudaKernel): readonly number[] | undefined {
     const program = this.#program(kernel);
     if (program.signature === undefined) {
-      program.signature = { sizes: ptxParamSizes(this.ptx(kernel), kernel.entryPoint) };
+      const entry = this.resolve(kernel).entryPoint;
+      program.signature = { sizes: ptxParamSizes(this.ptx(kernel), entry) };
     }
     return program.signature.sizes;
+  }
+
+  /**
+   * The kernel's entry point (inferred when the module has one) and its signature; a
+   * `TypeError` when no entry point is given and the module has none or several.
+   */
+  resolve(kernel: CudaKernel): ResolvedKernel {
+    return this.#seenOf(kernel).resolved;
   }
 
   /** Unloads every module. */
@@ -172,19 +191,26 @@ export class ModuleCache {
   }
 
   #program(kernel: CudaKernel): Program {
+    return this.#seenOf(kernel).program;
+  }
+
+  #seenOf(kernel: CudaKernel): Seen {
     const seen = this.#seen.get(kernel);
     if (
       seen !== undefined && seen.ptx === kernel.ptx && seen.source === kernel.source &&
       seen.entryPoint === kernel.entryPoint
-    ) return seen.program;
+    ) return seen;
+    const resolved = resolveKernel(kernel);
+    const entry = resolved.entryPoint;
     const key = typeof kernel.ptx === "string"
-      ? `ptx\0${kernel.entryPoint}\0${kernel.ptx}`
-      : `cu\0${kernel.entryPoint}\0${kernel.source}`;
+      ? `ptx\0${entry}\0${kernel.ptx}`
+      : `cu\0${entry}\0${kernel.source}`;
     let program = this.#programs.get(key);
     if (program === undefined) this.#programs.set(key, program = {});
     const { ptx, source, entryPoint } = kernel;
-    this.#seen.set(kernel, { ptx, source, entryPoint, program });
-    return program;
+    const fresh = { ptx, source, entryPoint, program, resolved };
+    this.#seen.set(kernel, fresh);
+    return fresh;
   }
 
   #compile(kernel: CudaKernel): { ptx: string; nvrtc: Nvrtc } {
@@ -210,10 +236,11 @@ export class ModuleCache {
       ? this.#loadPtx(kernel)
       : this.#loadSource(kernel, undefined);
     const { symbols, out64, out32 } = this.#driver;
-    const name = new TextEncoder().encode(kernel.entryPoint + "\0");
+    const entry = this.resolve(kernel).entryPoint;
+    const name = new TextEncoder().encode(entry + "\0");
     const result = symbols.cuModuleGetFunction(out64, module, name);
     if (result !== CUDA_SUCCESS) {
-      const cause = this.#driver.error(result, `cuModuleGetFunction(${kernel.entryPoint})`);
+      const cause = this.#driver.error(result, `cuModuleGetFunction(${entry})`);
       throw new CompilationError(kernelName(kernel), cause.message, undefined, { cause });
     }
     const fn = this.#driver.pointerAt();
@@ -325,4 +352,27 @@ function ptxParamSizes(ptx: string, entry: string): number[] | undefined {
   return [...ptx.slice(start, end).matchAll(params)].map((m) =>
     Number(m[1]) / 8 * (m[2] === undefined ? 1 : Number(m[2]))
   );
+}
+
+/** The entry point and signature of a kernel, read from its CUDA C (preferred) or PTX. */
+function resolveKernel(kernel: CudaKernel): ResolvedKernel {
+  const given = kernel.entryPoint;
+  const fromSource = typeof kernel.source === "string" ? cudaSignatures(kernel.source) : [];
+  const fromPtx = typeof kernel.ptx === "string" ? ptxSignatures(kernel.ptx) : [];
+  const all = typeof kernel.source === "string" && (fromSource.length > 0 || fromPtx.length === 0)
+    ? fromSource
+    : fromPtx;
+  const signature = pickSignature(fromSource, given) ??
+    (typeof kernel.ptx === "string" ? pickSignature(fromPtx, given) : undefined);
+  if (given !== undefined) return { entryPoint: given, signature };
+  if (signature === undefined) {
+    const what = all === fromSource ? 'extern "C" __global__ functions' : ".entry functions";
+    const names = all.map((s) => s.name);
+    throw new TypeError(
+      `Kernel '${kernelName(kernel)}' declares ${names.length} ${what}` +
+        (names.length === 0 ? "" : ` (${names.join(", ")})`) +
+        `: give kernel.entryPoint to say which to run`,
+    );
+  }
+  return { entryPoint: signature.name, signature };
 }

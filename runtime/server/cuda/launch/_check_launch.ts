@@ -6,7 +6,7 @@
  * @module
  */
 
-import { UnsupportedError } from "../../../core/errors.ts";
+import { KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
 import { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { KernelArguments } from "../../../core/kernel_arguments.ts";
 import { CubeCount } from "../../../core/cube_count.ts";
@@ -44,12 +44,6 @@ function checkLaunchShape(launch: KernelLaunch<CudaKernel>): void {
 export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
   checkLaunchShape(launch);
   checkKernel(launch.kernel);
-  if (launch.params !== undefined) {
-    throw new UnsupportedError(
-      `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no named params; pass values ` +
-        `as metadata and scalars in the parameter order of the kernel`,
-    );
-  }
   if (launch.overrides !== undefined) {
     throw new UnsupportedError(
       `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no override constants (WGSL)`,
@@ -63,6 +57,9 @@ export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
   }
 }
 
+/** WGSL's marks: a compute entry point or a binding. */
+const WGSL = /@compute\b|@group\s*\(|@binding\s*\(|@workgroup_size\b/;
+
 /** Checks a kernel built by hand. */
 export function checkKernel(kernel: CudaKernel): void {
   if (typeof kernel !== "object" || kernel === null) {
@@ -71,21 +68,37 @@ export function checkKernel(kernel: CudaKernel): void {
   if (kernel.id !== undefined && typeof kernel.id !== "string") {
     throw new TypeError(`kernel.id must be a string when given, got ${describe(kernel.id)}`);
   }
-  if (typeof kernel.entryPoint !== "string" || kernel.entryPoint === "") {
+  if (
+    kernel.entryPoint !== undefined &&
+    (typeof kernel.entryPoint !== "string" || kernel.entryPoint === "")
+  ) {
     throw new TypeError(
-      `kernel.entryPoint must be a non-empty string, got ${describe(kernel.entryPoint)}`,
+      `kernel.entryPoint must be a non-empty string when given, got ${describe(kernel.entryPoint)}`,
     );
   }
   if (typeof kernel.ptx !== "string" && typeof kernel.source !== "string") {
     throw new TypeError(`Kernel '${kernelName(kernel)}' needs a ptx or a source string`);
   }
+  if (
+    typeof kernel.ptx !== "string" && WGSL.test(kernel.source!) &&
+    !/__global__/.test(kernel.source!)
+  ) {
+    throw new KernelArgumentError(
+      kernelName(kernel),
+      "kernel",
+      "is a WGSL kernel (a WebGPU kernel): the CUDA backend runs CUDA C ({ source } with an " +
+        'extern "C" __global__ function) or PTX ({ ptx }); run it on a WebGPU client',
+    );
+  }
   const size = kernel.blockSize;
-  if (!Array.isArray(size) || size.length !== 3) {
+  if (size !== undefined && (!Array.isArray(size) || size.length !== 3)) {
     throw new TypeError(
       `Kernel '${kernelName(kernel)}': blockSize must be [x, y, z], got ${describe(size)}`,
     );
   }
-  for (const n of size) assertPositiveInteger(n, `Kernel '${kernelName(kernel)}' blockSize`);
+  for (const n of size ?? []) {
+    assertPositiveInteger(n, `Kernel '${kernelName(kernel)}' blockSize`);
+  }
   if (kernel.sharedMemoryBytes !== undefined) {
     assertNonNegativeInteger(
       kernel.sharedMemoryBytes,

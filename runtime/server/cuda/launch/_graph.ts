@@ -168,10 +168,10 @@ function record(
 ): void {
   // The parameter bytes live in scratch shared by launches: recorded right after the launch's
   // own `prepare` (the driver copies them into the node).
-  const { fixed, fn, params } = prepared;
+  const { fixed, fn, params, block } = prepared;
   const grid = fixed!;
   if (grid.some((n) => n === 0)) return;
-  const [bx, by, bz] = launch.kernel.blockSize;
+  const [bx, by, bz] = block;
   driver.check(
     driver.symbols.cuLaunchKernel(
       fn,

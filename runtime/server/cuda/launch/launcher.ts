@@ -11,7 +11,6 @@
  * @module
  */
 
-import type { KernelArguments } from "../../../core/kernel_arguments.ts";
 import { TimeoutError } from "../../../core/errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { MultiStream } from "../../../stream/event.ts";
@@ -26,79 +25,13 @@ import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
 import { checkLaunch } from "./_check_launch.ts";
+import { type LaunchParams, packByLayout, packBySignature, usesLayout } from "./_params.ts";
+import { KernelArgumentError } from "../../../core/errors.ts";
 
-/** The marshalled parameters of one launch. */
-export interface LaunchParams {
-  /** Byte size of each parameter, in order. */
-  readonly sizes: readonly number[];
-  /** The `void**` array. */
-  readonly pointers: BigUint64Array;
-  /** The values the pointers point into (keep alive through the call). */
-  readonly values: ArrayBuffer;
-}
+export type { LaunchParams } from "./_params.ts";
 
-const LENGTH_LIMIT = 2 ** 32;
-
-/** Parameter buffers by slot count, reused: the driver copies the values during the call. */
-const scratch = new Map<
-  number,
-  { values: ArrayBuffer; view: DataView; pointers: BigUint64Array }
->();
-
-function buffersFor(count: number) {
-  let entry = scratch.get(count);
-  if (entry === undefined) {
-    const values = new ArrayBuffer(Math.max(8, count * 8));
-    const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(values)));
-    const pointers = new BigUint64Array(count);
-    for (let i = 0; i < count; i++) pointers[i] = base + BigInt(i * 8);
-    entry = { values, view: new DataView(values), pointers };
-    scratch.set(count, entry);
-  }
-  return entry;
-}
-
-/** Builds the parameters of `kernel` from located buffers and the launch's arguments. */
-export function marshalParams(
-  kernel: CudaKernel,
-  buffers: readonly ResourceRange<bigint>[],
-  args: KernelArguments,
-): LaunchParams {
-  const meta = args.metadata.data;
-  let count = buffers.length * (kernel.bufferLengths ? 2 : 1) + meta.length;
-  for (const scalar of args.scalars.values()) count += scalar.length;
-  const { values, view, pointers } = buffersFor(count);
-  const sizes: number[] = [];
-  for (let i = 0; i < buffers.length; i++) sizes.push(8);
-  if (kernel.bufferLengths) { for (let i = 0; i < buffers.length; i++) sizes.push(4); }
-  for (let i = 0; i < meta.length; i++) sizes.push(4);
-  let slot = 0;
-  for (const buffer of buffers) {
-    view.setBigUint64(slot++ * 8, buffer.resource + BigInt(buffer.offset), true);
-  }
-  if (kernel.bufferLengths) {
-    for (const buffer of buffers) {
-      if (buffer.size >= LENGTH_LIMIT) {
-        throw new RangeError(
-          `Kernel '${
-            kernelName(kernel)
-          }' takes u32 buffer lengths; a buffer of ${buffer.size} bytes exceeds them`,
-        );
-      }
-      view.setUint32(slot++ * 8, buffer.size, true);
-    }
-  }
-  for (let i = 0; i < meta.length; i++) view.setUint32(slot++ * 8, meta[i], true);
-  const bytes = new Uint8Array(values);
-  for (const scalar of args.scalars.values()) {
-    const size = scalar.bytes.byteLength / Math.max(1, scalar.length);
-    for (let i = 0; i < scalar.length; i++) {
-      bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot++ * 8);
-      sizes.push(size);
-    }
-  }
-  return { sizes, pointers, values };
-}
+/** The block size when the kernel names none: 256 threads, or fewer where declared or allowed. */
+const DEFAULT_BLOCK = 256;
 
 /** What a launch works with: the server's parts, made before it. */
 export interface LaunchParts extends CopyContext {
@@ -123,6 +56,7 @@ function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
 
 /** What the checks of a launch found, for the launch itself. */
 interface Checked {
+  readonly block: readonly [number, number, number];
   readonly fixed: number[] | undefined;
   readonly fn: Deno.PointerValue;
   readonly params: LaunchParams;
@@ -137,14 +71,20 @@ interface Checked {
 function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): Checked {
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
-  const [bx, by, bz] = kernel.blockSize;
+  const { signature } = ctx.modules.resolve(kernel);
   const { maxBlockDim, maxThreadsPerBlock } = ctx.attributes;
+  const block = kernel.blockSize ?? [
+    Math.min(DEFAULT_BLOCK, signature?.maxThreads ?? DEFAULT_BLOCK, maxThreadsPerBlock),
+    1,
+    1,
+  ] as const;
+  const [bx, by, bz] = block;
   if (
     bx * by * bz > maxThreadsPerBlock || bx > maxBlockDim[0] || by > maxBlockDim[1] ||
     bz > maxBlockDim[2]
   ) {
     throw new RangeError(
-      `Kernel '${name}' has blocks of [${kernel.blockSize}] but the device allows ` +
+      `Kernel '${name}' has blocks of [${block}] but the device allows ` +
         `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
     );
   }
@@ -153,12 +93,32 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   const fixed = count.kind === "static"
     ? [count.x, count.y, count.z]
     : count.kind === "threads"
-    ? [count.x, count.y, count.z].map((n, i) => Math.ceil(n / kernel.blockSize[i]))
+    ? [count.x, count.y, count.z].map((n, i) => Math.ceil(n / block[i]))
     : undefined;
   if (fixed !== undefined) checkGrid(ctx, fixed);
   const fn = ctx.modules.function(kernel);
   const buffers = args.refs();
-  const params = marshalParams(kernel, buffers.map((ref) => ctx.memory.locate(ref)), args);
+  const located = buffers.map((ref) => ctx.memory.locate(ref));
+  const layout = usesLayout(args, kernel.bufferLengths);
+  if (layout && kernelLaunch.params !== undefined) {
+    throw new KernelArgumentError(
+      name,
+      "params",
+      "cannot be given with metadata, scalars or bufferLengths (the internal layout)",
+    );
+  }
+  if (!layout && signature === undefined && kernelLaunch.params !== undefined) {
+    throw new KernelArgumentError(
+      name,
+      "params",
+      `cannot be matched: the kernel's parameters could not be read from its ${
+        typeof kernel.source === "string" ? "CUDA C" : "PTX"
+      }`,
+    );
+  }
+  const params = !layout && signature !== undefined
+    ? packBySignature(name, signature, buffers, located, kernelLaunch.params)
+    : packByLayout(name, kernel.bufferLengths ?? false, located, args, signature);
   const expected = ctx.modules.signature(kernel);
   if (expected !== undefined && !sameSizes(expected, params.sizes)) {
     // A mismatch would make the device read garbage (a fault at best): refuse it here.
@@ -170,7 +130,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     );
   }
   const countAt = count.kind === "dynamic" ? ctx.memory.locate(count.ref) : undefined;
-  return { fixed, fn, params, countAt };
+  return { block, fixed, fn, params, countAt };
 }
 
 /** A launch every check accepted, ready to enqueue ({@linkcode CudaLauncher.prepare}). */
@@ -208,14 +168,14 @@ export class CudaLauncher {
   /** Orders `streamId` after other streams' uses of the launch's refs, then launches. */
   enqueue(prepared: PreparedLaunch, streamId: StreamId): void {
     const ctx = this.#parts;
-    const { launch: { kernel, count, args }, fixed, fn, params, countAt } = prepared;
+    const { launch: { kernel, count, args }, block, fixed, fn, params, countAt } = prepared;
     const name = kernelName(kernel);
-    const [bx, by, bz] = kernel.blockSize;
+    const [bx, by, bz] = block;
     const buffers = args.refs();
     using ordered = ctx.streams.order(
       streamId,
       count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
-      { enforceHealthy: true },
+      { enforceHealthy: true, readOnly: params.readOnly },
     );
     const stream = ordered.stream;
     const grid = fixed ??
@@ -236,7 +196,7 @@ export class CudaLauncher {
         params.pointers,
         null,
       ),
-      `cuLaunchKernel(${name}, grid [${grid}], block [${kernel.blockSize}], stream ${stream.index})`,
+      `cuLaunchKernel(${name}, grid [${grid}], block [${block}], stream ${stream.index})`,
     );
     timed?.();
   }

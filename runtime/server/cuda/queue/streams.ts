@@ -208,6 +208,13 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     return result === CUDA_SUCCESS || result === CUDA_ERROR_NOT_READY;
   }
 
+  /** The driver's error for the stream's sticky fault (`cuStreamQuery`), if any. */
+  unhealthyCause(stream: CudaStream): Error | undefined {
+    const result = this.#driver.symbols.cuStreamQuery(stream.handle);
+    if (result === CUDA_SUCCESS || result === CUDA_ERROR_NOT_READY) return undefined;
+    return this.#driver.error(result, `cuStreamQuery(stream ${stream.index})`);
+  }
+
   flush(stream: CudaStream): CudaEvent {
     return this.#events.record(stream);
   }

@@ -24,6 +24,19 @@ export function checkKernel(kernel: WgslKernel): void {
   if (typeof kernel !== "object" || kernel === null) {
     throw new TypeError("kernel must be an object");
   }
+  const ptx = (kernel as { ptx?: unknown }).ptx;
+  if (
+    typeof ptx === "string" ||
+    (typeof kernel.source === "string" && /__global__/.test(kernel.source) &&
+      !/@compute\b/.test(kernel.source))
+  ) {
+    throw new KernelArgumentError(
+      kernel.id ?? kernel.entryPoint ?? "kernel",
+      "kernel",
+      `is a CUDA kernel (${typeof ptx === "string" ? "PTX" : "CUDA C"}): the WebGPU backend ` +
+        "runs WGSL ({ source } with a @compute function); run it on a CUDA client",
+    );
+  }
   if (typeof kernel.source !== "string") throw new TypeError("kernel.source must be a string");
   for (const field of ["id", "entryPoint"] as const) {
     if (kernel[field] !== undefined && typeof kernel[field] !== "string") {

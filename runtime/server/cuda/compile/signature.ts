@@ -1,0 +1,284 @@
+/**
+ * Kernel signatures read from the program text, for launches that pass `buffers` and `params` as
+ * on WebGPU: which parameters are pointers (filled by buffers, in order) and which are scalars
+ * (filled by `params`), with their types.
+ *
+ * - **CUDA C** (`{ source }`): every `extern "C"` `__global__` function (declared `extern "C"`
+ *   itself or inside an `extern "C" { ... }` block), with its parameters' names and C types:
+ *   `float`, `double`, `__half`/`half`, `__nv_bfloat16`, `char`/`short`/`int`/`long`/`long long`
+ *   signed and unsigned, the `<stdint.h>` names, `size_t`, `bool`; pointers to those (or `void`),
+ *   `const T*` being read-only. `long` is 64-bit (LP64, as on Linux). A type the runtime cannot
+ *   pass (a struct by value, a reference) is kept with `type: undefined`, refused at the launch.
+ * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list. PTX keeps no C types: a `.u64`
+ *   parameter is a pointer when the kernel converts it with `cvta.to.global` (what `nvcc` and
+ *   NVRTC write), is declared `.ptr`, or is never loaded; otherwise a 64-bit integer. `.u32`/`.b32`
+ *   holds `int` as well as `unsigned` (nvcc writes `.u32` for both), so it takes either range.
+ *   Names are PTX's (`saxpy_param_2`): PTX kernels take `params` by position.
+ *
+ * A `__launch_bounds__(N)` (CUDA C) or `.maxntid N` (PTX) is kept as `maxThreads`.
+ *
+ * @module
+ */
+
+import type { StorageType } from "../../../core/kernel_arguments.ts";
+
+/** One kernel parameter. */
+export type KernelParam =
+  | {
+    readonly kind: "pointer";
+    readonly name: string;
+    /** The pointee's element type; `undefined` for `void*` (any handle). */
+    readonly element: StorageType | undefined;
+    /** `const T*`: the kernel only reads it. */
+    readonly readOnly: boolean;
+    /** The declaration as written, for messages. */
+    readonly declared: string;
+  }
+  | {
+    readonly kind: "scalar";
+    readonly name: string;
+    /** The value's type; `undefined` for one the runtime cannot pass. */
+    readonly type: StorageType | undefined;
+    /** PTX `.u32`/`.b32`/`.b64`: the sign is unknown, both ranges are taken. */
+    readonly signless?: boolean;
+    /** The declaration as written, for messages. */
+    readonly declared: string;
+    /** Byte size (known even when `type` is not: a PTX `.b8 x[N]`). */
+    readonly size: number;
+  };
+
+/** One entry point and its parameters. */
+export interface KernelSignature {
+  /** The entry point (`extern "C"` name, or PTX `.entry`). */
+  readonly name: string;
+  /** Parameters in order. */
+  readonly params: readonly KernelParam[];
+  /** Where params come from: names (CUDA C) or positions (PTX). */
+  readonly language: "cuda" | "ptx";
+  /** `__launch_bounds__` / `.maxntid` x, when declared. */
+  readonly maxThreads?: number;
+}
+
+const SIZE: Record<StorageType, number> = {
+  f16: 2,
+  bf16: 2,
+  f32: 4,
+  f64: 8,
+  i8: 1,
+  i16: 2,
+  i32: 4,
+  i64: 8,
+  u8: 1,
+  u16: 2,
+  u32: 4,
+  u64: 8,
+};
+
+/** C type names (qualifiers and `int` after a width removed) to storage types. */
+const C_TYPES: Record<string, StorageType> = {
+  "float": "f32",
+  "double": "f64",
+  "__half": "f16",
+  "half": "f16",
+  "__nv_bfloat16": "bf16",
+  "char": "i8",
+  "signed char": "i8",
+  "int8_t": "i8",
+  "unsigned char": "u8",
+  "uint8_t": "u8",
+  "bool": "u8",
+  "short": "i16",
+  "signed short": "i16",
+  "int16_t": "i16",
+  "unsigned short": "u16",
+  "uint16_t": "u16",
+  "int": "i32",
+  "signed": "i32",
+  "int32_t": "i32",
+  "unsigned": "u32",
+  "uint32_t": "u32",
+  "long": "i64",
+  "signed long": "i64",
+  "long long": "i64",
+  "signed long long": "i64",
+  "int64_t": "i64",
+  "ptrdiff_t": "i64",
+  "unsigned long": "u64",
+  "unsigned long long": "u64",
+  "uint64_t": "u64",
+  "size_t": "u64",
+};
+
+const IGNORED = new Set(["volatile", "__restrict__", "__restrict", "restrict", "struct"]);
+
+/** Removes comments and string-free noise the parser does not need. */
+function stripComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
+}
+
+/** The `[start, end)` ranges of `extern "C" { ... }` blocks. */
+function externBlocks(text: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const match of text.matchAll(/extern\s+"C"\s*\{/g)) {
+    let depth = 1, i = match.index! + match[0].length;
+    for (; i < text.length && depth > 0; i++) {
+      if (text[i] === "{") depth++;
+      else if (text[i] === "}") depth--;
+    }
+    ranges.push([match.index!, i]);
+  }
+  return ranges;
+}
+
+/** The `extern "C"` `__global__` functions of CUDA C. */
+export function cudaSignatures(source: string): KernelSignature[] {
+  const text = stripComments(source);
+  const blocks = externBlocks(text);
+  const found: KernelSignature[] = [];
+  const pattern =
+    /(extern\s+"C"\s+)?__global__\s+((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{/g;
+  for (const match of text.matchAll(pattern)) {
+    const at = match.index!;
+    const externC = match[1] !== undefined || blocks.some(([s, e]) => at > s && at < e);
+    if (!externC) continue;
+    const bounds = match[3] ?? match[4];
+    const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
+    const list = match[6].trim();
+    const params = list === "" || list === "void" ? [] : list.split(",").map(cParam);
+    found.push({
+      name: match[5],
+      params,
+      language: "cuda",
+      ...(Number.isInteger(maxThreads) && maxThreads! > 0 ? { maxThreads } : {}),
+    });
+  }
+  return found;
+}
+
+/** One C parameter declaration. */
+function cParam(text: string, index: number): KernelParam {
+  const declared = text.trim().replace(/\s+/g, " ");
+  const words: string[] = declared.match(/[A-Za-z_]\w*|\*|&|\[/g) ?? [];
+  const star = words.indexOf("*");
+  const name = words.length > 1 && /^[A-Za-z_]/.test(words[words.length - 1])
+    ? words[words.length - 1]
+    : `param_${index}`;
+  if (words.includes("&") || words.includes("[")) {
+    return { kind: "scalar", name, type: undefined, declared, size: 0 };
+  }
+  if (star >= 0) {
+    const base = words.slice(0, star);
+    const readOnly = base.includes("const");
+    const typeName = baseType(base.filter((w) => w !== "const"));
+    const element = typeName === "void" ? undefined : C_TYPES[typeName];
+    if (typeName !== "void" && element === undefined) {
+      // A pointer to a struct or another type: any handle, bytes as they are.
+      return { kind: "pointer", name, element: undefined, readOnly, declared };
+    }
+    return { kind: "pointer", name, element, readOnly, declared };
+  }
+  const typeName = baseType(words.slice(0, -1).filter((w) => w !== "const"));
+  const type = C_TYPES[typeName];
+  return { kind: "scalar", name, type, declared, size: type === undefined ? 0 : SIZE[type] };
+}
+
+function baseType(words: string[]): string {
+  const kept = words.filter((w) => !IGNORED.has(w) && w !== "*");
+  // `unsigned int`, `long long int`, `short int`: the `int` adds nothing.
+  if (kept.length > 1 && kept[kept.length - 1] === "int") kept.pop();
+  return kept.join(" ");
+}
+
+const PTX_TYPES: Record<string, { type: StorageType; signless?: boolean }> = {
+  u8: { type: "u8" },
+  s8: { type: "i8" },
+  b8: { type: "u8", signless: true },
+  u16: { type: "u16" },
+  s16: { type: "i16" },
+  b16: { type: "u16", signless: true },
+  u32: { type: "u32", signless: true },
+  b32: { type: "u32", signless: true },
+  s32: { type: "i32" },
+  u64: { type: "u64", signless: true },
+  b64: { type: "u64", signless: true },
+  s64: { type: "i64" },
+  f32: { type: "f32" },
+  f64: { type: "f64" },
+};
+
+/** The `.entry` functions of PTX. */
+export function ptxSignatures(ptx: string): KernelSignature[] {
+  const found: KernelSignature[] = [];
+  const entries = [...ptx.matchAll(/\.entry\s+([\w$]+)\s*\(([^)]*)\)/g)];
+  entries.forEach((entry, n) => {
+    const bodyEnd = n + 1 < entries.length ? entries[n + 1].index! : ptx.length;
+    const body = ptx.slice(entry.index! + entry[0].length, bodyEnd);
+    const maxntid = /\.maxntid\s+(\d+)/.exec(body.slice(0, body.indexOf("{") + 1 || undefined));
+    const params = entry[2].split(",").map((s) => s.trim()).filter((s) => s !== "")
+      .map((declared) => ptxParam(declared, body));
+    found.push({
+      name: entry[1],
+      params,
+      language: "ptx",
+      ...(maxntid ? { maxThreads: Number(maxntid[1]) } : {}),
+    });
+  });
+  return found;
+}
+
+function ptxParam(declared: string, body: string): KernelParam {
+  const m =
+    /^\.param\s+(?:\.align\s+\d+\s+)?\.([a-z]\d+)\s+((?:\.ptr[.\w]*\s+)?)([\w$]+)(?:\[(\d+)\])?$/
+      .exec(declared);
+  if (m === null) return { kind: "scalar", name: declared, type: undefined, declared, size: 0 };
+  const [, kind, ptr, name, count] = m;
+  const known = PTX_TYPES[kind];
+  if (count !== undefined || known === undefined) {
+    const size = Number(kind.slice(1)) / 8 * Number(count ?? 1);
+    return { kind: "scalar", name, type: undefined, declared, size };
+  }
+  if ((kind === "u64" || kind === "b64") && (ptr !== "" || isPointer(name, body))) {
+    return { kind: "pointer", name, element: undefined, readOnly: false, declared };
+  }
+  return {
+    kind: "scalar",
+    name,
+    type: known.type,
+    ...(known.signless ? { signless: true } : {}),
+    declared,
+    size: SIZE[known.type],
+  };
+}
+
+/**
+ * Whether a `.u64` parameter is a pointer: its register is converted to a global address or
+ * used as one (`[%rd1]`), or it is never loaded; otherwise it is an integer when its register is
+ * compared or used in integer arithmetic other than an addition (a length), else a pointer.
+ */
+function isPointer(name: string, body: string): boolean {
+  const escaped = name.replace(/[$]/g, "\\$&");
+  const load = new RegExp(`ld\\.param\\.[ub]64\\s+(%\\w+),\\s*\\[${escaped}\\]`, "g");
+  const registers = [...body.matchAll(load)].map((m) => m[1]);
+  if (registers.length === 0) return true;
+  for (const r of registers) {
+    const reg = `${r}(?!\\d)`;
+    if (new RegExp(`cvta\\.to\\.global\\.u64\\s+%\\w+,\\s*${reg}|\\[${reg}`).test(body)) {
+      return true;
+    }
+  }
+  return !registers.some((r) =>
+    new RegExp(`\\b(?:setp|mul|div|rem|min|max|sub|cvt)\\.[\\w.]+\\s+[^;]*${r}(?!\\d)`).test(body)
+  );
+}
+
+/**
+ * The one signature of a module when it has one entry point (or the one named `entryPoint`);
+ * `undefined` when there is none or several and no name.
+ */
+export function pickSignature(
+  signatures: readonly KernelSignature[],
+  entryPoint: string | undefined,
+): KernelSignature | undefined {
+  if (entryPoint !== undefined) return signatures.find((s) => s.name === entryPoint);
+  return signatures.length === 1 ? signatures[0] : undefined;
+}

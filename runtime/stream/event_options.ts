@@ -1,0 +1,47 @@
+/**
+ * The options of the event multi-stream ({@linkcode MultiStream} in `event.ts`) and the shape of
+ * the waits it decides.
+ *
+ * @module
+ */
+
+import type { Logger } from "../core/logging.ts";
+import type { SliceRecord } from "../core/handles/slice_record.ts";
+
+/** Options of `MultiStream`. */
+export interface MultiStreamOptions {
+  /** Number of streams; stream ids map onto them modulo this. */
+  maxStreams: number;
+  /**
+   * Logger of the `stream` category.
+   * @default {runtimeLogger("stream")}
+   */
+  logger?: Logger;
+  /**
+   * GC tasks that may be pending before `finish` blocks on the oldest (back-pressure).
+   * @default {8}
+   */
+  maxPendingGc?: number;
+}
+
+/** Options of `MultiStream.order`. */
+export interface OrderOptions {
+  /**
+   * Refuse with `STREAM_UNHEALTHY` when the backend reports the stream unhealthy. A stream left
+   * unhealthy by a failed GC wait is refused whatever this says.
+   * @default {false}
+   */
+  enforceHealthy?: boolean;
+  /**
+   * Indices into `refs` of the refs the work only reads (CUDA's `const T*`): a read waits only
+   * for other streams' writes of that memory, not for their reads.
+   * @default {[]}
+   */
+  readOnly?: readonly number[];
+}
+
+/**
+ * Which stream indices a stream must wait on before using some refs, each with the memory that
+ * makes the wait necessary (records without duplicates).
+ */
+export type RequiredWaits = ReadonlyMap<number, readonly SliceRecord[]>;
