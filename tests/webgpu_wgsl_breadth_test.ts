@@ -226,3 +226,38 @@ Deno.test("a workgroup size the runtime cannot evaluate is refused, never guesse
     (e) => e instanceof CompilationError && /cannot evaluate @workgroup_size/.test(e.message),
   );
 });
+
+const twoEntries = `override A: u32;
+override B: f32;
+override UNUSED: f32;
+override D: u32 = A * 2u;
+fn scale() -> f32 { return B; }
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn viaFunction() { o[0] = scale(); }
+@compute @workgroup_size(1) fn viaOverride() { o[0] = f32(D); }
+@compute @workgroup_size(1) fn none() { o[0] = 7.0; }`;
+
+Deno.test({
+  name: "overrides without a default are required only where the entry point uses them",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using out = client.createWithData(new Float32Array(1));
+    const run = async (entryPoint: string, overrides?: Record<string, number>) => {
+      client.execute({ source: twoEntries, entryPoint }, { threads: 1, buffers: [out], overrides });
+      return (await client.read(out))[0];
+    };
+    // WebGPU runs an entry point without values for the overrides it does not use.
+    assert.equal(await run("none"), 7);
+    assert.equal(await run("none", { UNUSED: 1 }), 7);
+    // Used through a called function, and through another override's initializer.
+    assert.equal(await run("viaFunction", { B: 2.5 }), 2.5);
+    assert.equal(await run("viaOverride", { A: 3 }), 6);
+    for (const [entryPoint, missing] of [["viaFunction", "B"], ["viaOverride", "A"]]) {
+      assert.throws(
+        () => client.execute({ source: twoEntries, entryPoint }, { threads: 1, buffers: [out] }),
+        (e) => e instanceof KernelArgumentError && e.message.includes(`overrides.${missing}`),
+      );
+    }
+  },
+});

@@ -21,7 +21,7 @@ export interface ReflectedOverride {
   /** Its `@id(N)`, the key WebGPU's pipeline constants use for it. */
   readonly id: number | undefined;
   readonly type: OverrideType;
-  /** True when it has no default (a launch must give it). */
+  /** True when it has no default and the entry point uses it (a launch must give it). */
   readonly required: boolean;
   readonly line: number;
 }
@@ -45,8 +45,16 @@ export const NO_OVERRIDES: ReadonlyMap<string, ConstValue> = new Map();
 
 const TYPES = new Set(["f32", "f16", "i32", "u32", "bool"]);
 
-/** The module's overrides; `CompilationError` for one of a type the runtime cannot set. */
-export function reflectOverrides(kernel: string, text: ModuleText): ReflectedOverride[] {
+/**
+ * The module's overrides; `CompilationError` for one of a type the runtime cannot set. `used`:
+ * the module-scope names the entry point uses (`_entry_uses.ts`); an override without a default
+ * that it does not use is not required (WebGPU needs no value for it).
+ */
+export function reflectOverrides(
+  kernel: string,
+  text: ModuleText,
+  used?: ReadonlySet<string>,
+): ReflectedOverride[] {
   const out: ReflectedOverride[] = [];
   const scope = constScope(text.declarations, NO_OVERRIDES);
   for (const d of text.declarations.values()) {
@@ -78,7 +86,7 @@ export function reflectOverrides(kernel: string, text: ModuleText): ReflectedOve
       name: d.name,
       id: d.id,
       type: type as OverrideType,
-      required: d.init === undefined,
+      required: d.init === undefined && (used === undefined || used.has(d.name)),
       line: d.line,
     });
   }

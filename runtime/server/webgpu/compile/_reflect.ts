@@ -25,6 +25,7 @@ import {
   type WorkgroupSizeText,
 } from "./_overrides.ts";
 import { readModule, unmangle } from "./_wgsl_source.ts";
+import { namesUsedBy } from "./_entry_uses.ts";
 import {
   elementScalar,
   normalizeType,
@@ -176,7 +177,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   }
   const entryPoint = unmangle(entry.name);
   const name = kernel.id ?? entryPoint;
-  const overrides = reflectOverrides(name, text);
+  const overrides = reflectOverrides(name, text, namesUsedBy(text.masked, entryPoint));
   const sizeText = text.workgroupSizes.get(entryPoint);
   if (sizeText === undefined) {
     throw new CompilationError(name, `'${entryPoint}' has no @workgroup_size`, entry.startLine);
