@@ -218,13 +218,45 @@ Deno.test({
   },
 });
 
-Deno.test("a workgroup size the runtime cannot evaluate is refused, never guessed", async () => {
-  if (ignore) return;
-  using client = await createClient();
-  await assert.rejects(
-    () => client.compile({ source: "@compute @workgroup_size(min(2, F)) fn main() {}" }),
-    (e) => e instanceof CompilationError && /cannot evaluate @workgroup_size/.test(e.message),
-  );
+Deno.test({
+  name: "where the reflection is unsure, the device decides: invalid WGSL or a construct named",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    // Valid WGSL (naga evaluates floor()) whose workgroup size the runtime cannot evaluate:
+    // refused, never guessed, with the construct named.
+    const floorSize = { source: "@compute @workgroup_size(u32(floor(2.5))) fn main() {}" };
+    await assert.rejects(
+      () => client.compile(floorSize),
+      (e) =>
+        e instanceof UnsupportedError && /valid WGSL/.test(e.message) &&
+        /floor\(\) is not evaluated/.test(e.message),
+    );
+    // After the device's answer, a launch is refused with it too.
+    using out = client.createBytes(4);
+    assert.throws(
+      () => client.execute(floorSize, { threads: 1, buffers: [] }),
+      (e) => e instanceof UnsupportedError && /valid WGSL/.test(e.message),
+    );
+    // Invalid WGSL where the runtime could not evaluate the size: the compiler's message.
+    await assert.rejects(
+      () => client.compile({ source: "@compute @workgroup_size(min(2, F)) fn main() {}" }),
+      (e) => e instanceof CompilationError && e.line === 1 && /\bF\b/.test(e.compilerMessage),
+    );
+    // WGSL the reflection cannot parse: at the call the reflection's error (the device has not
+    // answered), from compile() the device compiler's message and line.
+    const broken = { source: "@compute @workgroup_size(1)\nfn main() {\n  let = 1;\n}" };
+    assert.throws(
+      () => client.execute(broken, { threads: 1, buffers: [out] }),
+      (e) => e instanceof CompilationError && /reflection cannot read/.test(e.message),
+    );
+    await assert.rejects(
+      () => client.compile(broken),
+      (e) =>
+        e instanceof CompilationError && e.line === 3 && /expected/.test(e.compilerMessage) &&
+        !/reflection/.test(e.compilerMessage),
+    );
+  },
 });
 
 const twoEntries = `override A: u32;

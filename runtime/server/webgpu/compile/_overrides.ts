@@ -10,6 +10,7 @@
 import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
 import { describe } from "../../../core/_argument_checks.ts";
 import { type ConstValue, evaluateConst } from "./_const_eval.ts";
+import { unsure } from "./_device_verdict.ts";
 import { constScope, type ModuleDeclaration, type ModuleText } from "./_wgsl_source.ts";
 
 /** A scalar type an override may have. */
@@ -73,7 +74,7 @@ export function reflectOverrides(
       }
     }
     if (type === undefined || !TYPES.has(type)) {
-      throw new CompilationError(
+      const error = new CompilationError(
         kernel,
         `override '${d.name}' has ${
           type === undefined ? "no type the runtime can tell" : `type ${type}`
@@ -81,6 +82,7 @@ export function reflectOverrides(
           `give it one of f32, f16, i32, u32, bool`,
         d.line,
       );
+      throw type === undefined ? unsure(error) : error;
     }
     out.push({
       name: d.name,
@@ -117,14 +119,16 @@ export function resolveWorkgroupSize(
     try {
       value = evaluateConst(arg, scope);
     } catch (cause) {
-      throw new CompilationError(
-        kernel,
-        `the runtime cannot evaluate @workgroup_size(${
-          size.args.map((a) => a.trim()).join(", ")
-        }) ` +
-          `of '${entryPoint}': ${(cause as Error).message}`,
-        size.line,
-        { cause },
+      throw unsure(
+        new CompilationError(
+          kernel,
+          `the runtime cannot evaluate @workgroup_size(${
+            size.args.map((a) => a.trim()).join(", ")
+          }) ` +
+            `of '${entryPoint}': ${(cause as Error).message}`,
+          size.line,
+          { cause },
+        ),
       );
     }
     const integer = value.type === "i32" || value.type === "u32" || value.type === "abstract-int";

@@ -107,7 +107,8 @@ export class LaunchValidation {
 
   /** Records that `task`'s kernel failed to compile, on its stream (once per stream). */
   failedKernel(task: DispatchTask): void {
-    const error = task.kernel.error!;
+    // A launched kernel has a pipeline: its failure is the device's compilation error.
+    const error = task.kernel.error as CompilationError;
     this.errors.record(task.stream, compilationError(error, task.stream), error);
   }
 
