@@ -5,10 +5,12 @@
  * `tiny` (one buffer, a static count), `params` (two buffers, two f32 params, `threads`), and
  * `scalars` (two buffers, two f32 scalars in CubeCL's info buffer).
  *
- * Run: `deno run -A bench/_launch_js_cost.ts [tiny|params|scalars] [ms]`.
+ * Run: `deno run -A bench/_launch_js_cost.ts [tiny|params|scalars] [ms]`. On a machine shared with
+ * other work, compare the CPU-time figure (the process's own user + system time).
  *
  * @module
  */
+import process from "node:process";
 import { ComputeClient, CubeCount } from "../mod.ts";
 import { WebGpuDevice, WebGpuServer } from "../runtime/server/webgpu/mod.ts";
 import { AXPB_SCALARS_WGSL, AXPB_WGSL, INCREMENT_WGSL } from "./_raw_webgpu.ts";
@@ -91,11 +93,19 @@ for (let i = 0; i < 100; i++) {
   await client.sync();
 }
 const start = performance.now();
+const cpu = process.cpuUsage();
 let bursts = 0;
 while (performance.now() - start < ms) {
   burst();
   if (++bursts % 50 === 0) await client.sync();
 }
 const perLaunch = (performance.now() - start) / bursts / 256 * 1000;
-console.log(`${kind}: ${perLaunch.toFixed(3)} µs of JavaScript per launch (execute + flush)`);
+// CPU time (user + system) of the process: what other processes on a loaded machine take from
+// the wall-clock figure does not count here.
+const used = process.cpuUsage(cpu);
+const cpuPerLaunch = (used.user + used.system) / bursts / 256;
+console.log(
+  `${kind}: ${perLaunch.toFixed(3)} µs of JavaScript per launch (execute + flush), ` +
+    `${cpuPerLaunch.toFixed(3)} µs of CPU time`,
+);
 Deno.exit(0);

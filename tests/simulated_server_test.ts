@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { ScalarArgument, StorageType } from "../backend.ts";
+import { ComputeClient, CubeCount, UnsupportedError } from "../mod.ts";
 import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
 import { type SimKernel, SimulatedServer } from "./fixtures/simulated_server.ts";
 
@@ -50,4 +51,25 @@ Deno.test("SimulatedServer conforms to the ComputeServer contract", async (t) =>
       [TRACE_STEP]: "the simulated server records no traces (optional in the contract)",
     },
   });
+});
+
+Deno.test("SimulatedServer refuses what it cannot honour: named buffers, samplers, overrides", async () => {
+  using client = new ComputeClient(new SimulatedServer({ maxStreams: 4 }));
+  using a = client.createWithData(new Uint32Array([1, 2]));
+  const count = CubeCount.new1d(1);
+  const refused: [string, Record<string, unknown>, RegExp][] = [
+    ["bufferNames", { buffers: { a } }, /by position only/],
+    ["samplers", { buffers: [a], samplers: [{ magFilter: "linear" }] }, /no samplers/],
+    ["overrides", { buffers: [a], overrides: { N: 1 } }, /no override constants/],
+  ];
+  for (const [what, options, message] of refused) {
+    assert.throws(
+      () => client.execute(increment, { count, ...options }),
+      (e) => e instanceof UnsupportedError && message.test(e.message),
+      what,
+    );
+  }
+  // Nothing ran, and the client is still usable.
+  client.execute(increment, { count, buffers: [a] });
+  assert.deepEqual(await client.read(a), new Uint32Array([2, 3]));
 });

@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { CpuTimelineSignal, createClient, KernelArgumentError, type WgslKernel } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
+import { BindGroupCache } from "../runtime/server/webgpu/launch/_bind_group_cache.ts";
+import { ValidatedShapes } from "../runtime/server/webgpu/queue/_device_validation.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -135,3 +137,29 @@ Deno.test(
     assert.equal((await client.read(x))[5], 2002);
   },
 );
+
+Deno.test("a bind-group shape is accepted for all of a launch's groups, not group 0 alone", () => {
+  // The encoder shares a submission only among launches whose shape the device accepted: a
+  // launch that differs from an accepted one in group 1 only must not pass for validated.
+  let ids = 0;
+  const device = { createBindGroup: () => ({ id: ids++ }) } as unknown as GPUDevice;
+  const cache = new BindGroupCache(device);
+  const shapes = new ValidatedShapes(cache);
+  const [layout0, layout1] = [{}, {}] as GPUBindGroupLayout[];
+  const buffer = {} as GPUBuffer;
+  const group = (layout: GPUBindGroupLayout, size: number) =>
+    cache.get(layout, [{ binding: 0, resource: { buffer, offset: 0, size } }]);
+  const accepted = { bindGroup: group(layout0, 64), groups: [group(layout1, 16)] };
+  const otherGroup1 = { bindGroup: group(layout0, 64), groups: [group(layout1, 4)] };
+  assert.equal(shapes.isValid(accepted), false);
+  shapes.accept(shapes.shape(accepted), accepted);
+  assert.equal(shapes.isValid(accepted), true);
+  assert.equal(shapes.isValid(otherGroup1), false);
+  shapes.reject(shapes.shape(otherGroup1), "binding too small");
+  assert.equal(shapes.rejection(otherGroup1), "binding too small");
+  assert.equal(shapes.rejection(accepted), undefined);
+  // One group: found by its object once accepted.
+  const single = { bindGroup: group(layout0, 32), groups: undefined };
+  shapes.accept(shapes.shape(single), single);
+  assert.equal(shapes.isValid(single), true);
+});

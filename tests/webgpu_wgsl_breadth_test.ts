@@ -218,11 +218,78 @@ Deno.test({
   },
 });
 
-Deno.test("a workgroup size the runtime cannot evaluate is refused, never guessed", async () => {
-  if (ignore) return;
-  using client = await createClient();
-  await assert.rejects(
-    () => client.compile({ source: "@compute @workgroup_size(min(2, F)) fn main() {}" }),
-    (e) => e instanceof CompilationError && /cannot evaluate @workgroup_size/.test(e.message),
-  );
+Deno.test({
+  name: "where the reflection is unsure, the device decides: invalid WGSL or a construct named",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    // Valid WGSL (naga evaluates floor()) whose workgroup size the runtime cannot evaluate:
+    // refused, never guessed, with the construct named.
+    const floorSize = { source: "@compute @workgroup_size(u32(floor(2.5))) fn main() {}" };
+    await assert.rejects(
+      () => client.compile(floorSize),
+      (e) =>
+        e instanceof UnsupportedError && /valid WGSL/.test(e.message) &&
+        /floor\(\) is not evaluated/.test(e.message),
+    );
+    // After the device's answer, a launch is refused with it too.
+    using out = client.createBytes(4);
+    assert.throws(
+      () => client.execute(floorSize, { threads: 1, buffers: [] }),
+      (e) => e instanceof UnsupportedError && /valid WGSL/.test(e.message),
+    );
+    // Invalid WGSL where the runtime could not evaluate the size: the compiler's message.
+    await assert.rejects(
+      () => client.compile({ source: "@compute @workgroup_size(min(2, F)) fn main() {}" }),
+      (e) => e instanceof CompilationError && e.line === 1 && /\bF\b/.test(e.compilerMessage),
+    );
+    // WGSL the reflection cannot parse: at the call the reflection's error (the device has not
+    // answered), from compile() the device compiler's message and line.
+    const broken = { source: "@compute @workgroup_size(1)\nfn main() {\n  let = 1;\n}" };
+    assert.throws(
+      () => client.execute(broken, { threads: 1, buffers: [out] }),
+      (e) => e instanceof CompilationError && /reflection cannot read/.test(e.message),
+    );
+    await assert.rejects(
+      () => client.compile(broken),
+      (e) =>
+        e instanceof CompilationError && e.line === 3 && /expected/.test(e.compilerMessage) &&
+        !/reflection/.test(e.compilerMessage),
+    );
+  },
+});
+
+const twoEntries = `override A: u32;
+override B: f32;
+override UNUSED: f32;
+override D: u32 = A * 2u;
+fn scale() -> f32 { return B; }
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn viaFunction() { o[0] = scale(); }
+@compute @workgroup_size(1) fn viaOverride() { o[0] = f32(D); }
+@compute @workgroup_size(1) fn none() { o[0] = 7.0; }`;
+
+Deno.test({
+  name: "overrides without a default are required only where the entry point uses them",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using out = client.createWithData(new Float32Array(1));
+    const run = async (entryPoint: string, overrides?: Record<string, number>) => {
+      client.execute({ source: twoEntries, entryPoint }, { threads: 1, buffers: [out], overrides });
+      return (await client.read(out))[0];
+    };
+    // WebGPU runs an entry point without values for the overrides it does not use.
+    assert.equal(await run("none"), 7);
+    assert.equal(await run("none", { UNUSED: 1 }), 7);
+    // Used through a called function, and through another override's initializer.
+    assert.equal(await run("viaFunction", { B: 2.5 }), 2.5);
+    assert.equal(await run("viaOverride", { A: 3 }), 6);
+    for (const [entryPoint, missing] of [["viaFunction", "B"], ["viaOverride", "A"]]) {
+      assert.throws(
+        () => client.execute({ source: twoEntries, entryPoint }, { threads: 1, buffers: [out] }),
+        (e) => e instanceof KernelArgumentError && e.message.includes(`overrides.${missing}`),
+      );
+    }
+  },
 });

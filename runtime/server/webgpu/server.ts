@@ -259,7 +259,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const launcher = this.#parts.launcher;
     const timing = this.#parts.encoder.timing;
     const task = launcher.prepare(launch, stream);
-    const rejected = this.#parts.encoder.rejection(task.bindGroup);
+    const rejected = this.#parts.encoder.rejection(task);
     if (rejected !== undefined) {
       task.done?.();
       throw launchError(task.kernel.reflection.name, stream, rejected);

@@ -10,6 +10,7 @@
 import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
 import { describe } from "../../../core/_argument_checks.ts";
 import { type ConstValue, evaluateConst } from "./_const_eval.ts";
+import { unsure } from "./_device_verdict.ts";
 import { constScope, type ModuleDeclaration, type ModuleText } from "./_wgsl_source.ts";
 
 /** A scalar type an override may have. */
@@ -21,7 +22,7 @@ export interface ReflectedOverride {
   /** Its `@id(N)`, the key WebGPU's pipeline constants use for it. */
   readonly id: number | undefined;
   readonly type: OverrideType;
-  /** True when it has no default (a launch must give it). */
+  /** True when it has no default and the entry point uses it (a launch must give it). */
   readonly required: boolean;
   readonly line: number;
 }
@@ -45,8 +46,16 @@ export const NO_OVERRIDES: ReadonlyMap<string, ConstValue> = new Map();
 
 const TYPES = new Set(["f32", "f16", "i32", "u32", "bool"]);
 
-/** The module's overrides; `CompilationError` for one of a type the runtime cannot set. */
-export function reflectOverrides(kernel: string, text: ModuleText): ReflectedOverride[] {
+/**
+ * The module's overrides; `CompilationError` for one of a type the runtime cannot set. `used`:
+ * the module-scope names the entry point uses (`_entry_uses.ts`); an override without a default
+ * that it does not use is not required (WebGPU needs no value for it).
+ */
+export function reflectOverrides(
+  kernel: string,
+  text: ModuleText,
+  used?: ReadonlySet<string>,
+): ReflectedOverride[] {
   const out: ReflectedOverride[] = [];
   const scope = constScope(text.declarations, NO_OVERRIDES);
   for (const d of text.declarations.values()) {
@@ -65,7 +74,7 @@ export function reflectOverrides(kernel: string, text: ModuleText): ReflectedOve
       }
     }
     if (type === undefined || !TYPES.has(type)) {
-      throw new CompilationError(
+      const error = new CompilationError(
         kernel,
         `override '${d.name}' has ${
           type === undefined ? "no type the runtime can tell" : `type ${type}`
@@ -73,12 +82,13 @@ export function reflectOverrides(kernel: string, text: ModuleText): ReflectedOve
           `give it one of f32, f16, i32, u32, bool`,
         d.line,
       );
+      throw type === undefined ? unsure(error) : error;
     }
     out.push({
       name: d.name,
       id: d.id,
       type: type as OverrideType,
-      required: d.init === undefined,
+      required: d.init === undefined && (used === undefined || used.has(d.name)),
       line: d.line,
     });
   }
@@ -109,14 +119,16 @@ export function resolveWorkgroupSize(
     try {
       value = evaluateConst(arg, scope);
     } catch (cause) {
-      throw new CompilationError(
-        kernel,
-        `the runtime cannot evaluate @workgroup_size(${
-          size.args.map((a) => a.trim()).join(", ")
-        }) ` +
-          `of '${entryPoint}': ${(cause as Error).message}`,
-        size.line,
-        { cause },
+      throw unsure(
+        new CompilationError(
+          kernel,
+          `the runtime cannot evaluate @workgroup_size(${
+            size.args.map((a) => a.trim()).join(", ")
+          }) ` +
+            `of '${entryPoint}': ${(cause as Error).message}`,
+          size.line,
+          { cause },
+        ),
       );
     }
     const integer = value.type === "i32" || value.type === "u32" || value.type === "abstract-int";

@@ -25,6 +25,8 @@ import {
   type WorkgroupSizeText,
 } from "./_overrides.ts";
 import { readModule, unmangle } from "./_wgsl_source.ts";
+import { namesUsedBy } from "./_entry_uses.ts";
+import { unsure } from "./_device_verdict.ts";
 import {
   elementScalar,
   normalizeType,
@@ -176,7 +178,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   }
   const entryPoint = unmangle(entry.name);
   const name = kernel.id ?? entryPoint;
-  const overrides = reflectOverrides(name, text);
+  const overrides = reflectOverrides(name, text, namesUsedBy(text.masked, entryPoint));
   const sizeText = text.workgroupSizes.get(entryPoint);
   if (sizeText === undefined) {
     throw new CompilationError(name, `'${entryPoint}' has no @workgroup_size`, entry.startLine);
@@ -312,14 +314,16 @@ function unreadable(label: string, source: string, cause: unknown): CompilationE
   const where = text
     ? `line ${line} ('${text.length > 80 ? text.slice(0, 77) + "..." : text}')`
     : "the module";
-  return new CompilationError(
-    label,
-    `the runtime's WGSL reflection cannot read ${where}: ${
-      message.replace(/\.? ?Line: \d+/, "")
-    }. ` +
-      `If the device compiles this WGSL, the construct there is one the runtime does not reflect yet`,
-    line,
-    { cause },
+  return unsure(
+    new CompilationError(
+      label,
+      `the runtime's WGSL reflection cannot read ${where}: ${
+        message.replace(/\.? ?Line: \d+/, "")
+      }. ` +
+        `If the device compiles this WGSL, the construct there is one the runtime does not reflect yet`,
+      line,
+      { cause },
+    ),
   );
 }
 
@@ -332,32 +336,6 @@ function describeEntries(names: readonly string[]): string {
 function declarationLine(source: string, name: string): number {
   const match = new RegExp(`var\\s*<[^>]*>\\s*${name}\\b`).exec(source);
   return match === null ? 1 : source.slice(0, match.index).split("\n").length;
-}
-
-/**
- * The 1-based line of the first `┌─ NAME:LINE:COL` location in a compiler message (naga writes
- * `wgsl:` for parse errors, the module's label, or nothing, for validation errors).
- */
-export function wgslErrorLine(message: string): number | undefined {
-  const match = /┌─\s*[^\s:]*:(\d+):(\d+)/.exec(message) ?? /wgsl:(\d+):(\d+)/.exec(message);
-  return match === null ? undefined : Number(match[1]);
-}
-
-/**
- * A compiler message as the user reads it: trimmed, without the last line when it only repeats
- * the note above it (naga's validation errors end with `: <the note's text>` again).
- */
-export function compilerMessage(message: string): string {
-  const text = message.trim();
-  const lines = text.split("\n");
-  const last = lines.at(-1)!;
-  if (lines.length > 1 && last.startsWith(": ")) {
-    const repeated = last.slice(2).trim();
-    if (repeated !== "" && lines.slice(0, -1).some((line) => line.includes(repeated))) {
-      return lines.slice(0, -1).join("\n").trimEnd();
-    }
-  }
-  return text;
 }
 
 /** Every texture and sampler the module declares, used or not, with its group and binding. */

@@ -26,14 +26,13 @@ import {
 export { checkBindingLimits };
 import type { WgslKernel } from "../kernel.ts";
 import { foldKernel } from "./_fold.ts";
+import { compilerMessage, deviceVerdict, isUnsure, wgslErrorLine } from "./_device_verdict.ts";
 import { checkGroups, layoutEntry } from "./_binding_kinds.ts";
 import {
   checkWorkgroupSize,
-  compilerMessage,
   type KernelReflection,
   type ReflectedBinding,
   reflectKernel,
-  wgslErrorLine,
   widenReadOnlyStorage,
 } from "./_reflect.ts";
 
@@ -51,8 +50,11 @@ export interface CompiledKernel {
   readonly layouts: readonly GPUBindGroupLayout[];
   /** `pending` until the validation scope pops. */
   state: "pending" | "ready" | "failed";
-  /** The failure, once `failed`. */
-  error: CompilationError | undefined;
+  /**
+   * The failure, once `failed`: `UnsupportedError` only for a program without a pipeline (valid
+   * WGSL the runtime cannot reflect), so a launched kernel's failure is a `CompilationError`.
+   */
+  error: CompilationError | UnsupportedError | undefined;
   /** Settles (never rejects) when `state` leaves `pending`. */
   readonly settled: Promise<void>;
   /** The folded variant (`_fold.ts`), compiled on the first launch that needs it. */
@@ -98,6 +100,8 @@ export class PipelineCache {
   #byObject = new WeakMap<WgslKernel, { entry: CompiledKernel; program: Program }>();
   #hits = 0;
   #misses = 0;
+  /** The device's verdicts on cached failures where the reflection was unsure. */
+  readonly #verdicts = new WeakMap<Error, Promise<Error>>();
 
   /** Creates an empty cache for a device (`about` names its adapter in errors). */
   constructor(device: GPUDevice, about: PipelineCacheDevice = { name: "WebGPU device" }) {
@@ -196,7 +200,11 @@ export class PipelineCache {
       entry = this.#compile(kernel, reflection);
     } catch (error) {
       // Only a compilation failure is a property of the program; argument errors are not cached.
-      if (error instanceof CompilationError) this.#entries.set(key, failed(kernel, error));
+      if (error instanceof CompilationError) {
+        const entry = failed(kernel, error);
+        if (isUnsure(error)) this.#verdicts.set(error, this.#verdict(entry, error));
+        this.#entries.set(key, entry);
+      }
       throw error;
     }
     this.#entries.set(key, entry);
@@ -204,9 +212,19 @@ export class PipelineCache {
     return entry;
   }
 
-  /** Compiles (or finds) a kernel and waits for validation; rejects with `CompilationError`. */
+  /**
+   * Compiles (or finds) a kernel and waits for validation; rejects with `CompilationError`. Where
+   * the reflection is unsure, the device decides (`_device_verdict.ts`): `CompilationError` with
+   * the compiler's message, or `UnsupportedError` for valid WGSL the runtime cannot reflect.
+   */
   async compile(kernel: WgslKernel, overrides?: object): Promise<CompiledKernel> {
-    const entry = this.get(kernel, overrides);
+    let entry: CompiledKernel;
+    try {
+      entry = this.get(kernel, overrides);
+    } catch (error) {
+      if (!isUnsure(error)) throw error;
+      throw await (this.#verdicts.get(error) ?? deviceVerdict(this.#device, kernel.source, error));
+    }
     await entry.settled;
     if (entry.error !== undefined) throw entry.error;
     return entry;
@@ -255,6 +273,12 @@ export class PipelineCache {
   clear(): void {
     this.#entries.clear();
     this.#byObject = new WeakMap();
+  }
+
+  /** The device's verdict on a failed entry; later lookups of the program throw it. */
+  async #verdict(entry: CompiledKernel, error: CompilationError): Promise<Error> {
+    const verdict = await deviceVerdict(this.#device, entry.kernel.source, error);
+    return entry.error = verdict as CompilationError | UnsupportedError;
   }
 
   /** `UnsupportedError` naming the feature and the adapter for one the device lacks. */

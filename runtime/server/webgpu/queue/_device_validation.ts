@@ -17,6 +17,9 @@ import type { DispatchTask } from "./_tasks.ts";
 /** Shapes remembered as validated or rejected; past this the record starts over. */
 const MAX_SHAPES = 4096;
 
+/** What a launch binds: group 0 and, for a kernel with several groups, the others. */
+export type Bound = Pick<DispatchTask, "bindGroup" | "groups">;
+
 /** Bind-group shapes the device accepted (validated) or rejected. */
 export class ValidatedShapes {
   readonly #groups: BindGroupCache;
@@ -32,13 +35,27 @@ export class ValidatedShapes {
     this.#groups = groups;
   }
 
-  /** The shape of a bind group. */
-  shape(group: GPUBindGroup): string {
-    return this.#groups.shape(group);
+  /**
+   * The shape of a launch's bind groups: group 0's, then every other group's. Every group
+   * counts: a shape accepted for group 0 says nothing about what another group binds (a
+   * too-small range, a texture's usage), and one rejected launch in a shared submission would
+   * drop every valid launch with it.
+   */
+  shape(task: Bound): string {
+    const groups = task.groups;
+    let shape = this.#groups.shape(task.bindGroup);
+    if (groups === undefined) return shape;
+    for (let g = 0; g < groups.length; g++) shape += `/${this.#groups.shape(groups[g])}`;
+    return shape;
   }
 
-  /** True once a submission with a group of this group's shape was accepted. */
-  isValid(group: GPUBindGroup): boolean {
+  /**
+   * True once a submission with bind groups of this launch's shape was accepted. A launch with
+   * one group (the usual case) is found by its group object, no string built.
+   */
+  isValid(task: Bound): boolean {
+    const group = task.bindGroup;
+    if (task.groups !== undefined) return this.#valid.has(this.shape(task));
     if (group === this.#lastValid) return true;
     if (!this.#validGroups.has(group)) {
       if (!this.#valid.has(this.#groups.shape(group))) return false;
@@ -48,20 +65,22 @@ export class ValidatedShapes {
     return true;
   }
 
-  /** WebGPU's message when this group's shape was rejected, else `undefined`. */
-  rejection(group: GPUBindGroup): string | undefined {
-    if (this.#rejected.size === 0 || this.#validGroups.has(group)) return undefined;
-    return this.#rejected.get(this.#groups.shape(group));
+  /** WebGPU's message when this launch's shape was rejected, else `undefined`. */
+  rejection(task: Bound): string | undefined {
+    if (this.#rejected.size === 0) return undefined;
+    if (task.groups === undefined && this.#validGroups.has(task.bindGroup)) return undefined;
+    return this.#rejected.get(this.shape(task));
   }
 
-  /** Records an accepted submission of `group` (of `shape`). */
-  accept(shape: string, group: GPUBindGroup): void {
+  /** Records an accepted submission of `task` (of `shape`). */
+  accept(shape: string, task: Bound): void {
     if (this.#valid.size >= MAX_SHAPES) {
       this.#valid.clear();
       this.#lastValid = undefined;
     }
     this.#valid.add(shape);
-    this.#validGroups.add(group);
+    // Group 0's object stands for the shape only where it is the launch's only group.
+    if (task.groups === undefined) this.#validGroups.add(task.bindGroup);
   }
 
   /** Records a rejected shape with WebGPU's message. */
@@ -107,7 +126,8 @@ export class LaunchValidation {
 
   /** Records that `task`'s kernel failed to compile, on its stream (once per stream). */
   failedKernel(task: DispatchTask): void {
-    const error = task.kernel.error!;
+    // A launched kernel has a pipeline: its failure is the device's compilation error.
+    const error = task.kernel.error as CompilationError;
     this.errors.record(task.stream, compilationError(error, task.stream), error);
   }
 
@@ -149,7 +169,7 @@ export class LaunchValidation {
     }
     const { task, shape, launches } = isolated;
     if (message === undefined) {
-      this.shapes.accept(shape, task.bindGroup);
+      this.shapes.accept(shape, task);
       return;
     }
     await task.kernel.settled;

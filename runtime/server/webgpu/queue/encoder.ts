@@ -35,7 +35,7 @@ import type {
   PassGroup,
   TaskPool,
 } from "./_tasks.ts";
-import { type Isolated, LaunchValidation } from "./_device_validation.ts";
+import { type Bound, type Isolated, LaunchValidation } from "./_device_validation.ts";
 
 /** A finished submission parked until the kernel it waits for is validated. */
 interface Parked {
@@ -133,9 +133,9 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     return this.#validation.errors;
   }
 
-  /** WebGPU's message when this bind group's shape was already rejected, else `undefined`. */
-  rejection(bindGroup: GPUBindGroup): string | undefined {
-    return this.#validation.shapes.rejection(bindGroup);
+  /** WebGPU's message when this launch's bind-group shape was already rejected, else `undefined`. */
+  rejection(task: Bound): string | undefined {
+    return this.#validation.shapes.rejection(task);
   }
 
   /**
@@ -189,7 +189,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     }
     const kernel = task.kernel;
     if (kernel.state === "failed") return this.#validation.failedKernel(task);
-    if (kernel.state === "ready" && this.#validation.shapes.isValid(task.bindGroup)) {
+    if (kernel.state === "ready" && this.#validation.shapes.isValid(task)) {
       if (stream.isolated !== undefined) this.#submit(stream);
       if (stream.lastStream !== task.stream) {
         stream.streams.add(task.stream);
@@ -200,7 +200,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       if (this.timing === null) this.#tasks.recycle(task);
       return;
     }
-    const shape = this.#validation.shapes.shape(task.bindGroup);
+    const shape = this.#validation.shapes.shape(task);
     const open = stream.isolated;
     if (open?.shape === shape && open.task.stream === task.stream) {
       open.launches++;
