@@ -70,8 +70,12 @@ Deno.test({
       assert.equal(streams.errors.has(1), true, "recorded on stream 5's index, 5 % 4");
       assert.match(String(streams.errors.take(5)), /vec4_store.*stream 5.*16/);
       assert.equal(streams.errors.has(5), false, "one error, taken once");
-      assert.notEqual(streams.rejection(bind(small, 4)), undefined, "known bad: refused at once");
-      assert.equal(streams.rejection(bind(good, 16)), undefined);
+      assert.notEqual(
+        streams.rejection({ bindGroup: bind(small, 4), groups: undefined }),
+        undefined,
+        "known bad: refused at once",
+      );
+      assert.equal(streams.rejection({ bindGroup: bind(good, 16), groups: undefined }), undefined);
     } finally {
       device.destroy();
     }
