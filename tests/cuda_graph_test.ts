@@ -1,7 +1,7 @@
 /**
  * Launch graphs on CUDA (simulated driver): a capture records nodes without running them, a replay
  * is one cuGraphLaunch whose kernels run in order with the hazard checks, another stream's reader
- * sees its writes, and the driver refuses what a capture cannot hold.
+ * sees its writes, the driver refuses what a capture cannot hold, and examples/graph.ts runs.
  */
 import assert from "node:assert/strict";
 import { createClient, DestroyedError, KernelArgumentError } from "../mod.ts";
@@ -78,6 +78,15 @@ Deno.test("a CUDA graph holds its handles; a kernel error rejects the capture", 
     scalars: { f32: [1] },
   });
   assert.deepEqual(await client.read(y), new Float32Array(n).fill(1));
+});
+
+Deno.test("examples/graph.ts on the simulated CUDA device: 1,000 replays match the CPU", async () => {
+  resetHazards();
+  const { heatDiffusion } = await import("../examples/graph.ts");
+  const before = graphLaunches();
+  await heatDiffusion({ backend: "cuda", library: SIM_LIBRARY, n: 128 }); // throws on a mismatch
+  assert.equal(graphLaunches() - before, 1000); // one cuGraphLaunch per replay
+  assert.equal(hazardCount(), 0, hazardReport());
 });
 
 Deno.test("the simulated driver refuses work a capture cannot hold and invalidates it", () => {

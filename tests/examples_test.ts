@@ -1,6 +1,7 @@
 /**
  * The user programs of the README (examples/saxpy.ts, softmax.ts, two_streams.ts,
  * signal_pipeline.ts) run and check themselves against the CPU: each throws on a mismatch.
+ * examples/graph.ts replays a captured step 1,000 times (on CUDA: tests/cuda_graph_test.ts).
  * examples/data_parallel.ts runs on one device and on two (two devices of the adapter).
  */
 
@@ -46,6 +47,15 @@ Deno.test({
         throw new Error(`${count} device(s): ${sum}, the CPU: ${cpu}`);
       }
     }
+  },
+});
+
+Deno.test({
+  name: "examples/graph.ts: 1,000 replays of a captured heat step match the CPU",
+  ignore: adapter === null || adapter === undefined, // no WebGPU adapter on this machine
+  async fn() {
+    const { heatDiffusion } = await import("../examples/graph.ts");
+    await heatDiffusion({ n: 256, steps: 1000 }); // throws on a mismatch
   },
 });
 

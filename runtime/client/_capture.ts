@@ -231,7 +231,9 @@ export class LaunchGraph implements Disposable {
   /** Made by `ComputeClient.capture` only. */
   constructor(parts: GraphParts) {
     this.#parts = parts;
-    this.#records = parts.launches.flatMap((l) => l.args.buffers.map((ref) => ref.slice.record));
+    this.#records = [
+      ...new Set(parts.launches.flatMap((l) => l.args.buffers.map((ref) => ref.slice.record))),
+    ];
   }
 
   /** The graph's name (`CaptureOptions.label`). */

@@ -70,6 +70,10 @@ runGroups({
     await t.step("signal_pipeline (a module Worker)", async () => {
       await import("../../examples/signal_pipeline.ts");
     });
+    await t.step("graph (1,000 replays of a captured step)", async () => {
+      const { heatDiffusion } = await import("../../examples/graph.ts");
+      await heatDiffusion({ n: 128 });
+    });
   },
 
   "helpers": async (t) => {

@@ -41,7 +41,14 @@ export class CudaGraph implements Disposable {
     this.label = label;
     this.#launches = launches;
     this.#exec = exec;
-    this.#refs = [...new Set(launches.flatMap((launch) => launch.args.refs()))];
+    // One ref per memory (the launches hold clones: distinct refs of one record).
+    const refs = new Map<unknown, HandleRef>();
+    for (const launch of launches) {
+      for (const ref of launch.args.refs()) {
+        if (!refs.has(ref.slice.record)) refs.set(ref.slice.record, ref);
+      }
+    }
+    this.#refs = [...refs.values()];
   }
 
   /** Checks that `graph` is a CUDA graph, then replays it. */

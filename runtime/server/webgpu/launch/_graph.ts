@@ -60,15 +60,18 @@ export class WebGpuGraph implements Disposable {
     this.#params = params;
     this.#named = named;
     this.#release = tasks.flatMap((task) => task.done === undefined ? [] : [task.done]);
-    const refs = new Set<HandleRef>();
+    // One ref per memory: every launch holds clones of its handles (distinct refs of one
+    // record), and the scheduler's registration is quadratic in the refs of a task.
+    const refs = new Map<unknown, HandleRef>();
     const written = new Set<unknown>();
     for (const task of tasks) {
       for (const ref of task.refs) {
-        refs.add(ref);
-        if (task.reads === undefined || !task.reads.includes(ref)) written.add(ref.slice.record);
+        const record = ref.slice.record;
+        if (!refs.has(record)) refs.set(record, ref);
+        if (task.reads === undefined || !task.reads.includes(ref)) written.add(record);
       }
     }
-    this.refs = [...refs];
+    this.refs = [...refs.values()];
     this.reads = this.refs.filter((ref) => !written.has(ref.slice.record));
     this.task = { kind: "graph", dispatches: tasks, done: () => this.#pending-- };
   }
