@@ -28,6 +28,11 @@ function notPositiveInteger(value: unknown, what: string): never {
   notNonNegativeInteger(value, what);
 }
 
+/** Whether `value` fits an unsigned 32-bit integer ({@linkcode assertU32}'s test, no message). */
+export function isU32(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 0xffff_ffff;
+}
+
 /** Throws unless `value` fits an unsigned 32-bit integer. */
 export function assertU32(value: unknown, what: string): asserts value is number {
   assertNonNegativeInteger(value, what);

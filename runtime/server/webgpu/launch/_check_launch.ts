@@ -150,6 +150,18 @@ function unknownBuffer(slot: ReflectedBinding | undefined, reflection: KernelRef
   return `is not a storage or texture binding of the WGSL (it declares: ${names})`;
 }
 
+/** Whether a located buffer passes {@linkcode checkBuffer} (the launch path's fast test). */
+export function bufferFits(
+  dtype: string,
+  at: { readonly offset: number; readonly size: number },
+  slot: ReflectedBinding,
+  alignment: number,
+): boolean {
+  return (dtype === "bytes" || slot.scalar === undefined || dtype === slot.scalar) &&
+    (dtype === "bytes" || slot.stride === 0 || at.size % slot.stride === 0) &&
+    at.size >= slot.minSize && at.offset % alignment === 0;
+}
+
 /**
  * Checks a located buffer against its WGSL slot: its element type, its size (at least the
  * type's minimum) and its offset (a multiple of `minStorageBufferOffsetAlignment`).

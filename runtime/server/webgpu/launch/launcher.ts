@@ -25,10 +25,17 @@
 import { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
 import { KernelArguments } from "../../../core/kernel_arguments.ts";
-import { assertU32, describe } from "../../../core/_argument_checks.ts";
+import { assertU32, describe, isU32 } from "../../../core/_argument_checks.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelLaunch } from "../../server.ts";
-import { checkBuffer, checkInfo, notACount, plural, resolveNames } from "./_check_launch.ts";
+import {
+  bufferFits,
+  checkBuffer,
+  checkInfo,
+  notACount,
+  plural,
+  resolveNames,
+} from "./_check_launch.ts";
 import type { GraphParams } from "./_graph_params.ts";
 import { writeInfo } from "./_info_layout.ts";
 import { type BindGroupCache, groupsOf } from "./_bind_group_cache.ts";
@@ -188,10 +195,13 @@ export class Launcher {
       indirect = { buffer: at.resource, offset: at.offset, scratch };
     } else {
       if (count.kind !== "static" && count.kind !== "threads") notACount(count);
-      const what = count.kind === "threads" ? "threads" : "count";
-      assertU32(count.x, `${what} x`);
-      assertU32(count.y, `${what} y`);
-      assertU32(count.z, `${what} z`);
+      // The names are built only for an error (no string work per launch).
+      if (!isU32(count.x) || !isU32(count.y) || !isU32(count.z)) {
+        const what = count.kind === "threads" ? "threads" : "count";
+        assertU32(count.x, `${what} x`);
+        assertU32(count.y, `${what} y`);
+        assertU32(count.z, `${what} z`);
+      }
       if (count.kind === "threads") cubesForThreads(count, reflection.workgroupSize, cubes);
       else {
         cubes[0] = count.x;
@@ -200,7 +210,7 @@ export class Launcher {
       }
       const max = this.#maxCount;
       const groups = cubes[0] > max || cubes[1] > max || cubes[2] > max
-        ? fitCubes(name, what, cubes, max)
+        ? fitCubes(name, count.kind === "threads" ? "threads" : "count", cubes, max)
         : 0;
       if (groups > 0) {
         // Dispatched as a folded grid: the variant sees the launch it stands for.
@@ -301,20 +311,21 @@ export class Launcher {
 
   /** Checks buffer `i` against its slot and fills its bind-group entry. */
   #bind(name: string, i: number, ref: HandleRef, slot: ReflectedBinding): void {
-    const what = this.#names === undefined ? `buffers[${i}]` : `buffers.${this.#names[i]}`;
     if (!(ref instanceof HandleRef)) {
-      throw new TypeError(`${what} must be a HandleRef, got ${describe(ref)}`);
+      throw new TypeError(`${this.#what(i)} must be a HandleRef, got ${describe(ref)}`);
     }
     if (slot.space === "uniform") {
-      throw new KernelArgumentError(name, what, `is bound to var<uniform> ${slot.name}`);
+      throw new KernelArgumentError(name, this.#what(i), `is bound to var<uniform> ${slot.name}`);
     }
     if (slot.space === "texture" || textureOf(ref) !== undefined) {
-      this.#textures.bind(name, what, ref, slot, this.#entries.placer);
+      this.#textures.bind(name, this.#what(i), ref, slot, this.#entries.placer);
       if (slot.access === "read") this.#reads.push(ref);
       return;
     }
     const at = this.#parts.memory.locate(ref, this.#at);
-    checkBuffer(name, what, i, ref.dtype, at, slot, this.#alignment);
+    if (!bufferFits(ref.dtype, at, slot, this.#alignment)) {
+      checkBuffer(name, this.#what(i), i, ref.dtype, at, slot, this.#alignment);
+    }
     // Storage bindings are 4-byte multiples; the rounded range stays inside the page.
     let size = at.size < 4 ? 4 : at.size;
     if (size % 4 !== 0) size = Math.min(size + 4 - size % 4, at.resource.size - at.offset);
@@ -365,6 +376,11 @@ export class Launcher {
     this.#written = undefined;
     const resource = entry.resource;
     resource.offset = this.chunks.share(resource.offset, resource.size);
+  }
+
+  /** How buffer `i` is named in errors (built only for one: no string work per launch). */
+  #what(i: number): string {
+    return this.#names === undefined ? `buffers[${i}]` : `buffers.${this.#names[i]}`;
   }
 
   /** Ends a successful launch: what gives back its chunk ranges and buffers once submitted. */
