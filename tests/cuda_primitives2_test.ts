@@ -5,8 +5,9 @@
  * sizes (the interpreter runs about a million simple threads a second).
  */
 import assert from "node:assert/strict";
-import { argsort, sort } from "../mod.ts";
-import type { Element } from "./_primitives.ts";
+import { argsort, gather, sort, transpose } from "../mod.ts";
+import { assertBits, type Element } from "./_primitives.ts";
+import { cpuTranspose } from "./_matmul_cases.ts";
 import { checkSort, keysFor } from "./_sort_cases.ts";
 import { checkTopk, valuesFor } from "./_select_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
@@ -44,6 +45,48 @@ Deno.test({
     }
     for (const type of types) await checkTopk(client, valuesFor(type, 1100, 5), 8, undefined, true);
     await checkTopk(client, valuesFor("f32", 40 * 30, 9), 3, [40, 30], false); // row passes
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("transpose and gather on CUDA: tiles, edges, bits kept, checked indices"),
+  ignore,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    for (const [rows, cols] of [[0, 5], [1, 1], [7, 1], [33, 65], [3, 100], [70, 40]]) {
+      const data = Int32Array.from({ length: rows * cols }, (_, i) => i * 7 - 3);
+      using x = client.createWithData(data);
+      using out = transpose(client, x, { shape: [rows, cols] });
+      assert.equal(out.dtype, "i32");
+      assert.deepEqual(await client.read(out), cpuTranspose(data, rows, cols), `${rows}x${cols}`);
+    }
+    const bits = new Float32Array([NaN, -0, 1, -Infinity, 2.5, 3]);
+    using f = client.createWithData(bits);
+    using ft = transpose(client, f, { shape: [2, 3] });
+    assertBits(await client.read(ft), cpuTranspose(bits, 2, 3), "f32 transpose");
+    for (const [len, n] of [[5, 0], [1, 1], [0, 3], [1001, 999], [65, 4097]]) {
+      const x = Float32Array.from({ length: len }, (_, i) => i * 0.5 - 7);
+      const idx = Uint32Array.from(
+        { length: n },
+        (_, i) => (Math.imul(i, 2654435761) >>> 0) % (len + 3),
+      );
+      using hx = client.createWithData(x);
+      using hi = client.createWithData(idx);
+      using out = gather(client, hx, hi);
+      const expected = Float32Array.from(idx, (k) => k < len ? x[k] : 0);
+      assert.deepEqual(await client.read(out), expected, `${len} ${n}`);
+    }
+    using x = client.createWithData(new Uint32Array([5, 6, 7]));
+    using good = client.createWithData(new Uint32Array([2, 1, 0, 2]));
+    using bad = client.createWithData(new Uint32Array([0, 9, 1, 3, 4]));
+    using out = await gather(client, x, good, { check: true });
+    assert.deepEqual([...await client.read(out)], [7, 6, 5, 7]);
+    await assert.rejects(
+      gather(client, x, bad, { check: true }),
+      (e) => e instanceof RangeError && /indices\[1\] is 9/.test(e.message),
+    );
     assert.equal(hazardCount(), 0, hazardReport());
   },
 });
