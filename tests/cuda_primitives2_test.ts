@@ -5,9 +5,10 @@
  * sizes (the interpreter runs about a million simple threads a second).
  */
 import assert from "node:assert/strict";
-import { argsort, gather, sort, transpose } from "../mod.ts";
+import { argsort, gather, matmul, type MatmulOptions, sort, transpose } from "../mod.ts";
+import { matmulSet, reduceSet, Tuner } from "../runtime/tune/mod.ts";
 import { assertBits, type Element } from "./_primitives.ts";
-import { cpuTranspose } from "./_matmul_cases.ts";
+import { assertClose, cpuMatmul, cpuTranspose, lcgFloats } from "./_matmul_cases.ts";
 import { checkSort, keysFor } from "./_sort_cases.ts";
 import { checkTopk, valuesFor } from "./_select_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
@@ -87,6 +88,70 @@ Deno.test({
       gather(client, x, bad, { check: true }),
       (e) => e instanceof RangeError && /indices\[1\] is 9/.test(e.message),
     );
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("matmul on CUDA: default variant, batches, transposes, tuned; reduceSet tunes"),
+  ignore,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    const check = async (options: MatmulOptions, seed = 1) => {
+      const full = { transposeA: false, transposeB: false, batch: 1, ...options };
+      const { m, n, k, batch } = full;
+      const a = lcgFloats(batch * m * k, seed), b = lcgFloats(batch * k * n, seed + 1);
+      using ha = client.createWithData(a);
+      using hb = client.createWithData(b);
+      using c = await matmul(client, ha, hb, options);
+      assertClose(await client.read(c), cpuMatmul(a, b, full), k, JSON.stringify(options));
+    };
+    for (const [m, n, k] of [[1, 1, 1], [3, 5, 7], [33, 17, 65], [0, 3, 4], [3, 4, 0]]) {
+      for (const transposeA of [false, true]) {
+        for (const transposeB of [false, true]) {
+          await check({ m, n, k, transposeA, transposeB, tune: false });
+        }
+      }
+    }
+    for (const [batch, m, n, k] of [[2, 1, 1, 1], [3, 7, 9, 11], [2, 33, 10, 5], [4, 3, 2, 0]]) {
+      await check({ batch, m, n, k, transposeA: batch % 2 === 1, transposeB: m % 3 === 0 });
+    }
+    // Every CUDA candidate of the set (naive, shared and register tiles) against the CPU.
+    const set = matmulSet(client);
+    assert.deepEqual(set.names, [
+      "naive_8x8",
+      "shared_16x16",
+      "shared_8x8",
+      "reg_4x4_wg8x8",
+      "reg_2x4_wg16x4",
+    ]);
+    const [m, n, k] = [21, 19, 18];
+    const a = lcgFloats(m * k, 3), b = lcgFloats(k * n, 4);
+    using ha = client.createWithData(a);
+    using hb = client.createWithData(b);
+    for (const candidate of set.candidates) {
+      using c = await candidate.run({ a: ha, b: hb, m, n, k });
+      const full = { m, n, k, batch: 1, transposeA: false, transposeB: false };
+      assertClose(await client.read(c, Float32Array), cpuMatmul(a, b, full), k, candidate.name);
+    }
+    // Tuned: tunes a shape once, then the same key hits the cache.
+    const sampling = { adaptive: false, minSamples: 1, maxSamples: 2, minSampleMs: 0 };
+    const tuner = new Tuner(client, { persistent: false, progressBar: false, sampling });
+    await check({ m: 20, n: 18, k: 17, tune: tuner });
+    assert.equal(tuner.stats.tunings, 1);
+    await check({ m: 19, n: 17, k: 17, transposeB: true, tune: tuner }, 5); // same key
+    assert.equal(tuner.stats.tunings, 1);
+    const data = Float32Array.from({ length: 3000 }, (_, i) => (i % 7) * 0.5);
+    using x = client.createWithData(data);
+    using total = await tuner.execute(reduceSet(client, "sum"), { x });
+    const [sum] = await client.read(total, Float32Array);
+    assert.ok(Math.abs(sum - data.reduce((p, v) => p + v, 0)) < 1e-2, `sum ${sum}`);
+    assert.equal(tuner.stats.tunings, 2);
+    for (const candidate of reduceSet(client, "max").candidates) { // every width and plan
+      using best = await candidate.run({ x });
+      assert.deepEqual([...await client.read(best, Float32Array)], [3], candidate.name);
+    }
     assert.equal(hazardCount(), 0, hazardReport());
   },
 });
