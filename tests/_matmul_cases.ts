@@ -1,13 +1,14 @@
 /**
  * The matmul steps of tests/kernels_linalg_test.ts: the tuned set and its default variant for
  * single products, the batched kernel, transposes, k = 0, past 65,535 workgroups, 2^24 outputs;
- * typed errors.
+ * typed errors. The CPU references (matmul, transpose) are shared with
+ * tests/cuda_primitives2_test.ts.
  */
 import assert from "node:assert/strict";
 import { createClient, matmul, type MatmulOptions } from "../mod.ts";
 import { Tuner } from "../runtime/tune/mod.ts";
 
-function lcgFloats(n: number, seed: number): Float32Array {
+export function lcgFloats(n: number, seed: number): Float32Array {
   let s = seed >>> 0;
   return Float32Array.from({ length: n }, () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
@@ -15,12 +16,23 @@ function lcgFloats(n: number, seed: number): Float32Array {
   });
 }
 
+/** The transpose of a row-major `[rows, cols]` array on the CPU. */
+export function cpuTranspose<A extends Float32Array | Int32Array | Uint32Array>(
+  x: A,
+  rows: number,
+  cols: number,
+): A {
+  const out = new (x.constructor as new (n: number) => A)(x.length);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = x[r * cols + c];
+  return out;
+}
+
 /** The CPU product in f64, of the stored layouts. */
-function cpuMatmul(
+export function cpuMatmul(
   a: Float32Array,
   b: Float32Array,
   o: Required<Omit<MatmulOptions, "tune" | "stream">>,
-) {
+): Float32Array {
   const { m, n, k, batch, transposeA, transposeB } = o;
   const c = new Float32Array(batch * m * n);
   for (let z = 0; z < batch; z++) {
@@ -39,7 +51,12 @@ function cpuMatmul(
   return c;
 }
 
-function assertClose(got: Float32Array, want: Float32Array, k: number, what: string) {
+export function assertClose(
+  got: Float32Array,
+  want: Float32Array,
+  k: number,
+  what: string,
+): void {
   assert.equal(got.length, want.length, what);
   const tolerance = 1e-5 * Math.max(1, k);
   for (let i = 0; i < got.length; i++) {

@@ -1,10 +1,19 @@
 /**
- * The CPU reference of argmax/argmin, their inputs and check, shared by tests/kernels_select_test.ts
- * (WebGPU) and tests/cuda_primitives_test.ts (CUDA).
+ * The CPU references of argmax/argmin and topk, their inputs and checks, shared by
+ * tests/kernels_select_test.ts (WebGPU) and tests/cuda_primitives_test.ts,
+ * tests/cuda_primitives2_test.ts (CUDA).
  */
 import assert from "node:assert/strict";
-import { argmax, argmin, type ComputeClient } from "../mod.ts";
-import { compareKeys, type Element, type ElementArray, randomWords, typed } from "./_primitives.ts";
+import { argmax, argmin, type ComputeClient, topk } from "../mod.ts";
+import {
+  assertBits,
+  compareKeys,
+  cpuArgsort,
+  type Element,
+  type ElementArray,
+  randomWords,
+  typed,
+} from "./_primitives.ts";
 
 /** CPU argmax/argmin of a row-major [rows, cols] array along `axis` (first of ties and NaN). */
 export function argReference(
@@ -58,4 +67,47 @@ export async function checkArg(
   const what = `${data.constructor.name} [${s}] axis ${axis}`;
   assert.deepEqual(Array.from(a), argReference(data, s, axis, true), `argmax ${what}`);
   assert.deepEqual(Array.from(b), argReference(data, s, axis, false), `argmin ${what}`);
+}
+
+/** topk of `data` as `[rows, cols]` against the first k of a stable CPU sort of each row. */
+export async function checkTopk(
+  client: ComputeClient,
+  data: ElementArray,
+  k: number,
+  shape: [number, number] | undefined,
+  largest: boolean,
+): Promise<void> {
+  const [rows, cols] = shape ?? [1, data.length];
+  const expectedIndices: number[] = [];
+  for (let r = 0; r < rows; r++) {
+    const row = data.subarray(r * cols, (r + 1) * cols);
+    const order = cpuArgsort(row, largest).subarray(0, k);
+    expectedIndices.push(...order);
+  }
+  using x = client.createWithData(data);
+  const result = topk(client, x, k, shape === undefined ? { largest } : { shape, largest });
+  using values = result.values;
+  using indices = result.indices;
+  const [v, i] = await client.readMany([values, indices]);
+  const what = `topk ${data.constructor.name} k=${k} [${rows}, ${cols}] largest ${largest}`;
+  assertBits(i, Uint32Array.from(expectedIndices), `${what} indices`);
+  // Values are the input's elements at those indices, bit for bit (-0 and NaN kept).
+  assertBits(
+    v as ElementArray,
+    permuteRows(data, expectedIndices, rows, cols, k),
+    `${what} values`,
+  );
+}
+
+/** The elements of `data` at the per-row indices. */
+function permuteRows(
+  data: ElementArray,
+  indices: number[],
+  rows: number,
+  cols: number,
+  k: number,
+): ElementArray {
+  const out = new (data.constructor as new (n: number) => ElementArray)(rows * k);
+  for (let m = 0; m < rows * k; m++) out[m] = data[Math.floor(m / k) * cols + indices[m]];
+  return out;
 }

@@ -4,20 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { createClient, gather, transpose } from "../mod.ts";
-import { matmulSteps } from "./_matmul_cases.ts";
+import { cpuTranspose, matmulSteps } from "./_matmul_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-function cpuTranspose<A extends Float32Array | Int32Array | Uint32Array>(
-  x: A,
-  rows: number,
-  cols: number,
-): A {
-  const out = new (x.constructor as new (n: number) => A)(x.length);
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = x[r * cols + c];
-  return out;
-}
 
 Deno.test({
   name: "transpose and gather on WebGPU",

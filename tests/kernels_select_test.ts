@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { argmax, argmin, type ComputeClient, createClient, type Handle, topk } from "../mod.ts";
-import { checkArg, valuesFor } from "./_select_cases.ts";
-import { assertBits, cpuArgsort, type Element, type ElementArray } from "./_primitives.ts";
+import { argmax, argmin, createClient, type Handle, topk } from "../mod.ts";
+import { checkArg, checkTopk, valuesFor } from "./_select_cases.ts";
+import type { Element } from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -95,49 +95,6 @@ Deno.test({
     );
   },
 });
-
-/** topk of `data` as `[rows, cols]` against the first k of a stable CPU sort of each row. */
-async function checkTopk(
-  client: ComputeClient,
-  data: ElementArray,
-  k: number,
-  shape: [number, number] | undefined,
-  largest: boolean,
-): Promise<void> {
-  const [rows, cols] = shape ?? [1, data.length];
-  const expectedIndices: number[] = [];
-  for (let r = 0; r < rows; r++) {
-    const row = data.subarray(r * cols, (r + 1) * cols);
-    const order = cpuArgsort(row, largest).subarray(0, k);
-    expectedIndices.push(...order);
-  }
-  using x = client.createWithData(data);
-  const result = topk(client, x, k, shape === undefined ? { largest } : { shape, largest });
-  using values = result.values;
-  using indices = result.indices;
-  const [v, i] = await client.readMany([values, indices]);
-  const what = `topk ${data.constructor.name} k=${k} [${rows}, ${cols}] largest ${largest}`;
-  assertBits(i, Uint32Array.from(expectedIndices), `${what} indices`);
-  // Values are the input's elements at those indices, bit for bit (-0 and NaN kept).
-  assertBits(
-    v as ElementArray,
-    permuteRows(data, expectedIndices, rows, cols, k),
-    `${what} values`,
-  );
-}
-
-/** The elements of `data` at the per-row indices. */
-function permuteRows(
-  data: ElementArray,
-  indices: number[],
-  rows: number,
-  cols: number,
-  k: number,
-): ElementArray {
-  const out = new (data.constructor as new (n: number) => ElementArray)(rows * k);
-  for (let m = 0; m < rows * k; m++) out[m] = data[Math.floor(m / k) * cols + indices[m]];
-  return out;
-}
 
 Deno.test({
   name: "topk: best first, ties by lower index, per row, against a full sort",

@@ -32,6 +32,7 @@ export function reductionCuda(
   program: ReductionProgram,
   shape: ReductionShape,
   finishes: boolean,
+  workgroup: number = REDUCE_WORKGROUP,
 ): CudaText {
   const { inputs, type } = program;
   const t = C_TYPE[type];
@@ -60,7 +61,8 @@ ${
     (void)count; return ${finishes ? cudaExpression(program.finish) : "r"};
   };`;
   const identity = cudaExpression(program.identity);
-  const id = `${program.name}_${shape}${finishes ? "" : "_partial"}.cuda`;
+  const wide = workgroup === REDUCE_WORKGROUP ? "" : `_wg${workgroup}`;
+  const id = `${program.name}_${shape}${finishes ? "" : "_partial"}${wide}.cuda`;
   if (shape === "columns") {
     return {
       id,
@@ -80,7 +82,7 @@ ${
 `,
     };
   }
-  const w = REDUCE_WORKGROUP;
+  const w = workgroup; // a power of two
   return {
     id,
     entryPoint: entry,

@@ -1,15 +1,13 @@
 /**
  * What the primitives of `histogram/`, `scatter/`, `random/` and `linalg/` share: argument checks
- * that name the argument, the kernel text of the client's backend (the text lives apart from the
- * launch, so another backend can supply its own for the same primitive), the index arithmetic
- * of launches that must stay under llvmpipe's loop limit, and an output that is disposed when
- * its launch throws.
+ * that name the argument, the index arithmetic of launches that must stay under llvmpipe's loop
+ * limit, and an output that is disposed when its launch throws. (The kernel text of the client's
+ * backend is chosen in `_backend_kernels.ts`.)
  *
  * @module
  */
 
 import type { ComputeClient } from "../client/client.ts";
-import { UnsupportedError } from "../core/errors.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
@@ -70,27 +68,6 @@ export function finite(value: unknown, argument: string, what: string): number {
     throw new RangeError(`${what}: ${argument} must be a finite number, got ${String(value)}`);
   }
   return value;
-}
-
-/**
- * The WGSL text of a primitive on this client: `UnsupportedError` on a backend without it (the
- * CUDA backend supplies its own text in a later issue).
- */
-export function wgslOnly(client: ComputeClient, what: string): void {
-  const backend = client.server.properties.backend;
-  if (backend !== "webgpu") {
-    throw new UnsupportedError(`${what} has no kernel for the ${backend} backend yet (WGSL only)`);
-  }
-}
-
-/** Memoizes kernel texts by key (generation is cheap, but pipelines cache by text). */
-export function textCache(make: (key: string) => KernelText): (key: string) => KernelText {
-  const cache = new Map<string, KernelText>();
-  return (key) => {
-    let found = cache.get(key);
-    if (found === undefined) cache.set(key, found = make(key));
-    return found;
-  };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Gathers elements of a handle by u32 indices on the device.
+ * Gathers elements of a handle by u32 indices on the device (WebGPU or CUDA).
  *
  * @module
  */
@@ -9,8 +9,10 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import type { ResultType } from "../reduce.ts";
-import { elementType, textCache, wgslOnly, withOutput } from "../_shape.ts";
+import { elementType, withOutput } from "../_shape.ts";
+import { backendTexts, launch } from "../_backend_kernels.ts";
 import { BAD_INDEX_WGSL, gatherWgsl } from "./_layout_wgsl.ts";
+import { BAD_INDEX_CUDA, gatherCuda } from "./_layout_cuda.ts";
 
 /**
  * Options of {@linkcode gather}.
@@ -35,10 +37,16 @@ export interface GatherOptions {
   stream?: StreamId;
 }
 
-const text = textCache((key) => {
-  const [type, checked] = key.split(":");
-  return gatherWgsl(type as ElementType, checked === "checked");
+/** The kernel texts by backend: keys `type:checked`, `type:plain` and `bad_index`. */
+const texts = backendTexts({
+  webgpu: (key) => key === "bad_index" ? BAD_INDEX_WGSL : gatherOf(key, gatherWgsl),
+  cuda: (key) => key === "bad_index" ? BAD_INDEX_CUDA : gatherOf(key, gatherCuda),
 });
+
+function gatherOf<T>(key: string, make: (type: ElementType, checked: boolean) => T): T {
+  const [type, checked] = key.split(":");
+  return make(type as ElementType, checked === "checked");
+}
 
 /**
  * `out[i] = x[indices[i]]` for each of the u32 `indices`: a new handle of `x`'s type (f32, i32
@@ -98,7 +106,6 @@ export function gather<D extends ElementType | "bytes">(
   const what = "gather";
   const type = elementType(x, "x", what, ["f32", "i32", "u32"]);
   elementType(indices, "indices", what, ["u32"]);
-  wgslOnly(client, what);
   const { stream } = options;
   const n = indices.size() / 4;
   const len = x.size() / 4;
@@ -112,14 +119,18 @@ export function gather<D extends ElementType | "bytes">(
       if (n === 0) return;
       // A binding holds at least one element: an empty x is bound as one dummy element.
       using dummy = len === 0 ? client.zeros(1, type, { stream }) : undefined;
-      client.execute(text(`${type}:${checked ? "checked" : "plain"}`), {
+      launch(client, texts(client, what, `${type}:${checked ? "checked" : "plain"}`), {
         threads: n,
         buffers: [dummy ?? x, indices, out, ...(flag === undefined ? [] : [flag])],
         params: { n, len },
         stream,
       });
       if (flag !== undefined) {
-        client.execute(BAD_INDEX_WGSL, { threads: 1, buffers: [indices, flag], stream });
+        launch(client, texts(client, what, "bad_index"), {
+          threads: 1,
+          buffers: [indices, flag],
+          stream,
+        });
       }
     }) as Handle<ResultType<D>>;
   } catch (error) {

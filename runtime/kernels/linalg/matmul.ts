@@ -1,6 +1,7 @@
 /**
- * Matrix products on the device: single products through the autotuner's matmul set (its
- * cache included), batches through one register-tiled kernel.
+ * Matrix products on the device, WebGPU or CUDA: single products through the autotuner's matmul
+ * set (its cache included; on CUDA its CUDA C variants), batches through one register-tiled
+ * kernel (WGSL or CUDA C).
  *
  * @module
  */
@@ -13,8 +14,10 @@ import { type MatmulInputs, matmulSet } from "../../tune/sets/matmul.ts";
 import type { TunableSet } from "../../tune/tunable_set.ts";
 import { Tuner } from "../../tune/tuner.ts";
 import type { MatmulKey } from "../../tune/sets/matmul.ts";
-import { count, elementType, textCache, wgslOnly, withOutput } from "../_shape.ts";
+import { count, elementType, withOutput } from "../_shape.ts";
+import { backendTexts, launch } from "../_backend_kernels.ts";
 import { BATCH_GROUP, BATCH_TILE, batchedMatmulWgsl } from "./_matmul_wgsl.ts";
+import { batchedMatmulCuda } from "./_matmul_cuda.ts";
 import { launchTranspose } from "./transpose.ts";
 
 /**
@@ -65,7 +68,11 @@ export interface MatmulOptions {
 
 const tuners = new WeakMap<ComputeClient, Tuner>();
 const sets = new WeakMap<ComputeClient, TunableSet<MatmulKey, MatmulInputs, Handle>>();
-const text = textCache((key) => batchedMatmulWgsl(key[0] === "t", key[1] === "t"));
+/** The batched kernel's texts by backend, keyed by the transposes (`nn`, `nt`, `tn`, `tt`). */
+const texts = backendTexts({
+  webgpu: (key) => batchedMatmulWgsl(key[0] === "t", key[1] === "t"),
+  cuda: (key) => batchedMatmulCuda(key[0] === "t", key[1] === "t"),
+});
 
 /**
  * The product `c = a b` of row-major f32 matrices: `a` is `[m, k]` (`[k, m]` with `transposeA`),
@@ -73,7 +80,9 @@ const text = textCache((key) => batchedMatmulWgsl(key[0] === "t", key[1] === "t"
  * it); with `batch`, `batch` products stacked one after the other in `a`, `b` and `c`. `k = 0`
  * gives zeros. Resolves once the product is launched (it stays on the device): a single product
  * may first tune its shape (see `tune`); transposed inputs are first transposed into temporary
- * handles, so the tuned variants apply. f32 at every shape, summed with `fma` in `k` order.
+ * handles, so the tuned variants apply. f32 at every shape, summed with `fma` in `k` order. On
+ * a CUDA client the same call runs CUDA C (compiled by NVRTC once per device): the set's naive,
+ * shared-tile and register-tile variants (tuned likewise), and the batched kernel.
  *
  * `TypeError` for handles that are not f32; `RangeError` naming the argument for sizes that are
  * not integers, handles whose length is not `batch * m * k` / `batch * k * n`, and for `k` over
@@ -120,7 +129,6 @@ export async function matmul(
         "after 65,535 iterations: split k into chunks and add the partial products",
     );
   }
-  wgslOnly(client, what);
   const { stream } = options;
   if (m * n === 0 || k === 0 || batch > 1) {
     return withOutput(client, batch * m * n, "f32", { stream, zero: k === 0 }, (c) => {
@@ -180,8 +188,12 @@ function batched(
   { m, n, k, batch }: { m: number; n: number; k: number; batch: number },
 ): void {
   const span = BATCH_GROUP * BATCH_TILE;
-  const kernel = text(`${options.transposeA ? "t" : "n"}${options.transposeB ? "t" : "n"}`);
-  client.execute(kernel, {
+  const kernel = texts(
+    client,
+    "matmul",
+    `${options.transposeA ? "t" : "n"}${options.transposeB ? "t" : "n"}`,
+  );
+  launch(client, kernel, {
     count: CubeCount.static(Math.ceil(n / span), Math.ceil(m / span), batch),
     buffers: [a, b, c],
     params: { M: m, N: n, K: k },

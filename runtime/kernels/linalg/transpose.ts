@@ -1,5 +1,5 @@
 /**
- * The transpose of a row-major `[rows, cols]` handle on the device.
+ * The transpose of a row-major `[rows, cols]` handle on the device (WebGPU or CUDA).
  *
  * @module
  */
@@ -10,8 +10,10 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import type { ResultType } from "../reduce.ts";
-import { count, elementType, textCache, wgslOnly, withOutput } from "../_shape.ts";
+import { count, elementType, withOutput } from "../_shape.ts";
+import { backendTexts, launch } from "../_backend_kernels.ts";
 import { TILE, transposeWgsl } from "./_layout_wgsl.ts";
+import { transposeCuda } from "./_layout_cuda.ts";
 
 /**
  * Options of {@linkcode transpose}.
@@ -32,7 +34,11 @@ export interface TransposeOptions {
   stream?: StreamId;
 }
 
-const text = textCache((type) => transposeWgsl(type as ElementType));
+/** The kernel texts by backend, keyed by element type. */
+const texts = backendTexts({
+  webgpu: (type) => transposeWgsl(type as ElementType),
+  cuda: (type) => transposeCuda(type as ElementType),
+});
 
 /**
  * The transpose of a row-major `[rows, cols]` handle of f32, i32 or u32: a new `[cols, rows]`
@@ -59,7 +65,6 @@ export function transpose<D extends ElementType | "bytes">(
   const what = "transpose";
   const type = elementType(x, "x", what, ["f32", "i32", "u32"]);
   const [rows, cols] = shapeOf(options?.shape, x.size() / 4, what);
-  wgslOnly(client, what);
   const { stream } = options;
   const out = withOutput(client, rows * cols, type, { stream }, (out) => {
     launchTranspose(client, x, out, rows, cols, stream);
@@ -78,7 +83,7 @@ export function launchTranspose(
 ): void {
   if (rows === 0 || cols === 0) return;
   const tilesC = Math.ceil(cols / TILE);
-  client.execute(text(out.dtype === "bytes" ? "f32" : out.dtype), {
+  launch(client, texts(client, "transpose", out.dtype === "bytes" ? "f32" : out.dtype), {
     count: CubeCount.new1d(Math.ceil(rows / TILE) * tilesC),
     buffers: [x, out],
     params: { rows, cols, tiles_c: tilesC },

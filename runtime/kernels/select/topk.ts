@@ -10,8 +10,9 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
-import { cached, elementTypeOf, type GeneratedKernel, layoutOf } from "../_grid.ts";
-import { mapKernel } from "../sort/_map_wgsl.ts";
+import { elementTypeOf, layoutOf } from "../_grid.ts";
+import { launch } from "../_backend_kernels.ts";
+import { mapText } from "../sort/_map.ts";
 import { sortKeys } from "../sort/sort.ts";
 
 /**
@@ -57,8 +58,6 @@ export interface TopkResult<D extends ElementType> extends Disposable {
   /** Their indices within the row (u32). */
   readonly indices: Handle<"u32">;
 }
-
-const kernels = new Map<string, GeneratedKernel>();
 
 /**
  * The `k` largest elements (f32, i32 or u32; `largest: false`: smallest) of a handle, or of each
@@ -109,20 +108,20 @@ export function topk<D extends ElementType | "bytes">(
       cols,
     });
     try {
-      const kernel = cached(kernels, type, () =>
-        mapKernel(
-          `topk_gather_${type}`,
-          [["order", "u32", false], ["x", type, false], ["values", type, true], [
-            "indices",
-            "u32",
-            true,
-          ]],
-          `let row = i / params.k;
+      const kernel = mapText(client, "topk", {
+        id: `topk_gather_${type}`,
+        bindings: [
+          ["order", "u32", false],
+          ["x", type, false],
+          ["values", type, true],
+          ["indices", "u32", true],
+        ],
+        body: `let row = i / params.k;
   let j = order[row * params.cols + i % params.k];
   values[i] = x[j];
   indices[i] = j - row * params.cols;`,
-        ));
-      client.execute(kernel, {
+      });
+      launch(client, kernel, {
         threads: rows * k,
         buffers: [sorted.payload!, x, values, indices],
         params: { n: rows * k, cols, k, flags: 0 },

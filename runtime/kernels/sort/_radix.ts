@@ -1,6 +1,7 @@
 /**
- * The launch of the radix sort whose kernel text is `_radix_wgsl.ts`: passes over u32 keys and
- * an optional u32 payload, ping-ponging between the given handles and two more of each.
+ * The launch of the radix sort whose kernel text is `_radix_wgsl.ts` (WGSL) or `_radix_cuda.ts`
+ * (CUDA C): passes over u32 keys and an optional u32 payload, ping-ponging between the given
+ * handles and two more of each.
  *
  * @module
  */
@@ -8,7 +9,7 @@
 import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { cached, type GeneratedKernel } from "../_grid.ts";
+import { backendTexts, launch } from "../_backend_kernels.ts";
 import { scanInto } from "../scan/scan.ts";
 import {
   type DigitSource,
@@ -18,6 +19,7 @@ import {
   RADIX_DIGITS,
   scatterKernel,
 } from "./_radix_wgsl.ts";
+import { histogramCuda, scatterCuda } from "./_radix_cuda.ts";
 
 /** Keys (u32) and an optional payload (u32) of `n` elements. */
 export interface Sortable {
@@ -35,7 +37,22 @@ export interface RadixPlan {
   readonly stream?: StreamId;
 }
 
-const kernels = new Map<string, GeneratedKernel>();
+/** The passes' texts by backend: keys `h:source` and `s:source:payload`. */
+const texts = backendTexts({
+  webgpu: (key) => passOf(key, histogramKernel, scatterKernel),
+  cuda: (key) => passOf(key, histogramCuda, scatterCuda),
+});
+
+function passOf<T>(
+  key: string,
+  histogram: (source: DigitSource) => T,
+  scatter: (source: DigitSource, payload: boolean) => T,
+): T {
+  const [pass, source, payload] = key.split(":");
+  return pass === "h"
+    ? histogram(source as DigitSource)
+    : scatter(source as DigitSource, payload === "true");
+}
 
 /**
  * Sorts `input` stably by its keys, then (row passes) stably by row: returns the sorted keys
@@ -57,9 +74,9 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
   try {
     for (const [source, shift] of passes) {
       const params = { n, shift, blocks, cols: plan.cols ?? 1 };
-      const histogram = cached(kernels, `h:${source}`, () => histogramKernel(source));
+      const histogram = texts(client, "sort", `h:${source}`);
       const digits = source === "key" ? current.keys : current.payload!;
-      client.execute(histogram, { count, buffers: [digits, counts], params, stream });
+      launch(client, histogram, { count, buffers: [digits, counts], params, stream });
       scanInto(client, counts, offsets, layout, {
         op: "sum",
         type: "u32",
@@ -70,16 +87,12 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
         keys: client.empty(n, "u32", { stream }),
         payload: hasPayload ? client.empty(n, "u32", { stream }) : undefined,
       };
-      const scatter = cached(
-        kernels,
-        `s:${source}:${hasPayload}`,
-        () => scatterKernel(source, hasPayload),
-      );
+      const scatter = texts(client, "sort", `s:${source}:${hasPayload}`);
       const buffers = hasPayload
         ? [current.keys, current.payload!, offsets, next.keys, next.payload!]
         : [current.keys, offsets, next.keys];
       try {
-        client.execute(scatter, { count, buffers, params, stream });
+        launch(client, scatter, { count, buffers, params, stream });
       } catch (error) {
         dispose(next);
         throw error;

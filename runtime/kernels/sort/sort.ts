@@ -1,7 +1,7 @@
 /**
  * Stable sorts of f32, i32 and u32 keys (with values, or as indices) on the device: an LSD radix
  * sort (`_radix.ts`) over order keys (`../_order_keys.ts`), with the encoding and decoding
- * kernels of `_map_wgsl.ts` around it.
+ * kernels of `_map.ts` around it, on WebGPU (WGSL) and CUDA (CUDA C) from the same call.
  *
  * @module
  */
@@ -10,9 +10,10 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
-import { cached, elementTypeOf, type GeneratedKernel } from "../_grid.ts";
-import { fromOrderKeyFunction, orderKeyFunction } from "../_order_keys.ts";
-import { type MapBinding, mapKernel } from "./_map_wgsl.ts";
+import { elementTypeOf } from "../_grid.ts";
+import { launch } from "../_backend_kernels.ts";
+import type { MapBinding } from "./_map_wgsl.ts";
+import { mapText } from "./_map.ts";
 import { radixSort, type Sortable } from "./_radix.ts";
 
 /**
@@ -51,8 +52,6 @@ export interface SortPairsOptions<V extends ElementType | "bytes"> extends SortO
   /** The values to reorder with the keys (their length is the keys'). */
   values: Handle<V>;
 }
-
-const kernels = new Map<string, GeneratedKernel>();
 
 /** What the radix sort carries besides the key: nothing, the index, the key's bits, or values. */
 type Payload = "none" | "index" | "bits" | ElementType;
@@ -315,14 +314,12 @@ function run(
   buffers: readonly Handle[],
   body: string,
   coding: Coding,
-  functions = "",
 ): void {
   const { type, n, descending, stream } = coding;
   if (n === 0) return;
-  const all = `${orderKeyFunction(type)}\n${fromOrderKeyFunction(type)}\n${functions}`;
-  const kernel = cached(kernels, id, () => mapKernel(id, bindings, body, all));
+  const kernel = mapText(client, "sort", { id, bindings, body, keys: type });
   const flags = descending ? 0xffffffff : 0;
-  client.execute(kernel, { threads: n, buffers, params: { n, cols: 0, k: 0, flags }, stream });
+  launch(client, kernel, { threads: n, buffers, params: { n, cols: 0, k: 0, flags }, stream });
 }
 
 function dispose(sortable: Sortable): void {

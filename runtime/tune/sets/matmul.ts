@@ -1,6 +1,7 @@
 /**
  * A real tunable set: f32 matmul `c = a b` in several WGSL variants (naive, shared-memory tiles,
- * scalar register tiles, vec4 register tiles) with different tile and workgroup shapes.
+ * scalar register tiles, vec4 register tiles) with different tile and workgroup shapes; on a
+ * CUDA client, the same shapes in CUDA C (`_matmul_cuda.ts`: naive, shared and register tiles).
  *
  * @module
  */
@@ -10,6 +11,8 @@ import { CubeCount } from "../../core/cube_count.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import { anchor } from "../key.ts";
 import { type MatmulVariant, matmulWgsl } from "./_matmul_wgsl.ts";
+import { CUDA_MATMUL_KINDS, matmulCuda } from "./_matmul_cuda.ts";
+import { backendOf, launch } from "../../kernels/_backend_kernels.ts";
 import { type Tunable, TunableSet } from "../tunable_set.ts";
 
 /**
@@ -102,7 +105,9 @@ export function matmulKernel(variant: MatmulVariant): { id: string; source: stri
  * naive kernel for small products; shared-memory tiles only if all of those failed; the naive
  * kernel last for large products. The naive kernel is the reference of output checks. (Register
  * tiles are the better bet on most devices and far better on CPU adapters; a device where shared
- * tiles win would give them the first group.)
+ * tiles win would give them the first group.) On a CUDA client the candidates are the naive,
+ * shared and register variants in CUDA C (compiled by NVRTC once per device), shared tiles in the
+ * first group with the register tiles (the classic CUDA kernel; GPUs run shared memory well).
  *
  * @example
  * ```ts ignore
@@ -116,16 +121,20 @@ export function matmulKernel(variant: MatmulVariant): { id: string; source: stri
 export function matmulSet(
   client: ComputeClient,
 ): TunableSet<MatmulKey, MatmulInputs, Handle> {
-  const candidates = MATMUL_VARIANTS.map((variant): Tunable<MatmulKey, MatmulInputs, Handle> => {
-    const kernel = matmulKernel(variant);
+  const cuda = backendOf(client, "matmulSet") === "cuda";
+  const variants = cuda
+    ? MATMUL_VARIANTS.filter((variant) => CUDA_MATMUL_KINDS.has(variant.kind))
+    : MATMUL_VARIANTS;
+  const candidates = variants.map((variant): Tunable<MatmulKey, MatmulInputs, Handle> => {
+    const kernel = cuda ? matmulCuda(variant) : matmulKernel(variant);
     const [wx, wy] = variant.workgroup;
     return {
       name: variant.name,
-      priority: (key) => priority(variant, key),
+      priority: (key) => cuda && variant.kind === "shared" ? 2 : priority(variant, key),
       run({ a, b, m, n, k }) {
         checkLoops(client, k);
         const c = client.empty(m * n, "f32");
-        client.execute(kernel, {
+        launch(client, kernel, {
           count: CubeCount.new2d(
             Math.max(1, Math.ceil(n / (variant.cols * wx))),
             Math.max(1, Math.ceil(m / (variant.rows * wy))),

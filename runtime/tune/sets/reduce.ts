@@ -2,7 +2,8 @@
  * The kernel helpers' reductions (`reduce` and `dot` of `runtime/kernels/`), tunable: the same
  * WGSL and the same two launches (partials per workgroup, then one workgroup over the partials),
  * with the workgroup width and the number of partials as the candidates' parameters. The helpers
- * fix those at values measured on llvmpipe; the tuner finds them per device and length.
+ * fix those at values measured on llvmpipe; the tuner finds them per device and length. On a CUDA
+ * client the candidates run the helpers' CUDA C (`_reduce_cuda.ts`) with the same launches.
  *
  * @module
  */
@@ -10,9 +11,10 @@
 import type { ComputeClient } from "../../client/client.ts";
 import { CubeCount } from "../../core/cube_count.ts";
 import type { Handle } from "../../core/handles/handle.ts";
-// The helpers' kernel generator: tuning them means running exactly their WGSL.
+// The helpers' kernel generators: tuning them means running exactly their WGSL or CUDA C.
+import { backendOf, type BackendText, launch } from "../../kernels/_backend_kernels.ts";
+import { reductionCuda } from "../../kernels/_reduce_cuda.ts";
 import {
-  type GeneratedKernel,
   LOOP_LIMIT,
   operatorProgram,
   partialsProgram,
@@ -112,7 +114,9 @@ export function reduceSet(
   if (!["sum", "max", "min", "mean"].includes(op)) {
     throw new RangeError(`op must be "sum", "max", "min" or "mean", got ${JSON.stringify(op)}`);
   }
-  const kernels = new Map<string, GeneratedKernel>();
+  const cuda = backendOf(client, "reduceSet") === "cuda";
+  const make = cuda ? reductionCuda : reductionKernel;
+  const kernels = new Map<string, BackendText>();
   /** The first pass (partials of chunks, or a whole fold when it finishes) or the partials' fold. */
   const kernel = (product: boolean, pass: "first" | "whole" | "fold", workgroup: number) => {
     const id = `${product}:${pass}:${workgroup}`;
@@ -120,8 +124,8 @@ export function reduceSet(
     if (found === undefined) {
       const program = operatorProgram(op, "f32", product);
       found = pass === "fold"
-        ? reductionKernel(partialsProgram(program), "rows", true, workgroup)
-        : reductionKernel(program, "rows", pass === "whole", workgroup);
+        ? make(partialsProgram(program), "rows", true, workgroup)
+        : make(program, "rows", pass === "whole", workgroup);
       kernels.set(id, found);
     }
     return found;
@@ -142,7 +146,7 @@ export function reduceSet(
       const out = client.empty(1, "f32");
       const row = { n, per_group: perGroup, cols: n, rows: 1, count: n, chunks: partials };
       if (partials === 1) {
-        client.execute(kernel(product, "whole", v.workgroup), {
+        launch(client, kernel(product, "whole", v.workgroup), {
           count: CubeCount.newSingle(),
           buffers: [...inputs, out],
           params: row,
@@ -150,12 +154,12 @@ export function reduceSet(
         return out;
       }
       using partial = client.empty(partials, "f32"); // freed after launch: the server pins it
-      client.execute(kernel(product, "first", v.workgroup), {
+      launch(client, kernel(product, "first", v.workgroup), {
         count: CubeCount.new1d(partials),
         buffers: [...inputs, partial],
         params: row,
       });
-      client.execute(kernel(product, "fold", v.workgroup), {
+      launch(client, kernel(product, "fold", v.workgroup), {
         count: CubeCount.newSingle(),
         buffers: [partial, out],
         params: { n: partials, per_group: partials, cols: partials, rows: 1, count: n, chunks: 1 },
