@@ -28,14 +28,8 @@ import { KernelArguments } from "../../../core/kernel_arguments.ts";
 import { assertU32, describe, isU32 } from "../../../core/_argument_checks.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelLaunch } from "../../server.ts";
-import {
-  bufferFits,
-  checkBuffer,
-  checkInfo,
-  notACount,
-  plural,
-  resolveNames,
-} from "./_check_launch.ts";
+import { bufferFits, checkBuffer, checkInfo } from "./_check_launch.ts";
+import { notACount, plural, resolveNames } from "./_check_launch.ts";
 import type { GraphParams } from "./_graph_params.ts";
 import { writeInfo } from "./_info_layout.ts";
 import { type BindGroupCache, groupsOf } from "./_bind_group_cache.ts";
@@ -265,15 +259,8 @@ export class Launcher {
     return declared; // the first buffers.length of them
   }
 
-  /**
-   * A launch with named params: writes each uniform; the storage and texture bindings are the
-   * slots, in order or by name.
-   */
-  #params(
-    name: string,
-    reflection: KernelReflection,
-    launch: KernelLaunch<WgslKernel>,
-  ): readonly ReflectedBinding[] {
+  /** Named params: writes each uniform; returns the storage and texture slots (order or name). */
+  #params(name: string, reflection: KernelReflection, launch: KernelLaunch<WgslKernel>) {
     const { uniforms } = reflection;
     const storage = this.#names === undefined
       ? reflection.resources
@@ -336,10 +323,7 @@ export class Launcher {
     if (slot.access === "read") this.#reads.push(ref);
   }
 
-  /**
-   * A zeroed range of `size` bytes for the uniform at `binding`; returns its offset. `own`: in a
-   * buffer of its own, not in the shared chunk.
-   */
+  /** A zeroed range of `size` bytes for a uniform; its offset. `own`: not in the shared chunk. */
   #reserve(group: number, binding: number, size: number, own = false): number {
     this.#share();
     const entry = this.#entries.buffer(group, binding);
@@ -378,7 +362,7 @@ export class Launcher {
     resource.offset = this.chunks.share(resource.offset, resource.size);
   }
 
-  /** How buffer `i` is named in errors (built only for one: no string work per launch). */
+  /** How buffer `i` is named in errors (built for an error only). */
   #what(i: number): string {
     return this.#names === undefined ? `buffers[${i}]` : `buffers.${this.#names[i]}`;
   }
