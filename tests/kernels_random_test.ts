@@ -1,34 +1,42 @@
 /**
  * `random` on the real WebGPU device: Philox4x32-10 bit-exact against a CPU reference written
  * here (itself checked against Random123's known-answer vectors), at every length and offset,
- * past 65,535 workgroups; the moments of uniform and normal numbers; typed errors.
+ * past 65,535 workgroups (2^24 words: with GPUCOMPUTE_TEST_LARGE=1, `deno task test:large`); the
+ * moments of uniform and normal numbers; typed errors.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createClient, random } from "../mod.ts";
+import { large } from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 
-const MASK = 0xffffffffn;
+/** The high and low words of the 64-bit product of two u32 (exact in doubles: 16-bit halves). */
+function mulhilo(a: number, b: number): [number, number] {
+  const x = (a >>> 16) * b; // < 2^48
+  const y = (a & 0xffff) * b; // < 2^48
+  const high = Math.floor(x / 65536) + Math.floor(((x % 65536) * 65536 + y) / 2 ** 32);
+  return [high >>> 0, Math.imul(a, b) >>> 0];
+}
 
-/** Philox4x32-10 of one block, on BigInts (independent of the kernel's 16-bit products). */
+/** Philox4x32-10 of one block (checked against Random123's known answers below). */
 function philox(counter: readonly number[], key: readonly number[]): number[] {
-  let [c0, c1, c2, c3] = counter.map(BigInt);
-  let [k0, k1] = key.map(BigInt);
+  let [c0, c1, c2, c3] = counter;
+  let [k0, k1] = key;
   for (let round = 0; round < 10; round++) {
-    const p0 = 0xD2511F53n * c0;
-    const p1 = 0xCD9E8D57n * c2;
-    [c0, c1, c2, c3] = [(p1 >> 32n) ^ c1 ^ k0, p1 & MASK, (p0 >> 32n) ^ c3 ^ k1, p0 & MASK];
-    k0 = (k0 + 0x9E3779B9n) & MASK;
-    k1 = (k1 + 0xBB67AE85n) & MASK;
+    const [h0, l0] = mulhilo(0xD2511F53, c0);
+    const [h1, l1] = mulhilo(0xCD9E8D57, c2);
+    [c0, c1, c2, c3] = [(h1 ^ c1 ^ k0) >>> 0, l1, (h0 ^ c3 ^ k1) >>> 0, l0];
+    k0 = (k0 + 0x9E3779B9) >>> 0;
+    k1 = (k1 + 0xBB67AE85) >>> 0;
   }
-  return [c0, c1, c2, c3].map(Number);
+  return [c0, c1, c2, c3];
 }
 
 /** The words `offset .. offset + n` of the stream of `seed`, as the issue specifies them. */
 function words(seed: bigint, offset: number, n: number): Uint32Array {
-  const key = [Number(seed & MASK), Number(seed >> 32n)];
+  const key = [Number(seed & 0xffffffffn), Number(seed >> 32n)];
   const out = new Uint32Array(n);
   let cached = -1;
   let block: number[] = [];
@@ -82,7 +90,7 @@ Deno.test({
         [2 ** 40 + 17, 1, 1023],
         [0xffffffffffffffffn, 5, 65],
         [99, 2 ** 34 + 2, 33], // a counter past 2^32 blocks
-        [7, 0, 64 * 65_536 * 4 + 9], // past 65,535 workgroups
+        ...large<[number, number, number]>([[7, 0, 64 * 65_536 * 4 + 9]]), // past 65,535 workgroups
       ];
       for (const [seed, offset, n] of cases) {
         using h = random(client, n, { seed, offset, dtype: "u32" });

@@ -1,7 +1,8 @@
 /**
  * Scans (issue #30): every op, type, inclusive and exclusive, whole and along both axes, against
  * a CPU reference at 0, 1, odd and non-power-of-two lengths, past 65,535 workgroups and at 2^24
- * elements; fast-check properties; bad input gives typed errors and the client stays usable.
+ * elements (with GPUCOMPUTE_TEST_LARGE=1: `deno task test:large`); fast-check properties; bad
+ * input gives typed errors and the client stays usable.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -13,7 +14,15 @@ import {
   scan,
   type ScanOp,
 } from "../mod.ts";
-import { assertSame, type Element, type ElementArray, randomWords, typed } from "./_primitives.ts";
+import {
+  assertSame,
+  type Element,
+  type ElementArray,
+  LARGE,
+  large,
+  randomWords,
+  typed,
+} from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -82,24 +91,32 @@ function inputFor(type: Element, op: ScanOp, n: number, seed: number): ElementAr
   return typed("f32", Array.from(words, (w) => (w % 1001 === 0 ? NaN : ((w | 0) / 2 ** 20))));
 }
 
-async function check(
-  client: ComputeClient,
-  type: Element,
-  op: ScanOp,
-  exclusive: boolean,
-  data: ElementArray,
-  shape: [number, number],
-  axis: 0 | 1,
-): Promise<void> {
-  using x = client.createWithData(data);
-  const given = shape[0] === 1 && axis === 1 ? {} : { shape, axis };
-  using y = scan(client, x, { op, exclusive, ...given });
-  const what = `${op} ${type} ${exclusive ? "exclusive" : "inclusive"} [${shape}] axis ${axis}`;
-  assertSame(
-    await client.read(y) as ElementArray,
-    reference(data, type, op, exclusive, shape, axis),
-    what,
-  );
+/** One scan to check: its input, layout and options. */
+type Check = [Element, ScanOp, boolean, ElementArray, [number, number], 0 | 1];
+
+/** Runs the scans, reads them back in one round trip, and compares each with the CPU's. */
+async function check(client: ComputeClient, ...checks: Check[]): Promise<void> {
+  const inputs: Handle[] = [];
+  const outputs: Handle[] = [];
+  try {
+    for (const [, op, exclusive, data, shape, axis] of checks) {
+      const x = client.createWithData(data);
+      inputs.push(x);
+      const given = shape[0] === 1 && axis === 1 ? {} : { shape, axis };
+      outputs.push(scan(client, x, { op, exclusive, ...given }));
+    }
+    const got = await client.readMany(outputs);
+    checks.forEach(([type, op, exclusive, data, shape, axis], i) => {
+      const what = `${op} ${type} ${exclusive ? "exclusive" : "inclusive"} [${shape}] axis ${axis}`;
+      assertSame(
+        got[i] as ElementArray,
+        reference(data, type, op, exclusive, shape, axis),
+        what,
+      );
+    });
+  } finally {
+    for (const h of [...inputs, ...outputs]) h.dispose();
+  }
 }
 
 Deno.test({
@@ -111,33 +128,66 @@ Deno.test({
     const types: Element[] = ["f32", "i32", "u32"];
 
     await t.step("lengths 0, 1, odd, block edges, two levels of blocks", async () => {
-      for (const n of [0, 1, 7, 511, 512, 513, 1000, 262_145 + 13]) {
+      for (const n of [0, 1, 7, 511, 512, 513, 1000, 2049]) {
+        const checks: Check[] = [];
         for (const type of types) {
           for (const op of ops) {
             for (const exclusive of [false, true]) {
-              await check(client, type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1);
+              checks.push([type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1]);
             }
           }
         }
+        await check(client, ...checks);
       }
+      // Two levels of blocks: every op both ways, the types taking turns (the levels' code is
+      // the same for every type; each type's op code ran above).
+      const n = 262_145 + 13;
+      const checks: Check[] = [];
+      for (const [i, op] of ops.entries()) {
+        for (const exclusive of [false, true]) {
+          const type = types[(2 * i + Number(exclusive)) % types.length];
+          checks.push([type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1]);
+        }
+      }
+      await check(client, ...checks);
     });
 
     await t.step("rows and columns, past 65,535 workgroups", async () => {
-      const shapes: [number, number][] = [[3, 5], [5, 1000], [1000, 7], [70_000, 3], [2, 1025]];
+      const shapes: [number, number][] = [
+        [3, 5],
+        [5, 1000],
+        [1000, 7],
+        [2, 1025],
+        ...large<[number, number]>([[70_000, 3]]),
+      ];
       for (const shape of shapes) {
+        const checks: Check[] = [];
         for (const axis of [0, 1] as const) {
           for (const [type, op] of [["i32", "sum"], ["f32", "max"], ["u32", "prod"]] as const) {
             const data = inputFor(type, op, shape[0] * shape[1], shape[0]);
-            await check(client, type, op, axis === 0, data, shape, axis);
+            checks.push([type, op, axis === 0, data, shape, axis]);
           }
         }
+        await check(client, ...checks);
       }
+      // 70,000 rows: a workgroup each (~1 s on llvmpipe), so one op in the default run.
+      const data = inputFor("i32", "sum", 70_000 * 3, 7);
+      await check(client, ["i32", "sum", false, data, [70_000, 3], 1]);
     });
 
-    await t.step("2^24 i32 elements: the sum wraps as i32 does", async () => {
-      const n = 1 << 24;
-      const data = typed("i32", randomWords(n, 5));
-      await check(client, "i32", "sum", false, data, [1, n], 1);
+    await t.step("past 2048 blocks: the block totals are scanned in blocks too", async () => {
+      const n = 2048 * 2048 + 1; // the smallest length with two levels of block totals
+      await check(client, ["i32", "sum", true, typed("i32", randomWords(n, 7)), [1, n], 1]);
+    });
+
+    await t.step({
+      name: "2^24 i32 elements: the sum wraps as i32 does",
+      ignore: !LARGE,
+      fn: async () => {
+        const n = 1 << 24;
+        const data = typed("i32", randomWords(n, 5));
+        await check(client, ["i32", "sum", false, data, [1, n], 1]);
+      },
     });
 
     await t.step("cumsum is the inclusive sum scan", async () => {
@@ -160,10 +210,8 @@ Deno.test({
         fc.nat(),
         async (type, op, exclusive, length, rows, axis, seed) => {
           const cols = Math.floor(length / rows);
-          await check(client, type, op, exclusive, inputFor(type, op, rows * cols, seed), [
-            rows,
-            cols,
-          ], axis);
+          const data = inputFor(type, op, rows * cols, seed);
+          await check(client, [type, op, exclusive, data, [rows, cols], axis]);
         },
       );
       await fc.assert(property, { numRuns: 60 });

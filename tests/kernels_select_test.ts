@@ -1,20 +1,23 @@
 /**
  * argmax, argmin and topk (issue #30) against CPU references: ties and NaN (the first wins),
  * -0 and +0 equal, whole and per row/column, at 0, 1, odd and non-power-of-two lengths, past
- * 65,535 workgroups and at 2^24 elements; fast-check properties (topk against a full sort); bad
- * input gives typed errors naming the argument and the client stays usable.
+ * 65,535 workgroups and at 2^24 elements (with GPUCOMPUTE_TEST_LARGE=1: `deno task test:large`);
+ * fast-check properties (topk against a full sort); bad input gives typed errors naming the
+ * argument and the client stays usable.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { argmax, argmin, type ComputeClient, createClient, type Handle, topk } from "../mod.ts";
 import {
+  ARRAY,
   assertBits,
   compareKeys,
   cpuArgsort,
   type Element,
   type ElementArray,
+  LARGE,
+  large,
   randomWords,
-  typed,
 } from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -44,17 +47,18 @@ function argReference(
 /** Values with many ties, -0 and +0, infinities and (f32) some NaN. */
 function valuesFor(type: Element, n: number, seed: number, nan = true): ElementArray {
   const words = randomWords(n, seed);
+  const out = new ARRAY[type](n);
   if (type !== "f32") {
-    return typed(
-      type,
-      Array.from(words, (w) => type === "u32" ? w % 50 : (w % 50) - 25),
-    );
+    const shift = type === "u32" ? 0 : 25;
+    for (let i = 0; i < n; i++) out[i] = (words[i] % 50) - shift;
+    return out;
   }
   const special = [-0, 0, Infinity, -Infinity, ...(nan ? [NaN] : [])];
-  return typed(
-    "f32",
-    Array.from(words, (w) => (w % 97 === 0 ? special[(w >>> 8) % special.length] : (w % 50) - 25)),
-  );
+  for (let i = 0; i < n; i++) {
+    const w = words[i];
+    out[i] = w % 97 === 0 ? special[(w >>> 8) % special.length] : (w % 50) - 25;
+  }
+  return out;
 }
 
 async function checkArg(
@@ -93,18 +97,31 @@ Deno.test({
       assert.deepEqual(Array.from(await client.read(i)), [1]); // NumPy: the first NaN
     });
 
-    await t.step("lengths 1, odd, chunk edges, many chunks, 2^24 (several passes)", async () => {
+    await t.step("lengths 1, odd, chunk edges, many chunks", async () => {
       for (const n of [1, 7, 4095, 4096, 4097, 100_003]) {
         for (const type of types) await checkArg(client, valuesFor(type, n, n), undefined, 1);
       }
-      const big = valuesFor("f32", (1 << 24) + 5, 3, false);
-      big[(1 << 24) - 2] = 1e9; // the largest near the end, the smallest earlier
-      big[123_457] = -1e9;
-      await checkArg(client, big, undefined, 1);
+    });
+
+    await t.step({
+      name: "2^24 + 5 elements (several passes)",
+      ignore: !LARGE,
+      fn: async () => {
+        const big = valuesFor("f32", (1 << 24) + 5, 3, false);
+        big[(1 << 24) - 2] = 1e9; // the largest near the end, the smallest earlier
+        big[123_457] = -1e9;
+        await checkArg(client, big, undefined, 1);
+      },
     });
 
     await t.step("rows and columns, past 65,535 workgroups", async () => {
-      const shapes: [number, number][] = [[3, 5], [5, 1000], [1000, 7], [70_000, 3], [3, 9000]];
+      const shapes: [number, number][] = [
+        [3, 5],
+        [5, 1000],
+        [1000, 7],
+        [3, 9000],
+        ...large<[number, number]>([[70_000, 3]]),
+      ];
       for (const shape of shapes) {
         for (const axis of [0, 1] as const) {
           for (const type of types) {
@@ -112,6 +129,8 @@ Deno.test({
           }
         }
       }
+      // 70,000 rows: a workgroup each (~0.5 s on llvmpipe), so one type in the default run.
+      await checkArg(client, valuesFor("f32", 70_000 * 3, 3), [70_000, 3], 1);
     });
 
     await t.step("property: any type, shape and axis", async () => {
@@ -166,11 +185,10 @@ async function checkTopk(
   largest: boolean,
 ): Promise<void> {
   const [rows, cols] = shape ?? [1, data.length];
-  const expectedIndices: number[] = [];
+  const expectedIndices = new Uint32Array(rows * k);
   for (let r = 0; r < rows; r++) {
     const row = data.subarray(r * cols, (r + 1) * cols);
-    const order = cpuArgsort(row, largest).subarray(0, k);
-    expectedIndices.push(...order);
+    expectedIndices.set(cpuArgsort(row, largest).subarray(0, k), r * k);
   }
   using x = client.createWithData(data);
   const result = topk(client, x, k, shape === undefined ? { largest } : { shape, largest });
@@ -178,7 +196,7 @@ async function checkTopk(
   using indices = result.indices;
   const [v, i] = await client.readMany([values, indices]);
   const what = `topk ${data.constructor.name} k=${k} [${rows}, ${cols}] largest ${largest}`;
-  assertBits(i, Uint32Array.from(expectedIndices), `${what} indices`);
+  assertBits(i, expectedIndices, `${what} indices`);
   // Values are the input's elements at those indices, bit for bit (-0 and NaN kept).
   assertBits(
     v as ElementArray,
@@ -190,7 +208,7 @@ async function checkTopk(
 /** The elements of `data` at the per-row indices. */
 function permuteRows(
   data: ElementArray,
-  indices: number[],
+  indices: Uint32Array,
   rows: number,
   cols: number,
   k: number,
@@ -226,7 +244,7 @@ Deno.test({
           await checkTopk(client, valuesFor(type, n, n + k), k, undefined, k % 2 === 0);
         }
       }
-      for (const shape of [[3, 5], [70_000, 3], [5, 4099]] as [number, number][]) {
+      for (const shape of [[3, 5], [5, 4099], ...large([[70_000, 3]])] as [number, number][]) {
         await checkTopk(client, valuesFor("f32", shape[0] * shape[1], 9), 2, shape, true);
       }
       await checkTopk(client, valuesFor("i32", 1 << 20, 4), 4, [1 << 16, 16], false);
