@@ -88,6 +88,7 @@ const USER = [
   "listDevices",
   "matmul",
   "random",
+  "recordKernels",
   "reduce",
   "reduction",
   "scan",

@@ -9,6 +9,7 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { commonLength, namedInputs } from "./_inputs.ts";
+import { runKernel } from "./record_kernels.ts";
 
 /**
  * Element types of element-wise and reduction inputs, outputs and params (all 4 bytes).
@@ -225,7 +226,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
       const out = options.out ?? client.empty(n, output, { stream });
       try {
         if (n > 0) {
-          client.execute(kernel, {
+          runKernel(client, kernel, {
             threads: n,
             buffers: [...handles, out],
             params: { ...options.params, n },

@@ -23,6 +23,7 @@ import {
   type ReductionShape,
   RESERVED_NAMES,
 } from "./_reduce_kernels.ts";
+import { runKernel } from "./record_kernels.ts";
 
 /**
  * What a custom reduction computes. `map` reads each input's element by the input's name (and
@@ -297,14 +298,14 @@ function rowsPasses(
   const { chunks, perGroup } = chunksOf(rows, cols);
   const one = chunks === 1;
   using partial = one ? undefined : client.empty(rows * chunks, program.type, { stream });
-  client.execute(kernel(program, "rows", one), {
+  runKernel(client, kernel(program, "rows", one), {
     count: { kind: "static", x: rows * chunks, y: 1, z: 1 },
     buffers: [...inputs, partial ?? out],
     params: params({ ...base, per_group: perGroup, chunks, count: cols }),
     stream,
   });
   if (partial === undefined) return;
-  client.execute(kernel(partials, "rows", true), {
+  runKernel(client, kernel(partials, "rows", true), {
     count: { kind: "static", x: rows, y: 1, z: 1 },
     buffers: [partial, out],
     params: params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
@@ -337,7 +338,7 @@ function columns(
       const last = chunks === 1;
       const target = last ? out : client.empty(chunks * cols, program.type, { stream });
       if (!last) owned.push(target);
-      client.execute(kernel(first ? program : partials, "columns", last), {
+      runKernel(client, kernel(first ? program : partials, "columns", last), {
         threads: chunks * cols,
         buffers: [...source, target],
         params: params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),

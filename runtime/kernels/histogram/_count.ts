@@ -16,6 +16,7 @@ import {
   SHARED_BINS,
   SHARED_PER_INVOCATION,
 } from "./_histogram_wgsl.ts";
+import { runKernel } from "../record_kernels.ts";
 
 const text = textCache((key) => {
   const [kind, shared] = key.split(":");
@@ -40,14 +41,14 @@ export function countInto(
     const all = { n, bins, ...params };
     if (shared) {
       const groups = Math.ceil(n / (64 * SHARED_PER_INVOCATION));
-      client.execute(text(`${kind}:shared`), {
+      runKernel(client, text(`${kind}:shared`), {
         count: CubeCount.new1d(groups),
         buffers: [x, counts],
         params: all,
         stream,
       });
     } else {
-      client.execute(text(`${kind}:global`), {
+      runKernel(client, text(`${kind}:global`), {
         threads: n,
         buffers: [x, counts],
         params: all,

@@ -11,6 +11,7 @@ import type { ElementType } from "../elementwise.ts";
 import type { ResultType } from "../reduce.ts";
 import { elementType, textCache, wgslOnly, withOutput } from "../_shape.ts";
 import { BAD_INDEX_WGSL, gatherWgsl } from "./_layout_wgsl.ts";
+import { runKernel } from "../record_kernels.ts";
 
 /**
  * Options of {@linkcode gather}.
@@ -112,14 +113,14 @@ export function gather<D extends ElementType | "bytes">(
       if (n === 0) return;
       // A binding holds at least one element: an empty x is bound as one dummy element.
       using dummy = len === 0 ? client.zeros(1, type, { stream }) : undefined;
-      client.execute(text(`${type}:${checked ? "checked" : "plain"}`), {
+      runKernel(client, text(`${type}:${checked ? "checked" : "plain"}`), {
         threads: n,
         buffers: [dummy ?? x, indices, out, ...(flag === undefined ? [] : [flag])],
         params: { n, len },
         stream,
       });
       if (flag !== undefined) {
-        client.execute(BAD_INDEX_WGSL, { threads: 1, buffers: [indices, flag], stream });
+        runKernel(client, BAD_INDEX_WGSL, { threads: 1, buffers: [indices, flag], stream });
       }
     }) as Handle<ResultType<D>>;
   } catch (error) {

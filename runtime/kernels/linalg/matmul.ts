@@ -16,6 +16,7 @@ import type { MatmulKey } from "../../tune/sets/matmul.ts";
 import { count, elementType, textCache, wgslOnly, withOutput } from "../_shape.ts";
 import { BATCH_GROUP, BATCH_TILE, batchedMatmulWgsl } from "./_matmul_wgsl.ts";
 import { launchTranspose } from "./transpose.ts";
+import { runKernel } from "../record_kernels.ts";
 
 /**
  * Options of {@linkcode matmul}.
@@ -181,7 +182,7 @@ function batched(
 ): void {
   const span = BATCH_GROUP * BATCH_TILE;
   const kernel = text(`${options.transposeA ? "t" : "n"}${options.transposeB ? "t" : "n"}`);
-  client.execute(kernel, {
+  runKernel(client, kernel, {
     count: CubeCount.static(Math.ceil(n / span), Math.ceil(m / span), batch),
     buffers: [a, b, c],
     params: { M: m, N: n, K: k },

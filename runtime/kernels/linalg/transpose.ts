@@ -12,6 +12,7 @@ import type { ElementType } from "../elementwise.ts";
 import type { ResultType } from "../reduce.ts";
 import { count, elementType, textCache, wgslOnly, withOutput } from "../_shape.ts";
 import { TILE, transposeWgsl } from "./_layout_wgsl.ts";
+import { runKernel } from "../record_kernels.ts";
 
 /**
  * Options of {@linkcode transpose}.
@@ -78,7 +79,7 @@ export function launchTranspose(
 ): void {
   if (rows === 0 || cols === 0) return;
   const tilesC = Math.ceil(cols / TILE);
-  client.execute(text(out.dtype === "bytes" ? "f32" : out.dtype), {
+  runKernel(client, text(out.dtype === "bytes" ? "f32" : out.dtype), {
     count: CubeCount.new1d(Math.ceil(rows / TILE) * tilesC),
     buffers: [x, out],
     params: { rows, cols, tiles_c: tilesC },

@@ -10,6 +10,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { count, finite, textCache, wgslOnly, withOutput } from "../_shape.ts";
 import { type RandomKind, randomWgsl } from "./_random_wgsl.ts";
+import { runKernel } from "../record_kernels.ts";
 
 /**
  * Options of {@linkcode random}.
@@ -141,7 +142,7 @@ export function random<T extends "f32" | "u32" = "f32">(
   const skip = offset % 4;
   return withOutput(client, n, dtype as T, { stream }, (out) => {
     if (n === 0) return;
-    client.execute(text(kind), {
+    runKernel(client, text(kind), {
       threads: Math.ceil((n + skip) / 4),
       buffers: [out],
       params: {

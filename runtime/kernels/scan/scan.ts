@@ -11,6 +11,7 @@ import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import { cached, elementTypeOf, type GeneratedKernel, type Layout, layoutOf } from "../_grid.ts";
 import { SCAN_BLOCK, scanBlocksKernel, type ScanOp, scanTotalsKernel } from "./_scan_wgsl.ts";
+import { runKernel } from "../record_kernels.ts";
 
 export type { ScanOp } from "./_scan_wgsl.ts";
 
@@ -151,7 +152,7 @@ export function scanInto(
   using offsets = client.empty(blocks > 1 ? groups : 1, type, { stream });
   if (totals !== undefined) {
     const kernel = cached(kernels, `t:${op}:${type}`, () => scanTotalsKernel(op, type));
-    client.execute(kernel, { count: launch, buffers: [x, totals], params, stream });
+    runKernel(client, kernel, { count: launch, buffers: [x, totals], params, stream });
     const over = { outer: segments, count: blocks, inner: 1, segments };
     scanInto(client, totals, offsets, over, { op, type, exclusive: true, stream });
   }
@@ -160,5 +161,5 @@ export function scanInto(
     `b:${op}:${type}:${exclusive}`,
     () => scanBlocksKernel(op, type, exclusive),
   );
-  client.execute(kernel, { count: launch, buffers: [x, y, offsets], params, stream });
+  runKernel(client, kernel, { count: launch, buffers: [x, y, offsets], params, stream });
 }

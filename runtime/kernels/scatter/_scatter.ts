@@ -10,6 +10,7 @@ import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import { textCache } from "../_shape.ts";
 import { DECODE_WGSL, FILL_WGSL, scatterWgsl, type SegmentOp } from "./_scatter_wgsl.ts";
+import { runKernel } from "../record_kernels.ts";
 
 const text = textCache((key) => {
   const [op, type, index] = key.split(":");
@@ -34,7 +35,7 @@ export function scatterInto(
   using view = target.as(type === "f32" ? "u32" : type);
   using indices = index.as(indexType); // typed views of untyped handles
   using typed = values.as(type);
-  client.execute(text(`${op}:${type}:${indexType}`), {
+  runKernel(client, text(`${op}:${type}:${indexType}`), {
     threads: n,
     buffers: [view, indices, typed],
     params: { n, len },
@@ -47,7 +48,7 @@ export function fill(client: ComputeClient, out: Handle, bits: number, stream?: 
   const n = out.size() / 4;
   if (n === 0) return;
   using view = out.as("u32");
-  client.execute(FILL_WGSL, { threads: n, buffers: [view], params: { n, value: bits }, stream });
+  runKernel(client, FILL_WGSL, { threads: n, buffers: [view], params: { n, value: bits }, stream });
 }
 
 /** Decodes f32 keys in `out` back into floats. */
@@ -55,5 +56,5 @@ export function decodeKeys(client: ComputeClient, out: Handle, stream?: StreamId
   const n = out.size() / 4;
   if (n === 0) return;
   using view = out.as("u32");
-  client.execute(DECODE_WGSL, { threads: n, buffers: [view], params: { n }, stream });
+  runKernel(client, DECODE_WGSL, { threads: n, buffers: [view], params: { n }, stream });
 }

@@ -11,6 +11,7 @@ import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import { cached, elementTypeOf, type GeneratedKernel, layoutOf } from "../_grid.ts";
 import { ARG_CHUNK, argKernel } from "./_arg_wgsl.ts";
+import { runKernel } from "../record_kernels.ts";
 
 /**
  * Options of {@linkcode argmax} and {@linkcode argmin}.
@@ -109,7 +110,7 @@ function arg(
       cached(kernels, `${type}:${largest}:${from}:${to}`, () => argKernel(type, largest, from, to));
     const launch = (groups: number) => ({ kind: "static", x: groups, y: 1, z: 1 }) as const;
     if (chunks === 1) {
-      client.execute(kernel("values", "indices"), {
+      runKernel(client, kernel("values", "indices"), {
         count: launch(segments),
         buffers: [x, out],
         params: { count, inner, chunks },
@@ -121,7 +122,7 @@ function arg(
     let keys = client.empty(segments * chunks, "u32", { stream });
     let indices = client.empty(segments * chunks, "u32", { stream });
     try {
-      client.execute(kernel("values", "partials"), {
+      runKernel(client, kernel("values", "partials"), {
         count: launch(segments * chunks),
         buffers: [x, keys, indices],
         params: { count, inner, chunks },
@@ -131,7 +132,7 @@ function arg(
         const next = Math.ceil(left / ARG_CHUNK);
         const params = { count: left, inner: 1, chunks: next };
         if (next === 1) {
-          client.execute(kernel("partials", "indices"), {
+          runKernel(client, kernel("partials", "indices"), {
             count: launch(segments),
             buffers: [keys, indices, out],
             params,
@@ -141,7 +142,7 @@ function arg(
         }
         const nextKeys = client.empty(segments * next, "u32", { stream });
         const nextIndices = client.empty(segments * next, "u32", { stream });
-        client.execute(kernel("partials", "partials"), {
+        runKernel(client, kernel("partials", "partials"), {
           count: launch(segments * next),
           buffers: [keys, indices, nextKeys, nextIndices],
           params,

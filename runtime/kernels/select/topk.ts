@@ -13,6 +13,7 @@ import type { ElementType } from "../elementwise.ts";
 import { cached, elementTypeOf, type GeneratedKernel, layoutOf } from "../_grid.ts";
 import { mapKernel } from "../sort/_map_wgsl.ts";
 import { sortKeys } from "../sort/sort.ts";
+import { runKernel } from "../record_kernels.ts";
 
 /**
  * Options of {@linkcode topk}.
@@ -114,7 +115,7 @@ export function topk<D extends ElementType | "bytes">(
   values[i] = x[j];
   indices[i] = j - row * params.cols;`,
         ));
-      client.execute(kernel, {
+      runKernel(client, kernel, {
         threads: rows * k,
         buffers: [sorted.payload!, x, values, indices],
         params: { n: rows * k, cols, k, flags: 0 },

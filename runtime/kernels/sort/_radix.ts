@@ -18,6 +18,7 @@ import {
   RADIX_DIGITS,
   scatterKernel,
 } from "./_radix_wgsl.ts";
+import { runKernel } from "../record_kernels.ts";
 
 /** Keys (u32) and an optional payload (u32) of `n` elements. */
 export interface Sortable {
@@ -59,7 +60,7 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
       const params = { n, shift, blocks, cols: plan.cols ?? 1 };
       const histogram = cached(kernels, `h:${source}`, () => histogramKernel(source));
       const digits = source === "key" ? current.keys : current.payload!;
-      client.execute(histogram, { count, buffers: [digits, counts], params, stream });
+      runKernel(client, histogram, { count, buffers: [digits, counts], params, stream });
       scanInto(client, counts, offsets, layout, {
         op: "sum",
         type: "u32",
@@ -79,7 +80,7 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
         ? [current.keys, current.payload!, offsets, next.keys, next.payload!]
         : [current.keys, offsets, next.keys];
       try {
-        client.execute(scatter, { count, buffers, params, stream });
+        runKernel(client, scatter, { count, buffers, params, stream });
       } catch (error) {
         dispose(next);
         throw error;

@@ -14,6 +14,7 @@ import { cached, elementTypeOf, type GeneratedKernel } from "../_grid.ts";
 import { fromOrderKeyFunction, orderKeyFunction } from "../_order_keys.ts";
 import { type MapBinding, mapKernel } from "./_map_wgsl.ts";
 import { radixSort, type Sortable } from "./_radix.ts";
+import { runKernel } from "../record_kernels.ts";
 
 /**
  * Options of {@linkcode sort} and {@linkcode argsort}.
@@ -313,7 +314,7 @@ function run(
   const all = `${orderKeyFunction(type)}\n${fromOrderKeyFunction(type)}\n${functions}`;
   const kernel = cached(kernels, id, () => mapKernel(id, bindings, body, all));
   const flags = descending ? 0xffffffff : 0;
-  client.execute(kernel, { threads: n, buffers, params: { n, cols: 0, k: 0, flags }, stream });
+  runKernel(client, kernel, { threads: n, buffers, params: { n, cols: 0, k: 0, flags }, stream });
 }
 
 function dispose(sortable: Sortable): void {

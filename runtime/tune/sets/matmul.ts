@@ -11,6 +11,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 import { anchor } from "../key.ts";
 import { type MatmulVariant, matmulWgsl } from "./_matmul_wgsl.ts";
 import { type Tunable, TunableSet } from "../tunable_set.ts";
+import { runKernel } from "../../kernels/record_kernels.ts";
 
 /**
  * Inputs of {@linkcode matmulSet}: row-major f32 `a` (m x k) and `b` (k x n).
@@ -125,7 +126,7 @@ export function matmulSet(
       run({ a, b, m, n, k }) {
         checkLoops(client, k);
         const c = client.empty(m * n, "f32");
-        client.execute(kernel, {
+        runKernel(client, kernel, {
           count: CubeCount.new2d(
             Math.max(1, Math.ceil(n / (variant.cols * wx))),
             Math.max(1, Math.ceil(m / (variant.rows * wy))),

@@ -21,6 +21,7 @@ import {
 } from "../../kernels/_reduce_kernels.ts";
 import { anchor } from "../key.ts";
 import { type Tunable, TunableSet } from "../tunable_set.ts";
+import { runKernel } from "../../kernels/record_kernels.ts";
 
 /**
  * Inputs of {@linkcode reduceSet}: f32 values `x`, and `y` for a dot product.
@@ -142,7 +143,7 @@ export function reduceSet(
       const out = client.empty(1, "f32");
       const row = { n, per_group: perGroup, cols: n, rows: 1, count: n, chunks: partials };
       if (partials === 1) {
-        client.execute(kernel(product, "whole", v.workgroup), {
+        runKernel(client, kernel(product, "whole", v.workgroup), {
           count: CubeCount.newSingle(),
           buffers: [...inputs, out],
           params: row,
@@ -150,12 +151,12 @@ export function reduceSet(
         return out;
       }
       using partial = client.empty(partials, "f32"); // freed after launch: the server pins it
-      client.execute(kernel(product, "first", v.workgroup), {
+      runKernel(client, kernel(product, "first", v.workgroup), {
         count: CubeCount.new1d(partials),
         buffers: [...inputs, partial],
         params: row,
       });
-      client.execute(kernel(product, "fold", v.workgroup), {
+      runKernel(client, kernel(product, "fold", v.workgroup), {
         count: CubeCount.newSingle(),
         buffers: [partial, out],
         params: { n: partials, per_group: partials, cols: partials, rows: 1, count: n, chunks: 1 },
