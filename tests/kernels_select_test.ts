@@ -98,19 +98,22 @@ Deno.test({
     });
 
     await t.step("lengths 1, odd, chunk edges, many chunks", async () => {
-      for (const n of [1, 7, 4095, 4096, 4097, 100_003]) {
+      // Divisible by 4: the vec4 pass; otherwise scalars. Chunks of 16,384 values.
+      for (const n of [1, 4, 7, 4095, 4096, 16_383, 16_384, 16_385, 16_388, 100_003, 100_004]) {
         for (const type of types) await checkArg(client, valuesFor(type, n, n), undefined, 1);
       }
     });
 
     await t.step({
-      name: "2^24 + 5 elements (several passes)",
+      name: "2^24 + 4 and + 5 elements (three passes)",
       ignore: !LARGE,
       fn: async () => {
-        const big = valuesFor("f32", (1 << 24) + 5, 3, false);
-        big[(1 << 24) - 2] = 1e9; // the largest near the end, the smallest earlier
-        big[123_457] = -1e9;
-        await checkArg(client, big, undefined, 1);
+        for (const n of [(1 << 24) + 4, (1 << 24) + 5]) { // vec4s, scalars: 1,025 chunks
+          const big = valuesFor("f32", n, 3, false);
+          big[(1 << 24) - 2] = 1e9; // the largest near the end, the smallest earlier
+          big[123_457] = -1e9;
+          await checkArg(client, big, undefined, 1);
+        }
       },
     });
 
@@ -120,6 +123,7 @@ Deno.test({
         [5, 1000],
         [1000, 7],
         [3, 9000],
+        [2, 40_000], // rows of several chunks
         ...large<[number, number]>([[70_000, 3]]),
       ];
       for (const shape of shapes) {

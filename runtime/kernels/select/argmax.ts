@@ -10,7 +10,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import { cached, elementTypeOf, type GeneratedKernel, layoutOf } from "../_grid.ts";
-import { ARG_CHUNK, argKernel } from "./_arg_wgsl.ts";
+import { argKernel, PARTIAL_CHUNK, VALUE_CHUNK } from "./_arg_wgsl.ts";
 import { runKernel } from "../record_kernels.ts";
 
 /**
@@ -105,9 +105,15 @@ function arg(
   const out = client.empty(segments, "u32", { stream });
   if (segments === 0) return out;
   try {
-    const chunks = Math.ceil(count / ARG_CHUNK);
+    const chunks = Math.ceil(count / VALUE_CHUNK);
+    // Contiguous segments of whole vec4s are read as vec4s (the handle's binding is aligned).
+    const vector = inner === 1 && count % 4 === 0;
     const kernel = (from: "values" | "partials", to: "partials" | "indices") =>
-      cached(kernels, `${type}:${largest}:${from}:${to}`, () => argKernel(type, largest, from, to));
+      cached(
+        kernels,
+        `${type}:${largest}:${from}:${to}:${vector}`,
+        () => argKernel(type, largest, from, to, vector),
+      );
     const launch = (groups: number) => ({ kind: "static", x: groups, y: 1, z: 1 }) as const;
     if (chunks === 1) {
       runKernel(client, kernel("values", "indices"), {
@@ -129,7 +135,7 @@ function arg(
         stream,
       });
       for (let left = chunks; left > 1;) {
-        const next = Math.ceil(left / ARG_CHUNK);
+        const next = Math.ceil(left / PARTIAL_CHUNK);
         const params = { count: left, inner: 1, chunks: next };
         if (next === 1) {
           runKernel(client, kernel("partials", "indices"), {
