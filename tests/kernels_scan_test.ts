@@ -1,7 +1,8 @@
 /**
  * Scans (issue #30): every op, type, inclusive and exclusive, whole and along both axes, against
- * a CPU reference at 0, 1, odd and non-power-of-two lengths, past 65,535 workgroups and at 2^24
- * elements (with GPUCOMPUTE_TEST_LARGE=1: `deno task test:large`); fast-check properties; bad
+ * a CPU reference at 0, 1, odd and non-power-of-two lengths, short rows (an invocation each) and
+ * long ones (blocks), two levels of block totals; past 65,535 workgroups of both kernels and at
+ * 2^24 elements with GPUCOMPUTE_TEST_LARGE=1 (`deno task test:large`); fast-check properties; bad
  * input gives typed errors and the client stays usable.
  */
 import assert from "node:assert/strict";
@@ -152,28 +153,34 @@ Deno.test({
       await check(client, ...checks);
     });
 
-    await t.step("rows and columns, past 65,535 workgroups", async () => {
-      const shapes: [number, number][] = [
-        [3, 5],
-        [5, 1000],
-        [1000, 7],
-        [2, 1025],
-        ...large<[number, number]>([[70_000, 3]]),
-      ];
-      for (const shape of shapes) {
-        const checks: Check[] = [];
-        for (const axis of [0, 1] as const) {
-          for (const [type, op] of [["i32", "sum"], ["f32", "max"], ["u32", "prod"]] as const) {
-            const data = inputFor(type, op, shape[0] * shape[1], shape[0]);
-            checks.push([type, op, axis === 0, data, shape, axis]);
+    await t.step(
+      "rows and columns: short ones an invocation each, long ones in blocks",
+      async () => {
+        const shapes: [number, number][] = [
+          [3, 5],
+          [5, 1000],
+          [1000, 7],
+          [2, 1025],
+          [64, 64], // the longest rows (and columns) scanned an invocation each
+          [65, 65], // the shortest scanned in blocks
+          [70_000, 3], // 1,094 workgroups of short rows; 70,000 short columns along axis 0
+          ...large<[number, number]>([
+            [65_537, 65], // 65,537 workgroups of blocks
+            [64 * 65_536 + 1, 1], // 65,537 workgroups of short rows
+          ]),
+        ];
+        for (const shape of shapes) {
+          const checks: Check[] = [];
+          for (const axis of [0, 1] as const) {
+            for (const [type, op] of [["i32", "sum"], ["f32", "max"], ["u32", "prod"]] as const) {
+              const data = inputFor(type, op, shape[0] * shape[1], shape[0]);
+              checks.push([type, op, axis === 0, data, shape, axis]);
+            }
           }
+          await check(client, ...checks);
         }
-        await check(client, ...checks);
-      }
-      // 70,000 rows: a workgroup each (~1 s on llvmpipe), so one op in the default run.
-      const data = inputFor("i32", "sum", 70_000 * 3, 7);
-      await check(client, ["i32", "sum", false, data, [70_000, 3], 1]);
-    });
+      },
+    );
 
     await t.step("past 2048 blocks: the block totals are scanned in blocks too", async () => {
       const n = 2048 * 2048 + 1; // the smallest length with two levels of block totals

@@ -10,7 +10,14 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import { cached, elementTypeOf, type GeneratedKernel, type Layout, layoutOf } from "../_grid.ts";
-import { SCAN_BLOCK, scanBlocksKernel, type ScanOp, scanTotalsKernel } from "./_scan_wgsl.ts";
+import {
+  SCAN_BLOCK,
+  SCAN_ROW_MAX,
+  scanBlocksKernel,
+  type ScanOp,
+  scanRowsKernel,
+  scanTotalsKernel,
+} from "./_scan_wgsl.ts";
 import { runKernel } from "../record_kernels.ts";
 
 export type { ScanOp } from "./_scan_wgsl.ts";
@@ -143,6 +150,17 @@ export function scanInto(
   const { op, type, exclusive, stream } = spec;
   const { count, inner, segments } = layout;
   if (count === 0 || segments === 0) return;
+  if (count <= SCAN_ROW_MAX && segments > 1) {
+    // Many short segments: one invocation scans each.
+    const kernel = cached(
+      kernels,
+      `r:${op}:${type}:${exclusive}`,
+      () => scanRowsKernel(op, type, exclusive),
+    );
+    const params = { count, inner, blocks: segments, offsets: 0 };
+    runKernel(client, kernel, { threads: segments, buffers: [x, y], params, stream });
+    return;
+  }
   const blocks = Math.ceil(count / SCAN_BLOCK);
   const groups = segments * blocks;
   const params = { count, inner, blocks, offsets: blocks > 1 ? 1 : 0 };
