@@ -10,7 +10,9 @@
  * NaN still highest. Where a segment is contiguous and a whole number of vec4s (`inner` 1, a
  * count divisible by 4), the values pass loads vec4s: on llvmpipe twice as fast as scalars. An
  * invocation's run goes up in index, so there a key replaces the best only when strictly higher.
- * With several chunks further launches fold the chunks' `(key, index)` partials.
+ * With several chunks further launches fold the chunks' `(key, index)` partials. Segments of at
+ * most {@linkcode ARG_ROW_MAX} elements are instead folded one invocation each
+ * ({@linkcode argRowsKernel}): a workgroup per short row would mostly wait at barriers.
  *
  * @module
  */
@@ -24,6 +26,8 @@ import { orderKeyFunction } from "../_order_keys.ts";
 export const ARG_WORKGROUP = 64;
 /** Values per chunk (per workgroup) of the first pass: 256 scalars or 64 vec4s an invocation. */
 export const VALUE_CHUNK = ARG_WORKGROUP * 256;
+/** The longest segment that {@linkcode argRowsKernel} folds in one invocation. */
+export const ARG_ROW_MAX = 64;
 /** Partials per chunk of the folding passes: 16 an invocation (few: they are the last passes). */
 export const PARTIAL_CHUNK = ARG_WORKGROUP * 16;
 
@@ -53,9 +57,7 @@ export function argKernel(
     ? `@group(0) @binding(${next}) var<storage, read_write> out_keys: array<u32>;
 @group(0) @binding(${next + 1}) var<storage, read_write> out_indices: array<u32>;`
     : `@group(0) @binding(${next}) var<storage, read_write> out: array<u32>;`;
-  const argKey = `fn arg_key(v: ${type}) -> u32 { let o = order_key(v); return ${
-    largest ? "o" : "select(~o, 0xffffffffu, o == 0xffffffffu)"
-  }; }`;
+  const argKey = argKeyFunction(type, largest);
   const keyOf = (v: string) => `arg_key(${v})`;
   // An invocation's run goes up in index: a key takes over only when strictly higher.
   const take = (k: string, index: string) =>
@@ -120,4 +122,41 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
   if (lid == 0u) { ${write} }
 }`,
   };
+}
+
+/**
+ * Short segments (at most {@linkcode ARG_ROW_MAX} elements), one invocation each. Bindings: x
+ * (of `type`), out (u32 indices), uniform `params { count, inner, segments }`.
+ */
+export function argRowsKernel(type: ElementType, largest: boolean): GeneratedKernel {
+  return {
+    id: `arg${largest ? "max" : "min"}_${type}_rows`,
+    source: `@group(0) @binding(0) var<storage, read> x: array<${type}>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+struct Params { count: u32, inner: u32, segments: u32 }
+@group(0) @binding(2) var<uniform> params: Params;
+${SEGMENT_INDEX}
+${orderKeyFunction(type)}
+${argKeyFunction(type, largest)}
+@compute @workgroup_size(${ARG_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let segment = gid.x;
+  if (segment >= params.segments) { return; }
+  let base = at(segment, 0u);
+  var best_key = arg_key(x[base]);
+  var best_index = 0u;
+  for (var k = 1u; k < min(params.count, ${ARG_ROW_MAX}u); k = k + 1u) {
+    let key = arg_key(x[base + k * params.inner]);
+    if (key > best_key) { best_key = key; best_index = k; }
+  }
+  out[segment] = best_index;
+}`,
+  };
+}
+
+/** WGSL of `fn arg_key(v) -> u32`: the key whose highest value wins (NaN highest either way). */
+function argKeyFunction(type: ElementType, largest: boolean): string {
+  return `fn arg_key(v: ${type}) -> u32 { let o = order_key(v); return ${
+    largest ? "o" : "select(~o, 0xffffffffu, o == 0xffffffffu)"
+  }; }`;
 }

@@ -10,7 +10,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import { cached, elementTypeOf, type GeneratedKernel, layoutOf } from "../_grid.ts";
-import { argKernel, PARTIAL_CHUNK, VALUE_CHUNK } from "./_arg_wgsl.ts";
+import { ARG_ROW_MAX, argKernel, argRowsKernel, PARTIAL_CHUNK, VALUE_CHUNK } from "./_arg_wgsl.ts";
 import { runKernel } from "../record_kernels.ts";
 
 /**
@@ -105,6 +105,17 @@ function arg(
   const out = client.empty(segments, "u32", { stream });
   if (segments === 0) return out;
   try {
+    if (count <= ARG_ROW_MAX && segments > 1) {
+      // Many short segments: one invocation folds each.
+      const kernel = cached(kernels, `${type}:${largest}:rows`, () => argRowsKernel(type, largest));
+      runKernel(client, kernel, {
+        threads: segments,
+        buffers: [x, out],
+        params: { count, inner, segments },
+        stream,
+      });
+      return out;
+    }
     const chunks = Math.ceil(count / VALUE_CHUNK);
     // Contiguous segments of whole vec4s are read as vec4s (the handle's binding is aligned).
     const vector = inner === 1 && count % 4 === 0;
