@@ -127,6 +127,7 @@ export {
   type SortOptions,
   type SortPairsOptions,
 } from "./runtime/kernels/sort/sort.ts";
+export { type KernelRecording, recordKernels } from "./runtime/kernels/record_kernels.ts";
 export {
   AbortedError,
   BackendUnavailableError,

@@ -3,7 +3,16 @@
  * error it must get at the call, whatever the backend and whether the stream is held. The runner
  * is in `client_conformance.ts`.
  */
-import { type ComputeClient, CpuTimelineSignal, CubeCount, type Handle } from "../mod.ts";
+import {
+  type ComputeClient,
+  CpuTimelineSignal,
+  CubeCount,
+  gather,
+  type Handle,
+  histogram,
+  sort,
+  topk,
+} from "../mod.ts";
 import type { KernelMetadata } from "../backend.ts";
 import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
 
@@ -53,6 +62,10 @@ export interface Case {
   readonly names: RegExp;
   /** Backends whose kernels declare element types and sizes (WGSL reflection). */
   readonly typedKernels?: boolean;
+  /** A helper or primitive (`topk`, `histogram`, ...): backends that have their kernel text. */
+  readonly helpers?: boolean;
+  /** Why the case runs on an idle stream only (it needs the device to answer). */
+  readonly idleOnly?: string;
 }
 
 /** Passes a bad value where the types would refuse it. */
@@ -271,7 +284,47 @@ const ROWS: readonly (Row | Case)[] = [
   ],
   ["zeros on a destroyed client", (e) => e.destroyed.zeros(4), "DESTROYED", /destroyed/],
   ["read on a destroyed client", (e) => e.destroyed.read(e.floats), "DESTROYED", /destroyed/],
+  // helpers and primitives (issue #30)
+  helper("topk with k > n", (e) => topk(e.client, e.floats, 5), RangeError, /\bk\b/),
+  helper(
+    "histogram with bins 0",
+    (e) => histogram(e.client, e.floats, { bins: 0, range: [0, 1] }),
+    RangeError,
+    /bins/,
+  ),
+  helper(
+    "sort of u8 keys",
+    (e) => {
+      using bytes = e.client.empty(4, "u8");
+      return sort(e.client, bytes as never);
+    },
+    TypeError,
+    /keys/,
+  ),
+  {
+    ...helper(
+      "gather of an index out of range, checked",
+      async (e) => {
+        using indices = e.client.createWithData(new Uint32Array([0, 9, 1]));
+        return await gather(e.client, e.floats, indices, { check: true });
+      },
+      RangeError,
+      /indices\[1\] is 9/,
+    ),
+    idleOnly:
+      "the check reads the indices' verdict from the device, which a held stream has not run",
+  },
 ];
+
+/** A case of a helper or primitive. */
+function helper(
+  name: string,
+  act: (env: CaseEnv) => unknown,
+  error: ErrorClass,
+  names: RegExp,
+): Case {
+  return { name, act, error, names, helpers: true };
+}
 
 /** The table. */
 export const CASES: readonly Case[] = ROWS.map((row) =>

@@ -69,3 +69,21 @@ export function assertSame(actual: ElementArray, expected: ElementArray, what: s
     }
   }
 }
+
+const LARGE_VARIABLE = "GPUCOMPUTE_TEST_LARGE";
+
+/**
+ * Whether the large cases run (~2^22 elements and above): `GPUCOMPUTE_TEST_LARGE=1`, as
+ * `deno task test:large` sets it (CI runs it after the README's test command). The default run
+ * keeps the cases that reach every code path (lengths 0, 1, odd, block edges, past 65,535
+ * workgroups where that is cheap) and stays fast; these add the sizes issue #30 asks for. Read
+ * only where the permission is granted (the default run may not grant it).
+ */
+export const LARGE: boolean =
+  Deno.permissions.querySync({ name: "env", variable: LARGE_VARIABLE }).state === "granted" &&
+  Deno.env.get(LARGE_VARIABLE) === "1";
+
+/** `cases` when the large cases run (see `LARGE`), else none. */
+export function large<T>(cases: readonly T[]): readonly T[] {
+  return LARGE ? cases : [];
+}

@@ -90,6 +90,7 @@ const USER = [
   "listDevices",
   "matmul",
   "random",
+  "recordKernels",
   "reduce",
   "reduction",
   "scan",

@@ -2,12 +2,14 @@
  * `histogram` and `bincount` on the real WebGPU device against CPU references: NumPy's edges
  * (`high` in the last bin, NaN and values outside the range ignored), tf.bincount's size rule,
  * lengths 0, 1, odd and 2^24, both kernels (workgroup-memory counts for few bins, global atomics
- * for many), past 65,535 workgroups; properties; typed errors.
+ * for many), past 65,535 workgroups; properties; typed errors. The cases of 2^24 elements (past
+ * 65,535 workgroups) run with GPUCOMPUTE_TEST_LARGE=1 (`deno task test:large`).
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { bincount, createClient, histogram } from "../mod.ts";
 import { clearOfEdges, cpuBincount, cpuHistogram, floats } from "./_histogram_cases.ts";
+import { large } from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -36,8 +38,10 @@ Deno.test({
         [1001, 7, [-1, 1]],
         [65_537, 1024, [-3, 5]], // the largest workgroup-memory count
         [65_537, 1025, [-3, 5]], // global atomics
-        [1 << 24, 100, [-0.75, 0.75]],
-        [(1 << 24) - 3, 5000, [-1, 1]], // 262,144 workgroups
+        ...large<[number, number, [number, number]]>([
+          [1 << 24, 100, [-0.75, 0.75]],
+          [(1 << 24) - 3, 5000, [-1, 1]], // 262,144 workgroups
+        ]),
       ];
       for (const [n, bins, range] of cases) {
         const data = clearOfEdges(floats(n, -1.2, 1.2, n), bins, range);
@@ -49,7 +53,13 @@ Deno.test({
     });
 
     await t.step("bincount of i32 and u32 at lengths 0, 1, odd and 2^24", async () => {
-      const cases: [number, number][] = [[0, 4], [1, 1], [999, 10], [4097, 2000], [1 << 24, 256]];
+      const cases: [number, number][] = [
+        [0, 4],
+        [1, 1],
+        [999, 10],
+        [4097, 2000],
+        ...large<[number, number]>([[1 << 24, 256]]),
+      ];
       for (const [n, length] of cases) {
         const ints = Int32Array.from(floats(n, -20, length * 1.3, n + 1), Math.floor);
         using xi = client.createWithData(ints);

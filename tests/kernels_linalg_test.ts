@@ -1,10 +1,12 @@
 /**
  * `transpose`, `gather` and `matmul` on the real WebGPU device against CPU references, at 0, 1,
- * odd and non-power-of-two sizes, past 65,535 workgroups and at 2^24 elements; typed errors.
+ * odd and non-power-of-two sizes, past 65,535 workgroups and at 2^24 elements (with
+ * GPUCOMPUTE_TEST_LARGE=1: `deno task test:large`); typed errors.
  */
 import assert from "node:assert/strict";
 import { createClient, gather, transpose } from "../mod.ts";
 import { cpuTranspose, matmulSteps } from "./_matmul_cases.ts";
+import { large } from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -15,7 +17,7 @@ Deno.test({
   async fn(t) {
     using client = await createClient({ adapter: adapter! });
 
-    await t.step("transpose at 0, 1, odd, non-power-of-two and 2^24 elements", async () => {
+    await t.step("transpose at 0, 1, odd, non-power-of-two, 2^24 (large) elements", async () => {
       const shapes: [number, number][] = [
         [0, 5],
         [3, 0],
@@ -26,11 +28,15 @@ Deno.test({
         [100, 3],
         [3, 1000],
         [257, 513],
-        [4096, 4096], // 16,384 tiles, 2^24 elements
-        [3, 1 << 21], // 65,536 x 1 tiles: past 65,535 workgroups
+        [1, 65_536 * 32 + 1], // 65,537 x 1 tiles: past 65,535 workgroups
+        ...large<[number, number]>([
+          [4096, 4096], // 16,384 tiles, 2^24 elements
+          [3, 1 << 21], // 65,536 x 1 tiles
+        ]),
       ];
       for (const [rows, cols] of shapes) {
-        const data = Int32Array.from({ length: rows * cols }, (_, i) => i * 7 - 3);
+        const data = new Int32Array(rows * cols);
+        for (let i = 0; i < data.length; i++) data[i] = i * 7 - 3;
         using x = client.createWithData(data);
         using out = transpose(client, x, { shape: [rows, cols] });
         assert.equal(out.dtype, "i32");
@@ -46,14 +52,19 @@ Deno.test({
       assert.deepEqual([...await client.read(ut)], [1, 3, 2, 4]);
     });
 
-    await t.step("gather at 0, 1, odd and 2^24 indices; out of range gives 0", async () => {
-      const cases: [number, number][] = [[5, 0], [1, 1], [0, 3], [1001, 999], [4097, 1 << 24]];
+    await t.step("gather at 0, 1, odd and 2^24 indices (large); out of range gives 0", async () => {
+      const cases: [number, number][] = [
+        [5, 0],
+        [1, 1],
+        [0, 3],
+        [1001, 999],
+        [4097, 70_001],
+        ...large<[number, number]>([[4097, 1 << 24]]), // past 65,535 workgroups
+      ];
       for (const [len, n] of cases) {
         const x = Float32Array.from({ length: len }, (_, i) => i * 0.5 - 7);
-        const idx = Uint32Array.from(
-          { length: n },
-          (_, i) => (Math.imul(i, 2654435761) >>> 0) % (len + 3),
-        );
+        const idx = new Uint32Array(n);
+        for (let i = 0; i < n; i++) idx[i] = (Math.imul(i, 2654435761) >>> 0) % (len + 3);
         using hx = client.createWithData(x);
         using hi = client.createWithData(idx);
         using out = gather(client, hx, hi);

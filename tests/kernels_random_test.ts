@@ -1,12 +1,14 @@
 /**
  * `random` on the real WebGPU device: Philox4x32-10 bit-exact against a CPU reference written
  * here (itself checked against Random123's known-answer vectors), at every length and offset,
- * past 65,535 workgroups; the moments of uniform and normal numbers; typed errors.
+ * past 65,535 workgroups (2^24 words: with GPUCOMPUTE_TEST_LARGE=1, `deno task test:large`); the
+ * moments of uniform and normal numbers; typed errors.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createClient, random } from "../mod.ts";
 import { philox, unit, words } from "./_philox.ts";
+import { large } from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -51,7 +53,7 @@ Deno.test({
         [2 ** 40 + 17, 1, 1023],
         [0xffffffffffffffffn, 5, 65],
         [99, 2 ** 34 + 2, 33], // a counter past 2^32 blocks
-        [7, 0, 64 * 65_536 * 4 + 9], // past 65,535 workgroups
+        ...large<[number, number, number]>([[7, 0, 64 * 65_536 * 4 + 9]]), // past 65,535 workgroups
       ];
       for (const [seed, offset, n] of cases) {
         using h = random(client, n, { seed, offset, dtype: "u32" });

@@ -1,16 +1,124 @@
 /**
  * Scans (issue #30): every op, type, inclusive and exclusive, whole and along both axes, against
- * a CPU reference at 0, 1, odd and non-power-of-two lengths, past 65,535 workgroups and at 2^24
- * elements; fast-check properties; bad input gives typed errors and the client stays usable.
+ * a CPU reference at 0, 1, odd and non-power-of-two lengths, short rows (an invocation each) and
+ * long ones (blocks), two levels of block totals; past 65,535 workgroups of both kernels and at
+ * 2^24 elements with GPUCOMPUTE_TEST_LARGE=1 (`deno task test:large`); fast-check properties; bad
+ * input gives typed errors and the client stays usable.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { createClient, cumsum, type Handle, scan, type ScanOp } from "../mod.ts";
-import { type Element, randomWords, typed } from "./_primitives.ts";
-import { check, inputFor } from "./_scan_cases.ts";
+import {
+  type ComputeClient,
+  createClient,
+  cumsum,
+  type Handle,
+  scan,
+  type ScanOp,
+} from "../mod.ts";
+import {
+  assertSame,
+  type Element,
+  type ElementArray,
+  LARGE,
+  large,
+  randomWords,
+  typed,
+} from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+const IDENTITY: Record<Element, Record<ScanOp, number>> = {
+  f32: { sum: 0, prod: 1, max: -Infinity, min: Infinity },
+  i32: { sum: 0, prod: 1, max: -(2 ** 31), min: 2 ** 31 - 1 },
+  u32: { sum: 0, prod: 1, max: 0, min: 2 ** 32 - 1 },
+};
+
+/** The op in the type's arithmetic: integers wrap, f32 max/min propagate NaN. */
+function fold(op: ScanOp, type: Element): (a: number, b: number) => number {
+  const wrap = type === "i32"
+    ? (v: number) => v | 0
+    : type === "u32"
+    ? (v: number) => v >>> 0
+    : Math.fround;
+  switch (op) {
+    case "sum":
+      return (a, b) => wrap(a + b);
+    case "prod":
+      return type === "f32" ? (a, b) => Math.fround(a * b) : (a, b) => wrap(Math.imul(a, b));
+    case "max":
+      return (a, b) => Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.max(a, b);
+    case "min":
+      return (a, b) => Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.min(a, b);
+  }
+}
+
+/** CPU scan of a row-major [rows, cols] array along `axis`. */
+function reference(
+  data: ElementArray,
+  type: Element,
+  op: ScanOp,
+  exclusive: boolean,
+  [rows, cols]: readonly [number, number],
+  axis: 0 | 1,
+): ElementArray {
+  const out = new (data.constructor as new (n: number) => ElementArray)(data.length);
+  const f = fold(op, type);
+  const [segments, count] = axis === 1 ? [rows, cols] : [cols, rows];
+  for (let s = 0; s < segments; s++) {
+    let acc = IDENTITY[type][op];
+    for (let k = 0; k < count; k++) {
+      const i = axis === 1 ? s * cols + k : k * cols + s;
+      if (exclusive) {
+        out[i] = acc;
+        acc = f(acc, data[i]);
+      } else {
+        acc = f(acc, data[i]);
+        out[i] = acc;
+      }
+    }
+  }
+  return out;
+}
+
+/** Inputs whose scans are exact in any order: small integers (f32 products: ±1 and zeros). */
+function inputFor(type: Element, op: ScanOp, n: number, seed: number): ElementArray {
+  const words = randomWords(n, seed);
+  if (type !== "f32") return typed(type, words); // integers wrap: any order is exact
+  if (op === "prod") {
+    return typed("f32", Array.from(words, (w) => (w % 7 === 0 ? 0 : w % 2 ? 1 : -1)));
+  }
+  if (op === "sum") return typed("f32", Array.from(words, (w) => (w % 33) - 16));
+  return typed("f32", Array.from(words, (w) => (w % 1001 === 0 ? NaN : ((w | 0) / 2 ** 20))));
+}
+
+/** One scan to check: its input, layout and options. */
+type Check = [Element, ScanOp, boolean, ElementArray, [number, number], 0 | 1];
+
+/** Runs the scans, reads them back in one round trip, and compares each with the CPU's. */
+async function check(client: ComputeClient, ...checks: Check[]): Promise<void> {
+  const inputs: Handle[] = [];
+  const outputs: Handle[] = [];
+  try {
+    for (const [, op, exclusive, data, shape, axis] of checks) {
+      const x = client.createWithData(data);
+      inputs.push(x);
+      const given = shape[0] === 1 && axis === 1 ? {} : { shape, axis };
+      outputs.push(scan(client, x, { op, exclusive, ...given }));
+    }
+    const got = await client.readMany(outputs);
+    checks.forEach(([type, op, exclusive, data, shape, axis], i) => {
+      const what = `${op} ${type} ${exclusive ? "exclusive" : "inclusive"} [${shape}] axis ${axis}`;
+      assertSame(
+        got[i] as ElementArray,
+        reference(data, type, op, exclusive, shape, axis),
+        what,
+      );
+    });
+  } finally {
+    for (const h of [...inputs, ...outputs]) h.dispose();
+  }
+}
 
 Deno.test({
   name: "scan: every op and type against the CPU, whole and along axes",
@@ -21,33 +129,72 @@ Deno.test({
     const types: Element[] = ["f32", "i32", "u32"];
 
     await t.step("lengths 0, 1, odd, block edges, two levels of blocks", async () => {
-      for (const n of [0, 1, 7, 511, 512, 513, 1000, 262_145 + 13]) {
+      for (const n of [0, 1, 7, 511, 512, 513, 1000, 2049]) {
+        const checks: Check[] = [];
         for (const type of types) {
           for (const op of ops) {
             for (const exclusive of [false, true]) {
-              await check(client, type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1);
+              checks.push([type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1]);
             }
           }
         }
+        await check(client, ...checks);
       }
-    });
-
-    await t.step("rows and columns, past 65,535 workgroups", async () => {
-      const shapes: [number, number][] = [[3, 5], [5, 1000], [1000, 7], [70_000, 3], [2, 1025]];
-      for (const shape of shapes) {
-        for (const axis of [0, 1] as const) {
-          for (const [type, op] of [["i32", "sum"], ["f32", "max"], ["u32", "prod"]] as const) {
-            const data = inputFor(type, op, shape[0] * shape[1], shape[0]);
-            await check(client, type, op, axis === 0, data, shape, axis);
-          }
+      // Two levels of blocks: every op both ways, the types taking turns (the levels' code is
+      // the same for every type; each type's op code ran above).
+      const n = 262_145 + 13;
+      const checks: Check[] = [];
+      for (const [i, op] of ops.entries()) {
+        for (const exclusive of [false, true]) {
+          const type = types[(2 * i + Number(exclusive)) % types.length];
+          checks.push([type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1]);
         }
       }
+      await check(client, ...checks);
     });
 
-    await t.step("2^24 i32 elements: the sum wraps as i32 does", async () => {
-      const n = 1 << 24;
-      const data = typed("i32", randomWords(n, 5));
-      await check(client, "i32", "sum", false, data, [1, n], 1);
+    await t.step(
+      "rows and columns: short ones an invocation each, long ones in blocks",
+      async () => {
+        const shapes: [number, number][] = [
+          [3, 5],
+          [5, 1000],
+          [1000, 7],
+          [2, 1025],
+          [64, 64], // the longest rows (and columns) scanned an invocation each
+          [65, 65], // the shortest scanned in blocks
+          [70_000, 3], // 1,094 workgroups of short rows; 70,000 short columns along axis 0
+          ...large<[number, number]>([
+            [65_537, 65], // 65,537 workgroups of blocks
+            [64 * 65_536 + 1, 1], // 65,537 workgroups of short rows
+          ]),
+        ];
+        for (const shape of shapes) {
+          const checks: Check[] = [];
+          for (const axis of [0, 1] as const) {
+            for (const [type, op] of [["i32", "sum"], ["f32", "max"], ["u32", "prod"]] as const) {
+              const data = inputFor(type, op, shape[0] * shape[1], shape[0]);
+              checks.push([type, op, axis === 0, data, shape, axis]);
+            }
+          }
+          await check(client, ...checks);
+        }
+      },
+    );
+
+    await t.step("past 2048 blocks: the block totals are scanned in blocks too", async () => {
+      const n = 2048 * 2048 + 1; // the smallest length with two levels of block totals
+      await check(client, ["i32", "sum", true, typed("i32", randomWords(n, 7)), [1, n], 1]);
+    });
+
+    await t.step({
+      name: "2^24 i32 elements: the sum wraps as i32 does",
+      ignore: !LARGE,
+      fn: async () => {
+        const n = 1 << 24;
+        const data = typed("i32", randomWords(n, 5));
+        await check(client, ["i32", "sum", false, data, [1, n], 1]);
+      },
     });
 
     await t.step("cumsum is the inclusive sum scan", async () => {
@@ -70,10 +217,8 @@ Deno.test({
         fc.nat(),
         async (type, op, exclusive, length, rows, axis, seed) => {
           const cols = Math.floor(length / rows);
-          await check(client, type, op, exclusive, inputFor(type, op, rows * cols, seed), [
-            rows,
-            cols,
-          ], axis);
+          const data = inputFor(type, op, rows * cols, seed);
+          await check(client, [type, op, exclusive, data, [rows, cols], axis]);
         },
       );
       await fc.assert(property, { numRuns: 60 });

@@ -1,12 +1,14 @@
 /**
  * `scatterAdd` and `segmentReduce` on the real WebGPU device against CPU references: f32 (CAS
  * loops, order-preserving keys), i32 and u32 (atomics), at 0, 1, odd and 2^24 values, past
- * 65,535 workgroups, heavy contention on one element; properties; typed errors.
+ * 65,535 workgroups, heavy contention on one element; properties; typed errors. The cases of
+ * 2^24 values (past 65,535 workgroups) run with GPUCOMPUTE_TEST_LARGE=1 (`deno task test:large`).
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createClient, scatterAdd, segmentReduce } from "../mod.ts";
 import { cpuSegments, type Op } from "./_scatter_cases.ts";
+import { large } from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -45,19 +47,29 @@ Deno.test({
     });
 
     await t.step("scatterAdd at 0, 1, odd, 2^24 values and all on one element", async () => {
-      const cases: [number, number][] = [[0, 3], [1, 1], [1001, 17], [1 << 24, 5003], [300_000, 1]];
+      const cases: [number, number][] = [
+        [0, 3],
+        [1, 1],
+        [1001, 17],
+        [300_000, 1],
+        ...large<[number, number]>([[1 << 24, 5003]]),
+      ];
       for (const [n, len] of cases) {
         const next = lcg(n);
-        const idx = Uint32Array.from({ length: n }, () => Math.floor(next() * (len + 2)));
+        const idx = new Uint32Array(n);
         // Small integers: every f32 sum is exact, whatever the order of the additions.
-        const values = Float32Array.from({ length: n }, () => Math.floor(next() * 16) - 8);
+        const values = new Float32Array(n);
+        for (let i = 0; i < n; i++) {
+          idx[i] = Math.floor(next() * (len + 2));
+          values[i] = Math.floor(next() * 16) - 8;
+        }
         const start = Float32Array.from({ length: len }, (_, i) => i);
         using target = client.createWithData(start);
         using hi = client.createWithData(idx);
         using hv = client.createWithData(values);
         scatterAdd(client, target, hi, hv);
         const want = Float32Array.from(start);
-        idx.forEach((k, i) => k < len && (want[k] += values[i]));
+        for (let i = 0; i < n; i++) if (idx[i] < len) want[idx[i]] += values[i];
         assert.deepEqual(await client.read(target), want, `${n} into ${len}`);
       }
     });
@@ -85,11 +97,22 @@ Deno.test({
     });
 
     await t.step("segmentReduce at 0, 1, odd and 2^24 values (k-means' sums)", async () => {
-      const cases: [number, number][] = [[0, 4], [1, 1], [999, 7], [70_001, 0], [1 << 24, 1000]];
+      const cases: [number, number][] = [
+        [0, 4],
+        [1, 1],
+        [999, 7],
+        [70_001, 0],
+        [70_001, 300],
+        ...large<[number, number]>([[1 << 24, 1000]]),
+      ];
       for (const [n, segments] of cases) {
         const next = lcg(n + 9);
-        const ids = Uint32Array.from({ length: n }, () => Math.floor(next() * (segments + 1)));
-        const values = Float32Array.from({ length: n }, () => next() * 2 - 1);
+        const ids = new Uint32Array(n);
+        const values = new Float32Array(n);
+        for (let i = 0; i < n; i++) {
+          ids[i] = Math.floor(next() * (segments + 1));
+          values[i] = next() * 2 - 1;
+        }
         using hv = client.createWithData(values);
         using hi = client.createWithData(ids);
         for (const op of ["sum", "max", "min"] as const) {

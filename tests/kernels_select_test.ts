@@ -1,17 +1,82 @@
 /**
  * argmax, argmin and topk (issue #30) against CPU references: ties and NaN (the first wins),
  * -0 and +0 equal, whole and per row/column, at 0, 1, odd and non-power-of-two lengths, past
- * 65,535 workgroups and at 2^24 elements; fast-check properties (topk against a full sort); bad
- * input gives typed errors naming the argument and the client stays usable.
+ * 65,535 workgroups and at 2^24 elements (with GPUCOMPUTE_TEST_LARGE=1: `deno task test:large`);
+ * fast-check properties (topk against a full sort); bad input gives typed errors naming the
+ * argument and the client stays usable.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { argmax, argmin, createClient, type Handle, topk } from "../mod.ts";
-import { checkArg, checkTopk, valuesFor } from "./_select_cases.ts";
-import type { Element } from "./_primitives.ts";
+import { argmax, argmin, type ComputeClient, createClient, type Handle, topk } from "../mod.ts";
+import {
+  ARRAY,
+  assertBits,
+  compareKeys,
+  cpuArgsort,
+  type Element,
+  type ElementArray,
+  LARGE,
+  large,
+  randomWords,
+} from "./_primitives.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+/** CPU argmax/argmin of a row-major [rows, cols] array along `axis` (first of ties and NaN). */
+function argReference(
+  data: ArrayLike<number>,
+  [rows, cols]: readonly [number, number],
+  axis: 0 | 1,
+  largest: boolean,
+): number[] {
+  const [segments, count] = axis === 1 ? [rows, cols] : [cols, rows];
+  return Array.from({ length: segments }, (_, s) => {
+    const at = (k: number) => data[axis === 1 ? s * cols + k : k * cols + s];
+    let best = 0;
+    for (let k = 1; k < count; k++) {
+      const v = at(k);
+      const b = at(best);
+      if (Number.isNaN(b)) break;
+      if (Number.isNaN(v) || (largest ? compareKeys(v, b) > 0 : compareKeys(v, b) < 0)) best = k;
+    }
+    return best;
+  });
+}
+
+/** Values with many ties, -0 and +0, infinities and (f32) some NaN. */
+function valuesFor(type: Element, n: number, seed: number, nan = true): ElementArray {
+  const words = randomWords(n, seed);
+  const out = new ARRAY[type](n);
+  if (type !== "f32") {
+    const shift = type === "u32" ? 0 : 25;
+    for (let i = 0; i < n; i++) out[i] = (words[i] % 50) - shift;
+    return out;
+  }
+  const special = [-0, 0, Infinity, -Infinity, ...(nan ? [NaN] : [])];
+  for (let i = 0; i < n; i++) {
+    const w = words[i];
+    out[i] = w % 97 === 0 ? special[(w >>> 8) % special.length] : (w % 50) - 25;
+  }
+  return out;
+}
+
+async function checkArg(
+  client: ComputeClient,
+  data: ElementArray,
+  shape: [number, number] | undefined,
+  axis: 0 | 1,
+): Promise<void> {
+  using x = client.createWithData(data);
+  const options = shape === undefined ? {} : { shape, axis };
+  using hi = argmax(client, x, options);
+  using lo = argmin(client, x, options);
+  const [a, b] = await client.readMany([hi, lo]);
+  const s = shape ?? [1, data.length];
+  const what = `${data.constructor.name} [${s}] axis ${axis}`;
+  assert.deepEqual(Array.from(a), argReference(data, s, axis, true), `argmax ${what}`);
+  assert.deepEqual(Array.from(b), argReference(data, s, axis, false), `argmin ${what}`);
+}
 
 Deno.test({
   name: "argmax and argmin: first of ties and NaN, whole and along axes",
@@ -32,26 +97,52 @@ Deno.test({
       assert.deepEqual(Array.from(await client.read(i)), [1]); // NumPy: the first NaN
     });
 
-    await t.step("lengths 1, odd, chunk edges, many chunks, 2^24 (several passes)", async () => {
-      for (const n of [1, 7, 4095, 4096, 4097, 100_003]) {
+    await t.step("lengths 1, odd, chunk edges, many chunks", async () => {
+      // Divisible by 4: the vec4 pass; otherwise scalars. Chunks of 16,384 values.
+      for (const n of [1, 4, 7, 4095, 4096, 16_383, 16_384, 16_385, 16_388, 100_003, 100_004]) {
         for (const type of types) await checkArg(client, valuesFor(type, n, n), undefined, 1);
       }
-      const big = valuesFor("f32", (1 << 24) + 5, 3, false);
-      big[(1 << 24) - 2] = 1e9; // the largest near the end, the smallest earlier
-      big[123_457] = -1e9;
-      await checkArg(client, big, undefined, 1);
     });
 
-    await t.step("rows and columns, past 65,535 workgroups", async () => {
-      const shapes: [number, number][] = [[3, 5], [5, 1000], [1000, 7], [70_000, 3], [3, 9000]];
-      for (const shape of shapes) {
-        for (const axis of [0, 1] as const) {
-          for (const type of types) {
-            await checkArg(client, valuesFor(type, shape[0] * shape[1], shape[1]), shape, axis);
+    await t.step({
+      name: "2^24 + 4 and + 5 elements (three passes)",
+      ignore: !LARGE,
+      fn: async () => {
+        for (const n of [(1 << 24) + 4, (1 << 24) + 5]) { // vec4s, scalars: 1,025 chunks
+          const big = valuesFor("f32", n, 3, false);
+          big[(1 << 24) - 2] = 1e9; // the largest near the end, the smallest earlier
+          big[123_457] = -1e9;
+          await checkArg(client, big, undefined, 1);
+        }
+      },
+    });
+
+    await t.step(
+      "rows and columns: short ones an invocation each, long ones in chunks",
+      async () => {
+        const shapes: [number, number][] = [
+          [3, 5],
+          [5, 1000],
+          [1000, 7],
+          [3, 9000],
+          [2, 40_000], // rows of several chunks
+          [64, 64], // the longest rows (and columns) folded an invocation each
+          [65, 65], // the shortest folded in chunks
+          [70_000, 3], // 1,094 workgroups of short rows; 70,000 short columns along axis 0
+          ...large<[number, number]>([
+            [65_537, 65], // 65,537 workgroups of chunks
+            [64 * 65_536 + 1, 1], // 65,537 workgroups of short rows
+          ]),
+        ];
+        for (const shape of shapes) {
+          for (const axis of [0, 1] as const) {
+            for (const type of types) {
+              await checkArg(client, valuesFor(type, shape[0] * shape[1], shape[1]), shape, axis);
+            }
           }
         }
-      }
-    });
+      },
+    );
 
     await t.step("property: any type, shape and axis", async () => {
       const property = fc.asyncProperty(
@@ -96,6 +187,48 @@ Deno.test({
   },
 });
 
+/** topk of `data` as `[rows, cols]` against the first k of a stable CPU sort of each row. */
+async function checkTopk(
+  client: ComputeClient,
+  data: ElementArray,
+  k: number,
+  shape: [number, number] | undefined,
+  largest: boolean,
+): Promise<void> {
+  const [rows, cols] = shape ?? [1, data.length];
+  const expectedIndices = new Uint32Array(rows * k);
+  for (let r = 0; r < rows; r++) {
+    const row = data.subarray(r * cols, (r + 1) * cols);
+    expectedIndices.set(cpuArgsort(row, largest).subarray(0, k), r * k);
+  }
+  using x = client.createWithData(data);
+  const result = topk(client, x, k, shape === undefined ? { largest } : { shape, largest });
+  using values = result.values;
+  using indices = result.indices;
+  const [v, i] = await client.readMany([values, indices]);
+  const what = `topk ${data.constructor.name} k=${k} [${rows}, ${cols}] largest ${largest}`;
+  assertBits(i, expectedIndices, `${what} indices`);
+  // Values are the input's elements at those indices, bit for bit (-0 and NaN kept).
+  assertBits(
+    v as ElementArray,
+    permuteRows(data, expectedIndices, rows, cols, k),
+    `${what} values`,
+  );
+}
+
+/** The elements of `data` at the per-row indices. */
+function permuteRows(
+  data: ElementArray,
+  indices: Uint32Array,
+  rows: number,
+  cols: number,
+  k: number,
+): ElementArray {
+  const out = new (data.constructor as new (n: number) => ElementArray)(rows * k);
+  for (let m = 0; m < rows * k; m++) out[m] = data[Math.floor(m / k) * cols + indices[m]];
+  return out;
+}
+
 Deno.test({
   name: "topk: best first, ties by lower index, per row, against a full sort",
   ignore,
@@ -122,7 +255,7 @@ Deno.test({
           await checkTopk(client, valuesFor(type, n, n + k), k, undefined, k % 2 === 0);
         }
       }
-      for (const shape of [[3, 5], [70_000, 3], [5, 4099]] as [number, number][]) {
+      for (const shape of [[3, 5], [5, 4099], ...large([[70_000, 3]])] as [number, number][]) {
         await checkTopk(client, valuesFor("f32", shape[0] * shape[1], 9), 2, shape, true);
       }
       await checkTopk(client, valuesFor("i32", 1 << 20, 4), 4, [1 << 16, 16], false);

@@ -5,7 +5,7 @@
  * @module
  */
 
-export const MAX_USER_EXPORTS = 108; // launch graphs (#29: LaunchGraph, CaptureOptions, ReplayOptions) and textures (#27: Texture, TextureFormat, SamplerDescriptor, CreateTextureOptions); the primitives users reach for (#30: scan, sort, argsort, argmax, argmin, topk, histogram, bincount, scatterAdd, segmentReduce, random, matmul, transpose, gather, their options and results: +34); the backend registry (#25, #26: BackendUnavailableError, CreateRegisteredClientOptions); 68 before (64 before several devices, #21)
+export const MAX_USER_EXPORTS = 110; // recordKernels and KernelRecording (#30: generated kernels exposed for debugging); launch graphs (#29: LaunchGraph, CaptureOptions, ReplayOptions) and textures (#27: Texture, TextureFormat, SamplerDescriptor, CreateTextureOptions); the primitives users reach for (#30: scan, sort, argsort, argmax, argmin, topk, histogram, bincount, scatterAdd, segmentReduce, random, matmul, transpose, gather, their options and results: +34); the backend registry (#25, #26: BackendUnavailableError, CreateRegisteredClientOptions); 68 before (64 before several devices, #21)
 
 /** The names exported by `export { ... }` / `export type { ... }` lists in `source`. */
 export function exportedNames(source: string): string[] {

@@ -33,7 +33,7 @@ fi
 # The environment of the `deno test` processes started next (`env` with no assignment: none).
 RUN_ENV=""
 
-COMMON="--unstable-webgpu --allow-env=CI,GPUCOMPUTE_CACHE_DIR --allow-read=.tmp,tests/fixtures,sync,runtime/core,examples --allow-write=.tmp --allow-run=deno"
+COMMON="--unstable-webgpu --allow-env=CI,GPUCOMPUTE_CACHE_DIR,GPUCOMPUTE_TEST_LARGE --allow-read=.tmp,tests/fixtures,sync,runtime/core,examples --allow-write=.tmp --allow-run=deno"
 # The browser tests run Chromium (tools/install_browser.sh) through puppeteer-core, which reads the
 # environment variables listed here, and serve the pages on 127.0.0.1.
 CHROMIUM=/usr/bin/chromium-headless-shell

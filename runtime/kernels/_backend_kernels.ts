@@ -20,6 +20,7 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
+import { runKernel } from "./record_kernels.ts";
 
 /** The backends whose kernel text the helpers generate. */
 export type KernelBackend = "webgpu" | "cuda";
@@ -145,7 +146,7 @@ const wordBits = new Uint32Array(words.buffer);
 export function launch(client: ComputeClient, kernel: BackendText, options: GeneratedLaunch): void {
   const { threads, count, buffers, stream } = options;
   if (!("params" in kernel) || !("entryPoint" in kernel)) {
-    client.execute(kernel, { threads, count, buffers, params: options.params, stream });
+    runKernel(client, kernel, { threads, count, buffers, params: options.params, stream });
     return;
   }
   const given = (options.params ?? {}) as Record<string, unknown>;
@@ -160,7 +161,7 @@ export function launch(client: ComputeClient, kernel: BackendText, options: Gene
       data[k] = wordBits[0];
     } else data[k] = value >>> 0;
   });
-  client.execute(kernel, {
+  runKernel(client, kernel, {
     threads,
     count,
     buffers,

@@ -26,6 +26,7 @@ import { serverConformance } from "../server_conformance.ts";
 import { clientConformance, scaleWgsl, type StepContext } from "../client_conformance.ts";
 import { CUBE_SIZE, fill, increment, scaleAdd } from "../_wgsl_kernels.ts";
 import { runGroups, Skip } from "./_page_harness.ts";
+import { primitivesAGroup } from "./_primitives_a_group.ts";
 import { primitivesGroup } from "./_primitives_b_group.ts";
 
 /** The DOMParser of the page (the tests type-check without the DOM library). */
@@ -268,5 +269,6 @@ runGroups({
       assert.ok(a.timeline.value >= 1n);
     });
   },
+  ...primitivesAGroup,
   ...primitivesGroup,
 });

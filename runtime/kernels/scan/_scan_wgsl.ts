@@ -10,6 +10,9 @@
  * - `totals`: each block's fold into `partial[g]`.
  * - `scan`: each block scanned, starting from `offsets[g]` (the exclusive scan of the totals,
  *   when there are several blocks per segment) — inclusive or exclusive.
+ * - `rows`: segments of at most {@linkcode SCAN_ROW_MAX} elements, one invocation scanning each
+ *   in order (a workgroup per short row would mostly wait at barriers: 70,000 rows of 3 took
+ *   ~2.5 s on llvmpipe that way).
  *
  * @module
  */
@@ -34,6 +37,9 @@ export const SCAN_WORKGROUP = 64;
 export const SCAN_PER_THREAD = 32;
 /** Elements per block (per workgroup). */
 export const SCAN_BLOCK = SCAN_WORKGROUP * SCAN_PER_THREAD;
+
+/** The longest segment that the `rows` kernel scans in one invocation. */
+export const SCAN_ROW_MAX = 64;
 
 /** Identity bit patterns: the type's extremes for max and min, -Infinity/+Infinity for f32. */
 const IDENTITY_BITS: Record<ElementType, Record<ScanOp, number>> = {
@@ -63,7 +69,7 @@ function combineOf(op: ScanOp, type: ElementType): string {
   return `select(${op}(a, b), a + b, is_nan(a) || is_nan(b))`;
 }
 
-function header(op: ScanOp, type: ElementType): string {
+function header(op: ScanOp, type: ElementType, shared = true): string {
   return `struct Params { count: u32, inner: u32, blocks: u32, offsets: u32 }
 @group(0) @binding(2) var<uniform> params: Params;
 ${SEGMENT_INDEX}
@@ -71,7 +77,31 @@ ${BITS_F32}
 fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
 fn identity() -> ${type} { return ${bitsOf(type, IDENTITY_BITS[type][op])}; }
 fn combine(a: ${type}, b: ${type}) -> ${type} { return ${combineOf(op, type)}; }
-var<workgroup> shared_values: array<${type}, ${SCAN_WORKGROUP}>;`;
+${shared ? `var<workgroup> shared_values: array<${type}, ${SCAN_WORKGROUP}>;` : ""}`;
+}
+
+/**
+ * The `rows` pass: bindings x (read), y (out), params, where `params.blocks` is the number of
+ * segments (each at most {@linkcode SCAN_ROW_MAX} elements), one invocation each.
+ */
+export function scanRowsKernel(op: ScanOp, type: ElementType, exclusive: boolean): GeneratedKernel {
+  const write = exclusive
+    ? "let i = base + k * params.inner; let v = x[i]; y[i] = acc; acc = combine(acc, v);"
+    : "let i = base + k * params.inner; acc = combine(acc, x[i]); y[i] = acc;";
+  return {
+    id: `scan_rows_${op}_${type}${exclusive ? "_exclusive" : ""}`,
+    source: `@group(0) @binding(0) var<storage, read> x: array<${type}>;
+@group(0) @binding(1) var<storage, read_write> y: array<${type}>;
+${header(op, type, false)}
+@compute @workgroup_size(${SCAN_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let segment = gid.x;
+  if (segment >= params.blocks) { return; }
+  let base = at(segment, 0u);
+  var acc = identity();
+  for (var k = 0u; k < min(params.count, ${SCAN_ROW_MAX}u); k = k + 1u) { ${write} }
+}`,
+  };
 }
 
 /** The `totals` pass: bindings x (read), partial (one per workgroup), params. */

@@ -9,9 +9,16 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
-import { elementTypeOf, type Layout, layoutOf } from "../_grid.ts";
-import { backendTexts, launch as launchOn } from "../_backend_kernels.ts";
-import { SCAN_BLOCK, scanBlocksKernel, type ScanOp, scanTotalsKernel } from "./_scan_wgsl.ts";
+import { cached, elementTypeOf, type GeneratedKernel, type Layout, layoutOf } from "../_grid.ts";
+import { backendOf, backendTexts, launch as launchOn } from "../_backend_kernels.ts";
+import {
+  SCAN_BLOCK,
+  SCAN_ROW_MAX,
+  scanBlocksKernel,
+  type ScanOp,
+  scanRowsKernel,
+  scanTotalsKernel,
+} from "./_scan_wgsl.ts";
 import { scanBlocksCuda, scanTotalsCuda } from "./_scan_cuda.ts";
 
 export type { ScanOp } from "./_scan_wgsl.ts";
@@ -57,6 +64,9 @@ export interface ScanOptions {
 
 const OPS: readonly ScanOp[] = ["sum", "max", "min", "prod"];
 /** The two passes' texts by backend; keys `t:op:type` (totals) and `b:op:type:exclusive`. */
+/** The short-rows kernels (WebGPU only), by op, type and exclusivity. */
+const kernels = new Map<string, GeneratedKernel>();
+
 const texts = backendTexts({
   webgpu: (key) => passOf(key, scanTotalsKernel, scanBlocksKernel),
   cuda: (key) => passOf(key, scanTotalsCuda, scanBlocksCuda),
@@ -159,6 +169,18 @@ export function scanInto(
   const { op, type, exclusive, stream } = spec;
   const { count, inner, segments } = layout;
   if (count === 0 || segments === 0) return;
+  // Short rows (WebGPU): one invocation each; CUDA takes the general passes.
+  if (count <= SCAN_ROW_MAX && segments > 1 && backendOf(client, "scan") === "webgpu") {
+    // Many short segments: one invocation scans each.
+    const kernel = cached(
+      kernels,
+      `r:${op}:${type}:${exclusive}`,
+      () => scanRowsKernel(op, type, exclusive),
+    );
+    const params = { count, inner, blocks: segments, offsets: 0 };
+    launchOn(client, kernel, { threads: segments, buffers: [x, y], params, stream });
+    return;
+  }
   const blocks = Math.ceil(count / SCAN_BLOCK);
   const groups = segments * blocks;
   const params = { count, inner, blocks, offsets: blocks > 1 ? 1 : 0 };
