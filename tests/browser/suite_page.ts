@@ -27,6 +27,7 @@ import { clientConformance, scaleWgsl, type StepContext } from "../client_confor
 import { CUBE_SIZE, fill, increment, scaleAdd } from "../_wgsl_kernels.ts";
 import { runGroups, Skip } from "./_page_harness.ts";
 import { primitivesGroup } from "./_primitives_b_group.ts";
+import { issue27Group } from "./_issue27_group.ts";
 
 /** The DOMParser of the page (the tests type-check without the DOM library). */
 type DomParser = new () => {
@@ -269,4 +270,5 @@ runGroups({
     });
   },
   ...primitivesGroup,
+  ...issue27Group,
 });
