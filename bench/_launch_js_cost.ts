@@ -3,9 +3,10 @@
  * does nothing (no encoding, no validation, no device work), so what is left is the runtime's own
  * code per launch, from `client.execute` to the encoded task, `flush` included. Three launches:
  * `tiny` (one buffer, a static count), `params` (two buffers, two f32 params, `threads`), and
- * `scalars` (two buffers, two f32 scalars in CubeCL's info buffer).
+ * `scalars` (two buffers, two f32 scalars in CubeCL's info buffer); and `read_buffer` against
+ * `read_texture`, one kernel reading a storage buffer or a 2-D storage texture of the same bytes.
  *
- * Run: `deno run -A bench/_launch_js_cost.ts [tiny|params|scalars] [ms]`. On a machine shared with
+ * Run: `deno run -A bench/_launch_js_cost.ts [tiny|params|scalars|read_buffer|read_texture] [ms]`. On a machine shared with
  * other work, compare the CPU-time figure (the process's own user + system time).
  *
  * @module
@@ -13,7 +14,14 @@
 import process from "node:process";
 import { ComputeClient, CubeCount } from "../mod.ts";
 import { WebGpuDevice, WebGpuServer } from "../runtime/server/webgpu/mod.ts";
-import { AXPB_SCALARS_WGSL, AXPB_WGSL, INCREMENT_WGSL } from "./_raw_webgpu.ts";
+import {
+  AXPB_SCALARS_WGSL,
+  AXPB_WGSL,
+  INCREMENT_WGSL,
+  READ_BUFFER_WGSL,
+  READ_SIDE,
+  READ_TEXTURE_WGSL,
+} from "./_raw_webgpu.ts";
 
 /** A device whose calls do nothing, with a real adapter's limits. */
 async function idleDevice(): Promise<GPUDevice> {
@@ -30,7 +38,13 @@ async function idleDevice(): Promise<GPUDevice> {
     dispatchWorkgroupsIndirect() {},
     end() {},
   };
-  const encoder = { beginComputePass: () => pass, copyBufferToBuffer() {}, finish: object };
+  const encoder = {
+    beginComputePass: () => pass,
+    copyBufferToBuffer() {},
+    copyBufferToTexture() {},
+    copyTextureToBuffer() {},
+    finish: object,
+  };
   const buffer = (d: GPUBufferDescriptor) => ({
     ...object(),
     size: d.size,
@@ -55,6 +69,7 @@ async function idleDevice(): Promise<GPUDevice> {
     createBindGroupLayout: object,
     createPipelineLayout: object,
     createComputePipeline: object,
+    createTexture: () => ({ ...object(), createView: object, destroy() {} }),
     createQuerySet: object,
     pushErrorScope() {},
     popErrorScope: () => Promise.resolve(null),
@@ -78,12 +93,26 @@ const axpbScalars = { id: "axpb_scalars", source: AXPB_SCALARS_WGSL };
 const one = CubeCount.new1d(1);
 const groups = CubeCount.new1d(N / 64);
 const params = { a: 1.0001, b: 0.5 };
+// read_buffer / read_texture: the same kernel reading a storage buffer or a 2-D storage texture.
+const cells = new Uint32Array(READ_SIDE * READ_SIDE);
+const read = kind === "read_texture"
+  ? {
+    kernel: { id: "read_texture", source: READ_TEXTURE_WGSL },
+    src: client.createTexture({ width: READ_SIDE, height: READ_SIDE, format: "r32uint" }),
+  }
+  : { kernel: { id: "read_buffer", source: READ_BUFFER_WGSL }, src: client.createWithData(cells) };
+const readOut = client.createWithData(cells);
+const readOptions = {
+  threads: [READ_SIDE, READ_SIDE] as [number, number],
+  buffers: [read.src, readOut],
+};
 const scalars = { f32: [1.0001, 0.5] };
 const burst = () => {
   for (let i = 0; i < 256; i++) {
     const [src, dst] = i % 2 === 0 ? [x, y] : [y, x];
     if (kind === "tiny") client.execute(inc, { count: one, buffers: [counters] });
     else if (kind === "params") client.execute(axpb, { threads: N, buffers: [src, dst], params });
+    else if (kind.startsWith("read_")) client.execute(read.kernel, readOptions);
     else client.execute(axpbScalars, { count: groups, buffers: [src, dst], scalars });
   }
   client.flush();

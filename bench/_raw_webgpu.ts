@@ -170,3 +170,24 @@ export function submitTimer(device: GPUDevice): { spent: number } {
   };
   return timer;
 }
+
+/** Side of the texture the read benchmarks bind (2x2 workgroups of 8x8). */
+export const READ_SIDE = 16;
+
+/** A tiny kernel reading a `READ_SIDE`² r32uint storage texture into a buffer (+1). */
+export const READ_TEXTURE_WGSL = `
+@group(0) @binding(0) var src: texture_storage_2d<r32uint, read>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let size = textureDimensions(src);
+  if (id.x < size.x && id.y < size.y) { dst[id.y * size.x + id.x] = textureLoad(src, id.xy).x + 1u; }
+}`;
+
+/** {@linkcode READ_TEXTURE_WGSL} reading a storage buffer of the same bytes instead. */
+export const READ_BUFFER_WGSL = `
+const SIDE = ${READ_SIDE}u;
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < SIDE && id.y < SIDE) { dst[id.y * SIDE + id.x] = src[id.y * SIDE + id.x] + 1u; }
+}`;

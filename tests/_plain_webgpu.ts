@@ -20,21 +20,37 @@ export type PlainBinding =
   }
   | { group: number; binding: number; sampler: GPUSamplerDescriptor };
 
+/** The pipeline's entry point and override constants, and the device's features. */
+export interface PlainOptions {
+  readonly entryPoint?: string;
+  readonly constants?: Record<string, number>;
+  readonly features?: readonly GPUFeatureName[];
+}
+
 /**
  * Runs `code` once with `bindings` over `workgroups` and returns the bytes of every buffer and
- * texture afterwards, in the order of `bindings` (samplers: an empty array).
+ * texture afterwards, in the order of `bindings` (samplers: an empty array). A validation error
+ * (the adapter's compiler refusing the WGSL, a binding that does not fit) rejects with its message.
  */
 export async function runPlain(
   code: string,
   bindings: readonly PlainBinding[],
   workgroups: readonly [number, number?, number?],
+  options: PlainOptions = {},
 ): Promise<Uint8Array[]> {
   const adapter = (await navigator.gpu.requestAdapter())!;
-  const device = await adapter.requestDevice();
+  const device = await adapter.requestDevice({
+    requiredFeatures: options.features && [...options.features],
+  });
   try {
+    device.pushErrorScope("validation");
     const pipeline = device.createComputePipeline({
       layout: "auto",
-      compute: { module: device.createShaderModule({ code }), entryPoint: undefined },
+      compute: {
+        module: device.createShaderModule({ code }),
+        entryPoint: options.entryPoint,
+        constants: options.constants,
+      },
     });
     const made: (GPUBuffer | GPUTexture | undefined)[] = [];
     const groups = new Map<number, GPUBindGroupEntry[]>();
@@ -112,6 +128,8 @@ export async function runPlain(
       }
     }
     device.queue.submit([encoder.finish()]);
+    const error = await device.popErrorScope();
+    if (error !== null) throw new Error(`plain WebGPU: ${error.message}`);
     const out: Uint8Array[] = [];
     for (const { staging, row, padded, rows } of reads) {
       if (staging === undefined) {

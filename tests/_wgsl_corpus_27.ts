@@ -175,3 +175,62 @@ struct P { a: f16, n: u32 }
     workgroups: [2, 1, 1],
   },
 ];
+
+// Kernels of the bind-group, named-buffer and texture tests (on Deno and in the browser suite).
+
+/** A post-processing pass: per-pass constants in group 1, the data in group 0. */
+export const PASS_WGSL = `
+struct Pass { gain: f32, bias: f32, frame: u32, _pad: u32 }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(1) @binding(0) var<uniform> pass_: Pass;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < arrayLength(&src)) {
+    dst[id.x] = fma(src[id.x], pass_.gain, pass_.bias) + f32(pass_.frame) * 0.001;
+  }
+}`;
+
+/** Buffers spread over groups 2 and 0 (group 1 empty): positional order is (group, binding). */
+export const SPREAD_WGSL = `
+@group(2) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(3) var<storage, read> b: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < arrayLength(&out)) { out[id.x] = a[id.x] * 1000u + b[id.x]; }
+}`;
+
+/** A blur: three samples of a `texture_2d<f32>` through a `sampler`, into a storage texture. */
+export const BLUR_WGSL = `
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var smp: sampler;
+@group(0) @binding(2) var dst: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let size = textureDimensions(src);
+  if (id.x >= size.x || id.y >= size.y) { return; }
+  let texel = 1.0 / vec2f(size);
+  let uv = (vec2f(id.xy) + 0.5) * texel;
+  var sum = vec4f(0.0);
+  for (var dx = -1; dx <= 1; dx++) {
+    sum += textureSampleLevel(src, smp, uv + vec2f(f32(dx) * 0.5, 0.25) * texel, 0.0);
+  }
+  textureStore(dst, id.xy, sum / 3.0);
+}`;
+
+/** Game of life on r32uint storage textures (read one, write the other), wrapping at the edges. */
+export const LIFE_WGSL = `
+@group(0) @binding(0) var cur: texture_storage_2d<r32uint, read>;
+@group(0) @binding(1) var next: texture_storage_2d<r32uint, write>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let size = vec2i(textureDimensions(cur));
+  let p = vec2i(id.xy);
+  if (p.x >= size.x || p.y >= size.y) { return; }
+  var n = 0u;
+  for (var dy = -1; dy <= 1; dy++) {
+    for (var dx = -1; dx <= 1; dx++) {
+      if (dx == 0 && dy == 0) { continue; }
+      n += textureLoad(cur, (p + vec2i(dx, dy) + size) % size).x;
+    }
+  }
+  let alive = textureLoad(cur, p).x;
+  textureStore(next, p, vec4u(select(0u, 1u, n == 3u || (alive == 1u && n == 2u))));
+}`;

@@ -7,32 +7,12 @@
 import assert from "node:assert/strict";
 import { CpuTimelineSignal, createClient, KernelArgumentError, type WgslKernel } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
+import { PASS_WGSL, SPREAD_WGSL } from "./_wgsl_corpus_27.ts";
 import { BindGroupCache } from "../runtime/server/webgpu/launch/_bind_group_cache.ts";
 import { ValidatedShapes } from "../runtime/server/webgpu/queue/_device_validation.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-// A post-processing pass: per-pass constants in group 1, the data in group 0.
-const PASS_WGSL = `
-struct Pass { gain: f32, bias: f32, frame: u32, _pad: u32 }
-@group(0) @binding(0) var<storage, read> src: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
-@group(1) @binding(0) var<uniform> pass_: Pass;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
-  if (id.x < arrayLength(&src)) {
-    dst[id.x] = fma(src[id.x], pass_.gain, pass_.bias) + f32(pass_.frame) * 0.001;
-  }
-}`;
-
-// Buffers spread over groups 2 and 0 (group 1 empty): positional order is (group, binding).
-const SPREAD_WGSL = `
-@group(2) @binding(0) var<storage, read> a: array<u32>;
-@group(0) @binding(3) var<storage, read> b: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
-  if (id.x < arrayLength(&out)) { out[id.x] = a[id.x] * 1000u + b[id.x]; }
-}`;
 
 Deno.test({ name: "a per-pass uniform in group 1 matches plain WebGPU", ignore }, async () => {
   using client = await createClient();

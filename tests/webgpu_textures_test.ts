@@ -8,46 +8,13 @@
 import assert from "node:assert/strict";
 import { createClient, KernelArgumentError } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
+import { BLUR_WGSL, LIFE_WGSL } from "./_wgsl_corpus_27.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 
 const W = 19; // rows of 76 bytes (rgba8unorm): padded to 256 for copies
 const H = 7;
-
-export const BLUR_WGSL = `
-@group(0) @binding(0) var src: texture_2d<f32>;
-@group(0) @binding(1) var smp: sampler;
-@group(0) @binding(2) var dst: texture_storage_2d<rgba8unorm, write>;
-@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
-  let size = textureDimensions(src);
-  if (id.x >= size.x || id.y >= size.y) { return; }
-  let texel = 1.0 / vec2f(size);
-  let uv = (vec2f(id.xy) + 0.5) * texel;
-  var sum = vec4f(0.0);
-  for (var dx = -1; dx <= 1; dx++) {
-    sum += textureSampleLevel(src, smp, uv + vec2f(f32(dx) * 0.5, 0.25) * texel, 0.0);
-  }
-  textureStore(dst, id.xy, sum / 3.0);
-}`;
-
-export const LIFE_WGSL = `
-@group(0) @binding(0) var cur: texture_storage_2d<r32uint, read>;
-@group(0) @binding(1) var next: texture_storage_2d<r32uint, write>;
-@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
-  let size = vec2i(textureDimensions(cur));
-  let p = vec2i(id.xy);
-  if (p.x >= size.x || p.y >= size.y) { return; }
-  var n = 0u;
-  for (var dy = -1; dy <= 1; dy++) {
-    for (var dx = -1; dx <= 1; dx++) {
-      if (dx == 0 && dy == 0) { continue; }
-      n += textureLoad(cur, (p + vec2i(dx, dy) + size) % size).x;
-    }
-  }
-  let alive = textureLoad(cur, p).x;
-  textureStore(next, p, vec4u(select(0u, 1u, n == 3u || (alive == 1u && n == 2u))));
-}`;
 
 const HISTOGRAM_WGSL = `
 @group(0) @binding(0) var image: texture_2d<f32>;

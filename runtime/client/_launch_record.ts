@@ -53,7 +53,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
         const item = buffers[i];
         if (item instanceof Handle) refs.push(item.ref());
         else if (item instanceof HandleRef) refs.push(item);
-        else refs.push(refOf(item, `buffers[${i}]`));
+        else refs.push(refOf(item, i));
       }
     } else this.#named(buffers);
     if (options.samplers !== undefined) this.#samplers(options.samplers);
@@ -75,7 +75,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     const names = this.#names;
     names.length = 0;
     for (const [name, item] of Object.entries(buffers)) {
-      this.args.buffers.push(refOf(item, `buffers.${name}`));
+      this.args.buffers.push(refOf(item, name));
       names.push(name);
     }
     this.bufferNames = names;
@@ -144,10 +144,12 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
   }
 }
 
-function refOf(item: unknown, what: string): HandleRef {
+/** The ref of buffer `key` (an index or a WGSL name; the message is built on a refusal only). */
+function refOf(item: unknown, key: number | string): HandleRef {
   if (item instanceof Handle) return item.ref();
   if (item instanceof HandleRef) return item;
   if (item instanceof Texture) return item.ref();
+  const what = typeof key === "number" ? `buffers[${key}]` : `buffers.${key}`;
   throw new TypeError(`${what} must be a Handle, a HandleRef or a Texture, got ${describe(item)}`);
 }
 

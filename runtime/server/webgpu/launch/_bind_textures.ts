@@ -73,14 +73,25 @@ export class BoundTextures {
     this.used = 0;
   }
 
-  /** Checks `ref` against a texture `slot` (or refuses a texture for a buffer slot); binds it. */
-  bind(name: string, what: string, ref: HandleRef, slot: ReflectedBinding, into: Placer): void {
+  /**
+   * Checks `ref`, buffer `i` of the launch (`names`: the buffers' WGSL names when named), against
+   * a texture `slot` (or refuses a texture for a buffer slot); binds it. Nothing is allocated
+   * unless it refuses.
+   */
+  bind(
+    name: string,
+    i: number,
+    names: readonly string[] | undefined,
+    ref: HandleRef,
+    slot: ReflectedBinding,
+    into: Placer,
+  ): void {
     const entry = textureOf(ref);
     const t = slot.texture;
     if (t === undefined || entry === undefined) {
       throw new KernelArgumentError(
         name,
-        what,
+        bufferArgument(i, names),
         entry === undefined
           ? `is a buffer, but ${slot.name}: ${slot.type.name} is a texture: pass a texture ` +
             `made by client.createTexture`
@@ -89,27 +100,27 @@ export class BoundTextures {
       );
     }
     if (ref.slice.record.disposed || !this.#textures.owns(entry)) throw ref.notFound();
-    const texture = `is a ${entry.format} 2-D texture`;
+    // The messages are built on a refusal only: nothing is allocated per launch.
     if (t.dimension !== "2d") {
       throw new KernelArgumentError(
         name,
-        what,
-        `${texture}, but ${slot.name}: ${slot.type.name} needs a "${t.dimension}" view`,
+        bufferArgument(i, names),
+        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs a "${t.dimension}" view`,
       );
     }
     const info = TEXTURE_FORMATS[entry.format];
     if (t.kind === "storage" && t.format !== entry.format) {
       throw new KernelArgumentError(
         name,
-        what,
-        `${texture}, but ${slot.name}: ${slot.type.name} needs the format ${t.format}`,
+        bufferArgument(i, names),
+        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs the format ${t.format}`,
       );
     }
     if (t.kind === "storage" && !info.storage.includes(t.access!)) {
       throw new KernelArgumentError(
         name,
-        what,
-        `${texture}, which WebGPU allows as a storage texture with ` +
+        bufferArgument(i, names),
+        `${aTexture(entry)}, which WebGPU allows as a storage texture with ` +
           `${info.storage.join(" or ") || "no"} access, not ${t.access} (${slot.name})`,
       );
     }
@@ -120,8 +131,8 @@ export class BoundTextures {
         : "";
       throw new KernelArgumentError(
         name,
-        what,
-        `${texture} of ${info.sample} texels, but ${slot.name}: ${slot.type.name} reads ` +
+        bufferArgument(i, names),
+        `${aTexture(entry)} of ${info.sample} texels, but ${slot.name}: ${slot.type.name} reads ` +
           `${t.sample} texels${why}`,
       );
     }
@@ -217,6 +228,16 @@ export class BoundTextures {
     this.used++;
     into.place(entry);
   }
+}
+
+/** How errors name buffer `i` of a launch: `buffers[i]`, or `buffers.name` when named. */
+export function bufferArgument(i: number, names: readonly string[] | undefined): string {
+  return names === undefined ? `buffers[${i}]` : `buffers.${names[i]}`;
+}
+
+/** How a refusal names the texture given. */
+function aTexture(entry: TextureEntry): string {
+  return `is a ${entry.format} 2-D texture`;
 }
 
 /** Whether texels of kind `texel` may bind where the layout reads `slot`. */

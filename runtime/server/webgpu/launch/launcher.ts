@@ -36,7 +36,7 @@ import { type BindGroupCache, groupsOf } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_scratch_buffers.ts";
 import type { MutableRange, WebGpuMemory } from "../memory/memory.ts";
 import type { WebGpuTextures } from "../memory/textures.ts";
-import { BoundTextures, type ObjectEntry, textureOf } from "./_bind_textures.ts";
+import { BoundTextures, bufferArgument, type ObjectEntry, textureOf } from "./_bind_textures.ts";
 import { BindEntries, type BufferEntry } from "./_bind_entries.ts";
 import { ParamChunks } from "./_param_chunks.ts";
 import { checkParams, uniformSize, writeUniform } from "./_params.ts";
@@ -305,7 +305,7 @@ export class Launcher {
       throw new KernelArgumentError(name, this.#what(i), `is bound to var<uniform> ${slot.name}`);
     }
     if (slot.space === "texture" || textureOf(ref) !== undefined) {
-      this.#textures.bind(name, this.#what(i), ref, slot, this.#entries.placer);
+      this.#textures.bind(name, i, this.#names, ref, slot, this.#entries.placer);
       if (slot.access === "read") this.#reads.push(ref);
       return;
     }
@@ -364,7 +364,7 @@ export class Launcher {
 
   /** How buffer `i` is named in errors (built for an error only). */
   #what(i: number): string {
-    return this.#names === undefined ? `buffers[${i}]` : `buffers.${this.#names[i]}`;
+    return bufferArgument(i, this.#names);
   }
 
   /** Ends a successful launch: what gives back its chunk ranges and buffers once submitted. */
