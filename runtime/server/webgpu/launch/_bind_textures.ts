@@ -60,12 +60,15 @@ export class BoundTextures {
   readonly #textures: WebGpuTextures;
   readonly #pool: ObjectEntry[] = [];
   readonly #samplers = new Map<string, GPUSampler>();
+  /** `float32-filterable`: 32-bit float textures bind where a sampler filters them. */
+  readonly #filterable32: boolean;
   /** Entries of the launch being prepared (of the pool). */
   used = 0;
 
   constructor(device: GPUDevice, textures: WebGpuTextures) {
     this.#device = device;
     this.#textures = textures;
+    this.#filterable32 = device.features?.has("float32-filterable") ?? false;
   }
 
   /** Starts a launch. */
@@ -124,10 +127,15 @@ export class BoundTextures {
           `${info.storage.join(" or ") || "no"} access, not ${t.access} (${slot.name})`,
       );
     }
-    if (t.kind === "sampled" && !sampleFits(info.sample, t.sample!)) {
+    // With `float32-filterable` the 32-bit float formats filter like the others.
+    const texels = info.sample === "unfilterable-float" && this.#filterable32
+      ? "float"
+      : info.sample;
+    if (t.kind === "sampled" && !sampleFits(texels, t.sample!)) {
       const why = t.sample === "float" && info.sample === "unfilterable-float"
         ? ` (a filterable format such as rgba8unorm or rgba16float: the kernel declares a ` +
-          `sampler, so its float textures are filterable)`
+          `sampler, so its float textures are filterable; a device with the ` +
+          `float32-filterable feature filters 32-bit floats too)`
         : "";
       throw new KernelArgumentError(
         name,
