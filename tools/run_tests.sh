@@ -32,6 +32,10 @@ if [ -z "${GPUCOMPUTE_NVRTC_LIBRARY:-}" ] && [ -f .tmp/nvrtc/STATUS ] && grep -q
 fi
 # The environment of the `deno test` processes started next (`env` with no assignment: none).
 RUN_ENV=""
+# A process past this many seconds is stopped and fails the run: a test that never settles (or
+# a driver call that never returns) must not hold CI until its own limit.
+LIMIT=${GPUCOMPUTE_TEST_LIMIT:-900}
+if command -v timeout >/dev/null 2>&1; then LIMITED="timeout -k 10 $LIMIT"; else LIMITED=""; fi
 
 COMMON="--unstable-webgpu --allow-env=CI,GPUCOMPUTE_CACHE_DIR,GPUCOMPUTE_TEST_LARGE --allow-read=.tmp,tests/fixtures,sync,runtime/core,examples --allow-write=.tmp --allow-run=deno"
 # The browser tests run Chromium (tools/install_browser.sh) through puppeteer-core, which reads the
@@ -130,6 +134,9 @@ exit_abort() {
 # Adds the counts of the process parsed last, named $1, to the totals; a process that failed
 # without a failed test counts as one failure.
 tally() {
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "ERROR: $1 was stopped after $LIMIT s (GPUCOMPUTE_TEST_LIMIT): a test never settled."
+  fi
   if [ "$status" -ne 0 ]; then
     exit_abort && echo "ERROR: $1 exited with status $status after all its tests passed (the" \
       "libEGL exit abort, docs/known_issues.md)."
@@ -150,7 +157,7 @@ run() {
   while :; do
     # The status of `deno test` goes through a file: POSIX sh has no pipefail.
     # shellcheck disable=SC2086
-    { env $RUN_ENV deno test "$@"; echo $? >"$STATUS"; } 2>&1 | tee "$LOG"
+    { $LIMITED env $RUN_ENV deno test "$@"; echo $? >"$STATUS"; } 2>&1 | tee "$LOG"
     parse
     if [ "$status" -ne 0 ] && exit_abort && [ "$retries" -gt 0 ]; then
       echo "NOTE: $name exited with status $status after all its tests passed (the libEGL" \
@@ -169,7 +176,7 @@ start() {
   key=$1
   shift
   # shellcheck disable=SC2086
-  { env $RUN_ENV deno test "$@" >"$WORK/$key.log" 2>&1; echo $? >"$WORK/$key.status"; } &
+  { $LIMITED env $RUN_ENV deno test "$@" >"$WORK/$key.log" 2>&1; echo $? >"$WORK/$key.status"; } &
 }
 
 # Prints what the background process KEY printed and adds its counts: `collect KEY NAME`.
