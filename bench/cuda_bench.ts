@@ -12,6 +12,11 @@
  * - **event GC settled**: {@linkcode TASKS} such launches and a `sync`, timed together: past the
  *   GC bound `execute` blocks on the oldest GC event, and the rest is settled by the GC's polls;
  *   vs the raw calls and a `cuEventQuery` loop on the last event.
+ * - **read after a launch**: `execute` then a 4-byte `read` (one event, a parked non-blocking
+ *   `cuEventSynchronize`, no timer) vs `cuLaunchKernel` + `cuStreamSynchronize` +
+ *   `cuMemcpyDtoHAsync` into pinned memory + `cuStreamSynchronize`.
+ * - **1,000 launches**: `execute` 1,000 times on the handles' own stream, and on another stream
+ *   than the one the handles were made on, vs `cuLaunchKernel` alone (host time).
  * - **context binding**: what every server operation adds so that servers of several devices can
  *   share the thread: `CudaDevice.makeCurrent` with the context already current (one
  *   `cuCtxGetCurrent` and a comparison) vs `cuCtxGetCurrent` alone.
@@ -199,4 +204,56 @@ Deno.bench("raw cuCtxGetCurrent", { group: "context binding" }, (b) => {
   b.start();
   for (let i = 0; i < TASKS; i++) symbols.cuCtxGetCurrent(current);
   b.end();
+});
+
+// A 4-byte read after one launch: the round trip the host waits make.
+const pinned = (() => {
+  driver.check(symbols.cuMemAllocHost_v2(out64, 4n), "cuMemAllocHost_v2");
+  return driver.pointerAt();
+})();
+const word = buffer.copyDescriptor([1], [1], 4);
+
+Deno.bench("CudaServer.execute + read of 4 bytes", {
+  group: "read after a launch",
+  baseline: true,
+}, async () => {
+  server.execute(fill, 0);
+  await server.read([word], 0);
+});
+
+Deno.bench("raw cuLaunchKernel + cuStreamSynchronize + cuMemcpyDtoH", {
+  group: "read after a launch",
+}, () => {
+  symbols.cuLaunchKernel(fn, N / 256, 1, 1, 256, 1, 1, 0, rawStreams[0], raw.params, null);
+  symbols.cuStreamSynchronize(rawStreams[0]);
+  symbols.cuMemcpyDtoHAsync_v2(pinned, at.resource + BigInt(at.offset), 4n, rawStreams[0]);
+  symbols.cuStreamSynchronize(rawStreams[0]);
+});
+
+const LAUNCHES = 1000;
+// Handles made on stream 0 and launched on stream 1: the first launch orders stream 1 after
+// stream 0; the others find it synchronized.
+Deno.bench("CudaServer.execute x1000", { group: "1,000 launches", baseline: true }, async (b) => {
+  b.start();
+  for (let i = 0; i < LAUNCHES; i++) server.execute(fill, 0);
+  b.end();
+  await settle();
+});
+
+Deno.bench("CudaServer.execute x1000 on another stream than the handles'", {
+  group: "1,000 launches",
+}, async (b) => {
+  b.start();
+  for (let i = 0; i < LAUNCHES; i++) server.execute(fill, 1);
+  b.end();
+  await settle();
+});
+
+Deno.bench("raw cuLaunchKernel x1000", { group: "1,000 launches" }, async (b) => {
+  b.start();
+  for (let i = 0; i < LAUNCHES; i++) {
+    symbols.cuLaunchKernel(fn, N / 256, 1, 1, 256, 1, 1, 0, rawStreams[0], raw.params, null);
+  }
+  b.end();
+  await settle();
 });

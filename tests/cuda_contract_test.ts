@@ -135,7 +135,7 @@ Deno.test("kernels without an id run; one id for two programs never runs the oth
   );
 });
 
-Deno.test("destroy with cross-stream work in flight frees no page under it", () => {
+Deno.test("destroy with cross-stream work in flight frees no page under it", async () => {
   resetHazards();
   // Keeps the primary context retained after `server` is gone, to wait for its device work.
   using keeper = CudaServer.create({ library: SIM_LIBRARY });
@@ -160,6 +160,7 @@ Deno.test("destroy with cross-stream work in flight frees no page under it", () 
   // The work destroy left running still completes (destroy left no context current).
   keeper.device.makeCurrent();
   simDriver.check(simDriver.symbols.cuCtxSynchronize(), "cuCtxSynchronize");
+  await server.drained; // the drain left to the background by destroy
   assert.equal(hazardCount(), 0, hazardReport());
 });
 

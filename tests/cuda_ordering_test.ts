@@ -11,7 +11,7 @@ import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures
 const n = 256;
 const meta = { data: new Uint32Array([n]), staticLength: 1 };
 
-Deno.test("destroy leaves allocated the staging() buffers whose copies are in flight", () => {
+Deno.test("destroy leaves allocated the staging() buffers whose copies are in flight", async () => {
   resetHazards();
   const server = CudaServer.create({ library: SIM_LIBRARY });
   const data = server.createWithData(new Uint8Array(4 * n), 0);
@@ -29,6 +29,7 @@ Deno.test("destroy leaves allocated the staging() buffers whose copies are in fl
   data.dispose();
   target.dispose();
   server.destroy(); // the context's release waits for the copy: it must find its source alive
+  await server.drained; // in the background: destroy returned at once
   assert.equal(hazardCount(), 0, hazardReport());
 });
 

@@ -9,9 +9,10 @@
  * arrays reused across calls. Every `CUresult` goes through {@linkcode CudaDriver.check}, which
  * throws a {@linkcode CudaDriverError} naming the call, the result's name and its description.
  *
- * No function here waits on the device: the backend polls `cuEventQuery` instead of calling
- * `cuEventSynchronize`/`cuStreamSynchronize` on the main thread (those are bound for the raw
- * benchmarks and tests only).
+ * No function here waits on the device on the main thread: host waits call the
+ * {@linkcode CudaDriver.waits} symbols, bound a second time as `nonblocking` (Deno runs them on
+ * its blocking pool and resolves a promise), see `queue/_host_wait.ts`. The synchronous
+ * `cuEventSynchronize`/`cuStreamSynchronize` are bound for the raw benchmarks and tests only.
  *
  * @module
  */
@@ -92,6 +93,12 @@ export const CUDA_SYMBOLS = {
   cuGraphExecDestroy: { parameters: [P], result: R, optional: true },
   cuGetErrorName: { parameters: ["i32", B], result: R },
   cuGetErrorString: { parameters: ["i32", B], result: R },
+} as const satisfies Deno.ForeignLibraryInterface;
+
+/** The driver calls that may block, bound a second time as `nonblocking` for host waits. */
+const WAIT_SYMBOLS = {
+  cuEventSynchronize: { parameters: [P], result: R, nonblocking: true },
+  cuDevicePrimaryCtxRelease_v2: { parameters: ["i32"], result: R, nonblocking: true },
 } as const satisfies Deno.ForeignLibraryInterface;
 
 /**
@@ -203,6 +210,26 @@ export function libraryCandidates(options: CudaDriverOptions = {}): string[] {
   return Deno.build.os === "windows" ? ["nvcuda.dll"] : ["libcuda.so.1", "libcuda.so"];
 }
 
+type Unref = (promise: Promise<unknown>) => void;
+/** Deno's `unrefOpPromise` (internal; absent: a parked call keeps the process alive). */
+const unref: Unref | undefined = (() => {
+  try {
+    // deno-lint-ignore no-explicit-any
+    const core = (Deno as any)[(Deno as any).internal]?.core;
+    return typeof core?.unrefOpPromise === "function" ? core.unrefOpPromise : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** @internal Parks `promise`'s op off the event loop's liveness (no-op where Deno does not allow it). */
+export function unrefCall<T>(promise: Promise<T>): Promise<T> {
+  try {
+    unref?.(promise);
+  } catch { /* not an op promise */ }
+  return promise;
+}
+
 /**
  * Libraries opened so far, by path. A driver library is never closed: libcuda (and the simulator)
  * run threads of their own that may still execute library code after the last context was
@@ -226,6 +253,17 @@ export class CudaDriver {
   readonly path: string;
   /** The bound functions; optional ones are `null` when the driver lacks them. */
   readonly symbols: CudaSymbols;
+  /**
+   * `cuEventSynchronize` and `cuDevicePrimaryCtxRelease_v2` as non-blocking calls (promises),
+   * for host waits that park a thread of Deno's pool instead of polling; `undefined` where the
+   * second binding failed (waits then poll).
+   */
+  readonly waits: {
+    /** `cuEventSynchronize`, resolving with its `CUresult`. */
+    cuEventSynchronize(event: Deno.PointerValue): Promise<number>;
+    /** `cuDevicePrimaryCtxRelease_v2`, resolving with its `CUresult`. */
+    cuDevicePrimaryCtxRelease_v2(device: number): Promise<number>;
+  } | undefined;
   /** Scratch out-parameters, reused by every call (calls are synchronous). */
   readonly out64: BigUint64Array = new BigUint64Array(2);
   /** Scratch 32-bit out-parameters. */
@@ -234,6 +272,11 @@ export class CudaDriver {
   private constructor(path: string, library: Deno.DynamicLibrary<typeof CUDA_SYMBOLS>) {
     this.path = path;
     this.symbols = library.symbols;
+    try {
+      this.waits = Deno.dlopen(path, WAIT_SYMBOLS).symbols;
+    } catch {
+      this.waits = undefined;
+    }
   }
 
   /**

@@ -17,10 +17,12 @@ import {
   type CudaStream,
   CudaStreamBackend,
   EventPool,
+  hostWaiter,
   type HostWaitOptions,
-  pollEvent,
+  waitForEvent,
   type WaitOwner,
 } from "./queue/streams.ts";
+import { CUDA_ERROR_NOT_READY, type CudaDriver, unrefCall } from "./_ffi.ts";
 import type { CopyContext } from "./memory/_write.ts";
 import type { CudaDevice } from "./device.ts";
 import { ModuleCache } from "./compile/module_cache.ts";
@@ -32,6 +34,27 @@ import type { StreamId } from "../../core/stream_id.ts";
 import type { Trace } from "../../core/trace.ts";
 import { ServerMarks } from "./queue/_marks.ts";
 import { PeerAccess } from "./memory/_peer.ts";
+import { orderOn } from "./memory/_copy.ts";
+import { failMark } from "../shared/_fail_mark.ts";
+import { DestroyedError } from "../../core/errors.ts";
+import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
+
+/**
+ * How long `destroy` may wait on the JavaScript thread for work in flight (polling, 20 µs naps)
+ * before it leaves the drain to the background: work that short is done by then.
+ */
+const DESTROY_GRACE_MS = 20;
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+/** Whether any of `events` is still not ready after up to `graceMs` of polling. */
+function busy(driver: CudaDriver, events: Deno.PointerValue[], graceMs: number): boolean {
+  const deadline = performance.now() + graceMs;
+  for (;;) {
+    const pending = events.some((e) => driver.symbols.cuEventQuery(e) === CUDA_ERROR_NOT_READY);
+    if (!pending || performance.now() >= deadline) return pending;
+    Atomics.wait(nap, 0, 0, 0.02);
+  }
+}
 
 /** The parts of one CUDA server. */
 export class CudaParts implements WaitOwner {
@@ -123,6 +146,19 @@ export class CudaParts implements WaitOwner {
     return signal;
   }
 
+  /** `CudaServer.signal`: the mark rides on the GC task of the GC stream's wait on `stream`. */
+  signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
+    using ordered = orderOn(this, stream, []);
+    this.marks.record(timeline, value, ordered.stream);
+    ordered.gc({
+      [Symbol.dispose]: () => {
+        if (!this.#state.destroyed) timeline.set(value);
+        else failMark(timeline, value, new DestroyedError("The CUDA server was destroyed"));
+      },
+      fail: (error: unknown) => failMark(timeline, value, error), // the GC wait failed
+    });
+  }
+
   /** Samples the memory counter into the running trace, if any; returns `value`. */
   sampleMemory<T>(value: T): T {
     const usage = this.profiler.trace && this.memory.usage();
@@ -164,10 +200,13 @@ export class CudaParts implements WaitOwner {
     const events = this.backend.streams.map((stream) => this.backend.flush(stream));
     try {
       const wait = this.wait("the synchronization of a stream");
-      for (const event of events) await pollEvent(this.device.driver, event.handle, wait);
+      await Promise.all(events.map((event) => waitForEvent(this.device.driver, event, wait)));
     } finally {
       for (const event of events) this.events.release(event);
     }
+    // Every GC event was recorded before these completed ones: settle the tasks now rather
+    // than at the GC's next timer tick.
+    this.streams.pollGc();
     await this.streams.drain();
   }
 
@@ -180,9 +219,13 @@ export class CudaParts implements WaitOwner {
    * Releases every part, best effort and in order: after a sticky error the driver refuses
    * frees, yet the context must still be released. Device pages are freed in their streams'
    * order; pinned buffers whose copies have not completed are left allocated rather than freed
-   * under the device.
+   * under the device. Pending host waits reject with `DESTROYED` at once. Nothing here waits on
+   * the device: the returned promise is the drain, in the background, that ends with the
+   * context's release (see {@linkcode CudaParts.#drain}).
    */
-  destroy(): void {
+  destroy(): Promise<void> {
+    hostWaiter(this.device.driver, this).destroy();
+    const drain: Deno.PointerValue[] = [];
     const steps = [
       // Pending GC tasks fail with DESTROYED now (their payloads stay held): no poll outlives us.
       () => this.streams.pollGc(),
@@ -191,16 +234,88 @@ export class CudaParts implements WaitOwner {
       () => this.profiler.destroy(),
       () => this.backend.join(),
       () => this.memory.destroy(),
+      // After the join every stream waits for all the others: one event each covers them all.
+      () => drain.push(...this.backend.streams.map((stream) => this.#drainEvent(stream))),
       () => this.backend.destroy(),
       () => this.pinned.destroy(),
       () => this.modules.clear(),
-      () => this.events.destroy(),
     ];
     for (const step of steps) {
       try {
         step();
       } catch { /* the context is going away; its memory with it */ }
     }
-    this.device.destroy();
+    // Idle (or faulted: a sticky error ends the context's work) within a short grace: release
+    // now, as the caller may create a context on the device next and a test's sanitizer looks
+    // for calls left running; only longer work drains in the background.
+    if (!busy(this.device.driver, drain, DESTROY_GRACE_MS)) {
+      this.#release(drain);
+      return Promise.resolve();
+    }
+    this.device.leaveCurrent(); // released later: no call of this thread may act in it meanwhile
+    return this.#drain(drain);
+  }
+
+  /** Destroys the events and releases the context, leaving another current context current. */
+  #release(events: Deno.PointerValue[], background = false): void {
+    const { symbols, out64 } = this.device.driver;
+    const other = symbols.cuCtxGetCurrent(out64) === 0 ? out64[0] : 0n;
+    try {
+      this.device.makeCurrent(); // the event destroys act in this context
+      for (const event of events) symbols.cuEventDestroy_v2(event);
+      this.events.destroy();
+    } catch { /* released with the context */ }
+    this.device.leaveCurrent();
+    if (other !== 0n) symbols.cuCtxSetCurrent(Deno.UnsafePointer.create(other));
+    // Not awaited: on a device that never completes, the release may never return.
+    if (background) void this.device.releaseInBackground();
+    else this.device.destroy();
+  }
+
+  #drainEvent(stream: CudaStream): Deno.PointerValue {
+    const { driver } = this.device;
+    driver.check(driver.symbols.cuEventCreate(driver.out64, 3), "cuEventCreate(drain)");
+    const event = driver.pointerAt();
+    driver.check(driver.symbols.cuEventRecord(event, stream.handle), "cuEventRecord(drain)");
+    return event;
+  }
+
+  /**
+   * The background drain after destroy: waits (parked non-blocking `cuEventSynchronize`, never on
+   * the event loop's thread) for the streams' last work and the parked host waits, at most the
+   * wait timeout, then destroys the events and releases the context: at once when drained, else
+   * (a hung device, a wait on another device's event that never completes) on a thread of
+   * Deno's pool, which never keeps the process alive.
+   */
+  async #drain(events: Deno.PointerValue[]): Promise<void> {
+    const { driver } = this.device;
+    const waits = driver.waits;
+    let finished = false;
+    // A server created on the device meanwhile finishes the drain first (see CudaDevice.open).
+    const unregister = this.device.pendingDrain(() => {
+      if (finished) return;
+      finished = true;
+      const drained = !busy(driver, events, this.timeoutMs);
+      this.#release(events, !drained);
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<false>((resolve) => {
+      // Keeps the process alive for the drain, at most the timeout (the calls are unref'd).
+      timer = setTimeout(() => resolve(false), this.timeoutMs);
+    });
+    // Any result ends the wait: complete, or a sticky error that ends the context's work.
+    const synchronized = waits === undefined
+      ? new Promise<never>(() => {})
+      : Promise.all(events.map((event) => unrefCall(waits.cuEventSynchronize(event))));
+    const waiter = hostWaiter(driver, this).parkedSettled();
+    const drained = await Promise.race([
+      Promise.all([synchronized, waiter]).then(() => true),
+      deadline,
+    ]);
+    clearTimeout(timer);
+    if (finished) return;
+    finished = true;
+    unregister();
+    this.#release(events, !drained);
   }
 }

@@ -15,6 +15,7 @@
 import { BackendUnavailableError, DestroyedError } from "../../core/errors.ts";
 import { CUDA_ERROR_NO_DEVICE, CudaDriver, type CudaDriverOptions } from "./_ffi.ts";
 import { cudaVersionName } from "./_ptx_version.ts";
+import { unrefCall } from "./_ffi.ts";
 
 /**
  * Options of {@linkcode CudaDevice.open}.
@@ -160,6 +161,11 @@ export class CudaDevice implements Disposable {
     }
     driver.check(symbols.cuDeviceGet(out32, ordinal), `cuDeviceGet(${ordinal})`);
     const device = out32[0];
+    // A destroyed server of this device still draining in the background: finish its drain
+    // and release first, so that this server gets a fresh context (not one a fault left sticky).
+    const drain = drains.get(drainKey(driver, device));
+    drains.delete(drainKey(driver, device));
+    drain?.();
     driver.check(symbols.cuDevicePrimaryCtxRetain(out64, device), "cuDevicePrimaryCtxRetain");
     const context = driver.pointerAt();
     try {
@@ -191,6 +197,32 @@ export class CudaDevice implements Disposable {
     );
   }
 
+  /**
+   * Makes no context current if this device's is (before its release: the driver would act in
+   * a released context on this thread's next call); another device's current context stays.
+   */
+  leaveCurrent(): void {
+    const { symbols } = this.driver;
+    if (symbols.cuCtxGetCurrent(this.#current) === 0 && this.#current[0] === this.#address) {
+      symbols.cuCtxSetCurrent(null);
+    }
+  }
+
+  /**
+   * Registers how to finish, synchronously, the background drain of a destroyed server of this
+   * device: the next {@linkcode CudaDevice.open} of the device calls it first. Returns the
+   * function that unregisters it (once the drain finished).
+   */
+  pendingDrain(finish: () => void): () => void {
+    const key = drainKey(this.driver, this.ordinal);
+    const previous = drains.get(key);
+    const both = previous === undefined ? finish : () => (previous(), finish());
+    drains.set(key, both);
+    return () => {
+      if (drains.get(key) === both) drains.delete(key);
+    };
+  }
+
   /** Free and total device memory in bytes (`cuMemGetInfo`). */
   memoryInfo(): { free: number; total: number } {
     this.assertUsable();
@@ -214,11 +246,22 @@ export class CudaDevice implements Disposable {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    const { symbols } = this.driver;
-    if (symbols.cuCtxGetCurrent(this.#current) === 0 && this.#current[0] === this.#address) {
-      symbols.cuCtxSetCurrent(null);
-    }
-    symbols.cuDevicePrimaryCtxRelease_v2(this.ordinal);
+    this.leaveCurrent();
+    this.driver.symbols.cuDevicePrimaryCtxRelease_v2(this.ordinal);
+  }
+
+  /**
+   * {@linkcode destroy}, with the release (`cuDevicePrimaryCtxRelease`, which waits for the
+   * context's streams) made on a thread of Deno's blocking pool: for a device whose work may
+   * never complete (a hung kernel, a wait on another device's event that never completes). The
+   * call does not keep the process alive; the promise resolves when the driver returns.
+   */
+  async releaseInBackground(): Promise<void> {
+    const waits = this.driver.waits;
+    if (this.#destroyed || waits === undefined) return this.destroy();
+    this.#destroyed = true;
+    this.leaveCurrent();
+    await unrefCall(waits.cuDevicePrimaryCtxRelease_v2(this.ordinal));
   }
 
   /** Same as {@linkcode destroy}. */
@@ -226,6 +269,10 @@ export class CudaDevice implements Disposable {
     this.destroy();
   }
 }
+
+/** Background drains of destroyed servers, by driver path and ordinal. */
+const drains = new Map<string, () => void>();
+const drainKey = (driver: CudaDriver, ordinal: number) => `${driver.path}#${ordinal}`;
 
 /**
  * Opens the driver library and initialises it (`cuInit(0)`): `BACKEND_UNAVAILABLE` when the

@@ -2,7 +2,8 @@
  * The CUDA compute server: {@linkcode ComputeServer} over the CUDA driver through Deno FFI, its
  * parts made in dependency order (`_parts.ts`), the shared server layer's (`../shared/`) for what
  * every backend does alike. Work goes out as enqueued on non-blocking streams ordered by the event
- * multi-stream; memory is per stream index; host waits poll `cuEventQuery` with a timeout. See
+ * multi-stream; memory is per stream index; host waits park a non-blocking `cuEventSynchronize`
+ * (`queue/_host_wait.ts`) with a timeout. See
  * docs/architecture.md ("The CUDA backend") and docs/devices.md.
  *
  * @module
@@ -14,9 +15,7 @@ import {
   contiguousStrides,
   type CopyDescriptor,
 } from "../../core/allocation.ts";
-import { DestroyedError } from "../../core/errors.ts";
 import { unhealthy } from "../../stream/event.ts";
-import { failMark } from "../shared/_fail_mark.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
@@ -127,15 +126,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
-    using ordered = orderOn(this.#parts, stream, []);
-    this.#parts.marks.record(timeline, value, ordered.stream);
-    ordered.gc({
-      [Symbol.dispose]: () => {
-        if (!this.#state.destroyed) timeline.set(value);
-        else failMark(timeline, value, new DestroyedError("The CUDA server was destroyed"));
-      },
-      fail: (error: unknown) => failMark(timeline, value, error), // the GC wait failed
-    });
+    this.#parts.signal(timeline, value, stream);
   }
 
   /**
@@ -356,14 +347,23 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return { handle, strides: contiguousStrides(source.shape) };
   }
 
-  /** Releases everything the server created (see `CudaParts.destroy`). Idempotent. */
+  /** Releases what the server created; never waits for the device ({@linkcode drained}). */
   destroy(): void {
     if (this.#state.destroyed) return;
     try {
       this.#parts.device.makeCurrent(); // the frees and destroys below act in this context
     } catch { /* they fail then, and the context is released all the same */ }
     this.#state.markDestroyed();
-    this.#parts.destroy();
+    this.#drained = this.#parts.destroy();
+  }
+  #drained: Promise<void> | undefined;
+
+  /**
+   * After {@linkcode destroy} (pending waits then reject `DESTROYED` at once): resolves once the
+   * work in flight drained in the background and the context was released (`CudaParts.destroy`).
+   */
+  get drained(): Promise<void> | undefined {
+    return this.#drained;
   }
 
   /** Same as {@linkcode destroy}. */

@@ -29,7 +29,7 @@ import {
   type CudaStream,
   type EventPool,
   type HostWaitOptions,
-  pollEvent,
+  waitForEvent,
 } from "../queue/streams.ts";
 import { copyOnDevice } from "./_write.ts";
 import type { CudaDevice } from "../device.ts";
@@ -99,7 +99,7 @@ export async function copyWithinDevice(
       copyOnDevice(driver, at, into, layout, stream);
       done = events.record(stream);
     }
-    await pollEvent(driver, done, to.wait("a device-to-device copy"));
+    await waitForEvent(driver, done, to.wait("a device-to-device copy"));
     events.release(done);
   } catch (error) {
     handle?.dispose();

@@ -28,7 +28,7 @@ import type { CopyStreams } from "../../server.ts";
 import { type CopySide, copyWithinDevice, orderOn, rangeOf } from "./_copy.ts";
 import { CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, CUDA_SUCCESS } from "../_ffi.ts";
 import { copyLayout } from "./_copy_layout.ts";
-import { type CudaEvent, type CudaStream, type EventPool, pollEvent } from "../queue/streams.ts";
+import { type CudaEvent, type CudaStream, type EventPool, waitForEvent } from "../queue/streams.ts";
 import { copyOnDevice } from "./_write.ts";
 import type { CudaDevice } from "../device.ts";
 
@@ -108,7 +108,7 @@ export async function copyAcrossDevices(
     enqueueCopyBetween(from, to, { source, target, streams });
     to.bind(); // the copy ends in the source's context
     const done = to.events.record(to.streams.stream(streams.destination));
-    await pollEvent(to.device.driver, done, to.wait("a device-to-device copy"));
+    await waitForEvent(to.device.driver, done, to.wait("a device-to-device copy"));
     to.events.release(done);
   } catch (error) {
     handle.dispose();

@@ -20,7 +20,7 @@ import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelTiming, Trace } from "../../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../../server.ts";
 import { CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
-import { type CudaStream, type HostWaitOptions, pollEvent } from "../queue/streams.ts";
+import { type CudaStream, type HostWaitOptions, waitForEvent } from "../queue/streams.ts";
 import { CudaTraceLog, type TimedLaunch } from "./_trace.ts";
 
 interface Window {
@@ -90,7 +90,7 @@ export class CudaProfiler {
     const launches = trace.launches;
     for (const timed of launches) {
       if (timed.after === null) continue;
-      await pollEvent(this.#driver, timed.after, { ...this.#wait, what: "a traced kernel" });
+      await waitForEvent(this.#driver, timed.after, { ...this.#wait, what: "a traced kernel" });
     }
     const result = trace.finish(info, (from, to) => this.#elapsed(from, to));
     for (const timed of launches) this.#release(timed);
@@ -155,7 +155,7 @@ export class CudaProfiler {
     if (window.kernels !== undefined) this.#perKernel--;
     const { start } = window;
     const end = this.#record(stream);
-    await pollEvent(this.#driver, end, { ...this.#wait, what: "the profiling window's end" });
+    await waitForEvent(this.#driver, end, { ...this.#wait, what: "the profiling window's end" });
     const milliseconds = this.#elapsed(start, end);
     this.#free.push(start, end);
     if (window.kernels === undefined) return { milliseconds, timing: "device" };

@@ -9,10 +9,10 @@
  * - `waitEvent` is `cuStreamWaitEvent`. The wait captures the event's latest record at call time
  *   (a later re-record does not affect it), so the event returns to the pool right after.
  * - `isEventComplete` is one `cuEventQuery`: the GC polls its per-stream FIFOs with it.
- * - `waitEventHost` polls `cuEventQuery` from the event loop (`setTimeout` between polls) until
- *   the event completes, fails, or the timeout passes (`TIMEOUT`); never `cuEventSynchronize`,
- *   which would block the event loop. An event that timed out is not reused: the work behind it
- *   may still be running.
+ * - `waitEventHost` is {@linkcode waitForEvent}: one `cuEventQuery`, then a non-blocking
+ *   `cuEventSynchronize` on Deno's blocking pool (never on the event loop's thread), until the
+ *   event completes, fails, or the timeout passes (`TIMEOUT`). An event that timed out is not
+ *   reused: the work behind it may still be running.
  * - Health is the stream's sticky error state: `cuStreamQuery` returns a real error (not
  *   `CUDA_ERROR_NOT_READY`) once a launch faulted.
  *
@@ -23,6 +23,7 @@ import { DestroyedError, TimeoutError } from "../../../core/errors.ts";
 import type { HandleRef } from "../../../core/handles/handle.ts";
 import type { EventStreamBackend } from "../../../stream/event.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
+import { HostWaiter } from "./_host_wait.ts";
 
 const CU_STREAM_NON_BLOCKING = 1;
 const CU_EVENT_DISABLE_TIMING = 2;
@@ -113,33 +114,36 @@ export class EventPool {
   }
 }
 
+const waiters = new WeakMap<object, HostWaiter>();
+
+/** The host waits of `owner` (a server's parts), or of `driver` without an owner. */
+export function hostWaiter(driver: CudaDriver, owner?: WaitOwner): HostWaiter {
+  const key = owner ?? driver;
+  let waiter = waiters.get(key);
+  if (waiter === undefined) waiters.set(key, waiter = new HostWaiter(driver));
+  return waiter;
+}
+
 /**
- * Polls `event` until it completes: resolves, rejects with the driver's error, or with `TIMEOUT`
- * after `timeoutMs` (the event is then left alone: it is not complete).
+ * Resolves once `event` completed, without a timer loop (`_host_wait.ts`: a parked non-blocking
+ * `cuEventSynchronize`); rejects with the driver's error, `DESTROYED`, or `TIMEOUT` after
+ * `timeoutMs` (the event is then left alone: it is not complete).
  */
-export async function pollEvent(
+export function waitForEvent(
   driver: CudaDriver,
   event: Deno.PointerValue | CudaEvent,
   options: HostWaitOptions,
 ): Promise<void> {
-  const deadline = performance.now() + options.timeoutMs;
-  for (let polls = 0;; polls++) {
-    if (options.owner?.destroyed) {
-      throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
-    }
-    const handle = isPooled(event) ? event.handle : event;
-    // A pooled event returned to its pool was seen complete by another wait.
-    if (isPooled(event) && handle === null) return;
-    options.owner?.bind();
-    const result = driver.symbols.cuEventQuery(handle);
-    if (result === CUDA_SUCCESS) return;
-    if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
-    if (performance.now() >= deadline) {
-      throw new TimeoutError(options.what ?? "an event", options.timeoutMs, "it is not complete");
-    }
-    // A zero delay first (short kernels), then 1 ms steps: the loop never spins the CPU.
-    await new Promise((resolve) => setTimeout(resolve, polls < 8 ? 0 : 1));
+  const handle = isPooled(event) ? event.handle : event;
+  // A pooled event returned to its pool was seen complete by another wait.
+  if (isPooled(event) && handle === null) {
+    return options.owner?.destroyed ? Promise.reject(destroyedWait()) : Promise.resolve();
   }
+  return hostWaiter(driver, options.owner).wait(handle, options);
+}
+
+function destroyedWait(): DestroyedError {
+  return new DestroyedError(`The CUDA server was destroyed during a host wait`);
 }
 
 function isPooled(event: Deno.PointerValue | CudaEvent): event is CudaEvent {
@@ -226,7 +230,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
   }
 
   async waitEventHost(event: CudaEvent): Promise<void> {
-    await pollEvent(this.#driver, event, this.#wait);
+    await waitForEvent(this.#driver, event, this.#wait);
     this.#events.release(event); // only once complete: a timed-out event stays out of the pool
   }
 

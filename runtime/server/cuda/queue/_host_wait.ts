@@ -1,0 +1,188 @@
+/**
+ * Host waits without a timer loop: an event not complete at the first `cuEventQuery` is waited on
+ * by `cuEventSynchronize` bound as a `nonblocking` FFI symbol (Deno runs it on a thread of its
+ * blocking pool and resolves a promise when it returns), so a wait settles within microseconds of
+ * the event's completion.
+ *
+ * - **No current context needed.** `cuEventSynchronize` acts in the event's own context (the
+ *   simulated driver does the same and tests it); a pool thread has no current context. A driver
+ *   that answers `CUDA_ERROR_INVALID_CONTEXT` there is remembered and its waits poll instead.
+ * - **Bounded.** At most {@linkcode MAX_PARKED} synchronizes are parked per owner (server): Deno's
+ *   pool is shared by every non-blocking call. Further waits queue; each returning synchronize
+ *   re-queries the queue (events of one stream complete in order, so the queue often completes
+ *   with it) and parks the next; a queue that stays is polled with a short backoff meanwhile.
+ * - **Timeouts and destroy.** A wait past its `timeoutMs` rejects `TIMEOUT` at once while its
+ *   parked thread may stay blocked (its slot is taken until the driver returns); destroying the
+ *   owner rejects every pending wait with `DESTROYED` at once.
+ * - **Exit.** A parked call does not keep the process alive (its promise is unref'd where Deno
+ *   allows it); a pending wait does through its timeout timer, which is bounded.
+ *
+ * @module
+ */
+
+import { DestroyedError, TimeoutError } from "../../../core/errors.ts";
+import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver, unrefCall } from "../_ffi.ts";
+
+/** Synchronizes parked on Deno's blocking pool per owner at most. */
+export const MAX_PARKED = 4;
+const CUDA_ERROR_INVALID_CONTEXT = 201;
+/** Backoff of the polling of queued waits while every slot is taken, in milliseconds. */
+const BACKOFF_MS = 1;
+
+/** What a wait needs of the server it waits for: see `WaitOwner` in `streams.ts`. */
+export interface WaiterOwner {
+  readonly destroyed: boolean;
+  bind(): void;
+}
+
+/** Options of one wait. */
+export interface WaitRequest {
+  readonly timeoutMs: number;
+  readonly what?: string;
+  readonly owner?: WaiterOwner;
+}
+
+interface Waiter {
+  readonly handle: Deno.PointerValue;
+  readonly request: WaitRequest;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  settled: boolean;
+}
+
+/** Drivers whose `cuEventSynchronize` needs a current context: their waits poll. */
+const needsContext = new WeakSet<CudaDriver>();
+
+/** The waits of one owner (a server), bounded in parked threads. */
+export class HostWaiter {
+  readonly #driver: CudaDriver;
+  readonly #pending = new Set<Waiter>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #queue: Waiter[] = [];
+  #parked = 0;
+  #poll: ReturnType<typeof setTimeout> | undefined;
+  #destroyed = false;
+  /** `cuEventSynchronize` calls made (for tests: a wait that polls makes none). */
+  parkedCalls = 0;
+
+  constructor(driver: CudaDriver) {
+    this.#driver = driver;
+  }
+
+  /** Waits pending now. */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Resolves once `handle`'s last record completed; rejects with the driver's error, `TIMEOUT`
+   * after `timeoutMs`, or `DESTROYED`.
+   */
+  wait(handle: Deno.PointerValue, request: WaitRequest): Promise<void> {
+    if (this.#destroyed || request.owner?.destroyed) return Promise.reject(destroyed());
+    const done = this.#query(handle, request.owner);
+    if (done instanceof Error) return Promise.reject(done);
+    if (done) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { handle, request, resolve, reject, timer: undefined, settled: false };
+      waiter.timer = setTimeout(() => {
+        const what = request.what ?? "an event";
+        this.#settle(waiter, new TimeoutError(what, request.timeoutMs, "it is not complete"));
+      }, request.timeoutMs);
+      this.#pending.add(waiter);
+      if (this.#parked < MAX_PARKED && !needsContext.has(this.#driver)) this.#park(waiter);
+      else this.#enqueue(waiter);
+    });
+  }
+
+  /** Resolves once every parked call returned (the background drain of a destroyed server). */
+  async parkedSettled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Rejects every pending wait with `DESTROYED` now; later waits reject at once. */
+  destroy(): void {
+    this.#destroyed = true;
+    for (const waiter of [...this.#pending]) this.#settle(waiter, destroyed());
+    this.#queue = [];
+    if (this.#poll !== undefined) clearTimeout(this.#poll);
+    this.#poll = undefined;
+  }
+
+  #park(waiter: Waiter): void {
+    const { waits } = this.#driver;
+    if (waits === undefined) return this.#enqueue(waiter);
+    this.#parked++;
+    this.parkedCalls++;
+    const call = unrefCall(waits.cuEventSynchronize(waiter.handle));
+    this.#inFlight.add(call);
+    call.then((result) => {
+      this.#inFlight.delete(call);
+      this.#parked--;
+      if (result === CUDA_ERROR_INVALID_CONTEXT) {
+        needsContext.add(this.#driver); // this driver wants a current context: poll from now
+        if (!waiter.settled) this.#enqueue(waiter);
+      } else if (result === CUDA_SUCCESS) {
+        this.#settle(waiter, undefined);
+      } else {
+        this.#settle(waiter, this.#driver.error(result, "cuEventSynchronize"));
+      }
+      this.#pump();
+    });
+  }
+
+  #enqueue(waiter: Waiter): void {
+    this.#queue.push(waiter);
+    this.#schedulePoll();
+  }
+
+  /** Settles the queued waits whose event completed; parks the next ones in free slots. */
+  #pump(): void {
+    if (this.#destroyed) return;
+    const still: Waiter[] = [];
+    for (const waiter of this.#queue) {
+      if (waiter.settled) continue;
+      const done = this.#query(waiter.handle, waiter.request.owner);
+      if (done === false) still.push(waiter);
+      else this.#settle(waiter, done === true ? undefined : done);
+    }
+    this.#queue = still;
+    while (this.#queue.length > 0 && this.#parked < MAX_PARKED && !needsContext.has(this.#driver)) {
+      this.#park(this.#queue.shift()!);
+    }
+    this.#schedulePoll();
+  }
+
+  #schedulePoll(): void {
+    if (this.#poll !== undefined || this.#queue.length === 0 || this.#destroyed) return;
+    this.#poll = setTimeout(() => {
+      this.#poll = undefined;
+      this.#pump();
+    }, BACKOFF_MS);
+  }
+
+  /** One `cuEventQuery`: true when complete, false when not ready, else the driver's error. */
+  #query(handle: Deno.PointerValue, owner: WaiterOwner | undefined): boolean | Error {
+    if (owner?.destroyed) return destroyed();
+    owner?.bind(); // resumed from the event loop: another server's context may be current
+    const result = this.#driver.symbols.cuEventQuery(handle);
+    if (result === CUDA_SUCCESS) return true;
+    if (result === CUDA_ERROR_NOT_READY) return false;
+    return this.#driver.error(result, "cuEventQuery");
+  }
+
+  #settle(waiter: Waiter, error: unknown): void {
+    if (waiter.settled) return;
+    waiter.settled = true;
+    clearTimeout(waiter.timer);
+    this.#pending.delete(waiter);
+    if (error !== undefined) waiter.reject(error);
+    else if (waiter.request.owner?.destroyed) waiter.reject(destroyed());
+    else waiter.resolve();
+  }
+}
+
+function destroyed(): DestroyedError {
+  return new DestroyedError("The CUDA server was destroyed during a host wait");
+}
