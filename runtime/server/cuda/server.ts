@@ -3,8 +3,7 @@
  * parts made in dependency order (`_parts.ts`), the shared server layer's (`../shared/`) for what
  * every backend does alike. Work goes out as enqueued on non-blocking streams ordered by the event
  * multi-stream; memory is per stream index; host waits park a non-blocking `cuEventSynchronize`
- * (`queue/_host_wait.ts`) with a timeout. See
- * docs/architecture.md ("The CUDA backend") and docs/devices.md.
+ * (`queue/_host_wait.ts`) with a timeout. See docs/architecture.md and docs/devices.md.
  *
  * @module
  */
@@ -43,7 +42,7 @@ import {
   ServerState,
 } from "../shared/mod.ts";
 import { optimizedLayout } from "./memory/_copy_layout.ts";
-import { read, readSources } from "./memory/_read.ts";
+import { finishAfter, read, readSources } from "./memory/_read.ts";
 import { CudaParts } from "./_parts.ts";
 import { enqueueWrite, writeTargetsOf } from "./memory/_write.ts";
 import { CudaDevice } from "./device.ts";
@@ -206,7 +205,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     const ordered = orderOn(this.#parts, stream, descriptors.map((d) => d.ref));
     // read() enqueues synchronously, up to its first await: finish right after.
     const pending = read(this.#parts.copy, sources, ordered.stream, this.#parts.wait("a read"));
-    ordered.finish();
+    finishAfter(ordered, pending);
     if (trace === undefined) return this.#settled(await pending);
     const bytes = sources.reduce((sum, s) => sum + s.layout.bytes, 0);
     trace.copy("read", stream, bytes);

@@ -104,3 +104,16 @@ export async function read(
   pinned.release(staging);
   return result;
 }
+
+/**
+ * Finishes the order of a read started on it (`read` enqueues up to its first await): the
+ * finish's error is thrown (a sticky fault), and the read's own rejection then never dangles.
+ */
+export function finishAfter(ordered: { finish(): void }, pending: Promise<unknown>): void {
+  try {
+    ordered.finish();
+  } catch (error) {
+    pending.catch(() => {});
+    throw error;
+  }
+}
