@@ -205,23 +205,13 @@ if [ "$mode" = grouped ]; then
   # The areas run at once: much of each is waiting (device polls every ~10 ms, Chromium, the
   # simulated driver's delays), so together they take little more than the longest alone.
   # Each prints when all are done, in this order.
-  # The non-CUDA files, the longest area, go in two processes (every other file), so that the
-  # four processes share both cores.
-  common_a=""
-  common_b=""
-  turn=a
-  for file in $common_files; do
-    if [ $turn = a ]; then common_a="$common_a $file" turn=b; else common_b="$common_b $file" turn=a; fi
-  done
-  [ -z "$common_a" ] || start common_a $COMMON $common_a
-  [ -z "$common_b" ] || start common_b $COMMON $common_b
+  [ -z "$common_files" ] || start common $COMMON $common_files
   RUN_ENV=$CUDA_ENV
   [ -z "$cuda_files" ] || start cuda $CUDA $cuda_files
   RUN_ENV=""
   [ -z "$browser_files" ] || start browser $BROWSER $browser_files
   wait
-  [ -z "$common_a" ] || collect common_a "the non-CUDA tests (first half)"
-  [ -z "$common_b" ] || collect common_b "the non-CUDA tests (second half)"
+  [ -z "$common_files" ] || collect common "the non-CUDA tests"
   [ -z "$cuda_files" ] || collect cuda "the CUDA tests"
   [ -z "$browser_files" ] || collect browser "the browser tests"
 else
