@@ -11,7 +11,6 @@ import { argmax, argmin, type ComputeClient, createClient, type Handle, topk } f
 import {
   ARRAY,
   assertBits,
-  compareKeys,
   cpuArgsort,
   type Element,
   type ElementArray,
@@ -19,30 +18,10 @@ import {
   large,
   randomWords,
 } from "./_primitives.ts";
+import { checkArg } from "./_select_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-/** CPU argmax/argmin of a row-major [rows, cols] array along `axis` (first of ties and NaN). */
-function argReference(
-  data: ArrayLike<number>,
-  [rows, cols]: readonly [number, number],
-  axis: 0 | 1,
-  largest: boolean,
-): number[] {
-  const [segments, count] = axis === 1 ? [rows, cols] : [cols, rows];
-  return Array.from({ length: segments }, (_, s) => {
-    const at = (k: number) => data[axis === 1 ? s * cols + k : k * cols + s];
-    let best = 0;
-    for (let k = 1; k < count; k++) {
-      const v = at(k);
-      const b = at(best);
-      if (Number.isNaN(b)) break;
-      if (Number.isNaN(v) || (largest ? compareKeys(v, b) > 0 : compareKeys(v, b) < 0)) best = k;
-    }
-    return best;
-  });
-}
 
 /** Values with many ties, -0 and +0, infinities and (f32) some NaN. */
 function valuesFor(type: Element, n: number, seed: number, nan = true): ElementArray {
@@ -59,23 +38,6 @@ function valuesFor(type: Element, n: number, seed: number, nan = true): ElementA
     out[i] = w % 97 === 0 ? special[(w >>> 8) % special.length] : (w % 50) - 25;
   }
   return out;
-}
-
-async function checkArg(
-  client: ComputeClient,
-  data: ElementArray,
-  shape: [number, number] | undefined,
-  axis: 0 | 1,
-): Promise<void> {
-  using x = client.createWithData(data);
-  const options = shape === undefined ? {} : { shape, axis };
-  using hi = argmax(client, x, options);
-  using lo = argmin(client, x, options);
-  const [a, b] = await client.readMany([hi, lo]);
-  const s = shape ?? [1, data.length];
-  const what = `${data.constructor.name} [${s}] axis ${axis}`;
-  assert.deepEqual(Array.from(a), argReference(data, s, axis, true), `argmax ${what}`);
-  assert.deepEqual(Array.from(b), argReference(data, s, axis, false), `argmin ${what}`);
 }
 
 Deno.test({

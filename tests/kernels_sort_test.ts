@@ -7,70 +7,12 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { argsort, type ComputeClient, createClient, type Handle, sort } from "../mod.ts";
-import {
-  assertBits,
-  cpuArgsort,
-  type Element,
-  type ElementArray,
-  LARGE,
-  randomWords,
-  typed,
-} from "./_primitives.ts";
+import { argsort, createClient, type Handle, sort } from "../mod.ts";
+import { assertBits, type Element, LARGE, randomWords, typed } from "./_primitives.ts";
+import { checkSort, keysFor } from "./_sort_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-/** `data` permuted by `order`. */
-function permute<A extends ElementArray>(data: A, order: Uint32Array): A {
-  const out = data.slice() as A;
-  for (let i = 0; i < order.length; i++) out[i] = data[order[i]];
-  return out;
-}
-
-/** Keys with many ties; f32 with -0, +0, infinities and NaN of two patterns. */
-function keysFor(type: Element, n: number, seed: number, spread = 40): ElementArray {
-  const words = randomWords(n, seed);
-  if (type === "u32") return typed("u32", Array.from(words, (w) => w % spread === 0 ? w : w % 17));
-  if (type === "i32") {
-    return typed(
-      "i32",
-      Array.from(words, (w) => w % spread === 0 ? w | 0 : (w % 17) - 8),
-    );
-  }
-  const out = typed("f32", Array.from(words, (w) => (w % 17) - 8 + (w % 3) / 4));
-  const bits = new Uint32Array(out.buffer);
-  const special = [0x80000000, 0, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001];
-  for (let i = 0; i < n; i++) if (words[i] % spread === 1) bits[i] = special[(words[i] >>> 7) % 6];
-  return out;
-}
-
-async function checkSort(
-  client: ComputeClient,
-  data: ElementArray,
-  type: Element,
-  descending: boolean,
-): Promise<void> {
-  const what = `${type} n=${data.length} ${descending ? "descending" : "ascending"}`;
-  const order = cpuArgsort(data, descending);
-  using keys = client.createWithData(data);
-  using values = client.createWithData(Float32Array.from(data, (_, i) => i + 0.5));
-  using sorted = sort(client, keys, { descending });
-  using indices = argsort(client, keys, { descending });
-  const pairs = sort(client, keys, { values, descending });
-  using _k = pairs.keys;
-  using _v = pairs.values;
-  const [s, a, pk, pv] = await client.readMany([sorted, indices, pairs.keys, pairs.values]);
-  assertBits(a, order, `argsort ${what}`);
-  const expected = permute(data, order);
-  if (type === "f32") {
-    assertBits(s as ElementArray, expected, `sort ${what}`); // -0 and NaN bits kept
-  } else {
-    assertBits(s as ElementArray, expected, `sort ${what}`);
-  }
-  assertBits(pk as ElementArray, expected, `sort pairs keys ${what}`);
-  assertBits(pv, Float32Array.from(order, (i) => i + 0.5), `sort pairs values ${what}`);
-}
 
 Deno.test({
   name: "sort and argsort: stable, NaN last, -0 equal to +0, both directions",
