@@ -128,17 +128,17 @@ export function captureCudaGraph(
     }
   }
   const params = new GraphNodeParams(label);
-  const named = launches.map((launch) => GraphNodeParams.named(launcher.parts, launch));
+  const named = (launch: KernelLaunch<CudaKernel>) => GraphNodeParams.named(launcher.parts, launch);
   const nodes = symbols.cuStreamGetCaptureInfo_v2 !== null &&
     symbols.cuGraphExecKernelNodeSetParams !== null;
   if (
     symbols.cuStreamBeginCapture_v2 === null || symbols.cuStreamEndCapture === null ||
     symbols.cuGraphInstantiateWithFlags === null || symbols.cuGraphLaunch === null ||
-    (!nodes && named.includes(true))
+    (!nodes && launches.some((launch) => launch.params !== undefined))
   ) {
     launches.forEach((launch, i) => {
       const prepared = launcher.prepare(launch); // every check, now
-      if (named[i]) params.add(i, prepared, null);
+      if (named(launch)) params.add(i, prepared, null);
     });
     if (!warned) {
       warned = true;
@@ -163,7 +163,7 @@ export function captureCudaGraph(
       launches.forEach((launch, i) => {
         const prepared = launcher.prepare(launch);
         const recorded = record(driver, prepared, launch, stream);
-        if (named[i]) params.add(i, prepared, recorded ? capturedNode(driver, stream) : null);
+        if (named(launch)) params.add(i, prepared, recorded ? capturedNode(driver, stream) : null);
       });
     } catch (error) {
       failure = error;
