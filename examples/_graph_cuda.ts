@@ -1,8 +1,8 @@
 // The CUDA kernels of examples/graph.ts: CUDA C, and its PTX from
 // `nvcc -ptx -fmad=false heat.cu` (nvcc 13.0, `.version` lowered to 7.0, checked with
-// `ptxas -arch=sm_75`). They take the CUDA backend's launch ABI: the buffer pointers, the
-// metadata words (`n`), then the scalars (`dt`). No fused multiply-add: each step rounds like the
-// CPU reference.
+// `ptxas -arch=sm_75`): the PTX loads without NVRTC, and the CUDA C names the params (`n`, `dt`)
+// that launches and `replay({ params })` give by name. No fused multiply-add: each step rounds
+// like the CPU reference.
 import type { CudaKernel } from "../runtime/server/cuda/mod.ts";
 
 const SOURCE = `

@@ -1,6 +1,6 @@
 // Heat diffusion on a rod of n cells, one step = two kernels (the Laplacian, then the update
 // u += dt * lap), captured once as a launch graph and replayed 1,000 times; dt changes midway
-// without a new capture on WebGPU (`replay({ params })`). Checked against the CPU: throws on a
+// without a new capture (`replay({ params })`). Checked against the CPU: throws on a
 // mismatch. `deno run examples/graph.ts [--backend cuda --library <libcuda.so>]`.
 import { type ComputeClient, createClient, type Handle, type WgslKernel } from "../mod.ts";
 import { laplaceCuda, updateCuda } from "./_graph_cuda.ts";
@@ -71,32 +71,15 @@ export async function heatDiffusion(options: HeatOptions = {}): Promise<Float32A
         client.execute(update, { threads: n, buffers: [u, lap], params: { dt } });
         return;
       }
-      // CUDA kernels take their values as the launch ABI's metadata words and scalars.
-      const metadata = { data: new Uint32Array([n]), staticLength: 1 };
-      client.execute(laplaceCuda, { threads: n, buffers: [u, lap], metadata });
-      client.execute(updateCuda, {
-        threads: n,
-        buffers: [u, lap],
-        metadata,
-        scalars: { f32: [dt] },
-      });
+      // The CUDA C kernels take `n` and `dt` as named params (their PTX is what loads).
+      client.execute(laplaceCuda, { threads: n, buffers: [u, lap], params: { n } });
+      client.execute(updateCuda, { threads: n, buffers: [u, lap], params: { n, dt } });
     };
-    const capture = (dt: number) => client.capture(() => step(dt), { label: "heat step" });
     const first = Math.round(steps * 0.6);
-    let graph = await capture(0.2); // runs nothing yet
-    try {
-      for (let s = 0; s < first; s++) graph.replay();
-      if (cuda) { // CUDA kernels have no named params: a new capture holds the new scalar
-        graph.dispose();
-        graph = await capture(0.1);
-        for (let s = first; s < steps; s++) graph.replay();
-      } else {
-        graph.replay({ params: { dt: 0.1 } }); // rewritten in place, kept for later replays
-        for (let s = first + 1; s < steps; s++) graph.replay();
-      }
-    } finally {
-      graph.dispose(); // the handles stay alive until here even if `u` were disposed
-    }
+    using graph = await client.capture(() => step(0.2), { label: "heat step" }); // runs nothing yet
+    for (let s = 0; s < first; s++) graph.replay();
+    graph.replay({ params: { dt: 0.1 } }); // rewritten in place, kept for later replays
+    for (let s = first + 1; s < steps; s++) graph.replay();
     const result = await client.read(u as Handle<"f32">);
     const cpu = Float32Array.from(start), cpuLap = new Float32Array(n);
     for (let s = 0; s < steps; s++) cpuStep(cpu, cpuLap, s < first ? 0.2 : 0.1);

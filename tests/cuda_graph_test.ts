@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createClient, DestroyedError, KernelArgumentError } from "../mod.ts";
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
+import { updateCuda } from "../examples/_graph_cuda.ts";
 import {
   graphLaunches,
   hazardCount,
@@ -47,6 +48,37 @@ Deno.test("a CUDA graph replays its kernels in order with one cuGraphLaunch per 
   assert.throws(() => graph.replay({ params: { s: 3 } }), KernelArgumentError);
   graph.dispose();
   assert.throws(() => graph.replay(), DestroyedError);
+  assert.equal(hazardCount(), 0, hazardReport());
+});
+
+Deno.test("a CUDA graph's replay({ params }) rewrites its nodes: one cuGraphLaunch per replay", async () => {
+  resetHazards();
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  const start = Array.from({ length: n }, (_, i) => (i % 5) * 0.5);
+  const lap = Array.from({ length: n }, (_, i) => ((i % 3) - 1) * 0.75);
+  using u = client.createWithData(new Float32Array(start));
+  using l = client.createWithData(new Float32Array(lap));
+  // heat_update(u, lap, n, dt): u += dt * lap, its params named by the CUDA C source.
+  using graph = await client.capture(() => {
+    client.execute(updateCuda, { threads, buffers: [u, l], params: { n, dt: 0.5 } });
+  }, { label: "update" });
+  const cpu = Float32Array.from(start);
+  const step = (dt: number) => {
+    for (let i = 0; i < n; i++) cpu[i] = Math.fround(cpu[i] + Math.fround(dt * lap[i]));
+  };
+  const before = graphLaunches();
+  graph.replay();
+  graph.replay({ params: { dt: 0.25 } }); // after the first replay was enqueued: not it
+  graph.replay();
+  step(0.5), step(0.25), step(0.25);
+  assert.throws(() => graph.replay({ params: { dt: "fast" as never } }), KernelArgumentError);
+  assert.throws(() => graph.replay({ params: { dt: 0.1, t: 1 } }), KernelArgumentError);
+  assert.throws(() => graph.replay({ params: { n: -1 } }), KernelArgumentError); // unsigned
+  assert.throws(() => graph.replay({ params: [0.1] as never }), KernelArgumentError);
+  graph.replay(); // nothing changed by the refused replays
+  step(0.25);
+  assert.equal(graphLaunches() - before, 4);
+  assert.deepEqual(await client.read(u, { stream: 2 }), cpu);
   assert.equal(hazardCount(), 0, hazardReport());
 });
 
@@ -120,6 +152,85 @@ Deno.test("the simulated driver refuses work a capture cannot hold and invalidat
     simDriver.check(s.cuGraphDestroy!(graph), "graph destroy");
   } finally {
     s.cuMemFree_v2(device);
+    s.cuStreamDestroy_v2(stream);
+    s.cuDevicePrimaryCtxRelease_v2(0);
+  }
+});
+
+Deno.test("the simulated cuGraphExecKernelNodeSetParams refuses what the driver refuses", () => {
+  const s = simDriver.symbols;
+  const ptr = (value: bigint) => Deno.UnsafePointer.create(value);
+  const out = new BigUint64Array(1);
+  const ctx = new BigUint64Array(1);
+  simDriver.check(s.cuInit(0), "cuInit");
+  simDriver.check(s.cuDevicePrimaryCtxRetain(ctx, 0), "retain");
+  simDriver.check(s.cuCtxSetCurrent(ptr(ctx[0])), "set current");
+  simDriver.check(s.cuStreamCreate(out, 1), "cuStreamCreate");
+  const stream = ptr(out[0]);
+  const ptx = new TextEncoder().encode(`${updateCuda.ptx}\0`);
+  simDriver.check(s.cuModuleLoadData(out, ptx), "load");
+  const module = ptr(out[0]);
+  simDriver.check(
+    s.cuModuleGetFunction(out, module, new TextEncoder().encode("heat_update\0")),
+    "fn",
+  );
+  const fn = out[0];
+  simDriver.check(s.cuMemAlloc_v2(out, 16n), "cuMemAlloc_v2");
+  const device = out[0];
+  // heat_update(u, lap, n, dt): 8-byte slots.
+  const values = new BigUint64Array([device, device, 4n, 0n]);
+  const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(values)));
+  const pointers = new BigUint64Array([0, 1, 2, 3].map((i) => base + BigInt(i * 8)));
+  const captureOne = () => {
+    simDriver.check(s.cuStreamBeginCapture_v2!(stream, 1), "begin");
+    simDriver.check(
+      s.cuLaunchKernel(ptr(fn), 1, 1, 1, 4, 1, 1, 0, stream, pointers, null),
+      "captured launch",
+    );
+    const status = new Int32Array(1), info = new BigUint64Array(4);
+    simDriver.check(
+      s.cuStreamGetCaptureInfo_v2!(
+        stream,
+        status,
+        info.subarray(0, 1),
+        info.subarray(1, 2),
+        info.subarray(2, 3),
+        info.subarray(3, 4),
+      ),
+      "info",
+    );
+    assert.deepEqual([status[0], info[3]], [1, 1n]); // active, one dependency: the launch
+    const node = new Deno.UnsafePointerView(ptr(info[2])!).getBigUint64(0);
+    simDriver.check(s.cuStreamEndCapture!(stream, out), "end");
+    return { graph: ptr(out[0]), node: ptr(node) };
+  };
+  const a = captureOne(), b = captureOne();
+  const exec = new BigUint64Array(1);
+  simDriver.check(s.cuGraphInstantiateWithFlags!(exec, a.graph, 0n), "instantiate");
+  const params = (grid: number, kernelParams: bigint, extra: bigint) => {
+    const struct = new DataView(new ArrayBuffer(56));
+    struct.setBigUint64(0, fn, true);
+    for (let i = 0; i < 3; i++) struct.setUint32(8 + 4 * i, grid, true);
+    for (let i = 0; i < 3; i++) struct.setUint32(20 + 4 * i, i === 0 ? 4 : 1, true);
+    struct.setBigUint64(40, kernelParams, true);
+    struct.setBigUint64(48, extra, true);
+    return new Uint8Array(struct.buffer);
+  };
+  const set = s.cuGraphExecKernelNodeSetParams!;
+  const pointersAt = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(pointers)));
+  try {
+    const e = ptr(exec[0]);
+    assert.equal(set(e, a.node, params(1, pointersAt, 0n)), 0);
+    assert.equal(set(e, b.node, params(1, pointersAt, 0n)), 1); // another graph's node
+    assert.equal(set(e, a.node, params(1, 0n, 0n)), 1); // no kernelParams for 4 params
+    assert.equal(set(e, a.node, params(1, pointersAt, pointersAt)), 1); // both
+    assert.equal(set(e, a.node, params(0, pointersAt, 0n)), 1); // a zero grid
+  } finally {
+    s.cuGraphExecDestroy!(ptr(exec[0]));
+    s.cuGraphDestroy!(a.graph);
+    s.cuGraphDestroy!(b.graph);
+    s.cuMemFree_v2(device);
+    s.cuModuleUnload(module);
     s.cuStreamDestroy_v2(stream);
     s.cuDevicePrimaryCtxRelease_v2(0);
   }

@@ -94,6 +94,27 @@ Deno.test({
     const read = await client.read(x, { stream: 2 }); // ordered after the replay on stream 1
     assert.deepEqual(read, new Float32Array(256).fill(2 ** 16));
     assert.equal(server.stats().passes - before, 1);
+    // A submission of replays alone needs no validation scope (validated at capture); one that
+    // holds other work has one.
+    const device = server.device, push = device.pushErrorScope.bind(device);
+    let scopes = 0;
+    device.pushErrorScope = (filter) => (scopes++, push(filter));
+    try {
+      graph.replay();
+      client.flush({ stream: 1 });
+      assert.equal(scopes, 0);
+      client.execute(step, { threads: 256, buffers: [x], params: { dt: 1 }, stream: 1 });
+      graph.replay();
+      client.flush({ stream: 1 });
+      assert.equal(scopes, 1);
+    } finally {
+      device.pushErrorScope = push;
+    }
+    const cpu = 2 ** 16 * 2 ** 16; // then * 2 + 1, then 16 doublings
+    assert.deepEqual(
+      await client.read(x, { stream: 1 }),
+      new Float32Array(256).fill((cpu * 2 + 1) * 2 ** 16),
+    );
   },
 });
 

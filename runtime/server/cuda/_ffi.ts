@@ -91,6 +91,10 @@ export const CUDA_SYMBOLS = {
   cuGraphLaunch: { parameters: [P, P], result: R, optional: true },
   cuGraphDestroy: { parameters: [P], result: R, optional: true },
   cuGraphExecDestroy: { parameters: [P], result: R, optional: true },
+  // Replay params: the node each captured launch recorded, rewritten in the instantiated graph
+  // (`CUDA_KERNEL_NODE_PARAMS_v1`, the ABI of the unsuffixed name).
+  cuStreamGetCaptureInfo_v2: { parameters: [P, B, B, B, B, B], result: R, optional: true },
+  cuGraphExecKernelNodeSetParams: { parameters: [P, P, B], result: R, optional: true },
   cuGetErrorName: { parameters: ["i32", B], result: R },
   cuGetErrorString: { parameters: ["i32", B], result: R },
 } as const satisfies Deno.ForeignLibraryInterface;

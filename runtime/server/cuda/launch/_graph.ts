@@ -3,13 +3,16 @@
  * `prepare`) and launched on a private stream under stream capture (`cuStreamBeginCapture_v2`),
  * which records it as a graph node and runs nothing; the graph is instantiated once
  * (`cuGraphInstantiateWithFlags`). A replay orders its stream after other streams' uses of the
- * graph's refs (one launch set for the multi-stream) and issues one `cuGraphLaunch`. A driver
- * without the graph symbols replays launch by launch (said once in the log).
+ * graph's refs (one launch set for the multi-stream) and issues one `cuGraphLaunch`; its params
+ * rewrite the recorded nodes first (`_graph_params.ts`). The captured graph lives as long as its
+ * executable copy (the nodes `cuGraphExecKernelNodeSetParams` names are the captured graph's). A
+ * driver without the graph symbols (or, for a graph with named params, without the node ones)
+ * replays launch by launch (said once in the log).
  *
  * @module
  */
 
-import { DestroyedError, KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
+import { DestroyedError, UnsupportedError } from "../../../core/errors.ts";
 import type { HandleRef } from "../../../core/handles/handle.ts";
 import type { KernelParams } from "../../../core/kernel.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
@@ -19,6 +22,7 @@ import type { CudaDriver } from "../_ffi.ts";
 import type { CudaKernel } from "../kernel.ts";
 import { kernelName } from "../kernel.ts";
 import type { CudaLauncher, PreparedLaunch } from "./launcher.ts";
+import { capturedNode, GraphNodeParams } from "./_graph_params.ts";
 
 const CAPTURE_MODE_THREAD_LOCAL = 1;
 
@@ -27,20 +31,26 @@ export class CudaGraph implements Disposable {
   readonly label: string;
   readonly #launcher: CudaLauncher;
   readonly #refs: readonly HandleRef[];
-  readonly #launches: readonly KernelLaunch<CudaKernel>[];
+  readonly #launches: KernelLaunch<CudaKernel>[];
+  readonly #params: GraphNodeParams;
   #exec: Deno.PointerValue;
+  #graph: Deno.PointerValue;
   #released = false;
 
   constructor(
     launcher: CudaLauncher,
     label: string,
     launches: readonly KernelLaunch<CudaKernel>[],
+    params: GraphNodeParams,
     exec: Deno.PointerValue,
+    graph: Deno.PointerValue,
   ) {
     this.#launcher = launcher;
     this.label = label;
-    this.#launches = launches;
+    this.#launches = [...launches];
+    this.#params = params;
     this.#exec = exec;
+    this.#graph = graph;
     // One ref per memory (the launches hold clones: distinct refs of one record).
     const refs = new Map<unknown, HandleRef>();
     for (const launch of launches) {
@@ -67,14 +77,7 @@ export class CudaGraph implements Disposable {
     if (launcher !== this.#launcher) throw new TypeError("graph was captured by another server");
     if (this.#released) throw new DestroyedError(`Launch graph '${this.label}' was released`);
     if (params !== undefined) {
-      const name = Object.keys(params ?? {})[0];
-      if (typeof params !== "object" || params === null || name !== undefined) {
-        throw new KernelArgumentError(
-          this.label,
-          name === undefined ? "params" : `params.${name}`,
-          "is not a param of any launch in the graph (CUDA kernels take no named params)",
-        );
-      }
+      this.#params.update(launcher.parts, this.#launches, this.#exec, params);
     }
     if (this.#exec === null) {
       for (const launch of this.#launches) {
@@ -97,9 +100,11 @@ export class CudaGraph implements Disposable {
   [Symbol.dispose](): void {
     if (this.#released) return;
     this.#released = true;
-    const exec = this.#exec;
-    this.#exec = null;
-    if (exec !== null) this.#launcher.parts.driver.symbols.cuGraphExecDestroy!(exec);
+    const [exec, graph] = [this.#exec, this.#graph];
+    this.#exec = this.#graph = null;
+    const symbols = this.#launcher.parts.driver.symbols;
+    if (exec !== null) symbols.cuGraphExecDestroy!(exec);
+    if (graph !== null) symbols.cuGraphDestroy!(graph);
   }
 }
 
@@ -122,19 +127,28 @@ export function captureCudaGraph(
       );
     }
   }
+  const params = new GraphNodeParams(label);
+  const named = (launch: KernelLaunch<CudaKernel>) => GraphNodeParams.named(launcher.parts, launch);
+  const nodes = symbols.cuStreamGetCaptureInfo_v2 !== null &&
+    symbols.cuGraphExecKernelNodeSetParams !== null;
   if (
     symbols.cuStreamBeginCapture_v2 === null || symbols.cuStreamEndCapture === null ||
-    symbols.cuGraphInstantiateWithFlags === null || symbols.cuGraphLaunch === null
+    symbols.cuGraphInstantiateWithFlags === null || symbols.cuGraphLaunch === null ||
+    (!nodes && launches.some((launch) => launch.params !== undefined))
   ) {
-    for (const launch of launches) launcher.prepare(launch); // every check, now
+    launches.forEach((launch, i) => {
+      const prepared = launcher.prepare(launch); // every check, now
+      if (named(launch)) params.add(i, prepared, null);
+    });
     if (!warned) {
       warned = true;
       warnVisibly(
         runtimeLogger("server"),
-        "The CUDA driver has no graph API: captured graphs replay launch by launch",
+        "The CUDA driver has no graph API (or no cuGraphExecKernelNodeSetParams for named " +
+          "params): captured graphs replay launch by launch",
       );
     }
-    return new CudaGraph(launcher, label, launches, null);
+    return new CudaGraph(launcher, label, launches, params, null, null);
   }
   driver.check(symbols.cuStreamCreate(driver.out64, 1), "cuStreamCreate(capture)");
   const stream = driver.pointerAt();
@@ -146,7 +160,11 @@ export function captureCudaGraph(
     );
     let failure: unknown;
     try {
-      for (const launch of launches) record(driver, launcher.prepare(launch), launch, stream);
+      launches.forEach((launch, i) => {
+        const prepared = launcher.prepare(launch);
+        const recorded = record(driver, prepared, launch, stream);
+        if (named(launch)) params.add(i, prepared, recorded ? capturedNode(driver, stream) : null);
+      });
     } catch (error) {
       failure = error;
     }
@@ -159,25 +177,34 @@ export function captureCudaGraph(
       symbols.cuGraphInstantiateWithFlags(exec, graph, 0n),
       `cuGraphInstantiateWithFlags(${label})`,
     );
-    return new CudaGraph(launcher, label, launches, Deno.UnsafePointer.create(exec[0]));
+    const made = new CudaGraph(
+      launcher,
+      label,
+      launches,
+      params,
+      Deno.UnsafePointer.create(exec[0]),
+      graph,
+    );
+    graph = null; // the graph's now
+    return made;
   } finally {
     if (graph !== null) symbols.cuGraphDestroy!(graph);
     symbols.cuStreamDestroy_v2(stream);
   }
 }
 
-/** Launches one prepared launch on the capturing stream (recorded, not run). */
+/** Launches one prepared launch on the capturing stream (recorded, not run); false: empty. */
 function record(
   driver: CudaDriver,
   prepared: PreparedLaunch,
   launch: KernelLaunch<CudaKernel>,
   stream: Deno.PointerValue,
-): void {
+): boolean {
   // The parameter bytes live in scratch shared by launches: recorded right after the launch's
   // own `prepare` (the driver copies them into the node).
   const { fixed, fn, params, block } = prepared;
   const grid = fixed!;
-  if (grid.some((n) => n === 0)) return;
+  if (grid.some((n) => n === 0)) return false;
   const [bx, by, bz] = block;
   driver.check(
     driver.symbols.cuLaunchKernel(
@@ -195,4 +222,5 @@ function record(
     ),
     `cuLaunchKernel(${kernelName(launch.kernel)}, captured)`,
   );
+  return true;
 }

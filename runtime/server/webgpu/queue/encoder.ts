@@ -14,7 +14,9 @@
  * recorded in {@linkcode EncoderStreams.errors} on the stream that launched it. Submissions
  * holding a widened kernel (read-only storage, see `compile/_reflect.ts`) still pending validation are
  * parked, with every later one, until it settles. The full rules are in docs/architecture.md
- * ("WebGPU submissions").
+ * ("WebGPU submissions"). A submission of graph replays only is made without a scope: their
+ * dispatches and copies were validated at capture (`launch/_graph.ts`) with the pipelines, bind
+ * groups and buffers the graph holds until its replays were submitted, so none can fail.
  *
  * Profiling hook: {@linkcode EncoderStreams.timing} is `null` unless a profiling window or a
  * trace is open; then each dispatch asks it which pass group it belongs to.
@@ -67,6 +69,11 @@ export interface EncoderStream {
   lastStream: StreamId;
   /** The profiling group of `pass` (`null`: untimed). */
   group: PassGroup | null;
+  /**
+   * Whether the open encoder holds work validated at its submission (anything but graph
+   * replays, whose dispatches were validated at capture with the objects the graph holds).
+   */
+  scoped: boolean;
   done: (() => void)[];
   /** Submissions made by this stream. */
   cursor: number;
@@ -120,6 +127,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       pipeline: undefined,
       isolated: undefined,
       group: null,
+      scoped: false,
       bindGroup: undefined,
       streams: new Set(),
       lastStream: -1,
@@ -176,6 +184,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       if (task.copies.length === 0 && task.encode === undefined) return;
       if (stream.isolated !== undefined) this.#submit(stream);
       this.#endPass(stream);
+      stream.scoped = true;
       this.#encodeCopies(this.#encoder(stream), task.copies);
       task.encode?.(this.#encoder(stream));
       this.timing?.copied(task);
@@ -184,13 +193,19 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (task.kind === "graph") {
       // Validated once at capture: encoded like validated dispatches, in the open pass.
       if (stream.isolated !== undefined) this.#submit(stream);
-      for (const dispatch of task.dispatches) this.#dispatch(stream, dispatch);
+      const dispatches = task.dispatches, from = dispatches[0]?.stream ?? stream.lastStream;
+      if (stream.lastStream !== from) {
+        stream.streams.add(from); // named by the safety net of a shared submission
+        stream.lastStream = from;
+      }
+      for (let i = 0; i < dispatches.length; i++) this.#dispatch(stream, dispatches[i]);
       return;
     }
     const kernel = task.kernel;
     if (kernel.state === "failed") return this.#validation.failedKernel(task);
     if (kernel.state === "ready" && this.#validation.shapes.isValid(task)) {
       if (stream.isolated !== undefined) this.#submit(stream);
+      stream.scoped = true;
       if (stream.lastStream !== task.stream) {
         stream.streams.add(task.stream);
         stream.lastStream = task.stream;
@@ -229,6 +244,13 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     const validating = kernel?.state === "pending" && kernel.reflection.hasReadOnlyStorage;
     if (validating || this.#parked.length > 0) return this.#park(stream);
     this.#chunks.upload(); // outside the scope: its errors are not this submission's
+    if (!stream.scoped && stream.isolated === undefined) {
+      // Graph replays only: nothing here can fail validation (module doc), no scope to watch.
+      this.#device.queue.submit([this.#take(stream).encoder.finish()]);
+      this.stats.submits++;
+      this.timing?.submitted();
+      return;
+    }
     this.#device.pushErrorScope("validation");
     const { encoder, isolated, streams } = this.#take(stream);
     this.#device.queue.submit([encoder.finish()]);
@@ -264,6 +286,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     const streams = isolated === undefined && stream.streams.size > 0 ? [...stream.streams] : [];
     stream.encoder = undefined;
     stream.isolated = undefined;
+    stream.scoped = false;
     stream.streams.clear();
     stream.lastStream = -1;
     stream.cursor++;
