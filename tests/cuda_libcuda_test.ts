@@ -75,6 +75,15 @@ const OPTIONAL_SINCE: Readonly<Record<string, number>> = {
   cuMemAllocAsync: 11020,
   cuMemFreeAsync: 11020,
   cuEventElapsedTime_v2: 12080,
+  // Launch graphs (cuda.h: the stream capture and graph API of CUDA 10.0 to 11.4).
+  cuStreamEndCapture: 10000,
+  cuGraphLaunch: 10000,
+  cuGraphDestroy: 10000,
+  cuGraphExecDestroy: 10000,
+  cuStreamBeginCapture_v2: 10010,
+  cuGraphExecKernelNodeSetParams: 10010,
+  cuStreamGetCaptureInfo_v2: 11030,
+  cuGraphInstantiateWithFlags: 11040,
 };
 
 Deno.test({
