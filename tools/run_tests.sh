@@ -4,7 +4,8 @@
 # Chromium and serve pages on 127.0.0.1, every other file gets the COMMON set.
 #
 # Where wgpu can keep to Vulkan (a Vulkan driver with an adapter; CI installs Mesa lavapipe), the
-# suite runs in three `deno test` processes at once, one per area, with DENO_WEBGPU_BACKEND=vulkan. Elsewhere
+# suite runs in four `deno test` processes at once (the non-CUDA area in two halves, CUDA,
+# browser) beside one `deno check` of the test files, with DENO_WEBGPU_BACKEND=vulkan. Elsewhere
 # each file gets its own process: with wgpu's GL backend enabled, libglvnd's libEGL frees the
 # state of the runtime threads that ran test files twice as the process exits ("double free or
 # corruption", status 134; docs/known_issues.md), the more often the more files a process ran. A
