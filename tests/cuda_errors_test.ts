@@ -170,6 +170,7 @@ Deno.test("an event that never completes: TIMEOUT, and the staging memory stays 
       assert.equal(liveAllocations("host"), pinned, "and not freed");
     } finally {
       server.destroy(); // destroying the stream releases the simulator's hung record
+      await server.drained; // past destroy's grace the drain ends in the background
     }
   });
   assert.equal(hazardCount(), 0);
