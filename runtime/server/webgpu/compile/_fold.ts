@@ -23,6 +23,7 @@
  */
 
 import { KernelArgumentError } from "../../../core/errors.ts";
+import { maskComments } from "./_wgsl_source.ts";
 
 /** The builtins whose values differ between a folded grid and the launch it stands for. */
 export const FOLDED_BUILTINS: ReadonlySet<string> = new Set([
@@ -135,33 +136,6 @@ function prefix(source: string): string {
   let k = 0;
   while (source.includes(`gpucompute${k}_`)) k++;
   return `gpucompute${k}_`;
-}
-
-/** The source with comments replaced by spaces (newlines kept), so offsets stay the same. */
-export function maskComments(source: string): string {
-  let out = "";
-  let i = 0;
-  while (i < source.length) {
-    if (source.startsWith("//", i)) {
-      const end = source.indexOf("\n", i);
-      const stop = end < 0 ? source.length : end;
-      out += " ".repeat(stop - i);
-      i = stop;
-    } else if (source.startsWith("/*", i)) {
-      let depth = 0;
-      let j = i;
-      do {
-        if (source.startsWith("/*", j)) depth++, j += 2;
-        else if (source.startsWith("*/", j)) depth--, j += 2;
-        else j++;
-      } while (depth > 0 && j < source.length);
-      out += source.slice(i, j).replace(/[^\n]/g, " ");
-      i = j;
-    } else {
-      out += source[i++];
-    }
-  }
-  return out;
 }
 
 /** The index of the `)` matching the `(` at `open`, or -1. */
