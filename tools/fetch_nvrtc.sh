@@ -23,35 +23,15 @@ unavailable() {
   exit 0
 }
 
-[ "$(uname -m)" = x86_64 ] || unavailable "the packages are fetched for amd64 only (machine: $(uname -m))"
-command -v apt-get >/dev/null 2>&1 || unavailable "apt-get is not installed"
-command -v dpkg >/dev/null 2>&1 || unavailable "dpkg is not installed"
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-[ -f "$keyring" ] || unavailable "Debian's archive keyring ($keyring) is missing"
-
 # Already unpacked (CI caches .tmp, a developer runs it twice): nothing to do.
 if [ -f "$status" ] && grep -q '^ok ' "$status"; then
   lib=$(cut -d' ' -f3 "$status")
   [ -f "$lib" ] && { echo "fetch_nvrtc: $(cat "$status")"; exit 0; }
 fi
 
-apt="$PWD/$out/apt"
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d" \
-  "$apt/preferences.d" "$out/deb"
-mirror=http://deb.debian.org
-cat >"$apt/sources.list" <<SOURCES
-deb [signed-by=$keyring] $mirror/debian trixie non-free
-deb [signed-by=$keyring] $mirror/debian trixie-updates non-free
-deb [signed-by=$keyring] $mirror/debian-security trixie-security non-free
-SOURCES
-# Every path apt reads or writes is private; the system's dpkg status is only read.
-set -- -o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=$apt/sources.list.d" \
-  -o "Dir::Etc::PreferencesParts=$apt/preferences.d" -o "Dir::State::Lists=$apt/lists" \
-  -o "Dir::Cache=$apt/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User=root \
-  -o APT::Architecture=amd64 -o APT::Architectures=amd64 -qq
-
-apt-get "$@" update >"$out/apt.log" 2>&1 ||
-  unavailable "apt-get update failed (see $out/apt.log): $(tail -1 "$out/apt.log")"
+suite=trixie
+# The private apt configuration, its `apt-get update`, the options in "$@" (see the file).
+. tools/_debian_apt.sh
 # The builtins package is versioned by name (libnvrtc-builtins12.4 in trixie): the one
 # libnvrtc12 depends on.
 depends=$(apt-cache "$@" depends libnvrtc12 2>>"$out/apt.log") ||
