@@ -26,6 +26,11 @@ export interface MapSpec {
   readonly body: string;
   /** The element type whose `order_key` and `from_order_key` the body may call. */
   readonly keys?: ElementType;
+  /**
+   * Consecutive elements per invocation (launch `ceil(n / run)` invocations).
+   * @default {1}
+   */
+  readonly run?: number;
 }
 
 const caches: Record<KernelBackend, Map<string, BackendText>> = {
@@ -39,19 +44,21 @@ export function mapText(client: ComputeClient, what: string, spec: MapSpec): Bac
   const cache = caches[backend];
   let found = cache.get(spec.id);
   if (found === undefined) {
-    const { id, bindings, body, keys } = spec;
+    const { id, bindings, body, keys, run = 1 } = spec;
     found = backend === "webgpu"
       ? mapKernel(
         id,
         bindings,
         body,
         keys === undefined ? "" : `${orderKeyFunction(keys)}\n${fromOrderKeyFunction(keys)}`,
+        run,
       )
       : mapCuda(
         id,
         bindings,
         body,
         keys === undefined ? "" : `${orderKeyCuda(keys)}\n${fromOrderKeyCuda(keys)}`,
+        run,
       );
     cache.set(spec.id, found);
   }

@@ -27,6 +27,7 @@ export function mapCuda(
   bindings: readonly MapBinding[],
   body: string,
   functions = "",
+  run = 1,
 ): CudaText {
   const entry = "map_main";
   const buffers = bindings.map(([name, type, written]) => [name, C_TYPE[type], !written] as const);
@@ -37,9 +38,12 @@ export function mapCuda(
     params: PARAMS,
     source: `${functions}
 ${cudaFrame(entry, buffers, PARAMS)}
-  const unsigned int i = global_block() * blockDim.x + threadIdx.x;
-  if (i >= params.n) return;
-  ${body.replace(/\blet (\w+) =/g, "const auto $1 =")}
+  const unsigned int g = global_block() * blockDim.x + threadIdx.x;
+  for (unsigned int r = 0u; r < ${run}u; r++) {
+    const unsigned int i = g * ${run}u + r;
+    if (i >= params.n) return;
+    ${body.replace(/\blet (\w+) =/g, "const auto $1 =")}
+  }
 }
 `,
   };

@@ -13,14 +13,16 @@ import type { GeneratedKernel } from "../_grid.ts";
 export type MapBinding = readonly [name: string, type: ElementType, written: boolean];
 
 /**
- * A kernel whose invocation `i < params.n` runs `body`, with the bindings in order and uniform
- * `params { n, cols, k, flags }` (unused fields are 0), plus `functions`.
+ * A kernel that runs `body` for each element `i < params.n`, with the bindings in order and
+ * uniform `params { n, cols, k, flags }` (unused fields are 0), plus `functions`: invocation `g`
+ * takes elements `g * run` to `g * run + run - 1` in order (launch `ceil(n / run)` invocations).
  */
 export function mapKernel(
   id: string,
   bindings: readonly MapBinding[],
   body: string,
   functions = "",
+  run = 1,
 ): GeneratedKernel {
   const declarations = bindings.map(([name, type, written], b) =>
     `@group(0) @binding(${b}) var<storage, ${
@@ -35,9 +37,17 @@ struct Params { n: u32, cols: u32, k: u32, flags: u32 }
 ${functions}
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
-  let i = gid.x;
+${
+      run === 1
+        ? `  let i = gid.x;
   if (i >= params.n) { return; }
-  ${body}
+  ${body}`
+        : `  for (var r = 0u; r < ${run}u; r = r + 1u) {
+    let i = gid.x * ${run}u + r;
+    if (i >= params.n) { return; }
+    ${body}
+  }`
+    }
 }`,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * The launch of the radix sort whose kernel text is `_radix_wgsl.ts` (WGSL) or `_radix_cuda.ts`
- * (CUDA C): passes over u32 keys and an optional u32 payload, ping-ponging between the given
- * handles and two more of each.
+ * (CUDA C): passes of 8 bits over u32 keys and an optional u32 payload, ping-ponging between the
+ * given handles and new ones. Each pass is a count of every run's digits, an exclusive scan of
+ * the counts (`scanInto`) and a stable scatter; the first key pass also finds the key bits that
+ * never change, and a key pass whose digit is among them is a copy (see `_radix_wgsl.ts`).
  *
  * @module
  */
@@ -12,16 +14,20 @@ import type { StreamId } from "../../core/stream_id.ts";
 import { backendTexts, launch } from "../_backend_kernels.ts";
 import { scanInto } from "../scan/scan.ts";
 import {
+  countKernel,
+  type CountRole,
   type DigitSource,
-  histogramKernel,
   RADIX_BITS,
-  RADIX_BLOCK,
   RADIX_DIGITS,
+  RADIX_RUN,
   scatterKernel,
 } from "./_radix_wgsl.ts";
-import { histogramCuda, scatterCuda } from "./_radix_cuda.ts";
+import { countCuda, scatterCuda } from "./_radix_cuda.ts";
 
-/** Keys (u32) and an optional payload (u32) of `n` elements. */
+/**
+ * Keys (u32) and an optional payload (u32) of `n` elements, in handles of at least
+ * {@linkcode paddedLength}`(n)` elements (the passes read them 4 at a time).
+ */
 export interface Sortable {
   readonly keys: Handle<"u32">;
   readonly payload?: Handle<"u32">;
@@ -37,26 +43,42 @@ export interface RadixPlan {
   readonly stream?: StreamId;
 }
 
-/** The passes' texts by backend: keys `h:source` and `s:source:payload`. */
+/** The length of the handles a sort of `n` elements reads: `n` rounded up to a multiple of 4. */
+export function paddedLength(n: number): number {
+  return Math.ceil(n / 4) * 4;
+}
+
+/** The passes' texts by backend: keys `c:role` and `s:source:payload`. */
 const texts = backendTexts({
-  webgpu: (key) => passOf(key, histogramKernel, scatterKernel),
-  cuda: (key) => passOf(key, histogramCuda, scatterCuda),
+  webgpu: (key) => passOf(key, countKernel, scatterKernel),
+  cuda: (key) => passOf(key, countCuda, scatterCuda),
 });
 
 function passOf<T>(
   key: string,
-  histogram: (source: DigitSource) => T,
+  count: (role: CountRole) => T,
   scatter: (source: DigitSource, payload: boolean) => T,
 ): T {
   const [pass, source, payload] = key.split(":");
-  return pass === "h"
-    ? histogram(source as DigitSource)
+  return pass === "c"
+    ? count(source as CountRole)
     : scatter(source as DigitSource, payload === "true");
 }
 
 /**
+ * Keys per invocation for `n` keys: enough invocations to keep the device's cores busy, runs
+ * long enough that each writes its digits in streams (a multiple of 4, at most `RADIX_RUN`).
+ */
+function runLength(n: number): number {
+  let run = 256;
+  while (run < RADIX_RUN && run * 1024 < n) run *= 2;
+  return run;
+}
+
+/**
  * Sorts `input` stably by its keys, then (row passes) stably by row: returns the sorted keys
- * and payload (new handles the caller disposes); the inputs are disposed.
+ * and payload (new handles of {@linkcode paddedLength}`(n)` elements the caller disposes); the
+ * inputs are disposed.
  */
 export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPlan): Sortable {
   const { n, stream } = plan;
@@ -64,19 +86,30 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
   for (let shift = 0; shift < plan.keyBits; shift += RADIX_BITS) passes.push(["key", shift]);
   for (let shift = 0; shift < (plan.rowBits ?? 0); shift += RADIX_BITS) passes.push(["row", shift]);
   if (n <= 1 || passes.length === 0) return input;
-  const blocks = Math.ceil(n / RADIX_BLOCK);
+  const run = runLength(n);
+  const runs = Math.ceil(n / run);
+  const length = paddedLength(n);
   const hasPayload = input.payload !== undefined;
   let current: Sortable = input;
-  using counts = client.empty(RADIX_DIGITS * blocks, "u32", { stream });
-  using offsets = client.empty(RADIX_DIGITS * blocks, "u32", { stream });
-  const layout = { outer: 1, count: RADIX_DIGITS * blocks, inner: 1, segments: 1 };
-  const count = { kind: "static", x: blocks, y: 1, z: 1 } as const;
+  using counts = client.empty(RADIX_DIGITS * runs, "u32", { stream });
+  using offsets = client.empty(RADIX_DIGITS * runs, "u32", { stream });
+  // [OR, AND] of every key, folded by the first key pass's count.
+  using bits = plan.keyBits > 0
+    ? client.createWithData(new Uint32Array([0, 0xffffffff]), { stream })
+    : undefined;
+  const layout = { outer: 1, count: RADIX_DIGITS * runs, inner: 1, segments: 1 };
   try {
-    for (const [source, shift] of passes) {
-      const params = { n, shift, blocks, cols: plan.cols ?? 1 };
-      const histogram = texts(client, "sort", `h:${source}`);
+    passes.forEach(([source, shift], index) => {
+      const params = { n, shift, runs, run, cols: plan.cols ?? 1 };
+      const role: CountRole = source === "row" ? "row" : index === 0 ? "first" : "later";
       const digits = source === "key" ? current.keys : current.payload!;
-      launch(client, histogram, { count, buffers: [digits, counts], params, stream });
+      const countBuffers = source === "key" ? [digits, counts, bits!] : [digits, counts];
+      launch(client, texts(client, "sort", `c:${role}`), {
+        threads: runs,
+        buffers: countBuffers,
+        params,
+        stream,
+      });
       scanInto(client, counts, offsets, layout, {
         op: "sum",
         type: "u32",
@@ -84,22 +117,27 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
         stream,
       });
       const next: Sortable = {
-        keys: client.empty(n, "u32", { stream }),
-        payload: hasPayload ? client.empty(n, "u32", { stream }) : undefined,
+        keys: client.empty(length, "u32", { stream }),
+        payload: hasPayload ? client.empty(length, "u32", { stream }) : undefined,
       };
       const scatter = texts(client, "sort", `s:${source}:${hasPayload}`);
-      const buffers = hasPayload
-        ? [current.keys, current.payload!, offsets, next.keys, next.payload!]
-        : [current.keys, offsets, next.keys];
+      const buffers = [
+        current.keys,
+        ...(hasPayload ? [current.payload!] : []),
+        offsets,
+        next.keys,
+        ...(hasPayload ? [next.payload!] : []),
+        ...(source === "key" ? [bits!] : []),
+      ];
       try {
-        launch(client, scatter, { count, buffers, params, stream });
+        launch(client, scatter, { threads: runs, buffers, params, stream });
       } catch (error) {
         dispose(next);
         throw error;
       }
       dispose(current); // pinned by the launch that reads it
       current = next;
-    }
+    });
   } catch (error) {
     dispose(current);
     throw error;

@@ -1,66 +1,70 @@
 /**
- * The CUDA C of the radix sort's passes: the same blocks, bindings, params and digit order as
- * their WGSL (`_radix_wgsl.ts`), so `_radix.ts` launches either the same way.
- *
- * The scatter keeps each thread's digit counts in shared memory (`before[digit * 64 + thread]`,
- * one column per thread) rather than in a per-thread array: the counts, their scan across the
- * block and the running destinations all live there.
+ * The CUDA C of the radix sort's passes: the same runs, bindings, params, digit order and
+ * constant-digit copies as their WGSL (`_radix_wgsl.ts`), so `_radix.ts` launches either the
+ * same way. Keys are read one at a time (the WGSL reads 4: the CPU adapter's loads cost per
+ * instruction, not per byte).
  *
  * @module
  */
 
 import { type CudaBuffer, cudaFrame, type CudaText } from "../_backend_kernels.ts";
 import type { ElementType } from "../elementwise.ts";
-import {
-  type DigitSource,
-  RADIX_BLOCK,
-  RADIX_DIGITS,
-  RADIX_PER_THREAD,
-  RADIX_WORKGROUP,
-} from "./_radix_wgsl.ts";
+import { type CountRole, type DigitSource, RADIX_DIGITS, RADIX_WORKGROUP } from "./_radix_wgsl.ts";
 
 const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["n", "u32"],
   ["shift", "u32"],
-  ["blocks", "u32"],
+  ["runs", "u32"],
+  ["run", "u32"],
   ["cols", "u32"],
 ];
 
 const U = "unsigned int";
 
 function digitLambda(source: DigitSource): string {
-  const of = source === "key" ? "keys_in[i]" : "payload_in[i] / params.cols";
-  return `auto digit = [&](${U} i) -> ${U} { return ((${of}) >> params.shift) & ${
+  const of = source === "key" ? "v" : "v / params.cols";
+  return `auto digit = [&](${U} v) -> ${U} { return ((${of}) >> params.shift) & ${
     RADIX_DIGITS - 1
   }u; };`;
 }
 
-/** The histogram pass. Buffers: keys_in or payload_in, counts. */
-export function histogramCuda(source: DigitSource): CudaText {
-  const w = RADIX_WORKGROUP;
-  const d = RADIX_DIGITS;
-  const input = source === "key" ? "keys_in" : "payload_in";
-  const entry = "radix_histogram";
-  const buffers: CudaBuffer[] = [[input, U, true], ["counts", U, false]];
+const CONSTANT_DIGIT = `(((bits[0] ^ bits[1]) >> params.shift) & ${RADIX_DIGITS - 1}u) == 0u`;
+
+/** Thread `t`, its run `[first, end)`. */
+const RUN = `  const ${U} t = global_block() * blockDim.x + threadIdx.x;
+  if (t >= params.runs) return;
+  const ${U} first = t * params.run;
+  const ${U} end = min(first + params.run, params.n);`;
+
+/** The count pass. Buffers: keys_in or payload_in, counts, bits (key passes). */
+export function countCuda(role: CountRole): CudaText {
+  const input = role === "row" ? "payload_in" : "keys_in";
+  const entry = "radix_count";
+  const buffers: CudaBuffer[] = [
+    [input, U, true],
+    ["counts", U, false],
+    ...(role === "row" ? [] : [["bits", U, role === "later"] as const]),
+  ];
+  const fold = role === "first";
   return {
-    id: `radix_histogram_${source}.cuda`,
+    id: `radix_count_${role}.cuda`,
     entryPoint: entry,
-    blockSize: [w, 1, 1],
+    blockSize: [RADIX_WORKGROUP, 1, 1],
     params: PARAMS,
     source: `${cudaFrame(entry, buffers, PARAMS)}
-  ${digitLambda(source)}
-  __shared__ ${U} block_counts[${d}];
-  const ${U} group = global_block();
-  const ${U} lid = threadIdx.x;
-  if (lid < ${d}u) block_counts[lid] = 0u;
-  __syncthreads();
-  const ${U} first = group * ${RADIX_BLOCK}u;
-  for (${U} j = 0u; j < ${RADIX_PER_THREAD}u; j++) {
-    const ${U} i = first + j * ${w}u + lid;
-    if (i < params.n) atomicAdd(&block_counts[digit(i)], 1u);
+  ${digitLambda(role === "row" ? "row" : "key")}
+${RUN}${role === "later" ? `\n  if (${CONSTANT_DIGIT}) return;` : ""}
+  ${U} seen[${RADIX_DIGITS}];
+  for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) seen[g] = 0u;${
+      fold ? `\n  ${U} ones = 0u, zeros = 0xffffffffu;` : ""
+    }
+  for (${U} i = first; i < end; i++) {
+    const ${U} v = ${input}[i];
+    seen[digit(v)]++;${fold ? "\n    ones |= v;\n    zeros &= v;" : ""}
   }
-  __syncthreads();
-  if (lid < ${d}u) counts[lid * params.blocks + group] = block_counts[lid];
+  for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) counts[g * params.runs + t] = seen[g];${
+      fold ? "\n  atomicOr(&bits[0], ones);\n  atomicAnd(&bits[1], zeros);" : ""
+    }
 }
 `,
   };
@@ -68,12 +72,9 @@ export function histogramCuda(source: DigitSource): CudaText {
 
 /**
  * The scatter pass. Buffers: keys_in, payload_in (with a payload), offsets, keys_out,
- * payload_out (with a payload).
+ * payload_out (with a payload), bits (key passes).
  */
 export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
-  const w = RADIX_WORKGROUP;
-  const e = RADIX_PER_THREAD;
-  const d = RADIX_DIGITS;
   const entry = "radix_scatter";
   const buffers: CudaBuffer[] = [
     ["keys_in", U, true],
@@ -81,42 +82,31 @@ export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
     ["offsets", U, true],
     ["keys_out", U, false],
     ...(payload ? [["payload_out", U, false] as const] : []),
+    ...(source === "key" ? [["bits", U, true] as const] : []),
   ];
+  const move = (to: string) =>
+    `keys_out[${to}] = keys_in[i];${payload ? ` payload_out[${to}] = payload_in[i];` : ""}`;
+  const copy = source === "key"
+    ? `
+  if (${CONSTANT_DIGIT}) {
+    for (${U} i = first; i < end; i++) { ${move("i")} }
+    return;
+  }`
+    : "";
   return {
     id: `radix_scatter_${source}${payload ? "_payload" : ""}.cuda`,
     entryPoint: entry,
-    blockSize: [w, 1, 1],
+    blockSize: [RADIX_WORKGROUP, 1, 1],
     params: PARAMS,
     source: `${cudaFrame(entry, buffers, PARAMS)}
   ${digitLambda(source)}
-  // before[digit * ${w} + thread]: the thread's keys of that digit, then the block's keys of that
-  // digit before the thread's, then where the thread's next key of that digit goes.
-  __shared__ ${U} before[${d * w}];
-  const ${U} group = global_block();
-  const ${U} lid = threadIdx.x;
-  const ${U} first = group * ${RADIX_BLOCK}u + lid * ${e}u;
-  for (${U} g = 0u; g < ${d}u; g++) before[g * ${w}u + lid] = 0u;
-  for (${U} j = 0u; j < ${e}u; j++) {
-    const ${U} i = first + j;
-    if (i < params.n) before[digit(i) * ${w}u + lid] += 1u;
-  }
-  __syncthreads();
-  if (lid < ${d}u) {
-    ${U} running = 0u;
-    for (${U} t = 0u; t < ${w}u; t++) {
-      const ${U} c = before[lid * ${w}u + t];
-      before[lid * ${w}u + t] = running;
-      running += c;
-    }
-  }
-  __syncthreads();
-  for (${U} g = 0u; g < ${d}u; g++) before[g * ${w}u + lid] += offsets[g * params.blocks + group];
-  for (${U} j = 0u; j < ${e}u; j++) {
-    const ${U} i = first + j;
-    if (i < params.n) {
-      const ${U} to = before[digit(i) * ${w}u + lid]++;
-      keys_out[to] = keys_in[i];${payload ? "\n      payload_out[to] = payload_in[i];" : ""}
-    }
+${RUN}${copy}
+  // pos[d]: where the run's next key of digit d goes.
+  ${U} pos[${RADIX_DIGITS}];
+  for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) pos[g] = offsets[g * params.runs + t];
+  for (${U} i = first; i < end; i++) {
+    const ${U} to = pos[digit(${source === "key" ? "keys_in[i]" : "payload_in[i]"})]++;
+    ${move("to")}
   }
 }
 `,

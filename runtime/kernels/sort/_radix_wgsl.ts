@@ -3,17 +3,25 @@
  * sort of u32 keys (order keys, see `_order_keys.ts`), optionally carrying a u32 payload, in
  * passes of {@linkcode RADIX_BITS} bits.
  *
- * Each pass cuts the keys into blocks of {@linkcode RADIX_BLOCK}; workgroup `b` works on block
- * `b`, each of its {@linkcode RADIX_WORKGROUP} invocations on {@linkcode RADIX_PER_THREAD}
- * consecutive keys (no loop runs longer: llvmpipe's loop limit).
+ * Each pass cuts the keys into runs of `params.run` consecutive keys (a multiple of 4, at most
+ * {@linkcode RADIX_RUN}); invocation `t` works on run `t` alone and serially, with no barrier and
+ * no workgroup memory (on the CPU adapter, llvmpipe, invocations are SIMD lanes and barriers are
+ * dear; a run read front to back is a cache-friendly stream). The key and payload buffers are
+ * read as `vec4<u32>`, so their length is padded to a multiple of 4 (`_radix.ts`); the elements
+ * past `params.n` are never counted or moved. No loop of an invocation runs more than
+ * `RADIX_RUN / 4 + 2 * RADIX_DIGITS` times in all (llvmpipe's loop limit).
  *
- * - `histogram`: the count of each digit in each block, digit-major (`counts[d * blocks + b]`),
- *   so that their exclusive scan is where block `b`'s keys of digit `d` go.
- * - `scatter`: each invocation counts its keys' digits, the workgroup scans those counts per
- *   digit in invocation order, and each invocation moves its keys in order: the destination is
- *   the scanned count plus the keys of the same digit before it, so the pass is stable.
+ * - `count`: the count of each digit in run `t`, digit-major (`counts[d * runs + t]`), so that
+ *   their exclusive scan is where run `t`'s first key of digit `d` goes.
+ * - `scatter`: each invocation moves its run's keys in order, each to its digit's running
+ *   destination: the pass is stable.
  *
- * The digit is `(key >> shift) & 15`, or for the row passes of a per-row sort (topk), the same
+ * Passes whose digit is the same in every key are copies: the first key pass's `count` also
+ * folds every key into `bits = [OR of the keys, AND of the keys]` (atomics, once per
+ * invocation); a key pass whose digit bits agree there (`OR ^ AND` is 0 on them) counts nothing
+ * and its scatter copies each key to its own index (small ranges of keys, equal high bytes).
+ *
+ * The digit is `(key >> shift) & 255`, or for the row passes of a per-row sort (topk), the same
  * bits of the row `payload / cols` of the payload (an element's index).
  *
  * @module
@@ -22,107 +30,144 @@
 import type { GeneratedKernel } from "../_grid.ts";
 
 /** Bits per pass. */
-export const RADIX_BITS = 4;
+export const RADIX_BITS = 8;
 /** Digits per pass. */
 export const RADIX_DIGITS = 1 << RADIX_BITS;
 /** Invocations per workgroup. */
 export const RADIX_WORKGROUP = 64;
-/** Consecutive keys per invocation. */
-export const RADIX_PER_THREAD = 16;
-/** Keys per block (per workgroup). */
-export const RADIX_BLOCK = RADIX_WORKGROUP * RADIX_PER_THREAD;
+/** Most consecutive keys per invocation (a multiple of 4). */
+export const RADIX_RUN = 4096;
 
 /** Where a pass's digit comes from. */
 export type DigitSource = "key" | "row";
 
-const PARAMS = `struct Params { n: u32, shift: u32, blocks: u32, cols: u32 }`;
+/**
+ * The role of a pass's `count`: the first key pass (folds `bits`), a later key pass (skips
+ * when its digit is constant), or a row pass (no `bits`).
+ */
+export type CountRole = "first" | "later" | "row";
 
-function digitFunction(source: DigitSource): string {
-  const of = source === "key" ? "keys_in[i]" : "payload_in[i] / params.cols";
-  return `fn digit(i: u32) -> u32 { return ((${of}) >> params.shift) & ${RADIX_DIGITS - 1}u; }`;
+const PARAMS = `struct Params { n: u32, shift: u32, runs: u32, run: u32, cols: u32 }`;
+const LANES = ["x", "y", "z", "w"] as const;
+
+function digitsFunction(source: DigitSource): string {
+  const of = source === "key" ? "v" : "v / vec4u(params.cols)";
+  return `fn digits(v: vec4u) -> vec4u { return ((${of}) >> vec4u(params.shift)) & vec4u(${
+    RADIX_DIGITS - 1
+  }u); }`;
 }
 
-/** The histogram pass. Bindings: keys_in or payload_in (read), counts, params. */
-export function histogramKernel(source: DigitSource): GeneratedKernel {
-  const w = RADIX_WORKGROUP;
-  const input = source === "key" ? "keys_in" : "payload_in";
+const CONSTANT_DIGIT = `fn constant_digit() -> bool {
+  return (((bits[0] ^ bits[1]) >> params.shift) & ${RADIX_DIGITS - 1}u) == 0u;
+}`;
+
+/** `body(lane)` for each lane of the vec4 at `j` whose element is below `end`. */
+function eachLane(body: (lane: string, q: number) => string): string {
+  return LANES.map((lane, q) => `    if (j * 4u + ${q}u < end) { ${body(lane, q)} }`).join("\n");
+}
+
+/** The head shared by both passes: invocation `t`, its run `[first, end)`. */
+const RUN = `  let t = gid.x;
+  if (t >= params.runs) { return; }
+  let first = t * params.run;
+  let end = min(first + params.run, params.n);`;
+
+/**
+ * The count pass. Bindings: keys_in or payload_in (vec4, read), counts, then bits (the first
+ * key pass: atomics; later key passes: read), params.
+ */
+export function countKernel(role: CountRole): GeneratedKernel {
+  const input = role === "row" ? "payload_in" : "keys_in";
+  const bits = role === "first"
+    ? "@group(0) @binding(2) var<storage, read_write> bits: array<atomic<u32>>;\n"
+    : role === "later"
+    ? `@group(0) @binding(2) var<storage, read> bits: array<u32>;\n${CONSTANT_DIGIT}\n`
+    : "";
+  const fold = role === "first";
   return {
-    id: `radix_histogram_${source}`,
-    source: `@group(0) @binding(0) var<storage, read> ${input}: array<u32>;
+    id: `radix_count_${role}`,
+    source: `@group(0) @binding(0) var<storage, read> ${input}: array<vec4u>;
 @group(0) @binding(1) var<storage, read_write> counts: array<u32>;
-${PARAMS}
-@group(0) @binding(2) var<uniform> params: Params;
-${digitFunction(source)}
-var<workgroup> block_counts: array<atomic<u32>, ${RADIX_DIGITS}>;
-@compute @workgroup_size(${w})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  if (lid < ${RADIX_DIGITS}u) { atomicStore(&block_counts[lid], 0u); }
-  workgroupBarrier();
-  let first = wid.x * ${RADIX_BLOCK}u;
-  for (var j = 0u; j < ${RADIX_PER_THREAD}u; j = j + 1u) {
-    let i = first + j * ${w}u + lid;
-    if (i < params.n) { atomicAdd(&block_counts[digit(i)], 1u); }
+${bits}${PARAMS}
+@group(0) @binding(${role === "row" ? 2 : 3}) var<uniform> params: Params;
+${digitsFunction(role === "row" ? "row" : "key")}
+@compute @workgroup_size(${RADIX_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+${RUN}${role === "later" ? "\n  if (constant_digit()) { return; }" : ""}
+  var seen: array<u32, ${RADIX_DIGITS}>;${
+      fold ? "\n  var ones = 0u;\n  var zeros = 0xffffffffu;" : ""
+    }
+  for (var j = first / 4u; j * 4u < end; j = j + 1u) {
+    let v = ${input}[j];
+    let d = digits(v);
+${
+      eachLane((l) =>
+        `seen[d.${l}] = seen[d.${l}] + 1u;${
+          fold ? ` ones = ones | v.${l}; zeros = zeros & v.${l};` : ""
+        }`
+      )
+    }
   }
-  workgroupBarrier();
-  if (lid < ${RADIX_DIGITS}u) { counts[lid * params.blocks + wid.x] = atomicLoad(&block_counts[lid]); }
+  for (var g = 0u; g < ${RADIX_DIGITS}u; g = g + 1u) { counts[g * params.runs + t] = seen[g]; }${
+      fold ? "\n  atomicOr(&bits[0], ones);\n  atomicAnd(&bits[1], zeros);" : ""
+    }
 }`,
   };
 }
 
 /**
- * The scatter pass. Bindings: keys_in, payload_in (read, with a payload), offsets (the scanned
- * counts, read), keys_out, payload_out (with a payload), params.
+ * The scatter pass. Bindings: keys_in, payload_in (vec4, read, with a payload), offsets (the
+ * scanned counts, read), keys_out, payload_out (with a payload), bits (key passes, read), params.
  */
 export function scatterKernel(source: DigitSource, payload: boolean): GeneratedKernel {
-  const w = RADIX_WORKGROUP;
-  const e = RADIX_PER_THREAD;
-  const d = RADIX_DIGITS;
   let b = 0;
   const binding = (text: string) => `@group(0) @binding(${b++}) ${text}`;
   const declarations = [
-    binding("var<storage, read> keys_in: array<u32>;"),
-    payload ? binding("var<storage, read> payload_in: array<u32>;") : "",
+    binding("var<storage, read> keys_in: array<vec4u>;"),
+    payload ? binding("var<storage, read> payload_in: array<vec4u>;") : "",
     binding("var<storage, read> offsets: array<u32>;"),
     binding("var<storage, read_write> keys_out: array<u32>;"),
     payload ? binding("var<storage, read_write> payload_out: array<u32>;") : "",
+    source === "key" ? binding("var<storage, read> bits: array<u32>;") : "",
     PARAMS,
     binding("var<uniform> params: Params;"),
   ].filter((line) => line !== "").join("\n");
+  const load = `    let v = keys_in[j];${payload ? "\n    let p = payload_in[j];" : ""}`;
+  const copy = source === "key"
+    ? `
+  if (constant_digit()) {
+    for (var j = first / 4u; j * 4u < end; j = j + 1u) {
+${load}
+${
+      eachLane((l, q) =>
+        `keys_out[j * 4u + ${q}u] = v.${l};${
+          payload ? ` payload_out[j * 4u + ${q}u] = p.${l};` : ""
+        }`
+      )
+    }
+    }
+    return;
+  }`
+    : "";
   return {
     id: `radix_scatter_${source}${payload ? "_payload" : ""}`,
     source: `${declarations}
-${digitFunction(source)}
-// before[digit * ${w} + invocation]: the workgroup's keys of that digit before the invocation's.
-var<workgroup> before: array<u32, ${d * w}>;
-@compute @workgroup_size(${w})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let first = wid.x * ${RADIX_BLOCK}u + lid * ${e}u;
-  var seen: array<u32, ${d}>;
-  for (var j = 0u; j < ${e}u; j = j + 1u) {
-    let i = first + j;
-    if (i < params.n) { let g = digit(i); seen[g] = seen[g] + 1u; }
-  }
-  for (var g = 0u; g < ${d}u; g = g + 1u) { before[g * ${w}u + lid] = seen[g]; }
-  workgroupBarrier();
-  if (lid < ${d}u) {
-    var running = 0u;
-    for (var t = 0u; t < ${w}u; t = t + 1u) {
-      let c = before[lid * ${w}u + t];
-      before[lid * ${w}u + t] = running;
-      running = running + c;
-    }
-  }
-  workgroupBarrier();
-  for (var g = 0u; g < ${d}u; g = g + 1u) {
-    seen[g] = offsets[g * params.blocks + wid.x] + before[g * ${w}u + lid];
-  }
-  for (var j = 0u; j < ${e}u; j = j + 1u) {
-    let i = first + j;
-    if (i < params.n) {
-      let g = digit(i);
-      let to = seen[g];
-      seen[g] = to + 1u;
-      keys_out[to] = keys_in[i];${payload ? "\n      payload_out[to] = payload_in[i];" : ""}
+${digitsFunction(source)}${source === "key" ? `\n${CONSTANT_DIGIT}` : ""}
+@compute @workgroup_size(${RADIX_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+${RUN}${copy}
+  // pos[d]: where the run's next key of digit d goes.
+  var pos: array<u32, ${RADIX_DIGITS}>;
+  for (var g = 0u; g < ${RADIX_DIGITS}u; g = g + 1u) { pos[g] = offsets[g * params.runs + t]; }
+  for (var j = first / 4u; j * 4u < end; j = j + 1u) {
+${load}
+    let d = digits(${source === "key" ? "v" : "p"});
+${
+      eachLane((l) =>
+        `let to = pos[d.${l}]; pos[d.${l}] = to + 1u; keys_out[to] = v.${l};${
+          payload ? ` payload_out[to] = p.${l};` : ""
+        }`
+      )
     }
   }
 }`,

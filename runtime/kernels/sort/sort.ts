@@ -14,7 +14,7 @@ import { elementTypeOf } from "../_grid.ts";
 import { launch } from "../_backend_kernels.ts";
 import type { MapBinding } from "./_map_wgsl.ts";
 import { mapText } from "./_map.ts";
-import { radixSort, type Sortable } from "./_radix.ts";
+import { paddedLength, radixSort, type Sortable } from "./_radix.ts";
 
 /**
  * Options of {@linkcode sort} and {@linkcode argsort}.
@@ -52,6 +52,9 @@ export interface SortPairsOptions<V extends ElementType | "bytes"> extends SortO
   /** The values to reorder with the keys (their length is the keys'). */
   values: Handle<V>;
 }
+
+/** Consecutive elements per invocation of the encoding and decoding kernels. */
+const MAP_RUN = 16;
 
 /** What the radix sort carries besides the key: nothing, the index, the key's bits, or values. */
 type Payload = "none" | "index" | "bits" | ElementType;
@@ -113,12 +116,18 @@ export function sort(
   if (values === undefined) {
     const payload = type === "f32" ? "bits" : "none";
     const sorted = sortKeys(client, keys, type, payload, undefined, n, descending, stream);
+    // f32 keys come back as their own bits (the keys made -0 and NaN one pattern each), u32
+    // keys sorted up as themselves: no decoding.
+    if (type === "f32" || !descending && type === "u32") {
+      const [result, other] = type === "f32"
+        ? [sorted.payload!, sorted.keys]
+        : [sorted.keys, sorted.payload];
+      other?.dispose();
+      return narrow(type === "f32" ? retype(result, "f32") : result, n);
+    }
     try {
-      // f32 keys come back as their own bits (the keys made -0 and NaN one pattern each).
-      const [source, body] = type === "f32"
-        ? [sorted.payload!, "out[i] = bitcast<f32>(keys[i]);"]
-        : [sorted.keys, "out[i] = from_order_key(keys[i] ^ params.flags);"];
-      return decode(client, source, type, body, { type, n, descending, stream });
+      const body = "out[i] = from_order_key(keys[i] ^ params.flags);";
+      return decode(client, sorted.keys, type, body, { type, n, descending, stream });
     } finally {
       dispose(sorted);
     }
@@ -211,7 +220,7 @@ export function argsort(
   const n = keys.size() / 4;
   const sorted = sortKeys(client, keys, type, "index", undefined, n, descending, options.stream);
   sorted.keys.dispose();
-  return sorted.payload!;
+  return narrow(sorted.payload!, n);
 }
 
 function checkDescending(options: SortOptions, primitive: string): boolean {
@@ -235,7 +244,8 @@ interface Coding {
 
 /**
  * The encoded keys of `keys` (order keys, inverted when descending) and the payload, radix
- * sorted. Exported for topk, which sorts rows with `rows`.
+ * sorted, in handles of `paddedLength(n)` elements. Exported for topk, which sorts rows with
+ * `rows`.
  */
 export function sortKeys(
   client: ComputeClient,
@@ -248,9 +258,10 @@ export function sortKeys(
   stream: StreamId | undefined,
   rows?: { readonly rows: number; readonly cols: number },
 ): Sortable {
+  const length = paddedLength(n);
   const encoded: Sortable = {
-    keys: client.empty(n, "u32", { stream }),
-    payload: payload === "none" ? undefined : client.empty(n, "u32", { stream }),
+    keys: client.empty(length, "u32", { stream }),
+    payload: payload === "none" ? undefined : client.empty(length, "u32", { stream }),
   };
   try {
     if (n > 0) {
@@ -317,9 +328,30 @@ function run(
 ): void {
   const { type, n, descending, stream } = coding;
   if (n === 0) return;
-  const kernel = mapText(client, "sort", { id, bindings, body, keys: type });
+  const kernel = mapText(client, "sort", { id, bindings, body, keys: type, run: MAP_RUN });
   const flags = descending ? 0xffffffff : 0;
-  launch(client, kernel, { threads: n, buffers, params: { n, cols: 0, k: 0, flags }, stream });
+  const threads = Math.ceil(n / MAP_RUN);
+  launch(client, kernel, { threads, buffers, params: { n, cols: 0, k: 0, flags }, stream });
+}
+
+/** `handle` read as `dtype` (the same memory; `handle` is disposed). */
+function retype<D extends ElementType>(handle: Handle, dtype: D): Handle<D> {
+  try {
+    return handle.as(dtype);
+  } finally {
+    handle.dispose();
+  }
+}
+
+/** `handle` cut to its first `n` elements (the same memory; `handle` is disposed). */
+function narrow<D extends ElementType>(handle: Handle<D>, n: number): Handle<D> {
+  const extra = handle.size() - n * 4;
+  if (extra === 0) return handle;
+  try {
+    return handle.withOffsetEnd(extra);
+  } finally {
+    handle.dispose();
+  }
 }
 
 function dispose(sortable: Sortable): void {
