@@ -62,3 +62,26 @@ export async function checkSort(
   assertBits(pk as ElementArray, expected, `sort pairs keys ${what}`);
   assertBits(pv, Float32Array.from(order, (i) => i + 0.5), `sort pairs values ${what}`);
 }
+
+/**
+ * Keys where some radix passes see one digit in every key (those passes are copies): all equal,
+ * all equal but the first or the last (its top byte differs, so no pass may be skipped; the
+ * last sits in a short run's last, partial group of 4), one varying byte (the second), and
+ * small non-negative keys (three constant bytes). `n` spans several runs of keys.
+ */
+export function constantDigitCases(n: number): [string, ElementArray, Element][] {
+  const words = randomWords(n, 5);
+  const same = (w: number) => typed("u32", new Array(n).fill(w));
+  const lastDiffers = same(0x12345678);
+  lastDiffers[n - 1] = 0x02345678;
+  const firstDiffers = same(0x12345678);
+  firstDiffers[0] = 0xff345678;
+  return [
+    ["all equal", same(0xdeadbeef), "u32"],
+    ["all equal but the last", lastDiffers, "u32"],
+    ["all equal but the first", firstDiffers, "u32"],
+    ["one varying byte", typed("u32", Array.from(words, (w) => 0xab0000cd | (w & 0xf00))), "u32"],
+    ["small i32", typed("i32", Array.from(words, (w) => w % 50)), "i32"],
+    ["equal f32", typed("f32", new Array(n).fill(-2.5)), "f32"],
+  ];
+}

@@ -9,7 +9,7 @@ import { argsort, gather, matmul, type MatmulOptions, sort, transpose } from "..
 import { matmulSet, reduceSet, Tuner } from "../runtime/tune/mod.ts";
 import { assertBits, type Element } from "./_primitives.ts";
 import { assertClose, cpuMatmul, cpuTranspose, lcgFloats } from "./_matmul_cases.ts";
-import { checkSort, keysFor } from "./_sort_cases.ts";
+import { checkSort, constantDigitCases, keysFor } from "./_sort_cases.ts";
 import { checkTopk, valuesFor } from "./_select_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
@@ -30,6 +30,9 @@ Deno.test({
     // 0, 1, a block's edge and three blocks of 1,024 keys.
     for (const n of [0, 1, 1025, 2500]) {
       for (const type of types) await checkSort(client, keysFor(type, n, n + 3), type, n % 2 === 1);
+    }
+    for (const [, data, type] of constantDigitCases(1030)) {
+      await checkSort(client, data, type, true);
     }
     using keys = client.createWithData(new Uint32Array([3, 1, 2, 1]));
     using ints = client.createWithData(new Int32Array([-3, -1, -2, -4]));

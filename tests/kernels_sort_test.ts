@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { argsort, createClient, type Handle, sort } from "../mod.ts";
 import { assertBits, type Element, LARGE, randomWords, typed } from "./_primitives.ts";
-import { checkSort, keysFor } from "./_sort_cases.ts";
+import { checkSort, constantDigitCases, keysFor } from "./_sort_cases.ts";
+import { checkTopk } from "./_select_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -40,6 +41,26 @@ Deno.test({
         }
       }
     });
+
+    await t.step(
+      "passes whose digit is one value in every key (copied), with payloads",
+      async () => {
+        for (const n of [2, 3, 1030, 262_147]) {
+          // Past 2^18 keys the runs are longer: two cases there.
+          const cases = constantDigitCases(n).filter((_, c) => n < 1 << 18 || c === 1 || c === 3);
+          for (const [what, data, type] of cases) {
+            for (const descending of [false, true]) {
+              await checkSort(client, data, type, descending).catch((error) => {
+                throw new Error(`${what}, n=${n}: ${error.message}`);
+              });
+            }
+          }
+        }
+        // topk's row passes after key passes that are copies, and after ones that are not.
+        await checkTopk(client, new Float32Array(40 * 30).fill(1.5), 3, [40, 30], true);
+        await checkTopk(client, constantDigitCases(1200)[3][1], 5, [40, 30], false);
+      },
+    );
 
     await t.step("values of every type move with i32 and u32 keys", async () => {
       using keys = client.createWithData(new Uint32Array([3, 1, 2, 1]));
