@@ -17,12 +17,15 @@ import {
   countKernel,
   type CountRole,
   type DigitSource,
+  OFFSETS_MAX_RUNS,
+  offsetsKernel,
   RADIX_BITS,
   RADIX_DIGITS,
   RADIX_RUN,
   scatterKernel,
+  totalsKernel,
 } from "./_radix_wgsl.ts";
-import { countCuda, scatterCuda } from "./_radix_cuda.ts";
+import { countCuda, offsetsCuda, scatterCuda, totalsCuda } from "./_radix_cuda.ts";
 
 /**
  * Keys (u32) and an optional payload (u32) of `n` elements, in handles of at least
@@ -48,30 +51,40 @@ export function paddedLength(n: number): number {
   return Math.ceil(n / 4) * 4;
 }
 
-/** The passes' texts by backend: keys `c:role` and `s:source:payload`. */
+/** The passes' texts by backend: keys `c:role`, `s:source:payload`, `totals` and `offsets`. */
 const texts = backendTexts({
-  webgpu: (key) => passOf(key, countKernel, scatterKernel),
-  cuda: (key) => passOf(key, countCuda, scatterCuda),
+  webgpu: (key) => passOf(key, countKernel, scatterKernel, totalsKernel, offsetsKernel),
+  cuda: (key) => passOf(key, countCuda, scatterCuda, totalsCuda, offsetsCuda),
 });
 
 function passOf<T>(
   key: string,
   count: (role: CountRole) => T,
   scatter: (source: DigitSource, payload: boolean) => T,
+  totals: () => T,
+  offsets: () => T,
 ): T {
   const [pass, source, payload] = key.split(":");
   return pass === "c"
     ? count(source as CountRole)
-    : scatter(source as DigitSource, payload === "true");
+    : pass === "s"
+    ? scatter(source as DigitSource, payload === "true")
+    : pass === "totals"
+    ? totals()
+    : offsets();
 }
 
 /**
- * Keys per invocation for `n` keys: enough invocations to keep the device's cores busy, runs
- * long enough that each writes its digits in streams (a multiple of 4, at most `RADIX_RUN`).
+ * Keys per invocation for `n` keys (a power of 2 from 256 to `RADIX_RUN`): 4,096 where that
+ * leaves at least 64 runs (four workgroups: every core of the CPU adapter busy) and at most
+ * 2,048 (so one invocation per digit scans the counts); shorter runs for fewer keys, longer for
+ * more. Long runs write each digit's keys in streams: on the CPU adapter, 4,096 keys per run
+ * scattered faster than 1,024.
  */
 function runLength(n: number): number {
-  let run = 256;
-  while (run < RADIX_RUN && run * 1024 < n) run *= 2;
+  let run = 4096;
+  while (run < RADIX_RUN && n / run > 2048) run *= 2;
+  while (run > 256 && n / run < 64) run /= 2;
   return run;
 }
 
@@ -97,6 +110,10 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
   using bits = plan.keyBits > 0
     ? client.createWithData(new Uint32Array([0, 0xffffffff]), { stream })
     : undefined;
+  // The counts' sum per digit, when one invocation per digit scans them.
+  using totals = runs <= OFFSETS_MAX_RUNS
+    ? client.empty(RADIX_DIGITS, "u32", { stream })
+    : undefined;
   const layout = { outer: 1, count: RADIX_DIGITS * runs, inner: 1, segments: 1 };
   try {
     passes.forEach(([source, shift], index) => {
@@ -110,12 +127,21 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
         params,
         stream,
       });
-      scanInto(client, counts, offsets, layout, {
-        op: "sum",
-        type: "u32",
-        exclusive: true,
-        stream,
-      });
+      if (totals !== undefined) {
+        const launches = { threads: RADIX_DIGITS, params, stream };
+        launch(client, texts(client, "sort", "totals"), { ...launches, buffers: [counts, totals] });
+        launch(client, texts(client, "sort", "offsets"), {
+          ...launches,
+          buffers: [counts, totals, offsets],
+        });
+      } else {
+        scanInto(client, counts, offsets, layout, {
+          op: "sum",
+          type: "u32",
+          exclusive: true,
+          stream,
+        });
+      }
       const next: Sortable = {
         keys: client.empty(length, "u32", { stream }),
         payload: hasPayload ? client.empty(length, "u32", { stream }) : undefined,

@@ -9,7 +9,10 @@
 
 import { type CudaBuffer, cudaFrame, type CudaText } from "../_backend_kernels.ts";
 import type { ElementType } from "../elementwise.ts";
-import { type CountRole, type DigitSource, RADIX_DIGITS, RADIX_WORKGROUP } from "./_radix_wgsl.ts";
+import { type CountRole, type DigitSource, RADIX_DIGITS } from "./_radix_wgsl.ts";
+
+/** Threads per block (a GPU schedules warps of 32). */
+const BLOCK = 64;
 
 const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["n", "u32"],
@@ -49,7 +52,7 @@ export function countCuda(role: CountRole): CudaText {
   return {
     id: `radix_count_${role}.cuda`,
     entryPoint: entry,
-    blockSize: [RADIX_WORKGROUP, 1, 1],
+    blockSize: [BLOCK, 1, 1],
     params: PARAMS,
     source: `${cudaFrame(entry, buffers, PARAMS)}
   ${digitLambda(role === "row" ? "row" : "key")}
@@ -96,7 +99,7 @@ export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
   return {
     id: `radix_scatter_${source}${payload ? "_payload" : ""}.cuda`,
     entryPoint: entry,
-    blockSize: [RADIX_WORKGROUP, 1, 1],
+    blockSize: [BLOCK, 1, 1],
     params: PARAMS,
     source: `${cudaFrame(entry, buffers, PARAMS)}
   ${digitLambda(source)}
@@ -107,6 +110,51 @@ ${RUN}${copy}
   for (${U} i = first; i < end; i++) {
     const ${U} to = pos[digit(${source === "key" ? "keys_in[i]" : "payload_in[i]"})]++;
     ${move("to")}
+  }
+}
+`,
+  };
+}
+
+/** The counts' sum per digit (as `totalsKernel`). Buffers: counts, totals. */
+export function totalsCuda(): CudaText {
+  const entry = "radix_totals";
+  const buffers: CudaBuffer[] = [["counts", U, true], ["totals", U, false]];
+  return {
+    id: "radix_totals.cuda",
+    entryPoint: entry,
+    blockSize: [BLOCK, 1, 1],
+    params: PARAMS,
+    source: `${cudaFrame(entry, buffers, PARAMS)}
+  const ${U} d = global_block() * blockDim.x + threadIdx.x;
+  if (d >= ${RADIX_DIGITS}u) return;
+  ${U} total = 0u;
+  for (${U} t = 0u; t < params.runs; t++) total += counts[d * params.runs + t];
+  totals[d] = total;
+}
+`,
+  };
+}
+
+/** The exclusive scan of the counts (as `offsetsKernel`). Buffers: counts, totals, offsets. */
+export function offsetsCuda(): CudaText {
+  const entry = "radix_offsets";
+  const buffers: CudaBuffer[] = [["counts", U, true], ["totals", U, true], ["offsets", U, false]];
+  return {
+    id: "radix_offsets.cuda",
+    entryPoint: entry,
+    blockSize: [BLOCK, 1, 1],
+    params: PARAMS,
+    source: `${cudaFrame(entry, buffers, PARAMS)}
+  const ${U} d = global_block() * blockDim.x + threadIdx.x;
+  if (d >= ${RADIX_DIGITS}u) return;
+  ${U} running = 0u;
+  for (${U} g = 0u; g < d; g++) running += totals[g];
+  for (${U} t = 0u; t < params.runs; t++) {
+    const ${U} i = d * params.runs + t;
+    const ${U} c = counts[i];
+    offsets[i] = running;
+    running += c;
   }
 }
 `,

@@ -33,10 +33,10 @@ import type { GeneratedKernel } from "../_grid.ts";
 export const RADIX_BITS = 8;
 /** Digits per pass. */
 export const RADIX_DIGITS = 1 << RADIX_BITS;
-/** Invocations per workgroup. */
-export const RADIX_WORKGROUP = 64;
+/** Invocations per workgroup (few: each has a long run, and workgroups spread over the cores). */
+export const RADIX_WORKGROUP = 16;
 /** Most consecutive keys per invocation (a multiple of 4). */
-export const RADIX_RUN = 4096;
+export const RADIX_RUN = 8192;
 
 /** Where a pass's digit comes from. */
 export type DigitSource = "key" | "row";
@@ -169,6 +169,60 @@ ${
         }`
       )
     }
+  }
+}`,
+  };
+}
+
+/**
+ * Most runs whose counts {@linkcode totalsKernel} and {@linkcode offsetsKernel} scan (one
+ * invocation per digit, serially: `RADIX_DIGITS + runs` loop iterations); more take the general
+ * scan.
+ */
+export const OFFSETS_MAX_RUNS = 3584;
+
+/** The counts' sum per digit. Bindings: counts (read), totals (`RADIX_DIGITS`), params. */
+export function totalsKernel(): GeneratedKernel {
+  return {
+    id: "radix_totals",
+    source: `@group(0) @binding(0) var<storage, read> counts: array<u32>;
+@group(0) @binding(1) var<storage, read_write> totals: array<u32>;
+${PARAMS}
+@group(0) @binding(2) var<uniform> params: Params;
+@compute @workgroup_size(${RADIX_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let d = gid.x;
+  if (d >= ${RADIX_DIGITS}u) { return; }
+  var total = 0u;
+  for (var t = 0u; t < params.runs; t = t + 1u) { total = total + counts[d * params.runs + t]; }
+  totals[d] = total;
+}`,
+  };
+}
+
+/**
+ * The exclusive scan of the counts, digit-major: the keys of smaller digits (from the totals)
+ * plus the same digit's keys in earlier runs. Bindings: counts, totals (read), offsets, params.
+ */
+export function offsetsKernel(): GeneratedKernel {
+  return {
+    id: "radix_offsets",
+    source: `@group(0) @binding(0) var<storage, read> counts: array<u32>;
+@group(0) @binding(1) var<storage, read> totals: array<u32>;
+@group(0) @binding(2) var<storage, read_write> offsets: array<u32>;
+${PARAMS}
+@group(0) @binding(3) var<uniform> params: Params;
+@compute @workgroup_size(${RADIX_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let d = gid.x;
+  if (d >= ${RADIX_DIGITS}u) { return; }
+  var running = 0u;
+  for (var g = 0u; g < d; g = g + 1u) { running = running + totals[g]; }
+  for (var t = 0u; t < params.runs; t = t + 1u) {
+    let i = d * params.runs + t;
+    let c = counts[i];
+    offsets[i] = running;
+    running = running + c;
   }
 }`,
   };
