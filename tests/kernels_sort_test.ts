@@ -45,7 +45,7 @@ Deno.test({
     await t.step(
       "passes whose digit is one value in every key (copied), with payloads",
       async () => {
-        for (const n of [2, 3, 1030, 262_147]) {
+        for (const n of [2, 3, 1030, 1032, 262_147]) {
           // Past 2^18 keys the runs are longer: two cases there.
           const cases = constantDigitCases(n).filter((_, c) => n < 1 << 18 || c === 1 || c === 3);
           for (const [what, data, type] of cases) {

@@ -258,6 +258,13 @@ export function sortKeys(
   stream: StreamId | undefined,
   rows?: { readonly rows: number; readonly cols: number },
 ): Sortable {
+  const rowBits = rows === undefined || rows.rows <= 1 ? 0 : Math.ceil(Math.log2(rows.rows));
+  const plan = { n, keyBits: 32, rowBits, cols: rows?.cols, stream };
+  // u32 keys sorted up are their own order keys: the passes read them as they are when their
+  // length is a whole number of vec4s (the first pass writes new handles; the clone is disposed).
+  if (type === "u32" && !descending && payload === "none" && n >= 4 && n % 4 === 0) {
+    return radixSort(client, { keys: keys.clone() as Handle<"u32"> }, plan);
+  }
   const length = paddedLength(n);
   const encoded: Sortable = {
     keys: client.empty(length, "u32", { stream }),
@@ -294,8 +301,7 @@ export function sortKeys(
     dispose(encoded);
     throw error;
   }
-  const rowBits = rows === undefined || rows.rows <= 1 ? 0 : Math.ceil(Math.log2(rows.rows));
-  return radixSort(client, encoded, { n, keyBits: 32, rowBits, cols: rows?.cols, stream });
+  return radixSort(client, encoded, plan);
 }
 
 /** The sorted keys of `type` from `source` (encoded keys, or f32 keys' bits) by `body`. */
