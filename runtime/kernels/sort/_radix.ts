@@ -12,13 +12,16 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { backendTexts, launch } from "../_backend_kernels.ts";
+import type { ElementType } from "../elementwise.ts";
 import { scanInto } from "../scan/scan.ts";
 import {
   countKernel,
   type CountRole,
   type DigitSource,
+  type Encoding,
   OFFSETS_MAX_RUNS,
   offsetsKernel,
+  type Payload,
   RADIX_BITS,
   RADIX_DIGITS,
   RADIX_RUN,
@@ -36,6 +39,16 @@ export interface Sortable {
   readonly payload?: Handle<"u32">;
 }
 
+/**
+ * The caller's keys (and values) that the first pass encodes as it reads them (see
+ * `Encoding`); `descending` inverts the order keys. Never disposed here.
+ */
+export interface RawInput extends Encoding {
+  readonly keys: Handle;
+  readonly values?: Handle;
+  readonly descending: boolean;
+}
+
 /** Passes of one sort: first all key passes (`keyBits` bits), then row passes (`rowBits`). */
 export interface RadixPlan {
   readonly n: number;
@@ -51,7 +64,10 @@ export function paddedLength(n: number): number {
   return Math.ceil(n / 4) * 4;
 }
 
-/** The passes' texts by backend: keys `c:role`, `s:source:payload`, `totals` and `offsets`. */
+/**
+ * The passes' texts by backend: keys `c:role`, `s:source:payload` (each then `:type:payload`
+ * with an encoding), `totals` and `offsets`.
+ */
 const texts = backendTexts({
   webgpu: (key) => passOf(key, countKernel, scatterKernel, totalsKernel, offsetsKernel),
   cuda: (key) => passOf(key, countCuda, scatterCuda, totalsCuda, offsetsCuda),
@@ -59,19 +75,29 @@ const texts = backendTexts({
 
 function passOf<T>(
   key: string,
-  count: (role: CountRole) => T,
-  scatter: (source: DigitSource, payload: boolean) => T,
+  count: (role: CountRole, encoding?: Encoding) => T,
+  scatter: (source: DigitSource, payload: boolean, encoding?: Encoding) => T,
   totals: () => T,
   offsets: () => T,
 ): T {
-  const [pass, source, payload] = key.split(":");
+  const parts = key.split(":");
+  const [pass, source] = parts;
+  const rest = pass === "c" ? parts.slice(2) : parts.slice(3);
+  const encoding = rest.length === 0
+    ? undefined
+    : { type: rest[0] as ElementType, payload: rest[1] as Payload };
   return pass === "c"
-    ? count(source as CountRole)
+    ? count(source as CountRole, encoding)
     : pass === "s"
-    ? scatter(source as DigitSource, payload === "true")
+    ? scatter(source as DigitSource, parts[2] === "true", encoding)
     : pass === "totals"
     ? totals()
     : offsets();
+}
+
+/** The key suffix of an encoding (`count` reads no payload: one text per key type). */
+function encodingKey(encoding: Encoding | undefined, payload = true): string {
+  return encoding === undefined ? "" : `:${encoding.type}:${payload ? encoding.payload : "none"}`;
 }
 
 /**
@@ -93,17 +119,26 @@ function runLength(n: number): number {
  * and payload (new handles of {@linkcode paddedLength}`(n)` elements the caller disposes); the
  * inputs are disposed.
  */
-export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPlan): Sortable {
+export function radixSort(
+  client: ComputeClient,
+  input: Sortable | RawInput,
+  plan: RadixPlan,
+): Sortable {
   const { n, stream } = plan;
   const passes: [DigitSource, number][] = [];
   for (let shift = 0; shift < plan.keyBits; shift += RADIX_BITS) passes.push(["key", shift]);
   for (let shift = 0; shift < (plan.rowBits ?? 0); shift += RADIX_BITS) passes.push(["row", shift]);
-  if (n <= 1 || passes.length === 0) return input;
+  const raw = "type" in input ? input : undefined;
+  if (raw !== undefined && (n <= 1 || plan.keyBits === 0)) {
+    throw new RangeError("radixSort: raw keys need a key pass over at least 2 keys");
+  }
+  if (n <= 1 || passes.length === 0) return input as Sortable;
   const run = runLength(n);
   const runs = Math.ceil(n / run);
   const length = paddedLength(n);
-  const hasPayload = input.payload !== undefined;
-  let current: Sortable = input;
+  const hasPayload = raw !== undefined ? raw.payload !== "none" : input.payload !== undefined;
+  // The first pass reads the raw input (encoding it) or the given order keys.
+  let current: Sortable | undefined = raw === undefined ? input as Sortable : undefined;
   using counts = client.empty(RADIX_DIGITS * runs, "u32", { stream });
   using offsets = client.empty(RADIX_DIGITS * runs, "u32", { stream });
   // [OR, AND] of every key, folded by the first key pass's count.
@@ -117,11 +152,16 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
   const layout = { outer: 1, count: RADIX_DIGITS * runs, inner: 1, segments: 1 };
   try {
     passes.forEach(([source, shift], index) => {
-      const params = { n, shift, runs, run, cols: plan.cols ?? 1 };
+      const flags = raw?.descending ? 0xffffffff : 0;
+      const params = { n, shift, runs, run, cols: plan.cols ?? 1, flags };
       const role: CountRole = source === "row" ? "row" : index === 0 ? "first" : "later";
-      const digits = source === "key" ? current.keys : current.payload!;
+      const encoding = index === 0 ? raw : undefined;
+      const inputs = current === undefined
+        ? [raw!.keys, ...(raw!.values !== undefined ? [raw!.values] : [])]
+        : [current.keys, ...(hasPayload ? [current.payload!] : [])];
+      const digits = source === "key" ? inputs[0] : current!.payload!;
       const countBuffers = source === "key" ? [digits, counts, bits!] : [digits, counts];
-      launch(client, texts(client, "sort", `c:${role}`), {
+      launch(client, texts(client, "sort", `c:${role}${encodingKey(encoding, false)}`), {
         threads: runs,
         buffers: countBuffers,
         params,
@@ -146,10 +186,9 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
         keys: client.empty(length, "u32", { stream }),
         payload: hasPayload ? client.empty(length, "u32", { stream }) : undefined,
       };
-      const scatter = texts(client, "sort", `s:${source}:${hasPayload}`);
+      const scatter = texts(client, "sort", `s:${source}:${hasPayload}${encodingKey(encoding)}`);
       const buffers = [
-        current.keys,
-        ...(hasPayload ? [current.payload!] : []),
+        ...inputs,
         offsets,
         next.keys,
         ...(hasPayload ? [next.payload!] : []),
@@ -161,14 +200,14 @@ export function radixSort(client: ComputeClient, input: Sortable, plan: RadixPla
         dispose(next);
         throw error;
       }
-      dispose(current); // pinned by the launch that reads it
+      if (current !== undefined) dispose(current); // pinned by the launch that reads it
       current = next;
     });
   } catch (error) {
-    dispose(current);
+    if (current !== undefined) dispose(current);
     throw error;
   }
-  return current;
+  return current!;
 }
 
 function dispose(sortable: Sortable): void {

@@ -7,9 +7,16 @@
  * @module
  */
 
-import { type CudaBuffer, cudaFrame, type CudaText } from "../_backend_kernels.ts";
+import { C_TYPE, type CudaBuffer, cudaFrame, type CudaText } from "../_backend_kernels.ts";
 import type { ElementType } from "../elementwise.ts";
-import { type CountRole, type DigitSource, RADIX_DIGITS } from "./_radix_wgsl.ts";
+import { orderKeyCuda } from "../_order_keys.ts";
+import {
+  type CountRole,
+  type DigitSource,
+  type Encoding,
+  encodingId,
+  RADIX_DIGITS,
+} from "./_radix_wgsl.ts";
 
 /** Threads per block (a GPU schedules warps of 32). */
 const BLOCK = 64;
@@ -20,6 +27,7 @@ const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["runs", "u32"],
   ["run", "u32"],
   ["cols", "u32"],
+  ["flags", "u32"],
 ];
 
 const U = "unsigned int";
@@ -33,36 +41,79 @@ function digitLambda(source: DigitSource): string {
 
 const CONSTANT_DIGIT = `(((bits[0] ^ bits[1]) >> params.shift) & ${RADIX_DIGITS - 1}u) == 0u`;
 
+/**
+ * The input buffers and the device functions before the kernel, and the lambdas `key_at(i)`,
+ * `payload_at(i)` in it (as `inputs` of the WGSL).
+ */
+function inputs(
+  encoding: Encoding | undefined,
+  keys: boolean,
+  payload: boolean,
+): { buffers: CudaBuffer[]; functions: string; lambdas: string } {
+  const lambda = (name: string, of: string) =>
+    `auto ${name} = [&](${U} i) -> ${U} { (void)i; return ${of}; };`;
+  if (encoding === undefined) {
+    return {
+      buffers: [
+        ...(keys ? [["keys_in", U, true] as const] : []),
+        ...(payload ? [["payload_in", U, true] as const] : []),
+      ],
+      functions: "",
+      lambdas: [
+        keys ? lambda("key_at", "keys_in[i]") : "",
+        payload ? lambda("payload_at", "payload_in[i]") : "",
+      ].join("\n  "),
+    };
+  }
+  const { type, payload: kind } = encoding;
+  const values = payload && kind !== "index" && kind !== "bits";
+  const payloadOf = kind === "index" ? "i" : `bitcast<u32>(${kind === "bits" ? "x" : "v"}[i])`;
+  return {
+    buffers: [
+      ["x", C_TYPE[type], true],
+      ...(values ? [["v", C_TYPE[kind as ElementType], true] as const] : []),
+    ],
+    functions: orderKeyCuda(type),
+    lambdas: [
+      lambda("key_at", "order_key(x[i]) ^ params.flags"),
+      payload ? lambda("payload_at", payloadOf) : "",
+    ].join("\n  "),
+  };
+}
+
 /** Thread `t`, its run `[first, end)`. */
 const RUN = `  const ${U} t = global_block() * blockDim.x + threadIdx.x;
   if (t >= params.runs) return;
   const ${U} first = t * params.run;
   const ${U} end = min(first + params.run, params.n);`;
 
-/** The count pass. Buffers: keys_in or payload_in, counts, bits (key passes). */
-export function countCuda(role: CountRole): CudaText {
-  const input = role === "row" ? "payload_in" : "keys_in";
+/** The count pass. Buffers: the input (as `inputs`), counts, bits (key passes). */
+export function countCuda(role: CountRole, encoding?: Encoding): CudaText {
+  const row = role === "row";
+  const input = inputs(encoding, !row, row);
   const entry = "radix_count";
   const buffers: CudaBuffer[] = [
-    [input, U, true],
+    ...input.buffers,
     ["counts", U, false],
-    ...(role === "row" ? [] : [["bits", U, role === "later"] as const]),
+    ...(row ? [] : [["bits", U, role === "later"] as const]),
   ];
   const fold = role === "first";
   return {
-    id: `radix_count_${role}.cuda`,
+    id: `radix_count_${role}${encodingId(encoding, false)}.cuda`,
     entryPoint: entry,
     blockSize: [BLOCK, 1, 1],
     params: PARAMS,
-    source: `${cudaFrame(entry, buffers, PARAMS)}
-  ${digitLambda(role === "row" ? "row" : "key")}
+    source: `${input.functions}
+${cudaFrame(entry, buffers, PARAMS)}
+  ${digitLambda(row ? "row" : "key")}
+  ${input.lambdas}
 ${RUN}${role === "later" ? `\n  if (${CONSTANT_DIGIT}) return;` : ""}
   ${U} seen[${RADIX_DIGITS}];
   for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) seen[g] = 0u;${
       fold ? `\n  ${U} ones = 0u, zeros = 0xffffffffu;` : ""
     }
   for (${U} i = first; i < end; i++) {
-    const ${U} v = ${input}[i];
+    const ${U} v = ${row ? "payload_at" : "key_at"}(i);
     seen[digit(v)]++;${fold ? "\n    ones |= v;\n    zeros &= v;" : ""}
   }
   for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) counts[g * params.runs + t] = seen[g];${
@@ -74,21 +125,25 @@ ${RUN}${role === "later" ? `\n  if (${CONSTANT_DIGIT}) return;` : ""}
 }
 
 /**
- * The scatter pass. Buffers: keys_in, payload_in (with a payload), offsets, keys_out,
- * payload_out (with a payload), bits (key passes).
+ * The scatter pass. Buffers: the input (as `inputs`), offsets, keys_out, payload_out (with a
+ * payload), bits (key passes).
  */
-export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
+export function scatterCuda(
+  source: DigitSource,
+  payload: boolean,
+  encoding?: Encoding,
+): CudaText {
+  const input = inputs(encoding, true, payload);
   const entry = "radix_scatter";
   const buffers: CudaBuffer[] = [
-    ["keys_in", U, true],
-    ...(payload ? [["payload_in", U, true] as const] : []),
+    ...input.buffers,
     ["offsets", U, true],
     ["keys_out", U, false],
     ...(payload ? [["payload_out", U, false] as const] : []),
     ...(source === "key" ? [["bits", U, true] as const] : []),
   ];
   const move = (to: string) =>
-    `keys_out[${to}] = keys_in[i];${payload ? ` payload_out[${to}] = payload_in[i];` : ""}`;
+    `keys_out[${to}] = key_at(i);${payload ? ` payload_out[${to}] = payload_at(i);` : ""}`;
   const copy = source === "key"
     ? `
   if (${CONSTANT_DIGIT}) {
@@ -97,18 +152,20 @@ export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
   }`
     : "";
   return {
-    id: `radix_scatter_${source}${payload ? "_payload" : ""}.cuda`,
+    id: `radix_scatter_${source}${payload ? "_payload" : ""}${encodingId(encoding)}.cuda`,
     entryPoint: entry,
     blockSize: [BLOCK, 1, 1],
     params: PARAMS,
-    source: `${cudaFrame(entry, buffers, PARAMS)}
+    source: `${input.functions}
+${cudaFrame(entry, buffers, PARAMS)}
   ${digitLambda(source)}
+  ${input.lambdas}
 ${RUN}${copy}
   // pos[d]: where the run's next key of digit d goes.
   ${U} pos[${RADIX_DIGITS}];
   for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) pos[g] = offsets[g * params.runs + t];
   for (${U} i = first; i < end; i++) {
-    const ${U} to = pos[digit(${source === "key" ? "keys_in[i]" : "payload_in[i]"})]++;
+    const ${U} to = pos[digit(${source === "key" ? "key_at(i)" : "payload_at(i)"})]++;
     ${move("to")}
   }
 }

@@ -27,7 +27,9 @@
  * @module
  */
 
+import type { ElementType } from "../elementwise.ts";
 import type { GeneratedKernel } from "../_grid.ts";
+import { orderKeyFunction } from "../_order_keys.ts";
 
 /** Bits per pass. */
 export const RADIX_BITS = 8;
@@ -47,7 +49,25 @@ export type DigitSource = "key" | "row";
  */
 export type CountRole = "first" | "later" | "row";
 
-const PARAMS = `struct Params { n: u32, shift: u32, runs: u32, run: u32, cols: u32 }`;
+/** What the sort carries besides the key: nothing, the index, the key's bits, or values. */
+export type Payload = "none" | "index" | "bits" | ElementType;
+
+/**
+ * The first pass's input when it encodes: keys `x` of `type` (their order keys, `^ params.flags`)
+ * and the payload they make (`index`: `i`; `bits`: the key's bits; a type: values `v`' bits),
+ * read one element at a time (the input is not padded).
+ */
+export interface Encoding {
+  readonly type: ElementType;
+  readonly payload: Payload;
+}
+
+/** The id suffix of an encoding (`""` for none); `count` reads no payload. */
+export function encodingId(encoding: Encoding | undefined, payload = true): string {
+  return encoding === undefined ? "" : `_${encoding.type}${payload ? `_${encoding.payload}` : ""}`;
+}
+
+const PARAMS = `struct Params { n: u32, shift: u32, runs: u32, run: u32, cols: u32, flags: u32 }`;
 const LANES = ["x", "y", "z", "w"] as const;
 
 function digitsFunction(source: DigitSource): string {
@@ -61,6 +81,56 @@ const CONSTANT_DIGIT = `fn constant_digit() -> bool {
   return (((bits[0] ^ bits[1]) >> params.shift) & ${RADIX_DIGITS - 1}u) == 0u;
 }`;
 
+/** The input declarations (from binding 0) and `load_keys(j)`, `load_payload(j)`: vec4 `j`. */
+function inputs(
+  encoding: Encoding | undefined,
+  keys: boolean,
+  payload: boolean,
+): { declarations: string[]; functions: string } {
+  if (encoding === undefined) {
+    const declarations = [
+      keys ? "var<storage, read> keys_in: array<vec4u>;" : "",
+      payload ? "var<storage, read> payload_in: array<vec4u>;" : "",
+    ];
+    const functions = [
+      keys ? "fn load_keys(j: u32) -> vec4u { return keys_in[j]; }" : "",
+      payload ? "fn load_payload(j: u32) -> vec4u { return payload_in[j]; }" : "",
+    ];
+    return { declarations, functions: functions.filter((f) => f !== "").join("\n") };
+  }
+  const { type, payload: kind } = encoding;
+  const values = payload && kind !== "index" && kind !== "bits";
+  // The element index clamped into the input: lanes past n read the last element, unused.
+  const at = (name: string) => `${name}[min(i, params.n - 1u)]`;
+  const payloadOf = kind === "index" ? "i" : `bitcast<u32>(${kind === "bits" ? at("x") : at("v")})`;
+  const vector = (f: string) => `vec4u(${f}(i), ${f}(i + 1u), ${f}(i + 2u), ${f}(i + 3u))`;
+  return {
+    declarations: [
+      `var<storage, read> x: array<${type}>;`,
+      values ? `var<storage, read> v: array<${kind}>;` : "",
+    ],
+    functions: `${orderKeyFunction(type)}
+fn key_at(i: u32) -> u32 { return order_key(${at("x")}) ^ params.flags; }
+fn load_keys(j: u32) -> vec4u { let i = j * 4u; return ${vector("key_at")}; }${
+      payload
+        ? `
+fn payload_at(i: u32) -> u32 { return ${payloadOf}; }
+fn load_payload(j: u32) -> vec4u { let i = j * 4u; return ${vector("payload_at")}; }`
+        : ""
+    }`,
+  };
+}
+
+/** Declarations from binding 0, one per non-empty entry. */
+function bindAll(declarations: readonly string[]): string {
+  let b = 0;
+  return declarations.filter((d) => d !== "").map((d) =>
+    d.startsWith("var<uniform>") || d.startsWith("var<storage")
+      ? `@group(0) @binding(${b++}) ${d}`
+      : d
+  ).join("\n");
+}
+
 /** `body(lane)` for each lane of the vec4 at `j` whose element is below `end`. */
 function eachLane(body: (lane: string, q: number) => string): string {
   return LANES.map((lane, q) => `    if (j * 4u + ${q}u < end) { ${body(lane, q)} }`).join("\n");
@@ -73,24 +143,27 @@ const RUN = `  let t = gid.x;
   let end = min(first + params.run, params.n);`;
 
 /**
- * The count pass. Bindings: keys_in or payload_in (vec4, read), counts, then bits (the first
- * key pass: atomics; later key passes: read), params.
+ * The count pass. Bindings: keys_in or payload_in (vec4, read; with an encoding of the first
+ * pass: x and v), counts, then bits (the first key pass: atomics; later key passes: read),
+ * params.
  */
-export function countKernel(role: CountRole): GeneratedKernel {
-  const input = role === "row" ? "payload_in" : "keys_in";
-  const bits = role === "first"
-    ? "@group(0) @binding(2) var<storage, read_write> bits: array<atomic<u32>>;\n"
-    : role === "later"
-    ? `@group(0) @binding(2) var<storage, read> bits: array<u32>;\n${CONSTANT_DIGIT}\n`
-    : "";
+export function countKernel(role: CountRole, encoding?: Encoding): GeneratedKernel {
+  const row = role === "row";
+  const input = inputs(encoding, !row, row);
   const fold = role === "first";
+  const declarations = bindAll([
+    ...input.declarations,
+    "var<storage, read_write> counts: array<u32>;",
+    fold ? "var<storage, read_write> bits: array<atomic<u32>>;" : "",
+    role === "later" ? "var<storage, read> bits: array<u32>;" : "",
+    PARAMS,
+    "var<uniform> params: Params;",
+  ]);
   return {
-    id: `radix_count_${role}`,
-    source: `@group(0) @binding(0) var<storage, read> ${input}: array<vec4u>;
-@group(0) @binding(1) var<storage, read_write> counts: array<u32>;
-${bits}${PARAMS}
-@group(0) @binding(${role === "row" ? 2 : 3}) var<uniform> params: Params;
-${digitsFunction(role === "row" ? "row" : "key")}
+    id: `radix_count_${role}${encodingId(encoding, false)}`,
+    source: `${declarations}
+${input.functions}
+${digitsFunction(row ? "row" : "key")}${role === "later" ? `\n${CONSTANT_DIGIT}` : ""}
 @compute @workgroup_size(${RADIX_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
 ${RUN}${role === "later" ? "\n  if (constant_digit()) { return; }" : ""}
@@ -98,7 +171,7 @@ ${RUN}${role === "later" ? "\n  if (constant_digit()) { return; }" : ""}
       fold ? "\n  var ones = 0u;\n  var zeros = 0xffffffffu;" : ""
     }
   for (var j = first / 4u; j * 4u < end; j = j + 1u) {
-    let v = ${input}[j];
+    let v = ${row ? "load_payload" : "load_keys"}(j);
     let d = digits(v);
 ${
       eachLane((l) =>
@@ -116,23 +189,26 @@ ${
 }
 
 /**
- * The scatter pass. Bindings: keys_in, payload_in (vec4, read, with a payload), offsets (the
- * scanned counts, read), keys_out, payload_out (with a payload), bits (key passes, read), params.
+ * The scatter pass. Bindings: keys_in, payload_in (vec4, read, with a payload; with an encoding
+ * of the first pass: x, and v with values), offsets (the scanned counts, read), keys_out,
+ * payload_out (with a payload), bits (key passes, read), params.
  */
-export function scatterKernel(source: DigitSource, payload: boolean): GeneratedKernel {
-  let b = 0;
-  const binding = (text: string) => `@group(0) @binding(${b++}) ${text}`;
-  const declarations = [
-    binding("var<storage, read> keys_in: array<vec4u>;"),
-    payload ? binding("var<storage, read> payload_in: array<vec4u>;") : "",
-    binding("var<storage, read> offsets: array<u32>;"),
-    binding("var<storage, read_write> keys_out: array<u32>;"),
-    payload ? binding("var<storage, read_write> payload_out: array<u32>;") : "",
-    source === "key" ? binding("var<storage, read> bits: array<u32>;") : "",
+export function scatterKernel(
+  source: DigitSource,
+  payload: boolean,
+  encoding?: Encoding,
+): GeneratedKernel {
+  const input = inputs(encoding, true, payload);
+  const declarations = bindAll([
+    ...input.declarations,
+    "var<storage, read> offsets: array<u32>;",
+    "var<storage, read_write> keys_out: array<u32>;",
+    payload ? "var<storage, read_write> payload_out: array<u32>;" : "",
+    source === "key" ? "var<storage, read> bits: array<u32>;" : "",
     PARAMS,
-    binding("var<uniform> params: Params;"),
-  ].filter((line) => line !== "").join("\n");
-  const load = `    let v = keys_in[j];${payload ? "\n    let p = payload_in[j];" : ""}`;
+    "var<uniform> params: Params;",
+  ]);
+  const load = `    let v = load_keys(j);${payload ? "\n    let p = load_payload(j);" : ""}`;
   const copy = source === "key"
     ? `
   if (constant_digit()) {
@@ -150,8 +226,9 @@ ${
   }`
     : "";
   return {
-    id: `radix_scatter_${source}${payload ? "_payload" : ""}`,
+    id: `radix_scatter_${source}${payload ? "_payload" : ""}${encodingId(encoding)}`,
     source: `${declarations}
+${input.functions}
 ${digitsFunction(source)}${source === "key" ? `\n${CONSTANT_DIGIT}` : ""}
 @compute @workgroup_size(${RADIX_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3u) {

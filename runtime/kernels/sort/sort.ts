@@ -15,6 +15,7 @@ import { launch } from "../_backend_kernels.ts";
 import type { MapBinding } from "./_map_wgsl.ts";
 import { mapText } from "./_map.ts";
 import { paddedLength, radixSort, type Sortable } from "./_radix.ts";
+import type { Payload } from "./_radix_wgsl.ts";
 
 /**
  * Options of {@linkcode sort} and {@linkcode argsort}.
@@ -55,9 +56,6 @@ export interface SortPairsOptions<V extends ElementType | "bytes"> extends SortO
 
 /** Consecutive elements per invocation of the encoding and decoding kernels. */
 const MAP_RUN = 16;
-
-/** What the radix sort carries besides the key: nothing, the index, the key's bits, or values. */
-type Payload = "none" | "index" | "bits" | ElementType;
 
 /**
  * Sorts keys (f32, i32 or u32) stably, smallest first (`descending`: largest first), into new
@@ -264,6 +262,15 @@ export function sortKeys(
   // length is a whole number of vec4s (the first pass writes new handles; the clone is disposed).
   if (type === "u32" && !descending && payload === "none" && n >= 4 && n % 4 === 0) {
     return radixSort(client, { keys: keys.clone() as Handle<"u32"> }, plan);
+  }
+  // Otherwise the first pass encodes the keys (and makes the payload) as it reads them.
+  if (n >= 2) {
+    const carriesValues = payload !== "none" && payload !== "index" && payload !== "bits";
+    if (carriesValues && values === undefined) {
+      throw new Error(`sortKeys: ${payload} payload without values`);
+    }
+    const raw = { keys, type, payload, descending, values: carriesValues ? values : undefined };
+    return radixSort(client, raw, plan);
   }
   const length = paddedLength(n);
   const encoded: Sortable = {
