@@ -39,7 +39,7 @@ export const primitivesAGroup = {
       const pairs = sort(client, keys, { values: labels });
       using _k = pairs.keys;
       using _v = pairs.values;
-      const n = 3000; // several blocks of 1024 keys
+      const n = 3000; // several runs of 256 keys
       const words = Uint32Array.from({ length: n }, (_, i) => Math.imul(i, 2654435761) >>> 0);
       using many = client.createWithData(words);
       using manySorted = sort(client, many);
