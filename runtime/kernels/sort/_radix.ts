@@ -1,9 +1,11 @@
 /**
  * The launch of the radix sort whose kernel text is `_radix_wgsl.ts` (WGSL) or `_radix_cuda.ts`
- * (CUDA C): passes of 8 bits over u32 keys and an optional u32 payload, ping-ponging between the
- * given handles and new ones. Each pass is a count of every run's digits, an exclusive scan of
- * the counts (`scanInto`) and a stable scatter; the first key pass also finds the key bits that
- * never change, and a key pass whose digit is among them is a copy (see `_radix_wgsl.ts`).
+ * (CUDA C): passes of 8 bits over u32 keys and an optional u32 payload, from the given order
+ * keys or from the caller's keys (the first pass encodes them), through new handles. Each pass
+ * is a count of every run's digits, an exclusive scan of the counts (a sum per digit, then one
+ * invocation per digit; `scanInto` past `OFFSETS_MAX_RUNS` runs) and a stable scatter; the
+ * first key pass also finds the key bits that never change, and a key pass whose digit is among
+ * them is a copy (see `_radix_wgsl.ts`).
  *
  * @module
  */

@@ -8,7 +8,8 @@
  * no workgroup memory (on the CPU adapter, llvmpipe, invocations are SIMD lanes and barriers are
  * dear; a run read front to back is a cache-friendly stream). The key and payload buffers are
  * read as `vec4<u32>`, so their length is padded to a multiple of 4 (`_radix.ts`); the elements
- * past `params.n` are never counted or moved. No loop of an invocation runs more than
+ * past `params.n` are never counted or moved. A first pass with an {@linkcode Encoding} reads the
+ * caller's keys instead, one element at a time, and writes their order keys. No loop of an invocation runs more than
  * `RADIX_RUN / 4 + 2 * RADIX_DIGITS` times in all (llvmpipe's loop limit).
  *
  * - `count`: the count of each digit in run `t`, digit-major (`counts[d * runs + t]`), so that

@@ -1,7 +1,9 @@
 /**
  * Stable sorts of f32, i32 and u32 keys (with values, or as indices) on the device: an LSD radix
- * sort (`_radix.ts`) over order keys (`../_order_keys.ts`), with the encoding and decoding
- * kernels of `_map.ts` around it, on WebGPU (WGSL) and CUDA (CUDA C) from the same call.
+ * sort (`_radix.ts`) over order keys (`../_order_keys.ts`) whose first pass encodes the keys as
+ * it reads them, then, where the result is not the sorted order keys or payload themselves, a
+ * decoding or gathering kernel of `_map.ts`; on WebGPU (WGSL) and CUDA (CUDA C) from the same
+ * call.
  *
  * @module
  */
