@@ -110,8 +110,13 @@ Deno.test({
     await checkArg(client, new Int32Array([-(2 ** 31), 2 ** 31 - 1, 5]), undefined, 1);
     await checkArg(client, new Uint32Array([0, 2 ** 32 - 1, 7, 2 ** 32 - 1]), undefined, 1);
     for (const type of ["f32", "i32", "u32"] as Element[]) {
-      for (const n of [1, 4097, 9000]) await checkArg(client, valuesFor(type, n, n), undefined, 1);
-      for (const shape of [[3, 5], [1000, 7], [2, 4100]] as [number, number][]) {
+      // Divisible by 4: the vector pass, else scalars; chunks of 16,384 values, then partials.
+      for (const n of [1, 7, 4097, 9000, 16_383, 16_384, 16_385, 16_388]) {
+        await checkArg(client, valuesFor(type, n, n), undefined, 1);
+      }
+      // Segments of up to 64: a thread each (64, and 65 columns of 64); 65: in chunks.
+      const shapes = [[3, 5], [1000, 7], [2, 4100], [64, 64], [65, 65], [64, 65]];
+      for (const shape of shapes as [number, number][]) {
         for (const axis of [0, 1] as const) {
           await checkArg(client, valuesFor(type, shape[0] * shape[1], shape[1]), shape, axis);
         }
