@@ -80,7 +80,9 @@ Deno.test({
       ["f32", "min"],
       ["f32", "prod"],
     ];
-    for (const n of [0, 1, 7, 4500]) { // blocks of 2,048: one or three, then their offsets
+    // Runs of 64 as float4s (lengths divisible by 4) or of 16 elements: one run, two, and 71
+    // or 257 runs whose totals are scanned in runs too.
+    for (const n of [0, 1, 7, 68, 4500, 4101]) {
       for (const [type, op] of pairs) {
         for (const exclusive of [false, true]) {
           await check(client, type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1);
