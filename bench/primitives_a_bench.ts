@@ -7,8 +7,8 @@
  * - `sort` of 2^16 to 2^22 random u32 keys against `Uint32Array.prototype.sort` of a copy
  *   (baseline), in keys per second = n / time per iteration (each iteration reads the result).
  * - `scan` (inclusive f32 sum of 4M) against a plain copy kernel of the same bytes, device-timed
- *   (`client.profile`): GB/s = 8 bytes per element (one read, one write) / time; printed before
- *   the benchmarks run.
+ *   (`client.profile`) in 9 interleaved rounds: GB/s = 8 bytes per element (one read, one
+ *   write) / time; printed before the benchmarks run.
  *
  * Run: `deno bench --unstable-webgpu --allow-read=bench,sync,runtime/core bench/primitives_a_bench.ts`
  * (with `DENO_WEBGPU_BACKEND=vulkan` where Mesa lavapipe is installed).
@@ -55,23 +55,26 @@ if (adapter) {
   const big = 1 << 22;
   const bigX = client.createWithData(new Float32Array(big).fill(1));
   const bigY = client.empty(big, "f32");
-  const rate = async (fn: () => void) => {
-    fn(); // warm-up (pipelines)
-    await client.sync();
-    const times: number[] = [];
-    for (let i = 0; i < 5; i++) times.push((await client.profile(fn)).duration.milliseconds);
-    const ms = times.sort((a, b) => a - b)[2];
-    return { ms, gbs: (big * 8) / ms / 1e6 };
-  };
-  const copy = await rate(() =>
-    client.execute(copyKernel, { threads: big / 4, buffers: [bigX, bigY] })
-  );
-  const scanned = await rate(() => scan(client, bigX).dispose());
+  // Interleaved rounds (copy, then scan) so that a change of load hits both; the ratio is the
+  // median of each round's ratio.
+  const copy = () => client.execute(copyKernel, { threads: big / 4, buffers: [bigX, bigY] });
+  const scanned = () => scan(client, bigX).dispose();
+  for (const fn of [copy, scanned]) fn(); // warm-up (pipelines)
+  await client.sync();
+  const rounds: [number, number][] = [];
+  for (let i = 0; i < 9; i++) {
+    const c = (await client.profile(copy)).duration.milliseconds;
+    rounds.push([c, (await client.profile(scanned)).duration.milliseconds]);
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
+  const [copyMs, scanMs] = [0, 1].map((k) => median(rounds.map((r) => r[k])));
+  const gbs = (ms: number) => ((big * 8) / ms / 1e6).toFixed(2);
   console.log(
-    `scan 4M f32: ${scanned.ms.toFixed(2)} ms, ${scanned.gbs.toFixed(2)} GB/s; copy of the same ` +
-      `bytes: ${copy.ms.toFixed(2)} ms, ${copy.gbs.toFixed(2)} GB/s (${
-        (scanned.gbs / copy.gbs * 100).toFixed(0)
-      }%)`,
+    `scan 4M f32: ${scanMs.toFixed(2)} ms, ${gbs(scanMs)} GB/s; copy of the same bytes: ` +
+      `${copyMs.toFixed(2)} ms, ${gbs(copyMs)} GB/s (median of 9 interleaved rounds); scan's ` +
+      `GB/s over the copy's, median of the rounds: ${
+        (median(rounds.map(([c, s]) => c / s)) * 100).toFixed(0)
+      }%`,
   );
 
   const ours = (name: string, make: () => Handle[]) =>

@@ -80,7 +80,9 @@ Deno.test({
       ["f32", "min"],
       ["f32", "prod"],
     ];
-    for (const n of [0, 1, 7, 4500]) { // blocks of 2,048: one or three, then their offsets
+    // Runs of 64 as float4s (lengths divisible by 4) or of 16 elements: one run, two, and 71
+    // or 257 runs whose totals are scanned in runs too.
+    for (const n of [0, 1, 7, 68, 4500, 4101]) {
       for (const [type, op] of pairs) {
         for (const exclusive of [false, true]) {
           await check(client, type, op, exclusive, inputFor(type, op, n, n + 1), [1, n], 1);
@@ -110,8 +112,13 @@ Deno.test({
     await checkArg(client, new Int32Array([-(2 ** 31), 2 ** 31 - 1, 5]), undefined, 1);
     await checkArg(client, new Uint32Array([0, 2 ** 32 - 1, 7, 2 ** 32 - 1]), undefined, 1);
     for (const type of ["f32", "i32", "u32"] as Element[]) {
-      for (const n of [1, 4097, 9000]) await checkArg(client, valuesFor(type, n, n), undefined, 1);
-      for (const shape of [[3, 5], [1000, 7], [2, 4100]] as [number, number][]) {
+      // Divisible by 4: the vector pass, else scalars; chunks of 16,384 values, then partials.
+      for (const n of [1, 7, 4097, 9000, 16_383, 16_384, 16_385, 16_388]) {
+        await checkArg(client, valuesFor(type, n, n), undefined, 1);
+      }
+      // Segments of up to 64: a thread each (64, and 65 columns of 64); 65: in chunks.
+      const shapes = [[3, 5], [1000, 7], [2, 4100], [64, 64], [65, 65], [64, 65]];
+      for (const shape of shapes as [number, number][]) {
         for (const axis of [0, 1] as const) {
           await checkArg(client, valuesFor(type, shape[0] * shape[1], shape[1]), shape, axis);
         }

@@ -110,7 +110,7 @@ Deno.test({
     client.execute({ id: `${id}.copy`, source }, {
       count: { kind: "static", x: 1, y: 1, z: 1 },
       buffers: [x, again, offsets],
-      params: { count: 4, inner: 1, blocks: 1, offsets: 0 },
+      params: { count: 4, inner: 1, runs: 1, offsets: 0, threads: 1 },
     });
     assert.deepEqual([...await client.read(again)], [1, 3, 6, 10]);
     assert.throws(() => recordKernels(null as never), TypeError);

@@ -15,13 +15,13 @@ import type { PageTestContext } from "./_page_harness.ts";
 export const primitivesAGroup = {
   "primitives: scan, sort, argmax, topk": async (t: PageTestContext) => {
     using client = await createClient();
-    await t.step("scan and cumsum: ops, exclusive, axes, several blocks", async () => {
+    await t.step("scan and cumsum: ops, exclusive, axes, several runs", async () => {
       using x = client.createWithData(new Float32Array([1, 2, 3, 4, 5, 6]));
       using sums = cumsum(client, x);
       using columns = cumsum(client, x, { shape: [2, 3], axis: 0 });
       using products = scan(client, x, { op: "prod", exclusive: true });
       using maxima = scan(client, x, { op: "max", shape: [3, 2] });
-      const n = 5000; // three blocks of 2048
+      const n = 5000; // 79 runs of 64 (vec4s), their totals scanned in runs too
       using ones = client.createWithData(new Int32Array(n).fill(1));
       using counts = scan(client, ones, { exclusive: true });
       const [a, b, c, d, e] = await client.readMany([sums, columns, products, maxima, counts]);
@@ -61,9 +61,9 @@ export const primitivesAGroup = {
       using x = client.createWithData(new Float32Array([1, 9, 9, 2, NaN, 0]));
       using hi = argmax(client, x, { shape: [2, 3] });
       using lo = argmin(client, x, { shape: [3, 2], axis: 0 });
-      const n = 10_000; // three chunks of 4096
+      const n = 40_001; // three chunks of 16,384 (single elements), then their partials
       const values = Int32Array.from({ length: n }, (_, i) => (i * 37) % 1001 - 500);
-      values[7777] = 600;
+      values[37_777] = 600;
       values[1234] = -600;
       using v = client.createWithData(values);
       using vmax = argmax(client, v);
@@ -71,7 +71,7 @@ export const primitivesAGroup = {
       const [a, b, c, d] = await client.readMany([hi, lo, vmax, vmin]);
       assert.deepEqual([...a], [1, 1]);
       assert.deepEqual([...b], [2, 2]); // the first NaN wins in column 0
-      assert.deepEqual([...c, ...d], [7777, 1234]);
+      assert.deepEqual([...c, ...d], [37_777, 1234]);
     });
     await t.step("topk: best first, ties by lower index, per row", async () => {
       using x = client.createWithData(new Int32Array([3, 9, 4, 9, 5, 5, 1, 0]));

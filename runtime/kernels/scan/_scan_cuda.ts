@@ -1,20 +1,26 @@
 /**
- * The CUDA C of scans: the same two passes, blocks, params and bindings as their WGSL
- * (`_scan_wgsl.ts`), so `scan.ts` launches either the same way.
+ * The CUDA C of scans: the same two passes, runs, units, params and bindings as their WGSL
+ * (`_scan_wgsl.ts`), so `scan.ts` launches either the same way: each thread folds, then scans, a
+ * run of `SCAN_UNITS` units (`float4`/`int4`/`uint4` where a segment is contiguous and
+ * whole vectors, else single elements), with no shared memory.
  *
  * @module
  */
 
 import { C_TYPE, cudaFrame, type CudaText } from "../_backend_kernels.ts";
 import type { ElementType } from "../elementwise.ts";
-import { SCAN_PER_THREAD, SCAN_WORKGROUP, scanIdentityBits, type ScanOp } from "./_scan_wgsl.ts";
+import { SCAN_WORKGROUP, scanIdentityBits, type ScanOp, scanRun } from "./_scan_wgsl.ts";
 
 const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["count", "u32"],
   ["inner", "u32"],
-  ["blocks", "u32"],
+  ["runs", "u32"],
   ["offsets", "u32"],
+  ["threads", "u32"],
 ];
+const U = "unsigned int";
+/** The CUDA vector type of 4 elements. */
+const VECTOR: Readonly<Record<ElementType, string>> = { f32: "float4", i32: "int4", u32: "uint4" };
 
 /** `combine(a, b)`: f32 max and min propagate NaN (as the WGSL's). */
 function combineOf(op: ScanOp, type: ElementType): string {
@@ -24,91 +30,78 @@ function combineOf(op: ScanOp, type: ElementType): string {
   return `(is_nan(a) || is_nan(b)) ? a + b : ${op}(a, b)`;
 }
 
-function helpers(op: ScanOp, type: ElementType): string {
+/**
+ * The `totals` pass (x, partial) or the `scan` pass (x, y, offsets); params and runs as
+ * `scanPassKernel`'s.
+ */
+export function scanPassCuda(
+  op: ScanOp,
+  type: ElementType,
+  pass: "totals" | "scan",
+  exclusive: boolean,
+  vector: boolean,
+): CudaText {
   const t = C_TYPE[type];
-  return `
-  auto at = [&](unsigned int segment, unsigned int k) -> unsigned int {
-    return (segment / params.inner) * params.count * params.inner + segment % params.inner + k * params.inner;
-  };
+  const v4 = VECTOR[type];
+  const unit = vector ? v4 : t;
+  const loop = vector
+    ? `const ${v4}* xs = reinterpret_cast<const ${v4}*>(x);
+  for (${U} q = first / 4u; q < end / 4u; q++) { const ${U} i = base / 4u + q;`
+    : `for (${U} k = first; k < end; k++) { const ${U} i = base + k * params.inner;`;
+  // Each run folds left to right in the totals and the scan alike.
+  const body = pass === "totals"
+    ? `${t} acc = identity();
+  ${loop} acc = ${
+      vector
+        ? "combine(combine(combine(combine(acc, xs[i].x), xs[i].y), xs[i].z), xs[i].w)"
+        : "combine(acc, x[i])"
+    }; }
+  partial[tid] = acc;`
+    : `${t} acc = identity();
+  if (params.offsets == 1u) acc = offsets[tid];
+  ${vector ? `${v4}* ys = reinterpret_cast<${v4}*>(y);` : ""}
+  ${loop}
+    const ${unit} v = ${vector ? "xs" : "x"}[i];
+    ${
+      vector
+        ? `const ${t} s0 = combine(acc, v.x);
+    const ${t} s1 = combine(s0, v.y);
+    const ${t} s2 = combine(s1, v.z);
+    const ${t} s3 = combine(s2, v.w);
+    ${v4} o;
+    o.x = ${exclusive ? "acc" : "s0"}; o.y = ${exclusive ? "s0" : "s1"}; o.z = ${
+          exclusive ? "s1" : "s2"
+        }; o.w = ${exclusive ? "s2" : "s3"};
+    ys[i] = o;
+    acc = s3;`
+        : exclusive
+        ? "y[i] = acc;\n    acc = combine(acc, v);"
+        : "acc = combine(acc, v);\n    y[i] = acc;"
+    }
+  }`;
+  const entry = pass === "totals" ? "scan_totals" : "scan_runs";
+  const buffers = pass === "totals"
+    ? [["x", t, true], ["partial", t, false]] as const
+    : [["x", t, true], ["y", t, false], ["offsets", t, true]] as const;
+  const name = pass === "totals" ? "totals" : `runs${exclusive ? "_exclusive" : ""}`;
+  const run = scanRun(vector);
+  return {
+    id: `scan_${name}_${op}_${type}${vector ? "_vec4" : ""}.cuda`,
+    entryPoint: entry,
+    blockSize: [SCAN_WORKGROUP, 1, 1],
+    params: PARAMS,
+    source: `${cudaFrame(entry, buffers, PARAMS)}
   auto is_nan = [](float v) -> bool { return (__float_as_uint(v) & 0x7fffffffu) > 0x7f800000u; };
   (void)is_nan;
   auto identity = []() -> ${t} { return bitcast<${t}>(${scanIdentityBits(op, type) >>> 0}u); };
   auto combine = [&](${t} a, ${t} b) -> ${t} { return ${combineOf(op, type)}; };
-  __shared__ ${t} shared_values[${SCAN_WORKGROUP}];
-  const unsigned int group = global_block();
-  const unsigned int lid = threadIdx.x;
-  const unsigned int segment = group / params.blocks;
-  const unsigned int base = at(segment, 0u);`;
-}
-
-/** The `totals` pass: x, partial; params as `scanTotalsKernel`. */
-export function scanTotalsCuda(op: ScanOp, type: ElementType): CudaText {
-  const t = C_TYPE[type];
-  const w = SCAN_WORKGROUP;
-  const entry = "scan_totals";
-  const buffers = [["x", t, true], ["partial", t, false]] as const;
-  return {
-    id: `scan_totals_${op}_${type}.cuda`,
-    entryPoint: entry,
-    blockSize: [w, 1, 1],
-    params: PARAMS,
-    source: `${cudaFrame(entry, buffers, PARAMS)}${helpers(op, type)}
-  const unsigned int first = (group % params.blocks) * ${w * SCAN_PER_THREAD}u;
-  ${t} acc = identity();
-  for (unsigned int j = 0; j < ${SCAN_PER_THREAD}u; j++) {
-    const unsigned int k = first + j * ${w}u + lid;
-    if (k < params.count) acc = combine(acc, x[base + k * params.inner]);
-  }
-  shared_values[lid] = acc;
-  __syncthreads();
-  for (unsigned int stride = ${w / 2}u; stride > 0u; stride /= 2u) {
-    if (lid < stride) shared_values[lid] = combine(shared_values[lid], shared_values[lid + stride]);
-    __syncthreads();
-  }
-  if (lid == 0u) partial[group] = shared_values[0];
-}
-`,
-  };
-}
-
-/** The `scan` pass: x, y, offsets; params as `scanBlocksKernel`. */
-export function scanBlocksCuda(op: ScanOp, type: ElementType, exclusive: boolean): CudaText {
-  const t = C_TYPE[type];
-  const w = SCAN_WORKGROUP;
-  const e = SCAN_PER_THREAD;
-  const entry = "scan_blocks";
-  const buffers = [["x", t, true], ["y", t, false], ["offsets", t, true]] as const;
-  const write = exclusive
-    ? `const unsigned int i = base + k * params.inner; const ${t} v = x[i]; y[i] = acc; acc = combine(acc, v);`
-    : "const unsigned int i = base + k * params.inner; acc = combine(acc, x[i]); y[i] = acc;";
-  return {
-    id: `scan_blocks_${op}_${type}${exclusive ? "_exclusive" : ""}.cuda`,
-    entryPoint: entry,
-    blockSize: [w, 1, 1],
-    params: PARAMS,
-    source: `${cudaFrame(entry, buffers, PARAMS)}${helpers(op, type)}
-  const unsigned int first = (group % params.blocks) * ${w * e}u + lid * ${e}u;
-  ${t} total = identity();
-  for (unsigned int j = 0; j < ${e}u; j++) {
-    const unsigned int k = first + j;
-    if (k < params.count) total = combine(total, x[base + k * params.inner]);
-  }
-  shared_values[lid] = total;
-  __syncthreads();
-  for (unsigned int offset = 1u; offset < ${w}u; offset *= 2u) {
-    ${t} before = identity();
-    if (lid >= offset) before = shared_values[lid - offset];
-    __syncthreads();
-    shared_values[lid] = combine(before, shared_values[lid]);
-    __syncthreads();
-  }
-  ${t} acc = identity();
-  if (params.offsets == 1u) acc = offsets[group];
-  if (lid > 0u) acc = combine(acc, shared_values[lid - 1u]);
-  for (unsigned int j = 0; j < ${e}u; j++) {
-    const unsigned int k = first + j;
-    if (k < params.count) { ${write} }
-  }
+  const ${U} tid = global_block() * blockDim.x + threadIdx.x;
+  if (tid >= params.threads) return;
+  const ${U} segment = tid / params.runs;
+  const ${U} base = (segment / params.inner) * params.count * params.inner + segment % params.inner;
+  const ${U} first = (tid % params.runs) * ${run}u;
+  const ${U} end = min(first + ${run}u, params.count);
+  ${body}
 }
 `,
   };

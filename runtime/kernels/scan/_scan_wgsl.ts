@@ -2,14 +2,19 @@
  * The WGSL of scans (the kernel text, apart from the launch in `scan.ts`, so another backend can
  * give its own text for the same two passes).
  *
- * A segment of `count` elements (see `_grid.ts` for layouts) is cut into blocks of
- * {@linkcode SCAN_BLOCK} elements; workgroup `g` works on block `g % blocks` of segment
- * `g / blocks`, each of its {@linkcode SCAN_WORKGROUP} invocations on {@linkcode SCAN_PER_THREAD}
- * consecutive elements (no invocation loops more than that: llvmpipe's loop limit).
+ * A reduce-then-scan with no workgroup memory and no barrier (on llvmpipe a barrier switches
+ * between the workgroup's invocations, and that cost more than the memory traffic). A segment of
+ * `count` elements (see `_grid.ts` for layouts) is cut into runs of {@linkcode scanRun}
+ * elements; invocation `t` works on run `t % runs` of segment `t / runs`, a loop of at most
+ * {@linkcode SCAN_UNITS} units (far below llvmpipe's loop limit). A unit is a vec4 where a
+ * segment is contiguous and whole vec4s (`inner` 1, `count` divisible by 4: one load or store
+ * moves four elements, and on llvmpipe the count of loads and stores is what costs), else one
+ * element.
  *
- * - `totals`: each block's fold into `partial[g]`.
- * - `scan`: each block scanned, starting from `offsets[g]` (the exclusive scan of the totals,
- *   when there are several blocks per segment) — inclusive or exclusive.
+ * - `totals`: each run's fold into `partial[t]` (reads the input once).
+ * - `scan`: each run scanned from `offsets[t]` (the exclusive scan of the run totals, when a
+ *   segment has several runs), inclusive or exclusive (reads the input once more and writes the
+ *   output once: 12 bytes of traffic an element, a copy's 8).
  * - `rows`: segments of at most {@linkcode SCAN_ROW_MAX} elements, one invocation scanning each
  *   in order (a workgroup per short row would mostly wait at barriers: 70,000 rows of 3 took
  *   ~2.5 s on llvmpipe that way).
@@ -31,12 +36,15 @@ import { BITS_F32, bitsOf, type GeneratedKernel, SEGMENT_INDEX } from "../_grid.
  */
 export type ScanOp = "sum" | "max" | "min" | "prod";
 
-/** Invocations per workgroup. */
+/** Invocations per workgroup (the passes share no workgroup memory). */
 export const SCAN_WORKGROUP = 64;
-/** Consecutive elements per invocation. */
-export const SCAN_PER_THREAD = 32;
-/** Elements per block (per workgroup). */
-export const SCAN_BLOCK = SCAN_WORKGROUP * SCAN_PER_THREAD;
+/** Units (vec4s, or single elements) per run: one invocation's work. */
+export const SCAN_UNITS = 16;
+
+/** Elements per run: 64 with vec4 units, 16 with single elements. */
+export function scanRun(vector: boolean): number {
+  return SCAN_UNITS * (vector ? 4 : 1);
+}
 
 /** The longest segment that the `rows` kernel scans in one invocation. */
 export const SCAN_ROW_MAX = 64;
@@ -69,19 +77,18 @@ function combineOf(op: ScanOp, type: ElementType): string {
   return `select(${op}(a, b), a + b, is_nan(a) || is_nan(b))`;
 }
 
-function header(op: ScanOp, type: ElementType, shared = true): string {
-  return `struct Params { count: u32, inner: u32, blocks: u32, offsets: u32 }
+function header(op: ScanOp, type: ElementType): string {
+  return `struct Params { count: u32, inner: u32, runs: u32, offsets: u32, threads: u32 }
 @group(0) @binding(2) var<uniform> params: Params;
 ${SEGMENT_INDEX}
 ${BITS_F32}
 fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
 fn identity() -> ${type} { return ${bitsOf(type, IDENTITY_BITS[type][op])}; }
-fn combine(a: ${type}, b: ${type}) -> ${type} { return ${combineOf(op, type)}; }
-${shared ? `var<workgroup> shared_values: array<${type}, ${SCAN_WORKGROUP}>;` : ""}`;
+fn combine(a: ${type}, b: ${type}) -> ${type} { return ${combineOf(op, type)}; }`;
 }
 
 /**
- * The `rows` pass: bindings x (read), y (out), params, where `params.blocks` is the number of
+ * The `rows` pass: bindings x (read), y (out), params, where `params.threads` is the number of
  * segments (each at most {@linkcode SCAN_ROW_MAX} elements), one invocation each.
  */
 export function scanRowsKernel(op: ScanOp, type: ElementType, exclusive: boolean): GeneratedKernel {
@@ -92,11 +99,11 @@ export function scanRowsKernel(op: ScanOp, type: ElementType, exclusive: boolean
     id: `scan_rows_${op}_${type}${exclusive ? "_exclusive" : ""}`,
     source: `@group(0) @binding(0) var<storage, read> x: array<${type}>;
 @group(0) @binding(1) var<storage, read_write> y: array<${type}>;
-${header(op, type, false)}
+${header(op, type)}
 @compute @workgroup_size(${SCAN_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let segment = gid.x;
-  if (segment >= params.blocks) { return; }
+  if (segment >= params.threads) { return; }
   let base = at(segment, 0u);
   var acc = identity();
   for (var k = 0u; k < min(params.count, ${SCAN_ROW_MAX}u); k = k + 1u) { ${write} }
@@ -104,82 +111,67 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   };
 }
 
-/** The `totals` pass: bindings x (read), partial (one per workgroup), params. */
-export function scanTotalsKernel(op: ScanOp, type: ElementType): GeneratedKernel {
-  const w = SCAN_WORKGROUP;
-  return {
-    id: `scan_totals_${op}_${type}`,
-    source: `@group(0) @binding(0) var<storage, read> x: array<${type}>;
-@group(0) @binding(1) var<storage, read_write> partial: array<${type}>;
-${header(op, type)}
-@compute @workgroup_size(${w})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let segment = wid.x / params.blocks;
-  let base = at(segment, 0u);
-  let first = (wid.x % params.blocks) * ${SCAN_BLOCK}u;
-  var acc = identity();
-  for (var j = 0u; j < ${SCAN_PER_THREAD}u; j = j + 1u) {
-    let k = first + j * ${w}u + lid;
-    if (k < params.count) { acc = combine(acc, x[base + k * params.inner]); }
-  }
-  shared_values[lid] = acc;
-  workgroupBarrier();
-  for (var stride = ${w / 2}u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) { shared_values[lid] = combine(shared_values[lid], shared_values[lid + stride]); }
-    workgroupBarrier();
-  }
-  if (lid == 0u) { partial[wid.x] = shared_values[0]; }
-}`,
-  };
-}
-
 /**
- * The `scan` pass: bindings x (read), y (out), params, offsets (read; used when
- * `params.offsets` is 1).
+ * The `totals` pass (bindings x (read), partial (one per run), params) or the `scan` pass (x, y
+ * (out), params, offsets (one per run, read when `params.offsets` is 1)); `params.threads` is
+ * the number of runs in all. `vector`: units are vec4s (`inner` must be 1 and `count` divisible
+ * by 4).
  */
-export function scanBlocksKernel(
+export function scanPassKernel(
   op: ScanOp,
   type: ElementType,
+  pass: "totals" | "scan",
   exclusive: boolean,
+  vector: boolean,
 ): GeneratedKernel {
-  const w = SCAN_WORKGROUP;
-  const e = SCAN_PER_THREAD;
-  const write = exclusive
-    ? "let i = base + k * params.inner; let v = x[i]; y[i] = acc; acc = combine(acc, v);"
-    : "let i = base + k * params.inner; acc = combine(acc, x[i]); y[i] = acc;";
+  const unit = vector ? `vec4<${type}>` : type;
+  const loop = vector
+    ? "for (var q = first / 4u; q < end / 4u; q = q + 1u) { let i = base / 4u + q;"
+    : "for (var k = first; k < end; k = k + 1u) { let i = base + k * params.inner;";
+  // Each run folds left to right in the totals and the scan alike.
+  const body = pass === "totals"
+    ? `var acc = identity();
+  ${loop} let v = x[i]; acc = ${
+      vector ? "combine(combine(combine(combine(acc, v.x), v.y), v.z), v.w)" : "combine(acc, v)"
+    }; }
+  partial[t] = acc;`
+    : `var acc = identity();
+  if (params.offsets == 1u) { acc = offsets[t]; }
+  ${loop}
+    let v = x[i];
+    ${
+      vector
+        ? `let s0 = combine(acc, v.x);
+    let s1 = combine(s0, v.y);
+    let s2 = combine(s1, v.z);
+    let s3 = combine(s2, v.w);
+    y[i] = ${exclusive ? "vec4(acc, s0, s1, s2)" : "vec4(s0, s1, s2, s3)"};
+    acc = s3;`
+        : exclusive
+        ? "y[i] = acc;\n    acc = combine(acc, v);"
+        : "acc = combine(acc, v);\n    y[i] = acc;"
+    }
+  }`;
+  const bindings = pass === "totals"
+    ? `@group(0) @binding(1) var<storage, read_write> partial: array<${type}>;`
+    : `@group(0) @binding(1) var<storage, read_write> y: array<${unit}>;
+@group(0) @binding(3) var<storage, read> offsets: array<${type}>;`;
+  const name = pass === "totals" ? "totals" : `runs${exclusive ? "_exclusive" : ""}`;
+  const run = scanRun(vector);
   return {
-    id: `scan_blocks_${op}_${type}${exclusive ? "_exclusive" : ""}`,
-    source: `@group(0) @binding(0) var<storage, read> x: array<${type}>;
-@group(0) @binding(1) var<storage, read_write> y: array<${type}>;
-@group(0) @binding(3) var<storage, read> offsets: array<${type}>;
+    id: `scan_${name}_${op}_${type}${vector ? "_vec4" : ""}`,
+    source: `@group(0) @binding(0) var<storage, read> x: array<${unit}>;
+${bindings}
 ${header(op, type)}
-@compute @workgroup_size(${w})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let segment = wid.x / params.blocks;
+@compute @workgroup_size(${SCAN_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let t = gid.x;
+  if (t >= params.threads) { return; }
+  let segment = t / params.runs;
   let base = at(segment, 0u);
-  let first = (wid.x % params.blocks) * ${SCAN_BLOCK}u + lid * ${e}u;
-  var total = identity();
-  for (var j = 0u; j < ${e}u; j = j + 1u) {
-    let k = first + j;
-    if (k < params.count) { total = combine(total, x[base + k * params.inner]); }
-  }
-  // Inclusive scan of the invocations' totals (Hillis-Steele, ${Math.log2(w)} steps).
-  shared_values[lid] = total;
-  workgroupBarrier();
-  for (var offset = 1u; offset < ${w}u; offset = offset * 2u) {
-    var before = identity();
-    if (lid >= offset) { before = shared_values[lid - offset]; }
-    workgroupBarrier();
-    shared_values[lid] = combine(before, shared_values[lid]);
-    workgroupBarrier();
-  }
-  var acc = identity();
-  if (params.offsets == 1u) { acc = offsets[wid.x]; }
-  if (lid > 0u) { acc = combine(acc, shared_values[lid - 1u]); }
-  for (var j = 0u; j < ${e}u; j = j + 1u) {
-    let k = first + j;
-    if (k < params.count) { ${write} }
-  }
+  let first = (t % params.runs) * ${run}u;
+  let end = min(first + ${run}u, params.count);
+  ${body}
 }`,
   };
 }

@@ -12,14 +12,13 @@ import type { ElementType } from "../elementwise.ts";
 import { cached, elementTypeOf, type GeneratedKernel, type Layout, layoutOf } from "../_grid.ts";
 import { backendOf, backendTexts, launch as launchOn } from "../_backend_kernels.ts";
 import {
-  SCAN_BLOCK,
   SCAN_ROW_MAX,
-  scanBlocksKernel,
   type ScanOp,
+  scanPassKernel,
   scanRowsKernel,
-  scanTotalsKernel,
+  scanRun,
 } from "./_scan_wgsl.ts";
-import { scanBlocksCuda, scanTotalsCuda } from "./_scan_cuda.ts";
+import { scanPassCuda } from "./_scan_cuda.ts";
 
 export type { ScanOp } from "./_scan_wgsl.ts";
 
@@ -63,32 +62,42 @@ export interface ScanOptions {
 }
 
 const OPS: readonly ScanOp[] = ["sum", "max", "min", "prod"];
-/** The two passes' texts by backend; keys `t:op:type` (totals) and `b:op:type:exclusive`. */
 /** The short-rows kernels (WebGPU only), by op, type and exclusivity. */
 const kernels = new Map<string, GeneratedKernel>();
 
+/** The two passes' texts by backend, keyed `pass:op:type:exclusive:vector`. */
 const texts = backendTexts({
-  webgpu: (key) => passOf(key, scanTotalsKernel, scanBlocksKernel),
-  cuda: (key) => passOf(key, scanTotalsCuda, scanBlocksCuda),
+  webgpu: (key) => passOf(key, scanPassKernel),
+  cuda: (key) => passOf(key, scanPassCuda),
 });
 
 function passOf<T>(
   key: string,
-  totals: (op: ScanOp, type: ElementType) => T,
-  blocks: (op: ScanOp, type: ElementType, exclusive: boolean) => T,
+  make: (
+    op: ScanOp,
+    type: ElementType,
+    pass: "totals" | "scan",
+    exclusive: boolean,
+    vector: boolean,
+  ) => T,
 ): T {
-  const [pass, op, type, exclusive] = key.split(":");
-  return pass === "t"
-    ? totals(op as ScanOp, type as ElementType)
-    : blocks(op as ScanOp, type as ElementType, exclusive === "true");
+  const [pass, op, type, exclusive, vector] = key.split(":");
+  return make(
+    op as ScanOp,
+    type as ElementType,
+    pass as "totals" | "scan",
+    exclusive === "true",
+    vector === "true",
+  );
 }
 
 /**
  * Scans a handle of f32, i32 or u32 elements: element `i` of the result folds elements `0..i`
  * (inclusive) or `0..i-1` (`exclusive`) of its sequence with `op`. Integer sums and products
  * wrap around as the type does; f32 max and min propagate NaN (as NumPy's
- * `maximum.accumulate`). f32 sums are added in blocks, not left to right: rounding may differ
- * from a sequential sum in the last bits.
+ * `maximum.accumulate`). f32 sums are added in runs of 16 to 64 elements, each run starting from
+ * the sum of the runs' totals before it, not left to right: rounding may differ from a
+ * sequential sum in the last bits.
  *
  * @example Prefix sums, and running maxima of each row
  * ```ts ignore
@@ -156,8 +165,8 @@ export interface ScanSpec {
 }
 
 /**
- * Scans `x` into `y` (both checked, `layout` elements): a pass of block totals, the exclusive
- * scan of the totals (the same, recursively), then each block scanned from its offset.
+ * Scans `x` into `y` (both checked, `layout` elements): a pass of run totals, the exclusive
+ * scan of the totals (the same, recursively), then each run scanned from its offset.
  */
 export function scanInto(
   client: ComputeClient,
@@ -177,23 +186,24 @@ export function scanInto(
       `r:${op}:${type}:${exclusive}`,
       () => scanRowsKernel(op, type, exclusive),
     );
-    const params = { count, inner, blocks: segments, offsets: 0 };
+    const params = { count, inner, runs: 1, offsets: 0, threads: segments };
     launchOn(client, kernel, { threads: segments, buffers: [x, y], params, stream });
     return;
   }
-  const blocks = Math.ceil(count / SCAN_BLOCK);
-  const groups = segments * blocks;
-  const params = { count, inner, blocks, offsets: blocks > 1 ? 1 : 0 };
-  const launch = { kind: "static", x: groups, y: 1, z: 1 } as const;
-  using totals = blocks > 1 ? client.empty(groups, type, { stream }) : undefined;
-  // With one block per segment, no offset is read: a one-element stand-in fills the binding.
-  using offsets = client.empty(blocks > 1 ? groups : 1, type, { stream });
+  // Contiguous segments of whole vec4s move as vec4s (bindings are 256-byte aligned).
+  const vector = inner === 1 && count % 4 === 0;
+  const runs = Math.ceil(count / scanRun(vector));
+  const threads = segments * runs;
+  const params = { count, inner, runs, offsets: runs > 1 ? 1 : 0, threads };
+  using totals = runs > 1 ? client.empty(threads, type, { stream }) : undefined;
+  // With one run per segment, no offset is read: a one-element stand-in fills the binding.
+  using offsets = client.empty(runs > 1 ? threads : 1, type, { stream });
   if (totals !== undefined) {
-    const kernel = texts(client, "scan", `t:${op}:${type}`);
-    launchOn(client, kernel, { count: launch, buffers: [x, totals], params, stream });
-    const over = { outer: segments, count: blocks, inner: 1, segments };
+    const kernel = texts(client, "scan", `totals:${op}:${type}:false:${vector}`);
+    launchOn(client, kernel, { threads, buffers: [x, totals], params, stream });
+    const over = { outer: segments, count: runs, inner: 1, segments };
     scanInto(client, totals, offsets, over, { op, type, exclusive: true, stream });
   }
-  const kernel = texts(client, "scan", `b:${op}:${type}:${exclusive}`);
-  launchOn(client, kernel, { count: launch, buffers: [x, y, offsets], params, stream });
+  const kernel = texts(client, "scan", `scan:${op}:${type}:${exclusive}:${vector}`);
+  launchOn(client, kernel, { threads, buffers: [x, y, offsets], params, stream });
 }

@@ -11,8 +11,8 @@ import type { StreamId } from "../../core/stream_id.ts";
 import type { ElementType } from "../elementwise.ts";
 import { elementTypeOf, layoutOf } from "../_grid.ts";
 import { backendTexts, launch as launchOn } from "../_backend_kernels.ts";
-import { ARG_CHUNK, argKernel } from "./_arg_wgsl.ts";
-import { argCuda } from "./_arg_cuda.ts";
+import { ARG_ROW_MAX, argKernel, argRowsKernel, PARTIAL_CHUNK, VALUE_CHUNK } from "./_arg_wgsl.ts";
+import { argCuda, argRowsCuda } from "./_arg_cuda.ts";
 
 /**
  * Options of {@linkcode argmax} and {@linkcode argmin}.
@@ -42,22 +42,31 @@ export interface ArgOptions {
   stream?: StreamId;
 }
 
-/** The passes' texts by backend, keyed `type:largest:from:to`. */
+/** The passes' texts by backend, keyed `type:largest:from:to:vector`, or `type:largest:rows`. */
 const texts = backendTexts({
-  webgpu: (key) => passOf(key, argKernel),
-  cuda: (key) => passOf(key, argCuda),
+  webgpu: (key) => passOf(key, argKernel, argRowsKernel),
+  cuda: (key) => passOf(key, argCuda, argRowsCuda),
 });
 
 function passOf<T>(
   key: string,
-  make: (t: ElementType, l: boolean, f: "values" | "partials", to: "partials" | "indices") => T,
+  make: (
+    t: ElementType,
+    l: boolean,
+    f: "values" | "partials",
+    to: "partials" | "indices",
+    vector: boolean,
+  ) => T,
+  rows: (t: ElementType, l: boolean) => T,
 ): T {
-  const [type, largest, from, to] = key.split(":");
+  const [type, largest, from, to, vector] = key.split(":");
+  if (from === "rows") return rows(type as ElementType, largest === "true");
   return make(
     type as ElementType,
     largest === "true",
     from as "values" | "partials",
     to as "partials" | "indices",
+    vector === "true",
   );
 }
 
@@ -123,9 +132,21 @@ function arg(
   const out = client.empty(segments, "u32", { stream });
   if (segments === 0) return out;
   try {
-    const chunks = Math.ceil(count / ARG_CHUNK);
+    if (count <= ARG_ROW_MAX && segments > 1) {
+      // Many short segments: one invocation folds each.
+      launchOn(client, texts(client, name, `${type}:${largest}:rows`), {
+        threads: segments,
+        buffers: [x, out],
+        params: { count, inner, segments },
+        stream,
+      });
+      return out;
+    }
+    const chunks = Math.ceil(count / VALUE_CHUNK);
+    // Contiguous segments of whole vec4s are read as vec4s (bindings are 256-byte aligned).
+    const vector = inner === 1 && count % 4 === 0;
     const kernel = (from: "values" | "partials", to: "partials" | "indices") =>
-      texts(client, name, `${type}:${largest}:${from}:${to}`);
+      texts(client, name, `${type}:${largest}:${from}:${to}:${from === "values" && vector}`);
     const launch = (groups: number) => ({ kind: "static", x: groups, y: 1, z: 1 }) as const;
     if (chunks === 1) {
       launchOn(client, kernel("values", "indices"), {
@@ -147,7 +168,7 @@ function arg(
         stream,
       });
       for (let left = chunks; left > 1;) {
-        const next = Math.ceil(left / ARG_CHUNK);
+        const next = Math.ceil(left / PARTIAL_CHUNK);
         const params = { count: left, inner: 1, chunks: next };
         if (next === 1) {
           launchOn(client, kernel("partials", "indices"), {
