@@ -43,12 +43,11 @@ export interface Sortable {
 
 /**
  * The caller's keys (and values) that the first pass encodes as it reads them (see
- * `Encoding`); `descending` inverts the order keys. Never disposed here.
+ * `Encoding`; `RadixPlan.descending` inverts the order keys). Never disposed here.
  */
 export interface RawInput extends Encoding {
   readonly keys: Handle;
   readonly values?: Handle;
-  readonly descending: boolean;
 }
 
 /** Passes of one sort: first all key passes (`keyBits` bits), then row passes (`rowBits`). */
@@ -58,6 +57,13 @@ export interface RadixPlan {
   readonly rowBits?: number;
   /** With row passes: the row of element index `p` is `p / cols`. */
   readonly cols?: number;
+  /** Whether the keys are inverted order keys (encoded by the first pass, or decoded). */
+  readonly descending?: boolean;
+  /**
+   * Without row passes: the last pass writes the keys' values of this type (their bits, see
+   * `scatterKernel`) instead of their order keys.
+   */
+  readonly decode?: ElementType;
   readonly stream?: StreamId;
 }
 
@@ -67,8 +73,8 @@ export function paddedLength(n: number): number {
 }
 
 /**
- * The passes' texts by backend: keys `c:role`, `s:source:payload` (each then `:type:payload`
- * with an encoding), `totals` and `offsets`.
+ * The passes' texts by backend: keys `c:role:encoding` (`encoding` is `type/payload` or `-`),
+ * `s:source:payload:encoding:decode` (`decode` a type or `-`), `totals` and `offsets`.
  */
 const texts = backendTexts({
   webgpu: (key) => passOf(key, countKernel, scatterKernel, totalsKernel, offsetsKernel),
@@ -78,28 +84,27 @@ const texts = backendTexts({
 function passOf<T>(
   key: string,
   count: (role: CountRole, encoding?: Encoding) => T,
-  scatter: (source: DigitSource, payload: boolean, encoding?: Encoding) => T,
+  scatter: (source: DigitSource, payload: boolean, encoding?: Encoding, decode?: ElementType) => T,
   totals: () => T,
   offsets: () => T,
 ): T {
-  const parts = key.split(":");
-  const [pass, source] = parts;
-  const rest = pass === "c" ? parts.slice(2) : parts.slice(3);
-  const encoding = rest.length === 0
-    ? undefined
-    : { type: rest[0] as ElementType, payload: rest[1] as Payload };
-  return pass === "c"
-    ? count(source as CountRole, encoding)
-    : pass === "s"
-    ? scatter(source as DigitSource, parts[2] === "true", encoding)
-    : pass === "totals"
-    ? totals()
-    : offsets();
+  const [pass, source, ...rest] = key.split(":");
+  const encodingOf = (text: string): Encoding | undefined => {
+    if (text === "-") return undefined;
+    const [type, payload] = text.split("/");
+    return { type: type as ElementType, payload: payload as Payload };
+  };
+  if (pass === "c") return count(source as CountRole, encodingOf(rest[0]));
+  if (pass === "s") {
+    const decode = rest[2] === "-" ? undefined : rest[2] as ElementType;
+    return scatter(source as DigitSource, rest[0] === "true", encodingOf(rest[1]), decode);
+  }
+  return pass === "totals" ? totals() : offsets();
 }
 
-/** The key suffix of an encoding (`count` reads no payload: one text per key type). */
+/** The key part of an encoding (`count` reads no payload: one text per key type). */
 function encodingKey(encoding: Encoding | undefined, payload = true): string {
-  return encoding === undefined ? "" : `:${encoding.type}:${payload ? encoding.payload : "none"}`;
+  return encoding === undefined ? "-" : `${encoding.type}/${payload ? encoding.payload : "none"}`;
 }
 
 /**
@@ -154,7 +159,8 @@ export function radixSort(
   const layout = { outer: 1, count: RADIX_DIGITS * runs, inner: 1, segments: 1 };
   try {
     passes.forEach(([source, shift], index) => {
-      const flags = raw?.descending ? 0xffffffff : 0;
+      const flags = plan.descending ? 0xffffffff : 0;
+      const decode = index === passes.length - 1 && source === "key" ? plan.decode : undefined;
       const params = { n, shift, runs, run, cols: plan.cols ?? 1, flags };
       const role: CountRole = source === "row" ? "row" : index === 0 ? "first" : "later";
       const encoding = index === 0 ? raw : undefined;
@@ -163,7 +169,7 @@ export function radixSort(
         : [current.keys, ...(hasPayload ? [current.payload!] : [])];
       const digits = source === "key" ? inputs[0] : current!.payload!;
       const countBuffers = source === "key" ? [digits, counts, bits!] : [digits, counts];
-      launch(client, texts(client, "sort", `c:${role}${encodingKey(encoding, false)}`), {
+      launch(client, texts(client, "sort", `c:${role}:${encodingKey(encoding, false)}`), {
         threads: runs,
         buffers: countBuffers,
         params,
@@ -188,7 +194,11 @@ export function radixSort(
         keys: client.empty(length, "u32", { stream }),
         payload: hasPayload ? client.empty(length, "u32", { stream }) : undefined,
       };
-      const scatter = texts(client, "sort", `s:${source}:${hasPayload}${encodingKey(encoding)}`);
+      const scatter = texts(
+        client,
+        "sort",
+        `s:${source}:${hasPayload}:${encodingKey(encoding)}:${decode ?? "-"}`,
+      );
       const buffers = [
         ...inputs,
         offsets,

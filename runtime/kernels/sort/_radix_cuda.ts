@@ -9,7 +9,7 @@
 
 import { C_TYPE, type CudaBuffer, cudaFrame, type CudaText } from "../_backend_kernels.ts";
 import type { ElementType } from "../elementwise.ts";
-import { orderKeyCuda } from "../_order_keys.ts";
+import { fromOrderKeyCuda, orderKeyCuda } from "../_order_keys.ts";
 import {
   type CountRole,
   type DigitSource,
@@ -132,8 +132,12 @@ export function scatterCuda(
   source: DigitSource,
   payload: boolean,
   encoding?: Encoding,
+  decode?: ElementType,
 ): CudaText {
   const input = inputs(encoding, true, payload);
+  const store = decode === undefined
+    ? `auto store_key = [&](${U} k) -> ${U} { return k; };`
+    : `auto store_key = [&](${U} k) -> ${U} { return bitcast<u32>(from_order_key(k ^ params.flags)); };`;
   const entry = "radix_scatter";
   const buffers: CudaBuffer[] = [
     ...input.buffers,
@@ -143,7 +147,9 @@ export function scatterCuda(
     ...(source === "key" ? [["bits", U, true] as const] : []),
   ];
   const move = (to: string) =>
-    `keys_out[${to}] = key_at(i);${payload ? ` payload_out[${to}] = payload_at(i);` : ""}`;
+    `keys_out[${to}] = store_key(key_at(i));${
+      payload ? ` payload_out[${to}] = payload_at(i);` : ""
+    }`;
   const copy = source === "key"
     ? `
   if (${CONSTANT_DIGIT}) {
@@ -152,14 +158,18 @@ export function scatterCuda(
   }`
     : "";
   return {
-    id: `radix_scatter_${source}${payload ? "_payload" : ""}${encodingId(encoding)}.cuda`,
+    id: `radix_scatter_${source}${payload ? "_payload" : ""}${encodingId(encoding)}${
+      decode === undefined ? "" : `_to_${decode}`
+    }.cuda`,
     entryPoint: entry,
     blockSize: [BLOCK, 1, 1],
     params: PARAMS,
     source: `${input.functions}
+${decode === undefined ? "" : fromOrderKeyCuda(decode)}
 ${cudaFrame(entry, buffers, PARAMS)}
   ${digitLambda(source)}
   ${input.lambdas}
+  ${store}
 ${RUN}${copy}
   // pos[d]: where the run's next key of digit d goes.
   ${U} pos[${RADIX_DIGITS}];

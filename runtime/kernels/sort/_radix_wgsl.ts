@@ -30,7 +30,7 @@
 
 import type { ElementType } from "../elementwise.ts";
 import type { GeneratedKernel } from "../_grid.ts";
-import { orderKeyFunction } from "../_order_keys.ts";
+import { fromOrderKeyFunction, orderKeyFunction } from "../_order_keys.ts";
 
 /** Bits per pass. */
 export const RADIX_BITS = 8;
@@ -192,14 +192,21 @@ ${
 /**
  * The scatter pass. Bindings: keys_in, payload_in (vec4, read, with a payload; with an encoding
  * of the first pass: x, and v with values), offsets (the scanned counts, read), keys_out,
- * payload_out (with a payload), bits (key passes, read), params.
+ * payload_out (with a payload), bits (key passes, read), params. With `decode` (the last pass),
+ * keys_out gets the bits of the keys' values of that type (`from_order_key(key ^ flags)`).
  */
 export function scatterKernel(
   source: DigitSource,
   payload: boolean,
   encoding?: Encoding,
+  decode?: ElementType,
 ): GeneratedKernel {
   const input = inputs(encoding, true, payload);
+  // The last pass may write the keys' values (their bits) instead of their order keys.
+  const store = decode === undefined
+    ? "fn store_key(k: u32) -> u32 { return k; }"
+    : `${fromOrderKeyFunction(decode)}
+fn store_key(k: u32) -> u32 { return bitcast<u32>(from_order_key(k ^ params.flags)); }`;
   const declarations = bindAll([
     ...input.declarations,
     "var<storage, read> offsets: array<u32>;",
@@ -217,7 +224,7 @@ export function scatterKernel(
 ${load}
 ${
       eachLane((l, q) =>
-        `keys_out[j * 4u + ${q}u] = v.${l};${
+        `keys_out[j * 4u + ${q}u] = store_key(v.${l});${
           payload ? ` payload_out[j * 4u + ${q}u] = p.${l};` : ""
         }`
       )
@@ -227,9 +234,12 @@ ${
   }`
     : "";
   return {
-    id: `radix_scatter_${source}${payload ? "_payload" : ""}${encodingId(encoding)}`,
+    id: `radix_scatter_${source}${payload ? "_payload" : ""}${encodingId(encoding)}${
+      decode === undefined ? "" : `_to_${decode}`
+    }`,
     source: `${declarations}
 ${input.functions}
+${store}
 ${digitsFunction(source)}${source === "key" ? `\n${CONSTANT_DIGIT}` : ""}
 @compute @workgroup_size(${RADIX_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
@@ -242,7 +252,7 @@ ${load}
     let d = digits(${source === "key" ? "v" : "p"});
 ${
       eachLane((l) =>
-        `let to = pos[d.${l}]; pos[d.${l}] = to + 1u; keys_out[to] = v.${l};${
+        `let to = pos[d.${l}]; pos[d.${l}] = to + 1u; keys_out[to] = store_key(v.${l});${
           payload ? ` payload_out[to] = p.${l};` : ""
         }`
       )

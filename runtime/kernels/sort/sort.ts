@@ -115,7 +115,10 @@ export function sort(
   const descending = checkDescending(options, "sort");
   if (values === undefined) {
     const payload = type === "f32" ? "bits" : "none";
-    const sorted = sortKeys(client, keys, type, payload, undefined, n, descending, stream);
+    const decoded = type === "f32" || !descending && type === "u32" ? undefined : type;
+    const sorted = sortKeys(client, keys, type, payload, undefined, n, descending, stream, {
+      decode: decoded,
+    });
     // f32 keys come back as their own bits (the keys made -0 and NaN one pattern each), u32
     // keys sorted up as themselves: no decoding.
     if (type === "f32" || !descending && type === "u32") {
@@ -125,6 +128,7 @@ export function sort(
       other?.dispose();
       return narrow(type === "f32" ? retype(result, "f32") : result, n);
     }
+    if (n >= 2) return narrow(retype(sorted.keys, type), n); // decoded by the last pass
     try {
       const body = "out[i] = from_order_key(keys[i] ^ params.flags);";
       return decode(client, sorted.keys, type, body, { type, n, descending, stream });
@@ -140,7 +144,23 @@ export function sort(
   }
   // f32 keys carry their index (to gather keys and values), others the values' bits.
   const payload = type === "f32" ? "index" : valueType;
-  const sorted = sortKeys(client, keys, type, payload, values, n, descending, stream);
+  const decoded = type === "f32" ? undefined : type;
+  const sorted = sortKeys(client, keys, type, payload, values, n, descending, stream, {
+    decode: decoded,
+  });
+  if (decoded !== undefined && n >= 2) {
+    // The last pass wrote the keys' values; the payload is the values' bits.
+    const out = narrow(retype(sorted.keys, type), n);
+    const outValues = narrow(retype(sorted.payload!, valueType), n);
+    return {
+      keys: out,
+      values: outValues,
+      [Symbol.dispose]() {
+        out.dispose();
+        outValues.dispose();
+      },
+    };
+  }
   try {
     const out = client.empty(n, type, { stream });
     const outValues = client.empty(n, valueType, { stream });
@@ -244,8 +264,9 @@ interface Coding {
 
 /**
  * The encoded keys of `keys` (order keys, inverted when descending) and the payload, radix
- * sorted, in handles of `paddedLength(n)` elements. Exported for topk, which sorts rows with
- * `rows`.
+ * sorted, in handles of `paddedLength(n)` elements. Exported for topk, which sorts `rows` rows
+ * of `cols` elements. With `decode` and two keys or more, the keys come back as the bits of
+ * their values of that type.
  */
 export function sortKeys(
   client: ComputeClient,
@@ -256,10 +277,20 @@ export function sortKeys(
   n: number,
   descending: boolean,
   stream: StreamId | undefined,
-  rows?: { readonly rows: number; readonly cols: number },
+  shape: { readonly rows?: number; readonly cols?: number; readonly decode?: ElementType } = {},
 ): Sortable {
-  const rowBits = rows === undefined || rows.rows <= 1 ? 0 : Math.ceil(Math.log2(rows.rows));
-  const plan = { n, keyBits: 32, rowBits, cols: rows?.cols, stream };
+  const { rows = 1, cols, decode } = shape;
+  const rowBits = rows <= 1 ? 0 : Math.ceil(Math.log2(rows));
+  // Two keys or more: the passes decode (fewer come back as order keys, for the caller to decode).
+  const plan = {
+    n,
+    keyBits: 32,
+    rowBits,
+    cols,
+    stream,
+    descending,
+    decode: n >= 2 ? decode : undefined,
+  };
   // u32 keys sorted up are their own order keys: the passes read them as they are when their
   // length is a whole number of vec4s (the first pass writes new handles; the clone is disposed).
   if (type === "u32" && !descending && payload === "none" && n >= 4 && n % 4 === 0) {
