@@ -64,6 +64,12 @@ export interface RadixPlan {
    * `scatterKernel`) instead of their order keys.
    */
   readonly decode?: ElementType;
+  /**
+   * Key passes only: the payload is f32 keys' own bits, carried only when some key's bits are
+   * not its order key's value (-0, NaN other than `0x7fc00000`); with `decode`, the last pass
+   * writes them as the keys there, and the returned payload holds nothing.
+   */
+  readonly optionalPayload?: boolean;
   readonly stream?: StreamId;
 }
 
@@ -74,7 +80,7 @@ export function paddedLength(n: number): number {
 
 /**
  * The passes' texts by backend: keys `c:role:encoding` (`encoding` is `type/payload` or `-`),
- * `s:source:payload:encoding:decode` (`decode` a type or `-`), `totals` and `offsets`.
+ * `s:source:payload:encoding:decode:optional` (`decode` a type or `-`), `totals` and `offsets`.
  */
 const texts = backendTexts({
   webgpu: (key) => passOf(key, countKernel, scatterKernel, totalsKernel, offsetsKernel),
@@ -84,7 +90,13 @@ const texts = backendTexts({
 function passOf<T>(
   key: string,
   count: (role: CountRole, encoding?: Encoding) => T,
-  scatter: (source: DigitSource, payload: boolean, encoding?: Encoding, decode?: ElementType) => T,
+  scatter: (
+    source: DigitSource,
+    payload: boolean,
+    encoding?: Encoding,
+    decode?: ElementType,
+    optional?: boolean,
+  ) => T,
   totals: () => T,
   offsets: () => T,
 ): T {
@@ -97,7 +109,13 @@ function passOf<T>(
   if (pass === "c") return count(source as CountRole, encodingOf(rest[0]));
   if (pass === "s") {
     const decode = rest[2] === "-" ? undefined : rest[2] as ElementType;
-    return scatter(source as DigitSource, rest[0] === "true", encodingOf(rest[1]), decode);
+    return scatter(
+      source as DigitSource,
+      rest[0] === "true",
+      encodingOf(rest[1]),
+      decode,
+      rest[3] === "true",
+    );
   }
   return pass === "totals" ? totals() : offsets();
 }
@@ -148,10 +166,14 @@ export function radixSort(
   let current: Sortable | undefined = raw === undefined ? input as Sortable : undefined;
   using counts = client.empty(RADIX_DIGITS * runs, "u32", { stream });
   using offsets = client.empty(RADIX_DIGITS * runs, "u32", { stream });
-  // [OR, AND] of every key, folded by the first key pass's count.
+  // [OR, AND] of every key and whether an f32 key is inexact, folded by the first key pass's count.
   using bits = plan.keyBits > 0
-    ? client.createWithData(new Uint32Array([0, 0xffffffff]), { stream })
+    ? client.createWithData(new Uint32Array([0, 0xffffffff, 0]), { stream })
     : undefined;
+  const optional = plan.optionalPayload === true && hasPayload;
+  if (optional && (plan.rowBits ?? 0) > 0) {
+    throw new RangeError("radixSort: an optional payload needs key passes only");
+  }
   // The counts' sum per digit, when one invocation per digit scans them.
   using totals = runs <= OFFSETS_MAX_RUNS
     ? client.empty(RADIX_DIGITS, "u32", { stream })
@@ -190,20 +212,23 @@ export function radixSort(
           stream,
         });
       }
+      // The last pass of an optional payload writes it as the keys: no payload comes out.
       const next: Sortable = {
         keys: client.empty(length, "u32", { stream }),
-        payload: hasPayload ? client.empty(length, "u32", { stream }) : undefined,
+        payload: hasPayload && !(optional && decode !== undefined)
+          ? client.empty(length, "u32", { stream })
+          : undefined,
       };
       const scatter = texts(
         client,
         "sort",
-        `s:${source}:${hasPayload}:${encodingKey(encoding)}:${decode ?? "-"}`,
+        `s:${source}:${hasPayload}:${encodingKey(encoding)}:${decode ?? "-"}:${optional}`,
       );
       const buffers = [
         ...inputs,
         offsets,
         next.keys,
-        ...(hasPayload ? [next.payload!] : []),
+        ...(next.payload !== undefined ? [next.payload] : []),
         ...(source === "key" ? [bits!] : []),
       ];
       try {

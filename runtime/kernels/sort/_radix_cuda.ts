@@ -98,6 +98,7 @@ export function countCuda(role: CountRole, encoding?: Encoding): CudaText {
     ...(row ? [] : [["bits", U, role === "later"] as const]),
   ];
   const fold = role === "first";
+  const inexact = fold && encoding?.type === "f32";
   return {
     id: `radix_count_${role}${encodingId(encoding, false)}.cuda`,
     entryPoint: entry,
@@ -111,14 +112,18 @@ ${RUN}${role === "later" ? `\n  if (${CONSTANT_DIGIT}) return;` : ""}
   ${U} seen[${RADIX_DIGITS}];
   for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) seen[g] = 0u;${
       fold ? `\n  ${U} ones = 0u, zeros = 0xffffffffu;` : ""
-    }
+    }${inexact ? `\n  ${U} inexact = 0u;` : ""}
   for (${U} i = first; i < end; i++) {
     const ${U} v = ${row ? "payload_at" : "key_at"}(i);
-    seen[digit(v)]++;${fold ? "\n    ones |= v;\n    zeros &= v;" : ""}
+    seen[digit(v)]++;${fold ? "\n    ones |= v;\n    zeros &= v;" : ""}${
+      inexact
+        ? `\n    const ${U} b = __float_as_uint(x[i]);\n    inexact |= (b == 0x80000000u || ((b & 0x7fffffffu) > 0x7f800000u && b != 0x7fc00000u)) ? 1u : 0u;`
+        : ""
+    }
   }
   for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) counts[g * params.runs + t] = seen[g];${
       fold ? "\n  atomicOr(&bits[0], ones);\n  atomicAnd(&bits[1], zeros);" : ""
-    }
+    }${inexact ? "\n  if (inexact != 0u) atomicOr(&bits[2], 1u);" : ""}
 }
 `,
   };
@@ -133,8 +138,10 @@ export function scatterCuda(
   payload: boolean,
   encoding?: Encoding,
   decode?: ElementType,
+  optional = false,
 ): CudaText {
   const input = inputs(encoding, true, payload);
+  const last = optional && decode !== undefined;
   const store = decode === undefined
     ? `auto store_key = [&](${U} k) -> ${U} { return k; };`
     : `auto store_key = [&](${U} k) -> ${U} { return bitcast<u32>(from_order_key(k ^ params.flags)); };`;
@@ -143,12 +150,18 @@ export function scatterCuda(
     ...input.buffers,
     ["offsets", U, true],
     ["keys_out", U, false],
-    ...(payload ? [["payload_out", U, false] as const] : []),
+    ...(payload && !(optional && decode !== undefined) ? [["payload_out", U, false] as const] : []),
     ...(source === "key" ? [["bits", U, true] as const] : []),
   ];
   const move = (to: string) =>
-    `keys_out[${to}] = store_key(key_at(i));${
-      payload ? ` payload_out[${to}] = payload_at(i);` : ""
+    `keys_out[${to}] = ${
+      last ? "carry ? payload_at(i) : store_key(key_at(i))" : "store_key(key_at(i))"
+    };${
+      !payload || last
+        ? ""
+        : optional
+        ? ` if (carry) payload_out[${to}] = payload_at(i);`
+        : ` payload_out[${to}] = payload_at(i);`
     }`;
   const copy = source === "key"
     ? `
@@ -158,9 +171,9 @@ export function scatterCuda(
   }`
     : "";
   return {
-    id: `radix_scatter_${source}${payload ? "_payload" : ""}${encodingId(encoding)}${
-      decode === undefined ? "" : `_to_${decode}`
-    }.cuda`,
+    id: `radix_scatter_${source}${payload ? optional ? "_optional" : "_payload" : ""}${
+      encodingId(encoding)
+    }${decode === undefined ? "" : `_to_${decode}`}.cuda`,
     entryPoint: entry,
     blockSize: [BLOCK, 1, 1],
     params: PARAMS,
@@ -170,7 +183,7 @@ ${cudaFrame(entry, buffers, PARAMS)}
   ${digitLambda(source)}
   ${input.lambdas}
   ${store}
-${RUN}${copy}
+${RUN}${optional ? "\n  const bool carry = bits[2] != 0u;" : ""}${copy}
   // pos[d]: where the run's next key of digit d goes.
   ${U} pos[${RADIX_DIGITS}];
   for (${U} g = 0u; g < ${RADIX_DIGITS}u; g++) pos[g] = offsets[g * params.runs + t];

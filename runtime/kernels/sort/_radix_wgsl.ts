@@ -17,6 +17,9 @@
  * - `scatter`: each invocation moves its run's keys in order, each to its digit's running
  *   destination: the pass is stable.
  *
+ * The first pass's count of f32 keys also sets `bits[2]` when some key is -0 or a NaN other than
+ * `0x7fc00000`: only then do the keys' own bits travel with them (an optional payload).
+ *
  * Passes whose digit is the same in every key are copies: the first key pass's `count` also
  * folds every key into `bits = [OR of the keys, AND of the keys]` (atomics, once per
  * invocation); a key pass whose digit bits agree there (`OR ^ AND` is 0 on them) counts nothing
@@ -77,6 +80,12 @@ function digitsFunction(source: DigitSource): string {
     RADIX_DIGITS - 1
   }u); }`;
 }
+
+/** Whether f32 key `i`'s bits are not those of its order key's value (the caller's keys `x`). */
+const INEXACT = `fn inexact_at(i: u32) -> u32 {
+  let b = bitcast<u32>(x[min(i, params.n - 1u)]);
+  return select(0u, 1u, b == 0x80000000u || ((b & 0x7fffffffu) > 0x7f800000u && b != 0x7fc00000u));
+}`;
 
 const CONSTANT_DIGIT = `fn constant_digit() -> bool {
   return (((bits[0] ^ bits[1]) >> params.shift) & ${RADIX_DIGITS - 1}u) == 0u;
@@ -152,6 +161,8 @@ export function countKernel(role: CountRole, encoding?: Encoding): GeneratedKern
   const row = role === "row";
   const input = inputs(encoding, !row, row);
   const fold = role === "first";
+  // f32 keys whose bits their order key does not give back (-0, NaN other than 0x7fc00000).
+  const inexact = fold && encoding?.type === "f32";
   const declarations = bindAll([
     ...input.declarations,
     "var<storage, read_write> counts: array<u32>;",
@@ -163,28 +174,28 @@ export function countKernel(role: CountRole, encoding?: Encoding): GeneratedKern
   return {
     id: `radix_count_${role}${encodingId(encoding, false)}`,
     source: `${declarations}
-${input.functions}
+${input.functions}${inexact ? `\n${INEXACT}` : ""}
 ${digitsFunction(row ? "row" : "key")}${role === "later" ? `\n${CONSTANT_DIGIT}` : ""}
 @compute @workgroup_size(${RADIX_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
 ${RUN}${role === "later" ? "\n  if (constant_digit()) { return; }" : ""}
   var seen: array<u32, ${RADIX_DIGITS}>;${
       fold ? "\n  var ones = 0u;\n  var zeros = 0xffffffffu;" : ""
-    }
+    }${inexact ? "\n  var inexact = 0u;" : ""}
   for (var j = first / 4u; j * 4u < end; j = j + 1u) {
     let v = ${row ? "load_payload" : "load_keys"}(j);
     let d = digits(v);
 ${
-      eachLane((l) =>
+      eachLane((l, q) =>
         `seen[d.${l}] = seen[d.${l}] + 1u;${
           fold ? ` ones = ones | v.${l}; zeros = zeros & v.${l};` : ""
-        }`
+        }${inexact ? ` inexact = inexact | inexact_at(j * 4u + ${q}u);` : ""}`
       )
     }
   }
   for (var g = 0u; g < ${RADIX_DIGITS}u; g = g + 1u) { counts[g * params.runs + t] = seen[g]; }${
       fold ? "\n  atomicOr(&bits[0], ones);\n  atomicAnd(&bits[1], zeros);" : ""
-    }
+    }${inexact ? "\n  if (inexact != 0u) { atomicOr(&bits[2], 1u); }" : ""}
 }`,
   };
 }
@@ -193,13 +204,17 @@ ${
  * The scatter pass. Bindings: keys_in, payload_in (vec4, read, with a payload; with an encoding
  * of the first pass: x, and v with values), offsets (the scanned counts, read), keys_out,
  * payload_out (with a payload), bits (key passes, read), params. With `decode` (the last pass),
- * keys_out gets the bits of the keys' values of that type (`from_order_key(key ^ flags)`).
+ * keys_out gets the bits of the keys' values of that type (`from_order_key(key ^ flags)`). An
+ * `optional` payload (f32 keys' own bits) moves only where `bits[2]` is set (some key's bits are
+ * not its order key's value: -0, NaN other than `0x7fc00000`); the last pass then writes it as
+ * the key.
  */
 export function scatterKernel(
   source: DigitSource,
   payload: boolean,
   encoding?: Encoding,
   decode?: ElementType,
+  optional = false,
 ): GeneratedKernel {
   const input = inputs(encoding, true, payload);
   // The last pass may write the keys' values (their bits) instead of their order keys.
@@ -211,52 +226,58 @@ fn store_key(k: u32) -> u32 { return bitcast<u32>(from_order_key(k ^ params.flag
     ...input.declarations,
     "var<storage, read> offsets: array<u32>;",
     "var<storage, read_write> keys_out: array<u32>;",
-    payload ? "var<storage, read_write> payload_out: array<u32>;" : "",
+    payload && !(optional && decode !== undefined)
+      ? "var<storage, read_write> payload_out: array<u32>;"
+      : "",
     source === "key" ? "var<storage, read> bits: array<u32>;" : "",
     PARAMS,
     "var<uniform> params: Params;",
   ]);
-  const load = `    let v = load_keys(j);${payload ? "\n    let p = load_payload(j);" : ""}`;
+  const load = `    let v = load_keys(j);${
+    !payload
+      ? ""
+      : optional
+      ? "\n    var p = vec4u();\n    if (carry) { p = load_payload(j); }"
+      : "\n    let p = load_payload(j);"
+  }`;
+  // With an optional payload the last pass writes the payload as the key where it is carried.
+  const last = optional && decode !== undefined;
+  const move = (l: string, to: string) =>
+    `keys_out[${to}] = ${last ? `select(store_key(v.${l}), p.${l}, carry)` : `store_key(v.${l})`};${
+      !payload || last
+        ? ""
+        : optional
+        ? ` if (carry) { payload_out[${to}] = p.${l}; }`
+        : ` payload_out[${to}] = p.${l};`
+    }`;
   const copy = source === "key"
     ? `
   if (constant_digit()) {
     for (var j = first / 4u; j * 4u < end; j = j + 1u) {
 ${load}
-${
-      eachLane((l, q) =>
-        `keys_out[j * 4u + ${q}u] = store_key(v.${l});${
-          payload ? ` payload_out[j * 4u + ${q}u] = p.${l};` : ""
-        }`
-      )
-    }
+${eachLane((l, q) => move(l, `j * 4u + ${q}u`))}
     }
     return;
   }`
     : "";
   return {
-    id: `radix_scatter_${source}${payload ? "_payload" : ""}${encodingId(encoding)}${
-      decode === undefined ? "" : `_to_${decode}`
-    }`,
+    id: `radix_scatter_${source}${payload ? optional ? "_optional" : "_payload" : ""}${
+      encodingId(encoding)
+    }${decode === undefined ? "" : `_to_${decode}`}`,
     source: `${declarations}
 ${input.functions}
 ${store}
 ${digitsFunction(source)}${source === "key" ? `\n${CONSTANT_DIGIT}` : ""}
 @compute @workgroup_size(${RADIX_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
-${RUN}${copy}
+${RUN}${optional ? "\n  let carry = bits[2] != 0u;" : ""}${copy}
   // pos[d]: where the run's next key of digit d goes.
   var pos: array<u32, ${RADIX_DIGITS}>;
   for (var g = 0u; g < ${RADIX_DIGITS}u; g = g + 1u) { pos[g] = offsets[g * params.runs + t]; }
   for (var j = first / 4u; j * 4u < end; j = j + 1u) {
 ${load}
     let d = digits(${source === "key" ? "v" : "p"});
-${
-      eachLane((l) =>
-        `let to = pos[d.${l}]; pos[d.${l}] = to + 1u; keys_out[to] = store_key(v.${l});${
-          payload ? ` payload_out[to] = p.${l};` : ""
-        }`
-      )
-    }
+${eachLane((l) => `let to = pos[d.${l}]; pos[d.${l}] = to + 1u; ${move(l, "to")}`)}
   }
 }`,
   };

@@ -115,13 +115,16 @@ export function sort(
   const descending = checkDescending(options, "sort");
   if (values === undefined) {
     const payload = type === "f32" ? "bits" : "none";
-    const decoded = type === "f32" || !descending && type === "u32" ? undefined : type;
+    const decoded = !descending && type === "u32" ? undefined : type;
+    // f32 keys carry their own bits (the keys made -0 and NaN one pattern each) where some key
+    // needs them: the last pass writes them, or the keys' values, as the keys.
     const sorted = sortKeys(client, keys, type, payload, undefined, n, descending, stream, {
       decode: decoded,
+      optionalPayload: type === "f32",
     });
-    // f32 keys come back as their own bits (the keys made -0 and NaN one pattern each), u32
-    // keys sorted up as themselves: no decoding.
-    if (type === "f32" || !descending && type === "u32") {
+    // Fewer than 2 f32 keys come back as their bits in the payload, u32 keys sorted up as
+    // themselves: no decoding.
+    if (type === "f32" && n < 2 || !descending && type === "u32") {
       const [result, other] = type === "f32"
         ? [sorted.payload!, sorted.keys]
         : [sorted.keys, sorted.payload];
@@ -266,7 +269,8 @@ interface Coding {
  * The encoded keys of `keys` (order keys, inverted when descending) and the payload, radix
  * sorted, in handles of `paddedLength(n)` elements. Exported for topk, which sorts `rows` rows
  * of `cols` elements. With `decode` and two keys or more, the keys come back as the bits of
- * their values of that type.
+ * their values of that type; with `optionalPayload` too (f32 keys carrying their bits), as the
+ * keys' own bits (see `RadixPlan`).
  */
 export function sortKeys(
   client: ComputeClient,
@@ -277,9 +281,14 @@ export function sortKeys(
   n: number,
   descending: boolean,
   stream: StreamId | undefined,
-  shape: { readonly rows?: number; readonly cols?: number; readonly decode?: ElementType } = {},
+  shape: {
+    readonly rows?: number;
+    readonly cols?: number;
+    readonly decode?: ElementType;
+    readonly optionalPayload?: boolean;
+  } = {},
 ): Sortable {
-  const { rows = 1, cols, decode } = shape;
+  const { rows = 1, cols, decode, optionalPayload } = shape;
   const rowBits = rows <= 1 ? 0 : Math.ceil(Math.log2(rows));
   // Two keys or more: the passes decode (fewer come back as order keys, for the caller to decode).
   const plan = {
@@ -290,6 +299,7 @@ export function sortKeys(
     stream,
     descending,
     decode: n >= 2 ? decode : undefined,
+    optionalPayload,
   };
   // u32 keys sorted up are their own order keys: the passes read them as they are when their
   // length is a whole number of vec4s (the first pass writes new handles; the clone is disposed).
