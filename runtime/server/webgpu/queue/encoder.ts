@@ -53,6 +53,7 @@ interface Parked {
 }
 
 const SETTLED: Promise<void> = Promise.resolve();
+const NO_STREAMS: readonly StreamId[] = Object.freeze([]);
 
 /** A backend stream: the open encoder and pass, and what to run after submission. */
 export interface EncoderStream {
@@ -251,7 +252,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.#chunks.upload(); // outside the scope: its errors are not this submission's
     if (!stream.scoped && stream.isolated === undefined) {
       // Graph replays only: nothing here can fail validation (module doc), no scope to watch.
-      this.#device.queue.submit([this.#take(stream).encoder.finish()]);
+      this.#device.queue.submit([this.#take(stream, false).encoder.finish()]);
       this.stats.submits++;
       this.timing?.submitted();
       return;
@@ -283,12 +284,17 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.#released ??= this.#release();
   }
 
-  /** Ends the pass and takes the stream's encoder with what it holds (the stream starts over). */
-  #take(stream: EncoderStream) {
+  /**
+   * Ends the pass and takes the stream's encoder with what it holds (the stream starts over);
+   * the streams of its dispatches only when `named` (a scoped submission reports them).
+   */
+  #take(stream: EncoderStream, named = true) {
     this.#endPass(stream);
     const encoder = stream.encoder!;
     const isolated = stream.isolated;
-    const streams = isolated === undefined && stream.streams.size > 0 ? [...stream.streams] : [];
+    const streams = named && isolated === undefined && stream.streams.size > 0
+      ? [...stream.streams]
+      : NO_STREAMS;
     stream.encoder = undefined;
     stream.isolated = undefined;
     stream.scoped = false;
