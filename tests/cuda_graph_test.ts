@@ -112,6 +112,47 @@ Deno.test("a CUDA graph holds its handles; a kernel error rejects the capture", 
   assert.deepEqual(await client.read(y), new Float32Array(n).fill(1));
 });
 
+Deno.test("a CUDA replay shows in a trace and a per-kernel profile as its kernels under its label", async () => {
+  resetHazards();
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  using x = client.createWithData(new Float32Array(n).fill(1));
+  using y = client.createWithData(new Float32Array(n).fill(2));
+  using graph = await client.capture(() => {
+    client.execute(CUDA_KERNELS.scaleF32, {
+      threads,
+      buffers: [x],
+      metadata: meta,
+      scalars: { f32: [3] },
+    });
+    client.execute(CUDA_KERNELS.addF32, { threads, buffers: [x, y, x], metadata: meta });
+  }, { label: "step" });
+  const names = ["step/" + CUDA_KERNELS.scaleF32.id, "step/" + CUDA_KERNELS.addF32.id];
+  const recorder = client.trace();
+  graph.replay();
+  graph.replay();
+  await client.sync();
+  const trace = await recorder.stop();
+  const kernels = trace.events.flatMap((e) => e.type === "kernel" ? [e] : []);
+  assert.deepEqual(kernels.map((k) => k.kernel), [...names, ...names]);
+  for (const [i, k] of kernels.entries()) {
+    assert.ok(k.start <= k.end, `${k.start} <= ${k.end}`);
+    if (i > 0) assert.ok(kernels[i - 1].end <= k.start + 1e-6, "in order on one stream");
+    assert.deepEqual(k.workgroups, [Math.ceil(n / 256), 1, 1]);
+  }
+  const before = graphLaunches();
+  const { duration } = await client.profile(() => graph.replay({ params: {} }), {
+    perKernel: true,
+  });
+  assert.deepEqual(duration.kernels!.map((k) => k.kernel), names);
+  graph.replay(); // no trace, no per-kernel window: one cuGraphLaunch again
+  assert.equal(graphLaunches() - before, 1);
+  // ((1 * 3 + 2) * 3 + 2) ... four replays in all.
+  let cpu = 1;
+  for (let r = 0; r < 4; r++) cpu = cpu * 3 + 2;
+  assert.deepEqual(await client.read(x), new Float32Array(n).fill(cpu));
+  assert.equal(hazardCount(), 0, hazardReport());
+});
+
 Deno.test("examples/graph.ts on the simulated CUDA device: 1,000 replays match the CPU", async () => {
   resetHazards();
   const { heatDiffusion } = await import("../examples/graph.ts");

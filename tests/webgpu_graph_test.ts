@@ -224,7 +224,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a trace shows a replay as its kernels under the graph's label",
+  name: "a trace and a per-kernel profile show a replay as its kernels under the graph's label",
   ignore,
   async fn() {
     using client = await createClient();
@@ -240,5 +240,11 @@ Deno.test({
     const names = trace.events.filter((e) => e.type === "kernel").map((e) => e.kernel);
     assert.deepEqual(names, ["twice/graph_test_step", "twice/graph_test_step"]);
     assert.deepEqual(await client.read(x), new Float32Array(4).fill(4));
+    if (!adapter?.features.has("timestamp-query")) return; // per-kernel profiles need timestamps
+    const { duration } = await client.profile(() => graph.replay(), { perKernel: true });
+    const kernels = duration.kernels!;
+    assert.deepEqual(kernels.map((k) => k.kernel), names);
+    assert.ok(kernels.every((k) => k.start <= k.end) && kernels[0].end <= kernels[1].start + 1e-6);
+    assert.deepEqual(await client.read(x), new Float32Array(4).fill((4 * 2 + 1) * 2 + 2));
   },
 });

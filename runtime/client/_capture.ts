@@ -260,23 +260,31 @@ export class LaunchGraph implements Disposable {
    * Runs the recorded launches, in order, on the graph's stream; `params` first rewrite named
    * params in place. `DESTROYED` after dispose or after the client was destroyed.
    */
-  replay(options: ReplayOptions = {}): void {
-    const { gate, server, held, stream, native, label } = this.#parts;
-    if (this.#disposed) throw new DestroyedError(`Launch graph '${label}' was disposed`);
+  replay(options?: ReplayOptions): void {
+    const parts = this.#parts, gate = parts.gate;
+    if (this.#disposed) throw new DestroyedError(`Launch graph '${parts.label}' was disposed`);
     if (gate.closed !== undefined) throw gate.closed;
-    gate.refuse("replay");
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`options must be an object, got ${describe(options)}`);
+    if (gate.active) gate.refuse("replay");
+    let params: KernelParams | undefined;
+    if (options !== undefined) {
+      if (typeof options !== "object" || options === null) {
+        throw new TypeError(`options must be an object, got ${describe(options)}`);
+      }
+      params = options.params;
     }
-    const params = options.params;
-    const run = native !== undefined
-      ? () => server.replayGraph!(native, stream, params)
-      : this.#launchByLaunch(params);
+    const { server, held, stream, native } = parts;
+    const run = native === undefined ? this.#launchByLaunch(params) : undefined;
     if (!held.busy) {
+      // The short path: nothing held, one registration of the prepared graph on the server.
       held.errors.throwFor(stream);
-      return run();
+      return run === undefined ? server.replayGraph!(native!, stream, params) : run();
     }
-    held.runVoid(stream, this.#records, this.#parts.handles, run);
+    held.runVoid(
+      stream,
+      this.#records,
+      parts.handles,
+      run ?? (() => server.replayGraph!(native!, stream, params)),
+    );
   }
 
   /** A replay on a server without graphs: params checked now, then each launch executed. */

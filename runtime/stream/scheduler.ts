@@ -16,10 +16,10 @@ import type { SchedulerStrategy } from "../core/config.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
 import type { SliceRecord } from "../core/handles/slice_record.ts";
 import type { HandleRef } from "../core/handles/handle.ts";
-import { assertStreamId, type StreamId } from "../core/stream_id.ts";
+import type { StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 import { clearArray } from "../core/_clear_array.ts";
-import { errorList, joinErrors } from "../core/_join_errors.ts";
+import { checkRefs, readList, releasePins, throwAll, writes } from "./_scheduler_refs.ts";
 import type {
   RegisterOptions,
   SchedulerMultiStreamOptions,
@@ -187,6 +187,7 @@ export class SchedulerMultiStream<T, S> {
    * order, with the configured strategy. Every listed backend stream is flushed, even an empty one.
    */
   executeStreams(ids: Iterable<StreamId>): void {
+    if (Array.isArray(ids) && ids.length === 1) return this.#executeOne(ids[0]);
     const indices: number[] = [];
     for (const id of ids) {
       const index = this.#pool.streamIndex(id);
@@ -218,6 +219,43 @@ export class SchedulerMultiStream<T, S> {
         }
       }
     }
+  }
+
+  /**
+   * {@linkcode executeStreams} of one stream (a flush): the same steps as the sequential strategy
+   * (the interleaved one of a single stream is the same), allocating nothing of its own.
+   */
+  #executeOne(id: StreamId): void {
+    const state = this.#pool.getIndex(this.#pool.streamIndex(id));
+    const { tasks, pinned, stream } = state;
+    state.tasks = state.spareTasks ?? [];
+    state.pinned = state.sparePinned ?? [];
+    state.spareTasks = state.sparePinned = undefined;
+    state.memories.clear();
+    state.written.clear();
+    let errors: unknown[] | undefined;
+    try {
+      for (let i = 0; i < tasks.length; i++) {
+        try {
+          this.#backend.enqueue(tasks[i], stream);
+        } catch (error) {
+          (errors ??= []).push(error);
+        }
+      }
+      try {
+        this.#backend.flush(stream);
+      } catch (error) {
+        (errors ??= []).push(error);
+      }
+    } finally {
+      this.#release(pinned);
+      clearArray(tasks);
+      if (pinned.length === 0 && state.spareTasks === undefined) {
+        state.spareTasks = tasks;
+        state.sparePinned = pinned;
+      }
+    }
+    if (errors !== undefined) throwAll(errors);
   }
 
   /** Executes every stream that has queued tasks, in pool order (for sync and reads). */
@@ -340,57 +378,4 @@ export class SchedulerMultiStream<T, S> {
       errors.push(error);
     }
   }
-}
-
-/** Throws `errors` as one (see `core/_join_errors.ts`), if any. */
-function throwAll(errors: readonly unknown[]): void {
-  const count = errors.flatMap(errorList).length;
-  const error = joinErrors(errors, `${count} scheduler backend calls failed`);
-  if (error !== undefined) throw error;
-}
-
-/** The refs a task only reads, or `undefined` when it may write every one. */
-function readList(reads: Iterable<HandleRef> | undefined): readonly HandleRef[] | undefined {
-  if (reads === undefined) return undefined;
-  const list = Array.isArray(reads) ? reads : [...reads];
-  return list.length === 0 ? undefined : list;
-}
-
-/**
- * True when the task writes `record`: it binds that memory more often than it reads it. Counted,
- * not matched by identity: a handle hands out one cached `HandleRef`, so a kernel that binds one
- * handle twice (read-only and writable) lists the same object twice and reads it once.
- */
-function writes(
-  list: readonly HandleRef[],
-  reads: readonly HandleRef[],
-  record: SliceRecord,
-): boolean {
-  let uses = 0;
-  for (let i = 0; i < list.length; i++) if (list[i].slice.record === record) uses++;
-  for (let i = 0; i < reads.length; i++) if (reads[i].slice.record === record) uses--;
-  return uses > 0;
-}
-
-/** Validates refs before any state changes (an array is used as is, not copied). */
-function checkRefs(refs: Iterable<HandleRef>): readonly HandleRef[] {
-  if (refs === null || typeof refs !== "object" || !(Symbol.iterator in refs)) {
-    throw new TypeError(`refs must be an iterable of HandleRef, got ${describe(refs)}`);
-  }
-  const list = Array.isArray(refs) ? refs : [...refs];
-  for (let i = 0; i < list.length; i++) {
-    const ref = list[i];
-    if (typeof ref?.assertLive !== "function") {
-      throw new TypeError(`refs[${i}] must be a HandleRef, got ${describe(ref)}`);
-    }
-    ref.assertLive();
-    assertStreamId(ref.stream);
-  }
-  return list;
-}
-
-/** Releases the pins of submitted (or dropped) tasks, once: the list is emptied. */
-function releasePins(pinned: SliceRecord[]): void {
-  for (let i = 0; i < pinned.length; i++) pinned[i].unpin();
-  clearArray(pinned); // keeps its storage: the array is queued into again (see executeStreams)
 }

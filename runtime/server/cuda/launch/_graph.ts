@@ -9,6 +9,12 @@
  * driver without the graph symbols (or, for a graph with named params, without the node ones)
  * replays launch by launch (said once in the log).
  *
+ * Traces and per-kernel profiles show a replay as its kernels, `label/kernel`, each timed on the
+ * device: the driver times a graph launch only as a whole (events around it), so while a trace or
+ * a per-kernel window is open a replay launches its kernels one by one (the same kernels, params
+ * and order, each between its own timing events), as the WebGPU server encodes each dispatch of a
+ * replay in a timed pass of its own then. Outside them a replay is one `cuGraphLaunch`.
+ *
  * @module
  */
 
@@ -79,22 +85,21 @@ export class CudaGraph implements Disposable {
     if (params !== undefined) {
       this.#params.update(launcher.parts, this.#launches, this.#exec, params);
     }
-    if (this.#exec === null) {
+    const { driver, streams, profiler } = launcher.parts;
+    if (this.#exec === null || profiler.timesKernels) {
+      // Launch by launch (module doc): each kernel its own launch, named under the graph's label.
       for (const launch of this.#launches) {
-        launcher.enqueue(launcher.prepare(launch), streamId);
+        const name = `${this.label}/${kernelName(launch.kernel)}`;
+        launcher.enqueue(launcher.prepare(launch), streamId, name);
       }
       return;
     }
-    const { driver, streams, profiler } = launcher.parts;
     using ordered = streams.order(streamId, this.#refs, { enforceHealthy: true });
     const stream = ordered.stream;
-    const n = this.#launches.length;
-    const timed = profiler.timeLaunch(stream, streamId, this.label, [n, 1, 1]);
     driver.check(
       driver.symbols.cuGraphLaunch!(this.#exec, stream.handle),
       `cuGraphLaunch(${this.label}, stream ${stream.index})`,
     );
-    timed?.();
   }
 
   [Symbol.dispose](): void {

@@ -165,11 +165,14 @@ export class CudaLauncher {
     return { launch, ...deviceChecks(this.#parts, launch) };
   }
 
-  /** Orders `streamId` after other streams' uses of the launch's refs, then launches. */
-  enqueue(prepared: PreparedLaunch, streamId: StreamId): void {
+  /**
+   * Orders `streamId` after other streams' uses of the launch's refs, then launches; `name` is
+   * the launch's name in traces and profiles (a graph's replay: `label/kernel`).
+   */
+  enqueue(prepared: PreparedLaunch, streamId: StreamId, name?: string): void {
     const ctx = this.#parts;
     const { launch: { kernel, count, args }, block, fixed, fn, params, countAt } = prepared;
-    const name = kernelName(kernel);
+    name ??= kernelName(kernel);
     const [bx, by, bz] = block;
     const buffers = args.refs();
     using ordered = ctx.streams.order(

@@ -65,6 +65,11 @@ export class CudaProfiler {
     return this.#windows.size;
   }
 
+  /** Whether launches may be timed now (a trace or a per-kernel window is open). */
+  get timesKernels(): boolean {
+    return this.#perKernel > 0;
+  }
+
   /** The running trace, if any. */
   get trace(): CudaTraceLog | undefined {
     return this.#trace;

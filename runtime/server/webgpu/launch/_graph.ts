@@ -19,6 +19,7 @@ import type { KernelLaunch } from "../../server.ts";
 import type { ReflectedBinding } from "../compile/_reflect.ts";
 import type { DispatchTask, GraphTask, PooledTask } from "../queue/_tasks.ts";
 import { launchError } from "../queue/_device_validation.ts";
+import { graphRuns } from "../queue/_graph_runs.ts";
 import type { WgslKernel } from "../kernel.ts";
 import type { WebGpuParts } from "../_parts.ts";
 import { GraphParams, GraphParamsFull } from "./_graph_params.ts";
@@ -73,7 +74,12 @@ export class WebGpuGraph implements Disposable {
     }
     this.refs = [...refs.values()];
     this.reads = this.refs.filter((ref) => !written.has(ref.slice.record));
-    this.task = { kind: "graph", dispatches: tasks, done: () => this.#pending-- };
+    this.task = {
+      kind: "graph",
+      dispatches: tasks,
+      runs: graphRuns(tasks),
+      done: () => this.#pending--,
+    };
   }
 
   /** Launches in the graph. */

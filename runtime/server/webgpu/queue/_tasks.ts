@@ -8,6 +8,7 @@
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { CompiledKernel } from "../compile/pipeline_cache.ts";
+import type { GraphRun } from "./_graph_runs.ts";
 
 /** One buffer-to-buffer copy. */
 export interface BufferCopy {
@@ -16,6 +17,14 @@ export interface BufferCopy {
   readonly destination: GPUBuffer;
   readonly destinationOffset: number;
   readonly size: number;
+}
+
+/** Encodes `copies` in order. */
+export function encodeCopies(encoder: GPUCommandEncoder, copies: readonly BufferCopy[]): void {
+  for (const copy of copies) {
+    const { source, sourceOffset, destination, destinationOffset, size } = copy;
+    encoder.copyBufferToBuffer(source, sourceOffset, destination, destinationOffset, size);
+  }
 }
 
 /** Where an indirect dispatch reads its workgroup counts. */
@@ -68,6 +77,8 @@ export interface CopyTask {
 export interface GraphTask {
   readonly kind: "graph";
   readonly dispatches: readonly DispatchTask[];
+  /** The dispatches as runs (`_graph_runs.ts`), or `undefined` when one is indirect. */
+  readonly runs: readonly GraphRun[] | undefined;
   readonly done?: () => void;
 }
 

@@ -29,15 +29,16 @@ import type { StreamErrors } from "../../../stream/stream_errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { BindGroupCache } from "../launch/_bind_group_cache.ts";
 import type { ParamChunks } from "../launch/_param_chunks.ts";
-import type {
-  BufferCopy,
-  DispatchTask,
-  EncoderTiming,
-  GpuTask,
-  PassGroup,
-  TaskPool,
+import {
+  type DispatchTask,
+  encodeCopies,
+  type EncoderTiming,
+  type GpuTask,
+  type PassGroup,
+  type TaskPool,
 } from "./_tasks.ts";
 import { type Bound, type Isolated, LaunchValidation } from "./_device_validation.ts";
+import { encodeRuns } from "./_graph_runs.ts";
 
 /** A finished submission parked until the kernel it waits for is validated. */
 interface Parked {
@@ -52,6 +53,7 @@ interface Parked {
 }
 
 const SETTLED: Promise<void> = Promise.resolve();
+const NO_STREAMS: readonly StreamId[] = Object.freeze([]);
 
 /** A backend stream: the open encoder and pass, and what to run after submission. */
 export interface EncoderStream {
@@ -185,7 +187,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       if (stream.isolated !== undefined) this.#submit(stream);
       this.#endPass(stream);
       stream.scoped = true;
-      this.#encodeCopies(this.#encoder(stream), task.copies);
+      encodeCopies(this.#encoder(stream), task.copies);
       task.encode?.(this.#encoder(stream));
       this.timing?.copied(task);
       return;
@@ -197,6 +199,10 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       if (stream.lastStream !== from) {
         stream.streams.add(from); // named by the safety net of a shared submission
         stream.lastStream = from;
+      }
+      // Untimed: the runs prepared at capture, in a tight loop (`_graph_runs.ts`).
+      if (task.runs !== undefined && this.timing === null) {
+        return encodeRuns(this.#openPass(stream), task.runs, stream);
       }
       for (let i = 0; i < dispatches.length; i++) this.#dispatch(stream, dispatches[i]);
       return;
@@ -246,7 +252,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.#chunks.upload(); // outside the scope: its errors are not this submission's
     if (!stream.scoped && stream.isolated === undefined) {
       // Graph replays only: nothing here can fail validation (module doc), no scope to watch.
-      this.#device.queue.submit([this.#take(stream).encoder.finish()]);
+      this.#device.queue.submit([this.#take(stream, false).encoder.finish()]);
       this.stats.submits++;
       this.timing?.submitted();
       return;
@@ -278,12 +284,17 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.#released ??= this.#release();
   }
 
-  /** Ends the pass and takes the stream's encoder with what it holds (the stream starts over). */
-  #take(stream: EncoderStream) {
+  /**
+   * Ends the pass and takes the stream's encoder with what it holds (the stream starts over);
+   * the streams of its dispatches only when `named` (a scoped submission reports them).
+   */
+  #take(stream: EncoderStream, named = true) {
     this.#endPass(stream);
     const encoder = stream.encoder!;
     const isolated = stream.isolated;
-    const streams = isolated === undefined && stream.streams.size > 0 ? [...stream.streams] : [];
+    const streams = named && isolated === undefined && stream.streams.size > 0
+      ? [...stream.streams]
+      : NO_STREAMS;
     stream.encoder = undefined;
     stream.isolated = undefined;
     stream.scoped = false;
@@ -335,11 +346,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     }
     const timing = this.timing;
     if (timing !== null) this.#timedPass(stream, task, timing);
-    else if (stream.pass === undefined) {
-      stream.pass = this.#encoder(stream).beginComputePass();
-      this.stats.passes++;
-    }
-    const pass = stream.pass!;
+    const pass = timing === null ? this.#openPass(stream) : stream.pass!;
     // Consecutive dispatches of one kernel share the pipeline state of the pass.
     if (stream.pipeline !== task.kernel.pipeline) {
       pass.setPipeline(task.kernel.pipeline);
@@ -359,18 +366,6 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     else pass.dispatchWorkgroupsIndirect(indirect.scratch, 0);
   }
 
-  #encodeCopies(encoder: GPUCommandEncoder, copies: readonly BufferCopy[]): void {
-    for (const copy of copies) {
-      encoder.copyBufferToBuffer(
-        copy.source,
-        copy.sourceOffset,
-        copy.destination,
-        copy.destinationOffset,
-        copy.size,
-      );
-    }
-  }
-
   #timedPass(stream: EncoderStream, task: DispatchTask, timing: EncoderTiming): void {
     const group = timing.group(task, stream.pass === undefined ? undefined : stream.group);
     if (stream.pass !== undefined && group === stream.group) return;
@@ -380,6 +375,13 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     });
     stream.group = group;
     this.stats.passes++;
+  }
+
+  /** The open pass (untimed), begun if there is none. */
+  #openPass(stream: EncoderStream): GPUComputePassEncoder {
+    if (stream.pass !== undefined) return stream.pass;
+    this.stats.passes++;
+    return stream.pass = this.#encoder(stream).beginComputePass();
   }
 
   #encoder(stream: EncoderStream): GPUCommandEncoder {

@@ -1,0 +1,87 @@
+/**
+ * A captured graph's dispatches as runs, made once at capture: consecutive dispatches that share
+ * their pipeline and bind groups form one run, encoded as one `setPipeline`/`setBindGroup` and
+ * its `dispatchWorkgroups` calls from a flat array of counts. A replay encodes them in a tight
+ * loop over objects prepared at capture, with no per-dispatch checks (the encoder's general path
+ * is for launches, whose state changes between dispatches).
+ *
+ * @module
+ */
+
+import type { DispatchTask } from "./_tasks.ts";
+
+/** Consecutive dispatches of one pipeline and one set of bind groups. */
+export interface GraphRun {
+  readonly pipeline: GPUComputePipeline;
+  readonly bindGroup: GPUBindGroup;
+  /** The bind groups of groups 1 and up, or `undefined`. */
+  readonly groups: readonly GPUBindGroup[] | undefined;
+  /** Workgroup counts, `x, y, z` per dispatch. */
+  readonly counts: readonly number[];
+}
+
+/** The pass state the encoder keeps: what was set last on the open pass. */
+export interface PassState {
+  pipeline: GPUComputePipeline | undefined;
+  bindGroup: GPUBindGroup | undefined;
+}
+
+/**
+ * The runs of `dispatches`, or `undefined` when one is indirect (it needs a copy between passes:
+ * the encoder's general path encodes those).
+ */
+export function graphRuns(dispatches: readonly DispatchTask[]): GraphRun[] | undefined {
+  const runs: {
+    pipeline: GPUComputePipeline;
+    bindGroup: GPUBindGroup;
+    groups: readonly GPUBindGroup[] | undefined;
+    counts: number[];
+  }[] = [];
+  for (const dispatch of dispatches) {
+    if (dispatch.indirect !== undefined) return undefined;
+    const pipeline = dispatch.kernel.pipeline;
+    const last = runs.at(-1);
+    if (
+      last !== undefined && last.pipeline === pipeline && last.bindGroup === dispatch.bindGroup &&
+      last.groups === dispatch.groups
+    ) {
+      last.counts.push(dispatch.x, dispatch.y, dispatch.z);
+      continue;
+    }
+    runs.push({
+      pipeline,
+      bindGroup: dispatch.bindGroup,
+      groups: dispatch.groups,
+      counts: [dispatch.x, dispatch.y, dispatch.z],
+    });
+  }
+  return runs;
+}
+
+/** Encodes `runs` in the open `pass`, setting only what differs from `state` (updated). */
+export function encodeRuns(
+  pass: GPUComputePassEncoder,
+  runs: readonly GraphRun[],
+  state: PassState,
+): void {
+  for (let r = 0; r < runs.length; r++) {
+    const run = runs[r];
+    if (state.pipeline !== run.pipeline) {
+      pass.setPipeline(run.pipeline);
+      state.pipeline = run.pipeline;
+      state.bindGroup = undefined;
+    }
+    if (state.bindGroup !== run.bindGroup) {
+      pass.setBindGroup(0, run.bindGroup);
+      state.bindGroup = run.bindGroup;
+    }
+    const groups = run.groups;
+    if (groups !== undefined) {
+      for (let g = 0; g < groups.length; g++) pass.setBindGroup(g + 1, groups[g]);
+    }
+    const counts = run.counts;
+    for (let i = 0; i < counts.length; i += 3) {
+      pass.dispatchWorkgroups(counts[i], counts[i + 1], counts[i + 2]);
+    }
+  }
+}
