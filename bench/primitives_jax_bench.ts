@@ -88,8 +88,13 @@ if (adapter && devices.includes("webgpu")) {
   const x = client.createWithData(data);
   const jx = np.array(data);
 
+  const reference = new Float64Array(N); // the prefix sums, in f64
+  for (let i = 0, s = 0; i < N; i++) reference[i] = s += data[i];
   // Probes of what does not work on this adapter, printed and not timed.
   {
+    const sums = await np.cumsum(jx.ref).data();
+    console.log(`jax-js eager cumsum of 1M: ${close(sums, reference, 1e-2) ?? "right"}`);
+    console.log(`jax-js eager sum of 1M ones: ${(await np.sum(np.ones([N])).data())[0]}`);
     const eager = (await np.argmax(jx.ref).data())[0];
     console.log(`jax-js eager argmax of 1M: ${eager} (CPU: ${best}; jit: see the checks below)`);
     const ids = np.array(Int32Array.from({ length: N }, (_, i) => i % 1000));
@@ -106,8 +111,6 @@ if (adapter && devices.includes("webgpu")) {
 
   const pairs: Pair[] = [];
   {
-    const reference = new Float64Array(N);
-    for (let i = 0, s = 0; i < N; i++) reference[i] = s += data[i];
     const f = jit((v: np.Array) => np.cumsum(v));
     pairs.push({
       name: "cumsum 1M f32",
@@ -169,7 +172,7 @@ if (adapter && devices.includes("webgpu")) {
       name: "gather (take) 1M of 1M f32",
       jax: async () => [await f(jx.ref, ji.ref).data()],
       ours: () => read(gather(client, x, hi)),
-      check: (a, b) => close(a[0], idx.map((i) => data[i]), 0) ?? equal(a, b),
+      check: (a, b) => close(a[0], Float32Array.from(idx, (i) => data[i]), 0) ?? equal(a, b),
     });
   }
   {
