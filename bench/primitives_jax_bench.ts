@@ -5,8 +5,9 @@
  * f32) as throughput only, the two generators differing (jax-js Threefry, ours Philox).
  *
  * Every iteration launches the operation once and reads the whole result back, for both. The
- * jax-js side runs under `jit` (one compiled program per operation), as jax-js advises on a GPU;
- * eager calls give wrong results past 65,536 elements on llvmpipe (probed and printed first).
+ * jax-js side runs under `jit` (one compiled program per operation), as jax-js advises on a GPU.
+ * On llvmpipe jax-js's reductions past 65,535 elements (so its argmax, eager or not) and its eager
+ * cumsum give wrong results, and its scatter-add does not compile: probed and printed first.
  * Before timing, each pair's results are checked equal (exactly, or within float tolerance for
  * cumsum and matmul, or for range and mean for random), so the timings are of correct work; a pair
  * that differs is reported and not timed. Then {@linkcode ROUNDS} interleaved rounds (jax-js, then
