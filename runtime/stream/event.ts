@@ -18,6 +18,7 @@ import type { HandleRef } from "../core/handles/handle_ref.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
 import { assertPositiveInteger } from "../core/_argument_checks.ts";
 import { GcLoop, type GcPayload, type GcTask } from "./_gc_loop.ts";
+import { HandOver } from "./_hand_over.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 import { OrderedStream, type OrderOwner } from "./ordered_stream.ts";
@@ -71,9 +72,10 @@ export class MultiStream<S, E> {
   readonly #uses = new SliceUses();
   /** Stream indices left unhealthy by a failed GC wait, with the failure. */
   readonly #unhealthy = new Map<number, ComputeError>();
-  /** Payloads of a `finish` whose flush threw, per stream index. */
-  readonly #held = new Map<number, GcPayload[]>();
+  /** Hands finished orders' pins and payloads to the GC (`_hand_over.ts`). */
+  readonly #handOver: HandOver<E>;
   #open: OrderedStream<S, E> | undefined;
+  #openIndex = -1;
   /** Number of regular streams. */
   readonly maxStreams: number;
   /** GC tasks allowed to be pending before `finish` blocks on the oldest. */
@@ -115,6 +117,21 @@ export class MultiStream<S, E> {
           { maxPendingGc: this.maxPendingGc },
         ),
     });
+    const logger = this.#logger;
+    const self = this;
+    this.#handOver = new HandOver<E>({
+      flushToGc: (index) => {
+        const done = backend.flush(this.#pool.getIndex(index).stream);
+        const gcStream = this.#pool.getSpecial(0).stream;
+        backend.waitEvent(gcStream, done);
+        return backend.flush(gcStream);
+      },
+      register: (stream, event, payloads) => this.#gc.register({ event, stream, payloads }),
+      get openIndex() {
+        return self.#openIndex;
+      },
+      logger,
+    }, options.batchGc ?? false);
     this.#owner = {
       stream: (id) => this.#pool.get(id).stream,
       finish: (index, payloads) => this.#finish(index, payloads),
@@ -179,10 +196,10 @@ export class MultiStream<S, E> {
     options: OrderOptions = {},
   ): OrderedStream<S, E> {
     assertStreamId(stream);
-    const list = [...refs];
-    for (const ref of list) {
-      assertStreamId(ref.stream);
-      ref.assertLive();
+    const list: readonly HandleRef[] = Array.isArray(refs) ? refs : [...refs];
+    for (let i = 0; i < list.length; i++) {
+      assertStreamId(list[i].stream);
+      list[i].assertLive();
     }
     if (this.#open !== undefined) throw new OrderInProgressError(stream, this.#open.id);
     const index = this.#pool.streamIndex(stream);
@@ -198,8 +215,8 @@ export class MultiStream<S, E> {
       throw unhealthy(stream, this.#backend.unhealthyCause?.(state.stream));
     }
     const readOnly = options.readOnly ?? NO_READS;
-    const waits = this.requiredWaits(stream, list, readOnly);
-    for (const other of waits.keys()) {
+    const waits = this.#waitsOf(stream, index, list, readOnly);
+    for (const other of waits?.keys() ?? []) {
       const cause = this.#unhealthy.get(other);
       if (cause === undefined) continue;
       throw new StreamUnhealthyError(other, {
@@ -208,17 +225,19 @@ export class MultiStream<S, E> {
           `a wait on its work failed (${cause.message})`,
       });
     }
-    this.#waitOn(stream, waits);
+    if (waits !== undefined) this.#waitOn(stream, waits);
     const cursor = ++state.cursor;
     const pins: SlicePin[] = [];
     for (let i = 0; i < list.length; i++) {
       const ref = list[i];
       const record = ref.slice.record;
-      this.#uses.record(record, index, cursor, readOnly.includes(i));
-      if (this.#pool.streamIndex(ref.stream) !== index) pins.push(record.pin());
+      this.#uses.record(record, index, cursor, readOnly.length > 0 && readOnly.includes(i));
+      if (this.#pool.streamIndex(ref.stream) === index) continue;
+      this.#handOver.pin(index, record, pins);
     }
     const ordered = new OrderedStream<S, E>(this.#owner, { id: stream, index, cursor, pins });
     this.#open = ordered;
+    this.#openIndex = index;
     return ordered;
   }
 
@@ -233,32 +252,41 @@ export class MultiStream<S, E> {
     refs: Iterable<HandleRef>,
     readOnly: readonly number[] = NO_READS,
   ): RequiredWaits {
-    const index = this.#pool.streamIndex(stream);
-    const current = this.#pool.getIndex(index);
-    const waits = new Map<number, SliceRecord[]>();
-    const check = (record: SliceRecord, other: number, cursor: number, why: string) => {
-      const synced = current.lastSynced.get(other);
-      if (synced !== undefined && synced >= cursor) return;
+    const list = Array.isArray(refs) ? refs : [...refs];
+    return this.#waitsOf(stream, this.#pool.streamIndex(stream), list, readOnly) ?? new Map();
+  }
+
+  /** {@linkcode requiredWaits} of the stream at `index`: `undefined` for none (no allocation). */
+  #waitsOf(
+    stream: StreamId,
+    index: number,
+    refs: readonly HandleRef[],
+    readOnly: readonly number[],
+  ): Map<number, SliceRecord[]> | undefined {
+    const synced = this.#pool.getIndex(index).lastSynced;
+    let waits: Map<number, SliceRecord[]> | undefined;
+    const need = (record: SliceRecord, other: number, cursor: number, why: string) => {
       this.#logger.debug(
         "Memory {why} on stream {other} is shared on stream {stream}: synced up to {synced}, " +
           "needs {cursor}",
-        () => ({ why, other, stream, synced, cursor, memory: record.value }),
+        () => ({ why, other, stream, synced: synced.get(other), cursor, memory: record.value }),
       );
+      waits ??= new Map();
       const records = waits.get(other);
       if (records === undefined) waits.set(other, [record]);
       else if (!records.includes(record)) records.push(record);
     };
-    let i = 0;
-    for (const ref of refs) {
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i];
       const record = ref.slice.record;
-      const read = readOnly.includes(i++);
+      const read = readOnly.length > 0 && readOnly.includes(i);
       const creator = this.#pool.streamIndex(ref.stream);
       if (creator !== index) {
         const cursor = this.#backend.handleCursor(this.#pool.getIndex(creator).stream, ref);
-        check(record, creator, cursor, "created");
+        if (!(synced.get(creator)! >= cursor)) need(record, creator, cursor, "created");
       }
       for (const [user, cursor] of this.#uses.of(record, read)) {
-        if (user !== index) check(record, user, cursor, "used");
+        if (user !== index && !(synced.get(user)! >= cursor)) need(record, user, cursor, "used");
       }
     }
     return waits;
@@ -306,14 +334,7 @@ export class MultiStream<S, E> {
    * drain, each reported once.
    */
   async drain(): Promise<void> {
-    const errors: unknown[] = [];
-    for (const index of [...this.#held.keys()]) {
-      try {
-        this.#handOver(index, []);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
+    const errors = this.#handOver.handOverAll();
     try {
       await this.#gc.drain();
     } catch (error) {
@@ -325,25 +346,8 @@ export class MultiStream<S, E> {
 
   #finish(index: number, payloads: GcPayload[]): void {
     this.#open = undefined;
-    if (payloads.length > 0) this.#handOver(index, payloads);
-  }
-
-  /** Flushes the stream and the GC stream, then registers the payloads (and held ones). */
-  #handOver(index: number, payloads: GcPayload[]): void {
-    const held = this.#held.get(index);
-    const all = held === undefined ? payloads : [...held, ...payloads];
-    let event: E;
-    try {
-      const done = this.#backend.flush(this.#pool.getIndex(index).stream);
-      const gcStream = this.#pool.getSpecial(0).stream;
-      this.#backend.waitEvent(gcStream, done);
-      event = this.#backend.flush(gcStream);
-    } catch (error) {
-      this.#held.set(index, all);
-      throw error;
-    }
-    this.#held.delete(index);
-    this.#gc.register({ event, stream: index, payloads: all });
+    this.#openIndex = -1;
+    this.#handOver.finish(index, payloads);
   }
 
   #markUnhealthy(task: GcTask<E>, error: ComputeError): void {

@@ -22,6 +22,15 @@ export interface MultiStreamOptions {
    * @default {8}
    */
   maxPendingGc?: number;
+  /**
+   * Batch the GC of cross-stream pins (`_pin_batches.ts`): the orders of a stream that use other
+   * streams' memory share one GC task per batch (at most 64 slices, handed over at the end of the
+   * synchronous run, by a `finish` with payloads of its own, and by `drain`) instead of one each,
+   * and a slice the batch pins is not pinned again. Memory is still never reused before the
+   * stream's work on it completed.
+   * @default {false}
+   */
+  batchGc?: boolean;
 }
 
 /** Options of `MultiStream.order`. */

@@ -96,6 +96,7 @@ export class CudaParts implements WaitOwner {
     this.streams = new MultiStream(this.backend, {
       maxStreams: config.maxStreams,
       maxPendingGc: options.maxPendingGc ?? 64,
+      batchGc: true, // one GC task per batch of cross-stream launches, not one per launch
     });
     this.memory = new StreamMemory({
       driver,

@@ -233,76 +233,104 @@ export function packByLayout(
   let count = buffers.length * (bufferLengths ? 2 : 1) + meta.length;
   for (const scalar of args.scalars.values()) count += scalar.length;
   const { values, view, bytes, pointers } = buffersFor(count);
-  const sizes: number[] = [];
-  const slots: { what: string; type: StorageType | "pointer" }[] = [];
+  // Each slot's type, for the checks; what a slot is ("buffers[0]") is named only in an error.
+  const types: (StorageType | "pointer")[] = new Array(count);
+  const sizes: number[] = new Array(count);
   let slot = 0;
-  buffers.forEach((buffer, i) => {
-    view.setBigUint64(slot++ * 8, buffer.resource + BigInt(buffer.offset), true);
-    sizes.push(8);
-    slots.push({ what: `buffers[${i}]`, type: "pointer" });
-  });
+  for (let i = 0; i < buffers.length; i++) {
+    const buffer = buffers[i];
+    view.setBigUint64(slot * 8, buffer.resource + BigInt(buffer.offset), true);
+    sizes[slot] = 8;
+    types[slot++] = "pointer";
+  }
   if (bufferLengths) {
-    buffers.forEach((buffer, i) => {
+    for (let i = 0; i < buffers.length; i++) {
+      const buffer = buffers[i];
       if (buffer.size >= LENGTH_LIMIT) {
         throw new RangeError(
           `Kernel '${kernel}' takes u32 buffer lengths; a buffer of ${buffer.size} bytes exceeds them`,
         );
       }
-      view.setUint32(slot++ * 8, buffer.size, true);
-      sizes.push(4);
-      slots.push({ what: `the length of buffers[${i}]`, type: "u32" });
-    });
+      view.setUint32(slot * 8, buffer.size, true);
+      sizes[slot] = 4;
+      types[slot++] = "u32";
+    }
   }
   for (let i = 0; i < meta.length; i++) {
-    view.setUint32(slot++ * 8, meta[i], true);
-    sizes.push(4);
-    slots.push({ what: `metadata[${i}]`, type: "u32" });
+    view.setUint32(slot * 8, meta[i], true);
+    sizes[slot] = 4;
+    types[slot++] = "u32";
   }
   for (const scalar of args.scalars.values()) {
     const size = scalar.bytes.byteLength / Math.max(1, scalar.length);
     for (let i = 0; i < scalar.length; i++) {
-      bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot++ * 8);
-      sizes.push(size);
-      slots.push({ what: `scalars.${scalar.type}[${i}]`, type: scalar.type });
+      if (size === 4) view.setUint32(slot * 8, readU32(scalar.bytes, i * 4), true);
+      else bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot * 8);
+      sizes[slot] = size;
+      types[slot++] = scalar.type;
     }
   }
-  if (signature !== undefined && signature.params.length === slots.length) {
-    slots.forEach((given, i) => checkSlot(kernel, given, signature.params[i]));
+  if (signature !== undefined && signature.params.length === count) {
+    for (let i = 0; i < count; i++) {
+      const problem = slotProblem(types[i], signature.params[i]);
+      if (problem !== undefined) {
+        throw new KernelArgumentError(
+          kernel,
+          slotName(i, buffers.length, bufferLengths, meta.length, args),
+          `is passed as parameter '${signature.params[i].declared}': ${problem}`,
+        );
+      }
+    }
   }
   return { sizes, pointers, values };
 }
 
-function checkSlot(
-  kernel: string,
-  given: { what: string; type: StorageType | "pointer" },
-  param: KernelParam,
-): void {
-  const wide = (type: StorageType | undefined) => type === "u64" || type === "i64";
-  if (given.type === "pointer") {
-    // A PTX `.u64` integer may hold an address.
-    if (param.kind === "pointer" || wide(param.type)) return;
-    refuse(kernel, given, param, "a buffer's pointer does not fit it");
-  }
-  if (param.kind === "pointer") {
-    if (wide(given.type)) return; // an address given as an integer
-    refuse(kernel, given, param, `a ${given.type} value does not fit a pointer`);
-  }
-  if (param.type === undefined) return; // the sizes are compared by the launcher
-  const sameKind = isFloat(given.type) === isFloat(param.type);
-  if (!sameKind || (isFloat(given.type) && given.type !== param.type)) {
-    refuse(kernel, given, param, `a ${given.type} value does not fit it`);
-  }
+/** A little-endian u32 of `bytes` at `offset`. */
+function readU32(bytes: Uint8Array, offset: number): number {
+  return (bytes[offset] | bytes[offset + 1] << 8 | bytes[offset + 2] << 16 |
+    bytes[offset + 3] << 24) >>> 0;
 }
 
-function refuse(
-  kernel: string,
-  given: { what: string; type: StorageType | "pointer" },
-  param: KernelParam,
-  problem: string,
-): never {
-  throw new KernelArgumentError(
-    kernel,
-    given.what,
-    `is passed as parameter '${param.declared}': ${problem}`,
-  );
+/** What slot `index` of the internal layout holds, for an error ("buffers[0]"). */
+function slotName(
+  index: number,
+  buffers: number,
+  bufferLengths: boolean,
+  metadata: number,
+  args: KernelArguments,
+): string {
+  if (index < buffers) return `buffers[${index}]`;
+  index -= buffers;
+  if (bufferLengths) {
+    if (index < buffers) return `the length of buffers[${index}]`;
+    index -= buffers;
+  }
+  if (index < metadata) return `metadata[${index}]`;
+  index -= metadata;
+  for (const scalar of args.scalars.values()) {
+    if (index < scalar.length) return `scalars.${scalar.type}[${index}]`;
+    index -= scalar.length;
+  }
+  return `slot ${index}`;
+}
+
+const wide = (type: StorageType | undefined) => type === "u64" || type === "i64";
+
+/** Why a value of `given` type does not fit `param`, or `undefined` when it does. */
+function slotProblem(given: StorageType | "pointer", param: KernelParam): string | undefined {
+  if (given === "pointer") {
+    // A PTX `.u64` integer may hold an address.
+    if (param.kind === "pointer" || wide(param.type)) return undefined;
+    return "a buffer's pointer does not fit it";
+  }
+  if (param.kind === "pointer") {
+    if (wide(given)) return undefined; // an address given as an integer
+    return `a ${given} value does not fit a pointer`;
+  }
+  if (param.type === undefined) return undefined; // the sizes are compared by the launcher
+  const sameKind = isFloat(given) === isFloat(param.type);
+  if (!sameKind || (isFloat(given) && given !== param.type)) {
+    return `a ${given} value does not fit it`;
+  }
+  return undefined;
 }

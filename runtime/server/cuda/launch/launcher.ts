@@ -15,6 +15,7 @@ import { TimeoutError } from "../../../core/errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { MultiStream } from "../../../stream/event.ts";
 import type { KernelLaunch, ResourceRange } from "../../server.ts";
+import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "../_ffi.ts";
 import type { CudaEvent, CudaStream } from "../queue/streams.ts";
 import type { CopyContext } from "../memory/_write.ts";
@@ -48,7 +49,7 @@ export interface LaunchParts extends CopyContext {
 
 function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
   const { maxGridDim } = ctx.attributes;
-  if (grid.some((n, i) => n > maxGridDim[i])) {
+  if (grid[0] > maxGridDim[0] || grid[1] > maxGridDim[1] || grid[2] > maxGridDim[2]) {
     throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
   }
   return grid;
@@ -56,6 +57,10 @@ function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
 
 /** What the checks of a launch found, for the launch itself. */
 interface Checked {
+  /** The kernel's name, for errors. */
+  readonly name: string;
+  /** The launch's buffers (`args.refs()`). */
+  readonly buffers: readonly HandleRef[];
   readonly block: readonly [number, number, number];
   readonly fixed: number[] | undefined;
   readonly fn: Deno.PointerValue;
@@ -68,7 +73,7 @@ interface Checked {
  * module's function, every buffer's memory (`INVALID_HANDLE` for a disposed handle or another
  * server's) and the parameter sizes. Enqueues nothing.
  */
-function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): Checked {
+function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): PreparedLaunch {
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
   const { signature } = ctx.modules.resolve(kernel);
@@ -93,12 +98,13 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   const fixed = count.kind === "static"
     ? [count.x, count.y, count.z]
     : count.kind === "threads"
-    ? [count.x, count.y, count.z].map((n, i) => Math.ceil(n / block[i]))
+    ? [Math.ceil(count.x / bx), Math.ceil(count.y / by), Math.ceil(count.z / bz)]
     : undefined;
   if (fixed !== undefined) checkGrid(ctx, fixed);
   const fn = ctx.modules.function(kernel);
-  const buffers = args.refs();
-  const located = buffers.map((ref) => ctx.memory.locate(ref));
+  const buffers = args.tensorMaps.length === 0 ? args.buffers : args.refs();
+  const located: ResourceRange<bigint>[] = new Array(buffers.length);
+  for (let i = 0; i < buffers.length; i++) located[i] = ctx.memory.locate(buffers[i]);
   const layout = usesLayout(args, kernel.bufferLengths);
   if (layout && kernelLaunch.params !== undefined) {
     throw new KernelArgumentError(
@@ -130,7 +136,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     );
   }
   const countAt = count.kind === "dynamic" ? ctx.memory.locate(count.ref) : undefined;
-  return { block, fixed, fn, params, countAt };
+  return { launch: kernelLaunch, name, buffers, block, fixed, fn, params, countAt };
 }
 
 /** A launch every check accepted, ready to enqueue ({@linkcode CudaLauncher.prepare}). */
@@ -162,16 +168,15 @@ export class CudaLauncher {
   /** Checks `launch` and returns it prepared; enqueues nothing. */
   prepare(launch: KernelLaunch<CudaKernel>): PreparedLaunch {
     checkLaunch(launch);
-    return { launch, ...deviceChecks(this.#parts, launch) };
+    return deviceChecks(this.#parts, launch);
   }
 
   /** Orders `streamId` after other streams' uses of the launch's refs, then launches. */
   enqueue(prepared: PreparedLaunch, streamId: StreamId): void {
     const ctx = this.#parts;
-    const { launch: { kernel, count, args }, block, fixed, fn, params, countAt } = prepared;
-    const name = kernelName(kernel);
+    const { launch: { kernel, count }, name, buffers, block, fixed, fn, params, countAt } =
+      prepared;
     const [bx, by, bz] = block;
-    const buffers = args.refs();
     using ordered = ctx.streams.order(
       streamId,
       count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
@@ -180,24 +185,28 @@ export class CudaLauncher {
     const stream = ordered.stream;
     const grid = fixed ??
       (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
-    if (grid.some((n) => n === 0)) return; // nothing to run
+    if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return; // nothing to run
     const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
-    ctx.driver.check(
-      ctx.driver.symbols.cuLaunchKernel(
-        fn,
-        grid[0],
-        grid[1],
-        grid[2],
-        bx,
-        by,
-        bz,
-        kernel.sharedMemoryBytes ?? 0,
-        stream.handle,
-        params.pointers,
-        null,
-      ),
-      `cuLaunchKernel(${name}, grid [${grid}], block [${block}], stream ${stream.index})`,
+    const result = ctx.driver.symbols.cuLaunchKernel(
+      fn,
+      grid[0],
+      grid[1],
+      grid[2],
+      bx,
+      by,
+      bz,
+      kernel.sharedMemoryBytes ?? 0,
+      stream.handle,
+      params.pointers,
+      null,
     );
+    if (result !== CUDA_SUCCESS) {
+      // The message is built only here: a launch builds no string.
+      throw ctx.driver.error(
+        result,
+        `cuLaunchKernel(${name}, grid [${grid}], block [${block}], stream ${stream.index})`,
+      );
+    }
     timed?.();
   }
 }
