@@ -29,8 +29,10 @@ export interface HandOverOwner<E> {
   flushToGc(index: number): E;
   /** Registers a GC task. */
   register(index: number, event: E, payloads: GcPayload[]): void;
+  /** Called before the end-of-run hand-over (`MultiStreamOptions.bind`). */
+  bind(): void;
   /** The index of the stream of the open order, -1 when none is open. */
-  readonly openIndex: number;
+  openIndex(): number;
   readonly logger: Logger;
 }
 
@@ -42,6 +44,7 @@ export class HandOver<E> {
   /** With batching, the slices each open batch pins. */
   readonly #pinned: Map<number, Set<SliceRecord>> | undefined;
   #scheduled = false;
+  #closed = false;
 
   constructor(owner: HandOverOwner<E>, batch: boolean) {
     this.#owner = owner;
@@ -70,8 +73,9 @@ export class HandOver<E> {
   finish(index: number, payloads: GcPayload[]): void {
     if (payloads.length > 0) this.handOver(index, payloads);
     else if (this.#pinned !== undefined && this.#held.has(index)) {
-      if (this.#pinned.get(index)!.size >= MAX_BATCH_PINS) this.handOver(index, []);
-      else this.#schedule();
+      if (this.#closed || this.#pinned.get(index)!.size >= MAX_BATCH_PINS) {
+        this.handOver(index, []);
+      } else this.#schedule();
     }
   }
 
@@ -89,6 +93,15 @@ export class HandOver<E> {
     this.#held.delete(index);
     this.#pinned?.delete(index);
     this.#owner.register(index, event, all);
+  }
+
+  /**
+   * Hands over everything held, and ends the batching: later orders hand over at `finish` (a
+   * backend being destroyed calls it, so that no hand-over reaches a destroyed stream later).
+   */
+  close(): unknown[] {
+    this.#closed = true;
+    return this.handOverAll();
   }
 
   /** Hands over everything held; returns the errors of the flushes that threw. */
@@ -109,8 +122,15 @@ export class HandOver<E> {
     this.#scheduled = true;
     queueMicrotask(() => {
       this.#scheduled = false;
+      if (this.#closed) return; // what `close` could not hand over waits for `drain`
+      try {
+        this.#owner.bind();
+      } catch (error) {
+        this.#owner.logger.warn("A batched GC hand-over could not bind: {error}", { error });
+        return; // held for the next GC task of each stream or `drain`
+      }
       for (const index of [...this.#held.keys()]) {
-        if (index === this.#owner.openIndex) continue; // its finish schedules again
+        if (index === this.#owner.openIndex()) continue; // its finish schedules again
         try {
           this.handOver(index, []);
         } catch (error) {

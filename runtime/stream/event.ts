@@ -19,6 +19,7 @@ import { type Logger, runtimeLogger } from "../core/logging.ts";
 import { assertPositiveInteger } from "../core/_argument_checks.ts";
 import { GcLoop, type GcPayload, type GcTask } from "./_gc_loop.ts";
 import { HandOver } from "./_hand_over.ts";
+import { unhealthy } from "./_unhealthy.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 import { OrderedStream, type OrderOwner } from "./ordered_stream.ts";
@@ -28,7 +29,7 @@ import { errorList, joinErrors } from "../core/_join_errors.ts";
 import type { WaitRecorder } from "./wait_recorder.ts";
 import type { MultiStreamOptions, OrderOptions, RequiredWaits } from "./event_options.ts";
 
-export { OrderedStream };
+export { OrderedStream, unhealthy };
 export type { EventStreamBackend };
 export type { GcPayload } from "./_gc_loop.ts";
 export type { MultiStreamOptions, OrderOptions, RequiredWaits };
@@ -75,7 +76,6 @@ export class MultiStream<S, E> {
   /** Hands finished orders' pins and payloads to the GC (`_hand_over.ts`). */
   readonly #handOver: HandOver<E>;
   #open: OrderedStream<S, E> | undefined;
-  #openIndex = -1;
   /** Number of regular streams. */
   readonly maxStreams: number;
   /** GC tasks allowed to be pending before `finish` blocks on the oldest. */
@@ -117,8 +117,6 @@ export class MultiStream<S, E> {
           { maxPendingGc: this.maxPendingGc },
         ),
     });
-    const logger = this.#logger;
-    const self = this;
     this.#handOver = new HandOver<E>({
       flushToGc: (index) => {
         const done = backend.flush(this.#pool.getIndex(index).stream);
@@ -127,10 +125,9 @@ export class MultiStream<S, E> {
         return backend.flush(gcStream);
       },
       register: (stream, event, payloads) => this.#gc.register({ event, stream, payloads }),
-      get openIndex() {
-        return self.#openIndex;
-      },
-      logger,
+      openIndex: () => this.#open === undefined ? -1 : this.#pool.streamIndex(this.#open.id),
+      bind: () => options.bind?.(),
+      logger: this.#logger,
     }, options.batchGc ?? false);
     this.#owner = {
       stream: (id) => this.#pool.get(id).stream,
@@ -211,11 +208,12 @@ export class MultiStream<S, E> {
       });
     }
     const state = this.#pool.getIndex(index);
-    if (options.enforceHealthy && !this.#backend.isHealthy(state.stream)) {
-      throw unhealthy(stream, this.#backend.unhealthyCause?.(state.stream));
-    }
     const readOnly = options.readOnly ?? NO_READS;
     const waits = this.#waitsOf(stream, index, list, readOnly);
+    if (
+      options.enforceHealthy && (waits !== undefined || !options.healthFromWork) &&
+      !this.#backend.isHealthy(state.stream)
+    ) throw unhealthy(stream, this.#backend.unhealthyCause?.(state.stream));
     for (const other of waits?.keys() ?? []) {
       const cause = this.#unhealthy.get(other);
       if (cause === undefined) continue;
@@ -237,7 +235,6 @@ export class MultiStream<S, E> {
     }
     const ordered = new OrderedStream<S, E>(this.#owner, { id: stream, index, cursor, pins });
     this.#open = ordered;
-    this.#openIndex = index;
     return ordered;
   }
 
@@ -329,6 +326,29 @@ export class MultiStream<S, E> {
   }
 
   /**
+   * Hands the open batches of cross-stream pins (`batchGc`) to the GC now and ends batching (each
+   * later order hands over at `finish`): a backend being destroyed calls it before its streams
+   * go. Returns the errors of the flushes that threw (their payloads stay held for `drain`).
+   *
+   * @example
+   * ```ts
+   * import { MultiStream } from "@gpucompute/runtime/backend";
+   * const multiStream = new MultiStream({
+   *   createStream: () => ({}),
+   *   handleCursor: (_stream, ref) => ref.cursor,
+   *   isHealthy: () => true,
+   *   flush: () => null,
+   *   waitEvent: () => {},
+   *   waitEventHost: () => Promise.resolve(),
+   * }, { maxStreams: 2, batchGc: true });
+   * console.log(multiStream.closeBatches()); // []
+   * ```
+   */
+  closeBatches(): unknown[] {
+    return this.#handOver.close();
+  }
+
+  /**
    * Resolves once the GC settled every task registered so far (first handing over the payloads
    * of a `finish` whose flush threw, with a new flush); rejects with the failures since the last
    * drain, each reported once.
@@ -346,7 +366,6 @@ export class MultiStream<S, E> {
 
   #finish(index: number, payloads: GcPayload[]): void {
     this.#open = undefined;
-    this.#openIndex = -1;
     this.#handOver.finish(index, payloads);
   }
 
@@ -377,14 +396,4 @@ export class MultiStream<S, E> {
       this.waits?.waited(stream, other);
     }
   }
-}
-
-/** `STREAM_UNHEALTHY` for a stream the backend reports unhealthy, with the fault as `cause`. */
-export function unhealthy(stream: StreamId, cause: Error | undefined): StreamUnhealthyError {
-  if (cause === undefined) return new StreamUnhealthyError(stream);
-  return new StreamUnhealthyError(stream, {
-    cause,
-    message:
-      `Stream ${stream} is unhealthy: an earlier error on it refuses new work (${cause.message})`,
-  });
 }

@@ -97,6 +97,7 @@ export class CudaParts implements WaitOwner {
       maxStreams: config.maxStreams,
       maxPendingGc: options.maxPendingGc ?? 64,
       batchGc: true, // one GC task per batch of cross-stream launches, not one per launch
+      bind: () => this.bind(),
     });
     this.memory = new StreamMemory({
       driver,
@@ -230,6 +231,8 @@ export class CudaParts implements WaitOwner {
     hostWaiter(this.device.driver, this).destroy();
     const drain: Deno.PointerValue[] = [];
     const steps = [
+      // The open batches of cross-stream pins become GC tasks while the streams are alive.
+      () => this.streams.closeBatches(),
       // Pending GC tasks fail with DESTROYED now (their payloads stay held): no poll outlives us.
       () => this.streams.pollGc(),
       ...[...this.#signals].map((signal) => () => signal.destroy()),

@@ -63,8 +63,8 @@ function buffersFor(count: number) {
   return entry;
 }
 
-const INTEGER = /^[iu]/;
-const isFloat = (type: StorageType) => !INTEGER.test(type);
+/** Whether a storage type is a float's (`f16`, `f32`, `f64`): not `i…` or `u…`. */
+const isFloat = (type: StorageType) => type[0] !== "i" && type[0] !== "u";
 
 /** Whether a launch uses the internal layout rather than the signature. */
 export function usesLayout(args: KernelArguments, bufferLengths: boolean | undefined): boolean {
@@ -83,7 +83,7 @@ export function packBySignature(
   params: KernelParams | undefined,
 ): LaunchParams {
   const list = signature.params;
-  const pointers = list.filter((p) => p.kind === "pointer").length;
+  const { pointers, scalars, names } = shapeOf(signature);
   if (refs.length !== pointers) {
     throw new KernelArgumentError(
       kernel,
@@ -106,7 +106,6 @@ export function packBySignature(
         `(${signature.name} takes ${scalarList(list)})`,
     );
   }
-  const scalars = list.filter((p) => p.kind === "scalar");
   if (byPosition) {
     const values = given as unknown as readonly unknown[];
     if (values.length !== scalars.length) {
@@ -119,8 +118,9 @@ export function packBySignature(
       );
     }
   } else {
-    for (const key of Object.keys(given)) {
-      if (!scalars.some((p) => p.name === key)) {
+    for (const key in given) {
+      if (!Object.hasOwn(given, key)) continue;
+      if (!names.has(key)) {
         throw new KernelArgumentError(
           kernel,
           `params.${key}`,
@@ -130,7 +130,7 @@ export function packBySignature(
     }
   }
   const { view, bytes, pointers: array, values } = buffersFor(list.length);
-  const sizes: number[] = [];
+  const sizes: number[] = new Array(list.length);
   const readOnly: number[] = [];
   let buffer = 0, scalar = 0;
   for (let slot = 0; slot < list.length; slot++) {
@@ -140,14 +140,19 @@ export function packBySignature(
       checkElement(kernel, buffer, ref, param);
       if (param.readOnly) readOnly.push(buffer);
       view.setBigUint64(slot * 8, at.resource + BigInt(at.offset), true);
-      sizes.push(8);
+      sizes[slot] = 8;
       buffer++;
       continue;
     }
-    const what = byPosition ? `params[${scalar}]` : `params.${param.name}`;
     const value = byPosition
       ? (given as unknown as readonly unknown[])[scalar]
       : (given as Record<string, unknown>)[param.name];
+    sizes[slot] = param.size;
+    if (fastEncode(view, slot * 8, param, value)) {
+      scalar++;
+      continue;
+    }
+    const what = byPosition ? `params[${scalar}]` : `params.${param.name}`;
     scalar++;
     if (param.type === undefined) {
       throw new KernelArgumentError(
@@ -161,9 +166,58 @@ export function packBySignature(
       throw new KernelArgumentError(kernel, what, `is missing (${param.declared})`);
     }
     bytes.set(encode(kernel, what, param, value), slot * 8);
-    sizes.push(param.size);
   }
   return { sizes, pointers: array, values, readOnly };
+}
+
+/** Per signature: its pointer count, its scalar parameters and their names. */
+const shapes = new WeakMap<
+  KernelSignature,
+  { pointers: number; scalars: readonly KernelParam[]; names: ReadonlySet<string> }
+>();
+
+function shapeOf(signature: KernelSignature) {
+  let shape = shapes.get(signature);
+  if (shape === undefined) {
+    const scalars = signature.params.filter((p) => p.kind === "scalar");
+    shape = {
+      pointers: signature.params.length - scalars.length,
+      scalars,
+      names: new Set(scalars.map((p) => p.name)),
+    };
+    shapes.set(signature, shape);
+  }
+  return shape;
+}
+
+/**
+ * Writes the common scalars (a `float`, an `int` or `unsigned` number that fits) straight into
+ * their slot; false for anything else, which {@linkcode encode} checks and encodes.
+ */
+function fastEncode(
+  view: DataView,
+  at: number,
+  param: KernelParam & { kind: "scalar" },
+  value: unknown,
+): boolean {
+  if (typeof value !== "number") return false;
+  switch (param.type) {
+    case "f32":
+      // NaN and the infinities pass; a finite value that overflows f32 is refused by `encode`.
+      if (!Number.isFinite(Math.fround(value)) && Number.isFinite(value)) return false;
+      view.setFloat32(at, value, true);
+      return true;
+    case "u32":
+      if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) return false;
+      view.setUint32(at, value, true);
+      return true;
+    case "i32":
+      if (!Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) return false;
+      view.setInt32(at, value, true);
+      return true;
+    default:
+      return false;
+  }
 }
 
 function scalarList(list: readonly KernelParam[]): string {

@@ -13,7 +13,7 @@
 
 import { TimeoutError } from "../../../core/errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
-import type { MultiStream } from "../../../stream/event.ts";
+import { type MultiStream, unhealthy } from "../../../stream/event.ts";
 import type { KernelLaunch, ResourceRange } from "../../server.ts";
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "../_ffi.ts";
@@ -173,42 +173,65 @@ export class CudaLauncher {
 
   /** Orders `streamId` after other streams' uses of the launch's refs, then launches. */
   enqueue(prepared: PreparedLaunch, streamId: StreamId): void {
-    const ctx = this.#parts;
-    const { launch: { kernel, count }, name, buffers, block, fixed, fn, params, countAt } =
-      prepared;
-    const [bx, by, bz] = block;
-    using ordered = ctx.streams.order(
+    const { launch: { count }, buffers, params } = prepared;
+    const ordered = this.#parts.streams.order(
       streamId,
       count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
-      { enforceHealthy: true, readOnly: params.readOnly },
+      { enforceHealthy: true, healthFromWork: true, readOnly: params.readOnly },
     );
-    const stream = ordered.stream;
-    const grid = fixed ??
-      (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
-    if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return; // nothing to run
-    const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
-    const result = ctx.driver.symbols.cuLaunchKernel(
-      fn,
-      grid[0],
-      grid[1],
-      grid[2],
-      bx,
-      by,
-      bz,
-      kernel.sharedMemoryBytes ?? 0,
-      stream.handle,
-      params.pointers,
-      null,
-    );
-    if (result !== CUDA_SUCCESS) {
-      // The message is built only here: a launch builds no string.
-      throw ctx.driver.error(
-        result,
-        `cuLaunchKernel(${name}, grid [${grid}], block [${block}], stream ${stream.index})`,
-      );
+    // `using` without its per-call disposal stack (this is the path of every launch).
+    try {
+      launch(this.#parts, prepared, streamId, ordered.stream);
+    } catch (error) {
+      try {
+        ordered.finish();
+      } catch (finishError) {
+        throw new SuppressedError(finishError, error, "finish() failed after the launch failed");
+      }
+      throw error;
     }
-    timed?.();
+    ordered.finish();
   }
+}
+
+/** Launches a prepared launch on `stream`, ordered for it. */
+function launch(
+  ctx: LaunchParts,
+  prepared: PreparedLaunch,
+  streamId: StreamId,
+  stream: CudaStream,
+): void {
+  const { launch: { kernel }, name, block, fixed, fn, params, countAt } = prepared;
+  const grid = fixed ??
+    (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
+  if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return; // nothing to run
+  const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
+  const result = ctx.driver.symbols.cuLaunchKernel(
+    fn,
+    grid[0],
+    grid[1],
+    grid[2],
+    block[0],
+    block[1],
+    block[2],
+    kernel.sharedMemoryBytes ?? 0,
+    stream.handle,
+    params.pointers,
+    null,
+  );
+  if (result !== CUDA_SUCCESS) {
+    // An unhealthy stream (a sticky fault) is found here rather than by a query per launch:
+    // the launch returns the fault and nothing ran. The message is built only on failure.
+    const health = ctx.driver.symbols.cuStreamQuery(stream.handle);
+    if (health !== CUDA_SUCCESS && health !== CUDA_ERROR_NOT_READY) {
+      throw unhealthy(streamId, ctx.driver.error(health, `cuStreamQuery(stream ${stream.index})`));
+    }
+    throw ctx.driver.error(
+      result,
+      `cuLaunchKernel(${name}, grid [${grid}], block [${block}], stream ${stream.index})`,
+    );
+  }
+  timed?.();
 }
 
 const nap = new Int32Array(new SharedArrayBuffer(4));
