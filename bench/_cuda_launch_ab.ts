@@ -105,7 +105,7 @@ const rawRun = () => {
 
 const times = new Map<string, number[]>();
 const jobs: [string, () => void, () => Promise<void>][] = [
-  ["raw", rawRun, async () => void symbols.cuStreamSynchronize(stream)],
+  ["raw", rawRun, () => Promise.resolve(void symbols.cuStreamSynchronize(stream))],
 ];
 for (const t of trees) {
   for (const [v, run] of t.variants) jobs.push([`${t.name} ${v}`, run, t.sync]);
