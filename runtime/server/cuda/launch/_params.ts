@@ -66,6 +66,11 @@ function buffersFor(count: number) {
 /** Whether a storage type is a float's (`f16`, `f32`, `f64`): not `i…` or `u…`. */
 const isFloat = (type: StorageType) => type[0] !== "i" && type[0] !== "u";
 
+/** The device address of a buffer's range (no bigint arithmetic at offset 0). */
+function address(range: ResourceRange<bigint>): bigint {
+  return range.offset === 0 ? range.resource : range.resource + BigInt(range.offset);
+}
+
 /** Whether a launch uses the internal layout rather than the signature. */
 export function usesLayout(args: KernelArguments, bufferLengths: boolean | undefined): boolean {
   return bufferLengths === true || args.metadata.data.length > 0 || args.scalars.size > 0;
@@ -139,7 +144,7 @@ export function packBySignature(
       const ref = refs[buffer], at = buffers[buffer];
       checkElement(kernel, buffer, ref, param);
       if (param.readOnly) readOnly.push(buffer);
-      view.setBigUint64(slot * 8, at.resource + BigInt(at.offset), true);
+      view.setBigUint64(slot * 8, address(at), true);
       sizes[slot] = 8;
       buffer++;
       continue;
@@ -293,7 +298,7 @@ export function packByLayout(
   let slot = 0;
   for (let i = 0; i < buffers.length; i++) {
     const buffer = buffers[i];
-    view.setBigUint64(slot * 8, buffer.resource + BigInt(buffer.offset), true);
+    view.setBigUint64(slot * 8, address(buffer), true);
     sizes[slot] = 8;
     types[slot++] = "pointer";
   }
