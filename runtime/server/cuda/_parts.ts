@@ -143,7 +143,12 @@ export class CudaParts implements WaitOwner {
 
   /** A timeline signal on `stream`'s CUDA stream, destroyed with the server at the latest. */
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
-    const events = signalEvents(this.device.driver, this.streams.stream(stream), this);
+    const events = signalEvents(
+      this.device.driver,
+      this.streams.stream(stream),
+      this,
+      this.timeoutMs,
+    );
     const signal = new CudaTimelineSignal(events);
     this.#signals.add(signal);
     this.marks.adopt(signal); // other CUDA servers' streams may wait on its events
