@@ -261,7 +261,7 @@ export class CudaParts implements WaitOwner {
     // for calls left running; only longer work drains in the background.
     if (!busy(this.device.driver, drain, DESTROY_GRACE_MS)) {
       this.#release(drain);
-      return Promise.resolve();
+      return this.#parkedReturned();
     }
     this.device.leaveCurrent(); // released later: no call of this thread may act in it meanwhile
     return this.#drain(drain);
@@ -281,6 +281,19 @@ export class CudaParts implements WaitOwner {
     // Not awaited: on a device that never completes, the release may never return.
     if (background) void this.device.releaseInBackground();
     else this.device.destroy();
+  }
+
+  /**
+   * Resolves once the parked host waits returned, at most the wait timeout: a wait that timed
+   * out may still be parked on an event that never completes, and the context's release ends it
+   * (`CUDA_ERROR_CONTEXT_IS_DESTROYED`) on a thread of Deno's pool, shortly after.
+   */
+  #parkedReturned(): Promise<void> {
+    const waiter = hostWaiter(this.device.driver, this);
+    if (waiter.inFlight === 0) return Promise.resolve();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<void>((resolve) => timer = setTimeout(resolve, this.timeoutMs));
+    return Promise.race([waiter.parkedSettled(), limit]).finally(() => clearTimeout(timer));
   }
 
   #drainEvent(stream: CudaStream): Deno.PointerValue {

@@ -117,6 +117,11 @@ export class HostWaiter {
     });
   }
 
+  /** Parked calls not returned yet (some may belong to waits already settled). */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
   /** Resolves once every parked call returned (the background drain of a destroyed server). */
   async parkedSettled(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
