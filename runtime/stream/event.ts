@@ -12,7 +12,7 @@
  */
 
 import type { SlicePin, SliceRecord } from "../core/handles/slice_record.ts";
-import { NO_READS, SliceUses } from "./_slice_uses.ts";
+import { addWait, NO_READS, SliceUses } from "./_slice_uses.ts";
 import { type ComputeError, OrderInProgressError, StreamUnhealthyError } from "../core/errors.ts";
 import type { HandleRef } from "../core/handles/handle_ref.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
@@ -262,17 +262,6 @@ export class MultiStream<S, E> {
   ): Map<number, SliceRecord[]> | undefined {
     const synced = this.#pool.getIndex(index).lastSynced;
     let waits: Map<number, SliceRecord[]> | undefined;
-    const need = (record: SliceRecord, other: number, cursor: number, why: string) => {
-      this.#logger.debug(
-        "Memory {why} on stream {other} is shared on stream {stream}: synced up to {synced}, " +
-          "needs {cursor}",
-        () => ({ why, other, stream, synced: synced.get(other), cursor, memory: record.value }),
-      );
-      waits ??= new Map();
-      const records = waits.get(other);
-      if (records === undefined) waits.set(other, [record]);
-      else if (!records.includes(record)) records.push(record);
-    };
     for (let i = 0; i < refs.length; i++) {
       const ref = refs[i];
       const record = ref.slice.record;
@@ -280,13 +269,38 @@ export class MultiStream<S, E> {
       const creator = this.#pool.streamIndex(ref.stream);
       if (creator !== index) {
         const cursor = this.#backend.handleCursor(this.#pool.getIndex(creator).stream, ref);
-        if (!(synced.get(creator)! >= cursor)) need(record, creator, cursor, "created");
+        if (!(synced.get(creator)! >= cursor)) {
+          waits = this.#need(waits, stream, synced, record, creator, cursor, "created");
+        }
       }
-      for (const [user, cursor] of this.#uses.of(record, read)) {
-        if (user !== index && !(synced.get(user)! >= cursor)) need(record, user, cursor, "used");
+      const uses = this.#uses.of(record, read);
+      if (uses === undefined || (uses.size === 1 && uses.has(index))) continue;
+      for (const user of uses.keys()) {
+        const cursor = uses.get(user)!;
+        if (user !== index && !(synced.get(user)! >= cursor)) {
+          waits = this.#need(waits, stream, synced, record, user, cursor, "used");
+        }
       }
     }
     return waits;
+  }
+
+  /** Adds a wait on stream `other` for `record` (made necessary by its use `why`). */
+  #need(
+    waits: Map<number, SliceRecord[]> | undefined,
+    stream: StreamId,
+    synced: ReadonlyMap<number, number>,
+    record: SliceRecord,
+    other: number,
+    cursor: number,
+    why: string,
+  ): Map<number, SliceRecord[]> {
+    this.#logger.debug(
+      "Memory {why} on stream {other} is shared on stream {stream}: synced up to {synced}, " +
+        "needs {cursor}",
+      () => ({ why, other, stream, synced: synced.get(other), cursor, memory: record.value }),
+    );
+    return addWait(waits, other, record);
   }
 
   /**
@@ -329,20 +343,6 @@ export class MultiStream<S, E> {
    * Hands the open batches of cross-stream pins (`batchGc`) to the GC now and ends batching (each
    * later order hands over at `finish`): a backend being destroyed calls it before its streams
    * go. Returns the errors of the flushes that threw (their payloads stay held for `drain`).
-   *
-   * @example
-   * ```ts
-   * import { MultiStream } from "@gpucompute/runtime/backend";
-   * const multiStream = new MultiStream({
-   *   createStream: () => ({}),
-   *   handleCursor: (_stream, ref) => ref.cursor,
-   *   isHealthy: () => true,
-   *   flush: () => null,
-   *   waitEvent: () => {},
-   *   waitEventHost: () => Promise.resolve(),
-   * }, { maxStreams: 2, batchGc: true });
-   * console.log(multiStream.closeBatches()); // []
-   * ```
    */
   closeBatches(): unknown[] {
     return this.#handOver.close();

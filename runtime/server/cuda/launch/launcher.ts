@@ -13,7 +13,7 @@
 
 import { TimeoutError } from "../../../core/errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
-import { type MultiStream, unhealthy } from "../../../stream/event.ts";
+import { type MultiStream, type OrderOptions, unhealthy } from "../../../stream/event.ts";
 import type { KernelLaunch, ResourceRange } from "../../server.ts";
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "../_ffi.ts";
@@ -30,6 +30,9 @@ import { type LaunchParams, packByLayout, packBySignature, usesLayout } from "./
 import { KernelArgumentError } from "../../../core/errors.ts";
 
 export type { LaunchParams } from "./_params.ts";
+
+/** How a launch orders its stream (`MultiStream.order`), without read-only buffers. */
+const ORDER: OrderOptions = Object.freeze({ enforceHealthy: true, healthFromWork: true });
 
 /** The block size when the kernel names none: 256 threads, or fewer where declared or allowed. */
 const DEFAULT_BLOCK = 256;
@@ -177,7 +180,9 @@ export class CudaLauncher {
     const ordered = this.#parts.streams.order(
       streamId,
       count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
-      { enforceHealthy: true, healthFromWork: true, readOnly: params.readOnly },
+      params.readOnly === undefined || params.readOnly.length === 0
+        ? ORDER
+        : { ...ORDER, readOnly: params.readOnly },
     );
     // `using` without its per-call disposal stack (this is the path of every launch).
     try {
