@@ -13,10 +13,11 @@
  *   fill the scalar parameters, by name for CUDA C and by position (an array) for PTX, each value
  *   checked against the declared type. A missing, unknown or ill-typed value is a
  *   `KernelArgumentError` naming it.
- * - **By the internal layout** (generated kernels, `./backend`): buffer pointers; with
- *   `bufferLengths`, one `u32` byte length per buffer; the metadata words (`u32`); the scalars,
- *   type by type in insertion order. Each slot's type is checked against the signature too where
- *   one is known: a float scalar for an integer parameter (or the reverse) is refused.
+ * - **By the internal layout** (generated kernels, `./backend`; `_layout_params.ts`): buffer
+ *   pointers; with `bufferLengths`, one `u32` byte length per buffer; the metadata words
+ *   (`u32`); the scalars, type by type in insertion order. Each slot's type is checked against
+ *   the signature too where one is known: a float scalar for an integer parameter (or the
+ *   reverse) is refused.
  *
  * @module
  */
@@ -42,15 +43,19 @@ export interface LaunchParams {
   readonly readOnly?: readonly number[];
 }
 
-const LENGTH_LIMIT = 2 ** 32;
-
 /** Parameter buffers by slot count, reused: the driver copies the values during the call. */
-const scratch = new Map<
-  number,
-  { values: ArrayBuffer; view: DataView; bytes: Uint8Array; pointers: BigUint64Array }
->();
+/** The reused buffers of one slot count: values, views on them, and the pointers to each slot. */
+export interface ParamBuffers {
+  readonly values: ArrayBuffer;
+  readonly view: DataView;
+  readonly bytes: Uint8Array;
+  readonly pointers: BigUint64Array;
+}
 
-function buffersFor(count: number) {
+const scratch = new Map<number, ParamBuffers>();
+
+/** The parameter buffers of `count` slots (made once per count). */
+export function buffersFor(count: number): ParamBuffers {
   let entry = scratch.get(count);
   if (entry === undefined) {
     const values = new ArrayBuffer(Math.max(8, count * 8));
@@ -64,10 +69,10 @@ function buffersFor(count: number) {
 }
 
 /** Whether a storage type is a float's (`f16`, `f32`, `f64`): not `i…` or `u…`. */
-const isFloat = (type: StorageType) => type[0] !== "i" && type[0] !== "u";
+export const isFloat = (type: StorageType): boolean => type[0] !== "i" && type[0] !== "u";
 
 /** The device address of a buffer's range (no bigint arithmetic at offset 0). */
-function address(range: ResourceRange<bigint>): bigint {
+export function address(range: ResourceRange<bigint>): bigint {
   return range.offset === 0 ? range.resource : range.resource + BigInt(range.offset);
 }
 
@@ -274,122 +279,4 @@ function encode(
       { cause: error },
     );
   }
-}
-
-/**
- * Packs a launch by the internal layout (module doc); with a signature, each slot's type is
- * checked against its parameter: a pointer for a pointer, an integer for an integer, a float of
- * the same width for a float.
- */
-export function packByLayout(
-  kernel: string,
-  bufferLengths: boolean,
-  buffers: readonly ResourceRange<bigint>[],
-  args: KernelArguments,
-  signature: KernelSignature | undefined,
-): LaunchParams {
-  const meta = args.metadata.data;
-  let count = buffers.length * (bufferLengths ? 2 : 1) + meta.length;
-  for (const scalar of args.scalars.values()) count += scalar.length;
-  const { values, view, bytes, pointers } = buffersFor(count);
-  // Each slot's type, for the checks; what a slot is ("buffers[0]") is named only in an error.
-  const types: (StorageType | "pointer")[] = new Array(count);
-  const sizes: number[] = new Array(count);
-  let slot = 0;
-  for (let i = 0; i < buffers.length; i++) {
-    const buffer = buffers[i];
-    view.setBigUint64(slot * 8, address(buffer), true);
-    sizes[slot] = 8;
-    types[slot++] = "pointer";
-  }
-  if (bufferLengths) {
-    for (let i = 0; i < buffers.length; i++) {
-      const buffer = buffers[i];
-      if (buffer.size >= LENGTH_LIMIT) {
-        throw new RangeError(
-          `Kernel '${kernel}' takes u32 buffer lengths; a buffer of ${buffer.size} bytes exceeds them`,
-        );
-      }
-      view.setUint32(slot * 8, buffer.size, true);
-      sizes[slot] = 4;
-      types[slot++] = "u32";
-    }
-  }
-  for (let i = 0; i < meta.length; i++) {
-    view.setUint32(slot * 8, meta[i], true);
-    sizes[slot] = 4;
-    types[slot++] = "u32";
-  }
-  for (const scalar of args.scalars.values()) {
-    const size = scalar.bytes.byteLength / Math.max(1, scalar.length);
-    for (let i = 0; i < scalar.length; i++) {
-      if (size === 4) view.setUint32(slot * 8, readU32(scalar.bytes, i * 4), true);
-      else bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot * 8);
-      sizes[slot] = size;
-      types[slot++] = scalar.type;
-    }
-  }
-  if (signature !== undefined && signature.params.length === count) {
-    for (let i = 0; i < count; i++) {
-      const problem = slotProblem(types[i], signature.params[i]);
-      if (problem !== undefined) {
-        throw new KernelArgumentError(
-          kernel,
-          slotName(i, buffers.length, bufferLengths, meta.length, args),
-          `is passed as parameter '${signature.params[i].declared}': ${problem}`,
-        );
-      }
-    }
-  }
-  return { sizes, pointers, values };
-}
-
-/** A little-endian u32 of `bytes` at `offset`. */
-function readU32(bytes: Uint8Array, offset: number): number {
-  return (bytes[offset] | bytes[offset + 1] << 8 | bytes[offset + 2] << 16 |
-    bytes[offset + 3] << 24) >>> 0;
-}
-
-/** What slot `index` of the internal layout holds, for an error ("buffers[0]"). */
-function slotName(
-  index: number,
-  buffers: number,
-  bufferLengths: boolean,
-  metadata: number,
-  args: KernelArguments,
-): string {
-  if (index < buffers) return `buffers[${index}]`;
-  index -= buffers;
-  if (bufferLengths) {
-    if (index < buffers) return `the length of buffers[${index}]`;
-    index -= buffers;
-  }
-  if (index < metadata) return `metadata[${index}]`;
-  index -= metadata;
-  for (const scalar of args.scalars.values()) {
-    if (index < scalar.length) return `scalars.${scalar.type}[${index}]`;
-    index -= scalar.length;
-  }
-  return `slot ${index}`;
-}
-
-const wide = (type: StorageType | undefined) => type === "u64" || type === "i64";
-
-/** Why a value of `given` type does not fit `param`, or `undefined` when it does. */
-function slotProblem(given: StorageType | "pointer", param: KernelParam): string | undefined {
-  if (given === "pointer") {
-    // A PTX `.u64` integer may hold an address.
-    if (param.kind === "pointer" || wide(param.type)) return undefined;
-    return "a buffer's pointer does not fit it";
-  }
-  if (param.kind === "pointer") {
-    if (wide(given)) return undefined; // an address given as an integer
-    return `a ${given} value does not fit a pointer`;
-  }
-  if (param.type === undefined) return undefined; // the sizes are compared by the launcher
-  const sameKind = isFloat(given) === isFloat(param.type);
-  if (!sameKind || (isFloat(given) && given !== param.type)) {
-    return `a ${given} value does not fit it`;
-  }
-  return undefined;
 }

@@ -26,7 +26,8 @@ import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
 import { checkLaunch } from "./_check_launch.ts";
-import { type LaunchParams, packByLayout, packBySignature, usesLayout } from "./_params.ts";
+import { type LaunchParams, packBySignature, usesLayout } from "./_params.ts";
+import { packByLayout } from "./_layout_params.ts";
 import { KernelArgumentError } from "../../../core/errors.ts";
 
 export type { LaunchParams } from "./_params.ts";
