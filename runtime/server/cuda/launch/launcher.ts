@@ -34,6 +34,8 @@ export type { LaunchParams } from "./_params.ts";
 
 /** How a launch orders its stream (`MultiStream.order`), without read-only buffers. */
 const ORDER: OrderOptions = Object.freeze({ enforceHealthy: true, healthFromWork: true });
+/** The same, the stream's health asked of the driver first. */
+const ORDER_QUERIED: OrderOptions = Object.freeze({ enforceHealthy: true });
 
 /** The block size when the kernel names none: 256 threads, or fewer where declared or allowed. */
 const DEFAULT_BLOCK = 256;
@@ -178,12 +180,15 @@ export class CudaLauncher {
   /** Orders `streamId` after other streams' uses of the launch's refs, then launches. */
   enqueue(prepared: PreparedLaunch, streamId: StreamId): void {
     const { launch: { count }, buffers, params } = prepared;
+    const dynamic = count.kind === "dynamic";
+    // A dynamic count is copied before the launch: its stream's health is asked first.
+    const options = dynamic ? ORDER_QUERIED : ORDER;
     const ordered = this.#parts.streams.order(
       streamId,
-      count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
+      dynamic ? [...buffers, count.ref] : buffers,
       params.readOnly === undefined || params.readOnly.length === 0
-        ? ORDER
-        : { ...ORDER, readOnly: params.readOnly },
+        ? options
+        : { ...options, readOnly: params.readOnly },
     );
     // `using` without its per-call disposal stack (this is the path of every launch).
     try {
