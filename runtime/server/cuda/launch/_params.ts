@@ -78,7 +78,7 @@ export function address(range: ResourceRange<bigint>): bigint {
 
 /** Whether a launch uses the internal layout rather than the signature. */
 export function usesLayout(args: KernelArguments, bufferLengths: boolean | undefined): boolean {
-  return bufferLengths === true || args.metadata.data.length > 0 || args.scalars.size > 0;
+  return bufferLengths === true || args.metadata.data.length > 0 || args.hasScalars;
 }
 
 /**
