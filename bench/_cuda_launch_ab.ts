@@ -4,7 +4,9 @@
  * `cuLaunchKernel` of the same function beside them, on the simulated driver. Variants: the
  * server's `execute` on the handles' stream (`same`) and on another stream than the one the
  * handles were made on (`cross`), and the client's `execute` on the handles' stream (`client`,
- * PTX `fill_f32` with its parameters by position). The device is synchronized outside the timing.
+ * PTX `fill_f32` with its parameters by position), and for this tree `js only`: `same` with
+ * `cuLaunchKernel` replaced by a no-op (the runtime's own JavaScript). The device is synchronized
+ * outside the timing.
  * Prints each variant's median and first quartile (ms per 1,000) and the median's ratio to raw.
  *
  * Run: `deno run -A bench/_cuda_launch_ab.ts [baseline checkout] [rounds]` (default: this tree
@@ -52,6 +54,21 @@ async function tree(name: string, root: URL): Promise<Tree> {
     }],
   ]);
   for (const run of variants.values()) run(); // loads the modules
+  if (name === "this") {
+    // The runtime's own JavaScript: the same launches with `cuLaunchKernel` a no-op.
+    const symbols = server.device.driver.symbols as {
+      cuLaunchKernel: (...args: never[]) => number;
+    };
+    const launch = symbols.cuLaunchKernel;
+    variants.set("js only", () => {
+      symbols.cuLaunchKernel = () => 0;
+      try {
+        for (let i = 0; i < LAUNCHES; i++) server.execute(fill, 0);
+      } finally {
+        symbols.cuLaunchKernel = launch;
+      }
+    });
+  }
   return {
     name,
     variants,
