@@ -7,11 +7,12 @@
  *   health check, parameter marshalling, `cuLaunchKernel`) vs `cuLaunchKernel` alone with
  *   prepared parameters.
  * - **event record + wait**: a launch on alternating streams over one buffer, so every task
- *   makes the multi-stream record an event on the other stream and wait on it (plus the pin and
- *   GC of the shared binding) vs `cuEventRecord` + `cuStreamWaitEvent` alone.
- * - **event GC settled**: {@linkcode TASKS} such launches and a `sync`, timed together: past the
- *   GC bound `execute` blocks on the oldest GC event, and the rest is settled by the GC's polls;
- *   vs the raw calls and a `cuEventQuery` loop on the last event.
+ *   makes the multi-stream record an event on the other stream and wait on it (plus the pin of
+ *   the shared binding, once per batch, and the batch's GC task at the end of the run) vs
+ *   `cuEventRecord` + `cuStreamWaitEvent` alone.
+ * - **event GC settled**: {@linkcode TASKS} such launches and a `sync`, timed together (the
+ *   batches' GC tasks settle with the sync); vs the raw calls and a `cuEventQuery` loop on the
+ *   last event.
  * - **read after a launch**: `execute` then a 4-byte `read` (one event, a parked non-blocking
  *   `cuEventSynchronize`, no timer) vs `cuLaunchKernel` + `cuStreamSynchronize` +
  *   `cuMemcpyDtoHAsync` into pinned memory + `cuStreamSynchronize`.
@@ -23,8 +24,9 @@
  *
  * Each iteration times {@linkcode TASKS} tasks ({@linkcode EVENT_TASKS} in the event group); the
  * device is synchronized outside the timing. Divide by the task count for one task. With more
- * cross-stream tasks than the GC bound in flight, `execute` waits for the oldest GC event
- * (back-pressure), and the figure becomes the device's completion latency instead.
+ * GC tasks than the GC bound in flight, `execute` waits for the oldest GC event (back-pressure),
+ * and the figure becomes the device's completion latency instead; cross-stream launches make one
+ * GC task per stream and batch (`runtime/stream/_hand_over.ts`), so a run of them rarely does.
  *
  * @module
  */

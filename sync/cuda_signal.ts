@@ -18,7 +18,11 @@
  *    out of the ring and is destroyed when its last waiter is done.
  * 3. The seed's race (the slot for the target overwritten by a wrapping `record` between the fast
  *    path and the lookup) is handled the same way: the smallest newer slot is waited on instead,
- *    and with no slot at all the wait polls until `value` reaches the target or it times out.
+ *    and with no slot at all the wait sleeps until a `record` or `set` (or its deadline).
+ * 4. **Waits do not poll** where the events wait on the host ({@linkcode CudaSignalEvents.waitHost},
+ *    which the CUDA server's events do with a parked non-blocking `cuEventSynchronize`): a wait
+ *    sleeps until its slot's event completed, a `record` or `set`, its deadline, its abort, or
+ *    `destroy` (which ends it with `DESTROYED`). Events without `waitHost` are polled.
  *
  * @module
  */
@@ -36,6 +40,13 @@ export interface CudaSignalEvents<E> {
   query(event: E): boolean;
   /** Destroys an event. */
   destroy(event: E): void;
+  /**
+   * Resolves once the event's last record completed, without polling; rejects with the driver's
+   * error, `TIMEOUT` after `timeoutMs` (0: the backend's own limit) or `DESTROYED`. `released` is
+   * called once no driver call uses the event any more (a parked call may outlive a timeout):
+   * the signal destroys the event only then. Optional: without it, the signal's waits poll.
+   */
+  waitHost?(event: E, timeoutMs: number, released: () => void): Promise<void>;
 }
 
 /** Options of the waits: milliseconds before `TIMEOUT` (0: none), and an abort signal. */
@@ -57,6 +68,8 @@ interface Slot<E> {
   readonly event: E;
   waiters: number;
   evicted: boolean;
+  /** The host wait on the event, shared by the slot's waiters (it counts as one waiter). */
+  parked?: Promise<void>;
 }
 
 /** Slots in the ring (the seed's `EVENT_RING_SIZE`): well above typical in-flight depth. */
@@ -85,6 +98,8 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   #value = 0n;
   #recorded = 0n;
   #destroyed = false;
+  /** Waits asleep until something changes (a record, a set, destroy). */
+  readonly #wakers = new Set<() => void>();
 
   /** Creates a signal at 0 over the events of one stream. */
   constructor(events: CudaSignalEvents<E>) {
@@ -106,6 +121,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   set(value: bigint | number): void {
     const v = toValue(value);
     if (v > this.#value) this.#value = v;
+    this.#wake();
   }
 
   /** Records `value` after the work submitted so far on the stream, in the next ring slot. */
@@ -125,6 +141,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     this.#events.record(event);
     this.#ring[index] = { value: v, event, waiters: 0, evicted: false };
     if (v > this.#recorded) this.#recorded = v;
+    this.#wake();
   }
 
   /** Whether the device (or `set`) reached `target`, without waiting. */
@@ -142,14 +159,18 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     return this.#slotFor(toValue(target))?.event;
   }
 
-  /** Resolves once `target` is reached; `TIMEOUT` after `timeoutMs`, or the abort reason. */
+  /**
+   * Resolves once `target` is reached; `TIMEOUT` after `timeoutMs`, the abort reason, or
+   * `DESTROYED` once the signal is destroyed first. Sleeps between checks (module doc, 4).
+   */
   async wait(target: bigint | number, options: CudaSignalWaitOptions = {}): Promise<void> {
     const goal = toValue(target);
     const deadline = deadlineOf(options.timeoutMs);
     for (let polls = 0; !this.#poll(goal); polls++) {
       options.signal?.throwIfAborted();
+      this.#assertLive();
       this.#checkDeadline(goal, deadline, options.timeoutMs);
-      await new Promise((resolve) => setTimeout(resolve, polls < 8 ? 0 : 1));
+      await this.#change(goal, deadline, options.signal, polls);
     }
   }
 
@@ -173,6 +194,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
       else this.#events.destroy(slot.event);
     }
     this.#ring.fill(undefined);
+    this.#wake(); // pending waits end with DESTROYED
   }
 
   /** Same as {@linkcode destroy}. */
@@ -193,6 +215,54 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     } finally {
       if (--best.waiters === 0 && best.evicted) this.#events.destroy(best.event);
     }
+  }
+
+  /**
+   * Resolves when a wait for `goal` should look again: its slot's host wait settled, a record, a
+   * set or destroy, the deadline or the abort; a poll's delay only for events without `waitHost`.
+   */
+  #change(goal: bigint, deadline: number, abort: AbortSignal | undefined, polls: number) {
+    return new Promise<void>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const wake = () => {
+        this.#wakers.delete(wake);
+        clearTimeout(timer);
+        abort?.removeEventListener("abort", wake);
+        resolve();
+      };
+      this.#wakers.add(wake);
+      abort?.addEventListener("abort", wake, { once: true });
+      let delay = deadline - performance.now(); // Infinity without a deadline
+      const slot = this.#slotFor(goal);
+      if (slot !== undefined && this.#events.waitHost !== undefined) {
+        this.#park(slot, deadline).then(wake);
+      } else if (slot !== undefined) {
+        delay = Math.min(delay, polls < 8 ? 0 : 1);
+      }
+      if (delay !== Infinity) timer = setTimeout(wake, Math.max(0, delay));
+    });
+  }
+
+  /** The slot's host wait (made once, shared); resolves when it settled, whatever the outcome. */
+  #park(slot: Slot<E>, deadline: number): Promise<void> {
+    if (slot.parked === undefined) {
+      slot.waiters++;
+      const limit = deadline === Infinity
+        ? 0
+        : Math.max(1, Math.ceil(deadline - performance.now()));
+      const release = () => {
+        if (--slot.waiters === 0 && slot.evicted) this.#events.destroy(slot.event);
+      };
+      // Its outcome is read by the next check (`#poll` queries, the deadline, `DESTROYED`).
+      slot.parked = this.#events.waitHost!(slot.event, limit, release)
+        .catch(() => {})
+        .finally(() => slot.parked = undefined);
+    }
+    return slot.parked;
+  }
+
+  #wake(): void {
+    for (const wake of [...this.#wakers]) wake();
   }
 
   /** The smallest recorded value at or above `goal`: stream order makes it sufficient. */

@@ -152,10 +152,6 @@ Deno.test("a sticky launch failure makes streams unhealthy: they refuse work", a
 
 Deno.test({
   name: "an event that never completes: TIMEOUT, and the staging memory stays pinned",
-  // The read's wait parks a non-blocking cuEventSynchronize on the hung event, and TIMEOUT leaves
-  // it there (unref'd: it never holds the process); the simulator does not end it when the
-  // context is released, so the op sanitizer would count it.
-  sanitizeOps: false,
 }, async () => {
   resetHazards();
   await withSimEnv({ CUDA_SIM_HANG_RECORD_AT: "2" }, async () => {
@@ -182,6 +178,27 @@ Deno.test({
   assert.equal(hazardCount(), 0);
 });
 
+Deno.test("simulator: a cuEventSynchronize parked on a hung event ends when its context is released", async () => {
+  await withSimEnv({ CUDA_SIM_HANG_RECORD_AT: "1" }, async () => {
+    const server = sim({ timeoutMs: 100 });
+    const driver = server.device.driver;
+    const { symbols, out64 } = driver;
+    server.device.makeCurrent();
+    driver.check(symbols.cuEventCreate(out64, 2), "cuEventCreate");
+    const event = driver.pointerAt();
+    driver.check(symbols.cuEventRecord(event, server.cudaStream(0)), "cuEventRecord"); // hangs
+    const parked = driver.waits!.cuEventSynchronize(event);
+    let returned: number | undefined;
+    void parked.then((result) => returned = result);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(returned, undefined, "parked: the record never completes");
+    assert.equal(symbols.cuEventQuery(event), 600, "CUDA_ERROR_NOT_READY");
+    server.destroy(); // releases the context (after the drain's timeout: its last work hangs)
+    await server.drained;
+    assert.equal(await parked, 709, "CUDA_ERROR_CONTEXT_IS_DESTROYED, as the real driver");
+  });
+});
+
 Deno.test("PTX the driver rejects is a COMPILATION error with the driver's message", () => {
   using server = sim();
   const bad = { ...CUDA_KERNELS.fillF32, id: "bad", ptx: "this is not PTX" };
@@ -204,8 +221,6 @@ Deno.test("PTX the driver rejects is a COMPILATION error with the driver's messa
 
 Deno.test({
   name: "a GC wait that times out leaves the stream unhealthy and keeps the shared memory pinned",
-  // A wait parked on a hung event by the test before may return during this one (see there).
-  sanitizeOps: false,
 }, async () => {
   await withSimEnv({ CUDA_SIM_HANG_RECORD_AT: "3" }, async () => {
     const server = sim({ timeoutMs: 100 });
@@ -228,6 +243,7 @@ Deno.test({
       await assert.rejects(server.sync(1), (e) => code(e) === "TIMEOUT");
     } finally {
       server.destroy();
+      await server.drained; // the waits parked on the hung event end with the context
     }
   });
 });

@@ -182,7 +182,9 @@ Deno.test({
           buffers: [x, y],
           scalars: { u32: [2, 4] },
         }),
-      (e) => e instanceof KernelArgumentError && /u32 value does not fit/.test(e.message),
+      (e) =>
+        e instanceof KernelArgumentError && e.argument === "scalars.u32[0]" &&
+        /is passed as parameter 'float a': a u32 value does not fit/.test(e.message),
     );
     // Held by waitFor: still refused at the call, and nothing runs.
     const gate = new CpuTimelineSignal();

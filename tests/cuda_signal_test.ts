@@ -3,7 +3,13 @@
  * accounting) and over the simulated driver (waits really wait for the device, timeouts, abort).
  */
 import assert from "node:assert/strict";
-import { ComputeError, CubeCount, KernelArguments, TimeoutError } from "../backend.ts";
+import {
+  ComputeError,
+  CubeCount,
+  type HandleRef,
+  KernelArguments,
+  TimeoutError,
+} from "../backend.ts";
 import {
   CUDA_KERNELS,
   CUDA_SIGNAL_RING_SIZE,
@@ -127,4 +133,85 @@ Deno.test("on the simulated driver, wait returns only after the device ran the w
   signal.record(1000);
   assert.throws(() => signal.waitSync(1000, { timeoutMs: 20 }), (e) => code(e) === "TIMEOUT");
   await signal.wait(1000, { timeoutMs: 5_000 });
+});
+
+/** A kernel of `micros` µs on stream 0 of `server` (one thread block). */
+function slowKernel(server: CudaServer, v: { ref(): HandleRef }) {
+  return (micros: number) =>
+    server.execute({
+      kernel: CUDA_KERNELS.slowF32,
+      count: CubeCount.new1d(1),
+      args: new KernelArguments().withBuffer(v.ref())
+        .withMetadata({ data: new Uint32Array([64]), staticLength: 1 }).withScalar("u32", [micros]),
+    }, 0);
+}
+
+Deno.test("on the simulated driver, wait sleeps on a parked cuEventSynchronize instead of polling", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using signal = server.timelineSignal(0);
+  using v = server.createWithData(new Uint8Array(4 * 64), 0);
+  const slow = slowKernel(server, v);
+  const timers = { count: 0 };
+  const setTimeoutBefore = globalThis.setTimeout;
+  // Counts the timers made while the wait runs: a polling wait makes one per ~1 ms turn.
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    timers.count++;
+    return setTimeoutBefore(...args);
+  }) as typeof setTimeout;
+  try {
+    slow(60_000);
+    signal.record(1);
+    const started = performance.now();
+    await signal.wait(1); // no timeout of its own
+    const waited = performance.now() - started;
+    assert.ok(waited >= 30, `waited for the 60 ms kernel (${waited} ms)`);
+    assert.ok(signal.isReached(1));
+    // The host wait's own limit timer, nothing per turn (polling made dozens here).
+    assert.ok(timers.count <= 2, `${timers.count} timers for a ${waited.toFixed(0)} ms wait`);
+  } finally {
+    globalThis.setTimeout = setTimeoutBefore;
+  }
+});
+
+Deno.test("a sleeping wait still times out, aborts, and ends with DESTROYED on destroy", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  const signal = server.timelineSignal(0);
+  using v = server.createWithData(new Uint8Array(4 * 64), 0);
+  const slow = slowKernel(server, v);
+  slow(150_000);
+  signal.record(1);
+  const started = performance.now();
+  await assert.rejects(signal.wait(1, { timeoutMs: 30 }), (e) => code(e) === "TIMEOUT");
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed >= 29 && elapsed < 140, `timed out after ${elapsed} ms`);
+  const controller = new AbortController();
+  const aborted = signal.wait(1, { signal: controller.signal });
+  setTimeout(() => controller.abort(new Error("stop")), 5);
+  await assert.rejects(aborted, /stop/);
+  const destroyed = signal.wait(1);
+  const unrecorded = signal.wait(2); // nothing recorded that far: asleep until a record
+  setTimeout(() => signal.destroy(), 5);
+  await assert.rejects(destroyed, (e) => code(e) === "DESTROYED");
+  await assert.rejects(unrecorded, (e) => code(e) === "DESTROYED");
+  await server.sync(0); // the kernel completes: the parked calls return
+});
+
+Deno.test("a wait with nothing recorded that far settles on the record that reaches it", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using signal = server.timelineSignal(0);
+  const waiting = signal.wait(3, { timeoutMs: 5_000 });
+  signal.record(1);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  signal.record(3); // the stream is idle: complete at once
+  await waiting;
+  assert.equal(signal.value, 3n);
+  const destroyedServer = CudaServer.create({ library: SIM_LIBRARY });
+  const other = destroyedServer.timelineSignal(0);
+  using v = destroyedServer.createWithData(new Uint8Array(4 * 64), 0);
+  slowKernel(destroyedServer, v)(40_000);
+  other.record(1);
+  const pending = other.wait(1, { timeoutMs: 5_000 });
+  destroyedServer.destroy();
+  await assert.rejects(pending, (e) => code(e) === "DESTROYED");
+  await destroyedServer.drained;
 });

@@ -102,8 +102,9 @@ async function runProgram(
   seed: number,
   maxPendingGc: number,
   program: Command[],
+  batchGc = false,
 ): Promise<void> {
-  using server = new SimulatedServer({ maxStreams, seed, maxPendingGc });
+  using server = new SimulatedServer({ maxStreams, seed, maxPendingGc, batchGc });
   const live: { handle: Handle; value: Uint8Array }[] = [];
   // Disposed handles with a binding and a descriptor taken before the dispose (their memory may
   // still be pinned by queued work: using them must fail all the same).
@@ -194,6 +195,7 @@ Deno.test("random multi-stream programs match the sequential reference", async (
       fc.integer({ min: 1, max: 2 ** 31 - 1 }),
       fc.integer({ min: 1, max: 8 }),
       fc.array(command, { minLength: 1, maxLength: 40 }),
+      fc.boolean(), // batched GC of cross-stream pins (the CUDA server's) or one task per order
       runProgram,
     ),
     { numRuns: 250 },

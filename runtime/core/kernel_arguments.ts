@@ -300,7 +300,7 @@ export class KernelArguments {
   clear(): this {
     clearArray(this.buffers); // keeps the storage of a reused KernelArguments
     this.metadata = NO_METADATA;
-    this.#scalars?.clear();
+    if (this.#scalars !== undefined && this.#scalars.size > 0) this.#scalars.clear(); // V8 allocates
     clearArray(this.tensorMaps);
     return this;
   }

@@ -12,12 +12,14 @@
  */
 
 import type { SlicePin, SliceRecord } from "../core/handles/slice_record.ts";
-import { NO_READS, SliceUses } from "./_slice_uses.ts";
+import { addWait, NO_READS, SliceUses } from "./_slice_uses.ts";
 import { type ComputeError, OrderInProgressError, StreamUnhealthyError } from "../core/errors.ts";
 import type { HandleRef } from "../core/handles/handle_ref.ts";
 import { type Logger, runtimeLogger } from "../core/logging.ts";
 import { assertPositiveInteger } from "../core/_argument_checks.ts";
 import { GcLoop, type GcPayload, type GcTask } from "./_gc_loop.ts";
+import { HandOver } from "./_hand_over.ts";
+import { unhealthy } from "./_unhealthy.ts";
 import { assertStreamId, type StreamId } from "../core/stream_id.ts";
 import { StreamPool } from "./stream_pool.ts";
 import { OrderedStream, type OrderOwner } from "./ordered_stream.ts";
@@ -27,7 +29,7 @@ import { errorList, joinErrors } from "../core/_join_errors.ts";
 import type { WaitRecorder } from "./wait_recorder.ts";
 import type { MultiStreamOptions, OrderOptions, RequiredWaits } from "./event_options.ts";
 
-export { OrderedStream };
+export { OrderedStream, unhealthy };
 export type { EventStreamBackend };
 export type { GcPayload } from "./_gc_loop.ts";
 export type { MultiStreamOptions, OrderOptions, RequiredWaits };
@@ -71,8 +73,8 @@ export class MultiStream<S, E> {
   readonly #uses = new SliceUses();
   /** Stream indices left unhealthy by a failed GC wait, with the failure. */
   readonly #unhealthy = new Map<number, ComputeError>();
-  /** Payloads of a `finish` whose flush threw, per stream index. */
-  readonly #held = new Map<number, GcPayload[]>();
+  /** Hands finished orders' pins and payloads to the GC (`_hand_over.ts`). */
+  readonly #handOver: HandOver<E>;
   #open: OrderedStream<S, E> | undefined;
   /** Number of regular streams. */
   readonly maxStreams: number;
@@ -115,6 +117,18 @@ export class MultiStream<S, E> {
           { maxPendingGc: this.maxPendingGc },
         ),
     });
+    this.#handOver = new HandOver<E>({
+      flushToGc: (index) => {
+        const done = backend.flush(this.#pool.getIndex(index).stream);
+        const gcStream = this.#pool.getSpecial(0).stream;
+        backend.waitEvent(gcStream, done);
+        return backend.flush(gcStream);
+      },
+      register: (stream, event, payloads) => this.#gc.register({ event, stream, payloads }),
+      openIndex: () => this.#open === undefined ? -1 : this.#pool.streamIndex(this.#open.id),
+      bind: () => options.bind?.(),
+      logger: this.#logger,
+    }, options.batchGc ?? false);
     this.#owner = {
       stream: (id) => this.#pool.get(id).stream,
       finish: (index, payloads) => this.#finish(index, payloads),
@@ -179,10 +193,10 @@ export class MultiStream<S, E> {
     options: OrderOptions = {},
   ): OrderedStream<S, E> {
     assertStreamId(stream);
-    const list = [...refs];
-    for (const ref of list) {
-      assertStreamId(ref.stream);
-      ref.assertLive();
+    const list: readonly HandleRef[] = Array.isArray(refs) ? refs : [...refs];
+    for (let i = 0; i < list.length; i++) {
+      assertStreamId(list[i].stream);
+      list[i].assertLive();
     }
     if (this.#open !== undefined) throw new OrderInProgressError(stream, this.#open.id);
     const index = this.#pool.streamIndex(stream);
@@ -194,12 +208,13 @@ export class MultiStream<S, E> {
       });
     }
     const state = this.#pool.getIndex(index);
-    if (options.enforceHealthy && !this.#backend.isHealthy(state.stream)) {
-      throw unhealthy(stream, this.#backend.unhealthyCause?.(state.stream));
-    }
     const readOnly = options.readOnly ?? NO_READS;
-    const waits = this.requiredWaits(stream, list, readOnly);
-    for (const other of waits.keys()) {
+    const waits = this.#waitsOf(stream, index, list, readOnly);
+    if (
+      options.enforceHealthy && (waits !== undefined || !options.healthFromWork) &&
+      !this.#backend.isHealthy(state.stream)
+    ) throw unhealthy(stream, this.#backend.unhealthyCause?.(state.stream));
+    for (const other of waits?.keys() ?? []) {
       const cause = this.#unhealthy.get(other);
       if (cause === undefined) continue;
       throw new StreamUnhealthyError(other, {
@@ -208,14 +223,15 @@ export class MultiStream<S, E> {
           `a wait on its work failed (${cause.message})`,
       });
     }
-    this.#waitOn(stream, waits);
+    if (waits !== undefined) this.#waitOn(stream, waits);
     const cursor = ++state.cursor;
     const pins: SlicePin[] = [];
     for (let i = 0; i < list.length; i++) {
       const ref = list[i];
       const record = ref.slice.record;
-      this.#uses.record(record, index, cursor, readOnly.includes(i));
-      if (this.#pool.streamIndex(ref.stream) !== index) pins.push(record.pin());
+      this.#uses.record(record, index, cursor, readOnly.length > 0 && readOnly.includes(i));
+      if (this.#pool.streamIndex(ref.stream) === index) continue;
+      this.#handOver.pin(index, record, pins);
     }
     const ordered = new OrderedStream<S, E>(this.#owner, { id: stream, index, cursor, pins });
     this.#open = ordered;
@@ -233,35 +249,58 @@ export class MultiStream<S, E> {
     refs: Iterable<HandleRef>,
     readOnly: readonly number[] = NO_READS,
   ): RequiredWaits {
-    const index = this.#pool.streamIndex(stream);
-    const current = this.#pool.getIndex(index);
-    const waits = new Map<number, SliceRecord[]>();
-    const check = (record: SliceRecord, other: number, cursor: number, why: string) => {
-      const synced = current.lastSynced.get(other);
-      if (synced !== undefined && synced >= cursor) return;
-      this.#logger.debug(
-        "Memory {why} on stream {other} is shared on stream {stream}: synced up to {synced}, " +
-          "needs {cursor}",
-        () => ({ why, other, stream, synced, cursor, memory: record.value }),
-      );
-      const records = waits.get(other);
-      if (records === undefined) waits.set(other, [record]);
-      else if (!records.includes(record)) records.push(record);
-    };
-    let i = 0;
-    for (const ref of refs) {
+    const list = Array.isArray(refs) ? refs : [...refs];
+    return this.#waitsOf(stream, this.#pool.streamIndex(stream), list, readOnly) ?? new Map();
+  }
+
+  /** {@linkcode requiredWaits} of the stream at `index`: `undefined` for none (no allocation). */
+  #waitsOf(
+    stream: StreamId,
+    index: number,
+    refs: readonly HandleRef[],
+    readOnly: readonly number[],
+  ): Map<number, SliceRecord[]> | undefined {
+    const synced = this.#pool.getIndex(index).lastSynced;
+    let waits: Map<number, SliceRecord[]> | undefined;
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i];
       const record = ref.slice.record;
-      const read = readOnly.includes(i++);
+      const read = readOnly.length > 0 && readOnly.includes(i);
       const creator = this.#pool.streamIndex(ref.stream);
       if (creator !== index) {
         const cursor = this.#backend.handleCursor(this.#pool.getIndex(creator).stream, ref);
-        check(record, creator, cursor, "created");
+        if (!(synced.get(creator)! >= cursor)) {
+          waits = this.#need(waits, stream, synced, record, creator, cursor, "created");
+        }
       }
-      for (const [user, cursor] of this.#uses.of(record, read)) {
-        if (user !== index) check(record, user, cursor, "used");
+      const uses = this.#uses.of(record, read);
+      if (uses === undefined || (uses.size === 1 && uses.has(index))) continue;
+      for (const user of uses.keys()) {
+        const cursor = uses.get(user)!;
+        if (user !== index && !(synced.get(user)! >= cursor)) {
+          waits = this.#need(waits, stream, synced, record, user, cursor, "used");
+        }
       }
     }
     return waits;
+  }
+
+  /** Adds a wait on stream `other` for `record` (made necessary by its use `why`). */
+  #need(
+    waits: Map<number, SliceRecord[]> | undefined,
+    stream: StreamId,
+    synced: ReadonlyMap<number, number>,
+    record: SliceRecord,
+    other: number,
+    cursor: number,
+    why: string,
+  ): Map<number, SliceRecord[]> {
+    this.#logger.debug(
+      "Memory {why} on stream {other} is shared on stream {stream}: synced up to {synced}, " +
+        "needs {cursor}",
+      () => ({ why, other, stream, synced: synced.get(other), cursor, memory: record.value }),
+    );
+    return addWait(waits, other, record);
   }
 
   /**
@@ -301,19 +340,21 @@ export class MultiStream<S, E> {
   }
 
   /**
+   * Hands the open batches of cross-stream pins (`batchGc`) to the GC now and ends batching (each
+   * later order hands over at `finish`): a backend being destroyed calls it before its streams
+   * go. Returns the errors of the flushes that threw (their payloads stay held for `drain`).
+   */
+  closeBatches(): unknown[] {
+    return this.#handOver.close();
+  }
+
+  /**
    * Resolves once the GC settled every task registered so far (first handing over the payloads
    * of a `finish` whose flush threw, with a new flush); rejects with the failures since the last
    * drain, each reported once.
    */
   async drain(): Promise<void> {
-    const errors: unknown[] = [];
-    for (const index of [...this.#held.keys()]) {
-      try {
-        this.#handOver(index, []);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
+    const errors = this.#handOver.handOverAll();
     try {
       await this.#gc.drain();
     } catch (error) {
@@ -325,25 +366,7 @@ export class MultiStream<S, E> {
 
   #finish(index: number, payloads: GcPayload[]): void {
     this.#open = undefined;
-    if (payloads.length > 0) this.#handOver(index, payloads);
-  }
-
-  /** Flushes the stream and the GC stream, then registers the payloads (and held ones). */
-  #handOver(index: number, payloads: GcPayload[]): void {
-    const held = this.#held.get(index);
-    const all = held === undefined ? payloads : [...held, ...payloads];
-    let event: E;
-    try {
-      const done = this.#backend.flush(this.#pool.getIndex(index).stream);
-      const gcStream = this.#pool.getSpecial(0).stream;
-      this.#backend.waitEvent(gcStream, done);
-      event = this.#backend.flush(gcStream);
-    } catch (error) {
-      this.#held.set(index, all);
-      throw error;
-    }
-    this.#held.delete(index);
-    this.#gc.register({ event, stream: index, payloads: all });
+    this.#handOver.finish(index, payloads);
   }
 
   #markUnhealthy(task: GcTask<E>, error: ComputeError): void {
@@ -373,14 +396,4 @@ export class MultiStream<S, E> {
       this.waits?.waited(stream, other);
     }
   }
-}
-
-/** `STREAM_UNHEALTHY` for a stream the backend reports unhealthy, with the fault as `cause`. */
-export function unhealthy(stream: StreamId, cause: Error | undefined): StreamUnhealthyError {
-  if (cause === undefined) return new StreamUnhealthyError(stream);
-  return new StreamUnhealthyError(stream, {
-    cause,
-    message:
-      `Stream ${stream} is unhealthy: an earlier error on it refuses new work (${cause.message})`,
-  });
 }

@@ -22,6 +22,21 @@ export interface MultiStreamOptions {
    * @default {8}
    */
   maxPendingGc?: number;
+  /**
+   * Batch the GC of cross-stream pins (`_pin_batches.ts`): the orders of a stream that use other
+   * streams' memory share one GC task per batch (at most 64 slices, handed over at the end of the
+   * synchronous run, by a `finish` with payloads of its own, and by `drain`) instead of one each,
+   * and a slice the batch pins is not pinned again. Memory is still never reused before the
+   * stream's work on it completed.
+   * @default {false}
+   */
+  batchGc?: boolean;
+  /**
+   * Called before the batched GC's end-of-run hand-over, which enqueues outside any order: a
+   * backend whose calls act in a current context (CUDA) makes its own current.
+   * @default {undefined}
+   */
+  bind?: () => void;
 }
 
 /** Options of `MultiStream.order`. */
@@ -32,6 +47,13 @@ export interface OrderOptions {
    * @default {false}
    */
   enforceHealthy?: boolean;
+  /**
+   * With `enforceHealthy`: the work the caller enqueues reports an unhealthy stream itself (a
+   * CUDA launch returns the context's sticky error, and the caller then throws
+   * `STREAM_UNHEALTHY`), so the backend is asked only when the order enqueues waits.
+   * @default {false}
+   */
+  healthFromWork?: boolean;
   /**
    * Indices into `refs` of the refs the work only reads (CUDA's `const T*`): a read waits only
    * for other streams' writes of that memory, not for their reads.

@@ -96,6 +96,8 @@ export class CudaParts implements WaitOwner {
     this.streams = new MultiStream(this.backend, {
       maxStreams: config.maxStreams,
       maxPendingGc: options.maxPendingGc ?? 64,
+      batchGc: true, // one GC task per batch of cross-stream launches, not one per launch
+      bind: () => this.bind(),
     });
     this.memory = new StreamMemory({
       driver,
@@ -141,7 +143,12 @@ export class CudaParts implements WaitOwner {
 
   /** A timeline signal on `stream`'s CUDA stream, destroyed with the server at the latest. */
   timelineSignal(stream: StreamId): CudaTimelineSignal<Deno.PointerValue> {
-    const events = signalEvents(this.device.driver, this.streams.stream(stream), this);
+    const events = signalEvents(
+      this.device.driver,
+      this.streams.stream(stream),
+      this,
+      this.timeoutMs,
+    );
     const signal = new CudaTimelineSignal(events);
     this.#signals.add(signal);
     this.marks.adopt(signal); // other CUDA servers' streams may wait on its events
@@ -229,6 +236,8 @@ export class CudaParts implements WaitOwner {
     hostWaiter(this.device.driver, this).destroy();
     const drain: Deno.PointerValue[] = [];
     const steps = [
+      // The open batches of cross-stream pins become GC tasks while the streams are alive.
+      () => this.streams.closeBatches(),
       // Pending GC tasks fail with DESTROYED now (their payloads stay held): no poll outlives us.
       () => this.streams.pollGc(),
       ...[...this.#signals].map((signal) => () => signal.destroy()),
@@ -252,7 +261,7 @@ export class CudaParts implements WaitOwner {
     // for calls left running; only longer work drains in the background.
     if (!busy(this.device.driver, drain, DESTROY_GRACE_MS)) {
       this.#release(drain);
-      return Promise.resolve();
+      return this.#parkedReturned();
     }
     this.device.leaveCurrent(); // released later: no call of this thread may act in it meanwhile
     return this.#drain(drain);
@@ -272,6 +281,19 @@ export class CudaParts implements WaitOwner {
     // Not awaited: on a device that never completes, the release may never return.
     if (background) void this.device.releaseInBackground();
     else this.device.destroy();
+  }
+
+  /**
+   * Resolves once the parked host waits returned, at most the wait timeout: a wait that timed
+   * out may still be parked on an event that never completes, and the context's release ends it
+   * (`CUDA_ERROR_CONTEXT_IS_DESTROYED`) on a thread of Deno's pool, shortly after.
+   */
+  #parkedReturned(): Promise<void> {
+    const waiter = hostWaiter(this.device.driver, this);
+    if (waiter.inFlight === 0) return Promise.resolve();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<void>((resolve) => timer = setTimeout(resolve, this.timeoutMs));
+    return Promise.race([waiter.parkedSettled(), limit]).finally(() => clearTimeout(timer));
   }
 
   #drainEvent(stream: CudaStream): Deno.PointerValue {

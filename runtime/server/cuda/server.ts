@@ -14,7 +14,6 @@ import {
   contiguousStrides,
   type CopyDescriptor,
 } from "../../core/allocation.ts";
-import { unhealthy } from "../../stream/event.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
@@ -261,10 +260,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   execute(kernelLaunch: KernelLaunch<CudaKernel>, stream: StreamId): void {
     this.#assertUsable(stream);
-    const prepared = this.#parts.launcher.prepare(kernelLaunch);
-    const backend = this.#parts.backend, cudaStream = this.#parts.streams.stream(stream);
-    if (!backend.isHealthy(cudaStream)) throw unhealthy(stream, backend.unhealthyCause(cudaStream));
-    this.#parts.launcher.enqueue(prepared, stream);
+    // The stream's health is checked by the order (`enforceHealthy`), before anything is enqueued.
+    this.#parts.launcher.enqueue(this.#parts.launcher.prepare(kernelLaunch), stream);
   }
 
   /** Checks `launches` and records them as one CUDA graph (`launch/_graph.ts`). */

@@ -119,6 +119,8 @@ export class ModuleCache {
   #programs = new Map<string, Program>();
   /** Per kernel object, with the strings its program was found by. */
   #seen = new WeakMap<CudaKernel, Seen>();
+  #lastKernel: CudaKernel | undefined;
+  #lastSeen: Seen | undefined;
   /** Modules loaded (`cuModuleLoadDataEx` calls). */
   loads = 0;
 
@@ -188,6 +190,7 @@ export class ModuleCache {
     this.#modules.clear();
     this.#programs = new Map();
     this.#seen = new WeakMap();
+    this.#lastKernel = this.#lastSeen = undefined;
   }
 
   #program(kernel: CudaKernel): Program {
@@ -195,11 +198,16 @@ export class ModuleCache {
   }
 
   #seenOf(kernel: CudaKernel): Seen {
-    const seen = this.#seen.get(kernel);
+    // A launch asks three times for one kernel: the last one is kept beside the WeakMap.
+    const seen = kernel === this.#lastKernel ? this.#lastSeen : this.#seen.get(kernel);
     if (
       seen !== undefined && seen.ptx === kernel.ptx && seen.source === kernel.source &&
       seen.entryPoint === kernel.entryPoint
-    ) return seen;
+    ) {
+      this.#lastKernel = kernel;
+      this.#lastSeen = seen;
+      return seen;
+    }
     const resolved = resolveKernel(kernel);
     const entry = resolved.entryPoint;
     const key = typeof kernel.ptx === "string"
@@ -210,6 +218,8 @@ export class ModuleCache {
     const { ptx, source, entryPoint } = kernel;
     const fresh = { ptx, source, entryPoint, program, resolved };
     this.#seen.set(kernel, fresh);
+    this.#lastKernel = kernel;
+    this.#lastSeen = fresh;
     return fresh;
   }
 

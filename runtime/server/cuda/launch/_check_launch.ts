@@ -96,10 +96,16 @@ export function checkKernel(kernel: CudaKernel): void {
       `Kernel '${kernelName(kernel)}': blockSize must be [x, y, z], got ${describe(size)}`,
     );
   }
-  for (const n of size ?? []) {
-    assertPositiveInteger(n, `Kernel '${kernelName(kernel)}' blockSize`);
+  if (size !== undefined) {
+    for (let i = 0; i < 3; i++) {
+      const n = size[i]; // the name is built only for a bad size: this runs on every launch
+      if (!Number.isSafeInteger(n) || n <= 0) {
+        assertPositiveInteger(n, `Kernel '${kernelName(kernel)}' blockSize`);
+      }
+    }
   }
-  if (kernel.sharedMemoryBytes !== undefined) {
+  const shared = kernel.sharedMemoryBytes;
+  if (shared !== undefined && !(Number.isSafeInteger(shared) && shared >= 0)) {
     assertNonNegativeInteger(
       kernel.sharedMemoryBytes,
       `Kernel '${kernelName(kernel)}' sharedMemoryBytes`,

@@ -13,10 +13,11 @@
  *   fill the scalar parameters, by name for CUDA C and by position (an array) for PTX, each value
  *   checked against the declared type. A missing, unknown or ill-typed value is a
  *   `KernelArgumentError` naming it.
- * - **By the internal layout** (generated kernels, `./backend`): buffer pointers; with
- *   `bufferLengths`, one `u32` byte length per buffer; the metadata words (`u32`); the scalars,
- *   type by type in insertion order. Each slot's type is checked against the signature too where
- *   one is known: a float scalar for an integer parameter (or the reverse) is refused.
+ * - **By the internal layout** (generated kernels, `./backend`; `_layout_params.ts`): buffer
+ *   pointers; with `bufferLengths`, one `u32` byte length per buffer; the metadata words
+ *   (`u32`); the scalars, type by type in insertion order. Each slot's type is checked against
+ *   the signature too where one is known: a float scalar for an integer parameter (or the
+ *   reverse) is refused.
  *
  * @module
  */
@@ -42,15 +43,19 @@ export interface LaunchParams {
   readonly readOnly?: readonly number[];
 }
 
-const LENGTH_LIMIT = 2 ** 32;
-
 /** Parameter buffers by slot count, reused: the driver copies the values during the call. */
-const scratch = new Map<
-  number,
-  { values: ArrayBuffer; view: DataView; bytes: Uint8Array; pointers: BigUint64Array }
->();
+/** The reused buffers of one slot count: values, views on them, and the pointers to each slot. */
+export interface ParamBuffers {
+  readonly values: ArrayBuffer;
+  readonly view: DataView;
+  readonly bytes: Uint8Array;
+  readonly pointers: BigUint64Array;
+}
 
-function buffersFor(count: number) {
+const scratch = new Map<number, ParamBuffers>();
+
+/** The parameter buffers of `count` slots (made once per count). */
+export function buffersFor(count: number): ParamBuffers {
   let entry = scratch.get(count);
   if (entry === undefined) {
     const values = new ArrayBuffer(Math.max(8, count * 8));
@@ -63,12 +68,17 @@ function buffersFor(count: number) {
   return entry;
 }
 
-const INTEGER = /^[iu]/;
-const isFloat = (type: StorageType) => !INTEGER.test(type);
+/** Whether a storage type is a float's (`f16`, `f32`, `f64`): not `i…` or `u…`. */
+export const isFloat = (type: StorageType): boolean => type[0] !== "i" && type[0] !== "u";
+
+/** The device address of a buffer's range (no bigint arithmetic at offset 0). */
+export function address(range: ResourceRange<bigint>): bigint {
+  return range.offset === 0 ? range.resource : range.resource + BigInt(range.offset);
+}
 
 /** Whether a launch uses the internal layout rather than the signature. */
 export function usesLayout(args: KernelArguments, bufferLengths: boolean | undefined): boolean {
-  return bufferLengths === true || args.metadata.data.length > 0 || args.scalars.size > 0;
+  return bufferLengths === true || args.metadata.data.length > 0 || args.hasScalars;
 }
 
 /**
@@ -83,7 +93,7 @@ export function packBySignature(
   params: KernelParams | undefined,
 ): LaunchParams {
   const list = signature.params;
-  const pointers = list.filter((p) => p.kind === "pointer").length;
+  const { pointers, scalars, names } = shapeOf(signature);
   if (refs.length !== pointers) {
     throw new KernelArgumentError(
       kernel,
@@ -106,7 +116,6 @@ export function packBySignature(
         `(${signature.name} takes ${scalarList(list)})`,
     );
   }
-  const scalars = list.filter((p) => p.kind === "scalar");
   if (byPosition) {
     const values = given as unknown as readonly unknown[];
     if (values.length !== scalars.length) {
@@ -119,8 +128,9 @@ export function packBySignature(
       );
     }
   } else {
-    for (const key of Object.keys(given)) {
-      if (!scalars.some((p) => p.name === key)) {
+    for (const key in given) {
+      if (!Object.hasOwn(given, key)) continue;
+      if (!names.has(key)) {
         throw new KernelArgumentError(
           kernel,
           `params.${key}`,
@@ -130,7 +140,7 @@ export function packBySignature(
     }
   }
   const { view, bytes, pointers: array, values } = buffersFor(list.length);
-  const sizes: number[] = [];
+  const sizes: number[] = new Array(list.length);
   const readOnly: number[] = [];
   let buffer = 0, scalar = 0;
   for (let slot = 0; slot < list.length; slot++) {
@@ -139,15 +149,20 @@ export function packBySignature(
       const ref = refs[buffer], at = buffers[buffer];
       checkElement(kernel, buffer, ref, param);
       if (param.readOnly) readOnly.push(buffer);
-      view.setBigUint64(slot * 8, at.resource + BigInt(at.offset), true);
-      sizes.push(8);
+      view.setBigUint64(slot * 8, address(at), true);
+      sizes[slot] = 8;
       buffer++;
       continue;
     }
-    const what = byPosition ? `params[${scalar}]` : `params.${param.name}`;
     const value = byPosition
       ? (given as unknown as readonly unknown[])[scalar]
       : (given as Record<string, unknown>)[param.name];
+    sizes[slot] = param.size;
+    if (fastEncode(view, slot * 8, param, value)) {
+      scalar++;
+      continue;
+    }
+    const what = byPosition ? `params[${scalar}]` : `params.${param.name}`;
     scalar++;
     if (param.type === undefined) {
       throw new KernelArgumentError(
@@ -161,9 +176,58 @@ export function packBySignature(
       throw new KernelArgumentError(kernel, what, `is missing (${param.declared})`);
     }
     bytes.set(encode(kernel, what, param, value), slot * 8);
-    sizes.push(param.size);
   }
   return { sizes, pointers: array, values, readOnly };
+}
+
+/** Per signature: its pointer count, its scalar parameters and their names. */
+const shapes = new WeakMap<
+  KernelSignature,
+  { pointers: number; scalars: readonly KernelParam[]; names: ReadonlySet<string> }
+>();
+
+function shapeOf(signature: KernelSignature) {
+  let shape = shapes.get(signature);
+  if (shape === undefined) {
+    const scalars = signature.params.filter((p) => p.kind === "scalar");
+    shape = {
+      pointers: signature.params.length - scalars.length,
+      scalars,
+      names: new Set(scalars.map((p) => p.name)),
+    };
+    shapes.set(signature, shape);
+  }
+  return shape;
+}
+
+/**
+ * Writes the common scalars (a `float`, an `int` or `unsigned` number that fits) straight into
+ * their slot; false for anything else, which {@linkcode encode} checks and encodes.
+ */
+function fastEncode(
+  view: DataView,
+  at: number,
+  param: KernelParam & { kind: "scalar" },
+  value: unknown,
+): boolean {
+  if (typeof value !== "number") return false;
+  switch (param.type) {
+    case "f32":
+      // NaN and the infinities pass; a finite value that overflows f32 is refused by `encode`.
+      if (!Number.isFinite(Math.fround(value)) && Number.isFinite(value)) return false;
+      view.setFloat32(at, value, true);
+      return true;
+    case "u32":
+      if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) return false;
+      view.setUint32(at, value, true);
+      return true;
+    case "i32":
+      if (!Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) return false;
+      view.setInt32(at, value, true);
+      return true;
+    default:
+      return false;
+  }
 }
 
 function scalarList(list: readonly KernelParam[]): string {
@@ -215,94 +279,4 @@ function encode(
       { cause: error },
     );
   }
-}
-
-/**
- * Packs a launch by the internal layout (module doc); with a signature, each slot's type is
- * checked against its parameter: a pointer for a pointer, an integer for an integer, a float of
- * the same width for a float.
- */
-export function packByLayout(
-  kernel: string,
-  bufferLengths: boolean,
-  buffers: readonly ResourceRange<bigint>[],
-  args: KernelArguments,
-  signature: KernelSignature | undefined,
-): LaunchParams {
-  const meta = args.metadata.data;
-  let count = buffers.length * (bufferLengths ? 2 : 1) + meta.length;
-  for (const scalar of args.scalars.values()) count += scalar.length;
-  const { values, view, bytes, pointers } = buffersFor(count);
-  const sizes: number[] = [];
-  const slots: { what: string; type: StorageType | "pointer" }[] = [];
-  let slot = 0;
-  buffers.forEach((buffer, i) => {
-    view.setBigUint64(slot++ * 8, buffer.resource + BigInt(buffer.offset), true);
-    sizes.push(8);
-    slots.push({ what: `buffers[${i}]`, type: "pointer" });
-  });
-  if (bufferLengths) {
-    buffers.forEach((buffer, i) => {
-      if (buffer.size >= LENGTH_LIMIT) {
-        throw new RangeError(
-          `Kernel '${kernel}' takes u32 buffer lengths; a buffer of ${buffer.size} bytes exceeds them`,
-        );
-      }
-      view.setUint32(slot++ * 8, buffer.size, true);
-      sizes.push(4);
-      slots.push({ what: `the length of buffers[${i}]`, type: "u32" });
-    });
-  }
-  for (let i = 0; i < meta.length; i++) {
-    view.setUint32(slot++ * 8, meta[i], true);
-    sizes.push(4);
-    slots.push({ what: `metadata[${i}]`, type: "u32" });
-  }
-  for (const scalar of args.scalars.values()) {
-    const size = scalar.bytes.byteLength / Math.max(1, scalar.length);
-    for (let i = 0; i < scalar.length; i++) {
-      bytes.set(scalar.bytes.subarray(i * size, (i + 1) * size), slot++ * 8);
-      sizes.push(size);
-      slots.push({ what: `scalars.${scalar.type}[${i}]`, type: scalar.type });
-    }
-  }
-  if (signature !== undefined && signature.params.length === slots.length) {
-    slots.forEach((given, i) => checkSlot(kernel, given, signature.params[i]));
-  }
-  return { sizes, pointers, values };
-}
-
-function checkSlot(
-  kernel: string,
-  given: { what: string; type: StorageType | "pointer" },
-  param: KernelParam,
-): void {
-  const wide = (type: StorageType | undefined) => type === "u64" || type === "i64";
-  if (given.type === "pointer") {
-    // A PTX `.u64` integer may hold an address.
-    if (param.kind === "pointer" || wide(param.type)) return;
-    refuse(kernel, given, param, "a buffer's pointer does not fit it");
-  }
-  if (param.kind === "pointer") {
-    if (wide(given.type)) return; // an address given as an integer
-    refuse(kernel, given, param, `a ${given.type} value does not fit a pointer`);
-  }
-  if (param.type === undefined) return; // the sizes are compared by the launcher
-  const sameKind = isFloat(given.type) === isFloat(param.type);
-  if (!sameKind || (isFloat(given.type) && given.type !== param.type)) {
-    refuse(kernel, given, param, `a ${given.type} value does not fit it`);
-  }
-}
-
-function refuse(
-  kernel: string,
-  given: { what: string; type: StorageType | "pointer" },
-  param: KernelParam,
-  problem: string,
-): never {
-  throw new KernelArgumentError(
-    kernel,
-    given.what,
-    `is passed as parameter '${param.declared}': ${problem}`,
-  );
 }

@@ -13,8 +13,9 @@
 
 import { TimeoutError } from "../../../core/errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
-import type { MultiStream } from "../../../stream/event.ts";
+import { type MultiStream, type OrderOptions, unhealthy } from "../../../stream/event.ts";
 import type { KernelLaunch, ResourceRange } from "../../server.ts";
+import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "../_ffi.ts";
 import type { CudaEvent, CudaStream } from "../queue/streams.ts";
 import type { CopyContext } from "../memory/_write.ts";
@@ -25,10 +26,16 @@ import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
 import { checkLaunch } from "./_check_launch.ts";
-import { type LaunchParams, packByLayout, packBySignature, usesLayout } from "./_params.ts";
+import { type LaunchParams, packBySignature, usesLayout } from "./_params.ts";
+import { packByLayout } from "./_layout_params.ts";
 import { KernelArgumentError } from "../../../core/errors.ts";
 
 export type { LaunchParams } from "./_params.ts";
+
+/** How a launch orders its stream (`MultiStream.order`), without read-only buffers. */
+const ORDER: OrderOptions = Object.freeze({ enforceHealthy: true, healthFromWork: true });
+/** The same, the stream's health asked of the driver first. */
+const ORDER_QUERIED: OrderOptions = Object.freeze({ enforceHealthy: true });
 
 /** The block size when the kernel names none: 256 threads, or fewer where declared or allowed. */
 const DEFAULT_BLOCK = 256;
@@ -48,7 +55,7 @@ export interface LaunchParts extends CopyContext {
 
 function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
   const { maxGridDim } = ctx.attributes;
-  if (grid.some((n, i) => n > maxGridDim[i])) {
+  if (grid[0] > maxGridDim[0] || grid[1] > maxGridDim[1] || grid[2] > maxGridDim[2]) {
     throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
   }
   return grid;
@@ -56,6 +63,10 @@ function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
 
 /** What the checks of a launch found, for the launch itself. */
 interface Checked {
+  /** The kernel's name, for errors. */
+  readonly name: string;
+  /** The launch's buffers (`args.refs()`). */
+  readonly buffers: readonly HandleRef[];
   readonly block: readonly [number, number, number];
   readonly fixed: number[] | undefined;
   readonly fn: Deno.PointerValue;
@@ -68,7 +79,7 @@ interface Checked {
  * module's function, every buffer's memory (`INVALID_HANDLE` for a disposed handle or another
  * server's) and the parameter sizes. Enqueues nothing.
  */
-function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): Checked {
+function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): PreparedLaunch {
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
   const { signature } = ctx.modules.resolve(kernel);
@@ -93,12 +104,13 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   const fixed = count.kind === "static"
     ? [count.x, count.y, count.z]
     : count.kind === "threads"
-    ? [count.x, count.y, count.z].map((n, i) => Math.ceil(n / block[i]))
+    ? [Math.ceil(count.x / bx), Math.ceil(count.y / by), Math.ceil(count.z / bz)]
     : undefined;
   if (fixed !== undefined) checkGrid(ctx, fixed);
   const fn = ctx.modules.function(kernel);
-  const buffers = args.refs();
-  const located = buffers.map((ref) => ctx.memory.locate(ref));
+  const buffers = args.tensorMaps.length === 0 ? args.buffers : args.refs();
+  const located: ResourceRange<bigint>[] = new Array(buffers.length);
+  for (let i = 0; i < buffers.length; i++) located[i] = ctx.memory.locate(buffers[i]);
   const layout = usesLayout(args, kernel.bufferLengths);
   if (layout && kernelLaunch.params !== undefined) {
     throw new KernelArgumentError(
@@ -130,7 +142,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     );
   }
   const countAt = count.kind === "dynamic" ? ctx.memory.locate(count.ref) : undefined;
-  return { block, fixed, fn, params, countAt };
+  return { launch: kernelLaunch, name, buffers, block, fixed, fn, params, countAt };
 }
 
 /** A launch every check accepted, ready to enqueue ({@linkcode CudaLauncher.prepare}). */
@@ -162,7 +174,7 @@ export class CudaLauncher {
   /** Checks `launch` and returns it prepared; enqueues nothing. */
   prepare(launch: KernelLaunch<CudaKernel>): PreparedLaunch {
     checkLaunch(launch);
-    return { launch, ...deviceChecks(this.#parts, launch) };
+    return deviceChecks(this.#parts, launch);
   }
 
   /**
@@ -170,39 +182,71 @@ export class CudaLauncher {
    * the launch's name in traces and profiles (a graph's replay: `label/kernel`).
    */
   enqueue(prepared: PreparedLaunch, streamId: StreamId, name?: string): void {
-    const ctx = this.#parts;
-    const { launch: { kernel, count, args }, block, fixed, fn, params, countAt } = prepared;
-    name ??= kernelName(kernel);
-    const [bx, by, bz] = block;
-    const buffers = args.refs();
-    using ordered = ctx.streams.order(
+    const { launch: { count }, buffers, params } = prepared;
+    const dynamic = count.kind === "dynamic";
+    // A dynamic count is copied before the launch: its stream's health is asked first.
+    const options = dynamic ? ORDER_QUERIED : ORDER;
+    const ordered = this.#parts.streams.order(
       streamId,
-      count.kind === "dynamic" ? [...buffers, count.ref] : buffers,
-      { enforceHealthy: true, readOnly: params.readOnly },
+      dynamic ? [...buffers, count.ref] : buffers,
+      params.readOnly === undefined || params.readOnly.length === 0
+        ? options
+        : { ...options, readOnly: params.readOnly },
     );
-    const stream = ordered.stream;
-    const grid = fixed ??
-      (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
-    if (grid.some((n) => n === 0)) return; // nothing to run
-    const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
-    ctx.driver.check(
-      ctx.driver.symbols.cuLaunchKernel(
-        fn,
-        grid[0],
-        grid[1],
-        grid[2],
-        bx,
-        by,
-        bz,
-        kernel.sharedMemoryBytes ?? 0,
-        stream.handle,
-        params.pointers,
-        null,
-      ),
+    // `using` without its per-call disposal stack (this is the path of every launch).
+    try {
+      launch(this.#parts, prepared, streamId, ordered.stream, name);
+    } catch (error) {
+      try {
+        ordered.finish();
+      } catch (finishError) {
+        throw new SuppressedError(finishError, error, "finish() failed after the launch failed");
+      }
+      throw error;
+    }
+    ordered.finish();
+  }
+}
+
+/** Launches a prepared launch on `stream`, ordered for it. */
+function launch(
+  ctx: LaunchParts,
+  prepared: PreparedLaunch,
+  streamId: StreamId,
+  stream: CudaStream,
+  name: string = prepared.name,
+): void {
+  const { launch: { kernel }, block, fixed, fn, params, countAt } = prepared;
+  const grid = fixed ??
+    (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
+  if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return; // nothing to run
+  const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
+  const result = ctx.driver.symbols.cuLaunchKernel(
+    fn,
+    grid[0],
+    grid[1],
+    grid[2],
+    block[0],
+    block[1],
+    block[2],
+    kernel.sharedMemoryBytes ?? 0,
+    stream.handle,
+    params.pointers,
+    null,
+  );
+  if (result !== CUDA_SUCCESS) {
+    // An unhealthy stream (a sticky fault) is found here rather than by a query per launch:
+    // the launch returns the fault and nothing ran. The message is built only on failure.
+    const health = ctx.driver.symbols.cuStreamQuery(stream.handle);
+    if (health !== CUDA_SUCCESS && health !== CUDA_ERROR_NOT_READY) {
+      throw unhealthy(streamId, ctx.driver.error(health, `cuStreamQuery(stream ${stream.index})`));
+    }
+    throw ctx.driver.error(
+      result,
       `cuLaunchKernel(${name}, grid [${grid}], block [${block}], stream ${stream.index})`,
     );
-    timed?.();
   }
+  timed?.();
 }
 
 const nap = new Int32Array(new SharedArrayBuffer(4));

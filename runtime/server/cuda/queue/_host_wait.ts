@@ -40,6 +40,13 @@ export interface WaitRequest {
   readonly timeoutMs: number;
   readonly what?: string;
   readonly owner?: WaiterOwner;
+  /**
+   * Called once no driver call of this wait uses the event any more: at once for a wait that
+   * settled unparked, else when its parked `cuEventSynchronize` returned, which may be after a
+   * `TIMEOUT` or `DESTROYED` (never, on an event that never completes). Until then the event
+   * must not be destroyed.
+   */
+  readonly onReleased?: () => void;
 }
 
 interface Waiter {
@@ -49,6 +56,8 @@ interface Waiter {
   readonly reject: (error: unknown) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
   settled: boolean;
+  /** A parked call uses the event now. */
+  parked: boolean;
 }
 
 /** Drivers whose `cuEventSynchronize` needs a current context: their waits poll. */
@@ -80,12 +89,24 @@ export class HostWaiter {
    * after `timeoutMs`, or `DESTROYED`.
    */
   wait(handle: Deno.PointerValue, request: WaitRequest): Promise<void> {
-    if (this.#destroyed || request.owner?.destroyed) return Promise.reject(destroyed());
+    if (this.#destroyed || request.owner?.destroyed) {
+      request.onReleased?.();
+      return Promise.reject(destroyed());
+    }
     const done = this.#query(handle, request.owner);
+    if (done !== false) request.onReleased?.();
     if (done instanceof Error) return Promise.reject(done);
     if (done) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { handle, request, resolve, reject, timer: undefined, settled: false };
+      const waiter: Waiter = {
+        handle,
+        request,
+        resolve,
+        reject,
+        timer: undefined,
+        settled: false,
+        parked: false,
+      };
       waiter.timer = setTimeout(() => {
         const what = request.what ?? "an event";
         this.#settle(waiter, new TimeoutError(what, request.timeoutMs, "it is not complete"));
@@ -94,6 +115,11 @@ export class HostWaiter {
       if (this.#parked < MAX_PARKED && !needsContext.has(this.#driver)) this.#park(waiter);
       else this.#enqueue(waiter);
     });
+  }
+
+  /** Parked calls not returned yet (some may belong to waits already settled). */
+  get inFlight(): number {
+    return this.#inFlight.size;
   }
 
   /** Resolves once every parked call returned (the background drain of a destroyed server). */
@@ -115,11 +141,14 @@ export class HostWaiter {
     if (waits === undefined) return this.#enqueue(waiter);
     this.#parked++;
     this.parkedCalls++;
+    waiter.parked = true;
     const call = unrefCall(waits.cuEventSynchronize(waiter.handle));
     this.#inFlight.add(call);
     call.then((result) => {
       this.#inFlight.delete(call);
       this.#parked--;
+      waiter.parked = false;
+      if (waiter.settled) waiter.request.onReleased?.(); // settled meanwhile (timeout, destroy)
       if (result === CUDA_ERROR_INVALID_CONTEXT) {
         needsContext.add(this.#driver); // this driver wants a current context: poll from now
         if (!waiter.settled) this.#enqueue(waiter);
@@ -177,6 +206,7 @@ export class HostWaiter {
     waiter.settled = true;
     clearTimeout(waiter.timer);
     this.#pending.delete(waiter);
+    if (!waiter.parked) waiter.request.onReleased?.();
     if (error !== undefined) waiter.reject(error);
     else if (waiter.request.owner?.destroyed) waiter.reject(destroyed());
     else waiter.resolve();

@@ -1,6 +1,7 @@
 /**
  * The events of a {@linkcode CudaTimelineSignal} on one CUDA stream: timing-disabled events
- * recorded on the stream and polled with `cuEventQuery` (never synchronized on).
+ * recorded on the stream, queried with `cuEventQuery` and waited on by the server's host waits
+ * (a parked non-blocking `cuEventSynchronize`, `_host_wait.ts`: no polling).
  *
  * @module
  */
@@ -8,18 +9,20 @@
 import { DestroyedError } from "../../../core/errors.ts";
 import type { CudaSignalEvents } from "../../../../sync/cuda_signal.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
-import type { CudaStream, WaitOwner } from "./streams.ts";
+import { type CudaStream, hostWaiter, type WaitOwner } from "./streams.ts";
 
 const CU_EVENT_DISABLE_TIMING = 2;
 
 /**
  * Signal events on `stream`; every call throws `DESTROYED` once the owner was destroyed, and makes
- * the server's context current first (a signal is used whenever its user likes).
+ * the server's context current first (a signal is used whenever its user likes). A host wait
+ * without a limit of its own is bounded by `timeoutMs` (the server's), then made again.
  */
 export function signalEvents(
   driver: CudaDriver,
   stream: CudaStream,
   owner: WaitOwner,
+  timeoutMs = 30_000,
 ): CudaSignalEvents<Deno.PointerValue> {
   const assertLive = () => {
     if (owner.destroyed) throw new DestroyedError("The CUDA server was destroyed");
@@ -46,6 +49,13 @@ export function signalEvents(
       if (result === CUDA_ERROR_NOT_READY) return false;
       throw driver.error(result, "cuEventQuery(signal)");
     },
+    waitHost: (event, limitMs, released) =>
+      hostWaiter(driver, owner).wait(event, {
+        timeoutMs: limitMs > 0 ? limitMs : timeoutMs,
+        what: `a CUDA timeline signal's event (stream ${stream.index})`,
+        owner,
+        onReleased: released,
+      }),
     destroy: (event) => {
       owner.bind();
       driver.symbols.cuEventDestroy_v2(event);
