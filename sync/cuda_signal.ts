@@ -47,6 +47,11 @@ export interface CudaSignalEvents<E> {
    * the signal destroys the event only then. Optional: without it, the signal's waits poll.
    */
   waitHost?(event: E, timeoutMs: number, released: () => void): Promise<void>;
+  /**
+   * Blocks the calling thread until the event's last record completed (a blocking
+   * `cuEventSynchronize`); throws the driver's error. Optional: without it, `waitSync` naps.
+   */
+  synchronize?(event: E): void;
 }
 
 /** Options of the waits: milliseconds before `TIMEOUT` (0: none), and an abort signal. */
@@ -174,10 +179,16 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     }
   }
 
-  /** Blocks until `target` is reached (50 µs naps); `TIMEOUT` after `timeoutMs`. */
+  /**
+   * Blocks until `target` is reached; `TIMEOUT` after `timeoutMs`. Without a timeout, a recorded
+   * target is one blocking synchronize on its event (no polling, where the events have
+   * `synchronize`); with one (the driver's synchronize has no limit), or before the target is
+   * recorded, it checks between 50 µs naps.
+   */
   waitSync(target: bigint | number, options: Omit<CudaSignalWaitOptions, "signal"> = {}): void {
     const goal = toValue(target);
     const deadline = deadlineOf(options.timeoutMs);
+    if (deadline === Infinity) this.#synchronize(goal);
     while (!this.#poll(goal)) {
       this.#checkDeadline(goal, deadline, options.timeoutMs);
       Atomics.wait(nap, 0, 0, 0.05);
@@ -200,6 +211,20 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   /** Same as {@linkcode destroy}. */
   [Symbol.dispose](): void {
     this.destroy();
+  }
+
+  /** Blocks on the event of `goal`'s slot, where there is one and the events can. */
+  #synchronize(goal: bigint): void {
+    if (this.#value >= goal || this.#events.synchronize === undefined) return;
+    const slot = this.#slotFor(goal);
+    if (slot === undefined) return;
+    slot.waiters++;
+    try {
+      this.#events.synchronize(slot.event);
+      if (slot.value > this.#value) this.#value = slot.value;
+    } finally {
+      if (--slot.waiters === 0 && slot.evicted) this.#events.destroy(slot.event);
+    }
   }
 
   /** One step of a wait: true once `goal` is reached. */

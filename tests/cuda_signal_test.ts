@@ -215,3 +215,41 @@ Deno.test("a wait with nothing recorded that far settles on the record that reac
   await assert.rejects(pending, (e) => code(e) === "DESTROYED");
   await destroyedServer.drained;
 });
+
+Deno.test("waitSync without a timeout blocks once on the target's event; with one it checks between naps", () => {
+  const fake = fakeEvents();
+  const calls = { query: 0, synchronize: [] as number[] };
+  const events = {
+    ...fake.events,
+    // A polling waitSync would end too (after 50 queries), and fail the count below.
+    query: (e: number) => (++calls.query > 50 && fake.complete(), fake.events.query(e)),
+    // The blocking synchronize returns once the event completed: the fake completes it here.
+    synchronize: (e: number) => (calls.synchronize.push(e), fake.complete()),
+  };
+  const signal = new CudaTimelineSignal(events);
+  signal.record(1);
+  signal.record(2);
+  signal.waitSync(2);
+  assert.deepEqual(calls.synchronize, [1], "the event of the slot recorded with 2");
+  assert.ok(calls.query <= 1, `${calls.query} queries: no polling loop`);
+  assert.equal(signal.value, 2n);
+  signal.record(3); // pending until completed
+  assert.throws(() => signal.waitSync(3, { timeoutMs: 5 }), (e) => code(e) === "TIMEOUT");
+  assert.equal(calls.synchronize.length, 1, "a limited wait never blocks without its limit");
+  signal.destroy();
+  assert.equal(fake.live.size, 0);
+});
+
+Deno.test("on the simulated driver, waitSync without a timeout returns once the kernel completed", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using signal = server.timelineSignal(0);
+  using v = server.createWithData(new Uint8Array(4 * 64), 0);
+  slowKernel(server, v)(40_000);
+  signal.record(1);
+  const started = performance.now();
+  signal.waitSync(1);
+  const waited = performance.now() - started;
+  assert.ok(waited >= 20, `blocked for the 40 ms kernel (${waited} ms)`);
+  assert.ok(signal.isReached(1));
+  await server.sync(0);
+});

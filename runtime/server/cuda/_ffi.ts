@@ -12,7 +12,8 @@
  * No function here waits on the device on the main thread: host waits call the
  * {@linkcode CudaDriver.waits} symbols, bound a second time as `nonblocking` (Deno runs them on
  * its blocking pool and resolves a promise), see `queue/_host_wait.ts`. The synchronous
- * `cuEventSynchronize`/`cuStreamSynchronize` are bound for the raw benchmarks and tests only.
+ * `cuEventSynchronize` serves a timeline signal's `waitSync` (which blocks by definition) and,
+ * with `cuStreamSynchronize`, the raw benchmarks and tests.
  *
  * @module
  */

@@ -56,6 +56,10 @@ export function signalEvents(
         owner,
         onReleased: released,
       }),
+    synchronize: (event) => {
+      assertLive();
+      driver.check(driver.symbols.cuEventSynchronize(event), "cuEventSynchronize(signal)");
+    },
     destroy: (event) => {
       owner.bind();
       driver.symbols.cuEventDestroy_v2(event);
