@@ -4,7 +4,8 @@
  * refuses what a graph cannot hold (allocation, host reads and writes, syncs, waits on signals,
  * marks, launches on another stream, nested captures) with `CAPTURE_UNSUPPORTED` at the call.
  * At the end the server prepares the launches once (`captureGraph`); a {@linkcode LaunchGraph}
- * replays them (`replayGraph`), or launch by launch on a server without graphs.
+ * replays them (the server's graph's own `replay`, called directly), or launch by launch on a server
+ * without graphs.
  *
  * @module
  */
@@ -151,9 +152,9 @@ export class CaptureGate {
       this.#recording = undefined;
     }
     const launches = recording.launches as LaunchRecord<K>[];
-    let native: Disposable | undefined;
+    let native: NativeGraph | undefined;
     try {
-      if (server.captureGraph !== undefined && server.replayGraph !== undefined) {
+      if (server.captureGraph !== undefined) {
         native = await server.captureGraph(launches, stream, label);
       }
       if (this.#closed !== undefined) throw this.#closed;
@@ -194,13 +195,16 @@ export class CaptureGate {
   }
 }
 
+/** What a server's `captureGraph` makes: replayed by calling it, no server method between. */
+type NativeGraph = Disposable & { replay(stream: StreamId, params?: KernelParams): void };
+
 interface GraphParts {
   readonly gate: CaptureGate;
   readonly server: ComputeServer;
   readonly held: HeldStreams;
   readonly stream: StreamId;
   readonly label: string;
-  readonly native: Disposable | undefined;
+  readonly native: NativeGraph | undefined;
   readonly launches: readonly LaunchRecord<KernelMetadata>[];
   readonly handles: readonly Handle[];
 }
@@ -261,10 +265,17 @@ export class LaunchGraph implements Disposable {
    * params in place. `DESTROYED` after dispose or after the client was destroyed.
    */
   replay(options?: ReplayOptions): void {
-    const parts = this.#parts, gate = parts.gate;
-    if (this.#disposed) throw new DestroyedError(`Launch graph '${parts.label}' was disposed`);
-    if (gate.closed !== undefined) throw gate.closed;
-    if (gate.active) gate.refuse("replay");
+    const parts = this.#parts, gate = parts.gate, native = parts.native;
+    // The client's destroy disposes every graph first: one check covers both.
+    if (this.#disposed) {
+      throw gate.closed ?? new DestroyedError(`Launch graph '${parts.label}' was disposed`);
+    }
+    gate.refuse("replay"); // inside a capture
+    if (options === undefined && native !== undefined && !parts.held.busy) {
+      // The short path: nothing held, one registration of the graph prepared by the server.
+      parts.held.errors.throwFor(parts.stream);
+      return native.replay(parts.stream);
+    }
     let params: KernelParams | undefined;
     if (options !== undefined) {
       if (typeof options !== "object" || options === null) {
@@ -272,18 +283,17 @@ export class LaunchGraph implements Disposable {
       }
       params = options.params;
     }
-    const { server, held, stream, native } = parts;
+    const { held, stream } = parts;
     const run = native === undefined ? this.#launchByLaunch(params) : undefined;
     if (!held.busy) {
-      // The short path: nothing held, one registration of the prepared graph on the server.
       held.errors.throwFor(stream);
-      return run === undefined ? server.replayGraph!(native!, stream, params) : run();
+      return run === undefined ? native!.replay(stream, params) : run();
     }
     held.runVoid(
       stream,
       this.#records,
       parts.handles,
-      run ?? (() => server.replayGraph!(native!, stream, params)),
+      run ?? (() => native!.replay(stream, params)),
     );
   }
 

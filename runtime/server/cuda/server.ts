@@ -272,15 +272,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     launches: readonly KernelLaunch<CudaKernel>[],
     stream: StreamId,
     label: string,
-  ): Promise<Disposable> {
+  ): Promise<CudaGraph> {
     this.#assertUsable(stream);
-    return Promise.resolve(captureCudaGraph(this.#parts.launcher, launches, label));
-  }
-
-  /** Runs a graph of this server on `stream`: one `cuGraphLaunch`. */
-  replayGraph(graph: Disposable, stream: StreamId, params?: KernelParams): void {
-    this.#assertUsable(stream);
-    CudaGraph.replay(graph, this.#parts.launcher, stream, params);
+    const usable = (id: StreamId) => this.#assertUsable(id); // a replay's check (the client calls it)
+    return Promise.resolve(captureCudaGraph(this.#parts.launcher, launches, label, usable));
   }
 
   flush(stream: StreamId): void {

@@ -281,16 +281,9 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     launches: readonly KernelLaunch<WgslKernel>[],
     stream: StreamId,
     label: string,
-  ): Promise<Disposable> {
+  ): Promise<WebGpuGraph> {
     this.#assertUsable(stream);
     return this.#parts.awaitDevice(captureGraph(this.#parts, launches, stream, label));
-  }
-
-  /** Registers a replay of a graph of this server: one task of its recorded dispatches. */
-  replayGraph(graph: Disposable, stream: StreamId, params?: KernelParams): void {
-    this.#assertUsable(stream);
-    if (!(graph instanceof WebGpuGraph)) throw new TypeError("graph must be a WebGPU graph");
-    graph.replay(this.#parts, stream, params);
   }
 
   flush(stream: StreamId): void {

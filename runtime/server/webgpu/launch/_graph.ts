@@ -87,10 +87,16 @@ export class WebGpuGraph implements Disposable {
     return this.#dispatches.length;
   }
 
-  /** Registers a replay on `stream` (see the module doc). */
-  replay(parts: WebGpuParts, stream: StreamId, params: KernelParams | undefined): void {
-    if (parts !== this.#parts) throw new TypeError("graph was captured by another server");
+  /**
+   * Registers a replay on `stream` (see the module doc): the client calls it directly, so it
+   * checks what the server's methods check (`DESTROYED` once the server is destroyed or its
+   * device lost).
+   */
+  replay(stream: StreamId, params?: KernelParams): void {
+    const parts = this.#parts;
     if (this.#released) throw new DestroyedError(`Launch graph '${this.label}' was released`);
+    const closed = parts.closedError();
+    if (closed !== undefined) throw closed;
     if (params !== undefined) this.#update(params);
     if (parts.encoder.timing !== null) return this.#replayTracked(stream);
     this.#pending++;
