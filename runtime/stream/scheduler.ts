@@ -172,7 +172,7 @@ export class SchedulerMultiStream<T, S> {
     current.tasks.push(task);
     if (current.tasks.length >= this.#maxTasks) {
       try {
-        this.executeStreams([id]);
+        this.executeStream(id);
       } catch (error) {
         (errors ??= []).push(error);
       }
@@ -187,7 +187,7 @@ export class SchedulerMultiStream<T, S> {
    * order, with the configured strategy. Every listed backend stream is flushed, even an empty one.
    */
   executeStreams(ids: Iterable<StreamId>): void {
-    if (Array.isArray(ids) && ids.length === 1) return this.#executeOne(ids[0]);
+    if (Array.isArray(ids) && ids.length === 1) return this.executeStream(ids[0]);
     const indices: number[] = [];
     for (const id of ids) {
       const index = this.#pool.streamIndex(id);
@@ -225,7 +225,7 @@ export class SchedulerMultiStream<T, S> {
    * {@linkcode executeStreams} of one stream (a flush): the same steps as the sequential strategy
    * (the interleaved one of a single stream is the same), allocating nothing of its own.
    */
-  #executeOne(id: StreamId): void {
+  executeStream(id: StreamId): void {
     const state = this.#pool.getIndex(this.#pool.streamIndex(id));
     const { tasks, pinned, stream } = state;
     state.tasks = state.spareTasks ?? [];

@@ -164,7 +164,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       read.cancel();
       throw error;
     }
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     // The copy may sit in a parked submission: map only once it went out.
     if (this.#parts.encoder.parking) await this.#parts.awaitDevice(this.#parts.encoder.released());
     const mapStart = performance.now();
@@ -218,7 +218,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const at = this.#parts.memory.locate(ref);
     // Registered like any use of the ref, so the scheduler submits the streams it depends on.
     this.#parts.scheduler.registerChecked(stream, ORDER_ONLY, [ref], undefined);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     if (this.#parts.encoder.parking) {
       // Work that the caller's own commands would have to follow is not on the queue yet.
       throw new NotReadyError(
@@ -288,7 +288,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
 
   flush(stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
   }
 
   /**
@@ -297,7 +297,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     // The single in-order queue completes marks in order, whatever their stream. A server
     // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
     if (this.#parts.encoder.parking) {
@@ -321,7 +321,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   /** Submits `stream`'s queued work (no other stream's) and opens a window on it. */
   startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken {
     this.#assertUsable(stream);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     const token = this.#parts.profiler.start(stream, options);
     this.#parts.updateTiming();
     return token;
@@ -330,7 +330,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   /** Submits `stream`'s queued work and measures the window. */
   endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     try {
       // DESTROYED or DEVICE_LOST while pending.
       return this.#parts.awaitDevice(this.#parts.profiler.end(token, this.#parts.parkedWork()));

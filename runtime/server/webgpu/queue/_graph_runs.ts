@@ -1,7 +1,9 @@
 /**
  * A captured graph's dispatches as runs, made once at capture: consecutive dispatches that share
  * their pipeline and bind groups form one run, encoded as one `setPipeline`/`setBindGroup` and
- * its `dispatchWorkgroups` calls from a flat array of counts. A replay encodes them in a tight
+ * its `dispatchWorkgroups` calls from a flat array of counts, equal consecutive counts stored once
+ * with their repeat (a replay reads a few numbers, not three per dispatch: the array is cold by
+ * then, like the rest of the path, see docs/benchmarks.md "Launch graphs"). A replay encodes them in a tight
  * loop over objects prepared at capture, with no per-dispatch checks (the encoder's general path
  * is for launches, whose state changes between dispatches).
  *
@@ -16,7 +18,7 @@ export interface GraphRun {
   readonly bindGroup: GPUBindGroup;
   /** The bind groups of groups 1 and up, or `undefined`. */
   readonly groups: readonly GPUBindGroup[] | undefined;
-  /** Workgroup counts, `x, y, z` per dispatch. */
+  /** Workgroup counts, `x, y, z, repeat` per group of consecutive equal dispatches. */
   readonly counts: readonly number[];
 }
 
@@ -45,14 +47,19 @@ export function graphRuns(dispatches: readonly DispatchTask[]): GraphRun[] | und
       last !== undefined && last.pipeline === pipeline && last.bindGroup === dispatch.bindGroup &&
       last.groups === dispatch.groups
     ) {
-      last.counts.push(dispatch.x, dispatch.y, dispatch.z);
+      const counts = last.counts, at = counts.length - 4;
+      if (
+        counts[at] === dispatch.x && counts[at + 1] === dispatch.y && counts[at + 2] === dispatch.z
+      ) {
+        counts[at + 3]++;
+      } else counts.push(dispatch.x, dispatch.y, dispatch.z, 1);
       continue;
     }
     runs.push({
       pipeline,
       bindGroup: dispatch.bindGroup,
       groups: dispatch.groups,
-      counts: [dispatch.x, dispatch.y, dispatch.z],
+      counts: [dispatch.x, dispatch.y, dispatch.z, 1],
     });
   }
   return runs;
@@ -80,8 +87,9 @@ export function encodeRuns(
       for (let g = 0; g < groups.length; g++) pass.setBindGroup(g + 1, groups[g]);
     }
     const counts = run.counts;
-    for (let i = 0; i < counts.length; i += 3) {
-      pass.dispatchWorkgroups(counts[i], counts[i + 1], counts[i + 2]);
+    for (let i = 0; i < counts.length; i += 4) {
+      const x = counts[i], y = counts[i + 1], z = counts[i + 2];
+      for (let n = counts[i + 3]; n > 0; n--) pass.dispatchWorkgroups(x, y, z);
     }
   }
 }
