@@ -276,6 +276,15 @@ export class LaunchGraph implements Disposable {
       parts.held.errors.throwFor(parts.stream);
       return native.replay(parts.stream);
     }
+    this.#replayHeld(options);
+  }
+
+  /**
+   * A replay with options, or while the client holds a stream. Out of `replay`: its closure
+   * would make V8 allocate a context on every replay.
+   */
+  #replayHeld(options: ReplayOptions | undefined): void {
+    const parts = this.#parts, native = parts.native;
     let params: KernelParams | undefined;
     if (options !== undefined) {
       if (typeof options !== "object" || options === null) {

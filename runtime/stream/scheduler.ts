@@ -226,7 +226,8 @@ export class SchedulerMultiStream<T, S> {
    * (the interleaved one of a single stream is the same), allocating nothing of its own.
    */
   executeStream(id: StreamId): void {
-    const state = this.#pool.getIndex(this.#pool.streamIndex(id));
+    const pool = this.#pool;
+    const state = pool.getIndex((id >>> 0) === id ? id % pool.maxStreams : pool.streamIndex(id));
     const { tasks, pinned, stream } = state;
     state.tasks = state.spareTasks ?? [];
     state.pinned = state.sparePinned ?? [];

@@ -143,6 +143,21 @@ export class HeldStreams {
     }
   }
 
+  /**
+   * `server.flush(stream)`: at once when nothing is held (after the stream's recorded errors),
+   * else held like any call. The client's flush: no closure here (V8 would allocate its context
+   * on every call), the held one is made in {@linkcode #flushHeld}.
+   */
+  flush(server: { flush(stream: StreamId): void }, stream: StreamId): void {
+    if (this.#streams.size > 0) return this.#flushHeld(server, stream);
+    this.errors.throwFor(stream);
+    server.flush(stream);
+  }
+
+  #flushHeld(server: { flush(stream: StreamId): void }, stream: StreamId): void {
+    this.runVoid(stream, [], [], () => server.flush(stream));
+  }
+
   /** Settles once every held call has run (or failed). */
   async drain(): Promise<void> {
     while (this.#streams.size > 0) await Promise.all(this.#streams.values());

@@ -54,6 +54,7 @@ export class WebGpuGraph implements Disposable {
     tasks: readonly DispatchTask[],
     params: GraphParams,
     named: Map<string, Named[]>,
+    stream: StreamId,
   ) {
     this.#parts = parts;
     this.label = label;
@@ -73,11 +74,13 @@ export class WebGpuGraph implements Disposable {
       }
     }
     this.refs = [...refs.values()];
-    this.reads = this.refs.filter((ref) => !written.has(ref.slice.record));
+    const reads = this.refs.filter((ref) => !written.has(ref.slice.record));
+    this.reads = reads.length === 0 ? undefined : reads; // undefined: writes all, no per-ref test
     this.task = {
       kind: "graph",
       dispatches: tasks,
       runs: graphRuns(tasks),
+      stream,
       done: () => this.#pending--,
     };
   }
@@ -274,7 +277,7 @@ function build(
   }
   const queue = parts.gpu.device.queue;
   if (params.size > 0) queue.writeBuffer(params.buffer, 0, params.bytes, 0, params.size);
-  return new WebGpuGraph(parts, label, tasks, params, named);
+  return new WebGpuGraph(parts, label, tasks, params, named, stream);
 }
 
 /** Encodes the graph once inside a validation scope, without submitting it. */

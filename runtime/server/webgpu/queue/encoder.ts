@@ -111,6 +111,8 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   readonly #validation: LaunchValidation;
   readonly #parked: Parked[] = [];
   #released: Promise<void> | undefined;
+  /** An emptied `done` array of an earlier flush. */
+  #spareDone: (() => void)[] | undefined;
   readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0, parked: 0 };
   /** The profiler while a window or trace is open, else `null`. */
   timing: EncoderTiming | null = null;
@@ -195,15 +197,23 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (task.kind === "graph") {
       // Validated once at capture: encoded like validated dispatches, in the open pass.
       if (stream.isolated !== undefined) this.#submit(stream);
-      const dispatches = task.dispatches, from = dispatches[0]?.stream ?? stream.lastStream;
+      const from = task.stream;
       if (stream.lastStream !== from) {
         stream.streams.add(from); // named by the safety net of a shared submission
         stream.lastStream = from;
       }
-      // Untimed: the runs prepared at capture, in a tight loop (`_graph_runs.ts`).
+      // Untimed: the runs prepared at capture, in a tight loop (`_graph_runs.ts`). The pass is
+      // opened here, not through #openPass: every call on this path is one more cold function.
       if (task.runs !== undefined && this.timing === null) {
-        return encodeRuns(this.#openPass(stream), task.runs, stream);
+        let pass = stream.pass;
+        if (pass === undefined) {
+          this.stats.passes++;
+          pass = stream.pass = (stream.encoder ??= this.#device.createCommandEncoder())
+            .beginComputePass();
+        }
+        return encodeRuns(pass, task.runs, stream);
       }
+      const dispatches = task.dispatches;
       for (let i = 0; i < dispatches.length; i++) this.#dispatch(stream, dispatches[i]);
       return;
     }
@@ -237,26 +247,47 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (stream.encoder !== undefined) this.#submit(stream);
     const done = stream.done;
     if (done.length === 0) return;
-    stream.done = [];
-    // What the parked submissions use is given back once they are submitted (or dropped).
-    const last = this.#parked.at(-1);
-    if (last !== undefined) last.done.push(...done);
-    else for (const callback of done) callback();
+    const parked = this.#parked;
+    if (parked.length > 0) {
+      // What the parked submissions use is given back once they are submitted (or dropped).
+      stream.done = [];
+      parked[parked.length - 1].done.push(...done);
+      return;
+    }
+    // Called now: the array serves the stream's next tasks (no array per flush).
+    stream.done = this.#spareDone ?? [];
+    this.#spareDone = undefined;
+    for (let i = 0; i < done.length; i++) done[i]();
+    done.length = 0;
+    this.#spareDone = done;
   }
 
   /** Ends the pass, finishes and submits the open encoder inside a validation scope. */
   #submit(stream: EncoderStream): void {
-    const kernel = stream.isolated?.task.kernel;
-    const validating = kernel?.state === "pending" && kernel.reflection.hasReadOnlyStorage;
-    if (validating || this.#parked.length > 0) return this.#park(stream);
-    this.#chunks.upload(); // outside the scope: its errors are not this submission's
-    if (!stream.scoped && stream.isolated === undefined) {
+    if (!stream.scoped && stream.isolated === undefined && this.#parked.length === 0) {
       // Graph replays only: nothing here can fail validation (module doc), no scope to watch.
-      this.#device.queue.submit([this.#take(stream, false).encoder.finish()]);
+      // #take's steps written out (no call, no object: this path's cost is its cold calls).
+      this.#chunks.upload();
+      const encoder = stream.encoder!;
+      stream.pass?.end();
+      stream.pass =
+        stream.encoder =
+        stream.pipeline =
+        stream.bindGroup =
+          undefined;
+      stream.group = null;
+      stream.streams.clear();
+      stream.lastStream = -1;
+      stream.cursor++;
+      this.#device.queue.submit([encoder.finish()]);
       this.stats.submits++;
       this.timing?.submitted();
       return;
     }
+    const kernel = stream.isolated?.task.kernel;
+    const validating = kernel?.state === "pending" && kernel.reflection.hasReadOnlyStorage;
+    if (validating || this.#parked.length > 0) return this.#park(stream);
+    this.#chunks.upload(); // outside the scope: its errors are not this submission's
     this.#device.pushErrorScope("validation");
     const { encoder, isolated, streams } = this.#take(stream);
     this.#device.queue.submit([encoder.finish()]);
@@ -285,14 +316,14 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   }
 
   /**
-   * Ends the pass and takes the stream's encoder with what it holds (the stream starts over);
-   * the streams of its dispatches only when `named` (a scoped submission reports them).
+   * Ends the pass and takes the stream's encoder with what it holds (the stream starts over; the
+   * graph path of #submit writes these steps out).
    */
-  #take(stream: EncoderStream, named = true) {
+  #take(stream: EncoderStream) {
     this.#endPass(stream);
     const encoder = stream.encoder!;
     const isolated = stream.isolated;
-    const streams = named && isolated === undefined && stream.streams.size > 0
+    const streams = isolated === undefined && stream.streams.size > 0
       ? [...stream.streams]
       : NO_STREAMS;
     stream.encoder = undefined;
