@@ -17,8 +17,8 @@ import {
 import { unhealthy } from "../../stream/event.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
-import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
-import { captureCudaGraph, CudaGraph } from "./launch/_graph.ts";
+import type { MemoryAllocationMode } from "../../core/kernel.ts";
+import { captureCudaGraph, type CudaGraph } from "./launch/_graph.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { Trace } from "../../core/trace.ts";

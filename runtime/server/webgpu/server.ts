@@ -40,8 +40,8 @@ import {
   leaseResource,
   ServerState,
 } from "../shared/mod.ts";
-import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
-import { captureGraph, WebGpuGraph } from "./launch/_graph.ts";
+import type { MemoryAllocationMode } from "../../core/kernel.ts";
+import { captureGraph, type WebGpuGraph } from "./launch/_graph.ts";
 import type { Trace } from "../../core/trace.ts";
 import { ORDER_ONLY } from "./queue/_tasks.ts";
 import { launchError } from "./queue/_device_validation.ts";
