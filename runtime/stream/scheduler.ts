@@ -161,7 +161,7 @@ export class SchedulerMultiStream<T, S> {
     } catch (error) {
       (errors ??= []).push(error);
     }
-    const current = this.#pool.getIndex(index);
+    const current = this.#pool.slots[index] ?? this.#pool.getIndex(index);
     for (let i = 0; i < refs.length; i++) {
       const record = refs[i].slice.record;
       record.retainPin();
@@ -285,8 +285,9 @@ export class SchedulerMultiStream<T, S> {
     reads: readonly HandleRef[] | undefined,
   ): void {
     let toFlush: number[] | undefined;
-    for (let other = 0; other < this.#pool.size; other++) {
-      const state = this.#pool.peek(other);
+    const slots = this.#pool.slots; // no call per slot: this runs on every registration
+    for (let other = 0; other < slots.length; other++) {
+      const state = slots[other];
       if (other === index || state === undefined || state.memories.size === 0) continue;
       // A hazard unless both sides only read: read-after-write, write-after-read, write-after-write.
       let shared: HandleRef | undefined;
