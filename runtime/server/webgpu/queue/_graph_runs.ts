@@ -89,7 +89,10 @@ export function encodeRuns(
     const counts = run.counts;
     for (let i = 0; i < counts.length; i += 4) {
       const x = counts[i], y = counts[i + 1], z = counts[i + 2];
-      for (let n = counts[i + 3]; n > 0; n--) pass.dispatchWorkgroups(x, y, z);
+      // One argument where the others are their default: fewer to convert per call.
+      if (y === 1 && z === 1) {
+        for (let n = counts[i + 3]; n > 0; n--) pass.dispatchWorkgroups(x);
+      } else for (let n = counts[i + 3]; n > 0; n--) pass.dispatchWorkgroups(x, y, z);
     }
   }
 }
