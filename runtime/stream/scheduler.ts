@@ -227,7 +227,8 @@ export class SchedulerMultiStream<T, S> {
    */
   executeStream(id: StreamId): void {
     const pool = this.#pool;
-    const state = pool.getIndex((id >>> 0) === id ? id % pool.maxStreams : pool.streamIndex(id));
+    const index = (id >>> 0) === id ? id % pool.maxStreams : pool.streamIndex(id);
+    const state = pool.slots[index] ?? pool.getIndex(index);
     const { tasks, pinned, stream } = state;
     state.tasks = state.spareTasks ?? [];
     state.pinned = state.sparePinned ?? [];
