@@ -69,6 +69,8 @@ export class CaptureGate {
   readonly #graphs = new Set<LaunchGraph>();
   #closed: unknown;
   #count = 0;
+  /** Whether a capture is recording, as a field (read without a call on every replay). */
+  recording = false;
 
   /** Whether a capture is recording. */
   get active(): boolean {
@@ -142,6 +144,7 @@ export class CaptureGate {
       held: [] as Handle[],
     };
     this.#recording = recording;
+    this.recording = true;
     const dropAll = () => recording.held.forEach((handle) => handle.dispose());
     try {
       await fn();
@@ -150,6 +153,7 @@ export class CaptureGate {
       throw error;
     } finally {
       this.#recording = undefined;
+      this.recording = false;
     }
     const launches = recording.launches as LaunchRecord<K>[];
     let native: NativeGraph | undefined;
@@ -191,6 +195,7 @@ export class CaptureGate {
   close(error: unknown): void {
     this.#closed ??= error;
     this.#recording = undefined;
+    this.recording = false;
     for (const graph of [...this.#graphs]) graph.dispose();
   }
 }
@@ -270,11 +275,9 @@ export class LaunchGraph implements Disposable {
     if (this.#disposed) {
       throw gate.closed ?? new DestroyedError(`Launch graph '${parts.label}' was disposed`);
     }
-    gate.refuse("replay"); // inside a capture
-    if (options === undefined && native !== undefined && !parts.held.busy) {
-      // The short path: nothing held, one registration of the graph prepared by the server.
-      parts.held.errors.throwFor(parts.stream);
-      return native.replay(parts.stream);
+    if (gate.recording) gate.refuse("replay"); // inside a capture
+    if (options === undefined && native !== undefined && parts.held.quiet(parts.stream)) {
+      return native.replay(parts.stream); // the short path: one registration, nothing held
     }
     this.#replayHeld(options);
   }

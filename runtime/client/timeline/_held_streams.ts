@@ -149,13 +149,22 @@ export class HeldStreams {
    * on every call), the held one is made in {@linkcode #flushHeld}.
    */
   flush(server: { flush(stream: StreamId): void }, stream: StreamId): void {
-    if (this.#streams.size > 0) return this.#flushHeld(server, stream);
-    this.errors.throwFor(stream);
-    server.flush(stream);
+    if (this.quiet(stream)) server.flush(stream);
+    else this.#flushHeld(server, stream);
   }
 
   #flushHeld(server: { flush(stream: StreamId): void }, stream: StreamId): void {
     this.runVoid(stream, [], [], () => server.flush(stream));
+  }
+
+  /**
+   * Whether a call on `stream` may run at once: nothing is held (see {@linkcode busy}); the
+   * stream's recorded errors are thrown first. One call for a replay's short path.
+   */
+  quiet(stream: StreamId): boolean {
+    if (this.#streams.size > 0) return false;
+    this.errors.throwFor(stream);
+    return true;
   }
 
   /** Settles once every held call has run (or failed). */
