@@ -17,8 +17,8 @@ import {
 import { unhealthy } from "../../stream/event.ts";
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
-import type { MemoryAllocationMode } from "../../core/kernel.ts";
-import { captureCudaGraph, type CudaGraph } from "./launch/_graph.ts";
+import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
+import { captureCudaGraph } from "./launch/_graph.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { Trace } from "../../core/trace.ts";
@@ -272,7 +272,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     launches: readonly KernelLaunch<CudaKernel>[],
     stream: StreamId,
     label: string,
-  ): Promise<CudaGraph> {
+  ): Promise<Disposable & { replay(stream: StreamId, params?: KernelParams): void }> {
     this.#assertUsable(stream);
     const usable = (id: StreamId) => this.#assertUsable(id); // a replay's check (the client calls it)
     return Promise.resolve(captureCudaGraph(this.#parts.launcher, launches, label, usable));

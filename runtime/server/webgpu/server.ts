@@ -40,8 +40,8 @@ import {
   leaseResource,
   ServerState,
 } from "../shared/mod.ts";
-import type { MemoryAllocationMode } from "../../core/kernel.ts";
-import { captureGraph, type WebGpuGraph } from "./launch/_graph.ts";
+import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
+import { captureGraph } from "./launch/_graph.ts";
 import type { Trace } from "../../core/trace.ts";
 import { ORDER_ONLY } from "./queue/_tasks.ts";
 import { launchError } from "./queue/_device_validation.ts";
@@ -281,7 +281,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     launches: readonly KernelLaunch<WgslKernel>[],
     stream: StreamId,
     label: string,
-  ): Promise<WebGpuGraph> {
+  ): Promise<Disposable & { replay(stream: StreamId, params?: KernelParams): void }> {
     this.#assertUsable(stream);
     return this.#parts.awaitDevice(captureGraph(this.#parts, launches, stream, label));
   }

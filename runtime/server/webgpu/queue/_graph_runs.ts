@@ -10,7 +10,8 @@
  * @module
  */
 
-import type { DispatchTask } from "./_tasks.ts";
+import type { StreamId } from "../../../core/stream_id.ts";
+import type { DispatchTask, PassGroup } from "./_tasks.ts";
 
 /** Consecutive dispatches of one pipeline and one set of bind groups. */
 export interface GraphRun {
@@ -65,22 +66,44 @@ export function graphRuns(dispatches: readonly DispatchTask[]): GraphRun[] | und
   return runs;
 }
 
-/** Encodes `runs` in the open `pass`, setting only what differs from `state` (updated). */
-export function encodeRuns(
-  pass: GPUComputePassEncoder,
+/**
+ * The fields of the encoder's stream (`encoder.ts`) that encoding and submitting replays use.
+ * Both below are written out for their path's sake: each call on it is a cold function.
+ */
+export interface ReplayStream extends PassState {
+  encoder: GPUCommandEncoder | undefined;
+  pass: GPUComputePassEncoder | undefined;
+  group: PassGroup | null;
+  readonly streams: Set<StreamId>;
+  lastStream: StreamId;
+  cursor: number;
+}
+
+/**
+ * Encodes `runs` in the stream's open pass (begun on `device` if none, counted in `stats`),
+ * setting only what differs from the pass state (updated).
+ */
+export function encodeReplay(
+  device: GPUDevice,
+  stream: ReplayStream,
   runs: readonly GraphRun[],
-  state: PassState,
+  stats: { passes: number },
 ): void {
+  let pass = stream.pass;
+  if (pass === undefined) {
+    stats.passes++;
+    pass = stream.pass = (stream.encoder ??= device.createCommandEncoder()).beginComputePass();
+  }
   for (let r = 0; r < runs.length; r++) {
     const run = runs[r];
-    if (state.pipeline !== run.pipeline) {
+    if (stream.pipeline !== run.pipeline) {
       pass.setPipeline(run.pipeline);
-      state.pipeline = run.pipeline;
-      state.bindGroup = undefined;
+      stream.pipeline = run.pipeline;
+      stream.bindGroup = undefined;
     }
-    if (state.bindGroup !== run.bindGroup) {
+    if (stream.bindGroup !== run.bindGroup) {
       pass.setBindGroup(0, run.bindGroup);
-      state.bindGroup = run.bindGroup;
+      stream.bindGroup = run.bindGroup;
     }
     const groups = run.groups;
     if (groups !== undefined) {
@@ -95,4 +118,23 @@ export function encodeRuns(
       } else for (let n = counts[i + 3]; n > 0; n--) pass.dispatchWorkgroups(x, y, z);
     }
   }
+}
+
+/**
+ * Ends the pass, finishes and submits the stream's encoder, which holds replays only (no
+ * validation scope, see `encoder.ts`), and starts the stream over: the encoder's `#take` steps.
+ */
+export function submitReplays(queue: GPUQueue, stream: ReplayStream): void {
+  const encoder = stream.encoder!;
+  stream.pass?.end();
+  stream.pass =
+    stream.encoder =
+    stream.pipeline =
+    stream.bindGroup =
+      undefined;
+  stream.group = null;
+  stream.streams.clear();
+  stream.lastStream = -1;
+  stream.cursor++;
+  queue.submit([encoder.finish()]);
 }

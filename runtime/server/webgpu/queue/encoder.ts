@@ -38,7 +38,7 @@ import {
   type TaskPool,
 } from "./_tasks.ts";
 import { type Bound, type Isolated, LaunchValidation } from "./_device_validation.ts";
-import { encodeRuns } from "./_graph_runs.ts";
+import { encodeReplay, submitReplays } from "./_graph_runs.ts";
 
 /** A finished submission parked until the kernel it waits for is validated. */
 interface Parked {
@@ -111,8 +111,6 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   readonly #validation: LaunchValidation;
   readonly #parked: Parked[] = [];
   #released: Promise<void> | undefined;
-  /** An emptied `done` array of an earlier flush. */
-  #spareDone: (() => void)[] | undefined;
   readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0, parked: 0 };
   /** The profiler while a window or trace is open, else `null`. */
   timing: EncoderTiming | null = null;
@@ -202,16 +200,9 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
         stream.streams.add(from); // named by the safety net of a shared submission
         stream.lastStream = from;
       }
-      // Untimed: the runs prepared at capture, in a tight loop (`_graph_runs.ts`). The pass is
-      // opened here, not through #openPass: every call on this path is one more cold function.
+      // Untimed: the runs prepared at capture, in a tight loop (`_graph_runs.ts`).
       if (task.runs !== undefined && this.timing === null) {
-        let pass = stream.pass;
-        if (pass === undefined) {
-          this.stats.passes++;
-          pass = stream.pass = (stream.encoder ??= this.#device.createCommandEncoder())
-            .beginComputePass();
-        }
-        return encodeRuns(pass, task.runs, stream);
+        return encodeReplay(this.#device, stream, task.runs, this.stats);
       }
       const dispatches = task.dispatches;
       for (let i = 0; i < dispatches.length; i++) this.#dispatch(stream, dispatches[i]);
@@ -247,39 +238,19 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (stream.encoder !== undefined) this.#submit(stream);
     const done = stream.done;
     if (done.length === 0) return;
-    const parked = this.#parked;
-    if (parked.length > 0) {
-      // What the parked submissions use is given back once they are submitted (or dropped).
-      stream.done = [];
-      parked[parked.length - 1].done.push(...done);
-      return;
-    }
-    // Called now: the array serves the stream's next tasks (no array per flush).
-    stream.done = this.#spareDone ?? [];
-    this.#spareDone = undefined;
-    for (let i = 0; i < done.length; i++) done[i]();
-    done.length = 0;
-    this.#spareDone = done;
+    stream.done = [];
+    // What the parked submissions use is given back once they are submitted (or dropped).
+    const last = this.#parked.at(-1);
+    if (last !== undefined) last.done.push(...done);
+    else for (const callback of done) callback();
   }
 
   /** Ends the pass, finishes and submits the open encoder inside a validation scope. */
   #submit(stream: EncoderStream): void {
     if (!stream.scoped && stream.isolated === undefined && this.#parked.length === 0) {
       // Graph replays only: nothing here can fail validation (module doc), no scope to watch.
-      // #take's steps written out (no call, no object: this path's cost is its cold calls).
       this.#chunks.upload();
-      const encoder = stream.encoder!;
-      stream.pass?.end();
-      stream.pass =
-        stream.encoder =
-        stream.pipeline =
-        stream.bindGroup =
-          undefined;
-      stream.group = null;
-      stream.streams.clear();
-      stream.lastStream = -1;
-      stream.cursor++;
-      this.#device.queue.submit([encoder.finish()]);
+      submitReplays(this.#device.queue, stream);
       this.stats.submits++;
       this.timing?.submitted();
       return;
@@ -316,8 +287,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   }
 
   /**
-   * Ends the pass and takes the stream's encoder with what it holds (the stream starts over; the
-   * graph path of #submit writes these steps out).
+   * Ends the pass and takes the stream's encoder with what it holds (the stream starts over).
    */
   #take(stream: EncoderStream) {
     this.#endPass(stream);
