@@ -78,6 +78,8 @@ export class SchedulerMultiStream<T, S> {
   readonly #maxTasks: number;
   readonly #strategy: SchedulerStrategy;
   readonly #logger: Logger;
+  /** How many streams have queued memory: with none but the registering one, nothing to align. */
+  #streamsWithMemory = 0;
   /** Receives the waits {@linkcode register} decides, while set (a trace records them). */
   waits: WaitRecorder | undefined;
 
@@ -156,18 +158,26 @@ export class SchedulerMultiStream<T, S> {
   ): void {
     const index = id % this.#pool.maxStreams;
     let errors: unknown[] | undefined;
-    try {
-      this.#align(id, index, refs, reads);
-    } catch (error) {
-      (errors ??= []).push(error);
-    }
     const current = this.#pool.slots[index] ?? this.#pool.getIndex(index);
-    for (let i = 0; i < refs.length; i++) {
-      const record = refs[i].slice.record;
-      record.retainPin();
-      current.pinned.push(record);
-      current.memories.add(record);
-      if (reads === undefined || writes(refs, reads, record)) current.written.add(record);
+    // No other stream has queued memory (one stream at work: the common case): no loop over them.
+    if (this.#streamsWithMemory > (current.memories.size > 0 ? 1 : 0)) {
+      try {
+        this.#align(id, index, refs, reads);
+      } catch (error) {
+        (errors ??= []).push(error);
+      }
+    }
+    const memories = current.memories, wasEmpty = memories.size === 0;
+    try {
+      for (let i = 0; i < refs.length; i++) {
+        const record = refs[i].slice.record;
+        record.retainPin();
+        current.pinned.push(record);
+        memories.add(record);
+        if (reads === undefined || writes(refs, reads, record)) current.written.add(record);
+      }
+    } finally {
+      if (wasEmpty && memories.size > 0) this.#streamsWithMemory++;
     }
     current.tasks.push(task);
     if (current.tasks.length >= this.#maxTasks) {
@@ -202,6 +212,7 @@ export class SchedulerMultiStream<T, S> {
       state.tasks = state.spareTasks ?? [];
       state.pinned = state.sparePinned ?? [];
       state.spareTasks = state.sparePinned = undefined;
+      if (state.memories.size > 0) this.#streamsWithMemory--;
       state.memories.clear();
       state.written.clear();
       return { tasks, pinned, index };
@@ -233,6 +244,7 @@ export class SchedulerMultiStream<T, S> {
     state.tasks = state.spareTasks ?? [];
     state.pinned = state.sparePinned ?? [];
     state.spareTasks = state.sparePinned = undefined;
+    if (state.memories.size > 0) this.#streamsWithMemory--;
     state.memories.clear();
     state.written.clear();
     let errors: unknown[] | undefined;
