@@ -51,6 +51,24 @@ Deno.test("a CUDA graph replays its kernels in order with one cuGraphLaunch per 
   assert.equal(hazardCount(), 0, hazardReport());
 });
 
+Deno.test("a CUDA graph replayed after its server was destroyed under the client: DESTROYED", async () => {
+  const client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  const x = client.createWithData(new Float32Array(n).fill(1));
+  const graph = await client.capture(() => {
+    client.execute(CUDA_KERNELS.scaleF32, {
+      threads,
+      buffers: [x],
+      metadata: meta,
+      scalars: { f32: [2] },
+    });
+  });
+  const before = graphLaunches();
+  client.server.destroy(); // the replay calls no server method: the graph checks
+  assert.throws(() => graph.replay(), DestroyedError);
+  assert.equal(graphLaunches(), before);
+  client.destroy();
+});
+
 Deno.test("a CUDA graph's replay({ params }) rewrites its nodes: one cuGraphLaunch per replay", async () => {
   resetHazards();
   using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });

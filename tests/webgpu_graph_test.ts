@@ -216,6 +216,15 @@ Deno.test({
     graph.dispose();
     graph.dispose(); // idempotent
     assert.throws(() => graph.replay(), DestroyedError);
+    // The server destroyed under its client: a replay (which calls no server method) refuses too.
+    const other = await createClient();
+    const z = other.zeros(2);
+    const lone = await other.capture(() => {
+      other.execute(step, { threads: 2, buffers: [z], params: { dt: 1 } });
+    });
+    other.server.destroy();
+    assert.throws(() => lone.replay(), DestroyedError);
+    other.destroy();
     client.destroy();
     assert.throws(() => check.replay(), DestroyedError);
     await assert.rejects(client.capture(() => {}), DestroyedError);

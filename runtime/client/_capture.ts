@@ -4,7 +4,8 @@
  * refuses what a graph cannot hold (allocation, host reads and writes, syncs, waits on signals,
  * marks, launches on another stream, nested captures) with `CAPTURE_UNSUPPORTED` at the call.
  * At the end the server prepares the launches once (`captureGraph`); a {@linkcode LaunchGraph}
- * replays them (`replayGraph`), or launch by launch on a server without graphs.
+ * replays them (the server's graph's own `replay`, called directly), or launch by launch on a server
+ * without graphs.
  *
  * @module
  */
@@ -68,6 +69,8 @@ export class CaptureGate {
   readonly #graphs = new Set<LaunchGraph>();
   #closed: unknown;
   #count = 0;
+  /** Whether a capture is recording, as a field (read without a call on every replay). */
+  recording = false;
 
   /** Whether a capture is recording. */
   get active(): boolean {
@@ -141,6 +144,7 @@ export class CaptureGate {
       held: [] as Handle[],
     };
     this.#recording = recording;
+    this.recording = true;
     const dropAll = () => recording.held.forEach((handle) => handle.dispose());
     try {
       await fn();
@@ -149,11 +153,12 @@ export class CaptureGate {
       throw error;
     } finally {
       this.#recording = undefined;
+      this.recording = false;
     }
     const launches = recording.launches as LaunchRecord<K>[];
-    let native: Disposable | undefined;
+    let native: NativeGraph | undefined;
     try {
-      if (server.captureGraph !== undefined && server.replayGraph !== undefined) {
+      if (server.captureGraph !== undefined) {
         native = await server.captureGraph(launches, stream, label);
       }
       if (this.#closed !== undefined) throw this.#closed;
@@ -190,9 +195,13 @@ export class CaptureGate {
   close(error: unknown): void {
     this.#closed ??= error;
     this.#recording = undefined;
+    this.recording = false;
     for (const graph of [...this.#graphs]) graph.dispose();
   }
 }
+
+/** What a server's `captureGraph` makes: replayed by calling it, no server method between. */
+type NativeGraph = Disposable & { replay(stream: StreamId, params?: KernelParams): void };
 
 interface GraphParts {
   readonly gate: CaptureGate;
@@ -200,7 +209,7 @@ interface GraphParts {
   readonly held: HeldStreams;
   readonly stream: StreamId;
   readonly label: string;
-  readonly native: Disposable | undefined;
+  readonly native: NativeGraph | undefined;
   readonly launches: readonly LaunchRecord<KernelMetadata>[];
   readonly handles: readonly Handle[];
 }
@@ -261,10 +270,24 @@ export class LaunchGraph implements Disposable {
    * params in place. `DESTROYED` after dispose or after the client was destroyed.
    */
   replay(options?: ReplayOptions): void {
-    const parts = this.#parts, gate = parts.gate;
-    if (this.#disposed) throw new DestroyedError(`Launch graph '${parts.label}' was disposed`);
-    if (gate.closed !== undefined) throw gate.closed;
-    if (gate.active) gate.refuse("replay");
+    const parts = this.#parts, gate = parts.gate, native = parts.native;
+    // The client's destroy disposes every graph first: one check covers both.
+    if (this.#disposed) {
+      throw gate.closed ?? new DestroyedError(`Launch graph '${parts.label}' was disposed`);
+    }
+    if (gate.recording) gate.refuse("replay"); // inside a capture
+    if (options === undefined && native !== undefined && parts.held.quiet(parts.stream)) {
+      return native.replay(parts.stream); // the short path: one registration, nothing held
+    }
+    this.#replayHeld(options);
+  }
+
+  /**
+   * A replay with options, or while the client holds a stream. Out of `replay`: its closure
+   * would make V8 allocate a context on every replay.
+   */
+  #replayHeld(options: ReplayOptions | undefined): void {
+    const parts = this.#parts, native = parts.native;
     let params: KernelParams | undefined;
     if (options !== undefined) {
       if (typeof options !== "object" || options === null) {
@@ -272,18 +295,17 @@ export class LaunchGraph implements Disposable {
       }
       params = options.params;
     }
-    const { server, held, stream, native } = parts;
+    const { held, stream } = parts;
     const run = native === undefined ? this.#launchByLaunch(params) : undefined;
     if (!held.busy) {
-      // The short path: nothing held, one registration of the prepared graph on the server.
       held.errors.throwFor(stream);
-      return run === undefined ? server.replayGraph!(native!, stream, params) : run();
+      return run === undefined ? native!.replay(stream, params) : run();
     }
     held.runVoid(
       stream,
       this.#records,
       parts.handles,
-      run ?? (() => server.replayGraph!(native!, stream, params)),
+      run ?? (() => native!.replay(stream, params)),
     );
   }
 

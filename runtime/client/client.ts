@@ -274,10 +274,9 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /** Submits the stream's queued work. */
-  flush(options: StreamOptions = {}): void {
-    const stream = resolveStreamId(options.stream), server = this.server;
-    if (!this.#held.busy) return this.#held.errors.throwFor(stream), server.flush(stream);
-    this.#held.runVoid(stream, [], [], () => server.flush(stream));
+  flush(options?: StreamOptions): void {
+    const server = this.#destroyed ? this.server : this.#server; // the getter throws DESTROYED
+    this.#held.flush(server, resolveStreamId(options?.stream));
   }
 
   /**

@@ -271,16 +271,16 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
   checkRef?(ref: HandleRef): void;
   /**
    * Optional. Prepares `launches` (recorded on `stream`, none run) as one graph released by its
-   * dispose; a kernel error rejects. `replayGraph` runs it on `stream`, named `params` rewritten
-   * first. Without them a client replays launch by launch.
+   * dispose; a kernel error rejects. The graph's `replay` runs it on `stream`, named `params`
+   * rewritten first, and throws `DESTROYED` once the graph or the server is gone (the client calls
+   * it directly: a replay goes through no server method). Without it a client replays launch by
+   * launch.
    */
   captureGraph?(
     launches: readonly KernelLaunch<K>[],
     stream: StreamId,
     label: string,
-  ): Promise<Disposable>;
-  /** Optional. Replays a graph of {@linkcode captureGraph} on `stream` (see there). */
-  replayGraph?(graph: Disposable, stream: StreamId, params?: KernelParams): void;
+  ): Promise<Disposable & { replay(stream: StreamId, params?: KernelParams): void }>;
   /** Submits the stream's queued work to the device. */
   flush(stream: StreamId): void;
   /** Memory figures of the server. */

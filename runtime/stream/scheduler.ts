@@ -78,6 +78,8 @@ export class SchedulerMultiStream<T, S> {
   readonly #maxTasks: number;
   readonly #strategy: SchedulerStrategy;
   readonly #logger: Logger;
+  /** How many streams have queued memory: with none but the registering one, nothing to align. */
+  #streamsWithMemory = 0;
   /** Receives the waits {@linkcode register} decides, while set (a trace records them). */
   waits: WaitRecorder | undefined;
 
@@ -156,23 +158,31 @@ export class SchedulerMultiStream<T, S> {
   ): void {
     const index = id % this.#pool.maxStreams;
     let errors: unknown[] | undefined;
-    try {
-      this.#align(id, index, refs, reads);
-    } catch (error) {
-      (errors ??= []).push(error);
+    const current = this.#pool.slots[index] ?? this.#pool.getIndex(index);
+    // No other stream has queued memory (one stream at work: the common case): no loop over them.
+    if (this.#streamsWithMemory > (current.memories.size > 0 ? 1 : 0)) {
+      try {
+        this.#align(id, index, refs, reads);
+      } catch (error) {
+        (errors ??= []).push(error);
+      }
     }
-    const current = this.#pool.getIndex(index);
-    for (let i = 0; i < refs.length; i++) {
-      const record = refs[i].slice.record;
-      record.retainPin();
-      current.pinned.push(record);
-      current.memories.add(record);
-      if (reads === undefined || writes(refs, reads, record)) current.written.add(record);
+    const memories = current.memories, wasEmpty = memories.size === 0;
+    try {
+      for (let i = 0; i < refs.length; i++) {
+        const record = refs[i].slice.record;
+        record.retainPin();
+        current.pinned.push(record);
+        memories.add(record);
+        if (reads === undefined || writes(refs, reads, record)) current.written.add(record);
+      }
+    } finally {
+      if (wasEmpty && memories.size > 0) this.#streamsWithMemory++;
     }
     current.tasks.push(task);
     if (current.tasks.length >= this.#maxTasks) {
       try {
-        this.executeStreams([id]);
+        this.executeStream(id);
       } catch (error) {
         (errors ??= []).push(error);
       }
@@ -187,7 +197,7 @@ export class SchedulerMultiStream<T, S> {
    * order, with the configured strategy. Every listed backend stream is flushed, even an empty one.
    */
   executeStreams(ids: Iterable<StreamId>): void {
-    if (Array.isArray(ids) && ids.length === 1) return this.#executeOne(ids[0]);
+    if (Array.isArray(ids) && ids.length === 1) return this.executeStream(ids[0]);
     const indices: number[] = [];
     for (const id of ids) {
       const index = this.#pool.streamIndex(id);
@@ -202,6 +212,7 @@ export class SchedulerMultiStream<T, S> {
       state.tasks = state.spareTasks ?? [];
       state.pinned = state.sparePinned ?? [];
       state.spareTasks = state.sparePinned = undefined;
+      if (state.memories.size > 0) this.#streamsWithMemory--;
       state.memories.clear();
       state.written.clear();
       return { tasks, pinned, index };
@@ -225,12 +236,15 @@ export class SchedulerMultiStream<T, S> {
    * {@linkcode executeStreams} of one stream (a flush): the same steps as the sequential strategy
    * (the interleaved one of a single stream is the same), allocating nothing of its own.
    */
-  #executeOne(id: StreamId): void {
-    const state = this.#pool.getIndex(this.#pool.streamIndex(id));
+  executeStream(id: StreamId): void {
+    const pool = this.#pool;
+    const index = (id >>> 0) === id ? id % pool.maxStreams : pool.streamIndex(id);
+    const state = pool.slots[index] ?? pool.getIndex(index);
     const { tasks, pinned, stream } = state;
     state.tasks = state.spareTasks ?? [];
     state.pinned = state.sparePinned ?? [];
     state.spareTasks = state.sparePinned = undefined;
+    if (state.memories.size > 0) this.#streamsWithMemory--;
     state.memories.clear();
     state.written.clear();
     let errors: unknown[] | undefined;
@@ -284,8 +298,9 @@ export class SchedulerMultiStream<T, S> {
     reads: readonly HandleRef[] | undefined,
   ): void {
     let toFlush: number[] | undefined;
-    for (let other = 0; other < this.#pool.size; other++) {
-      const state = this.#pool.peek(other);
+    const slots = this.#pool.slots; // no call per slot: this runs on every registration
+    for (let other = 0; other < slots.length; other++) {
+      const state = slots[other];
       if (other === index || state === undefined || state.memories.size === 0) continue;
       // A hazard unless both sides only read: read-after-write, write-after-read, write-after-write.
       let shared: HandleRef | undefined;

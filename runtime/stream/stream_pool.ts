@@ -82,6 +82,14 @@ export class StreamPool<S> {
     return this.#streams.length;
   }
 
+  /**
+   * Every pool slot, `undefined` where no stream was created yet: the array itself, for a loop
+   * over the slots without a call per slot (do not change it).
+   */
+  get slots(): readonly (S | undefined)[] {
+    return this.#streams;
+  }
+
   /** The stream at a pool index if it was created, else `undefined` (allocates nothing). */
   peek(index: number): S | undefined {
     return this.#streams[index];

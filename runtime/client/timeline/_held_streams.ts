@@ -143,6 +143,30 @@ export class HeldStreams {
     }
   }
 
+  /**
+   * `server.flush(stream)`: at once when nothing is held (after the stream's recorded errors),
+   * else held like any call. The client's flush: no closure here (V8 would allocate its context
+   * on every call), the held one is made in {@linkcode #flushHeld}.
+   */
+  flush(server: { flush(stream: StreamId): void }, stream: StreamId): void {
+    if (this.quiet(stream)) server.flush(stream);
+    else this.#flushHeld(server, stream);
+  }
+
+  #flushHeld(server: { flush(stream: StreamId): void }, stream: StreamId): void {
+    this.runVoid(stream, [], [], () => server.flush(stream));
+  }
+
+  /**
+   * Whether a call on `stream` may run at once: nothing is held (see {@linkcode busy}); the
+   * stream's recorded errors are thrown first. One call for a replay's short path.
+   */
+  quiet(stream: StreamId): boolean {
+    if (this.#streams.size > 0) return false;
+    this.errors.throwFor(stream);
+    return true;
+  }
+
   /** Settles once every held call has run (or failed). */
   async drain(): Promise<void> {
     while (this.#streams.size > 0) await Promise.all(this.#streams.values());

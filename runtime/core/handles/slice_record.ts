@@ -107,7 +107,7 @@ export class SliceRecord {
    * exactly one {@linkcode unpin} (the scheduler's hot path, which allocates nothing per task).
    */
   retainPin(): void {
-    if (this.released) {
+    if (this.#owners === 0 && this.#pins === 0) { // `released`, without the getter's call
       throw new InvalidHandleError(
         `Memory ${this.value} was released to its pool; it can no longer be pinned`,
       );
@@ -130,7 +130,8 @@ export class SliceRecord {
   /** Releases one pin taken by {@linkcode retainPin} (or, internally, by a {@linkcode SlicePin}). */
   unpin(): void {
     if (this.#pins === 0) throw new Error("Internal error: pin released twice");
-    this.#pins--;
+    // Pins or owners left (the common case) return without a call: this runs once per task.
+    if (--this.#pins > 0 || this.#owners > 0) return;
     this.#maybeRelease();
   }
 

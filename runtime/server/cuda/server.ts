@@ -17,7 +17,7 @@ import {
 import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
-import { captureCudaGraph, CudaGraph } from "./launch/_graph.ts";
+import { captureCudaGraph } from "./launch/_graph.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { Trace } from "../../core/trace.ts";
@@ -269,15 +269,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     launches: readonly KernelLaunch<CudaKernel>[],
     stream: StreamId,
     label: string,
-  ): Promise<Disposable> {
+  ): Promise<Disposable & { replay(stream: StreamId, params?: KernelParams): void }> {
     this.#assertUsable(stream);
-    return Promise.resolve(captureCudaGraph(this.#parts.launcher, launches, label));
-  }
-
-  /** Runs a graph of this server on `stream`: one `cuGraphLaunch`. */
-  replayGraph(graph: Disposable, stream: StreamId, params?: KernelParams): void {
-    this.#assertUsable(stream);
-    CudaGraph.replay(graph, this.#parts.launcher, stream, params);
+    const usable = (id: StreamId) => this.#assertUsable(id); // a replay's check (the client calls it)
+    return Promise.resolve(captureCudaGraph(this.#parts.launcher, launches, label, usable));
   }
 
   flush(stream: StreamId): void {

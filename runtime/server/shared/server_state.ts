@@ -52,7 +52,8 @@ export class ServerState {
    */
   assertUsable(stream?: StreamId): void {
     if (this.#destroyed) throw this.destroyedError();
-    if (stream !== undefined) assertStreamId(stream);
+    // An ordinary id passes without a call (this runs on every server call).
+    if (stream !== undefined && (stream >>> 0) !== stream) assertStreamId(stream);
   }
 
   /** The error of a call on (or a wait outliving) the destroyed server. */

@@ -41,7 +41,7 @@ import {
   ServerState,
 } from "../shared/mod.ts";
 import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
-import { captureGraph, WebGpuGraph } from "./launch/_graph.ts";
+import { captureGraph } from "./launch/_graph.ts";
 import type { Trace } from "../../core/trace.ts";
 import { ORDER_ONLY } from "./queue/_tasks.ts";
 import { launchError } from "./queue/_device_validation.ts";
@@ -164,7 +164,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
       read.cancel();
       throw error;
     }
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     // The copy may sit in a parked submission: map only once it went out.
     if (this.#parts.encoder.parking) await this.#parts.awaitDevice(this.#parts.encoder.released());
     const mapStart = performance.now();
@@ -218,7 +218,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     const at = this.#parts.memory.locate(ref);
     // Registered like any use of the ref, so the scheduler submits the streams it depends on.
     this.#parts.scheduler.registerChecked(stream, ORDER_ONLY, [ref], undefined);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     if (this.#parts.encoder.parking) {
       // Work that the caller's own commands would have to follow is not on the queue yet.
       throw new NotReadyError(
@@ -281,21 +281,15 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     launches: readonly KernelLaunch<WgslKernel>[],
     stream: StreamId,
     label: string,
-  ): Promise<Disposable> {
+  ): Promise<Disposable & { replay(stream: StreamId, params?: KernelParams): void }> {
     this.#assertUsable(stream);
     return this.#parts.awaitDevice(captureGraph(this.#parts, launches, stream, label));
   }
 
-  /** Registers a replay of a graph of this server: one task of its recorded dispatches. */
-  replayGraph(graph: Disposable, stream: StreamId, params?: KernelParams): void {
-    this.#assertUsable(stream);
-    if (!(graph instanceof WebGpuGraph)) throw new TypeError("graph must be a WebGPU graph");
-    graph.replay(this.#parts, stream, params);
-  }
-
   flush(stream: StreamId): void {
-    this.#assertUsable(stream);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#state.assertUsable(stream); // #assertUsable written out: one call less per flush
+    this.#parts.gpu.assertUsable();
+    this.#parts.scheduler.executeStream(stream);
   }
 
   /**
@@ -304,7 +298,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     // The single in-order queue completes marks in order, whatever their stream. A server
     // destroyed (or a device lost) meanwhile never reaches the mark: its work did not run.
     if (this.#parts.encoder.parking) {
@@ -328,7 +322,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   /** Submits `stream`'s queued work (no other stream's) and opens a window on it. */
   startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken {
     this.#assertUsable(stream);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     const token = this.#parts.profiler.start(stream, options);
     this.#parts.updateTiming();
     return token;
@@ -337,7 +331,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   /** Submits `stream`'s queued work and measures the window. */
   endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
-    this.#parts.scheduler.executeStreams([stream]);
+    this.#parts.scheduler.executeStream(stream);
     try {
       // DESTROYED or DEVICE_LOST while pending.
       return this.#parts.awaitDevice(this.#parts.profiler.end(token, this.#parts.parkedWork()));

@@ -36,6 +36,7 @@ const CAPTURE_MODE_THREAD_LOCAL = 1;
 export class CudaGraph implements Disposable {
   readonly label: string;
   readonly #launcher: CudaLauncher;
+  readonly #usable: (stream: StreamId) => void;
   readonly #refs: readonly HandleRef[];
   readonly #launches: KernelLaunch<CudaKernel>[];
   readonly #params: GraphNodeParams;
@@ -50,8 +51,10 @@ export class CudaGraph implements Disposable {
     params: GraphNodeParams,
     exec: Deno.PointerValue,
     graph: Deno.PointerValue,
+    usable: (stream: StreamId) => void,
   ) {
     this.#launcher = launcher;
+    this.#usable = usable;
     this.label = label;
     this.#launches = [...launches];
     this.#params = params;
@@ -67,21 +70,14 @@ export class CudaGraph implements Disposable {
     this.#refs = [...refs.values()];
   }
 
-  /** Checks that `graph` is a CUDA graph, then replays it. */
-  static replay(
-    graph: unknown,
-    launcher: CudaLauncher,
-    stream: StreamId,
-    params?: KernelParams,
-  ): void {
-    if (!(graph instanceof CudaGraph)) throw new TypeError("graph must be a CUDA graph");
-    graph.replay(launcher, stream, params);
-  }
-
-  /** Runs the graph on `streamId`: one `cuGraphLaunch` after the waits its refs need. */
-  replay(launcher: CudaLauncher, streamId: StreamId, params: KernelParams | undefined): void {
-    if (launcher !== this.#launcher) throw new TypeError("graph was captured by another server");
+  /**
+   * Runs the graph on `streamId`: one `cuGraphLaunch` after the waits its refs need. The client
+   * calls it directly: it checks what the server's methods check first (`DESTROYED`).
+   */
+  replay(streamId: StreamId, params?: KernelParams): void {
+    this.#usable(streamId);
     if (this.#released) throw new DestroyedError(`Launch graph '${this.label}' was released`);
+    const launcher = this.#launcher;
     if (params !== undefined) {
       this.#params.update(launcher.parts, this.#launches, this.#exec, params);
     }
@@ -120,6 +116,7 @@ export function captureCudaGraph(
   launcher: CudaLauncher,
   launches: readonly KernelLaunch<CudaKernel>[],
   label: string,
+  usable: (stream: StreamId) => void,
 ): CudaGraph {
   const driver = launcher.parts.driver;
   const symbols = driver.symbols;
@@ -153,7 +150,7 @@ export function captureCudaGraph(
           "params): captured graphs replay launch by launch",
       );
     }
-    return new CudaGraph(launcher, label, launches, params, null, null);
+    return new CudaGraph(launcher, label, launches, params, null, null, usable);
   }
   driver.check(symbols.cuStreamCreate(driver.out64, 1), "cuStreamCreate(capture)");
   const stream = driver.pointerAt();
@@ -189,6 +186,7 @@ export function captureCudaGraph(
       params,
       Deno.UnsafePointer.create(exec[0]),
       graph,
+      usable,
     );
     graph = null; // the graph's now
     return made;

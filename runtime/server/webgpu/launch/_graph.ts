@@ -54,6 +54,7 @@ export class WebGpuGraph implements Disposable {
     tasks: readonly DispatchTask[],
     params: GraphParams,
     named: Map<string, Named[]>,
+    stream: StreamId,
   ) {
     this.#parts = parts;
     this.label = label;
@@ -73,11 +74,13 @@ export class WebGpuGraph implements Disposable {
       }
     }
     this.refs = [...refs.values()];
-    this.reads = this.refs.filter((ref) => !written.has(ref.slice.record));
+    const reads = this.refs.filter((ref) => !written.has(ref.slice.record));
+    this.reads = reads.length === 0 ? undefined : reads; // undefined: writes all, no per-ref test
     this.task = {
       kind: "graph",
       dispatches: tasks,
       runs: graphRuns(tasks),
+      stream,
       done: () => this.#pending--,
     };
   }
@@ -87,10 +90,16 @@ export class WebGpuGraph implements Disposable {
     return this.#dispatches.length;
   }
 
-  /** Registers a replay on `stream` (see the module doc). */
-  replay(parts: WebGpuParts, stream: StreamId, params: KernelParams | undefined): void {
-    if (parts !== this.#parts) throw new TypeError("graph was captured by another server");
+  /**
+   * Registers a replay on `stream` (see the module doc): the client calls it directly, so it
+   * checks what the server's methods check (`DESTROYED` once the server is destroyed or its
+   * device lost).
+   */
+  replay(stream: StreamId, params?: KernelParams): void {
+    const parts = this.#parts;
     if (this.#released) throw new DestroyedError(`Launch graph '${this.label}' was released`);
+    const closed = parts.closedError();
+    if (closed !== undefined) throw closed;
     if (params !== undefined) this.#update(params);
     if (parts.encoder.timing !== null) return this.#replayTracked(stream);
     this.#pending++;
@@ -268,7 +277,7 @@ function build(
   }
   const queue = parts.gpu.device.queue;
   if (params.size > 0) queue.writeBuffer(params.buffer, 0, params.bytes, 0, params.size);
-  return new WebGpuGraph(parts, label, tasks, params, named);
+  return new WebGpuGraph(parts, label, tasks, params, named, stream);
 }
 
 /** Encodes the graph once inside a validation scope, without submitting it. */

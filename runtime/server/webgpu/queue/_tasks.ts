@@ -79,6 +79,8 @@ export interface GraphTask {
   readonly dispatches: readonly DispatchTask[];
   /** The dispatches as runs (`_graph_runs.ts`), or `undefined` when one is indirect. */
   readonly runs: readonly GraphRun[] | undefined;
+  /** The stream the dispatches were launched on (the capture's). */
+  readonly stream: StreamId;
   readonly done?: () => void;
 }
 

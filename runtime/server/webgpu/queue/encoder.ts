@@ -38,7 +38,7 @@ import {
   type TaskPool,
 } from "./_tasks.ts";
 import { type Bound, type Isolated, LaunchValidation } from "./_device_validation.ts";
-import { encodeRuns } from "./_graph_runs.ts";
+import { encodeReplay, submitReplays } from "./_graph_runs.ts";
 
 /** A finished submission parked until the kernel it waits for is validated. */
 interface Parked {
@@ -195,15 +195,16 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (task.kind === "graph") {
       // Validated once at capture: encoded like validated dispatches, in the open pass.
       if (stream.isolated !== undefined) this.#submit(stream);
-      const dispatches = task.dispatches, from = dispatches[0]?.stream ?? stream.lastStream;
+      const from = task.stream;
       if (stream.lastStream !== from) {
         stream.streams.add(from); // named by the safety net of a shared submission
         stream.lastStream = from;
       }
       // Untimed: the runs prepared at capture, in a tight loop (`_graph_runs.ts`).
       if (task.runs !== undefined && this.timing === null) {
-        return encodeRuns(this.#openPass(stream), task.runs, stream);
+        return encodeReplay(this.#device, stream, task.runs, this.stats);
       }
+      const dispatches = task.dispatches;
       for (let i = 0; i < dispatches.length; i++) this.#dispatch(stream, dispatches[i]);
       return;
     }
@@ -246,17 +247,18 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
 
   /** Ends the pass, finishes and submits the open encoder inside a validation scope. */
   #submit(stream: EncoderStream): void {
-    const kernel = stream.isolated?.task.kernel;
-    const validating = kernel?.state === "pending" && kernel.reflection.hasReadOnlyStorage;
-    if (validating || this.#parked.length > 0) return this.#park(stream);
-    this.#chunks.upload(); // outside the scope: its errors are not this submission's
-    if (!stream.scoped && stream.isolated === undefined) {
+    if (!stream.scoped && stream.isolated === undefined && this.#parked.length === 0) {
       // Graph replays only: nothing here can fail validation (module doc), no scope to watch.
-      this.#device.queue.submit([this.#take(stream, false).encoder.finish()]);
+      this.#chunks.upload();
+      submitReplays(this.#device.queue, stream);
       this.stats.submits++;
       this.timing?.submitted();
       return;
     }
+    const kernel = stream.isolated?.task.kernel;
+    const validating = kernel?.state === "pending" && kernel.reflection.hasReadOnlyStorage;
+    if (validating || this.#parked.length > 0) return this.#park(stream);
+    this.#chunks.upload(); // outside the scope: its errors are not this submission's
     this.#device.pushErrorScope("validation");
     const { encoder, isolated, streams } = this.#take(stream);
     this.#device.queue.submit([encoder.finish()]);
@@ -285,14 +287,13 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   }
 
   /**
-   * Ends the pass and takes the stream's encoder with what it holds (the stream starts over);
-   * the streams of its dispatches only when `named` (a scoped submission reports them).
+   * Ends the pass and takes the stream's encoder with what it holds (the stream starts over).
    */
-  #take(stream: EncoderStream, named = true) {
+  #take(stream: EncoderStream) {
     this.#endPass(stream);
     const encoder = stream.encoder!;
     const isolated = stream.isolated;
-    const streams = named && isolated === undefined && stream.streams.size > 0
+    const streams = isolated === undefined && stream.streams.size > 0
       ? [...stream.streams]
       : NO_STREAMS;
     stream.encoder = undefined;
