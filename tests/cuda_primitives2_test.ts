@@ -12,6 +12,8 @@ import { assertClose, cpuMatmul, cpuTranspose, lcgFloats } from "./_matmul_cases
 import { checkSort, constantDigitCases, keysFor } from "./_sort_cases.ts";
 import { checkTopk, valuesFor } from "./_select_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { isCpuAdapter } from "../runtime/kernels/_device_kind.ts";
+import { setSortVariant, sortVariant } from "../runtime/kernels/sort/_variant.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
@@ -23,6 +25,9 @@ Deno.test({
   async fn() {
     resetHazards();
     using client = await simulatedCudaClient();
+    // The simulated driver stands for a GPU: the tiled sort (the serial one is the next test's).
+    assert.equal(isCpuAdapter(client), false);
+    assert.equal(sortVariant(client), "tiled");
     const f = new Float32Array([3, NaN, -0, -1, 0, 2, -0, -Infinity, Infinity]);
     for (const descending of [false, true]) await checkSort(client, f, "f32", descending);
     const tiny = new Float32Array([1e-40, -1e-45, 3, 1e-45, -1e-40, 0, -2, 1e-38]); // no -0, NaN
@@ -51,6 +56,34 @@ Deno.test({
     }
     for (const type of types) await checkTopk(client, valuesFor(type, 1100, 5), 8, undefined, true);
     await checkTopk(client, valuesFor("f32", 40 * 30, 9), 3, [40, 30], false); // row passes
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("the serial sort of CPU adapters, forced on CUDA: stable, NaN and -0, rows"),
+  ignore,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    setSortVariant("serial");
+    try {
+      const f = new Float32Array([3, NaN, -0, -1, 0, 2, -0, -Infinity, Infinity]);
+      for (const descending of [false, true]) await checkSort(client, f, "f32", descending);
+      await checkSort(client, new Int32Array([5, -2, 5, 0, -(2 ** 31), 2 ** 31 - 1]), "i32", true);
+      // Several runs of keys (256 keys a run at this size), odd lengths and lengths of vec4s.
+      for (const [n, type] of [[1, "f32"], [7, "u32"], [1025, "f32"], [1028, "u32"]] as const) {
+        await checkSort(client, keysFor(type, n, n + 3), type, n % 2 === 1);
+      }
+      // (i32 keys descending only: each direction and type is new kernels for NVRTC to compile.)
+      await checkSort(client, keysFor("i32", 2500, 8), "i32", true);
+      for (const [, data, type] of constantDigitCases(1030).filter((_, c) => c < 2 || c === 4)) {
+        await checkSort(client, data, type, type === "i32");
+      }
+      await checkTopk(client, valuesFor("f32", 40 * 30, 9), 3, [40, 30], false); // row passes
+    } finally {
+      setSortVariant(undefined);
+    }
     assert.equal(hazardCount(), 0, hazardReport());
   },
 });
