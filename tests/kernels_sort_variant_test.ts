@@ -3,14 +3,14 @@
  * the CPU adapter (llvmpipe) the tiled, GPU-shaped sort of real GPUs; on a GPU the serial sort
  * of CPU adapters. The same CPU references as tests/kernels_sort_test.ts (stable, NaN last,
  * -0 equal to +0, both directions, values, argsort, topk's row passes), at small sizes; and
- * which variant each device gets (`isCpuAdapter`).
+ * which variant each device gets (`isCpuAdapter`). 2^24 keys with GPUCOMPUTE_TEST_LARGE=1.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createClient, sort } from "../mod.ts";
 import { isCpuAdapter } from "../runtime/kernels/_device_kind.ts";
 import { setSortVariant, type SortVariant, sortVariant } from "../runtime/kernels/sort/_variant.ts";
-import { type Element, typed } from "./_primitives.ts";
+import { assertBits, type Element, LARGE, randomWords, typed } from "./_primitives.ts";
 import { checkSort, constantDigitCases, keysFor } from "./_sort_cases.ts";
 import { checkTopk, valuesFor } from "./_select_cases.ts";
 
@@ -76,6 +76,16 @@ Deno.test({
         using _v = pairs.values;
         const [k, v] = await client.readMany([pairs.keys, pairs.values]);
         assert.deepEqual([Array.from(k), Array.from(v)], [[3, 2, 1, 1], [-3, -2, -1, -4]]);
+      });
+      await t.step({
+        name: `${other}: 2^24 u32 keys`,
+        ignore: !LARGE,
+        fn: async () => {
+          const data = randomWords(1 << 24, 11);
+          using keys = client.createWithData(data);
+          using sorted = sort(client, keys, { descending: true });
+          assertBits(await client.read(sorted), data.slice().sort().reverse(), `2^24 ${other}`);
+        },
       });
       await t.step(`${other}: property: permutation, stability, NaN and -0`, async () => {
         const special = fc.constantFrom(NaN, -0, 0, Infinity, -Infinity, 1, -1, 0.5);
