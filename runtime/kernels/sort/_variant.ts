@@ -1,11 +1,12 @@
 /**
  * Which radix sort runs on a client's device: `"serial"` (`_radix.ts`: 8-bit passes, each
  * invocation counting and scattering a run of up to 8,192 consecutive keys, at most ~2,048 runs)
- * on CPU adapters (`../_device_kind.ts`: llvmpipe and the like, where invocations are SIMD lanes of
- * 2 to 16 threads and long barrier-free runs are fastest), `"tiled"` (`gpu/_tiled.ts`: 4-bit
- * passes over blocks of 1,024 keys, one workgroup of 64 invocations each, counts and ranks in
- * workgroup memory, as many workgroups as blocks) on real GPUs, CUDA included, where the serial
- * sort would run a few thousand threads with 1 KiB of private counters each.
+ * on CPU adapters (`../_device_kind.ts`: llvmpipe and the like, where invocations are SIMD lanes
+ * of a few threads and long barrier-free runs are fastest); `"tiled"` (`gpu/_tiled.ts`: 8-bit
+ * passes over blocks of 1,024 keys, one workgroup of 256 invocations each, counts in workgroup
+ * memory and the block sorted there by digit, as many workgroups as blocks) on real GPUs, CUDA
+ * included, where the serial sort would run a few thousand threads with 1 KiB of private
+ * counters each.
  *
  * Tests force either with {@linkcode setSortVariant} (not exported from the entry points).
  *

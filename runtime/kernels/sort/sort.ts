@@ -11,10 +11,11 @@
  *   2,048 runs), its first pass encoding the keys and its last decoding them. There invocations
  *   are SIMD lanes of a few CPU threads: barriers and workgroup memory are dear, long streams
  *   cheap (5-7x faster there than the tiled sort before it).
- * - Real GPUs, CUDA included: `gpu/_tiled.ts`, 8 passes of 4 bits over blocks of 1,024 keys, one
- *   workgroup of 64 invocations each with its counts and ranks in workgroup memory, as many
- *   workgroups as blocks (the serial sort would run only a few thousand threads there), with the
- *   keys encoded and decoded by map kernels. Its speed on a GPU is unmeasured (no GPU was lent).
+ * - Real GPUs, CUDA included: `gpu/_tiled.ts`, 4 passes of 8 bits over blocks of 1,024 keys,
+ *   one workgroup of 256 invocations each with its counts in workgroup memory and its block
+ *   sorted there by digit (one-bit splits) before a stable scatter, as many workgroups as blocks
+ *   (the serial sort would run only a few thousand threads there), the keys encoded and decoded
+ *   by map kernels. Its speed on a GPU is unmeasured (no GPU was lent).
  *
  * @module
  */

@@ -80,8 +80,8 @@ export function tiledRadixSort(
       };
       const scatter = texts(client, "sort", `s:${source}:${hasPayload}`);
       const buffers = hasPayload
-        ? [current.keys, current.payload!, offsets, next.keys, next.payload!]
-        : [current.keys, offsets, next.keys];
+        ? [current.keys, current.payload!, counts, offsets, next.keys, next.payload!]
+        : [current.keys, counts, offsets, next.keys];
       try {
         launch(client, scatter, { count, buffers, params, stream });
       } catch (error) {

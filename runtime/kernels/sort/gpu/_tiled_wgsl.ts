@@ -6,16 +6,17 @@
  * runs per invocation, is `../_radix_wgsl.ts`.)
  *
  * Each pass cuts the keys into blocks of {@linkcode TILED_BLOCK}; workgroup `b` works on block
- * `b`, each of its {@linkcode TILED_WORKGROUP} invocations on {@linkcode TILED_PER_THREAD}
- * consecutive keys (no loop runs longer: llvmpipe's loop limit).
+ * `b`, each of its {@linkcode TILED_WORKGROUP} invocations on {@linkcode TILED_PER_THREAD} keys
+ * (no loop runs longer than the workgroup's scans, 8 steps: llvmpipe's loop limit).
  *
- * - `histogram`: the count of each digit in each block, digit-major (`counts[d * blocks + b]`),
- *   so that their exclusive scan is where block `b`'s keys of digit `d` go.
- * - `scatter`: each invocation counts its keys' digits, the workgroup scans those counts per
- *   digit in invocation order, and each invocation moves its keys in order: the destination is
- *   the scanned count plus the keys of the same digit before it, so the pass is stable.
+ * - `histogram`: the count of each digit in each block (workgroup atomics), digit-major
+ *   (`counts[d * blocks + b]`), so that their exclusive scan is where block `b`'s keys of digit
+ *   `d` go.
+ * - `scatter`: the workgroup sorts its block by digit in workgroup memory (stable one-bit
+ *   splits), then writes each key to the scanned count of its digit plus its place among the
+ *   block's keys of that digit, so the pass is stable.
  *
- * The digit is `(key >> shift) & 15`, or for the row passes of a per-row sort (topk), the same
+ * The digit is `(key >> shift) & 255`, or for the row passes of a per-row sort (topk), the same
  * bits of the row `payload / cols` of the payload (an element's index).
  *
  * @module
@@ -25,13 +26,13 @@ import type { GeneratedKernel } from "../../_grid.ts";
 import type { DigitSource } from "../_radix_wgsl.ts";
 
 /** Bits per pass. */
-export const TILED_BITS = 4;
+export const TILED_BITS = 8;
 /** Digits per pass. */
 export const TILED_DIGITS = 1 << TILED_BITS;
 /** Invocations per workgroup. */
-export const TILED_WORKGROUP = 64;
-/** Consecutive keys per invocation. */
-export const TILED_PER_THREAD = 16;
+export const TILED_WORKGROUP = 256;
+/** Keys per invocation. */
+export const TILED_PER_THREAD = 4;
 /** Keys per block (per workgroup). */
 export const TILED_BLOCK = TILED_WORKGROUP * TILED_PER_THREAD;
 
@@ -47,7 +48,7 @@ export function histogramKernel(source: DigitSource): GeneratedKernel {
   const w = TILED_WORKGROUP;
   const input = source === "key" ? "keys_in" : "payload_in";
   return {
-    id: `radix4_histogram_${source}`,
+    id: `radix8_histogram_${source}`,
     source: `@group(0) @binding(0) var<storage, read> ${input}: array<u32>;
 @group(0) @binding(1) var<storage, read_write> counts: array<u32>;
 ${PARAMS}
@@ -70,59 +71,112 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
 }
 
 /**
- * The scatter pass. Bindings: keys_in, payload_in (read, with a payload), offsets (the scanned
- * counts, read), keys_out, payload_out (with a payload), params.
+ * The inclusive sum of `value` over the workgroup's invocations into `name`, their total into
+ * `total` (a Hillis-Steele scan in `scan_buf`; every invocation must run it: barriers).
+ */
+function blockScan(value: string, name: string, total: string): string {
+  const w = TILED_WORKGROUP;
+  return `  scan_buf[lid] = ${value};
+  workgroupBarrier();
+  for (var o = 1u; o < ${w}u; o = o << 1u) {
+    var t = 0u;
+    if (lid >= o) { t = scan_buf[lid - o]; }
+    workgroupBarrier();
+    scan_buf[lid] = scan_buf[lid] + t;
+    workgroupBarrier();
+  }
+  let ${name} = scan_buf[lid];
+  let ${total} = scan_buf[${w - 1}u];
+  workgroupBarrier();`;
+}
+
+/**
+ * The scatter pass. Bindings: keys_in, payload_in (read, with a payload), counts (the block's
+ * digit counts of the histogram), offsets (their exclusive scan), keys_out, payload_out (with a
+ * payload), params.
+ *
+ * The workgroup sorts its block by digit in workgroup memory, stably, in {@linkcode TILED_BITS}
+ * splits of one bit each (each a scan of the invocations' zeros; the block's elements past
+ * `params.n` count as digit 255 and stay last), then writes each key to its digit's offset plus
+ * its place among the block's keys of that digit, invocation `lid` moving elements `lid`,
+ * `lid + 256`, ... (neighbouring invocations write neighbouring destinations).
  */
 export function scatterKernel(source: DigitSource, payload: boolean): GeneratedKernel {
   const w = TILED_WORKGROUP;
   const e = TILED_PER_THREAD;
-  const d = TILED_DIGITS;
   let b = 0;
   const binding = (text: string) => `@group(0) @binding(${b++}) ${text}`;
   const declarations = [
     binding("var<storage, read> keys_in: array<u32>;"),
     payload ? binding("var<storage, read> payload_in: array<u32>;") : "",
+    binding("var<storage, read> counts: array<u32>;"),
     binding("var<storage, read> offsets: array<u32>;"),
     binding("var<storage, read_write> keys_out: array<u32>;"),
     payload ? binding("var<storage, read_write> payload_out: array<u32>;") : "",
     PARAMS,
     binding("var<uniform> params: Params;"),
   ].filter((line) => line !== "").join("\n");
+  const of = source === "key" ? "k" : "p / params.cols";
+  const load = (from: string, at: string) =>
+    `k[j] = ${from === "tile" ? "tile_keys" : "keys_in"}[${at}];${
+      payload ? ` p[j] = ${from === "tile" ? "tile_payload" : "payload_in"}[${at}];` : ""
+    }`;
   return {
-    id: `radix4_scatter_${source}${payload ? "_payload" : ""}`,
+    id: `radix8_scatter_${source}${payload ? "_payload" : ""}`,
     source: `${declarations}
-${digitFunction(source)}
-// before[digit * ${w} + invocation]: the workgroup's keys of that digit before the invocation's.
-var<workgroup> before: array<u32, ${d * w}>;
+fn digit_of(k: u32, p: u32) -> u32 { return ((${of}) >> params.shift) & ${TILED_DIGITS - 1}u; }
+var<workgroup> tile_keys: array<u32, ${TILED_BLOCK}>;${
+      payload ? `\nvar<workgroup> tile_payload: array<u32, ${TILED_BLOCK}>;` : ""
+    }
+var<workgroup> scan_buf: array<u32, ${w}>;
+var<workgroup> starts: array<u32, ${TILED_DIGITS}>;
 @compute @workgroup_size(${w})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let first = wid.x * ${TILED_BLOCK}u + lid * ${e}u;
-  var seen: array<u32, ${d}>;
+  let first = wid.x * ${TILED_BLOCK}u;
+  let valid = min(${TILED_BLOCK}u, params.n - first);
+  // Invocation lid holds the block's elements lid * ${e} .. lid * ${e} + ${
+      e - 1
+    } (in the order so far).
+  var k: array<u32, ${e}>;
+  var p: array<u32, ${e}>;
+  var d: array<u32, ${e}>;
   for (var j = 0u; j < ${e}u; j = j + 1u) {
-    let i = first + j;
-    if (i < params.n) { let g = digit(i); seen[g] = seen[g] + 1u; }
+    let at = lid * ${e}u + j;
+    d[j] = ${TILED_DIGITS - 1}u;
+    if (at < valid) { ${load("input", "first + at")} d[j] = digit_of(k[j], p[j]); }
   }
-  for (var g = 0u; g < ${d}u; g = g + 1u) { before[g * ${w}u + lid] = seen[g]; }
-  workgroupBarrier();
-  if (lid < ${d}u) {
-    var running = 0u;
-    for (var t = 0u; t < ${w}u; t = t + 1u) {
-      let c = before[lid * ${w}u + t];
-      before[lid * ${w}u + t] = running;
-      running = running + c;
+  for (var bit = 0u; bit < ${TILED_BITS}u; bit = bit + 1u) {
+    var zeros = 0u;
+    for (var j = 0u; j < ${e}u; j = j + 1u) { zeros = zeros + 1u - ((d[j] >> bit) & 1u); }
+${blockScan("zeros", "inclusive", "all_zeros")}
+    var z = inclusive - zeros;
+    for (var j = 0u; j < ${e}u; j = j + 1u) {
+      let at = lid * ${e}u + j;
+      var to = z;
+      if (((d[j] >> bit) & 1u) == 0u) { z = z + 1u; } else { to = all_zeros + at - z; }
+      tile_keys[to] = k[j];${payload ? "\n      tile_payload[to] = p[j];" : ""}
     }
+    workgroupBarrier();
+    for (var j = 0u; j < ${e}u; j = j + 1u) {
+      let at = lid * ${e}u + j;
+      ${load("tile", "at")}
+      d[j] = select(${TILED_DIGITS - 1}u, digit_of(k[j], p[j]), at < valid);
+    }
+    workgroupBarrier();
   }
+  // starts[g]: the block's keys of digits below g.
+  let mine = counts[lid * params.blocks + wid.x];
+${blockScan("mine", "below", "block_total")}
+  starts[lid] = below - mine;
   workgroupBarrier();
-  for (var g = 0u; g < ${d}u; g = g + 1u) {
-    seen[g] = offsets[g * params.blocks + wid.x] + before[g * ${w}u + lid];
-  }
   for (var j = 0u; j < ${e}u; j = j + 1u) {
-    let i = first + j;
-    if (i < params.n) {
-      let g = digit(i);
-      let to = seen[g];
-      seen[g] = to + 1u;
-      keys_out[to] = keys_in[i];${payload ? "\n      payload_out[to] = payload_in[i];" : ""}
+    let at = j * ${w}u + lid;
+    if (at < valid) {
+      let key = tile_keys[at];
+      let carried = ${payload ? "tile_payload[at]" : "0u"};
+      let g = digit_of(key, carried);
+      let to = offsets[g * params.blocks + wid.x] + at - starts[g];
+      keys_out[to] = key;${payload ? "\n      payload_out[to] = carried;" : ""}
     }
   }
 }`,
