@@ -2,8 +2,8 @@
  * The CUDA C of the radix sort's passes: the same blocks, bindings, params and digit order as
  * their WGSL (`_tiled_wgsl.ts`), so `_tiled.ts` launches either the same way.
  *
- * The scatter's block sort is the WGSL's (one-bit splits, each a Hillis-Steele scan of the
- * threads' zeros in shared memory), with `__syncthreads()` for `workgroupBarrier()`.
+ * The scatter's block sort is the WGSL's (two-bit splits, each a Hillis-Steele scan of the
+ * threads' packed counts in shared memory), with `__syncthreads()` for `workgroupBarrier()`.
  *
  * @module
  */
@@ -66,19 +66,27 @@ export function histogramCuda(source: DigitSource): CudaText {
   };
 }
 
-/** The inclusive sum of `value` over the block's threads into `name`, their total into `total`. */
-function blockScan(value: string, name: string, total: string): string {
+/**
+ * The inclusive sums of `lo` and `hi` over the block's threads into `name_lo`/`name_hi`, their
+ * totals into `total_lo`/`total_hi` (Hillis-Steele scans in `scan_lo`, `scan_hi`).
+ */
+function blockScan(lo: string, hi: string, name: string, total: string): string {
   const w = TILED_WORKGROUP;
-  return `  scan_buf[lid] = ${value};
+  return `  scan_lo[lid] = ${lo};
+  scan_hi[lid] = ${hi};
   __syncthreads();
   for (${U} o = 1u; o < ${w}u; o <<= 1) {
-    const ${U} t = lid >= o ? scan_buf[lid - o] : 0u;
+    const ${U} t_lo = lid >= o ? scan_lo[lid - o] : 0u;
+    const ${U} t_hi = lid >= o ? scan_hi[lid - o] : 0u;
     __syncthreads();
-    scan_buf[lid] += t;
+    scan_lo[lid] += t_lo;
+    scan_hi[lid] += t_hi;
     __syncthreads();
   }
-  const ${U} ${name} = scan_buf[lid];
-  const ${U} ${total} = scan_buf[${w - 1}u];
+  const ${U} ${name}_lo = scan_lo[lid];
+  const ${U} ${name}_hi = scan_hi[lid];
+  const ${U} ${total}_lo = scan_lo[${w - 1}u];
+  const ${U} ${total}_hi = scan_hi[${w - 1}u];
   __syncthreads();`;
 }
 
@@ -114,7 +122,8 @@ export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
   __shared__ ${U} tile_keys[${TILED_BLOCK}];${
       payload ? `\n  __shared__ ${U} tile_payload[${TILED_BLOCK}];` : ""
     }
-  __shared__ ${U} scan_buf[${w}];
+  __shared__ ${U} scan_lo[${w}];
+  __shared__ ${U} scan_hi[${w}];
   __shared__ ${U} starts[${TILED_DIGITS}];
   const ${U} group = global_block();
   const ${U} lid = threadIdx.x;
@@ -130,15 +139,30 @@ export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
     d[j] = ${last}u;
     if (at < valid) { ${load("input", "first + at")} d[j] = digit_of(k[j], p[j]); }
   }
-  for (${U} bit = 0u; bit < ${TILED_BITS}u; bit++) {
-    ${U} zeros = 0u;
-    for (${U} j = 0u; j < ${e}u; j++) zeros += 1u - ((d[j] >> bit) & 1u);
-  ${blockScan("zeros", "inclusive", "all_zeros").replaceAll("\n", "\n  ")}
-    ${U} z = inclusive - zeros;
+  // Splits by 2 bits of the digit (the WGSL's): counts of the values 0-3 packed in 16-bit halves.
+  for (${U} bit = 0u; bit < ${TILED_BITS}u; bit += 2u) {
+    ${U} mine_lo = 0u, mine_hi = 0u;
     for (${U} j = 0u; j < ${e}u; j++) {
-      const ${U} at = lid * ${e}u + j;
-      ${U} to = z;
-      if (((d[j] >> bit) & 1u) == 0u) z++; else to = all_zeros + at - z;
+      const ${U} v = (d[j] >> bit) & 3u;
+      const ${U} one = 1u << ((v & 1u) * 16u);
+      if (v < 2u) mine_lo += one; else mine_hi += one;
+    }
+  ${blockScan("mine_lo", "mine_hi", "inclusive", "total").replaceAll("\n", "\n  ")}
+    const ${U} t0 = total_lo & 0xffffu;
+    const ${U} t01 = t0 + (total_lo >> 16);
+    ${U} run_lo = inclusive_lo - mine_lo + (t0 << 16);
+    ${U} run_hi = inclusive_hi - mine_hi + t01 + ((t01 + (total_hi & 0xffffu)) << 16);
+    for (${U} j = 0u; j < ${e}u; j++) {
+      const ${U} v = (d[j] >> bit) & 3u;
+      const ${U} half = (v & 1u) * 16u;
+      ${U} to;
+      if (v < 2u) {
+        to = (run_lo >> half) & 0xffffu;
+        run_lo += 1u << half;
+      } else {
+        to = (run_hi >> half) & 0xffffu;
+        run_hi += 1u << half;
+      }
       tile_keys[to] = k[j];${payload ? "\n      tile_payload[to] = p[j];" : ""}
     }
     __syncthreads();
@@ -149,10 +173,12 @@ export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
     }
     __syncthreads();
   }
-  const ${U} mine = counts[lid * params.blocks + group];
-${blockScan("mine", "below", "block_total")}
-  (void)block_total;
-  starts[lid] = below - mine;
+  const ${U} count = counts[lid * params.blocks + group];
+${blockScan("count", "0u", "below", "block_total")}
+  (void)below_hi;
+  (void)block_total_lo;
+  (void)block_total_hi;
+  starts[lid] = below_lo - count;
   __syncthreads();
   for (${U} j = 0u; j < ${e}u; j++) {
     const ${U} at = j * ${w}u + lid;

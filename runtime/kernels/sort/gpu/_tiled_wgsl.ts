@@ -7,12 +7,12 @@
  *
  * Each pass cuts the keys into blocks of {@linkcode TILED_BLOCK}; workgroup `b` works on block
  * `b`, each of its {@linkcode TILED_WORKGROUP} invocations on {@linkcode TILED_PER_THREAD} keys
- * (no loop runs longer than the workgroup's scans, 8 steps: llvmpipe's loop limit).
+ * (no loop runs longer than 8 steps: llvmpipe's loop limit).
  *
  * - `histogram`: the count of each digit in each block (workgroup atomics), digit-major
  *   (`counts[d * blocks + b]`), so that their exclusive scan is where block `b`'s keys of digit
  *   `d` go.
- * - `scatter`: the workgroup sorts its block by digit in workgroup memory (stable one-bit
+ * - `scatter`: the workgroup sorts its block by digit in workgroup memory (stable two-bit
  *   splits), then writes each key to the scanned count of its digit plus its place among the
  *   block's keys of that digit, so the pass is stable.
  *
@@ -71,15 +71,15 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
 }
 
 /**
- * The inclusive sum of `value` over the workgroup's invocations into `name`, their total into
- * `total` (a Hillis-Steele scan in `scan_buf`; every invocation must run it: barriers).
+ * The inclusive sum of `value` (a vec2u) over the workgroup's invocations into `name`, their
+ * total into `total` (a Hillis-Steele scan in `scan_buf`; every invocation must run it: barriers).
  */
 function blockScan(value: string, name: string, total: string): string {
   const w = TILED_WORKGROUP;
   return `  scan_buf[lid] = ${value};
   workgroupBarrier();
   for (var o = 1u; o < ${w}u; o = o << 1u) {
-    var t = 0u;
+    var t = vec2u();
     if (lid >= o) { t = scan_buf[lid - o]; }
     workgroupBarrier();
     scan_buf[lid] = scan_buf[lid] + t;
@@ -95,9 +95,9 @@ function blockScan(value: string, name: string, total: string): string {
  * digit counts of the histogram), offsets (their exclusive scan), keys_out, payload_out (with a
  * payload), params.
  *
- * The workgroup sorts its block by digit in workgroup memory, stably, in {@linkcode TILED_BITS}
- * splits of one bit each (each a scan of the invocations' zeros; the block's elements past
- * `params.n` count as digit 255 and stay last), then writes each key to its digit's offset plus
+ * The workgroup sorts its block by digit in workgroup memory, stably, in `TILED_BITS / 2` splits
+ * of two bits each (each a scan of the invocations' counts of the 4 values, packed in a vec2u;
+ * the block's elements past `params.n` count as digit 255 and stay last), then writes each key to its digit's offset plus
  * its place among the block's keys of that digit, invocation `lid` moving elements `lid`,
  * `lid + 256`, ... (neighbouring invocations write neighbouring destinations).
  */
@@ -128,7 +128,7 @@ fn digit_of(k: u32, p: u32) -> u32 { return ((${of}) >> params.shift) & ${TILED_
 var<workgroup> tile_keys: array<u32, ${TILED_BLOCK}>;${
       payload ? `\nvar<workgroup> tile_payload: array<u32, ${TILED_BLOCK}>;` : ""
     }
-var<workgroup> scan_buf: array<u32, ${w}>;
+var<workgroup> scan_buf: array<vec2u, ${w}>;
 var<workgroup> starts: array<u32, ${TILED_DIGITS}>;
 @compute @workgroup_size(${w})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -145,15 +145,32 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
     d[j] = ${TILED_DIGITS - 1}u;
     if (at < valid) { ${load("input", "first + at")} d[j] = digit_of(k[j], p[j]); }
   }
-  for (var bit = 0u; bit < ${TILED_BITS}u; bit = bit + 1u) {
-    var zeros = 0u;
-    for (var j = 0u; j < ${e}u; j = j + 1u) { zeros = zeros + 1u - ((d[j] >> bit) & 1u); }
-${blockScan("zeros", "inclusive", "all_zeros")}
-    var z = inclusive - zeros;
+  // Splits by 2 bits of the digit: counts of the values 0-3, 16 bits each, packed [0 | 1 << 16,
+  // 2 | 3 << 16] (at most 1,024: no carry between the halves).
+  for (var bit = 0u; bit < ${TILED_BITS}u; bit = bit + 2u) {
+    var mine = vec2u();
     for (var j = 0u; j < ${e}u; j = j + 1u) {
-      let at = lid * ${e}u + j;
-      var to = z;
-      if (((d[j] >> bit) & 1u) == 0u) { z = z + 1u; } else { to = all_zeros + at - z; }
+      let v = (d[j] >> bit) & 3u;
+      let one = 1u << ((v & 1u) * 16u);
+      if (v < 2u) { mine.x = mine.x + one; } else { mine.y = mine.y + one; }
+    }
+${blockScan("mine", "inclusive", "total")}
+    // Where this invocation's next key of each value goes: the block's keys of smaller values,
+    // plus the same value's keys of the invocations before.
+    let t0 = total.x & 0xffffu;
+    let t01 = t0 + (total.x >> 16u);
+    var run = inclusive - mine + vec2u(t0 << 16u, t01 + ((t01 + (total.y & 0xffffu)) << 16u));
+    for (var j = 0u; j < ${e}u; j = j + 1u) {
+      let v = (d[j] >> bit) & 3u;
+      let half = (v & 1u) * 16u;
+      var to = 0u;
+      if (v < 2u) {
+        to = (run.x >> half) & 0xffffu;
+        run.x = run.x + (1u << half);
+      } else {
+        to = (run.y >> half) & 0xffffu;
+        run.y = run.y + (1u << half);
+      }
       tile_keys[to] = k[j];${payload ? "\n      tile_payload[to] = p[j];" : ""}
     }
     workgroupBarrier();
@@ -165,9 +182,9 @@ ${blockScan("zeros", "inclusive", "all_zeros")}
     workgroupBarrier();
   }
   // starts[g]: the block's keys of digits below g.
-  let mine = counts[lid * params.blocks + wid.x];
-${blockScan("mine", "below", "block_total")}
-  starts[lid] = below - mine;
+  let count = counts[lid * params.blocks + wid.x];
+${blockScan("vec2u(count, 0u)", "below", "block_total")}
+  starts[lid] = below.x - count;
   workgroupBarrier();
   for (var j = 0u; j < ${e}u; j = j + 1u) {
     let at = j * ${w}u + lid;
