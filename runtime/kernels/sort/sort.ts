@@ -13,7 +13,7 @@
  *   cheap (5-7x faster there than the tiled sort before it).
  * - Real GPUs, CUDA included: `gpu/_tiled.ts`, 4 passes of 8 bits over blocks of 1,024 keys,
  *   one workgroup of 256 invocations each with its counts in workgroup memory and its block
- *   sorted there by digit (one-bit splits) before a stable scatter, as many workgroups as blocks
+ *   sorted there by digit (two-bit splits) before a stable scatter, as many workgroups as blocks
  *   (the serial sort would run only a few thousand threads there), the keys encoded and decoded
  *   by map kernels. Its speed on a GPU is unmeasured (no GPU was lent).
  *
