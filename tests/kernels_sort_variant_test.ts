@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { createClient, sort } from "../mod.ts";
+import { type ComputeClient, createClient, sort } from "../mod.ts";
 import { isCpuAdapter } from "../runtime/kernels/_device_kind.ts";
 import { setSortVariant, type SortVariant, sortVariant } from "../runtime/kernels/sort/_variant.ts";
 import { assertBits, type Element, LARGE, randomWords, typed } from "./_primitives.ts";
@@ -111,4 +111,34 @@ Deno.test({
     }
     assert.equal(sortVariant(client), own);
   },
+});
+
+Deno.test("isCpuAdapter: software adapters by flag or name; CUDA never", () => {
+  const client = (backend: string, deviceName: string, isFallbackAdapter?: boolean) =>
+    ({
+      server: {
+        properties: { backend, deviceName },
+        device: { adapterInfo: { isFallbackAdapter } },
+      },
+    }) as unknown as ComputeClient;
+  for (
+    const name of [
+      "llvmpipe (LLVM 15.0.7, 256 bits)",
+      "Mesa lavapipe",
+      "SwiftShader Device (Subzero)",
+      "google swiftshader",
+      "Microsoft Basic Render Driver",
+      "WARP",
+    ]
+  ) {
+    assert.equal(isCpuAdapter(client("webgpu", name)), true, name);
+    assert.equal(isCpuAdapter(client("cuda", name)), false, `cuda ${name}`);
+  }
+  for (
+    const name of ["NVIDIA GeForce RTX 4090", "Apple M2", "AMD Radeon Pro", "Intel(R) Arc(TM)"]
+  ) {
+    assert.equal(isCpuAdapter(client("webgpu", name)), false, name);
+    assert.equal(isCpuAdapter(client("webgpu", name, true)), true, `${name}, fallback`);
+  }
+  assert.equal(isCpuAdapter(client("cuda", "cuda_sim 0 (simulated)", true)), false);
 });
