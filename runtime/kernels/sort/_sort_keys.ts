@@ -65,7 +65,7 @@ export function sortKeys(
     decode: n >= 2 ? decode : undefined,
     optionalPayload,
   };
-  // On real GPUs the tiled sort (`_variant.ts`): keys encoded by a map kernel, then decoded.
+  // On real GPUs the tiled sort (`_variant.ts`), on CPU adapters the serial one.
   const tiled = sortVariant(client) === "tiled";
   // u32 keys sorted up are their own order keys: the passes read them as they are (the serial
   // sort's when their length is a whole number of vec4s; the first pass writes new handles and
@@ -74,15 +74,14 @@ export function sortKeys(
     const clone = { keys: keys.clone() as Handle<"u32"> };
     return tiled ? tiledRadixSort(client, clone, plan) : radixSort(client, clone, plan);
   }
-  // Otherwise the serial sort's first pass encodes the keys (and makes the payload) as it reads
-  // them.
-  if (n >= 2 && !tiled) {
+  // Otherwise the first pass encodes the keys (and makes the payload) as it reads them.
+  if (n >= 2) {
     const carriesValues = payload !== "none" && payload !== "index" && payload !== "bits";
     if (carriesValues && values === undefined) {
       throw new Error(`sortKeys: ${payload} payload without values`);
     }
     const raw = { keys, type, payload, descending, values: carriesValues ? values : undefined };
-    return radixSort(client, raw, plan);
+    return tiled ? tiledRadixSort(client, raw, plan) : radixSort(client, raw, plan);
   }
   const length = paddedLength(n);
   const encoded: Sortable = {
@@ -120,43 +119,7 @@ export function sortKeys(
     dispose(encoded);
     throw error;
   }
-  return tiled
-    ? finishTiled(client, tiledRadixSort(client, encoded, plan), plan)
-    : radixSort(client, encoded, plan);
-}
-
-/**
- * What the serial sort's last pass writes, from the tiled sort's order keys (`plan.decode`, see
- * `RadixPlan`): the keys' values (a decoding kernel), or with `optionalPayload` the keys' own
- * bits (the payload, always carried here) as the keys.
- */
-function finishTiled(
-  client: ComputeClient,
-  sorted: Sortable,
-  plan: {
-    readonly n: number;
-    readonly descending: boolean;
-    readonly decode?: ElementType;
-    readonly optionalPayload?: boolean;
-    readonly stream?: StreamId;
-  },
-): Sortable {
-  const { n, descending, decode: type, stream } = plan;
-  if (type === undefined) return sorted;
-  if (plan.optionalPayload === true && sorted.payload !== undefined) {
-    sorted.keys.dispose();
-    return { keys: sorted.payload };
-  }
-  try {
-    const body = "out[i] = from_order_key(keys[i] ^ params.flags);";
-    const out = decode(client, sorted.keys, type, body, { type, n, descending, stream });
-    return { keys: retype(out, "u32"), payload: sorted.payload };
-  } catch (error) {
-    sorted.payload?.dispose();
-    throw error;
-  } finally {
-    sorted.keys.dispose();
-  }
+  return radixSort(client, encoded, plan);
 }
 
 /** The sorted keys of `type` from `source` (encoded keys, or f32 keys' bits) by `body`. */

@@ -10,7 +10,9 @@
 
 import { type CudaBuffer, cudaFrame, type CudaText } from "../../_backend_kernels.ts";
 import type { ElementType } from "../../elementwise.ts";
-import type { DigitSource } from "../_radix_wgsl.ts";
+import { fromOrderKeyCuda } from "../../_order_keys.ts";
+import { inputs } from "../_radix_cuda.ts";
+import { type DigitSource, type Encoding, encodingId } from "../_radix_wgsl.ts";
 import {
   TILED_BITS,
   TILED_BLOCK,
@@ -24,31 +26,28 @@ const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["shift", "u32"],
   ["blocks", "u32"],
   ["cols", "u32"],
+  ["flags", "u32"],
 ];
 
 const U = "unsigned int";
 
-function digitLambda(source: DigitSource): string {
-  const of = source === "key" ? "keys_in[i]" : "payload_in[i] / params.cols";
-  return `auto digit = [&](${U} i) -> ${U} { return ((${of}) >> params.shift) & ${
-    TILED_DIGITS - 1
-  }u; };`;
-}
-
-/** The histogram pass. Buffers: keys_in or payload_in, counts. */
-export function histogramCuda(source: DigitSource): CudaText {
+/** The histogram pass. Buffers: the input (as `inputs` of `../_radix_cuda.ts`), counts. */
+export function histogramCuda(source: DigitSource, encoding?: Encoding): CudaText {
   const w = TILED_WORKGROUP;
   const d = TILED_DIGITS;
-  const input = source === "key" ? "keys_in" : "payload_in";
+  const input = inputs(encoding, source === "key", source === "row");
+  const of = source === "key" ? "key_at(i)" : "payload_at(i) / params.cols";
   const entry = "radix_histogram";
-  const buffers: CudaBuffer[] = [[input, U, true], ["counts", U, false]];
+  const buffers: CudaBuffer[] = [...input.buffers, ["counts", U, false]];
   return {
-    id: `radix8_histogram_${source}.cuda`,
+    id: `radix8_histogram_${source}${encodingId(encoding, false)}.cuda`,
     entryPoint: entry,
     blockSize: [w, 1, 1],
     params: PARAMS,
-    source: `${cudaFrame(entry, buffers, PARAMS)}
-  ${digitLambda(source)}
+    source: `${input.functions}
+${cudaFrame(entry, buffers, PARAMS)}
+  ${input.lambdas}
+  auto digit = [&](${U} i) -> ${U} { return ((${of}) >> params.shift) & ${d - 1}u; };
   __shared__ ${U} block_counts[${d}];
   const ${U} group = global_block();
   const ${U} lid = threadIdx.x;
@@ -94,30 +93,47 @@ function blockScan(lo: string, hi: string, name: string, total: string): string 
  * The scatter pass (see the WGSL's). Buffers: keys_in, payload_in (with a payload), counts,
  * offsets, keys_out, payload_out (with a payload).
  */
-export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
+export function scatterCuda(
+  source: DigitSource,
+  payload: boolean,
+  encoding?: Encoding,
+  decode?: ElementType,
+  optional = false,
+): CudaText {
   const w = TILED_WORKGROUP;
   const e = TILED_PER_THREAD;
   const last = TILED_DIGITS - 1;
   const entry = "radix_scatter";
+  const input = inputs(encoding, true, payload);
+  // The last pass of an optional payload (f32 keys' own bits) writes it as the keys.
+  const stored = optional && decode !== undefined;
   const buffers: CudaBuffer[] = [
-    ["keys_in", U, true],
-    ...(payload ? [["payload_in", U, true] as const] : []),
+    ...input.buffers,
     ["counts", U, true],
     ["offsets", U, true],
     ["keys_out", U, false],
-    ...(payload ? [["payload_out", U, false] as const] : []),
+    ...(payload && !stored ? [["payload_out", U, false] as const] : []),
   ];
+  const store = stored
+    ? "carried"
+    : decode === undefined
+    ? "key"
+    : "bitcast<unsigned int>(from_order_key(key ^ params.flags))";
   const of = source === "key" ? "k" : "p / params.cols";
   const load = (from: string, at: string) =>
-    `k[j] = ${from === "tile" ? "tile_keys" : "keys_in"}[${at}];${
-      payload ? ` p[j] = ${from === "tile" ? "tile_payload" : "payload_in"}[${at}];` : ""
-    }`;
+    from === "tile"
+      ? `k[j] = tile_keys[${at}];${payload ? ` p[j] = tile_payload[${at}];` : ""}`
+      : `k[j] = key_at(${at});${payload ? ` p[j] = payload_at(${at});` : ""}`;
   return {
-    id: `radix8_scatter_${source}${payload ? "_payload" : ""}.cuda`,
+    id: `radix8_scatter_${source}${payload ? stored ? "_optional" : "_payload" : ""}${
+      encodingId(encoding)
+    }${decode === undefined ? "" : `_to_${decode}`}.cuda`,
     entryPoint: entry,
     blockSize: [w, 1, 1],
     params: PARAMS,
-    source: `${cudaFrame(entry, buffers, PARAMS)}
+    source: `${input.functions}${decode === undefined ? "" : `\n${fromOrderKeyCuda(decode)}`}
+${cudaFrame(entry, buffers, PARAMS)}
+  ${input.lambdas}
   auto digit_of = [&](${U} k, ${U} p) -> ${U} { (void)p; return ((${of}) >> params.shift) & ${last}u; };
   __shared__ ${U} tile_keys[${TILED_BLOCK}];${
       payload ? `\n  __shared__ ${U} tile_payload[${TILED_BLOCK}];` : ""
@@ -143,9 +159,9 @@ export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
   for (${U} bit = 0u; bit < ${TILED_BITS}u; bit += 2u) {
     ${U} mine_lo = 0u, mine_hi = 0u;
     for (${U} j = 0u; j < ${e}u; j++) {
-      const ${U} v = (d[j] >> bit) & 3u;
-      const ${U} one = 1u << ((v & 1u) * 16u);
-      if (v < 2u) mine_lo += one; else mine_hi += one;
+      const ${U} q = (d[j] >> bit) & 3u;
+      const ${U} one = 1u << ((q & 1u) * 16u);
+      if (q < 2u) mine_lo += one; else mine_hi += one;
     }
   ${blockScan("mine_lo", "mine_hi", "inclusive", "total").replaceAll("\n", "\n  ")}
     const ${U} t0 = total_lo & 0xffffu;
@@ -153,10 +169,10 @@ export function scatterCuda(source: DigitSource, payload: boolean): CudaText {
     ${U} run_lo = inclusive_lo - mine_lo + (t0 << 16);
     ${U} run_hi = inclusive_hi - mine_hi + t01 + ((t01 + (total_hi & 0xffffu)) << 16);
     for (${U} j = 0u; j < ${e}u; j++) {
-      const ${U} v = (d[j] >> bit) & 3u;
-      const ${U} half = (v & 1u) * 16u;
+      const ${U} q = (d[j] >> bit) & 3u;
+      const ${U} half = (q & 1u) * 16u;
       ${U} to;
-      if (v < 2u) {
+      if (q < 2u) {
         to = (run_lo >> half) & 0xffffu;
         run_lo += 1u << half;
       } else {
@@ -187,7 +203,7 @@ ${blockScan("count", "0u", "below", "block_total")}
       const ${U} carried = ${payload ? "tile_payload[at]" : "0u"};
       const ${U} g = digit_of(key, carried);
       const ${U} to = offsets[g * params.blocks + group] + at - starts[g];
-      keys_out[to] = key;${payload ? "\n      payload_out[to] = carried;" : ""}
+      keys_out[to] = ${store};${payload && !stored ? "\n      payload_out[to] = carried;" : ""}
     }
   }
 }

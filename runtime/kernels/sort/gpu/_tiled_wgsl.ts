@@ -23,7 +23,9 @@
  */
 
 import type { GeneratedKernel } from "../../_grid.ts";
-import type { DigitSource } from "../_radix_wgsl.ts";
+import type { ElementType } from "../../elementwise.ts";
+import { fromOrderKeyFunction, orderKeyFunction } from "../../_order_keys.ts";
+import { type DigitSource, type Encoding, encodingId } from "../_radix_wgsl.ts";
 
 /** Bits per pass. */
 export const TILED_BITS = 8;
@@ -36,24 +38,75 @@ export const TILED_PER_THREAD = 4;
 /** Keys per block (per workgroup). */
 export const TILED_BLOCK = TILED_WORKGROUP * TILED_PER_THREAD;
 
-const PARAMS = `struct Params { n: u32, shift: u32, blocks: u32, cols: u32 }`;
+const PARAMS = `struct Params { n: u32, shift: u32, blocks: u32, cols: u32, flags: u32 }`;
 
-function digitFunction(source: DigitSource): string {
-  const of = source === "key" ? "keys_in[i]" : "payload_in[i] / params.cols";
-  return `fn digit(i: u32) -> u32 { return ((${of}) >> params.shift) & ${TILED_DIGITS - 1}u; }`;
+/**
+ * The input declarations and `key_at(i)`, `payload_at(i)` (element `i < params.n`): the order
+ * keys and payload as they are, or with an encoding (the first pass) from the caller's keys `x`
+ * (`order_key(x[i]) ^ params.flags`) and the index, the keys' bits or the values `v`' bits.
+ */
+function inputs(
+  encoding: Encoding | undefined,
+  keys: boolean,
+  payload: boolean,
+): { declarations: string[]; functions: string } {
+  if (encoding === undefined) {
+    return {
+      declarations: [
+        keys ? "var<storage, read> keys_in: array<u32>;" : "",
+        payload ? "var<storage, read> payload_in: array<u32>;" : "",
+      ],
+      functions: [
+        keys ? "fn key_at(i: u32) -> u32 { return keys_in[i]; }" : "",
+        payload ? "fn payload_at(i: u32) -> u32 { return payload_in[i]; }" : "",
+      ].filter((f) => f !== "").join("\n"),
+    };
+  }
+  const { type, payload: kind } = encoding;
+  const values = payload && kind !== "index" && kind !== "bits";
+  const payloadOf = kind === "index" ? "i" : `bitcast<u32>(${kind === "bits" ? "x" : "v"}[i])`;
+  return {
+    declarations: [
+      `var<storage, read> x: array<${type}>;`,
+      values ? `var<storage, read> v: array<${kind}>;` : "",
+    ],
+    functions: `${orderKeyFunction(type)}
+fn key_at(i: u32) -> u32 { return order_key(x[i]) ^ params.flags; }${
+      payload ? `\nfn payload_at(i: u32) -> u32 { return ${payloadOf}; }` : ""
+    }`,
+  };
 }
 
-/** The histogram pass. Bindings: keys_in or payload_in (read), counts, params. */
-export function histogramKernel(source: DigitSource): GeneratedKernel {
+/** Declarations from binding 0, one per non-empty entry. */
+function bindAll(declarations: readonly string[]): string {
+  let b = 0;
+  return declarations.filter((d) => d !== "").map((d) =>
+    d.startsWith("var<uniform>") || d.startsWith("var<storage")
+      ? `@group(0) @binding(${b++}) ${d}`
+      : d
+  ).join("\n");
+}
+
+/**
+ * The histogram pass. Bindings: keys_in or payload_in (read; the first pass with an encoding:
+ * x), counts, params.
+ */
+export function histogramKernel(source: DigitSource, encoding?: Encoding): GeneratedKernel {
   const w = TILED_WORKGROUP;
-  const input = source === "key" ? "keys_in" : "payload_in";
+  const input = inputs(encoding, source === "key", source === "row");
+  const of = source === "key" ? "key_at(i)" : "payload_at(i) / params.cols";
   return {
-    id: `radix8_histogram_${source}`,
-    source: `@group(0) @binding(0) var<storage, read> ${input}: array<u32>;
-@group(0) @binding(1) var<storage, read_write> counts: array<u32>;
-${PARAMS}
-@group(0) @binding(2) var<uniform> params: Params;
-${digitFunction(source)}
+    id: `radix8_histogram_${source}${encodingId(encoding, false)}`,
+    source: `${
+      bindAll([
+        ...input.declarations,
+        "var<storage, read_write> counts: array<u32>;",
+        PARAMS,
+        "var<uniform> params: Params;",
+      ])
+    }
+${input.functions}
+fn digit(i: u32) -> u32 { return ((${of}) >> params.shift) & ${TILED_DIGITS - 1}u; }
 var<workgroup> block_counts: array<atomic<u32>, ${TILED_DIGITS}>;
 @compute @workgroup_size(${w})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -101,29 +154,43 @@ function blockScan(value: string, name: string, total: string): string {
  * its place among the block's keys of that digit, invocation `lid` moving elements `lid`,
  * `lid + 256`, ... (neighbouring invocations write neighbouring destinations).
  */
-export function scatterKernel(source: DigitSource, payload: boolean): GeneratedKernel {
+export function scatterKernel(
+  source: DigitSource,
+  payload: boolean,
+  encoding?: Encoding,
+  decode?: ElementType,
+  optional = false,
+): GeneratedKernel {
   const w = TILED_WORKGROUP;
   const e = TILED_PER_THREAD;
-  let b = 0;
-  const binding = (text: string) => `@group(0) @binding(${b++}) ${text}`;
-  const declarations = [
-    binding("var<storage, read> keys_in: array<u32>;"),
-    payload ? binding("var<storage, read> payload_in: array<u32>;") : "",
-    binding("var<storage, read> counts: array<u32>;"),
-    binding("var<storage, read> offsets: array<u32>;"),
-    binding("var<storage, read_write> keys_out: array<u32>;"),
-    payload ? binding("var<storage, read_write> payload_out: array<u32>;") : "",
+  const input = inputs(encoding, true, payload);
+  // The last pass of an optional payload (f32 keys' own bits) writes it as the keys.
+  const last = optional && decode !== undefined;
+  const declarations = bindAll([
+    ...input.declarations,
+    "var<storage, read> counts: array<u32>;",
+    "var<storage, read> offsets: array<u32>;",
+    "var<storage, read_write> keys_out: array<u32>;",
+    payload && !last ? "var<storage, read_write> payload_out: array<u32>;" : "",
     PARAMS,
-    binding("var<uniform> params: Params;"),
-  ].filter((line) => line !== "").join("\n");
+    "var<uniform> params: Params;",
+  ]);
+  const store = last
+    ? "carried"
+    : decode === undefined
+    ? "key"
+    : "bitcast<u32>(from_order_key(key ^ params.flags))";
   const of = source === "key" ? "k" : "p / params.cols";
   const load = (from: string, at: string) =>
-    `k[j] = ${from === "tile" ? "tile_keys" : "keys_in"}[${at}];${
-      payload ? ` p[j] = ${from === "tile" ? "tile_payload" : "payload_in"}[${at}];` : ""
-    }`;
+    from === "tile"
+      ? `k[j] = tile_keys[${at}];${payload ? ` p[j] = tile_payload[${at}];` : ""}`
+      : `k[j] = key_at(${at});${payload ? ` p[j] = payload_at(${at});` : ""}`;
   return {
-    id: `radix8_scatter_${source}${payload ? "_payload" : ""}`,
+    id: `radix8_scatter_${source}${payload ? last ? "_optional" : "_payload" : ""}${
+      encodingId(encoding)
+    }${decode === undefined ? "" : `_to_${decode}`}`,
     source: `${declarations}
+${input.functions}${decode === undefined ? "" : `\n${fromOrderKeyFunction(decode)}`}
 fn digit_of(k: u32, p: u32) -> u32 { return ((${of}) >> params.shift) & ${TILED_DIGITS - 1}u; }
 var<workgroup> tile_keys: array<u32, ${TILED_BLOCK}>;${
       payload ? `\nvar<workgroup> tile_payload: array<u32, ${TILED_BLOCK}>;` : ""
@@ -193,7 +260,7 @@ ${blockScan("vec2u(count, 0u)", "below", "block_total")}
       let carried = ${payload ? "tile_payload[at]" : "0u"};
       let g = digit_of(key, carried);
       let to = offsets[g * params.blocks + wid.x] + at - starts[g];
-      keys_out[to] = key;${payload ? "\n      payload_out[to] = carried;" : ""}
+      keys_out[to] = ${store};${payload && !last ? "\n      payload_out[to] = carried;" : ""}
     }
   }
 }`,
