@@ -14,8 +14,8 @@
  * - Real GPUs, CUDA included: `gpu/_tiled.ts`, 4 passes of 8 bits over blocks of 1,024 keys,
  *   one workgroup of 256 invocations each with its counts in workgroup memory and its block
  *   sorted there by digit (two-bit splits) before a stable scatter, as many workgroups as blocks
- *   (the serial sort would run only a few thousand threads there), the keys encoded and decoded
- *   by map kernels. Its speed on a GPU is unmeasured (no GPU was lent).
+ *   (the serial sort would run only a few thousand threads there); its first pass encodes the
+ *   keys and its last decodes them too. Its speed on a GPU is unmeasured (no GPU was lent).
  *
  * @module
  */

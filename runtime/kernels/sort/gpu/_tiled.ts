@@ -25,7 +25,10 @@ import {
 } from "./_tiled_wgsl.ts";
 import { histogramCuda, scatterCuda } from "./_tiled_cuda.ts";
 
-/** The passes' texts by backend: keys `h:source` and `s:source:payload`. */
+/**
+ * The passes' texts by backend: keys `h:source:encoding` (`encoding` is `type/payload` or `-`)
+ * and `s:source:payload:encoding:decode:optional` (`decode` a type or `-`).
+ */
 const texts = backendTexts({
   webgpu: (key) => passOf(key, histogramKernel, scatterKernel),
   cuda: (key) => passOf(key, histogramCuda, scatterCuda),
