@@ -12,6 +12,8 @@ import { assertClose, cpuMatmul, cpuTranspose, lcgFloats } from "./_matmul_cases
 import { checkSort, constantDigitCases, keysFor } from "./_sort_cases.ts";
 import { checkTopk, valuesFor } from "./_select_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { isCpuAdapter } from "../runtime/kernels/_device_kind.ts";
+import { setSortVariant, sortVariant } from "../runtime/kernels/sort/_variant.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
@@ -23,6 +25,9 @@ Deno.test({
   async fn() {
     resetHazards();
     using client = await simulatedCudaClient();
+    // The simulated driver stands for a GPU: the tiled sort (the serial one is the next test's).
+    assert.equal(isCpuAdapter(client), false);
+    assert.equal(sortVariant(client), "tiled");
     const f = new Float32Array([3, NaN, -0, -1, 0, 2, -0, -Infinity, Infinity]);
     for (const descending of [false, true]) await checkSort(client, f, "f32", descending);
     const tiny = new Float32Array([1e-40, -1e-45, 3, 1e-45, -1e-40, 0, -2, 1e-38]); // no -0, NaN
@@ -51,6 +56,33 @@ Deno.test({
     }
     for (const type of types) await checkTopk(client, valuesFor(type, 1100, 5), 8, undefined, true);
     await checkTopk(client, valuesFor("f32", 40 * 30, 9), 3, [40, 30], false); // row passes
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
+});
+
+Deno.test({
+  name: nvrtcName("the serial sort of CPU adapters, forced on CUDA: stable, NaN and -0, rows"),
+  ignore,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    setSortVariant("serial");
+    try {
+      // Few cases: the serial sort is the CPU adapters' (tested at length on WebGPU), and each
+      // type, direction and payload is new kernels for NVRTC to compile.
+      const f = new Float32Array([3, NaN, -0, -1, 0, 2, -0, -Infinity, Infinity]);
+      for (const descending of [false, true]) await checkSort(client, f, "f32", descending);
+      // Several runs of keys (256 keys a run at these sizes), a partial vec4, a whole one.
+      await checkSort(client, keysFor("i32", 2501, 8), "i32", true);
+      await checkSort(client, keysFor("u32", 1028, 3), "u32", false);
+      // Passes whose digit is one value in every key (copies): the same kernels, other branches.
+      for (const [, data, type] of constantDigitCases(1030).filter((_, c) => c < 2 || c === 4)) {
+        await checkSort(client, data, type, type === "i32");
+      }
+      await checkTopk(client, valuesFor("f32", 40 * 30, 9), 3, [40, 30], false); // row passes
+    } finally {
+      setSortVariant(undefined);
+    }
     assert.equal(hazardCount(), 0, hazardReport());
   },
 });

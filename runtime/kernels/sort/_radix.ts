@@ -7,6 +7,8 @@
  * first key pass also finds the key bits that never change, and a key pass whose digit is among
  * them is a copy (see `_radix_wgsl.ts`).
  *
+ * The sort of CPU adapters; real GPUs run `gpu/_tiled.ts` instead (see `_variant.ts`).
+ *
  * @module
  */
 

@@ -45,7 +45,7 @@ const CONSTANT_DIGIT = `(((bits[0] ^ bits[1]) >> params.shift) & ${RADIX_DIGITS 
  * The input buffers and the device functions before the kernel, and the lambdas `key_at(i)`,
  * `payload_at(i)` in it (as `inputs` of the WGSL).
  */
-function inputs(
+export function inputs(
   encoding: Encoding | undefined,
   keys: boolean,
   payload: boolean,

@@ -15,6 +15,8 @@ import type { MapBinding } from "./_map_wgsl.ts";
 import { mapText } from "./_map.ts";
 import { paddedLength, radixSort, type Sortable } from "./_radix.ts";
 import type { Payload } from "./_radix_wgsl.ts";
+import { sortVariant } from "./_variant.ts";
+import { tiledRadixSort } from "./gpu/_tiled.ts";
 
 /** Consecutive elements per invocation of the encoding and decoding kernels. */
 const MAP_RUN = 16;
@@ -63,10 +65,14 @@ export function sortKeys(
     decode: n >= 2 ? decode : undefined,
     optionalPayload,
   };
-  // u32 keys sorted up are their own order keys: the passes read them as they are when their
-  // length is a whole number of vec4s (the first pass writes new handles; the clone is disposed).
-  if (type === "u32" && !descending && payload === "none" && n >= 4 && n % 4 === 0) {
-    return radixSort(client, { keys: keys.clone() as Handle<"u32"> }, plan);
+  // On real GPUs the tiled sort (`_variant.ts`), on CPU adapters the serial one.
+  const tiled = sortVariant(client) === "tiled";
+  // u32 keys sorted up are their own order keys: the passes read them as they are (the serial
+  // sort's when their length is a whole number of vec4s; the first pass writes new handles and
+  // the clone is disposed).
+  if (type === "u32" && !descending && payload === "none" && n >= 2 && (tiled || n % 4 === 0)) {
+    const clone = { keys: keys.clone() as Handle<"u32"> };
+    return tiled ? tiledRadixSort(client, clone, plan) : radixSort(client, clone, plan);
   }
   // Otherwise the first pass encodes the keys (and makes the payload) as it reads them.
   if (n >= 2) {
@@ -75,7 +81,7 @@ export function sortKeys(
       throw new Error(`sortKeys: ${payload} payload without values`);
     }
     const raw = { keys, type, payload, descending, values: carriesValues ? values : undefined };
-    return radixSort(client, raw, plan);
+    return tiled ? tiledRadixSort(client, raw, plan) : radixSort(client, raw, plan);
   }
   const length = paddedLength(n);
   const encoded: Sortable = {
