@@ -99,7 +99,11 @@ async function run(env: Record<string, string>, program: Command[]): Promise<voi
     await within(Promise.allSettled(pending), 10_000);
   } finally {
     for (const h of handles) h?.dispose();
+    const servers = clients.map((client) => client.server as CudaServer);
     for (const client of clients) client.destroy();
+    // Past destroy's grace (a loaded machine) the drain and the parked host waits end in the
+    // background: the test ends once they did, so no driver call outlives it.
+    for (const server of servers) await server.drained;
   }
 }
 
