@@ -4,13 +4,15 @@
  * `cuLaunchKernel` of the same function beside them, on the simulated driver. Variants: the
  * server's `execute` on the handles' stream (`same`) and on another stream than the one the
  * handles were made on (`cross`), and the client's `execute` on the handles' stream (`client`,
- * PTX `fill_f32` with its parameters by position), and for this tree `js only`: `same` with
- * `cuLaunchKernel` replaced by a no-op (the runtime's own JavaScript). The device is synchronized
- * outside the timing.
+ * PTX `fill_f32` with its parameters by position), and for this tree, in a second process (see
+ * `--js-only`), `js only` and `js client`: `same` and `client` with `cuLaunchKernel` replaced by
+ * a no-op (the runtime's own JavaScript). The device is synchronized outside the timing.
  * Prints each variant's median and first quartile (ms per 1,000) and the median's ratio to raw.
  *
  * Run: `deno run -A bench/_cuda_launch_ab.ts [baseline checkout] [rounds]` (default: this tree
  * only, 40 rounds); a baseline is made with `git archive <commit> | tar -x -C .tmp/base`.
+ * `deno run -A bench/_cuda_launch_ab.ts --js-only [rounds]` runs only the `js` variants, which
+ * the first form starts at its end.
  *
  * @module
  */
@@ -20,7 +22,8 @@ const LAUNCHES = 1000;
 const N = 1024;
 const library =
   new URL("../tests/fixtures/cuda_sim/build/libcuda_sim.so", import.meta.url).pathname;
-const base = Deno.args[0];
+const jsOnly = Deno.args[0] === "--js-only";
+const base = jsOnly ? undefined : Deno.args[0];
 const rounds = Number(Deno.args[1] ?? 40);
 
 interface Tree {
@@ -54,19 +57,20 @@ async function tree(name: string, root: URL): Promise<Tree> {
     }],
   ]);
   for (const run of variants.values()) run(); // loads the modules
-  if (name === "this") {
-    // The runtime's own JavaScript: the same launches with `cuLaunchKernel` a no-op.
+  if (jsOnly) {
+    // The runtime's own JavaScript: the same launches with `cuLaunchKernel` a no-op. In a process
+    // of its own: a replaced FFI symbol makes V8 call every symbol of the driver, raw ones
+    // included, without its fast path (a launch took up to twice as long after it).
     const symbols = server.device.driver.symbols as {
       cuLaunchKernel: (...args: never[]) => number;
     };
-    const launch = symbols.cuLaunchKernel;
+    symbols.cuLaunchKernel = () => 0;
+    variants.clear();
     variants.set("js only", () => {
-      symbols.cuLaunchKernel = () => 0;
-      try {
-        for (let i = 0; i < LAUNCHES; i++) server.execute(fill, 0);
-      } finally {
-        symbols.cuLaunchKernel = launch;
-      }
+      for (let i = 0; i < LAUNCHES; i++) server.execute(fill, 0);
+    });
+    variants.set("js client", () => {
+      for (let i = 0; i < LAUNCHES; i++) client.execute(userFill, options);
     });
   }
   return {
@@ -144,8 +148,18 @@ for (const [name, xs] of times) {
   const median = quantile(xs, 0.5);
   console.log(
     `${name.padEnd(12)} median ${median.toFixed(2)} ms  q1 ${quantile(xs, 0.25).toFixed(2)} ms  ` +
-      `${(median / rawMedian).toFixed(2)}x raw`,
+      (jsOnly ? "(separate process)" : `${(median / rawMedian).toFixed(2)}x raw`),
   );
 }
 buffer.dispose();
 if (raw.values.byteLength !== 24) throw new Error("unreachable");
+if (!jsOnly) {
+  const js = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(import.meta.url).pathname, "--js-only", String(rounds)],
+    stdout: "piped",
+  }).output();
+  console.log(
+    new TextDecoder().decode(js.stdout).split("\n").filter((l) => l.startsWith("this js"))
+      .join("\n"),
+  );
+}
