@@ -151,6 +151,34 @@ Deno.test("PTX takes params by position; a WGSL kernel is refused naming its bac
   );
 });
 
+Deno.test("launches of one kernel at once, options changed in place: each its own params, each checked", async () => {
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  const kernel: CudaKernel = { ptx: SAXPY_PTX };
+  using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
+  using y1 = client.full(4, 1);
+  using y2 = client.full(4, 1);
+  const params = [2, 4];
+  const options = { threads: 4, buffers: [x, y1], params };
+  client.execute(kernel, options as never);
+  // No wait: the launches share the parameter buffer, which the driver copies at the call.
+  params[0] = 3;
+  params[1] = 2;
+  options.buffers = [x, y2];
+  client.execute(kernel, options as never);
+  params[1] = 1.5; // the known kernel's scalars are still checked at each call
+  assert.throws(
+    () => client.execute(kernel, options as never),
+    (e) => e instanceof KernelArgumentError && /params\[1\]/.test(e.message),
+  );
+  params[1] = 4;
+  assert.throws(
+    () => client.execute(kernel, { ...options, buffers: [x] } as never),
+    (e) => e instanceof KernelArgumentError && /buffers/.test(e.message),
+  );
+  assert.deepEqual([...await client.read(y1)], [3, 5, 7, 9]);
+  assert.deepEqual([...await client.read(y2)], [4, 7, 1, 1]);
+});
+
 Deno.test({
   name: "bad params and handles are KernelArgumentError naming them, before anything runs",
   ignore: noNvrtc,
