@@ -234,3 +234,29 @@ Deno.test("NVRTC is searched from the driver's CUDA major down: never newer than
   }
   assert.deepEqual(nvrtcCandidates(["/a", "/b"], 12020), ["/a", "/b"]);
 });
+
+Deno.test({
+  name: realName("NVRTC's PTX is kept per architecture and source; errors are not kept"),
+  ignore: !("nvrtc" in real),
+  fn() {
+    const nvrtc = real.nvrtc!;
+    const source = 'extern "C" __global__ void kept(float* y) { y[threadIdx.x] = 1.0f; }';
+    const before = Nvrtc.programs;
+    const first = nvrtc.compile("user.kept", source, "kept.cu", "compute_75");
+    const again = nvrtc.compile("user.kept", source, "kept.cu", "compute_75");
+    assert.equal(again, first);
+    assert.equal(Nvrtc.programs - before, 1, "the second compile of one source is the kept PTX");
+    const other = nvrtc.compile("user.kept", source, "kept.cu", "compute_80");
+    assert.match(first, /\.target sm_75/);
+    assert.match(other, /\.target sm_80/, "another architecture is compiled for it");
+    assert.equal(Nvrtc.programs - before, 2);
+    const broken = source.replace("1.0f;", "1.0f");
+    for (let i = 0; i < 2; i++) {
+      assert.throws(
+        () => nvrtc.compile("user.broken", broken, "broken.cu", "compute_75"),
+        CompilationError,
+      );
+    }
+    assert.equal(Nvrtc.programs - before, 4, "a failed compile is tried again");
+  },
+});

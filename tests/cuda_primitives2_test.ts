@@ -61,7 +61,9 @@ Deno.test({
 });
 
 Deno.test({
-  name: nvrtcName("the serial sort of CPU adapters, forced on CUDA: stable, NaN and -0, rows"),
+  name: nvrtcName(
+    "the serial sort of CPU adapters, forced on CUDA: stable, NaN and -0, several runs",
+  ),
   ignore,
   async fn() {
     resetHazards();
@@ -73,13 +75,13 @@ Deno.test({
       const f = new Float32Array([3, NaN, -0, -1, 0, 2, -0, -Infinity, Infinity]);
       for (const descending of [false, true]) await checkSort(client, f, "f32", descending);
       // Several runs of keys (256 keys a run at these sizes), a partial vec4, a whole one.
-      await checkSort(client, keysFor("i32", 2501, 8), "i32", true);
-      await checkSort(client, keysFor("u32", 1028, 3), "u32", false);
+      await checkSort(client, keysFor("f32", 2501, 8), "f32", true);
       // Passes whose digit is one value in every key (copies): the same kernels, other branches.
-      for (const [, data, type] of constantDigitCases(1030).filter((_, c) => c < 2 || c === 4)) {
+      // f32 keys only: each type is new kernels for NVRTC (seconds each); the other types, pairs
+      // and topk's row passes of this variant: tests/kernels_sort_test.ts, on WebGPU.
+      for (const [, data, type] of constantDigitCases(1030).filter(([, , t]) => t === "f32")) {
         await checkSort(client, data, type, type === "i32");
       }
-      await checkTopk(client, valuesFor("f32", 40 * 30, 9), 3, [40, 30], false); // row passes
     } finally {
       setSortVariant(undefined);
     }

@@ -45,6 +45,8 @@ const OLDEST_MAJOR = 11;
 type Library = Deno.DynamicLibrary<typeof NVRTC_SYMBOLS>;
 /** Opened once per path and never closed (see `_ffi.ts` for why), with its version. */
 const opened = new Map<string, { lib: Library; version: number }>();
+/** PTX compiled in this process, by library path, architecture, name and source. */
+const compiledPtx = new Map<string, string>();
 const encoder = new TextEncoder();
 const cstring = (text: string) => encoder.encode(text + "\0");
 
@@ -129,11 +131,27 @@ export class Nvrtc {
     );
   }
 
+  /** Programs NVRTC compiled (or failed to) in this process: what the kept PTX saved shows here. */
+  static programs = 0;
+
   /**
    * Compiles `source` (named `name` in messages) for `arch` (e.g. `compute_75`) and returns the
-   * PTX; `COMPILATION` with NVRTC's log on a compile error.
+   * PTX; `COMPILATION` with NVRTC's log on a compile error. The PTX is kept for the process, per
+   * library, architecture, name and source (NVRTC's output depends on nothing else): several
+   * servers, clients or devices of one architecture compile a kernel once.
    */
   compile(kernelId: string, source: string, name: string, arch: string): string {
+    const key = `${this.path}\0${arch}\0${name}\0${source}`;
+    let ptx = compiledPtx.get(key);
+    if (ptx === undefined) {
+      Nvrtc.programs++;
+      ptx = this.#compile(kernelId, source, name, arch);
+      compiledPtx.set(key, ptx);
+    }
+    return ptx;
+  }
+
+  #compile(kernelId: string, source: string, name: string, arch: string): string {
     const s = this.#lib.symbols;
     const handle = new BigUint64Array(1);
     this.#check(
