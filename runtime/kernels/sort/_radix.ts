@@ -215,12 +215,12 @@ export function radixSort(
         });
       }
       // The last pass of an optional payload writes it as the keys: no payload comes out.
-      const next: Sortable = {
-        keys: client.empty(length, "u32", { stream }),
-        payload: hasPayload && !(optional && decode !== undefined)
-          ? client.empty(length, "u32", { stream })
-          : undefined,
-      };
+      const next = passOutput(
+        client,
+        length,
+        hasPayload && !(optional && decode !== undefined),
+        stream,
+      );
       const scatter = texts(
         client,
         "sort",
@@ -249,7 +249,24 @@ export function radixSort(
   return current!;
 }
 
-function dispose(sortable: Sortable): void {
+/**
+ * A pass's output: `n` keys, and `n` payload words when `withPayload` (the last pass of an
+ * optional payload writes it as the keys: no payload comes out).
+ */
+export function passOutput(
+  client: ComputeClient,
+  n: number,
+  withPayload: boolean,
+  stream: StreamId | undefined,
+): Sortable {
+  return {
+    keys: client.empty(n, "u32", { stream }),
+    payload: withPayload ? client.empty(n, "u32", { stream }) : undefined,
+  };
+}
+
+/** Disposes a pass's keys and payload. */
+export function dispose(sortable: Sortable): void {
   sortable.keys.dispose();
   sortable.payload?.dispose();
 }

@@ -14,7 +14,7 @@ import type { ComputeClient } from "../../../client/client.ts";
 import { backendTexts, launch } from "../../_backend_kernels.ts";
 import { scanInto } from "../../scan/scan.ts";
 import type { ElementType } from "../../elementwise.ts";
-import type { RadixPlan, RawInput, Sortable } from "../_radix.ts";
+import { dispose, passOutput, type RadixPlan, type RawInput, type Sortable } from "../_radix.ts";
 import type { DigitSource, Encoding, Payload } from "../_radix_wgsl.ts";
 import {
   histogramKernel,
@@ -118,12 +118,7 @@ export function tiledRadixSort(
         stream,
       });
       // The last pass of an optional payload writes it as the keys: no payload comes out.
-      const next: Sortable = {
-        keys: client.empty(n, "u32", { stream }),
-        payload: hasPayload && !(optional && decode !== undefined)
-          ? client.empty(n, "u32", { stream })
-          : undefined,
-      };
+      const next = passOutput(client, n, hasPayload && !(optional && decode !== undefined), stream);
       const scatter = texts(
         client,
         "sort",
@@ -150,9 +145,4 @@ export function tiledRadixSort(
     throw error;
   }
   return current!;
-}
-
-function dispose(sortable: Sortable): void {
-  sortable.keys.dispose();
-  sortable.payload?.dispose();
 }
