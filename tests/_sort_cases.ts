@@ -2,6 +2,7 @@
  * The CPU reference of sort and argsort, their keys and check, shared by tests/kernels_sort_test.ts
  * (WebGPU) and tests/cuda_primitives2_test.ts (CUDA).
  */
+import fc from "fast-check";
 import { argsort, type ComputeClient, sort } from "../mod.ts";
 import {
   assertBits,
@@ -84,4 +85,29 @@ export function constantDigitCases(n: number): [string, ElementArray, Element][]
     ["small i32", typed("i32", Array.from(words, (w) => w % 50)), "i32"],
     ["equal f32", typed("f32", new Array(n).fill(-2.5)), "f32"],
   ];
+}
+
+/**
+ * The sort property: any type, any keys (ties, NaN, -0, infinities) up to `maxLength`, either
+ * direction, checked by {@linkcode checkSort} (a stable permutation equal to the CPU's).
+ */
+export async function checkSortProperty(
+  client: ComputeClient,
+  { maxLength, numRuns }: { maxLength: number; numRuns: number },
+): Promise<void> {
+  const special = fc.constantFrom(NaN, -0, 0, Infinity, -Infinity, 1, -1, 0.5);
+  const property = fc.asyncProperty(
+    fc.constantFrom<Element>("f32", "i32", "u32"),
+    fc.array(fc.oneof(special, fc.integer({ min: -5, max: 5 }), fc.double()), { maxLength }),
+    fc.boolean(),
+    async (type, values, descending) => {
+      await checkSort(
+        client,
+        typed(type, values.map((v) => type === "f32" ? v : Number.isFinite(v) ? v : 0)),
+        type,
+        descending,
+      );
+    },
+  );
+  await fc.assert(property, { numRuns });
 }
