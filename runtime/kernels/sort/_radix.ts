@@ -152,9 +152,7 @@ export function radixSort(
   plan: RadixPlan,
 ): Sortable {
   const { n, stream } = plan;
-  const passes: [DigitSource, number][] = [];
-  for (let shift = 0; shift < plan.keyBits; shift += RADIX_BITS) passes.push(["key", shift]);
-  for (let shift = 0; shift < (plan.rowBits ?? 0); shift += RADIX_BITS) passes.push(["row", shift]);
+  const passes = digitPasses(plan, RADIX_BITS);
   const raw = "type" in input ? input : undefined;
   if (raw !== undefined && (n <= 1 || plan.keyBits === 0)) {
     throw new RangeError("radixSort: raw keys need a key pass over at least 2 keys");
@@ -247,6 +245,14 @@ export function radixSort(
     throw error;
   }
   return current!;
+}
+
+/** The passes of `plan` with digits of `bits` bits: its key bits, then its row bits. */
+export function digitPasses(plan: RadixPlan, bits: number): [DigitSource, number][] {
+  const passes: [DigitSource, number][] = [];
+  for (let shift = 0; shift < plan.keyBits; shift += bits) passes.push(["key", shift]);
+  for (let shift = 0; shift < (plan.rowBits ?? 0); shift += bits) passes.push(["row", shift]);
+  return passes;
 }
 
 /**

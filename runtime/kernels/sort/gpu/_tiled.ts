@@ -14,7 +14,14 @@ import type { ComputeClient } from "../../../client/client.ts";
 import { backendTexts, launch } from "../../_backend_kernels.ts";
 import { scanInto } from "../../scan/scan.ts";
 import type { ElementType } from "../../elementwise.ts";
-import { dispose, passOutput, type RadixPlan, type RawInput, type Sortable } from "../_radix.ts";
+import {
+  digitPasses,
+  dispose,
+  passOutput,
+  type RadixPlan,
+  type RawInput,
+  type Sortable,
+} from "../_radix.ts";
 import type { DigitSource, Encoding, Payload } from "../_radix_wgsl.ts";
 import {
   histogramKernel,
@@ -80,9 +87,7 @@ export function tiledRadixSort(
   plan: RadixPlan,
 ): Sortable {
   const { n, stream } = plan;
-  const passes: [DigitSource, number][] = [];
-  for (let shift = 0; shift < plan.keyBits; shift += TILED_BITS) passes.push(["key", shift]);
-  for (let shift = 0; shift < (plan.rowBits ?? 0); shift += TILED_BITS) passes.push(["row", shift]);
+  const passes = digitPasses(plan, TILED_BITS);
   const raw = "type" in input ? input : undefined;
   if (raw !== undefined && (n <= 1 || plan.keyBits === 0)) {
     throw new RangeError("tiledRadixSort: raw keys need a key pass over at least 2 keys");
