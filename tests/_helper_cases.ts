@@ -91,6 +91,24 @@ export async function helperSteps(
     assert.ok(Number.isNaN((await client.read(nothing))[0]), "the mean of no element is NaN");
   });
 
+  await t.step("f32 max and min propagate NaN, as NumPy's and scan's", async () => {
+    // WGSL's max/min (and CUDA's fmaxf) may drop a NaN: [1, NaN, 3] gave 3 and 1.
+    for (const at of [0, 1, 2, 4999]) {
+      const data = Float32Array.from({ length: 5000 }, (_, i) => (i % 7) - 3);
+      data[at] = NaN;
+      using x = client.createWithData(data);
+      for (const op of ["max", "min"] as const) {
+        using whole = reduce(client, x, { op });
+        assert.ok(Number.isNaN((await client.read(whole))[0]), `${op} with NaN at ${at}`);
+        for (const axis of [0, 1] as const) {
+          using part = reduce(client, x, { op, shape: [50, 100], axis });
+          const expected = reference(data, [50, 100], axis, op); // Math.max/min propagate NaN
+          assert.deepEqual(Array.from(await client.read(part)), expected, `${op} axis ${axis}`);
+        }
+      }
+    }
+  });
+
   await t.step("custom reductions: a norm, and two inputs with params", async () => {
     const norm = reduction({
       inputs: ["x"],
