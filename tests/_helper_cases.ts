@@ -4,7 +4,15 @@
  * (tests/webgpu_helpers_test.ts) and the CUDA file (tests/cuda_helpers_test.ts) run them.
  */
 import assert from "node:assert/strict";
-import { type ComputeClient, dot, elementwise, reduce, type ReduceOp, reduction } from "../mod.ts";
+import {
+  type ComputeClient,
+  dot,
+  elementwise,
+  type Handle,
+  reduce,
+  type ReduceOp,
+  reduction,
+} from "../mod.ts";
 
 const FOLD: Record<Exclude<ReduceOp, "mean">, (a: number, b: number) => number> = {
   sum: (a, b) => a + b,
@@ -89,6 +97,39 @@ export async function helperSteps(
     using empty = client.empty(0);
     using nothing = reduce(client, empty, { op: "mean" });
     assert.ok(Number.isNaN((await client.read(nothing))[0]), "the mean of no element is NaN");
+  });
+
+  await t.step("a value that is not a handle is a TypeError naming the argument", () => {
+    // Not "handle.describe is not a function" from inside the helper.
+    const array = new Float32Array(4) as unknown as Handle<"f32">;
+    using x = client.createWithData(new Float32Array(4));
+    const names = (argument: string) => (e: unknown) =>
+      e instanceof TypeError && e.message.includes(argument) && /must be a handle/.test(e.message);
+    assert.throws(() => reduce(client, array), names("x"));
+    assert.throws(() => dot(client, [array, x]), names("a"));
+    assert.throws(() => dot(client, [x, array]), names("b"));
+    const double = elementwise({ inputs: ["v"], expression: "v * 2.0" });
+    assert.throws(() => double.run(client, { v: array }), names('"v"'));
+    const total = reduction({ inputs: ["v"], combine: "a + b", identity: "0.0" });
+    assert.throws(() => total.run(client, { v: array }), names('"v"'));
+  });
+
+  await t.step("f32 max and min propagate NaN, as NumPy's and scan's", async () => {
+    // WGSL's max/min (and CUDA's fmaxf) may drop a NaN: [1, NaN, 3] gave 3 and 1.
+    for (const at of [0, 1, 2, 4999]) {
+      const data = Float32Array.from({ length: 5000 }, (_, i) => (i % 7) - 3);
+      data[at] = NaN;
+      using x = client.createWithData(data);
+      for (const op of ["max", "min"] as const) {
+        using whole = reduce(client, x, { op });
+        assert.ok(Number.isNaN((await client.read(whole))[0]), `${op} with NaN at ${at}`);
+        for (const axis of [0, 1] as const) {
+          using part = reduce(client, x, { op, shape: [50, 100], axis });
+          const expected = reference(data, [50, 100], axis, op); // Math.max/min propagate NaN
+          assert.deepEqual(Array.from(await client.read(part)), expected, `${op} axis ${axis}`);
+        }
+      }
+    }
   });
 
   await t.step("custom reductions: a norm, and two inputs with params", async () => {

@@ -5,7 +5,7 @@
  * with tests/cuda_primitives2_test.ts.
  */
 import assert from "node:assert/strict";
-import { createClient, matmul, type MatmulOptions } from "../mod.ts";
+import { createClient, InvalidHandleError, matmul, type MatmulOptions } from "../mod.ts";
 import { Tuner } from "../runtime/tune/mod.ts";
 import { LARGE } from "./_primitives.ts";
 
@@ -161,5 +161,25 @@ export async function matmulSteps(t: Deno.TestContext, adapter: GPUAdapter): Pro
       );
     }
     await check({ m: 2, n: 2, k: 3, tune: false });
+  });
+
+  await t.step("a matmul refused at its launch leaves no memory behind", async () => {
+    using other = await createClient({ adapter });
+    using a = client.createWithData(new Float32Array(6));
+    using foreign = other.createWithData(new Float32Array(6));
+    const tuner = new Tuner(client, { persistent: false, progressBar: false });
+    await client.sync();
+    const before = client.memoryUsage().numberAllocs;
+    // The product's output leaked when the launch refused `b` (one allocation per call).
+    for (const tune of [false, tuner]) {
+      for (const transposeA of [false, true]) {
+        await assert.rejects(
+          matmul(client, a, foreign, { m: 2, n: 2, k: 3, tune, transposeA }),
+          InvalidHandleError,
+        );
+      }
+    }
+    await client.sync();
+    assert.equal(client.memoryUsage().numberAllocs, before);
   });
 }

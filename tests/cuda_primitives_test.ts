@@ -111,6 +111,8 @@ Deno.test({
     await checkArg(client, new Float32Array([-0, 0, -0]), undefined, 1);
     await checkArg(client, new Int32Array([-(2 ** 31), 2 ** 31 - 1, 5]), undefined, 1);
     await checkArg(client, new Uint32Array([0, 2 ** 32 - 1, 7, 2 ** 32 - 1]), undefined, 1);
+    await checkArg(client, new Int32Array([2 ** 31 - 1, -(2 ** 31), 5]), undefined, 1);
+    await checkArg(client, new Uint32Array([2 ** 32 - 1, 0, 7]), undefined, 1);
     for (const type of ["f32", "i32", "u32"] as Element[]) {
       // Divisible by 4: the vector pass, else scalars; chunks of 16,384 values, then partials.
       for (const n of [1, 7, 4097, 9000, 16_383, 16_384, 16_385, 16_388]) {

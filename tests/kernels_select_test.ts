@@ -54,6 +54,16 @@ Deno.test({
       await checkArg(client, new Float32Array([-Infinity, -Infinity]), undefined, 1);
       await checkArg(client, new Int32Array([-(2 ** 31), 2 ** 31 - 1, 5]), undefined, 1);
       await checkArg(client, new Uint32Array([0, 2 ** 32 - 1, 7, 2 ** 32 - 1]), undefined, 1);
+      // The type's largest value first: argmin must not take it for NaN (its order key is ~0).
+      await checkArg(client, new Int32Array([2 ** 31 - 1, -(2 ** 31), 5]), undefined, 1);
+      await checkArg(client, new Uint32Array([2 ** 32 - 1, 0, 7]), undefined, 1);
+      await checkArg(client, new Int32Array([2 ** 31 - 1, 3, 2 ** 31 - 1, 4]), [2, 2], 1);
+      await checkArg(
+        client,
+        new Uint32Array(Array(70).fill(2 ** 32 - 1).fill(9, 69)),
+        undefined,
+        1,
+      );
       using x = client.createWithData(new Float32Array([2, NaN, 5, NaN]));
       using i = argmin(client, x);
       assert.deepEqual(Array.from(await client.read(i)), [1]); // NumPy: the first NaN

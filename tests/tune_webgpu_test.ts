@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { CompilationError, createClient, CubeCount, type Handle } from "../mod.ts";
+import {
+  CompilationError,
+  createClient,
+  CubeCount,
+  type Handle,
+  InvalidHandleError,
+} from "../mod.ts";
 import type { WgslKernel } from "../runtime/server/webgpu/mod.ts";
 import { matmulSet, reduceSet, TunableSet, TuneMismatchError, Tuner } from "../runtime/tune/mod.ts";
 
@@ -214,6 +220,30 @@ Deno.test({
     }
     using c = matmul.candidates[0].run({ a, b, m: 1, n: 1, k: 65_535 }) as Handle;
     assert.deepEqual([...await client.read(c)], [0]);
+  },
+});
+
+Deno.test({
+  name: "tune on WebGPU: a set candidate refused at its launch leaves no memory behind",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    using other = await createClient({ adapter: adapter! });
+    using foreign = other.createWithData(new Float32Array(5000).fill(1));
+    await client.sync();
+    const before = client.memoryUsage().numberAllocs;
+    // Every candidate's output leaked when the launch refused another client's handle.
+    for (const candidate of reduceSet(client, "sum").candidates) {
+      assert.throws(() => candidate.run({ x: foreign }), InvalidHandleError);
+    }
+    for (const candidate of matmulSet(client).candidates) {
+      assert.throws(
+        () => candidate.run({ a: foreign, b: foreign, m: 50, n: 50, k: 100 }),
+        InvalidHandleError,
+      );
+    }
+    await client.sync();
+    assert.equal(client.memoryUsage().numberAllocs, before);
   },
 });
 

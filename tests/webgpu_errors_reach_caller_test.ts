@@ -157,6 +157,33 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "a profile whose kernel failed rejects with the error, not a time for work that never ran",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using x = client.createWithData(new Uint32Array([1]));
+    using y = client.createWithData(new Uint32Array([0]));
+    // Refused before: the profile resolved { milliseconds: 0 } and the next read threw.
+    for (const perKernel of [false, true]) {
+      await assert.rejects(
+        client.profile(() => client.execute(writesReadOnly(), { threads: 1, buffers: [x, y] }), {
+          stream: 2,
+          perKernel,
+        }),
+        compileError,
+      );
+      // Reported once: the stream's next read has nothing left to throw; nothing ran.
+      assert.deepEqual([...await client.read(y, { stream: 2 })], [0]);
+    }
+    const { duration } = await client.profile(() =>
+      client.execute(add, { threads: 1, buffers: [y] })
+    );
+    assert.ok(duration.milliseconds > 0);
+    assert.deepEqual([...await client.read(y)], [1]);
+  },
+});
+
 /** Exact type equality (assignability both ways is not enough for generic classes). */
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
   : false;

@@ -191,6 +191,29 @@ Deno.test({
 });
 
 Deno.test({
+  name: "capture({ stream }) records the launches fn makes on the current stream, as profile does",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using x = client.createWithData(new Float32Array([1, 2]));
+    // fn's calls run on the capture's stream (refused before: "execute on stream 0 during a
+    // capture of stream 3"), also after an await; an explicit other stream is still refused.
+    using graph = await client.capture(async () => {
+      client.execute(step, { threads: 2, buffers: [x], params: { dt: 1 } });
+      await Promise.resolve();
+      client.execute(step, { threads: 2, buffers: [x], params: { dt: 0 } });
+      assert.throws(
+        () => client.execute(step, { threads: 2, buffers: [x], stream: 0, params: { dt: 1 } }),
+        isCode("CAPTURE_UNSUPPORTED"),
+      );
+    }, { stream: 3 });
+    assert.equal(graph.stream, 3);
+    graph.replay();
+    assert.deepEqual(await client.read(x, { stream: 3 }), new Float32Array([6, 10]));
+  },
+});
+
+Deno.test({
   name: "a graph holds its handles; bad params, disposed graphs and clients are typed errors",
   ignore,
   async fn() {

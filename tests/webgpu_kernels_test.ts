@@ -186,6 +186,21 @@ Deno.test({
       );
     });
 
+    await t.step("elementwise with only raw inputs needs a length or an out", async () => {
+      // No element-wise input says how many elements: an empty result would be silently wrong.
+      const pick = elementwise({ inputs: { r: "raw f32" }, expression: "r[i % 3u]" });
+      using r = client.createWithData(new Float32Array([1, 2, 3, 4]));
+      assert.throws(
+        () => pick.run(client, { r }),
+        (e) => e instanceof RangeError && /length/.test(e.message) && /"r"/.test(e.message),
+      );
+      using five = pick.run(client, { r }, { length: 5 });
+      assert.deepEqual([...await client.read(five)], [1, 2, 3, 1, 2]);
+      using out = client.zeros(2);
+      pick.run(client, { r }, { out });
+      assert.deepEqual([...await client.read(out)], [1, 2]);
+    });
+
     await t.step("sum, max, min and dot against a CPU reference", async () => {
       for (const n of [0, 1, 64, 65, 4099, 20_000]) {
         const a = Float32Array.from({ length: n }, (_, i) => Math.sin(i) * 3);

@@ -13,7 +13,7 @@
 import { DestroyedError, KernelArgumentError, UnsupportedError } from "../core/errors.ts";
 import { Handle } from "../core/handles/handle.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
-import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
+import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { describe } from "../core/_argument_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./timeline/_held_streams.ts";
@@ -31,7 +31,8 @@ import type { ExecuteOptions } from "./options.ts";
  */
 export interface CaptureOptions {
   /**
-   * The stream whose launches are recorded, and that replays run on.
+   * The stream whose launches are recorded (`fn` runs with it as the current stream, as in
+   * `profile`), and that replays run on.
    * @default {the current stream}
    */
   readonly stream?: StreamId;
@@ -147,7 +148,7 @@ export class CaptureGate {
     this.recording = true;
     const dropAll = () => recording.held.forEach((handle) => handle.dispose());
     try {
-      await fn();
+      await withStream(stream, fn); // fn's calls run on the capture's stream, as in `profile`
     } catch (error) {
       dropAll();
       throw error;

@@ -332,8 +332,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
 
   /**
    * Runs `fn` on `options.stream` inside a profiling window of that stream; returns its result
-   * with the time of the work that stream launched (calls held by `waitFor` measured when they
-   * run). `fn` runs before `profile` returns: its calls take effect in program order.
+   * with the time of the work that stream launched (held calls timed when they run), or rejects
+   * with the stream's unreported errors as `sync`. `fn` runs (in program order) before it returns.
    */
   async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
     const stream = resolveStreamId(options.stream);

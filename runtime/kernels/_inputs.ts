@@ -7,6 +7,7 @@
  */
 
 import type { Handle } from "../core/handles/handle.ts";
+import { describe } from "../core/_argument_checks.ts";
 import type { ElementType } from "./elementwise.ts";
 
 /**
@@ -21,6 +22,7 @@ export function namedInputs(
   return declared.map(([input, type]) => {
     const handle = given[input];
     if (handle === undefined) throw new RangeError(`Missing ${kernel} input "${input}"`);
+    checkIsHandle(handle, kernel, `input "${input}"`);
     if (handle.dtype !== type && handle.dtype !== "bytes") {
       throw new TypeError(`${kernel} input "${input}" is ${handle.describe()}, not ${type}`);
     }
@@ -48,4 +50,12 @@ export function commonLength(
     }
   }
   return n;
+}
+
+/** `TypeError` naming `argument` of `what` unless `value` is a handle (not a typed array...). */
+export function checkIsHandle(value: unknown, what: string, argument: string): void {
+  const handle = value as Partial<Handle> | null;
+  if (handle === null || typeof handle !== "object" || typeof handle.describe !== "function") {
+    throw new TypeError(`${what}: ${argument} must be a handle, got ${describe(value)}`);
+  }
 }

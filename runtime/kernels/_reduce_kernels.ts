@@ -186,6 +186,18 @@ const IDENTITY: Record<ElementType, Record<"sum" | "max" | "min", string>> = {
 
 const COMBINE = { sum: "a + b", max: "max(a, b)", min: "min(a, b)" } as const;
 
+/** Whether the f32 `v` is NaN, by its bits (WGSL may assume no NaN in float comparisons). */
+const isNan = (v: string) => `(bitcast<u32>(${v}) & 0x7fffffffu) > 0x7f800000u`;
+
+/**
+ * `combine` of an operator: f32 max and min propagate NaN, as NumPy's and `scan`'s (WGSL's `max`
+ * and `min`, and CUDA's, may return the other operand). The text is valid WGSL and CUDA C++.
+ */
+function combineOf(op: "sum" | "max" | "min", type: ElementType): string {
+  if (type !== "f32" || op === "sum") return COMBINE[op];
+  return `select(${COMBINE[op]}, a + b, ${isNan("a")} || ${isNan("b")})`;
+}
+
 /**
  * The program of a built-in operator over `type` (with `product`: the dot product of inputs `a`
  * and `b`, else input `x`): what `reduce` and `dot` run and the tuner's reduce set times.
@@ -201,7 +213,7 @@ export function operatorProgram(
     inputs: product ? [["a", type], ["b", type]] : [["x", type]],
     params: [],
     map: product ? "a * b" : "x",
-    combine: COMBINE[fold],
+    combine: combineOf(fold, type),
     identity: IDENTITY[type][fold],
     // The mean of no element is NaN (no division by zero).
     finish: op === "mean" ? "select(nan(), r / f32(count), count > 0u)" : "r",

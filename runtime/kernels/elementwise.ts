@@ -90,7 +90,8 @@ export interface ElementwiseRunOptions {
    */
   out?: Handle;
   /**
-   * Elements to compute, when no element-wise (non-raw) input says it.
+   * Elements to compute, when no element-wise (non-raw) input says it (then `length` or `out`
+   * is required: a `RangeError` otherwise).
    * @default {the length of the element-wise inputs, else of `out`}
    */
   length?: number;
@@ -223,6 +224,14 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
       const sized = inputs.flatMap(([input], k) =>
         raw.has(input) ? [] : [[input, handles[k]]] as const
       );
+      if (sized.length === 0 && options.length === undefined && options.out === undefined) {
+        // Nothing says how many elements: an empty result would be silently wrong.
+        const named = inputs.map(([input]) => `"${input}"`).join(", ");
+        throw new RangeError(
+          `${name} has no element-wise input${named ? ` (${named} are raw)` : ""} to say how ` +
+            "many elements to compute: give options.length or options.out",
+        );
+      }
       const n = commonLength(name, sized, options.length ?? (options.out?.size() ?? 0) / 4);
       if (options.out !== undefined && options.out.size() < n * 4) {
         throw new RangeError(`${name} output has ${options.out.size()} bytes, needs ${n * 4}`);

@@ -12,6 +12,7 @@ import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
 import { type ReductionKernel, reductionOf } from "./reduction.ts";
 import { operatorProgram, type ReduceOp } from "./_reduce_kernels.ts";
+import { checkIsHandle } from "./_inputs.ts";
 
 export type { ReduceOp } from "./_reduce_kernels.ts";
 
@@ -80,7 +81,8 @@ function kernelFor(op: ReduceOp, type: ElementType, product: boolean): Reduction
 /**
  * Reduces a handle of f32, i32 or u32: to one value, or along an axis of `shape`. The sum of no
  * element is 0, the max the type's lowest value (-Infinity), the min its highest (Infinity),
- * the mean NaN. Integer sums wrap around on overflow, as WGSL's do.
+ * the mean NaN. Integer sums wrap around on overflow, as WGSL's do. f32 max and min propagate
+ * NaN (as NumPy's `max` and `min`, and `scan`).
  *
  * @example
  * ```ts ignore
@@ -101,7 +103,7 @@ export function reduce<D extends ElementType | "bytes">(
   if (!OPS.includes(op)) {
     throw new RangeError(`op must be one of ${OPS.join(", ")}, got ${JSON.stringify(op)}`);
   }
-  const type = elementTypeOf(input, "reduce");
+  const type = elementTypeOf(input, "reduce", "x");
   if (op === "mean" && type !== "f32") {
     throw new RangeError(`A mean needs f32 elements, got ${input.describe()}`);
   }
@@ -129,7 +131,8 @@ export function dot<D extends ElementType | "bytes">(
   [a, b]: readonly [Handle<D>, Handle<D>],
   options: Omit<ReduceOptions, "op"> = {},
 ): Handle<ResultType<D>> {
-  const type = elementTypeOf(a, "dot");
+  const type = elementTypeOf(a, "dot", "a");
+  checkIsHandle(b, "dot", "b");
   if (a.size() !== b.size()) {
     throw new RangeError(`dot needs handles of one length, got ${a.size()} and ${b.size()} bytes`);
   }
@@ -138,7 +141,8 @@ export function dot<D extends ElementType | "bytes">(
   return result as Handle<ResultType<D>>;
 }
 
-function elementTypeOf(handle: Handle, what: string): ElementType {
+function elementTypeOf(handle: Handle, what: string, argument: string): ElementType {
+  checkIsHandle(handle, what, argument);
   const dtype = handle.dtype === "bytes" ? "f32" : handle.dtype;
   if (dtype !== "f32" && dtype !== "i32" && dtype !== "u32") {
     throw new TypeError(`${what} reads f32, i32 or u32 elements, got ${handle.describe()}`);

@@ -26,12 +26,15 @@ const ROW_PARAMS: readonly (readonly [string, ElementType])[] = [
 /** The CUDA vector type of 4 elements. */
 const VECTOR: Readonly<Record<ElementType, string>> = { f32: "float4", i32: "int4", u32: "uint4" };
 
-/** `arg_key(v)`: the key whose highest value wins (NaN highest either way), as the WGSL's. */
+/**
+ * `arg_key(v)`: the key whose highest value wins (NaN highest either way; only f32 has NaN), as
+ * the WGSL's.
+ */
 function argKeyCuda(type: ElementType, largest: boolean): string {
   return `${orderKeyCuda(type)}
 __device__ __forceinline__ ${U} arg_key(${C_TYPE[type]} v) {
   const ${U} o = order_key(v);
-  return ${largest ? "o" : "o == 0xffffffffu ? 0xffffffffu : ~o"};
+  return ${largest ? "o" : type === "f32" ? "o == 0xffffffffu ? 0xffffffffu : ~o" : "~o"};
 }`;
 }
 

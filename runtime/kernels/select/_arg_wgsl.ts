@@ -154,9 +154,13 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   };
 }
 
-/** WGSL of `fn arg_key(v) -> u32`: the key whose highest value wins (NaN highest either way). */
+/**
+ * WGSL of `fn arg_key(v) -> u32`: the key whose highest value wins (NaN highest either way). Only
+ * f32 has NaN: an integer's order key `0xffffffff` is the type's largest value, inverted as any.
+ */
 function argKeyFunction(type: ElementType, largest: boolean): string {
+  const smallest = type === "f32" ? "select(~o, 0xffffffffu, o == 0xffffffffu)" : "~o";
   return `fn arg_key(v: ${type}) -> u32 { let o = order_key(v); return ${
-    largest ? "o" : "select(~o, 0xffffffffu, o == 0xffffffffu)"
+    largest ? "o" : smallest
   }; }`;
 }

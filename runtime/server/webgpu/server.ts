@@ -333,8 +333,13 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#assertUsable(stream);
     this.#parts.scheduler.executeStream(stream);
     try {
-      // DESTROYED or DEVICE_LOST while pending.
-      return this.#parts.awaitDevice(this.#parts.profiler.end(token, this.#parts.parkedWork()));
+      // DESTROYED or DEVICE_LOST while pending; the stream's errors as `sync` (nothing ran).
+      const ended = this.#parts.profiler.end(token, this.#parts.parkedWork());
+      return this.#parts.awaitDevice(ended).then(async (duration) => {
+        await this.#parts.awaitDevice(this.#parts.encoder.validated(stream));
+        this.#parts.encoder.errors.throwFor(stream);
+        return duration;
+      });
     } finally {
       this.#parts.updateTiming();
     }

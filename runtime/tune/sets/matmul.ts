@@ -13,6 +13,7 @@ import { anchor } from "../key.ts";
 import { type MatmulVariant, matmulWgsl } from "./_matmul_wgsl.ts";
 import { CUDA_MATMUL_KINDS, matmulCuda } from "./_matmul_cuda.ts";
 import { backendOf, launch } from "../../kernels/_backend_kernels.ts";
+import { withOutput } from "../../kernels/_shape.ts";
 import { type Tunable, TunableSet } from "../tunable_set.ts";
 
 /**
@@ -133,16 +134,16 @@ export function matmulSet(
       priority: (key) => cuda && variant.kind === "shared" ? 2 : priority(variant, key),
       run({ a, b, m, n, k }) {
         checkLoops(client, k);
-        const c = client.empty(m * n, "f32");
-        launch(client, kernel, {
-          count: CubeCount.new2d(
-            Math.max(1, Math.ceil(n / (variant.cols * wx))),
-            Math.max(1, Math.ceil(m / (variant.rows * wy))),
-          ),
-          buffers: [a, b, c],
-          params: { M: m, N: n, K: k },
-        });
-        return c;
+        // Disposed if the launch is refused (another client's handle...).
+        return withOutput(client, m * n, "f32", {}, (c) =>
+          launch(client, kernel, {
+            count: CubeCount.new2d(
+              Math.max(1, Math.ceil(n / (variant.cols * wx))),
+              Math.max(1, Math.ceil(m / (variant.rows * wy))),
+            ),
+            buffers: [a, b, c],
+            params: { M: m, N: n, K: k },
+          }));
       },
     };
   });

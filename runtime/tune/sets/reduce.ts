@@ -14,6 +14,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 // The helpers' kernel generators: tuning them means running exactly their WGSL or CUDA C.
 import { backendOf, type BackendText, launch } from "../../kernels/_backend_kernels.ts";
 import { reductionCuda } from "../../kernels/_reduce_cuda.ts";
+import { withOutput } from "../../kernels/_shape.ts";
 import {
   LOOP_LIMIT,
   operatorProgram,
@@ -143,28 +144,36 @@ export function reduceSet(
       const partials = Math.ceil(n / perGroup);
       const inputs = y === undefined ? [x] : [x, y];
       const product = y !== undefined;
-      const out = client.empty(1, "f32");
       const row = { n, per_group: perGroup, cols: n, rows: 1, count: n, chunks: partials };
-      if (partials === 1) {
-        launch(client, kernel(product, "whole", v.workgroup), {
-          count: CubeCount.newSingle(),
-          buffers: [...inputs, out],
+      // Disposed if a launch is refused (another client's handle...).
+      return withOutput(client, 1, "f32", {}, (out) => {
+        if (partials === 1) {
+          launch(client, kernel(product, "whole", v.workgroup), {
+            count: CubeCount.newSingle(),
+            buffers: [...inputs, out],
+            params: row,
+          });
+          return;
+        }
+        using partial = client.empty(partials, "f32"); // freed after launch: the server pins it
+        launch(client, kernel(product, "first", v.workgroup), {
+          count: CubeCount.new1d(partials),
+          buffers: [...inputs, partial],
           params: row,
         });
-        return out;
-      }
-      using partial = client.empty(partials, "f32"); // freed after launch: the server pins it
-      launch(client, kernel(product, "first", v.workgroup), {
-        count: CubeCount.new1d(partials),
-        buffers: [...inputs, partial],
-        params: row,
+        launch(client, kernel(product, "fold", v.workgroup), {
+          count: CubeCount.newSingle(),
+          buffers: [partial, out],
+          params: {
+            n: partials,
+            per_group: partials,
+            cols: partials,
+            rows: 1,
+            count: n,
+            chunks: 1,
+          },
+        });
       });
-      launch(client, kernel(product, "fold", v.workgroup), {
-        count: CubeCount.newSingle(),
-        buffers: [partial, out],
-        params: { n: partials, per_group: partials, cols: partials, rows: 1, count: n, chunks: 1 },
-      });
-      return out;
     },
   }));
   return new TunableSet(`reduce_${op}`, {
