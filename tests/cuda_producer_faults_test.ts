@@ -154,3 +154,59 @@ Deno.test("a client's timeline is readable after destroy(); waits for unreached 
   await client.timeline.wait(mark); // reached before: still reached
   await assert.rejects(client.timeline.wait(mark + 1n), DestroyedError);
 });
+
+Deno.test({
+  name: "webgpu: a producer's launch the device refuses fails the consumer's held calls",
+  ignore: backends[0].ignore,
+  async fn() {
+    // The kernel writes a read-only binding: WebGPU refuses it after `execute` returned, so the
+    // mark's queue work completes without it. The mark must fail, not be reached: the consumer
+    // would read data the producer never wrote.
+    using pair = await backends[0].open();
+    const [producer, consumer] = pair;
+    using x = producer.createWithData(new Uint32Array([1]));
+    using y = producer.createWithData(new Uint32Array([0]));
+    producer.execute({
+      source: `@group(0) @binding(0) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> y: array<u32>;
+@compute @workgroup_size(1) fn main() { x[0] = 7u; y[0] = 1u; }`,
+    } as never, { threads: 1, buffers: [x, y] });
+    const mark = producer.signal();
+    using z = consumer.createWithData(new Uint32Array([5]), { stream: 1 });
+    consumer.waitFor(producer.timeline, mark, { stream: 1 });
+    const held = consumer.read(z, { stream: 1 });
+    await assert.rejects(within(held, 10_000), (e) => {
+      fromProducer(AbortedError, mark)(e);
+      assert.equal((e as Error & { cause?: { name?: string } }).cause?.name, "CompilationError");
+      return true;
+    });
+    await consumer.sync({ stream: 1 }); // reported once
+    // The producer's own stream still reports its error once, and it goes on working.
+    await assert.rejects(producer.sync(), (e) => (e as Error).name === "CompilationError");
+    await producer.sync();
+    bump(backends[0], producer, y, 0);
+    assert.deepEqual([...await producer.read(y)], [1], "the producer's later launch ran");
+    await assert.rejects(within(producer.timeline.wait(mark), 1_000), AbortedError);
+  },
+});
+
+Deno.test({
+  name: "webgpu: a mark after a refused launch the producer already reported is reached",
+  ignore: backends[0].ignore,
+  async fn() {
+    using pair = await backends[0].open();
+    const [producer, consumer] = pair;
+    using y = producer.createWithData(new Uint32Array([0]));
+    producer.execute({
+      source: `@group(0) @binding(0) var<storage, read> y: array<u32>;
+@compute @workgroup_size(1) fn main() { y[0] = 1u; }`,
+    } as never, { threads: 1, buffers: [y] });
+    await assert.rejects(producer.sync(), (e) => (e as Error).name === "CompilationError");
+    bump(backends[0], producer, y, 0); // runs: the refused launch lost only itself
+    const mark = producer.signal();
+    using copy = producer.copyTo(y, consumer);
+    consumer.waitFor(producer.timeline, mark);
+    assert.deepEqual([...await within(consumer.read(copy), 10_000)], [1]);
+    assert.equal(producer.timeline.isReached(mark), true);
+  },
+});

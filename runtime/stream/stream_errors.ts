@@ -93,11 +93,19 @@ export class StreamErrors {
 
   /** Takes the errors of `stream` as one (see the module doc), or `undefined` when there are none. */
   take(stream: StreamId): unknown {
+    const errors = this.peek(stream);
+    if (errors !== undefined) this.#errors.delete(this.#index(stream));
+    return errors;
+  }
+
+  /**
+   * The errors of `stream` as one, as {@linkcode take} gives them, but left recorded (still
+   * thrown once by the stream's next call); `undefined` when there are none.
+   */
+  peek(stream: StreamId): unknown {
     if (this.#errors.size === 0) return undefined;
-    const index = this.#index(stream);
-    const list = this.#errors.get(index);
+    const list = this.#errors.get(this.#index(stream));
     if (list === undefined) return undefined;
-    this.#errors.delete(index);
     const errors = list.map((entry) => entry.error);
     return joinErrors(errors, `${errors.flatMap(errorList).length} errors on stream ${stream}`);
   }

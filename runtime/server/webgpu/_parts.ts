@@ -176,7 +176,16 @@ export class WebGpuParts implements HandleAllocator {
     this.gpu.destroy();
   }
 
-  /** Sets `timeline` to `value` once the queue completed the work submitted so far. */
+  /** The last mark's outcome: marks reach their timelines in the order they were made. */
+  #lastMark: Promise<void> = Promise.resolve();
+
+  /**
+   * Sets `timeline` to `value` once the queue completed the work submitted so far, and once
+   * WebGPU validated `stream`'s launches before it: a mark whose stream's work failed
+   * (a launch refused, a kernel that did not compile, an error not reported yet) is failed with
+   * that error instead, so a consumer waiting for it never runs on data that was not written.
+   * The producer's own next `sync` or `read` still throws the error.
+   */
   mark(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     // A mark never reached is told to the timeline (`failMark`): waits for it reject.
     if (this.#state.destroyed) {
@@ -184,22 +193,34 @@ export class WebGpuParts implements HandleAllocator {
       return;
     }
     const errors = this.encoder.errors;
+    // Taken now: the errors recorded so far, and the checks of the launches made so far.
+    const unreported = errors.peek(stream);
+    const validated = this.encoder.validated(stream);
+    let reachedAt: ((reached: bigint | Error) => void) | undefined;
+    const reached = new Promise<bigint | Error>((resolve) => reachedAt = resolve);
     signalOnQueue(this.gpu.device.queue, {
       timeline: {
-        set: (reached) => {
-          const closed = this.closedError();
-          if (closed === undefined) return timeline.set(reached);
-          errors.record(stream, closed);
-          failMark(timeline, value, closed);
-        },
+        set: (value) => reachedAt!(BigInt(value)),
       },
       value,
       onError: (cause) => {
         const message = `The queue failed to report completion of timeline value ${value}`;
         const error = new DriverError(message, { cause });
         errors.record(stream, error);
-        failMark(timeline, value, error);
+        reachedAt!(error);
       },
     });
+    const checked = validated.catch((error: unknown) => error ?? new Error("validation failed"));
+    this.#lastMark = Promise.all([reached, checked, this.#lastMark]).then(([at, refused]) => {
+      if (at instanceof Error) return failMark(timeline, value, at);
+      const closed = this.closedError();
+      if (closed !== undefined) {
+        errors.record(stream, closed);
+        return failMark(timeline, value, closed);
+      }
+      const failure = unreported ?? refused;
+      if (failure !== undefined) return failMark(timeline, value, failure);
+      timeline.set(at);
+    }).catch((error: unknown) => failMark(timeline, value, error)); // never settles otherwise
   }
 }

@@ -108,8 +108,11 @@ export class LaunchValidation {
   /** Errors of launches WebGPU rejected, on the streams that launched them. */
   readonly errors: StreamErrors;
   readonly #maxStreams: number;
-  /** Validation checks not yet recorded, per stream index of the dispatches they hold. */
-  readonly #checks = new Map<number, Set<Promise<void>>>();
+  /**
+   * Validation checks not yet recorded, per stream index of the dispatches they hold; each
+   * resolves with the error it recorded, if any.
+   */
+  readonly #checks = new Map<number, Set<Promise<unknown>>>();
 
   /** Validation of the launches of a server with `maxStreams` streams. */
   constructor(groups: BindGroupCache, maxStreams: number) {
@@ -118,17 +121,23 @@ export class LaunchValidation {
     this.#maxStreams = maxStreams;
   }
 
-  /** Settles once the validation results of `stream`'s submissions tracked so far are recorded. */
-  async validated(stream: StreamId): Promise<void> {
+  /**
+   * Settles once the validation results of `stream`'s submissions tracked so far (when called)
+   * are recorded, with the first error they recorded, or `undefined` when WebGPU accepted them.
+   */
+  async validated(stream: StreamId): Promise<unknown> {
     const checks = this.#checks.get(stream % this.#maxStreams);
-    if (checks !== undefined && checks.size > 0) await Promise.all([...checks]);
+    if (checks === undefined || checks.size === 0) return undefined;
+    return (await Promise.all([...checks])).find((error) => error !== undefined);
   }
 
   /** Records that `task`'s kernel failed to compile, on its stream (once per stream). */
-  failedKernel(task: DispatchTask): void {
+  failedKernel(task: DispatchTask): CompilationError {
     // A launched kernel has a pipeline: its failure is the device's compilation error.
     const error = task.kernel.error as CompilationError;
-    this.errors.record(task.stream, compilationError(error, task.stream), error);
+    const own = compilationError(error, task.stream);
+    this.errors.record(task.stream, own, error);
+    return own;
   }
 
   /**
@@ -144,7 +153,7 @@ export class LaunchValidation {
     const indices = isolated === undefined
       ? streams.map((s) => s % this.#maxStreams)
       : [isolated.task.stream % this.#maxStreams];
-    const check: Promise<void> = message.then((m) => this.#record(isolated, streams, m))
+    const check: Promise<unknown> = message.then((m) => this.#record(isolated, streams, m))
       .finally(() => {
         for (const index of indices) this.#checks.get(index)?.delete(check);
       });
@@ -155,29 +164,32 @@ export class LaunchValidation {
     }
   }
 
+  /** Records a submission's validation; resolves with the error recorded, if any. */
   async #record(
     isolated: Isolated | undefined,
     streams: readonly StreamId[],
     message: string | undefined,
-  ): Promise<void> {
+  ): Promise<unknown> {
     if (isolated === undefined) {
       // Safety net: shared submissions hold only validated dispatches and checked copies.
-      if (message === undefined) return;
+      if (message === undefined) return undefined;
       const error = new DriverError(`A WebGPU submission was rejected: ${message}`);
       for (const stream of streams) this.errors.record(stream, error);
-      return;
+      return error;
     }
     const { task, shape, launches } = isolated;
     if (message === undefined) {
       this.shapes.accept(shape, task);
-      return;
+      return undefined;
     }
     await task.kernel.settled;
     if (task.kernel.error !== undefined) return this.failedKernel(task);
     this.shapes.reject(shape, message.trim());
     const times = launches === 1 ? "" : ` (${launches} launches)`;
     const name = task.kernel.reflection.name;
-    this.errors.record(task.stream, launchError(name, task.stream, message.trim(), times));
+    const error = launchError(name, task.stream, message.trim(), times);
+    this.errors.record(task.stream, error);
+    return error;
   }
 }
 

@@ -150,11 +150,11 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
 
   /**
    * Settles once the validation results of `stream`'s submissions made so far are recorded
-   * (other streams' are not waited for).
+   * (other streams' are not waited for), with the first error they recorded, if any.
    */
-  async validated(stream: StreamId): Promise<void> {
+  async validated(stream: StreamId): Promise<unknown> {
     if (this.#released !== undefined) await this.#released;
-    await this.#validation.validated(stream);
+    return await this.#validation.validated(stream);
   }
 
   /** Whether submissions are parked (see the module doc). */
@@ -209,7 +209,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       return;
     }
     const kernel = task.kernel;
-    if (kernel.state === "failed") return this.#validation.failedKernel(task);
+    if (kernel.state === "failed") return void this.#validation.failedKernel(task);
     if (kernel.state === "ready" && this.#validation.shapes.isValid(task)) {
       if (stream.isolated !== undefined) this.#submit(stream);
       stream.scoped = true;
