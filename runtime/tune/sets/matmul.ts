@@ -88,7 +88,9 @@ const MAX_ANCHOR = 4096;
 const SMALL_WORK = 1 << 18;
 
 /**
- * The WGSL kernel of a variant: buffers `a`, `b`, `c`; params `{ M, N, K }`.
+ * The WGSL kernel of a variant: buffers `a`, `b`, `c`; params `{ M, N, K }`. The `vec4` and
+ * `vec4i` variants read `a`, `b` and `c` as `vec4f`: launch them only with N and K multiples of 4
+ * (otherwise the product is wrong; `matmulSet` and `matmul` never pick them then).
  *
  * @example
  * ```ts
