@@ -199,6 +199,15 @@ Deno.test({
       using out = client.zeros(2);
       pick.run(client, { r }, { out });
       assert.deepEqual([...await client.read(out)], [1, 2]);
+      // With element-wise inputs a length must agree with them (it would be ignored otherwise).
+      const twice = elementwise({ inputs: { x: "f32" }, expression: "x * 2.0" });
+      assert.throws(
+        () => twice.run(client, { x: r }, { length: 2 }),
+        (e) =>
+          e instanceof RangeError && /length is 2/.test(e.message) && /4 elements/.test(e.message),
+      );
+      using same = twice.run(client, { x: r }, { length: 4 });
+      assert.deepEqual([...await client.read(same)], [2, 4, 6, 8]);
     });
 
     await t.step("sum, max, min and dot against a CPU reference", async () => {

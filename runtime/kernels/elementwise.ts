@@ -91,7 +91,8 @@ export interface ElementwiseRunOptions {
   out?: Handle;
   /**
    * Elements to compute, when no element-wise (non-raw) input says it (then `length` or `out`
-   * is required: a `RangeError` otherwise).
+   * is required: a `RangeError` otherwise). With element-wise inputs it must equal their length
+   * (a `RangeError` otherwise).
    * @default {the length of the element-wise inputs, else of `out`}
    */
   length?: number;
@@ -233,6 +234,13 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
         );
       }
       const n = commonLength(name, sized, options.length ?? (options.out?.size() ?? 0) / 4);
+      if (sized.length > 0 && options.length !== undefined && options.length !== n) {
+        // Computing all n elements where the caller asked for another count is a wrong result.
+        throw new RangeError(
+          `${name} options.length is ${options.length}, but its element-wise inputs have ${n} ` +
+            "elements (length is only for kernels whose inputs are all raw)",
+        );
+      }
       if (options.out !== undefined && options.out.size() < n * 4) {
         throw new RangeError(`${name} output has ${options.out.size()} bytes, needs ${n * 4}`);
       }
