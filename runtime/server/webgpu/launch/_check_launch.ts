@@ -186,7 +186,8 @@ export function checkBuffer(
   if (at.offset % alignment !== 0) {
     throw new RangeError(
       `Buffer ${index} of kernel '${name}' starts at byte ${at.offset}, not a multiple of ` +
-        `minStorageBufferOffsetAlignment (${alignment})`,
+        `minStorageBufferOffsetAlignment (${alignment}): WebGPU binds storage only at such ` +
+        "offsets; pass a slice that starts at one, or a copy (client.copyTo(slice, client))",
     );
   }
 }
