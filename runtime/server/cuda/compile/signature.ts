@@ -11,7 +11,9 @@
  *   pass (a struct by value, a reference) is kept with `type: undefined`, refused at the launch.
  * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list. PTX keeps no C types: a `.u64`
  *   parameter is a pointer when the kernel converts it with `cvta.to.global` (what `nvcc` and
- *   NVRTC write), is declared `.ptr`, or is never loaded; otherwise a 64-bit integer. `.u32`/`.b32`
+ *   NVRTC write) or uses it as an address (itself, or moved or added to), is declared `.ptr`, or
+ *   is never loaded; one that only does integer work (an offset, a stride, a value) is a 64-bit
+ *   integer. `.u32`/`.b32`
  *   holds `int` as well as `unsigned` (nvcc writes `.u32` for both), so it takes either range.
  *   Names are PTX's (`saxpy_param_2`): PTX kernels take `params` by position.
  *
@@ -251,24 +253,62 @@ function ptxParam(declared: string, body: string): KernelParam {
 }
 
 /**
- * Whether a `.u64` parameter is a pointer: its register is converted to a global address or
- * used as one (`[%rd1]`), or it is never loaded; otherwise it is an integer when its register is
- * compared or used in integer arithmetic other than an addition (a length), else a pointer.
+ * Whether a `.u64` parameter is a pointer: never loaded, or its register (or one moved or added
+ * from it) is converted with `cvta.to.global` or used as an address (`[%rd1]`). A loaded one
+ * whose register only does integer work (compared, shifted, multiplied, stored as a value, added
+ * to a global address as its offset) is a 64-bit integer; one with neither use is a pointer.
  */
 function isPointer(name: string, body: string): boolean {
   const escaped = name.replace(/[$]/g, "\\$&");
   const load = new RegExp(`ld\\.param\\.[ub]64\\s+(%\\w+),\\s*\\[${escaped}\\]`, "g");
   const registers = [...body.matchAll(load)].map((m) => m[1]);
   if (registers.length === 0) return true;
-  for (const r of registers) {
-    const reg = `${r}(?!\\d)`;
-    if (new RegExp(`cvta\\.to\\.global\\.u64\\s+%\\w+,\\s*${reg}|\\[${reg}`).test(body)) {
-      return true;
+  const statements = instructions(body);
+  // The registers that hold global addresses: what `cvta.to.global` makes.
+  const global = new Set(
+    statements.filter((s) => s.op.startsWith("cvta.to.global")).map((s) => s.operands[0]),
+  );
+  const seen = new Set(registers);
+  const queue = [...registers];
+  let address = false, integer = false;
+  while (queue.length > 0) {
+    const reg = new RegExp(`${queue.pop()!.replace(/[$]/g, "\\$&")}(?![\\w$])`);
+    for (const { op, operands } of statements) {
+      // Stores and reductions have no destination: every operand is read.
+      const sources = /^(?:st|red)\./.test(op) ? operands : operands.slice(1);
+      const used = sources.filter((o) => reg.test(o));
+      if (used.length === 0) continue;
+      if (used.some((o) => o.startsWith("[")) || op.startsWith("cvta.to.global")) {
+        address = true;
+      } else if (
+        /^(?:mov|add)\./.test(op) && !sources.some((o) => global.has(o)) &&
+        !seen.has(operands[0])
+      ) {
+        seen.add(operands[0]);
+        queue.push(operands[0]);
+      } else if (!/^(?:mov|add)\./.test(op) || sources.some((o) => global.has(o))) {
+        integer = true;
+      }
     }
   }
-  return !registers.some((r) =>
-    new RegExp(`\\b(?:setp|mul|div|rem|min|max|sub|cvt)\\.[\\w.]+\\s+[^;]*${r}(?!\\d)`).test(body)
-  );
+  return address || !integer;
+}
+
+/** The instructions of a PTX body: opcode and operands, labels and guards removed. */
+function instructions(body: string): { op: string; operands: string[] }[] {
+  const found: { op: string; operands: string[] }[] = [];
+  for (let text of body.split(";")) {
+    text = text.replace(/\/\/[^\n]*/g, "").replace(/^(?:\s*[{}])+/, "")
+      .replace(/^\s*(?:[\w$]+:\s*)+/, "").replace(/^\s*@!?%\w+\s+/, "").trim();
+    if (text === "" || text.startsWith(".")) continue;
+    const space = text.search(/\s/);
+    if (space < 0) continue;
+    found.push({
+      op: text.slice(0, space),
+      operands: text.slice(space).split(",").map((o) => o.trim()),
+    });
+  }
+  return found;
 }
 
 /**
