@@ -1,11 +1,19 @@
 /**
  * Kernel parameters on CUDA as users write them, beyond tests/cuda_kernel_api_test.ts: 64-bit
- * integer parameters of PTX kernels (told from pointers by what the kernel does with them).
+ * integer parameters of PTX kernels (told from pointers by what the kernel does with them), and
+ * buffers by parameter name (`buffers: { x, y }`, as by WGSL name on WebGPU).
  */
 import assert from "node:assert/strict";
 import { createClient, KernelArgumentError } from "../mod.ts";
+import type { CudaKernel } from "../runtime/server/cuda/mod.ts";
 import { ptxSignatures } from "../runtime/server/cuda/compile/signature.ts";
+import { Nvrtc } from "../runtime/server/cuda/compile/_nvrtc.ts";
 import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
+
+const nvrtc = Deno.env.get("GPUCOMPUTE_NVRTC_LIBRARY");
+const noNvrtc = nvrtc === undefined || nvrtc === "";
+// Opened here, outside the tests (a library opened inside one trips the resource sanitizer).
+if (!noNvrtc) Nvrtc.open(nvrtc);
 
 /** NVRTC 12.4's PTX of `put(float* p, unsigned long long off, unsigned n)`: `p[off + i] = 7`. */
 const PUT_PTX = `.version 8.4
@@ -89,4 +97,45 @@ Deno.test("a PTX kernel with a 64-bit offset runs with its params by position", 
       client.execute({ ptx: PUT_PTX }, { threads: 3, buffers: [p, p], params: [2n, 3] as never }),
     (e) => e instanceof KernelArgumentError && e.argument === "buffers",
   );
+});
+
+Deno.test({
+  name: "CUDA C buffers by parameter name, in any key order; unknown or missing names refused",
+  ignore: noNvrtc,
+  async fn() {
+    using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+    const saxpy: CudaKernel = {
+      source: `extern "C" __global__ void saxpy(const float* x, float* y, float a, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}`,
+    };
+    using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
+    using y = client.full(4, 1);
+    using ints = client.zeros(4, "i32");
+    client.execute(saxpy, { threads: 4, buffers: { y, x }, params: { a: 2, n: 4 } });
+    assert.deepEqual([...await client.read(y)], [3, 5, 7, 9]);
+    client.execute(saxpy, { threads: 4, buffers: { x, y }, params: { a: 1, n: 4 } });
+    assert.deepEqual([...await client.read(y)], [4, 7, 10, 13]);
+    assert.deepEqual([...await client.read(x)], [1, 2, 3, 4]);
+    const refused = (buffers: object, argument: string, problem: RegExp) =>
+      assert.throws(
+        () => client.execute(saxpy, { threads: 4, buffers, params: { a: 2, n: 4 } } as never),
+        (e) =>
+          e instanceof KernelArgumentError && e.argument === argument && problem.test(e.message),
+        argument,
+      );
+    refused({ x, z: y }, "buffers.z", /not a pointer parameter of saxpy \(const float\* x/);
+    refused({ x }, "buffers.y", /is missing \(float\* y\)/);
+    refused({ x, y: ints }, "buffers.y", /holds i32 elements/);
+    // Nothing of the refused launches ran; a capture replays by name too.
+    using graph = await client.capture(() =>
+      client.execute(saxpy, { threads: 4, buffers: { y, x }, params: { a: 1, n: 4 } })
+    );
+    graph.replay();
+    assert.deepEqual([...await client.read(y)], [5, 9, 13, 17]);
+    graph.replay({ params: { a: 2 } }); // packed again: the buffers keep their parameters
+    assert.deepEqual([...await client.read(y)], [7, 13, 19, 25]);
+    assert.deepEqual([...await client.read(x)], [1, 2, 3, 4]);
+  },
 });

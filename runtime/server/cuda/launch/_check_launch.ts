@@ -49,10 +49,9 @@ export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
       `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no override constants (WGSL)`,
     );
   }
-  if (launch.bufferNames !== undefined || launch.samplers !== undefined) {
+  if (launch.samplers !== undefined) {
     throw new UnsupportedError(
-      `Kernel '${kernelName(launch.kernel)}': the CUDA backend binds buffers by position only ` +
-        `(no ${launch.bufferNames !== undefined ? "named buffers" : "samplers"})`,
+      `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no samplers (WGSL)`,
     );
   }
 }
