@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createClient, KernelArgumentError } from "../mod.ts";
 import type { CudaKernel } from "../runtime/server/cuda/mod.ts";
-import { ptxSignatures } from "../runtime/server/cuda/compile/signature.ts";
+import { cudaSignatures, ptxSignatures } from "../runtime/server/cuda/compile/signature.ts";
 import { Nvrtc } from "../runtime/server/cuda/compile/_nvrtc.ts";
 import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 
@@ -138,4 +138,14 @@ Deno.test({
     assert.deepEqual([...await client.read(y)], [7, 13, 19, 25]);
     assert.deepEqual([...await client.read(x)], [1, 2, 3, 4]);
   },
+});
+
+Deno.test("CUDA C signatures: unnamed scalars keep their type", () => {
+  const [sig] = cudaSignatures(
+    `extern "C" __global__ void k(float* out, int, unsigned int, const long long, bool b) {}`,
+  );
+  assert.deepEqual(
+    sig.params.map((p) => [p.name, p.kind === "scalar" ? p.type : p.element]),
+    [["out", "f32"], ["param_1", "i32"], ["param_2", "u32"], ["param_3", "i64"], ["b", "u8"]],
+  );
 });

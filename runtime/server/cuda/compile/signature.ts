@@ -113,6 +113,14 @@ const C_TYPES: Record<string, StorageType> = {
 
 const IGNORED = new Set(["volatile", "__restrict__", "__restrict", "restrict", "struct"]);
 
+/** The words of the type names above, and qualifiers: never a parameter's name. */
+const TYPE_WORDS = new Set([
+  ...Object.keys(C_TYPES).flatMap((t) => t.split(" ")),
+  ...IGNORED,
+  "int",
+  "const",
+]);
+
 /** Removes comments and string-free noise the parser does not need. */
 function stripComments(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
@@ -162,9 +170,10 @@ function cParam(text: string, index: number): KernelParam {
   const declared = text.trim().replace(/\s+/g, " ");
   const words: string[] = declared.match(/[A-Za-z_]\w*|\*|&|\[/g) ?? [];
   const star = words.indexOf("*");
-  const name = words.length > 1 && /^[A-Za-z_]/.test(words[words.length - 1])
-    ? words[words.length - 1]
-    : `param_${index}`;
+  const last = words[words.length - 1];
+  // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
+  const named = words.length > 1 && /^[A-Za-z_]/.test(last) && !TYPE_WORDS.has(last);
+  const name = named ? last : `param_${index}`;
   if (words.includes("&") || words.includes("[")) {
     return { kind: "scalar", name, type: undefined, declared, size: 0 };
   }
@@ -179,7 +188,7 @@ function cParam(text: string, index: number): KernelParam {
     }
     return { kind: "pointer", name, element, readOnly, declared };
   }
-  const typeName = baseType(words.slice(0, -1).filter((w) => w !== "const"));
+  const typeName = baseType((named ? words.slice(0, -1) : words).filter((w) => w !== "const"));
   const type = C_TYPES[typeName];
   return { kind: "scalar", name, type, declared, size: type === undefined ? 0 : SIZE[type] };
 }
