@@ -140,7 +140,7 @@ Deno.test({
   },
 });
 
-Deno.test("CUDA C signatures: unnamed scalars keep their type", () => {
+Deno.test("CUDA C signatures: unnamed scalars keep their type; bool is marked", () => {
   const [sig] = cudaSignatures(
     `extern "C" __global__ void k(float* out, int, unsigned int, const long long, bool b) {}`,
   );
@@ -148,4 +148,35 @@ Deno.test("CUDA C signatures: unnamed scalars keep their type", () => {
     sig.params.map((p) => [p.name, p.kind === "scalar" ? p.type : p.element]),
     [["out", "f32"], ["param_1", "i32"], ["param_2", "u32"], ["param_3", "i64"], ["b", "u8"]],
   );
+  assert.equal(sig.params[4].kind === "scalar" && sig.params[4].bool, true);
+});
+
+Deno.test({
+  name: "a bool parameter takes true, false, 0 or 1; any other value is refused at the call",
+  ignore: noNvrtc,
+  async fn() {
+    using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+    const pick: CudaKernel = {
+      source: `extern "C" __global__ void pick(float* out, bool on, int) {
+  out[0] = on == true ? 1.0f : (on == false ? 0.0f : -1.0f);
+}`,
+    };
+    using out = client.full(1, 5);
+    const run = (on: unknown) =>
+      client.execute(pick, { threads: 1, buffers: [out], params: { on, param_2: 0 } as never });
+    for (const [on, expected] of [[true, 1], [false, 0], [1, 1], [0, 0]] as const) {
+      run(on);
+      assert.deepEqual([...await client.read(out)], [expected], String(on));
+    }
+    for (const on of [2, -1, 0.5, 255, "1"]) {
+      assert.throws(
+        () => run(on),
+        (e) =>
+          e instanceof KernelArgumentError && e.argument === "params.on" &&
+          /bool/.test(e.message),
+        String(on),
+      );
+    }
+    assert.deepEqual([...await client.read(out)], [0]); // nothing refused ran (2 would read -1)
+  },
 });

@@ -43,6 +43,8 @@ export type KernelParam =
     readonly type: StorageType | undefined;
     /** PTX `.u32`/`.b32`/`.b64`: the sign is unknown, both ranges are taken. */
     readonly signless?: boolean;
+    /** C `bool`: a byte that must hold 0 or 1. */
+    readonly bool?: boolean;
     /** The declaration as written, for messages. */
     readonly declared: string;
     /** Byte size (known even when `type` is not: a PTX `.b8 x[N]`). */
@@ -190,7 +192,15 @@ function cParam(text: string, index: number): KernelParam {
   }
   const typeName = baseType((named ? words.slice(0, -1) : words).filter((w) => w !== "const"));
   const type = C_TYPES[typeName];
-  return { kind: "scalar", name, type, declared, size: type === undefined ? 0 : SIZE[type] };
+  const size = type === undefined ? 0 : SIZE[type];
+  return {
+    kind: "scalar",
+    name,
+    type,
+    ...(typeName === "bool" ? { bool: true } : {}),
+    declared,
+    size,
+  };
 }
 
 function baseType(words: string[]): string {

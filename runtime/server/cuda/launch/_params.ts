@@ -299,6 +299,19 @@ function encode(
   value: unknown,
 ): Uint8Array {
   const type = param.type!;
+  if (param.bool) {
+    // A C bool is one byte, 0 or 1: any other byte is undefined behaviour on the device.
+    if (value === true || value === false) return new Uint8Array([value ? 1 : 0]);
+    if (value !== 0 && value !== 1) {
+      throw new KernelArgumentError(
+        kernel,
+        what,
+        `does not fit '${param.declared}': a bool takes true, false, 0 or 1, got ${
+          describe(value)
+        }`,
+      );
+    }
+  }
   try {
     if (param.signless && typeof value !== "bigint" && (value as number) < 0) {
       // `.u32`/`.b32` in PTX is `int` as often as `unsigned`: a negative value is an int's.
