@@ -90,11 +90,10 @@ Deno.test("PTX .u64 parameters: an integer offset, shift, store or sum is no poi
 Deno.test("a PTX kernel with a 64-bit offset runs with its params by position", async () => {
   using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
   using p = client.zeros(8, "f32");
-  client.execute({ ptx: PUT_PTX }, { threads: 3, buffers: [p], params: [2n, 3] as never });
+  client.execute({ ptx: PUT_PTX }, { threads: 3, buffers: [p], params: [2n, 3] });
   assert.deepEqual([...await client.read(p)], [0, 0, 7, 7, 7, 0, 0, 0]);
   assert.throws(
-    () =>
-      client.execute({ ptx: PUT_PTX }, { threads: 3, buffers: [p, p], params: [2n, 3] as never }),
+    () => client.execute({ ptx: PUT_PTX }, { threads: 3, buffers: [p, p], params: [2n, 3] }),
     (e) => e instanceof KernelArgumentError && e.argument === "buffers",
   );
 });
