@@ -127,6 +127,14 @@ Deno.test({
     refused({ x, z: y }, "buffers.z", /not a pointer parameter of saxpy \(const float\* x/);
     refused({ x }, "buffers.y", /is missing \(float\* y\)/);
     refused({ x, y: ints }, "buffers.y", /holds i32 elements/);
+    // params that are no object are refused as such, null too (as on WebGPU).
+    for (const params of [null, 5, "a"]) {
+      assert.throws(
+        () => client.execute(saxpy, { threads: 4, buffers: [x, y], params } as never),
+        (e) => e instanceof KernelArgumentError && e.argument === "params",
+        String(params),
+      );
+    }
     // Nothing of the refused launches ran; a capture replays by name too.
     using graph = await client.capture(() =>
       client.execute(saxpy, { threads: 4, buffers: { y, x }, params: { a: 1, n: 4 } })

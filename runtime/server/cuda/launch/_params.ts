@@ -106,7 +106,8 @@ export function packBySignature(
     );
   }
   const byPosition = signature.language === "ptx";
-  const given = params ?? (byPosition ? [] : {});
+  // `null` is refused as WebGPU refuses it, not read as "no params".
+  const given = params === undefined ? (byPosition ? [] : {}) : params;
   if (typeof given !== "object" || given === null) {
     throw new KernelArgumentError(kernel, "params", `must be an object, got ${describe(params)}`);
   }
