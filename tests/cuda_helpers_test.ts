@@ -5,7 +5,7 @@
  * references as tests/webgpu_helpers_test.ts (tests/_helper_cases.ts), at small sizes.
  */
 import assert from "node:assert/strict";
-import { elementwise, reduce, reduction } from "../mod.ts";
+import { elementwise, KernelArgumentError, reduce, reduction } from "../mod.ts";
 import { helperSteps } from "./_helper_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
@@ -81,6 +81,30 @@ Deno.test({
     assert.deepEqual([...await client.read(counted)], [a.filter((v) => v >= 2).length]);
     assert.throws(() => mix.run(client, { a: ha }), RangeError);
     assert.throws(() => mix.run(client, { a: ha, b: hx }), TypeError);
-    assert.throws(() => mix.run(client, { a: ha, b: hb }, { params: { k: 1 } }), RangeError);
+    // A missing, unknown or out-of-range param: KernelArgumentError naming it, as on WebGPU
+    // (-1 or 1.5 for an i32 param wrapped or truncated, 1e40 for an f32 became Infinity).
+    const refused = (params: Record<string, unknown>, argument: string) =>
+      assert.throws(
+        () => mix.run(client, { a: ha, b: hb }, { params } as never),
+        (e) => e instanceof KernelArgumentError && e.argument === argument,
+        JSON.stringify(params),
+      );
+    refused({ k: 1 }, "params.f");
+    refused({ k: 1, f: 0.5, z: 2 }, "params.z");
+    refused({ k: 2 ** 31, f: 0.5 }, "params.k");
+    refused({ k: 1.5, f: 0.5 }, "params.k");
+    refused({ k: 1, f: 1e40 }, "params.f");
+    refused({ k: "1", f: 0.5 }, "params.k");
+    const u = elementwise({ inputs: { a: "i32" }, params: { s: "u32" }, expression: "u32(a) + s" });
+    assert.throws(
+      () => u.run(client, { a: ha }, { params: { s: -1 } }),
+      (e) => e instanceof KernelArgumentError && e.argument === "params.s",
+    );
+    assert.throws(
+      () => count.run(client, { v: ha }, { params: { at: 2 ** 31 } }),
+      (e) => e instanceof KernelArgumentError && e.argument === "params.at",
+    );
+    using again = mix.run(client, { a: ha, b: hb }, { params: { k: -3, f: 0.5 } });
+    assert.deepEqual([...await client.read(again)], expected); // the client is still usable
   },
 });
