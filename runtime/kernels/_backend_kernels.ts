@@ -22,6 +22,7 @@ import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
 import { runKernel } from "./record_kernels.ts";
+import { translateWgslExpression, WGSL_OPERATORS } from "./_wgsl_expression.ts";
 
 /** The backends whose kernel text the helpers generate. */
 export type KernelBackend = "webgpu" | "cuda";
@@ -88,13 +89,17 @@ __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); 
 __device__ __forceinline__ float pos_inf() { return __int_as_float(0x7f800000); }
 __device__ __forceinline__ float nan() { return __int_as_float(0x7fc00000); }
 __device__ __forceinline__ unsigned int global_block() { return blockIdx.x + blockIdx.y * gridDim.x; }
-`;
+${WGSL_OPERATORS}`;
 
 /**
- * A WGSL scalar expression as CUDA C++: literal suffixes C lacks (`2i`, `1f`) become C's. The
- * rest of an expression is shared syntax (operators, calls, the built-ins of `CUDA_PRELUDE`).
+ * A WGSL scalar expression as CUDA C++ with WGSL's meaning (`_wgsl_expression.ts`: integer
+ * division and shifts, `round`, f32 literals); one it cannot read keeps its text, literal
+ * suffixes C lacks (`2i`, `1f`) made C's. The rest is shared syntax (operators, calls, the
+ * built-ins of `CUDA_PRELUDE`).
  */
 export function cudaExpression(wgsl: string): string {
+  const translated = translateWgslExpression(wgsl);
+  if (translated !== undefined) return translated;
   return wgsl.replace(/\b(\d+)i\b/g, "$1").replace(/\b(\d+)f\b/g, "$1.0f")
     .replace(/\b(0x[0-9a-fA-F]+)i\b/g, "(int)$1");
 }

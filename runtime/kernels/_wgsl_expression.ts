@@ -1,0 +1,259 @@
+/**
+ * A WGSL scalar expression (the helpers' `expression`, `map`, `combine`, ...) as CUDA C++ with
+ * WGSL's meaning. The syntax is shared, but some operators differ where C leaves a result
+ * undefined or rounds otherwise, so they become calls of the prelude's functions
+ * ({@linkcode WGSL_OPERATORS}):
+ *
+ * - `/` and `%`: an integer divided by zero is the dividend and its remainder 0; the most
+ *   negative i32 divided by -1 is itself and its remainder 0 (WGSL); C's are undefined (NVRTC
+ *   may drop the whole store). A float `%` is C's `fmodf` (C has no float `%`).
+ * - `<<` and `>>`: the shift amount is taken modulo 32 (WGSL); PTX's shifts clamp it (a shift by
+ *   33 gives 0, not a shift by 1).
+ * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
+ * - Float literals are f32 (`0.5` is `0.5f`): in C a `double`, which computes in double
+ *   precision and makes `pow(x, 2.0)` or `clamp(x, 0.0, 1.0)` ambiguous.
+ *
+ * The prelude also defines the WGSL scalar built-ins CUDA lacks (`fract`, `sign`, `saturate`,
+ * `step`, `smoothstep`, `mix`, `inverseSqrt`, `degrees`, `radians`, and the bit built-ins
+ * `countOneBits`, `reverseBits`, `countLeadingZeros`, `countTrailingZeros`, `firstLeadingBit`,
+ * `firstTrailingBit`, `extractBits`).
+ *
+ * An expression this parser does not read is left to the compiler as written (its literal
+ * suffixes made C's), which reports what it refuses.
+ *
+ * @module
+ */
+
+/** CUDA C++ of WGSL's integer division, remainder and shifts, `round`, and missing built-ins. */
+export const WGSL_OPERATORS = `
+__device__ __forceinline__ int wgsl_div_(int a, int b) {
+  return b == 0 || (a == (int)0x80000000 && b == -1) ? a : a / b; }
+__device__ __forceinline__ unsigned int wgsl_div_(unsigned int a, unsigned int b) {
+  return b == 0u ? a : a / b; }
+__device__ __forceinline__ float wgsl_div_(float a, float b) { return a / b; }
+__device__ __forceinline__ int wgsl_rem_(int a, int b) {
+  return b == 0 || (a == (int)0x80000000 && b == -1) ? 0 : a % b; }
+__device__ __forceinline__ unsigned int wgsl_rem_(unsigned int a, unsigned int b) {
+  return b == 0u ? 0u : a % b; }
+__device__ __forceinline__ float wgsl_rem_(float a, float b) { return fmodf(a, b); }
+template <class A, class B> __device__ __forceinline__ auto wgsl_div(A a, B b) -> decltype(a / b) {
+  return wgsl_div_((decltype(a / b))a, (decltype(a / b))b); }
+template <class A, class B> __device__ __forceinline__ auto wgsl_rem(A a, B b) -> decltype(a / b) {
+  return wgsl_rem_((decltype(a / b))a, (decltype(a / b))b); }
+template <class A, class B> __device__ __forceinline__ auto wgsl_shl(A a, B b) -> decltype(a << 1) {
+  return a << ((unsigned int)b & 31u); }
+template <class A, class B> __device__ __forceinline__ auto wgsl_shr(A a, B b) -> decltype(a >> 1) {
+  return a >> ((unsigned int)b & 31u); }
+__device__ __forceinline__ float wgsl_round(float x) { return rintf(x); }
+__device__ __forceinline__ float fract(float x) { return x - floorf(x); }
+__device__ __forceinline__ float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
+__device__ __forceinline__ int sign(int x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+__device__ __forceinline__ float saturate(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
+__device__ __forceinline__ float step(float edge, float x) { return edge <= x ? 1.0f : 0.0f; }
+__device__ __forceinline__ float smoothstep(float lo, float hi, float x) {
+  float t = fminf(fmaxf((x - lo) / (hi - lo), 0.0f), 1.0f); return t * t * (3.0f - 2.0f * t); }
+__device__ __forceinline__ float mix(float a, float b, float t) { return a * (1.0f - t) + b * t; }
+__device__ __forceinline__ float inverseSqrt(float x) { return rsqrtf(x); }
+__device__ __forceinline__ float degrees(float x) { return x * 57.295779513082322865f; }
+__device__ __forceinline__ float radians(float x) { return x * 0.017453292519943295f; }
+__device__ __forceinline__ unsigned int countOneBits(unsigned int x) { return __popc(x); }
+__device__ __forceinline__ int countOneBits(int x) { return __popc(x); }
+__device__ __forceinline__ unsigned int reverseBits(unsigned int x) { return __brev(x); }
+__device__ __forceinline__ int reverseBits(int x) { return (int)__brev((unsigned int)x); }
+__device__ __forceinline__ unsigned int countLeadingZeros(unsigned int x) { return __clz(x); }
+__device__ __forceinline__ int countLeadingZeros(int x) { return __clz(x); }
+__device__ __forceinline__ unsigned int countTrailingZeros(unsigned int x) { return __clz(__brev(x)); }
+__device__ __forceinline__ int countTrailingZeros(int x) { return __clz(__brev((unsigned int)x)); }
+__device__ __forceinline__ unsigned int firstLeadingBit(unsigned int x) {
+  return x == 0u ? 0xffffffffu : 31u - __clz(x); }
+__device__ __forceinline__ int firstLeadingBit(int x) {
+  int s = x < 0 ? ~x : x; return s == 0 ? -1 : 31 - __clz(s); }
+__device__ __forceinline__ unsigned int firstTrailingBit(unsigned int x) {
+  return x == 0u ? 0xffffffffu : __clz(__brev(x)); }
+__device__ __forceinline__ int firstTrailingBit(int x) {
+  return x == 0 ? -1 : __clz(__brev((unsigned int)x)); }
+__device__ __forceinline__ unsigned int extractBits(unsigned int e, unsigned int offset, unsigned int count) {
+  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
+  return c == 0u ? 0u : c == 32u ? e : (e >> o) & ((1u << c) - 1u); }
+__device__ __forceinline__ int extractBits(int e, unsigned int offset, unsigned int count) {
+  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
+  return c == 0u ? 0 : c == 32u ? e : (int)((unsigned int)e << (32u - c - o)) >> (32u - c); }
+`;
+
+type Token = { kind: "num" | "id" | "op"; text: string };
+
+const TOKEN =
+  /\s*(?:(0[xX][0-9a-fA-F]+[iu]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fiuh]?)|([A-Za-z_]\w*)|(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>!~&|^()[\],.]))/y;
+
+function tokenize(text: string): Token[] | undefined {
+  const tokens: Token[] = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < text.length) {
+    if (/^\s*$/.test(text.slice(TOKEN.lastIndex))) break;
+    const m = TOKEN.exec(text);
+    if (m === null) return undefined;
+    tokens.push(
+      m[1] !== undefined
+        ? { kind: "num", text: m[1] }
+        : m[2] !== undefined
+        ? { kind: "id", text: m[2] }
+        : { kind: "op", text: m[3] },
+    );
+  }
+  return tokens;
+}
+
+/** Binary operators by precedence (higher binds tighter), as C's (WGSL's are a subset). */
+const BINARY: Readonly<Record<string, number>> = {
+  "||": 1,
+  "&&": 2,
+  "|": 3,
+  "^": 4,
+  "&": 5,
+  "==": 6,
+  "!=": 6,
+  "<": 7,
+  ">": 7,
+  "<=": 7,
+  ">=": 7,
+  "<<": 8,
+  ">>": 8,
+  "+": 9,
+  "-": 9,
+  "*": 10,
+  "/": 10,
+  "%": 10,
+};
+
+const CALLS: Readonly<Record<string, string>> = {
+  "/": "wgsl_div",
+  "%": "wgsl_rem",
+  "<<": "wgsl_shl",
+  ">>": "wgsl_shr",
+};
+
+/** A WGSL literal as C's: `2i` is `2`, a float literal an f32 (`0.5f`, `1f` is `1.0f`). */
+function literal(text: string): string {
+  if (/^0[xX]/.test(text)) return text.endsWith("i") ? `(int)${text.slice(0, -1)}` : text;
+  if (text.endsWith("i")) return text.slice(0, -1);
+  if (text.endsWith("u")) return text;
+  const body = text.endsWith("f") || text.endsWith("h") ? text.slice(0, -1) : text;
+  const float = text.endsWith("f") || /[.eE]/.test(body);
+  if (!float) return body;
+  return /[.eE]/.test(body) ? `${body}f` : `${body}.0f`;
+}
+
+class Parser {
+  #at = 0;
+  constructor(readonly tokens: Token[]) {}
+
+  #peek(offset = 0): Token | undefined {
+    return this.tokens[this.#at + offset];
+  }
+
+  #take(op?: string): Token {
+    const token = this.tokens[this.#at];
+    if (token === undefined || (op !== undefined && token.text !== op)) {
+      throw new SyntaxError(`expected ${op ?? "a token"}`);
+    }
+    this.#at++;
+    return token;
+  }
+
+  done(): boolean {
+    return this.#at === this.tokens.length;
+  }
+
+  expression(min = 1): string {
+    let left = this.#unary();
+    for (;;) {
+      const token = this.#peek();
+      const precedence = token?.kind === "op" ? BINARY[token.text] : undefined;
+      if (precedence === undefined || precedence < min) return left;
+      this.#at++;
+      const right = this.expression(precedence + 1);
+      const call = CALLS[token!.text];
+      left = call === undefined
+        ? `(${left} ${token!.text} ${right})`
+        : `${call}(${left}, ${right})`;
+    }
+  }
+
+  #unary(): string {
+    const token = this.#peek();
+    if (token?.kind === "op" && ["-", "!", "~"].includes(token.text)) {
+      this.#at++;
+      return `(${token.text}${this.#unary()})`;
+    }
+    return this.#postfix(this.#primary());
+  }
+
+  #postfix(base: string): string {
+    for (;;) {
+      const token = this.#peek();
+      if (token?.text === "[") {
+        this.#at++;
+        const index = this.expression();
+        this.#take("]");
+        base = `${base}[${index}]`;
+      } else if (token?.text === "." && this.#peek(1)?.kind === "id") {
+        this.#at++;
+        base = `${base}.${this.#take().text}`;
+      } else return base;
+    }
+  }
+
+  #arguments(): string {
+    this.#take("(");
+    const list: string[] = [];
+    while (this.#peek()?.text !== ")") {
+      list.push(this.expression());
+      if (this.#peek()?.text === ",") this.#at++;
+      else break;
+    }
+    this.#take(")");
+    return `(${list.join(", ")})`;
+  }
+
+  #primary(): string {
+    const token = this.#take();
+    if (token.kind === "num") return literal(token.text);
+    if (token.text === "(") {
+      const inner = this.expression();
+      this.#take(")");
+      return `(${inner})`;
+    }
+    if (token.kind !== "id") throw new SyntaxError(`unexpected ${token.text}`);
+    // A template call: bitcast<u32>(x).
+    if (
+      this.#peek()?.text === "<" && this.#peek(1)?.kind === "id" && this.#peek(2)?.text === ">" &&
+      this.#peek(3)?.text === "("
+    ) {
+      const type = this.tokens[this.#at + 1].text;
+      this.#at += 3;
+      return `${token.text}<${type}>${this.#arguments()}`;
+    }
+    if (this.#peek()?.text === "(") {
+      const name = token.text === "round" ? "wgsl_round" : token.text;
+      return `${name}${this.#arguments()}`;
+    }
+    return token.text;
+  }
+}
+
+/**
+ * The CUDA C++ of a WGSL scalar expression (module doc); `undefined` for one this parser does
+ * not read.
+ */
+export function translateWgslExpression(wgsl: string): string | undefined {
+  const tokens = tokenize(wgsl);
+  if (tokens === undefined || tokens.length === 0) return undefined;
+  try {
+    const parser = new Parser(tokens);
+    const result = parser.expression();
+    return parser.done() ? result : undefined;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
