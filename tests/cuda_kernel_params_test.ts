@@ -4,7 +4,7 @@
  * buffers by parameter name (`buffers: { x, y }`, as by WGSL name on WebGPU).
  */
 import assert from "node:assert/strict";
-import { createClient, KernelArgumentError } from "../mod.ts";
+import { createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import type { CudaKernel } from "../runtime/server/cuda/mod.ts";
 import { cudaSignatures, ptxSignatures } from "../runtime/server/cuda/compile/signature.ts";
 import { Nvrtc } from "../runtime/server/cuda/compile/_nvrtc.ts";
@@ -186,4 +186,21 @@ Deno.test({
     }
     assert.deepEqual([...await client.read(out)], [0]); // nothing refused ran (2 would read -1)
   },
+});
+
+Deno.test("compile() checks a kernel as execute() does: a WGSL kernel, override constants", async () => {
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  const wgsl = {
+    source: `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+@compute @workgroup_size(1) fn main() { v[0] = 1.0; }`,
+  };
+  await assert.rejects(
+    () => client.compile(wgsl),
+    (e) => e instanceof KernelArgumentError && e.argument === "kernel",
+  );
+  await assert.rejects(
+    () => client.compile({ ptx: PUT_PTX }, { overrides: { W: 64 } }),
+    (e) => e instanceof UnsupportedError && /override/.test(e.message),
+  );
+  await client.compile({ ptx: PUT_PTX }); // and the client is still usable
 });
