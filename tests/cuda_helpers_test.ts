@@ -170,6 +170,15 @@ Deno.test({
           ),
       ],
       ["extractBits(a, 1u, 3u)", "i32", (i) => (ints[i] << 28) >> 29],
+      // Integer literals beside f32 values are f32, as WGSL's abstract ints (a ReLU: max(v, 0)).
+      ["max(v, 0) + clamp(v, 0, 1) + select(0, v, v > 0) + exp(0)", "f32", (i) => {
+        const v = floats[i];
+        return fround(
+          fround(fround(Math.max(v, 0) + Math.min(Math.max(v, 0), 1)) + (v > 0 ? v : 0)) + 1,
+        );
+      }],
+      ["min(b, 3) + 1u", "u32", (i) => Math.min(uints[i], 3) + 1],
+      ["max(a, -1)", "i32", (i) => Math.max(ints[i], -1)],
     ];
     for (const [expression, output, expected] of cases) {
       const kernel = elementwise({

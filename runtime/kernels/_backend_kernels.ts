@@ -93,12 +93,16 @@ ${WGSL_OPERATORS}`;
 
 /**
  * A WGSL scalar expression as CUDA C++ with WGSL's meaning (`_wgsl_expression.ts`: integer
- * division and shifts, `round`, f32 literals); one it cannot read keeps its text, literal
+ * division and shifts, `round`, f32 literals, integer literals typed as the identifiers of
+ * `types` beside them: `max(v, 0)`); one it cannot read keeps its text, literal
  * suffixes C lacks (`2i`, `1f`) made C's. The rest is shared syntax (operators, calls, the
  * built-ins of `CUDA_PRELUDE`).
  */
-export function cudaExpression(wgsl: string): string {
-  const translated = translateWgslExpression(wgsl);
+export function cudaExpression(
+  wgsl: string,
+  types: readonly (readonly [string, ElementType])[] = [],
+): string {
+  const translated = translateWgslExpression(wgsl, Object.fromEntries(types));
   if (translated !== undefined) return translated;
   return wgsl.replace(/\b(\d+)i\b/g, "$1").replace(/\b(\d+)f\b/g, "$1.0f")
     .replace(/\b(0x[0-9a-fA-F]+)i\b/g, "(int)$1");

@@ -12,6 +12,9 @@
  * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
  * - Float literals are f32 (`0.5` is `0.5f`): in C a `double`, which computes in double
  *   precision and makes `pow(x, 2.0)` or `clamp(x, 0.0, 1.0)` ambiguous.
+ * - Integer literals in a call take the type of its other arguments, as WGSL's abstract ints
+ *   do (`max(v, 0)` of an f32 `v` is `max(v, 0.0f)`; C finds `max(float, int)` ambiguous), and
+ *   are f32 in the float-only built-ins (`exp(0)`); identifiers' types come from the caller.
  *
  * The prelude also defines the WGSL scalar built-ins CUDA lacks (`fract`, `sign`, `saturate`,
  * `step`, `smoothstep`, `mix`, `inverseSqrt`, `degrees`, `radians`, and the bit built-ins
@@ -143,9 +146,68 @@ function literal(text: string): string {
   return /[.eE]/.test(body) ? `${body}f` : `${body}.0f`;
 }
 
+/** The type of a parsed expression: concrete, an abstract int literal, a bool, or unknown. */
+type Type = "f32" | "i32" | "u32" | "int" | "bool" | "?";
+
+/** A parsed expression: its CUDA C++, its type, and for an abstract int literal its text. */
+interface Node {
+  readonly code: string;
+  readonly type: Type;
+  readonly literal?: string;
+}
+
+/** Built-ins of floats only: their integer literal arguments are f32 (`exp(0)`). */
+const FLOAT_CALLS = new Set([
+  "exp",
+  "exp2",
+  "log",
+  "log2",
+  "sqrt",
+  "inverseSqrt",
+  "sin",
+  "cos",
+  "tan",
+  "asin",
+  "acos",
+  "atan",
+  "atan2",
+  "sinh",
+  "cosh",
+  "tanh",
+  "pow",
+  "fract",
+  "floor",
+  "ceil",
+  "round",
+  "trunc",
+  "saturate",
+  "step",
+  "smoothstep",
+  "mix",
+  "degrees",
+  "radians",
+  "fma",
+]);
+
+const CONCRETE: readonly Type[] = ["f32", "u32", "i32"];
+
+/** An abstract int literal made concrete for `type` (`0` as `0.0f` beside an f32). */
+function concrete(node: Node, type: Type): Node {
+  if (node.type !== "int" || node.literal === undefined) return node;
+  if (type === "f32") return { code: `${node.literal}.0f`, type };
+  if (type === "u32") return { code: `${node.literal}u`, type };
+  return node;
+}
+
+/** The concrete type among `nodes` (WGSL's operands share one), or `int` / `?`. */
+function common(nodes: readonly Node[]): Type {
+  return CONCRETE.find((t) => nodes.some((n) => n.type === t)) ??
+    (nodes.every((n) => n.type === "int") ? "int" : "?");
+}
+
 class Parser {
   #at = 0;
-  constructor(readonly tokens: Token[]) {}
+  constructor(readonly tokens: Token[], readonly types: ReadonlyMap<string, Type>) {}
 
   #peek(offset = 0): Token | undefined {
     return this.tokens[this.#at + offset];
@@ -164,7 +226,7 @@ class Parser {
     return this.#at === this.tokens.length;
   }
 
-  expression(min = 1): string {
+  expression(min = 1): Node {
     let left = this.#unary();
     for (;;) {
       const token = this.#peek();
@@ -172,56 +234,80 @@ class Parser {
       if (precedence === undefined || precedence < min) return left;
       this.#at++;
       const right = this.expression(precedence + 1);
-      const call = CALLS[token!.text];
-      left = call === undefined
-        ? `(${left} ${token!.text} ${right})`
-        : `${call}(${left}, ${right})`;
+      const op = token!.text;
+      const call = CALLS[op];
+      const code = call === undefined
+        ? `(${left.code} ${op} ${right.code})`
+        : `${call}(${left.code}, ${right.code})`;
+      const type: Type = precedence <= 7 && op !== "|" && op !== "^" && op !== "&"
+        ? "bool"
+        : op === "<<" || op === ">>"
+        ? left.type
+        : common([left, right]);
+      left = { code, type };
     }
   }
 
-  #unary(): string {
+  #unary(): Node {
     const token = this.#peek();
     if (token?.kind === "op" && ["-", "!", "~"].includes(token.text)) {
       this.#at++;
-      return `(${token.text}${this.#unary()})`;
+      const inner = this.#unary();
+      const code = `(${token.text}${inner.code})`;
+      if (token.text === "!") return { code, type: "bool" };
+      if (token.text === "-" && inner.literal !== undefined) {
+        return { code, type: inner.type, literal: `-${inner.literal}` };
+      }
+      return { code, type: inner.type };
     }
     return this.#postfix(this.#primary());
   }
 
-  #postfix(base: string): string {
+  #postfix(base: Node): Node {
     for (;;) {
       const token = this.#peek();
       if (token?.text === "[") {
         this.#at++;
         const index = this.expression();
         this.#take("]");
-        base = `${base}[${index}]`;
+        base = { code: `${base.code}[${index.code}]`, type: base.type };
       } else if (token?.text === "." && this.#peek(1)?.kind === "id") {
         this.#at++;
-        base = `${base}.${this.#take().text}`;
+        base = { code: `${base.code}.${this.#take().text}`, type: "?" };
       } else return base;
     }
   }
 
-  #arguments(): string {
+  #arguments(): Node[] {
     this.#take("(");
-    const list: string[] = [];
+    const list: Node[] = [];
     while (this.#peek()?.text !== ")") {
       list.push(this.expression());
       if (this.#peek()?.text === ",") this.#at++;
       else break;
     }
     this.#take(")");
-    return `(${list.join(", ")})`;
+    return list;
   }
 
-  #primary(): string {
+  #primary(): Node {
     const token = this.#take();
-    if (token.kind === "num") return literal(token.text);
+    if (token.kind === "num") {
+      const code = literal(token.text);
+      if (/^\d+$/.test(token.text)) return { code, type: "int", literal: token.text };
+      const type: Type = /^0[xX]/.test(token.text)
+        ? (token.text.endsWith("u") ? "u32" : token.text.endsWith("i") ? "i32" : "int")
+        : token.text.endsWith("u")
+        ? "u32"
+        : token.text.endsWith("i")
+        ? "i32"
+        : "f32";
+      return { code, type };
+    }
     if (token.text === "(") {
       const inner = this.expression();
       this.#take(")");
-      return `(${inner})`;
+      return { ...inner, code: `(${inner.code})` };
     }
     if (token.kind !== "id") throw new SyntaxError(`unexpected ${token.text}`);
     // A template call: bitcast<u32>(x).
@@ -231,27 +317,42 @@ class Parser {
     ) {
       const type = this.tokens[this.#at + 1].text;
       this.#at += 3;
-      return `${token.text}<${type}>${this.#arguments()}`;
+      const args = this.#arguments().map((a) => a.code).join(", ");
+      return {
+        code: `${token.text}<${type}>(${args})`,
+        type: CONCRETE.find((t) => t === type) ?? "?",
+      };
     }
     if (this.#peek()?.text === "(") {
       const name = token.text === "round" ? "wgsl_round" : token.text;
-      return `${name}${this.#arguments()}`;
+      const args = this.#arguments();
+      const cast = CONCRETE.find((t) => t === token.text);
+      // Integer literals take the type of the other arguments, as WGSL's abstract ints do.
+      const type = cast ?? (FLOAT_CALLS.has(token.text) ? "f32" : common(args));
+      const typed = cast === undefined ? args.map((a) => concrete(a, type)) : args;
+      return {
+        code: `${name}(${typed.map((a) => a.code).join(", ")})`,
+        type: cast ?? (token.text === "select" ? common(args.slice(0, 2)) : type),
+      };
     }
-    return token.text;
+    return { code: token.text, type: this.types.get(token.text) ?? "?" };
   }
 }
 
 /**
- * The CUDA C++ of a WGSL scalar expression (module doc); `undefined` for one this parser does
- * not read.
+ * The CUDA C++ of a WGSL scalar expression (module doc), whose identifiers have the element
+ * types of `types` (inputs, params, `i`); `undefined` for one this parser does not read.
  */
-export function translateWgslExpression(wgsl: string): string | undefined {
+export function translateWgslExpression(
+  wgsl: string,
+  types: Readonly<Record<string, "f32" | "i32" | "u32">> = {},
+): string | undefined {
   const tokens = tokenize(wgsl);
   if (tokens === undefined || tokens.length === 0) return undefined;
   try {
-    const parser = new Parser(tokens);
+    const parser = new Parser(tokens, new Map(Object.entries(types)));
     const result = parser.expression();
-    return parser.done() ? result : undefined;
+    return parser.done() ? result.code : undefined;
   } catch (error) {
     if (error instanceof SyntaxError) return undefined;
     throw error;
