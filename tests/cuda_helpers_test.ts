@@ -178,6 +178,18 @@ Deno.test({
         );
       }],
       ["min(b, 3) + 1u", "u32", (i) => Math.min(uints[i], 3) + 1],
+      // Float to integer clamps to the largest f32 in range (WGSL), C's is undefined past it.
+      [
+        "i32(v * 1e9)",
+        "i32",
+        (i) =>
+          Math.trunc(Math.min(Math.max(fround(floats[i] * fround(1e9)), -2147483648), 2147483520)),
+      ],
+      [
+        "u32(v * 1e9)",
+        "u32",
+        (i) => Math.trunc(Math.min(Math.max(fround(floats[i] * fround(1e9)), 0), 4294967040)),
+      ],
       ["max(a, -1)", "i32", (i) => Math.max(ints[i], -1)],
     ];
     for (const [expression, output, expected] of cases) {

@@ -10,6 +10,8 @@
  * - `<<` and `>>`: the shift amount is taken modulo 32 (WGSL); PTX's shifts clamp it (a shift by
  *   33 gives 0, not a shift by 1).
  * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
+ * - `i32(x)` and `u32(x)` of a float clamp to the type's range as WGSL does (its largest f32
+ *   below 2^31 or 2^32: `i32(3e9)` is 2147483520), NaN to 0; C's conversion is undefined there.
  * - Float literals are f32 (`0.5` is `0.5f`): in C a `double`, which computes in double
  *   precision and makes `pow(x, 2.0)` or `clamp(x, 0.0, 1.0)` ambiguous.
  * - Integer literals in a call take the type of its other arguments, as WGSL's abstract ints
@@ -48,6 +50,16 @@ template <class A, class B> __device__ __forceinline__ auto wgsl_shl(A a, B b) -
 template <class A, class B> __device__ __forceinline__ auto wgsl_shr(A a, B b) -> decltype(a >> 1) {
   return a >> ((unsigned int)b & 31u); }
 __device__ __forceinline__ float wgsl_round(float x) { return rintf(x); }
+__device__ __forceinline__ int wgsl_i32(float x) {
+  return x != x ? 0 : (int)fminf(fmaxf(x, -2147483648.0f), 2147483520.0f); }
+__device__ __forceinline__ int wgsl_i32(int x) { return x; }
+__device__ __forceinline__ int wgsl_i32(unsigned int x) { return (int)x; }
+__device__ __forceinline__ int wgsl_i32(bool x) { return x ? 1 : 0; }
+__device__ __forceinline__ unsigned int wgsl_u32(float x) {
+  return x != x ? 0u : (unsigned int)fminf(fmaxf(x, 0.0f), 4294967040.0f); }
+__device__ __forceinline__ unsigned int wgsl_u32(int x) { return (unsigned int)x; }
+__device__ __forceinline__ unsigned int wgsl_u32(unsigned int x) { return x; }
+__device__ __forceinline__ unsigned int wgsl_u32(bool x) { return x ? 1u : 0u; }
 __device__ __forceinline__ float fract(float x) { return x - floorf(x); }
 __device__ __forceinline__ float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
 __device__ __forceinline__ int sign(int x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
@@ -191,6 +203,13 @@ const FLOAT_CALLS = new Set([
 
 const CONCRETE: readonly Type[] = ["f32", "u32", "i32"];
 
+/** Calls whose C differs: `round` ties to even, `i32(x)`/`u32(x)` of a float clamp as WGSL's. */
+const RENAMED: Readonly<Record<string, string>> = {
+  round: "wgsl_round",
+  i32: "wgsl_i32",
+  u32: "wgsl_u32",
+};
+
 /** An abstract int literal made concrete for `type` (`0` as `0.0f` beside an f32). */
 function concrete(node: Node, type: Type): Node {
   if (node.type !== "int" || node.literal === undefined) return node;
@@ -324,7 +343,7 @@ class Parser {
       };
     }
     if (this.#peek()?.text === "(") {
-      const name = token.text === "round" ? "wgsl_round" : token.text;
+      const name = RENAMED[token.text] ?? token.text;
       const args = this.#arguments();
       const cast = CONCRETE.find((t) => t === token.text);
       // Integer literals take the type of the other arguments, as WGSL's abstract ints do.
