@@ -191,6 +191,12 @@ Deno.test({
         (i) => Math.trunc(Math.min(Math.max(fround(floats[i] * fround(1e9)), 0), 4294967040)),
       ],
       ["max(a, -1)", "i32", (i) => Math.max(ints[i], -1)],
+      // i32 arithmetic wraps (C's signed overflow is undefined: NVRTC folded a - 1 < a to true).
+      [
+        "select(0, 1, a - 1 < a) + (a * 2) / 2",
+        "i32",
+        (i) => (i32(ints[i] - 1) < ints[i] ? 1 : 0) + Math.trunc(div(i32(ints[i] * 2), 2)),
+      ],
     ];
     for (const [expression, output, expected] of cases) {
       const kernel = elementwise({

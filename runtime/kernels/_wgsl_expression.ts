@@ -10,6 +10,8 @@
  * - `<<` and `>>`: the shift amount is taken modulo 32 (WGSL); PTX's shifts clamp it (a shift by
  *   33 gives 0, not a shift by 1).
  * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
+ * - i32 `+`, `-` and `*` wrap around: C's signed overflow is undefined (NVRTC folds `a + 1 > a`
+ *   to true).
  * - `i32(x)` and `u32(x)` of a float clamp to the type's range as WGSL does (its largest f32
  *   below 2^31 or 2^32: `i32(3e9)` is 2147483520), NaN to 0; C's conversion is undefined there.
  * - Float literals are f32 (`0.5` is `0.5f`): in C a `double`, which computes in double
@@ -169,37 +171,16 @@ interface Node {
 }
 
 /** Built-ins of floats only: their integer literal arguments are f32 (`exp(0)`). */
-const FLOAT_CALLS = new Set([
-  "exp",
-  "exp2",
-  "log",
-  "log2",
-  "sqrt",
-  "inverseSqrt",
-  "sin",
-  "cos",
-  "tan",
-  "asin",
-  "acos",
-  "atan",
-  "atan2",
-  "sinh",
-  "cosh",
-  "tanh",
-  "pow",
-  "fract",
-  "floor",
-  "ceil",
-  "round",
-  "trunc",
-  "saturate",
-  "step",
-  "smoothstep",
-  "mix",
-  "degrees",
-  "radians",
-  "fma",
-]);
+const FLOAT_CALLS = new Set(
+  ("exp exp2 log log2 sqrt inverseSqrt sin cos tan asin acos atan atan2 sinh cosh tanh pow " +
+    "fract floor ceil round trunc saturate step smoothstep mix degrees radians fma").split(" "),
+);
+
+/** Built-ins whose result has their arguments' type. */
+const POLYMORPHIC = new Set(
+  ("max min clamp select abs sign countOneBits reverseBits countLeadingZeros " +
+    "countTrailingZeros firstLeadingBit firstTrailingBit extractBits").split(" "),
+);
 
 const CONCRETE: readonly Type[] = ["f32", "u32", "i32"];
 
@@ -255,7 +236,13 @@ class Parser {
       const right = this.expression(precedence + 1);
       const op = token!.text;
       const call = CALLS[op];
-      const code = call === undefined
+      const signed = (n: Node) => n.type === "i32" || n.type === "int";
+      // i32 +, -, * wrap (WGSL); C's signed overflow is undefined, and NVRTC folds `a + 1 > a`.
+      const wraps = (op === "+" || op === "-" || op === "*") && signed(left) && signed(right) &&
+        (left.type === "i32" || right.type === "i32");
+      const code = wraps
+        ? `((int)((unsigned int)(${left.code}) ${op} (unsigned int)(${right.code})))`
+        : call === undefined
         ? `(${left.code} ${op} ${right.code})`
         : `${call}(${left.code}, ${right.code})`;
       const type: Type = precedence <= 7 && op !== "|" && op !== "^" && op !== "&"
@@ -347,7 +334,8 @@ class Parser {
       const args = this.#arguments();
       const cast = CONCRETE.find((t) => t === token.text);
       // Integer literals take the type of the other arguments, as WGSL's abstract ints do.
-      const type = cast ?? (FLOAT_CALLS.has(token.text) ? "f32" : common(args));
+      const type = cast ??
+        (FLOAT_CALLS.has(token.text) ? "f32" : POLYMORPHIC.has(token.text) ? common(args) : "?");
       const typed = cast === undefined ? args.map((a) => concrete(a, type)) : args;
       return {
         code: `${name}(${typed.map((a) => a.code).join(", ")})`,
