@@ -191,6 +191,10 @@ const ROWS: readonly (Row | Case)[] = [
     RangeError,
     /safe|length/,
   ],
+  // Past the device's largest allocation: refused before a host array of that size is made.
+  ["zeros past the device limit", (e) => e.client.zeros(2 ** 40), "BUFFER_TOO_BIG", /4 TiB/],
+  ["full past the device limit", (e) => e.client.full(2 ** 40, 1), "BUFFER_TOO_BIG", /4 TiB/],
+  ["arange past the device limit", (e) => e.client.arange(2 ** 40), "BUFFER_TOO_BIG", /4 TiB/],
   ["full f32 overflow", (e) => e.client.full(4, 1e40), RangeError, /value 1e\+40 overflows f32/],
   [
     "full f16 overflow",

@@ -195,4 +195,22 @@ export async function helperSteps(
     using d = dot(client, [a, b], { shape: [2, 3], axis: 1 });
     assert.deepEqual([...await client.read(d)], [6, 24]);
   });
+
+  await t.step("an out of another element type is a TypeError; nothing is written", async () => {
+    using x = client.arange(6);
+    using ints = client.full(6, 7, { dtype: "i32" });
+    using one = client.full(1, 7, { dtype: "u32" });
+    using floats = client.full(1, 7);
+    const twice = elementwise({ inputs: ["a"], expression: "a * 2.0" });
+    const total = reduction({ inputs: { v: "f32" }, map: "v", combine: "a + b", identity: "0.0" });
+    assert.throws(() => twice.run(client, { a: x }, { out: ints }), /output "out".*not f32/);
+    assert.throws(() => total.run(client, { v: x }, { out: one }), TypeError);
+    assert.throws(() => reduce(client, x, { out: one }), TypeError);
+    using sums = client.createWithData(new Int32Array([1, 2]));
+    assert.throws(() => reduce(client, sums, { out: floats }), TypeError);
+    const [i, u, f] = await client.readMany([ints, one, floats]);
+    assert.deepEqual([...i, ...u, ...f], [7, 7, 7, 7, 7, 7, 7, 7]);
+    reduce(client, x, { out: floats }); // the out given is the result (floats disposes it)
+    assert.deepEqual([...await client.read(floats)], [15]);
+  });
 }

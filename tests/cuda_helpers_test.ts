@@ -5,7 +5,7 @@
  * references as tests/webgpu_helpers_test.ts (tests/_helper_cases.ts), at small sizes.
  */
 import assert from "node:assert/strict";
-import { elementwise, reduce, reduction } from "../mod.ts";
+import { elementwise, KernelArgumentError, reduce, reduction } from "../mod.ts";
 import { helperSteps } from "./_helper_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
@@ -81,6 +81,135 @@ Deno.test({
     assert.deepEqual([...await client.read(counted)], [a.filter((v) => v >= 2).length]);
     assert.throws(() => mix.run(client, { a: ha }), RangeError);
     assert.throws(() => mix.run(client, { a: ha, b: hx }), TypeError);
-    assert.throws(() => mix.run(client, { a: ha, b: hb }, { params: { k: 1 } }), RangeError);
+    // A missing, unknown or out-of-range param: KernelArgumentError naming it, as on WebGPU
+    // (-1 or 1.5 for an i32 param wrapped or truncated, 1e40 for an f32 became Infinity).
+    const refused = (params: Record<string, unknown>, argument: string) =>
+      assert.throws(
+        () => mix.run(client, { a: ha, b: hb }, { params } as never),
+        (e) => e instanceof KernelArgumentError && e.argument === argument,
+        JSON.stringify(params),
+      );
+    refused({ k: 1 }, "params.f");
+    refused({ k: 1, f: 0.5, z: 2 }, "params.z");
+    refused({ k: 2 ** 31, f: 0.5 }, "params.k");
+    refused({ k: 1.5, f: 0.5 }, "params.k");
+    refused({ k: 1, f: 1e40 }, "params.f");
+    refused({ k: "1", f: 0.5 }, "params.k");
+    const u = elementwise({ inputs: { a: "i32" }, params: { s: "u32" }, expression: "u32(a) + s" });
+    assert.throws(
+      () => u.run(client, { a: ha }, { params: { s: -1 } }),
+      (e) => e instanceof KernelArgumentError && e.argument === "params.s",
+    );
+    assert.throws(
+      () => count.run(client, { v: ha }, { params: { at: 2 ** 31 } }),
+      (e) => e instanceof KernelArgumentError && e.argument === "params.at",
+    );
+    using again = mix.run(client, { a: ha, b: hb }, { params: { k: -3, f: 0.5 } });
+    assert.deepEqual([...await client.read(again)], expected); // the client is still usable
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "helpers on CUDA: WGSL's meaning of /, %, shifts, round, f32 literals, built-ins",
+  ),
+  ignore: nvrtcSkip !== undefined,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const ints = new Int32Array([7, -7, 1, -2147483648, -2147483648, 0, 5, -1, 9]);
+    const uints = new Uint32Array([0, 2, 33, 4294967295, 31, 32, 0, 3, 64]);
+    const floats = new Float32Array([2.5, -0.5, 1.5, -1.25, 0.5, 3.5, -2.5, 0.75, 7]);
+    using a = client.createWithData(ints);
+    using b = client.createWithData(uints);
+    using x = client.createWithData(floats);
+    const i32 = (v: number) => v | 0, u32 = (v: number) => v >>> 0;
+    const div = (p: number, q: number) => q === 0 || (p === -2147483648 && q === -1) ? p : p / q;
+    const rem = (p: number, q: number) => q === 0 || (p === -2147483648 && q === -1) ? 0 : p % q;
+    const even = (v: number) => v - Math.floor(v) === 0.5 ? 2 * Math.round(v / 2) : Math.round(v);
+    const fround = Math.fround;
+    // [expression, output type, element i of the WGSL result]
+    const cases: [string, "i32" | "u32" | "f32", (i: number) => number][] = [
+      ["a / i32(b)", "i32", (i) => i32(Math.trunc(div(ints[i], i32(uints[i]))))],
+      ["a % i32(b)", "i32", (i) => i32(rem(ints[i], i32(uints[i])))],
+      ["a / -1", "i32", (i) => i32(Math.trunc(div(ints[i], -1)))],
+      ["b / (b - b)", "u32", (i) => uints[i]], // divided by zero: the dividend
+      ["b % (b - b)", "u32", () => 0],
+      ["b % 5u", "u32", (i) => uints[i] % 5],
+      ["a << b", "i32", (i) => i32(ints[i] << (uints[i] & 31))],
+      ["a >> b", "i32", (i) => ints[i] >> (uints[i] & 31)],
+      ["1u << b", "u32", (i) => u32(1 << (uints[i] & 31))],
+      ["b >> b", "u32", (i) => uints[i] >>> (uints[i] & 31)],
+      ["round(v)", "f32", (i) => even(floats[i])],
+      [
+        "pow(v, 2.0) + clamp(v, -1.0, 1.0)",
+        "f32",
+        (i) => fround(fround(floats[i] ** 2) + Math.min(Math.max(floats[i], -1), 1)),
+      ],
+      [
+        "select(v, 1.0, v > 0.0) * 0.1",
+        "f32",
+        (i) => fround((floats[i] > 0 ? 1 : floats[i]) * fround(0.1)),
+      ],
+      ["v % 1.0", "f32", (i) => floats[i] % 1],
+      [
+        "fract(v) + sign(v) + saturate(v)",
+        "f32",
+        (i) =>
+          fround(
+            fround(floats[i] - Math.floor(floats[i]) + Math.sign(floats[i])) +
+              Math.min(Math.max(floats[i], 0), 1),
+          ),
+      ],
+      [
+        "countOneBits(b) + firstLeadingBit(b)",
+        "u32",
+        (i) =>
+          u32(
+            uints[i].toString(2).replaceAll("0", "").length +
+              (uints[i] === 0 ? -1 : 31 - Math.clz32(uints[i])),
+          ),
+      ],
+      ["extractBits(a, 1u, 3u)", "i32", (i) => (ints[i] << 28) >> 29],
+      // Integer literals beside f32 values are f32, as WGSL's abstract ints (a ReLU: max(v, 0)).
+      ["max(v, 0) + clamp(v, 0, 1) + select(0, v, v > 0) + exp(0)", "f32", (i) => {
+        const v = floats[i];
+        return fround(
+          fround(fround(Math.max(v, 0) + Math.min(Math.max(v, 0), 1)) + (v > 0 ? v : 0)) + 1,
+        );
+      }],
+      ["min(b, 3) + 1u", "u32", (i) => Math.min(uints[i], 3) + 1],
+      // Float to integer clamps to the largest f32 in range (WGSL), C's is undefined past it.
+      [
+        "i32(v * 1e9)",
+        "i32",
+        (i) =>
+          Math.trunc(Math.min(Math.max(fround(floats[i] * fround(1e9)), -2147483648), 2147483520)),
+      ],
+      [
+        "u32(v * 1e9)",
+        "u32",
+        (i) => Math.trunc(Math.min(Math.max(fround(floats[i] * fround(1e9)), 0), 4294967040)),
+      ],
+      ["max(a, -1)", "i32", (i) => Math.max(ints[i], -1)],
+      // i32 arithmetic wraps (C's signed overflow is undefined: NVRTC folded a - 1 < a to true).
+      [
+        "select(0, 1, a - 1 < a) + (a * 2) / 2",
+        "i32",
+        (i) => (i32(ints[i] - 1) < ints[i] ? 1 : 0) + Math.trunc(div(i32(ints[i] * 2), 2)),
+      ],
+    ];
+    for (const [expression, output, expected] of cases) {
+      const kernel = elementwise({
+        inputs: { a: "i32", b: "u32", v: "f32" },
+        output,
+        expression,
+      });
+      using out = kernel.run(client, { a, b, v: x });
+      assert.deepEqual(
+        [...await client.read(out)],
+        Array.from(ints, (_, i) => expected(i)),
+        expression,
+      );
+    }
   },
 });

@@ -239,10 +239,19 @@ Deno.test({
 extern "C" __global__ void dbl(float* v, unsigned n) {
   unsigned i = threadIdx.x; if (i < n) v[i] *= 2.0f; }`,
     };
-    assert.throws(
-      () => client.execute(two, { threads: 3, buffers: [v], params: { n: 3 } }),
-      /inc, dbl/,
-    );
+    // KernelArgumentError naming entryPoint, as on WebGPU: several, none, or one the module lacks.
+    const entryPointRefused = (kernel: CudaKernel, problem: RegExp) =>
+      assert.throws(
+        () => client.execute(kernel, { threads: 3, buffers: [v], params: { n: 3 } }),
+        (e) =>
+          e instanceof KernelArgumentError && e.argument === "entryPoint" &&
+          problem.test(e.message),
+      );
+    entryPointRefused(two, /is required: .*\(inc, dbl\)/);
+    entryPointRefused({ ...two, entryPoint: "nope" }, /is 'nope' but the module has no kernel/);
+    entryPointRefused({ ...two, entryPoint: "nope" }, /is 'nope'/); // cached, refused again
+    entryPointRefused({ source: two.source!.replaceAll('extern "C" ', "") }, /declares no/);
+    entryPointRefused({ ptx: SAXPY_PTX, entryPoint: "axpy" }, /is 'axpy' but the module has/);
     client.execute({ ...two, entryPoint: "dbl" }, { threads: 3, buffers: [v], params: { n: 3 } });
     client.execute({ ...two, entryPoint: "inc" }, { threads: 3, buffers: [v], params: { n: 2 } });
     assert.deepEqual([...await client.read(v)], [3, 3, 2]);

@@ -16,6 +16,7 @@ import {
   type TypedArray,
 } from "../core/dtype.ts";
 import type { Handle, HandleKind } from "../core/handles/handle.ts";
+import { BufferTooBigError } from "../core/errors.ts";
 import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
 import { assertNonNegativeInteger, describe } from "../core/_argument_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
@@ -37,11 +38,25 @@ export class HandleFactory {
     this.#held = held;
   }
 
-  /** The checked element type and length of a typed constructor (f32 by default). */
-  typed<D extends DType>(length: number, dtype: D | undefined, options: object | undefined): D {
+  /**
+   * The checked element type and length of a typed constructor (f32 by default). With `server`
+   * (the constructors that fill a host array first: `zeros`, `full`, `arange`), a length beyond
+   * the device's largest allocation is a `BufferTooBigError` before any host memory is taken.
+   */
+  typed<D extends DType>(
+    length: number,
+    dtype: D | undefined,
+    options: object | undefined,
+    server?: ComputeServer,
+  ): D {
     if (options !== undefined) checkOptions(options);
     const type = checkedType(dtype);
     assertNonNegativeInteger(length, "length");
+    if (server !== undefined) {
+      const bytes = length * DTYPE_SIZE[type];
+      const limit = server.properties.maxAllocationSize;
+      if (bytes > limit) throw new BufferTooBigError(bytes, limit);
+    }
     return type;
   }
 

@@ -61,7 +61,8 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     if (options.metadata !== undefined) this.args.withMetadata(options.metadata);
     this.kernel = kernel;
     this.count = this.#count(options);
-    this.params = options.params;
+    // An array (PTX params by position) is the server's to check, as any other value.
+    this.params = options.params as KernelParams | undefined;
     this.overrides = options.overrides;
   }
 

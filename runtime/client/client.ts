@@ -99,7 +99,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
 
   /** Allocates `length` elements of `dtype`, all zero. */
   zeros<D extends DType = "f32">(length: number, dtype?: D, options?: CreateOptions): Handle<D> {
-    const data = newArray(this.#make.typed(length, dtype, options), length);
+    const data = newArray(this.#make.typed(length, dtype, options, this.#use("zeros")), length);
     return this.#make.upload(this.#use("zeros"), data, "zeros", options) as Handle<D>;
   }
 
@@ -112,7 +112,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     value: number | bigint,
     options?: FullOptions<D>,
   ): Handle<D> {
-    const data = fullArray(length, this.#make.typed(length, options?.dtype, options), value);
+    const type = this.#make.typed(length, options?.dtype, options, this.#use("full"));
+    const data = fullArray(length, type, value);
     return this.#make.upload(this.#use("full"), data, "full", options) as Handle<D>;
   }
 
@@ -122,7 +123,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     dtype?: D,
     options?: ArangeOptions,
   ): Handle<D> {
-    const type = this.#make.typed(length, dtype, options);
+    const type = this.#make.typed(length, dtype, options, this.#use("arange"));
     const array = arangeArray(length, type, options?.start ?? 0, options?.step ?? 1);
     return this.#make.upload(this.#use("arange"), array, "arange", options) as Handle<D>;
   }

@@ -235,10 +235,11 @@ export interface ExecuteOptions extends StreamOptions {
   /**
    * Values of the kernel's `var<uniform>` struct fields by name, packed by WGSL layout rules
    * (f32, i32, u32, f16, vectors and matrices as arrays, fixed arrays, nested structs as objects).
-   * A missing, unknown or out-of-range field is a `KernelArgumentError` naming it.
+   * A missing, unknown or out-of-range field is a `KernelArgumentError` naming it. On CUDA: the
+   * scalar parameters of CUDA C by name, or of PTX by position (an array: PTX keeps no names).
    * @default {undefined}
    */
-  params?: KernelParams;
+  params?: KernelParams | readonly KernelParams[string][];
   /**
    * Values of the kernel's `override` constants by name (`{ W: 64 }`), checked against their
    * WGSL types; one without a default must be given. Each set compiles its own pipeline once.

@@ -15,12 +15,14 @@
 
 import type { ComputeClient } from "../client/client.ts";
 import type { CubeCount } from "../core/cube_count.ts";
-import { UnsupportedError } from "../core/errors.ts";
+import { KernelArgumentError, UnsupportedError } from "../core/errors.ts";
+import { describe } from "../core/_argument_checks.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
 import { runKernel } from "./record_kernels.ts";
+import { translateWgslExpression, WGSL_OPERATORS } from "./_wgsl_expression.ts";
 
 /** The backends whose kernel text the helpers generate. */
 export type KernelBackend = "webgpu" | "cuda";
@@ -87,13 +89,21 @@ __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); 
 __device__ __forceinline__ float pos_inf() { return __int_as_float(0x7f800000); }
 __device__ __forceinline__ float nan() { return __int_as_float(0x7fc00000); }
 __device__ __forceinline__ unsigned int global_block() { return blockIdx.x + blockIdx.y * gridDim.x; }
-`;
+${WGSL_OPERATORS}`;
 
 /**
- * A WGSL scalar expression as CUDA C++: literal suffixes C lacks (`2i`, `1f`) become C's. The
- * rest of an expression is shared syntax (operators, calls, the built-ins of `CUDA_PRELUDE`).
+ * A WGSL scalar expression as CUDA C++ with WGSL's meaning (`_wgsl_expression.ts`: integer
+ * division and shifts, `round`, f32 literals, integer literals typed as the identifiers of
+ * `types` beside them: `max(v, 0)`); one it cannot read keeps its text, literal
+ * suffixes C lacks (`2i`, `1f`) made C's. The rest is shared syntax (operators, calls, the
+ * built-ins of `CUDA_PRELUDE`).
  */
-export function cudaExpression(wgsl: string): string {
+export function cudaExpression(
+  wgsl: string,
+  types: readonly (readonly [string, ElementType])[] = [],
+): string {
+  const translated = translateWgslExpression(wgsl, Object.fromEntries(types));
+  if (translated !== undefined) return translated;
   return wgsl.replace(/\b(\d+)i\b/g, "$1").replace(/\b(\d+)f\b/g, "$1.0f")
     .replace(/\b(0x[0-9a-fA-F]+)i\b/g, "(int)$1");
 }
@@ -139,9 +149,44 @@ const words = new Float32Array(1);
 const wordBits = new Uint32Array(words.buffer);
 
 /**
+ * A named param as its 32-bit word, checked as WebGPU checks a uniform field (the same values
+ * refused, `KernelArgumentError` naming it): an integer in the type's range, an f32 that does
+ * not overflow to Infinity (NaN and the infinities given are kept).
+ */
+function paramWord(kernel: string, name: string, type: ElementType, given: unknown): number {
+  const value = typeof given === "bigint" && type !== "f32" ? Number(given) : given;
+  if (typeof value === "number") {
+    if (type === "f32") {
+      words[0] = value;
+      if (Number.isFinite(words[0]) || !Number.isFinite(value)) return wordBits[0];
+    } else if (Number.isInteger(value)) {
+      if (type === "u32" && value >= 0 && value <= 0xffffffff) return value;
+      if (type === "i32" && value >= -0x80000000 && value <= 0x7fffffff) return value >>> 0;
+    }
+  }
+  const what = `params.${name}`;
+  if (given === undefined) throw new KernelArgumentError(kernel, what, `is missing (${type})`);
+  throw new KernelArgumentError(
+    kernel,
+    what,
+    typeof value !== "number"
+      ? `must be a number (${type}), got ${describe(given)}`
+      : type === "f32"
+      ? `is ${value}, beyond the largest f32 (${F32_MAX}): it would be Infinity`
+      : `must be an integer in ${
+        type === "u32" ? "[0, 4294967295]" : "[-2147483648, 2147483647]"
+      }` +
+        ` (${type}), got ${describe(given)}`,
+  );
+}
+
+/** The largest finite f32. */
+const F32_MAX = 3.4028234663852886e38;
+
+/**
  * Launches a generated kernel on `client`: a WGSL text with its named params as they are, a
- * CUDA text with its params as 32-bit words in the kernel's order (`RangeError` for a missing
- * one).
+ * CUDA text with its params as 32-bit words in the kernel's order, each checked as WebGPU checks
+ * it (`KernelArgumentError` for a missing, unknown or out-of-range one).
  */
 export function launch(client: ComputeClient, kernel: BackendText, options: GeneratedLaunch): void {
   const { threads, count, buffers, stream } = options;
@@ -150,16 +195,18 @@ export function launch(client: ComputeClient, kernel: BackendText, options: Gene
     return;
   }
   const given = (options.params ?? {}) as Record<string, unknown>;
+  for (const name in given) {
+    if (Object.hasOwn(given, name) && !kernel.params.some(([p]) => p === name)) {
+      throw new KernelArgumentError(
+        kernel.id,
+        `params.${name}`,
+        `is not a param of the kernel (${kernel.params.map(([p]) => p).join(", ")})`,
+      );
+    }
+  }
   const data = new Uint32Array(kernel.params.length);
   kernel.params.forEach(([name, type], k) => {
-    const value = given[name];
-    if (typeof value !== "number") {
-      throw new RangeError(`${kernel.id}: param "${name}" must be a number, got ${String(value)}`);
-    }
-    if (type === "f32") {
-      words[0] = value;
-      data[k] = wordBits[0];
-    } else data[k] = value >>> 0;
+    data[k] = paramWord(kernel.id, name, type, given[name]);
   });
   runKernel(client, kernel, {
     threads,

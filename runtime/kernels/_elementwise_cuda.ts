@@ -40,7 +40,7 @@ ${
     ).join("\n")
   }
 ${params.map(([param, type]) => `  const ${C_TYPE[type]} ${param} = params.${param};`).join("\n")}
-  out[i] = (${C_TYPE[output]})(${cudaExpression(expression)});
+  out[i] = (${C_TYPE[output]})(${cudaExpression(expression, [["i", "u32"], ...inputs, ...params])});
 }
 `;
   return {

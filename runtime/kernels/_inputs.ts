@@ -1,7 +1,7 @@
 /**
  * The inputs of a helper kernel's run, checked once for element-wise kernels and reductions
  * alike: present by name, of the declared element type (an untyped handle is read as it), and
- * of one length (raw inputs excepted).
+ * of one length (raw inputs excepted); and the output given as `out`, of the output's type.
  *
  * @module
  */
@@ -28,6 +28,17 @@ export function namedInputs(
     }
     return handle;
   });
+}
+
+/**
+ * Refuses an `out` handle of another element type than the kernel's output (`TypeError`), as
+ * {@linkcode namedInputs} refuses an input: the kernel would write its elements' bits into it
+ * (on CUDA, nothing else checks it).
+ */
+export function checkOutput(kernel: string, out: Handle | undefined, type: ElementType): void {
+  if (out !== undefined && out.dtype !== type && out.dtype !== "bytes") {
+    throw new TypeError(`${kernel} output "out" is ${out.describe()}, not ${type}`);
+  }
 }
 
 /**

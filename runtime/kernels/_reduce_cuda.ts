@@ -54,13 +54,17 @@ ${
     )
       .join("\n")
   }
-    return (${t})(${cudaExpression(program.map)});
+    return (${t})(${cudaExpression(program.map, [["i", "u32"], ...inputs, ...program.params])});
   };
-  auto combine = [&](${t} a, ${t} b) -> ${t} { return ${cudaExpression(program.combine)}; };
+  auto combine = [&](${t} a, ${t} b) -> ${t} { return ${
+    cudaExpression(program.combine, [["a", type], ["b", type]])
+  }; };
   auto finish = [&](${t} r, unsigned int count) -> ${t} {
-    (void)count; return ${finishes ? cudaExpression(program.finish) : "r"};
+    (void)count; return ${
+    finishes ? cudaExpression(program.finish, [["r", type], ["count", "u32"]]) : "r"
+  };
   };`;
-  const identity = cudaExpression(program.identity);
+  const identity = cudaExpression(program.identity, [["identity", type]]);
   const wide = workgroup === REDUCE_WORKGROUP ? "" : `_wg${workgroup}`;
   const id = `${program.name}_${shape}${finishes ? "" : "_partial"}${wide}.cuda`;
   if (shape === "columns") {

@@ -8,7 +8,7 @@ import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import { commonLength, namedInputs } from "./_inputs.ts";
+import { checkOutput, commonLength, namedInputs } from "./_inputs.ts";
 import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
 import { elementwiseCuda } from "./_elementwise_cuda.ts";
 
@@ -222,6 +222,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
     source,
     run(client, given, options = {}) {
       const handles = namedInputs(name, inputs, given);
+      checkOutput(name, options.out, output);
       const sized = inputs.flatMap(([input], k) =>
         raw.has(input) ? [] : [[input, handles[k]]] as const
       );

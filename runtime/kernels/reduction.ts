@@ -11,7 +11,7 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
-import { commonLength, namedInputs } from "./_inputs.ts";
+import { checkOutput, commonLength, namedInputs } from "./_inputs.ts";
 import {
   COLUMN_CHUNK,
   LOOP_LIMIT,
@@ -203,6 +203,7 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
     name,
     run(client, given, options = {}) {
       const handles = namedInputs(name, inputs, given);
+      checkOutput(name, options.out, type);
       const n = commonLength(name, inputs.map(([input], k) => [input, handles[k]] as const), 0);
       const plan = planOf(n, options);
       const { stream } = options;

@@ -18,6 +18,7 @@ import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
 import { captureCudaGraph } from "./launch/_graph.ts";
+import { checkCompile } from "./launch/_check_launch.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { Trace } from "../../core/trace.ts";
@@ -161,8 +162,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   /** Loads a kernel's module and function now; `COMPILATION` when the driver rejects it. */
-  compile(kernel: CudaKernel): void {
+  compile(kernel: CudaKernel, options?: Pick<KernelLaunch<CudaKernel>, "overrides">): void {
     this.#assertUsable();
+    checkCompile(kernel, options?.overrides); // as execute checks it: WGSL, overrides
     this.#parts.modules.function(kernel);
   }
 

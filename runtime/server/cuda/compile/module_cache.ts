@@ -19,22 +19,24 @@
  * @module
  */
 
-import { CompilationError, type ComputeError, UnsupportedError } from "../../../core/errors.ts";
+import {
+  CompilationError,
+  type ComputeError,
+  KernelArgumentError,
+  UnsupportedError,
+} from "../../../core/errors.ts";
 import { CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
+
+/** `CUDA_ERROR_NOT_FOUND`: `cuModuleGetFunction` found no function of the name. */
+const CUDA_ERROR_NOT_FOUND = 500;
 import { Nvrtc } from "./_nvrtc.ts";
 import { kernelName } from "../kernel.ts";
 import { cudaVersionName, isaName, maxPtxIsa } from "../_ptx_version.ts";
 import { isMismatch, type Loaded, loadError, loadModule } from "./_module_load.ts";
 import type { CudaKernel } from "../kernel.ts";
-import { cudaSignatures, type KernelSignature, pickSignature, ptxSignatures } from "./signature.ts";
+import { type ResolvedKernel, resolveKernel } from "./_resolve_kernel.ts";
 
-/** What a kernel's text says of it: its entry point and that entry's signature. */
-export interface ResolvedKernel {
-  /** The entry point: the kernel's own, or the module's only one. */
-  readonly entryPoint: string;
-  /** Its parameters (from the CUDA C when given, else the PTX), when they could be read. */
-  readonly signature: KernelSignature | undefined;
-}
+export type { ResolvedKernel } from "./_resolve_kernel.ts";
 
 const CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
@@ -140,7 +142,8 @@ export class ModuleCache {
 
   /**
    * The function of a kernel, ready for a launch with the kernel's `sharedMemoryBytes`;
-   * `COMPILATION` when the driver rejects its module or entry point, `RangeError` for more
+   * `COMPILATION` when the driver rejects its module (`KERNEL_ARGUMENT` naming `entryPoint` when
+   * the module has no kernel of that name), `RangeError` for more
    * shared memory than the device allows.
    */
   function(kernel: CudaKernel): Deno.PointerValue {
@@ -150,7 +153,10 @@ export class ModuleCache {
       try {
         program.fn = this.#load(kernel, program);
       } catch (error) {
-        if (error instanceof CompilationError || error instanceof UnsupportedError) {
+        if (
+          error instanceof CompilationError || error instanceof UnsupportedError ||
+          error instanceof KernelArgumentError
+        ) {
           program.error = error;
         }
         throw error;
@@ -251,6 +257,15 @@ export class ModuleCache {
     const result = symbols.cuModuleGetFunction(out64, module, name);
     if (result !== CUDA_SUCCESS) {
       const cause = this.#driver.error(result, `cuModuleGetFunction(${entry})`);
+      if (result === CUDA_ERROR_NOT_FOUND) {
+        // The module loaded, but has no kernel of that name: the caller's entryPoint is wrong.
+        throw new KernelArgumentError(
+          kernelName(kernel),
+          "entryPoint",
+          `is '${entry}' but the module has no kernel of that name (${cause.message})`,
+          { cause },
+        );
+      }
       throw new CompilationError(kernelName(kernel), cause.message, undefined, { cause });
     }
     const fn = this.#driver.pointerAt();
@@ -362,27 +377,4 @@ function ptxParamSizes(ptx: string, entry: string): number[] | undefined {
   return [...ptx.slice(start, end).matchAll(params)].map((m) =>
     Number(m[1]) / 8 * (m[2] === undefined ? 1 : Number(m[2]))
   );
-}
-
-/** The entry point and signature of a kernel, read from its CUDA C (preferred) or PTX. */
-function resolveKernel(kernel: CudaKernel): ResolvedKernel {
-  const given = kernel.entryPoint;
-  const fromSource = typeof kernel.source === "string" ? cudaSignatures(kernel.source) : [];
-  const fromPtx = typeof kernel.ptx === "string" ? ptxSignatures(kernel.ptx) : [];
-  const all = typeof kernel.source === "string" && (fromSource.length > 0 || fromPtx.length === 0)
-    ? fromSource
-    : fromPtx;
-  const signature = pickSignature(fromSource, given) ??
-    (typeof kernel.ptx === "string" ? pickSignature(fromPtx, given) : undefined);
-  if (given !== undefined) return { entryPoint: given, signature };
-  if (signature === undefined) {
-    const what = all === fromSource ? 'extern "C" __global__ functions' : ".entry functions";
-    const names = all.map((s) => s.name);
-    throw new TypeError(
-      `Kernel '${kernelName(kernel)}' declares ${names.length} ${what}` +
-        (names.length === 0 ? "" : ` (${names.join(", ")})`) +
-        `: give kernel.entryPoint to say which to run`,
-    );
-  }
-  return { entryPoint: signature.name, signature };
 }

@@ -11,7 +11,9 @@
  *   pass (a struct by value, a reference) is kept with `type: undefined`, refused at the launch.
  * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list. PTX keeps no C types: a `.u64`
  *   parameter is a pointer when the kernel converts it with `cvta.to.global` (what `nvcc` and
- *   NVRTC write), is declared `.ptr`, or is never loaded; otherwise a 64-bit integer. `.u32`/`.b32`
+ *   NVRTC write) or uses it as an address (itself, or moved or added to), is declared `.ptr`, or
+ *   is never loaded; one that only does integer work (an offset, a stride, a value) is a 64-bit
+ *   integer. `.u32`/`.b32`
  *   holds `int` as well as `unsigned` (nvcc writes `.u32` for both), so it takes either range.
  *   Names are PTX's (`saxpy_param_2`): PTX kernels take `params` by position.
  *
@@ -41,6 +43,8 @@ export type KernelParam =
     readonly type: StorageType | undefined;
     /** PTX `.u32`/`.b32`/`.b64`: the sign is unknown, both ranges are taken. */
     readonly signless?: boolean;
+    /** C `bool`: a byte that must hold 0 or 1. */
+    readonly bool?: boolean;
     /** The declaration as written, for messages. */
     readonly declared: string;
     /** Byte size (known even when `type` is not: a PTX `.b8 x[N]`). */
@@ -111,6 +115,14 @@ const C_TYPES: Record<string, StorageType> = {
 
 const IGNORED = new Set(["volatile", "__restrict__", "__restrict", "restrict", "struct"]);
 
+/** The words of the type names above, and qualifiers: never a parameter's name. */
+const TYPE_WORDS = new Set([
+  ...Object.keys(C_TYPES).flatMap((t) => t.split(" ")),
+  ...IGNORED,
+  "int",
+  "const",
+]);
+
 /** Removes comments and string-free noise the parser does not need. */
 function stripComments(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
@@ -160,9 +172,10 @@ function cParam(text: string, index: number): KernelParam {
   const declared = text.trim().replace(/\s+/g, " ");
   const words: string[] = declared.match(/[A-Za-z_]\w*|\*|&|\[/g) ?? [];
   const star = words.indexOf("*");
-  const name = words.length > 1 && /^[A-Za-z_]/.test(words[words.length - 1])
-    ? words[words.length - 1]
-    : `param_${index}`;
+  const last = words[words.length - 1];
+  // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
+  const named = words.length > 1 && /^[A-Za-z_]/.test(last) && !TYPE_WORDS.has(last);
+  const name = named ? last : `param_${index}`;
   if (words.includes("&") || words.includes("[")) {
     return { kind: "scalar", name, type: undefined, declared, size: 0 };
   }
@@ -177,9 +190,17 @@ function cParam(text: string, index: number): KernelParam {
     }
     return { kind: "pointer", name, element, readOnly, declared };
   }
-  const typeName = baseType(words.slice(0, -1).filter((w) => w !== "const"));
+  const typeName = baseType((named ? words.slice(0, -1) : words).filter((w) => w !== "const"));
   const type = C_TYPES[typeName];
-  return { kind: "scalar", name, type, declared, size: type === undefined ? 0 : SIZE[type] };
+  const size = type === undefined ? 0 : SIZE[type];
+  return {
+    kind: "scalar",
+    name,
+    type,
+    ...(typeName === "bool" ? { bool: true } : {}),
+    declared,
+    size,
+  };
 }
 
 function baseType(words: string[]): string {
@@ -251,24 +272,62 @@ function ptxParam(declared: string, body: string): KernelParam {
 }
 
 /**
- * Whether a `.u64` parameter is a pointer: its register is converted to a global address or
- * used as one (`[%rd1]`), or it is never loaded; otherwise it is an integer when its register is
- * compared or used in integer arithmetic other than an addition (a length), else a pointer.
+ * Whether a `.u64` parameter is a pointer: never loaded, or its register (or one moved or added
+ * from it) is converted with `cvta.to.global` or used as an address (`[%rd1]`). A loaded one
+ * whose register only does integer work (compared, shifted, multiplied, stored as a value, added
+ * to a global address as its offset) is a 64-bit integer; one with neither use is a pointer.
  */
 function isPointer(name: string, body: string): boolean {
   const escaped = name.replace(/[$]/g, "\\$&");
   const load = new RegExp(`ld\\.param\\.[ub]64\\s+(%\\w+),\\s*\\[${escaped}\\]`, "g");
   const registers = [...body.matchAll(load)].map((m) => m[1]);
   if (registers.length === 0) return true;
-  for (const r of registers) {
-    const reg = `${r}(?!\\d)`;
-    if (new RegExp(`cvta\\.to\\.global\\.u64\\s+%\\w+,\\s*${reg}|\\[${reg}`).test(body)) {
-      return true;
+  const statements = instructions(body);
+  // The registers that hold global addresses: what `cvta.to.global` makes.
+  const global = new Set(
+    statements.filter((s) => s.op.startsWith("cvta.to.global")).map((s) => s.operands[0]),
+  );
+  const seen = new Set(registers);
+  const queue = [...registers];
+  let address = false, integer = false;
+  while (queue.length > 0) {
+    const reg = new RegExp(`${queue.pop()!.replace(/[$]/g, "\\$&")}(?![\\w$])`);
+    for (const { op, operands } of statements) {
+      // Stores and reductions have no destination: every operand is read.
+      const sources = /^(?:st|red)\./.test(op) ? operands : operands.slice(1);
+      const used = sources.filter((o) => reg.test(o));
+      if (used.length === 0) continue;
+      if (used.some((o) => o.startsWith("[")) || op.startsWith("cvta.to.global")) {
+        address = true;
+      } else if (
+        /^(?:mov|add)\./.test(op) && !sources.some((o) => global.has(o)) &&
+        !seen.has(operands[0])
+      ) {
+        seen.add(operands[0]);
+        queue.push(operands[0]);
+      } else if (!/^(?:mov|add)\./.test(op) || sources.some((o) => global.has(o))) {
+        integer = true;
+      }
     }
   }
-  return !registers.some((r) =>
-    new RegExp(`\\b(?:setp|mul|div|rem|min|max|sub|cvt)\\.[\\w.]+\\s+[^;]*${r}(?!\\d)`).test(body)
-  );
+  return address || !integer;
+}
+
+/** The instructions of a PTX body: opcode and operands, labels and guards removed. */
+function instructions(body: string): { op: string; operands: string[] }[] {
+  const found: { op: string; operands: string[] }[] = [];
+  for (let text of body.split(";")) {
+    text = text.replace(/\/\/[^\n]*/g, "").replace(/^(?:\s*[{}])+/, "")
+      .replace(/^\s*(?:[\w$]+:\s*)+/, "").replace(/^\s*@!?%\w+\s+/, "").trim();
+    if (text === "" || text.startsWith(".")) continue;
+    const space = text.search(/\s/);
+    if (space < 0) continue;
+    found.push({
+      op: text.slice(0, space),
+      operands: text.slice(space).split(",").map((o) => o.trim()),
+    });
+  }
+  return found;
 }
 
 /**

@@ -43,16 +43,20 @@ function checkLaunchShape(launch: KernelLaunch<CudaKernel>): void {
 /** Checks the shape of a launch and of its kernel (`TypeError` / `RangeError`). */
 export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
   checkLaunchShape(launch);
-  checkKernel(launch.kernel);
-  if (launch.overrides !== undefined) {
+  checkCompile(launch.kernel, launch.overrides);
+  if (launch.samplers !== undefined) {
     throw new UnsupportedError(
-      `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no override constants (WGSL)`,
+      `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no samplers (WGSL)`,
     );
   }
-  if (launch.bufferNames !== undefined || launch.samplers !== undefined) {
+}
+
+/** Checks a kernel to compile, and refuses override constants (`compile` and `execute`). */
+export function checkCompile(kernel: CudaKernel, overrides: unknown): void {
+  checkKernel(kernel);
+  if (overrides !== undefined) {
     throw new UnsupportedError(
-      `Kernel '${kernelName(launch.kernel)}': the CUDA backend binds buffers by position only ` +
-        `(no ${launch.bufferNames !== undefined ? "named buffers" : "samplers"})`,
+      `Kernel '${kernelName(kernel)}': the CUDA backend has no override constants (WGSL)`,
     );
   }
 }

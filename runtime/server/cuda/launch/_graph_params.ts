@@ -18,7 +18,7 @@ import type { CudaDriver } from "../_ffi.ts";
 import type { CudaKernel } from "../kernel.ts";
 import { kernelName } from "../kernel.ts";
 import type { LaunchParts, PreparedLaunch } from "./launcher.ts";
-import { packBySignature, usesLayout } from "./_params.ts";
+import { buffersByName, packBySignature, usesLayout } from "./_params.ts";
 
 /** A captured launch with named params. */
 interface NamedLaunch {
@@ -105,11 +105,20 @@ export class GraphNodeParams {
     // Pack every changed launch first (the packing scratch is shared: copy each out).
     const packed = [...changed].map(([entry, merged]) => {
       const launch = launches[entry.index];
-      const refs = launch.args.refs();
       const { signature } = parts.modules.resolve(launch.kernel);
-      const located = refs.map((ref) => parts.memory.locate(ref));
       const name = kernelName(launch.kernel);
-      const { values, sizes } = packBySignature(name, signature!, refs, located, merged);
+      const names = launch.bufferNames;
+      const given = launch.args.refs();
+      const refs = names === undefined ? given : buffersByName(name, signature, names, given);
+      const located = refs.map((ref) => parts.memory.locate(ref));
+      const { values, sizes } = packBySignature(
+        name,
+        signature!,
+        refs,
+        located,
+        merged,
+        names !== undefined,
+      );
       return { entry, merged, values: values.slice(0, Math.max(8, sizes.length * 8)), sizes };
     });
     if (exec !== null) {

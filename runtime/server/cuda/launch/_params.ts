@@ -8,7 +8,8 @@
  * Two ways to fill them:
  *
  * - **By signature** (the user path: `buffers` and `params`, no metadata or scalars): the
- *   buffers fill the pointer parameters in order, each handle's element type checked against the
+ *   buffers fill the pointer parameters in order (or by name: {@linkcode buffersByName}), each
+ *   handle's element type checked against the
  *   pointee (`float*` takes f32 handles; untyped handles and `void*` take anything); `params`
  *   fill the scalar parameters, by name for CUDA C and by position (an array) for PTX, each value
  *   checked against the declared type. A missing, unknown or ill-typed value is a
@@ -91,6 +92,7 @@ export function packBySignature(
   refs: readonly HandleRef[],
   buffers: readonly ResourceRange<bigint>[],
   params: KernelParams | undefined,
+  named = false,
 ): LaunchParams {
   const list = signature.params;
   const { pointers, scalars, names } = shapeOf(signature);
@@ -104,7 +106,8 @@ export function packBySignature(
     );
   }
   const byPosition = signature.language === "ptx";
-  const given = params ?? (byPosition ? [] : {});
+  // `null` is refused as WebGPU refuses it, not read as "no params".
+  const given = params === undefined ? (byPosition ? [] : {}) : params;
   if (typeof given !== "object" || given === null) {
     throw new KernelArgumentError(kernel, "params", `must be an object, got ${describe(params)}`);
   }
@@ -147,7 +150,7 @@ export function packBySignature(
     const param = list[slot];
     if (param.kind === "pointer") {
       const ref = refs[buffer], at = buffers[buffer];
-      checkElement(kernel, buffer, ref, param);
+      checkElement(kernel, named ? `buffers.${param.name}` : `buffers[${buffer}]`, ref, param);
       if (param.readOnly) readOnly.push(buffer);
       view.setBigUint64(slot * 8, address(at), true);
       sizes[slot] = 8;
@@ -178,6 +181,44 @@ export function packBySignature(
     bytes.set(encode(kernel, what, param, value), slot * 8);
   }
   return { sizes, pointers: array, values, readOnly };
+}
+
+/**
+ * The buffers given by name (`buffers: { x, y }`, the client's `bufferNames`) in the order of the
+ * kernel's pointer parameters; a name that is no pointer parameter, or a pointer parameter left
+ * out, is a `KernelArgumentError` naming it.
+ */
+export function buffersByName(
+  kernel: string,
+  signature: KernelSignature | undefined,
+  names: readonly string[],
+  refs: readonly HandleRef[],
+): HandleRef[] {
+  if (signature === undefined) {
+    throw new KernelArgumentError(
+      kernel,
+      "buffers",
+      "cannot be given by name: the kernel's parameters could not be read from its program",
+    );
+  }
+  const pointers = signature.params.filter((p) => p.kind === "pointer");
+  const list = pointers.map((p) => p.declared).join(", ") || "none";
+  for (const name of names) {
+    if (!pointers.some((p) => p.name === name)) {
+      throw new KernelArgumentError(
+        kernel,
+        `buffers.${name}`,
+        `is not a pointer parameter of ${signature.name} (${list})`,
+      );
+    }
+  }
+  return pointers.map((p) => {
+    const at = names.indexOf(p.name);
+    if (at < 0) {
+      throw new KernelArgumentError(kernel, `buffers.${p.name}`, `is missing (${p.declared})`);
+    }
+    return refs[at];
+  });
 }
 
 /** Per signature: its pointer count, its scalar parameters and their names. */
@@ -238,14 +279,14 @@ function scalarList(list: readonly KernelParam[]): string {
 /** Refuses a typed handle whose elements are not the pointee's type. */
 function checkElement(
   kernel: string,
-  index: number,
+  what: string,
   ref: HandleRef,
   param: KernelParam & { kind: "pointer" },
 ): void {
   if (param.element === undefined || ref.dtype === "bytes" || ref.dtype === param.element) return;
   throw new KernelArgumentError(
     kernel,
-    `buffers[${index}]`,
+    what,
     `holds ${ref.dtype} elements, but ${param.declared} points to ${param.element}: pass a ` +
       `${param.element} handle, or reinterpret with handle.as("${param.element}")`,
   );
@@ -259,6 +300,19 @@ function encode(
   value: unknown,
 ): Uint8Array {
   const type = param.type!;
+  if (param.bool) {
+    // A C bool is one byte, 0 or 1: any other byte is undefined behaviour on the device.
+    if (value === true || value === false) return new Uint8Array([value ? 1 : 0]);
+    if (value !== 0 && value !== 1) {
+      throw new KernelArgumentError(
+        kernel,
+        what,
+        `does not fit '${param.declared}': a bool takes true, false, 0 or 1, got ${
+          describe(value)
+        }`,
+      );
+    }
+  }
   try {
     if (param.signless && typeof value !== "bigint" && (value as number) < 0) {
       // `.u32`/`.b32` in PTX is `int` as often as `unsigned`: a negative value is an int's.

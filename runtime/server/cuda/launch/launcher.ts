@@ -26,7 +26,7 @@ import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
 import { checkLaunch } from "./_check_launch.ts";
-import { type LaunchParams, packBySignature, usesLayout } from "./_params.ts";
+import { buffersByName, type LaunchParams, packBySignature, usesLayout } from "./_params.ts";
 import { packByLayout } from "./_layout_params.ts";
 import { KernelArgumentError } from "../../../core/errors.ts";
 
@@ -108,10 +108,20 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     : undefined;
   if (fixed !== undefined) checkGrid(ctx, fixed);
   const fn = ctx.modules.function(kernel);
-  const buffers = args.tensorMaps.length === 0 ? args.buffers : args.refs();
+  const given = args.tensorMaps.length === 0 ? args.buffers : args.refs();
+  const buffers = kernelLaunch.bufferNames === undefined
+    ? given
+    : buffersByName(name, signature, kernelLaunch.bufferNames, given);
   const located: ResourceRange<bigint>[] = new Array(buffers.length);
   for (let i = 0; i < buffers.length; i++) located[i] = ctx.memory.locate(buffers[i]);
   const layout = usesLayout(args, kernel.bufferLengths);
+  if (layout && kernelLaunch.bufferNames !== undefined) {
+    throw new KernelArgumentError(
+      name,
+      "buffers",
+      "cannot be named with metadata, scalars or bufferLengths (the internal layout binds by position)",
+    );
+  }
   if (layout && kernelLaunch.params !== undefined) {
     throw new KernelArgumentError(
       name,
@@ -129,7 +139,14 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     );
   }
   const params = !layout && signature !== undefined
-    ? packBySignature(name, signature, buffers, located, kernelLaunch.params)
+    ? packBySignature(
+      name,
+      signature,
+      buffers,
+      located,
+      kernelLaunch.params,
+      kernelLaunch.bufferNames !== undefined,
+    )
     : packByLayout(name, kernel.bufferLengths ?? false, located, args, signature);
   const expected = ctx.modules.signature(kernel);
   if (expected !== undefined && !sameSizes(expected, params.sizes)) {

@@ -1,0 +1,367 @@
+/**
+ * A WGSL scalar expression (the helpers' `expression`, `map`, `combine`, ...) as CUDA C++ with
+ * WGSL's meaning. The syntax is shared, but some operators differ where C leaves a result
+ * undefined or rounds otherwise, so they become calls of the prelude's functions
+ * ({@linkcode WGSL_OPERATORS}):
+ *
+ * - `/` and `%`: an integer divided by zero is the dividend and its remainder 0; the most
+ *   negative i32 divided by -1 is itself and its remainder 0 (WGSL); C's are undefined (NVRTC
+ *   may drop the whole store). A float `%` is C's `fmodf` (C has no float `%`).
+ * - `<<` and `>>`: the shift amount is taken modulo 32 (WGSL); PTX's shifts clamp it (a shift by
+ *   33 gives 0, not a shift by 1).
+ * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
+ * - i32 `+`, `-` and `*` wrap around: C's signed overflow is undefined (NVRTC folds `a + 1 > a`
+ *   to true).
+ * - `i32(x)` and `u32(x)` of a float clamp to the type's range as WGSL does (its largest f32
+ *   below 2^31 or 2^32: `i32(3e9)` is 2147483520), NaN to 0; C's conversion is undefined there.
+ * - Float literals are f32 (`0.5` is `0.5f`): in C a `double`, which computes in double
+ *   precision and makes `pow(x, 2.0)` or `clamp(x, 0.0, 1.0)` ambiguous.
+ * - Integer literals in a call take the type of its other arguments, as WGSL's abstract ints
+ *   do (`max(v, 0)` of an f32 `v` is `max(v, 0.0f)`; C finds `max(float, int)` ambiguous), and
+ *   are f32 in the float-only built-ins (`exp(0)`); identifiers' types come from the caller.
+ *
+ * The prelude also defines the WGSL scalar built-ins CUDA lacks (`fract`, `sign`, `saturate`,
+ * `step`, `smoothstep`, `mix`, `inverseSqrt`, `degrees`, `radians`, and the bit built-ins
+ * `countOneBits`, `reverseBits`, `countLeadingZeros`, `countTrailingZeros`, `firstLeadingBit`,
+ * `firstTrailingBit`, `extractBits`).
+ *
+ * An expression this parser does not read is left to the compiler as written (its literal
+ * suffixes made C's), which reports what it refuses.
+ *
+ * @module
+ */
+
+/** CUDA C++ of WGSL's integer division, remainder and shifts, `round`, and missing built-ins. */
+export const WGSL_OPERATORS = `
+__device__ __forceinline__ int wgsl_div_(int a, int b) {
+  return b == 0 || (a == (int)0x80000000 && b == -1) ? a : a / b; }
+__device__ __forceinline__ unsigned int wgsl_div_(unsigned int a, unsigned int b) {
+  return b == 0u ? a : a / b; }
+__device__ __forceinline__ float wgsl_div_(float a, float b) { return a / b; }
+__device__ __forceinline__ int wgsl_rem_(int a, int b) {
+  return b == 0 || (a == (int)0x80000000 && b == -1) ? 0 : a % b; }
+__device__ __forceinline__ unsigned int wgsl_rem_(unsigned int a, unsigned int b) {
+  return b == 0u ? 0u : a % b; }
+__device__ __forceinline__ float wgsl_rem_(float a, float b) { return fmodf(a, b); }
+template <class A, class B> __device__ __forceinline__ auto wgsl_div(A a, B b) -> decltype(a / b) {
+  return wgsl_div_((decltype(a / b))a, (decltype(a / b))b); }
+template <class A, class B> __device__ __forceinline__ auto wgsl_rem(A a, B b) -> decltype(a / b) {
+  return wgsl_rem_((decltype(a / b))a, (decltype(a / b))b); }
+template <class A, class B> __device__ __forceinline__ auto wgsl_shl(A a, B b) -> decltype(a << 1) {
+  return a << ((unsigned int)b & 31u); }
+template <class A, class B> __device__ __forceinline__ auto wgsl_shr(A a, B b) -> decltype(a >> 1) {
+  return a >> ((unsigned int)b & 31u); }
+__device__ __forceinline__ float wgsl_round(float x) { return rintf(x); }
+__device__ __forceinline__ int wgsl_i32(float x) {
+  return x != x ? 0 : (int)fminf(fmaxf(x, -2147483648.0f), 2147483520.0f); }
+__device__ __forceinline__ int wgsl_i32(int x) { return x; }
+__device__ __forceinline__ int wgsl_i32(unsigned int x) { return (int)x; }
+__device__ __forceinline__ int wgsl_i32(bool x) { return x ? 1 : 0; }
+__device__ __forceinline__ unsigned int wgsl_u32(float x) {
+  return x != x ? 0u : (unsigned int)fminf(fmaxf(x, 0.0f), 4294967040.0f); }
+__device__ __forceinline__ unsigned int wgsl_u32(int x) { return (unsigned int)x; }
+__device__ __forceinline__ unsigned int wgsl_u32(unsigned int x) { return x; }
+__device__ __forceinline__ unsigned int wgsl_u32(bool x) { return x ? 1u : 0u; }
+__device__ __forceinline__ float fract(float x) { return x - floorf(x); }
+__device__ __forceinline__ float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
+__device__ __forceinline__ int sign(int x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+__device__ __forceinline__ float saturate(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
+__device__ __forceinline__ float step(float edge, float x) { return edge <= x ? 1.0f : 0.0f; }
+__device__ __forceinline__ float smoothstep(float lo, float hi, float x) {
+  float t = fminf(fmaxf((x - lo) / (hi - lo), 0.0f), 1.0f); return t * t * (3.0f - 2.0f * t); }
+__device__ __forceinline__ float mix(float a, float b, float t) { return a * (1.0f - t) + b * t; }
+__device__ __forceinline__ float inverseSqrt(float x) { return rsqrtf(x); }
+__device__ __forceinline__ float degrees(float x) { return x * 57.295779513082322865f; }
+__device__ __forceinline__ float radians(float x) { return x * 0.017453292519943295f; }
+__device__ __forceinline__ unsigned int countOneBits(unsigned int x) { return __popc(x); }
+__device__ __forceinline__ int countOneBits(int x) { return __popc(x); }
+__device__ __forceinline__ unsigned int reverseBits(unsigned int x) { return __brev(x); }
+__device__ __forceinline__ int reverseBits(int x) { return (int)__brev((unsigned int)x); }
+__device__ __forceinline__ unsigned int countLeadingZeros(unsigned int x) { return __clz(x); }
+__device__ __forceinline__ int countLeadingZeros(int x) { return __clz(x); }
+__device__ __forceinline__ unsigned int countTrailingZeros(unsigned int x) { return __clz(__brev(x)); }
+__device__ __forceinline__ int countTrailingZeros(int x) { return __clz(__brev((unsigned int)x)); }
+__device__ __forceinline__ unsigned int firstLeadingBit(unsigned int x) {
+  return x == 0u ? 0xffffffffu : 31u - __clz(x); }
+__device__ __forceinline__ int firstLeadingBit(int x) {
+  int s = x < 0 ? ~x : x; return s == 0 ? -1 : 31 - __clz(s); }
+__device__ __forceinline__ unsigned int firstTrailingBit(unsigned int x) {
+  return x == 0u ? 0xffffffffu : __clz(__brev(x)); }
+__device__ __forceinline__ int firstTrailingBit(int x) {
+  return x == 0 ? -1 : __clz(__brev((unsigned int)x)); }
+__device__ __forceinline__ unsigned int extractBits(unsigned int e, unsigned int offset, unsigned int count) {
+  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
+  return c == 0u ? 0u : c == 32u ? e : (e >> o) & ((1u << c) - 1u); }
+__device__ __forceinline__ int extractBits(int e, unsigned int offset, unsigned int count) {
+  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
+  return c == 0u ? 0 : c == 32u ? e : (int)((unsigned int)e << (32u - c - o)) >> (32u - c); }
+`;
+
+type Token = { kind: "num" | "id" | "op"; text: string };
+
+const TOKEN =
+  /\s*(?:(0[xX][0-9a-fA-F]+[iu]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fiuh]?)|([A-Za-z_]\w*)|(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>!~&|^()[\],.]))/y;
+
+function tokenize(text: string): Token[] | undefined {
+  const tokens: Token[] = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < text.length) {
+    if (/^\s*$/.test(text.slice(TOKEN.lastIndex))) break;
+    const m = TOKEN.exec(text);
+    if (m === null) return undefined;
+    tokens.push(
+      m[1] !== undefined
+        ? { kind: "num", text: m[1] }
+        : m[2] !== undefined
+        ? { kind: "id", text: m[2] }
+        : { kind: "op", text: m[3] },
+    );
+  }
+  return tokens;
+}
+
+/** Binary operators by precedence (higher binds tighter), as C's (WGSL's are a subset). */
+const BINARY: Readonly<Record<string, number>> = {
+  "||": 1,
+  "&&": 2,
+  "|": 3,
+  "^": 4,
+  "&": 5,
+  "==": 6,
+  "!=": 6,
+  "<": 7,
+  ">": 7,
+  "<=": 7,
+  ">=": 7,
+  "<<": 8,
+  ">>": 8,
+  "+": 9,
+  "-": 9,
+  "*": 10,
+  "/": 10,
+  "%": 10,
+};
+
+const CALLS: Readonly<Record<string, string>> = {
+  "/": "wgsl_div",
+  "%": "wgsl_rem",
+  "<<": "wgsl_shl",
+  ">>": "wgsl_shr",
+};
+
+/** A WGSL literal as C's: `2i` is `2`, a float literal an f32 (`0.5f`, `1f` is `1.0f`). */
+function literal(text: string): string {
+  if (/^0[xX]/.test(text)) return text.endsWith("i") ? `(int)${text.slice(0, -1)}` : text;
+  if (text.endsWith("i")) return text.slice(0, -1);
+  if (text.endsWith("u")) return text;
+  const body = text.endsWith("f") || text.endsWith("h") ? text.slice(0, -1) : text;
+  const float = text.endsWith("f") || /[.eE]/.test(body);
+  if (!float) return body;
+  return /[.eE]/.test(body) ? `${body}f` : `${body}.0f`;
+}
+
+/** The type of a parsed expression: concrete, an abstract int literal, a bool, or unknown. */
+type Type = "f32" | "i32" | "u32" | "int" | "bool" | "?";
+
+/** A parsed expression: its CUDA C++, its type, and for an abstract int literal its text. */
+interface Node {
+  readonly code: string;
+  readonly type: Type;
+  readonly literal?: string;
+}
+
+/** Built-ins of floats only: their integer literal arguments are f32 (`exp(0)`). */
+const FLOAT_CALLS = new Set(
+  ("exp exp2 log log2 sqrt inverseSqrt sin cos tan asin acos atan atan2 sinh cosh tanh pow " +
+    "fract floor ceil round trunc saturate step smoothstep mix degrees radians fma").split(" "),
+);
+
+/** Built-ins whose result has their arguments' type. */
+const POLYMORPHIC = new Set(
+  ("max min clamp select abs sign countOneBits reverseBits countLeadingZeros " +
+    "countTrailingZeros firstLeadingBit firstTrailingBit extractBits").split(" "),
+);
+
+const CONCRETE: readonly Type[] = ["f32", "u32", "i32"];
+
+/** Calls whose C differs: `round` ties to even, `i32(x)`/`u32(x)` of a float clamp as WGSL's. */
+const RENAMED: Readonly<Record<string, string>> = {
+  round: "wgsl_round",
+  i32: "wgsl_i32",
+  u32: "wgsl_u32",
+};
+
+/** An abstract int literal made concrete for `type` (`0` as `0.0f` beside an f32). */
+function concrete(node: Node, type: Type): Node {
+  if (node.type !== "int" || node.literal === undefined) return node;
+  if (type === "f32") return { code: `${node.literal}.0f`, type };
+  if (type === "u32") return { code: `${node.literal}u`, type };
+  return node;
+}
+
+/** The concrete type among `nodes` (WGSL's operands share one), or `int` / `?`. */
+function common(nodes: readonly Node[]): Type {
+  return CONCRETE.find((t) => nodes.some((n) => n.type === t)) ??
+    (nodes.every((n) => n.type === "int") ? "int" : "?");
+}
+
+class Parser {
+  #at = 0;
+  constructor(readonly tokens: Token[], readonly types: ReadonlyMap<string, Type>) {}
+
+  #peek(offset = 0): Token | undefined {
+    return this.tokens[this.#at + offset];
+  }
+
+  #take(op?: string): Token {
+    const token = this.tokens[this.#at];
+    if (token === undefined || (op !== undefined && token.text !== op)) {
+      throw new SyntaxError(`expected ${op ?? "a token"}`);
+    }
+    this.#at++;
+    return token;
+  }
+
+  done(): boolean {
+    return this.#at === this.tokens.length;
+  }
+
+  expression(min = 1): Node {
+    let left = this.#unary();
+    for (;;) {
+      const token = this.#peek();
+      const precedence = token?.kind === "op" ? BINARY[token.text] : undefined;
+      if (precedence === undefined || precedence < min) return left;
+      this.#at++;
+      const right = this.expression(precedence + 1);
+      const op = token!.text;
+      const call = CALLS[op];
+      const signed = (n: Node) => n.type === "i32" || n.type === "int";
+      // i32 +, -, * wrap (WGSL); C's signed overflow is undefined, and NVRTC folds `a + 1 > a`.
+      const wraps = (op === "+" || op === "-" || op === "*") && signed(left) && signed(right) &&
+        (left.type === "i32" || right.type === "i32");
+      const code = wraps
+        ? `((int)((unsigned int)(${left.code}) ${op} (unsigned int)(${right.code})))`
+        : call === undefined
+        ? `(${left.code} ${op} ${right.code})`
+        : `${call}(${left.code}, ${right.code})`;
+      const type: Type = precedence <= 7 && op !== "|" && op !== "^" && op !== "&"
+        ? "bool"
+        : op === "<<" || op === ">>"
+        ? left.type
+        : common([left, right]);
+      left = { code, type };
+    }
+  }
+
+  #unary(): Node {
+    const token = this.#peek();
+    if (token?.kind === "op" && ["-", "!", "~"].includes(token.text)) {
+      this.#at++;
+      const inner = this.#unary();
+      const code = `(${token.text}${inner.code})`;
+      if (token.text === "!") return { code, type: "bool" };
+      if (token.text === "-" && inner.literal !== undefined) {
+        return { code, type: inner.type, literal: `-${inner.literal}` };
+      }
+      return { code, type: inner.type };
+    }
+    return this.#postfix(this.#primary());
+  }
+
+  #postfix(base: Node): Node {
+    for (;;) {
+      const token = this.#peek();
+      if (token?.text === "[") {
+        this.#at++;
+        const index = this.expression();
+        this.#take("]");
+        base = { code: `${base.code}[${index.code}]`, type: base.type };
+      } else if (token?.text === "." && this.#peek(1)?.kind === "id") {
+        this.#at++;
+        base = { code: `${base.code}.${this.#take().text}`, type: "?" };
+      } else return base;
+    }
+  }
+
+  #arguments(): Node[] {
+    this.#take("(");
+    const list: Node[] = [];
+    while (this.#peek()?.text !== ")") {
+      list.push(this.expression());
+      if (this.#peek()?.text === ",") this.#at++;
+      else break;
+    }
+    this.#take(")");
+    return list;
+  }
+
+  #primary(): Node {
+    const token = this.#take();
+    if (token.kind === "num") {
+      const code = literal(token.text);
+      if (/^\d+$/.test(token.text)) return { code, type: "int", literal: token.text };
+      const type: Type = /^0[xX]/.test(token.text)
+        ? (token.text.endsWith("u") ? "u32" : token.text.endsWith("i") ? "i32" : "int")
+        : token.text.endsWith("u")
+        ? "u32"
+        : token.text.endsWith("i")
+        ? "i32"
+        : "f32";
+      return { code, type };
+    }
+    if (token.text === "(") {
+      const inner = this.expression();
+      this.#take(")");
+      return { ...inner, code: `(${inner.code})` };
+    }
+    if (token.kind !== "id") throw new SyntaxError(`unexpected ${token.text}`);
+    // A template call: bitcast<u32>(x).
+    if (
+      this.#peek()?.text === "<" && this.#peek(1)?.kind === "id" && this.#peek(2)?.text === ">" &&
+      this.#peek(3)?.text === "("
+    ) {
+      const type = this.tokens[this.#at + 1].text;
+      this.#at += 3;
+      const args = this.#arguments().map((a) => a.code).join(", ");
+      return {
+        code: `${token.text}<${type}>(${args})`,
+        type: CONCRETE.find((t) => t === type) ?? "?",
+      };
+    }
+    if (this.#peek()?.text === "(") {
+      const name = RENAMED[token.text] ?? token.text;
+      const args = this.#arguments();
+      const cast = CONCRETE.find((t) => t === token.text);
+      // Integer literals take the type of the other arguments, as WGSL's abstract ints do.
+      const type = cast ??
+        (FLOAT_CALLS.has(token.text) ? "f32" : POLYMORPHIC.has(token.text) ? common(args) : "?");
+      const typed = cast === undefined ? args.map((a) => concrete(a, type)) : args;
+      return {
+        code: `${name}(${typed.map((a) => a.code).join(", ")})`,
+        type: cast ?? (token.text === "select" ? common(args.slice(0, 2)) : type),
+      };
+    }
+    return { code: token.text, type: this.types.get(token.text) ?? "?" };
+  }
+}
+
+/**
+ * The CUDA C++ of a WGSL scalar expression (module doc), whose identifiers have the element
+ * types of `types` (inputs, params, `i`); `undefined` for one this parser does not read.
+ */
+export function translateWgslExpression(
+  wgsl: string,
+  types: Readonly<Record<string, "f32" | "i32" | "u32">> = {},
+): string | undefined {
+  const tokens = tokenize(wgsl);
+  if (tokens === undefined || tokens.length === 0) return undefined;
+  try {
+    const parser = new Parser(tokens, new Map(Object.entries(types)));
+    const result = parser.expression();
+    return parser.done() ? result.code : undefined;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
