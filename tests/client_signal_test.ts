@@ -56,3 +56,26 @@ Deno.test("a failed wait of a held stream is reported by the stream's next call"
   assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [4]);
   await client.sync();
 });
+
+Deno.test("a failed wait with no call held behind it is thrown once by the stream's next sync", async () => {
+  using client = newClient(11);
+  const never = new CpuTimelineSignal();
+  // A timeout the caller must learn of: nothing was held behind it, then `sync` drains it.
+  client.waitFor(never, 1, { stream: 1, timeoutMs: 5 });
+  await assert.rejects(client.sync({ stream: 1 }), (e: ComputeError) => e.code === "TIMEOUT");
+  await client.sync({ stream: 1 }); // reported once
+  // Failed while nothing was asked: the stream's next call throws it.
+  client.waitFor(never, 1, { stream: 2, timeoutMs: 5 });
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  await assert.rejects(client.sync({ stream: 2 }), (e: ComputeError) => e.code === "TIMEOUT");
+  using handle = client.createWithData(new Uint32Array([6]), { stream: 2 });
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 2 })], [6]);
+  // A held read that rejected with the failure has it: later calls do not get it again.
+  client.waitFor(never, 1, { stream: 3, timeoutMs: 5 });
+  await assert.rejects(client.read(handle, Uint32Array, { stream: 3 }), TimeoutErrorCode);
+  await client.sync({ stream: 3 });
+});
+
+function TimeoutErrorCode(e: ComputeError): boolean {
+  return e.code === "TIMEOUT";
+}

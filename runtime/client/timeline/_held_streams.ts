@@ -9,9 +9,9 @@
  *
  * - A wait that fails (timeout, abort, a producer's error) fails every call held behind it: a
  *   held `read` rejects with the wait's error; held calls that return nothing (`execute`,
- *   `write`) are not run, and their error is recorded on the stream ({@linkcode
- *   HeldStreams.errors}, the stream layer's `StreamErrors`, by stream id): the stream's next
- *   call throws it once. One failed wait is reported once: when a held call that returns (a
+ *   `write`) are not run. The failure is recorded on the stream ({@linkcode
+ *   HeldStreams.errors}, the stream layer's `StreamErrors`, by stream id), also when no call was
+ *   held behind the wait: the stream's next call (`sync`...) throws it once. One failed wait is reported once: when a held call that returns (a
  *   `read`) rejected with it, it is not recorded for the calls that return nothing. Calls made
  *   after that run normally.
  * - A held call that throws when it finally runs records its error the same way.
@@ -58,7 +58,14 @@ export class HeldStreams {
     const before = this.#streams.get(stream) ?? OK;
     const tail = Promise.all([before, wait]).then(
       ([earlier]) => earlier,
-      (error) => ({ error }),
+      (error) => {
+        // Recorded for the stream's next call even when no call is held behind the wait (a
+        // `waitFor` then `sync`); a held read that rejects with it discards it (reported once).
+        // Not after `close`: every held call settled with the close's error then.
+        const outcome = { error };
+        if (this.#closed === undefined) this.errors.record(stream, error, outcome);
+        return outcome;
+      },
     );
     this.#track(stream, [], tail);
   }
