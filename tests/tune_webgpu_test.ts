@@ -258,3 +258,29 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   if (i >= arrayLength(&y)) { return; }
   y[i] = x[i] * s.factor;
 }`;
+
+Deno.test({
+  name: "tune on WebGPU: with checks, outputs of every element type are compared as that type",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const dtypes = ["u32", "i32", "f16", "u64", "i8"] as const;
+    for (const dtype of dtypes) {
+      // `wrong` is off by one (a sixth of 1000 in relative terms: integers compare exactly).
+      const set = new TunableSet(`typed_${dtype}`, {
+        key: () => ({ n: 8 }),
+        candidates: [
+          { name: "reference", run: () => client.arange(8, dtype, { start: 100 }) },
+          { name: "wrong", run: () => client.arange(8, dtype, { start: 101 }) },
+          { name: "right", run: () => client.arange(8, dtype, { start: 100 }) },
+        ],
+      });
+      const tuner = new Tuner(client, { ...quiet, checks: true, sampling: { minSampleMs: 0 } });
+      const outcome = await tuner.tune(set, {});
+      const status = Object.fromEntries(outcome.results.map((r) => [r.name, r.status]));
+      assert.deepEqual(status, { reference: "ok", wrong: "failed", right: "ok" }, dtype);
+      assert.ok(outcome.errors.get("wrong") instanceof TuneMismatchError, dtype);
+      assert.notEqual(outcome.fastest, "wrong");
+    }
+  },
+});

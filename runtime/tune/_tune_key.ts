@@ -5,6 +5,7 @@
 
 import { runtimeLogger } from "../core/logging.ts";
 import { Handle } from "../core/handles/handle.ts";
+import { arrayTypeOf, type TypedArray } from "../core/dtype.ts";
 import { type StreamId, withStream } from "../core/stream_id.ts";
 import type { CachedResult, CacheEntry } from "./cache/cache.ts";
 import { TuneFailedError, TuneMismatchError } from "./errors.ts";
@@ -86,9 +87,14 @@ export async function tuneKey<K extends TuneKey, I, O>(
       elapsedMs: performance.now() - started,
     });
   };
-  const read = async (output: O): Promise<ArrayLike<number>> => {
+  const read = async (output: O): Promise<ArrayLike<number | bigint>> => {
     if (options.read !== undefined) return await options.read(output);
-    if (output instanceof Handle) return await context.client.read(output, Float32Array, stream);
+    if (output instanceof Handle) {
+      // A typed handle reads as its own type (reading a u32 handle as f32 is a TypeError, which
+      // used to turn the checks off); untyped bytes as f32.
+      const type = output.dtype === "bytes" ? Float32Array : arrayTypeOf(output.dtype);
+      return await context.client.read<TypedArray>(output, type, stream);
+    }
     if (isNumbers(output)) return output;
     throw new TypeError(`Tunable set '${set.name}' needs a read option for output checks`);
   };
@@ -96,7 +102,7 @@ export async function tuneKey<K extends TuneKey, I, O>(
   const errors = new Map<string, unknown>();
   const results = new Map<string, CachedResult>();
   try {
-    let reference: ArrayLike<number> | undefined;
+    let reference: ArrayLike<number | bigint> | undefined;
     const referenceName = options.reference ?? set.candidates[0].name;
     if (context.checks) {
       try {
@@ -223,8 +229,8 @@ function logTop(set: string, key: string, fastest: string, results: readonly Cac
 function compare<K extends TuneKey, I, O>(
   candidate: string,
   referenceName: string,
-  actual: ArrayLike<number>,
-  expected: ArrayLike<number>,
+  actual: ArrayLike<number | bigint>,
+  expected: ArrayLike<number | bigint>,
   options: TunableSet<K, I, O>["options"],
 ): void {
   if (actual.length !== expected.length) {
@@ -233,9 +239,19 @@ function compare<K extends TuneKey, I, O>(
       expected: expected.length,
     });
   }
+  // Integers (a typed integer handle's elements) compare exactly unless a tolerance is given.
+  const exact = options.tolerance === undefined && isIntegerArray(actual);
   const { absolute, relative } = options.tolerance ?? { absolute: 1e-5, relative: 1e-3 };
   for (let i = 0; i < actual.length; i++) {
     const [a, b] = [actual[i], expected[i]];
+    if (typeof a === "bigint" || typeof b === "bigint" || exact) {
+      if (typeof a === typeof b ? a === b : Number(a) === Number(b)) continue;
+      throw new TuneMismatchError(candidate, referenceName, {
+        index: i,
+        actual: Number(a),
+        expected: Number(b),
+      });
+    }
     const close = Math.abs(a - b) <= absolute + relative * Math.abs(b);
     if (!close && !(Number.isNaN(a) && Number.isNaN(b))) {
       throw new TuneMismatchError(candidate, referenceName, { index: i, actual: a, expected: b });
@@ -245,6 +261,13 @@ function compare<K extends TuneKey, I, O>(
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function isIntegerArray(values: ArrayLike<number | bigint>): boolean {
+  return values instanceof Int8Array || values instanceof Uint8Array ||
+    values instanceof Int16Array || values instanceof Uint16Array ||
+    values instanceof Int32Array || values instanceof Uint32Array ||
+    values instanceof BigInt64Array || values instanceof BigUint64Array;
 }
 
 function isNumbers(value: unknown): value is ArrayLike<number> {

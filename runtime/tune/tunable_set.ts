@@ -70,8 +70,9 @@ export interface TunableSetOptions<K extends TuneKey, I, O> {
    */
   disposeOutput?: (output: O) => void;
   /**
-   * Reads an output as numbers, for the tuner's `checks`.
-   * @default {`client.read(output, Float32Array)` for a handle, the value for an array}
+   * Reads an output as numbers, for the tuner's `checks` (integers compare exactly, unless a
+   * `tolerance` is given).
+   * @default {`client.read(output)` for a handle (its own type; untyped bytes as f32), the value for an array}
    */
   read?: (output: O) => Promise<ArrayLike<number>> | ArrayLike<number>;
   /**
