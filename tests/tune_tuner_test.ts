@@ -303,3 +303,24 @@ Deno.test("short candidates are batched per sample up to minSampleMs, timed per 
     RangeError,
   );
 });
+
+Deno.test("with checks, a reference that fails leaves no candidate unchecked to be picked", async () => {
+  const client = new FakeTuneClient();
+  const outputs: Record<string, number[]> = { reference: [1], wrong: [2], right: [1] };
+  const set = new TunableSet("checked", {
+    key: (inputs: Inputs) => ({ n: inputs.n }),
+    candidates: ["reference", "wrong", "right"].map((name) => ({
+      name,
+      run: () => {
+        client.spend(name, name === "wrong" ? 1 : 5); // the wrong one is the fastest
+        if (name === "reference") throw new Error("the reference cannot run");
+        return outputs[name];
+      },
+    })),
+  });
+  const tuner = new Tuner(client, { ...options, checks: true, sampling: { minSampleMs: 0 } });
+  const error = await tuner.tune(set, { n: 1 }).catch((e) => e);
+  assert.ok(error instanceof TuneFailedError, String(error));
+  assert.match(error.message, /wrong: .*the reference cannot run/);
+  assert.equal(tuner.fastest(set, { n: 1 }), undefined);
+});

@@ -103,6 +103,8 @@ export async function tuneKey<K extends TuneKey, I, O>(
   const results = new Map<string, CachedResult>();
   try {
     let reference: ArrayLike<number | bigint> | undefined;
+    /** Why the reference gave no output to check against (checks on): no candidate is checked. */
+    let unchecked: Error | undefined;
     const referenceName = options.reference ?? set.candidates[0].name;
     if (context.checks) {
       try {
@@ -115,6 +117,11 @@ export async function tuneKey<K extends TuneKey, I, O>(
           name: referenceName,
           error: String(error),
         });
+        // An output that cannot be checked is never picked: every other candidate fails.
+        unchecked = new Error(
+          `Not checked: the reference ${referenceName} failed: ${describe(error)}`,
+          { cause: error },
+        );
       } finally {
         ran(referenceName, 1);
       }
@@ -140,6 +147,10 @@ export async function tuneKey<K extends TuneKey, I, O>(
         async warmup() {
           let count = 1;
           try {
+            if (unchecked !== undefined && candidate.name !== referenceName) {
+              count = 0; // not run
+              throw unchecked;
+            }
             const output = await onStream(context.stream, () => candidate.run(inputs));
             try {
               if (reference === undefined || candidate.name === referenceName) {

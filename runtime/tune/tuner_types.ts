@@ -146,7 +146,8 @@ export interface TunerOptions {
   background?: boolean;
   /**
    * Compare every candidate's output with the reference candidate's; one that differs is
-   * rejected with a `TuneMismatchError` and never picked.
+   * rejected with a `TuneMismatchError` and never picked (nor is any, unchecked, when the
+   * reference itself fails).
    * @default {false}
    */
   checks?: boolean;
