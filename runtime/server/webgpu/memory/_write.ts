@@ -3,8 +3,9 @@
  * creation, and are copied into place by a copy task. Never `queue.writeBuffer` into pool memory:
  * it would run ahead of tasks still buffered or encoded but not submitted.
  *
- * Every rule WebGPU checks at submit is checked here first (4-byte units, ranges), so a write can
- * never make a submission fail.
+ * Every rule WebGPU checks at submit is checked here first (ranges), so a write can never make a
+ * submission fail. Copies move whole 4-byte words: bytes that fill a word in part (an `u8` or
+ * `f16` element at an odd position) are patched on the device (`_patch_words.ts`).
  *
  * @module
  */
@@ -15,6 +16,7 @@ import type { ResourceRange, WriteEntry } from "../../server.ts";
 import { type CopyExtent, writeTargets } from "../../shared/copy_target.ts";
 import type { CopyTask } from "../queue/_tasks.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
+import { encodePatches, partialWords } from "./_patch_words.ts";
 import type { WebGpuMemory } from "./memory.ts";
 
 /** A write being prepared: the copy task to register. */
@@ -40,44 +42,61 @@ export function prepareWrite(
   },
 ): PendingWrite | undefined {
   const targets = writeTargets(entries, parts);
-  const padded = targets.map(({ at, ref }) => {
-    // A copy moves 4-byte units: an unaligned tail may only be padded where the slice ends.
+  // A copy moves whole 4-byte words: the words a write covers in part are patched on the device
+  // (`_patch_words.ts`), unless the part is the slice's last word (padded: the rest is padding).
+  const plans = targets.map(({ at, ref, data }) => {
     const slice = parts.memory.slice(ref.slice.record);
-    const endsSlice = at.offset + at.size === slice.offset + slice.size;
-    if (at.offset % 4 !== 0 || (at.size % 4 !== 0 && !endsSlice)) {
-      throw new RangeError(
-        `WebGPU copies 4-byte units: cannot write ${at.size} bytes at byte ${at.offset}`,
-      );
-    }
-    return Math.ceil(at.size / 4) * 4;
+    const end = at.offset + at.size;
+    const endsSlice = end === slice.offset + slice.size;
+    const from = Math.ceil(at.offset / 4) * 4;
+    const to = endsSlice ? Math.ceil(end / 4) * 4 : Math.floor(end / 4) * 4;
+    const words: number[] = [];
+    if (at.offset % 4 !== 0) words.push(at.offset - (at.offset % 4));
+    if (!endsSlice && end % 4 !== 0 && end - (end % 4) !== words[0]) words.push(end - (end % 4));
+    const patches = at.size === 0 ? [] : partialWords(at.resource, at.offset, data, words);
+    return { from, size: Math.max(0, to - from), patches };
   });
-  const total = padded.reduce((sum, n) => sum + n, 0);
-  if (total === 0) return undefined;
-  const staging = device.createBuffer({
+  const total = plans.reduce((sum, plan) => sum + plan.size, 0);
+  const patches = plans.flatMap((plan) => plan.patches);
+  if (total === 0 && patches.length === 0) return undefined;
+  const staging = total === 0 ? undefined : device.createBuffer({
     size: total,
     usage: BufferUsage.COPY_SRC,
     mappedAtCreation: true,
   });
-  const bytes = new Uint8Array(staging.getMappedRange());
+  const bytes = staging === undefined ? undefined : new Uint8Array(staging.getMappedRange());
   let offset = 0;
   const copies = [];
   for (let i = 0; i < targets.length; i++) {
-    if (padded[i] === 0) continue;
-    bytes.set(targets[i].data, offset);
+    const { from, size } = plans[i];
+    if (size === 0) continue;
+    const { at, data } = targets[i];
+    bytes!.set(
+      data.subarray(from - at.offset, Math.min(data.length, from - at.offset + size)),
+      offset,
+    );
     copies.push({
-      source: staging,
+      source: staging!,
       sourceOffset: offset,
-      destination: targets[i].at.resource,
-      destinationOffset: targets[i].at.offset,
-      size: padded[i],
+      destination: at.resource,
+      destinationOffset: from,
+      size,
     });
-    offset += padded[i];
+    offset += size;
   }
-  staging.unmap();
+  staging?.unmap();
+  let patched: GPUBuffer | undefined;
+  const encode = patches.length === 0
+    ? undefined
+    : (encoder: GPUCommandEncoder) => void (patched = encodePatches(device, encoder, patches));
+  const done = () => {
+    staging?.destroy();
+    patched?.destroy();
+  };
   return {
-    task: { kind: "copy", copies, done: () => staging.destroy() },
+    task: { kind: "copy", copies, encode, done },
     refs: targets.map((target) => target.ref),
     bytes: targets.reduce((sum, target) => sum + target.data.byteLength, 0),
-    cancel: () => staging.destroy(),
+    cancel: done,
   };
 }
