@@ -46,6 +46,34 @@ Deno.test("a second tuner on the same cache file runs zero benchmarks", async ()
   }
 });
 
+Deno.test("two caches of one process writing one file at once keep both results", async () => {
+  const cacheDir = await tempDir();
+  try {
+    const file = join(cacheDir, "t.json");
+    const [a, b] = [await TuneCache.open(file), await TuneCache.open(file)];
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([
+        a.set(`a/${round}`, { checksum: "c", fastest: "x", results: [] }),
+        b.set(`b/${round}`, { checksum: "c", fastest: "y", results: [] }),
+      ]);
+    }
+    const entries = JSON.parse(await Deno.readTextFile(file)).entries;
+    assert.equal(Object.keys(entries).length, 10, Object.keys(entries).join(" "));
+    // Two tuners at once (one per key) leave both picks for the next run.
+    const client = new FakeTuneClient();
+    const options = { ...quiet, cacheDir, name: "t", sampling: { minSampleMs: 0 } };
+    const set = twoWay(client);
+    await Promise.all([
+      new Tuner(client, options).tune(set, 1),
+      new Tuner(client, options).tune(set, 2),
+    ]);
+    const next = new Tuner(client, options);
+    assert.ok((await next.tune(set, 1)).fromCache && (await next.tune(set, 2)).fromCache);
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+});
+
 Deno.test("a changed candidate list (checksum) re-tunes; persistence can be turned off", async () => {
   const cacheDir = await tempDir();
   try {

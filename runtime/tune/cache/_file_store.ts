@@ -27,7 +27,20 @@ export class FileStore implements CacheStore {
     return await this.#read((text) => warn(text)) ?? {};
   }
 
-  async save(mine: Entries): Promise<void> {
+  save(mine: Entries): Promise<void> {
+    // One write of a file at a time in this process: each reads what the previous one wrote, so
+    // two caches of one file (two tuners) never drop each other's entries. Other processes can
+    // still race (the last rename wins), but never tear the body.
+    const file = this.location;
+    const previous = writing.get(file) ?? Promise.resolve();
+    const next = previous.then(() => this.#save(mine));
+    const tail = next.catch(() => {});
+    writing.set(file, tail);
+    tail.then(() => writing.get(file) === tail && writing.delete(file));
+    return next;
+  }
+
+  async #save(mine: Entries): Promise<void> {
     const file = this.location;
     const dir = dirname(file);
     if (!permitted("write", dir)) {
@@ -69,6 +82,9 @@ export class FileStore implements CacheStore {
     return entries;
   }
 }
+
+/** The last write of each file in this process (see `FileStore.save`). */
+const writing = new Map<string, Promise<void>>();
 
 function permitted(name: "read" | "write", path: string): boolean {
   try {
