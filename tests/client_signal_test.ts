@@ -79,3 +79,19 @@ Deno.test("a failed wait with no call held behind it is thrown once by the strea
 function TimeoutErrorCode(e: ComputeError): boolean {
   return e.code === "TIMEOUT";
 }
+
+Deno.test("read(handle, undefined, { stream }) reads on that stream (the options are not dropped)", async () => {
+  using client = newClient(7);
+  using handle = client.createWithData(new Uint32Array([9]));
+  using other = client.createWithData(new Uint32Array([4]));
+  await client.sync();
+  const gate = new CpuTimelineSignal();
+  client.waitFor(gate, 1, { stream: 2 }); // holds stream 2 only
+  let settled = false;
+  const held = client.read(handle, undefined as never, { stream: 2 }).finally(() => settled = true);
+  assert.deepEqual([...await client.read(other)], [4], "stream 0 is not held");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(settled, false, "the read waits behind stream 2's waitFor");
+  gate.set(1);
+  assert.deepEqual([...await held], [9]);
+});

@@ -67,7 +67,8 @@ export function readArgs(
   options: StreamOptions | undefined,
 ): { explicit: TypedArrayConstructor<TypedArray> | undefined; stream: StreamId } {
   const explicit = typeof type === "function" ? type : undefined;
-  const streamOptions = (typeof type === "function" ? options : type) ?? {};
+  // read(h, undefined, { stream }) names no type but a stream: the options are still read.
+  const streamOptions = (typeof type === "function" ? options : type ?? options) ?? {};
   if (!Array.isArray(handles)) {
     throw new TypeError(`handles must be an array of Handle, got ${describe(handles)}`);
   }
