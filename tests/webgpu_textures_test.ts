@@ -256,3 +256,24 @@ Deno.test(
     assert.deepEqual(await client.read(tex), new Float32Array([0, 10, 20, 30]));
   },
 );
+
+Deno.test(
+  { name: "read(texture, type): the format's arrays or a byte view, else a TypeError", ignore },
+  async () => {
+    using client = await createClient();
+    const texels = new Float32Array([1, 2, 3, 4]);
+    using floats = client.createTexture({ width: 2, height: 2, format: "r32float", data: texels });
+    await assert.rejects(client.read(floats as never, Int32Array), (error) => {
+      assert.ok(error instanceof TypeError);
+      assert.match(error.message, /r32float texture reads as Float32Array.*asked as Int32Array/);
+      return true;
+    });
+    const bytes = await client.read(floats as never, Uint8Array);
+    assert.ok(bytes instanceof Uint8Array);
+    assert.deepEqual(bytes, new Uint8Array(texels.buffer));
+    assert.deepEqual(await client.read(floats as never, Float32Array, { stream: 1 }), texels);
+    const halves = Uint16Array.from({ length: 4 }, (_, i) => 0x3c00 + i); // 1, 1.0009...
+    using half = client.createTexture({ width: 1, height: 1, format: "rgba16float", data: halves });
+    assert.deepEqual(await client.read(half as never, Uint16Array), halves);
+  },
+);

@@ -188,9 +188,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     type?: TypedArrayConstructor<TypedArray> | StreamOptions,
     options?: StreamOptions,
   ): Promise<TypedArray> {
-    const stream = (type as StreamOptions | undefined)?.stream; // readMany tells them apart too
     if (handle instanceof Texture) {
-      return readTexture(this.#use("read"), this.#held, handle, stream);
+      return readTexture(this.#use("read"), this.#held, handle, type, options);
     }
     return (await this.readMany([handle], type as TypedArrayConstructor<TypedArray>, options))[0];
   }

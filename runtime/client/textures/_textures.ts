@@ -96,25 +96,43 @@ export function writeTexture(
   held.runVoid(stream, [ref.slice.record], [], () => textures.writeTexture(ref, bytes, stream));
 }
 
-/** Reads every texel of `texture` as its format's host array, in stream order. */
+/**
+ * Reads every texel of `texture` as its format's host array, in stream order: `client.read`'s
+ * arguments after the texture, `(options)` or `(type, options)`. `type` may be one of the
+ * format's host arrays or a `Uint8Array` byte view; another is a `TypeError`, as for a handle.
+ */
 export async function readTexture(
   server: ComputeServer,
   held: HeldStreams,
   texture: Texture,
-  streamId: StreamId | undefined,
+  type: unknown,
+  options: { stream?: StreamId } | undefined,
 ): Promise<TextureArray> {
   const textures = textureServer(server);
-  const stream = resolveStreamId(streamId);
+  const info = TEXTURE_FORMATS[texture.format];
+  let Host: new (buffer: ArrayBuffer, offset: number, length: number) => TextureArray =
+    ARRAYS[info.array].at(-1)!;
+  if (typeof type === "function") {
+    const allowed: readonly unknown[] = [...ARRAYS[info.array], Uint8Array];
+    if (!allowed.includes(type)) {
+      throw new TypeError(
+        `A ${texture.format} texture reads as ${
+          ARRAYS[info.array].map((A) => A.name).join(" or ")
+        }` +
+          ` (or a Uint8Array byte view), but it was asked as ${type.name || describe(type)}`,
+      );
+    }
+    Host = type as typeof Host;
+  }
+  const stream = resolveStreamId(
+    typeof type === "function" ? options?.stream : (type as { stream?: StreamId })?.stream,
+  );
   const ref = texture.ref();
   const bytes = await held.run(stream, [ref.slice.record], [], () => {
     return textures.readTexture(ref, stream);
   });
-  const Host = ARRAYS[TEXTURE_FORMATS[texture.format].array].at(-1)!;
-  return new Host(
-    bytes.buffer as ArrayBuffer,
-    bytes.byteOffset,
-    bytes.byteLength / Host.BYTES_PER_ELEMENT,
-  );
+  const each = (Host as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+  return new Host(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength / each);
 }
 
 function textureBytes(texture: Texture, data: unknown): Uint8Array {
