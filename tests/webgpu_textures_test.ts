@@ -277,3 +277,18 @@ Deno.test(
     assert.deepEqual(await client.read(half as never, Uint16Array), halves);
   },
 );
+
+Deno.test(
+  { name: "write(texture, data, { offset }): a texture is written whole", ignore },
+  async () => {
+    using client = await createClient();
+    using tex = client.createTexture({ width: 2, height: 1, format: "r32uint" });
+    assert.throws(() => client.write(tex, new Uint32Array([7, 8]), { offset: 1 }), (error) => {
+      assert.ok(error instanceof RangeError);
+      assert.match(error.message, /offset must be 0 for a texture/);
+      return true;
+    });
+    client.write(tex, new Uint32Array([5, 6]), { offset: 0 });
+    assert.deepEqual(await client.read(tex), new Uint32Array([5, 6]));
+  },
+);

@@ -167,7 +167,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   ): void {
     const server = this.#use("write");
     if (!(handle instanceof Texture)) return this.#make.write(server, handle, data, options);
-    writeTexture(server, this.#held, handle, data, resolveStreamId(options.stream));
+    writeTexture(server, this.#held, handle, data, options);
   }
 
   /**

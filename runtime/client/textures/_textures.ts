@@ -72,7 +72,7 @@ export function createTexture(
   const texture = new Texture(textures.createTexture(descriptor, stream), descriptor, stream);
   if (options.data !== undefined) {
     try {
-      writeTexture(server, held, texture, options.data, stream);
+      writeTexture(server, held, texture, options.data, { stream });
     } catch (error) {
       texture.dispose();
       throw error;
@@ -81,15 +81,25 @@ export function createTexture(
   return texture;
 }
 
-/** Writes every texel of `texture` from `data` (the format's host array), in stream order. */
+/**
+ * Writes every texel of `texture` from `data` (the format's host array), in stream order. A
+ * texture is written whole: an `offset` other than 0 is a `RangeError`, not ignored.
+ */
 export function writeTexture(
   server: ComputeServer,
   held: HeldStreams,
   texture: Texture,
   data: unknown,
-  stream: StreamId,
+  options: { stream?: StreamId; offset?: number },
 ): void {
   const textures = textureServer(server);
+  const stream = resolveStreamId(options?.stream);
+  if (options?.offset !== undefined && options.offset !== 0) {
+    throw new RangeError(
+      `options.offset must be 0 for a texture (it is written whole, every texel), got ` +
+        describe(options.offset),
+    );
+  }
   const ref = texture.ref();
   const bytes = textureBytes(texture, data);
   if (held.busy) server.checkRef?.(ref);
