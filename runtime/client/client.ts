@@ -336,8 +336,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * with the stream's unreported errors as `sync`. `fn` runs (in program order) before it returns.
    */
   async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
-    const stream = resolveStreamId(options.stream);
-    return await this.#calls.profile(this.#use("profile"), fn, stream, options.perKernel ?? false);
+    return await this.#calls.profile(this.#use("profile"), fn, options);
   }
 
   /**

@@ -22,6 +22,7 @@ import { checkOptions } from "../_checks.ts";
 import type { CopyEnd } from "../_copy_to.ts";
 import { LaunchRecord } from "../_launch_record.ts";
 import type { ExecuteOptions, Profiled, WaitForOptions } from "../options.ts";
+import type { ProfileOptions } from "../../core/trace.ts";
 
 /** Clients named so far. */
 let clients = 0;
@@ -153,9 +154,19 @@ export class StreamCalls {
   profile<T>(
     server: ComputeServer,
     fn: () => T | Promise<T>,
-    stream: StreamId,
-    perKernel: boolean,
+    options: ProfileOptions,
   ): Promise<Profiled<T>> {
+    let stream: StreamId;
+    try {
+      if (typeof fn !== "function") {
+        throw new TypeError(`fn must be a function, got ${describe(fn)}`);
+      }
+      checkOptions(options);
+      stream = resolveStreamId(options.stream);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const perKernel = options.perKernel ?? false;
     const held = this.held;
     const start = () => server.startProfile(stream, perKernel ? { perKernel } : undefined);
     let token: ProfilingToken | Promise<ProfilingToken>;
