@@ -6,7 +6,7 @@
  * with a KernelArgumentError naming the binding, the client usable after.
  */
 import assert from "node:assert/strict";
-import { createClient, KernelArgumentError } from "../mod.ts";
+import { createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
 import { BLUR_WGSL, LIFE_WGSL } from "./_wgsl_corpus_27.ts";
 
@@ -290,5 +290,30 @@ Deno.test(
     });
     client.write(tex, new Uint32Array([5, 6]), { offset: 0 });
     assert.deepEqual(await client.read(tex), new Uint32Array([5, 6]));
+  },
+);
+
+Deno.test(
+  { name: "depth, multisampled and external textures are UNSUPPORTED, not compile errors", ignore },
+  async () => {
+    using client = await createClient();
+    using out = client.zeros(1);
+    for (const type of ["texture_depth_2d", "texture_multisampled_2d<f32>", "texture_external"]) {
+      const kernel = {
+        source: `@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@group(0) @binding(0) var t: ${type};
+@compute @workgroup_size(1) fn main() { o[0] = f32(textureDimensions(t).x); }`,
+      };
+      const unsupported = (error: unknown) => {
+        assert.ok(error instanceof UnsupportedError, `${type}: ${error}`);
+        assert.equal(error.code, "UNSUPPORTED");
+        assert.match(error.message, new RegExp(`t: ${type.replace(/<.*/, "")}.*\\(line 2\\)`));
+        return true;
+      };
+      await assert.rejects(client.compile(kernel), unsupported); // valid WGSL, for the device
+      assert.throws(() => client.execute(kernel, { threads: 1, buffers: [out, out] }), unsupported);
+    }
+    client.write(out, new Float32Array([5]));
+    assert.deepEqual(await client.read(out), new Float32Array([5]));
   },
 );
