@@ -6,7 +6,7 @@
  * with a KernelArgumentError naming the binding, the client usable after.
  */
 import assert from "node:assert/strict";
-import { createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
+import { CpuTimelineSignal, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
 import { BLUR_WGSL, LIFE_WGSL } from "./_wgsl_corpus_27.ts";
 
@@ -315,5 +315,39 @@ Deno.test(
     }
     client.write(out, new Float32Array([5]));
     assert.deepEqual(await client.read(out), new Float32Array([5]));
+  },
+);
+
+Deno.test(
+  { name: "textures while a stream is held by waitFor, and in a captured graph", ignore },
+  async () => {
+    using client = await createClient();
+    const produced = new CpuTimelineSignal();
+    using tex = client.createTexture({ width: 2, height: 1, format: "r32float" });
+    client.waitFor(produced, 1, { stream: 1 });
+    client.write(tex, new Float32Array([1, 2]), { stream: 1 }); // held until produced reaches 1
+    using made = client.createTexture({
+      width: 2,
+      height: 1,
+      format: "r32float",
+      data: new Float32Array([3, 4]),
+      stream: 1,
+    });
+    const read = client.read(tex, { stream: 1 });
+    produced.set(1);
+    assert.deepEqual(await read, new Float32Array([1, 2]));
+    assert.deepEqual(await client.read(made, { stream: 1 }), new Float32Array([3, 4]));
+    const increment = {
+      source: `@group(0) @binding(0) var t: texture_storage_2d<r32float, read_write>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (all(id.xy < textureDimensions(t))) { textureStore(t, id.xy, textureLoad(t, id.xy) + 1.0); }
+}`,
+    };
+    using graph = await client.capture(() => {
+      client.execute(increment, { threads: [2, 1], buffers: [tex] });
+    });
+    graph.replay();
+    graph.replay();
+    assert.deepEqual(await client.read(tex), new Float32Array([3, 4]));
   },
 );
