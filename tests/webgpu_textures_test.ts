@@ -351,3 +351,36 @@ Deno.test(
     assert.deepEqual(await client.read(tex), new Float32Array([3, 4]));
   },
 );
+
+Deno.test(
+  { name: "a texture disposed right after a held call is kept until the call ran", ignore },
+  async () => {
+    using client = await createClient();
+    using out = client.zeros(2, "f32", { stream: 1 });
+    const copy = {
+      source: `@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(2) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < 2u) { o[id.x] = textureLoad(t, id.xy, 0).x; }
+}`,
+    };
+    const produced = new CpuTimelineSignal();
+    client.waitFor(produced, 1, { stream: 1 });
+    {
+      using tex = client.createTexture({ width: 2, height: 1, format: "r32float", stream: 1 });
+      client.write(tex, new Float32Array([7, 8]), { stream: 1 }); // held, then disposed
+      client.execute(copy, { threads: 2, buffers: [tex, out], stream: 1 }); // held, then disposed
+    }
+    using kept = client.createTexture({
+      width: 2,
+      height: 1,
+      format: "r32float",
+      data: new Float32Array([5, 6]),
+    });
+    const read = client.read(kept, { stream: 1 }); // held
+    kept.dispose();
+    produced.set(1);
+    assert.deepEqual(await read, new Float32Array([5, 6]));
+    assert.deepEqual(await client.read(out, { stream: 1 }), new Float32Array([7, 8]));
+  },
+);

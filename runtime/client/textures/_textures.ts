@@ -12,7 +12,7 @@ import { resolveStreamId, type StreamId } from "../../core/stream_id.ts";
 import { TEXTURE_FORMATS, type TextureFormat } from "../../core/handles/texture_format.ts";
 import { describe } from "../../core/_argument_checks.ts";
 import type { ComputeServer } from "../../server/server.ts";
-import type { HeldStreams } from "../timeline/_held_streams.ts";
+import { type HeldStreams, keepRef } from "../timeline/_held_streams.ts";
 import { Texture } from "./texture.ts";
 import type { CreateTextureOptions } from "../options.ts";
 
@@ -103,7 +103,12 @@ export function writeTexture(
   const ref = texture.ref();
   const bytes = textureBytes(texture, data);
   if (held.busy) server.checkRef?.(ref);
-  held.runVoid(stream, [ref.slice.record], [], () => textures.writeTexture(ref, bytes, stream));
+  held.runVoid(
+    stream,
+    [ref.slice.record],
+    [keepRef(ref)],
+    () => textures.writeTexture(ref, bytes, stream),
+  );
 }
 
 /**
@@ -138,7 +143,7 @@ export async function readTexture(
     typeof type === "function" ? options?.stream : (type as { stream?: StreamId })?.stream,
   );
   const ref = texture.ref();
-  const bytes = await held.run(stream, [ref.slice.record], [], () => {
+  const bytes = await held.run(stream, [ref.slice.record], [keepRef(ref)], () => {
     return textures.readTexture(ref, stream);
   });
   const each = (Host as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;

@@ -22,7 +22,7 @@
  */
 
 import { AbortedError, ComputeError } from "../../core/errors.ts";
-import type { Handle } from "../../core/handles/handle.ts";
+import type { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { StreamErrors } from "../../stream/stream_errors.ts";
 
@@ -71,7 +71,7 @@ export class HeldStreams {
   run<T>(
     stream: StreamId,
     keys: readonly object[],
-    handles: readonly Handle[],
+    handles: readonly Keepable[],
     fn: () => T,
   ): T | Promise<T> {
     return this.#run(stream, keys, handles, fn, undefined);
@@ -80,7 +80,7 @@ export class HeldStreams {
   #run<T>(
     stream: StreamId,
     keys: readonly object[],
-    handles: readonly Handle[],
+    handles: readonly Keepable[],
     fn: () => T,
     /** For calls that return nothing: told when the call did not run (its wait failed). */
     notRun: ((error: unknown) => void) | undefined,
@@ -130,7 +130,7 @@ export class HeldStreams {
   runVoid(
     stream: StreamId,
     keys: readonly object[],
-    handles: readonly Handle[],
+    handles: readonly Keepable[],
     fn: () => void,
     failed: (error: unknown) => void = () => {},
   ): void {
@@ -218,4 +218,29 @@ export function heldError(cause: unknown, stream: StreamId, value: bigint | numb
     }`,
     { cause },
   );
+}
+
+/**
+ * What a held call keeps alive until it ran: a handle (its clone), or a texture's memory
+ * ({@linkcode keepRef}), so that disposing it right after the call is safe, as for a launch.
+ */
+export interface Keepable {
+  clone(): { dispose(): void };
+}
+
+/** Keeps `ref`'s memory (a texture's) owned while a held call waits to use it. */
+export function keepRef(ref: HandleRef): Keepable {
+  const record = ref.slice.record;
+  return {
+    clone() {
+      record.retainOwner();
+      let kept = true;
+      return {
+        dispose() {
+          if (kept) record.releaseOwner();
+          kept = false;
+        },
+      };
+    },
+  };
 }

@@ -15,7 +15,8 @@ import { assertNonNegativeInteger, describe } from "../../core/_argument_checks.
 import type { ComputeServer, ProfilingToken } from "../../server/server.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
-import { heldError, HeldStreams } from "./_held_streams.ts";
+import { heldError, HeldStreams, type Keepable, keepRef } from "./_held_streams.ts";
+import { Texture } from "../textures/texture.ts";
 import { MarkOrder } from "./_mark_order.ts";
 import { fromBytes } from "../_host_data.ts";
 import { checkOptions } from "../_checks.ts";
@@ -135,7 +136,10 @@ export class StreamCalls {
     const refs = launch.args.buffers;
     const given = options.buffers ?? [];
     const list = Array.isArray(given) ? given : Object.values(given);
-    const handles = list.filter((item) => item instanceof Handle);
+    // Handles and textures are kept alive until the held launch ran.
+    const handles = list.flatMap((item): Keepable[] =>
+      item instanceof Handle ? [item] : item instanceof Texture ? [keepRef(item.ref())] : []
+    );
     this.held.runVoid(stream, refs.map((ref) => ref.slice.record), handles, () => {
       server.execute(launch, stream);
     });
