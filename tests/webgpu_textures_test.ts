@@ -6,7 +6,13 @@
  * with a KernelArgumentError naming the binding, the client usable after.
  */
 import assert from "node:assert/strict";
-import { CpuTimelineSignal, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
+import {
+  CpuTimelineSignal,
+  createClient,
+  InvalidHandleError,
+  KernelArgumentError,
+  UnsupportedError,
+} from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
 import { BLUR_WGSL, LIFE_WGSL } from "./_wgsl_corpus_27.ts";
 
@@ -382,5 +388,23 @@ Deno.test(
     produced.set(1);
     assert.deepEqual(await read, new Float32Array([5, 6]));
     assert.deepEqual(await client.read(out, { stream: 1 }), new Float32Array([7, 8]));
+  },
+);
+
+Deno.test(
+  { name: "another client's texture: INVALID_HANDLE that does not say copyTo", ignore },
+  async () => {
+    using a = await createClient();
+    using b = await createClient();
+    using tex = a.createTexture({ width: 2, height: 1, format: "r32float", label: "heights" });
+    const refused = (error: unknown) => {
+      assert.ok(error instanceof InvalidHandleError, String(error));
+      assert.match(error.message, /^Texture 'heights' \(made by createTexture on stream 0\)/);
+      assert.match(error.message, /textures do not move between clients/);
+      assert.doesNotMatch(error.message, /copyTo|bytes/); // copyTo takes no texture
+      return true;
+    };
+    assert.throws(() => b.write(tex, new Float32Array(2)), refused);
+    await assert.rejects(b.read(tex), refused);
   },
 );
