@@ -38,6 +38,13 @@ const OK: Promise<Outcome> = Promise.resolve(undefined);
 export class HeldStreams {
   readonly #streams = new Map<StreamId, Promise<Outcome>>();
   readonly #memory = new Map<object, Promise<Outcome>>();
+  /**
+   * Each stream's latest failed wait, from the moment it failed: a call made after that is not
+   * held by it (the calls held at the time fail and report it), only ordered after those calls.
+   * Otherwise a call made after the failure was reported would fail again or not, depending on
+   * whether earlier held calls had settled yet.
+   */
+  readonly #failed = new Map<StreamId, Outcome>();
   /** Failures of held calls that returned nothing, thrown by their stream's next call. */
   readonly errors: StreamErrors = new StreamErrors();
   /** Rejects of the held calls still waiting (settled at once by `close`). */
@@ -58,7 +65,11 @@ export class HeldStreams {
     const before = this.#streams.get(stream) ?? OK;
     const tail = Promise.all([before, wait]).then(
       ([earlier]) => earlier,
-      (error) => ({ error }),
+      (error) => {
+        const outcome = { error };
+        this.#failed.set(stream, outcome);
+        return outcome;
+      },
     );
     this.#track(stream, [], tail);
   }
@@ -96,13 +107,14 @@ export class HeldStreams {
       this.errors.throwFor(stream);
       return fn();
     }
+    const known = this.#failed.get(stream); // failed before this call: not this call's failure
     const kept = handles.map((handle) => handle.clone());
     const result = new Promise<T>((resolve, reject) => {
       this.#waiting.add(reject);
       Promise.all(after).then((outcomes) => {
         if (!this.#waiting.delete(reject)) return; // settled by close
         // Only the stream's own wait fails the call; other streams' failures are theirs.
-        const failed = own === undefined ? undefined : outcomes[0];
+        const failed = own === undefined || outcomes[0] === known ? undefined : outcomes[0];
         if (failed !== undefined) {
           if (notRun !== undefined) {
             // Recorded for the stream's next call, unless a held read got it already.
