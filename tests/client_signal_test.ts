@@ -91,3 +91,27 @@ Deno.test("a failed wait is reported once, whatever was still held behind the ca
   assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [3]);
   await client.sync();
 });
+
+Deno.test("a wait that fails with no call held behind it is thrown by the stream's next read", async () => {
+  using client = newClient(13);
+  const failure = new Error("the producer died");
+  let fail = (_: unknown) => {};
+  const broken: TimelineSignal = {
+    value: 0n,
+    set() {},
+    wait: () => new Promise((_, reject) => fail = reject),
+    waitSync() {},
+    isReached: () => false,
+  };
+  using handle = client.createWithData(new Uint32Array([1]), { stream: 1 });
+  client.waitFor(broken, 1, { stream: 1 });
+  fail(failure);
+  await new Promise((resolve) => setTimeout(resolve, 10)); // the hold is over: nothing held
+  // Else the failure was lost: later work ran as if the producer had finished.
+  await assert.rejects(
+    client.read(handle, Uint32Array, { stream: 1 }),
+    (e: ComputeError) => e.code === "ABORTED" && e.cause === failure,
+  );
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [1]); // once
+  await client.sync();
+});

@@ -68,6 +68,9 @@ export class HeldStreams {
       (error) => {
         const outcome = { error };
         this.#failed.set(stream, outcome);
+        // For the stream's next sync or read when no held call reports it (none was held, or
+        // only calls that return nothing); a held call that rejects with it discards it.
+        if (this.#closed === undefined) this.errors.record(stream, error, outcome);
         return outcome;
       },
     );
