@@ -95,3 +95,62 @@ Deno.test("read(handle, undefined, { stream }) reads on that stream (the options
   gate.set(1);
   assert.deepEqual([...await held], [9]);
 });
+
+Deno.test("a failed wait is reported once, whatever was still held behind the call that got it", async () => {
+  using client = newClient(11);
+  const failure = new Error("the producer died");
+  let fail = (_: unknown) => {};
+  const broken: TimelineSignal = {
+    value: 0n,
+    set() {},
+    wait: () => new Promise((_, reject) => fail = reject),
+    waitSync() {},
+    isReached: () => false,
+  };
+  using handle = client.createWithData(new Uint32Array([1]), { stream: 1 });
+  client.waitFor(broken, 1, { stream: 1 });
+  const first = client.read(handle, Uint32Array, { stream: 1 }); // held: gets the failure
+  client.write(handle, new Uint32Array([2]), { stream: 1 }); // held behind it: never runs
+  fail(failure);
+  const got = await first.then(() => undefined, (error: ComputeError) => error);
+  assert.ok(got?.code === "ABORTED" && got.cause === failure, String(got));
+  // A call made once it was reported runs after the held write, which may not have settled yet:
+  // no second report.
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [1]);
+  // The same behind a profile whose window never opened and a launch held in it.
+  client.waitFor(broken, 2, { stream: 1 });
+  const profiled = client.profile(() => {
+    client.write(handle, new Uint32Array([4]), { stream: 1 });
+  }, { stream: 1 });
+  fail(failure);
+  const missed = await profiled.then(() => undefined, (error: ComputeError) => error);
+  assert.ok(missed?.code === "ABORTED" && missed.cause === failure, String(missed));
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [1]);
+  client.write(handle, new Uint32Array([3]), { stream: 1 });
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [3]);
+  await client.sync();
+});
+
+Deno.test("a wait that fails with no call held behind it is thrown by the stream's next read", async () => {
+  using client = newClient(13);
+  const failure = new Error("the producer died");
+  let fail = (_: unknown) => {};
+  const broken: TimelineSignal = {
+    value: 0n,
+    set() {},
+    wait: () => new Promise((_, reject) => fail = reject),
+    waitSync() {},
+    isReached: () => false,
+  };
+  using handle = client.createWithData(new Uint32Array([1]), { stream: 1 });
+  client.waitFor(broken, 1, { stream: 1 });
+  fail(failure);
+  await new Promise((resolve) => setTimeout(resolve, 10)); // the hold is over: nothing held
+  // Else the failure was lost: later work ran as if the producer had finished.
+  await assert.rejects(
+    client.read(handle, Uint32Array, { stream: 1 }),
+    (e: ComputeError) => e.code === "ABORTED" && e.cause === failure,
+  );
+  assert.deepEqual([...await client.read(handle, Uint32Array, { stream: 1 })], [1]); // once
+  await client.sync();
+});

@@ -135,6 +135,8 @@ Deno.test("a sticky launch failure makes streams unhealthy: they refuse work", a
       return true;
     });
     assert.throws(increment, (e) => code(e) === "STREAM_UNHEALTHY");
+    // A profiling window too (its timing event was a DRIVER error of the event record).
+    assert.throws(() => server.startProfile(0), (e) => code(e) === "STREAM_UNHEALTHY");
     assert.throws(
       () =>
         server.write([{ descriptor: a.copyDescriptor([4], [1], 4), data: u32([0, 0, 0, 0]) }], 0),

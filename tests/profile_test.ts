@@ -184,3 +184,40 @@ Deno.test({
     profiler.destroy();
   },
 });
+
+Deno.test({
+  name: "profile: bad arguments are TypeErrors naming them; fn's error closes the window",
+  ignore: noAdapter || !timer,
+}, async () => {
+  using client = await createClient({ adapter: adapter! });
+  using v = client.createBytes(64 * 4);
+  const launch = () => client.execute(spin, { count: CubeCount.new1d(1), buffers: [v] });
+  let ran = 0;
+  await assert.rejects(client.profile(42 as never), (error) => {
+    assert.ok(error instanceof TypeError);
+    assert.match(error.message, /fn must be a function, got 42/);
+    return true;
+  });
+  await assert.rejects(client.profile(() => ran++, null as never), (error) => {
+    assert.ok(error instanceof TypeError);
+    assert.match(error.message, /options must be an object, got null/);
+    return true;
+  });
+  assert.equal(ran, 0, "fn does not run when the arguments are refused");
+  // fn's own error, thrown or rejected, comes back as is; its launches ran; the window closed.
+  const boom = new RangeError("boom");
+  await assert.rejects(
+    client.profile(() => (launch(), ran++, Promise.reject(boom))),
+    (e) => e === boom,
+  );
+  await assert.rejects(
+    client.profile(() => {
+      launch();
+      throw boom;
+    }),
+    (e) => e === boom,
+  );
+  const { duration } = await client.profile(launch, { perKernel: true });
+  assert.deepEqual(duration.kernels?.map((k) => k.kernel), ["test.spin"]);
+  assert.equal(ran, 1);
+});

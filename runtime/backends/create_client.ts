@@ -133,7 +133,7 @@ export function createClient(
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient({ powerPreference: "high-performance" });
  * console.log(client.server.properties.deviceName);
- * using cuda = await createClient({ backend: "cuda" }); // kernels are PTX (CudaKernel)
+ * using cuda = await createClient({ backend: "cuda" }); // PTX or CUDA C kernels (CudaKernel)
  * using second = await createClient({ device: "cuda:1" }); // a device by its listDevices() id
  * ```
  */

@@ -224,13 +224,20 @@ interface GraphParts {
  * ```ts ignore
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
+ * const step = {
+ *   source: `struct P { dt: f32 }
+ * @group(0) @binding(0) var<storage, read_write> x: array<f32>;
+ * @group(0) @binding(1) var<uniform> p: P;
+ * @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) i: vec3u) {
+ *   if (i.x < arrayLength(&x)) { x[i.x] += p.dt; } }`,
+ * };
  * using x = client.zeros(1024);
  * using graph = await client.capture(() => {
  *   client.execute(step, { threads: 1024, buffers: [x], params: { dt: 0.01 } });
  * });
  * for (let i = 0; i < 1000; i++) graph.replay();
  * graph.replay({ params: { dt: 0.005 } }); // new params, no new capture
- * console.log(await client.read(x));
+ * console.log((await client.read(x))[0]); // about 10.005: 1,000 steps of 0.01, one of 0.005
  * ```
  */
 export class LaunchGraph implements Disposable {

@@ -167,7 +167,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   ): void {
     const server = this.#use("write");
     if (!(handle instanceof Texture)) return this.#make.write(server, handle, data, options);
-    writeTexture(server, this.#held, handle, data, resolveStreamId(options.stream));
+    writeTexture(server, this.#held, handle, data, options);
   }
 
   /**
@@ -188,9 +188,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     type?: TypedArrayConstructor<TypedArray> | StreamOptions,
     options?: StreamOptions,
   ): Promise<TypedArray> {
-    const stream = (type as StreamOptions | undefined)?.stream; // readMany tells them apart too
     if (handle instanceof Texture) {
-      return readTexture(this.#use("read"), this.#held, handle, stream);
+      return readTexture(this.#use("read"), this.#held, handle, type, options);
     }
     return (await this.readMany([handle], type as TypedArrayConstructor<TypedArray>, options))[0];
   }
@@ -337,8 +336,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * with the stream's unreported errors as `sync`. `fn` runs (in program order) before it returns.
    */
   async profile<T>(fn: () => T | Promise<T>, options: ProfileOptions = {}): Promise<Profiled<T>> {
-    const stream = resolveStreamId(options.stream);
-    return await this.#calls.profile(this.#use("profile"), fn, stream, options.perKernel ?? false);
+    return await this.#calls.profile(this.#use("profile"), fn, options);
   }
 
   /**

@@ -33,9 +33,12 @@ export interface ProfileDuration {
   /** Duration in milliseconds. */
   readonly milliseconds: number;
   /**
-   * `device`: the device timer, summed over the window's own work; `system`: wall clock from the
-   * window's start to the completion of the submitted work, which may include other streams'
-   * work where the device cannot tell streams apart (one WebGPU queue).
+   * `device`: the device timer. WebGPU sums the window's own compute passes; CUDA measures
+   * between two events recorded on the stream when the window opens and closes, so the time the
+   * stream sat idle in between (host work or a compile inside the profiled function) counts too
+   * (`perKernel` gives each kernel's own time on both). `system`: wall clock from the window's
+   * start to the completion of the submitted work, which may include other streams' work where
+   * the device cannot tell streams apart (one WebGPU queue).
    */
   readonly timing: "device" | "system";
   /** With {@linkcode StartProfileOptions.perKernel}: each kernel the window launched, in launch order. */

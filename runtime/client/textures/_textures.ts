@@ -12,7 +12,7 @@ import { resolveStreamId, type StreamId } from "../../core/stream_id.ts";
 import { TEXTURE_FORMATS, type TextureFormat } from "../../core/handles/texture_format.ts";
 import { describe } from "../../core/_argument_checks.ts";
 import type { ComputeServer } from "../../server/server.ts";
-import type { HeldStreams } from "../timeline/_held_streams.ts";
+import { type HeldStreams, keepRef } from "../timeline/_held_streams.ts";
 import { Texture } from "./texture.ts";
 import type { CreateTextureOptions } from "../options.ts";
 
@@ -72,7 +72,7 @@ export function createTexture(
   const texture = new Texture(textures.createTexture(descriptor, stream), descriptor, stream);
   if (options.data !== undefined) {
     try {
-      writeTexture(server, held, texture, options.data, stream);
+      writeTexture(server, held, texture, options.data, { stream });
     } catch (error) {
       texture.dispose();
       throw error;
@@ -81,40 +81,73 @@ export function createTexture(
   return texture;
 }
 
-/** Writes every texel of `texture` from `data` (the format's host array), in stream order. */
+/**
+ * Writes every texel of `texture` from `data` (the format's host array), in stream order. A
+ * texture is written whole: an `offset` other than 0 is a `RangeError`, not ignored.
+ */
 export function writeTexture(
   server: ComputeServer,
   held: HeldStreams,
   texture: Texture,
   data: unknown,
-  stream: StreamId,
+  options: { stream?: StreamId; offset?: number },
 ): void {
   const textures = textureServer(server);
+  const stream = resolveStreamId(options?.stream);
+  if (options?.offset !== undefined && options.offset !== 0) {
+    throw new RangeError(
+      `options.offset must be 0 for a texture (it is written whole, every texel), got ` +
+        describe(options.offset),
+    );
+  }
   const ref = texture.ref();
   const bytes = textureBytes(texture, data);
   if (held.busy) server.checkRef?.(ref);
-  held.runVoid(stream, [ref.slice.record], [], () => textures.writeTexture(ref, bytes, stream));
+  held.runVoid(
+    stream,
+    [ref.slice.record],
+    [keepRef(ref)],
+    () => textures.writeTexture(ref, bytes, stream),
+  );
 }
 
-/** Reads every texel of `texture` as its format's host array, in stream order. */
+/**
+ * Reads every texel of `texture` as its format's host array, in stream order: `client.read`'s
+ * arguments after the texture, `(options)` or `(type, options)`. `type` may be one of the
+ * format's host arrays or a `Uint8Array` byte view; another is a `TypeError`, as for a handle.
+ */
 export async function readTexture(
   server: ComputeServer,
   held: HeldStreams,
   texture: Texture,
-  streamId: StreamId | undefined,
+  type: unknown,
+  options: { stream?: StreamId } | undefined,
 ): Promise<TextureArray> {
   const textures = textureServer(server);
-  const stream = resolveStreamId(streamId);
+  const info = TEXTURE_FORMATS[texture.format];
+  let Host: new (buffer: ArrayBuffer, offset: number, length: number) => TextureArray =
+    ARRAYS[info.array].at(-1)!;
+  if (typeof type === "function") {
+    const allowed: readonly unknown[] = [...ARRAYS[info.array], Uint8Array];
+    if (!allowed.includes(type)) {
+      throw new TypeError(
+        `A ${texture.format} texture reads as ${
+          ARRAYS[info.array].map((A) => A.name).join(" or ")
+        }` +
+          ` (or a Uint8Array byte view), but it was asked as ${type.name || describe(type)}`,
+      );
+    }
+    Host = type as typeof Host;
+  }
+  const stream = resolveStreamId(
+    typeof type === "function" ? options?.stream : (type as { stream?: StreamId })?.stream,
+  );
   const ref = texture.ref();
-  const bytes = await held.run(stream, [ref.slice.record], [], () => {
+  const bytes = await held.run(stream, [ref.slice.record], [keepRef(ref)], () => {
     return textures.readTexture(ref, stream);
   });
-  const Host = ARRAYS[TEXTURE_FORMATS[texture.format].array].at(-1)!;
-  return new Host(
-    bytes.buffer as ArrayBuffer,
-    bytes.byteOffset,
-    bytes.byteLength / Host.BYTES_PER_ELEMENT,
-  );
+  const each = (Host as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+  return new Host(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength / each);
 }
 
 function textureBytes(texture: Texture, data: unknown): Uint8Array {

@@ -22,7 +22,7 @@
  */
 
 import { AbortedError, ComputeError } from "../../core/errors.ts";
-import type { Handle } from "../../core/handles/handle.ts";
+import type { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { StreamErrors } from "../../stream/stream_errors.ts";
 
@@ -38,6 +38,13 @@ const OK: Promise<Outcome> = Promise.resolve(undefined);
 export class HeldStreams {
   readonly #streams = new Map<StreamId, Promise<Outcome>>();
   readonly #memory = new Map<object, Promise<Outcome>>();
+  /**
+   * Each stream's latest failed wait, from the moment it failed: a call made after that is not
+   * held by it (the calls held at the time fail and report it), only ordered after those calls.
+   * Otherwise a call made after the failure was reported would fail again or not, depending on
+   * whether earlier held calls had settled yet.
+   */
+  readonly #failed = new Map<StreamId, Outcome>();
   /** Failures of held calls that returned nothing, thrown by their stream's next call. */
   readonly errors: StreamErrors = new StreamErrors();
   /** Rejects of the held calls still waiting (settled at once by `close`). */
@@ -59,10 +66,11 @@ export class HeldStreams {
     const tail = Promise.all([before, wait]).then(
       ([earlier]) => earlier,
       (error) => {
-        // Recorded for the stream's next call even when no call is held behind the wait (a
-        // `waitFor` then `sync`); a held read that rejects with it discards it (reported once).
-        // Not after `close`: every held call settled with the close's error then.
         const outcome = { error };
+        this.#failed.set(stream, outcome);
+        // For the stream's next sync or read when no held call reports it (none was held, or
+        // only calls that return nothing); a held call that rejects with it discards it. Not after
+        // `close`: every held call settled with the close's error then.
         if (this.#closed === undefined) this.errors.record(stream, error, outcome);
         return outcome;
       },
@@ -78,7 +86,7 @@ export class HeldStreams {
   run<T>(
     stream: StreamId,
     keys: readonly object[],
-    handles: readonly Handle[],
+    handles: readonly Keepable[],
     fn: () => T,
   ): T | Promise<T> {
     return this.#run(stream, keys, handles, fn, undefined);
@@ -87,7 +95,7 @@ export class HeldStreams {
   #run<T>(
     stream: StreamId,
     keys: readonly object[],
-    handles: readonly Handle[],
+    handles: readonly Keepable[],
     fn: () => T,
     /** For calls that return nothing: told when the call did not run (its wait failed). */
     notRun: ((error: unknown) => void) | undefined,
@@ -103,13 +111,14 @@ export class HeldStreams {
       this.errors.throwFor(stream);
       return fn();
     }
+    const known = this.#failed.get(stream); // failed before this call: not this call's failure
     const kept = handles.map((handle) => handle.clone());
     const result = new Promise<T>((resolve, reject) => {
       this.#waiting.add(reject);
       Promise.all(after).then((outcomes) => {
         if (!this.#waiting.delete(reject)) return; // settled by close
         // Only the stream's own wait fails the call; other streams' failures are theirs.
-        const failed = own === undefined ? undefined : outcomes[0];
+        const failed = own === undefined || outcomes[0] === known ? undefined : outcomes[0];
         if (failed !== undefined) {
           if (notRun !== undefined) {
             // Recorded for the stream's next call, unless a held read got it already.
@@ -137,7 +146,7 @@ export class HeldStreams {
   runVoid(
     stream: StreamId,
     keys: readonly object[],
-    handles: readonly Handle[],
+    handles: readonly Keepable[],
     fn: () => void,
     failed: (error: unknown) => void = () => {},
   ): void {
@@ -225,4 +234,29 @@ export function heldError(cause: unknown, stream: StreamId, value: bigint | numb
     }`,
     { cause },
   );
+}
+
+/**
+ * What a held call keeps alive until it ran: a handle (its clone), or a texture's memory
+ * ({@linkcode keepRef}), so that disposing it right after the call is safe, as for a launch.
+ */
+export interface Keepable {
+  clone(): { dispose(): void };
+}
+
+/** Keeps `ref`'s memory (a texture's) owned while a held call waits to use it. */
+export function keepRef(ref: HandleRef): Keepable {
+  const record = ref.slice.record;
+  return {
+    clone() {
+      record.retainOwner();
+      let kept = true;
+      return {
+        dispose() {
+          if (kept) record.releaseOwner();
+          kept = false;
+        },
+      };
+    },
+  };
 }

@@ -15,13 +15,15 @@ import { assertNonNegativeInteger, describe } from "../../core/_argument_checks.
 import type { ComputeServer, ProfilingToken } from "../../server/server.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
-import { heldError, HeldStreams } from "./_held_streams.ts";
+import { heldError, HeldStreams, type Keepable, keepRef } from "./_held_streams.ts";
+import { Texture } from "../textures/texture.ts";
 import { MarkOrder } from "./_mark_order.ts";
 import { fromBytes } from "../_host_data.ts";
 import { checkOptions } from "../_checks.ts";
 import type { CopyEnd } from "../_copy_to.ts";
 import { LaunchRecord } from "../_launch_record.ts";
 import type { ExecuteOptions, Profiled, WaitForOptions } from "../options.ts";
+import type { ProfileOptions } from "../../core/trace.ts";
 
 /** Clients named so far. */
 let clients = 0;
@@ -134,7 +136,10 @@ export class StreamCalls {
     const refs = launch.args.buffers;
     const given = options.buffers ?? [];
     const list = Array.isArray(given) ? given : Object.values(given);
-    const handles = list.filter((item) => item instanceof Handle);
+    // Handles and textures are kept alive until the held launch ran.
+    const handles = list.flatMap((item): Keepable[] =>
+      item instanceof Handle ? [item] : item instanceof Texture ? [keepRef(item.ref())] : []
+    );
     this.held.runVoid(stream, refs.map((ref) => ref.slice.record), handles, () => {
       server.execute(launch, stream);
     });
@@ -153,9 +158,19 @@ export class StreamCalls {
   profile<T>(
     server: ComputeServer,
     fn: () => T | Promise<T>,
-    stream: StreamId,
-    perKernel: boolean,
+    options: ProfileOptions,
   ): Promise<Profiled<T>> {
+    let stream: StreamId;
+    try {
+      if (typeof fn !== "function") {
+        throw new TypeError(`fn must be a function, got ${describe(fn)}`);
+      }
+      checkOptions(options);
+      stream = resolveStreamId(options.stream);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const perKernel = options.perKernel ?? false;
     const held = this.held;
     const start = () => server.startProfile(stream, perKernel ? { perKernel } : undefined);
     let token: ProfilingToken | Promise<ProfilingToken>;

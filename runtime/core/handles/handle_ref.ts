@@ -53,6 +53,9 @@ export function describeHandle(
     & HandleNames
     & Pick<Placement, "dtype" | "fullSize" | "offsetStart" | "offsetEnd" | "stream">,
 ): string {
+  if (handle.madeBy === "createTexture") { // a texture's ref: no byte size of its own
+    return `texture '${handle.label}' (made by createTexture on stream ${handle.stream})`;
+  }
   const bytes = handle.fullSize - (handle.offsetStart ?? 0) - (handle.offsetEnd ?? 0);
   const shape = handle.dtype === "bytes"
     ? `${bytes} bytes`
@@ -133,6 +136,9 @@ export class HandleRef implements Placement {
     return new InvalidHandleError(
       this.slice.record.disposed
         ? `${text} was used after dispose()`
+        : this.madeBy === "createTexture"
+        ? `${text} belongs to another client (or server): textures do not move between ` +
+          `clients (read its texels and create a texture with them on this client)`
         : `${text} belongs to another client (or server): copy it with copyTo`,
       { cause },
     );

@@ -251,7 +251,8 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
   }
 
   checkRef(ref: HandleRef): void {
-    this.#locate(ref); // INVALID_HANDLE unless live memory of this server (DESTROYED after destroy)
+    // INVALID_HANDLE unless a live texture or live memory of this server (DESTROYED after destroy)
+    if (!this.#parts.textures.checkRef(ref)) this.#locate(ref);
   }
 
   execute(launch: KernelLaunch<WgslKernel>, stream: StreamId): void {

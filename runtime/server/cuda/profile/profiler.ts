@@ -19,7 +19,8 @@ import { ProfileNotRegisteredError, TraceActiveError } from "../../../core/error
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelTiming, Trace } from "../../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../../server.ts";
-import { CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
+import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
+import { unhealthy } from "../../../stream/event.ts";
 import { type CudaStream, type HostWaitOptions, waitForEvent } from "../queue/streams.ts";
 import { CudaTraceLog, type TimedLaunch } from "./_trace.ts";
 
@@ -214,6 +215,14 @@ export class CudaProfiler {
     const result = symbols.cuEventRecord(event, stream.handle);
     if (result !== CUDA_SUCCESS) {
       this.#free.push(event);
+      // A stream after a sticky fault refuses the window as it refuses launches and copies.
+      const health = symbols.cuStreamQuery(stream.handle);
+      if (health !== CUDA_SUCCESS && health !== CUDA_ERROR_NOT_READY) {
+        throw unhealthy(
+          stream.index,
+          this.#driver.error(health, `cuStreamQuery(stream ${stream.index})`),
+        );
+      }
       throw this.#driver.error(result, `cuEventRecord(timing, stream ${stream.index})`);
     }
     return event;

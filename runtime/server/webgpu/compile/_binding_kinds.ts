@@ -11,7 +11,7 @@
  * @module
  */
 
-import { CompilationError } from "../../../core/errors.ts";
+import { CompilationError, UnsupportedError } from "../../../core/errors.ts";
 import type { TextureSampleKind } from "../../../core/handles/texture_format.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
 
@@ -90,14 +90,16 @@ export function textureBindings(
       texture === undefined || (texture.kind !== "sampler" && texture.kind !== "comparison" &&
         texture.dimension === "")
     ) {
-      throw new CompilationError(kernel, `${v.name}: ${typeName} is not supported`, line);
+      throw unsupported(kernel, v.name, typeName, line, "");
     }
+    // Valid WGSL the runtime has no textures for: UNSUPPORTED, not a compilation error.
     if (typeName.includes("multisampled") || typeName.startsWith("texture_depth")) {
-      throw new CompilationError(
+      throw unsupported(
         kernel,
-        `${v.name}: ${typeName} is not supported (the runtime makes color textures with one ` +
-          `sample); bind a texture_2d instead`,
+        v.name,
+        typeName,
         line,
+        " (the runtime makes color textures with one sample); bind a texture_2d instead",
       );
     }
     if (out.some((b) => b.group === v.group && b.binding === v.binding)) {
@@ -211,4 +213,18 @@ export function checkGroups(
 function lineOf(source: string, name: string): number {
   const match = new RegExp(`var\\s*(?:<[^>]*>)?\\s*${name}\\b`).exec(source);
   return match === null ? 1 : source.slice(0, match.index).split("\n").length;
+}
+
+/** The refusal of a texture type the runtime cannot bind. */
+function unsupported(
+  kernel: string,
+  name: string,
+  typeName: string,
+  line: number | undefined,
+  why: string,
+): UnsupportedError {
+  const at = line === undefined ? "" : ` (line ${line})`;
+  return new UnsupportedError(
+    `Kernel '${kernel}': ${name}: ${typeName}${at} is not supported${why}`,
+  );
 }

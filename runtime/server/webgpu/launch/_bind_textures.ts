@@ -64,6 +64,9 @@ export class BoundTextures {
   readonly #filterable32: boolean;
   /** Entries of the launch being prepared (of the pool). */
   used = 0;
+  /** The textures the launch being prepared binds so far, each with its usage and buffer index. */
+  readonly #bound: { entry: TextureEntry; usage: string; i: number }[] = [];
+  #boundCount = 0;
 
   constructor(device: GPUDevice, textures: WebGpuTextures) {
     this.#device = device;
@@ -74,6 +77,7 @@ export class BoundTextures {
   /** Starts a launch. */
   reset(): void {
     this.used = 0;
+    this.#boundCount = 0;
   }
 
   /**
@@ -144,7 +148,45 @@ export class BoundTextures {
           `${t.sample} texels${why}`,
       );
     }
+    this.#conflicts(name, i, names, entry, t.kind === "storage" ? t.access! : "sampled");
     this.#entry(slot, entry.view, into);
+  }
+
+  /**
+   * Refuses a texture bound twice in one launch where one binding writes it and the other uses it
+   * otherwise (sampled, read-only, or write-only beside read_write): WebGPU rejects such a
+   * dispatch later, at submit, so the refusal belongs to the call. Same usages (two sampled, two
+   * read_write) are allowed.
+   */
+  #conflicts(
+    name: string,
+    i: number,
+    names: readonly string[] | undefined,
+    entry: TextureEntry,
+    usage: string,
+  ): void {
+    const writes = usage === "write" || usage === "read_write";
+    for (let b = 0; b < this.#boundCount; b++) {
+      const other = this.#bound[b];
+      if (other.entry !== entry || other.usage === usage) continue;
+      if (!writes && other.usage !== "write" && other.usage !== "read_write") continue;
+      throw new KernelArgumentError(
+        name,
+        bufferArgument(i, names),
+        `is the texture already bound as ${bufferArgument(other.i, names)} (${other.usage}), ` +
+          `and bound here ${usage === "sampled" ? "sampled" : `with ${usage} access`}: WebGPU ` +
+          `refuses a dispatch that writes a texture and uses it otherwise: write into another ` +
+          `texture`,
+      );
+    }
+    const slot = this.#bound[this.#boundCount];
+    if (slot === undefined) this.#bound.push({ entry, usage, i });
+    else {
+      slot.entry = entry;
+      slot.usage = usage;
+      slot.i = i;
+    }
+    this.#boundCount++;
   }
 
   /** Binds the launch's samplers to the kernel's `sampler` slots, by position or by name. */

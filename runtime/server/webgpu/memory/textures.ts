@@ -94,6 +94,17 @@ export class WebGpuTextures {
     return this.#entries.has(entry);
   }
 
+  /**
+   * Whether `ref` is a texture: `true` for a live texture of this device, `INVALID_HANDLE` for a
+   * disposed one or another device's, `false` for buffer memory (which the memory checks).
+   */
+  checkRef(ref: HandleRef): boolean {
+    const entry = WebGpuTextures.entry(ref);
+    if (entry === undefined) return false;
+    if (ref.slice.record.disposed || !this.owns(entry)) throw ref.notFound();
+    return true;
+  }
+
   /** {@linkcode WebGpuTextures.entry}, for parts that hold the textures. */
   find(ref: HandleRef): TextureEntry | undefined {
     return WebGpuTextures.entry(ref);
