@@ -159,8 +159,10 @@ export function checkOverrides(
     throw new TypeError(`overrides must be an object of override values, got ${describe(given)}`);
   }
   const record = (given ?? {}) as Record<string, unknown>;
+  // An `@id(N)` override is also keyed by "N", as WebGPU's pipeline `constants` key it.
+  const byId = (o: ReflectedOverride) => o.id === undefined ? undefined : String(o.id);
   for (const key of Object.keys(record)) {
-    if (!declared.some((o) => o.name === key)) {
+    if (!declared.some((o) => o.name === key || byId(o) === key)) {
       throw new KernelArgumentError(
         kernel,
         `overrides.${key}`,
@@ -174,7 +176,15 @@ export function checkOverrides(
   const constants: Record<string, number> = {};
   let key = "";
   for (const o of declared) {
-    const value = record[o.name];
+    const id = byId(o);
+    if (id !== undefined && id in record && o.name in record) {
+      throw new KernelArgumentError(
+        kernel,
+        `overrides.${id}`,
+        `and overrides.${o.name} both set '@id(${id}) override ${o.name}': give one`,
+      );
+    }
+    const value = record[id !== undefined && id in record ? id : o.name];
     if (value === undefined) {
       if (o.required) {
         throw new KernelArgumentError(

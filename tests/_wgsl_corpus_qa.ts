@@ -1,0 +1,60 @@
+/**
+ * Real-world WGSL compute shaders (QA wave, after issue #27's `_wgsl_corpus_27.ts`), each with
+ * its source credited and the launch the user would write; `webgpu_wgsl_corpus_qa_test.ts` runs
+ * them through the client and through plain WebGPU and compares the bytes. Cases marked "fixed:"
+ * were refused or misread before the commit that added them.
+ */
+import type { PlainBinding } from "./_plain_webgpu.ts";
+
+/** One shader: its plain WebGPU bindings and dispatch, and the client's launch. */
+export interface CorpusCase {
+  readonly name: string;
+  readonly source: string;
+  readonly entryPoint?: string;
+  /** Every binding, uniforms included; the client gets the rest in (group, binding) order. */
+  readonly plain: readonly PlainBinding[];
+  readonly workgroups: [number, number, number];
+  /** The client's `threads`; `undefined`: `count` of `workgroups`. */
+  readonly threads?: number | [number, number];
+  readonly params?: Record<string, unknown>;
+  /** Pipeline constants, given to the client as `overrides` under the same keys. */
+  readonly constants?: Record<string, number>;
+  readonly samplers?: Record<string, GPUSamplerDescriptor>;
+  readonly features?: readonly GPUFeatureName[];
+}
+
+/** A deterministic f32 ramp: `((i * 37) % 101) * scale + offset`. */
+const f = (n: number, scale = 1, offset = 0) =>
+  Float32Array.from({ length: n }, (_, i) => ((i * 37) % 101) * scale + offset);
+const u = (n: number, m: number) => Uint32Array.from({ length: n }, (_, i) => (i * 2654435761) % m);
+const B = (
+  group: number,
+  binding: number,
+  buffer: ArrayBufferView<ArrayBuffer>,
+  uniform = false,
+) => ({ group, binding, buffer, uniform });
+
+export const CORPUS_QA: readonly CorpusCase[] = [
+  {
+    // Fixed: an `@id(N)` override is keyed "N" in WebGPU's pipeline constants (its name is
+    // refused there); the client refused "N" ("is not an override"). Entry parameters in a
+    // struct and an override-sized workgroup array as in naga's tests/in/wgsl/overrides.wgsl.
+    name: "@id overrides keyed by id, entry parameters in a struct, override-sized array",
+    source: /* wgsl */ `
+struct In { @builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3u }
+@id(1000) override scale: f32 = 1.0;
+override WG: u32 = 32;
+var<workgroup> sh: array<f32, WG>;
+@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+@compute @workgroup_size(WG)
+fn main(input: In) {
+  sh[input.li] = data[input.gid.x] * scale;
+  workgroupBarrier();
+  data[input.gid.x] = sh[WG - 1u - input.li] + f32(input.wg.x) * 1000.0;
+}`,
+    plain: [B(0, 0, f(128))],
+    workgroups: [8, 1, 1],
+    threads: 128,
+    constants: { "1000": 2.5, WG: 16 },
+  },
+];

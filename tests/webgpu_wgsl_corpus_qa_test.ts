@@ -1,0 +1,98 @@
+/**
+ * Real-world WGSL compute shaders (webgpu-samples, wgpu, naga's test inputs, tfjs-backend-webgpu,
+ * onnxruntime-web, TVM/WebLLM, three.js, Bevy; `_wgsl_corpus_qa.ts`, each crediting its source)
+ * run through the client bit-identical to the same WGSL run with plain WebGPU (`"auto"` layout,
+ * bindings made by hand), with the launch the user would write: buffers in (group, binding)
+ * order, params by field (by variable when there are several uniforms), overrides by name or by
+ * `@id`, `threads` counted in invocations (so a misread workgroup size shows).
+ */
+import assert from "node:assert/strict";
+import {
+  createClient,
+  CubeCount,
+  type ExecuteOptions,
+  type Handle,
+  KernelArgumentError,
+} from "../mod.ts";
+import { bytesOf, runPlain } from "./_plain_webgpu.ts";
+import { CORPUS_QA, type CorpusCase } from "./_wgsl_corpus_qa.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+/** The case's storage buffers and textures in (group, binding) order, as indices into `plain`. */
+function bound(c: CorpusCase): number[] {
+  return c.plain.map((b, i) => ({ b, i }))
+    .filter(({ b }) => !("sampler" in b) && !("buffer" in b && b.uniform))
+    .sort((x, y) => x.b.group - y.b.group || x.b.binding - y.b.binding)
+    .map(({ i }) => i);
+}
+
+Deno.test({
+  name: "real-world WGSL compute shaders run through the client bit-identical to plain WebGPU",
+  ignore,
+  async fn(t) {
+    using client = await createClient();
+    for (const c of CORPUS_QA) {
+      await t.step({
+        name: c.name,
+        ignore: c.features?.some((f) => !adapter!.features.has(f)),
+        async fn() {
+          const expected = await runPlain(c.source, c.plain, c.workgroups, c);
+          const order = bound(c);
+          const handles = order.map((i) => {
+            const b = c.plain[i];
+            return "buffer" in b
+              ? client.createWithData(b.buffer as Float32Array)
+              : client.createTexture(
+                (b as { texture: Parameters<typeof client.createTexture>[0] }).texture,
+              );
+          });
+          try {
+            client.execute({ source: c.source, entryPoint: c.entryPoint }, {
+              ...(c.threads === undefined
+                ? { count: CubeCount.new3d(...c.workgroups) }
+                : { threads: c.threads }),
+              buffers: handles as Handle[],
+              params: c.params as ExecuteOptions["params"],
+              overrides: c.constants,
+              samplers: c.samplers,
+            });
+            for (const [k, i] of order.entries()) {
+              const got = bytesOf(await client.read(handles[k] as Handle));
+              assert.deepEqual(got, expected[i].subarray(0, got.byteLength), `binding ${i}`);
+            }
+            // The launch wrote something (a kernel that did nothing would compare equal).
+            const before = (i: number) => {
+              const b = c.plain[i];
+              return "buffer" in b ? bytesOf(b.buffer) : new Uint8Array(expected[i].length);
+            };
+            assert.ok(order.some((i) => bytesOf(expected[i]).join() !== before(i).join()));
+          } finally {
+            for (const handle of handles) handle.dispose();
+          }
+        },
+      });
+    }
+  },
+});
+
+Deno.test({
+  name: "an @id override set both by its id and by its name is a KernelArgumentError naming both",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using data = client.zeros(4, "f32");
+    const kernel = {
+      source: `@id(7) override k: f32 = 1.0;
+@group(0) @binding(0) var<storage, read_write> d: array<f32>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) { d[g.x] = k; }`,
+    };
+    assert.throws(
+      () => client.execute(kernel, { threads: 4, buffers: [data], overrides: { "7": 2, k: 3 } }),
+      (e) => e instanceof KernelArgumentError && /overrides\.7.*overrides\.k/.test(e.message),
+    );
+    client.execute(kernel, { threads: 4, buffers: [data], overrides: { "7": 2 } });
+    assert.deepEqual(await client.read(data), new Float32Array([2, 2, 2, 2]));
+  },
+});
