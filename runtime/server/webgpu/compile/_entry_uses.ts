@@ -6,8 +6,13 @@
  * `wgsl_reflect`'s own list misses those reached through a called function, another override's
  * initializer or an array size, so the runtime walks the text itself.
  *
- * The walk over-approximates (a local name that shadows a module-scope one counts as a use), so
- * at worst an override is asked for that WebGPU would not need: never the reverse.
+ * Inside a function, a parameter or local (`let`, `var`, `const`, a `for` header's) shadows a
+ * module-scope name of the same spelling from the end of its declaration to the end of its block,
+ * as WGSL scopes it: a shadowed name, a member (`a.name`) and a name being declared (`name:`) are
+ * no uses. `wgsl_reflect` counts a shadowed name as a use, so a binding only another entry point
+ * uses was demanded (webgpu-samples style multi-entry modules with a local `let output = ...`).
+ * What the walk cannot tell apart (a local declared in a way it does not read) still counts as a
+ * use: at worst something is asked for that WebGPU would not need, never the reverse.
  *
  * @module
  */
@@ -18,8 +23,14 @@ interface Item {
   readonly text: string;
 }
 
-const DECLARATION =
-  /\b(?:fn|struct|alias|const|override)\s+([A-Za-z_]\w*)|\bvar\s*(?:<[^>]*>)?\s*([A-Za-z_]\w*)/;
+const IDENT = String.raw`[\p{XID_Start}_]\p{XID_Continue}*`;
+const DECLARATION = new RegExp(
+  String.raw`(?<![\p{XID_Continue}])(?:fn|struct|alias|const|override)\s+(${IDENT})|` +
+    String.raw`(?<![\p{XID_Continue}])var\s*(?:<[^>]*>)?\s*(${IDENT})`,
+  "u",
+);
+const TOKEN = new RegExp(String.raw`${IDENT}|::|[{}();:.<>]`, "gu");
+const DECLARES = new Set(["let", "var", "const"]);
 
 /**
  * The module-scope names `entryPoint` uses (see the module doc), read from `masked` (the source
@@ -33,8 +44,7 @@ export function namesUsedBy(masked: string, entryPoint: string): Set<string> | u
   const used = new Set<string>([entryPoint]);
   const queue = [entry];
   for (let item = queue.pop(); item !== undefined; item = queue.pop()) {
-    for (const m of item.text.matchAll(/[A-Za-z_]\w*/g)) {
-      const name = m[0];
+    for (const name of references(item.text)) {
       if (used.has(name)) continue;
       const next = items.get(name);
       if (next === undefined) continue;
@@ -43,6 +53,56 @@ export function namesUsedBy(masked: string, entryPoint: string): Set<string> | u
     }
   }
   return used;
+}
+
+/** The names of every module-scope declaration of `masked` (the source with comments blanked). */
+export function declaredNames(masked: string): Set<string> {
+  return new Set(moduleItems(masked).map((item) => item.name));
+}
+
+/**
+ * The names a declaration's text refers to that may be module-scope ones: not members, not names
+ * being declared, not a function's parameters or locals where they are in scope.
+ */
+function references(text: string): string[] {
+  const tokens = [...text.matchAll(TOKEN)].map((m) => m[0]);
+  const out: string[] = [];
+  const scopes: Set<string>[] = [];
+  const forScopes: number[] = []; // scope counts with a `for` header's scope on top
+  const params = new Set<string>();
+  const pending: string[] = []; // declared; in scope from the end of the declaration
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t === "{") {
+      scopes.push(scopes.length === 0 ? params : new Set());
+    } else if (t === "}") {
+      scopes.pop();
+      if (forScopes.at(-1) === scopes.length) {
+        forScopes.pop();
+        scopes.pop();
+      }
+    } else if (t === ";") {
+      for (const name of pending.splice(0)) scopes.at(-1)?.add(name);
+    } else if (t === "for" && scopes.length > 0) {
+      scopes.push(new Set());
+      forScopes.push(scopes.length);
+    } else if (DECLARES.has(t) && scopes.length > 0) {
+      let j = i + 1;
+      if (tokens[j] === "<") { while (j < tokens.length && tokens[j] !== ">") j++; }
+      if (tokens[j] === ">") j++;
+      if (j < tokens.length && /^[\p{XID_Start}_]/u.test(tokens[j])) pending.push(tokens[j]);
+      i = j;
+    } else if (/^[\p{XID_Start}_]/u.test(t)) {
+      if (tokens[i - 1] === ".") continue; // a member or swizzle
+      if (tokens[i + 1] === ":") {
+        if (scopes.length === 0) params.add(t); // a parameter (or field) being declared
+        continue;
+      }
+      if (scopes.some((scope) => scope.has(t))) continue; // a parameter or local
+      out.push(t);
+    }
+  }
+  return out;
 }
 
 /** The module-scope declarations: each ends at a `;` or a closing `}` at depth 0. */

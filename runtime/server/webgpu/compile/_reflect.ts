@@ -25,7 +25,7 @@ import {
   type WorkgroupSizeText,
 } from "./_overrides.ts";
 import { readModule, unmangle } from "./_wgsl_source.ts";
-import { namesUsedBy } from "./_entry_uses.ts";
+import { declaredNames, namesUsedBy } from "./_entry_uses.ts";
 import { unsure } from "./_device_verdict.ts";
 import {
   elementScalar,
@@ -189,6 +189,12 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     : resolveWorkgroupSize(name, entryPoint, size, NO_OVERRIDES);
   if (workgroupSize[0] > 0) checkWorkgroupSize(kernel, { name, entryPoint, workgroupSize });
   const used = new Set(entry.resources?.map((r) => unmangle(r.name)));
+  // wgsl_reflect counts a local that shadows a binding as a use of it (see _entry_uses.ts).
+  const reached = namesUsedBy(text.masked, entryPoint);
+  const declared = declaredNames(text.masked);
+  for (const name of used) {
+    if (reached !== undefined && declared.has(name) && !reached.has(name)) used.delete(name);
+  }
   const variables = [
     ...(reflect.storage as unknown as ReflectVariable[]).map((v) => ({
       v,
