@@ -1,40 +1,16 @@
 /**
  * Real-world WGSL compute shaders (QA wave, after issue #27's `_wgsl_corpus_27.ts`), each with
  * its source credited and the launch the user would write; `webgpu_wgsl_corpus_qa_test.ts` runs
- * them through the client and through plain WebGPU and compares the bytes. Cases marked "fixed:"
- * were refused or misread before the commit that added them.
+ * them through the client and through plain WebGPU and compares the bytes. The cases here were
+ * refused or misread before the commit that added them; the two parts ran right when added.
  */
-import type { PlainBinding } from "./_plain_webgpu.ts";
+import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
+import { SAMPLES } from "./_wgsl_corpus_qa_samples.ts";
+import { LIBRARIES } from "./_wgsl_corpus_qa_libraries.ts";
 
-/** One shader: its plain WebGPU bindings and dispatch, and the client's launch. */
-export interface CorpusCase {
-  readonly name: string;
-  readonly source: string;
-  readonly entryPoint?: string;
-  /** Every binding, uniforms included; the client gets the rest in (group, binding) order. */
-  readonly plain: readonly PlainBinding[];
-  readonly workgroups: [number, number, number];
-  /** The client's `threads`; `undefined`: `count` of `workgroups`. */
-  readonly threads?: number | [number, number];
-  readonly params?: Record<string, unknown>;
-  /** Pipeline constants, given to the client as `overrides` under the same keys. */
-  readonly constants?: Record<string, number>;
-  readonly samplers?: Record<string, GPUSamplerDescriptor>;
-  readonly features?: readonly GPUFeatureName[];
-}
+export type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 
-/** A deterministic f32 ramp: `((i * 37) % 101) * scale + offset`. */
-const f = (n: number, scale = 1, offset = 0) =>
-  Float32Array.from({ length: n }, (_, i) => ((i * 37) % 101) * scale + offset);
-const u = (n: number, m: number) => Uint32Array.from({ length: n }, (_, i) => (i * 2654435761) % m);
-const B = (
-  group: number,
-  binding: number,
-  buffer: ArrayBufferView<ArrayBuffer>,
-  uniform = false,
-) => ({ group, binding, buffer, uniform });
-
-export const CORPUS_QA: readonly CorpusCase[] = [
+const FIXED: readonly CorpusCase[] = [
   {
     // Fixed: an `@id(N)` override is keyed "N" in WebGPU's pipeline constants (its name is
     // refused there); the client refused "N" ("is not an override"). Entry parameters in a
@@ -85,3 +61,6 @@ fn second(@builtin(global_invocation_id) id: vec3u) { other[id.x] = 1.0; }`,
     threads: 40,
   },
 ];
+
+/** Every case: the fixed ones first. */
+export const CORPUS_QA: readonly CorpusCase[] = [...FIXED, ...SAMPLES, ...LIBRARIES];

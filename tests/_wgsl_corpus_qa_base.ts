@@ -1,0 +1,35 @@
+/**
+ * The shape of the QA wave's WGSL corpus cases (`_wgsl_corpus_qa.ts`) and their data helpers.
+ */
+import type { PlainBinding } from "./_plain_webgpu.ts";
+
+/** One shader: its plain WebGPU bindings and dispatch, and the client's launch. */
+export interface CorpusCase {
+  readonly name: string;
+  readonly source: string;
+  readonly entryPoint?: string;
+  /** Every binding, uniforms included; the client gets the rest in (group, binding) order. */
+  readonly plain: readonly PlainBinding[];
+  readonly workgroups: [number, number, number];
+  /** The client's `threads`; `undefined`: `count` of `workgroups`. */
+  readonly threads?: number | [number, number];
+  readonly params?: Record<string, unknown>;
+  /** Pipeline constants, given to the client as `overrides` under the same keys. */
+  readonly constants?: Record<string, number>;
+  readonly samplers?: Record<string, GPUSamplerDescriptor>;
+  readonly features?: readonly GPUFeatureName[];
+}
+
+/** A deterministic f32 ramp: `((i * 37) % 101) * scale + offset`. */
+export const f = (n: number, scale = 1, offset = 0): Float32Array<ArrayBuffer> =>
+  Float32Array.from({ length: n }, (_, i) => ((i * 37) % 101) * scale + offset);
+/** A deterministic u32 pattern below `m`. */
+export const u = (n: number, m: number): Uint32Array<ArrayBuffer> =>
+  Uint32Array.from({ length: n }, (_, i) => (i * 2654435761) % m);
+/** A buffer binding. */
+export const B = (
+  group: number,
+  binding: number,
+  buffer: ArrayBufferView<ArrayBuffer>,
+  uniform = false,
+): PlainBinding => ({ group, binding, buffer, uniform });
