@@ -60,6 +60,33 @@ fn second(@builtin(global_invocation_id) id: vec3u) { other[id.x] = 1.0; }`,
     workgroups: [3, 1, 1],
     threads: 40,
   },
+  {
+    // Fixed: a const-expression `@binding(BASE + 1u)` / `@group((G))` (WGSL allows any
+    // const-expression there) was a CompilationError ("reflection cannot read line 6").
+    // Hex and suffixed numbers, attributes split by comments, a fixed `array<f32, 4 * 4>`.
+    name: "const-expression, hex and suffixed @group/@binding, attributes split by comments",
+    source: /* wgsl */ `
+const BASE = 2u;
+const G = 0;
+@group(0x0) /* first */ @binding(0x1)
+// the input
+var<storage, read> a: array<array<f32, 4>>;
+@group((G)) @binding(BASE + 1u) var<storage, read_write> b: array<f32, 4 * 4>;
+@group(0i) @binding(BASE)
+  var<uniform> k: vec4<f32>;
+@compute @workgroup_size(4)
+fn main(@builtin(local_invocation_index) i: u32) {
+  for (var j = 0u; j < 4u; j++) { b[i * 4u + j] = a[i][j] * k[j]; }
+}`,
+    plain: [
+      B(0, 1, f(16, 0.5)),
+      B(0, 3, new Float32Array(16)),
+      B(0, 2, new Float32Array([1, 2, 3, 4]), true),
+    ],
+    workgroups: [1, 1, 1],
+    threads: 4,
+    params: { k: [1, 2, 3, 4] },
+  },
 ];
 
 /** Every case: the fixed ones first. */

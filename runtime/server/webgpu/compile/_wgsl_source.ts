@@ -118,6 +118,19 @@ export function readModule(source: string): ModuleText {
       // An override-sized workgroup array: the parser gets it as written.
     }
   }
+  // `@group(BASE + 1u)`, `@binding(0x2)`: const-expressions the parser does not evaluate.
+  for (const m of masked.matchAll(/@\s*(?:group|binding)\s*\(/g)) {
+    const open = m.index! + m[0].length - 1;
+    const close = matching(masked, open, "(", ")");
+    const arg = masked.slice(open + 1, close).replace(/,\s*$/, "");
+    if (close < 0 || /^\s*\d+\s*$/.test(arg)) continue;
+    try {
+      const text = String(evaluateConst(arg, scope).value);
+      edits.push({ from: open + 1, to: open + 1 + arg.length, text });
+    } catch {
+      // The device's compiler says what is wrong with it.
+    }
+  }
   for (
     const pattern of [
       /^\s*(?:enable|requires)\s+[A-Za-z_][^;]*;/gm,
