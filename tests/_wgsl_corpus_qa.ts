@@ -87,6 +87,29 @@ fn main(@builtin(local_invocation_index) i: u32) {
     threads: 4,
     params: { k: [1, 2, 3, 4] },
   },
+  {
+    // Fixed: const-expression `@size`/`@align` (the uniform layout the params are packed by)
+    // and `@id` arguments were CompilationErrors ("reflection cannot read line 3").
+    name: "const-expression @size, @align and @id",
+    source: /* wgsl */ `
+const S = 8u;
+const BASE = 10u;
+struct U { @size(S * 2u) a: f32, @align(S) b: f32, @align(0x10) c: f32, d: f32 }
+@id(BASE + 2u) override k: f32 = 1.0;
+@id(0x3) override m: f32 = 1.0;
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1)
+fn main() { out[0] = u.a * k; out[1] = u.b + m; out[2] = u.c; out[3] = u.d; }`,
+    plain: [
+      B(0, 0, new Float32Array([1, 0, 0, 0, 2, 0, 0, 0, 3, 4, 0, 0]), true),
+      B(0, 1, new Float32Array(4)),
+    ],
+    workgroups: [1, 1, 1],
+    threads: 1,
+    params: { a: 1, b: 2, c: 3, d: 4 },
+    constants: { "12": 3, "3": 5 },
+  },
 ];
 
 /** Every case: the fixed ones first. */

@@ -29,6 +29,8 @@ export interface ModuleDeclaration {
   readonly name: string;
   /** `@id(N)` of an override. */
   readonly id: number | undefined;
+  /** Where its `@id(` "(" is in the source, if it has one. */
+  readonly idAt?: number;
   /** The declared type, if written. */
   readonly type: string | undefined;
   /** The initializer's text, if any. */
@@ -85,6 +87,7 @@ export function readModule(source: string): ModuleText {
       kind: m[2] as "const" | "override",
       name: m[3],
       id: m[1] === undefined ? undefined : Number(m[1].replace(/[iu]$/, "")),
+      idAt: m[1] === undefined ? undefined : m.index! + m[0].indexOf("("),
       type: m[4]?.trim(),
       init: m[5],
       line: lineAt(masked, m.index!),
@@ -104,6 +107,7 @@ export function readModule(source: string): ModuleText {
     edits.push({ from: open + 1, to: close, text: "1" });
   }
   const scope = constScope(declarations, new Map());
+  const idValues = new Map<number, number>(); // an `@id(...)`'s "(" offset: its value
   for (const m of masked.matchAll(/\barray\s*</g)) {
     const open = m.index! + m[0].length - 1;
     const close = matching(masked, open, "<", ">");
@@ -118,17 +122,24 @@ export function readModule(source: string): ModuleText {
       // An override-sized workgroup array: the parser gets it as written.
     }
   }
-  // `@group(BASE + 1u)`, `@binding(0x2)`: const-expressions the parser does not evaluate.
-  for (const m of masked.matchAll(/@\s*(?:group|binding)\s*\(/g)) {
+  // `@binding(BASE + 1u)`, `@size(S * 2u)`, `@id(0x3)`: const-expressions the parser does not
+  // evaluate (WGSL allows any in these attributes).
+  for (const m of masked.matchAll(/@\s*(group|binding|size|align|id)\s*\(/g)) {
     const open = m.index! + m[0].length - 1;
     const close = matching(masked, open, "(", ")");
     const arg = masked.slice(open + 1, close).replace(/,\s*$/, "");
     if (close < 0 || /^\s*\d+\s*$/.test(arg)) continue;
     try {
-      const text = String(evaluateConst(arg, scope).value);
-      edits.push({ from: open + 1, to: open + 1 + arg.length, text });
+      const value = evaluateConst(arg, scope).value;
+      edits.push({ from: open + 1, to: open + 1 + arg.length, text: String(value) });
+      if (m[1] === "id") idValues.set(open, value);
     } catch {
       // The device's compiler says what is wrong with it.
+    }
+  }
+  for (const [name, d] of declarations) {
+    if (d.idAt !== undefined && idValues.has(d.idAt)) {
+      declarations.set(name, { ...d, id: idValues.get(d.idAt) });
     }
   }
   for (
