@@ -7,6 +7,7 @@
 import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 import { SAMPLES } from "./_wgsl_corpus_qa_samples.ts";
 import { LIBRARIES } from "./_wgsl_corpus_qa_libraries.ts";
+import { MORE } from "./_wgsl_corpus_qa_more.ts";
 
 export type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 
@@ -113,4 +114,4 @@ fn main() { out[0] = u.a * k; out[1] = u.b + m; out[2] = u.c; out[3] = u.d; }`,
 ];
 
 /** Every case: the fixed ones first. */
-export const CORPUS_QA: readonly CorpusCase[] = [...FIXED, ...SAMPLES, ...LIBRARIES];
+export const CORPUS_QA: readonly CorpusCase[] = [...FIXED, ...SAMPLES, ...LIBRARIES, ...MORE];

@@ -16,6 +16,8 @@ export interface CorpusCase {
   readonly params?: Record<string, unknown>;
   /** Pipeline constants, given to the client as `overrides` under the same keys. */
   readonly constants?: Record<string, number>;
+  /** The client's `overrides` where they differ from `constants` (a bool override takes a bool). */
+  readonly overrides?: Record<string, number | boolean>;
   readonly samplers?: Record<string, GPUSamplerDescriptor>;
   readonly features?: readonly GPUFeatureName[];
 }

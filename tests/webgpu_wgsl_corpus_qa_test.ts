@@ -55,7 +55,7 @@ Deno.test({
                 : { threads: c.threads }),
               buffers: handles as Handle[],
               params: c.params as ExecuteOptions["params"],
-              overrides: c.constants,
+              overrides: c.overrides ?? c.constants,
               samplers: c.samplers,
             });
             for (const [k, i] of order.entries()) {
