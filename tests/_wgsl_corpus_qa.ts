@@ -111,6 +111,24 @@ fn main() { out[0] = u.a * k; out[1] = u.b + m; out[2] = u.c; out[3] = u.d; }`,
     params: { a: 1, b: 2, c: 3, d: 4 },
     constants: { "12": 3, "3": 5 },
   },
+  {
+    // Fixed: WGSL identifiers are Unicode; a Unicode entry point was "'größe' has no
+    // @workgroup_size" and a Unicode override "is not an override of the WGSL".
+    name: "Unicode entry point and override names",
+    entryPoint: "größe",
+    source: /* wgsl */ `
+override breite: u32 = 32u;
+override größenfaktor: f32;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(breite)
+fn größe(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) n: vec3u) {
+  if (g.x < arrayLength(&o)) { o[g.x] = f32(n.x) * 1000.0 + f32(g.x) * größenfaktor; }
+}`,
+    plain: [B(0, 0, new Float32Array(100))],
+    workgroups: [7, 1, 1],
+    threads: 100,
+    constants: { breite: 16, größenfaktor: 0.5 },
+  },
 ];
 
 /** Every case: the fixed ones first. */

@@ -96,3 +96,23 @@ Deno.test({
     assert.deepEqual(await client.read(data), new Float32Array([2, 2, 2, 2]));
   },
 });
+
+Deno.test({
+  name: "a launch past 65,535 workgroups folds an entry point whose builtins have Unicode names",
+  ignore,
+  async fn() {
+    // The fold read the parameter `índice` as `e` (ASCII \w): the rewritten kernel did not compile.
+    using client = await createClient();
+    const n = 70_001;
+    using o = client.zeros(n, "u32");
+    client.execute({
+      source: `@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1)
+fn größe(@builtin(global_invocation_id) índice: vec3u, @builtin(num_workgroups) anzahl: vec3u) {
+  if (índice.x < arrayLength(&o)) { o[índice.x] = índice.x * 3u + anzahl.y + (anzahl.x - 70001u); }
+}`,
+    }, { threads: n, buffers: [o] });
+    const got = await client.read(o);
+    assert.deepEqual(got, Uint32Array.from({ length: n }, (_, i) => i * 3 + 1));
+  },
+});

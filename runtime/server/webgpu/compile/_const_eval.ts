@@ -33,11 +33,11 @@ const TOKEN = new RegExp(
     "(?:\\d+\\.\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?[fh]?", // decimal floats
     "\\d+[eE][+-]?\\d+[fh]?",
     "\\d+[iufh]?",
-    "[A-Za-z_]\\w*",
+    "[\\p{XID_Start}_]\\p{XID_Continue}*", // identifiers (WGSL's are Unicode)
     "<<|>>|<=|>=|==|!=|&&|\\|\\|",
     "[-+*/%&|^~!<>(),]",
   ].map((p) => `(${p})`).join("|"),
-  "y",
+  "yu",
 );
 
 /** Tokens of an expression; throws on a character that cannot start one. */
@@ -119,7 +119,9 @@ export function evaluateConst(
       return v;
     }
     if (/^[\d.]/.test(t)) return literal(t);
-    if (!/^[A-Za-z_]/.test(t)) throw new ConstEvalError(`unexpected '${t}' in '${text.trim()}'`);
+    if (!/^[\p{XID_Start}_]/u.test(t)) {
+      throw new ConstEvalError(`unexpected '${t}' in '${text.trim()}'`);
+    }
     if (t === "true" || t === "false") return { value: t === "true" ? 1 : 0, type: "bool" };
     if (peek() === "(") return call(t, args());
     const v = scope(t);

@@ -92,7 +92,8 @@ export function foldKernel(input: FoldInput): FoldedSource {
   const originals = splitTopLevel(source.slice(open + 1, close), segments);
   for (let i = 0; i < segments.length; i++) {
     const builtin = /@\s*builtin\s*\(\s*(\w+)\s*\)/.exec(segments[i])?.[1];
-    const param = /(\w+)\s*:/.exec(segments[i].replace(/@\s*\w+\s*\([^)]*\)/g, ""))?.[1];
+    const param = /([\p{XID_Start}_]\p{XID_Continue}*)\s*:/u
+      .exec(segments[i].replace(/@\s*\w+\s*\([^)]*\)/g, ""))?.[1];
     if (builtin === "local_invocation_id" && param !== undefined) {
       lid = param;
       ownLid = true;

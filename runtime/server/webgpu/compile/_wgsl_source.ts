@@ -81,7 +81,7 @@ export function readModule(source: string): ModuleText {
   const top = maskBraces(masked);
   const declarations = new Map<string, ModuleDeclaration>();
   const declaration =
-    /(?:@id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([A-Za-z_]\w*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/g;
+    /(?:@id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
   for (const m of top.matchAll(declaration)) {
     declarations.set(m[3], {
       kind: m[2] as "const" | "override",
@@ -99,7 +99,7 @@ export function readModule(source: string): ModuleText {
     const open = m.index! + m[0].length - 1;
     const close = matching(masked, open, "(", ")");
     if (close < 0) continue;
-    const fn = /\bfn\s+([A-Za-z_]\w*)/.exec(masked.slice(close));
+    const fn = /\bfn\s+([\p{XID_Start}_]\p{XID_Continue}*)/u.exec(masked.slice(close));
     if (fn !== null) {
       const args = splitTopLevel(masked.slice(open + 1, close)).filter((a) => a.trim() !== "");
       workgroupSizes.set(fn[1], { args, line: lineAt(masked, m.index!) });
@@ -285,7 +285,7 @@ function renameKeywords(text: string): string {
   /** Open template lists whose first-level names are keywords: their `<` depth. */
   let keep = 0;
   let depth = 0;
-  const identifier = /[A-Za-z_]\w*|[<>]/g;
+  const identifier = /[\p{XID_Start}_]\p{XID_Continue}*|[<>]/gu;
   for (const m of text.matchAll(identifier)) {
     const token = m[0];
     const at = m.index!;
