@@ -2,7 +2,8 @@
  * The QA corpus, part 3: overrides in workgroup sizes, layouts of storage and uniform structs,
  * multi-entry and render+compute modules (see `_wgsl_corpus_qa.ts`). Sources: tfjs-backend-webgpu's
  * program shape (webgpu_program.ts), wgpu's hello_synchronization, naga's tests/in/wgsl, a
- * sine-field particle shader (vertex, fragment and compute in one module).
+ * sine-field particle shader (vertex, fragment and compute in one module), webgpufundamentals'
+ * histogram (workgroup atomics over a texture).
  */
 import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 
@@ -270,5 +271,73 @@ fn fs() -> @location(0) vec4<f32> { return uniforms.color; }`,
     workgroups: [2, 1, 1],
     threads: 300,
     params: { w: 300, h: 200, dpr: 1, color: [1, 0.5, 0.25, 1] },
+  },
+  {
+    name: "scalar uniforms (f32, vec2u) next to a struct uniform, in group 1",
+    source: `
+struct Cfg { bias: f32, n: u32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(1) @binding(0) var<uniform> scale: f32;
+@group(1) @binding(1) var<uniform> dims: vec2u;
+@group(1) @binding(2) var<uniform> cfg: Cfg;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x < cfg.n) { y[g.x] = x[g.x] * scale + cfg.bias + f32(dims.x * dims.y); }
+}`,
+    plain: [
+      B(0, 0, f(100)),
+      B(0, 1, new Float32Array(100)),
+      B(1, 0, new Float32Array([2.5]), true),
+      B(1, 1, new Uint32Array([3, 4]), true),
+      B(1, 2, new Float32Array([0.25, 1.4e-43]), true),
+    ],
+    workgroups: [2, 1, 1],
+    threads: 100,
+    params: { scale: 2.5, dims: [3, 4], cfg: { bias: 0.25, n: 100 } },
+  },
+  {
+    name:
+      "webgpufundamentals histogram (const chunk sizes, workgroup atomics, texture at const-expression binding, Unicode texture name)",
+    source: `
+const chunkWidth = 16;
+const chunkHeight = 16;
+const chunkSize = chunkWidth * chunkHeight;
+const T = 1u;
+var<workgroup> bins: array<atomic<u32>, chunkSize>;
+@group(0) @binding(0) var<storage, read_write> chunks: array<array<u32, chunkSize>>;
+@group(0) @binding(T) var bildé: texture_2d<f32>;
+const kSRGBLuminanceFactors = vec3f(0.2126, 0.7152, 0.0722);
+fn srgbLuminance(color: vec3f) -> f32 { return saturate(dot(color, kSRGBLuminanceFactors)); }
+@compute @workgroup_size(chunkWidth, chunkHeight, 1)
+fn cs(@builtin(workgroup_id) workgroup_id: vec3u, @builtin(local_invocation_id) local_invocation_id: vec3u) {
+  let size = textureDimensions(bildé, 0);
+  let position = workgroup_id.xy * vec2u(chunkWidth, chunkHeight) + local_invocation_id.xy;
+  if (all(position < size)) {
+    let numBins = f32(chunkSize);
+    let lastBinIndex = u32(numBins - 1);
+    let color = textureLoad(bildé, position, 0);
+    let v = srgbLuminance(color.rgb);
+    let bin = min(u32(v * numBins), lastBinIndex);
+    atomicAdd(&bins[bin], 1u);
+  }
+  workgroupBarrier();
+  let chunksAcross = (size.x + chunkWidth - 1) / chunkWidth;
+  let chunk = workgroup_id.y * chunksAcross + workgroup_id.x;
+  let bin = local_invocation_id.y * chunkWidth + local_invocation_id.x;
+  chunks[chunk][bin] = atomicLoad(&bins[bin]);
+}`,
+    plain: [B(0, 0, new Uint32Array(256 * 4)), {
+      group: 0,
+      binding: 1,
+      texture: {
+        width: 32,
+        height: 32,
+        format: "rgba8unorm",
+        data: Uint8Array.from({ length: 32 * 32 * 4 }, (_, i) => (i * 91) & 255),
+      },
+    }],
+    workgroups: [2, 2, 1],
+    threads: [32, 32],
   },
 ];
