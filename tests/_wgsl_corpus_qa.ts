@@ -38,8 +38,9 @@ fn main(input: In) {
     // Fixed: a local that shadows a binding counted as a use of it (wgsl_reflect), so the client
     // asked for `other`, which only the second entry point uses ("buffers has 2 handles, but the
     // WGSL declares 3"); plain WebGPU's "auto" layout has 2. A `for` header's local ends with
-    // its loop: the `acc` binding after it is used. Multi-entry module as in webgpu-samples'
-    // gameOfLife / Bevy's game_of_life.wgsl, bindings in groups 1 and 2 only.
+    // its loop: the `acc` binding after it is used; `1.0 * k` uses `k` (a literal's "." is no
+    // member access). Multi-entry module as in webgpu-samples' gameOfLife / Bevy's
+    // game_of_life.wgsl, bindings in groups 1 and 2 only.
     name: "a local shadowing a binding of another entry point, for-header scopes",
     entryPoint: "main",
     source: /* wgsl */ `
@@ -47,17 +48,24 @@ fn main(input: In) {
 @group(2) @binding(1) var<storage, read_write> other: array<f32>;
 @group(2) @binding(2) var<storage, read_write> acc: array<f32>;
 @group(2) @binding(3) var<storage, read_write> dst: array<f32>;
+@group(2) @binding(4) var<uniform> k: f32;
 fn load(i: u32) -> f32 { let other = src[i]; return other; }
 @compute @workgroup_size(16)
 fn main(@builtin(global_invocation_id) id: vec3u) {
   let other = 3.0;
   var total = 0.0;
   for (var acc = 0u; acc < 4u; acc++) { total += f32(acc); }
-  if (id.x < 40u) { dst[id.x] = load(id.x) + other + total; acc[id.x] = total; }
+  if (id.x < 40u) { dst[id.x] = load(id.x) + other + total + 1.0 * k; acc[id.x] = total; }
 }
 @compute @workgroup_size(16)
 fn second(@builtin(global_invocation_id) id: vec3u) { other[id.x] = 1.0; }`,
-    plain: [B(1, 0, f(40)), B(2, 2, new Float32Array(40)), B(2, 3, new Float32Array(40))],
+    plain: [
+      B(1, 0, f(40)),
+      B(2, 2, new Float32Array(40)),
+      B(2, 3, new Float32Array(40)),
+      B(2, 4, new Float32Array([0.75]), true),
+    ],
+    params: { k: 0.75 },
     workgroups: [3, 1, 1],
     threads: 40,
   },

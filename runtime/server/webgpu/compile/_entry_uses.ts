@@ -65,7 +65,11 @@ export function declaredNames(masked: string): Set<string> {
  * being declared, not a function's parameters or locals where they are in scope.
  */
 function references(text: string): string[] {
-  const tokens = [...text.matchAll(TOKEN)].map((m) => m[0]);
+  const matches = [...text.matchAll(TOKEN)];
+  const tokens = matches.map((m) => m[0]);
+  // Read from the text itself: `2.0 + dt` has a "." token (the literal's) before `dt`.
+  const before = (i: number) => text.slice(0, matches[i].index).trimEnd().at(-1);
+  const after = (i: number) => text.slice(matches[i].index! + tokens[i].length).trimStart();
   const out: string[] = [];
   const scopes: Set<string>[] = [];
   const forScopes: number[] = []; // scope counts with a `for` header's scope on top
@@ -93,8 +97,8 @@ function references(text: string): string[] {
       if (j < tokens.length && /^[\p{XID_Start}_]/u.test(tokens[j])) pending.push(tokens[j]);
       i = j;
     } else if (/^[\p{XID_Start}_]/u.test(t)) {
-      if (tokens[i - 1] === ".") continue; // a member or swizzle
-      if (tokens[i + 1] === ":") {
+      if (before(i) === ".") continue; // a member or swizzle
+      if (after(i).startsWith(":") && !after(i).startsWith("::")) {
         if (scopes.length === 0) params.add(t); // a parameter (or field) being declared
         continue;
       }
