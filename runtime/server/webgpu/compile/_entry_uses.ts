@@ -68,8 +68,16 @@ function references(text: string): string[] {
   const matches = [...text.matchAll(TOKEN)];
   const tokens = matches.map((m) => m[0]);
   // Read from the text itself: `2.0 + dt` has a "." token (the literal's) before `dt`.
-  const before = (i: number) => text.slice(0, matches[i].index).trimEnd().at(-1);
-  const after = (i: number) => text.slice(matches[i].index! + tokens[i].length).trimStart();
+  const before = (i: number) => {
+    let k = matches[i].index! - 1;
+    while (k >= 0 && /\s/.test(text[k])) k--;
+    return text[k];
+  };
+  const after = (i: number) => {
+    let k = matches[i].index! + tokens[i].length;
+    while (k < text.length && /\s/.test(text[k])) k++;
+    return text.slice(k, k + 2);
+  };
   const out: string[] = [];
   const scopes: Set<string>[] = [];
   const forScopes: number[] = []; // scope counts with a `for` header's scope on top
