@@ -306,4 +306,93 @@ fn _start(@builtin(local_invocation_id) LocalId : vec3<u32>, @builtin(global_inv
       size: 300,
     },
   },
+  {
+    name: "webgpu-samples bitonicSort compute (switch on uniform algo, local_data workgroup array)",
+    source: `
+struct Uniforms { width: f32, height: f32, algo: u32, blockHeight: u32, }
+var<workgroup> local_data: array<u32, 64>;
+@group(0) @binding(0) var<storage, read> input_data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> output_data: array<u32>;
+@group(0) @binding(2) var<uniform> uniforms: Uniforms;
+@group(0) @binding(3) var<storage, read_write> counter: atomic<u32>;
+fn local_compare_and_swap(idx_before: u32, idx_after: u32) {
+  if (local_data[idx_after] < local_data[idx_before]) {
+    atomicAdd(&counter, 1);
+    var temp: u32 = local_data[idx_before];
+    local_data[idx_before] = local_data[idx_after];
+    local_data[idx_after] = temp;
+  }
+  return;
+}
+fn get_flip_indices(thread_id: u32, block_height: u32) -> vec2<u32> {
+  let block_offset: u32 = ((2 * thread_id) / block_height) * block_height;
+  let half_height = block_height / 2;
+  var idx: vec2<u32> = vec2<u32>(thread_id % half_height, block_height - (thread_id % half_height) - 1);
+  idx.x += block_offset; idx.y += block_offset;
+  return idx;
+}
+fn get_disperse_indices(thread_id: u32, block_height: u32) -> vec2<u32> {
+  var block_offset: u32 = ((2 * thread_id) / block_height) * block_height;
+  let half_height = block_height / 2;
+  var idx: vec2<u32> = vec2<u32>(thread_id % half_height, (thread_id % half_height) + half_height);
+  idx.x += block_offset; idx.y += block_offset;
+  return idx;
+}
+fn global_compare_and_swap(idx_before: u32, idx_after: u32) {
+  if (input_data[idx_after] < input_data[idx_before]) {
+    output_data[idx_before] = input_data[idx_after];
+    output_data[idx_after] = input_data[idx_before];
+  }
+}
+const ALGO_NONE = 0;
+const ALGO_LOCAL_FLIP = 1;
+const ALGO_LOCAL_DISPERSE = 2;
+const ALGO_GLOBAL_FLIP = 3;
+@compute @workgroup_size(32, 1, 1)
+fn computeMain(@builtin(global_invocation_id) global_id: vec3<u32>, @builtin(local_invocation_id) local_id: vec3<u32>, @builtin(workgroup_id) workgroup_id: vec3<u32>) {
+  let offset = 32 * 2 * workgroup_id.x;
+  if (uniforms.algo <= 2) {
+    local_data[local_id.x * 2] = input_data[offset + local_id.x * 2];
+    local_data[local_id.x * 2 + 1] = input_data[offset + local_id.x * 2 + 1];
+  }
+  workgroupBarrier();
+  switch uniforms.algo {
+    case 1: {
+      for (var h: u32 = 2; h <= uniforms.blockHeight; h *= 2) {
+        let idx = get_flip_indices(local_id.x, h);
+        local_compare_and_swap(idx.x, idx.y);
+        workgroupBarrier();
+        for (var hh: u32 = h / 2; hh > 1; hh /= 2) {
+          let idx2 = get_disperse_indices(local_id.x, hh);
+          local_compare_and_swap(idx2.x, idx2.y);
+          workgroupBarrier();
+        }
+      }
+    }
+    case ALGO_LOCAL_DISPERSE: {
+      let idx = get_disperse_indices(local_id.x, uniforms.blockHeight);
+      local_compare_and_swap(idx.x, idx.y);
+    }
+    case ALGO_GLOBAL_FLIP: {
+      let idx = get_flip_indices(global_id.x, uniforms.blockHeight);
+      global_compare_and_swap(idx.x, idx.y);
+    }
+    default: {}
+  }
+  workgroupBarrier();
+  if (uniforms.algo <= ALGO_LOCAL_DISPERSE) {
+    output_data[offset + local_id.x * 2] = local_data[local_id.x * 2];
+    output_data[offset + local_id.x * 2 + 1] = local_data[local_id.x * 2 + 1];
+  }
+}`,
+    plain: [
+      B(0, 0, u(256, 1000)),
+      B(0, 1, new Uint32Array(256)),
+      B(0, 2, new Uint32Array([0x42800000, 0x40800000, 1, 64]), true),
+      B(0, 3, new Uint32Array(1)),
+    ],
+    workgroups: [4, 1, 1],
+    threads: 128,
+    params: { width: 64, height: 4, algo: 1, blockHeight: 64 },
+  },
 ];
