@@ -405,3 +405,47 @@ extern "C" __global__ void k(const float* x, float* y, unsigned* seen) {
     assert.deepEqual(Array.from(seen), [128]);
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "user CUDA C on the simulator: __syncthreads_count/_and/_or, __activemask, __syncwarp",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [out] = await run(
+      client,
+      {
+        source: `extern "C" __global__ void k(const int* x, unsigned* y) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+  int v = x[i];
+  unsigned count = __syncthreads_count(v > 0);
+  unsigned any = __syncthreads_or(v > 480), all = __syncthreads_and(v > -490);
+  unsigned active = 0;
+  if (lane % 3 == 0) active = __activemask();
+  __shared__ int s[96];
+  s[threadIdx.x] = v;
+  __syncwarp();
+  y[i * 4] = count;
+  y[i * 4 + 1] = any * 2 + all;
+  y[i * 4 + 2] = active;
+  y[i * 4 + 3] = s[threadIdx.x ^ 1];
+}`,
+        blockSize: [96, 1, 1],
+      },
+      192,
+      [vals],
+      [new Uint32Array(192 * 4)],
+    );
+    const want = Array.from({ length: 192 }, (_, i) => {
+      const block = vals.slice(i - (i % 96), i - (i % 96) + 96);
+      return [
+        block.filter((v) => v > 0).length,
+        2 * +block.some((v) => v > 480) + +block.every((v) => v > -490),
+        i % 32 % 3 === 0 ? 0x49249249 : 0,
+        vals[i ^ 1],
+      ];
+    }).flat();
+    assert.equal(mismatch(Array.from(out, (v) => v >>> 0), want.map((v) => v >>> 0)), undefined);
+  },
+});
