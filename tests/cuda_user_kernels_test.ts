@@ -116,6 +116,63 @@ const floatCases: Unary[] = [
     (v) => Math.sqrt(v * v + 1) / 3 + Math.exp(v),
     1e-7,
   ],
+  // the rest of the math library (CUDA's documented bounds are 1 to 4 ulp: 5e-7 is within)
+  [
+    "atan2f atanf asinf acosf",
+    "atan2f(v, 1.5f) + atanf(v) + asinf(v / 4.0f) + acosf(v / 5.0f)",
+    xs,
+    (v) => Math.atan2(v, 1.5) + Math.atan(v) + Math.asin(f(v / 4)) + Math.acos(f(v / 5)),
+    5e-7,
+  ],
+  [
+    "sinhf coshf tanf",
+    "sinhf(v) + coshf(v) * 0.5f + tanf(v * 0.4f)",
+    xs,
+    (v) => Math.sinh(v) + Math.cosh(v) * 0.5 + Math.tan(f(v * 0.4)),
+    5e-7,
+  ],
+  ["cbrtf hypotf", "cbrtf(v) + hypotf(v, 2.0f)", xs, (v) => Math.cbrt(v) + Math.hypot(v, 2), 5e-7],
+  [
+    "log10f log1pf expm1f",
+    "log10f(v) + log1pf(v) + expm1f(v * 0.1f)",
+    pos,
+    (v) => Math.log10(v) + Math.log1p(v) + Math.expm1(f(v * 0.1)),
+    5e-7,
+  ],
+  [
+    "sincosf",
+    "[&] { float s, c; sincosf(v, &s, &c); return s * 2.0f + c; }()",
+    xs,
+    (v) => Math.sin(v) * 2 + Math.cos(v),
+    5e-7,
+  ],
+  [
+    "fmodf roundf truncf ceilf",
+    "fmodf(v, 1.3f) * 100.0f + roundf(v) * 10.0f + truncf(v) + ceilf(v * 2.0f)",
+    xs,
+    (v) =>
+      f(f(v % f(1.3)) * 100) + Math.sign(v) * Math.round(Math.abs(v)) * 10 + Math.trunc(v) +
+      Math.ceil(f(v * 2)),
+    1e-7,
+  ],
+  [
+    "__fdividef __saturatef __fsqrt_rn __frcp_rn",
+    "__fdividef(v, 3.0f) + __saturatef(v) + __fsqrt_rn(fabsf(v)) + __frcp_rn(v + 8.0f)",
+    xs,
+    (v) => v / 3 + Math.min(Math.max(v, 0), 1) + f(Math.sqrt(Math.abs(v))) + f(1 / f(v + 8)),
+    3e-7,
+  ],
+  [
+    "__float2int_rn __float2uint_rz __int_as_float",
+    "(float)__float2int_rn(v * 10.0f) + (float)__float2uint_rz(fabsf(v) * 7.0f) + __int_as_float(__float_as_int(v))",
+    xs,
+    (v) => {
+      const t = f(v * 10), r = Math.round(t);
+      const even = Math.abs(t % 1) === 0.5 ? 2 * Math.round(t / 2) : r; // ties to even
+      return even + Math.trunc(f(Math.abs(v) * 7)) + v;
+    },
+    1e-7,
+  ],
 ];
 const intCases: Unary[] = [
   ["__popc", "__popc(v)", ints, popc, 0],
@@ -280,14 +337,22 @@ Deno.test({
   do { seen = old; old = atomicCAS(&y[4], seen, seen + 2); } while (old != seen);
   atomicOr(&y[5], 1 << (i % 31));
   atomicAdd((unsigned long long*)&y[6], 3ull);
+  atomicInc((unsigned*)&y[8], 9u); atomicSub(&y[9], 3); atomicAnd(&y[10], ~(1 << (i % 16)));
+  atomicAdd((double*)&y[12], (double)v * 0.25);
+  double d = __shfl_down_sync(0xffffffff, (double)v * 1.5, 1);
+  if ((i & 31) == 30) y[14] = (int)d;
 }`,
       },
       N,
       [vals],
-      [new Int32Array(8), new Float32Array(1)],
+      [Int32Array.from({ length: 16 }, (_, i) => i === 10 ? 0x7fffffff : 0), new Float32Array(1)],
     );
+    const sum = vals.reduce((a, b) => a + b);
+    assert.deepEqual(Array.from(ints).slice(8, 12), [N % 10, -3 * N, 0x7fff0000, 0]);
+    assert.equal(new Float64Array(ints.buffer, 48, 1)[0], sum * 0.25);
+    assert.equal(ints[14], Math.trunc(vals[N - 1] * 1.5)); // lane 30 of the last warp reads lane 31
     assert.deepEqual([...Array.from(ints).slice(0, 7), floats[0]], [
-      vals.reduce((a, b) => a + b),
+      sum,
       Math.max(0, ...vals),
       Math.min(0, ...vals),
       7,
