@@ -514,3 +514,20 @@ Deno.test({
     assert.equal(mismatch(Array.from(out, (v) => v >>> 0), want.map((v) => v >>> 0)), undefined);
   },
 });
+
+Deno.test({
+  name: nvrtcName("user CUDA C on the simulator: __trap() ends the launch as on the device"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    using x = client.createWithData(new Float32Array([1, 2, 3, 1e31]));
+    const trap: CudaKernel = {
+      source: `extern "C" __global__ void k(float* x) {
+  if (x[threadIdx.x] > 1e30f) __trap();
+  x[threadIdx.x] *= 2.0f;
+}`,
+    };
+    client.execute(trap, { threads: 4, buffers: [x] });
+    await assert.rejects(client.read(x), /CUDA_ERROR_ILLEGAL_INSTRUCTION \(715\)/);
+  },
+});
