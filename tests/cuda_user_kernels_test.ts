@@ -495,12 +495,18 @@ Deno.test({
   y[i * 4 + 1] = any * 2 + all;
   y[i * 4 + 2] = active;
   y[i * 4 + 3] = s[threadIdx.x ^ 1];
+  int same;
+  unsigned groups = __match_any_sync(0xffffffff, (int)(lane / 4 + 7 * (lane == 31)));
+  unsigned every = __match_all_sync(0xffffffff, (int)(threadIdx.x / 48), &same);
+  y[192 * 4 + i * 3] = groups;
+  y[192 * 4 + i * 3 + 1] = every;
+  y[192 * 4 + i * 3 + 2] = same;
 }`,
         blockSize: [96, 1, 1],
       },
       192,
       [vals],
-      [new Uint32Array(192 * 4)],
+      [new Uint32Array(192 * 7)],
     );
     const want = Array.from({ length: 192 }, (_, i) => {
       const block = vals.slice(i - (i % 96), i - (i % 96) + 96);
@@ -511,7 +517,16 @@ Deno.test({
         vals[i ^ 1],
       ];
     }).flat();
-    assert.equal(mismatch(Array.from(out, (v) => v >>> 0), want.map((v) => v >>> 0)), undefined);
+    const matches = Array.from({ length: 192 }, (_, i) => {
+      const lane = i % 32, w0 = (i % 96) - lane;
+      const uniform = Math.floor(w0 / 48) === Math.floor((w0 + 31) / 48); // all but warp 1
+      const group = lane === 31 ? 1 << 31 : lane >= 28 ? 0x70000000 : (0xf << (lane & ~3)) >>> 0;
+      return [group, uniform ? 0xffffffff : 0, +uniform];
+    }).flat();
+    assert.equal(
+      mismatch(Array.from(out, (v) => v >>> 0), [...want, ...matches].map((v) => v >>> 0)),
+      undefined,
+    );
   },
 });
 
