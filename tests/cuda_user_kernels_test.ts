@@ -546,3 +546,27 @@ Deno.test({
     await assert.rejects(client.read(x), /CUDA_ERROR_ILLEGAL_INSTRUCTION \(715\)/);
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "user CUDA C on the simulator: a shuffle that a lane of its mask never reaches is a fault",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    using x = client.createWithData(new Int32Array(32));
+    // lanes 16..31 wait at the barrier while 0..15 wait for them at the shuffle: on a device
+    // this hangs or faults; never a result
+    const stuck: CudaKernel = {
+      source: `extern "C" __global__ void k(int* x) {
+  int v = x[threadIdx.x];
+  if (threadIdx.x < 16) v = __shfl_down_sync(0xffffffff, v, 1);
+  __syncthreads();
+  x[threadIdx.x] = v + 1;
+}`,
+      blockSize: [32, 1, 1],
+    };
+    client.execute(stuck, { threads: 32, buffers: [x] });
+    await assert.rejects(client.read(x), /CUDA_ERROR_ILLEGAL_INSTRUCTION \(715\)/);
+  },
+});
