@@ -570,3 +570,60 @@ Deno.test({
     await assert.rejects(client.read(x), /CUDA_ERROR_ILLEGAL_INSTRUCTION \(715\)/);
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "user CUDA C on the simulator: a warp's lanes access memory in lockstep (legacy warp-synchronous code, a lock)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const data = Float32Array.from({ length: 128 }, (_, i) => (i % 9) - 3.5);
+    // the volatile warp reduction of the classic reduction samples: no __syncwarp between steps
+    const [sums] = await run(
+      client,
+      {
+        source: `extern "C" __global__ void k(const float* x, float* y) {
+  __shared__ volatile float s[64];
+  unsigned t = threadIdx.x;
+  s[t] = x[blockIdx.x * 64 + t];
+  __syncthreads();
+  if (t < 32) {
+    s[t] += s[t + 32]; s[t] += s[t + 16]; s[t] += s[t + 8];
+    s[t] += s[t + 4]; s[t] += s[t + 2]; s[t] += s[t + 1];
+  }
+  if (t == 0) y[blockIdx.x] = s[0];
+}`,
+        blockSize: [64, 1, 1],
+      },
+      128,
+      [data],
+      [new Float32Array(2)],
+    );
+    assert.deepEqual(
+      Array.from(sums),
+      [0, 1].map((b) => data.slice(b * 64, b * 64 + 64).reduce((a, v) => a + v)),
+    );
+    // a lock taken by one lane at a time while the others of its warp spin
+    const [counts] = await run(
+      client,
+      {
+        source: `extern "C" __global__ void k(int* c) {
+  for (bool done = false; !done;) {
+    if (atomicCAS(&c[0], 0, 1) == 0) {
+      c[1] += 1;
+      __threadfence();
+      atomicExch(&c[0], 0);
+      done = true;
+    }
+  }
+}`,
+        blockSize: [32, 1, 1],
+      },
+      64,
+      [],
+      [new Int32Array(2)],
+    );
+    assert.deepEqual(Array.from(counts), [0, 64]);
+  },
+});
