@@ -96,17 +96,23 @@ Deno.test("read(handle, undefined, { stream }) reads on that stream (the options
   assert.deepEqual([...await held], [9]);
 });
 
-Deno.test("a failed wait is reported once, whatever was still held behind the call that got it", async () => {
-  using client = newClient(11);
-  const failure = new Error("the producer died");
-  let fail = (_: unknown) => {};
+/** A timeline whose every wait rejects when `fail` is called (a producer that died). */
+function brokenSignal(): { broken: TimelineSignal; fail: (error: unknown) => void } {
+  let reject = (_: unknown) => {};
   const broken: TimelineSignal = {
     value: 0n,
     set() {},
-    wait: () => new Promise((_, reject) => fail = reject),
+    wait: () => new Promise((_, r) => reject = r),
     waitSync() {},
     isReached: () => false,
   };
+  return { broken, fail: (error) => reject(error) };
+}
+
+Deno.test("a failed wait is reported once, whatever was still held behind the call that got it", async () => {
+  using client = newClient(11);
+  const failure = new Error("the producer died");
+  const { broken, fail } = brokenSignal();
   using handle = client.createWithData(new Uint32Array([1]), { stream: 1 });
   client.waitFor(broken, 1, { stream: 1 });
   const first = client.read(handle, Uint32Array, { stream: 1 }); // held: gets the failure
@@ -134,14 +140,7 @@ Deno.test("a failed wait is reported once, whatever was still held behind the ca
 Deno.test("a wait that fails with no call held behind it is thrown by the stream's next read", async () => {
   using client = newClient(13);
   const failure = new Error("the producer died");
-  let fail = (_: unknown) => {};
-  const broken: TimelineSignal = {
-    value: 0n,
-    set() {},
-    wait: () => new Promise((_, reject) => fail = reject),
-    waitSync() {},
-    isReached: () => false,
-  };
+  const { broken, fail } = brokenSignal();
   using handle = client.createWithData(new Uint32Array([1]), { stream: 1 });
   client.waitFor(broken, 1, { stream: 1 });
   fail(failure);
