@@ -52,6 +52,13 @@ export interface CudaSignalEvents<E> {
    * `cuEventSynchronize`); throws the driver's error. Optional: without it, `waitSync` naps.
    */
   synchronize?(event: E): void;
+  /**
+   * Blocks the calling thread until the event's last record completed (true) or `timeoutMs`
+   * passed (false), without a sleep loop where the driver allows (the CUDA server's events: a
+   * wait the device wakes); throws the driver's error. Optional: without it, `waitSync` with a
+   * timeout naps.
+   */
+  synchronizeWithin?(event: E, timeoutMs: number): boolean;
 }
 
 /** Options of the waits: milliseconds before `TIMEOUT` (0: none), and an abort signal. */
@@ -180,15 +187,15 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   }
 
   /**
-   * Blocks until `target` is reached; `TIMEOUT` after `timeoutMs`. Without a timeout, a recorded
-   * target is one blocking synchronize on its event (no polling, where the events have
-   * `synchronize`); with one (the driver's synchronize has no limit), or before the target is
-   * recorded, it checks between 50 µs naps.
+   * Blocks until `target` is reached; `TIMEOUT` after `timeoutMs`. A recorded target is one
+   * blocking wait on its event: `synchronize` without a timeout, `synchronizeWithin` with one
+   * (where the events have them: no polling); before the target is recorded, or without those,
+   * it checks between 50 µs naps.
    */
   waitSync(target: bigint | number, options: Omit<CudaSignalWaitOptions, "signal"> = {}): void {
     const goal = toValue(target);
     const deadline = deadlineOf(options.timeoutMs);
-    if (deadline === Infinity) this.#synchronize(goal);
+    this.#synchronize(goal, deadline);
     while (!this.#poll(goal)) {
       this.#checkDeadline(goal, deadline, options.timeoutMs);
       Atomics.wait(nap, 0, 0, 0.05);
@@ -213,15 +220,24 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     this.destroy();
   }
 
-  /** Blocks on the event of `goal`'s slot, where there is one and the events can. */
-  #synchronize(goal: bigint): void {
-    if (this.#value >= goal || this.#events.synchronize === undefined) return;
+  /**
+   * Blocks on the event of `goal`'s slot until `deadline`, where there is one and the events can.
+   */
+  #synchronize(goal: bigint, deadline: number): void {
+    if (this.#value >= goal) return;
+    const events = this.#events;
+    const unlimited = deadline === Infinity;
+    if (unlimited ? events.synchronize === undefined : events.synchronizeWithin === undefined) {
+      return;
+    }
     const slot = this.#slotFor(goal);
     if (slot === undefined) return;
     slot.waiters++;
     try {
-      this.#events.synchronize(slot.event);
-      if (slot.value > this.#value) this.#value = slot.value;
+      const complete = unlimited
+        ? (events.synchronize!(slot.event), true)
+        : events.synchronizeWithin!(slot.event, Math.max(0, deadline - performance.now()));
+      if (complete && slot.value > this.#value) this.#value = slot.value;
     } finally {
       if (--slot.waiters === 0 && slot.evicted) this.#events.destroy(slot.event);
     }

@@ -75,6 +75,7 @@ const OPTIONAL_SINCE: Readonly<Record<string, number>> = {
   cuMemAllocAsync: 11020,
   cuMemFreeAsync: 11020,
   cuEventElapsedTime_v2: 12080,
+  cuLaunchHostFunc: 10000, // wakes the blocking host waits (queue/_wake.ts)
   // Launch graphs (cuda.h: the stream capture and graph API of CUDA 10.0 to 11.4).
   cuStreamEndCapture: 10000,
   cuGraphLaunch: 10000,

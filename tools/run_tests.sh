@@ -43,7 +43,7 @@ COMMON="--unstable-webgpu --allow-env=CI,GPUCOMPUTE_CACHE_DIR,GPUCOMPUTE_TEST_LA
 # environment variables listed here, and serve the pages on 127.0.0.1.
 CHROMIUM=/usr/bin/chromium-headless-shell
 BROWSER="--unstable-webgpu --allow-env=CI,WS_NO_BUFFER_UTIL,PUPPETEER_TEST_EXPERIMENTAL_CHROME_FEATURES,PUPPETEER_DANGEROUS_NO_SANDBOX,TMPDIR,TMP,TEMP,NODE_V8_COVERAGE --allow-read=.tmp,examples,$CHROMIUM --allow-write=.tmp --allow-run=deno,$CHROMIUM --allow-net=127.0.0.1"
-CUDA="--unstable-webgpu --allow-ffi --allow-env=CI,GPUCOMPUTE_CUDA_LIBRARY,GPUCOMPUTE_NVRTC_LIBRARY,CUDA_SIM_NO_DEVICE,CUDA_SIM_TOTAL_MEM,CUDA_SIM_OOM_AT,CUDA_SIM_LAUNCH_FAIL_AT,CUDA_SIM_HANG_RECORD_AT,CUDA_SIM_NO_MEMPOOLS,CUDA_SIM_DEVICES,CUDA_SIM_CC,CUDA_SIM_DRIVER_VERSION,CUDA_SIM_INIT_ERROR,CUDA_SIM_MAX_DELAY_US,CUDA_SIM_PEER --allow-read=runtime/server/cuda/kernels,tests/fixtures,.tmp/libcuda --allow-run=nvcc,ptxas"
+CUDA="--unstable-webgpu --allow-ffi --allow-env=CI,GPUCOMPUTE_CUDA_LIBRARY,GPUCOMPUTE_NVRTC_LIBRARY,CUDA_SIM_NO_DEVICE,CUDA_SIM_TOTAL_MEM,CUDA_SIM_OOM_AT,CUDA_SIM_LAUNCH_FAIL_AT,CUDA_SIM_HANG_RECORD_AT,CUDA_SIM_NO_MEMPOOLS,CUDA_SIM_DEVICES,CUDA_SIM_CC,CUDA_SIM_DRIVER_VERSION,CUDA_SIM_INIT_ERROR,CUDA_SIM_MAX_DELAY_US,CUDA_SIM_PEER,CUDA_SIM_NO_HOST_FUNC --allow-read=runtime/server/cuda/kernels,tests/fixtures,.tmp/libcuda --allow-run=nvcc,ptxas"
 
 LOG=$(mktemp)
 STATUS=$(mktemp)

@@ -18,6 +18,7 @@
  * @module
  */
 
+import { openLibc } from "./_libc.ts";
 import { readPermittedEnv } from "../../core/config.ts";
 import { BackendUnavailableError, DriverError } from "../../core/errors.ts";
 
@@ -63,6 +64,8 @@ export const CUDA_SYMBOLS = {
   cuEventSynchronize: { parameters: [P], result: R },
   cuEventElapsedTime: { parameters: [B, P, P], result: R },
   cuEventElapsedTime_v2: { parameters: [B, P, P], result: R, optional: true },
+  // CUDA 10.0: wakes blocking host waits (`queue/_wake.ts`); without it they poll.
+  cuLaunchHostFunc: { parameters: [P, P, P], result: R, optional: true },
   cuMemAlloc_v2: { parameters: [B, "usize"], result: R },
   cuMemFree_v2: { parameters: ["u64"], result: R },
   cuMemAllocAsync: { parameters: [B, "usize", P], result: R, optional: true },
@@ -282,6 +285,7 @@ export class CudaDriver {
     } catch {
       this.waits = undefined;
     }
+    openLibc(); // for the blocking waits the device wakes (`queue/_wake.ts`)
   }
 
   /**

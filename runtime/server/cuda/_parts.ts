@@ -22,7 +22,8 @@ import {
   waitForEvent,
   type WaitOwner,
 } from "./queue/streams.ts";
-import { CUDA_ERROR_NOT_READY, type CudaDriver, unrefCall } from "./_ffi.ts";
+import { type CudaDriver, unrefCall } from "./_ffi.ts";
+import { blockUntilComplete, releaseWake, type WakeOwner } from "./queue/_wake.ts";
 import type { CopyContext } from "./memory/_write.ts";
 import type { CudaDevice } from "./device.ts";
 import { ModuleCache } from "./compile/module_cache.ts";
@@ -40,22 +41,29 @@ import { DestroyedError } from "../../core/errors.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 
 /**
- * How long `destroy` may wait on the JavaScript thread for work in flight (polling, 20 µs naps)
- * before it leaves the drain to the background. Short work (most destroys, and every test's) is
- * done by then, so the context is released before `destroy` returns and nothing runs on after
- * it; a long kernel (a second) drains in the background instead of blocking the thread.
+ * How long `destroy` may wait on the JavaScript thread for work in flight (a blocking wait the
+ * device wakes, `queue/_wake.ts`) before it leaves the drain to the background. Short work (most
+ * destroys, and every test's) is done by then, so the context is released before `destroy`
+ * returns and nothing runs on after it; a long kernel (a second) drains in the background
+ * instead of blocking the thread.
  */
 const DESTROY_GRACE_MS = 250;
-const nap = new Int32Array(new SharedArrayBuffer(4));
 
-/** Whether any of `events` is still not ready after up to `graceMs` of polling. */
-function busy(driver: CudaDriver, events: Deno.PointerValue[], graceMs: number): boolean {
+/** Whether any of `events` is still not ready after up to `graceMs`; a failed one is not. */
+function busy(
+  driver: CudaDriver,
+  owner: WakeOwner,
+  events: Deno.PointerValue[],
+  graceMs: number,
+): boolean {
   const deadline = performance.now() + graceMs;
-  for (;;) {
-    const pending = events.some((e) => driver.symbols.cuEventQuery(e) === CUDA_ERROR_NOT_READY);
-    if (!pending || performance.now() >= deadline) return pending;
-    Atomics.wait(nap, 0, 0, 0.02);
+  for (const event of events) {
+    try {
+      const left = Math.max(0, deadline - performance.now());
+      if (!blockUntilComplete(driver, owner, event, left)) return true;
+    } catch { /* a fault ends the context's work */ }
   }
+  return false;
 }
 
 /** The parts of one CUDA server. */
@@ -125,8 +133,12 @@ export class CudaParts implements WaitOwner {
       memory: this.memory,
       streams: this.streams,
       profiler: this.profiler,
+      owner: this,
     });
   }
+
+  /** The waits of `destroy`, which go on once the server is marked destroyed. */
+  readonly #drainOwner: WakeOwner = { destroyed: false, bind: () => this.device.makeCurrent() };
 
   /**
    * Makes the server's context current (see `CudaDevice.makeCurrent`): before every driver call
@@ -259,7 +271,7 @@ export class CudaParts implements WaitOwner {
     // Idle (or faulted: a sticky error ends the context's work) within a short grace: release
     // now, as the caller may create a context on the device next and a test's sanitizer looks
     // for calls left running; only longer work drains in the background.
-    if (!busy(this.device.driver, drain, DESTROY_GRACE_MS)) {
+    if (!busy(this.device.driver, this.#drainOwner, drain, DESTROY_GRACE_MS)) {
       this.#release(drain);
       return this.#parkedReturned();
     }
@@ -273,6 +285,8 @@ export class CudaParts implements WaitOwner {
     const other = symbols.cuCtxGetCurrent(out64) === 0 ? out64[0] : 0n;
     try {
       this.device.makeCurrent(); // the event destroys act in this context
+      releaseWake(this);
+      releaseWake(this.#drainOwner);
       for (const event of events) symbols.cuEventDestroy_v2(event);
       this.events.destroy();
     } catch { /* released with the context */ }
@@ -319,7 +333,7 @@ export class CudaParts implements WaitOwner {
     const unregister = this.device.pendingDrain(() => {
       if (finished) return;
       finished = true;
-      const drained = !busy(driver, events, this.timeoutMs);
+      const drained = !busy(driver, this.#drainOwner, events, this.timeoutMs);
       this.#release(events, !drained);
     });
     let timer: ReturnType<typeof setTimeout> | undefined;

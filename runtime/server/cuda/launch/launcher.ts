@@ -16,7 +16,8 @@ import type { StreamId } from "../../../core/stream_id.ts";
 import { type MultiStream, type OrderOptions, unhealthy } from "../../../stream/event.ts";
 import type { KernelLaunch, ResourceRange } from "../../server.ts";
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
-import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "../_ffi.ts";
+import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, CudaDriverError } from "../_ffi.ts";
+import { blockUntilComplete, type WakeOwner } from "../queue/_wake.ts";
 import type { CudaEvent, CudaStream } from "../queue/streams.ts";
 import type { CopyContext } from "../memory/_write.ts";
 import type { CudaDeviceAttributes } from "../device.ts";
@@ -51,6 +52,8 @@ export interface LaunchParts extends CopyContext {
   readonly streams: MultiStream<CudaStream, CudaEvent>;
   /** Per-kernel profiling (see `CudaProfiler.timeLaunch`). */
   readonly profiler: CudaProfiler;
+  /** The server, for the blocking wait of a dynamic cube count (`queue/_wake.ts`). */
+  readonly owner: WakeOwner;
 }
 
 function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
@@ -266,12 +269,10 @@ function launch(
   timed?.();
 }
 
-const nap = new Int32Array(new SharedArrayBuffer(4));
-
 /**
  * Reads a dynamic cube count (3 x u32) in stream order and waits for it on the host: the driver
- * takes grids from the host. Sleeps 50 µs between polls; `TIMEOUT` after the timeout (the
- * staging buffer then stays pinned until the copy completes).
+ * takes grids from the host. The wait blocks until the device wakes it (`queue/_wake.ts`);
+ * `TIMEOUT` after the timeout (the staging buffer then stays pinned until the copy completes).
  */
 function readCount(ctx: LaunchParts, at: ResourceRange<bigint>, stream: CudaStream): number[] {
   const { driver, pinned, events } = ctx;
@@ -286,16 +287,18 @@ function readCount(ctx: LaunchParts, at: ResourceRange<bigint>, stream: CudaStre
     `cuMemcpyDtoHAsync_v2(cube count, stream ${stream.index})`,
   );
   const event = events.record(stream);
-  const deadline = performance.now() + ctx.timeoutMs;
-  for (;;) {
-    const result = driver.symbols.cuEventQuery(event.handle);
-    if (result === CUDA_SUCCESS) break;
-    if (result !== CUDA_ERROR_NOT_READY || performance.now() > deadline) {
-      pinned.retire(staging, event);
-      if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery(cube count)");
-      throw new TimeoutError("a dynamic cube count", ctx.timeoutMs, "its copy is not complete");
-    }
-    Atomics.wait(nap, 0, 0, 0.05);
+  let complete: boolean;
+  try {
+    complete = blockUntilComplete(driver, ctx.owner, event.handle, ctx.timeoutMs);
+  } catch (error) {
+    pinned.retire(staging, event);
+    throw error instanceof CudaDriverError
+      ? driver.error(error.result, "cuEventQuery(cube count)")
+      : error;
+  }
+  if (!complete) {
+    pinned.retire(staging, event);
+    throw new TimeoutError("a dynamic cube count", ctx.timeoutMs, "its copy is not complete");
   }
   const counts = [...new Uint32Array(staging.bytes.buffer, staging.bytes.byteOffset, 3)];
   events.release(event);

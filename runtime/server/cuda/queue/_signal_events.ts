@@ -1,7 +1,8 @@
 /**
  * The events of a {@linkcode CudaTimelineSignal} on one CUDA stream: timing-disabled events
  * recorded on the stream, queried with `cuEventQuery` and waited on by the server's host waits
- * (a parked non-blocking `cuEventSynchronize`, `_host_wait.ts`: no polling).
+ * (a parked non-blocking `cuEventSynchronize`, `_host_wait.ts`: no polling); `waitSync` blocks
+ * in `cuEventSynchronize`, or with a timeout in a wait the device wakes (`_wake.ts`).
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { DestroyedError } from "../../../core/errors.ts";
 import type { CudaSignalEvents } from "../../../../sync/cuda_signal.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
 import { type CudaStream, hostWaiter, type WaitOwner } from "./streams.ts";
+import { blockUntilComplete } from "./_wake.ts";
 
 const CU_EVENT_DISABLE_TIMING = 2;
 
@@ -59,6 +61,10 @@ export function signalEvents(
     synchronize: (event) => {
       assertLive();
       driver.check(driver.symbols.cuEventSynchronize(event), "cuEventSynchronize(signal)");
+    },
+    synchronizeWithin: (event, limitMs) => {
+      assertLive();
+      return blockUntilComplete(driver, owner, event, limitMs);
     },
     destroy: (event) => {
       owner.bind();

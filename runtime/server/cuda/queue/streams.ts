@@ -13,6 +13,8 @@
  *   `cuEventSynchronize` on Deno's blocking pool (never on the event loop's thread), until the
  *   event completes, fails, or the timeout passes (`TIMEOUT`). An event that timed out is not
  *   reused: the work behind it may still be running.
+ * - `waitEventHostSync` (the GC's back-pressure, on the JavaScript thread) blocks until the
+ *   device wakes it ({@linkcode waitForEventSync}, `_wake.ts`), at most the timeout.
  * - Health is the stream's sticky error state: `cuStreamQuery` returns a real error (not
  *   `CUDA_ERROR_NOT_READY`) once a launch faulted.
  *
@@ -24,6 +26,7 @@ import type { HandleRef } from "../../../core/handles/handle.ts";
 import type { EventStreamBackend } from "../../../stream/event.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
 import { HostWaiter } from "./_host_wait.ts";
+import { blockUntilComplete } from "./_wake.ts";
 
 const CU_STREAM_NON_BLOCKING = 1;
 const CU_EVENT_DISABLE_TIMING = 2;
@@ -150,31 +153,21 @@ function isPooled(event: Deno.PointerValue | CudaEvent): event is CudaEvent {
   return event !== null && typeof event === "object" && "handle" in event;
 }
 
-const nap = new Int32Array(new SharedArrayBuffer(4));
-
 /**
- * Blocks until `event` completes, polling `cuEventQuery` with 50 µs naps (never a blocking
- * driver call); `TIMEOUT` after the timeout, the driver's error for a failed event.
+ * Blocks until `event` completes, woken by the device (`_wake.ts`: no sleep loop where the driver
+ * and libc allow); `TIMEOUT` after the timeout, the driver's error for a failed event.
  */
-export function pollEventSync(
+export function waitForEventSync(
   driver: CudaDriver,
   event: CudaEvent,
   options: HostWaitOptions,
 ): void {
-  const deadline = performance.now() + options.timeoutMs;
-  for (;;) {
-    if (options.owner?.destroyed) {
-      throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
-    }
-    if (event.handle === null) return; // another wait saw it complete
-    options.owner?.bind();
-    const result = driver.symbols.cuEventQuery(event.handle);
-    if (result === CUDA_SUCCESS) return;
-    if (result !== CUDA_ERROR_NOT_READY) throw driver.error(result, "cuEventQuery");
-    if (performance.now() >= deadline) {
-      throw new TimeoutError(options.what ?? "an event", options.timeoutMs, "it is not complete");
-    }
-    Atomics.wait(nap, 0, 0, 0.05);
+  if (options.owner?.destroyed) {
+    throw new DestroyedError(`The CUDA server was destroyed during a host wait`);
+  }
+  if (event.handle === null) return; // another wait saw it complete
+  if (!blockUntilComplete(driver, options.owner, event.handle, options.timeoutMs)) {
+    throw new TimeoutError(options.what ?? "an event", options.timeoutMs, "it is not complete");
   }
 }
 
@@ -261,9 +254,9 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     return false;
   }
 
-  /** The GC's back-pressure wait: blocks (polling) until the event completes. */
+  /** The GC's back-pressure wait: blocks until the event completes, woken by the device. */
   waitEventHostSync(event: CudaEvent): void {
-    pollEventSync(this.#driver, event, this.#wait);
+    waitForEventSync(this.#driver, event, this.#wait);
     this.#events.release(event);
   }
 
