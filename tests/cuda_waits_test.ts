@@ -21,12 +21,12 @@ import {
 const n = 32;
 const meta = { data: new Uint32Array([n]), staticLength: 1 };
 
-function slow(server: CudaServer, data: Handle, us: number) {
+function slow(server: CudaServer, data: Handle, us: number, stream = 0) {
   server.execute({
     kernel: CUDA_KERNELS.slowF32,
     count: CubeCount.threads(n),
     args: new KernelArguments().withBuffer(data.ref()).withMetadata(meta).withScalar("u32", [us]),
-  }, 0);
+  }, stream);
 }
 
 Deno.test("a read round trip waits without a polling timer", async () => {
@@ -50,6 +50,21 @@ Deno.test("a read round trip waits without a polling timer", async () => {
     globalThis.setTimeout = real;
   }
   assert.equal(shortTimers, 0, "no read polled with a timer");
+});
+
+Deno.test("more concurrent reads than parked waits, completing out of order, all settle right", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY, maxStreams: 4 });
+  const data = [0, 1, 2, 3].map((s) => server.createWithData(new Uint8Array(4 * n), s));
+  await Promise.all([0, 1, 2, 3].map((s) => server.sync(s)));
+  // Later streams finish first; 6 reads a stream: 24 waits, more than MAX_PARKED (16) park.
+  for (let s = 0; s < 4; s++) slow(server, data[s], 40_000 - 10_000 * s, s);
+  const reads = [];
+  for (let r = 0; r < 6; r++) {
+    for (let s = 0; s < 4; s++) reads.push(server.read([data[s].copyDescriptor([1], [1], 4)], s));
+  }
+  const values = (await Promise.all(reads)).map(([bytes]) => new Float32Array(bytes.buffer)[0]);
+  assert.deepEqual(values, new Array(24).fill(1));
+  for (const d of data) d.dispose();
 });
 
 Deno.test("destroy with a slow kernel in flight returns at once; its memory is freed after", async () => {

@@ -24,7 +24,7 @@ import { DestroyedError, TimeoutError } from "../../../core/errors.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver, unrefCall } from "../_ffi.ts";
 
 /** Synchronizes parked on Deno's blocking pool per owner at most. */
-export const MAX_PARKED = 4;
+export const MAX_PARKED = 16;
 const CUDA_ERROR_INVALID_CONTEXT = 201;
 /** Backoff of the polling of queued waits while every slot is taken, in milliseconds. */
 const BACKOFF_MS = 1;
