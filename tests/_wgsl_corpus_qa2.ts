@@ -7,6 +7,8 @@ import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 export type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { LANG } from "./_wgsl_corpus_qa2_lang.ts";
 import { ML } from "./_wgsl_corpus_qa2_ml.ts";
+import { GRAPHICS } from "./_wgsl_corpus_qa2_graphics.ts";
+import { ALGORITHMS } from "./_wgsl_corpus_qa2_algorithms.ts";
 
 /** Every case of the second wave. */
-export const CORPUS_QA2: readonly CorpusCase[] = [...LANG, ...ML];
+export const CORPUS_QA2: readonly CorpusCase[] = [...LANG, ...ML, ...GRAPHICS, ...ALGORITHMS];

@@ -189,11 +189,19 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     : resolveWorkgroupSize(name, entryPoint, size, NO_OVERRIDES);
   if (workgroupSize[0] > 0) checkWorkgroupSize(kernel, { name, entryPoint, workgroupSize });
   const used = new Set(entry.resources?.map((r) => unmangle(r.name)));
-  // wgsl_reflect counts a local that shadows a binding as a use of it (see _entry_uses.ts).
+  // wgsl_reflect counts a local that shadows a binding as a use of it, and misses a binding
+  // used only in a `switch` selector or a `break if` condition: the text walk decides
+  // (_entry_uses.ts), as WebGPU's static use does.
   const reached = namesUsedBy(text.masked, entryPoint);
   const declared = declaredNames(text.masked);
   for (const name of used) {
     if (reached !== undefined && declared.has(name) && !reached.has(name)) used.delete(name);
+  }
+  for (
+    const v of [...reflect.storage, ...reflect.uniforms, ...declaredTexturesAndSamplers(reflect)]
+  ) {
+    const name = unmangle((v as { name: string }).name);
+    if (reached?.has(name)) used.add(name);
   }
   const variables = [
     ...(reflect.storage as unknown as ReflectVariable[]).map((v) => ({
