@@ -9,6 +9,13 @@ import { LANG } from "./_wgsl_corpus_qa2_lang.ts";
 import { ML } from "./_wgsl_corpus_qa2_ml.ts";
 import { GRAPHICS } from "./_wgsl_corpus_qa2_graphics.ts";
 import { ALGORITHMS } from "./_wgsl_corpus_qa2_algorithms.ts";
+import { RUNTIMES } from "./_wgsl_corpus_qa2_runtimes.ts";
 
 /** Every case of the second wave. */
-export const CORPUS_QA2: readonly CorpusCase[] = [...LANG, ...ML, ...GRAPHICS, ...ALGORITHMS];
+export const CORPUS_QA2: readonly CorpusCase[] = [
+  ...LANG,
+  ...ML,
+  ...GRAPHICS,
+  ...ALGORITHMS,
+  ...RUNTIMES,
+];

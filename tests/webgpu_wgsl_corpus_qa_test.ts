@@ -13,6 +13,7 @@ import {
   type ExecuteOptions,
   type Handle,
   KernelArgumentError,
+  UnsupportedError,
 } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
 import { CORPUS_QA, type CorpusCase } from "./_wgsl_corpus_qa.ts";
@@ -114,5 +115,48 @@ fn größe(@builtin(global_invocation_id) índice: vec3u, @builtin(num_workgroup
     }, { threads: n, buffers: [o] });
     const got = await client.read(o);
     assert.deepEqual(got, Uint32Array.from({ length: n }, (_, i) => i * 3 + 1));
+  },
+});
+
+const CLIP_DISTANCES = "clip-distances" as GPUFeatureName;
+
+Deno.test({
+  name:
+    "an `enable` of a render extension names its WebGPU feature (clip_distances: clip-distances)",
+  // Deno's GPUFeatureName does not list it yet.
+  ignore: ignore || !adapter!.features.has(CLIP_DISTANCES),
+  async fn() {
+    // A render+compute module whose vertex stage writes clip distances. The client looked for a
+    // device feature 'clip_distances' (WGSL's spelling), which no device has: refused even on a
+    // client created with the feature.
+    const source = `enable clip_distances;
+struct VOut { @builtin(position) pos: vec4f, @builtin(clip_distances) clip: array<f32, 1> }
+@group(0) @binding(0) var<storage, read_write> planes: array<f32>;
+@vertex fn vs(@builtin(vertex_index) i: u32) -> VOut {
+  var o: VOut;
+  o.pos = vec4f(f32(i), 0.0, 0.0, 1.0);
+  o.clip[0] = 1.0;
+  return o;
+}
+@compute @workgroup_size(4) fn cs(@builtin(global_invocation_id) g: vec3u) {
+  planes[g.x] = planes[g.x] * 2.0 + 1.0;
+}`;
+    const data = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]);
+    const [expected] = await runPlain(source, [{ group: 0, binding: 0, buffer: data }], [2], {
+      entryPoint: "cs",
+      features: [CLIP_DISTANCES],
+    });
+    using plain = await createClient();
+    using h = plain.createWithData(data);
+    assert.throws(
+      () => plain.execute({ source, entryPoint: "cs" }, { threads: 8, buffers: [h] }),
+      (e) =>
+        e instanceof UnsupportedError && /'clip-distances'/.test(e.message) &&
+        /the adapter offers it/.test(e.message),
+    );
+    using client = await createClient({ features: ["clip-distances"] });
+    using planes = client.createWithData(data);
+    client.execute({ source, entryPoint: "cs" }, { threads: 8, buffers: [planes] });
+    assert.deepEqual(bytesOf(await client.read(planes)), expected);
   },
 });

@@ -281,7 +281,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
       ...[...variables.map(({ v }) => v), ...declaredTexturesAndSamplers(reflect)]
         .filter((v) => v.group === 0).map((v) => v.binding),
     ) + 1,
-    features: text.enables.map((e) => ENABLE_FEATURES[e] ?? e),
+    features: text.enables.map((e) => ENABLE_FEATURES[e] ?? e.replaceAll("_", "-")),
     overrides,
     size,
   };
