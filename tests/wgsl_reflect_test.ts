@@ -185,3 +185,42 @@ struct W { head: vec4f, wide: Wide }
   const aligned = reflectKernel({ source: gap.replace("wide: Wide", "@align(32) wide: Wide") });
   assert.equal(aligned.uniforms[0].minSize, 64);
 });
+
+Deno.test("an entry point's bindings: switch selectors and break-if conditions use, enumerants don't", () => {
+  const names = (source: string, entryPoint = "main") =>
+    reflectKernel({ source, entryPoint }).bindings.map((b) => b.name);
+  const head = `@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@group(0) @binding(1) var<storage, read_write> b: array<u32>;
+@group(0) @binding(2) var<uniform> m: vec4u;
+`;
+  // wgsl_reflect walks neither a switch selector nor a break-if condition.
+  assert.deepEqual(
+    names(
+      head + `@compute @workgroup_size(1) fn main() {
+  var i = 0u;
+  loop { i++; continuing { break if i > b[0]; } }
+  switch m.x { default: { o[0] = i; } }
+}`,
+    ),
+    ["o", "b", "m"],
+  );
+  // Attribute arguments and the words of var<...>/ptr<...> name no binding.
+  const enumerants = `@group(0) @binding(0) var<storage, read_write> read_write: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@group(0) @binding(2) var<storage, read_write> global_invocation_id: array<u32>;
+@group(0) @binding(3) var<storage, read_write> off: array<u32>;
+@group(0) @binding(4) var<storage, read_write> function: array<u32>;
+fn h(p: ptr<function, u32>) { *p += 1u; }
+@diagnostic(off, derivative_uniformity) @compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) g: vec3u) { var<function> x = g.x; h(&x); o[0] = x; }
+@compute @workgroup_size(1) fn other() {
+  read_write[0] = 1u; global_invocation_id[0] = 1u; off[0] = 1u; function[0] = 1u;
+}`;
+  assert.deepEqual(names(enumerants), ["o"]);
+  assert.deepEqual(names(enumerants, "other"), [
+    "read_write",
+    "global_invocation_id",
+    "off",
+    "function",
+  ]);
+});
