@@ -5,6 +5,28 @@
  */
 import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
 
+/** The bytes of the echo case's uniform `U` (160 bytes; offsets in its WGSL's comments). */
+function uniformU(): Uint8Array<ArrayBuffer> {
+  const view = new DataView(new ArrayBuffer(160));
+  const f32 = (at: number, ...v: number[]) =>
+    v.forEach((x, i) => view.setFloat32(at + 4 * i, x, true));
+  const f16 = (at: number, ...v: number[]) =>
+    v.forEach((x, i) => view.setFloat16(at + 2 * i, x, true));
+  f32(0, 1, 2, 3); // m3: columns of 16 bytes
+  f32(16, 4, 5, 6);
+  f32(32, 7, 8, 9);
+  f32(48, 10, 11, 12); // a3: stride 16
+  f32(64, 13, 14, 15);
+  f16(80, 0.5, 1.5, 2.5, 3.5); // h: mat2x2<f16>, 8 bytes
+  f32(96, 16, 17, 18, 19, 20, 21, 22, 23); // k at 96 (@align(16)), stride 16
+  view.setInt32(128, -1, true); // i: vec3i
+  view.setInt32(132, -2, true);
+  view.setInt32(136, 3, true);
+  view.setUint32(140, 7, true); // b
+  f16(144, 0.25, -0.75, 8, 1024); // ah: vec4<f16> at 144
+  return new Uint8Array(view.buffer);
+}
+
 export const RUNTIMES: readonly CorpusCase[] = [
   {
     // Fixed: the const evaluator did not read hex floats (`0x1p4`), so an array count or a
@@ -222,5 +244,50 @@ fn main(
     ],
     workgroups: [2, 1, 1],
     threads: 128,
+  },
+  {
+    // After naga's tests/in/wgsl/globals.wgsl and Dawn's ComputeLayoutMemoryBufferTests
+    // (uniform matrices, arrays of vec3 and of matrices, f16 matrices and vectors): every
+    // scalar of one uniform echoed, so each param offset is checked against the device's.
+    name:
+      "uniform of mat3x3f, array<vec3f>, mat2x2<f16>, @align(16) array<mat2x2f>, vec3i, vec4<f16>",
+    source: /* wgsl */ `
+enable f16;
+struct U {
+  m3: mat3x3f,
+  a3: array<vec3f, 2>,
+  h: mat2x2<f16>,
+  @align(16) k: array<mat2x2f, 2>,
+  i: vec3i,
+  b: u32,
+  ah: vec4<f16>,
+}
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1)
+fn main() {
+  var n = 0u;
+  for (var c = 0; c < 3; c++) { for (var r = 0; r < 3; r++) { o[n] = u.m3[c][r]; n++; } }
+  for (var e = 0; e < 2; e++) { o[n] = u.a3[e].x; o[n + 1] = u.a3[e].y; o[n + 2] = u.a3[e].z; n += 3; }
+  let h = mat2x2f(u.h);
+  o[n] = h[0].x; o[n + 1] = h[0].y; o[n + 2] = h[1].x; o[n + 3] = h[1].y; n += 4;
+  for (var e = 0; e < 2; e++) { let k = u.k[e]; o[n] = k[0].x; o[n + 1] = k[0].y; o[n + 2] = k[1].x; o[n + 3] = k[1].y; n += 4; }
+  o[n] = f32(u.i.x); o[n + 1] = f32(u.i.y); o[n + 2] = f32(u.i.z); o[n + 3] = f32(u.b);
+  let ah = vec4f(u.ah);
+  o[n + 4] = ah.x; o[n + 5] = ah.y; o[n + 6] = ah.z; o[n + 7] = ah.w;
+}`,
+    plain: [B(0, 0, uniformU(), true), B(0, 1, new Float32Array(36))],
+    workgroups: [1, 1, 1],
+    threads: 1,
+    params: {
+      m3: [1, 2, 3, 4, 5, 6, 7, 8, 9],
+      a3: [[10, 11, 12], [13, 14, 15]],
+      h: [0.5, 1.5, 2.5, 3.5],
+      k: [[16, 17, 18, 19], [20, 21, 22, 23]],
+      i: [-1, -2, 3],
+      b: 7,
+      ah: [0.25, -0.75, 8, 1024],
+    },
+    features: ["shader-f16"],
   },
 ];

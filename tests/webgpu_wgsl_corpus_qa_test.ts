@@ -118,6 +118,30 @@ fn größe(@builtin(global_invocation_id) índice: vec3u, @builtin(num_workgroup
   },
 });
 
+Deno.test({
+  name: "a launch past 65,535 workgroups folds a kernel whose group-0 bindings end at 999",
+  ignore,
+  async fn() {
+    // The fold's uniform took one past the highest binding: 1000, past WebGPU's
+    // maxBindingsPerBindGroup, and the launch was a CompilationError. It takes a free one.
+    using client = await createClient();
+    const n = 70_000;
+    using input = client.createWithData(Uint32Array.from({ length: n }, (_, i) => i * 7));
+    using output = client.zeros(n, "u32");
+    client.execute({
+      source: `@group(0) @binding(998) var<storage, read> i: array<u32>;
+@group(0) @binding(999) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x < arrayLength(&o)) { o[g.x] = i[g.x] + 5u; }
+}`,
+    }, { threads: n, buffers: [input, output] });
+    assert.deepEqual(
+      await client.read(output),
+      Uint32Array.from({ length: n }, (_, i) => i * 7 + 5),
+    );
+  },
+});
+
 const CLIP_DISTANCES = "clip-distances" as GPUFeatureName;
 
 Deno.test({

@@ -97,7 +97,11 @@ export interface KernelReflection {
   readonly structBuiltins: readonly string[];
   /** The device features the module's `enable` directives need (`shader-f16`...). */
   readonly features: readonly string[];
-  /** One past the module's highest binding number (used or not): free for the runtime's own. */
+  /**
+   * The lowest binding number of group 0 the module does not declare (used or not): the
+   * runtime's own uniform (a folded launch's) goes there. Not one past the highest: a module
+   * binding 999 left the fold 1000, past WebGPU's limit.
+   */
   readonly freeBinding: number;
   /** The module's `override` declarations. */
   readonly overrides: readonly ReflectedOverride[];
@@ -274,13 +278,10 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
     parameters,
     structBuiltins,
-    // Past every binding group 0 declares (buffers, textures, samplers): the runtime's own
-    // uniform (a folded launch's) goes there.
-    freeBinding: Math.max(
-      -1,
-      ...[...variables.map(({ v }) => v), ...declaredTexturesAndSamplers(reflect)]
+    freeBinding: lowestFree(
+      [...variables.map(({ v }) => v), ...declaredTexturesAndSamplers(reflect)]
         .filter((v) => v.group === 0).map((v) => v.binding),
-    ) + 1,
+    ),
     features: text.enables.map((e) => ENABLE_FEATURES[e] ?? e.replaceAll("_", "-")),
     overrides,
     size,
@@ -350,6 +351,14 @@ function describeEntries(names: readonly string[]): string {
 function declarationLine(source: string, name: string): number {
   const match = new RegExp(`var\\s*<[^>]*>\\s*${name}\\b`).exec(source);
   return match === null ? 1 : source.slice(0, match.index).split("\n").length;
+}
+
+/** The lowest binding number not in `taken`. */
+function lowestFree(taken: readonly number[]): number {
+  const set = new Set(taken);
+  let free = 0;
+  while (set.has(free)) free++;
+  return free;
 }
 
 /** Every texture and sampler the module declares, used or not, with its group and binding. */
