@@ -355,4 +355,51 @@ fn main(@builtin(global_invocation_id) GlobalInvocationID : vec3u, @builtin(num_
     workgroups: [3, 2, 4],
     params: { expectedDispatch: [3, 2, 4] },
   },
+  {
+    // After Dawn's end2end StorageTextureTests (read-write storage textures, integer formats)
+    // and webgpufundamentals.org "Storage Textures": an r32sint read_write texture updated in
+    // place, a texture_2d<u32> of rgba8uint read with textureLoad, an rg32float written, the
+    // sizes from textureDimensions.
+    name:
+      "Dawn StorageTextureTests (r32sint read_write, texture_2d<u32> rgba8uint, rg32float write)",
+    source: /* wgsl */ `
+@group(0) @binding(0) var counts: texture_storage_2d<r32sint, read_write>;
+@group(0) @binding(1) var lut: texture_2d<u32>;
+@group(0) @binding(2) var flow: texture_storage_2d<rg32float, write>;
+@compute @workgroup_size(4, 4)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let size = textureDimensions(counts);
+  if (any(g.xy >= size)) { return; }
+  let c = textureLoad(counts, g.xy).x;
+  let l = textureLoad(lut, g.xy % textureDimensions(lut, 0), 0);
+  textureStore(counts, g.xy, vec4i(c * 3 - i32(l.r) + i32(l.a), 0, 0, 0));
+  textureStore(flow, g.xy, vec4f(f32(l.g) / 255.0, f32(c) * 0.5, 0.0, 0.0));
+}`,
+    plain: [
+      {
+        group: 0,
+        binding: 0,
+        texture: {
+          width: 8,
+          height: 8,
+          format: "r32sint",
+          data: Int32Array.from(u(64, 200), (x) => x - 100),
+        },
+        storage: true,
+      },
+      {
+        group: 0,
+        binding: 1,
+        texture: { width: 4, height: 4, format: "rgba8uint", data: Uint8Array.from(u(64, 256)) },
+      },
+      {
+        group: 0,
+        binding: 2,
+        texture: { width: 8, height: 8, format: "rg32float" },
+        storage: true,
+      },
+    ],
+    workgroups: [2, 2, 1],
+    threads: [8, 8],
+  },
 ];
