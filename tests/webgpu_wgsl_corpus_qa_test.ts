@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  CompilationError,
   createClient,
   CubeCount,
   type ExecuteOptions,
@@ -139,6 +140,60 @@ Deno.test({
       await client.read(output),
       Uint32Array.from({ length: n }, (_, i) => i * 7 + 5),
     );
+  },
+});
+
+Deno.test({
+  name: "WGSL plain WebGPU refuses on this adapter is refused by the client with a typed error",
+  ignore,
+  async fn() {
+    // A subgroup scan after b0nes164/GPUPrefixSums, the same without `enable subgroups;`, and
+    // pointer parameters WGSL allows only with unrestricted_pointer_parameters (naga refuses).
+    const refused = [
+      `enable subgroups;
+@group(0) @binding(0) var<storage, read_write> scan: array<u32>;
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) g: vec3u, @builtin(subgroup_invocation_id) lane: u32,
+        @builtin(subgroup_size) width: u32) {
+  scan[g.x] = subgroupInclusiveAdd(scan[g.x]) + select(0u, width, lane == 0u);
+}`,
+      `@group(0) @binding(0) var<storage, read_write> scan: array<u32>;
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) g: vec3u) { scan[g.x] = subgroupAdd(scan[g.x]); }`,
+      `@group(0) @binding(0) var<storage, read_write> scan: array<u32>;
+fn bump(p: ptr<storage, u32, read_write>) { *p += 1u; }
+@compute @workgroup_size(32) fn main(@builtin(global_invocation_id) g: vec3u) { bump(&scan[g.x]); }`,
+      `@group(0) @binding(0) var<storage, read_write> scan: array<u32>;
+var<workgroup> sh: array<u32, 32>;
+fn bump(p: ptr<workgroup, array<u32, 32>>, i: u32) { (*p)[i] += 1u; }
+@compute @workgroup_size(32)
+fn main(@builtin(local_invocation_index) i: u32) { bump(&sh, i); scan[i] = sh[i]; }`,
+    ];
+    using client = await createClient();
+    using scan = client.createWithData(Uint32Array.from({ length: 32 }, (_, i) => i));
+    for (const source of refused) {
+      const bindings = [{ group: 0, binding: 0, buffer: new Uint32Array(32) }];
+      const plain = await runPlain(source, bindings, [1]).then(
+        () => "ran",
+        (e: Error) => e.message,
+      );
+      if (plain === "ran") {
+        client.execute({ source }, { threads: 32, buffers: [scan] }); // the adapter runs it
+        continue;
+      }
+      await assert.rejects(
+        () => client.compile({ source }),
+        (e) => e instanceof CompilationError || e instanceof UnsupportedError,
+        source,
+      );
+    }
+    // Still usable after the refusals.
+    using ok = client.createWithData(Uint32Array.from({ length: 32 }, (_, i) => i));
+    client.execute({
+      source: `@group(0) @binding(0) var<storage, read_write> scan: array<u32>;
+@compute @workgroup_size(32) fn main(@builtin(local_invocation_index) i: u32) { scan[i] += 1u; }`,
+    }, { threads: 32, buffers: [ok] });
+    assert.equal((await client.read(ok))[31], 32);
   },
 });
 
