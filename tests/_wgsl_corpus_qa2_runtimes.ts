@@ -1,7 +1,8 @@
 /**
  * The QA corpus, second wave, part 5: more ML runtimes' kernels (huggingface/ratchet,
- * cryscan/web-rwkv, milhidaka/webgpu-blas, webonnx/wonnx, tracel-ai/cubecl's generated WGSL) and
- * the WGSL spec's literal forms. Each is written after the credited file (not copied).
+ * cryscan/web-rwkv, milhidaka/webgpu-blas, webonnx/wonnx, tracel-ai/cubecl's generated WGSL), the
+ * WGSL spec's literal forms, a uniform echo and Dawn's storage texture tests. Each is written
+ * after the credited file (not copied).
  */
 import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
 
@@ -289,5 +290,52 @@ fn main() {
       ah: [0.25, -0.75, 8, 1024],
     },
     features: ["shader-f16"],
+  },
+  {
+    // After Dawn's end2end StorageTextureTests (read-write storage textures, integer formats)
+    // and webgpufundamentals.org "Storage Textures": an r32sint read_write texture updated in
+    // place, a texture_2d<u32> of rgba8uint read with textureLoad, an rg32float written, the
+    // sizes from textureDimensions.
+    name:
+      "Dawn StorageTextureTests (r32sint read_write, texture_2d<u32> rgba8uint, rg32float write)",
+    source: /* wgsl */ `
+@group(0) @binding(0) var counts: texture_storage_2d<r32sint, read_write>;
+@group(0) @binding(1) var lut: texture_2d<u32>;
+@group(0) @binding(2) var flow: texture_storage_2d<rg32float, write>;
+@compute @workgroup_size(4, 4)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let size = textureDimensions(counts);
+  if (any(g.xy >= size)) { return; }
+  let c = textureLoad(counts, g.xy).x;
+  let l = textureLoad(lut, g.xy % textureDimensions(lut, 0), 0);
+  textureStore(counts, g.xy, vec4i(c * 3 - i32(l.r) + i32(l.a), 0, 0, 0));
+  textureStore(flow, g.xy, vec4f(f32(l.g) / 255.0, f32(c) * 0.5, 0.0, 0.0));
+}`,
+    plain: [
+      {
+        group: 0,
+        binding: 0,
+        texture: {
+          width: 8,
+          height: 8,
+          format: "r32sint",
+          data: Int32Array.from(u(64, 200), (x) => x - 100),
+        },
+        storage: true,
+      },
+      {
+        group: 0,
+        binding: 1,
+        texture: { width: 4, height: 4, format: "rgba8uint", data: Uint8Array.from(u(64, 256)) },
+      },
+      {
+        group: 0,
+        binding: 2,
+        texture: { width: 8, height: 8, format: "rg32float" },
+        storage: true,
+      },
+    ],
+    workgroups: [2, 2, 1],
+    threads: [8, 8],
   },
 ];
