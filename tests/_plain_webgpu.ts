@@ -153,6 +153,9 @@ export async function runPlain(
 
 const TEXEL_BYTES: Partial<Record<GPUTextureFormat, number>> = {
   rgba8unorm: 4,
+  rgba8uint: 4,
+  r32sint: 4,
+  rg32float: 8,
   rgba16float: 8,
   rgba32float: 16,
   r32float: 4,

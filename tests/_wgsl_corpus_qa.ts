@@ -8,6 +8,7 @@ import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 import { SAMPLES } from "./_wgsl_corpus_qa_samples.ts";
 import { LIBRARIES } from "./_wgsl_corpus_qa_libraries.ts";
 import { MORE } from "./_wgsl_corpus_qa_more.ts";
+import { CORPUS_QA2 } from "./_wgsl_corpus_qa2.ts";
 
 export type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 
@@ -139,5 +140,11 @@ fn größe(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) n: 
   },
 ];
 
-/** Every case: the fixed ones first. */
-export const CORPUS_QA: readonly CorpusCase[] = [...FIXED, ...SAMPLES, ...LIBRARIES, ...MORE];
+/** Every case: the fixed ones first, then the second wave's (`_wgsl_corpus_qa2.ts`). */
+export const CORPUS_QA: readonly CorpusCase[] = [
+  ...FIXED,
+  ...SAMPLES,
+  ...LIBRARIES,
+  ...MORE,
+  ...CORPUS_QA2,
+];

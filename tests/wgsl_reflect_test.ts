@@ -156,3 +156,71 @@ Deno.test("read-only storage is widened for compilation, lines kept", () => {
 @group(0) @binding(3) var<uniform> u: f32;`,
   );
 });
+
+Deno.test("struct layouts follow WGSL's rules, not the parser's; wgpu's @align gap is refused", () => {
+  // wgsl_reflect lets an @align on a struct-typed member raise neither the array stride nor
+  // the enclosing struct's alignment, and drops a last member's @size from the struct size.
+  const source = `struct Inner { @size(12) x: f32, @align(8) y: vec2f }
+struct Outer { @align(32) inner: Inner, tail: f32, @size(16) pad: u32 }
+struct S { @align(32) a: f32, @align(16) b: f32 }
+struct U { head: vec4f, @align(32) s: S, @size(20) last: f32 }
+@group(0) @binding(0) var<storage, read_write> outs: array<Outer>;
+@group(0) @binding(1) var<uniform> u: U;
+@compute @workgroup_size(1) fn main() { outs[0].tail = u.last; }`;
+  const [outs, u] = reflectKernel({ source }).bindings;
+  assert.equal(outs.stride, 64);
+  assert.equal(outs.minSize, 64);
+  assert.equal(u.type.kind === "struct" && u.type.members.map((m) => m.offset).join(), "0,32,64");
+  assert.equal(u.minSize, 96);
+  // `w.wide` is at byte 32 by WGSL's rules (Dawn) but at 16 in naga (gfx-rs/wgpu#4377).
+  const gap = `struct Wide { @align(32) x: f32 }
+struct W { head: vec4f, wide: Wide }
+@group(0) @binding(0) var<uniform> w: W;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1) fn main() { out[0] = w.wide.x; }`;
+  assert.throws(
+    () => reflectKernel({ source: gap }),
+    compilationError(3, /w\.wide \(Wide\) is at byte 32 .* at byte 16 in wgpu's .*@align\(32\)/),
+  );
+  const aligned = reflectKernel({ source: gap.replace("wide: Wide", "@align(32) wide: Wide") });
+  assert.equal(aligned.uniforms[0].minSize, 64);
+});
+
+Deno.test("an entry point's bindings: switch selectors and break-if conditions use, enumerants don't", () => {
+  const names = (source: string, entryPoint = "main") =>
+    reflectKernel({ source, entryPoint }).bindings.map((b) => b.name);
+  const head = `@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@group(0) @binding(1) var<storage, read_write> b: array<u32>;
+@group(0) @binding(2) var<uniform> m: vec4u;
+`;
+  // wgsl_reflect walks neither a switch selector nor a break-if condition.
+  assert.deepEqual(
+    names(
+      head + `@compute @workgroup_size(1) fn main() {
+  var i = 0u;
+  loop { i++; continuing { break if i > b[0]; } }
+  switch m.x { default: { o[0] = i; } }
+}`,
+    ),
+    ["o", "b", "m"],
+  );
+  // Attribute arguments and the words of var<...>/ptr<...> name no binding.
+  const enumerants = `@group(0) @binding(0) var<storage, read_write> read_write: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@group(0) @binding(2) var<storage, read_write> global_invocation_id: array<u32>;
+@group(0) @binding(3) var<storage, read_write> off: array<u32>;
+@group(0) @binding(4) var<storage, read_write> function: array<u32>;
+fn h(p: ptr<function, u32>) { *p += 1u; }
+@diagnostic(off, derivative_uniformity) @compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) g: vec3u) { var<function> x = g.x; h(&x); o[0] = x; }
+@compute @workgroup_size(1) fn other() {
+  read_write[0] = 1u; global_invocation_id[0] = 1u; off[0] = 1u; function[0] = 1u;
+}`;
+  assert.deepEqual(names(enumerants), ["o"]);
+  assert.deepEqual(names(enumerants, "other"), [
+    "read_write",
+    "global_invocation_id",
+    "off",
+    "function",
+  ]);
+});

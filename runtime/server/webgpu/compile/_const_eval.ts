@@ -1,7 +1,7 @@
 /**
  * A small evaluator of WGSL const expressions (and override expressions once every override has
  * a value): what `@workgroup_size(W / 4u)`, `array<f32, N * 2>` and override defaults need.
- * Literals of every suffix, names of module-scope `const`/`override` declarations (through
+ * Literals of every suffix (hex floats too), names of module-scope `const`/`override` declarations (through
  * `scope`), unary `- ! ~`, the binary operators, parentheses, the constructors `i32 u32 f32 f16
  * bool`, and `min max abs clamp select`. Anything else throws `ConstEvalError` naming it, so a
  * caller never goes on with a value it guessed.
@@ -29,7 +29,10 @@ export class ConstEvalError extends Error {
 const TOKEN = new RegExp(
   [
     "\\s+",
-    "0[xX][0-9a-fA-F]+[iu]?", // hex integers
+    // hex floats (WGSL: a suffix only after an exponent), then hex integers
+    "0[xX](?:[0-9a-fA-F]*\\.[0-9a-fA-F]+|[0-9a-fA-F]+\\.[0-9a-fA-F]*)(?:[pP][+-]?\\d+[fh]?)?",
+    "0[xX][0-9a-fA-F]+[pP][+-]?\\d+[fh]?",
+    "0[xX][0-9a-fA-F]+[iu]?",
     "(?:\\d+\\.\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?[fh]?", // decimal floats
     "\\d+[eE][+-]?\\d+[fh]?",
     "\\d+[iufh]?",
@@ -136,6 +139,15 @@ export function evaluateConst(
 }
 
 function literal(t: string): ConstValue {
+  const hexFloat = /^0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?\d+)([fh]?))?$/.exec(t);
+  if (hexFloat !== null && /[.pP]/.test(t)) {
+    const [, whole, fraction = "", exponent = "0", suffix] = hexFloat;
+    const mantissa = parseInt(whole + fraction || "0", 16) / 16 ** fraction.length;
+    const value = mantissa * 2 ** Number(exponent);
+    if (suffix === "f") return { value: Math.fround(value), type: "f32" };
+    if (suffix === "h") return { value, type: "f16" };
+    return { value, type: "abstract-float" };
+  }
   const hex = /^(0[xX][0-9a-fA-F]+)([iu]?)$/.exec(t);
   const [, body, suffix] = hex ?? /^(.*?)([iufh]?)$/.exec(t)!;
   const float = hex === null && /[.eE]/.test(body);

@@ -64,7 +64,8 @@ export function declaredNames(masked: string): Set<string> {
  * The names a declaration's text refers to that may be module-scope ones: not members, not names
  * being declared, not a function's parameters or locals where they are in scope.
  */
-function references(text: string): string[] {
+function references(source: string): string[] {
+  const text = blankEnumerants(source);
   const matches = [...text.matchAll(TOKEN)];
   const tokens = matches.map((m) => m[0]);
   // Read from the text itself: `2.0 + dt` has a "." token (the literal's) before `dt`.
@@ -114,6 +115,33 @@ function references(text: string): string[] {
       out.push(t);
     }
   }
+  return out;
+}
+
+/**
+ * `text` with the words that name no declaration blanked (same length): the arguments of
+ * attributes other than `@workgroup_size` (`@builtin(position)`, `@diagnostic(off, ...)`), and
+ * the address spaces, access modes and texel formats in `var<...>`, `ptr<...>` and
+ * `texture_storage_*<...>`, so a binding that happens to be called `position`, `off` or
+ * `read_write` is not taken for used.
+ */
+function blankEnumerants(text: string): string {
+  const blank = (s: string) => s.replace(/[^\n]/g, " ");
+  let out = text.replace(
+    /@\s*(?!workgroup_size\b)[\p{XID_Start}_]\p{XID_Continue}*\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)/gu,
+    (m, args: string) => m.slice(0, m.length - args.length - 1) + blank(args) + ")",
+  );
+  out = out.replace(
+    /\b(var|ptr|texture_storage_\w+)(\s*<)([^<>;{}]*(?:<[^<>;{}]*(?:<[^<>;{}]*>[^<>;{}]*)*>[^<>;{}]*)*)>/g,
+    (_m, head: string, open: string, args: string) => {
+      const parts = args.split(",");
+      const last = parts.length - 1;
+      const enumerant = (i: number) =>
+        head !== "ptr" || i === 0 ||
+        (i === last && i > 1 && /^\s*(read|write|read_write)\s*$/.test(parts[i]));
+      return head + open + parts.map((p, i) => enumerant(i) ? blank(p) : p).join(",") + ">";
+    },
+  );
   return out;
 }
 

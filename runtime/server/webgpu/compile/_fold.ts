@@ -50,7 +50,7 @@ export interface FoldInput {
   readonly parameters: readonly EntryParameter[];
   /** Fold-sensitive builtins declared inside struct parameters. */
   readonly structBuiltins: readonly string[];
-  /** The binding number for the uniform holding `G` (one past the last binding). */
+  /** The binding number for the uniform holding `G` (one group 0 does not declare). */
   readonly binding: number;
 }
 

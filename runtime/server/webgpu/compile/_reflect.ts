@@ -97,7 +97,11 @@ export interface KernelReflection {
   readonly structBuiltins: readonly string[];
   /** The device features the module's `enable` directives need (`shader-f16`...). */
   readonly features: readonly string[];
-  /** One past the module's highest binding number (used or not): free for the runtime's own. */
+  /**
+   * The lowest binding number of group 0 the module does not declare (used or not): the
+   * runtime's own uniform (a folded launch's) goes there. Not one past the highest: a module
+   * binding 999 left the fold 1000, past WebGPU's limit.
+   */
   readonly freeBinding: number;
   /** The module's `override` declarations. */
   readonly overrides: readonly ReflectedOverride[];
@@ -189,11 +193,19 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     : resolveWorkgroupSize(name, entryPoint, size, NO_OVERRIDES);
   if (workgroupSize[0] > 0) checkWorkgroupSize(kernel, { name, entryPoint, workgroupSize });
   const used = new Set(entry.resources?.map((r) => unmangle(r.name)));
-  // wgsl_reflect counts a local that shadows a binding as a use of it (see _entry_uses.ts).
+  // wgsl_reflect counts a local that shadows a binding as a use of it, and misses a binding
+  // used only in a `switch` selector or a `break if` condition: the text walk decides
+  // (_entry_uses.ts), as WebGPU's static use does.
   const reached = namesUsedBy(text.masked, entryPoint);
   const declared = declaredNames(text.masked);
   for (const name of used) {
     if (reached !== undefined && declared.has(name) && !reached.has(name)) used.delete(name);
+  }
+  for (
+    const v of [...reflect.storage, ...reflect.uniforms, ...declaredTexturesAndSamplers(reflect)]
+  ) {
+    const name = unmangle((v as { name: string }).name);
+    if (reached?.has(name)) used.add(name);
   }
   const variables = [
     ...(reflect.storage as unknown as ReflectVariable[]).map((v) => ({
@@ -266,14 +278,11 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     hasReadOnlyStorage: bindings.some((b) => b.space === "storage" && b.access === "read"),
     parameters,
     structBuiltins,
-    // Past every binding group 0 declares (buffers, textures, samplers): the runtime's own
-    // uniform (a folded launch's) goes there.
-    freeBinding: Math.max(
-      -1,
-      ...[...variables.map(({ v }) => v), ...declaredTexturesAndSamplers(reflect)]
+    freeBinding: lowestFree(
+      [...variables.map(({ v }) => v), ...declaredTexturesAndSamplers(reflect)]
         .filter((v) => v.group === 0).map((v) => v.binding),
-    ) + 1,
-    features: text.enables.map((e) => ENABLE_FEATURES[e] ?? e),
+    ),
+    features: text.enables.map((e) => ENABLE_FEATURES[e] ?? e.replaceAll("_", "-")),
     overrides,
     size,
   };
@@ -342,6 +351,14 @@ function describeEntries(names: readonly string[]): string {
 function declarationLine(source: string, name: string): number {
   const match = new RegExp(`var\\s*<[^>]*>\\s*${name}\\b`).exec(source);
   return match === null ? 1 : source.slice(0, match.index).split("\n").length;
+}
+
+/** The lowest binding number not in `taken`. */
+function lowestFree(taken: readonly number[]): number {
+  const set = new Set(taken);
+  let free = 0;
+  while (set.has(free)) free++;
+  return free;
 }
 
 /** Every texture and sampler the module declares, used or not, with its group and binding. */

@@ -13,7 +13,7 @@
  *   (`_const_eval.ts`) over the module's `const` and `override` declarations, never from the
  *   parser;
  * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value;
- * - trailing commas dropped;
+ * - trailing commas dropped; a hex literal's `0X` written `0x`;
  * - a name that is a keyword elsewhere renamed `__name` (WGSL reserves names starting with
  *   `__`, so no user name collides) except where it is the keyword: the address space and access
  *   of `var<...>`, `ptr<...>` and `texture_storage_*<...>`. {@linkcode unmangle} maps names back.
@@ -154,6 +154,10 @@ export function readModule(source: string): ModuleText {
     for (const m of masked.matchAll(pattern)) {
       edits.push({ from: m.index!, to: m.index! + m[0].length, text: "" });
     }
+  }
+  // The parser reads hex literals with a lowercase `0x` only.
+  for (const m of masked.matchAll(/(?<![\p{XID_Continue}.])0X(?=[0-9a-fA-F.])/gu)) {
+    edits.push({ from: m.index!, to: m.index! + 2, text: "0x" });
   }
   return {
     masked,

@@ -3,6 +3,11 @@
  * normalized from `wgsl_reflect`'s type objects, plus the layout rules of the uniform address
  * space that `wgsl_reflect` does not check.
  *
+ * The layout is computed here by WGSL's rules (§ Memory layout), never taken from the parser:
+ * `wgsl_reflect` 1.6 ignores an `@align` inside a nested struct (`struct O { @align(32) x: f32 }`
+ * placed after a vec4f reads at 16, not 32: params were packed where the shader does not read)
+ * and in array strides, and its struct size ignores a last member's `@size`.
+ *
  * @module
  */
 
@@ -33,7 +38,15 @@ export type WgslType =
     readonly count: number;
     readonly stride: number;
   }
-  | { readonly kind: "struct"; readonly name: string; readonly members: readonly WgslMember[] }
+  | {
+    readonly kind: "struct";
+    readonly name: string;
+    readonly members: readonly WgslMember[];
+    /** `AlignOf`: the largest member alignment, `@align` attributes included. */
+    readonly align: number;
+    /** `SizeOf`: the end of the last member (`@size` included) rounded up to `align`. */
+    readonly size: number;
+  }
   | { readonly kind: "other"; readonly name: string };
 
 /** A scalar type a kernel parameter may have. */
@@ -45,6 +58,10 @@ export interface WgslMember {
   readonly offset: number;
   readonly size: number;
   readonly type: WgslType;
+  /** Its `@align(n)`, if written. */
+  readonly align?: number;
+  /** Its `@size(n)`, if written. */
+  readonly explicitSize?: number;
 }
 
 const SUFFIX: Record<string, WgslScalar> = { f: "f32", i: "i32", u: "u32", h: "f16" };
@@ -61,25 +78,37 @@ export interface ReflectTypeInfo {
   readonly stride?: number;
   readonly members?: readonly {
     readonly name: string;
-    readonly offset: number;
-    readonly size: number;
     readonly type: ReflectTypeInfo;
+    /** The member's attributes: `@align(n)` and `@size(n)` (their arguments already numbers). */
+    readonly attributes?: readonly { readonly name: string; readonly value: unknown }[] | null;
   }[];
 }
 
 /** Normalizes a `wgsl_reflect` type (aliases already resolved by the parser). */
 export function normalizeType(info: ReflectTypeInfo): WgslType {
   if (info.isStruct) {
-    return {
-      kind: "struct",
-      name: unmangle(info.name),
-      members: (info.members ?? []).map((m) => ({
+    const members: WgslMember[] = [];
+    let end = 0;
+    let align = 1;
+    for (const m of info.members ?? []) {
+      const type = normalizeType(m.type);
+      const explicitAlign = attribute(m.attributes, "align");
+      const explicitSize = attribute(m.attributes, "size");
+      const memberAlign = explicitAlign ?? alignOf(type);
+      const offset = roundUp(memberAlign, end);
+      const size = explicitSize ?? sizeOf(type);
+      members.push({
         name: unmangle(m.name),
-        offset: m.offset,
-        size: m.size,
-        type: normalizeType(m.type),
-      })),
-    };
+        offset,
+        size,
+        type,
+        align: explicitAlign,
+        explicitSize,
+      });
+      end = offset + size;
+      align = Math.max(align, memberAlign);
+    }
+    return { kind: "struct", name: unmangle(info.name), members, align, size: roundUp(align, end) };
   }
   if (info.isArray && info.format) {
     const element = normalizeType(info.format);
@@ -89,7 +118,7 @@ export function normalizeType(info: ReflectTypeInfo): WgslType {
       name: `array<${element.name}${count ? `, ${count}` : ""}>`,
       element,
       count,
-      stride: info.stride ?? sizeOf(element),
+      stride: roundUp(alignOf(element), sizeOf(element)),
     };
   }
   const name = info.name;
@@ -141,7 +170,7 @@ export function alignOf(type: WgslType): number {
     case "array":
       return alignOf(type.element);
     case "struct":
-      return Math.max(1, ...type.members.map((m) => alignOf(m.type)));
+      return type.align;
     case "other":
       return 4;
   }
@@ -159,11 +188,8 @@ export function sizeOf(type: WgslType): number {
       return type.columns * alignOf(type);
     case "array":
       return Math.max(1, type.count) * type.stride;
-    case "struct": {
-      const last = type.members.at(-1);
-      const end = last === undefined ? 0 : last.offset + sizeOf(last.type);
-      return roundUp(alignOf(type), end);
-    }
+    case "struct":
+      return type.size;
     case "other":
       return 0;
   }
@@ -175,12 +201,16 @@ export function sizeOf(type: WgslType): number {
  * a member after a struct starts at least `roundUp(16, SizeOf(S))` after it.)
  */
 export function uniformLayoutProblem(type: WgslType, path: string): string | undefined {
+  return rulesProblem(type, path) ?? nagaLayoutProblem(type, path);
+}
+
+function rulesProblem(type: WgslType, path: string): string | undefined {
   if (type.kind === "array") {
     if (type.stride % 16 !== 0) {
       return `${path}: ${type.name} has an element stride of ${type.stride} bytes; the uniform ` +
         `address space needs a multiple of 16 (use vec4 elements or a struct with @size(16))`;
     }
-    return uniformLayoutProblem(type.element, `${path}[]`);
+    return rulesProblem(type.element, `${path}[]`);
   }
   if (type.kind !== "struct") return undefined;
   let previous: WgslMember | undefined;
@@ -198,11 +228,46 @@ export function uniformLayoutProblem(type: WgslType, path: string): string | und
           `${path}.${previous.name} that ends at byte ${end} in the uniform address space`;
       }
     }
-    const problem = uniformLayoutProblem(member.type, where);
+    const problem = rulesProblem(member.type, where);
     if (problem !== undefined) return problem;
     previous = member;
   }
   return undefined;
+}
+
+/**
+ * Where wgpu's WGSL compiler (naga) lays `type` out otherwise than WGSL's rules: naga does not
+ * let an `@align` inside a struct raise the struct's own alignment (gfx-rs/wgpu#4377), so a
+ * member of such a struct type sits at a lower offset there than in Dawn/Tint. The runtime packs
+ * params at one offset; on one of the two the shader would read another, so such a uniform is
+ * refused, naming the member and the `@align` that makes both agree.
+ */
+function nagaLayoutProblem(type: WgslType, path: string): string | undefined {
+  if (type.kind === "array") return nagaLayoutProblem(type.element, `${path}[]`);
+  if (type.kind !== "struct") return undefined;
+  let end = 0;
+  for (const member of type.members) {
+    const where = `${path}.${member.name}`;
+    const naga = roundUp(member.align ?? nagaAlign(member.type), end);
+    if (naga !== member.offset) {
+      return `${where} (${member.type.name}) is at byte ${member.offset} by WGSL's layout ` +
+        `rules but at byte ${naga} in wgpu's compiler, which does not let an @align inside a ` +
+        `struct align the struct itself (gfx-rs/wgpu#4377): write @align(${
+          alignOf(member.type)
+        }) on ${where} so every WebGPU implementation places it alike`;
+    }
+    const problem = nagaLayoutProblem(member.type, where);
+    if (problem !== undefined) return problem;
+    end = member.offset + member.size;
+  }
+  return undefined;
+}
+
+/** A type's alignment as naga computes it: a struct's from its member types only. */
+function nagaAlign(type: WgslType): number {
+  if (type.kind === "struct") return Math.max(1, ...type.members.map((m) => nagaAlign(m.type)));
+  if (type.kind === "array") return nagaAlign(type.element);
+  return alignOf(type);
 }
 
 /**
@@ -226,6 +291,15 @@ export function elementScalar(type: WgslType): WgslScalar | undefined {
 /** The element stride of a runtime-sized array type, else 0 (a fixed-size type). */
 export function runtimeStride(type: WgslType): number {
   return type.kind === "array" && type.count === 0 ? type.stride : 0;
+}
+
+/** A member's `@align(n)` or `@size(n)` argument, if it has one. */
+function attribute(
+  attributes: readonly { readonly name: string; readonly value: unknown }[] | null | undefined,
+  name: "align" | "size",
+): number | undefined {
+  const value = attributes?.find((a) => a.name === name)?.value;
+  return value === undefined ? undefined : Number(String(value).replace(/[iu]$/, ""));
 }
 
 /** Rounds `n` up to a multiple of `k`. */

@@ -237,7 +237,7 @@ export class PipelineCache {
   folded(entry: CompiledKernel): CompiledKernel {
     if (entry.folded !== undefined) return entry.folded;
     const { reflection, kernel } = entry;
-    // The fold's uniform goes after every binding of group 0 the module declares.
+    // The fold's uniform takes a binding number of group 0 the module does not declare.
     const binding = reflection.freeBinding;
     const { source, uniform } = foldKernel({
       name: reflection.name,
