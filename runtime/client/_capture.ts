@@ -18,6 +18,7 @@ import { describe } from "../core/_argument_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./timeline/_held_streams.ts";
 import { LaunchRecord } from "./_launch_record.ts";
+import { OwnParams } from "./_helper_params.ts";
 import type { ExecuteOptions } from "./options.ts";
 
 /**
@@ -65,7 +66,7 @@ export interface ReplayOptions {
 /** The client's side of the graphs: its capture in progress and its live graphs. */
 export class CaptureGate {
   #recording:
-    | { stream: StreamId; launches: LaunchRecord<KernelMetadata>[]; held: Handle[] }
+    | { stream: StreamId; launches: LaunchRecord<KernelMetadata>[]; held: Handle[]; own: OwnParams }
     | undefined;
   readonly #graphs = new Set<LaunchGraph>();
   #closed: unknown;
@@ -114,6 +115,7 @@ export class CaptureGate {
       for (const ref of launch.args.buffers) server.checkRef?.(ref); // another client's handle
       server.checkLaunch?.(launch, stream);
       recording.launches.push(launch as LaunchRecord<KernelMetadata>);
+      recording.own.add(launch, options);
       recording.held.push(...clones);
     } catch (error) {
       for (const clone of clones) clone.dispose();
@@ -143,6 +145,7 @@ export class CaptureGate {
       stream,
       launches: [] as LaunchRecord<KernelMetadata>[],
       held: [] as Handle[],
+      own: new OwnParams(),
     };
     this.#recording = recording;
     this.recording = true;
@@ -177,6 +180,7 @@ export class CaptureGate {
       native,
       launches,
       handles: recording.held,
+      own: recording.own,
     });
     this.#graphs.add(graph);
     return graph;
@@ -213,6 +217,8 @@ interface GraphParts {
   readonly native: NativeGraph | undefined;
   readonly launches: readonly LaunchRecord<KernelMetadata>[];
   readonly handles: readonly Handle[];
+  /** The params a helper set itself: a replay may not change them. */
+  readonly own: OwnParams;
 }
 
 /**
@@ -302,6 +308,7 @@ export class LaunchGraph implements Disposable {
         throw new TypeError(`options must be an object, got ${describe(options)}`);
       }
       params = options.params;
+      parts.own.check(parts.label, params);
     }
     const { held, stream } = parts;
     const run = native === undefined ? this.#launchByLaunch(params) : undefined;

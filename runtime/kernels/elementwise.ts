@@ -255,7 +255,8 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
           launch(client, text, {
             threads: n,
             buffers: [...handles, out],
-            params: { ...options.params, n },
+            params: { n },
+            user: options.params ?? {},
             stream,
           });
         }

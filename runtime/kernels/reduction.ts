@@ -273,7 +273,8 @@ function run(launch: Launch): void {
   // A storage binding holds at least one element: with no element, bind a dummy one.
   using dummy = n === 0 ? client.zeros(1, program.inputs[0][1], { stream }) : undefined;
   const handles = dummy === undefined ? launch.handles : launch.handles.map(() => dummy);
-  const params = (extra: Record<string, number>) => ({ ...options.params, ...extra });
+  // The caller's params (`user`) beside the plan's own, which a graph replay may not change.
+  const params = (extra: Record<string, number>) => ({ params: extra, user: options.params ?? {} });
   const base = { n, per_group: 0, cols: plan.cols, rows: plan.rows, count: 0, chunks: 1 };
   if (plan.shape === "columns") return columns(launch, handles, params, base);
   rowsPasses(launch, handles, params, base);
@@ -308,19 +309,19 @@ function rowsPasses(
   launchOn(client, kernel(program, "rows", one), {
     count: { kind: "static", x: rows * chunks, y: 1, z: 1 },
     buffers: [...inputs, partial ?? out],
-    params: params({ ...base, per_group: perGroup, chunks, count: cols }),
+    ...params({ ...base, per_group: perGroup, chunks, count: cols }),
     stream,
   });
   if (partial === undefined) return;
   launchOn(client, kernel(partials, "rows", true), {
     count: { kind: "static", x: rows, y: 1, z: 1 },
     buffers: [partial, out],
-    params: params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
+    ...params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
     stream,
   });
 }
 
-type Params = (extra: Record<string, number>) => KernelParams;
+type Params = (extra: Record<string, number>) => { params: KernelParams; user: KernelParams };
 
 /**
  * A column reduction: passes of at most {@linkcode COLUMN_CHUNK} rows per invocation, each over
@@ -348,7 +349,7 @@ function columns(
       launchOn(client, kernel(first ? program : partials, "columns", last), {
         threads: chunks * cols,
         buffers: [...source, target],
-        params: params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),
+        ...params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),
         stream,
       });
       if (last) return;
