@@ -172,4 +172,10 @@ export interface EncoderTiming {
   copied(task: CopyTask): void;
   /** A command buffer with everything encoded since the last one was submitted. */
   submitted(): void;
+  /**
+   * A command buffer with everything encoded since the last one was finished and parked: call
+   * the returned function once it is submitted (`true`) or dropped (`false`; its tasks never
+   * ran, and a trace says so). `undefined`: nothing to stamp.
+   */
+  parked(): ((submitted: boolean) => void) | undefined;
 }
