@@ -55,7 +55,30 @@ export function checkExecute(kernel: unknown, options: unknown): void {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`execute options must be an object, got ${describe(options)}`);
   }
+  // A key `execute` does not take (a typo: `thread`, `param`) would be ignored, the launch run
+  // without it: refused, the same on every backend.
+  for (const key in options) {
+    switch (key) {
+      case "threads":
+      case "count":
+      case "buffers":
+      case "params":
+      case "stream":
+      case "scalars":
+      case "metadata":
+      case "overrides":
+      case "samplers":
+        continue;
+    }
+    throw new TypeError(
+      `execute: unknown option ${JSON.stringify(key)} (the options are ${EXECUTE_KEYS})`,
+    );
+  }
 }
+
+/** The keys of `ExecuteOptions`, for messages. */
+const EXECUTE_KEYS =
+  "threads, count, buffers, params, stream, scalars, metadata, overrides, samplers";
 
 /**
  * The checked arguments of `readMany(handles, type?, options?)`: the type asked for, if any, and

@@ -7,6 +7,7 @@
  */
 
 import type { Handle } from "../core/handles/handle.ts";
+import { ComputeClient } from "../client/client.ts";
 import { describe } from "../core/_argument_checks.ts";
 import type { ElementType } from "./elementwise.ts";
 
@@ -68,5 +69,34 @@ export function checkIsHandle(value: unknown, what: string, argument: string): v
   const handle = value as Partial<Handle> | null;
   if (handle === null || typeof handle !== "object" || typeof handle.describe !== "function") {
     throw new TypeError(`${what}: ${argument} must be a handle, got ${describe(value)}`);
+  }
+}
+
+/**
+ * Refuses, at the call of helper `what`, a `client` that is not a `ComputeClient` (a handle, a
+ * plain object, `undefined`: each failed deep inside before, with a message naming none of them)
+ * and `options` that are not an object or hold a key not in `keys` (a typo such as `descend`
+ * was ignored, the call ran without it): `TypeError`s naming the argument.
+ */
+export function checkCall(
+  what: string,
+  client: unknown,
+  options: unknown,
+  keys: readonly string[],
+): void {
+  if (!(client instanceof ComputeClient)) {
+    throw new TypeError(
+      `${what}: client must be a ComputeClient (from createClient), got ${describe(client)}`,
+    );
+  }
+  if (options === undefined) return;
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
+  }
+  for (const key in options) {
+    if (keys.includes(key)) continue;
+    throw new TypeError(
+      `${what}: unknown option ${JSON.stringify(key)} (the options are ${keys.join(", ")})`,
+    );
   }
 }

@@ -8,7 +8,7 @@ import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import { checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkCall, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
 import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
 import { elementwiseCuda } from "./_elementwise_cuda.ts";
 
@@ -221,6 +221,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
   return {
     source,
     run(client, given, options = {}) {
+      checkCall(name, client, options, ["params", "out", "length", "stream"]);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, output);
       const sized = inputs.flatMap(([input], k) =>

@@ -11,7 +11,7 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
-import { checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkCall, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
 import {
   COLUMN_CHUNK,
   LOOP_LIMIT,
@@ -202,6 +202,7 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
   return {
     name,
     run(client, given, options = {}) {
+      checkCall(name, client, options, ["shape", "axis", "params", "out", "stream"]);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, type);
       const n = commonLength(name, inputs.map(([input], k) => [input, handles[k]] as const), 0);

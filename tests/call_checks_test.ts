@@ -1,0 +1,25 @@
+/**
+ * Calls refused at the call on WebGPU (tests/_call_check_cases.ts): unknown `execute` and helper
+ * options, and helpers given something that is not a client.
+ */
+import { createClient, type WgslKernel } from "../mod.ts";
+import { callCheckCases } from "./_call_check_cases.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+
+const addOne: WgslKernel = {
+  id: "call_checks_add_one",
+  source: `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x < arrayLength(&v)) { v[g.x] = v[g.x] + 1.0; }
+}`,
+};
+
+Deno.test({
+  name: "unknown execute and helper options, and helpers given no client: TypeErrors at the call",
+  ignore: adapter === null || adapter === undefined,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    await callCheckCases(client, addOne);
+  },
+});
