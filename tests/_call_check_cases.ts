@@ -134,4 +134,49 @@ export async function callCheckCases(client: ComputeClient, kernel: object): Pro
   assert.deepEqual([...await client.read(x)], [4, 2, 3, 1], "nothing ran");
   using sums = cumsum(client, x);
   assert.deepEqual([...await client.read(sums)], [4, 6, 9, 10]);
+  await clientCallCases(client, x, kernel);
+}
+
+/** The client's own calls: a misspelt option of each is a `TypeError` naming it and the keys. */
+async function clientCallCases(client: ComputeClient, x: Any, kernel: object): Promise<void> {
+  const c: Any = client;
+  const cases: [string, () => unknown, string][] = [
+    ["createWithData", () => c.createWithData(new Float32Array(2), { strem: 1 }), "stream, label"],
+    ["createBytes", () => c.createBytes(8, { strem: 1 }), "stream, label"],
+    ["empty", () => c.empty(2, "f32", { strem: 1 }), "stream, label"],
+    ["zeros", () => c.zeros(2, "f32", { lable: "z" }), "stream, label"],
+    ["full", () => c.full(2, 1, { dtyp: "u32" }), "stream, label, dtype"],
+    ["arange", () => c.arange(2, "f32", { stat: 1 }), "stream, label, start, step"],
+    [
+      "createTensor",
+      () => c.createTensor([2, 2], "f32", { knd: "optimized" }),
+      "stream, label, kind",
+    ],
+    ["write", () => c.write(x, new Float32Array([9]), { offest: 3 }), "stream, offset"],
+    ["read", () => c.read(x, { strem: 1 }), "stream"],
+    ["sync", () => c.sync({ strem: 1 }), "stream"],
+    ["flush", () => c.flush({ strem: 1 }), "stream"],
+    ["signal", () => c.signal({ strem: 1 }), "stream"],
+    ["memoryUsage", () => c.memoryUsage({ strem: 1 }), "stream"],
+    ["waitFor", () => c.waitFor(client.timeline, 0, { timeout: 5 }), "stream, timeoutMs"],
+    ["profile", () => c.profile(() => {}, { perkernel: true }), "stream, perKernel"],
+    ["copyTo", () => c.copyTo(x, client, { chunk: 4 }), "stream, label, destinationStream"],
+    ["capture", () => c.capture(() => {}, { lable: "g" }), "stream, label"],
+  ];
+  for (const [call, run, keys] of cases) {
+    await refused(
+      run,
+      new RegExp(`^${call}: unknown option ".*" \\(the options are ${keys}`),
+      call,
+    );
+  }
+  const before = [...await client.read(x)];
+  assert.deepEqual(before, [4, 2, 3, 1], "nothing ran, nothing was written");
+  // A replay whose `params` is misspelt replayed the old values: a silently wrong result.
+  using graph = await client.capture(() => {
+    client.execute(kernel as never, { threads: 4, buffers: [x] });
+  });
+  await refused(() => graph.replay({ parms: {} } as Any), /^replay: unknown option "parms"/, "r");
+  graph.replay();
+  assert.deepEqual([...await client.read(x)], [5, 3, 4, 2], "one replay ran");
 }

@@ -15,6 +15,7 @@ import { Handle } from "../core/handles/handle.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { describe } from "../core/_argument_checks.ts";
+import { checkOptions } from "./_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./timeline/_held_streams.ts";
 import { LaunchRecord } from "./_launch_record.ts";
@@ -132,9 +133,7 @@ export class CaptureGate {
   ): Promise<LaunchGraph> {
     const server = serverOf(); // DESTROYED on a destroyed client
     if (typeof fn !== "function") throw new TypeError(`fn must be a function, got ${describe(fn)}`);
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`options must be an object, got ${describe(options)}`);
-    }
+    checkOptions(options, ["stream", "label"], "capture");
     if (options.label !== undefined && typeof options.label !== "string") {
       throw new TypeError(`label must be a string, got ${describe(options.label)}`);
     }
@@ -304,9 +303,7 @@ export class LaunchGraph implements Disposable {
     const parts = this.#parts, native = parts.native;
     let params: KernelParams | undefined;
     if (options !== undefined) {
-      if (typeof options !== "object" || options === null) {
-        throw new TypeError(`options must be an object, got ${describe(options)}`);
-      }
+      checkOptions(options, ["params"], "replay"); // a misspelt `params` would replay the old
       params = options.params;
       parts.own.check(parts.label, params);
     }

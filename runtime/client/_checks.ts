@@ -16,11 +16,34 @@ import { describe } from "../core/_argument_checks.ts";
 import { checkReadType } from "./_host_data.ts";
 import type { StreamOptions } from "./options.ts";
 
-/** Throws `TypeError` unless `options` is an object. */
-export function checkOptions(options: unknown): void {
+/**
+ * Throws `TypeError` unless `options` is an object, holding only `keys` when they are given (a
+ * misspelt option, `strem` or `offest`, would be ignored and the call run without it); `call`
+ * names the call in the message.
+ */
+export function checkOptions(options: unknown, keys?: readonly string[], call?: string): void {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`options must be an object, got ${describe(options)}`);
   }
+  if (keys === undefined) return;
+  for (const key in options) {
+    if (keys.includes(key)) continue;
+    throw new TypeError(
+      `${call ?? "options"}: unknown option ${JSON.stringify(key)} (the options are ${
+        keys.join(", ")
+      })`,
+    );
+  }
+}
+
+/** `StreamOptions`' keys. */
+export const STREAM_KEYS: readonly string[] = ["stream"];
+
+/** The stream of `options` (`StreamOptions` of `call`, checked), the current one by default. */
+export function streamOf(options: StreamOptions | undefined, call: string): StreamId {
+  if (options === undefined) return resolveStreamId(undefined);
+  checkOptions(options, STREAM_KEYS, call);
+  return resolveStreamId(options.stream);
 }
 
 /** Throws `TypeError` unless `handle` is a {@linkcode Handle}; `what` names the argument. */
@@ -95,7 +118,7 @@ export function readArgs(
   if (!Array.isArray(handles)) {
     throw new TypeError(`handles must be an array of Handle, got ${describe(handles)}`);
   }
-  checkOptions(streamOptions);
+  checkOptions(streamOptions, STREAM_KEYS, "read");
   handles.forEach((handle, i) => {
     checkHandle(handle, `handles[${i}]`);
     if (explicit !== undefined) checkReadType(handle, explicit, `handles[${i}]`);
