@@ -131,6 +131,13 @@ export async function callCheckCases(client: ComputeClient, kernel: object): Pro
   await refused(() => all.dot(client, { op: "max" }), /dot: unknown option "op"/, "dot");
   await refused(() => all.random(client, { sead: 2 }), /random: unknown option "sead"/, "rng");
   await refused(() => all.elementwise(client, { param: {} }), /"param".*params/, "elementwise");
+  // A misspelt spec key: `outputs` gave f32 elements, `finsh` a sum where a mean was asked.
+  const spec = (extra: object): Any => ({ inputs: ["x"], expression: "x", ...extra });
+  assert.throws(() => elementwise(spec({ outputs: "i32" })), /unknown spec key "outputs"/);
+  assert.throws(
+    () => reduction({ inputs: ["x"], combine: "a + b", identity: "0.0", finsh: "r" } as Any),
+    /reduction: unknown spec key "finsh" \(the keys are inputs, map, combine, identity, finish/,
+  );
   assert.deepEqual([...await client.read(x)], [4, 2, 3, 1], "nothing ran");
   using sums = cumsum(client, x);
   assert.deepEqual([...await client.read(sums)], [4, 6, 9, 10]);

@@ -89,14 +89,29 @@ export function checkCall(
       `${what}: client must be a ComputeClient (from createClient), got ${describe(client)}`,
     );
   }
-  if (options === undefined) return;
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
+  if (options !== undefined) checkKeys(what, "options", options, keys);
+}
+
+/**
+ * Refuses (`TypeError`) an `object` (`options`, `spec`) of `what` that is not an object, or
+ * holds a key not in `keys`: a misspelt one would be ignored.
+ */
+export function checkKeys(
+  what: string,
+  argument: string,
+  object: unknown,
+  keys: readonly string[],
+): void {
+  if (typeof object !== "object" || object === null || Array.isArray(object)) {
+    throw new TypeError(`${what}: ${argument} must be an object, got ${describe(object)}`);
   }
-  for (const key in options) {
+  for (const key in object) {
     if (keys.includes(key)) continue;
+    const singular = argument === "options" ? "option" : `${argument} key`;
     throw new TypeError(
-      `${what}: unknown option ${JSON.stringify(key)} (the options are ${keys.join(", ")})`,
+      `${what}: unknown ${singular} ${JSON.stringify(key)} (the ${
+        argument === "options" ? "options" : "keys"
+      } are ${keys.join(", ")})`,
     );
   }
 }
