@@ -2,6 +2,7 @@
  * Calls refused at the call on WebGPU (tests/_call_check_cases.ts): unknown `execute` and helper
  * options, and helpers given something that is not a client.
  */
+import assert from "node:assert/strict";
 import { createClient, type WgslKernel } from "../mod.ts";
 import { callCheckCases } from "./_call_check_cases.ts";
 
@@ -21,5 +22,19 @@ Deno.test({
   async fn() {
     using client = await createClient({ adapter: adapter! });
     await callCheckCases(client, addOne);
+  },
+});
+
+Deno.test({
+  name: "createClient refuses a misspelt option (backed: a WebGPU client instead of CUDA)",
+  ignore: adapter === null || adapter === undefined,
+  async fn() {
+    await assert.rejects(
+      createClient({ backed: "cuda" } as never),
+      /createClient \(webgpu\): unknown option "backed" \(the options are memory, device, adapter/,
+    );
+    await assert.rejects(createClient({ maxStream: 2 } as never), TypeError);
+    using client = await createClient({ adapter: adapter!, maxStreams: 2 });
+    assert.equal(client.server.properties.backend, "webgpu");
   },
 });

@@ -2,6 +2,9 @@
  * Calls refused at the call on CUDA (simulated driver, NVRTC; tests/_call_check_cases.ts): unknown
  * `execute` and helper options, and helpers given something that is not a client, as on WebGPU.
  */
+import assert from "node:assert/strict";
+import { createClient } from "../mod.ts";
+import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 import { callCheckCases } from "./_call_check_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 
@@ -19,4 +22,13 @@ Deno.test({
     using client = await simulatedCudaClient();
     await callCheckCases(client, addOne);
   },
+});
+
+Deno.test("createClient refuses a misspelt CUDA option (librar: the default library instead)", async () => {
+  await assert.rejects(
+    createClient({ backend: "cuda", librar: SIM_LIBRARY } as never),
+    /createClient \(cuda\): unknown option "librar" \(the options are memory, timeoutMs/,
+  );
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY, timeoutMs: 1000 });
+  assert.equal(client.server.properties.backend, "cuda");
 });

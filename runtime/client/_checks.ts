@@ -12,7 +12,7 @@ import {
 } from "../core/dtype.ts";
 import { Handle } from "../core/handles/handle.ts";
 import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
-import { describe } from "../core/_argument_checks.ts";
+import { assertKnownKeys, describe } from "../core/_argument_checks.ts";
 import { checkReadType } from "./_host_data.ts";
 import type { StreamOptions } from "./options.ts";
 
@@ -25,15 +25,7 @@ export function checkOptions(options: unknown, keys?: readonly string[], call?: 
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`options must be an object, got ${describe(options)}`);
   }
-  if (keys === undefined) return;
-  for (const key in options) {
-    if (keys.includes(key)) continue;
-    throw new TypeError(
-      `${call ?? "options"}: unknown option ${JSON.stringify(key)} (the options are ${
-        keys.join(", ")
-      })`,
-    );
-  }
+  if (keys !== undefined) assertKnownKeys(options, keys, call ?? "options");
 }
 
 /** `StreamOptions`' keys. */

@@ -8,7 +8,7 @@
 
 import type { Handle } from "../core/handles/handle.ts";
 import { ComputeClient } from "../client/client.ts";
-import { describe } from "../core/_argument_checks.ts";
+import { assertKnownKeys, describe } from "../core/_argument_checks.ts";
 import type { ElementType } from "./elementwise.ts";
 
 /**
@@ -89,29 +89,5 @@ export function checkCall(
       `${what}: client must be a ComputeClient (from createClient), got ${describe(client)}`,
     );
   }
-  if (options !== undefined) checkKeys(what, "options", options, keys);
-}
-
-/**
- * Refuses (`TypeError`) an `object` (`options`, `spec`) of `what` that is not an object, or
- * holds a key not in `keys`: a misspelt one would be ignored.
- */
-export function checkKeys(
-  what: string,
-  argument: string,
-  object: unknown,
-  keys: readonly string[],
-): void {
-  if (typeof object !== "object" || object === null || Array.isArray(object)) {
-    throw new TypeError(`${what}: ${argument} must be an object, got ${describe(object)}`);
-  }
-  for (const key in object) {
-    if (keys.includes(key)) continue;
-    const singular = argument === "options" ? "option" : `${argument} key`;
-    throw new TypeError(
-      `${what}: unknown ${singular} ${JSON.stringify(key)} (the ${
-        argument === "options" ? "options" : "keys"
-      } are ${keys.join(", ")})`,
-    );
-  }
+  if (options !== undefined) assertKnownKeys(options, keys, what);
 }

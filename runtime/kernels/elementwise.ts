@@ -8,7 +8,8 @@ import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import { checkCall, checkKeys, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkCall, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { assertKnownKeys } from "../core/_argument_checks.ts";
 import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
 import { elementwiseCuda } from "./_elementwise_cuda.ts";
 
@@ -182,7 +183,12 @@ export function elementwise<T extends ElementType = "f32">(
 ): ElementwiseKernel<T> {
   if (typeof spec?.expression !== "string") throw new TypeError("spec.expression must be a string");
   // A misspelt `output` gave f32 elements silently.
-  checkKeys("elementwise", "spec", spec, ["inputs", "expression", "params", "output", "name"]);
+  assertKnownKeys(
+    spec,
+    ["inputs", "expression", "params", "output", "name"],
+    "elementwise",
+    "spec",
+  );
   const raw = new Set<string>();
   const declared = Array.isArray(spec.inputs) ? spec.inputs : Object.fromEntries(
     Object.entries(spec.inputs ?? {}).map(([name, type]) => {

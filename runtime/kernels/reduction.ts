@@ -11,7 +11,8 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
-import { checkCall, checkKeys, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkCall, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { assertKnownKeys } from "../core/_argument_checks.ts";
 
 /** The keys of a {@linkcode ReductionSpec}. */
 const SPEC_KEYS = ["inputs", "map", "combine", "identity", "finish", "output", "params", "name"];
@@ -161,7 +162,7 @@ export function reduction<T extends ElementType = "f32">(
   spec: ReductionSpec<T>,
 ): ReductionKernel<T> {
   if (typeof spec !== "object" || spec === null) throw new TypeError("spec must be an object");
-  checkKeys("reduction", "spec", spec, SPEC_KEYS); // a misspelt `finish` was a silent sum
+  assertKnownKeys(spec, SPEC_KEYS, "reduction", "spec"); // a misspelt `finish` was a silent sum
   for (const field of ["combine", "identity"] as const) {
     if (typeof spec[field] !== "string") throw new TypeError(`spec.${field} must be a string`);
   }
