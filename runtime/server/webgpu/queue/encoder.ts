@@ -34,25 +34,12 @@ import {
   encodeCopies,
   type EncoderTiming,
   type GpuTask,
+  type Parked,
   type PassGroup,
   type TaskPool,
 } from "./_tasks.ts";
 import { type Bound, type Isolated, LaunchValidation } from "./_device_validation.ts";
 import { encodeReplay, submitReplays } from "./_graph_runs.ts";
-
-/** A finished submission parked until the kernel it waits for is validated. */
-interface Parked {
-  readonly buffer: GPUCommandBuffer;
-  readonly isolated: Isolated | undefined;
-  /** The streams of the dispatches of a shared submission. */
-  readonly streams: readonly StreamId[];
-  /** Validation errors of finishing the encoder. */
-  readonly finished: Promise<string | undefined>;
-  /** `done` callbacks of the tasks submitted with or before it. */
-  readonly done: (() => void)[];
-  /** Stamps its traced tasks once it is submitted or dropped (`EncoderTiming.parked`). */
-  readonly timed: ((submitted: boolean) => void) | undefined;
-}
 
 const SETTLED: Promise<void> = Promise.resolve();
 const NO_STREAMS: readonly StreamId[] = Object.freeze([]);
