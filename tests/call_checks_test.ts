@@ -3,7 +3,7 @@
  * options, and helpers given something that is not a client.
  */
 import assert from "node:assert/strict";
-import { createClient, type WgslKernel } from "../mod.ts";
+import { createClient, listDevices, type WgslKernel } from "../mod.ts";
 import { callCheckCases } from "./_call_check_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -36,5 +36,23 @@ Deno.test({
     await assert.rejects(createClient({ maxStream: 2 } as never), TypeError);
     using client = await createClient({ adapter: adapter!, maxStreams: 2 });
     assert.equal(client.server.properties.backend, "webgpu");
+  },
+});
+
+Deno.test({
+  name: "listDevices and compile refuse a misspelt option",
+  ignore: adapter === null || adapter === undefined,
+  async fn() {
+    // `backed` listed every backend's devices; `override` compiled the variant without them.
+    await assert.rejects(
+      listDevices({ backed: "webgpu" } as never),
+      /listDevices: unknown option "backed" \(the options are backend, library\)/,
+    );
+    using client = await createClient({ adapter: adapter! });
+    await assert.rejects(
+      client.compile(addOne, { override: {} } as never),
+      /compile: unknown option "override" \(the options are overrides\)/,
+    );
+    await client.compile(addOne, { overrides: {} });
   },
 });

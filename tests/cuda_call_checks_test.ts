@@ -3,7 +3,7 @@
  * `execute` and helper options, and helpers given something that is not a client, as on WebGPU.
  */
 import assert from "node:assert/strict";
-import { createClient } from "../mod.ts";
+import { createClient, listDevices } from "../mod.ts";
 import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 import { callCheckCases } from "./_call_check_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
@@ -29,6 +29,11 @@ Deno.test("createClient refuses a misspelt CUDA option (librar: the default libr
     createClient({ backend: "cuda", librar: SIM_LIBRARY } as never),
     /createClient \(cuda\): unknown option "librar" \(the options are memory, timeoutMs/,
   );
+  await assert.rejects(
+    listDevices({ backend: "cuda", librar: SIM_LIBRARY } as never),
+    /listDevices: unknown option "librar" \(the options are backend, library\)/,
+  );
+  assert.equal((await listDevices({ backend: "cuda", library: SIM_LIBRARY })).length, 1);
   using client = await createClient({ backend: "cuda", library: SIM_LIBRARY, timeoutMs: 1000 });
   assert.equal(client.server.properties.backend, "cuda");
 });
