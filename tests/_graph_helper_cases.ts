@@ -81,6 +81,10 @@ export async function helperReplayCases(client: ComputeClient): Promise<void> {
     (_, r) => Math.max(...data.subarray(r * cols, r * cols + cols)),
   );
   assert.deepEqual([...await client.read(top)], tops);
+  // A bigint for an i32 param is its number on both backends (CUDA refused it once its params
+  // were packed by signature).
+  affine.run(client, { x }, { params: { a: 1, b: -2n }, out: y });
+  assert.deepEqual([...await client.read(y)], [...data].map((v) => v - 2));
   // The helper's own run refuses its own params too (an `n` was silently replaced before).
   assert.throws(
     () => affine.run(client, { x }, { params: { a: 1, b: 0, n: 3 }, out: y }),
