@@ -4,7 +4,7 @@
  * @module
  */
 
-import { describe } from "../runtime/core/_argument_checks.ts";
+import { assertKnownKeys, describe } from "../runtime/core/_argument_checks.ts";
 import { TimeoutError } from "../runtime/core/errors.ts";
 
 /** The largest timeline value: a `BigInt64Array` element (the only 64-bit `Atomics.wait` type). */
@@ -49,4 +49,13 @@ export function onMainThread(): boolean {
   // deno-lint-ignore no-explicit-any
   const scope = (globalThis as any).WorkerGlobalScope;
   return typeof scope !== "function" || !(globalThis instanceof scope);
+}
+
+/**
+ * Refuses (`TypeError`) wait options of `call` that are not an object or hold another key than
+ * `timeoutMs` (and `signal`, for the asynchronous waits): a misspelt `timeout` was ignored and the
+ * wait never timed out.
+ */
+export function checkWaitOptions(options: unknown, call: "wait" | "waitSync"): void {
+  assertKnownKeys(options, call === "wait" ? ["timeoutMs", "signal"] : ["timeoutMs"], call);
 }

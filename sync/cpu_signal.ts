@@ -21,7 +21,13 @@
  */
 
 import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
-import { onMainThread, timelineTimeout, toTimelineValue, toTimeoutMs } from "./_checks.ts";
+import {
+  checkWaitOptions,
+  onMainThread,
+  timelineTimeout,
+  toTimelineValue,
+  toTimeoutMs,
+} from "./_checks.ts";
 import { holdThread, releaseThread } from "./_keep_alive.ts";
 import { UnsupportedError } from "../runtime/core/errors.ts";
 
@@ -136,6 +142,7 @@ export class CpuTimelineSignal implements TimelineSignal {
   /** Resolves once the value reaches `target`; see {@linkcode TimelineSignal.wait}. */
   wait(target: bigint | number, options: TimelineWaitOptions = {}): Promise<void> {
     const goal = toTimelineValue(target, "target");
+    checkWaitOptions(options, "wait");
     const timeoutMs = toTimeoutMs(options.timeoutMs);
     const abort = options.signal;
     if (abort?.aborted) return Promise.reject(abort.reason);
@@ -166,6 +173,7 @@ export class CpuTimelineSignal implements TimelineSignal {
    */
   waitSync(target: bigint | number, options: Omit<TimelineWaitOptions, "signal"> = {}): void {
     const goal = toTimelineValue(target, "target");
+    checkWaitOptions(options, "waitSync");
     const timeoutMs = toTimeoutMs(options.timeoutMs);
     if (Atomics.load(this.#value, 0) >= goal) return;
     if (timeoutMs === 0 && onMainThread()) {

@@ -29,6 +29,7 @@
 
 import { DestroyedError, TimeoutError } from "../runtime/core/errors.ts";
 import type { TimelineSignal } from "./timeline_signal.ts";
+import { checkWaitOptions } from "./_checks.ts";
 
 /** How the signal records and queries events on its stream. */
 export interface CudaSignalEvents<E> {
@@ -177,6 +178,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
    */
   async wait(target: bigint | number, options: CudaSignalWaitOptions = {}): Promise<void> {
     const goal = toValue(target);
+    checkWaitOptions(options, "wait");
     const deadline = deadlineOf(options.timeoutMs);
     for (let polls = 0; !this.#poll(goal); polls++) {
       options.signal?.throwIfAborted();
@@ -194,6 +196,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
    */
   waitSync(target: bigint | number, options: Omit<CudaSignalWaitOptions, "signal"> = {}): void {
     const goal = toValue(target);
+    checkWaitOptions(options, "waitSync");
     const deadline = deadlineOf(options.timeoutMs);
     this.#synchronize(goal, deadline);
     while (!this.#poll(goal)) {

@@ -112,3 +112,14 @@ Deno.test("property: after concurrent interleaved sets the value is the max ever
     ),
   );
 });
+
+Deno.test("a misspelt wait option is a TypeError, not a wait without limit", async () => {
+  const signal = new CpuTimelineSignal();
+  assert.throws(
+    () => signal.wait(1, { timeout: 5 } as never),
+    /wait: unknown option "timeout" \(the options are timeoutMs, signal\)/,
+  );
+  assert.throws(() => signal.waitSync(1, { timeout: 5 } as never), /waitSync: unknown option/);
+  assert.throws(() => signal.wait(1, null as never), /wait: options must be an object, got null/);
+  await assert.rejects(signal.wait(1, { timeoutMs: 5 }), TimeoutError); // the spelt one works
+});

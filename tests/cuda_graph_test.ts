@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { createClient, DestroyedError, KernelArgumentError } from "../mod.ts";
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
 import { updateCuda } from "../examples/_graph_cuda.ts";
+import { helperReplayCases } from "./_graph_helper_cases.ts";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import {
   graphLaunches,
   hazardCount,
@@ -293,4 +295,17 @@ Deno.test("the simulated cuGraphExecKernelNodeSetParams refuses what the driver 
     s.cuStreamDestroy_v2(stream);
     s.cuDevicePrimaryCtxRelease_v2(0);
   }
+});
+
+Deno.test({
+  name: nvrtcName("captured helpers replay with new caller params; the helpers' own are refused"),
+  ignore: nvrtcSkip !== undefined,
+  async fn() {
+    resetHazards();
+    using client = await simulatedCudaClient();
+    const before = graphLaunches();
+    await helperReplayCases(client);
+    assert.ok(graphLaunches() - before >= 4); // replays with params are graph launches too
+    assert.equal(hazardCount(), 0, hazardReport());
+  },
 });

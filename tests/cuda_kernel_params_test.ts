@@ -144,6 +144,15 @@ Deno.test({
     graph.replay({ params: { a: 2 } }); // packed again: the buffers keep their parameters
     assert.deepEqual([...await client.read(y)], [7, 13, 19, 25]);
     assert.deepEqual([...await client.read(x)], [1, 2, 3, 4]);
+    // A bigint for a 32-bit integer is its number, as WebGPU reads a u32 uniform field (it was
+    // refused here: "must be an integer number"); out of range, refused as a number would be.
+    client.execute(saxpy, { threads: 4, buffers: [x, y], params: { a: 1, n: 2n } });
+    graph.replay({ params: { n: 3n } });
+    assert.deepEqual([...await client.read(y)], [10, 19, 25, 25]); // n: 2, then 3 (a: 2)
+    assert.throws(
+      () => client.execute(saxpy, { threads: 4, buffers: [x, y], params: { a: 1, n: 2n ** 32n } }),
+      (e) => e instanceof KernelArgumentError && e.argument === "params.n",
+    );
   },
 });
 

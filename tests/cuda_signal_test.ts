@@ -97,6 +97,12 @@ Deno.test("abort and bad values", async () => {
   assert.throws(() => signal.record(-1), RangeError);
   assert.throws(() => signal.set(1.5), RangeError);
   await assert.rejects(signal.wait(1, { timeoutMs: -1 }), RangeError);
+  // A misspelt option waited without limit (the target is never recorded here).
+  await assert.rejects(
+    signal.wait(2, { timeout: 5 } as never),
+    /wait: unknown option "timeout" \(the options are timeoutMs, signal\)/,
+  );
+  assert.throws(() => signal.waitSync(2, { timeout: 5 } as never), /waitSync: unknown option/);
 });
 
 Deno.test("on the simulated driver, wait returns only after the device ran the work", async () => {

@@ -9,6 +9,7 @@ import { KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { toChromeTrace } from "../runtime/trace/mod.ts";
 import { traceFormatProblems } from "./_trace_format.ts";
+import { CudaTraceLog, type TimedLaunch } from "../runtime/server/cuda/profile/_trace.ts";
 import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 
 const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
@@ -84,4 +85,28 @@ Deno.test("client.trace() works on CUDA (simulated)", async () => {
   assert.equal(trace.events.filter((e) => e.type === "kernel").length, 1);
   assert.deepEqual(traceFormatProblems(JSON.parse(JSON.stringify(toChromeTrace(trace)))), []);
   assert.equal(hazardCount(), 0, hazardReport());
+});
+
+Deno.test("a launch the driver refused is in a CUDA trace as never submitted, as on WebGPU", () => {
+  const log = new CudaTraceLog();
+  const timed = (kernel: string): TimedLaunch => ({
+    kernel,
+    stream: 0,
+    workgroups: [1, 1, 1] as const,
+    before: null,
+    after: null,
+    refs: 1,
+  });
+  const taken = timed("taken"), refused = timed("refused");
+  log.kernel(taken)(); // the driver took it
+  taken.after = Deno.UnsafePointer.create(1n);
+  log.kernel(refused); // cuLaunchKernel failed: no submission
+  const trace = log.finish({ backend: "cuda", device: "sim" }, () => 0.5);
+  const kernels = trace.events.flatMap((e) => e.type === "kernel" ? [e] : []);
+  const submits = trace.events.flatMap((e) => e.type === "submit" ? [e] : []);
+  assert.deepEqual(kernels.map((k) => [k.kernel, k.submission]), [["refused", -1], ["taken", 0]]);
+  assert.deepEqual(submits.map((s) => [s.id, s.kernels]), [[0, 1]]); // one, not two
+  const point = kernels[0];
+  assert.equal(point.start, point.launched);
+  assert.equal(point.end, point.start);
 });

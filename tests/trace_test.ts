@@ -257,3 +257,49 @@ Deno.test({
     assert.deepEqual([as[0], bs[0]], [8, 8]);
   },
 });
+
+Deno.test({
+  name: "a dropped parked kernel is in the trace as never submitted, and times nothing else",
+  ignore: noAdapter,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    // It writes `x`, declared read-only: its widened pipeline runs parked until the validation
+    // of the real module fails, and its submission is dropped.
+    const writesReadOnly: WgslKernel = {
+      id: "trace.writes_read_only",
+      source: `
+@group(0) @binding(0) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> y: array<u32>;
+@compute @workgroup_size(1) fn main() { x[0] = 7u; y[0] = 1u; }`,
+    };
+    using x = client.createWithData(new Uint32Array([1, 2]));
+    using y = client.createWithData(new Uint32Array([0, 0]));
+    using other = client.createWithData(new Uint32Array(N), { stream: 1 });
+    await client.sync();
+    await client.sync({ stream: 1 });
+    const recorder = client.trace();
+    client.execute(writesReadOnly, { threads: 1, buffers: [x, y] });
+    client.flush();
+    client.execute(inc, { stream: 1, count: one, buffers: [other] }); // parked behind it
+    assert.equal((await client.read(other, { stream: 1 }))[0], 1);
+    await assert.rejects(client.sync(), { code: "COMPILATION" });
+    const trace = await recorder.stop();
+    const kernels = trace.events.filter((e): e is TraceKernel => e.type === "kernel");
+    const submits = trace.events.flatMap((e) => e.type === "submit" ? [e] : []);
+    const dropped = kernels.find((k) => k.kernel === "trace.writes_read_only")!;
+    // Listed before as submitted, in a submission that never reached the queue.
+    assert.equal(dropped.submission, -1);
+    assert.equal(dropped.start, dropped.launched);
+    assert.equal(dropped.end, dropped.start);
+    assert.ok(
+      !submits.some((s) => s.streams.includes(0) && s.kernels > 0),
+      JSON.stringify(submits),
+    );
+    const ran = kernels.find((k) => k.kernel === "trace.inc")!;
+    assert.ok(submits.some((s) => s.id === ran.submission && s.kernels === 1));
+    // Its device time on the trace's clock (a dropped pass's stale timestamps moved every
+    // kernel's start by hours before).
+    assert.ok(ran.start >= trace.start && ran.end <= trace.end, JSON.stringify(ran));
+    assert.deepEqual([...await client.read(x)], [1, 2]); // it never ran
+  },
+});

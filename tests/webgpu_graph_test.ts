@@ -12,6 +12,7 @@ import {
   type WgslKernel,
 } from "../mod.ts";
 import type { WebGpuServer } from "../runtime/server/webgpu/server.ts";
+import { helperReplayCases } from "./_graph_helper_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined;
@@ -278,5 +279,14 @@ Deno.test({
     assert.deepEqual(kernels.map((k) => k.kernel), names);
     assert.ok(kernels.every((k) => k.start <= k.end) && kernels[0].end <= kernels[1].start + 1e-6);
     assert.deepEqual(await client.read(x), new Float32Array(4).fill((4 * 2 + 1) * 2 + 2));
+  },
+});
+
+Deno.test({
+  name: "captured helpers replay with new caller params; the helpers' own params are refused",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    await helperReplayCases(client);
   },
 });

@@ -14,6 +14,7 @@ import { backendNames, loadBackend } from "./registry.ts";
 import type { WebGpuDeviceInfo } from "../server/webgpu/adapters.ts";
 import type { CudaDeviceInfo } from "../server/cuda/devices.ts";
 import { createClient, type CudaClient, type WebGpuClient } from "./create_client.ts";
+import { assertKnownKeys } from "../core/_argument_checks.ts";
 
 /**
  * A device {@linkcode listDevices} found: a WebGPU adapter or a CUDA device. Pass it to
@@ -87,6 +88,11 @@ export async function listDevices(options: ListDevicesOptions = {}): Promise<Dev
     throw new TypeError(`options must be an object, got ${String(options)}`);
   }
   const { backend } = options;
+  // A misspelt option (`backed`) was ignored: every backend's devices came back. A registered
+  // backend may take options of its own.
+  if (backend === undefined || backend === "webgpu" || backend === "cuda") {
+    assertKnownKeys(options, ["backend", "library"], "listDevices");
+  }
   if (backend !== undefined) {
     if (typeof backend !== "string") {
       throw new TypeError(`options.backend must be a backend name, got ${String(backend)}`);

@@ -15,9 +15,11 @@ import { Handle } from "../core/handles/handle.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { describe } from "../core/_argument_checks.ts";
+import { checkOptions } from "./_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./timeline/_held_streams.ts";
 import { LaunchRecord } from "./_launch_record.ts";
+import { OwnParams } from "./_helper_params.ts";
 import type { ExecuteOptions } from "./options.ts";
 
 /**
@@ -65,7 +67,7 @@ export interface ReplayOptions {
 /** The client's side of the graphs: its capture in progress and its live graphs. */
 export class CaptureGate {
   #recording:
-    | { stream: StreamId; launches: LaunchRecord<KernelMetadata>[]; held: Handle[] }
+    | { stream: StreamId; launches: LaunchRecord<KernelMetadata>[]; held: Handle[]; own: OwnParams }
     | undefined;
   readonly #graphs = new Set<LaunchGraph>();
   #closed: unknown;
@@ -114,6 +116,7 @@ export class CaptureGate {
       for (const ref of launch.args.buffers) server.checkRef?.(ref); // another client's handle
       server.checkLaunch?.(launch, stream);
       recording.launches.push(launch as LaunchRecord<KernelMetadata>);
+      recording.own.add(launch, options);
       recording.held.push(...clones);
     } catch (error) {
       for (const clone of clones) clone.dispose();
@@ -130,9 +133,7 @@ export class CaptureGate {
   ): Promise<LaunchGraph> {
     const server = serverOf(); // DESTROYED on a destroyed client
     if (typeof fn !== "function") throw new TypeError(`fn must be a function, got ${describe(fn)}`);
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`options must be an object, got ${describe(options)}`);
-    }
+    checkOptions(options, ["stream", "label"], "capture");
     if (options.label !== undefined && typeof options.label !== "string") {
       throw new TypeError(`label must be a string, got ${describe(options.label)}`);
     }
@@ -143,6 +144,7 @@ export class CaptureGate {
       stream,
       launches: [] as LaunchRecord<KernelMetadata>[],
       held: [] as Handle[],
+      own: new OwnParams(),
     };
     this.#recording = recording;
     this.recording = true;
@@ -177,6 +179,7 @@ export class CaptureGate {
       native,
       launches,
       handles: recording.held,
+      own: recording.own,
     });
     this.#graphs.add(graph);
     return graph;
@@ -213,6 +216,8 @@ interface GraphParts {
   readonly native: NativeGraph | undefined;
   readonly launches: readonly LaunchRecord<KernelMetadata>[];
   readonly handles: readonly Handle[];
+  /** The params a helper set itself: a replay may not change them. */
+  readonly own: OwnParams;
 }
 
 /**
@@ -298,10 +303,9 @@ export class LaunchGraph implements Disposable {
     const parts = this.#parts, native = parts.native;
     let params: KernelParams | undefined;
     if (options !== undefined) {
-      if (typeof options !== "object" || options === null) {
-        throw new TypeError(`options must be an object, got ${describe(options)}`);
-      }
+      checkOptions(options, ["params"], "replay"); // a misspelt `params` would replay the old
       params = options.params;
+      parts.own.check(parts.label, params);
     }
     const { held, stream } = parts;
     const run = native === undefined ? this.#launchByLaunch(params) : undefined;

@@ -12,15 +12,30 @@ import {
 } from "../core/dtype.ts";
 import { Handle } from "../core/handles/handle.ts";
 import { resolveStreamId, type StreamId } from "../core/stream_id.ts";
-import { describe } from "../core/_argument_checks.ts";
+import { assertKnownKeys, describe } from "../core/_argument_checks.ts";
 import { checkReadType } from "./_host_data.ts";
 import type { StreamOptions } from "./options.ts";
 
-/** Throws `TypeError` unless `options` is an object. */
-export function checkOptions(options: unknown): void {
+/**
+ * Throws `TypeError` unless `options` is an object, holding only `keys` when they are given (a
+ * misspelt option, `strem` or `offest`, would be ignored and the call run without it); `call`
+ * names the call in the message.
+ */
+export function checkOptions(options: unknown, keys?: readonly string[], call?: string): void {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`options must be an object, got ${describe(options)}`);
   }
+  if (keys !== undefined) assertKnownKeys(options, keys, call ?? "options");
+}
+
+/** `StreamOptions`' keys. */
+export const STREAM_KEYS: readonly string[] = ["stream"];
+
+/** The stream of `options` (`StreamOptions` of `call`, checked), the current one by default. */
+export function streamOf(options: StreamOptions | undefined, call: string): StreamId {
+  if (options === undefined) return resolveStreamId(undefined);
+  checkOptions(options, STREAM_KEYS, call);
+  return resolveStreamId(options.stream);
 }
 
 /** Throws `TypeError` unless `handle` is a {@linkcode Handle}; `what` names the argument. */
@@ -55,7 +70,30 @@ export function checkExecute(kernel: unknown, options: unknown): void {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`execute options must be an object, got ${describe(options)}`);
   }
+  // A key `execute` does not take (a typo: `thread`, `param`) would be ignored, the launch run
+  // without it: refused, the same on every backend.
+  for (const key in options) {
+    switch (key) {
+      case "threads":
+      case "count":
+      case "buffers":
+      case "params":
+      case "stream":
+      case "scalars":
+      case "metadata":
+      case "overrides":
+      case "samplers":
+        continue;
+    }
+    throw new TypeError(
+      `execute: unknown option ${JSON.stringify(key)} (the options are ${EXECUTE_KEYS})`,
+    );
+  }
 }
+
+/** The keys of `ExecuteOptions`, for messages. */
+const EXECUTE_KEYS =
+  "threads, count, buffers, params, stream, scalars, metadata, overrides, samplers";
 
 /**
  * The checked arguments of `readMany(handles, type?, options?)`: the type asked for, if any, and
@@ -72,7 +110,7 @@ export function readArgs(
   if (!Array.isArray(handles)) {
     throw new TypeError(`handles must be an array of Handle, got ${describe(handles)}`);
   }
-  checkOptions(streamOptions);
+  checkOptions(streamOptions, STREAM_KEYS, "read");
   handles.forEach((handle, i) => {
     checkHandle(handle, `handles[${i}]`);
     if (explicit !== undefined) checkReadType(handle, explicit, `handles[${i}]`);

@@ -8,6 +8,7 @@ import { UnsupportedError } from "../core/errors.ts";
 import type { KernelMetadata } from "../core/kernel.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { ExecuteOptions } from "./options.ts";
+import { assertKnownKeys } from "../core/_argument_checks.ts";
 
 /** No features listed. */
 export const NO_FEATURES: ReadonlySet<string> = new Set();
@@ -24,6 +25,7 @@ export async function compileAhead<K extends KernelMetadata>(
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new TypeError(`compile options must be an object, got ${String(options)}`);
   }
+  if (options !== undefined) assertKnownKeys(options, ["overrides"], "compile");
   await (options?.overrides === undefined
     ? server.compile(kernel)
     : server.compile(kernel, { overrides: options.overrides }));

@@ -96,7 +96,7 @@ export function copyBetween(
  * end between them).
  */
 export function chunkBytesOf(options: { readonly chunkBytes?: number }): number {
-  checkOptions(options);
+  checkOptions(options, ["stream", "label", "destinationStream", "chunkBytes"], "copyTo");
   const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
   if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0 || chunkBytes % 4 !== 0) {
     throw new RangeError(

@@ -68,7 +68,7 @@ export class HandleFactory {
   /** `byteSize` uninitialised bytes (`createBytes`). */
   bytes(server: ComputeServer, byteSize: number, options?: CreateOptions): Handle<"bytes"> {
     assertNonNegativeInteger(byteSize, "byteSize");
-    if (options !== undefined) checkOptions(options);
+    if (options !== undefined) checkOptions(options, CREATE_KEYS.createBytes, "createBytes");
     const kind = options?.label === undefined
       ? BYTES
       : this.#kinds.get("createBytes", "bytes", options);
@@ -77,6 +77,7 @@ export class HandleFactory {
 
   /** `length` uninitialised elements of a checked `type` (`empty`). */
   empty(server: ComputeServer, length: number, type: DType, options?: CreateOptions): Handle {
+    if (options !== undefined) checkOptions(options, CREATE_KEYS.empty, "empty");
     const kind = this.#kinds.get("empty", type, options);
     return server.empty(byteLength(length, type), resolveStreamId(options?.stream), kind);
   }
@@ -88,7 +89,7 @@ export class HandleFactory {
     dtype: DType,
     options: TensorOptions,
   ): Allocation {
-    checkOptions(options);
+    checkOptions(options, ["stream", "label", "kind"], "createTensor");
     assertDType(dtype, "dtype");
     const layout = options.kind ?? "contiguous";
     if (layout !== "contiguous" && layout !== "optimized") {
@@ -107,6 +108,7 @@ export class HandleFactory {
     madeBy: string,
     options?: CreateOptions,
   ): Handle {
+    if (options !== undefined) checkOptions(options, CREATE_KEYS[madeBy], madeBy);
     const stream = resolveStreamId(options?.stream);
     const bytes = toBytes(data);
     const kind = this.#kinds.get(madeBy, dtypeOf(data), options);
@@ -125,7 +127,7 @@ export class HandleFactory {
     options: WriteOptions,
   ): void {
     checkHandle(handle, "handle");
-    checkOptions(options);
+    checkOptions(options, ["stream", "offset"], "write");
     checkWriteData(handle, data);
     const offset = options.offset ?? 0;
     assertNonNegativeInteger(offset, "offset");
@@ -147,3 +149,13 @@ export class HandleFactory {
     });
   }
 }
+
+/** The option keys of each constructor (`CreateOptions`, `FullOptions`, `ArangeOptions`). */
+const CREATE_KEYS: Readonly<Record<string, readonly string[]>> = {
+  createBytes: ["stream", "label"],
+  createWithData: ["stream", "label"],
+  empty: ["stream", "label"],
+  zeros: ["stream", "label"],
+  full: ["stream", "label", "dtype"],
+  arange: ["stream", "label", "start", "step"],
+};

@@ -15,12 +15,13 @@ import type { ArrayOf, DType, DTypeOf, HandleType, TypedArray } from "../core/dt
 import type { TypedArrayConstructor } from "../core/dtype.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { KernelMetadata, MemoryAllocationMode } from "../core/kernel.ts";
-import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
+import { type StreamId, withStream } from "../core/stream_id.ts";
 import type { ProfileOptions, TraceRecorder } from "../core/trace.ts";
 import type { CpuTimelineSignal, TimelineSignal } from "../../sync/mod.ts";
 import { StreamCalls } from "./timeline/_stream_calls.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import { checkExecute, checkHandle, checkInstance, checkOptions, readArgs } from "./_checks.ts";
+import { streamOf } from "./_checks.ts";
 import { compileAhead, NO_FEATURES } from "./_compile.ts";
 import { traceRecorder } from "./_recorder.ts";
 import { arangeArray, fullArray, newArray } from "./_host_data.ts";
@@ -276,7 +277,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /** Submits the stream's queued work. */
   flush(options?: StreamOptions): void {
     const server = this.#destroyed ? this.server : this.#server; // the getter throws DESTROYED
-    this.#held.flush(server, resolveStreamId(options?.stream));
+    this.#held.flush(server, streamOf(options, "flush"));
   }
 
   /**
@@ -285,7 +286,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    */
   async sync(options: StreamOptions = {}): Promise<void> {
     this.#gate.refuse("sync");
-    const stream = resolveStreamId(options.stream);
+    const stream = streamOf(options, "sync");
     if (this.#held.busy) await this.#held.drain();
     this.#held.errors.throwFor(stream);
     await this.server.sync(stream);
@@ -310,7 +311,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * ```
    */
   signal(options: StreamOptions = {}): bigint {
-    return this.#calls.signal(this.#use("signal"), resolveStreamId(options.stream));
+    return this.#calls.signal(this.#use("signal"), streamOf(options, "signal"));
   }
 
   /**
@@ -349,17 +350,17 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
 
   /** Memory figures of the server. */
   memoryUsage(options: StreamOptions = {}): MemoryUsage {
-    return this.server.memoryUsage(resolveStreamId(options.stream));
+    return this.server.memoryUsage(streamOf(options, "memoryUsage"));
   }
 
   /** Returns unused memory pages to the device. */
   memoryCleanup(options: StreamOptions = {}): void {
-    this.server.memoryCleanup(resolveStreamId(options.stream));
+    this.server.memoryCleanup(streamOf(options, "memoryCleanup"));
   }
 
   /** Sets where new allocations go (`auto` or `persistent`). */
   allocationMode(mode: MemoryAllocationMode, options: StreamOptions = {}): void {
-    this.server.allocationMode(mode, resolveStreamId(options.stream));
+    this.server.allocationMode(mode, streamOf(options, "allocationMode"));
   }
 
   /** Runs `fn` with `stream` as the current stream of its async context. */

@@ -194,7 +194,8 @@ export interface CopyToOptions extends CreateOptions {
 
 /**
  * A kernel launch through the client: how many invocations (`threads`) or workgroups (`count`),
- * the storage buffers in binding order, and the named `params` of the kernel's uniform.
+ * the storage buffers in binding order, and the named `params` of the kernel's uniform. A key
+ * not listed here is a `TypeError` at the call (a misspelt option is never ignored).
  *
  * @example
  * ```ts

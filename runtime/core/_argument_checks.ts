@@ -83,3 +83,26 @@ export function roundFloat(type: FloatType, value: number, what: string): number
   }
   return rounded;
 }
+
+/**
+ * Throws `TypeError` unless `object` is an object holding only `keys`: a misspelt key would be
+ * ignored and the call run without it. `what` names the call, `argument` the object (`options`,
+ * `spec`), both in the message with the keys taken.
+ */
+export function assertKnownKeys(
+  object: unknown,
+  keys: readonly string[],
+  what: string,
+  argument = "options",
+): void {
+  if (typeof object !== "object" || object === null || Array.isArray(object)) {
+    throw new TypeError(`${what}: ${argument} must be an object, got ${describe(object)}`);
+  }
+  for (const key in object) {
+    if (keys.includes(key)) continue;
+    const [one, all] = argument === "options" ? ["option", "options"] : [`${argument} key`, "keys"];
+    throw new TypeError(
+      `${what}: unknown ${one} ${JSON.stringify(key)} (the ${all} are ${keys.join(", ")})`,
+    );
+  }
+}

@@ -5,10 +5,10 @@
  * hands a generated kernel's named params to the backend.
  *
  * A generated CUDA kernel takes, in order, a pointer per buffer (as the WGSL binds its storage
- * buffers) and then each named param as a 32-bit word (the internal argument layout: metadata
- * words, see `runtime/server/cuda/launch/launcher.ts`); the frame turns the words back into a
- * local `params` struct, so a CUDA body reads `params.n` as the WGSL does. When CUDA kernels take
- * named params (#28), only {@linkcode cudaFrame} and {@linkcode launch} change.
+ * buffers) and then each named param with its C type, passed by name as on WebGPU (the server
+ * packs them by the kernel's signature), so a captured graph's replay may change them; the frame
+ * hands them to the body as a `params` struct, so a CUDA body reads `params.n` as the WGSL does.
+ * The params a helper sets itself are named to the client (`OWN_PARAMS`): a replay refuses them.
  *
  * @module
  */
@@ -22,6 +22,7 @@ import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
 import { runKernel } from "./record_kernels.ts";
+import { type HelperExecuteOptions, OWN_PARAMS } from "../client/_helper_params.ts";
 import { translateWgslExpression, WGSL_OPERATORS } from "./_wgsl_expression.ts";
 
 /** The backends whose kernel text the helpers generate. */
@@ -112,9 +113,13 @@ export function cudaExpression(
 export type CudaBuffer = readonly [name: string, type: string, readOnly: boolean];
 
 /**
- * The head of a generated CUDA kernel: the prelude, `extern "C" __global__ void <entry>(...)`
- * with `buffers` then `params` (as 32-bit words), and the local `params` struct, up to the
- * opening brace of the body.
+ * The head of a generated CUDA kernel, up to the opening brace of its body: the prelude, then
+ * `extern "C" __global__ void <entry>(...)` taking the `buffers` as untyped pointers (any handle
+ * binds, as a WGSL storage buffer takes any; `const void*` for a read-only one) and `params` by
+ * name with their C types (the launch passes them by name, as on WebGPU, so a graph replay can
+ * change them), which calls the body: a function taking the typed buffers under their names and
+ * the params as one `params` struct, so a body reads `params.n` as the WGSL does, and neither a
+ * param's name nor a buffer's can clash with the body's own names.
  */
 export function cudaFrame(
   entry: string,
@@ -124,15 +129,24 @@ export function cudaFrame(
   const pointers = buffers.map(([name, type, readOnly]) =>
     `${readOnly ? "const " : ""}${type}* __restrict__ ${name}`
   );
-  const words = params.map(([name]) => `unsigned int p_${name}`);
-  const fields = params.map(([name, type]) => `${C_TYPE[type]} ${name};`).join(" ");
-  const values = params.map(([name, type]) =>
-    type === "f32" ? `__uint_as_float(p_${name})` : type === "i32" ? `(int)p_${name}` : `p_${name}`
+  const untyped = buffers.map(([, , readOnly], k) => `${readOnly ? "const " : ""}void* _b${k}`);
+  const typed = buffers.map(([, type, readOnly], k) =>
+    `(${readOnly ? "const " : ""}${type}*)_b${k}`
   );
+  const fields = params.map(([name, type]) => `${C_TYPE[type]} ${name};`).join(" ");
+  const scalars = params.map(([name, type]) => `${C_TYPE[type]} ${name}`);
+  const body = `static __device__ __forceinline__ void ${entry}_body(${
+    [...pointers, `const ${entry}_params params`].join(", ")
+  })`;
   return `${CUDA_PRELUDE}
-extern "C" __global__ void ${entry}(${[...pointers, ...words].join(", ")}) {
-  struct Params { ${fields} };
-  const Params params = { ${values.join(", ")} };
+struct ${entry}_params { ${fields} };
+${body};
+extern "C" __global__ void ${entry}(${[...untyped, ...scalars].join(", ")}) {
+  ${entry}_body(${
+    [...typed, `${entry}_params{ ${params.map(([name]) => name).join(", ")} }`].join(", ")
+  });
+}
+${body} {
   (void)params;`;
 }
 
@@ -141,27 +155,32 @@ export interface GeneratedLaunch {
   readonly threads?: number;
   readonly count?: CubeCount;
   readonly buffers: readonly Handle[];
+  /** The helper's own params (`n`, sizes, offsets): a graph replay may not change them. */
   readonly params?: KernelParams;
+  /**
+   * The caller's params (an `elementwise` or `reduction` spec's), which a graph replay may
+   * change; one named as an own param is a `KernelArgumentError`.
+   */
+  readonly user?: KernelParams;
   readonly stream?: StreamId;
 }
 
 const words = new Float32Array(1);
-const wordBits = new Uint32Array(words.buffer);
 
 /**
- * A named param as its 32-bit word, checked as WebGPU checks a uniform field (the same values
+ * Checks a named param of a CUDA text as WebGPU checks a uniform field (the same values
  * refused, `KernelArgumentError` naming it): an integer in the type's range, an f32 that does
  * not overflow to Infinity (NaN and the infinities given are kept).
  */
-function paramWord(kernel: string, name: string, type: ElementType, given: unknown): number {
+function checkParam(kernel: string, name: string, type: ElementType, given: unknown): void {
   const value = typeof given === "bigint" && type !== "f32" ? Number(given) : given;
   if (typeof value === "number") {
     if (type === "f32") {
       words[0] = value;
-      if (Number.isFinite(words[0]) || !Number.isFinite(value)) return wordBits[0];
+      if (Number.isFinite(words[0]) || !Number.isFinite(value)) return;
     } else if (Number.isInteger(value)) {
-      if (type === "u32" && value >= 0 && value <= 0xffffffff) return value;
-      if (type === "i32" && value >= -0x80000000 && value <= 0x7fffffff) return value >>> 0;
+      if (type === "u32" && value >= 0 && value <= 0xffffffff) return;
+      if (type === "i32" && value >= -0x80000000 && value <= 0x7fffffff) return;
     }
   }
   const what = `params.${name}`;
@@ -183,38 +202,55 @@ function paramWord(kernel: string, name: string, type: ElementType, given: unkno
 /** The largest finite f32. */
 const F32_MAX = 3.4028234663852886e38;
 
-/**
- * Launches a generated kernel on `client`: a WGSL text with its named params as they are, a
- * CUDA text with its params as 32-bit words in the kernel's order, each checked as WebGPU checks
- * it (`KernelArgumentError` for a missing, unknown or out-of-range one).
- */
-export function launch(client: ComputeClient, kernel: BackendText, options: GeneratedLaunch): void {
-  const { threads, count, buffers, stream } = options;
-  if (!("params" in kernel) || !("entryPoint" in kernel)) {
-    runKernel(client, kernel, { threads, count, buffers, params: options.params, stream });
-    return;
+/** The caller's params and the helper's own as one object; an own one given is refused. */
+function mergeParams(kernel: string, own: KernelParams, user: KernelParams): KernelParams {
+  if (typeof user !== "object" || user === null || Array.isArray(user)) {
+    throw new KernelArgumentError(kernel, "params", `must be an object, got ${describe(user)}`);
   }
-  const given = (options.params ?? {}) as Record<string, unknown>;
-  for (const name in given) {
-    if (Object.hasOwn(given, name) && !kernel.params.some(([p]) => p === name)) {
+  for (const name in user) {
+    if (Object.hasOwn(user, name) && Object.hasOwn(own, name)) {
       throw new KernelArgumentError(
-        kernel.id,
+        kernel,
         `params.${name}`,
-        `is not a param of the kernel (${kernel.params.map(([p]) => p).join(", ")})`,
+        "is set by the helper itself, not by its caller (not a param of the spec)",
       );
     }
   }
-  const data = new Uint32Array(kernel.params.length);
-  kernel.params.forEach(([name, type], k) => {
-    data[k] = paramWord(kernel.id, name, type, given[name]);
-  });
-  runKernel(client, kernel, {
+  return { ...user, ...own };
+}
+
+/**
+ * Launches a generated kernel on `client`, its params by name on both backends (a CUDA text's
+ * each checked first as WebGPU checks it: `KernelArgumentError` for a missing, unknown or
+ * out-of-range one). The helper's own params are named to the client (`OWN_PARAMS`), so a
+ * graph replay refuses to change them.
+ */
+export function launch(client: ComputeClient, kernel: BackendText, options: GeneratedLaunch): void {
+  const { threads, count, buffers, stream, user } = options;
+  const own = options.params ?? {};
+  const params = user === undefined ? own : mergeParams(kernel.id, own, user);
+  if ("params" in kernel && "entryPoint" in kernel) {
+    const given = params as Record<string, unknown>;
+    for (const name in given) {
+      if (Object.hasOwn(given, name) && !kernel.params.some(([p]) => p === name)) {
+        throw new KernelArgumentError(
+          kernel.id,
+          `params.${name}`,
+          `is not a param of the kernel (${kernel.params.map(([p]) => p).join(", ")})`,
+        );
+      }
+    }
+    for (const [name, type] of kernel.params) checkParam(kernel.id, name, type, given[name]);
+  }
+  const options_: HelperExecuteOptions = {
     threads,
     count,
     buffers,
-    metadata: data.length > 0 ? { data, staticLength: data.length } : undefined,
+    params: options.params === undefined && user === undefined ? undefined : params,
     stream,
-  });
+    [OWN_PARAMS]: Object.keys(own),
+  };
+  runKernel(client, kernel, options_);
 }
 
 /** Kernel-text generators of one primitive by backend, each memoized by key. */

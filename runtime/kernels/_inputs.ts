@@ -7,7 +7,8 @@
  */
 
 import type { Handle } from "../core/handles/handle.ts";
-import { describe } from "../core/_argument_checks.ts";
+import { ComputeClient } from "../client/client.ts";
+import { assertKnownKeys, describe } from "../core/_argument_checks.ts";
 import type { ElementType } from "./elementwise.ts";
 
 /**
@@ -69,4 +70,24 @@ export function checkIsHandle(value: unknown, what: string, argument: string): v
   if (handle === null || typeof handle !== "object" || typeof handle.describe !== "function") {
     throw new TypeError(`${what}: ${argument} must be a handle, got ${describe(value)}`);
   }
+}
+
+/**
+ * Refuses, at the call of helper `what`, a `client` that is not a `ComputeClient` (a handle, a
+ * plain object, `undefined`: each failed deep inside before, with a message naming none of them)
+ * and `options` that are not an object or hold a key not in `keys` (a typo such as `descend`
+ * was ignored, the call ran without it): `TypeError`s naming the argument.
+ */
+export function checkCall(
+  what: string,
+  client: unknown,
+  options: unknown,
+  keys: readonly string[],
+): void {
+  if (!(client instanceof ComputeClient)) {
+    throw new TypeError(
+      `${what}: client must be a ComputeClient (from createClient), got ${describe(client)}`,
+    );
+  }
+  if (options !== undefined) assertKnownKeys(options, keys, what);
 }

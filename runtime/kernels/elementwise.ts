@@ -8,7 +8,8 @@ import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import { checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkCall, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { assertKnownKeys } from "../core/_argument_checks.ts";
 import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
 import { elementwiseCuda } from "./_elementwise_cuda.ts";
 
@@ -181,6 +182,13 @@ export function elementwise<T extends ElementType = "f32">(
   spec: ElementwiseSpec<T>,
 ): ElementwiseKernel<T> {
   if (typeof spec?.expression !== "string") throw new TypeError("spec.expression must be a string");
+  // A misspelt `output` gave f32 elements silently.
+  assertKnownKeys(
+    spec,
+    ["inputs", "expression", "params", "output", "name"],
+    "elementwise",
+    "spec",
+  );
   const raw = new Set<string>();
   const declared = Array.isArray(spec.inputs) ? spec.inputs : Object.fromEntries(
     Object.entries(spec.inputs ?? {}).map(([name, type]) => {
@@ -221,6 +229,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
   return {
     source,
     run(client, given, options = {}) {
+      checkCall(name, client, options, ["params", "out", "length", "stream"]);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, output);
       const sized = inputs.flatMap(([input], k) =>
@@ -255,7 +264,8 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
           launch(client, text, {
             threads: n,
             buffers: [...handles, out],
-            params: { ...options.params, n },
+            params: { n },
+            user: options.params ?? {},
             stream,
           });
         }

@@ -12,7 +12,7 @@ import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
 import { type ReductionKernel, reductionOf } from "./reduction.ts";
 import { operatorProgram, type ReduceOp } from "./_reduce_kernels.ts";
-import { checkIsHandle } from "./_inputs.ts";
+import { checkCall, checkIsHandle } from "./_inputs.ts";
 
 export type { ReduceOp } from "./_reduce_kernels.ts";
 
@@ -99,6 +99,7 @@ export function reduce<D extends ElementType | "bytes">(
   input: Handle<D>,
   options: ReduceOptions = {},
 ): Handle<ResultType<D>> {
+  checkCall("reduce", client, options, ["op", "shape", "axis", "out", "stream"]);
   const op = options.op ?? "sum";
   if (!OPS.includes(op)) {
     throw new RangeError(`op must be one of ${OPS.join(", ")}, got ${JSON.stringify(op)}`);
@@ -131,6 +132,7 @@ export function dot<D extends ElementType | "bytes">(
   [a, b]: readonly [Handle<D>, Handle<D>],
   options: Omit<ReduceOptions, "op"> = {},
 ): Handle<ResultType<D>> {
+  checkCall("dot", client, options, ["shape", "axis", "out", "stream"]);
   const type = elementTypeOf(a, "dot", "a");
   checkIsHandle(b, "dot", "b");
   if (a.size() !== b.size()) {

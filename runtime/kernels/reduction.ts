@@ -11,7 +11,11 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
-import { checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkCall, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { assertKnownKeys } from "../core/_argument_checks.ts";
+
+/** The keys of a {@linkcode ReductionSpec}. */
+const SPEC_KEYS = ["inputs", "map", "combine", "identity", "finish", "output", "params", "name"];
 import {
   COLUMN_CHUNK,
   LOOP_LIMIT,
@@ -158,6 +162,7 @@ export function reduction<T extends ElementType = "f32">(
   spec: ReductionSpec<T>,
 ): ReductionKernel<T> {
   if (typeof spec !== "object" || spec === null) throw new TypeError("spec must be an object");
+  assertKnownKeys(spec, SPEC_KEYS, "reduction", "spec"); // a misspelt `finish` was a silent sum
   for (const field of ["combine", "identity"] as const) {
     if (typeof spec[field] !== "string") throw new TypeError(`spec.${field} must be a string`);
   }
@@ -202,6 +207,7 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
   return {
     name,
     run(client, given, options = {}) {
+      checkCall(name, client, options, ["shape", "axis", "params", "out", "stream"]);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, type);
       const n = commonLength(name, inputs.map(([input], k) => [input, handles[k]] as const), 0);
@@ -273,7 +279,8 @@ function run(launch: Launch): void {
   // A storage binding holds at least one element: with no element, bind a dummy one.
   using dummy = n === 0 ? client.zeros(1, program.inputs[0][1], { stream }) : undefined;
   const handles = dummy === undefined ? launch.handles : launch.handles.map(() => dummy);
-  const params = (extra: Record<string, number>) => ({ ...options.params, ...extra });
+  // The caller's params (`user`) beside the plan's own, which a graph replay may not change.
+  const params = (extra: Record<string, number>) => ({ params: extra, user: options.params ?? {} });
   const base = { n, per_group: 0, cols: plan.cols, rows: plan.rows, count: 0, chunks: 1 };
   if (plan.shape === "columns") return columns(launch, handles, params, base);
   rowsPasses(launch, handles, params, base);
@@ -308,19 +315,19 @@ function rowsPasses(
   launchOn(client, kernel(program, "rows", one), {
     count: { kind: "static", x: rows * chunks, y: 1, z: 1 },
     buffers: [...inputs, partial ?? out],
-    params: params({ ...base, per_group: perGroup, chunks, count: cols }),
+    ...params({ ...base, per_group: perGroup, chunks, count: cols }),
     stream,
   });
   if (partial === undefined) return;
   launchOn(client, kernel(partials, "rows", true), {
     count: { kind: "static", x: rows, y: 1, z: 1 },
     buffers: [partial, out],
-    params: params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
+    ...params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
     stream,
   });
 }
 
-type Params = (extra: Record<string, number>) => KernelParams;
+type Params = (extra: Record<string, number>) => { params: KernelParams; user: KernelParams };
 
 /**
  * A column reduction: passes of at most {@linkcode COLUMN_CHUNK} rows per invocation, each over
@@ -348,7 +355,7 @@ function columns(
       launchOn(client, kernel(first ? program : partials, "columns", last), {
         threads: chunks * cols,
         buffers: [...source, target],
-        params: params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),
+        ...params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),
         stream,
       });
       if (last) return;

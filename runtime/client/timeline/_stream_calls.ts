@@ -102,7 +102,7 @@ export class StreamCalls {
     value: bigint | number,
     options: WaitForOptions,
   ): void {
-    checkOptions(options);
+    checkOptions(options, ["stream", "timeoutMs"], "waitFor");
     const stream = resolveStreamId(options.stream);
     const timeoutMs = options.timeoutMs ?? 0;
     assertNonNegativeInteger(timeoutMs, "timeoutMs");
@@ -165,7 +165,7 @@ export class StreamCalls {
       if (typeof fn !== "function") {
         throw new TypeError(`fn must be a function, got ${describe(fn)}`);
       }
-      checkOptions(options);
+      checkOptions(options, ["stream", "perKernel"], "profile");
       stream = resolveStreamId(options.stream);
     } catch (error) {
       return Promise.reject(error);

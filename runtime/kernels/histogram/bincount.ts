@@ -9,6 +9,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { count, elementType } from "../_shape.ts";
 import { countInto } from "./_count.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode bincount}.
@@ -52,6 +53,7 @@ export function bincount(
   x: Handle,
   options: BincountOptions,
 ): Handle<"u32"> {
+  checkCall("bincount", client, options, ["length", "stream"]);
   const what = "bincount";
   const type = elementType(x, "x", what, ["i32", "u32"]);
   if (options === null || typeof options !== "object") {

@@ -9,6 +9,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { count, elementType, finite } from "../_shape.ts";
 import { countInto } from "./_count.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode histogram}.
@@ -56,6 +57,7 @@ export function histogram(
   x: Handle,
   options: HistogramOptions,
 ): Handle<"u32"> {
+  checkCall("histogram", client, options, ["bins", "range", "stream"]);
   const what = "histogram";
   elementType(x, "x", what, ["f32"]);
   if (options === null || typeof options !== "object") {

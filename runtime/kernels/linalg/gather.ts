@@ -13,6 +13,7 @@ import { elementType, withOutput } from "../_shape.ts";
 import { backendTexts, launch } from "../_backend_kernels.ts";
 import { BAD_INDEX_WGSL, gatherWgsl } from "./_layout_wgsl.ts";
 import { BAD_INDEX_CUDA, gatherCuda } from "./_layout_cuda.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode gather}.
@@ -103,6 +104,7 @@ export function gather<D extends ElementType | "bytes">(
   indices: Handle,
   options: GatherOptions = {},
 ): Handle<ResultType<D>> | Promise<Handle<ResultType<D>>> {
+  checkCall("gather", client, options, ["check", "stream"]);
   const what = "gather";
   const type = elementType(x, "x", what, ["f32", "i32", "u32"]);
   elementType(indices, "indices", what, ["u32"]);

@@ -19,6 +19,7 @@ import { backendTexts, launch } from "../_backend_kernels.ts";
 import { BATCH_GROUP, BATCH_TILE, batchedMatmulWgsl } from "./_matmul_wgsl.ts";
 import { batchedMatmulCuda } from "./_matmul_cuda.ts";
 import { launchTranspose } from "./transpose.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode matmul}.
@@ -105,6 +106,16 @@ export async function matmul(
   b: Handle,
   options: MatmulOptions,
 ): Promise<Handle<"f32">> {
+  checkCall("matmul", client, options, [
+    "m",
+    "n",
+    "k",
+    "transposeA",
+    "transposeB",
+    "batch",
+    "tune",
+    "stream",
+  ]);
   const what = "matmul";
   elementType(a, "a", what, ["f32"]);
   elementType(b, "b", what, ["f32"]);

@@ -14,6 +14,7 @@ import { count, elementType, withOutput } from "../_shape.ts";
 import { backendTexts, launch } from "../_backend_kernels.ts";
 import { TILE, transposeWgsl } from "./_layout_wgsl.ts";
 import { transposeCuda } from "./_layout_cuda.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode transpose}.
@@ -62,6 +63,7 @@ export function transpose<D extends ElementType | "bytes">(
   x: Handle<D>,
   options: TransposeOptions,
 ): Handle<ResultType<D>> {
+  checkCall("transpose", client, options, ["shape", "stream"]);
   const what = "transpose";
   const type = elementType(x, "x", what, ["f32", "i32", "u32"]);
   const [rows, cols] = shapeOf(options?.shape, x.size() / 4, what);

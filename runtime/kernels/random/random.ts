@@ -12,6 +12,7 @@ import { count, finite, withOutput } from "../_shape.ts";
 import { backendTexts, launch } from "../_backend_kernels.ts";
 import { type RandomKind, randomWgsl } from "./_random_wgsl.ts";
 import { randomCuda } from "./_random_cuda.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode random}.
@@ -110,6 +111,17 @@ export function random<T extends "f32" | "u32" = "f32">(
   n: number,
   options: RandomOptions<T>,
 ): Handle<T> {
+  checkCall("random", client, options, [
+    "seed",
+    "offset",
+    "dtype",
+    "distribution",
+    "low",
+    "high",
+    "mean",
+    "std",
+    "stream",
+  ]);
   const what = "random";
   count(n, "n", what);
   if (options === null || typeof options !== "object") {

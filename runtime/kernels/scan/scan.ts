@@ -19,6 +19,7 @@ import {
   scanRun,
 } from "./_scan_wgsl.ts";
 import { scanPassCuda } from "./_scan_cuda.ts";
+import { checkCall } from "../_inputs.ts";
 
 export type { ScanOp } from "./_scan_wgsl.ts";
 
@@ -116,6 +117,7 @@ export function scan<D extends ElementType | "bytes">(
   x: Handle<D>,
   options: ScanOptions = {},
 ): Handle<D extends "bytes" ? "f32" : D> {
+  checkCall("scan", client, options, ["op", "exclusive", "shape", "axis", "stream"]);
   const op = options.op ?? "sum";
   if (!OPS.includes(op)) {
     throw new RangeError(`scan: op must be one of ${OPS.join(", ")}, got ${JSON.stringify(op)}`);
@@ -152,6 +154,7 @@ export function cumsum<D extends ElementType | "bytes">(
   x: Handle<D>,
   options: Omit<ScanOptions, "op" | "exclusive"> = {},
 ): Handle<D extends "bytes" ? "f32" : D> {
+  checkCall("cumsum", client, options, ["shape", "axis", "stream"]);
   const { shape, axis, stream } = options;
   return scan(client, x, { shape, axis, stream });
 }

@@ -9,6 +9,7 @@ import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { elementType } from "../_shape.ts";
 import { scatterInto } from "./_scatter.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode scatterAdd}.
@@ -59,6 +60,7 @@ export function scatterAdd(
   values: Handle,
   options: ScatterAddOptions = {},
 ): void {
+  checkCall("scatterAdd", client, options, ["stream"]);
   const what = "scatterAdd";
   const type = elementType(target, "target", what, ["f32", "i32", "u32"]);
   elementType(indices, "indices", what, ["u32"]);

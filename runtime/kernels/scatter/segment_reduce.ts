@@ -12,6 +12,7 @@ import type { ResultType } from "../reduce.ts";
 import { count, elementType, withOutput } from "../_shape.ts";
 import { decodeKeys, fill, scatterInto } from "./_scatter.ts";
 import { floatKey, type SegmentOp } from "./_scatter_wgsl.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode segmentReduce}.
@@ -79,6 +80,7 @@ export function segmentReduce<D extends ElementType | "bytes">(
   segmentIds: Handle,
   options: SegmentReduceOptions,
 ): Handle<ResultType<D>> {
+  checkCall("segmentReduce", client, options, ["segments", "op", "stream"]);
   const what = "segmentReduce";
   const type = elementType(values, "values", what, ["f32", "i32", "u32"]);
   const idType = elementType(segmentIds, "segmentIds", what, ["i32", "u32"]) as "i32" | "u32";

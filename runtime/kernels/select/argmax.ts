@@ -13,6 +13,7 @@ import { elementTypeOf, layoutOf } from "../_grid.ts";
 import { backendTexts, launch as launchOn } from "../_backend_kernels.ts";
 import { ARG_ROW_MAX, argKernel, argRowsKernel, PARTIAL_CHUNK, VALUE_CHUNK } from "./_arg_wgsl.ts";
 import { argCuda, argRowsCuda } from "./_arg_cuda.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode argmax} and {@linkcode argmin}.
@@ -91,6 +92,7 @@ export function argmax(
   x: Handle<ElementType | "bytes">,
   options: ArgOptions = {},
 ): Handle<"u32"> {
+  checkCall("argmax", client, options, ["shape", "axis", "stream"]);
   return arg(client, x, options, true);
 }
 
@@ -112,6 +114,7 @@ export function argmin(
   x: Handle<ElementType | "bytes">,
   options: ArgOptions = {},
 ): Handle<"u32"> {
+  checkCall("argmin", client, options, ["shape", "axis", "stream"]);
   return arg(client, x, options, false);
 }
 

@@ -14,6 +14,7 @@ import { elementTypeOf, layoutOf } from "../_grid.ts";
 import { launch } from "../_backend_kernels.ts";
 import { mapText } from "../sort/_map.ts";
 import { sortKeys } from "../sort/sort.ts";
+import { checkCall } from "../_inputs.ts";
 
 /**
  * Options of {@linkcode topk}.
@@ -81,6 +82,7 @@ export function topk<D extends ElementType | "bytes">(
   k: number,
   options: TopkOptions = {},
 ): TopkResult<D extends "bytes" ? "f32" : D> {
+  checkCall("topk", client, options, ["shape", "largest", "stream"]);
   const type = elementTypeOf(x, "topk", "x");
   const n = x.size() / 4;
   const { outer: rows, count: cols } = layoutOf("topk", n, options.shape, undefined);

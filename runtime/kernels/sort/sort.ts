@@ -27,6 +27,7 @@ import type { ElementType } from "../elementwise.ts";
 import { elementTypeOf } from "../_grid.ts";
 import type { MapBinding } from "./_map_wgsl.ts";
 import { decode, dispose, narrow, retype, run, sortKeys } from "./_sort_keys.ts";
+import { checkCall } from "../_inputs.ts";
 
 export { sortKeys } from "./_sort_keys.ts";
 
@@ -117,6 +118,7 @@ export function sort(
   keys: Handle,
   options: SortOptions & { values?: Handle } = {},
 ): Handle | ({ keys: Handle; values: Handle } & Disposable) {
+  checkCall("sort", client, options, ["descending", "stream", "values"]);
   const type = elementTypeOf(keys, "sort", "keys");
   const n = keys.size() / 4;
   const { values, stream } = options;
@@ -246,6 +248,7 @@ export function argsort(
   keys: Handle<ElementType | "bytes">,
   options: SortOptions = {},
 ): Handle<"u32"> {
+  checkCall("argsort", client, options, ["descending", "stream"]);
   const type = elementTypeOf(keys, "argsort", "keys");
   const descending = checkDescending(options, "argsort");
   const n = keys.size() / 4;

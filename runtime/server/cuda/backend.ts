@@ -10,6 +10,7 @@ import type { BackendDescriptor } from "../backend_descriptor.ts";
 import type { CudaKernel } from "./kernel.ts";
 import { type CudaDeviceInfo, listCudaDevices } from "./devices.ts";
 import { CudaServer, type CudaServerOptions } from "./server.ts";
+import { assertKnownKeys } from "../../core/_argument_checks.ts";
 
 /**
  * The CUDA backend's description.
@@ -38,6 +39,12 @@ export const cudaBackend: BackendDescriptor<CudaKernel, CudaServerOptions, CudaD
     }
   },
   openServer(options, device) {
+    // The options of `createClient` (less `backend`): a misspelt one was ignored.
+    try {
+      assertKnownKeys(options, OPTION_KEYS, "createClient (cuda)");
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const where = device === undefined ? {} : { ordinal: device.ordinal, library: device.library };
     try {
       return Promise.resolve(CudaServer.create({ ...options, ...where }));
@@ -46,3 +53,17 @@ export const cudaBackend: BackendDescriptor<CudaKernel, CudaServerOptions, CudaD
     }
   },
 };
+
+/** The keys of the server options `createClient` passes on (`backend` taken out). */
+const OPTION_KEYS = [
+  "memory",
+  "timeoutMs",
+  "maxPendingGc",
+  "nvrtcLibrary",
+  "memoryPools",
+  "ordinal",
+  "library",
+  "maxStreams",
+  "maxTasks",
+  "strategy",
+];

@@ -313,6 +313,9 @@ function encode(
       );
     }
   }
+  // A bigint for a 32-bit (or narrower) integer is read as its number, as WebGPU reads a u32 or
+  // i32 uniform field (out of range: refused below as a number would be).
+  if (typeof value === "bigint" && NARROW_INTEGERS.has(type)) value = Number(value);
   try {
     if (param.signless && typeof value !== "bigint" && (value as number) < 0) {
       // `.u32`/`.b32` in PTX is `int` as often as `unsigned`: a negative value is an int's.
@@ -334,3 +337,6 @@ function encode(
     );
   }
 }
+
+/** The integer types of 32 bits or fewer. */
+const NARROW_INTEGERS: ReadonlySet<StorageType> = new Set(["u32", "i32", "u16", "i16", "u8", "i8"]);

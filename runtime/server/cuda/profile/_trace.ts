@@ -34,7 +34,8 @@ export interface TimedLaunch {
 interface TracedKernel {
   readonly timed: TimedLaunch;
   readonly launched: number;
-  readonly submission: number;
+  /** Its submission, once the driver took the launch (`-1`: refused, it never ran). */
+  submission: number;
 }
 
 /** The events of one recording, assembled into a {@linkcode Trace} when it stops. */
@@ -54,11 +55,16 @@ export class CudaTraceLog implements WaitRecorder {
     this.#events.push({ type: "wait", stream, on, at: performance.now() });
   }
 
-  /** Records a timed kernel launched now (the launch call comes right after). */
-  kernel(timed: TimedLaunch): void {
+  /**
+   * Records a timed kernel launched now (the launch call comes right after); call the returned
+   * function once the driver took it (its submission). A refused launch stays in the trace as
+   * a point at its launch with `submission: -1`, as WebGPU shows a dropped submission's kernels.
+   */
+  kernel(timed: TimedLaunch): () => void {
     const launched = performance.now();
-    const submission = this.#submit(timed.stream, launched, 1, 0);
-    this.#kernels.push({ timed, launched, submission });
+    const traced: TracedKernel = { timed, launched, submission: -1 };
+    this.#kernels.push(traced);
+    return () => traced.submission = this.#submit(timed.stream, launched, 1, 0);
   }
 
   /** Records a copy launched now. */
@@ -87,7 +93,22 @@ export class CudaTraceLog implements WaitRecorder {
     elapsed: (from: Deno.PointerValue, to: Deno.PointerValue) => number,
   ): Trace {
     const events: TraceEvent[] = [...this.#events];
-    // A launch the driver refused has no end event: it never ran.
+    // A launch the driver refused has no end event: it never ran (a point at its launch).
+    for (const { timed, launched, submission } of this.#kernels) {
+      if (timed.after !== null) continue;
+      const { kernel, stream, workgroups } = timed;
+      const at = launched;
+      events.push({
+        type: "kernel",
+        kernel,
+        stream,
+        start: at,
+        end: at,
+        workgroups,
+        launched,
+        submission,
+      });
+    }
     const kernels = this.#kernels.filter((k) => k.timed.after !== null);
     const origin = kernels[0]?.timed.before;
     const spans = kernels.map(({ timed }) => ({

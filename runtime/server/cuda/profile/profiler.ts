@@ -145,8 +145,11 @@ export class CudaProfiler {
       refs: windows.length + (trace === undefined ? 0 : 1),
     };
     for (const window of windows) window.kernels!.push(timed);
-    trace?.kernel(timed);
-    return () => timed.after = this.#record(stream);
+    const submitted = trace?.kernel(timed);
+    return () => {
+      timed.after = this.#record(stream);
+      submitted?.();
+    };
   }
 
   /** Closes a window; `PROFILE_NOT_REGISTERED` for an unknown or closed token. */

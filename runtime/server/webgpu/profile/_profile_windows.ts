@@ -138,8 +138,8 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     window.passes.forEach((pass, i) => {
       const [start, end] = [times[2 * i], times[2 * i + 1]];
       if (end > start) total += end - start;
-      if (!window.perKernel) return;
       const traced = pass.kernels[0];
+      if (!window.perKernel || !Number.isFinite(traced.submittedAt)) return; // dropped: never ran
       kernels.push({
         kernel: traced.name,
         stream: traced.stream,
@@ -253,12 +253,22 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     const tasks = this.#unsubmitted;
     if (tasks.length === 0) return;
     this.#unsubmitted = [];
-    const at = performance.now();
-    const id = this.#trace?.log.submitted(tasks, at) ?? -1;
-    for (const task of tasks) {
-      task.submission = id;
-      task.submittedAt = at;
-    }
+    stamp(tasks, this.#trace?.log);
+  }
+
+  /**
+   * {@linkcode EncoderTiming.parked}: the tasks encoded since the last submission, stamped once
+   * their command buffer is submitted; a dropped one's stay unsubmitted (`submission: -1` in the
+   * trace, no device time: its timestamps were never written).
+   */
+  parked(): ((submitted: boolean) => void) | undefined {
+    const tasks = this.#unsubmitted;
+    if (tasks.length === 0) return undefined;
+    this.#unsubmitted = [];
+    const log = this.#trace?.log;
+    return (submitted) => {
+      if (submitted) stamp(tasks, log);
+    };
   }
 
   /** Destroys the query sets. Idempotent. */
@@ -314,7 +324,10 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     for (let i = 0; i < times.length; i++) times[i] /= 1e6;
     passes.forEach((pass, i) => {
       const submittedAt = pass.kernels[0].submittedAt;
-      if (times[2 * i] > 0 && Number.isFinite(submittedAt)) {
+      if (!Number.isFinite(submittedAt)) {
+        // Never submitted (a dropped submission): its slot holds an earlier pass's times.
+        times[2 * i] = times[2 * i + 1] = 0;
+      } else if (times[2 * i] > 0) {
         this.#offset = Math.min(this.#offset, times[2 * i] - submittedAt);
       }
     });
@@ -328,5 +341,15 @@ export class ProfilerCore implements EncoderTiming, Disposable {
 
   #assertLive(): void {
     if (this.#destroyed) throw new DestroyedError("The profiler was destroyed");
+  }
+}
+
+/** Stamps `tasks` as submitted now, in one submission of `log` (the trace open when encoded). */
+function stamp(tasks: readonly TracedTask[], log: TraceLog | undefined): void {
+  const at = performance.now();
+  const id = log?.submitted(tasks, at) ?? -1;
+  for (const task of tasks) {
+    task.submission = id;
+    task.submittedAt = at;
   }
 }

@@ -9,6 +9,7 @@ import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { CompiledKernel } from "../compile/pipeline_cache.ts";
 import type { GraphRun } from "./_graph_runs.ts";
+import type { Isolated } from "./_device_validation.ts";
 
 /** One buffer-to-buffer copy. */
 export interface BufferCopy {
@@ -172,4 +173,24 @@ export interface EncoderTiming {
   copied(task: CopyTask): void;
   /** A command buffer with everything encoded since the last one was submitted. */
   submitted(): void;
+  /**
+   * A command buffer with everything encoded since the last one was finished and parked: call
+   * the returned function once it is submitted (`true`) or dropped (`false`; its tasks never
+   * ran, and a trace says so). `undefined`: nothing to stamp.
+   */
+  parked(): ((submitted: boolean) => void) | undefined;
+}
+
+/** A finished submission parked until the kernel it waits for is validated. */
+export interface Parked {
+  readonly buffer: GPUCommandBuffer;
+  readonly isolated: Isolated | undefined;
+  /** The streams of the dispatches of a shared submission. */
+  readonly streams: readonly StreamId[];
+  /** Validation errors of finishing the encoder. */
+  readonly finished: Promise<string | undefined>;
+  /** `done` callbacks of the tasks submitted with or before it. */
+  readonly done: (() => void)[];
+  /** Stamps its traced tasks once it is submitted or dropped (`EncoderTiming.parked`). */
+  readonly timed: ((submitted: boolean) => void) | undefined;
 }

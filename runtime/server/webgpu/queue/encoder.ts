@@ -34,23 +34,12 @@ import {
   encodeCopies,
   type EncoderTiming,
   type GpuTask,
+  type Parked,
   type PassGroup,
   type TaskPool,
 } from "./_tasks.ts";
 import { type Bound, type Isolated, LaunchValidation } from "./_device_validation.ts";
 import { encodeReplay, submitReplays } from "./_graph_runs.ts";
-
-/** A finished submission parked until the kernel it waits for is validated. */
-interface Parked {
-  readonly buffer: GPUCommandBuffer;
-  readonly isolated: Isolated | undefined;
-  /** The streams of the dispatches of a shared submission. */
-  readonly streams: readonly StreamId[];
-  /** Validation errors of finishing the encoder. */
-  readonly finished: Promise<string | undefined>;
-  /** `done` callbacks of the tasks submitted with or before it. */
-  readonly done: (() => void)[];
-}
 
 const SETTLED: Promise<void> = Promise.resolve();
 const NO_STREAMS: readonly StreamId[] = Object.freeze([]);
@@ -177,7 +166,10 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
 
   /** Drops the parked submissions (the server is being destroyed). */
   destroy(): void {
-    for (const parked of this.#parked.splice(0)) for (const callback of parked.done) callback();
+    for (const parked of this.#parked.splice(0)) {
+      parked.timed?.(false);
+      for (const callback of parked.done) callback();
+    }
   }
 
   enqueue(task: GpuTask, stream: EncoderStream): void {
@@ -280,9 +272,10 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     const { encoder, isolated, streams } = this.#take(stream);
     const buffer = encoder.finish();
     const finished = this.#device.popErrorScope().then((e) => e?.message, String);
-    this.#parked.push({ buffer, isolated, streams, finished, done: [] });
+    // Submitted (or dropped) later: its tasks are stamped then, not now.
+    const timed = this.timing?.parked();
+    this.#parked.push({ buffer, isolated, streams, finished, done: [], timed });
     this.stats.parked++;
-    this.timing?.submitted();
     this.#released ??= this.#release();
   }
 
@@ -315,10 +308,12 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       const task = parked.isolated?.task;
       if (task?.kernel.state === "failed") {
         // Never run: a widened kernel whose unwidened module is invalid (it writes read-only).
+        parked.timed?.(false);
         this.#validation.failedKernel(task);
       } else {
         this.#device.pushErrorScope("validation");
         this.#device.queue.submit([parked.buffer]);
+        parked.timed?.(true);
         this.stats.submits++;
         if (parked.isolated !== undefined) this.stats.isolated++;
         const submitted = this.#device.popErrorScope();
