@@ -4,7 +4,8 @@
  * the driver rejects their PTX's version. NVRTC is a separate library the driver does not ship;
  * without it such kernels are `UNSUPPORTED` (naming what was looked for), and PTX kernels are
  * unaffected. A compile error is a `COMPILATION` error carrying NVRTC's log and the line of its
- * first error.
+ * first error, its message with a note where the source needs a header or a host macro that
+ * NVRTC lacks (`_nvrtc_hint.ts`).
  *
  * NVRTC writes PTX of its own toolkit's ISA (NVRTC 13.0 writes `.version 9.0`), which a driver of
  * an older CUDA version rejects like any newer PTX. So the search prefers an NVRTC no newer than
@@ -16,6 +17,7 @@
  */
 
 import { readPermittedEnv } from "../../../core/config.ts";
+import { nvrtcHint } from "./_nvrtc_hint.ts";
 import { CompilationError, DriverError, UnsupportedError } from "../../../core/errors.ts";
 import { cudaVersionName } from "../_ptx_version.ts";
 
@@ -168,8 +170,11 @@ export class Nvrtc {
       void options; // the option strings must stay alive through the call
       if (result === NVRTC_ERROR_COMPILATION) {
         const log = this.#read(program, s.nvrtcGetProgramLogSize, s.nvrtcGetProgramLog).trim();
-        const line = /\((\d+)\): error/.exec(log);
-        throw new CompilationError(kernelId, log, line ? Number(line[1]) : undefined);
+        const line = /\((\d+)\): (?:catastrophic )?error/.exec(log);
+        const error = new CompilationError(kernelId, log, line ? Number(line[1]) : undefined);
+        const hint = nvrtcHint(log);
+        if (hint !== undefined) error.message += `\n${hint}`;
+        throw error;
       }
       this.#check(result, "nvrtcCompileProgram");
       return this.#read(program, s.nvrtcGetPTXSize, s.nvrtcGetPTX);
