@@ -11,12 +11,15 @@ import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 /** The typed arrays the tests pass and read. */
 export type Data = Float32Array | Int32Array | Uint32Array | Float64Array | Uint8Array;
 
-/** Runs `kernel` with `buffers` for its pointer parameters in order; reads every buffer back. */
+/**
+ * Runs `kernel` with `buffers` for its pointer parameters in order; reads every buffer back (a
+ * `BigInt64Array` comes back as one, typed `Data`: cast it).
+ */
 export async function launch(
   client: ComputeClient,
   kernel: CudaKernel,
   threads: number | [number, number],
-  buffers: Data[],
+  buffers: (Data | BigInt64Array)[],
   params?: Record<string, number>,
 ): Promise<Data[]> {
   const made = buffers.map((d) => client.createWithData(d));
