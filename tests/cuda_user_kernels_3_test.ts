@@ -7,6 +7,7 @@
  * runs through `client.execute` on the simulated driver against a CPU reference.
  */
 import assert from "node:assert/strict";
+import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, mismatch, randoms } from "./_cuda_user_run.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
@@ -666,5 +667,85 @@ extern "C" __global__ void muladd_kernel(const float* a, const float* b, float* 
     // NVRTC contracts a * b + c into one fma (--fmad=true): one rounding (the product is exact in
     // a double)
     assert.equal(mismatch(result, Array.from(a, (v, i) => Math.fround(v * b[i] + 0.5))), undefined);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "user kernels: int8 dot products (__dp4a, __dp2a_lo/hi, as quantized inference uses) and __fns",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const n = 96;
+    const a = Int32Array.from({ length: n }, (_, i) => Math.imul(i + 3, 0x9E3779B1));
+    const b = Int32Array.from({ length: n }, (_, i) => Math.imul(i + 7, 0x85EBCA77));
+    const [, , out] = await launch(
+      client,
+      {
+        source: `
+extern "C" __global__ void k(const int* a, const int* b, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int x = a[i], y = b[i];
+  out[8 * i] = __dp4a(x, y, i);
+  out[8 * i + 1] = (int)__dp4a((unsigned)x, (unsigned)y, (unsigned)i);
+  out[8 * i + 2] = __dp2a_lo(x, y, -i);
+  out[8 * i + 3] = __dp2a_hi(x, y, 5);
+  out[8 * i + 4] = (int)__dp2a_hi((unsigned)x, (unsigned)y, 1u);
+  out[8 * i + 5] = (int)__fns((unsigned)x, i % 32, 1 + i % 3);
+  out[8 * i + 6] = (int)__fns((unsigned)x, i % 32, -1 - i % 2);
+  out[8 * i + 7] = (int)__fns((unsigned)y, i % 32, 0);
+}`,
+        blockSize: [32, 1, 1],
+      },
+      n,
+      [a, b, new Int32Array(8 * n)],
+      { n },
+    );
+    const part = (v: number, k: number, width: number, signed: boolean) => {
+      const u = (v >>> (width * k)) & (2 ** width - 1);
+      return signed && u >= 2 ** (width - 1) ? u - 2 ** width : u;
+    };
+    const dot = (
+      x: number,
+      y: number,
+      c: number,
+      signed: boolean,
+      parts: number,
+      first: number,
+    ) => {
+      let s = c;
+      for (let k = 0; k < parts; k++) {
+        s += part(x, k, parts === 4 ? 8 : 16, signed) * part(y, first + k, 8, signed);
+      }
+      return s | 0;
+    };
+    const fns = (mask: number, base: number, offset: number) => {
+      if (offset === 0) return (mask >>> base) & 1 ? base : -1;
+      let count = Math.abs(offset) - 1;
+      for (let pos = base; pos >= 0 && pos < 32; pos += Math.sign(offset)) {
+        if ((mask >>> pos) & 1 && count-- === 0) return pos;
+      }
+      return -1; // 0xffffffff
+    };
+    const want = Array.from({ length: n }, (_, i) => [
+      dot(a[i], b[i], i, true, 4, 0),
+      dot(a[i], b[i], i, false, 4, 0),
+      dot(a[i], b[i], -i, true, 2, 0),
+      dot(a[i], b[i], 5, true, 2, 2),
+      dot(a[i], b[i], 1, false, 2, 2),
+      fns(a[i], i % 32, 1 + i % 3),
+      fns(a[i], i % 32, -1 - i % 2),
+      fns(b[i], i % 32, 0),
+    ]).flat();
+    assert.equal(mismatch(out, want), undefined);
+    // a base past bit 31 is undefined in the PTX ISA: a fault, never a guess
+    using y = client.createWithData(new Int32Array(1));
+    const fnsPast31: CudaKernel = {
+      source: `extern "C" __global__ void k(int* y, int base) { y[0] = __fns(0xffu, base, 1); }`,
+    };
+    client.execute(fnsPast31, { threads: 1, buffers: [y], params: { base: 40 } });
+    await assert.rejects(client.read(y), /CUDA_ERROR_ILLEGAL_INSTRUCTION \(715\)/);
   },
 });
