@@ -449,3 +449,98 @@ extern "C" __global__ void matmul_backward_bias(float* dbias, const float* dout,
     assert.equal(mismatch(dbias, want, 1e-5), undefined);
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    'C++-linkage kernels as pasted (no extern "C"): found by name in the mangled PTX, overloads refused',
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const N = 4, C = 48;
+    const inp = randoms(N * C, 71), weight = randoms(C, 72), bias = randoms(C, 73);
+    // llm.c's kernels are C++ functions: two in one source, launched by name
+    const source = COMMON + `
+__global__ void mean_kernel(float* mean, const float* inp, int N, int C, int block_size) {
+  extern __shared__ float shared[];
+  int idx = blockIdx.x, tid = threadIdx.x;
+  const float* x = inp + idx * C;
+  float sum = 0.0f;
+  for (int i = tid; i < C; i += block_size) sum += x[i];
+  shared[tid] = sum;
+  __syncthreads();
+  for (int stride = block_size / 2; stride >= 1; stride /= 2) {
+    __syncthreads();
+    if (tid < stride) shared[tid] += shared[tid + stride];
+  }
+  if (tid == 0) mean[idx] = shared[0] / C;
+}
+namespace layers {
+__global__ void normalization_kernel(float* out, const float* inp, const float* mean,
+                                     const float* weight, const float* bias, int C) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  int bt = idx / C, c = idx % C;
+  out[idx] = (inp[idx] - mean[bt]) * weight[c] + bias[c];
+}
+}`;
+    const [mean] = await launch(
+      client,
+      {
+        source,
+        entryPoint: "mean_kernel",
+        blockSize: [16, 1, 1],
+        sharedMemoryBytes: 16 * 4,
+      },
+      N * 16,
+      [new Float32Array(N), inp],
+      { N, C, block_size: 16 },
+    );
+    const [out] = await launch(
+      client,
+      {
+        source,
+        entryPoint: "normalization_kernel",
+        blockSize: [64, 1, 1],
+      },
+      N * C,
+      [new Float32Array(N * C), inp, mean, weight, bias],
+      { C },
+    );
+    const wantMean = Array.from({ length: N }, (_, r) => sum(inp.subarray(r * C, r * C + C)) / C);
+    assert.equal(mismatch(mean, wantMean, 1e-6), undefined);
+    assert.equal(
+      mismatch(
+        out,
+        Array.from(inp, (v, i) => (v - mean[Math.floor(i / C)]) * weight[i % C] + bias[i % C]),
+        1e-6,
+      ),
+      undefined,
+    );
+    // a lone C++ kernel needs no entryPoint
+    const [twice] = await launch(
+      client,
+      {
+        source:
+          `__global__ void twice(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2.0f; }`,
+      },
+      8,
+      [Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8])],
+      { n: 8 },
+    );
+    assert.deepEqual(Array.from(twice), [2, 4, 6, 8, 10, 12, 14, 16]);
+    // overloads of one name are ambiguous
+    await assert.rejects(
+      launch(
+        client,
+        {
+          source: `__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }
+__global__ void k(int* x) { x[threadIdx.x] = 1; }`,
+          entryPoint: "k",
+        },
+        8,
+        [new Float32Array(8)],
+      ),
+      /entryPoint is 'k', a C\+\+ __global__ function with 2 overloads in the module \(_Z1kPf, _Z1kPi\)/,
+    );
+  },
+});

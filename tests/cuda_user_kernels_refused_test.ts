@@ -89,6 +89,9 @@ extern "C" __global__ void k(float* x, P p) { if (threadIdx.x < p.n) x[threadIdx
       `template <typename T> __global__ void k(T* x) { x[threadIdx.x] += T(1); }
 template __global__ void k<float>(float*);`,
     );
-    assert.match(template.message, /a __global__ function needs extern "C" to keep its name/);
+    assert.match(
+      template.message,
+      /a template __global__ function has no name to launch: instantiate it in an extern "C" __global__ wrapper/,
+    );
   },
 });

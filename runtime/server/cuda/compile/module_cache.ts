@@ -30,6 +30,7 @@ import { CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
 /** `CUDA_ERROR_NOT_FOUND`: `cuModuleGetFunction` found no function of the name. */
 const CUDA_ERROR_NOT_FOUND = 500;
 import { Nvrtc } from "./_nvrtc.ts";
+import { ptxEntryName } from "./_cxx_entry.ts";
 import { kernelName } from "../kernel.ts";
 import { cudaVersionName, isaName, maxPtxIsa } from "../_ptx_version.ts";
 import { isMismatch, type Loaded, loadError, loadModule } from "./_module_load.ts";
@@ -176,8 +177,7 @@ export class ModuleCache {
   signature(kernel: CudaKernel): readonly number[] | undefined {
     const program = this.#program(kernel);
     if (program.signature === undefined) {
-      const entry = this.resolve(kernel).entryPoint;
-      program.signature = { sizes: ptxParamSizes(this.ptx(kernel), entry) };
+      program.signature = { sizes: ptxParamSizes(this.ptx(kernel), this.#entryName(kernel)) };
     }
     return program.signature.sizes;
   }
@@ -246,13 +246,20 @@ export class ModuleCache {
     return compiled;
   }
 
+  /** The PTX `.entry` name of the kernel's entry point (mangled for a C++-linkage kernel). */
+  #entryName(kernel: CudaKernel): string {
+    const { entryPoint, signature } = this.resolve(kernel);
+    if (signature?.cxx !== true) return entryPoint;
+    return ptxEntryName(this.ptx(kernel), entryPoint, true, kernelName(kernel));
+  }
+
   /** Loads the kernel's module (through NVRTC when needed) and finds its function. */
   #load(kernel: CudaKernel, program: Program): Deno.PointerValue {
     const module = typeof kernel.ptx === "string"
       ? this.#loadPtx(kernel)
       : this.#loadSource(kernel, undefined);
     const { symbols, out64, out32 } = this.#driver;
-    const entry = this.resolve(kernel).entryPoint;
+    const entry = this.#entryName(kernel);
     const name = new TextEncoder().encode(entry + "\0");
     const result = symbols.cuModuleGetFunction(out64, module, name);
     if (result !== CUDA_SUCCESS) {
