@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, mismatch, randoms } from "./_cuda_user_run.ts";
-import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
+import { hazardCount, hazardReport, resetHazards, withSimEnv } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -747,5 +747,55 @@ extern "C" __global__ void k(const int* a, const int* b, int* out, int n) {
     };
     client.execute(fnsPast31, { threads: 1, buffers: [y], params: { base: 40 } });
     await assert.rejects(client.read(y), /CUDA_ERROR_ILLEGAL_INSTRUCTION \(715\)/);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "user kernels on an sm_86 device: __reduce_*_sync warp reductions (redux.sync), whole and half warps",
+  ),
+  ignore,
+  async fn() {
+    // NVRTC compiles for the device's compute capability: __reduce_*_sync needs sm_80 or newer
+    await withSimEnv({ CUDA_SIM_CC: "86" }, async () => {
+      using client = await simulatedCudaClient();
+      const x = Int32Array.from({ length: 96 }, (_, i) => Math.imul(i + 1, 0x2545F491) >> 7);
+      const [, out] = await launch(
+        client,
+        {
+          source: `
+extern "C" __global__ void k(const int* x, int* out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+  int v = x[i];
+  out[8 * i] = __reduce_add_sync(0xffffffff, v);
+  out[8 * i + 1] = __reduce_min_sync(0xffffffff, v);
+  out[8 * i + 2] = __reduce_max_sync(0xffffffff, v);
+  out[8 * i + 3] = (int)__reduce_max_sync(0xffffffff, (unsigned)v);
+  out[8 * i + 4] = (int)__reduce_and_sync(0xffffffff, (unsigned)v);
+  out[8 * i + 5] = (int)__reduce_or_sync(0xffffffff, (unsigned)v);
+  out[8 * i + 6] = (int)__reduce_xor_sync(0xffffffff, (unsigned)v);
+  out[8 * i + 7] = lane < 16 ? (int)__reduce_add_sync(0x0000ffff, (unsigned)v) : -1;
+}`,
+          blockSize: [32, 1, 1],
+        },
+        96,
+        [x, new Int32Array(8 * 96)],
+      );
+      const want = Array.from(x, (_, i) => {
+        const w = Array.from(x.subarray(i - (i % 32), i - (i % 32) + 32));
+        const lo = w.slice(0, 16);
+        return [
+          w.reduce((a, b) => (a + b) | 0),
+          Math.min(...w),
+          Math.max(...w),
+          Math.max(...w.map((v) => v >>> 0)) | 0,
+          w.reduce((a, b) => a & b),
+          w.reduce((a, b) => a | b),
+          w.reduce((a, b) => a ^ b),
+          i % 32 < 16 ? lo.reduce((a, b) => (a + b) | 0) : -1,
+        ];
+      }).flat();
+      assert.equal(mismatch(out, want), undefined);
+    });
   },
 });

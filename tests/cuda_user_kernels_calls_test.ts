@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, mismatch } from "./_cuda_user_run.ts";
-import { simDriver } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -164,8 +163,16 @@ extern "C" __global__ void k(float* x) { x[threadIdx.x] = fib(threadIdx.x % 10);
 extern "C" __global__ void k(float* x) { x[threadIdx.x] = helper(x[threadIdx.x]); }`,
       /cuda_sim cannot call 'helper': the module has no body for it/,
     );
-    // the driver stays usable
-    void simDriver;
+    // the client stays usable
+    const [ok] = await launch(
+      client,
+      {
+        source: `extern "C" __global__ void k(float* x) { x[threadIdx.x] += 1.0f; }`,
+      },
+      4,
+      [new Float32Array(4)],
+    );
+    assert.deepEqual(Array.from(ok), [1, 1, 1, 1]);
   },
 });
 
