@@ -93,7 +93,7 @@ Deno.test({
   async fn() {
     using client = await simulatedCudaClient();
     const x = Int32Array.from({ length: 128 }, (_, i) => ((i * 37) % 41) - 20);
-    const [, sums, odd] = await launch(
+    const [, sums, odd, same] = await launch(
       client,
       {
         source: `
@@ -110,24 +110,37 @@ __device__ __noinline__ int blockSum(int v, int* scratch) {
   return total;
 }
 __device__ __noinline__ int cube(int v) { return v * v * v; }
+// a local array indexed at run time: the callee's own .local depot, once per inlined copy
+__device__ __noinline__ int countSame(const int* x, int i, int len) {
+  int hist[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < len; k++) hist[x[k] & 7] += 1;
+  return hist[x[i] & 7];
+}
 __device__ __noinline__ int negate(int v) { return -v; }
-extern "C" __global__ void k(const int* x, int* sums, int* odd) {
+extern "C" __global__ void k(const int* x, int* sums, int* odd, int* same) {
   __shared__ int scratch[32];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int s = blockSum(x[i], scratch);
   if (threadIdx.x == 0) sums[blockIdx.x] = s;
   odd[i] = (x[i] & 1) ? cube(x[i]) : negate(x[i]);
+  same[i] = countSame(x, i, 128) * 1000 + countSame(x, i, i + 1);
 }`,
         blockSize: [64, 1, 1],
       },
       128,
-      [x, new Int32Array(2), new Int32Array(128)],
+      [x, new Int32Array(2), new Int32Array(128), new Int32Array(128)],
     );
     assert.deepEqual(
       Array.from(sums),
       [0, 1].map((b) => x.slice(b * 64, b * 64 + 64).reduce((a, v) => a + v)),
     );
     assert.equal(mismatch(odd, Array.from(x, (v) => v & 1 ? v ** 3 : -v)), undefined);
+    const count = (i: number, len: number) =>
+      Array.from(x.subarray(0, len)).filter((v) => (v & 7) === (x[i] & 7)).length;
+    assert.equal(
+      mismatch(same, Array.from(x, (_, i) => count(i, 128) * 1000 + count(i, i + 1))),
+      undefined,
+    );
   },
 });
 
