@@ -799,3 +799,92 @@ extern "C" __global__ void k(const int* x, int* out) {
     });
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "CuPy RawModule-style templates: instances launched by name (test_sum<float>, my_func<double>, reduce<64>)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // as CuPy's RawModule docs write it, with name_expressions: the runtime asks NVRTC for the
+    // instance the entryPoint names and launches its mangled name
+    const source = `
+template<typename T>
+__global__ void test_sum(const T* x1, const T* x2, T* y, unsigned int N) {
+  unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  if (tid < N) y[tid] = x1[tid] + x2[tid];
+}
+__device__ float my_sqrt(float x) { return sqrtf(x); }
+__device__ double my_sqrt(double x) { return sqrt(x); }
+template<typename T>
+__global__ void my_func(const T* in, T* out, unsigned int N) {
+  unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  if (tid < N) out[tid] = my_sqrt(in[tid]);
+}
+template <unsigned int blockSize>
+__global__ void reduce(const int* in, int* out) {
+  __shared__ int s[blockSize];
+  s[threadIdx.x] = in[blockIdx.x * blockSize + threadIdx.x];
+  __syncthreads();
+  for (unsigned int o = blockSize / 2; o > 0; o >>= 1) {
+    if (threadIdx.x < o) s[threadIdx.x] += s[threadIdx.x + o];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}`;
+    const N = 100;
+    const a = Float32Array.from({ length: N }, (_, i) => i * 0.5);
+    const b = Float32Array.from({ length: N }, (_, i) => 100 - i);
+    const [, , y] = await launch(client, { source, entryPoint: "test_sum<float>" }, N, [
+      a,
+      b,
+      new Float32Array(N),
+    ], { N });
+    assert.equal(mismatch(y, Array.from(a, (v, i) => v + b[i])), undefined);
+    const ia = Int32Array.from(a, (v) => v * 4), ib = Int32Array.from(b);
+    const [, , iy] = await launch(client, { source, entryPoint: "test_sum<int>" }, N, [
+      ia,
+      ib,
+      new Int32Array(N),
+    ], { N });
+    assert.equal(mismatch(iy, Array.from(ia, (v, i) => v + ib[i])), undefined);
+    const [, roots] = await launch(client, { source, entryPoint: "my_func<double>" }, N, [
+      Float64Array.from(a),
+      new Float64Array(N),
+    ], { N });
+    assert.equal(mismatch(roots, Array.from(a, Math.sqrt)), undefined);
+    const [, sums] = await launch(
+      client,
+      {
+        source,
+        entryPoint: "reduce<64>",
+        blockSize: [64, 1, 1],
+      },
+      128,
+      [Int32Array.from({ length: 128 }, (_, i) => i * i), new Int32Array(2)],
+    );
+    assert.deepEqual(
+      Array.from(sums),
+      [0, 1].map((k) => {
+        let s = 0;
+        for (let i = k * 64; i < k * 64 + 64; i++) s += i * i;
+        return s;
+      }),
+    );
+    // an instance NVRTC cannot make is its compile error, naming the expression
+    await assert.rejects(
+      launch(client, { source, entryPoint: "reduce<float>" }, 64, [
+        new Int32Array(64),
+        new Int32Array(1),
+      ]),
+      (error: Error) =>
+        error.name === "CompilationError" &&
+        /cannot determine which instance of function template "reduce"/.test(error.message),
+    );
+    await assert.rejects(
+      launch(client, { source, entryPoint: "nope<1>" }, 64, [new Int32Array(64)]),
+      /entryPoint is 'nope<1>', but the source declares no template __global__ function 'nope'/,
+    );
+  },
+});

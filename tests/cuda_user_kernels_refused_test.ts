@@ -91,7 +91,7 @@ template __global__ void k<float>(float*);`,
     );
     assert.match(
       template.message,
-      /a template __global__ function has no name to launch: instantiate it in an extern "C" __global__ wrapper/,
+      /name an instance of a template __global__ function as entryPoint: 'k<\.\.\.>'/,
     );
   },
 });

@@ -45,15 +45,16 @@ export interface CudaKernel extends KernelMetadata {
   /** PTX text (what `nvcc -ptx` writes). Give this, {@linkcode source}, or both. */
   readonly ptx?: string;
   /**
-   * CUDA C with `__global__` entry points (`extern "C"`, or C++ functions that are not
-   * templates), compiled at run time by NVRTC (`libnvrtc.so`,
+   * CUDA C with `__global__` entry points (`extern "C"`, C++ functions, or templates launched
+   * by an instance's name), compiled at run time by NVRTC (`libnvrtc.so`,
    * optional: without it a kernel with no PTX is `UNSUPPORTED`). With {@linkcode ptx} too, the
    * PTX is loaded and this is the fallback when the driver refuses the PTX's version or has no
    * binary for the device.
    */
   readonly source?: string;
   /**
-   * The kernel to launch (an `extern "C"` name, a C++ `__global__` function's name, or a PTX
+   * The kernel to launch (an `extern "C"` name, a C++ `__global__` function's name, a template
+   * `__global__` function's instance such as `"sum<float>"`, which NVRTC instantiates, or a PTX
    * `.entry`); required only when the module has several.
    * @default {the module's only entry point}
    */

@@ -3,7 +3,7 @@
  * name NVRTC and nvcc mangle (Itanium ABI): `__global__ void scale(float*, int)` is
  * `_Z5scalePfi`, in a namespace `_ZN2ns5scaleEPfi`. The entry is found by the function's name
  * (the last part of the mangled nested name) among the module's entries; overloads of one name
- * are ambiguous and refused, naming them.
+ * are ambiguous and refused, naming them. And the byte sizes of an entry's parameters.
  *
  * @module
  */
@@ -47,4 +47,16 @@ export function ptxEntryName(ptx: string, entry: string, cxx: boolean, kernel: s
     );
   }
   return found[0] ?? entry;
+}
+
+/** Parameter sizes in bytes of `.entry name(...)` in PTX (`.param .u64 x`, `.param .align 4 .b8 x[12]`). */
+export function ptxParamSizes(ptx: string, entry: string): number[] | undefined {
+  const start = ptx.search(new RegExp(`\\.entry\\s+${entry.replace(/[$]/g, "\\$&")}\\s*\\(`));
+  if (start < 0) return undefined;
+  const end = ptx.indexOf(")", start);
+  if (end < 0) return undefined;
+  const params = /\.param\s+(?:\.align\s+\d+\s+)?\.[busf](\d+)\s+[\w$]+(?:\[(\d+)\])?/g;
+  return [...ptx.slice(start, end).matchAll(params)].map((m) =>
+    Number(m[1]) / 8 * (m[2] === undefined ? 1 : Number(m[2]))
+  );
 }

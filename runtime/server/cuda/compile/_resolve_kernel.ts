@@ -2,7 +2,9 @@
  * A kernel's entry point and signature, read from its CUDA C (preferred) or PTX: the one it names,
  * or the module's only one (`KernelArgumentError` naming `entryPoint` otherwise, as on WebGPU).
  * CUDA C's `extern "C"` kernels come first; a source without one (or without the one named) is
- * read for C++-linkage kernels instead (`cxx`: their PTX names are mangled, `_cxx_entry.ts`).
+ * read for C++-linkage kernels instead (`cxx`: their PTX names are mangled, `_cxx_entry.ts`), and
+ * an entry point `k<float>` names an instance of the template `__global__` function `k`, which
+ * NVRTC instantiates and names (a name expression, as CuPy's RawModule passes them).
  *
  * @module
  */
@@ -15,6 +17,7 @@ import {
   type KernelSignature,
   pickSignature,
   ptxSignatures,
+  templateSignatures,
 } from "./signature.ts";
 
 /** What a kernel's text says of it: its entry point and that entry's signature. */
@@ -35,6 +38,19 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
   ) {
     const cxx = cxxSignatures(kernel.source);
     if (cxx.length > 0) fromSource = cxx;
+    // `k<float>`: an instance of the template k, which NVRTC instantiates and names
+    const base = given?.match(/^\s*([A-Za-z_][\w:]*)\s*</)?.[1];
+    if (base !== undefined) {
+      const template = templateSignatures(kernel.source).find((s) => s.name === base);
+      if (template === undefined) {
+        throw new KernelArgumentError(
+          kernelName(kernel),
+          "entryPoint",
+          `is '${given}', but the source declares no template __global__ function '${base}'`,
+        );
+      }
+      return { entryPoint: given!, signature: { ...template, name: given! } };
+    }
   }
   const fromPtx = typeof kernel.ptx === "string" ? ptxSignatures(kernel.ptx) : [];
   const all = typeof kernel.source === "string" && (fromSource.length > 0 || fromPtx.length === 0)
@@ -55,12 +71,18 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
       "entryPoint",
       names.length === 0
         ? `cannot be found: the kernel declares no ${what}` +
-          (all === fromSource
-            ? " (a template __global__ function has no name to launch: instantiate it in an " +
-              'extern "C" __global__ wrapper)'
+          (all === fromSource && typeof kernel.source === "string"
+            ? templateHint(kernel.source)
             : "")
         : `is required: the kernel declares ${names.length} ${what} (${names.join(", ")})`,
     );
   }
   return { entryPoint: signature.name, signature };
+}
+
+/** How to launch the source's templates, when it has any. */
+function templateHint(source: string): string {
+  const names = templateSignatures(source).map((s) => `'${s.name}<...>'`);
+  return names.length === 0 ? "" : ` (name an instance of a template __global__ function as ` +
+    `entryPoint: ${names.join(", ")})`;
 }

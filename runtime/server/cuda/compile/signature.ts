@@ -65,6 +65,8 @@ export interface KernelSignature {
   readonly maxThreads?: number;
   /** A C++-linkage `__global__` function: its PTX `.entry` name is mangled. */
   readonly cxx?: boolean;
+  /** A template `__global__` function's instance (`name` is `k<float>`), lowered by NVRTC. */
+  readonly template?: boolean;
 }
 
 const SIZE: Record<StorageType, number> = {
@@ -148,7 +150,7 @@ function externBlocks(text: string): [number, number][] {
 
 /** The `extern "C"` `__global__` functions of CUDA C. */
 export function cudaSignatures(source: string): KernelSignature[] {
-  return globalFunctions(source, true);
+  return globalFunctions(source, "c");
 }
 
 /**
@@ -156,10 +158,20 @@ export function cudaSignatures(source: string): KernelSignature[] {
  * PTX names are mangled; marked `cxx`.
  */
 export function cxxSignatures(source: string): KernelSignature[] {
-  return globalFunctions(source, false);
+  return globalFunctions(source, "cxx");
 }
 
-function globalFunctions(source: string, wantC: boolean): KernelSignature[] {
+/**
+ * The template `__global__` functions of CUDA C, by their names without arguments; marked `cxx`
+ * and `template` (an instance, `k<float>`, is named to NVRTC as a name expression). Parameters of
+ * a template type (`T* x`, `T v`) have no element or scalar type.
+ */
+export function templateSignatures(source: string): KernelSignature[] {
+  return globalFunctions(source, "template");
+}
+
+function globalFunctions(source: string, kind: "c" | "cxx" | "template"): KernelSignature[] {
+  const wantC = kind === "c";
   const text = stripComments(source);
   const blocks = externBlocks(text);
   const found: KernelSignature[] = [];
@@ -174,7 +186,7 @@ function globalFunctions(source: string, wantC: boolean): KernelSignature[] {
       Math.max(text.lastIndexOf(";", at), text.lastIndexOf("}", at)) + 1,
       at,
     );
-    if (!wantC && /\btemplate\s*</.test(before)) continue;
+    if (!wantC && /\btemplate\s*</.test(before) !== (kind === "template")) continue;
     const bounds = match[3] ?? match[4];
     const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
     const list = match[6].trim();
@@ -184,6 +196,7 @@ function globalFunctions(source: string, wantC: boolean): KernelSignature[] {
       params,
       language: "cuda",
       ...(wantC ? {} : { cxx: true }),
+      ...(kind === "template" ? { template: true } : {}),
       ...(Number.isInteger(maxThreads) && maxThreads! > 0 ? { maxThreads } : {}),
     });
   }
