@@ -1,13 +1,15 @@
 /**
  * Device functions that stay calls in the PTX (`__noinline__`, as users write for big helpers,
  * and as NVRTC keeps some): `.func` bodies with `call`/`ret` and `.param` arguments and return
- * values, which the simulator's PTX interpreter inlines at each call site. What it cannot run (a
- * recursive call, `printf`'s `vprintf`, a function without a body) is refused at load, naming it.
+ * values, which the simulator's PTX interpreter inlines at each call site; `printf`, whose call
+ * of `vprintf` it formats on the host. What it cannot run (a recursive call, a function without a
+ * body such as `malloc`) is refused at load, naming it.
  */
 import assert from "node:assert/strict";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, mismatch } from "./_cuda_user_run.ts";
+import { printfOutput } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -146,7 +148,7 @@ extern "C" __global__ void k(const int* x, int* sums, int* odd, int* same) {
 
 Deno.test({
   name: nvrtcName(
-    "device function calls: recursion, printf and a function without a body are refused at load",
+    "device function calls: recursion and a function without a body (malloc, __assertfail) are refused at load",
   ),
   ignore,
   async fn() {
@@ -168,8 +170,12 @@ extern "C" __global__ void k(float* x) { x[threadIdx.x] = fib(threadIdx.x % 10);
       /cuda_sim does not run recursive device functions \('_Z3fibi' calls itself\)/,
     );
     await refused(
-      `extern "C" __global__ void k(float* x) { printf("%d\\n", threadIdx.x); x[threadIdx.x] = 1.0f; }`,
-      /cuda_sim does not implement printf \(a call of vprintf\)/,
+      `extern "C" __global__ void k(float* x) { assert(x[threadIdx.x] >= 0.0f); x[threadIdx.x] = 1.0f; }`,
+      /cuda_sim cannot call '__assertfail': the module has no body for it/,
+    );
+    await refused(
+      `extern "C" __global__ void k(float* x) { float* p = (float*)malloc(16); p[0] = 1.0f; x[0] = p[0]; }`,
+      /cuda_sim cannot call 'malloc': the module has no body for it/,
     );
     await refused(
       `extern "C" __device__ float helper(float);
@@ -269,5 +275,65 @@ $ZERO:
       return s;
     });
     assert.equal(mismatch(y, want), undefined);
+  },
+});
+
+Deno.test({
+  name: nvrtcName("printf in a kernel: CUDA's formats and argument layout, its return value"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    printfOutput(); // forget earlier output
+    const [, counts] = await launch(
+      client,
+      {
+        source: `
+extern "C" __global__ void k(const char* name, int* counts) {
+  int i = threadIdx.x;
+  long long big = -1234567890123LL * (i + 1);
+  short s = (short)(-3 - i);
+  unsigned char u = (unsigned char)(250 + i);
+  counts[2 * i] = printf("t%d|%i|%u|%x|%X|%o|%5d|%-5d|%05d|%+d|%lld|%llu|%llx|%hd|%hhu|%c|%s|%.3f|%e|%g|%10.4f|%%\\n",
+    i, -i, 4000000000u + i, 255 + i, 0xabc0 + i, 8 + i, i, i, i, i, big, 18446744073709551615ull - i,
+    0x123456789abcull + i, s, u, 'A' + i, name, 1.0f / 3 + i, -12345.678 * (i + 1), 0.0001 * (i + 1),
+    3.14159265 * i);
+  counts[2 * i + 1] = printf("no arguments\\n");
+}`,
+        blockSize: [3, 1, 1],
+      },
+      3,
+      [Int8Array.from(new TextEncoder().encode("kernel\0")), new Int32Array(6)],
+    );
+    assert.deepEqual(Array.from(counts), [21, 0, 21, 0, 21, 0]);
+    const lines = printfOutput().split("\n").filter((l) => l !== "").sort();
+    const want = [0, 1, 2].map((i) => {
+      const hex = (v: number | bigint) => v.toString(16);
+      const big = -1234567890123n * BigInt(i + 1);
+      return [
+        `t${i}`,
+        `${-i}`,
+        `${4000000000 + i}`,
+        hex(255 + i),
+        hex(0xabc0 + i).toUpperCase(),
+        (8 + i).toString(8),
+        `${i}`.padStart(5),
+        `${i}`.padEnd(5),
+        `${i}`.padStart(5, "0"),
+        `+${i}`,
+        `${big}`,
+        `${18446744073709551615n - BigInt(i)}`,
+        hex(0x123456789abcn + BigInt(i)),
+        `${-3 - i}`,
+        `${250 + i}`,
+        String.fromCharCode(65 + i),
+        "kernel",
+        (Math.fround(1 / 3) + i).toFixed(3),
+        (-12345.678 * (i + 1)).toExponential(6).replace(/e([+-])(\d)$/, "e$10$2"),
+        ["0.0001", "0.0002", "0.0003"][i],
+        (3.14159265 * i).toFixed(4).padStart(10),
+        "%",
+      ].join("|");
+    });
+    assert.deepEqual(lines, [...want, "no arguments", "no arguments", "no arguments"].sort());
   },
 });

@@ -2,8 +2,10 @@
  * What user CUDA C that the simulated setup cannot run gets instead of a result: a typed error
  * that names the cause and says what to do. NVRTC 12.4 has none of the CUDA Toolkit's headers
  * and the runtime gives it no include path (`<cuda_fp16.h>`, `<cooperative_groups.h>`), host
- * macros that nvcc brings in (`INFINITY`, `M_PI`) are missing, and the PTX interpreter refuses
- * at load what it does not implement (device functions that stay calls, `printf`).
+ * macros that nvcc brings in (`INFINITY`, `M_PI`) are missing, and kernels are launched by a
+ * name: a struct by value or a template without an instance named is an argument error. (What
+ * the PTX interpreter refuses at load is tested with it: tests/cuda_user_kernels_calls_test.ts,
+ * tests/cuda_user_kernels_half_test.ts.)
  */
 import assert from "node:assert/strict";
 import { CompilationError, KernelArgumentError } from "../mod.ts";
