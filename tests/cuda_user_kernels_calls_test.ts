@@ -182,6 +182,19 @@ extern "C" __global__ void k(float* x) { x[threadIdx.x] = fib(threadIdx.x % 10);
 extern "C" __global__ void k(float* x) { x[threadIdx.x] = helper(x[threadIdx.x]); }`,
       /cuda_sim cannot call 'helper': the module has no body for it/,
     );
+    // every call site gets a copy of its callee: nested calls that multiply past 2^17
+    // instructions are refused rather than decoded without end
+    const levels = Array.from(
+      { length: 15 },
+      (_, n) =>
+        `__device__ __noinline__ float f${n + 1}(float x) { return f${n}(x) + f${n}(x * 2.0f); }`,
+    );
+    await refused(
+      `__device__ __noinline__ float f0(float x) { return x * x + 1.0f; }
+${levels.join("\n")}
+extern "C" __global__ void k(float* x) { x[threadIdx.x] = f15(x[threadIdx.x]); }`,
+      /cuda_sim: inlining the calls makes 'k' longer than 2\^17 instructions/,
+    );
     // the client stays usable
     const [ok] = await launch(
       client,
