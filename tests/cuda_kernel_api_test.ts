@@ -250,7 +250,15 @@ extern "C" __global__ void dbl(float* v, unsigned n) {
     entryPointRefused(two, /is required: .*\(inc, dbl\)/);
     entryPointRefused({ ...two, entryPoint: "nope" }, /is 'nope' but the module has no kernel/);
     entryPointRefused({ ...two, entryPoint: "nope" }, /is 'nope'/); // cached, refused again
-    entryPointRefused({ source: two.source!.replaceAll('extern "C" ', "") }, /declares no/);
+    // C++-linkage kernels (not extern "C") are launched by name too; a template by an instance
+    entryPointRefused(
+      { source: two.source!.replaceAll('extern "C" ', "") },
+      /is required: the kernel declares 2 __global__ functions \(inc, dbl\)/,
+    );
+    entryPointRefused(
+      { source: "template <int N> __global__ void t(float* v) { v[0] = N; }" },
+      /declares no extern "C" __global__ functions \(name an instance of a template __global__ function as entryPoint: 't<\.\.\.>'\)/,
+    );
     entryPointRefused({ ptx: SAXPY_PTX, entryPoint: "axpy" }, /is 'axpy' but the module has/);
     client.execute({ ...two, entryPoint: "dbl" }, { threads: 3, buffers: [v], params: { n: 3 } });
     client.execute({ ...two, entryPoint: "inc" }, { threads: 3, buffers: [v], params: { n: 2 } });

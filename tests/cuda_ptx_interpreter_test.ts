@@ -241,8 +241,8 @@ Deno.test("float4 loads and stores (ld/st .v4)", async () => {
 Deno.test("a PTX instruction the interpreter does not implement is a load error naming it", () => {
   using server = CudaServer.create({ library: SIM_LIBRARY });
   const ptx = ".version 7.0\n.target sm_75\n.address_size 64\n" +
-    ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, 1;\n" +
-    "\tredux.sync.add.u32 %r2, %r1, -1;\n\tret;\n}\n";
+    ".visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %rd<3>; .reg .pred %p<2>;\n" +
+    "\tld.param.u64 %rd1, [p];\n\tisspacep.global %p1, %rd1;\n\tret;\n}\n";
   assert.throws(
     () => server.compile({ id: "user.k", ptx, entryPoint: "k", blockSize: [32, 1, 1] }),
     (e) => {
@@ -251,7 +251,7 @@ Deno.test("a PTX instruction the interpreter does not implement is a load error 
       assert.match(e.message, /CUDA_ERROR_INVALID_PTX/);
       assert.match(
         e.message,
-        /line 8; error {3}: cuda_sim does not implement the instruction 'redux'/,
+        /line 8; error {3}: cuda_sim does not implement the instruction 'isspacep'/,
       );
       return true;
     },

@@ -2,8 +2,9 @@
  * The kernel type of the CUDA backend and the shipped kernels.
  *
  * A {@linkcode CudaKernel} is PTX text (`{ ptx }`), CUDA C for NVRTC (`{ source }`), or both.
- * The entry point is the module's only `extern "C"` `__global__` function (or `.entry`) unless
- * named; the block size defaults to 256 threads (fewer under `__launch_bounds__`). A launch passes
+ * The entry point is the module's only `extern "C"` `__global__` function (or, without one, its
+ * only C++ `__global__` function, found under its mangled name; or `.entry`) unless named; the
+ * block size defaults to 256 threads (fewer under `__launch_bounds__`). A launch passes
  * `buffers` to the pointer parameters in order and `params` to the scalar ones, by name (CUDA C)
  * or by position (PTX), each checked against its declared type (`launch/_params.ts`). Generated
  * kernels may use the internal layout instead (metadata and scalars, `./backend`): a pointer per
@@ -44,14 +45,17 @@ export interface CudaKernel extends KernelMetadata {
   /** PTX text (what `nvcc -ptx` writes). Give this, {@linkcode source}, or both. */
   readonly ptx?: string;
   /**
-   * CUDA C with `extern "C"` entry points, compiled at run time by NVRTC (`libnvrtc.so`,
+   * CUDA C with `__global__` entry points (`extern "C"`, C++ functions, or templates launched
+   * by an instance's name), compiled at run time by NVRTC (`libnvrtc.so`,
    * optional: without it a kernel with no PTX is `UNSUPPORTED`). With {@linkcode ptx} too, the
    * PTX is loaded and this is the fallback when the driver refuses the PTX's version or has no
    * binary for the device.
    */
   readonly source?: string;
   /**
-   * The `.entry` to launch (an `extern "C"` name); required only when the module has several.
+   * The kernel to launch (an `extern "C"` name, a C++ `__global__` function's name, a template
+   * `__global__` function's instance such as `"sum<float>"`, which NVRTC instantiates, or a PTX
+   * `.entry`); required only when the module has several.
    * @default {the module's only entry point}
    */
   readonly entryPoint?: string;

@@ -4,7 +4,8 @@
  * the driver rejects their PTX's version. NVRTC is a separate library the driver does not ship;
  * without it such kernels are `UNSUPPORTED` (naming what was looked for), and PTX kernels are
  * unaffected. A compile error is a `COMPILATION` error carrying NVRTC's log and the line of its
- * first error.
+ * first error, its message with a note where the source needs a header or a host macro that
+ * NVRTC lacks (`_nvrtc_hint.ts`).
  *
  * NVRTC writes PTX of its own toolkit's ISA (NVRTC 13.0 writes `.version 9.0`), which a driver of
  * an older CUDA version rejects like any newer PTX. So the search prefers an NVRTC no newer than
@@ -16,6 +17,7 @@
  */
 
 import { readPermittedEnv } from "../../../core/config.ts";
+import { nvrtcHint } from "./_nvrtc_hint.ts";
 import { CompilationError, DriverError, UnsupportedError } from "../../../core/errors.ts";
 import { cudaVersionName } from "../_ptx_version.ts";
 
@@ -33,6 +35,9 @@ const NVRTC_SYMBOLS = {
   nvrtcGetPTX: { parameters: ["pointer", "buffer"], result: R },
   nvrtcDestroyProgram: { parameters: ["buffer"], result: R },
   nvrtcGetErrorString: { parameters: ["i32"], result: "pointer" },
+  // template instances by name (`k<float>`): NVRTC 8.0 and newer
+  nvrtcAddNameExpression: { parameters: ["pointer", "buffer"], result: R, optional: true },
+  nvrtcGetLoweredName: { parameters: ["pointer", "buffer", "buffer"], result: R, optional: true },
 } as const satisfies Deno.ForeignLibraryInterface;
 
 /** The environment variable that overrides NVRTC's path. */
@@ -45,8 +50,16 @@ const OLDEST_MAJOR = 11;
 type Library = Deno.DynamicLibrary<typeof NVRTC_SYMBOLS>;
 /** Opened once per path and never closed (see `_ffi.ts` for why), with its version. */
 const opened = new Map<string, { lib: Library; version: number }>();
-/** PTX compiled in this process, by library path, architecture, name and source. */
-const compiledPtx = new Map<string, string>();
+/** PTX compiled in this process, by library path, architecture, name, name expressions, source. */
+const compiledPtx = new Map<string, Compiled>();
+
+/** NVRTC's PTX and the mangled names of the name expressions it was asked for. */
+export interface Compiled {
+  /** The PTX. */
+  readonly ptx: string;
+  /** Each name expression (`k<float>`) to its `.entry` name in the PTX. */
+  readonly lowered: ReadonlyMap<string, string>;
+}
 const encoder = new TextEncoder();
 const cstring = (text: string) => encoder.encode(text + "\0");
 
@@ -141,17 +154,38 @@ export class Nvrtc {
    * servers, clients or devices of one architecture compile a kernel once.
    */
   compile(kernelId: string, source: string, name: string, arch: string): string {
-    const key = `${this.path}\0${arch}\0${name}\0${source}`;
-    let ptx = compiledPtx.get(key);
-    if (ptx === undefined) {
-      Nvrtc.programs++;
-      ptx = this.#compile(kernelId, source, name, arch);
-      compiledPtx.set(key, ptx);
-    }
-    return ptx;
+    return this.compileNamed(kernelId, source, name, arch, []).ptx;
   }
 
-  #compile(kernelId: string, source: string, name: string, arch: string): string {
+  /**
+   * As {@linkcode compile}, with the mangled names of C++ name expressions (`k<float>`, a
+   * template kernel's instance, which NVRTC then instantiates): `COMPILATION` when this NVRTC
+   * cannot lower names or an expression names nothing.
+   */
+  compileNamed(
+    kernelId: string,
+    source: string,
+    name: string,
+    arch: string,
+    expressions: readonly string[],
+  ): Compiled {
+    const key = `${this.path}\0${arch}\0${name}\0${expressions.join("\0")}\0\0${source}`;
+    let compiled = compiledPtx.get(key);
+    if (compiled === undefined) {
+      Nvrtc.programs++;
+      compiled = this.#compile(kernelId, source, name, arch, expressions);
+      compiledPtx.set(key, compiled);
+    }
+    return compiled;
+  }
+
+  #compile(
+    kernelId: string,
+    source: string,
+    name: string,
+    arch: string,
+    expressions: readonly string[],
+  ): Compiled {
     const s = this.#lib.symbols;
     const handle = new BigUint64Array(1);
     this.#check(
@@ -160,6 +194,15 @@ export class Nvrtc {
     );
     const program = Deno.UnsafePointer.create(handle[0]);
     try {
+      const { nvrtcAddNameExpression: add, nvrtcGetLoweredName: get } = s;
+      if (expressions.length > 0 && (add === null || get === null)) {
+        throw new CompilationError(
+          kernelId,
+          `${this.path} cannot lower C++ names (no nvrtcAddNameExpression): launch ` +
+            `${expressions.join(", ")} through an extern "C" __global__ wrapper instead`,
+        );
+      }
+      for (const e of expressions) this.#check(add!(program, cstring(e)), "nvrtcAddNameExpression");
       const options = [cstring(`--gpu-architecture=${arch}`)];
       const pointers = new BigUint64Array(
         options.map((o) => BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(o)))),
@@ -168,11 +211,23 @@ export class Nvrtc {
       void options; // the option strings must stay alive through the call
       if (result === NVRTC_ERROR_COMPILATION) {
         const log = this.#read(program, s.nvrtcGetProgramLogSize, s.nvrtcGetProgramLog).trim();
-        const line = /\((\d+)\): error/.exec(log);
-        throw new CompilationError(kernelId, log, line ? Number(line[1]) : undefined);
+        // the first error in the source itself (not in NVRTC's map of name expressions)
+        const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        const line = new RegExp(`^${escaped}\\((\\d+)\\): (?:catastrophic )?error`, "m").exec(log);
+        const error = new CompilationError(kernelId, log, line ? Number(line[1]) : undefined);
+        const hint = nvrtcHint(log);
+        if (hint !== undefined) error.message += `\n${hint}`;
+        throw error;
       }
       this.#check(result, "nvrtcCompileProgram");
-      return this.#read(program, s.nvrtcGetPTXSize, s.nvrtcGetPTX);
+      const lowered = new Map<string, string>();
+      for (const e of expressions) {
+        const out = new BigUint64Array(1);
+        this.#check(get!(program, cstring(e), out), `nvrtcGetLoweredName(${e})`);
+        const at = Deno.UnsafePointer.create(out[0]);
+        if (at !== null) lowered.set(e, Deno.UnsafePointerView.getCString(at));
+      }
+      return { ptx: this.#read(program, s.nvrtcGetPTXSize, s.nvrtcGetPTX), lowered };
     } finally {
       s.nvrtcDestroyProgram(handle);
     }

@@ -1,13 +1,24 @@
 /**
  * A kernel's entry point and signature, read from its CUDA C (preferred) or PTX: the one it names,
  * or the module's only one (`KernelArgumentError` naming `entryPoint` otherwise, as on WebGPU).
+ * CUDA C's `extern "C"` kernels come first; a source without one (or without the one named) is
+ * read for C++-linkage kernels instead (`cxx`: their PTX names are mangled, `_cxx_entry.ts`), and
+ * an entry point `k<float>` names an instance of the template `__global__` function `k`, which
+ * NVRTC instantiates and names (a name expression, as CuPy's RawModule passes them).
  *
  * @module
  */
 
 import { KernelArgumentError } from "../../../core/errors.ts";
 import { type CudaKernel, kernelName } from "../kernel.ts";
-import { cudaSignatures, type KernelSignature, pickSignature, ptxSignatures } from "./signature.ts";
+import {
+  cudaSignatures,
+  cxxSignatures,
+  type KernelSignature,
+  pickSignature,
+  ptxSignatures,
+  templateSignatures,
+} from "./signature.ts";
 
 /** What a kernel's text says of it: its entry point and that entry's signature. */
 export interface ResolvedKernel {
@@ -20,7 +31,27 @@ export interface ResolvedKernel {
 /** The entry point and signature of a kernel, read from its CUDA C (preferred) or PTX. */
 export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
   const given = kernel.entryPoint;
-  const fromSource = typeof kernel.source === "string" ? cudaSignatures(kernel.source) : [];
+  let fromSource = typeof kernel.source === "string" ? cudaSignatures(kernel.source) : [];
+  if (
+    typeof kernel.source === "string" &&
+    (given === undefined ? fromSource.length === 0 : !fromSource.some((s) => s.name === given))
+  ) {
+    const cxx = cxxSignatures(kernel.source);
+    if (cxx.length > 0) fromSource = cxx;
+    // `k<float>`: an instance of the template k, which NVRTC instantiates and names
+    const base = given?.match(/^\s*([A-Za-z_][\w:]*)\s*</)?.[1];
+    if (base !== undefined) {
+      const template = templateSignatures(kernel.source).find((s) => s.name === base);
+      if (template === undefined) {
+        throw new KernelArgumentError(
+          kernelName(kernel),
+          "entryPoint",
+          `is '${given}', but the source declares no template __global__ function '${base}'`,
+        );
+      }
+      return { entryPoint: given!, signature: { ...template, name: given! } };
+    }
+  }
   const fromPtx = typeof kernel.ptx === "string" ? ptxSignatures(kernel.ptx) : [];
   const all = typeof kernel.source === "string" && (fromSource.length > 0 || fromPtx.length === 0)
     ? fromSource
@@ -29,16 +60,29 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
     (typeof kernel.ptx === "string" ? pickSignature(fromPtx, given) : undefined);
   if (given !== undefined) return { entryPoint: given, signature };
   if (signature === undefined) {
-    const what = all === fromSource ? 'extern "C" __global__ functions' : ".entry functions";
+    const what = all !== fromSource
+      ? ".entry functions"
+      : fromSource[0]?.cxx
+      ? "__global__ functions"
+      : 'extern "C" __global__ functions';
     const names = all.map((s) => s.name);
     throw new KernelArgumentError(
       kernelName(kernel),
       "entryPoint",
       names.length === 0
         ? `cannot be found: the kernel declares no ${what}` +
-          (all === fromSource ? ' (a __global__ function needs extern "C" to keep its name)' : "")
+          (all === fromSource && typeof kernel.source === "string"
+            ? templateHint(kernel.source)
+            : "")
         : `is required: the kernel declares ${names.length} ${what} (${names.join(", ")})`,
     );
   }
   return { entryPoint: signature.name, signature };
+}
+
+/** How to launch the source's templates, when it has any. */
+function templateHint(source: string): string {
+  const names = templateSignatures(source).map((s) => `'${s.name}<...>'`);
+  return names.length === 0 ? "" : ` (name an instance of a template __global__ function as ` +
+    `entryPoint: ${names.join(", ")})`;
 }

@@ -30,6 +30,7 @@ import { CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
 /** `CUDA_ERROR_NOT_FOUND`: `cuModuleGetFunction` found no function of the name. */
 const CUDA_ERROR_NOT_FOUND = 500;
 import { Nvrtc } from "./_nvrtc.ts";
+import { ptxEntryName, ptxParamSizes } from "./_cxx_entry.ts";
 import { kernelName } from "../kernel.ts";
 import { cudaVersionName, isaName, maxPtxIsa } from "../_ptx_version.ts";
 import { isMismatch, type Loaded, loadError, loadModule } from "./_module_load.ts";
@@ -114,8 +115,8 @@ export class ModuleCache {
   readonly #options: ModuleCacheOptions;
   readonly #cc: readonly [number, number];
   readonly #version: number;
-  /** NVRTC's PTX by source. */
-  readonly #compiled = new Map<string, { ptx: string; nvrtc: Nvrtc }>();
+  /** NVRTC's PTX by template instance and source. */
+  readonly #compiled = new Map<string, { ptx: string; nvrtc: Nvrtc; lowered?: string }>();
   readonly #modules = new Map<string, Deno.PointerValue>();
   /** Per program key. */
   #programs = new Map<string, Program>();
@@ -176,8 +177,7 @@ export class ModuleCache {
   signature(kernel: CudaKernel): readonly number[] | undefined {
     const program = this.#program(kernel);
     if (program.signature === undefined) {
-      const entry = this.resolve(kernel).entryPoint;
-      program.signature = { sizes: ptxParamSizes(this.ptx(kernel), entry) };
+      program.signature = { sizes: ptxParamSizes(this.ptx(kernel), this.#entryName(kernel)) };
     }
     return program.signature.sizes;
   }
@@ -229,21 +229,41 @@ export class ModuleCache {
     return fresh;
   }
 
-  #compile(kernel: CudaKernel): { ptx: string; nvrtc: Nvrtc } {
+  #compile(kernel: CudaKernel): { ptx: string; nvrtc: Nvrtc; lowered?: string } {
     const source = kernel.source;
     if (typeof source !== "string") {
       throw new TypeError(`Kernel '${kernelName(kernel)}' needs a ptx or a source string`);
     }
-    let compiled = this.#compiled.get(source);
+    const { entryPoint, signature } = this.resolve(kernel);
+    const instance = signature?.template === true ? entryPoint : "";
+    let compiled = this.#compiled.get(`${instance}\0${source}`);
     if (compiled === undefined) {
       const nvrtc = Nvrtc.open(this.#options.nvrtcLibrary, {
         driverVersion: this.#version,
       });
-      const name = kernelName(kernel);
-      const ptx = nvrtc.compile(name, source, `${name}.cu`, `compute_${this.#cc.join("")}`);
-      this.#compiled.set(source, compiled = { ptx, nvrtc });
+      const name = kernelName(kernel), arch = `compute_${this.#cc.join("")}`;
+      const { ptx, lowered } = nvrtc.compileNamed(
+        name,
+        source,
+        `${name}.cu`,
+        arch,
+        [instance]
+          .filter((e) => e !== ""),
+      );
+      compiled = { ptx, nvrtc, lowered: lowered.get(instance) };
+      this.#compiled.set(`${instance}\0${source}`, compiled);
     }
     return compiled;
+  }
+
+  /** The PTX `.entry` name of the kernel's entry point (mangled for a C++-linkage kernel). */
+  #entryName(kernel: CudaKernel): string {
+    const { entryPoint, signature } = this.resolve(kernel);
+    if (signature?.template === true && typeof kernel.source === "string") {
+      return this.#compile(kernel).lowered ?? entryPoint;
+    }
+    if (signature?.cxx !== true) return entryPoint;
+    return ptxEntryName(this.ptx(kernel), entryPoint, true, kernelName(kernel));
   }
 
   /** Loads the kernel's module (through NVRTC when needed) and finds its function. */
@@ -252,7 +272,7 @@ export class ModuleCache {
       ? this.#loadPtx(kernel)
       : this.#loadSource(kernel, undefined);
     const { symbols, out64, out32 } = this.#driver;
-    const entry = this.resolve(kernel).entryPoint;
+    const entry = this.#entryName(kernel);
     const name = new TextEncoder().encode(entry + "\0");
     const result = symbols.cuModuleGetFunction(out64, module, name);
     if (result !== CUDA_SUCCESS) {
@@ -365,16 +385,4 @@ export class ModuleCache {
     );
     shared.dynamicLimit = bytes;
   }
-}
-
-/** Parameter sizes in bytes of `.entry name(...)` in PTX (`.param .u64 x`, `.param .align 4 .b8 x[12]`). */
-function ptxParamSizes(ptx: string, entry: string): number[] | undefined {
-  const start = ptx.search(new RegExp(`\\.entry\\s+${entry.replace(/[$]/g, "\\$&")}\\s*\\(`));
-  if (start < 0) return undefined;
-  const end = ptx.indexOf(")", start);
-  if (end < 0) return undefined;
-  const params = /\.param\s+(?:\.align\s+\d+\s+)?\.[busf](\d+)\s+[\w$]+(?:\[(\d+)\])?/g;
-  return [...ptx.slice(start, end).matchAll(params)].map((m) =>
-    Number(m[1]) / 8 * (m[2] === undefined ? 1 : Number(m[2]))
-  );
 }

@@ -9,6 +9,8 @@
  *   signed and unsigned, the `<stdint.h>` names, `size_t`, `bool`; pointers to those (or `void`),
  *   `const T*` being read-only. `long` is 64-bit (LP64, as on Linux). A type the runtime cannot
  *   pass (a struct by value, a reference) is kept with `type: undefined`, refused at the launch.
+ *   {@linkcode cxxSignatures} reads the other, C++-linkage `__global__` functions (not templates)
+ *   the same way: their PTX names are mangled (`_Z6kernelPfi`), found by `_cxx_entry.ts`.
  * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list. PTX keeps no C types: a `.u64`
  *   parameter is a pointer when the kernel converts it with `cvta.to.global` (what `nvcc` and
  *   NVRTC write) or uses it as an address (itself, or moved or added to), is declared `.ptr`, or
@@ -61,6 +63,10 @@ export interface KernelSignature {
   readonly language: "cuda" | "ptx";
   /** `__launch_bounds__` / `.maxntid` x, when declared. */
   readonly maxThreads?: number;
+  /** A C++-linkage `__global__` function: its PTX `.entry` name is mangled. */
+  readonly cxx?: boolean;
+  /** A template `__global__` function's instance (`name` is `k<float>`), lowered by NVRTC. */
+  readonly template?: boolean;
 }
 
 const SIZE: Record<StorageType, number> = {
@@ -144,6 +150,28 @@ function externBlocks(text: string): [number, number][] {
 
 /** The `extern "C"` `__global__` functions of CUDA C. */
 export function cudaSignatures(source: string): KernelSignature[] {
+  return globalFunctions(source, "c");
+}
+
+/**
+ * The C++-linkage `__global__` functions of CUDA C (neither `extern "C"` nor templates), whose
+ * PTX names are mangled; marked `cxx`.
+ */
+export function cxxSignatures(source: string): KernelSignature[] {
+  return globalFunctions(source, "cxx");
+}
+
+/**
+ * The template `__global__` functions of CUDA C, by their names without arguments; marked `cxx`
+ * and `template` (an instance, `k<float>`, is named to NVRTC as a name expression). Parameters of
+ * a template type (`T* x`, `T v`) have no element or scalar type.
+ */
+export function templateSignatures(source: string): KernelSignature[] {
+  return globalFunctions(source, "template");
+}
+
+function globalFunctions(source: string, kind: "c" | "cxx" | "template"): KernelSignature[] {
+  const wantC = kind === "c";
   const text = stripComments(source);
   const blocks = externBlocks(text);
   const found: KernelSignature[] = [];
@@ -152,7 +180,13 @@ export function cudaSignatures(source: string): KernelSignature[] {
   for (const match of text.matchAll(pattern)) {
     const at = match.index!;
     const externC = match[1] !== undefined || blocks.some(([s, e]) => at > s && at < e);
-    if (!externC) continue;
+    if (externC !== wantC) continue;
+    // a template's instances have no name the runtime can know
+    const before = text.slice(
+      Math.max(text.lastIndexOf(";", at), text.lastIndexOf("}", at)) + 1,
+      at,
+    );
+    if (!wantC && /\btemplate\s*</.test(before) !== (kind === "template")) continue;
     const bounds = match[3] ?? match[4];
     const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
     const list = match[6].trim();
@@ -161,6 +195,8 @@ export function cudaSignatures(source: string): KernelSignature[] {
       name: match[5],
       params,
       language: "cuda",
+      ...(wantC ? {} : { cxx: true }),
+      ...(kind === "template" ? { template: true } : {}),
       ...(Number.isInteger(maxThreads) && maxThreads! > 0 ? { maxThreads } : {}),
     });
   }

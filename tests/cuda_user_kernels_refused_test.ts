@@ -1,0 +1,99 @@
+/**
+ * What user CUDA C that the simulated setup cannot run gets instead of a result: a typed error
+ * that names the cause and says what to do. NVRTC 12.4 has none of the CUDA Toolkit's headers
+ * and the runtime gives it no include path (`<cuda_fp16.h>`, `<cooperative_groups.h>`), host
+ * macros that nvcc brings in (`INFINITY`, `M_PI`) are missing, and kernels are launched by a
+ * name: a struct by value or a template without an instance named is an argument error. (What
+ * the PTX interpreter refuses at load is tested with it: tests/cuda_user_kernels_calls_test.ts,
+ * tests/cuda_user_kernels_half_test.ts.)
+ */
+import assert from "node:assert/strict";
+import { CompilationError, KernelArgumentError } from "../mod.ts";
+import type { ComputeClient } from "../mod.ts";
+import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { launch } from "./_cuda_user_run.ts";
+
+const ignore = nvrtcSkip !== undefined;
+
+/** The error a one-buffer launch of `source` ends with (thrown at the call or by the read). */
+async function failure(client: ComputeClient, source: string, params?: Record<string, number>) {
+  const kernel: CudaKernel = { source, blockSize: [32, 1, 1] };
+  try {
+    await launch(client, kernel, 32, [new Float32Array(32)], params);
+  } catch (error) {
+    return error as Error;
+  }
+  assert.fail("the launch ran");
+}
+
+Deno.test({
+  name: nvrtcName(
+    "refused user CUDA C: a toolkit header or host macro NVRTC lacks is named, with what to do",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    for (const header of ["cuda_fp16.h", "cooperative_groups.h", "cooperative_groups/reduce.h"]) {
+      const error = await failure(
+        client,
+        `#include <${header}>\nextern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }`,
+      );
+      assert.ok(error instanceof CompilationError, String(error));
+      assert.equal(error.line, 1);
+      assert.match(error.message, /could not open source file/); // NVRTC's own log
+      assert.ok(
+        error.message.includes(
+          `note: <${header}> is a CUDA Toolkit header, which this NVRTC does not build in, and ` +
+            "the runtime compiles CUDA C with no include path",
+        ),
+        error.message,
+      );
+    }
+    const infinity = await failure(
+      client,
+      `extern "C" __global__ void k(float* x) { x[threadIdx.x] = -INFINITY; }`,
+    );
+    assert.ok(infinity instanceof CompilationError);
+    assert.match(
+      infinity.message,
+      /note: INFINITY is a macro of the host's <math\.h>, .*define it in the kernel's source \(`#define INFINITY __int_as_float\(0x7f800000\)`\)/,
+    );
+    const half = await failure(
+      client,
+      `extern "C" __global__ void k(float* x) { __half h = x[0]; x[threadIdx.x] = h; }`,
+    );
+    assert.match(half.message, /note: __half is declared by the CUDA Toolkit's <cuda_fp16\.h>/);
+    // an error of the kernel's own gets no note
+    const own = await failure(client, `extern "C" __global__ void k(float* x) { x[0] = y; }`);
+    assert.ok(own instanceof CompilationError);
+    assert.doesNotMatch(own.message, /note:/);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "refused user CUDA C: struct parameters and templated entry points are argument errors",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const struct = await failure(
+      client,
+      `struct P { float a; int n; };
+extern "C" __global__ void k(float* x, P p) { if (threadIdx.x < p.n) x[threadIdx.x] *= p.a; }`,
+      { p: 1 },
+    );
+    assert.ok(struct instanceof KernelArgumentError, String(struct));
+    assert.match(struct.message, /params\.p is declared 'P p', a type the runtime cannot pass/);
+    const template = await failure(
+      client,
+      `template <typename T> __global__ void k(T* x) { x[threadIdx.x] += T(1); }
+template __global__ void k<float>(float*);`,
+    );
+    assert.match(
+      template.message,
+      /name an instance of a template __global__ function as entryPoint: 'k<\.\.\.>'/,
+    );
+  },
+});
