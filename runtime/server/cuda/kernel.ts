@@ -53,6 +53,15 @@ export interface CudaKernel extends KernelMetadata {
    */
   readonly source?: string;
   /**
+   * Options for NVRTC when it compiles {@linkcode source}, as `nvcc` takes them:
+   * `--include-path=/usr/local/cuda/include` (the runtime gives NVRTC no include path, so a
+   * `<cuda_fp16.h>` or a project header needs one), `-DTILE=32`, `--use_fast_math`,
+   * `-std=c++17`. The runtime picks the architecture (the device's): `--gpu-architecture`/`-arch`
+   * are refused. Programs are cached per source and options.
+   * @default {[]}
+   */
+  readonly compileOptions?: readonly string[];
+  /**
    * The kernel to launch (an `extern "C"` name, a C++ `__global__` function's name, a template
    * `__global__` function's instance such as `"sum<float>"`, which NVRTC instantiates, or a PTX
    * `.entry`); required only when the module has several.

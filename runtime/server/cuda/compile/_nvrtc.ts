@@ -42,6 +42,7 @@ const NVRTC_SYMBOLS = {
 
 /** The environment variable that overrides NVRTC's path. */
 export const NVRTC_LIBRARY_ENV = "GPUCOMPUTE_NVRTC_LIBRARY";
+const NVRTC_ERROR_INVALID_OPTION = 5;
 const NVRTC_ERROR_COMPILATION = 6;
 const NVRTC_ERROR_BUILTIN_OPERATION_FAILURE = 7;
 /** The oldest NVRTC major searched for: the backend needs a CUDA 11 driver at least. */
@@ -168,12 +169,15 @@ export class Nvrtc {
     name: string,
     arch: string,
     expressions: readonly string[],
+    options: readonly string[] = [],
   ): Compiled {
-    const key = `${this.path}\0${arch}\0${name}\0${expressions.join("\0")}\0\0${source}`;
+    const key = `${this.path}\0${arch}\0${name}\0${expressions.join("\0")}\0\0${
+      options.join("\0")
+    }\0\0${source}`;
     let compiled = compiledPtx.get(key);
     if (compiled === undefined) {
       Nvrtc.programs++;
-      compiled = this.#compile(kernelId, source, name, arch, expressions);
+      compiled = this.#compile(kernelId, source, name, arch, expressions, options);
       compiledPtx.set(key, compiled);
     }
     return compiled;
@@ -185,6 +189,7 @@ export class Nvrtc {
     name: string,
     arch: string,
     expressions: readonly string[],
+    extra: readonly string[],
   ): Compiled {
     const s = this.#lib.symbols;
     const handle = new BigUint64Array(1);
@@ -203,7 +208,7 @@ export class Nvrtc {
         );
       }
       for (const e of expressions) this.#check(add!(program, cstring(e)), "nvrtcAddNameExpression");
-      const options = [cstring(`--gpu-architecture=${arch}`)];
+      const options = [cstring(`--gpu-architecture=${arch}`), ...extra.map(cstring)];
       const pointers = new BigUint64Array(
         options.map((o) => BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(o)))),
       );
@@ -218,6 +223,13 @@ export class Nvrtc {
         const hint = nvrtcHint(log);
         if (hint !== undefined) error.message += `\n${hint}`;
         throw error;
+      }
+      if (result === NVRTC_ERROR_INVALID_OPTION) {
+        throw new CompilationError(
+          kernelId,
+          `NVRTC refused an option of [${extra.join(", ")}] (nvrtcCompileProgram: ` +
+            `NVRTC_ERROR_INVALID_OPTION): see NVRTC's documentation of supported compile options`,
+        );
       }
       this.#check(result, "nvrtcCompileProgram");
       const lowered = new Map<string, string>();

@@ -3,7 +3,8 @@
  * macro it does not have. nvcc compiles with the CUDA Toolkit's include folder and the host's C
  * library (`<math.h>` comes in through `cuda_runtime.h`); NVRTC only knows the device runtime it
  * builds in (`threadIdx`, the math functions, the intrinsics, the vector types), and the runtime
- * gives it no include path. NVRTC 12.x builds in none of the toolkit's headers.
+ * gives it no include path unless the kernel's `compileOptions` name one. NVRTC 12.x builds in
+ * none of the toolkit's headers.
  *
  * @module
  */
@@ -48,14 +49,15 @@ const HEADER_TYPES: Record<string, string> = {
  * (the first such failure), else `undefined`.
  */
 export function nvrtcHint(log: string): string | undefined {
-  const header = /could not open source file "([^"]+)"/.exec(log)?.[1];
+  const header = /(?:could not|cannot) open source file "([^"]+)"/.exec(log)?.[1];
   if (header !== undefined) {
     const what = TOOLKIT.test(header)
       ? `<${header}> is a CUDA Toolkit header, which this NVRTC does not build in`
       : `<${header}> is a host or project header`;
-    return `note: ${what}, and the runtime compiles CUDA C with no include path: declare what ` +
-      `the kernel needs from it in its source, or compile the kernel with nvcc and pass its PTX ` +
-      `as \`ptx\``;
+    return `note: ${what}, and the runtime compiles CUDA C with no include path: give the ` +
+      `folder holding it in the kernel's \`compileOptions\` (\`--include-path=/usr/local/cuda/` +
+      `include\` where the CUDA Toolkit is installed), declare what the kernel needs from it in ` +
+      `its source, or compile the kernel with nvcc and pass its PTX as \`ptx\``;
   }
   const name = /identifier "(\w+)" is undefined/.exec(log)?.[1] ??
     /namespace "(\w+)"/.exec(log)?.[1];

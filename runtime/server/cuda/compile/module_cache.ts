@@ -56,9 +56,15 @@ interface Seen {
   readonly ptx?: string;
   readonly source?: string;
   readonly entryPoint?: string;
+  /** `compileOptions` joined (`""` for none): an array changed in place is another program. */
+  readonly options: string;
   readonly program: Program;
   readonly resolved: ResolvedKernel;
 }
+
+/** A kernel's `compileOptions`, joined for keys. */
+const optionsKey = (kernel: CudaKernel): string =>
+  kernel.compileOptions === undefined ? "" : kernel.compileOptions.join("\0");
 
 /**
  * Options of {@linkcode ModuleCache}.
@@ -208,7 +214,7 @@ export class ModuleCache {
     const seen = kernel === this.#lastKernel ? this.#lastSeen : this.#seen.get(kernel);
     if (
       seen !== undefined && seen.ptx === kernel.ptx && seen.source === kernel.source &&
-      seen.entryPoint === kernel.entryPoint
+      seen.entryPoint === kernel.entryPoint && seen.options === optionsKey(kernel)
     ) {
       this.#lastKernel = kernel;
       this.#lastSeen = seen;
@@ -216,13 +222,14 @@ export class ModuleCache {
     }
     const resolved = resolveKernel(kernel);
     const entry = resolved.entryPoint;
+    const options = optionsKey(kernel);
     const key = typeof kernel.ptx === "string"
       ? `ptx\0${entry}\0${kernel.ptx}`
-      : `cu\0${entry}\0${kernel.source}`;
+      : `cu\0${entry}\0${options}\0\0${kernel.source}`;
     let program = this.#programs.get(key);
     if (program === undefined) this.#programs.set(key, program = {});
     const { ptx, source, entryPoint } = kernel;
-    const fresh = { ptx, source, entryPoint, program, resolved };
+    const fresh = { ptx, source, entryPoint, options, program, resolved };
     this.#seen.set(kernel, fresh);
     this.#lastKernel = kernel;
     this.#lastSeen = fresh;
@@ -236,7 +243,9 @@ export class ModuleCache {
     }
     const { entryPoint, signature } = this.resolve(kernel);
     const instance = signature?.template === true ? entryPoint : "";
-    let compiled = this.#compiled.get(`${instance}\0${source}`);
+    const options = kernel.compileOptions ?? [];
+    const key = `${instance}\0${optionsKey(kernel)}\0\0${source}`;
+    let compiled = this.#compiled.get(key);
     if (compiled === undefined) {
       const nvrtc = Nvrtc.open(this.#options.nvrtcLibrary, {
         driverVersion: this.#version,
@@ -249,9 +258,10 @@ export class ModuleCache {
         arch,
         [instance]
           .filter((e) => e !== ""),
+        options,
       );
       compiled = { ptx, nvrtc, lowered: lowered.get(instance) };
-      this.#compiled.set(`${instance}\0${source}`, compiled);
+      this.#compiled.set(key, compiled);
     }
     return compiled;
   }

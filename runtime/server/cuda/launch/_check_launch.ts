@@ -94,6 +94,7 @@ export function checkKernel(kernel: CudaKernel): void {
         'extern "C" __global__ function) or PTX ({ ptx }); run it on a WebGPU client',
     );
   }
+  if (kernel.compileOptions !== undefined) checkCompileOptions(kernel);
   const size = kernel.blockSize;
   if (size !== undefined && (!Array.isArray(size) || size.length !== 3)) {
     throw new TypeError(
@@ -114,5 +115,36 @@ export function checkKernel(kernel: CudaKernel): void {
       kernel.sharedMemoryBytes,
       `Kernel '${kernelName(kernel)}' sharedMemoryBytes`,
     );
+  }
+}
+
+/** NVRTC's architecture options, which the runtime sets to the device's. */
+const ARCH_OPTION = /^(?:--gpu-architecture|-arch)(?:=|$)/;
+
+/** Checks `compileOptions`: strings for NVRTC, none naming the architecture. */
+function checkCompileOptions(kernel: CudaKernel): void {
+  const options: unknown = kernel.compileOptions;
+  if (!Array.isArray(options)) {
+    throw new TypeError(
+      `Kernel '${kernelName(kernel)}': compileOptions must be an array of strings, got ${
+        describe(options)
+      }`,
+    );
+  }
+  for (let i = 0; i < options.length; i++) {
+    const option: unknown = options[i];
+    if (typeof option !== "string" || option === "" || option.includes("\0")) {
+      throw new TypeError(
+        `Kernel '${kernelName(kernel)}': compileOptions[${i}] must be a non-empty string ` +
+          `without NUL, got ${describe(option)}`,
+      );
+    }
+    if (ARCH_OPTION.test(option)) {
+      throw new KernelArgumentError(
+        kernelName(kernel),
+        "compileOptions",
+        `names the architecture (${option}): the runtime compiles for the device's own`,
+      );
+    }
   }
 }
