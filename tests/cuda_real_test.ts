@@ -15,6 +15,8 @@ import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
 import { checkShippedKernels, command, run, runInterleaved } from "./_cuda_programs.ts";
 import { CUDA_PROGRAM_KERNELS, deviceCommand, runOnDevices } from "./_device_programs.ts";
 import { createClients, listDevices } from "../mod.ts";
+import { CubeCount, KernelArguments } from "../backend.ts";
+import { wakeCounts } from "../runtime/server/cuda/queue/_wake.ts";
 
 const found = (() => {
   try {
@@ -81,6 +83,34 @@ Deno.test({
     using server = CudaServer.create();
     for (const kernel of Object.values(CUDA_KERNELS)) server.compile(kernel);
     assert.equal(server.stats().moduleLoads, 3, "no module went through NVRTC");
+  },
+});
+
+Deno.test({
+  name: skipped("real driver: a blocking wait with a timeout is woken by the driver, not polled"),
+  ignore,
+  async fn() {
+    using server = CudaServer.create();
+    using signal = server.timelineSignal(0);
+    const n = 64;
+    using data = server.createWithData(new Uint8Array(4 * n), 0);
+    const before = { ...wakeCounts };
+    for (let i = 1; i <= 5; i++) {
+      server.execute({
+        kernel: CUDA_KERNELS.slowF32,
+        count: CubeCount.new1d(1),
+        args: new KernelArguments().withBuffer(data.ref())
+          .withMetadata({ data: new Uint32Array([n]), staticLength: 1 }).withScalar("u32", [
+            20_000,
+          ]),
+      }, 0); // ~20 ms of __nanosleep
+      signal.record(i);
+      signal.waitSync(i, { timeoutMs: 10_000 });
+    }
+    assert.equal(wakeCounts.naps - before.naps, 0, "no nap loop");
+    assert.ok(wakeCounts.posts - before.posts >= 3, JSON.stringify(wakeCounts));
+    const [bytes] = await server.read([data.copyDescriptor([1], [1], 4)], 0);
+    assert.equal(new Float32Array(bytes.buffer)[0], 5);
   },
 });
 
