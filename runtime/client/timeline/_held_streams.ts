@@ -30,7 +30,14 @@ import { StreamErrors } from "../../stream/stream_errors.ts";
  * How a tail ended: `undefined` when its wait succeeded, else the failure, shared by every call
  * held behind it; `reported` once a held call rejected with it (its caller has it).
  */
-type Outcome = { readonly error: unknown; reported?: boolean } | undefined;
+type Outcome = {
+  readonly error: unknown;
+  /** The stream whose wait failed. */
+  readonly stream: StreamId;
+  reported?: boolean;
+  /** Other streams where a held call that reads memory the wait defines rejected with it. */
+  reportedOn?: Set<StreamId>;
+} | undefined;
 
 const OK: Promise<Outcome> = Promise.resolve(undefined);
 
@@ -38,6 +45,12 @@ const OK: Promise<Outcome> = Promise.resolve(undefined);
 export class HeldStreams {
   readonly #streams = new Map<StreamId, Promise<Outcome>>();
   readonly #memory = new Map<object, Promise<Outcome>>();
+  /**
+   * Memory whose contents a pending wait defines (a copy's new handle), by key: the wait's own
+   * failure, which fails the calls held on that memory on any stream, since the memory holds no
+   * defined value then. Removed once the wait settled.
+   */
+  readonly #defining = new Map<object, Promise<Outcome>>();
   /**
    * Each stream's latest failed wait, from the moment it failed: a call made after that is not
    * held by it (the calls held at the time fail and report it), only ordered after those calls.
@@ -59,14 +72,18 @@ export class HeldStreams {
 
   /**
    * Holds the calls made on `stream` from now on until `wait` settles (and earlier holds): a
-   * rejection fails the calls held behind it (see the module doc).
+   * rejection fails the calls held behind it (see the module doc). `defines` are the keys of
+   * memory that `wait` writes in full (a copy's new handle): a rejection leaves it undefined, so
+   * it also fails the calls held on that memory on other streams (give them a memory tail with
+   * {@linkcode run} on `stream`), each reported once as for the stream's own calls.
    */
-  hold(stream: StreamId, wait: Promise<unknown>): void {
+  hold(stream: StreamId, wait: Promise<unknown>, defines: readonly object[] = []): void {
     const before = this.#streams.get(stream) ?? OK;
+    let own: Outcome = undefined;
     const tail = Promise.all([before, wait]).then(
       ([earlier]) => earlier,
       (error) => {
-        const outcome = { error };
+        const outcome = own = { error, stream };
         this.#failed.set(stream, outcome);
         // For the stream's next sync or read when no held call reports it (none was held, or
         // only calls that return nothing); a held call that rejects with it discards it. Not after
@@ -76,6 +93,14 @@ export class HeldStreams {
       },
     );
     this.#track(stream, [], tail);
+    if (defines.length === 0) return;
+    const defined = tail.then(() => own);
+    for (const key of defines) this.#defining.set(key, defined);
+    defined.then(() => {
+      for (const key of defines) {
+        if (this.#defining.get(key) === defined) this.#defining.delete(key);
+      }
+    });
   }
 
   /**
@@ -103,11 +128,14 @@ export class HeldStreams {
     if (this.#closed !== undefined) throw this.#closed;
     const own = this.#streams.get(stream);
     const after: Promise<Outcome>[] = own === undefined ? [] : [own];
+    const defining: Promise<Outcome>[] = [];
     for (const key of keys) {
       const tail = this.#memory.get(key);
       if (tail !== undefined && tail !== own) after.push(tail);
+      const wait = this.#defining.get(key);
+      if (wait !== undefined) defining.push(wait);
     }
-    if (after.length === 0) {
+    if (after.length === 0 && defining.length === 0) {
       this.errors.throwFor(stream);
       return fn();
     }
@@ -115,19 +143,27 @@ export class HeldStreams {
     const kept = handles.map((handle) => handle.clone());
     const result = new Promise<T>((resolve, reject) => {
       this.#waiting.add(reject);
-      Promise.all(after).then((outcomes) => {
+      Promise.all([Promise.all(after), Promise.all(defining)]).then(([outcomes, undefinedBy]) => {
         if (!this.#waiting.delete(reject)) return; // settled by close
-        // Only the stream's own wait fails the call; other streams' failures are theirs.
-        const failed = own === undefined || outcomes[0] === known ? undefined : outcomes[0];
+        // Only the stream's own wait fails the call; other streams' failures are theirs, except
+        // a failure that left memory the call uses undefined.
+        const failed = (own === undefined || outcomes[0] === known ? undefined : outcomes[0]) ??
+          undefinedBy.find((outcome) => outcome !== undefined);
         if (failed !== undefined) {
           if (notRun !== undefined) {
-            // Recorded for the stream's next call, unless a held read got it already.
-            if (!failed.reported) this.errors.record(stream, failed.error, failed);
+            // Recorded for the stream's next call, unless a held read (of this stream, for a
+            // failure of another stream's wait) got it already.
+            const reported = failed.stream === stream
+              ? failed.reported
+              : failed.reportedOn?.has(stream);
+            if (!reported) this.errors.record(stream, failed.error, failed);
             notRun(failed.error);
             return resolve(undefined as T);
           }
           failed.reported = true;
+          (failed.reportedOn ??= new Set()).add(stream);
           this.errors.discard(stream, failed);
+          this.errors.discard(failed.stream, failed);
           throw failed.error;
         }
         this.errors.throwFor(stream);
@@ -213,6 +249,7 @@ export class HeldStreams {
     this.#abort.abort(error);
     this.#streams.clear();
     this.#memory.clear();
+    this.#defining.clear();
   }
 
   #track(stream: StreamId, keys: readonly object[], tail: Promise<Outcome>): void {

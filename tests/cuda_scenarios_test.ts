@@ -1,0 +1,98 @@
+/**
+ * Scenarios as a user writes them, the same on WebGPU (the fallback adapter) and on the simulated
+ * CUDA driver: random programs over one client (varied sizes, views, copies, held streams,
+ * profiles) checked against a CPU model, and the failures that must reach every call that depends
+ * on them.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type ComputeClient,
+  CpuTimelineSignal,
+  createClient,
+  listDevices,
+  TimeoutError,
+} from "../mod.ts";
+import type { KernelMetadata } from "../backend.ts";
+import { ADD_CUDA, ADD_WGSL, clientCommand, runClientProgram } from "./_client_programs.ts";
+import { within } from "./_device_programs.ts";
+import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
+
+interface Backend {
+  readonly name: string;
+  readonly ignore: boolean;
+  readonly add: KernelMetadata;
+  /** Programs the property runs (the WebGPU device polls every ~10 ms: fewer). */
+  readonly runs: number;
+  open(): Promise<ComputeClient>;
+}
+
+const [adapter] = await listDevices({ backend: "webgpu" });
+const backends: Backend[] = [{
+  name: "webgpu",
+  ignore: adapter === undefined, // no WebGPU adapter on this machine
+  add: ADD_WGSL,
+  runs: 25,
+  open: () => createClient({ device: adapter!, maxTasks: 3 }) as Promise<ComputeClient>,
+}, {
+  name: "cuda",
+  ignore: false,
+  add: ADD_CUDA,
+  runs: 200,
+  open: () => createClient({ backend: "cuda", library: SIM_LIBRARY }) as Promise<ComputeClient>,
+}];
+
+for (const b of backends) {
+  Deno.test({
+    name: `${b.name}: random programs over one client match the CPU model, 0 hazards`,
+    ignore: b.ignore,
+    async fn() {
+      using client = await b.open();
+      const program = fc.array(clientCommand(), { minLength: 5, maxLength: 30, size: "max" });
+      await fc.assert(
+        fc.asyncProperty(program, async (p) => {
+          resetHazards();
+          await runClientProgram(client, b.add, p);
+          assert.equal(hazardCount(), 0, hazardReport());
+        }),
+        { numRuns: b.runs },
+      );
+      for (const stream of [0, 1, 2, 3]) client.memoryCleanup({ stream });
+      assert.equal(client.memoryUsage().numberAllocs, 0);
+    },
+  });
+
+  Deno.test({
+    name: `${b.name}: a copy that failed fails the calls held on its new handle, on every stream`,
+    ignore: b.ignore,
+    async fn() {
+      using client = await b.open();
+      // Memory the copy's handle may be given again: it must not be read as the copy's bytes.
+      client.createWithData(new Uint32Array(64).fill(0xbad), { stream: 2 }).dispose();
+      await client.sync({ stream: 2 });
+      using x = client.createWithData(new Uint32Array(64).fill(7), { stream: 1 });
+      client.waitFor(new CpuTimelineSignal(), 1, { stream: 1, timeoutMs: 20 }); // times out
+      using y = client.copyTo(x, client, { stream: 1, destinationStream: 2 });
+      using z = client.zeros(64, "u32", { stream: 3 });
+      const other = client.read(y, { stream: 3 });
+      client.execute(b.add as never, {
+        stream: 0,
+        threads: 64,
+        buffers: [y, z],
+        params: { c: 1, n: 64 },
+      });
+      const own = client.read(y, { stream: 2 });
+      const [onOther, onOwn] = await within(Promise.allSettled([other, own]), 5_000);
+      assert.equal(onOther.status, "rejected", "a read of the copy on another stream");
+      assert.ok(onOther.reason instanceof TimeoutError);
+      assert.equal(onOwn.status, "rejected", "a read of the copy on its stream");
+      assert.ok(onOwn.reason instanceof TimeoutError);
+      // The launch that would have read the undefined bytes did not run; its stream says so.
+      await assert.rejects(client.sync({ stream: 0 }), TimeoutError);
+      assert.deepEqual([...await client.read(z, { stream: 3 })], new Array(64).fill(0));
+      for (const stream of [0, 1, 2, 3]) await client.sync({ stream }); // each reported once
+      client.write(y, new Uint32Array(64).fill(5), { stream: 2 }); // usable again
+      assert.deepEqual([...await client.read(y, { stream: 3 })], new Array(64).fill(5));
+    },
+  });
+}
