@@ -95,4 +95,47 @@ for (const b of backends) {
       assert.deepEqual([...await client.read(y, { stream: 3 })], new Array(64).fill(5));
     },
   });
+
+  Deno.test({
+    name:
+      `${b.name}: handles made on a stream whose wait failed fail their readers on every stream`,
+    ignore: b.ignore,
+    async fn() {
+      using client = await b.open();
+      for (const stream of [1, 2]) { // memory the new handles may be given again
+        client.createWithData(new Uint32Array(64).fill(0xbad), { stream }).dispose();
+        await client.sync({ stream });
+      }
+      client.waitFor(new CpuTimelineSignal(), 1, { stream: 1, timeoutMs: 20 }); // times out
+      const made = [
+        client.createWithData(new Uint32Array(64).fill(7), { stream: 1 }),
+        client.zeros(64, "u32", { stream: 1 }),
+        client.full(64, 3, { dtype: "u32", stream: 1 }),
+        client.arange(64, "u32", { stream: 1 }),
+      ];
+      const texture = b.name === "webgpu"
+        ? client.createTexture({
+          width: 2,
+          height: 2,
+          format: "r32uint",
+          data: new Uint32Array([1, 2, 3, 4]),
+          stream: 1,
+        })
+        : undefined;
+      const reads = await within(
+        Promise.allSettled([
+          ...made.map((handle) => client.read(handle, { stream: 2 })),
+          ...texture ? [client.read(texture, { stream: 2 })] : [],
+        ]),
+        5_000,
+      );
+      for (const [k, read] of reads.entries()) {
+        assert.equal(read.status, "rejected", `the read of handle ${k} on stream 2`);
+        assert.ok(read.reason instanceof TimeoutError);
+      }
+      made.forEach((handle) => handle.dispose());
+      texture?.dispose();
+      for (const stream of [0, 1, 2]) await client.sync({ stream }); // reported once
+    },
+  });
 }

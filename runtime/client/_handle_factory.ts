@@ -114,6 +114,8 @@ export class HandleFactory {
     // A held stream (waitFor) takes the data when the write runs.
     const handle = server.empty(bytes.byteLength, stream, kind);
     this.#write(server, handle, bytes, 0, stream);
+    // Should the wait fail, the write does not run: no other stream may read the bytes then.
+    this.#held.define(stream, [handle.slice.record]);
     return handle;
   }
 

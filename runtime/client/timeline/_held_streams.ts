@@ -72,18 +72,14 @@ export class HeldStreams {
 
   /**
    * Holds the calls made on `stream` from now on until `wait` settles (and earlier holds): a
-   * rejection fails the calls held behind it (see the module doc). `defines` are the keys of
-   * memory that `wait` writes in full (a copy's new handle): a rejection leaves it undefined, so
-   * it also fails the calls held on that memory on other streams (give them a memory tail with
-   * {@linkcode run} on `stream`), each reported once as for the stream's own calls.
+   * rejection fails the calls held behind it (see the module doc).
    */
-  hold(stream: StreamId, wait: Promise<unknown>, defines: readonly object[] = []): void {
+  hold(stream: StreamId, wait: Promise<unknown>): void {
     const before = this.#streams.get(stream) ?? OK;
-    let own: Outcome = undefined;
     const tail = Promise.all([before, wait]).then(
       ([earlier]) => earlier,
       (error) => {
-        const outcome = own = { error, stream };
+        const outcome = { error, stream };
         this.#failed.set(stream, outcome);
         // For the stream's next sync or read when no held call reports it (none was held, or
         // only calls that return nothing); a held call that rejects with it discards it. Not after
@@ -93,13 +89,22 @@ export class HeldStreams {
       },
     );
     this.#track(stream, [], tail);
-    if (defines.length === 0) return;
-    const defined = tail.then(() => own);
-    for (const key of defines) this.#defining.set(key, defined);
+  }
+
+  /**
+   * Says that the calls held on `stream` now define the memory in `keys` in full (the upload of
+   * a new handle, a copy into one): if the stream's wait fails, they do not run and the memory
+   * holds no defined value, so the failure also fails the calls held on that memory on other
+   * streams (each caller gets it; see {@linkcode run}). Nothing when the stream is not held.
+   */
+  define(stream: StreamId, keys: readonly object[]): void {
+    const tail = this.#streams.get(stream);
+    if (tail === undefined) return;
+    const known = this.#failed.get(stream); // failed before: not the held calls' failure
+    const defined = tail.then((outcome) => outcome === known ? undefined : outcome);
+    for (const key of keys) this.#defining.set(key, defined);
     defined.then(() => {
-      for (const key of defines) {
-        if (this.#defining.get(key) === defined) this.#defining.delete(key);
-      }
+      for (const key of keys) if (this.#defining.get(key) === defined) this.#defining.delete(key);
     });
   }
 
