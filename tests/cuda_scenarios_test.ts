@@ -16,7 +16,13 @@ import {
 import type { KernelMetadata } from "../backend.ts";
 import { ADD_CUDA, ADD_WGSL, clientCommand, runClientProgram } from "./_client_programs.ts";
 import { within } from "./_device_programs.ts";
-import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
+import {
+  hazardCount,
+  hazardReport,
+  resetHazards,
+  SIM_LIBRARY,
+  withSimEnv,
+} from "./fixtures/cuda_sim.ts";
 
 interface Backend {
   readonly name: string;
@@ -137,5 +143,28 @@ for (const b of backends) {
       texture?.dispose();
       for (const stream of [0, 1, 2]) await client.sync({ stream }); // reported once
     },
+  });
+}
+
+for (const memoryPools of [true, false]) {
+  Deno.test(`cuda (memory pools: ${memoryPools}): out of memory, every stream's free pages are given back before it fails`, async () => {
+    const MiB = 1 << 20;
+    using client = await withSimEnv(
+      { CUDA_SIM_TOTAL_MEM: String(24 * MiB) },
+      () => createClient({ backend: "cuda", library: SIM_LIBRARY, memoryPools }),
+    );
+    // 16 MiB of pages, one per stream, free but kept by their streams' pools.
+    const parts = [0, 1, 2, 3].map((stream) =>
+      client.createWithData(new Uint32Array(MiB).fill(stream), { stream })
+    );
+    for (const part of parts) part.dispose();
+    for (const stream of [0, 1, 2, 3]) await client.sync({ stream });
+    assert.equal(client.memoryUsage().bytesReserved, 16 * MiB);
+    // 16 MiB more does not fit beside them; it does once they are freed on their streams.
+    using big = client.full(4 * MiB, 9, { dtype: "u32", stream: 0 });
+    const data = await client.read(big, { stream: 1 });
+    assert.equal(data.length, 4 * MiB);
+    assert.ok(data.every((v) => v === 9));
+    assert.equal(client.memoryUsage().bytesReserved, 16 * MiB);
   });
 }
