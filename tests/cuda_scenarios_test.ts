@@ -104,7 +104,7 @@ for (const b of backends) {
 
   Deno.test({
     name:
-      `${b.name}: handles made on a stream whose wait failed fail their readers on every stream`,
+      `${b.name}: handles made or first written on a stream whose wait failed fail their readers`,
     ignore: b.ignore,
     async fn() {
       using client = await b.open();
@@ -119,6 +119,16 @@ for (const b of backends) {
         client.full(64, 3, { dtype: "u32", stream: 1 }),
         client.arange(64, "u32", { stream: 1 }),
       ];
+      // A result allocated there and written by a launch held there (what a helper does).
+      using source = client.createWithData(new Uint32Array(64).fill(1), { stream: 0 });
+      const result = client.empty(64, "u32", { stream: 1 });
+      client.execute(b.add as never, {
+        stream: 1,
+        threads: 64,
+        buffers: [source, result],
+        params: { c: 1, n: 64 },
+      });
+      made.push(result);
       const texture = b.name === "webgpu"
         ? client.createTexture({
           width: 2,

@@ -41,16 +41,23 @@ type Outcome = {
 
 const OK: Promise<Outcome> = Promise.resolve(undefined);
 
+/** Memory a held stream's calls define: its wait's failure once known, and what to wait for. */
+interface Defined {
+  failed: Outcome;
+  /** Settles with the stream's wait; undefined where calls elsewhere need not wait for it. */
+  readonly wait: Promise<void> | undefined;
+}
+
 /** Per-stream and per-memory tails of the held calls, and each stream's recorded failure. */
 export class HeldStreams {
   readonly #streams = new Map<StreamId, Promise<Outcome>>();
   readonly #memory = new Map<object, Promise<Outcome>>();
   /**
-   * Memory whose contents a pending wait defines (a copy's new handle), by key: the wait's own
-   * failure, which fails the calls held on that memory on any stream, since the memory holds no
-   * defined value then. Removed once the wait settled.
+   * Memory that calls held on some stream define (a new handle's upload, a copy into one), by key:
+   * a failure of that stream's wait leaves it undefined, which fails the calls held on it on any
+   * stream. Removed once the stream's wait settled.
    */
-  readonly #defining = new Map<object, Promise<Outcome>>();
+  readonly #defining = new Map<object, Defined>();
   /**
    * Each stream's latest failed wait, from the moment it failed: a call made after that is not
    * held by it (the calls held at the time fail and report it), only ordered after those calls.
@@ -96,14 +103,23 @@ export class HeldStreams {
    * a new handle, a copy into one): if the stream's wait fails, they do not run and the memory
    * holds no defined value, so the failure also fails the calls held on that memory on other
    * streams (each caller gets it; see {@linkcode run}). Nothing when the stream is not held.
+   *
+   * `wait`: whether calls on other streams that use the memory wait for the stream's wait (true:
+   * the defining calls are held on the memory anyway). False for memory allocated on a held
+   * stream (`empty`): a call that is not held otherwise runs at once (it may define the memory
+   * itself), and one held behind the memory's users fails if the wait failed by then.
    */
-  define(stream: StreamId, keys: readonly object[]): void {
+  define(stream: StreamId, keys: readonly object[], wait = true): void {
     const tail = this.#streams.get(stream);
     if (tail === undefined) return;
     const known = this.#failed.get(stream); // failed before: not the held calls' failure
-    const defined = tail.then((outcome) => outcome === known ? undefined : outcome);
+    const defined: Defined = {
+      failed: undefined,
+      wait: wait ? tail.then(() => {}) : undefined,
+    };
     for (const key of keys) this.#defining.set(key, defined);
-    defined.then(() => {
+    tail.then((outcome) => {
+      if (outcome !== known) defined.failed = outcome;
       for (const key of keys) if (this.#defining.get(key) === defined) this.#defining.delete(key);
     });
   }
@@ -133,14 +149,16 @@ export class HeldStreams {
     if (this.#closed !== undefined) throw this.#closed;
     const own = this.#streams.get(stream);
     const after: Promise<Outcome>[] = own === undefined ? [] : [own];
-    const defining: Promise<Outcome>[] = [];
+    const defining: Defined[] = [];
     for (const key of keys) {
       const tail = this.#memory.get(key);
       if (tail !== undefined && tail !== own) after.push(tail);
-      const wait = this.#defining.get(key);
-      if (wait !== undefined) defining.push(wait);
+      const defined = this.#defining.get(key);
+      if (defined === undefined) continue;
+      defining.push(defined);
+      if (defined.wait !== undefined) after.push(defined.wait as Promise<undefined>);
     }
-    if (after.length === 0 && defining.length === 0) {
+    if (after.length === 0) {
       this.errors.throwFor(stream);
       return fn();
     }
@@ -148,12 +166,12 @@ export class HeldStreams {
     const kept = handles.map((handle) => handle.clone());
     const result = new Promise<T>((resolve, reject) => {
       this.#waiting.add(reject);
-      Promise.all([Promise.all(after), Promise.all(defining)]).then(([outcomes, undefinedBy]) => {
+      Promise.all(after).then((outcomes) => {
         if (!this.#waiting.delete(reject)) return; // settled by close
         // Only the stream's own wait fails the call; other streams' failures are theirs, except
         // a failure that left memory the call uses undefined.
         const failed = (own === undefined || outcomes[0] === known ? undefined : outcomes[0]) ??
-          undefinedBy.find((outcome) => outcome !== undefined);
+          defining.find((defined) => defined.failed !== undefined)?.failed;
         if (failed !== undefined) {
           if (notRun !== undefined) {
             // Recorded for the stream's next call, unless a held read (of this stream, for a
