@@ -14,6 +14,11 @@
  *   held behind the wait: the stream's next call (`sync`...) throws it once. One failed wait is reported once: when a held call that returns (a
  *   `read`) rejected with it, it is not recorded for the calls that return nothing. Calls made
  *   after that run normally.
+ * - Memory that calls held on a stream define (a handle made or allocated there, a copy's new
+ *   handle: {@linkcode HeldStreams.define}) holds no defined value when that stream's wait fails:
+ *   the failure also fails the calls held on that memory on other streams, each caller getting
+ *   it, instead of letting them read what the memory held before. Memory the failed calls would
+ *   only have changed keeps its earlier value, which other streams may still read.
  * - A held call that throws when it finally runs records its error the same way.
  * - `close` (the client's `destroy`) settles every held call at once with the given error and
  *   aborts the pending waits, so nothing held keeps the process alive.
