@@ -16,6 +16,7 @@ import {
 import type { KernelMetadata } from "../backend.ts";
 import { ADD_CUDA, ADD_WGSL, clientCommand, runClientProgram } from "./_client_programs.ts";
 import { within } from "./_device_programs.ts";
+import { failedWaitCommand, runFailedWaitProgram } from "./_failed_wait_programs.ts";
 import {
   hazardCount,
   hazardReport,
@@ -65,6 +66,19 @@ for (const b of backends) {
       );
       for (const stream of [0, 1, 2, 3]) client.memoryCleanup({ stream });
       assert.equal(client.memoryUsage().numberAllocs, 0);
+    },
+  });
+
+  Deno.test({
+    name: `${b.name}: random programs with failing waits never read bytes they did not write`,
+    ignore: b.ignore,
+    async fn() {
+      using client = await b.open();
+      const program = fc.array(failedWaitCommand, { minLength: 5, maxLength: 30, size: "max" });
+      await fc.assert(
+        fc.asyncProperty(program, (p) => runFailedWaitProgram(client, b.add, p)),
+        { numRuns: Math.ceil(b.runs / 2) },
+      );
     },
   });
 
