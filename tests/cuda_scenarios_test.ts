@@ -83,6 +83,27 @@ for (const b of backends) {
   });
 
   Deno.test({
+    name:
+      `${b.name}: held calls after an error recorded on their stream all run; it is thrown once`,
+    ignore: b.ignore,
+    async fn() {
+      using client = await b.open();
+      const handles = [1, 2, 3].map(() => client.zeros(4, "u32", { stream: 0 }));
+      client.waitFor(new CpuTimelineSignal(), 1, { stream: 3, timeoutMs: 5 }); // times out
+      await assert.rejects(client.timeline.wait(client.signal({ stream: 3 })));
+      const gate = new CpuTimelineSignal();
+      client.waitFor(gate, 1, { stream: 3 });
+      handles.forEach((h, k) => client.write(h, new Uint32Array(4).fill(k + 1), { stream: 3 }));
+      gate.set(1);
+      const data = await within(client.readMany(handles, { stream: 0 }), 5_000);
+      assert.deepEqual(data.map((d) => d[0]), [1, 2, 3]); // no write lost
+      await assert.rejects(client.sync({ stream: 3 }), TimeoutError); // the failure, once
+      await client.sync({ stream: 3 });
+      handles.forEach((h) => h.dispose());
+    },
+  });
+
+  Deno.test({
     name: `${b.name}: a copy that failed fails the calls held on its new handle, on every stream`,
     ignore: b.ignore,
     async fn() {

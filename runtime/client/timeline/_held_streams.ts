@@ -19,7 +19,10 @@
  *   the failure also fails the calls held on that memory on other streams, each caller getting
  *   it, instead of letting them read what the memory held before. Memory the failed calls would
  *   only have changed keeps its earlier value, which other streams may still read.
- * - A held call that throws when it finally runs records its error the same way.
+ * - A held call that throws when it finally runs records its error the same way. A held call
+ *   that returns nothing does not throw the errors recorded on its stream when it runs (it could
+ *   only record them again, failing every held call after it): it runs, and the stream's next
+ *   `read` or `sync` throws them once.
  * - `close` (the client's `destroy`) settles every held call at once with the given error and
  *   aborts the pending waits, so nothing held keeps the process alive.
  *
@@ -194,7 +197,10 @@ export class HeldStreams {
           this.errors.discard(failed.stream, failed);
           throw failed.error;
         }
-        this.errors.throwFor(stream);
+        // A call that returns something (a read) throws the stream's recorded errors, as the
+        // stream's next call does. One that returns nothing runs: throwing here would only record
+        // the error again, failing every held call after it, and lose their work.
+        if (notRun === undefined) this.errors.throwFor(stream);
         resolve(fn());
       }).catch(reject);
     }).finally(() => kept.forEach((handle) => handle.dispose()));
