@@ -104,6 +104,23 @@ for (const b of backends) {
   });
 
   Deno.test({
+    name: `${b.name}: a wait that fails first still comes after the earlier waits of its stream`,
+    ignore: b.ignore,
+    async fn() {
+      using client = await b.open();
+      client.waitFor(new CpuTimelineSignal(), 1, { stream: 1, timeoutMs: 60 });
+      client.waitFor(new CpuTimelineSignal(), 1, { stream: 1, timeoutMs: 1 }); // fails first
+      const began = performance.now();
+      const error = await client.sync({ stream: 1 }).then(() => undefined, (e) => e);
+      assert.ok(performance.now() - began >= 50, "sync waited for both waits");
+      assert.ok(error?.cause instanceof AggregateError, `both failures at once, got ${error}`);
+      assert.equal(error.cause.errors.length, 2);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      await client.sync({ stream: 1 }); // nothing reported late
+    },
+  });
+
+  Deno.test({
     name: `${b.name}: a copy that failed fails the calls held on its new handle, on every stream`,
     ignore: b.ignore,
     async fn() {

@@ -91,18 +91,20 @@ export class HeldStreams {
    */
   hold(stream: StreamId, wait: Promise<unknown>): void {
     const before = this.#streams.get(stream) ?? OK;
-    const tail = Promise.all([before, wait]).then(
-      ([earlier]) => earlier,
-      (error) => {
-        const outcome = { error, stream };
-        this.#failed.set(stream, outcome);
-        // For the stream's next sync or read when no held call reports it (none was held, or
-        // only calls that return nothing); a held call that rejects with it discards it. Not after
-        // `close`: every held call settled with the close's error then.
-        if (this.#closed === undefined) this.errors.record(stream, error, outcome);
-        return outcome;
-      },
-    );
+    // After the earlier holds even when this wait fails first (Promise.all alone would settle at
+    // the first rejection: the calls held behind would not wait for the earlier holds, and sync
+    // could return before their failure is recorded).
+    const settled = wait.then(() => undefined, (error: unknown) => ({ error }));
+    const tail = Promise.all([before, settled]).then(([earlier, failure]): Outcome => {
+      if (failure === undefined) return earlier;
+      const outcome = { error: failure.error, stream };
+      this.#failed.set(stream, outcome);
+      // For the stream's next sync or read when no held call reports it (none was held, or
+      // only calls that return nothing); a held call that rejects with it discards it. Not after
+      // `close`: every held call settled with the close's error then.
+      if (this.#closed === undefined) this.errors.record(stream, failure.error, outcome);
+      return outcome;
+    });
     this.#track(stream, [], tail);
   }
 
