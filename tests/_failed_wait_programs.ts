@@ -5,7 +5,8 @@
  * calls failed, so the check is the one that matters most: no read returns bytes the program
  * never wrote. The pools are first filled with a sentinel word (memory of disposed handles) that
  * no call writes; a read may reject (with a `ComputeError`), but one that resolves must not
- * contain it. Every promise must settle.
+ * contain it. Every promise must settle, and the syncs that end a program report all its
+ * failures (none is left for the next program).
  */
 import fc from "fast-check";
 import { type ComputeClient, ComputeError, CpuTimelineSignal, type Handle } from "../mod.ts";
@@ -31,7 +32,8 @@ export const failedWaitCommand = fc.oneof(
   fc.record({ op: fc.constant("view" as const), h: slot, to: slot }),
   fc.record({ op: fc.constant("read" as const), s: stream, h: slot }),
   fc.record({ op: fc.constant("dispose" as const), h: slot }),
-  fc.record({ op: fc.constant("fail" as const), s: stream }), // a wait that times out
+  // A wait that times out, soon or later than the ones before it on its stream.
+  fc.record({ op: fc.constant("fail" as const), s: stream, ms: fc.constantFrom(1, 5, 20) }),
   fc.record({ op: fc.constant("gate" as const), s: stream }), // a wait that succeeds
 );
 type Command = typeof failedWaitCommand extends fc.Arbitrary<infer C> ? C : never;
@@ -47,6 +49,10 @@ export async function runFailedWaitProgram<K extends KernelMetadata>(
   program: readonly Command[],
 ): Promise<void> {
   for (const s of [0, 1, 2, 3]) {
+    // The previous program synced every stream: nothing of it may be reported now.
+    await client.sync({ stream: s }).catch((error) => {
+      throw new Error(`an earlier program's failure was reported late: ${error}`);
+    });
     for (const n of [64, 200, 1000]) {
       client.createWithData(new Uint32Array(n).fill(SENTINEL), { stream: s }).dispose();
     }
@@ -115,7 +121,7 @@ export async function runFailedWaitProgram<K extends KernelMetadata>(
           slots.delete(c.h);
           break;
         case "fail":
-          client.waitFor(new CpuTimelineSignal(), 1, { stream: c.s, timeoutMs: 5 });
+          client.waitFor(new CpuTimelineSignal(), 1, { stream: c.s, timeoutMs: c.ms });
           break;
         case "gate": {
           const gate = new CpuTimelineSignal();
