@@ -10,13 +10,18 @@ import {
   type ComputeClient,
   CpuTimelineSignal,
   createClient,
+  createClients,
   listDevices,
   TimeoutError,
 } from "../mod.ts";
 import type { KernelMetadata } from "../backend.ts";
 import { ADD_CUDA, ADD_WGSL, clientCommand, runClientProgram } from "./_client_programs.ts";
 import { within } from "./_device_programs.ts";
-import { failedWaitCommand, runFailedWaitProgram } from "./_failed_wait_programs.ts";
+import {
+  failedWaitCommand,
+  type ProgramClient,
+  runFailedWaitProgram,
+} from "./_failed_wait_programs.ts";
 import {
   hazardCount,
   hazardReport,
@@ -76,7 +81,7 @@ for (const b of backends) {
       using client = await b.open();
       const program = fc.array(failedWaitCommand, { minLength: 5, maxLength: 30, size: "max" });
       await fc.assert(
-        fc.asyncProperty(program, (p) => runFailedWaitProgram(client, b.add, p)),
+        fc.asyncProperty(program, (p) => runFailedWaitProgram([{ client, add: b.add }], p)),
         { numRuns: Math.ceil(b.runs / 2) },
       );
     },
@@ -228,5 +233,54 @@ for (const memoryPools of [true, false]) {
     assert.equal(data.length, 4 * MiB);
     assert.ok(data.every((v) => v === 9));
     assert.equal(client.memoryUsage().bytesReserved, 16 * MiB);
+  });
+}
+
+/** Two clients: two WebGPU devices, two simulated CUDA devices, or one of each. */
+const pairs: { name: string; ignore: boolean; runs: number; open(): Promise<ComputeClient[]> }[] = [
+  {
+    name: "two WebGPU devices",
+    ignore: adapter === undefined,
+    runs: 12,
+    open: () => createClients([adapter!, adapter!]),
+  },
+  {
+    name: "two CUDA devices",
+    ignore: false,
+    runs: 100,
+    open: () =>
+      withSimEnv(
+        { CUDA_SIM_DEVICES: "2" },
+        async () => createClients(await listDevices({ backend: "cuda", library: SIM_LIBRARY })),
+      ),
+  },
+  {
+    name: "a WebGPU and a CUDA client",
+    ignore: adapter === undefined,
+    runs: 12,
+    open: async () => [await backends[0].open(), await backends[1].open()],
+  },
+];
+
+for (const pair of pairs) {
+  Deno.test({
+    name: `${pair.name}: random programs with failing waits, copies and marks between them`,
+    ignore: pair.ignore,
+    async fn() {
+      const clients = await pair.open();
+      try {
+        const programClients: ProgramClient[] = clients.map((client) => ({
+          client,
+          add: client.server.properties.backend === "cuda" ? ADD_CUDA : ADD_WGSL,
+        }));
+        const program = fc.array(failedWaitCommand, { minLength: 5, maxLength: 30, size: "max" });
+        await fc.assert(
+          fc.asyncProperty(program, (p) => runFailedWaitProgram(programClients, p)),
+          { numRuns: pair.runs },
+        );
+      } finally {
+        for (const client of clients) client.destroy();
+      }
+    },
   });
 }
