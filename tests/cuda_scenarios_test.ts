@@ -25,6 +25,7 @@ import {
 import {
   hazardCount,
   hazardReport,
+  liveAllocations,
   resetHazards,
   SIM_LIBRARY,
   withSimEnv,
@@ -235,6 +236,20 @@ for (const memoryPools of [true, false]) {
     assert.equal(client.memoryUsage().bytesReserved, 16 * MiB);
   });
 }
+
+Deno.test("cuda (memory pools: false): memoryCleanup() then sync() gives every free page back to the driver", async () => {
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY, memoryPools: false });
+  const before = liveAllocations("device");
+  const parts = [0, 1, 2].map((stream) =>
+    client.createWithData(new Uint32Array(1 << 18), { stream })
+  );
+  await client.sync();
+  assert.equal(liveAllocations("device"), before + 3);
+  for (const part of parts) part.dispose();
+  for (const stream of [0, 1, 2]) client.memoryCleanup({ stream });
+  await client.sync(); // the frees wait for their streams' work: done now
+  assert.equal(liveAllocations("device"), before);
+});
 
 /** Two clients: two WebGPU devices, two simulated CUDA devices, or one of each. */
 const pairs: { name: string; ignore: boolean; runs: number; open(): Promise<ComputeClient[]> }[] = [

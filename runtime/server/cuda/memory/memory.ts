@@ -174,6 +174,11 @@ export class StreamMemory {
     for (const manager of this.#managers.values()) manager.cleanup(explicit);
   }
 
+  /** Frees the deferred pages (without memory pools) whose stream work completed; never waits. */
+  collectFrees(): void {
+    for (const storage of this.#storages.values()) storage.settleFrees(0);
+  }
+
   /** Frees deferred pages (without memory pools); returns how many are still waiting. */
   deferredFrees(): number {
     let waiting = 0;
