@@ -275,6 +275,12 @@ const ROWS: readonly (Row | Case)[] = [
   ["copyTo a non-client", (e) => e.client.copyTo(e.floats, any({})), TypeError, /destination/],
   ["waitFor a non-signal", (e) => e.client.waitFor(any({}), 1), TypeError, /signal/],
   [
+    "waitFor value -1",
+    (e) => e.client.waitFor(new CpuTimelineSignal(), -1),
+    RangeError,
+    /^value must be/,
+  ],
+  [
     "waitFor timeoutMs -1",
     (e) => e.client.waitFor(new CpuTimelineSignal(), 1, { timeoutMs: -1 }),
     RangeError,

@@ -80,6 +80,8 @@ export function copyBetween(
     const landed = Promise.resolve(started).then((s) => s.done);
     landed.catch(() => into.dispose()); // idempotent; covers a start that never ran
     to.held.hold(to.stream, landed);
+    // A failed copy leaves the new handle undefined: it fails the calls held on it, any stream.
+    to.held.define(to.stream, [target.slice.record]);
     // The same on the new handle's memory, for later calls on other streams of `to`.
     to.held.runVoid(to.stream, [target.slice.record], [target], () => {});
     return target;

@@ -72,14 +72,26 @@ export class HandleFactory {
     const kind = options?.label === undefined
       ? BYTES
       : this.#kinds.get("createBytes", "bytes", options);
-    return server.empty(byteSize, resolveStreamId(options?.stream), kind) as Handle<"bytes">;
+    const stream = resolveStreamId(options?.stream);
+    return this.#allocated(server.empty(byteSize, stream, kind), stream) as Handle<"bytes">;
   }
 
   /** `length` uninitialised elements of a checked `type` (`empty`). */
   empty(server: ComputeServer, length: number, type: DType, options?: CreateOptions): Handle {
     if (options !== undefined) checkOptions(options, CREATE_KEYS.empty, "empty");
     const kind = this.#kinds.get("empty", type, options);
-    return server.empty(byteLength(length, type), resolveStreamId(options?.stream), kind);
+    const stream = resolveStreamId(options?.stream);
+    return this.#allocated(server.empty(byteLength(length, type), stream, kind), stream);
+  }
+
+  /**
+   * Memory allocated on a stream held by `waitFor` is defined by the calls held there (a
+   * helper's kernel writing its result): should the wait fail, the calls held on the memory on
+   * other streams fail too, rather than read what the memory held before.
+   */
+  #allocated(handle: Handle, stream: StreamId): Handle {
+    if (this.#held.busy) this.#held.define(stream, [handle.slice.record], false);
+    return handle;
   }
 
   /** A tensor of `shape` elements of `dtype` with its strides (`createTensor`). */
@@ -96,8 +108,9 @@ export class HandleFactory {
       throw new RangeError(`kind must be "contiguous" or "optimized", got ${describe(layout)}`);
     }
     const descriptor = AllocationDescriptor[layout](shape, DTYPE_SIZE[dtype]);
-    const [allocation] = server.create([descriptor], resolveStreamId(options.stream));
-    using untyped = allocation.handle;
+    const stream = resolveStreamId(options.stream);
+    const [allocation] = server.create([descriptor], stream);
+    using untyped = this.#allocated(allocation.handle, stream);
     return { handle: untyped.as(dtype), strides: allocation.strides };
   }
 
@@ -116,6 +129,8 @@ export class HandleFactory {
     // A held stream (waitFor) takes the data when the write runs.
     const handle = server.empty(bytes.byteLength, stream, kind);
     this.#write(server, handle, bytes, 0, stream);
+    // Should the wait fail, the write does not run: no other stream may read the bytes then.
+    this.#held.define(stream, [handle.slice.record]);
     return handle;
   }
 

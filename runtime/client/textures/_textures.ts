@@ -73,6 +73,8 @@ export function createTexture(
   if (options.data !== undefined) {
     try {
       writeTexture(server, held, texture, options.data, { stream });
+      // Should the stream's wait fail, the write does not run: no other stream may read it then.
+      held.define(stream, [texture.ref().slice.record]);
     } catch (error) {
       texture.dispose();
       throw error;

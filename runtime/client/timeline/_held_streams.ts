@@ -14,7 +14,15 @@
  *   held behind the wait: the stream's next call (`sync`...) throws it once. One failed wait is reported once: when a held call that returns (a
  *   `read`) rejected with it, it is not recorded for the calls that return nothing. Calls made
  *   after that run normally.
- * - A held call that throws when it finally runs records its error the same way.
+ * - Memory that calls held on a stream define (a handle made or allocated there, a copy's new
+ *   handle: {@linkcode HeldStreams.define}) holds no defined value when that stream's wait fails:
+ *   the failure also fails the calls held on that memory on other streams, each caller getting
+ *   it, instead of letting them read what the memory held before. Memory the failed calls would
+ *   only have changed keeps its earlier value, which other streams may still read.
+ * - A held call that throws when it finally runs records its error the same way. A held call
+ *   that returns nothing does not throw the errors recorded on its stream when it runs (it could
+ *   only record them again, failing every held call after it): it runs, and the stream's next
+ *   `read` or `sync` throws them once.
  * - `close` (the client's `destroy`) settles every held call at once with the given error and
  *   aborts the pending waits, so nothing held keeps the process alive.
  *
@@ -30,14 +38,34 @@ import { StreamErrors } from "../../stream/stream_errors.ts";
  * How a tail ended: `undefined` when its wait succeeded, else the failure, shared by every call
  * held behind it; `reported` once a held call rejected with it (its caller has it).
  */
-type Outcome = { readonly error: unknown; reported?: boolean } | undefined;
+type Outcome = {
+  readonly error: unknown;
+  /** The stream whose wait failed. */
+  readonly stream: StreamId;
+  reported?: boolean;
+  /** Other streams where a held call that reads memory the wait defines rejected with it. */
+  reportedOn?: Set<StreamId>;
+} | undefined;
 
 const OK: Promise<Outcome> = Promise.resolve(undefined);
+
+/** Memory a held stream's calls define: its wait's failure once known, and what to wait for. */
+interface Defined {
+  failed: Outcome;
+  /** Settles with the stream's wait; undefined where calls elsewhere need not wait for it. */
+  readonly wait: Promise<void> | undefined;
+}
 
 /** Per-stream and per-memory tails of the held calls, and each stream's recorded failure. */
 export class HeldStreams {
   readonly #streams = new Map<StreamId, Promise<Outcome>>();
   readonly #memory = new Map<object, Promise<Outcome>>();
+  /**
+   * Memory that calls held on some stream define (a new handle's upload, a copy into one), by key:
+   * a failure of that stream's wait leaves it undefined, which fails the calls held on it on any
+   * stream. Removed once the stream's wait settled.
+   */
+  readonly #defining = new Map<object, Defined>();
   /**
    * Each stream's latest failed wait, from the moment it failed: a call made after that is not
    * held by it (the calls held at the time fail and report it), only ordered after those calls.
@@ -63,19 +91,47 @@ export class HeldStreams {
    */
   hold(stream: StreamId, wait: Promise<unknown>): void {
     const before = this.#streams.get(stream) ?? OK;
-    const tail = Promise.all([before, wait]).then(
-      ([earlier]) => earlier,
-      (error) => {
-        const outcome = { error };
-        this.#failed.set(stream, outcome);
-        // For the stream's next sync or read when no held call reports it (none was held, or
-        // only calls that return nothing); a held call that rejects with it discards it. Not after
-        // `close`: every held call settled with the close's error then.
-        if (this.#closed === undefined) this.errors.record(stream, error, outcome);
-        return outcome;
-      },
-    );
+    // After the earlier holds even when this wait fails first (Promise.all alone would settle at
+    // the first rejection: the calls held behind would not wait for the earlier holds, and sync
+    // could return before their failure is recorded).
+    const settled = wait.then(() => undefined, (error: unknown) => ({ error }));
+    const tail = Promise.all([before, settled]).then(([earlier, failure]): Outcome => {
+      if (failure === undefined) return earlier;
+      const outcome = { error: failure.error, stream };
+      this.#failed.set(stream, outcome);
+      // For the stream's next sync or read when no held call reports it (none was held, or
+      // only calls that return nothing); a held call that rejects with it discards it. Not after
+      // `close`: every held call settled with the close's error then.
+      if (this.#closed === undefined) this.errors.record(stream, failure.error, outcome);
+      return outcome;
+    });
     this.#track(stream, [], tail);
+  }
+
+  /**
+   * Says that the calls held on `stream` now define the memory in `keys` in full (the upload of
+   * a new handle, a copy into one): if the stream's wait fails, they do not run and the memory
+   * holds no defined value, so the failure also fails the calls held on that memory on other
+   * streams (each caller gets it; see {@linkcode run}). Nothing when the stream is not held.
+   *
+   * `wait`: whether calls on other streams that use the memory wait for the stream's wait (true:
+   * the defining calls are held on the memory anyway). False for memory allocated on a held
+   * stream (`empty`): a call that is not held otherwise runs at once (it may define the memory
+   * itself), and one held behind the memory's users fails if the wait failed by then.
+   */
+  define(stream: StreamId, keys: readonly object[], wait = true): void {
+    const tail = this.#streams.get(stream);
+    if (tail === undefined) return;
+    const known = this.#failed.get(stream); // failed before: not the held calls' failure
+    const defined: Defined = {
+      failed: undefined,
+      wait: wait ? tail.then(() => {}) : undefined,
+    };
+    for (const key of keys) this.#defining.set(key, defined);
+    tail.then((outcome) => {
+      if (outcome !== known) defined.failed = outcome;
+      for (const key of keys) if (this.#defining.get(key) === defined) this.#defining.delete(key);
+    });
   }
 
   /**
@@ -103,9 +159,14 @@ export class HeldStreams {
     if (this.#closed !== undefined) throw this.#closed;
     const own = this.#streams.get(stream);
     const after: Promise<Outcome>[] = own === undefined ? [] : [own];
+    const defining: Defined[] = [];
     for (const key of keys) {
       const tail = this.#memory.get(key);
       if (tail !== undefined && tail !== own) after.push(tail);
+      const defined = this.#defining.get(key);
+      if (defined === undefined) continue;
+      defining.push(defined);
+      if (defined.wait !== undefined) after.push(defined.wait as Promise<undefined>);
     }
     if (after.length === 0) {
       this.errors.throwFor(stream);
@@ -117,20 +178,31 @@ export class HeldStreams {
       this.#waiting.add(reject);
       Promise.all(after).then((outcomes) => {
         if (!this.#waiting.delete(reject)) return; // settled by close
-        // Only the stream's own wait fails the call; other streams' failures are theirs.
-        const failed = own === undefined || outcomes[0] === known ? undefined : outcomes[0];
+        // Only the stream's own wait fails the call; other streams' failures are theirs, except
+        // a failure that left memory the call uses undefined.
+        const failed = (own === undefined || outcomes[0] === known ? undefined : outcomes[0]) ??
+          defining.find((defined) => defined.failed !== undefined)?.failed;
         if (failed !== undefined) {
           if (notRun !== undefined) {
-            // Recorded for the stream's next call, unless a held read got it already.
-            if (!failed.reported) this.errors.record(stream, failed.error, failed);
+            // Recorded for the stream's next call, unless a held read (of this stream, for a
+            // failure of another stream's wait) got it already.
+            const reported = failed.stream === stream
+              ? failed.reported
+              : failed.reportedOn?.has(stream);
+            if (!reported) this.errors.record(stream, failed.error, failed);
             notRun(failed.error);
             return resolve(undefined as T);
           }
           failed.reported = true;
+          (failed.reportedOn ??= new Set()).add(stream);
           this.errors.discard(stream, failed);
+          this.errors.discard(failed.stream, failed);
           throw failed.error;
         }
-        this.errors.throwFor(stream);
+        // A call that returns something (a read) throws the stream's recorded errors, as the
+        // stream's next call does. One that returns nothing runs: throwing here would only record
+        // the error again, failing every held call after it, and lose their work.
+        if (notRun === undefined) this.errors.throwFor(stream);
         resolve(fn());
       }).catch(reject);
     }).finally(() => kept.forEach((handle) => handle.dispose()));
@@ -213,6 +285,7 @@ export class HeldStreams {
     this.#abort.abort(error);
     this.#streams.clear();
     this.#memory.clear();
+    this.#defining.clear();
   }
 
   #track(stream: StreamId, keys: readonly object[], tail: Promise<Outcome>): void {

@@ -14,6 +14,7 @@ import { resolveStreamId, type StreamId, withStream } from "../../core/stream_id
 import { assertNonNegativeInteger, describe } from "../../core/_argument_checks.ts";
 import type { ComputeServer, ProfilingToken } from "../../server/server.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
+import { toTimelineValue } from "../../../sync/_checks.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
 import { heldError, HeldStreams, type Keepable, keepRef } from "./_held_streams.ts";
 import { Texture } from "../textures/texture.ts";
@@ -109,6 +110,7 @@ export class StreamCalls {
     if (typeof signal?.wait !== "function") {
       throw new TypeError(`signal must be a TimelineSignal, got ${describe(signal)}`);
     }
+    toTimelineValue(value, "value"); // named as the caller knows it (the signal says "target")
     // On the device where the backend can (CUDA: a mark of a CUDA server is an event to wait on),
     // unless calls are held here already (the wait must come after them) or a timeout is asked.
     if (timeoutMs === 0 && !this.held.held(stream) && !signal.isReached(value)) {

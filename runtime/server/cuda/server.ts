@@ -233,6 +233,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#settled(undefined);
     this.#parts.bind();
     this.#parts.pinned.collect();
+    this.#parts.memory.collectFrees(); // pages given back since: their stream work completed
     trace?.span({ type: "sync", stream, start: start! });
     this.#parts.sampleMemory(undefined);
   }

@@ -6,8 +6,9 @@
  * the stream that created it.
  *
  * Out of memory: the manager already returns its own free pages and retries once; when that
- * fails too, the other streams' free pages are returned and the reservation is tried a last time
- * before `OUT_OF_MEMORY` reaches the caller.
+ * fails too, every free page of the other streams is returned, the frees are given up to
+ * {@linkcode OOM_SETTLE_MS} to reach the device (they run in each stream's order), and the
+ * reservation is tried a last time before `OUT_OF_MEMORY` reaches the caller.
  *
  * @module
  */
@@ -47,6 +48,12 @@ export interface StreamMemoryParts {
 }
 
 type Manager = MemoryManagement<ResourceRange<bigint>>;
+
+/**
+ * How long an allocation that found the device out of memory waits, at most, for the pages just
+ * given back to be freed on their streams before it fails (a blocking wait, on that path only).
+ */
+export const OOM_SETTLE_MS = 1_000;
 
 /** The pools of every stream index. */
 export class StreamMemory {
@@ -100,7 +107,10 @@ export class StreamMemory {
       return manager.reserve(size);
     } catch (error) {
       if (!(error instanceof OutOfMemoryError)) throw error;
-      for (const other of this.#managers.values()) if (other !== manager) other.cleanup(false);
+      // Every free page, not only the idle ones the automatic policy would give back.
+      for (const other of this.#managers.values()) if (other !== manager) other.cleanup(true);
+      const deadline = performance.now() + OOM_SETTLE_MS;
+      for (const storage of this.#storages.values()) storage.settleFrees(deadline);
       try {
         return manager.reserve(size);
       } catch (again) {
@@ -162,6 +172,11 @@ export class StreamMemory {
   /** Returns unused pages of every stream to the device. */
   cleanup(explicit: boolean): void {
     for (const manager of this.#managers.values()) manager.cleanup(explicit);
+  }
+
+  /** Frees the deferred pages (without memory pools) whose stream work completed; never waits. */
+  collectFrees(): void {
+    for (const storage of this.#storages.values()) storage.settleFrees(0);
   }
 
   /** Frees deferred pages (without memory pools); returns how many are still waiting. */

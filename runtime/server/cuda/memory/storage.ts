@@ -21,7 +21,12 @@ import { DestroyedError, OutOfMemoryError, UnknownError } from "../../../core/er
 import { formatBytes } from "../../../core/format_bytes.ts";
 import type { ComputeStorage, StorageHandle } from "../../../memory/storage.ts";
 import type { ResourceRange } from "../../server.ts";
-import { CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS, type CudaDriver } from "../_ffi.ts";
+import {
+  CUDA_ERROR_NOT_READY,
+  CUDA_ERROR_OUT_OF_MEMORY,
+  CUDA_SUCCESS,
+  type CudaDriver,
+} from "../_ffi.ts";
 import type { CudaEvent, CudaStream, EventPool } from "../queue/streams.ts";
 import type { MultiStream } from "../../../stream/event.ts";
 
@@ -58,6 +63,8 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
   #next = 0;
   #bytes = 0;
   #destroyed = false;
+  /** Whether a `cuMemFreeAsync` was issued since {@linkcode settleFrees} last saw the stream idle. */
+  #freed = false;
 
   /** Creates the storage; pages are allocated lazily. */
   constructor(driver: CudaDriver, options: CudaStorageOptions) {
@@ -117,6 +124,7 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
         this.#driver.symbols.cuMemFreeAsync!(entry.pointer, stream.handle),
         `cuMemFreeAsync(stream ${stream.index})`,
       );
+      this.#freed = true;
     } else {
       this.#deferred.push({ pointer: entry.pointer, event: this.#options.events.record(stream) });
       this.#collect();
@@ -147,6 +155,27 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
     this.#collect();
   }
 
+  /**
+   * After an out-of-memory: waits until `deadline` (a `performance.now()` time) at most for the
+   * frees this storage issued to reach the device, since they run in its stream's order (the
+   * stream's work, then `cuMemFreeAsync`; or the event, then `cuMemFree`), so that a retry finds
+   * their memory. Polls every millisecond; gives up on a stream that reports an error.
+   */
+  settleFrees(deadline: number): void {
+    if (this.#destroyed) return;
+    for (;;) {
+      this.#collect();
+      let pending = this.#deferred.length > 0;
+      if (this.#freed) {
+        const status = this.#driver.symbols.cuStreamQuery(this.#stream().handle);
+        if (status !== CUDA_ERROR_NOT_READY) this.#freed = false; // idle, or a sticky error
+        pending ||= status === CUDA_ERROR_NOT_READY;
+      }
+      if (!pending || performance.now() >= deadline) return;
+      Atomics.wait(SLEEP, 0, 0, 1);
+    }
+  }
+
   /** Frees deferred pages whose event completed, in order (one stream: events complete in order). */
   #collect(): void {
     const { symbols } = this.#driver;
@@ -168,3 +197,6 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
     if (this.#destroyed) throw new DestroyedError("The CUDA storage was destroyed");
   }
 }
+
+/** What {@linkcode CudaStorage.settleFrees} sleeps on between polls (`Atomics.wait`). */
+const SLEEP = new Int32Array(new SharedArrayBuffer(4));
