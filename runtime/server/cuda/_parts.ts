@@ -114,6 +114,7 @@ export class CudaParts implements WaitOwner {
       asyncAlloc: (options.memoryPools ?? true) && device.attributes.memoryPools,
       memory: { maxAllocationSize: Math.min(2 ** 31, device.totalMemory), ...options.memory },
       freeBytes: () => device.memoryInfo().free,
+      owner: this,
     });
     this.pinned = new PinnedPool(driver, this.events);
     this.modules = new ModuleCache(driver, {

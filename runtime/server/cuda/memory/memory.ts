@@ -29,6 +29,7 @@ import type { StreamId } from "../../../core/stream_id.ts";
 import type { MultiStream } from "../../../stream/event.ts";
 import type { ResourceRange } from "../../server.ts";
 import type { CudaDriver } from "../_ffi.ts";
+import type { WakeOwner } from "../queue/_wake.ts";
 import type { CudaEvent, CudaStream, EventPool } from "../queue/streams.ts";
 import { CudaStorage } from "./storage.ts";
 
@@ -45,6 +46,8 @@ export interface StreamMemoryParts {
   readonly memory: MemoryManagementOptions;
   /** Free device bytes, for out-of-memory messages. */
   readonly freeBytes: () => number;
+  /** The server, for the blocking waits on frees after an out-of-memory (`queue/_wake.ts`). */
+  readonly owner?: WakeOwner;
 }
 
 type Manager = MemoryManagement<ResourceRange<bigint>>;
@@ -202,7 +205,8 @@ export class StreamMemory {
     let manager = this.#managers.get(index);
     if (manager === undefined) {
       const { driver, events, asyncAlloc, streams } = this.#parts;
-      const storage = new CudaStorage(driver, { streams, index, events, asyncAlloc });
+      const owner = this.#parts.owner;
+      const storage = new CudaStorage(driver, { streams, index, events, asyncAlloc, owner });
       manager = new MemoryManagement(storage, this.#parts.memory);
       manager.mode = this.#mode;
       this.#storages.set(index, storage);

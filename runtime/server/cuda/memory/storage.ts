@@ -28,6 +28,7 @@ import {
   type CudaDriver,
 } from "../_ffi.ts";
 import type { CudaEvent, CudaStream, EventPool } from "../queue/streams.ts";
+import { blockUntilComplete, type WakeOwner } from "../queue/_wake.ts";
 import type { MultiStream } from "../../../stream/event.ts";
 
 /** Options of {@linkcode CudaStorage}. */
@@ -40,6 +41,8 @@ export interface CudaStorageOptions {
   readonly events: EventPool;
   /** Whether `cuMemAllocAsync`/`cuMemFreeAsync` are available and supported by the device. */
   readonly asyncAlloc: boolean;
+  /** The server, for the blocking waits of {@linkcode CudaStorage.settleFrees}. */
+  readonly owner?: WakeOwner;
 }
 
 /**
@@ -159,21 +162,41 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
    * After an out-of-memory: waits until `deadline` (a `performance.now()` time) at most for the
    * frees this storage issued to reach the device, since they run in its stream's order (the
    * stream's work, then `cuMemFreeAsync`; or the event, then `cuMemFree`), so that a retry finds
-   * their memory. Polls every millisecond; gives up on a stream that reports an error.
+   * their memory. The waits block until the device wakes them (`queue/_wake.ts`); a deadline
+   * already past only collects what completed. Gives up on a stream that reports an error.
    */
   settleFrees(deadline: number): void {
     if (this.#destroyed) return;
-    for (;;) {
+    this.#collect();
+    const { driver, events, owner } = { driver: this.#driver, ...this.#options };
+    const left = () => Math.max(0, deadline - performance.now());
+    // Deferred frees wait on events of one stream, which complete in order: the last one.
+    const last = this.#deferred.at(-1);
+    if (last !== undefined && left() > 0) {
+      try {
+        blockUntilComplete(driver, owner, last.event.handle, left());
+      } catch { /* a sticky error: the context's release reclaims the pages */ }
       this.#collect();
-      let pending = this.#deferred.length > 0;
-      if (this.#freed) {
-        const status = this.#driver.symbols.cuStreamQuery(this.#stream().handle);
-        if (status !== CUDA_ERROR_NOT_READY) this.#freed = false; // idle, or a sticky error
-        pending ||= status === CUDA_ERROR_NOT_READY;
-      }
-      if (!pending || performance.now() >= deadline) return;
-      Atomics.wait(SLEEP, 0, 0, 1);
     }
+    if (!this.#freed) return;
+    if (left() === 0) {
+      const status = driver.symbols.cuStreamQuery(this.#stream().handle);
+      if (status !== CUDA_ERROR_NOT_READY) this.#freed = false; // idle, or a sticky error
+      return;
+    }
+    // `cuMemFreeAsync`s in stream order: an event after them, waited on.
+    let complete = true;
+    let event: CudaEvent;
+    try {
+      event = events.record(this.#stream());
+      complete = blockUntilComplete(driver, owner, event.handle, left());
+    } catch {
+      return; // a sticky error: nothing more will be freed
+    }
+    if (complete) {
+      this.#freed = false;
+      events.release(event);
+    } // else the event stays out of the pool: the work before it still runs
   }
 
   /** Frees deferred pages whose event completed, in order (one stream: events complete in order). */
@@ -197,6 +220,3 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
     if (this.#destroyed) throw new DestroyedError("The CUDA storage was destroyed");
   }
 }
-
-/** What {@linkcode CudaStorage.settleFrees} sleeps on between polls (`Atomics.wait`). */
-const SLEEP = new Int32Array(new SharedArrayBuffer(4));
