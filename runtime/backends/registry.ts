@@ -50,12 +50,21 @@ export const DEFAULT_BACKEND: string = BUILTIN_BACKENDS[0].name;
  * Registers a backend under its name, until the returned registration is disposed (a shipped
  * backend cannot be replaced: `RangeError`).
  *
- * @example A test backend, registered for one test
- * ```ts ignore
+ * @example A backend registered for one test: here WebGPU again, under another name
+ * ```ts
  * import { registerBackend } from "@gpucompute/runtime/backend";
  * import { createClient } from "@gpucompute/runtime";
- * using _ = registerBackend({ name: "sim", requiresDeno: false, load: () => Promise.resolve(simBackend) });
- * using client = await createClient({ backend: "sim" });
+ * import { webgpuBackend } from "@gpucompute/runtime/webgpu";
+ * {
+ *   using _ = registerBackend({
+ *     name: "gpu2",
+ *     requiresDeno: false,
+ *     load: () => Promise.resolve({ ...webgpuBackend, name: "gpu2" }), // its own name
+ *   });
+ *   using client = await createClient({ backend: "gpu2" });
+ *   using x = client.createWithData(new Float32Array([1, 2, 3]));
+ *   console.log(await client.read(x)); // Float32Array [1, 2, 3]
+ * } // unregistered: createClient({ backend: "gpu2" }) is a RangeError again
  * ```
  */
 export function registerBackend(registration: BackendRegistration): Disposable {

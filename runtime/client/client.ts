@@ -305,8 +305,14 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    *
    * @example Hand a point of the GPU work to another Worker
    * ```ts ignore
+   * import { createClient, elementwise } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * const worker = new Worker(new URL("./consumer.ts", import.meta.url), { type: "module" });
+   * using x = client.arange(1024, "f32");
+   * using y = elementwise({ inputs: ["x"], expression: "x * x" }).run(client, { x });
    * worker.postMessage({ timeline: client.timeline.buffer, ready: client.signal() });
-   * // the worker: await new CpuTimelineSignal(timeline).wait(ready)
+   * // consumer.ts: onmessage = async ({ data }) =>
+   * //   await new CpuTimelineSignal(data.timeline).wait(data.ready); // y is computed
    * ```
    */
   signal(options: StreamOptions = {}): bigint {
@@ -321,9 +327,16 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * one whose `timeline` is waited on, settles them with `DESTROYED` (docs/devices.md for CUDA).
    *
    * @example Upload an input once a producer Worker has written it
-   * ```ts ignore
-   * client.waitFor(produced, 1, { stream: 1 }); // a Worker fills `input`, then sets produced to 1
+   * ```ts
+   * import { CpuTimelineSignal, createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * const produced = new CpuTimelineSignal(); // a Worker's, from `new CpuTimelineSignal(buffer)`
+   * const input = new Float32Array(4);
+   * client.waitFor(produced, 1, { stream: 1 });
    * using data = client.createWithData(input, { stream: 1 }); // copied once produced reaches 1
+   * input.set([1, 2, 3, 4]); // the producer fills `input`...
+   * produced.set(1); // ...then says so
+   * console.log(await client.read(data, { stream: 1 })); // Float32Array [1, 2, 3, 4]
    * ```
    */
   waitFor(signal: TimelineSignal, value: bigint | number, options: WaitForOptions = {}): void {

@@ -43,7 +43,7 @@ export interface HandleNames {
  *
  * @example
  * ```ts
- * import { describeHandle } from "@gpucompute/runtime/backend";
+ * import { describeHandle } from "./handle_ref.ts";
  * const text = describeHandle({ dtype: "u32", fullSize: 8, offsetStart: 0, offsetEnd: 0, stream: 1 });
  * console.log(text); // the handle of u32 × 2 on stream 1
  * ```

@@ -47,9 +47,13 @@ export interface TopkOptions {
  * it disposes both handles (`using best = topk(...)`).
  *
  * @example
- * ```ts ignore
- * import type { TopkResult } from "@gpucompute/runtime";
- * const firstIndex = async (r: TopkResult<"f32">) => (await client.read(r.indices))[0];
+ * ```ts
+ * import { createClient, topk, type TopkResult } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using x = client.createWithData(new Float32Array([0.5, 2, -1, 7, 3, 3]));
+ * using best: TopkResult<"f32"> = topk(client, x, 3);
+ * console.log(await client.read(best.values), await client.read(best.indices));
+ * // Float32Array [7, 3, 3] Uint32Array [3, 4, 5]: ties keep the first index first
  * ```
  */
 export interface TopkResult<D extends ElementType> extends Disposable {
