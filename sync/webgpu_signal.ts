@@ -21,7 +21,7 @@ import { queueCompletions } from "./_queue_completions.ts";
  * A timeline signal reached by the completion of work submitted to a WebGPU queue.
  *
  * @example Mark two points of the queue and wait for the second
- * ```ts ignore
+ * ```ts
  * import { WebGpuTimelineSignal } from "@gpucompute/runtime/sync";
  * const adapter = await navigator.gpu.requestAdapter();
  * const device = await adapter!.requestDevice();

@@ -20,7 +20,7 @@ import { createClient, type CudaClient, type WebGpuClient } from "./create_clien
  * `createClient({ device })`; `backend` tells which.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { listDevices } from "@gpucompute/runtime";
  * for (const device of await listDevices()) console.log(device.backend, device.name);
  * ```
@@ -120,7 +120,7 @@ export async function listDevices(options: ListDevicesOptions = {}): Promise<Dev
  * streams on the device's context (CUDA).
  *
  * @example Two clients on the fallback adapter of a machine without a GPU
- * ```ts ignore
+ * ```ts
  * import { createClients, listDevices } from "@gpucompute/runtime";
  * const [adapter] = await listDevices({ backend: "webgpu" });
  * using clients = await createClients([adapter, adapter]);

@@ -110,7 +110,7 @@ export function backendNames(): string[] {
  * `BACKEND_UNAVAILABLE` for a backend that needs Deno elsewhere.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { loadBackend } from "@gpucompute/runtime/backend";
  * const webgpu = await loadBackend("webgpu");
  * console.log(webgpu.streamEngine); // "scheduler"

@@ -41,7 +41,7 @@ import type { WaitForOptions, WriteOptions } from "./options.ts";
  * automatically where they share memory: no manual flush or sync is needed for correctness.
  *
  * @example Scale a vector on the default WebGPU adapter
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using data = client.createWithData(new Float32Array([1, 2, 3, 4]));

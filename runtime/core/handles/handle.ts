@@ -100,7 +100,7 @@ function checkLayout(init: HandleInit): void {
  * the helpers) and dispose them.
  *
  * @example From a client
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using handle = client.createWithData(new Float32Array([1, 2, 3, 4]));
@@ -216,7 +216,7 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
    * the size is not a whole number of the new elements.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { createClient } from "@gpucompute/runtime";
    * using client = await createClient();
    * using ones = client.createWithData(new Float32Array([1, 1]));

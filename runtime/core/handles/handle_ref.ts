@@ -72,7 +72,7 @@ export function describeHandle(
  * A non-owning reference to a handle's memory and placement, as kernels and copies take it.
  *
  * @example From a client's handle
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using handle = client.createBytes(64, { stream: 2 });

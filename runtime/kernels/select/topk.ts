@@ -70,12 +70,12 @@ export interface TopkResult<D extends ElementType> extends Disposable {
  * and -0 equals +0. `k` may be 0 up to the row's length (`RangeError` beyond).
  *
  * @example The largest 2 of each row
- * ```ts ignore
+ * ```ts
  * import { createClient, topk } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([3, 9, 4, 1, 5, 5]));
- * const { values, indices } = topk(client, x, 2, { shape: [2, 3] });
- * console.log(await client.readMany([values, indices]));
+ * using best = topk(client, x, 2, { shape: [2, 3] }); // disposes both handles
+ * console.log(await client.readMany([best.values, best.indices]));
  * // [Float32Array [9, 4, 5, 5], Uint32Array [1, 2, 1, 2]]
  * ```
  */

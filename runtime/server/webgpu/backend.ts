@@ -15,7 +15,7 @@ import { WebGpuServer, type WebGpuServerOptions } from "./server.ts";
  * The WebGPU backend's description.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { webgpuBackend } from "@gpucompute/runtime/webgpu";
  * const [adapter] = await webgpuBackend.listDevices({});
  * using server = await webgpuBackend.openServer({}, adapter);

@@ -88,7 +88,7 @@ export const RUNTIME_LIMITS: readonly (keyof GPUSupportedLimits)[] = [
  * A GPU device with its ownership, its timer capability and loss tracking.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { WebGpuDevice } from "@gpucompute/runtime/webgpu";
  * using gpu = await WebGpuDevice.request();
  * console.log(gpu.name, gpu.timestamps);
