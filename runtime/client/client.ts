@@ -302,18 +302,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /**
    * Marks the stream's current point (flushing it); returns the value {@linkcode timeline} reaches
    * once the work queued so far on it completed. Values increase; reaching one reaches all earlier.
-   *
-   * @example Hand a point of the GPU work to another Worker
-   * ```ts ignore
-   * import { createClient, elementwise } from "@gpucompute/runtime";
-   * using client = await createClient();
-   * const worker = new Worker(new URL("./consumer.ts", import.meta.url), { type: "module" });
-   * using x = client.arange(1024, "f32");
-   * using y = elementwise({ inputs: ["x"], expression: "x * x" }).run(client, { x });
-   * worker.postMessage({ timeline: client.timeline.buffer, ready: client.signal() });
-   * // consumer.ts: onmessage = async ({ data }) =>
-   * //   await new CpuTimelineSignal(data.timeline).wait(data.ready); // y is computed
-   * ```
+   * A Worker waits with `new CpuTimelineSignal(timeline.buffer)` (example: {@linkcode waitFor}).
    */
   signal(options: StreamOptions = {}): bigint {
     return this.#calls.signal(this.#use("signal"), resolveStreamId(options.stream));
@@ -330,12 +319,11 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * ```ts
    * import { CpuTimelineSignal, createClient } from "@gpucompute/runtime";
    * using client = await createClient();
-   * const produced = new CpuTimelineSignal(); // a Worker's, from `new CpuTimelineSignal(buffer)`
-   * const input = new Float32Array(4);
+   * const produced = new CpuTimelineSignal(), input = new Float32Array(4); // shared with a Worker
    * client.waitFor(produced, 1, { stream: 1 });
    * using data = client.createWithData(input, { stream: 1 }); // copied once produced reaches 1
-   * input.set([1, 2, 3, 4]); // the producer fills `input`...
-   * produced.set(1); // ...then says so
+   * input.set([1, 2, 3, 4]), produced.set(1); // the producer fills `input`, then says so
+   * await client.timeline.wait(client.signal({ stream: 1 })); // the copy completed
    * console.log(await client.read(data, { stream: 1 })); // Float32Array [1, 2, 3, 4]
    * ```
    */

@@ -87,13 +87,10 @@ export interface PipelineCacheDevice {
  * import { PipelineCache } from "./pipeline_cache.ts"; // inside the WebGPU server
  * const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
  * const cache = new PipelineCache(device);
- * const double = {
- *   source: `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
- * @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) { v[id.x] *= 2.0; }`,
- * };
+ * const double = { source: `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+ * @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) { v[id.x] *= 2.0; }` };
  * await cache.compile(double); // throws CompilationError with the WGSL line on failure
- * cache.get(double); // compiled already
- * console.log(cache.hits, cache.misses); // 1 1
+ * console.log(cache.get(double) === cache.get(double), cache.hits, cache.misses); // true 2 1
  * device.destroy();
  * ```
  */
