@@ -12,7 +12,17 @@ import { deno } from "../core/_platform.ts";
 import { BackendUnavailableError } from "../core/errors.ts";
 import { BUILTIN_BACKENDS } from "./builtin.ts";
 
-/** Any backend's description, as the registry holds it. */
+/**
+ * Any backend's description, as the registry holds it.
+ *
+ * @example
+ * ```ts
+ * import type { AnyBackend } from "@gpucompute/runtime/backend";
+ * import { webgpuBackend } from "@gpucompute/runtime/webgpu";
+ * const backend: AnyBackend = webgpuBackend;
+ * console.log(backend.name, backend.streamEngine); // webgpu scheduler
+ * ```
+ */
 // deno-lint-ignore no-explicit-any
 export type AnyBackend = BackendDescriptor<KernelMetadata, any, any>;
 

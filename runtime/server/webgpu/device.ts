@@ -21,7 +21,17 @@ import {
   UnsupportedError,
 } from "../../core/errors.ts";
 
-/** How to obtain the device. */
+/**
+ * How to obtain the device.
+ *
+ * @example
+ * ```ts
+ * import { WebGpuDevice, type WebGpuDeviceOptions } from "@gpucompute/runtime/webgpu";
+ * const options: WebGpuDeviceOptions = { powerPreference: "low-power", features: [] };
+ * using gpu = await WebGpuDevice.request(options);
+ * console.log(gpu.name.length > 0); // true
+ * ```
+ */
 export interface WebGpuDeviceOptions {
   /**
    * Adopt this device instead of requesting one; it is never destroyed by the runtime.
