@@ -97,7 +97,21 @@ export interface ScalarArgument {
   readonly bytes: Uint8Array;
 }
 
-/** Constructors of {@linkcode ScalarArgument}. */
+/**
+ * Constructors of {@linkcode ScalarArgument}.
+ *
+ * @example
+ * ```ts
+ * import { ScalarArgument, type ScalarArgumentConstructors } from "@gpucompute/runtime/backend";
+ * const make: ScalarArgumentConstructors = ScalarArgument;
+ * console.log(make.from("u32", [1, 2]).bytes.byteLength); // 8
+ * try {
+ *   make.from("u32", [-1]);
+ * } catch (error) {
+ *   console.log((error as Error).name); // RangeError: never wrapped
+ * }
+ * ```
+ */
 export interface ScalarArgumentConstructors {
   /**
    * Encodes numbers (or bigints for 64-bit integers) as scalars of `type`. Never coerces:

@@ -21,7 +21,17 @@ import type { HandleKind } from "./handle_kind.ts";
 export { HandleRef, type Placement } from "./handle_ref.ts";
 export { checkHandleKind, type HandleKind } from "./handle_kind.ts";
 
-/** Options to build a {@linkcode Handle}. */
+/**
+ * Options to build a {@linkcode Handle}.
+ *
+ * @example
+ * ```ts
+ * import { Handle, type HandleInit, SliceHandle, SliceRecord } from "@gpucompute/runtime/backend";
+ * const init: HandleInit = { stream: 1, cursor: 0, size: 64, dtype: "f32", label: "weights" };
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), init);
+ * console.log(handle.length, handle.stream, handle.label); // 16 1 weights
+ * ```
+ */
 export interface HandleInit {
   /** The stream that created the memory. */
   stream: StreamId;

@@ -13,7 +13,17 @@ import type { SliceRef } from "./slice.ts";
 import type { StreamId } from "../stream_id.ts";
 import type { HandleType } from "../dtype.ts";
 
-/** The placement fields shared by handles and their refs. */
+/**
+ * The placement fields shared by handles and their refs.
+ *
+ * @example
+ * ```ts
+ * import { Handle, type Placement, SliceHandle, SliceRecord } from "@gpucompute/runtime/backend";
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), { stream: 2, cursor: 0, size: 64 });
+ * const placement: Placement = handle.ref(); // a handle and its refs share their placement
+ * console.log(placement.stream, placement.fullSize, placement.dtype); // 2 64 bytes
+ * ```
+ */
 export interface Placement {
   /** Bytes skipped at the start of the slice. */
   readonly offsetStart: number | undefined;
