@@ -5,7 +5,8 @@
  * (one that needs a CUDA GPU, a Worker or a browser to run), so nothing else would notice when
  * such an example stops matching the API. Each block is written to `.tmp/doc_examples/` as a
  * module of its own (relative imports made relative to there) and one `deno check` checks them
- * all. Run by `tests/doc_examples_test.ts`; by hand:
+ * all. It also checks that every export of every entry point (deno.json `exports`) has an
+ * `@example`. Run by `tests/doc_examples_test.ts`; by hand:
  *
  * ```sh
  * deno run --allow-read --allow-write=.tmp --allow-run=deno tools/check_doc_examples.ts
@@ -65,6 +66,32 @@ export function docBlocks(file: string, text: string): DocBlock[] {
     i = j;
   }
   return blocks;
+}
+
+/**
+ * The exports of the entry points without an `@example` in their JSDoc, as `entry: name`, from
+ * `deno doc --json` (the JSDoc of any declaration of the symbol counts).
+ */
+async function exportsWithoutExample(entries: readonly string[]): Promise<string[]> {
+  type Tag = { kind: string };
+  type Symbol = { name: string; declarations?: { jsDoc?: { tags?: Tag[] } }[] };
+  const missing: string[] = [];
+  for (const entry of entries) { // one at a time: together, a re-export is a bare reference
+    const doc = await new Deno.Command("deno", { args: ["doc", "--json", entry] }).output();
+    if (!doc.success) throw new Error(new TextDecoder().decode(doc.stderr));
+    const { nodes } = JSON.parse(new TextDecoder().decode(doc.stdout)) as {
+      nodes: Record<string, { symbols?: Symbol[] }>;
+    };
+    for (const node of Object.values(nodes)) {
+      for (const symbol of node.symbols ?? []) {
+        const tagged = (symbol.declarations ?? []).some((declaration) =>
+          (declaration.jsDoc?.tags ?? []).some((tag) => tag.kind === "example")
+        );
+        if (!tagged) missing.push(`${entry}: ${symbol.name}`);
+      }
+    }
+  }
+  return missing;
 }
 
 /** The `.ts` files under `dir`, recursively, sorted. */
@@ -129,7 +156,17 @@ if (import.meta.main) {
     );
     Deno.exit(1);
   }
+  const config = JSON.parse(await Deno.readTextFile("deno.json")) as {
+    exports: Record<string, string>;
+  };
+  const entries = Object.values(config.exports);
+  const missing = await exportsWithoutExample(entries);
+  if (missing.length > 0) {
+    console.error(`Exports without an @example:\n  ${missing.join("\n  ")}`);
+    Deno.exit(1);
+  }
   console.log(
-    `${blocks.length} doc examples type-check (${ignored} of them marked ignore) in ${files.length} files`,
+    `${blocks.length} doc examples type-check (${ignored} of them marked ignore) in ${files.length} files;`,
+    `every export of the ${entries.length} entry points has an @example`,
   );
 }
