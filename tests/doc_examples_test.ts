@@ -1,8 +1,8 @@
 // The documentation's code blocks stay true to the API: every TypeScript block of the JSDoc
 // (`@example`) and of README.md and docs/*.md type-checks, the ones marked `ignore` (CUDA, Workers,
-// a browser) too (tools/check_doc_examples.ts). Running the blocks not marked `ignore` takes a
-// minute and is not part of the suite: `deno test --doc --unstable-webgpu --allow-all mod.ts
-// backend.ts runtime/ sync/ README.md docs/*.md`.
+// a browser) too, and every export of an entry point has an `@example` (tools/check_doc_examples.ts).
+// Running the blocks not marked `ignore` takes two minutes and is not part of the suite:
+// `deno test --doc --unstable-webgpu --allow-all mod.ts backend.ts runtime/ sync/ README.md docs/*.md`.
 import { deepEqual, equal, match } from "node:assert/strict";
 import { docBlocks } from "../tools/check_doc_examples.ts";
 
@@ -55,7 +55,7 @@ Deno.test("docBlocks finds the fenced TypeScript blocks of JSDoc and of Markdown
   ]);
 });
 
-Deno.test("every TypeScript block of the documentation type-checks, those marked ignore too", async () => {
+Deno.test("every TypeScript block of the docs type-checks (ignored ones too), every export has an @example", async () => {
   const tool = new URL("../tools/check_doc_examples.ts", import.meta.url).pathname;
   const { success, stdout, stderr } = await new Deno.Command("deno", {
     args: ["run", "--allow-read", "--allow-write=.tmp", "--allow-run=deno", tool],
