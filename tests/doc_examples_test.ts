@@ -47,11 +47,16 @@ Deno.test("docBlocks finds the fenced TypeScript blocks of JSDoc and of Markdown
     "  ```ts ignore",
     "  const b = 2;",
     "  ```",
+    "",
+    "> ```ts",
+    "> const c = 3;",
+    "> ```",
   ]
     .join("\n");
   deepEqual(docBlocks("README.md", md), [
     { file: "README.md", line: 3, ignored: false, code: "const a = 1;" },
     { file: "README.md", line: 9, ignored: true, code: "  const b = 2;" },
+    { file: "README.md", line: 13, ignored: false, code: "const c = 3;" },
   ]);
 });
 

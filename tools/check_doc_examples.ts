@@ -33,6 +33,9 @@ export interface DocBlock {
 
 const FENCE = /^```(ts|typescript|tsx)(\s+ignore)?\s*$/;
 
+/** A Markdown line without its blockquote marker (`> `), if it has one. */
+const unquote = (line: string) => line.replace(/^\s*> ?/, "");
+
 /**
  * The TypeScript code blocks of `text`: in a `.md` file the fenced blocks, in a `.ts` file the
  * fenced blocks inside its `/** ... *\/` comments.
@@ -43,7 +46,7 @@ export function docBlocks(file: string, text: string): DocBlock[] {
   const blocks: DocBlock[] = [];
   let inComment = markdown;
   for (let i = 0; i < lines.length; i++) {
-    let line = lines[i];
+    let line = markdown ? unquote(lines[i]) : lines[i];
     if (!markdown) {
       if (!inComment && /^\s*\/\*\*/.test(line)) inComment = true;
       if (!inComment) continue;
@@ -58,7 +61,7 @@ export function docBlocks(file: string, text: string): DocBlock[] {
     const body: string[] = [];
     let j = i + 1;
     for (; j < lines.length; j++) {
-      const inner = markdown ? lines[j] : lines[j].replace(/^\s*\* ?/, "");
+      const inner = markdown ? unquote(lines[j]) : lines[j].replace(/^\s*\* ?/, "");
       if (inner.trim() === "```") break;
       body.push(inner);
     }
