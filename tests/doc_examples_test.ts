@@ -1,8 +1,8 @@
 // The documentation's code blocks stay true to the API: every TypeScript block of the JSDoc
 // (`@example`) and of README.md and docs/*.md type-checks, the ones marked `ignore` (CUDA, Workers,
 // a browser) too, and every export of an entry point has an `@example` (tools/check_doc_examples.ts).
-// Running the blocks not marked `ignore` takes two minutes and is not part of the suite:
-// `deno test --doc --unstable-webgpu --allow-all mod.ts backend.ts runtime/ sync/ README.md docs/*.md`.
+// Running the blocks not marked `ignore` (with no permission) takes a minute or two and is not part
+// of the suite: `deno task test:doc`.
 import { deepEqual, equal, match } from "node:assert/strict";
 import { docBlocks } from "../tools/check_doc_examples.ts";
 

@@ -12,9 +12,8 @@
  * deno run --allow-read --allow-write=.tmp --allow-run=deno tools/check_doc_examples.ts
  * ```
  *
- * To run the blocks not marked ` ignore` as well (a minute or more; the WebGPU ones on the
- * fallback adapter): `deno test --doc --unstable-webgpu --allow-all mod.ts backend.ts runtime/
- * sync/ README.md docs/`.
+ * To run the blocks not marked ` ignore` as well (a minute or two, the WebGPU ones on the
+ * fallback adapter, with no permission): `deno task test:doc`.
  *
  * @module
  */
