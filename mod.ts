@@ -24,7 +24,7 @@
  * of recorded traces (Perfetto JSON, SVG timeline) and the trace's types are `./trace`.
  *
  * @example SAXPY with a read-only input and named parameters
- * ```ts ignore
+ * ```ts
  * import { createClient, type WgslKernel } from "@gpucompute/runtime";
  * const saxpy: WgslKernel = {
  *   source: `

@@ -31,7 +31,24 @@ import { DestroyedError, TimeoutError } from "../runtime/core/errors.ts";
 import type { TimelineSignal } from "./timeline_signal.ts";
 import { checkWaitOptions } from "./_checks.ts";
 
-/** How the signal records and queries events on its stream. */
+/**
+ * How the signal records and queries events on its stream.
+ *
+ * @example
+ * ```ts
+ * import { type CudaSignalEvents, CudaTimelineSignal } from "@gpucompute/runtime/cuda";
+ * // A test double of a stream's events: the work recorded is complete at once.
+ * const events: CudaSignalEvents<{ done: boolean }> = {
+ *   create: () => ({ done: false }),
+ *   record: (event) => void (event.done = true),
+ *   query: (event) => event.done,
+ *   destroy: () => {},
+ * };
+ * using signal = new CudaTimelineSignal(events);
+ * signal.record(1);
+ * console.log(signal.value); // 1n
+ * ```
+ */
 export interface CudaSignalEvents<E> {
   /** Creates an event. */
   create(): E;
@@ -62,7 +79,19 @@ export interface CudaSignalEvents<E> {
   synchronizeWithin?(event: E, timeoutMs: number): boolean;
 }
 
-/** Options of the waits: milliseconds before `TIMEOUT` (0: none), and an abort signal. */
+/**
+ * Options of the waits: milliseconds before `TIMEOUT` (0: none), and an abort signal.
+ *
+ * @example
+ * ```ts ignore
+ * import { CudaServer, type CudaSignalWaitOptions } from "@gpucompute/runtime/cuda";
+ * using server = CudaServer.create();
+ * using signal = server.timelineSignal(0);
+ * signal.record(1); // after the work enqueued on stream 0 so far
+ * const options: CudaSignalWaitOptions = { timeoutMs: 5_000, signal: new AbortController().signal };
+ * await signal.wait(1, options);
+ * ```
+ */
 export interface CudaSignalWaitOptions {
   /**
    * Milliseconds before the wait fails with `TIMEOUT`; 0 waits without limit.
@@ -85,7 +114,15 @@ interface Slot<E> {
   parked?: Promise<void>;
 }
 
-/** Slots in the ring (the seed's `EVENT_RING_SIZE`): well above typical in-flight depth. */
+/**
+ * Slots in the ring (the seed's `EVENT_RING_SIZE`): well above typical in-flight depth.
+ *
+ * @example
+ * ```ts
+ * import { CUDA_SIGNAL_RING_SIZE } from "@gpucompute/runtime/cuda";
+ * console.log(CUDA_SIGNAL_RING_SIZE); // 64
+ * ```
+ */
 export const CUDA_SIGNAL_RING_SIZE = 64;
 
 const nap = new Int32Array(new SharedArrayBuffer(4));

@@ -21,7 +21,7 @@ import { queueCompletions } from "./_queue_completions.ts";
  * A timeline signal reached by the completion of work submitted to a WebGPU queue.
  *
  * @example Mark two points of the queue and wait for the second
- * ```ts ignore
+ * ```ts
  * import { WebGpuTimelineSignal } from "@gpucompute/runtime/sync";
  * const adapter = await navigator.gpu.requestAdapter();
  * const device = await adapter!.requestDevice();
@@ -115,10 +115,16 @@ export interface QueueMark {
  * marks any {@linkcode TimelineSignal} with it.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { CpuTimelineSignal } from "./cpu_signal.ts";
+ * import { signalOnQueue } from "./webgpu_signal.ts"; // inside the runtime
+ * const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
  * const timeline = new CpuTimelineSignal();
+ * device.queue.submit([]); // the work to wait for
  * signalOnQueue(device.queue, { timeline, value: 1n });
- * await timeline.wait(1);
+ * await timeline.wait(1); // the work submitted so far has completed
+ * console.log(timeline.value); // 1n
+ * device.destroy();
  * ```
  */
 export function signalOnQueue(queue: GPUQueue, mark: QueueMark): void {

@@ -21,9 +21,9 @@ import type { CudaDeviceInfo } from "../server/cuda/devices.ts";
  * A client on the WebGPU backend: kernels are WGSL ({@linkcode WgslKernel}).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, type WebGpuClient } from "@gpucompute/runtime";
- * const client: WebGpuClient = await createClient();
+ * using client: WebGpuClient = await createClient();
  * ```
  */
 export type WebGpuClient = ComputeClient<WgslKernel>;
@@ -34,7 +34,7 @@ export type WebGpuClient = ComputeClient<WgslKernel>;
  * @example
  * ```ts ignore
  * import { createClient, type CudaClient } from "@gpucompute/runtime";
- * const client: CudaClient = await createClient({ backend: "cuda" });
+ * using client: CudaClient = await createClient({ backend: "cuda" });
  * ```
  */
 export type CudaClient = ComputeClient<CudaKernel>;

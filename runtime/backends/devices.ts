@@ -21,7 +21,7 @@ import { assertKnownKeys } from "../core/_argument_checks.ts";
  * `createClient({ device })`; `backend` tells which.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { listDevices } from "@gpucompute/runtime";
  * for (const device of await listDevices()) console.log(device.backend, device.name);
  * ```
@@ -126,7 +126,7 @@ export async function listDevices(options: ListDevicesOptions = {}): Promise<Dev
  * streams on the device's context (CUDA).
  *
  * @example Two clients on the fallback adapter of a machine without a GPU
- * ```ts ignore
+ * ```ts
  * import { createClients, listDevices } from "@gpucompute/runtime";
  * const [adapter] = await listDevices({ backend: "webgpu" });
  * using clients = await createClients([adapter, adapter]);

@@ -12,7 +12,17 @@ import { deno } from "../core/_platform.ts";
 import { BackendUnavailableError } from "../core/errors.ts";
 import { BUILTIN_BACKENDS } from "./builtin.ts";
 
-/** Any backend's description, as the registry holds it. */
+/**
+ * Any backend's description, as the registry holds it.
+ *
+ * @example
+ * ```ts
+ * import type { AnyBackend } from "@gpucompute/runtime/backend";
+ * import { webgpuBackend } from "@gpucompute/runtime/webgpu";
+ * const backend: AnyBackend = webgpuBackend;
+ * console.log(backend.name, backend.streamEngine); // webgpu scheduler
+ * ```
+ */
 // deno-lint-ignore no-explicit-any
 export type AnyBackend = BackendDescriptor<KernelMetadata, any, any>;
 
@@ -50,12 +60,21 @@ export const DEFAULT_BACKEND: string = BUILTIN_BACKENDS[0].name;
  * Registers a backend under its name, until the returned registration is disposed (a shipped
  * backend cannot be replaced: `RangeError`).
  *
- * @example A test backend, registered for one test
- * ```ts ignore
+ * @example A backend registered for one test: here WebGPU again, under another name
+ * ```ts
  * import { registerBackend } from "@gpucompute/runtime/backend";
  * import { createClient } from "@gpucompute/runtime";
- * using _ = registerBackend({ name: "sim", requiresDeno: false, load: () => Promise.resolve(simBackend) });
- * using client = await createClient({ backend: "sim" });
+ * import { webgpuBackend } from "@gpucompute/runtime/webgpu";
+ * {
+ *   using _ = registerBackend({
+ *     name: "gpu2",
+ *     requiresDeno: false,
+ *     load: () => Promise.resolve({ ...webgpuBackend, name: "gpu2" }), // its own name
+ *   });
+ *   using client = await createClient({ backend: "gpu2" });
+ *   using x = client.createWithData(new Float32Array([1, 2, 3]));
+ *   console.log(await client.read(x)); // Float32Array [1, 2, 3]
+ * } // unregistered: createClient({ backend: "gpu2" }) is a RangeError again
  * ```
  */
 export function registerBackend(registration: BackendRegistration): Disposable {
@@ -101,7 +120,7 @@ export function backendNames(): string[] {
  * `BACKEND_UNAVAILABLE` for a backend that needs Deno elsewhere.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { loadBackend } from "@gpucompute/runtime/backend";
  * const webgpu = await loadBackend("webgpu");
  * console.log(webgpu.streamEngine); // "scheduler"

@@ -226,7 +226,7 @@ interface GraphParts {
  * same launches would be. It holds the handles its launches use until it is disposed.
  *
  * @example Replay a step 1,000 times
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * const step = {

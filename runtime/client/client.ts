@@ -42,7 +42,7 @@ import type { WaitForOptions, WriteOptions } from "./options.ts";
  * automatically where they share memory: no manual flush or sync is needed for correctness.
  *
  * @example Scale a vector on the default WebGPU adapter
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using data = client.createWithData(new Float32Array([1, 2, 3, 4]));
@@ -303,12 +303,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   /**
    * Marks the stream's current point (flushing it); returns the value {@linkcode timeline} reaches
    * once the work queued so far on it completed. Values increase; reaching one reaches all earlier.
-   *
-   * @example Hand a point of the GPU work to another Worker
-   * ```ts ignore
-   * worker.postMessage({ timeline: client.timeline.buffer, ready: client.signal() });
-   * // the worker: await new CpuTimelineSignal(timeline).wait(ready)
-   * ```
+   * A Worker waits with `new CpuTimelineSignal(timeline.buffer)` (example: {@linkcode waitFor}).
    */
   signal(options: StreamOptions = {}): bigint {
     return this.#calls.signal(this.#use("signal"), streamOf(options, "signal"));
@@ -322,9 +317,15 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * one whose `timeline` is waited on, settles them with `DESTROYED` (docs/devices.md for CUDA).
    *
    * @example Upload an input once a producer Worker has written it
-   * ```ts ignore
-   * client.waitFor(produced, 1, { stream: 1 }); // a Worker fills `input`, then sets produced to 1
+   * ```ts
+   * import { CpuTimelineSignal, createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * const produced = new CpuTimelineSignal(), input = new Float32Array(4); // shared with a Worker
+   * client.waitFor(produced, 1, { stream: 1 });
    * using data = client.createWithData(input, { stream: 1 }); // copied once produced reaches 1
+   * input.set([1, 2, 3, 4]), produced.set(1); // the producer fills `input`, then says so
+   * await client.timeline.wait(client.signal({ stream: 1 })); // the copy completed
+   * console.log(await client.read(data, { stream: 1 })); // Float32Array [1, 2, 3, 4]
    * ```
    */
   waitFor(signal: TimelineSignal, value: bigint | number, options: WaitForOptions = {}): void {

@@ -8,7 +8,16 @@
 import { assertNonNegativeInteger, assertPositiveInteger, checkShape } from "./_argument_checks.ts";
 import type { Handle, HandleRef } from "./handles/handle.ts";
 
-/** The layout of a new allocation: contiguous, or optimized (rows may be padded). */
+/**
+ * The layout of a new allocation: contiguous, or optimized (rows may be padded).
+ *
+ * @example
+ * ```ts
+ * import { AllocationDescriptor, type AllocationKind } from "@gpucompute/runtime/backend";
+ * const kind: AllocationKind = AllocationDescriptor.contiguous([8], 4).kind;
+ * console.log(kind); // contiguous
+ * ```
+ */
 export type AllocationKind = "contiguous" | "optimized";
 
 /**
@@ -30,7 +39,19 @@ export interface AllocationDescriptor {
   readonly elemSize: number;
 }
 
-/** Constructors of {@linkcode AllocationDescriptor}. */
+/**
+ * Constructors of {@linkcode AllocationDescriptor}.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   AllocationDescriptor,
+ *   type AllocationDescriptorConstructors,
+ * } from "@gpucompute/runtime/backend";
+ * const make: AllocationDescriptorConstructors = AllocationDescriptor;
+ * console.log(make.optimized([4, 4], 4).kind); // optimized
+ * ```
+ */
 export interface AllocationDescriptorConstructors {
   /** A contiguous layout with no padding. */
   contiguous(shape: readonly number[], elemSize: number): AllocationDescriptor;

@@ -19,7 +19,16 @@
 import { assertPositiveInteger } from "./_argument_checks.ts";
 import { deno } from "./_platform.ts";
 
-/** How the task scheduler merges the queued tasks of several streams into one submission. */
+/**
+ * How the task scheduler merges the queued tasks of several streams into one submission.
+ *
+ * @example
+ * ```ts
+ * import { resolveConfig, type SchedulerStrategy } from "@gpucompute/runtime/backend";
+ * const strategy: SchedulerStrategy = "sequential";
+ * console.log(resolveConfig({ strategy }, () => undefined).strategy); // sequential
+ * ```
+ */
 export type SchedulerStrategy = "interleave" | "sequential";
 
 /**
@@ -72,7 +81,16 @@ export interface RuntimeConfig {
   readonly strategy: SchedulerStrategy;
 }
 
-/** Reads one environment variable, or `undefined` when unset or not permitted. */
+/**
+ * Reads one environment variable, or `undefined` when unset or not permitted.
+ *
+ * @example
+ * ```ts
+ * import { type EnvReader, resolveConfig } from "@gpucompute/runtime/backend";
+ * const env: EnvReader = (name) => name === "GPU_RUNTIME_MAX_STREAMS" ? "2" : undefined;
+ * console.log(resolveConfig({}, env).maxStreams); // 2
+ * ```
+ */
 export type EnvReader = (name: string) => string | undefined;
 
 /**

@@ -24,7 +24,17 @@ export type CubeCount =
   | { readonly kind: "dynamic"; readonly ref: HandleRef }
   | { readonly kind: "threads"; readonly x: number; readonly y: number; readonly z: number };
 
-/** Constructors of {@linkcode CubeCount}; every dimension must fit in a u32. */
+/**
+ * Constructors of {@linkcode CubeCount}; every dimension must fit in a u32.
+ *
+ * @example
+ * ```ts
+ * import { CubeCount, type CubeCountConstructors } from "@gpucompute/runtime/backend";
+ * const counts: CubeCountConstructors = CubeCount;
+ * const count = counts.new2d(4, 2);
+ * if (count.kind === "static") console.log(count.x, count.y, count.z); // 4 2 1
+ * ```
+ */
 export interface CubeCountConstructors {
   /** `x` by `y` by `z` cubes. */
   static(x: number, y: number, z: number): CubeCount;

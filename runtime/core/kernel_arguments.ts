@@ -14,7 +14,16 @@ import {
 import { HandleRef } from "./handles/handle.ts";
 import { clearArray } from "./_clear_array.ts";
 
-/** Element storage types that scalars and tensors may have. */
+/**
+ * Element storage types that scalars and tensors may have.
+ *
+ * @example
+ * ```ts
+ * import { STORAGE_TYPE_SIZE, type StorageType } from "@gpucompute/runtime/backend";
+ * const type: StorageType = "bf16";
+ * console.log(STORAGE_TYPE_SIZE[type]); // 2
+ * ```
+ */
 export type StorageType =
   | "f16"
   | "bf16"
@@ -29,7 +38,15 @@ export type StorageType =
   | "u32"
   | "u64";
 
-/** Bytes per element of each {@linkcode StorageType}. */
+/**
+ * Bytes per element of each {@linkcode StorageType}.
+ *
+ * @example
+ * ```ts
+ * import { STORAGE_TYPE_SIZE } from "@gpucompute/runtime/backend";
+ * console.log(STORAGE_TYPE_SIZE.f16, STORAGE_TYPE_SIZE.u64); // 2 8
+ * ```
+ */
 export const STORAGE_TYPE_SIZE: Readonly<Record<StorageType, number>> = {
   f16: 2,
   bf16: 2,
@@ -80,7 +97,21 @@ export interface ScalarArgument {
   readonly bytes: Uint8Array;
 }
 
-/** Constructors of {@linkcode ScalarArgument}. */
+/**
+ * Constructors of {@linkcode ScalarArgument}.
+ *
+ * @example
+ * ```ts
+ * import { ScalarArgument, type ScalarArgumentConstructors } from "@gpucompute/runtime/backend";
+ * const make: ScalarArgumentConstructors = ScalarArgument;
+ * console.log(make.from("u32", [1, 2]).bytes.byteLength); // 8
+ * try {
+ *   make.from("u32", [-1]);
+ * } catch (error) {
+ *   console.log((error as Error).name); // RangeError: never wrapped
+ * }
+ * ```
+ */
 export interface ScalarArgumentConstructors {
   /**
    * Encodes numbers (or bigints for 64-bit integers) as scalars of `type`. Never coerces:

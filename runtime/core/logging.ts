@@ -28,7 +28,15 @@
 
 import { getConfig, getLogger } from "@logtape/logtape";
 
-/** The root category of every runtime logger. */
+/**
+ * The root category of every runtime logger.
+ *
+ * @example
+ * ```ts
+ * import { LOG_CATEGORY } from "@gpucompute/runtime/backend";
+ * console.log([LOG_CATEGORY, "stream"]); // ["gpucompute", "stream"]: a LogTape category
+ * ```
+ */
 export const LOG_CATEGORY = "gpucompute";
 
 /**

@@ -18,10 +18,30 @@ import { assertNonNegativeInteger } from "./_argument_checks.ts";
 import { builtinModule } from "./_platform.ts";
 import { runtimeLogger } from "./logging.ts";
 
-/** A logical stream: any non-negative safe integer. Streams map onto a pool by `id % maxStreams`. */
+/**
+ * A logical stream: any non-negative safe integer. Streams map onto a pool by `id % maxStreams`.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from "@gpucompute/runtime";
+ * import type { StreamId } from "@gpucompute/runtime/backend";
+ * using client = await createClient();
+ * const stream: StreamId = 3;
+ * using x = client.zeros(4, "f32", { stream }); // made on stream 3
+ * console.log(x.stream); // 3
+ * ```
+ */
 export type StreamId = number;
 
-/** The stream used outside any {@linkcode withStream} scope. */
+/**
+ * The stream used outside any {@linkcode withStream} scope.
+ *
+ * @example
+ * ```ts
+ * import { currentStreamId, DEFAULT_STREAM } from "@gpucompute/runtime/backend";
+ * console.log(currentStreamId() === DEFAULT_STREAM); // true outside withStream
+ * ```
+ */
 export const DEFAULT_STREAM: StreamId = 0;
 
 /** The part of `AsyncLocalStorage` used here; {@linkcode SyncScope} has the same shape. */
@@ -123,7 +143,15 @@ export function withStream<T>(id: StreamId, fn: () => T): T {
   return result;
 }
 
-/** Resolves an optional explicit stream to a validated id, defaulting to the current stream. */
+/**
+ * Resolves an optional explicit stream to a validated id, defaulting to the current stream.
+ *
+ * @example
+ * ```ts
+ * import { resolveStreamId, withStream } from "@gpucompute/runtime/backend";
+ * console.log(resolveStreamId(5), withStream(2, () => resolveStreamId(undefined))); // 5 2
+ * ```
+ */
 export function resolveStreamId(id: StreamId | undefined): StreamId {
   if (id === undefined) return currentStreamId();
   assertStreamId(id);

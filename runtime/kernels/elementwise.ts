@@ -168,7 +168,7 @@ export function elementTypes(
  * 65,535 workgroups too) and the kernel checks the bound.
  *
  * @example SAXPY
- * ```ts ignore
+ * ```ts
  * import { createClient, elementwise } from "@gpucompute/runtime";
  * const saxpy = elementwise({ inputs: ["x", "y"], params: { a: "f32" }, expression: "a * x + y" });
  * using client = await createClient();

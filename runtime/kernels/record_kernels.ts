@@ -18,7 +18,7 @@ type RecordedKernel = KernelRecording["kernels"][number];
  * What {@linkcode recordKernels} returns: the kernels seen so far; dispose (or `stop`) to end.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, cumsum, type KernelRecording, recordKernels } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([1, 2, 3]));
@@ -50,7 +50,7 @@ const recordings = new WeakMap<object, Set<(kernel: RecordedKernel) => void>>();
  * `client.execute` directly are not recorded: their source is already yours.
  *
  * @example The kernels of an argmax
- * ```ts ignore
+ * ```ts
  * import { argmax, createClient, recordKernels } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([3, 9, 4]));

@@ -85,7 +85,7 @@ function kernelFor(op: ReduceOp, type: ElementType, product: boolean): Reduction
  * NaN (as NumPy's `max` and `min`, and `scan`).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, reduce } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([3, -1, 4, 1, 5, 9]));
@@ -118,7 +118,7 @@ export function reduce<D extends ElementType | "bytes">(
  * handle; with `shape` and `axis`, the dot products of matching rows or columns.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, dot } from "@gpucompute/runtime";
  * using client = await createClient();
  * using a = client.createWithData(new Float32Array([1, 2, 3]));

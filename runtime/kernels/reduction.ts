@@ -149,7 +149,7 @@ const MAX_GROUPS = 256;
  * Builds a custom reduction.
  *
  * @example Row maxima of a 2 x 3 handle
- * ```ts ignore
+ * ```ts
  * import { createClient, reduction } from "@gpucompute/runtime";
  * const rowMax = reduction({ inputs: ["x"], combine: "max(a, b)", identity: "-3.4e38" });
  * using client = await createClient();

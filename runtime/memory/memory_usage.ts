@@ -27,7 +27,15 @@ export interface MemoryUsage {
   readonly bytesReserved: number;
 }
 
-/** Usage with every figure at zero. */
+/**
+ * Usage with every figure at zero.
+ *
+ * @example
+ * ```ts
+ * import { EMPTY_MEMORY_USAGE } from "@gpucompute/runtime/backend";
+ * console.log(EMPTY_MEMORY_USAGE.bytesInUse, Object.isFrozen(EMPTY_MEMORY_USAGE)); // 0 true
+ * ```
+ */
 export const EMPTY_MEMORY_USAGE: MemoryUsage = Object.freeze({
   numberAllocs: 0,
   bytesInUse: 0,

@@ -196,7 +196,7 @@ export interface DeviceProperties {
  * The contract every backend implements. See the module documentation for the design rules.
  *
  * @example Allocate, write, read back
- * ```ts ignore
+ * ```ts
  * import { AllocationDescriptor, type ComputeServer } from "@gpucompute/runtime/backend";
  * async function roundTrip(server: ComputeServer, data: Uint8Array) {
  *   const [allocation] = server.create([AllocationDescriptor.contiguous([data.length], 1)], 0);

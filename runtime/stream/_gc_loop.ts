@@ -48,6 +48,16 @@ export type EventPoll<E> = (event: E, waitedMs: number) => boolean;
  * asynchronous copy reads), since dropping the last reference is how JavaScript frees it. A
  * `Disposable` with a `fail` method is told when the wait failed (it is kept, not disposed): a
  * timeline mark riding on the task fails its value then.
+ *
+ * @example
+ * ```ts
+ * import type { GcPayload } from "@gpucompute/runtime/backend";
+ * const payloads: GcPayload[] = [
+ *   new Uint8Array(64), // a host buffer a copy reads: dropped
+ *   { [Symbol.dispose]: () => console.log("staging released") }, // disposed
+ * ];
+ * console.log(payloads.length); // 2
+ * ```
  */
 export type GcPayload =
   | (Disposable & { fail?(error: ComputeError): void })

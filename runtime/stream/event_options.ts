@@ -8,7 +8,25 @@
 import type { Logger } from "../core/logging.ts";
 import type { SliceRecord } from "../core/handles/slice_record.ts";
 
-/** Options of `MultiStream`. */
+/**
+ * Options of `MultiStream`.
+ *
+ * @example
+ * ```ts
+ * import { MultiStream, type MultiStreamOptions } from "@gpucompute/runtime/backend";
+ * const options: MultiStreamOptions = { maxStreams: 4 };
+ * const multiStream = new MultiStream({
+ *   createStream: () => ({}),
+ *   handleCursor: (_stream, ref) => ref.cursor,
+ *   isHealthy: () => true,
+ *   flush: () => null,
+ *   waitEvent: () => {},
+ *   waitEventHost: () => Promise.resolve(),
+ *   waitEventHostSync: () => {},
+ * }, options);
+ * await multiStream.drain();
+ * ```
+ */
 export interface MultiStreamOptions {
   /** Number of streams; stream ids map onto them modulo this. */
   maxStreams: number;
@@ -39,7 +57,15 @@ export interface MultiStreamOptions {
   bind?: () => void;
 }
 
-/** Options of `MultiStream.order`. */
+/**
+ * Options of `MultiStream.order`.
+ *
+ * @example
+ * ```ts
+ * import type { OrderOptions } from "@gpucompute/runtime/backend";
+ * const options: OrderOptions = { enforceHealthy: true }; // multiStream.order(stream, refs, options)
+ * ```
+ */
 export interface OrderOptions {
   /**
    * Refuse with `STREAM_UNHEALTHY` when the backend reports the stream unhealthy. A stream left
@@ -65,5 +91,12 @@ export interface OrderOptions {
 /**
  * Which stream indices a stream must wait on before using some refs, each with the memory that
  * makes the wait necessary (records without duplicates).
+ *
+ * @example
+ * ```ts
+ * import type { RequiredWaits } from "@gpucompute/runtime/backend";
+ * const waits: RequiredWaits = new Map(); // multiStream.requiredWaits(stream, refs)
+ * for (const [index, slices] of waits) console.log(`wait on stream ${index}`, slices.length);
+ * ```
  */
 export type RequiredWaits = ReadonlyMap<number, readonly SliceRecord[]>;

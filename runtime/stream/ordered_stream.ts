@@ -21,12 +21,27 @@ export interface OrderOwner<S> {
  * work is enqueued; no other `order` is accepted until then.
  *
  * @example Enqueue a copy that reads a host buffer, kept alive until the copy completed
- * ```ts ignore
+ * ```ts
+ * import { Handle, MultiStream, SliceHandle, SliceRecord } from "@gpucompute/runtime/backend";
+ * const multiStream = new MultiStream<string[], null>({
+ *   createStream: () => [], // a stream here: the list of the work enqueued on it
+ *   handleCursor: (_stream, ref) => ref.cursor,
+ *   isHealthy: () => true,
+ *   flush: () => null,
+ *   waitEvent: (stream) => stream.push("wait for stream 0"),
+ *   waitEventHost: () => Promise.resolve(),
+ *   waitEventHostSync: () => {},
+ * }, { maxStreams: 2 });
+ * const slice = new SliceHandle(new SliceRecord());
+ * using destination = new Handle(slice, { stream: 0, cursor: 0, size: 64 }); // made on stream 0
+ * const hostBuffer = new Uint8Array(64);
  * {
- *   using ordered = multiStream.order(1, [destination]);
- *   enqueueCopyFromHost(ordered.stream, hostBuffer, destination);
+ *   using ordered = multiStream.order(1, [destination.ref()]);
+ *   ordered.stream.push("copy hostBuffer to destination"); // enqueue the copy
  *   ordered.gc(hostBuffer); // and a staging allocation: ordered.gc(stagingHandle)
+ *   console.log(ordered.stream); // ["wait for stream 0", "copy hostBuffer to destination"]
  * } // finish(): the GC releases the pins and payloads once the copy completed
+ * await multiStream.drain();
  * ```
  */
 export class OrderedStream<S, E = unknown> implements Disposable {

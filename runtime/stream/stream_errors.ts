@@ -22,7 +22,17 @@ import { errorList, joinErrors } from "../core/_join_errors.ts";
 import { assertPositiveInteger } from "../core/_argument_checks.ts";
 import type { StreamId } from "../core/stream_id.ts";
 
-/** Options of {@linkcode StreamErrors}. */
+/**
+ * Options of {@linkcode StreamErrors}.
+ *
+ * @example
+ * ```ts
+ * import { StreamErrors, type StreamErrorsOptions } from "@gpucompute/runtime/backend";
+ * const options: StreamErrorsOptions = { maxStreams: 4 }; // ids 1 and 5 share a record
+ * const errors = new StreamErrors(options);
+ * console.log(errors.has(5)); // false
+ * ```
+ */
 export interface StreamErrorsOptions {
   /**
    * Number of streams: errors are recorded by pool index (`id % maxStreams`). Without it, by id.

@@ -104,7 +104,17 @@ export class StreamPool<S> {
   }
 }
 
-/** Options of {@linkcode StreamPool}. */
+/**
+ * Options of {@linkcode StreamPool}.
+ *
+ * @example
+ * ```ts
+ * import { StreamPool, type StreamPoolOptions } from "@gpucompute/runtime/backend";
+ * const options: StreamPoolOptions = { maxStreams: 4, numSpecial: 1 }; // and one GC stream
+ * const pool = new StreamPool(() => ({}), options);
+ * console.log(pool.get(5) === pool.get(1)); // true: 5 % 4 === 1
+ * ```
+ */
 export interface StreamPoolOptions {
   /** Number of regular streams; ids wrap around modulo this. */
   maxStreams: number;

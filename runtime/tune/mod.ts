@@ -3,7 +3,7 @@
  * timing them with the client's profiler, and remember the pick in a persistent cache.
  *
  * @example Tune a matmul and run the winner
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * import { matmulSet, Tuner } from "@gpucompute/runtime/tune";
  * using client = await createClient();

@@ -28,7 +28,7 @@ const log = runtimeLogger("tune");
  * Tunes sets on one client.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * import { matmulSet, Tuner } from "@gpucompute/runtime/tune";
  * using client = await createClient();

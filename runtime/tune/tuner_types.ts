@@ -17,10 +17,10 @@ import type { SamplingOptions } from "./sampling.ts";
  * What the tuner needs of a client; a `ComputeClient` has it all.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * import type { TuneClient } from "@gpucompute/runtime/tune";
- * const client: TuneClient = await createClient();
+ * using client: TuneClient = await createClient();
  * ```
  */
 export interface TuneClient {

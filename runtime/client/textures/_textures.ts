@@ -33,7 +33,7 @@ const ARRAYS = {
  * `Float32Array` for `r32float` and `rgba32float`, `Uint32Array` for `r32uint`...
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import type { TextureArray } from "@gpucompute/runtime/backend";
  * const texels = (a: TextureArray) => a.length;
  * ```

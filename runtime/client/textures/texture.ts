@@ -16,7 +16,7 @@ import type { TextureFormat } from "../../core/handles/texture_format.ts";
  * A 2-D texture on a client's device. Work on it is ordered across streams like a buffer's.
  *
  * @example Make, fill and read back an image
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using image = client.createTexture({ width: 2, height: 1, format: "r32float" });

@@ -7,7 +7,16 @@
  * @module
  */
 
-/** Every literal error code the runtime raises. */
+/**
+ * Every literal error code the runtime raises.
+ *
+ * @example
+ * ```ts
+ * import { type ComputeErrorCode, InvalidHandleError } from "@gpucompute/runtime/backend";
+ * const code: ComputeErrorCode = new InvalidHandleError("The handle was disposed").code;
+ * console.log(code); // INVALID_HANDLE
+ * ```
+ */
 export type ComputeErrorCode =
   | "BUFFER_TOO_BIG"
   | "UNSUPPORTED_STRIDES"

@@ -21,7 +21,17 @@ import type { HandleKind } from "./handle_kind.ts";
 export { HandleRef, type Placement } from "./handle_ref.ts";
 export { checkHandleKind, type HandleKind } from "./handle_kind.ts";
 
-/** Options to build a {@linkcode Handle}. */
+/**
+ * Options to build a {@linkcode Handle}.
+ *
+ * @example
+ * ```ts
+ * import { Handle, type HandleInit, SliceHandle, SliceRecord } from "@gpucompute/runtime/backend";
+ * const init: HandleInit = { stream: 1, cursor: 0, size: 64, dtype: "f32", label: "weights" };
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), init);
+ * console.log(handle.length, handle.stream, handle.label); // 16 1 weights
+ * ```
+ */
 export interface HandleInit {
   /** The stream that created the memory. */
   stream: StreamId;
@@ -100,7 +110,7 @@ function checkLayout(init: HandleInit): void {
  * the helpers) and dispose them.
  *
  * @example From a client
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using handle = client.createWithData(new Float32Array([1, 2, 3, 4]));
@@ -216,7 +226,7 @@ export class Handle<D extends HandleType = HandleType> implements Placement, Dis
    * the size is not a whole number of the new elements.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { createClient } from "@gpucompute/runtime";
    * using client = await createClient();
    * using ones = client.createWithData(new Float32Array([1, 1]));

@@ -13,7 +13,17 @@ import type { SliceRef } from "./slice.ts";
 import type { StreamId } from "../stream_id.ts";
 import type { HandleType } from "../dtype.ts";
 
-/** The placement fields shared by handles and their refs. */
+/**
+ * The placement fields shared by handles and their refs.
+ *
+ * @example
+ * ```ts
+ * import { Handle, type Placement, SliceHandle, SliceRecord } from "@gpucompute/runtime/backend";
+ * using handle = new Handle(new SliceHandle(new SliceRecord()), { stream: 2, cursor: 0, size: 64 });
+ * const placement: Placement = handle.ref(); // a handle and its refs share their placement
+ * console.log(placement.stream, placement.fullSize, placement.dtype); // 2 64 bytes
+ * ```
+ */
 export interface Placement {
   /** Bytes skipped at the start of the slice. */
   readonly offsetStart: number | undefined;
@@ -43,7 +53,7 @@ export interface HandleNames {
  *
  * @example
  * ```ts
- * import { describeHandle } from "@gpucompute/runtime/backend";
+ * import { describeHandle } from "./handle_ref.ts";
  * const text = describeHandle({ dtype: "u32", fullSize: 8, offsetStart: 0, offsetEnd: 0, stream: 1 });
  * console.log(text); // the handle of u32 × 2 on stream 1
  * ```
@@ -72,7 +82,7 @@ export function describeHandle(
  * A non-owning reference to a handle's memory and placement, as kernels and copies take it.
  *
  * @example From a client's handle
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using handle = client.createBytes(64, { stream: 2 });

@@ -56,8 +56,8 @@ const RO_WO = ["read", "write"] as const;
  * Every supported format and what it is.
  *
  * @example
- * ```ts ignore
- * // inside the runtime: import { TEXTURE_FORMATS } from "./texture_format.ts";
+ * ```ts
+ * import { TEXTURE_FORMATS } from "./texture_format.ts"; // inside the runtime
  * console.log(TEXTURE_FORMATS.rgba8unorm.bytes); // 4
  * ```
  */

@@ -40,7 +40,7 @@ export interface BincountOptions {
  * for a `length` that is not an integer >= 0.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { bincount, createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Int32Array([1, 1, 3, -2, 9, 0]));

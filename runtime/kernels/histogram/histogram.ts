@@ -44,7 +44,7 @@ export interface HistogramOptions {
  * an integer >= 1, or a range that is not two finite numbers with `low < high`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, histogram } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([0, 0.5, 1, 1.5, 2, 2, 7, NaN]));

@@ -63,7 +63,7 @@ function gatherOf<T>(key: string, make: (type: ElementType, checked: boolean) =>
  * as f32 and u32).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, gather } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([10, 20, 30]));
@@ -84,7 +84,7 @@ export function gather<D extends ElementType | "bytes">(
  * `RangeError` naming the first out-of-range index.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, gather } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([10, 20, 30]));

@@ -91,7 +91,7 @@ const texts = backendTexts({
  * split `k` and add the partial products).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, matmul } from "@gpucompute/runtime";
  * using client = await createClient();
  * using a = client.createWithData(new Float32Array([1, 2, 3, 4, 5, 6])); // 2 x 3

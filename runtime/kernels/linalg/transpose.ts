@@ -50,7 +50,7 @@ const texts = backendTexts({
  * >= 0 whose product is the input's length.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, transpose } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([1, 2, 3, 4, 5, 6])); // [[1, 2, 3], [4, 5, 6]]

@@ -97,7 +97,7 @@ const TWO_32 = 2 ** 32;
  * `distribution`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, random } from "@gpucompute/runtime";
  * using client = await createClient();
  * using u = random(client, 1000, { seed: 7 }); // f32 in [0, 1)

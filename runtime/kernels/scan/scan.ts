@@ -101,7 +101,7 @@ function passOf<T>(
  * sequential sum in the last bits.
  *
  * @example Prefix sums, and running maxima of each row
- * ```ts ignore
+ * ```ts
  * import { createClient, scan } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Int32Array([3, 1, 4, 1, 5, 9]));
@@ -141,7 +141,7 @@ export function scan<D extends ElementType | "bytes">(
  * `scan` with `op: "sum"`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, cumsum } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([1, 2, 3, 4]));

@@ -43,7 +43,7 @@ export interface ScatterAddOptions {
  * when `indices` and `values` differ in length.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, scatterAdd } from "@gpucompute/runtime";
  * using client = await createClient();
  * using target = client.createWithData(new Float32Array([0, 0, 0]));

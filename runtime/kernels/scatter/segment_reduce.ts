@@ -63,7 +63,7 @@ const IDENTITY: Record<ElementType, Record<SegmentOp, number>> = {
  * `TypeError` for other element types; `RangeError` naming `segments`, `op`, or the lengths.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, segmentReduce } from "@gpucompute/runtime";
  * using client = await createClient();
  * using values = client.createWithData(new Float32Array([1, 2, 3, 4, 5]));

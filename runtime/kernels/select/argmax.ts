@@ -78,7 +78,7 @@ function passOf<T>(
  * element is a `RangeError`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { argmax, createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([3, 9, 4, 9, 5, 2]));
@@ -101,7 +101,7 @@ export function argmax(
  * first index, and the first NaN wins (as NumPy's `argmin`).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { argmin, createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Int32Array([3, -1, 4, -1]));

@@ -48,9 +48,13 @@ export interface TopkOptions {
  * it disposes both handles (`using best = topk(...)`).
  *
  * @example
- * ```ts ignore
- * import type { TopkResult } from "@gpucompute/runtime";
- * const firstIndex = async (r: TopkResult<"f32">) => (await client.read(r.indices))[0];
+ * ```ts
+ * import { createClient, topk, type TopkResult } from "@gpucompute/runtime";
+ * using client = await createClient();
+ * using x = client.createWithData(new Float32Array([0.5, 2, -1, 7, 3, 3]));
+ * using best: TopkResult<"f32"> = topk(client, x, 3);
+ * console.log(await client.read(best.values), await client.read(best.indices));
+ * // Float32Array [7, 3, 3] Uint32Array [3, 4, 5]: ties keep the first index first
  * ```
  */
 export interface TopkResult<D extends ElementType> extends Disposable {
@@ -67,12 +71,12 @@ export interface TopkResult<D extends ElementType> extends Disposable {
  * and -0 equals +0. `k` may be 0 up to the row's length (`RangeError` beyond).
  *
  * @example The largest 2 of each row
- * ```ts ignore
+ * ```ts
  * import { createClient, topk } from "@gpucompute/runtime";
  * using client = await createClient();
  * using x = client.createWithData(new Float32Array([3, 9, 4, 1, 5, 5]));
- * const { values, indices } = topk(client, x, 2, { shape: [2, 3] });
- * console.log(await client.readMany([values, indices]));
+ * using best = topk(client, x, 2, { shape: [2, 3] }); // disposes both handles
+ * console.log(await client.readMany([best.values, best.indices]));
  * // [Float32Array [9, 4, 5, 5], Uint32Array [1, 2, 1, 2]]
  * ```
  */

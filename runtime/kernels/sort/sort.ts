@@ -58,7 +58,7 @@ export interface SortOptions {
  * their keys.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import type { Handle, SortPairsOptions } from "@gpucompute/runtime";
  * const byKey = (values: Handle<"u32">): SortPairsOptions<"u32"> => ({ values });
  * ```
@@ -75,13 +75,13 @@ export interface SortPairsOptions<V extends ElementType | "bytes"> extends SortO
  * the values reordered with them.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, sort } from "@gpucompute/runtime";
  * using client = await createClient();
  * using keys = client.createWithData(new Float32Array([3, NaN, -1, 2]));
  * using values = client.createWithData(new Uint32Array([30, 99, 10, 20]));
  * using sorted = sort(client, keys);
- * const pairs = sort(client, keys, { values, descending: true });
+ * using pairs = sort(client, keys, { values, descending: true });
  * console.log(await client.readMany([sorted, pairs.keys, pairs.values]));
  * // [Float32Array [-1, 2, 3, NaN], Float32Array [NaN, 3, 2, -1], Uint32Array [99, 30, 20, 10]]
  * ```
@@ -96,12 +96,12 @@ export function sort<D extends ElementType | "bytes">(
  * first overload).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient, sort } from "@gpucompute/runtime";
  * using client = await createClient();
  * using keys = client.createWithData(new Int32Array([2, 1, 2]));
  * using values = client.createWithData(new Float32Array([0.5, 1.5, 2.5]));
- * const pairs = sort(client, keys, { values });
+ * using pairs = sort(client, keys, { values });
  * console.log(await client.readMany([pairs.keys, pairs.values]));
  * // [Int32Array [1, 2, 2], Float32Array [1.5, 0.5, 2.5]]
  * ```
@@ -235,7 +235,7 @@ export function sort(
  * -0 equal to +0, as {@linkcode sort}.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { argsort, createClient } from "@gpucompute/runtime";
  * using client = await createClient();
  * using keys = client.createWithData(new Int32Array([5, -2, 5, 0]));

@@ -108,9 +108,16 @@ export function describeMismatch(
  *
  * @example Load nvcc 13's PTX on a CUDA 12.2 (r535) driver
  * ```ts ignore
+ * import { createClient } from "@gpucompute/runtime";
  * import { lowerPtxIsa } from "@gpucompute/runtime/cuda";
- * const ptx = lowerPtxIsa(await Deno.readTextFile("saxpy.ptx"), "8.0");
- * cuda.execute({ ptx }, { threads: n, buffers: [x, y], params: { a: 2, n } });
+ * const ptx = lowerPtxIsa(await Deno.readTextFile("saxpy.ptx"), "8.0"); // nvcc -ptx saxpy.cu
+ * using cuda = await createClient({ backend: "cuda" });
+ * const n = 1024;
+ * using x = cuda.arange(n, "f32");
+ * using y = cuda.full(n, 1);
+ * // saxpy(const float* x, float* y, float a, unsigned n): PTX params go by position
+ * cuda.execute({ ptx }, { threads: n, buffers: [x, y], params: [2, n] });
+ * console.log((await cuda.read(y))[3]); // 7
  * ```
  */
 export function lowerPtxIsa(ptx: string, isa: string): string {

@@ -164,9 +164,31 @@ export function checkEmpty(byteSize: number, kind: HandleKind | undefined): void
  * the write throws.
  *
  * @example
- * ```ts ignore
- * // inside a server's createWithData(data, stream, kind):
- * return createWithData(data, kind, stream, { memory: this.#parts.memory, server: this });
+ * ```ts
+ * import {
+ *   createWithData,
+ *   Handle,
+ *   SliceHandle,
+ *   SliceRecord,
+ *   type WriteEntry,
+ * } from "@gpucompute/runtime/backend";
+ * import type { HandleType } from "@gpucompute/runtime";
+ * const memory = {
+ *   maxAllocationSize: 2 ** 30,
+ *   allocate: (bytes: number, stream: number, kind?: { dtype?: HandleType }) =>
+ *     new Handle(new SliceHandle(new SliceRecord()), { stream, cursor: 0, size: bytes, ...kind }),
+ * };
+ * const server = { // a server passes itself: its `write` enqueues the copy on the stream
+ *   write: (entries: readonly WriteEntry[], stream: number) =>
+ *     console.log(stream, entries[0].data, entries[0].descriptor.shape),
+ * };
+ * // a server's createWithData(data, stream, kind) is this call with its own memory
+ * using handle = createWithData(new Uint8Array([1, 2, 3, 4]), { dtype: "u32" }, 2, {
+ *   memory,
+ *   server,
+ * });
+ * // 2 Uint8Array [1, 2, 3, 4] [4]
+ * console.log(handle.dtype, handle.length); // u32 1
  * ```
  */
 export function createWithData(

@@ -15,12 +15,19 @@ import type { ComputeServer, CopyStreams } from "../server.ts";
  * queued there, as every write is).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { copyThroughHost } from "@gpucompute/runtime/backend";
- * const copy = await copyThroughHost(serverA, serverB, handle.copyDescriptor([n], [1], 4), {
+ * import { WebGpuServer } from "@gpucompute/runtime/webgpu";
+ * using a = await WebGpuServer.create();
+ * using b = await WebGpuServer.create(); // another device, or another backend's server
+ * using handle = a.createWithData(new Uint8Array([1, 2, 3, 4]), 0);
+ * const copy = await copyThroughHost(a, b, handle.copyDescriptor([4], [1], 1), {
  *   source: 0,
  *   destination: 0,
  * });
+ * using _ = copy.handle; // b's memory
+ * const [bytes] = await b.read([copy.handle.copyDescriptor([4], [1], 1)], 0);
+ * console.log(bytes, copy.strides); // Uint8Array [1, 2, 3, 4] [1]
  * ```
  */
 export async function copyThroughHost(

@@ -17,7 +17,7 @@ import type { DeviceEntry } from "../backend_descriptor.ts";
  * requests a new device from it.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { listWebGpuAdapters } from "@gpucompute/runtime/webgpu";
  * for (const info of await listWebGpuAdapters()) {
  *   console.log(info.index, info.name, info.isFallbackAdapter ? "(fallback)" : "");
@@ -65,7 +65,7 @@ const REQUESTS: readonly GPURequestAdapterOptions[] = [
  * The adapters `navigator.gpu` offers (see the module doc); empty where there is no WebGPU.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { listWebGpuAdapters } from "@gpucompute/runtime/webgpu";
  * console.log((await listWebGpuAdapters()).map((info) => info.name));
  * ```
@@ -106,7 +106,7 @@ export async function listWebGpuAdapters(): Promise<WebGpuDeviceInfo[]> {
  * `NO_ADAPTER` when the same request no longer returns that adapter.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { listWebGpuAdapters, requestListedAdapter } from "@gpucompute/runtime/webgpu";
  * const [first] = await listWebGpuAdapters();
  * const device = await (await requestListedAdapter(first)).requestDevice();

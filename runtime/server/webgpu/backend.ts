@@ -16,7 +16,7 @@ import { assertKnownKeys } from "../../core/_argument_checks.ts";
  * The WebGPU backend's description.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { webgpuBackend } from "@gpucompute/runtime/webgpu";
  * const [adapter] = await webgpuBackend.listDevices({});
  * using server = await webgpuBackend.openServer({}, adapter);

@@ -21,7 +21,17 @@ import {
   UnsupportedError,
 } from "../../core/errors.ts";
 
-/** How to obtain the device. */
+/**
+ * How to obtain the device.
+ *
+ * @example
+ * ```ts
+ * import { WebGpuDevice, type WebGpuDeviceOptions } from "@gpucompute/runtime/webgpu";
+ * const options: WebGpuDeviceOptions = { powerPreference: "low-power", features: [] };
+ * using gpu = await WebGpuDevice.request(options);
+ * console.log(gpu.name.length > 0); // true
+ * ```
+ */
 export interface WebGpuDeviceOptions {
   /**
    * Adopt this device instead of requesting one; it is never destroyed by the runtime.
@@ -88,7 +98,7 @@ export const RUNTIME_LIMITS: readonly (keyof GPUSupportedLimits)[] = [
  * A GPU device with its ownership, its timer capability and loss tracking.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { WebGpuDevice } from "@gpucompute/runtime/webgpu";
  * using gpu = await WebGpuDevice.request();
  * console.log(gpu.name, gpu.timestamps);

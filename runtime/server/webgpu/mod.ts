@@ -5,7 +5,7 @@
  * an existing `GPUDevice`.
  *
  * @example Adopt a device you already have
- * ```ts ignore
+ * ```ts
  * import { WebGpuServer } from "@gpucompute/runtime/webgpu";
  * const adapter = await navigator.gpu.requestAdapter();
  * const device = await adapter!.requestDevice();

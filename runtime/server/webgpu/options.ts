@@ -8,7 +8,17 @@ import type { RuntimeOptions } from "../../core/config.ts";
 import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
 import type { WebGpuDeviceOptions } from "./device.ts";
 
-/** Options of `WebGpuServer.create`: device choice, runtime options, memory pools. */
+/**
+ * Options of `WebGpuServer.create`: device choice, runtime options, memory pools.
+ *
+ * @example
+ * ```ts
+ * import { WebGpuServer, type WebGpuServerOptions } from "@gpucompute/runtime/webgpu";
+ * const options: WebGpuServerOptions = { powerPreference: "high-performance", maxStreams: 4 };
+ * using server = await WebGpuServer.create(options);
+ * console.log(server.properties.backend); // webgpu
+ * ```
+ */
 export interface WebGpuServerOptions extends WebGpuDeviceOptions, RuntimeOptions {
   /**
    * Memory pool options; `maxAllocationSize` defaults to the device's largest page.
@@ -17,7 +27,19 @@ export interface WebGpuServerOptions extends WebGpuDeviceOptions, RuntimeOptions
   memory?: MemoryManagementOptions;
 }
 
-/** Counters of a server, for tests and benchmarks. */
+/**
+ * Counters of a server, for tests and benchmarks.
+ *
+ * @example
+ * ```ts
+ * import { WebGpuServer, type WebGpuServerStats } from "@gpucompute/runtime/webgpu";
+ * using server = await WebGpuServer.create();
+ * using handle = server.createWithData(new Uint8Array([1, 2, 3, 4]), 0);
+ * await server.read([handle.copyDescriptor([4], [1], 1)], 0);
+ * const stats: WebGpuServerStats = server.stats();
+ * console.log(stats.mapAsync > 0); // true: the read mapped a staging buffer
+ * ```
+ */
 export interface WebGpuServerStats {
   /** `mapAsync` calls made by reads. */
   readonly mapAsync: number;

@@ -61,7 +61,7 @@ export type { WebGpuServerOptions, WebGpuServerStats };
  * A compute server on a WebGPU device.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { WebGpuServer } from "@gpucompute/runtime/webgpu";
  * using server = await WebGpuServer.create();
  * using handle = server.createWithData(new Uint8Array([1, 2, 3, 4]), 0);

@@ -20,7 +20,7 @@ import { type Tunable, TunableSet } from "../tunable_set.ts";
  * Inputs of {@linkcode matmulSet}: row-major f32 `a` (m x k) and `b` (k x n).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * import type { MatmulInputs } from "@gpucompute/runtime/tune";
  * using client = await createClient();
@@ -113,7 +113,7 @@ export function matmulKernel(variant: MatmulVariant): { id: string; source: stri
  * first group with the register tiles (the classic CUDA kernel; GPUs run shared memory well).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * import { matmulSet, Tuner } from "@gpucompute/runtime/tune";
  * using client = await createClient();

@@ -29,7 +29,7 @@ import { type Tunable, TunableSet } from "../tunable_set.ts";
  * Inputs of {@linkcode reduceSet}: f32 values `x`, and `y` for a dot product.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * import type { ReduceInputs } from "@gpucompute/runtime/tune";
  * using client = await createClient();
@@ -99,7 +99,7 @@ export const REDUCE_VARIANTS: readonly ReduceVariant[] = [
  * the result (the caller disposes it). Pass `y` in the inputs for a dot product (`sum` only).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient } from "@gpucompute/runtime";
  * import { reduceSet, Tuner } from "@gpucompute/runtime/tune";
  * using client = await createClient();

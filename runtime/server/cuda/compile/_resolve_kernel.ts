@@ -20,7 +20,20 @@ import {
   templateSignatures,
 } from "./signature.ts";
 
-/** What a kernel's text says of it: its entry point and that entry's signature. */
+/**
+ * What a kernel's text says of it: its entry point and that entry's signature.
+ *
+ * @example
+ * ```ts ignore
+ * import { CudaDevice, ModuleCache, type ResolvedKernel } from "@gpucompute/runtime/cuda";
+ * using device = CudaDevice.open();
+ * const cache = new ModuleCache(device.driver);
+ * const resolved: ResolvedKernel = cache.resolve({
+ *   source: `extern "C" __global__ void scale(float* v, float s, unsigned n) {}`,
+ * });
+ * console.log(resolved.entryPoint, resolved.signature?.language); // scale cuda
+ * ```
+ */
 export interface ResolvedKernel {
   /** The entry point: the kernel's own, or the module's only one. */
   readonly entryPoint: string;

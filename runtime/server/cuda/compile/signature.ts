@@ -26,7 +26,21 @@
 
 import type { StorageType } from "../../../core/kernel_arguments.ts";
 
-/** One kernel parameter. */
+/**
+ * One kernel parameter.
+ *
+ * @example
+ * ```ts ignore
+ * import { CudaDevice, type KernelParam, ModuleCache } from "@gpucompute/runtime/cuda";
+ * using device = CudaDevice.open();
+ * const source = `extern "C" __global__ void scale(const float* v, float s) {}`;
+ * const params: readonly KernelParam[] = new ModuleCache(device.driver).resolve({ source })
+ *   .signature?.params ?? [];
+ * for (const p of params) console.log(p.kind, p.name, p.kind === "pointer" ? p.readOnly : p.type);
+ * // pointer v true
+ * // scalar s f32
+ * ```
+ */
 export type KernelParam =
   | {
     readonly kind: "pointer";
@@ -53,7 +67,19 @@ export type KernelParam =
     readonly size: number;
   };
 
-/** One entry point and its parameters. */
+/**
+ * One entry point and its parameters.
+ *
+ * @example
+ * ```ts ignore
+ * import { CudaDevice, type KernelSignature, ModuleCache } from "@gpucompute/runtime/cuda";
+ * using device = CudaDevice.open();
+ * const source = `extern "C" __global__ void scale(float* v, float s, unsigned n) {}`;
+ * const signature: KernelSignature | undefined = new ModuleCache(device.driver).resolve({ source })
+ *   .signature;
+ * console.log(signature?.name, signature?.params.length); // scale 3
+ * ```
+ */
 export interface KernelSignature {
   /** The entry point (`extern "C"` name, or PTX `.entry`). */
   readonly name: string;

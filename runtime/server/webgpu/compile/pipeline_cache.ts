@@ -83,13 +83,15 @@ export interface PipelineCacheDevice {
  * Compiles each program (id, entry point, source) once and counts cache hits and misses.
  *
  * @example
- * ```ts ignore
- * import { PipelineCache } from "@gpucompute/runtime/webgpu";
+ * ```ts
+ * import { PipelineCache } from "./pipeline_cache.ts"; // inside the WebGPU server
  * const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
  * const cache = new PipelineCache(device);
- * await cache.compile(kernel); // throws CompilationError with the WGSL line on failure
- * cache.get(kernel);
- * console.log(cache.hits, cache.misses); // 1 1
+ * const double = { source: `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+ * @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) { v[id.x] *= 2.0; }` };
+ * await cache.compile(double); // throws CompilationError with the WGSL line on failure
+ * console.log(cache.get(double) === cache.get(double), cache.hits, cache.misses); // true 2 1
+ * device.destroy();
  * ```
  */
 export class PipelineCache {

@@ -27,7 +27,7 @@ const PAGE_USAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY
  * Storage of GPU buffer pages.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { WebGpuStorage } from "@gpucompute/runtime/webgpu";
  * const adapter = await navigator.gpu.requestAdapter();
  * const device = await adapter!.requestDevice();

@@ -19,7 +19,7 @@ import { ProfilerCore } from "./_profile_windows.ts";
  * wall-clock durations in milliseconds.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { WebGpuProfiler } from "@gpucompute/runtime/webgpu";
  * const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
  * using profiler = new WebGpuProfiler(device, { timestamps: false });
