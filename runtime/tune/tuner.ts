@@ -19,7 +19,8 @@ import { deno } from "../core/_platform.ts";
 import { keyString, type TuneKey } from "./key.ts";
 import { ProgressBar, stderrIsTerminal } from "./_progress.ts";
 import type { TuneClient, TuneOutcome, TunerOptions, TunerStats } from "./tuner_types.ts";
-import type { TunableSet } from "./tunable_set.ts";
+import type { Tunable, TunableSet } from "./tunable_set.ts";
+import type { CacheEntry } from "./cache/cache.ts";
 import { tuneKey } from "./_tune_key.ts";
 
 const log = runtimeLogger("tune");
@@ -110,7 +111,9 @@ export class Tuner {
 
   /** The cached winner for some inputs, if known now (memory only; no tuning). */
   fastest<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): string | undefined {
-    return this.#cache?.get(entryKey(set, keyString(set.key(inputs))), set.checksum)?.fastest;
+    if (this.#cache === undefined) return undefined;
+    const key = set.key(inputs);
+    return cachedPick(this.#cache, set, key, entryKey(set, keyString(key)))?.entry.fastest;
   }
 
   /** Whether the key of these inputs is being tuned now. */
@@ -132,11 +135,10 @@ export class Tuner {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
     const cache = this.#cache ?? await this.cache();
-    const hit = cache.get(id, set.checksum);
-    const cached = hit === undefined ? undefined : set.candidate(hit.fastest);
+    const cached = cachedPick(cache, set, key, id);
     if (cached !== undefined) {
       this.#stats.cacheHits++;
-      return await cached.run(inputs);
+      return await cached.candidate.run(inputs);
     }
     if (this.#failed.has(id)) throw this.#failed.get(id);
     if (this.#options.background) {
@@ -152,8 +154,8 @@ export class Tuner {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
     const cache = await this.cache();
-    const hit = cache.get(id, set.checksum);
-    if (hit !== undefined && set.candidate(hit.fastest) !== undefined) {
+    const hit = cachedPick(cache, set, key, id)?.entry;
+    if (hit !== undefined) {
       this.#stats.cacheHits++;
       const { fastest, results } = hit;
       const persisted = cache.store !== "memory";
@@ -224,6 +226,33 @@ export class Tuner {
       bar?.finish();
     }
   }
+}
+
+/**
+ * The cached entry of a key and its winner, when the winner is a candidate of the set that runs
+ * for the key (priority >= 0). A cache file is only data: an entry naming a candidate the set no
+ * longer has, or one that must not run for the key (a vec4 matmul for a width that is not a
+ * multiple of 4: a wrong product), is ignored with a warning, and the key is tuned again.
+ */
+function cachedPick<K extends TuneKey, I, O>(
+  cache: TuneCache,
+  set: TunableSet<K, I, O>,
+  key: K,
+  id: string,
+): { entry: CacheEntry; candidate: Tunable<K, I, O> } | undefined {
+  const entry = cache.get(id, set.checksum);
+  if (entry === undefined) return undefined;
+  const candidate = set.candidate(entry.fastest);
+  if (candidate !== undefined && set.priority(candidate, key) >= 0) return { entry, candidate };
+  const why = candidate === undefined
+    ? "is not a candidate of the set"
+    : "does not run for this key";
+  log.warn("Cached pick {fastest} for {id} ignored: it {why}; tuning again", {
+    fastest: entry.fastest,
+    id,
+    why,
+  });
+  return undefined;
 }
 
 function entryKey<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, key: string): string {

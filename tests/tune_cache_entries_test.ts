@@ -1,0 +1,103 @@
+// The tune cache file is data, not trusted: entries a user edited, an older build wrote or
+// another set left behind must never pick a candidate that gives a wrong result; they are
+// ignored with a log line and the key is tuned again.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createClient } from "../mod.ts";
+import { matmulSet, TunableSet, Tuner } from "../runtime/tune/mod.ts";
+import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+const TMP = ".tmp";
+const quiet = { progressBar: false, sampling: { minSampleMs: 0, maxSamples: 3 } } as const;
+
+async function tempDir(): Promise<string> {
+  await Deno.mkdir(TMP, { recursive: true });
+  return await Deno.makeTempDir({ dir: TMP, prefix: "tune_entries_" });
+}
+
+/** Writes a cache body with these entries where the tuner reads its cache. */
+async function plant(tuner: Tuner, entries: Record<string, unknown>): Promise<void> {
+  const file = tuner.cacheFile!;
+  await Deno.mkdir(join(file, ".."), { recursive: true });
+  await Deno.writeTextFile(file, JSON.stringify({ format: 1, entries }));
+}
+
+Deno.test({
+  name: "a cached matmul pick that must not run for the key (vec4, n % 4 != 0) is re-tuned",
+  ignore,
+  async fn() {
+    const dir = await tempDir();
+    try {
+      using client = await createClient({ adapter: adapter! });
+      const set = matmulSet(client);
+      const [m, n, k] = [20, 18, 10]; // n is not a multiple of 4: the vec4 variants read wrong
+      const tuner = new Tuner(client, { ...quiet, cacheDir: dir, name: "vec4" });
+      const key = set.keyString({ a: undefined!, b: undefined!, m, n, k });
+      await plant(tuner, {
+        [`matmul/${key}`]: { checksum: set.checksum, fastest: "vec4_8x8_wg8x8", results: [] },
+      });
+      const a = Float32Array.from({ length: m * k }, (_, i) => (i % 7) - 3);
+      const b = Float32Array.from({ length: k * n }, (_, i) => (i % 5) - 2);
+      using ha = client.createWithData(a);
+      using hb = client.createWithData(b);
+      using c = await tuner.execute(set, { a: ha, b: hb, m, n, k });
+      const got = await client.read(c, Float32Array);
+      for (let i = 0; i < m; i++) {
+        for (let j = 0; j < n; j++) {
+          let sum = 0;
+          for (let p = 0; p < k; p++) sum += a[i * k + p] * b[p * n + j];
+          assert.equal(got[i * n + j], sum, `c[${i}, ${j}]`);
+        }
+      }
+      assert.equal(tuner.stats.tunings, 1, "tuned again, not served from the planted entry");
+      assert.notEqual(tuner.fastest(set, { a: ha, b: hb, m, n, k }), "vec4_8x8_wg8x8");
+      const body = JSON.parse(await Deno.readTextFile(tuner.cacheFile!));
+      assert.doesNotMatch(body.entries[`matmul/${key}`].fastest, /^vec4/, "replaced on disk");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+function threeWay(client: FakeTuneClient) {
+  return new TunableSet("three", {
+    key: (n: number) => ({ n }),
+    candidates: [
+      { name: "slow", run: () => client.spend("slow", 10) },
+      { name: "fast", run: () => client.spend("fast", 1) },
+      // Never runs for n > 100 (say, it is wrong there).
+      {
+        name: "small",
+        run: () => client.spend("small", 0.1),
+        priority: (key) => key.n > 100 ? -1 : 0,
+      },
+    ],
+  });
+}
+
+Deno.test("cached picks naming no candidate, or one of negative priority for the key, re-tune", async () => {
+  const dir = await tempDir();
+  try {
+    const client = new FakeTuneClient();
+    const set = threeWay(client);
+    const tuner = new Tuner(client, { ...quiet, cacheDir: dir, name: "three" });
+    await plant(tuner, {
+      "three/n=1000": { checksum: set.checksum, fastest: "small", results: [] },
+      "three/n=2000": { checksum: set.checksum, fastest: "removed", results: [] },
+      "three/n=50": { checksum: set.checksum, fastest: "small", results: [] }, // valid
+    });
+    for (const n of [1000, 2000]) {
+      const outcome = await tuner.tune(set, n);
+      assert.equal(outcome.fromCache, false, `n=${n}`);
+      assert.equal(outcome.fastest, "fast", `n=${n}`);
+    }
+    assert.equal(client.count("small"), 0, "never run where its priority is negative");
+    await tuner.execute(set, 50);
+    assert.deepEqual(client.calls.slice(-1), ["small"], "a valid entry is still served");
+    assert.equal(tuner.stats.tunings, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
