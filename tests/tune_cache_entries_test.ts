@@ -3,7 +3,7 @@
 // ignored with a log line and the key is tuned again.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createClient } from "../mod.ts";
+import { createClient, DestroyedError } from "../mod.ts";
 import { matmulSet, TunableSet, Tuner } from "../runtime/tune/mod.ts";
 import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
 
@@ -100,4 +100,46 @@ Deno.test("cached picks naming no candidate, or one of negative priority for the
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("an error thrown by onProgress aborts the run: that error, no candidate blamed, re-tunable", async () => {
+  const client = new FakeTuneClient();
+  const set = threeWay(client);
+  const stop = new Error("enough");
+  let abortAt: number | undefined = 2;
+  const tuner = new Tuner(client, {
+    ...quiet,
+    persistent: false,
+    onProgress: (p) => {
+      if (p.done === abortAt) throw stop;
+    },
+  });
+  await assert.rejects(tuner.tune(set, 7), (error) => error === stop);
+  assert.equal(client.calls.length, 2, `no run after the abort: ${client.calls}`);
+  assert.equal(tuner.isTuning(set, 7), false);
+  abortAt = undefined;
+  const outcome = await tuner.tune(set, 7); // not remembered as a failure
+  assert.equal(outcome.fastest, "small");
+  assert.ok(outcome.results.every((r) => r.status !== "failed"), JSON.stringify(outcome.results));
+});
+
+Deno.test({
+  name: "destroying the client mid-tune rejects with DestroyedError, promptly",
+  ignore,
+  async fn() {
+    const client = await createClient({ adapter: adapter! });
+    const set = matmulSet(client);
+    let steps = 0;
+    const tuner = new Tuner(client, {
+      ...quiet,
+      persistent: false,
+      onProgress: () => void (++steps === 3 && client.destroy()),
+    });
+    const [m, n, k] = [32, 32, 32];
+    const a = client.createWithData(new Float32Array(m * k).fill(1));
+    const b = client.createWithData(new Float32Array(k * n).fill(1));
+    await assert.rejects(tuner.tune(set, { a, b, m, n, k }), DestroyedError);
+    // The candidate after the destroy finds it (step 4); none runs after that.
+    assert.ok(steps <= 4, `${steps} steps`);
+  },
 });

@@ -129,7 +129,9 @@ export class Tuner {
   /**
    * Runs the best candidate for the inputs: the cached winner, or, on a new key, tunes first (or,
    * with `background`, runs the fallback at once and tunes behind it). Concurrent calls for one
-   * key share one tuning run.
+   * key share one tuning run. Rejects with `TuneFailedError` when every candidate
+   * failed, with the client's `DestroyedError` when it is destroyed mid-tune, and with what
+   * `onProgress` threw when it aborts the run.
    */
   async execute<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<O> {
     const key = set.key(inputs);
@@ -196,6 +198,8 @@ export class Tuner {
     this.#stats.tunings++;
     log.info("Tuning {set} {key}", { set: set.name, key: text });
     const bar = (this.#options.progressBar ?? stderrIsTerminal()) ? new ProgressBar() : undefined;
+    /** What `onProgress` threw: it aborts the run, and the key may be tuned again later. */
+    let aborted: { error: unknown } | undefined;
     try {
       const { entry, errors } = await tuneKey(set, key, text, inputs, {
         client: this.#client,
@@ -205,8 +209,13 @@ export class Tuner {
         stream: this.#options.stream,
         progress: (progress) => {
           this.#stats.runs += progress.runs;
-          this.#options.onProgress?.(progress);
           bar?.update(progress);
+          try {
+            this.#options.onProgress?.(progress);
+          } catch (error) {
+            aborted = { error };
+            throw error;
+          }
         },
       });
       await cache.set(id, entry);
@@ -219,6 +228,14 @@ export class Tuner {
         errors,
       };
     } catch (error) {
+      if (aborted !== undefined && aborted.error === error) {
+        log.info("Tuning {set} {key} aborted by onProgress: {error}", {
+          set: set.name,
+          key: text,
+          error,
+        });
+        throw error;
+      }
       this.#failed.set(id, error);
       log.warn("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });
       throw error;

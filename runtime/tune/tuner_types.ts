@@ -165,7 +165,11 @@ export interface TunerOptions {
    * turns the short-circuit off).
    */
   shortCircuit?: { throughput: number };
-  /** Called after every candidate run. */
+  /**
+   * Called after every candidate run. An error it throws aborts the tuning run at once: the
+   * call (`tune`, `execute`) rejects with that error, no candidate is blamed or run after it,
+   * nothing is cached, and a later call tunes the key again.
+   */
   onProgress?: (progress: TuneProgress) => void;
   /**
    * Draw a progress bar on stderr for tuning runs longer than a second.
