@@ -143,3 +143,24 @@ Deno.test({
     assert.ok(steps <= 4, `${steps} steps`);
   },
 });
+
+Deno.test("entries whose results are not candidate outcomes make the body corrupt: warned, re-tuned", async () => {
+  const dir = await tempDir();
+  try {
+    const client = new FakeTuneClient();
+    const set = threeWay(client);
+    for (const results of [[null], [{ name: "fast" }], [{ name: 3, status: "ok" }], ["ok"]]) {
+      const tuner = new Tuner(client, { ...quiet, cacheDir: dir, name: "results" });
+      await plant(tuner, {
+        "three/n=500": { checksum: set.checksum, fastest: "fast", results },
+      });
+      const outcome = await tuner.tune(set, 500);
+      assert.equal(outcome.fromCache, false, JSON.stringify(results));
+      assert.ok(outcome.results.every((r) => typeof r.name === "string"));
+      const { warnings } = await tuner.cache();
+      assert.match(warnings.join("\n"), /corrupt and was ignored/, JSON.stringify(results));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
