@@ -164,3 +164,27 @@ Deno.test("entries whose results are not candidate outcomes make the body corrup
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("with no cache directory known (no env permission for HOME...) the tuner says so once", async () => {
+  const granted = ["HOME", "XDG_CACHE_HOME", "LOCALAPPDATA"].some((variable) =>
+    Deno.permissions.querySync({ name: "env", variable }).state === "granted"
+  );
+  if (granted) return; // run with the test task's permissions: HOME must not be readable
+  const before = Deno.env.get("GPUCOMPUTE_CACHE_DIR");
+  Deno.env.delete("GPUCOMPUTE_CACHE_DIR");
+  try {
+    const client = new FakeTuneClient();
+    const tuner = new Tuner(client, { ...quiet, name: "nowhere" });
+    assert.equal(tuner.cacheFile, undefined);
+    const outcome = await tuner.tune(threeWay(client), 9);
+    assert.equal(outcome.persisted, false);
+    const { warnings } = await tuner.cache();
+    assert.equal(warnings.length, 1, warnings.join("\n"));
+    assert.match(warnings[0], /No tune cache directory.*GPUCOMPUTE_CACHE_DIR.*stay in memory/);
+    const off = new Tuner(client, { ...quiet, persistent: false }); // asked for: no warning
+    await off.tune(threeWay(client), 9);
+    assert.deepEqual((await off.cache()).warnings, []);
+  } finally {
+    if (before !== undefined) Deno.env.set("GPUCOMPUTE_CACHE_DIR", before);
+  }
+});

@@ -13,8 +13,8 @@
  */
 
 import { runtimeLogger } from "../core/logging.ts";
-import { TuneCache } from "./cache/cache.ts";
-import { cacheNamespace, joinPath, resolveCacheDir } from "./cache/_cache_dir.ts";
+import { memoryCache, TuneCache } from "./cache/cache.ts";
+import { CACHE_DIR_ENV, cacheNamespace, joinPath, resolveCacheDir } from "./cache/_cache_dir.ts";
 import { deno } from "../core/_platform.ts";
 import { keyString, type TuneKey } from "./key.ts";
 import { ProgressBar, stderrIsTerminal } from "./_progress.ts";
@@ -100,7 +100,18 @@ export class Tuner {
 
   #openCache(): Promise<TuneCache> {
     // Opened even without permission: the store says so once, and results stay in memory.
-    if (deno !== undefined) return TuneCache.open(this.#filePath(), { store: "file" });
+    if (deno !== undefined) {
+      const file = this.#filePath();
+      if (file === undefined && this.#options.persistent !== false) {
+        // No directory known (no permission to read the variables that name it, or none set):
+        // said once, as for a missing permission, rather than silently tuning on every run.
+        return memoryCache(
+          `No tune cache directory: set ${CACHE_DIR_ENV} (or XDG_CACHE_HOME or HOME) and allow ` +
+            "reading it (--allow-env), or pass cacheDir; tuning results stay in memory",
+        );
+      }
+      return TuneCache.open(file, { store: "file" });
+    }
     if (this.#options.persistent === false) return TuneCache.open();
     return TuneCache.open(this.#namespace().join("/"), { store: "indexeddb" });
   }

@@ -18,6 +18,8 @@ import { type CacheStore, type Entries, message } from "./_cache_store.ts";
 import { IndexedDbStore } from "./_idb_store.ts";
 
 const log = runtimeLogger("tune");
+/** Issues a warning of a cache (set by `TuneCache`'s static block: `#warn` is private). */
+let warnOf: (cache: TuneCache, text: string) => void;
 
 /**
  * One candidate's outcome as stored.
@@ -98,6 +100,10 @@ export class TuneCache {
   #writing: Promise<void> = Promise.resolve();
 
   private constructor() {}
+
+  static {
+    warnOf = (cache, text) => cache.#warn(text);
+  }
 
   /**
    * Opens a cache, loading what `location` holds when given, readable and valid. A `store` other
@@ -186,6 +192,16 @@ export class TuneCache {
     // tune again on every run.
     warnVisibly(log, text);
   }
+}
+
+/**
+ * An in-memory cache that warns once why results cannot persist (for the tuner, when it knows
+ * no cache directory): the warning is in {@linkcode TuneCache.warnings} and on the console.
+ */
+export async function memoryCache(why: string): Promise<TuneCache> {
+  const cache = await TuneCache.open();
+  warnOf(cache, why);
+  return cache;
 }
 
 /** The store of a kind; the file store is loaded on demand, so browser bundles leave it out. */
