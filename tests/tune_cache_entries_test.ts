@@ -3,7 +3,7 @@
 // ignored with a log line and the key is tuned again.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createClient, DestroyedError } from "../mod.ts";
+import { createClient, DestroyedError, matmul } from "../mod.ts";
 import { matmulSet, TunableSet, Tuner } from "../runtime/tune/mod.ts";
 import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
 
@@ -187,4 +187,25 @@ Deno.test("with no cache directory known (no env permission for HOME...) the tun
   } finally {
     if (before !== undefined) Deno.env.set("GPUCOMPUTE_CACHE_DIR", before);
   }
+});
+
+Deno.test({
+  name:
+    "matmul refuses a Tuner of another client: its device's picks and profiler are not this one's",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    using other = await createClient({ adapter: adapter! });
+    const tuner = new Tuner(other, { ...quiet, persistent: false });
+    using a = client.createWithData(new Float32Array(16).fill(1));
+    await assert.rejects(
+      matmul(client, a, a, { m: 4, n: 4, k: 4, tune: tuner }),
+      (e: Error) => e instanceof TypeError && /Tuner of another client/.test(e.message),
+    );
+    assert.equal(tuner.stats.tunings, 0);
+    const own = new Tuner(client, { ...quiet, persistent: false });
+    using c = await matmul(client, a, a, { m: 4, n: 4, k: 4, tune: own });
+    assert.deepEqual([...await client.read(c, Float32Array)], new Array(16).fill(4));
+    assert.equal(own.client, client);
+  },
 });

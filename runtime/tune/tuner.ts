@@ -64,6 +64,11 @@ export class Tuner {
     this.#options = options;
   }
 
+  /** The client this tuner times candidates on (its device names the cache). */
+  get client(): TuneClient {
+    return this.#client;
+  }
+
   /** Counters since creation. */
   get stats(): TunerStats {
     return { ...this.#stats };
