@@ -3,6 +3,7 @@
 // ignored with a log line and the key is tuned again.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
 import { createClient, DestroyedError, matmul } from "../mod.ts";
 import { matmulSet, TunableSet, Tuner } from "../runtime/tune/mod.ts";
 import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
@@ -208,4 +209,40 @@ Deno.test({
     assert.deepEqual([...await client.read(c, Float32Array)], new Array(16).fill(4));
     assert.equal(own.client, client);
   },
+});
+
+Deno.test("entries ignored for another checksum or a pick that must not run are logged, once each", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { memory: (record) => records.push(record) },
+    loggers: [
+      { category: ["gpucompute", "tune"], sinks: ["memory"], lowestLevel: "info" },
+      { category: ["logtape", "meta"], sinks: [], lowestLevel: "warning" },
+    ],
+  });
+  const dir = await tempDir();
+  try {
+    const client = new FakeTuneClient();
+    const set = threeWay(client);
+    const tuner = new Tuner(client, { ...quiet, cacheDir: dir, name: "logged" });
+    await plant(tuner, {
+      "three/n=300": { checksum: "another-backend", fastest: "fast", results: [] },
+      "three/n=400": { checksum: set.checksum, fastest: "small", results: [] },
+    });
+    assert.equal((await tuner.tune(set, 300)).fromCache, false);
+    assert.equal((await tuner.tune(set, 400)).fromCache, false);
+    const messages = records.map((r) => r.message.join(""));
+    const stale = messages.filter((m) =>
+      /three\/n=300 ignored: tuned with another candidate/.test(m)
+    );
+    assert.equal(stale.length, 1, messages.join("\n"));
+    const invalid = records.filter((r) =>
+      r.level === "warning" &&
+      /small.*three\/n=400.*does not run for this key/.test(r.message.join(""))
+    );
+    assert.equal(invalid.length, 1, messages.join("\n"));
+  } finally {
+    await reset();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

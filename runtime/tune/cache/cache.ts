@@ -96,6 +96,8 @@ export class TuneCache {
   readonly #warnings: string[] = [];
   /** Entries set by this cache: every write carries them all, so none is lost to a race. */
   readonly #mine = new Map<string, CacheEntry>();
+  /** Keys whose entry had another checksum, logged once. */
+  readonly #stale = new Set<string>();
   #store: CacheStore | undefined;
   #writing: Promise<void> = Promise.resolve();
 
@@ -144,10 +146,22 @@ export class TuneCache {
     return this.#entries.size;
   }
 
-  /** The entry for a key, unless missing or tuned with another checksum. */
+  /**
+   * The entry for a key, unless missing or tuned with another checksum (another candidate list:
+   * another version of the set, or another backend's; logged once per key, and tuned again).
+   */
   get(key: string, checksum: string): CacheEntry | undefined {
     const entry = this.#entries.get(key);
-    return entry?.checksum === checksum ? entry : undefined;
+    if (entry === undefined || entry.checksum === checksum) return entry;
+    if (!this.#stale.has(key)) {
+      this.#stale.add(key);
+      log.info("Cached entry {key} ignored: tuned with another candidate list ({was}, now {now})", {
+        key,
+        was: entry.checksum,
+        now: checksum,
+      });
+    }
+    return undefined;
   }
 
   /** Stores an entry in memory and, when persistent, in the store (resolves once written). */
