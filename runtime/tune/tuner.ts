@@ -22,6 +22,7 @@ import type { TuneClient, TuneOutcome, TunerOptions, TunerStats } from "./tuner_
 import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { CacheEntry } from "./cache/cache.ts";
 import { tuneKey } from "./_tune_key.ts";
+import { checkSampling } from "./sampling.ts";
 
 const log = runtimeLogger("tune");
 
@@ -51,7 +52,9 @@ export class Tuner {
 
   /**
    * Creates a tuner; the cache file is opened on first use. `RangeError` for a short-circuit
-   * throughput that is negative or not a finite number (0 turns the short-circuit off).
+   * throughput that is negative or not a finite number (0 turns the short-circuit off), and for
+   * sampling counts that are not integers with 1 <= minSamples <= maxSamples or a `minSampleMs`
+   * that is not a finite number >= 0.
    */
   constructor(client: TuneClient, options: TunerOptions = {}) {
     const throughput = options.shortCircuit?.throughput;
@@ -60,6 +63,7 @@ export class Tuner {
         `shortCircuit.throughput must be a finite number >= 0 (0: off), got ${throughput}`,
       );
     }
+    checkSampling(options.sampling ?? {}); // a bad option is refused here, not at every tune
     this.#client = client;
     this.#options = options;
   }
