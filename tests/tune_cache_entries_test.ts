@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { configure, type LogRecord, reset } from "@logtape/logtape";
-import { createClient, DestroyedError, matmul } from "../mod.ts";
-import { matmulSet, TunableSet, Tuner } from "../runtime/tune/mod.ts";
+import { createClient, DestroyedError, matmul, OutOfMemoryError } from "../mod.ts";
+import { matmulSet, TunableSet, TuneFailedError, Tuner } from "../runtime/tune/mod.ts";
 import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -245,4 +245,32 @@ Deno.test("entries ignored for another checksum or a pick that must not run are 
     await reset();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a tuning run out of memory is not remembered: once memory is back the key tunes", async () => {
+  const client = new FakeTuneClient();
+  let memory = false;
+  const spend = (name: string, ms: number) => () => {
+    if (!memory) throw new OutOfMemoryError(`Cannot reserve the output of ${name}`);
+    client.spend(name, ms);
+  };
+  const set = new TunableSet("oom", {
+    key: (n: number) => ({ n }),
+    candidates: [{ name: "a", run: spend("a", 2) }, { name: "b", run: spend("b", 1) }],
+  });
+  const tuner = new Tuner(client, { ...quiet, persistent: false });
+  const error = await tuner.execute(set, 1).catch((e) => e);
+  assert.ok(error instanceof TuneFailedError, String(error));
+  assert.ok(error.cause instanceof OutOfMemoryError);
+  memory = true;
+  assert.equal((await tuner.tune(set, 1)).fastest, "b");
+  // Other failures are still remembered: the key is not benchmarked on every call.
+  const broken = new TunableSet("broken", {
+    key: (n: number) => ({ n }),
+    candidates: ["x", "y"].map((name) => ({ name, run: () => Promise.reject(new Error(name)) })),
+  });
+  await assert.rejects(tuner.tune(broken, 1), TuneFailedError);
+  const runs = tuner.stats.runs;
+  await assert.rejects(tuner.tune(broken, 1), TuneFailedError);
+  assert.equal(tuner.stats.runs, runs);
 });

@@ -10,6 +10,7 @@ import { type StreamId, withStream } from "../core/stream_id.ts";
 import type { CachedResult, CacheEntry } from "./cache/cache.ts";
 import { TuneFailedError, TuneMismatchError } from "./errors.ts";
 import { DestroyedError } from "../core/errors/state_errors.ts";
+import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 import type { TuneKey } from "./key.ts";
 import {
   type Contender,
@@ -235,7 +236,10 @@ export async function tuneKey<K extends TuneKey, I, O>(
     const ordered = set.names.flatMap((name) => results.get(name) ?? []);
     if (fastest === undefined) {
       const failures = ordered.map((r) => ({ name: r.name, reason: r.error ?? r.status }));
-      throw new TuneFailedError(set.name, keyText, failures);
+      // A candidate out of memory may run once memory is freed: the cause tells the tuner not to
+      // remember this failure.
+      const oom = [...errors.values()].find((error) => error instanceof OutOfMemoryError);
+      throw new TuneFailedError(set.name, keyText, failures, oom && { cause: oom });
     }
     logTop(set.name, keyText, fastest, ordered);
     return { entry: { checksum: set.checksum, fastest, results: ordered }, errors, runs };

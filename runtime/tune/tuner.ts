@@ -23,6 +23,7 @@ import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { CacheEntry } from "./cache/cache.ts";
 import { tuneKey } from "./_tune_key.ts";
 import { checkSampling } from "./sampling.ts";
+import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 
 const log = runtimeLogger("tune");
 
@@ -151,7 +152,8 @@ export class Tuner {
    * with `background`, runs the fallback at once and tunes behind it). Concurrent calls for one
    * key share one tuning run. Rejects with `TuneFailedError` when every candidate
    * failed, with the client's `DestroyedError` when it is destroyed mid-tune, and with what
-   * `onProgress` threw when it aborts the run.
+   * `onProgress` threw when it aborts the run. A failed key fails again at once on later calls
+   * (no new benchmark), unless a candidate ran out of memory or `onProgress` aborted it.
    */
   async execute<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<O> {
     const key = set.key(inputs);
@@ -256,7 +258,11 @@ export class Tuner {
         });
         throw error;
       }
-      this.#failed.set(id, error);
+      // Out of memory is not remembered: once memory is freed, the next call tunes again (it
+      // used to fail every later call of the key, matmul's too, for the tuner's life).
+      const oom = error instanceof OutOfMemoryError ||
+        (error as { cause?: unknown })?.cause instanceof OutOfMemoryError;
+      if (!oom) this.#failed.set(id, error);
       log.warn("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });
       throw error;
     } finally {
