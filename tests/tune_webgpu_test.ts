@@ -315,3 +315,33 @@ Deno.test({
     assert.deepEqual([...await client.read(c, Float32Array)], new Array(16).fill(4));
   },
 });
+
+Deno.test({
+  name: "tune on WebGPU: background mode lets the caller dispose its inputs as execute returns",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const sums = reduceSet(client, "sum");
+    // No `inputs` option: the background run benchmarks on the caller's own handles.
+    const set = new TunableSet("sum_own_inputs", {
+      key: ({ x }) => ({ n: x.size() / 4, op: "sum" as const, dot: false }),
+      candidates: sums.candidates.slice(0, 3),
+    });
+    const sampling = { minSampleMs: 0, maxSamples: 3 };
+    const tuner = new Tuner(client, { ...quiet, background: true, sampling });
+    const before = client.memoryUsage().numberAllocs;
+    {
+      using x = client.createWithData(new Float32Array(4096).fill(1));
+      using total = await tuner.execute(set, { x });
+      assert.deepEqual([...await client.read(total, Float32Array)], [4096]);
+    } // x disposed while the key is tuned
+    await tuner.settled();
+    using y = client.createWithData(new Float32Array(4096).fill(2));
+    using total = await tuner.execute(set, { x: y }); // used to throw TuneFailedError
+    assert.deepEqual([...await client.read(total, Float32Array)], [8192]);
+    assert.equal(tuner.stats.tunings, 1);
+    assert.ok(tuner.fastest(set, { x: y }) !== undefined);
+    await client.sync();
+    assert.equal(client.memoryUsage().numberAllocs, before + 2, "y and the total: clones freed");
+  },
+});

@@ -23,6 +23,7 @@ import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { CacheEntry } from "./cache/cache.ts";
 import { tuneKey } from "./_tune_key.ts";
 import { checkSampling } from "./sampling.ts";
+import { retainInputs } from "./_retain.ts";
 import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 
 const log = runtimeLogger("tune");
@@ -166,7 +167,14 @@ export class Tuner {
     }
     if (this.#failed.has(id)) throw this.#failed.get(id);
     if (this.#options.background) {
-      this.#start(set, key, id, inputs).catch(() => {}); // failures are logged and remembered
+      // Without an `inputs` option the run benchmarks on the caller's inputs, which the caller
+      // may dispose once this call returns (every candidate failed on them, and the key with it).
+      const kept = set.options.inputs === undefined && !this.#inflight.has(id)
+        ? retainInputs(inputs)
+        : undefined;
+      this.#start(set, key, id, kept?.inputs ?? inputs)
+        .finally(() => kept?.release())
+        .catch(() => {}); // failures are logged and remembered
       return await set.fallback(key).run(inputs);
     }
     const outcome = await this.#start(set, key, id, inputs);

@@ -140,7 +140,9 @@ export interface TunerOptions {
   cacheDir?: string;
   /**
    * Whether `execute` on an untuned key runs the set's fallback at once while the key is tuned
-   * in the background.
+   * in the background. The caller may dispose its inputs once `execute` returns: a set without
+   * an `inputs` option is benchmarked on clones of the handles among them (same memory, freed
+   * when the run ends).
    * @default {false}
    */
   background?: boolean;
