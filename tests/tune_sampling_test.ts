@@ -184,3 +184,18 @@ Deno.test("sample counts that are not integers are refused: maxSamples Infinity 
   const { results } = await sampleGroup(tie, { maxSamples: 6 });
   assert.deepEqual(results.map((r) => r.samples.length), [6, 6]);
 });
+
+Deno.test("Tuner options of the wrong type are a TypeError naming the option, at construction", () => {
+  const client = new FakeTuneClient();
+  const bad: [Record<string, unknown>, RegExp][] = [
+    [{ name: 3 }, /^name must be a string/],
+    [{ cacheDir: {} }, /^cacheDir must be a string/],
+    [{ onProgress: "log" }, /^onProgress must be a function/],
+  ];
+  for (const [options, message] of bad) {
+    assert.throws(
+      () => new Tuner(client, options),
+      (e: Error) => e instanceof TypeError && message.test(e.message),
+    );
+  }
+});

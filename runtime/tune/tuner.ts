@@ -56,7 +56,8 @@ export class Tuner {
    * Creates a tuner; the cache file is opened on first use. `RangeError` for a short-circuit
    * throughput that is negative or not a finite number (0 turns the short-circuit off), and for
    * sampling counts that are not integers with 1 <= minSamples <= maxSamples or a `minSampleMs`
-   * that is not a finite number >= 0.
+   * that is not a finite number >= 0; `TypeError` for a `name` or `cacheDir` that is not a string
+   * and an `onProgress` that is not a function.
    */
   constructor(client: TuneClient, options: TunerOptions = {}) {
     const throughput = options.shortCircuit?.throughput;
@@ -66,6 +67,15 @@ export class Tuner {
       );
     }
     checkSampling(options.sampling ?? {}); // a bad option is refused here, not at every tune
+    for (const [option, type] of [["name", "string"], ["cacheDir", "string"]] as const) {
+      const value = options[option];
+      if (value !== undefined && typeof value !== type) {
+        throw new TypeError(`${option} must be a ${type}, got ${typeof value}`);
+      }
+    }
+    if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+      throw new TypeError(`onProgress must be a function, got ${typeof options.onProgress}`);
+    }
     this.#client = client;
     this.#options = options;
   }
