@@ -274,3 +274,41 @@ Deno.test("a tuning run out of memory is not remembered: once memory is back the
   await assert.rejects(tuner.tune(broken, 1), TuneFailedError);
   assert.equal(tuner.stats.runs, runs);
 });
+
+Deno.test("two processes tuning the same keys at once both persist; a third finds every key", async () => {
+  const dir = await tempDir();
+  try {
+    const child = () =>
+      new Deno.Command("deno", {
+        args: [
+          "run",
+          `--allow-read=${TMP}`,
+          `--allow-write=${TMP}`,
+          "tests/fixtures/tune_race_tuner.ts",
+          dir,
+          "6",
+        ],
+      }).output();
+    const outputs = await Promise.all([child(), child()]);
+    for (const out of outputs) {
+      const text = new TextDecoder().decode(out.stdout);
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const { outcomes, warnings } = JSON.parse(text);
+      assert.deepEqual(warnings, []);
+      assert.equal(outcomes.length, 6);
+      for (const o of outcomes) assert.deepEqual([o.fastest, o.persisted], ["fast", true], text);
+    }
+    const client = new FakeTuneClient();
+    const set = new TunableSet("race", {
+      key: (n: number) => ({ n }),
+      candidates: ["slow", "fast"].map((name) => ({ name, run: () => client.spend(name, 1) })),
+    });
+    const third = new Tuner(client, { ...quiet, cacheDir: dir, name: "race" });
+    for (let n = 1; n <= 6; n++) assert.equal((await third.tune(set, n)).fromCache, true, `n=${n}`);
+    assert.equal(third.stats.runs, 0);
+    const leftovers = [...Deno.readDirSync(join(third.cacheFile!, ".."))].map((e) => e.name);
+    assert.deepEqual(leftovers, ["race.json"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
