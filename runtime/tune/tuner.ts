@@ -127,8 +127,8 @@ export class Tuner {
         // No directory known (no permission to read the variables that name it, or none set):
         // said once, as for a missing permission, rather than silently tuning on every run.
         return memoryCache(
-          `No tune cache directory: set ${CACHE_DIR_ENV} (or XDG_CACHE_HOME or HOME) and allow ` +
-            "reading it (--allow-env), or pass cacheDir; tuning results stay in memory",
+          `No tune cache directory: set ${CACHE_DIR_ENV} (or HOME, XDG_CACHE_HOME, LOCALAPPDATA) ` +
+            "and allow reading it (--allow-env), or pass cacheDir; tuning results stay in memory",
         );
       }
       return TuneCache.open(file, { store: "file" });
