@@ -38,3 +38,22 @@ Deno.test("keyString is stable across property order and rejects nested values",
   assert.equal(keyString({ b: true, a: 1 }), "a=1,b=true");
   assert.throws(() => keyString({ a: {} as unknown as number }), TypeError);
 });
+
+Deno.test("keyString: keys that differ give different forms, separators in strings included", () => {
+  const keys: Record<string, string | number>[] = [
+    { a: "1,b=2" },
+    { a: "1", b: "2" },
+    { a: 1, b: 2 },
+    { "a=1,b": 2 },
+    { a: '"1,b=2"' },
+    { a: "x", b: 'y",c="z' },
+    { a: "x", b: "y", c: "z" },
+    { a: "\\" },
+    { a: '"\\\\"' },
+  ];
+  const forms = keys.map(keyString);
+  // Numbers and their decimal strings share a form: a set's key function gives one type a field.
+  assert.equal(new Set(forms).size, keys.length - 1, forms.join("\n"));
+  assert.equal(keyString({ a: "1,b=2" }), 'a="1,b=2"');
+  assert.equal(keyString({ m: 64, op: "sum", dot: false }), "dot=false,m=64,op=sum"); // as before
+});

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { type Contender, fastestOf, sampleGroup, type SampleResult } from "../runtime/tune/mod.ts";
+import {
+  type Contender,
+  fastestOf,
+  sampleGroup,
+  type SampleResult,
+  Tuner,
+} from "../runtime/tune/mod.ts";
+import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
 import { pairedRatios } from "../runtime/tune/_stats.ts";
 
 /** A contender whose samples come from a list (the last value repeats); counts its calls. */
@@ -154,4 +161,41 @@ Deno.test("samples carry their rounds; the pick compares candidates on the round
   assert.equal(fastestOf(slowPhase, "min"), "fast");
   assert.equal(fastestOf([{ ...slowPhase[0], status: "eliminated" }, slowPhase[1]]), "fast");
   assert.equal(fastestOf([ok("none", [], [])]), undefined);
+});
+
+Deno.test("sample counts that are not integers are refused: maxSamples Infinity never ended", async () => {
+  const bad = [
+    { maxSamples: Infinity },
+    { maxSamples: 2.5 },
+    { minSamples: 1.5 },
+    { minSamples: 0 },
+    { minSamples: 4, maxSamples: 3 },
+    { minSampleMs: -1 },
+    { minSampleMs: Infinity },
+    { minSampleMs: NaN },
+  ];
+  for (const sampling of bad) {
+    const name = Object.keys(sampling).join();
+    assert.throws(() => new Tuner(new FakeTuneClient(), { sampling }), RangeError, name);
+  }
+  // Two equal candidates stay contested: with maxSamples Infinity the group sampled forever.
+  const tie = [scripted("a", [1]).contender, scripted("b", [1]).contender];
+  await assert.rejects(sampleGroup(tie, { maxSamples: Infinity }), RangeError);
+  const { results } = await sampleGroup(tie, { maxSamples: 6 });
+  assert.deepEqual(results.map((r) => r.samples.length), [6, 6]);
+});
+
+Deno.test("Tuner options of the wrong type are a TypeError naming the option, at construction", () => {
+  const client = new FakeTuneClient();
+  const bad: [Record<string, unknown>, RegExp][] = [
+    [{ name: 3 }, /^name must be a string/],
+    [{ cacheDir: {} }, /^cacheDir must be a string/],
+    [{ onProgress: "log" }, /^onProgress must be a function/],
+  ];
+  for (const [options, message] of bad) {
+    assert.throws(
+      () => new Tuner(client, options),
+      (e: Error) => e instanceof TypeError && message.test(e.message),
+    );
+  }
 });

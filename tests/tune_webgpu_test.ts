@@ -218,7 +218,8 @@ Deno.test({
         (e) => e instanceof RangeError && /65,535 iterations/.test(e.message),
       );
     }
-    using c = matmul.candidates[0].run({ a, b, m: 1, n: 1, k: 65_535 }) as Handle;
+    using a2 = client.zeros(65_535);
+    using c = matmul.candidates[0].run({ a: a2, b: a2, m: 1, n: 1, k: 65_535 }) as Handle;
     assert.deepEqual([...await client.read(c)], [0]);
   },
 });
@@ -282,5 +283,65 @@ Deno.test({
       assert.ok(outcome.errors.get("wrong") instanceof TuneMismatchError, dtype);
       assert.notEqual(outcome.fastest, "wrong");
     }
+  },
+});
+
+Deno.test({
+  name: "tune on WebGPU: matmulSet refuses handles that do not hold m x k / k x n f32 (no product)",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const set = matmulSet(client);
+    const tuner = new Tuner(client, { ...quiet, sampling: { minSampleMs: 0, maxSamples: 3 } });
+    using f32 = client.createWithData(new Float32Array(16).fill(1)); // 4 x 4
+    using i32 = client.createWithData(new Int32Array(16).fill(1));
+    const cases: [Record<string, unknown>, ErrorConstructor, RegExp][] = [
+      [{ a: f32, b: f32, m: 4, n: 4, k: 5 }, RangeError, /matmulSet: a has 16 elements, 4 x 5/],
+      [{ a: f32, b: f32, m: 2, n: 4, k: 4 }, RangeError, /matmulSet: a has 16 elements, 2 x 4/],
+      [{ a: f32, b: f32, m: 4, n: 2, k: 4 }, RangeError, /matmulSet: b has 16 elements/],
+      [{ a: f32, b: i32, m: 4, n: 4, k: 4 }, TypeError, /matmulSet: b must hold f32/],
+      [{ a: f32, b: f32, m: 4.5, n: 4, k: 4 }, RangeError, /matmulSet: m must be an integer/],
+    ];
+    for (const [inputs, type, message] of cases) {
+      const bad = inputs as unknown as Parameters<typeof set.key>[0];
+      await assert.rejects(
+        tuner.execute(set, bad),
+        (e: Error) => e instanceof type && message.test(e.message),
+      );
+      assert.throws(() => set.candidates[3].run(bad), type);
+    }
+    assert.equal(tuner.stats.tunings, 0, "refused before tuning");
+    using c = await tuner.execute(set, { a: f32, b: f32, m: 4, n: 4, k: 4 });
+    assert.deepEqual([...await client.read(c, Float32Array)], new Array(16).fill(4));
+  },
+});
+
+Deno.test({
+  name: "tune on WebGPU: background mode lets the caller dispose its inputs as execute returns",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    const sums = reduceSet(client, "sum");
+    // No `inputs` option: the background run benchmarks on the caller's own handles.
+    const set = new TunableSet("sum_own_inputs", {
+      key: ({ x }) => ({ n: x.size() / 4, op: "sum" as const, dot: false }),
+      candidates: sums.candidates.slice(0, 3),
+    });
+    const sampling = { minSampleMs: 0, maxSamples: 3 };
+    const tuner = new Tuner(client, { ...quiet, background: true, sampling });
+    const before = client.memoryUsage().numberAllocs;
+    {
+      using x = client.createWithData(new Float32Array(4096).fill(1));
+      using total = await tuner.execute(set, { x });
+      assert.deepEqual([...await client.read(total, Float32Array)], [4096]);
+    } // x disposed while the key is tuned
+    await tuner.settled();
+    using y = client.createWithData(new Float32Array(4096).fill(2));
+    using total = await tuner.execute(set, { x: y }); // used to throw TuneFailedError
+    assert.deepEqual([...await client.read(total, Float32Array)], [8192]);
+    assert.equal(tuner.stats.tunings, 1);
+    assert.ok(tuner.fastest(set, { x: y }) !== undefined);
+    await client.sync();
+    assert.equal(client.memoryUsage().numberAllocs, before + 2, "y and the total: clones freed");
   },
 });

@@ -9,6 +9,8 @@ import { arrayTypeOf, type TypedArray } from "../core/dtype.ts";
 import { type StreamId, withStream } from "../core/stream_id.ts";
 import type { CachedResult, CacheEntry } from "./cache/cache.ts";
 import { TuneFailedError, TuneMismatchError } from "./errors.ts";
+import { DestroyedError } from "../core/errors/state_errors.ts";
+import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 import type { TuneKey } from "./key.ts";
 import {
   type Contender,
@@ -73,19 +75,46 @@ export async function tuneKey<K extends TuneKey, I, O>(
   const total = planned.length * (1 + maxSamples) + (context.checks ? 1 : 0);
   let steps = 0;
   let runs = 0;
+  /**
+   * Why the run stops at once: the progress callback threw (the caller's abort), or the client
+   * was destroyed. Thrown as is, never blamed on a candidate; no candidate runs after it.
+   */
+  let stop: { error: unknown } | undefined;
   /** A step (warm-up, sample or reference run) of `count` runs of `candidate` ended. */
   const ran = (candidate: string, count: number) => {
     steps++;
     runs += count;
-    context.progress({
-      set: set.name,
-      key: keyText,
-      candidate,
-      done: steps,
-      total,
-      runs: count,
-      elapsedMs: performance.now() - started,
-    });
+    try {
+      context.progress({
+        set: set.name,
+        key: keyText,
+        candidate,
+        done: steps,
+        total,
+        runs: count,
+        elapsedMs: performance.now() - started,
+      });
+    } catch (error) {
+      stop ??= { error };
+      throw error;
+    }
+  };
+  /** Throws the reason to stop, if any. */
+  const halt = (): void => {
+    if (stop !== undefined) throw stop.error;
+  };
+  /** Runs a step of a candidate unless the run stops; a destroyed client stops it. */
+  const step = async <T>(fn: () => Promise<T>): Promise<T> => {
+    halt();
+    let result: T;
+    try {
+      result = await fn();
+    } catch (error) {
+      if (error instanceof DestroyedError) stop ??= { error };
+      throw stop !== undefined ? stop.error : error;
+    }
+    halt();
+    return result;
   };
   const read = async (output: O): Promise<ArrayLike<number | bigint>> => {
     if (options.read !== undefined) return await options.read(output);
@@ -113,6 +142,7 @@ export async function tuneKey<K extends TuneKey, I, O>(
         reference = Array.from(await read(output));
         dispose(output);
       } catch (error) {
+        if (error instanceof DestroyedError) throw error;
         log.warn("Reference {name} failed, outputs are not checked: {error}", {
           name: referenceName,
           error: String(error),
@@ -144,41 +174,43 @@ export async function tuneKey<K extends TuneKey, I, O>(
       let reps = 1;
       return {
         name: candidate.name,
-        async warmup() {
-          let count = 1;
-          try {
-            if (unchecked !== undefined && candidate.name !== referenceName) {
-              count = 0; // not run
-              throw unchecked;
-            }
-            const output = await onStream(context.stream, () => candidate.run(inputs));
-            try {
-              if (reference === undefined || candidate.name === referenceName) {
-                await context.client.sync(stream); // surfaces deferred errors (compilation) here
-              } else {
-                compare(candidate.name, referenceName, await read(output), reference, options);
-              }
-            } finally {
-              dispose(output);
-            }
-            // Second warm-up run, timed: how many runs one sample takes to last minSampleMs.
-            if (minSampleMs > 0) {
-              count++;
-              const once = await timed(candidate, 1);
-              reps = Math.min(MAX_REPS, Math.max(1, Math.ceil(minSampleMs / Math.max(once, 1e-3))));
-            }
-          } finally {
-            ran(candidate.name, count);
-          }
-        },
-        async sample() {
-          try {
-            return await timed(candidate, reps);
-          } finally {
-            ran(candidate.name, reps);
-          }
-        },
+        warmup: () => step(warmup),
+        sample: () => step(sample),
       };
+      async function warmup() {
+        let count = 1;
+        try {
+          if (unchecked !== undefined && candidate.name !== referenceName) {
+            count = 0; // not run
+            throw unchecked;
+          }
+          const output = await onStream(context.stream, () => candidate.run(inputs));
+          try {
+            if (reference === undefined || candidate.name === referenceName) {
+              await context.client.sync(stream); // surfaces deferred errors (compilation) here
+            } else {
+              compare(candidate.name, referenceName, await read(output), reference, options);
+            }
+          } finally {
+            dispose(output);
+          }
+          // Second warm-up run, timed: how many runs one sample takes to last minSampleMs.
+          if (minSampleMs > 0) {
+            count++;
+            const once = await timed(candidate, 1);
+            reps = Math.min(MAX_REPS, Math.max(1, Math.ceil(minSampleMs / Math.max(once, 1e-3))));
+          }
+        } finally {
+          ran(candidate.name, count);
+        }
+      }
+      async function sample() {
+        try {
+          return await timed(candidate, reps);
+        } finally {
+          ran(candidate.name, reps);
+        }
+      }
     };
     // A throughput of 0 (unknown) turns the short-circuit off, as in CubeCL: `work / 0` would
     // accept the first candidate whatever its time.
@@ -193,6 +225,7 @@ export async function tuneKey<K extends TuneKey, I, O>(
         continue;
       }
       const outcome = await sampleGroup(group.map(contender), { ...context.sampling, accept });
+      halt();
       for (const r of outcome.results) {
         results.set(r.name, toCached(r));
         if (r.status === "failed") errors.set(r.name, r.error);
@@ -203,7 +236,10 @@ export async function tuneKey<K extends TuneKey, I, O>(
     const ordered = set.names.flatMap((name) => results.get(name) ?? []);
     if (fastest === undefined) {
       const failures = ordered.map((r) => ({ name: r.name, reason: r.error ?? r.status }));
-      throw new TuneFailedError(set.name, keyText, failures);
+      // A candidate out of memory may run once memory is freed: the cause tells the tuner not to
+      // remember this failure.
+      const oom = [...errors.values()].find((error) => error instanceof OutOfMemoryError);
+      throw new TuneFailedError(set.name, keyText, failures, oom && { cause: oom });
     }
     logTop(set.name, keyText, fastest, ordered);
     return { entry: { checksum: set.checksum, fastest, results: ordered }, errors, runs };

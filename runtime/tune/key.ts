@@ -18,7 +18,9 @@ export type TuneKey = Readonly<Record<string, number | string | boolean>>;
 
 /**
  * The stable string form of a key: fields sorted by name, `name=value` joined by commas. Two keys
- * with the same fields and values have the same form whatever their property order.
+ * with the same fields and values have the same form whatever their property order; a name or
+ * string value holding `,`, `=`, `"` or `\\` is quoted as JSON, so two different keys never
+ * share a form (`{ a: "1,b=2" }` is `a="1,b=2"`, `{ a: "1", b: 2 }` is `a=1,b=2`).
  *
  * @example
  * ```ts
@@ -33,8 +35,13 @@ export function keyString(key: TuneKey): string {
     if (!["number", "string", "boolean"].includes(typeof value)) {
       throw new TypeError(`Tune key field '${name}' must be a number, string or boolean`);
     }
-    return `${name}=${value}`;
+    return `${quote(name)}=${typeof value === "string" ? quote(value) : value}`;
   }).join(",");
+}
+
+/** A name or value as is, or as JSON where it holds a separator (or a quote, or a backslash). */
+function quote(text: string): string {
+  return /[,="\\]/.test(text) ? JSON.stringify(text) : text;
 }
 
 /**

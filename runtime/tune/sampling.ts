@@ -190,11 +190,7 @@ export async function sampleGroup(
     minSamplesToEliminate = 2,
     margin = 0.05,
   } = options;
-  if (!(maxSamples >= 1 && minSamples >= 1 && minSamples <= maxSamples)) {
-    throw new RangeError(
-      `Sampling needs 1 <= minSamples <= maxSamples, got ${minSamples}, ${maxSamples}`,
-    );
-  }
+  checkSampling(options);
   const states: State[] = contenders.map((contender) => ({
     contender,
     status: "running",
@@ -255,6 +251,26 @@ export async function sampleGroup(
     ...(status === "failed" ? { error } : {}),
   }));
   return accepted === undefined ? { results } : { results, accepted };
+}
+
+/**
+ * `RangeError` naming the option for sampling options that could never end or mean nothing:
+ * sample counts that are not integers with 1 <= minSamples <= maxSamples (`maxSamples: Infinity`
+ * kept contested candidates sampling forever), a `minSampleMs` that is not a finite number >= 0.
+ */
+export function checkSampling(options: SamplingOptions): void {
+  const { maxSamples = 10, minSamples = 3, minSampleMs = 5 } = options;
+  if (
+    !Number.isInteger(maxSamples) || !Number.isInteger(minSamples) || minSamples < 1 ||
+    minSamples > maxSamples
+  ) {
+    throw new RangeError(
+      `Sampling needs integers 1 <= minSamples <= maxSamples, got ${minSamples}, ${maxSamples}`,
+    );
+  }
+  if (!(Number.isFinite(minSampleMs) && minSampleMs >= 0)) {
+    throw new RangeError(`minSampleMs must be a finite number >= 0, got ${minSampleMs}`);
+  }
 }
 
 /** Whether the last sample moved the median by at most `tolerance` (relative). */

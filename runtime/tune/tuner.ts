@@ -13,14 +13,18 @@
  */
 
 import { runtimeLogger } from "../core/logging.ts";
-import { TuneCache } from "./cache/cache.ts";
-import { cacheNamespace, joinPath, resolveCacheDir } from "./cache/_cache_dir.ts";
+import { memoryCache, TuneCache } from "./cache/cache.ts";
+import { CACHE_DIR_ENV, cacheNamespace, joinPath, resolveCacheDir } from "./cache/_cache_dir.ts";
 import { deno } from "../core/_platform.ts";
 import { keyString, type TuneKey } from "./key.ts";
 import { ProgressBar, stderrIsTerminal } from "./_progress.ts";
 import type { TuneClient, TuneOutcome, TunerOptions, TunerStats } from "./tuner_types.ts";
-import type { TunableSet } from "./tunable_set.ts";
+import type { Tunable, TunableSet } from "./tunable_set.ts";
+import type { CacheEntry } from "./cache/cache.ts";
 import { tuneKey } from "./_tune_key.ts";
+import { checkSampling } from "./sampling.ts";
+import { retainInputs } from "./_retain.ts";
+import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 
 const log = runtimeLogger("tune");
 
@@ -50,7 +54,10 @@ export class Tuner {
 
   /**
    * Creates a tuner; the cache file is opened on first use. `RangeError` for a short-circuit
-   * throughput that is negative or not a finite number (0 turns the short-circuit off).
+   * throughput that is negative or not a finite number (0 turns the short-circuit off), and for
+   * sampling counts that are not integers with 1 <= minSamples <= maxSamples or a `minSampleMs`
+   * that is not a finite number >= 0; `TypeError` for a `name` or `cacheDir` that is not a string
+   * and an `onProgress` that is not a function.
    */
   constructor(client: TuneClient, options: TunerOptions = {}) {
     const throughput = options.shortCircuit?.throughput;
@@ -59,8 +66,23 @@ export class Tuner {
         `shortCircuit.throughput must be a finite number >= 0 (0: off), got ${throughput}`,
       );
     }
+    checkSampling(options.sampling ?? {}); // a bad option is refused here, not at every tune
+    for (const [option, type] of [["name", "string"], ["cacheDir", "string"]] as const) {
+      const value = options[option];
+      if (value !== undefined && typeof value !== type) {
+        throw new TypeError(`${option} must be a ${type}, got ${typeof value}`);
+      }
+    }
+    if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+      throw new TypeError(`onProgress must be a function, got ${typeof options.onProgress}`);
+    }
     this.#client = client;
     this.#options = options;
+  }
+
+  /** The client this tuner times candidates on (its device names the cache). */
+  get client(): TuneClient {
+    return this.#client;
   }
 
   /** Counters since creation. */
@@ -99,7 +121,18 @@ export class Tuner {
 
   #openCache(): Promise<TuneCache> {
     // Opened even without permission: the store says so once, and results stay in memory.
-    if (deno !== undefined) return TuneCache.open(this.#filePath(), { store: "file" });
+    if (deno !== undefined) {
+      const file = this.#filePath();
+      if (file === undefined && this.#options.persistent !== false) {
+        // No directory known (no permission to read the variables that name it, or none set):
+        // said once, as for a missing permission, rather than silently tuning on every run.
+        return memoryCache(
+          `No tune cache directory: set ${CACHE_DIR_ENV} (or HOME, XDG_CACHE_HOME, LOCALAPPDATA) ` +
+            "and allow reading it (--allow-env), or pass cacheDir; tuning results stay in memory",
+        );
+      }
+      return TuneCache.open(file, { store: "file" });
+    }
     if (this.#options.persistent === false) return TuneCache.open();
     return TuneCache.open(this.#namespace().join("/"), { store: "indexeddb" });
   }
@@ -110,7 +143,9 @@ export class Tuner {
 
   /** The cached winner for some inputs, if known now (memory only; no tuning). */
   fastest<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): string | undefined {
-    return this.#cache?.get(entryKey(set, keyString(set.key(inputs))), set.checksum)?.fastest;
+    if (this.#cache === undefined) return undefined;
+    const key = set.key(inputs);
+    return cachedPick(this.#cache, set, key, entryKey(set, keyString(key)))?.entry.fastest;
   }
 
   /** Whether the key of these inputs is being tuned now. */
@@ -126,21 +161,30 @@ export class Tuner {
   /**
    * Runs the best candidate for the inputs: the cached winner, or, on a new key, tunes first (or,
    * with `background`, runs the fallback at once and tunes behind it). Concurrent calls for one
-   * key share one tuning run.
+   * key share one tuning run. Rejects with `TuneFailedError` when every candidate
+   * failed, with the client's `DestroyedError` when it is destroyed mid-tune, and with what
+   * `onProgress` threw when it aborts the run. A failed key fails again at once on later calls
+   * (no new benchmark), unless a candidate ran out of memory or `onProgress` aborted it.
    */
   async execute<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<O> {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
     const cache = this.#cache ?? await this.cache();
-    const hit = cache.get(id, set.checksum);
-    const cached = hit === undefined ? undefined : set.candidate(hit.fastest);
+    const cached = cachedPick(cache, set, key, id);
     if (cached !== undefined) {
       this.#stats.cacheHits++;
-      return await cached.run(inputs);
+      return await cached.candidate.run(inputs);
     }
     if (this.#failed.has(id)) throw this.#failed.get(id);
     if (this.#options.background) {
-      this.#start(set, key, id, inputs).catch(() => {}); // failures are logged and remembered
+      // Without an `inputs` option the run benchmarks on the caller's inputs, which the caller
+      // may dispose once this call returns (every candidate failed on them, and the key with it).
+      const kept = set.options.inputs === undefined && !this.#inflight.has(id)
+        ? retainInputs(inputs)
+        : undefined;
+      this.#start(set, key, id, kept?.inputs ?? inputs)
+        .finally(() => kept?.release())
+        .catch(() => {}); // failures are logged and remembered
       return await set.fallback(key).run(inputs);
     }
     const outcome = await this.#start(set, key, id, inputs);
@@ -152,8 +196,8 @@ export class Tuner {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
     const cache = await this.cache();
-    const hit = cache.get(id, set.checksum);
-    if (hit !== undefined && set.candidate(hit.fastest) !== undefined) {
+    const hit = cachedPick(cache, set, key, id)?.entry;
+    if (hit !== undefined) {
       this.#stats.cacheHits++;
       const { fastest, results } = hit;
       const persisted = cache.store !== "memory";
@@ -194,6 +238,8 @@ export class Tuner {
     this.#stats.tunings++;
     log.info("Tuning {set} {key}", { set: set.name, key: text });
     const bar = (this.#options.progressBar ?? stderrIsTerminal()) ? new ProgressBar() : undefined;
+    /** What `onProgress` threw: it aborts the run, and the key may be tuned again later. */
+    let aborted: { error: unknown } | undefined;
     try {
       const { entry, errors } = await tuneKey(set, key, text, inputs, {
         client: this.#client,
@@ -203,8 +249,13 @@ export class Tuner {
         stream: this.#options.stream,
         progress: (progress) => {
           this.#stats.runs += progress.runs;
-          this.#options.onProgress?.(progress);
           bar?.update(progress);
+          try {
+            this.#options.onProgress?.(progress);
+          } catch (error) {
+            aborted = { error };
+            throw error;
+          }
         },
       });
       await cache.set(id, entry);
@@ -217,13 +268,52 @@ export class Tuner {
         errors,
       };
     } catch (error) {
-      this.#failed.set(id, error);
+      if (aborted !== undefined && aborted.error === error) {
+        log.info("Tuning {set} {key} aborted by onProgress: {error}", {
+          set: set.name,
+          key: text,
+          error,
+        });
+        throw error;
+      }
+      // Out of memory is not remembered: once memory is freed, the next call tunes again (it
+      // used to fail every later call of the key, matmul's too, for the tuner's life).
+      const oom = error instanceof OutOfMemoryError ||
+        (error as { cause?: unknown })?.cause instanceof OutOfMemoryError;
+      if (!oom) this.#failed.set(id, error);
       log.warn("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });
       throw error;
     } finally {
       bar?.finish();
     }
   }
+}
+
+/**
+ * The cached entry of a key and its winner, when the winner is a candidate of the set that runs
+ * for the key (priority >= 0). A cache file is only data: an entry naming a candidate the set no
+ * longer has, or one that must not run for the key (a vec4 matmul for a width that is not a
+ * multiple of 4: a wrong product), is ignored with a warning, and the key is tuned again.
+ */
+function cachedPick<K extends TuneKey, I, O>(
+  cache: TuneCache,
+  set: TunableSet<K, I, O>,
+  key: K,
+  id: string,
+): { entry: CacheEntry; candidate: Tunable<K, I, O> } | undefined {
+  const entry = cache.get(id, set.checksum);
+  if (entry === undefined) return undefined;
+  const candidate = set.candidate(entry.fastest);
+  if (candidate !== undefined && set.priority(candidate, key) >= 0) return { entry, candidate };
+  const why = candidate === undefined
+    ? "is not a candidate of the set"
+    : "does not run for this key";
+  log.warn("Cached pick {fastest} for {id} ignored: it {why}; tuning again", {
+    fastest: entry.fastest,
+    id,
+    why,
+  });
+  return undefined;
 }
 
 function entryKey<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, key: string): string {

@@ -140,7 +140,9 @@ export interface TunerOptions {
   cacheDir?: string;
   /**
    * Whether `execute` on an untuned key runs the set's fallback at once while the key is tuned
-   * in the background.
+   * in the background. The caller may dispose its inputs once `execute` returns: a set without
+   * an `inputs` option is benchmarked on clones of the handles among them (same memory, freed
+   * when the run ends).
    * @default {false}
    */
   background?: boolean;
@@ -165,7 +167,11 @@ export interface TunerOptions {
    * turns the short-circuit off).
    */
   shortCircuit?: { throughput: number };
-  /** Called after every candidate run. */
+  /**
+   * Called after every candidate run. An error it throws aborts the tuning run at once: the
+   * call (`tune`, `execute`) rejects with that error, no candidate is blamed or run after it,
+   * nothing is cached, and a later call tunes the key again.
+   */
   onProgress?: (progress: TuneProgress) => void;
   /**
    * Draw a progress bar on stderr for tuning runs longer than a second.

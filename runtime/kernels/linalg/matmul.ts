@@ -55,7 +55,8 @@ export interface MatmulOptions {
   /**
    * `true`: single products run the fastest variant of the matmul set for their shape, tuned on
    * first use by a tuner of this client (persistent cache, name "default"); a `Tuner`: that one
-   * (e.g. the demo's, to share its picks); `false`: the set's default variant, no tuning.
+   * (e.g. the demo's, to share its picks; a Tuner of another client is a `TypeError`); `false`:
+   * the set's default variant, no tuning.
    * Batches always run one register-tiled kernel.
    * @default {true}
    */
@@ -171,7 +172,17 @@ function setOf(client: ComputeClient): TunableSet<MatmulKey, MatmulInputs, Handl
 }
 
 function tunerOf(client: ComputeClient, tune: true | Tuner): Tuner {
-  if (tune !== true) return tune;
+  if (tune !== true) {
+    if (!(tune instanceof Tuner) || tune.client !== client) {
+      // Another client's tuner would time this client's kernels on its own profiler and share
+      // its device's picks with this device.
+      throw new TypeError(
+        "matmul: tune must be true, false or a Tuner of this client (new Tuner(client)), got " +
+          (tune instanceof Tuner ? "a Tuner of another client" : String(tune)),
+      );
+    }
+    return tune;
+  }
   let tuner = tuners.get(client);
   if (tuner === undefined) tuners.set(client, tuner = new Tuner(client));
   return tuner;

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { CacheEntry } from "./cache.ts";
+import type { CachedResult, CacheEntry } from "./cache.ts";
 
 /** The stored body's format; a body of another format is ignored (and replaced on write). */
 export const FORMAT = 1;
@@ -46,7 +46,8 @@ export function parseEntries(body: unknown): Entries | undefined {
   for (const [key, value] of Object.entries(entries)) {
     const e = value as Partial<CacheEntry> | null;
     if (
-      typeof e?.checksum === "string" && typeof e.fastest === "string" && Array.isArray(e.results)
+      typeof e?.checksum === "string" && typeof e.fastest === "string" &&
+      Array.isArray(e.results) && e.results.every(isResult)
     ) {
       valid[key] = e as CacheEntry;
     } else {
@@ -54,6 +55,17 @@ export function parseEntries(body: unknown): Entries | undefined {
     }
   }
   return valid;
+}
+
+const STATUSES: readonly unknown[] = ["ok", "eliminated", "failed", "skipped"];
+
+/** Whether a stored candidate outcome has the shape of a `CachedResult`. */
+function isResult(value: unknown): value is CachedResult {
+  if (typeof value !== "object" || value === null) return false;
+  const r = value as Record<string, unknown>;
+  const optional = (name: string, type: string) => r[name] === undefined || typeof r[name] === type;
+  return typeof r.name === "string" && STATUSES.includes(r.status) &&
+    optional("medianMs", "number") && optional("samples", "number") && optional("error", "string");
 }
 
 /** An error's message. */

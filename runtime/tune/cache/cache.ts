@@ -18,6 +18,8 @@ import { type CacheStore, type Entries, message } from "./_cache_store.ts";
 import { IndexedDbStore } from "./_idb_store.ts";
 
 const log = runtimeLogger("tune");
+/** Issues a warning of a cache (set by `TuneCache`'s static block: `#warn` is private). */
+let warnOf: (cache: TuneCache, text: string) => void;
 
 /**
  * One candidate's outcome as stored.
@@ -94,10 +96,16 @@ export class TuneCache {
   readonly #warnings: string[] = [];
   /** Entries set by this cache: every write carries them all, so none is lost to a race. */
   readonly #mine = new Map<string, CacheEntry>();
+  /** Keys whose entry had another checksum, logged once. */
+  readonly #stale = new Set<string>();
   #store: CacheStore | undefined;
   #writing: Promise<void> = Promise.resolve();
 
   private constructor() {}
+
+  static {
+    warnOf = (cache, text) => cache.#warn(text);
+  }
 
   /**
    * Opens a cache, loading what `location` holds when given, readable and valid. A `store` other
@@ -138,10 +146,22 @@ export class TuneCache {
     return this.#entries.size;
   }
 
-  /** The entry for a key, unless missing or tuned with another checksum. */
+  /**
+   * The entry for a key, unless missing or tuned with another checksum (another candidate list:
+   * another version of the set, or another backend's; logged once per key, and tuned again).
+   */
   get(key: string, checksum: string): CacheEntry | undefined {
     const entry = this.#entries.get(key);
-    return entry?.checksum === checksum ? entry : undefined;
+    if (entry === undefined || entry.checksum === checksum) return entry;
+    if (!this.#stale.has(key)) {
+      this.#stale.add(key);
+      log.info("Cached entry {key} ignored: tuned with another candidate list ({was}, now {now})", {
+        key,
+        was: entry.checksum,
+        now: checksum,
+      });
+    }
+    return undefined;
   }
 
   /** Stores an entry in memory and, when persistent, in the store (resolves once written). */
@@ -186,6 +206,16 @@ export class TuneCache {
     // tune again on every run.
     warnVisibly(log, text);
   }
+}
+
+/**
+ * An in-memory cache that warns once why results cannot persist (for the tuner, when it knows
+ * no cache directory): the warning is in {@linkcode TuneCache.warnings} and on the console.
+ */
+export async function memoryCache(why: string): Promise<TuneCache> {
+  const cache = await TuneCache.open();
+  warnOf(cache, why);
+  return cache;
 }
 
 /** The store of a kind; the file store is loaded on demand, so browser bundles leave it out. */

@@ -13,7 +13,7 @@ import { anchor } from "../key.ts";
 import { type MatmulVariant, matmulWgsl } from "./_matmul_wgsl.ts";
 import { CUDA_MATMUL_KINDS, matmulCuda } from "./_matmul_cuda.ts";
 import { backendOf, launch } from "../../kernels/_backend_kernels.ts";
-import { withOutput } from "../../kernels/_shape.ts";
+import { count, elementType, withOutput } from "../../kernels/_shape.ts";
 import { type Tunable, TunableSet } from "../tunable_set.ts";
 
 /**
@@ -134,7 +134,8 @@ export function matmulSet(
     return {
       name: variant.name,
       priority: (key) => cuda && variant.kind === "shared" ? 2 : priority(variant, key),
-      run({ a, b, m, n, k }) {
+      run(inputs) {
+        const { a, b, m, n, k } = checked(inputs);
         checkLoops(client, k);
         // Disposed if the launch is refused (another client's handle...).
         return withOutput(client, m * n, "f32", {}, (c) =>
@@ -151,12 +152,15 @@ export function matmulSet(
   });
   return new TunableSet("matmul", {
     candidates,
-    key: ({ m, n, k }) => ({
-      m: anchor(m, { min: 16, max: MAX_ANCHOR }),
-      n: anchor(n, { min: 16, max: MAX_ANCHOR }),
-      k: anchor(k, { min: 16, max: MAX_ANCHOR }),
-      vec4: n % 4 === 0 && k % 4 === 0,
-    }),
+    key: (inputs) => {
+      const { m, n, k } = checked(inputs, false);
+      return {
+        m: anchor(m, { min: 16, max: MAX_ANCHOR }),
+        n: anchor(n, { min: 16, max: MAX_ANCHOR }),
+        k: anchor(k, { min: 16, max: MAX_ANCHOR }),
+        vec4: n % 4 === 0 && k % 4 === 0,
+      };
+    },
     inputs: (key, inputs) => {
       // Benchmark on the shape that arrived (the key's first), not on its anchor: how well a
       // tile fits the edges decides between close candidates (33x47x65 tuned on its anchor
@@ -179,6 +183,33 @@ export function matmulSet(
     tolerance: { absolute: 1e-4, relative: 1e-3 },
     work: ({ m, n, k }) => 2 * m * n * k,
   });
+}
+
+/**
+ * The inputs, checked: f32 handles of `m * k` and `k * n` elements, sizes integers >= 1. A
+ * handle shorter or longer than its sizes would be read out of bounds or in part: a wrong
+ * product, silently. `TypeError` / `RangeError` naming the argument. Without `handles` (the
+ * key), `a` and `b` are checked only when given: a key can be had from the sizes alone.
+ */
+function checked(inputs: MatmulInputs, handles = true): MatmulInputs {
+  const what = "matmulSet";
+  if (inputs === null || typeof inputs !== "object") {
+    throw new TypeError(`${what}: inputs { a, b, m, n, k } are required`);
+  }
+  const { a, b } = inputs;
+  const [m, n, k] = (["m", "n", "k"] as const).map((name) => count(inputs[name], name, what, 1));
+  for (const [name, handle, rows, cols] of [["a", a, m, k], ["b", b, k, n]] as const) {
+    if (!handles && handle === undefined) continue;
+    elementType(handle, name, what, ["f32"]);
+    if (handle.size() / 4 !== rows * cols) {
+      throw new RangeError(
+        `${what}: ${name} has ${handle.size() / 4} elements, ${rows} x ${cols} needs ${
+          rows * cols
+        }`,
+      );
+    }
+  }
+  return inputs;
 }
 
 /**
