@@ -15,11 +15,9 @@
  *   parameter is a pointer when the kernel converts it with `cvta.to.global` (what `nvcc` and
  *   NVRTC write) or uses it as an address (itself, or moved or added to), is declared `.ptr`, or
  *   is never loaded; one that only does integer work (an offset, a stride, a value) is a 64-bit
- *   integer. `.u32`/`.b32`
- *   holds `int` as well as `unsigned` (nvcc writes `.u32` for both), so it takes either range.
- *   Names are PTX's (`saxpy_param_2`): PTX kernels take `params` by position.
- *
- * A `__launch_bounds__(N)` (CUDA C) or `.maxntid N` (PTX) is kept as `maxThreads`.
+ *   integer. `.u32`/`.b32` holds `int` as well as `unsigned` (nvcc writes `.u32` for both), so
+ *   it takes either range. Names are PTX's (`saxpy_param_2`): PTX kernels take `params` by
+ *   position. `__launch_bounds__(N)` (CUDA C) or `.maxntid N` (PTX) is kept as `maxThreads`.
  *
  * @module
  */
@@ -75,9 +73,9 @@ export type KernelParam =
  * import { CudaDevice, type KernelSignature, ModuleCache } from "@gpucompute/runtime/cuda";
  * using device = CudaDevice.open();
  * const source = `extern "C" __global__ void scale(float* v, float s, unsigned n) {}`;
- * const signature: KernelSignature | undefined = new ModuleCache(device.driver).resolve({ source })
- *   .signature;
- * console.log(signature?.name, signature?.params.length); // scale 3
+ * const { signature } = new ModuleCache(device.driver).resolve({ source });
+ * const named: KernelSignature | undefined = signature;
+ * console.log(named?.name, named?.params.length); // scale 3
  * ```
  */
 export interface KernelSignature {
@@ -95,20 +93,8 @@ export interface KernelSignature {
   readonly template?: boolean;
 }
 
-const SIZE: Record<StorageType, number> = {
-  f16: 2,
-  bf16: 2,
-  f32: 4,
-  f64: 8,
-  i8: 1,
-  i16: 2,
-  i32: 4,
-  i64: 8,
-  u8: 1,
-  u16: 2,
-  u32: 4,
-  u64: 8,
-};
+/** A storage type's byte size: its bit width (`f16`, `bf16`, `u64`...) over 8. */
+const sizeOf = (type: StorageType): number => Number(/\d+/.exec(type)![0]) / 8;
 
 /** C type names (qualifiers and `int` after a width removed) to storage types. */
 const C_TYPES: Record<string, StorageType> = {
@@ -254,7 +240,7 @@ function cParam(text: string, index: number): KernelParam {
   }
   const typeName = baseType((named ? words.slice(0, -1) : words).filter((w) => w !== "const"));
   const type = C_TYPES[typeName];
-  const size = type === undefined ? 0 : SIZE[type];
+  const size = type === undefined ? 0 : sizeOf(type);
   return {
     kind: "scalar",
     name,
@@ -329,7 +315,7 @@ function ptxParam(declared: string, body: string): KernelParam {
     type: known.type,
     ...(known.signless ? { signless: true } : {}),
     declared,
-    size: SIZE[known.type],
+    size: sizeOf(known.type),
   };
 }
 
