@@ -70,3 +70,39 @@ export function checkIsHandle(value: unknown, what: string, argument: string): v
     throw new TypeError(`${what}: ${argument} must be a handle, got ${describe(value)}`);
   }
 }
+
+/** Whether two handles' bytes overlap (views of one allocation: clones, `as`, offsets). */
+export function overlaps(a: Handle, b: Handle): boolean {
+  if (a.slice.record !== b.slice.record) return false;
+  const [a0, a1] = bytesOf(a);
+  const [b0, b1] = bytesOf(b);
+  return a0 < b1 && b0 < a1;
+}
+
+/**
+ * Refuses (`RangeError` naming both) an output `written` whose memory overlaps one of `read`,
+ * which invocations read while others write it: the result would depend on the device's order
+ * (a race). Where `inPlace` holds for an input, an output that starts at the input's first byte
+ * is allowed (element `i` of both is read, then written, by one invocation).
+ */
+export function checkNoOverlap(
+  kernel: string,
+  written: readonly [string, Handle],
+  read: readonly (readonly [string, Handle, boolean?])[],
+): void {
+  const [writtenName, out] = written;
+  for (const [name, handle, inPlace] of read) {
+    if (!overlaps(out, handle)) continue;
+    if (inPlace === true && bytesOf(out)[0] === bytesOf(handle)[0]) continue;
+    throw new RangeError(
+      `${kernel}: ${writtenName} shares memory with ${name} (${handle.describe()}), which is ` +
+        `read while ${writtenName} is written: ` +
+        (inPlace === true ? "only the same elements may be written in place; " : "") +
+        "write to another handle",
+    );
+  }
+}
+
+function bytesOf(handle: Handle): [number, number] {
+  return [handle.offsetStart ?? 0, handle.fullSize - (handle.offsetEnd ?? 0)];
+}

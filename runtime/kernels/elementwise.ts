@@ -8,7 +8,7 @@ import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import { checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkNoOverlap, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
 import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
 import { elementwiseCuda } from "./_elementwise_cuda.ts";
 
@@ -48,7 +48,11 @@ export type InputType = ElementType | `raw ${ElementType}`;
  * ```
  */
 export interface ElementwiseSpec<T extends ElementType = "f32"> {
-  /** Input names (all f32) or names with their types (see {@linkcode InputType}). */
+  /**
+   * Input names (all f32) or names with their types (see {@linkcode InputType}). Names, here and
+   * in `params`, are WGSL identifiers other than `i`, `n`, `out`, `params` and `main`, which the
+   * generated code uses (a `RangeError` naming them otherwise).
+   */
   readonly inputs: readonly string[] | { readonly [name: string]: InputType };
   /** A WGSL expression of the output element's type. */
   readonly expression: string;
@@ -85,7 +89,10 @@ export interface ElementwiseRunOptions {
    */
   params?: KernelParams;
   /**
-   * Where to write; a new handle of the output type when absent (the caller disposes it).
+   * Where to write; a new handle of the output type when absent (the caller disposes it). It may
+   * be longer than the computed length (only the first elements are written), and may be an
+   * element-wise input itself (in place), but may not share memory with a raw input, which is
+   * read at other elements than the one written (a `RangeError`).
    * @default {undefined}
    */
   out?: Handle;
@@ -223,6 +230,11 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
     run(client, given, options = {}) {
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, output);
+      if (options.out !== undefined) {
+        // A raw input is read at other elements than the one written: out may not share it.
+        const read = inputs.map(([input], k) => [`input "${input}"`, handles[k], !raw.has(input)]);
+        checkNoOverlap(name, ["out", options.out], read as [string, Handle, boolean][]);
+      }
       const sized = inputs.flatMap(([input], k) =>
         raw.has(input) ? [] : [[input, handles[k]]] as const
       );

@@ -11,7 +11,7 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
-import { checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkNoOverlap, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
 import {
   COLUMN_CHUNK,
   LOOP_LIMIT,
@@ -44,7 +44,12 @@ import { reductionCuda } from "./_reduce_cuda.ts";
  * ```
  */
 export interface ReductionSpec<T extends ElementType = "f32"> {
-  /** Input names (all f32) or names with their element types. */
+  /**
+   * Input names (all f32) or names with their element types. Names, here and in `params`, are
+   * WGSL identifiers other than those the generated code uses (`i`, `n`, `out`, `params`,
+   * `main`, `value`, `combine`, `finish`, `folded`, `neg_inf`, `pos_inf`, `nan`): a `RangeError`
+   * naming them otherwise.
+   */
   readonly inputs: readonly string[] | { readonly [name: string]: ElementType };
   /**
    * The value of element `i`.
@@ -103,7 +108,9 @@ export interface ReductionRunOptions {
    */
   params?: KernelParams;
   /**
-   * Where to write; a new handle of the output type when absent (the caller disposes it).
+   * Where to write; a new handle of the output type when absent (the caller disposes it). It may
+   * be longer than the outputs (only the first elements are written), but may not share memory
+   * with an input (a `RangeError`: outputs would be written while inputs are read).
    * @default {undefined}
    */
   out?: Handle;
@@ -204,6 +211,10 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
     run(client, given, options = {}) {
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, type);
+      if (options.out !== undefined) {
+        const read = inputs.map(([input], k) => [`input "${input}"`, handles[k]] as const);
+        checkNoOverlap(name, ["out", options.out], read);
+      }
       const n = commonLength(name, inputs.map(([input], k) => [input, handles[k]] as const), 0);
       const plan = planOf(n, options);
       const { stream } = options;
