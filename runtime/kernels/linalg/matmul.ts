@@ -144,17 +144,19 @@ export async function matmul(
   // inputs as they are at this call (not after writes that follow it; disposing them right
   // after the call stays safe), so it reads copies made now, ordered on the stream.
   const late = tuner !== undefined && !picked(tuner, set, { a, b, m, n, k });
-  const ta = options.transposeA
-    ? transposed(client, a, k, m, stream)
-    : late
-    ? transposed(client, a, 1, m * k, stream) // a copy
-    : undefined;
-  const tb = options.transposeB
-    ? transposed(client, b, n, k, stream)
-    : late
-    ? transposed(client, b, 1, k * n, stream)
-    : undefined;
+  let ta: Handle | undefined;
+  let tb: Handle | undefined;
   try {
+    ta = options.transposeA
+      ? transposed(client, a, k, m, stream)
+      : late
+      ? transposed(client, a, 1, m * k, stream) // a copy
+      : undefined;
+    tb = options.transposeB
+      ? transposed(client, b, n, k, stream)
+      : late
+      ? transposed(client, b, 1, k * n, stream)
+      : undefined;
     const inputs = { a: ta ?? a, b: tb ?? b, m, n, k };
     const run = () =>
       tuner === undefined ? set.fallback(set.key(inputs)).run(inputs) : tuner.execute(set, inputs);
