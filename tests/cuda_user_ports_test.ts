@@ -14,6 +14,7 @@ import {
   type ComputeClient,
   createClient,
   type CudaKernel,
+  DestroyedError,
   elementwise,
   matmul,
   reduce,
@@ -23,6 +24,7 @@ import {
   sort,
   type WgslKernel,
 } from "../mod.ts";
+import { Tuner } from "../runtime/tune/mod.ts";
 import { nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -304,6 +306,26 @@ for (const backend of backends) {
       // The client stays usable.
       using rotated = shift.run(client, { r: x }, { length: 128, params: { len: 128 } });
       assert.deepEqual(await client.read(rotated), doubled.map((_, i) => doubled[(i + 1) % 128]));
+    },
+  });
+
+  Deno.test({
+    name: `user ports on ${backend.name}: a client destroyed while matmul tunes rejects it with ` +
+      `DestroyedError${backend.skip ? ` (skipped: ${backend.skip})` : ""}`,
+    ignore: backend.skip !== undefined,
+    async fn() {
+      const client = await backend.open();
+      // It was TuneFailedError ("all 13 candidates failed (naive_8x8: DestroyedError: ...").
+      const tuner = new Tuner(client, {
+        persistent: false,
+        progressBar: false,
+        onProgress: () => client.destroy(),
+      });
+      using a = client.createWithData(new Float32Array(16 * 16).fill(1));
+      await assert.rejects(
+        matmul(client, a, a, { m: 16, n: 16, k: 16, tune: tuner }),
+        DestroyedError,
+      );
     },
   });
 }
