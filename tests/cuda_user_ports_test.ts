@@ -18,6 +18,7 @@ import {
   elementwise,
   matmul,
   reduce,
+  reduction,
   scan,
   scatterAdd,
   segmentReduce,
@@ -326,6 +327,39 @@ for (const backend of backends) {
         matmul(client, a, a, { m: 16, n: 16, k: 16, tune: tuner }),
         DestroyedError,
       );
+    },
+  });
+
+  Deno.test({
+    name: `user ports on ${backend.name}: helper outputs convert as WGSL's T(e), the same on ` +
+      `both backends${backend.skip ? ` (skipped: ${backend.skip})` : ""}`,
+    ignore: backend.skip !== undefined,
+    async fn() {
+      using client = await backend.open();
+      const x = new Float32Array([3e9, 1e10, -5.5, 7.9, -0.5, 4294967040]);
+      using hx = client.createWithData(x);
+      // CUDA's C cast saturated (2147483647, 4294967295) where WGSL's i32()/u32() clamp to the
+      // largest f32 below 2^31 / 2^32; and WebGPU refused an f32 expression for a u32 output
+      // (a CompilationError at the read) that CUDA converted.
+      const asI32 = [2147483520, 2147483520, -5, 7, 0, 2147483520];
+      const asU32 = [3e9, 4294967040, 0, 7, 0, 4294967040];
+      for (const [output, want] of [["i32", asI32], ["u32", asU32]] as const) {
+        const convert = elementwise({ inputs: ["x"], output, expression: "x" });
+        using converted = convert.run(client, { x: hx });
+        assert.deepEqual([...await client.read(converted)], want, `elementwise ${output}`);
+        const largest = reduction({
+          inputs: ["x"],
+          output,
+          map: "x",
+          combine: "max(a, b)",
+          identity: output === "i32" ? "-2147483647 - 1" : "0u",
+        });
+        using top = largest.run(client, { x: hx });
+        assert.deepEqual([...await client.read(top)], [Math.max(...want)], `reduction ${output}`);
+      }
+      const positive = elementwise({ inputs: ["x"], expression: "x > 0.0" }); // bool to f32
+      using flags = positive.run(client, { x: hx });
+      assert.deepEqual([...await client.read(flags)], [1, 1, 0, 1, 0, 1]);
     },
   });
 }

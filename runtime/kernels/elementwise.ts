@@ -54,7 +54,10 @@ export interface ElementwiseSpec<T extends ElementType = "f32"> {
    * generated code uses (a `RangeError` naming them otherwise).
    */
   readonly inputs: readonly string[] | { readonly [name: string]: InputType };
-  /** A WGSL expression of the output element's type. */
+  /**
+   * A WGSL scalar expression; its value is converted to the output type as WGSL's `T(e)` does
+   * (`u32(x)` of an f32 `x` rounds toward zero and clamps to [0, 4294967040]), on both backends.
+   */
   readonly expression: string;
   /**
    * Scalar params by name with their types.
@@ -117,7 +120,7 @@ export interface ElementwiseRunOptions {
  * ```ts
  * import { elementwise, type ElementwiseKernel } from "@gpucompute/runtime";
  * const square: ElementwiseKernel = elementwise({ inputs: ["x"], expression: "x * x" });
- * console.log(square.source.includes("out[i] = x * x;")); // true
+ * console.log(square.source.includes("out[i] = f32(x * x);")); // true
  * ```
  */
 export interface ElementwiseKernel<T extends ElementType = ElementType> {
@@ -220,7 +223,7 @@ ${
       .join("\n")
   }
 ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
-  out[i] = ${spec.expression};
+  out[i] = ${output}(${spec.expression});
 }`;
   const name = spec.name ?? "elementwise";
   const kernel = { id: name, source };

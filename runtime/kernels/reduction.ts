@@ -52,7 +52,8 @@ export interface ReductionSpec<T extends ElementType = "f32"> {
    */
   readonly inputs: readonly string[] | { readonly [name: string]: ElementType };
   /**
-   * The value of element `i`.
+   * The value of element `i`, converted to the output type as WGSL's `T(e)` does (`combine`,
+   * `identity` and `finish` must have that type themselves).
    * @default {the single input's name}
    */
   readonly map?: string;
