@@ -357,6 +357,30 @@ for (const backend of backends) {
         using top = largest.run(client, { x: hx });
         assert.deepEqual([...await client.read(top)], [Math.max(...want)], `reduction ${output}`);
       }
+      // WGSL built-ins of scalars: on CUDA, all() and any() were the warp votes (any(x) true
+      // for every thread where one thread had x true), insertBits, length, distance undefined.
+      const votes = elementwise({
+        inputs: { x: "f32" },
+        output: "u32",
+        expression: "select(0u, 1u, all(x > 0.0)) + select(0u, 2u, any(x < 0.0))",
+      });
+      const bits = elementwise({
+        inputs: { x: "f32", k: "u32" },
+        output: "u32",
+        expression: "insertBits(k, 5u, 4u, 8u) + u32(length(x - 7.0) + distance(x, 1.0) * 0.0)",
+      });
+      const small = new Float32Array([-2, 0.5, 3, 9]);
+      const words = new Uint32Array([0x1234, 0xffffffff, 0, 0xabcdef]);
+      using hs = client.createWithData(small);
+      using hk = client.createWithData(words);
+      using voted = votes.run(client, { x: hs });
+      assert.deepEqual([...await client.read(voted)], [2, 1, 1, 1]);
+      using inserted = bits.run(client, { x: hs, k: hk });
+      const insert = (k: number) => ((k & ~0xff0) | (5 << 4)) >>> 0;
+      assert.deepEqual(
+        [...await client.read(inserted)],
+        [...small].map((v, i) => (insert(words[i]) + Math.trunc(Math.abs(v - 7))) >>> 0),
+      );
       const positive = elementwise({ inputs: ["x"], expression: "x > 0.0" }); // bool to f32
       using flags = positive.run(client, { x: hx });
       assert.deepEqual([...await client.read(flags)], [1, 1, 0, 1, 0, 1]);
