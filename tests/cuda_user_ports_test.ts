@@ -2,57 +2,28 @@
  * Small programs ported from CuPy, PyTorch and tfjs as a new user writes them from the README
  * and the JSDoc, run from the same calls on WebGPU and on CUDA (the simulated driver, CUDA C
  * compiled by NVRTC), against CPU references: softmax over rows, an MLP layer (tuned matmul,
- * bias, ReLU), stream compaction (scan + scatter), key-value sort then a segmented reduction,
- * a k-means step. Also what such ports ran into: a matmul tuned on first use read its inputs
- * as they were after later writes (a silently wrong product), and outputs that share memory
- * with what the same call reads (a race whose result differed between the backends).
+ * bias, ReLU), scaled dot-product attention, stream compaction (scan + scatter), key-value
+ * sort then a segmented reduction, a k-means step, histogram equalization, Monte-Carlo pi. The
+ * MLP layer is also the regression test of a matmul tuned on first use, which read its inputs
+ * as they were after later writes (a silently wrong product). What else the ports ran into is
+ * in tests/cuda_user_ports_edges_test.ts.
  */
 import assert from "node:assert/strict";
 import {
   argmin,
   bincount,
-  type ComputeClient,
-  createClient,
   type CudaKernel,
-  DestroyedError,
+  cumsum,
   elementwise,
   matmul,
+  random,
   reduce,
-  reduction,
   scan,
-  scatterAdd,
   segmentReduce,
   sort,
   type WgslKernel,
 } from "../mod.ts";
-import { Tuner } from "../runtime/tune/mod.ts";
-import { nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
-
-const adapter = await navigator.gpu?.requestAdapter();
-
-const backends: readonly {
-  name: "webgpu" | "cuda";
-  skip: string | undefined;
-  open: () => Promise<ComputeClient>;
-}[] = [
-  {
-    name: "webgpu",
-    skip: adapter ? undefined : "no WebGPU adapter",
-    open: () => createClient({ adapter: adapter! }),
-  },
-  { name: "cuda", skip: nvrtcSkip, open: simulatedCudaClient },
-];
-
-/** `got` equals `want` element by element, within `tol` relative (0: exactly, NaN as NaN). */
-function near(got: ArrayLike<number>, want: ArrayLike<number>, tol: number, what: string): void {
-  assert.equal(got.length, want.length, `${what}: length`);
-  for (let i = 0; i < want.length; i++) {
-    const [g, w] = [got[i], want[i]];
-    const ok = g === w ||
-      (Number.isNaN(w) ? Number.isNaN(g) : Math.abs(g - w) <= tol * Math.max(1, Math.abs(w)));
-    assert.ok(ok, `${what}[${i}]: got ${got[i]}, want ${want[i]}`);
-  }
-}
+import { backends, near, portName } from "./_user_ports.ts";
 
 const perRow = (expression: string) =>
   elementwise({ inputs: { v: "f32", r: "raw f32" }, params: { cols: "u32" }, expression });
@@ -65,6 +36,23 @@ const positive = elementwise({
   inputs: ["x"],
   output: "u32",
   expression: "select(0u, 1u, x > 0.0)",
+});
+
+const scaledExp = elementwise({
+  inputs: { v: "f32", r: "raw f32" },
+  params: { cols: "u32", scale: "f32" },
+  expression: "exp((v - r[i / cols]) * scale)",
+});
+const equalize = elementwise({
+  inputs: { p: "u32", c: "raw u32" },
+  params: { total: "u32" },
+  output: "u32",
+  expression: "(c[p] * 255u) / total",
+});
+const inCircle = elementwise({
+  inputs: { r: "raw f32" },
+  output: "u32",
+  expression: "select(0u, 1u, r[2u * i] * r[2u * i] + r[2u * i + 1u] * r[2u * i + 1u] < 1.0)",
 });
 
 /** `out[pos[i]] = x[i]` where `x[i] > 0`: the scatter of a stream compaction, per backend. */
@@ -102,9 +90,7 @@ function softmaxCpu(x: Float32Array, rows: number, cols: number): Float32Array {
 
 for (const backend of backends) {
   Deno.test({
-    name: `user ports on ${backend.name}: softmax, MLP layer, compaction, sort + segments, k-means${
-      backend.skip ? ` (skipped: ${backend.skip})` : ""
-    }`,
+    name: portName(backend, "softmax, MLP, attention, compaction, sorts, k-means, histeq, pi"),
     ignore: backend.skip !== undefined,
     async fn(t) {
       using client = await backend.open();
@@ -251,139 +237,78 @@ for (const backend of backends) {
         want.forEach((l, i) => wantSums[l] += points[2 * i]);
         near(await client.read(sums), wantSums, 1e-5, "sums");
       });
-    },
-  });
 
-  Deno.test({
-    name: `user ports on ${backend.name}: outputs that share memory with what the call reads${
-      backend.skip ? ` (skipped: ${backend.skip})` : ""
-    }`,
-    ignore: backend.skip !== undefined,
-    async fn() {
-      using client = await backend.open();
-      // scatterAdd into its own values: WebGPU gave [3, 3], CUDA [4, 3] (values read after adds).
-      using target = client.createWithData(new Float32Array([1, 2]));
-      using indices = client.createWithData(new Uint32Array([1, 0]));
-      assert.throws(
-        () => scatterAdd(client, target, indices, target),
-        (e) => e instanceof RangeError && /target shares memory with values/.test(e.message),
-      );
-      using words = target.as("u32");
-      using sameWords = target.as("u32");
-      assert.throws(() => scatterAdd(client, words, words, sameWords), RangeError);
-      // A shifted stencil written over its raw input: WebGPU gave [2, 3, 4, 1], CUDA [2, 3, 4, 2].
-      const shift = elementwise({
-        inputs: { r: "raw f32" },
-        params: { len: "u32" },
-        expression: "r[(i + 1u) % len]",
+      await t.step("scaled dot-product attention (5 x 3, 33 x 16)", async () => {
+        for (const [s, d] of [[5, 3], [33, 16]]) {
+          const q = Float32Array.from({ length: s * d }, (_, i) => Math.sin(i * 0.7));
+          const k = Float32Array.from({ length: s * d }, (_, i) => Math.cos(i * 0.3));
+          const v = Float32Array.from({ length: s * d }, (_, i) => (i % 11) / 11);
+          using hq = client.createWithData(q);
+          using hk = client.createWithData(k);
+          using hv = client.createWithData(v);
+          using scores = await matmul(client, hq, hk, { m: s, n: s, k: d, transposeB: true });
+          const byRow = { shape: [s, s], axis: 1 } as const;
+          using top = reduce(client, scores, { op: "max", ...byRow });
+          using e = scaledExp.run(client, { v: scores, r: top }, {
+            params: { cols: s, scale: 1 / Math.sqrt(d) },
+          });
+          using sums = reduce(client, e, byRow);
+          using p = perRow("v / r[i / cols]").run(client, { v: e, r: sums }, {
+            params: { cols: s },
+          });
+          using out = await matmul(client, p, hv, { m: s, n: d, k: s });
+          const want = new Float32Array(s * d);
+          for (let i = 0; i < s; i++) {
+            const row = Array.from({ length: s }, (_, j) => {
+              let dot = 0;
+              for (let c = 0; c < d; c++) dot += q[i * d + c] * k[j * d + c];
+              return dot / Math.sqrt(d);
+            });
+            const weights = row.map((x) => Math.exp(x - Math.max(...row)));
+            const z = weights.reduce((a, b) => a + b);
+            for (let c = 0; c < d; c++) {
+              want[i * d + c] = weights.reduce((acc, w, j) => acc + w / z * v[j * d + c], 0);
+            }
+          }
+          near(await client.read(out), want, 1e-4, `attention ${s}x${d}`);
+        }
       });
-      const values = Float32Array.from({ length: 128 }, (_, i) => i);
-      using x = client.createWithData(values);
-      const shared = /out shares memory with input "[rvx]"/;
-      assert.throws(
-        () => shift.run(client, { r: x }, { out: x, params: { len: 128 } }),
-        (e) => e instanceof RangeError && shared.test(e.message),
-      );
-      // Rows reduced into the matrix itself: row r's sum lands in row 0 while it is read.
-      assert.throws(
-        () => reduce(client, x, { shape: [2, 64], out: x }),
-        (e) => e instanceof RangeError && shared.test(e.message),
-      );
-      // In place is fine where each element is read, then written, by one invocation; views of
-      // other memory of the same allocation are fine too (at offsets WebGPU binds: 256 bytes).
-      const double = elementwise({ inputs: ["v"], expression: "v * 2.0" });
-      double.run(client, { v: x }, { out: x });
-      using head = x.withOffsetEnd(256);
-      using tail = x.withOffsetStart(256);
-      reduce(client, head, { out: tail }); // the sum of elements 0..63 into element 64
-      const doubled = values.map((v) => 2 * v);
-      doubled[64] = doubled.subarray(0, 64).reduce((a, b) => a + b);
-      assert.deepEqual(await client.read(x), doubled);
-      using shifted = x.withOffsetStart(4); // element i + 1 written while element i + 1 is read
-      assert.throws(
-        () => double.run(client, { v: head }, { out: shifted }),
-        (e) => e instanceof RangeError && shared.test(e.message),
-      );
-      // The client stays usable.
-      using rotated = shift.run(client, { r: x }, { length: 128, params: { len: 128 } });
-      assert.deepEqual(await client.read(rotated), doubled.map((_, i) => doubled[(i + 1) % 128]));
-    },
-  });
 
-  Deno.test({
-    name: `user ports on ${backend.name}: a client destroyed while matmul tunes rejects it with ` +
-      `DestroyedError${backend.skip ? ` (skipped: ${backend.skip})` : ""}`,
-    ignore: backend.skip !== undefined,
-    async fn() {
-      const client = await backend.open();
-      // It was TuneFailedError ("all 13 candidates failed (naive_8x8: DestroyedError: ...").
-      const tuner = new Tuner(client, {
-        persistent: false,
-        progressBar: false,
-        onProgress: () => client.destroy(),
-      });
-      using a = client.createWithData(new Float32Array(16 * 16).fill(1));
-      await assert.rejects(
-        matmul(client, a, a, { m: 16, n: 16, k: 16, tune: tuner }),
-        DestroyedError,
+      await t.step(
+        "histogram equalization of an 8-bit image (bincount, cumsum, lookup)",
+        async () => {
+          const [w, h] = [17, 13];
+          const image = Uint32Array.from({ length: w * h }, (_, i) => ((i * 37) % 100) + 50);
+          using hi = client.createWithData(image);
+          using counts = bincount(client, hi, { length: 256 });
+          using cdf = cumsum(client, counts);
+          using out = equalize.run(client, { p: hi, c: cdf }, { params: { total: w * h } });
+          const cpu = new Array(256).fill(0);
+          image.forEach((p) => cpu[p]++);
+          for (let i = 1; i < 256; i++) cpu[i] += cpu[i - 1];
+          near(
+            await client.read(out),
+            [...image].map((p) => Math.floor(cpu[p] * 255 / (w * h))),
+            0,
+            "equalized",
+          );
+        },
       );
-    },
-  });
 
-  Deno.test({
-    name: `user ports on ${backend.name}: helper outputs convert as WGSL's T(e), the same on ` +
-      `both backends${backend.skip ? ` (skipped: ${backend.skip})` : ""}`,
-    ignore: backend.skip !== undefined,
-    async fn() {
-      using client = await backend.open();
-      const x = new Float32Array([3e9, 1e10, -5.5, 7.9, -0.5, 4294967040]);
-      using hx = client.createWithData(x);
-      // CUDA's C cast saturated (2147483647, 4294967295) where WGSL's i32()/u32() clamp to the
-      // largest f32 below 2^31 / 2^32; and WebGPU refused an f32 expression for a u32 output
-      // (a CompilationError at the read) that CUDA converted.
-      const asI32 = [2147483520, 2147483520, -5, 7, 0, 2147483520];
-      const asU32 = [3e9, 4294967040, 0, 7, 0, 4294967040];
-      for (const [output, want] of [["i32", asI32], ["u32", asU32]] as const) {
-        const convert = elementwise({ inputs: ["x"], output, expression: "x" });
-        using converted = convert.run(client, { x: hx });
-        assert.deepEqual([...await client.read(converted)], want, `elementwise ${output}`);
-        const largest = reduction({
-          inputs: ["x"],
-          output,
-          map: "x",
-          combine: "max(a, b)",
-          identity: output === "i32" ? "-2147483647 - 1" : "0u",
-        });
-        using top = largest.run(client, { x: hx });
-        assert.deepEqual([...await client.read(top)], [Math.max(...want)], `reduction ${output}`);
-      }
-      // WGSL built-ins of scalars: on CUDA, all() and any() were the warp votes (any(x) true
-      // for every thread where one thread had x true), insertBits, length, distance undefined.
-      const votes = elementwise({
-        inputs: { x: "f32" },
-        output: "u32",
-        expression: "select(0u, 1u, all(x > 0.0)) + select(0u, 2u, any(x < 0.0))",
-      });
-      const bits = elementwise({
-        inputs: { x: "f32", k: "u32" },
-        output: "u32",
-        expression: "insertBits(k, 5u, 4u, 8u) + u32(length(x - 7.0) + distance(x, 1.0) * 0.0)",
-      });
-      const small = new Float32Array([-2, 0.5, 3, 9]);
-      const words = new Uint32Array([0x1234, 0xffffffff, 0, 0xabcdef]);
-      using hs = client.createWithData(small);
-      using hk = client.createWithData(words);
-      using voted = votes.run(client, { x: hs });
-      assert.deepEqual([...await client.read(voted)], [2, 1, 1, 1]);
-      using inserted = bits.run(client, { x: hs, k: hk });
-      const insert = (k: number) => ((k & ~0xff0) | (5 << 4)) >>> 0;
-      assert.deepEqual(
-        [...await client.read(inserted)],
-        [...small].map((v, i) => (insert(words[i]) + Math.trunc(Math.abs(v - 7))) >>> 0),
+      await t.step(
+        "Monte-Carlo pi: random pairs, hits, a sum (bit-identical numbers)",
+        async () => {
+          const n = 4097;
+          using xy = random(client, 2 * n, { seed: 1234 });
+          using hits = inCircle.run(client, { r: xy }, { length: n });
+          using count = reduce(client, hits);
+          const host = await client.read(xy);
+          let inside = 0;
+          for (let i = 0; i < n; i++) if (host[2 * i] ** 2 + host[2 * i + 1] ** 2 < 1) inside++;
+          assert.deepEqual([...await client.read(count)], [inside]);
+          assert.ok(Math.abs(4 * inside / n - Math.PI) < 0.15, `pi ~ ${4 * inside / n}`);
+        },
       );
-      const positive = elementwise({ inputs: ["x"], expression: "x > 0.0" }); // bool to f32
-      using flags = positive.run(client, { x: hx });
-      assert.deepEqual([...await client.read(flags)], [1, 1, 0, 1, 0, 1]);
     },
   });
 }
