@@ -126,7 +126,9 @@ export class Tuner {
   /**
    * Runs the best candidate for the inputs: the cached winner, or, on a new key, tunes first (or,
    * with `background`, runs the fallback at once and tunes behind it). Concurrent calls for one
-   * key share one tuning run.
+   * key share one tuning run. The winner launches at the call when its pick is in memory, after
+   * the tuning otherwise: it then reads the inputs as they are at that point, so keep them
+   * unchanged and undisposed until the promise resolves (`matmul` copies them for you).
    */
   async execute<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<O> {
     const key = set.key(inputs);
