@@ -66,6 +66,36 @@ for (const backend of backends) {
   });
 
   Deno.test({
+    name: portName(backend, "untyped handles of a partial element are refused, naming them"),
+    ignore: backend.skip !== undefined,
+    async fn() {
+      using client = await backend.open();
+      // 6 bytes were 1.5 elements: a RangeError about `threads` on WebGPU (or about `length`),
+      // a KernelArgumentError about the generated kernel's `n` on CUDA.
+      using bytes = client.createWithData(new Float32Array([2, 3]).buffer.slice(0, 6));
+      using whole = client.createWithData(new Float32Array([2, 3]));
+      using out = client.full(2, 7);
+      const square = elementwise({ inputs: ["x"], expression: "x * x" });
+      const norm = reduction({ inputs: ["x"], map: "x * x", combine: "a + b", identity: "0.0" });
+      const partial = /input "x" must hold whole 4-byte elements/;
+      for (
+        const run of [
+          () => square.run(client, { x: bytes }, { out }),
+          () => norm.run(client, { x: bytes }),
+        ]
+      ) {
+        assert.throws(run, (e) => e instanceof RangeError && partial.test(e.message));
+      }
+      assert.throws(
+        () => square.run(client, { x: whole }, { out: bytes }),
+        (e) => e instanceof RangeError && /output "out" must hold whole/.test(e.message),
+      );
+      using squared = square.run(client, { x: whole });
+      assert.deepEqual([...await client.read(squared)], [4, 9]);
+    },
+  });
+
+  Deno.test({
     name: portName(backend, "a client destroyed while matmul tunes rejects it with DestroyedError"),
     ignore: backend.skip !== undefined,
     async fn() {

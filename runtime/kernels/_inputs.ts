@@ -39,17 +39,30 @@ export function checkOutput(kernel: string, out: Handle | undefined, type: Eleme
   if (out !== undefined && out.dtype !== type && out.dtype !== "bytes") {
     throw new TypeError(`${kernel} output "out" is ${out.describe()}, not ${type}`);
   }
+  if (out !== undefined && out.size() % 4 !== 0) {
+    throw new RangeError(
+      `${kernel} output "out" must hold whole 4-byte elements: ${out.describe()}`,
+    );
+  }
 }
 
 /**
  * The element count the `inputs` share (4-byte elements), or `fallback` when there is none:
- * `RangeError` naming the first input of another length.
+ * `RangeError` naming the first input of another length, or one of a partial element.
  */
 export function commonLength(
   kernel: string,
   inputs: readonly (readonly [string, Handle])[],
   fallback: number,
 ): number {
+  for (const [input, handle] of inputs) {
+    if (handle.size() % 4 !== 0) {
+      // An untyped handle of 6 bytes would make a length of 1.5 elements.
+      throw new RangeError(
+        `${kernel} input "${input}" must hold whole 4-byte elements: ${handle.describe()}`,
+      );
+    }
+  }
   if (inputs.length === 0) return fallback;
   const [first, handle] = inputs[0];
   const n = handle.size() / 4;

@@ -59,7 +59,11 @@ export interface ReductionSpec<T extends ElementType = "f32"> {
   readonly map?: string;
   /** Folds two values `a` and `b` (associative and commutative: the order is not fixed). */
   readonly combine: string;
-  /** The value folding starts from (the result over no element, before `finish`). */
+  /**
+   * The value folding starts from (the result over no element, before `finish`): the neutral
+   * element of `combine` (`combine(identity, v)` is `v`: `0.0` for a sum), since each thread
+   * and partial starts from it (`1.0` for a sum adds one per thread: 32 over no element).
+   */
   readonly identity: string;
   /**
    * The output from the folded value `r` and the number of elements `count` (a u32).
