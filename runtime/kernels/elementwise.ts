@@ -51,7 +51,8 @@ export interface ElementwiseSpec<T extends ElementType = "f32"> {
   /**
    * Input names (all f32) or names with their types (see {@linkcode InputType}). Names, here and
    * in `params`, are WGSL identifiers other than `i`, `n`, `out`, `params` and `main`, which the
-   * generated code uses (a `RangeError` naming them otherwise).
+   * generated code uses, and other than C++ keywords (`long`, `or`: the CUDA C of the spec uses
+   * the same names): a `RangeError` naming them otherwise.
    */
   readonly inputs: readonly string[] | { readonly [name: string]: InputType };
   /**
@@ -146,12 +147,35 @@ const RESERVED = ["i", "n", "out", "params", "main"];
 const IDENT = /^[A-Za-z][A-Za-z0-9_]*$/;
 const TYPES: readonly string[] = ["f32", "i32", "u32"];
 
-/** Throws `RangeError` unless `name` is a WGSL identifier the generated code leaves free. */
+/**
+ * C++ keywords WGSL lets a name be: the CUDA C generated from the same spec could not declare
+ * them (`long` compiled on WebGPU, and failed at the first read on CUDA).
+ */
+const CPP_KEYWORDS = new Set(
+  ("and and_eq asm bitand bitor bool break case catch char char8_t char16_t char32_t class compl " +
+    "concept const const_cast consteval constexpr constinit continue co_await co_return " +
+    "co_yield decltype default delete do double dynamic_cast else enum explicit export extern " +
+    "false float for friend goto if inline int long mutable namespace new noexcept not not_eq " +
+    "nullptr operator or or_eq private protected public register reinterpret_cast requires " +
+    "return short signed sizeof static static_assert static_cast struct switch template this " +
+    "thread_local throw true try typedef typeid typename union unsigned using virtual void " +
+    "volatile wchar_t while xor xor_eq").split(" "),
+);
+
+/**
+ * Throws `RangeError` unless `name` is a WGSL identifier the generated code leaves free, and no
+ * C++ keyword (the CUDA C of a spec uses the same names).
+ */
 export function checkName(name: string, reserved: readonly string[] = []): void {
   if (!IDENT.test(name) || RESERVED.includes(name) || reserved.includes(name)) {
     throw new RangeError(
       `Name "${name}" must be a WGSL identifier other than ` +
         [...RESERVED, ...reserved].join(", "),
+    );
+  }
+  if (CPP_KEYWORDS.has(name)) {
+    throw new RangeError(
+      `Name "${name}" is a C++ keyword: the CUDA C generated from the same spec cannot use it`,
     );
   }
 }
