@@ -6,7 +6,15 @@
  * `T(e)` on both backends, and WGSL's scalar built-ins mean the same in CUDA C.
  */
 import assert from "node:assert/strict";
-import { DestroyedError, elementwise, matmul, reduce, reduction, scatterAdd } from "../mod.ts";
+import {
+  DestroyedError,
+  elementwise,
+  matmul,
+  random,
+  reduce,
+  reduction,
+  scatterAdd,
+} from "../mod.ts";
 import { Tuner } from "../runtime/tune/mod.ts";
 import { backends, portName } from "./_user_ports.ts";
 
@@ -178,6 +186,31 @@ for (const backend of backends) {
       const positive = elementwise({ inputs: ["x"], expression: "x > 0.0" }); // bool to f32
       using flags = positive.run(client, { x: hx });
       assert.deepEqual([...await client.read(flags)], [1, 1, 0, 1, 0, 1]);
+    },
+  });
+
+  Deno.test({
+    name: portName(backend, "random refuses options its numbers would ignore"),
+    ignore: backend.skip !== undefined,
+    async fn() {
+      using client = await backend.open();
+      // torch.randn(n) * 2 + 5 written without distribution: "normal" gave uniform [0, 1);
+      // torch.randint(5, 10) as u32 with low/high gave raw words; std < 0 was taken.
+      const refused: [Parameters<typeof random>[2], ErrorConstructor, RegExp][] = [
+        [{ seed: 1, mean: 5, std: 2 }, TypeError, /mean does not apply.*distribution: "normal"/],
+        [{ seed: 1, dtype: "u32", low: 5, high: 10 }, TypeError, /low does not apply to u32/],
+        [{ seed: 1, distribution: "normal", high: 2 }, TypeError, /high does not apply/],
+        [{ seed: 1, distribution: "normal", std: -1 }, RangeError, /std must be >= 0/],
+        [{ seed: 1, low: -3e38, high: 3e38 }, RangeError, /high - low must be a finite f32/],
+      ];
+      for (const [options, type, message] of refused) {
+        assert.throws(
+          () => random(client, 4, options),
+          (e) => e instanceof type && message.test((e as Error).message),
+        );
+      }
+      using z = random(client, 4, { seed: 1, distribution: "normal", mean: 5, std: 0 });
+      assert.deepEqual([...await client.read(z)], [5, 5, 5, 5]);
     },
   });
 }
