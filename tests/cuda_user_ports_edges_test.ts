@@ -74,7 +74,7 @@ for (const backend of backends) {
   });
 
   Deno.test({
-    name: portName(backend, "partial elements and names CUDA C cannot use are refused, named"),
+    name: portName(backend, "partial elements, unknown inputs, names CUDA C cannot use: refused"),
     ignore: backend.skip !== undefined,
     async fn() {
       using client = await backend.open();
@@ -108,6 +108,12 @@ for (const backend of backends) {
           (e) => e instanceof RangeError && /C\+\+ keyword/.test(e.message),
         );
       }
+      // An input the spec does not declare was ignored (an unknown param was refused).
+      assert.throws(
+        () => square.run(client, { x: whole, y: whole }),
+        (e) => e instanceof RangeError && /has no input "y"/.test(e.message),
+      );
+      assert.throws(() => norm.run(client, { x: whole, squares: whole }), RangeError);
       const ok = elementwise({ inputs: ["price"], params: { longs: "u32" }, expression: "price" });
       using price = ok.run(client, { price: whole }, { params: { longs: 1 } });
       assert.deepEqual([...await client.read(price)], [2, 3]);

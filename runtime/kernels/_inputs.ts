@@ -11,14 +11,25 @@ import { describe } from "../core/_argument_checks.ts";
 import type { ElementType } from "./elementwise.ts";
 
 /**
- * The handles of `declared` from `given`, in declaration order: `RangeError` for a missing one,
- * `TypeError` for one of another element type.
+ * The handles of `declared` from `given`, in declaration order: `RangeError` for a missing one
+ * or one the kernel does not declare (as an unknown param is refused), `TypeError` for one of
+ * another element type.
  */
 export function namedInputs(
   kernel: string,
   declared: readonly (readonly [string, ElementType])[],
   given: { readonly [name: string]: Handle },
 ): Handle[] {
+  if (given === null || typeof given !== "object") {
+    throw new TypeError(`${kernel}: inputs must be an object of handles by name, got ${given}`);
+  }
+  for (const name of Object.keys(given)) {
+    if (!declared.some(([input]) => input === name)) {
+      throw new RangeError(
+        `${kernel} has no input "${name}" (its inputs: ${declared.map(([i]) => i).join(", ")})`,
+      );
+    }
+  }
   return declared.map(([input, type]) => {
     const handle = given[input];
     if (handle === undefined) throw new RangeError(`Missing ${kernel} input "${input}"`);

@@ -132,8 +132,8 @@ export interface ElementwiseKernel<T extends ElementType = ElementType> {
   readonly source: string;
   /**
    * Runs over every element: `inputs` by name (the element-wise ones of one length), returns the
-   * output. `RangeError` for inputs of different lengths or a missing input, `TypeError` for an
-   * input of another element type.
+   * output. `RangeError` for inputs of different lengths, a missing input or one the spec does
+   * not declare, `TypeError` for an input of another element type.
    */
   run(
     client: ComputeClient,

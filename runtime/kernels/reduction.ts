@@ -141,7 +141,8 @@ export interface ReductionKernel<T extends ElementType = ElementType> {
   readonly name: string;
   /**
    * Reduces the inputs (by name, all of one length) and returns the output on the device: one
-   * element, or one per row or column with `shape` and `axis`.
+   * element, or one per row or column with `shape` and `axis`. `RangeError` for a missing input
+   * or one the spec does not declare.
    */
   run(
     client: ComputeClient,
