@@ -219,4 +219,48 @@ for (const backend of backends) {
       assert.deepEqual([...await client.read(z)], [5, 5, 5, 5]);
     },
   });
+
+  Deno.test({
+    name: portName(backend, "a captured elementwise replays with new params, as on WebGPU"),
+    ignore: backend.skip !== undefined,
+    async fn() {
+      using client = await backend.open();
+      // On CUDA replay({ params: { a } }) was a KernelArgumentError (the helper's params were
+      // packed words, "its params: none"); on WebGPU replay({ params: { n } }) meant for the
+      // user's kernel also rewrote the helper's element count (`n`): it then computed n elements.
+      const axpy = elementwise({
+        inputs: ["x", "y"],
+        params: { a: "f32" },
+        expression: "a * x + y",
+      });
+      const fill = backend.name === "webgpu"
+        ? {
+          source: `struct P { n: u32, v: f32 }
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<uniform> p: P;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < p.n) { out[id.x] = p.v; }
+}`,
+        }
+        : {
+          source: `extern "C" __global__ void fill(float* out, unsigned n, float v) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = v;
+}`,
+        };
+      using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
+      using y = client.createWithData(new Float32Array([10, 10, 10, 10]));
+      using out = client.zeros(4);
+      using filled = client.zeros(4);
+      using graph = await client.capture(() => {
+        axpy.run(client, { x, y }, { out, params: { a: 2 } });
+        client.execute(fill as never, { threads: 4, buffers: [filled], params: { n: 4, v: 5 } });
+      });
+      graph.replay();
+      assert.deepEqual([...await client.read(out)], [12, 14, 16, 18]);
+      graph.replay({ params: { a: 3, n: 2, v: 7 } });
+      assert.deepEqual([...await client.read(out)], [13, 16, 19, 22]);
+      assert.deepEqual([...await client.read(filled)], [7, 7, 5, 5]);
+    },
+  });
 }

@@ -7,8 +7,11 @@
  * A generated CUDA kernel takes, in order, a pointer per buffer (as the WGSL binds its storage
  * buffers) and then each named param as a 32-bit word (the internal argument layout: metadata
  * words, see `runtime/server/cuda/launch/launcher.ts`); the frame turns the words back into a
- * local `params` struct, so a CUDA body reads `params.n` as the WGSL does. When CUDA kernels take
- * named params (#28), only {@linkcode cudaFrame} and {@linkcode launch} change.
+ * local `params` struct, so a CUDA body reads `params.n` as the WGSL does. An `elementwise` kernel
+ * takes its params as typed C parameters by their names instead (`typedParams`), passed by name,
+ * so that a captured graph's `replay({ params })` rewrites them on CUDA as on WebGPU; the other
+ * kernels may follow (their bodies declare locals named as some params, and some bind a buffer
+ * as another element type than its pointer's, which the named path checks).
  *
  * @module
  */
@@ -44,6 +47,11 @@ export interface CudaText {
   readonly sharedMemoryBytes?: number;
   /** The params the kernel takes after its pointers, in order. */
   readonly params: readonly (readonly [string, ElementType])[];
+  /**
+   * Whether the params are typed C parameters by their names ({@linkcode cudaFrame}'s `typed`),
+   * passed by name (so a graph's `replay({ params })` rewrites them), not 32-bit words.
+   */
+  readonly typedParams?: boolean;
 }
 
 /** A kernel text of either backend. */
@@ -129,10 +137,17 @@ export function cudaFrame(
   entry: string,
   buffers: readonly CudaBuffer[],
   params: readonly (readonly [string, ElementType])[],
+  typed = false,
 ): string {
   const pointers = buffers.map(([name, type, readOnly]) =>
     `${readOnly ? "const " : ""}${type}* __restrict__ ${name}`
   );
+  if (typed) {
+    // The params are the kernel's own typed parameters, in scope by their names.
+    const typedParams = params.map(([name, type]) => `${C_TYPE[type]} ${name}`);
+    return `${CUDA_PRELUDE}
+extern "C" __global__ void ${entry}(${[...pointers, ...typedParams].join(", ")}) {`;
+  }
   const words = params.map(([name]) => `unsigned int p_${name}`);
   const fields = params.map(([name, type]) => `${C_TYPE[type]} ${name};`).join(" ");
   const values = params.map(([name, type]) =>
@@ -217,6 +232,11 @@ export function launch(client: ComputeClient, kernel: BackendText, options: Gene
   kernel.params.forEach(([name, type], k) => {
     data[k] = paramWord(kernel.id, name, type, given[name]);
   });
+  if (kernel.typedParams === true) {
+    const named = Object.fromEntries(kernel.params.map(([name]) => [name, Number(given[name])]));
+    runKernel(client, kernel, { threads, count, buffers, params: named, stream });
+    return;
+  }
   runKernel(client, kernel, {
     threads,
     count,

@@ -20,7 +20,8 @@ export const ELEMENTWISE_BLOCK = 256;
 
 /**
  * The CUDA C of `out[i] = expression` over `n` elements: `inputs` (raw ones as whole arrays by
- * their name, the others as element `i`), then `out`; params `n` then the user's.
+ * their name, the others as element `i`), then `out`; params `elementwise_n` (the count), then
+ * the user's, typed C parameters by their names.
  */
 export function elementwiseCuda(
   name: string,
@@ -30,22 +31,21 @@ export function elementwiseCuda(
   output: ElementType,
   expression: string,
 ): CudaText {
-  const all: (readonly [string, ElementType])[] = [["n", "u32"], ...params];
+  const all: (readonly [string, ElementType])[] = [["elementwise_n", "u32"], ...params];
   const buffers = [
     ...inputs.map(([input, type]) =>
       [raw.has(input) ? input : `in_${input}`, C_TYPE[type], true] as const
     ),
     ["out", C_TYPE[output], false] as const,
   ];
-  const source = `${cudaFrame("elementwise_main", buffers, all)}
+  const source = `${cudaFrame("elementwise_main", buffers, all, true)}
   const unsigned int i = global_block() * blockDim.x + threadIdx.x;
-  if (i >= params.n) return;
+  if (i >= elementwise_n) return;
 ${
     inputs.filter(([input]) => !raw.has(input)).map(([input, type]) =>
       `  const ${C_TYPE[type]} ${input} = in_${input}[i];`
     ).join("\n")
   }
-${params.map(([param, type]) => `  const ${C_TYPE[type]} ${param} = params.${param};`).join("\n")}
   out[i] = ${cudaConvert(output, cudaExpression(expression, [["i", "u32"], ...inputs, ...params]))};
 }
 `;
@@ -55,5 +55,6 @@ ${params.map(([param, type]) => `  const ${C_TYPE[type]} ${param} = params.${par
     entryPoint: "elementwise_main",
     blockSize: [ELEMENTWISE_BLOCK, 1, 1],
     params: all,
+    typedParams: true,
   };
 }

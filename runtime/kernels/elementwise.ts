@@ -126,7 +126,8 @@ export interface ElementwiseRunOptions {
  */
 export interface ElementwiseKernel<T extends ElementType = ElementType> {
   /**
-   * The generated WGSL (inputs read-only, then `out`, then a uniform with `n` and the params).
+   * The generated WGSL (inputs read-only, then `out`, then a uniform with the element count,
+   * `elementwise_n`, and the params).
    * On a CUDA client the same expression runs as CUDA C (the WGSL scalar built-ins defined).
    */
   readonly source: string;
@@ -143,7 +144,9 @@ export interface ElementwiseKernel<T extends ElementType = ElementType> {
 }
 
 const WORKGROUP = 64; // on llvmpipe 64-wide groups are the fastest (bench/kernels_bench.ts)
-const RESERVED = ["i", "n", "out", "params", "main"];
+// `elementwise_n`, the count, is no `n`: a graph replay({ params: { n } }) meant for another
+// kernel of the graph rewrote it (the kernel then computed another count of elements).
+const RESERVED = ["i", "n", "elementwise_n", "out", "params", "main"];
 const IDENT = /^[A-Za-z][A-Za-z0-9_]*$/;
 const TYPES: readonly string[] = ["f32", "i32", "u32"];
 
@@ -228,7 +231,7 @@ export function elementwise<T extends ElementType = "f32">(
   for (const [name] of [...inputs, ...params]) checkName(name);
   const output = elementTypes({ output: spec.output ?? "f32" }, "output")[0][1];
   const source = `
-struct Params { n: u32, ${params.map(([name, type]) => `${name}: ${type}`).join(", ")} }
+struct Params { elementwise_n: u32, ${params.map(([name, type]) => `${name}: ${type}`).join(", ")} }
 ${
     inputs.map(([name, type], b) =>
       `@group(0) @binding(${b}) var<storage, read> ${
@@ -241,7 +244,7 @@ ${
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let i = gid.x;
-  if (i >= params.n) { return; }
+  if (i >= params.elementwise_n) { return; }
 ${
     inputs.filter(([name]) => !raw.has(name)).map(([name]) => `  let ${name} = in_${name}[i];`)
       .join("\n")
@@ -294,7 +297,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
           launch(client, text, {
             threads: n,
             buffers: [...handles, out],
-            params: { ...options.params, n },
+            params: { ...options.params, elementwise_n: n },
             stream,
           });
         }
