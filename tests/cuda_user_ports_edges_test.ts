@@ -114,6 +114,13 @@ for (const backend of backends) {
         (e) => e instanceof RangeError && /has no input "y"/.test(e.message),
       );
       assert.throws(() => norm.run(client, { x: whole, squares: whole }), RangeError);
+      // A reduction param named as the launch's own (cols, rows, count...) failed to compile at
+      // the first read ("redefinition of `cols`", "duplicate parameter name").
+      assert.throws(
+        () =>
+          reduction({ inputs: ["x"], params: { cols: "u32" }, combine: "a + b", identity: "0.0" }),
+        (e) => e instanceof RangeError && /"cols"/.test(e.message),
+      );
       const ok = elementwise({ inputs: ["price"], params: { longs: "u32" }, expression: "price" });
       using price = ok.run(client, { price: whole }, { params: { longs: 1 } });
       assert.deepEqual([...await client.read(price)], [2, 3]);

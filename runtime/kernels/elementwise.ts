@@ -50,9 +50,9 @@ export type InputType = ElementType | `raw ${ElementType}`;
 export interface ElementwiseSpec<T extends ElementType = "f32"> {
   /**
    * Input names (all f32) or names with their types (see {@linkcode InputType}). Names, here and
-   * in `params`, are WGSL identifiers other than `i`, `n`, `out`, `params` and `main`, which the
-   * generated code uses, and other than C++ keywords (`long`, `or`: the CUDA C of the spec uses
-   * the same names): a `RangeError` naming them otherwise.
+   * in `params`, are WGSL identifiers other than `i`, `n`, `elementwise_n`, `out`, `params` and
+   * `main`, which the generated code uses, and other than C++ keywords (`long`, `or`: the CUDA C
+   * of the spec uses the same names): a `RangeError` naming them otherwise.
    */
   readonly inputs: readonly string[] | { readonly [name: string]: InputType };
   /**

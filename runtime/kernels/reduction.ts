@@ -47,8 +47,9 @@ export interface ReductionSpec<T extends ElementType = "f32"> {
   /**
    * Input names (all f32) or names with their element types. Names, here and in `params`, are
    * WGSL identifiers other than those the generated code uses (`i`, `n`, `out`, `params`,
-   * `main`, `value`, `combine`, `finish`, `folded`, `neg_inf`, `pos_inf`, `nan`) and C++
-   * keywords (`long`, `or`): a `RangeError` naming them otherwise.
+   * `main`, `value`, `combine`, `finish`, `folded`, `neg_inf`, `pos_inf`, `nan`, `per_group`,
+   * `cols`, `rows`, `count`, `chunks`) and C++ keywords (`long`, `or`): a `RangeError` naming
+   * them otherwise.
    */
   readonly inputs: readonly string[] | { readonly [name: string]: ElementType };
   /**
