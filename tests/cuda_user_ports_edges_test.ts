@@ -259,8 +259,11 @@ for (const backend of backends) {
       using y = client.createWithData(new Float32Array([10, 10, 10, 10]));
       using out = client.zeros(4);
       using filled = client.zeros(4);
+      using sums = client.zeros(4);
+      using slots = client.createWithData(new Uint32Array([0, 1, 2, 3]));
       using graph = await client.capture(() => {
         axpy.run(client, { x, y }, { out, params: { a: 2 } });
+        scatterAdd(client, sums, slots, x); // its own `n` too was rewritten on WebGPU
         client.execute(fill as never, { threads: 4, buffers: [filled], params: { n: 4, v: 5 } });
       });
       graph.replay();
@@ -268,6 +271,7 @@ for (const backend of backends) {
       graph.replay({ params: { a: 3, n: 2, v: 7 } });
       assert.deepEqual([...await client.read(out)], [13, 16, 19, 22]);
       assert.deepEqual([...await client.read(filled)], [7, 7, 5, 5]);
+      assert.deepEqual([...await client.read(sums)], [2, 4, 6, 8]);
     },
   });
 }

@@ -12,7 +12,7 @@
 
 import { DestroyedError, KernelArgumentError, UnsupportedError } from "../core/errors.ts";
 import { Handle } from "../core/handles/handle.ts";
-import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
+import { type KernelMetadata, type KernelParams, replayable } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { describe } from "../core/_argument_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
@@ -334,6 +334,7 @@ export class LaunchGraph implements Disposable {
         let found = false;
         launches.forEach((launch, i) => {
           if (launch.params === undefined || !Object.hasOwn(launch.params, name)) return;
+          if (!replayable(launch.kernel, name)) return; // a helper's own (its element count)
           next[i] = { ...next[i], [name]: params[name] };
           found = true;
         });

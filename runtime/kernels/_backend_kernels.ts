@@ -21,7 +21,7 @@ import type { CubeCount } from "../core/cube_count.ts";
 import { KernelArgumentError, UnsupportedError } from "../core/errors.ts";
 import { describe } from "../core/_argument_checks.ts";
 import type { Handle } from "../core/handles/handle.ts";
-import type { KernelParams } from "../core/kernel.ts";
+import { fixedParams, type KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
 import { runKernel } from "./record_kernels.ts";
@@ -167,6 +167,13 @@ export interface GeneratedLaunch {
   readonly buffers: readonly Handle[];
   readonly params?: KernelParams;
   readonly stream?: StreamId;
+  /**
+   * The params a captured graph's `replay({ params })` may not rewrite: the kernel's own (an
+   * element count, a shape). `true`: all of them; the user's params of `elementwise` and
+   * `reduction` stay replayable.
+   * @default {true}
+   */
+  readonly fixed?: ReadonlySet<string> | true;
 }
 
 const words = new Float32Array(1);
@@ -214,6 +221,7 @@ const F32_MAX = 3.4028234663852886e38;
  */
 export function launch(client: ComputeClient, kernel: BackendText, options: GeneratedLaunch): void {
   const { threads, count, buffers, stream } = options;
+  if (!fixedParams.has(kernel)) fixedParams.set(kernel, options.fixed ?? true);
   if (!("params" in kernel) || !("entryPoint" in kernel)) {
     runKernel(client, kernel, { threads, count, buffers, params: options.params, stream });
     return;

@@ -147,6 +147,8 @@ const WORKGROUP = 64; // on llvmpipe 64-wide groups are the fastest (bench/kerne
 // `elementwise_n`, the count, is no `n`: a graph replay({ params: { n } }) meant for another
 // kernel of the graph rewrote it (the kernel then computed another count of elements).
 const RESERVED = ["i", "n", "elementwise_n", "out", "params", "main"];
+/** The param a graph replay may not rewrite (the user's may be). */
+const COUNT: ReadonlySet<string> = new Set(["elementwise_n"]);
 const IDENT = /^[A-Za-z][A-Za-z0-9_]*$/;
 const TYPES: readonly string[] = ["f32", "i32", "u32"];
 
@@ -298,6 +300,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
             threads: n,
             buffers: [...handles, out],
             params: { ...options.params, elementwise_n: n },
+            fixed: COUNT,
             stream,
           });
         }

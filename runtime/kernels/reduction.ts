@@ -328,6 +328,7 @@ function rowsPasses(
     buffers: [...inputs, partial ?? out],
     params: params({ ...base, per_group: perGroup, chunks, count: cols }),
     stream,
+    fixed: OWN,
   });
   if (partial === undefined) return;
   launchOn(client, kernel(partials, "rows", true), {
@@ -335,10 +336,14 @@ function rowsPasses(
     buffers: [partial, out],
     params: params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
     stream,
+    fixed: OWN,
   });
 }
 
 type Params = (extra: Record<string, number>) => KernelParams;
+
+/** The launches' own params, which a graph replay may not rewrite (the user's may be). */
+const OWN: ReadonlySet<string> = new Set(["n", "per_group", "cols", "rows", "count", "chunks"]);
 
 /**
  * A column reduction: passes of at most {@linkcode COLUMN_CHUNK} rows per invocation, each over
@@ -368,6 +373,7 @@ function columns(
         buffers: [...source, target],
         params: params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),
         stream,
+        fixed: OWN,
       });
       if (last) return;
       source = [target];

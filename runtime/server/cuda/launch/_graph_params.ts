@@ -12,7 +12,7 @@
 
 import { KernelArgumentError } from "../../../core/errors.ts";
 import { describe } from "../../../core/_argument_checks.ts";
-import type { KernelParams } from "../../../core/kernel.ts";
+import { type KernelParams, replayable } from "../../../core/kernel.ts";
 import type { KernelLaunch } from "../../server.ts";
 import type { CudaDriver } from "../_ffi.ts";
 import type { CudaKernel } from "../kernel.ts";
@@ -63,6 +63,7 @@ export class GraphNodeParams {
       shared: prepared.launch.kernel.sharedMemoryBytes ?? 0,
     };
     for (const name of Object.keys(prepared.launch.params!)) {
+      if (!replayable(prepared.launch.kernel, name)) continue; // a helper's own
       const list = this.#named.get(name) ?? [];
       list.push(entry);
       this.#named.set(name, list);

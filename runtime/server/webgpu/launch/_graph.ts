@@ -11,7 +11,7 @@
  */
 
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
-import type { KernelParams } from "../../../core/kernel.ts";
+import { type KernelParams, replayable } from "../../../core/kernel.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import { DestroyedError, KernelArgumentError, NotReadyError } from "../../../core/errors.ts";
 import { describe } from "../../../core/_argument_checks.ts";
@@ -265,6 +265,7 @@ function build(
         offsets,
       };
       for (const name of Object.keys(launch.params)) {
+        if (!replayable(launch.kernel, name)) continue; // a helper's own (its element count)
         const list = named.get(name) ?? [];
         list.push(entry);
         named.set(name, list);
