@@ -12,7 +12,8 @@
 
 import { DestroyedError, KernelArgumentError, UnsupportedError } from "../core/errors.ts";
 import { Handle } from "../core/handles/handle.ts";
-import { type KernelMetadata, type KernelParams, replayable } from "../core/kernel.ts";
+import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
+import { replayable } from "../server/_fixed_params.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { describe } from "../core/_argument_checks.ts";
 import type { ComputeServer } from "../server/server.ts";

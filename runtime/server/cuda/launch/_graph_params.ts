@@ -12,7 +12,8 @@
 
 import { KernelArgumentError } from "../../../core/errors.ts";
 import { describe } from "../../../core/_argument_checks.ts";
-import { type KernelParams, replayable } from "../../../core/kernel.ts";
+import type { KernelParams } from "../../../core/kernel.ts";
+import { replayable } from "../../_fixed_params.ts";
 import type { KernelLaunch } from "../../server.ts";
 import type { CudaDriver } from "../_ffi.ts";
 import type { CudaKernel } from "../kernel.ts";

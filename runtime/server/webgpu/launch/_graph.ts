@@ -11,7 +11,8 @@
  */
 
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
-import { type KernelParams, replayable } from "../../../core/kernel.ts";
+import type { KernelParams } from "../../../core/kernel.ts";
+import { replayable } from "../../_fixed_params.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import { DestroyedError, KernelArgumentError, NotReadyError } from "../../../core/errors.ts";
 import { describe } from "../../../core/_argument_checks.ts";
