@@ -39,6 +39,7 @@ Deno.test({
     using client = await createClient({ adapter: adapter! });
     using f = client.createWithData(new Float32Array([3, 1, 2, 5, 4, 0]));
     using u = client.createWithData(new Uint32Array([2, 0, 1, 2, 1, 0]));
+    using sums = client.zeros(3); // scatterAdd's target (not f itself: it reads f)
     const square = elementwise({ inputs: ["x"], expression: "x * x" });
     const sumOf = reduction({ inputs: ["x"], map: "x", combine: "a + b", identity: "0.0" });
     const calls: [string, () => Handle | Promise<Handle> | { values: Handle }][] = [
@@ -51,7 +52,7 @@ Deno.test({
       ["topk", () => topk(client, f, 2)],
       ["histogram", () => histogram(client, f, { bins: 3, range: [0, 6] })],
       ["bincount", () => bincount(client, u, { length: 3 })],
-      ["scatterAdd", () => (scatterAdd(client, f, u, f), client.empty(0))],
+      ["scatterAdd", () => (scatterAdd(client, sums, u, f), client.empty(0))],
       ["segmentReduce", () => segmentReduce(client, f, u, { segments: 3 })],
       ["random", () => random(client, 8, { seed: 1 })],
       ["matmul", () => matmul(client, f, f, { m: 2, n: 2, k: 3, tune: false })],

@@ -76,6 +76,15 @@ export const C_TYPE: Readonly<Record<ElementType, string>> = {
 };
 
 /**
+ * `code` converted to `type` as WGSL's `T(e)` converts (the helpers' outputs): an f32 to an
+ * integer rounds toward zero and clamps to the type's range as WGSL does (`i32(3e9)` is
+ * 2147483520), NaN to 0; C's cast saturates at 2147483647 instead.
+ */
+export function cudaConvert(type: ElementType, code: string): string {
+  return type === "f32" ? `(float)(${code})` : `wgsl_${type}(${code})`;
+}
+
+/**
  * The WGSL scalar built-ins that expressions written for the WGSL helpers use, in CUDA C++:
  * the type names as functional casts (`f32(x)`), `select`, `clamp`, `bitcast<T>`, `neg_inf`,
  * `pos_inf`, `nan` (CUDA's math library gives `min`, `max`, `abs`, `sqrt`, `exp`, ... itself).

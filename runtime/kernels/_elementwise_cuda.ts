@@ -6,7 +6,13 @@
  * @module
  */
 
-import { C_TYPE, cudaExpression, cudaFrame, type CudaText } from "./_backend_kernels.ts";
+import {
+  C_TYPE,
+  cudaConvert,
+  cudaExpression,
+  cudaFrame,
+  type CudaText,
+} from "./_backend_kernels.ts";
 import type { ElementType } from "./elementwise.ts";
 
 /** Threads per block of the generated element-wise kernels. */
@@ -40,7 +46,7 @@ ${
     ).join("\n")
   }
 ${params.map(([param, type]) => `  const ${C_TYPE[type]} ${param} = params.${param};`).join("\n")}
-  out[i] = (${C_TYPE[output]})(${cudaExpression(expression, [["i", "u32"], ...inputs, ...params])});
+  out[i] = ${cudaConvert(output, cudaExpression(expression, [["i", "u32"], ...inputs, ...params]))};
 }
 `;
   return {

@@ -12,14 +12,25 @@ import { assertKnownKeys, describe } from "../core/_argument_checks.ts";
 import type { ElementType } from "./elementwise.ts";
 
 /**
- * The handles of `declared` from `given`, in declaration order: `RangeError` for a missing one,
- * `TypeError` for one of another element type.
+ * The handles of `declared` from `given`, in declaration order: `RangeError` for a missing one
+ * or one the kernel does not declare (as an unknown param is refused), `TypeError` for one of
+ * another element type.
  */
 export function namedInputs(
   kernel: string,
   declared: readonly (readonly [string, ElementType])[],
   given: { readonly [name: string]: Handle },
 ): Handle[] {
+  if (given === null || typeof given !== "object") {
+    throw new TypeError(`${kernel}: inputs must be an object of handles by name, got ${given}`);
+  }
+  for (const name of Object.keys(given)) {
+    if (!declared.some(([input]) => input === name)) {
+      throw new RangeError(
+        `${kernel} has no input "${name}" (its inputs: ${declared.map(([i]) => i).join(", ")})`,
+      );
+    }
+  }
   return declared.map(([input, type]) => {
     const handle = given[input];
     if (handle === undefined) throw new RangeError(`Missing ${kernel} input "${input}"`);
@@ -40,17 +51,30 @@ export function checkOutput(kernel: string, out: Handle | undefined, type: Eleme
   if (out !== undefined && out.dtype !== type && out.dtype !== "bytes") {
     throw new TypeError(`${kernel} output "out" is ${out.describe()}, not ${type}`);
   }
+  if (out !== undefined && out.size() % 4 !== 0) {
+    throw new RangeError(
+      `${kernel} output "out" must hold whole 4-byte elements: ${out.describe()}`,
+    );
+  }
 }
 
 /**
  * The element count the `inputs` share (4-byte elements), or `fallback` when there is none:
- * `RangeError` naming the first input of another length.
+ * `RangeError` naming the first input of another length, or one of a partial element.
  */
 export function commonLength(
   kernel: string,
   inputs: readonly (readonly [string, Handle])[],
   fallback: number,
 ): number {
+  for (const [input, handle] of inputs) {
+    if (handle.size() % 4 !== 0) {
+      // An untyped handle of 6 bytes would make a length of 1.5 elements.
+      throw new RangeError(
+        `${kernel} input "${input}" must hold whole 4-byte elements: ${handle.describe()}`,
+      );
+    }
+  }
   if (inputs.length === 0) return fallback;
   const [first, handle] = inputs[0];
   const n = handle.size() / 4;
@@ -90,4 +114,40 @@ export function checkCall(
     );
   }
   if (options !== undefined) assertKnownKeys(options, keys, what);
+}
+
+/** Whether two handles' bytes overlap (views of one allocation: clones, `as`, offsets). */
+export function overlaps(a: Handle, b: Handle): boolean {
+  if (a.slice.record !== b.slice.record) return false;
+  const [a0, a1] = bytesOf(a);
+  const [b0, b1] = bytesOf(b);
+  return a0 < b1 && b0 < a1;
+}
+
+/**
+ * Refuses (`RangeError` naming both) an output `written` whose memory overlaps one of `read`,
+ * which invocations read while others write it: the result would depend on the device's order
+ * (a race). Where `inPlace` holds for an input, an output that starts at the input's first byte
+ * is allowed (element `i` of both is read, then written, by one invocation).
+ */
+export function checkNoOverlap(
+  kernel: string,
+  written: readonly [string, Handle],
+  read: readonly (readonly [string, Handle, boolean?])[],
+): void {
+  const [writtenName, out] = written;
+  for (const [name, handle, inPlace] of read) {
+    if (!overlaps(out, handle)) continue;
+    if (inPlace === true && bytesOf(out)[0] === bytesOf(handle)[0]) continue;
+    throw new RangeError(
+      `${kernel}: ${writtenName} shares memory with ${name} (${handle.describe()}), which is ` +
+        `read while ${writtenName} is written: ` +
+        (inPlace === true ? "only the same elements may be written in place; " : "") +
+        "write to another handle",
+    );
+  }
+}
+
+function bytesOf(handle: Handle): [number, number] {
+  return [handle.offsetStart ?? 0, handle.fullSize - (handle.offsetEnd ?? 0)];
 }

@@ -7,7 +7,13 @@
  * @module
  */
 
-import { C_TYPE, cudaExpression, cudaFrame, type CudaText } from "./_backend_kernels.ts";
+import {
+  C_TYPE,
+  cudaConvert,
+  cudaExpression,
+  cudaFrame,
+  type CudaText,
+} from "./_backend_kernels.ts";
 import type { ElementType } from "./elementwise.ts";
 import {
   COLUMN_CHUNK,
@@ -54,7 +60,9 @@ ${
     )
       .join("\n")
   }
-    return (${t})(${cudaExpression(program.map, [["i", "u32"], ...inputs, ...program.params])});
+    return ${
+    cudaConvert(type, cudaExpression(program.map, [["i", "u32"], ...inputs, ...program.params]))
+  };
   };
   auto combine = [&](${t} a, ${t} b) -> ${t} { return ${
     cudaExpression(program.combine, [["a", type], ["b", type]])

@@ -59,7 +59,10 @@ const SPECIAL_VALUES = `fn neg_inf() -> f32 { var bits = 0xff800000u; return bit
 fn pos_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
 fn nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }`;
 
-/** Names the generated code defines besides the inputs' and params'. */
+/**
+ * Names the generated code defines besides the inputs' and params' (the launch's own params
+ * among them: a user param `cols` made the kernel fail to compile at the first read).
+ */
 export const RESERVED_NAMES: readonly string[] = [
   "value",
   "combine",
@@ -68,6 +71,11 @@ export const RESERVED_NAMES: readonly string[] = [
   "neg_inf",
   "pos_inf",
   "nan",
+  "per_group",
+  "cols",
+  "rows",
+  "count",
+  "chunks",
 ];
 
 /** The kernel shapes of {@linkcode reductionKernel}. */

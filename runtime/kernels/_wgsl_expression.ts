@@ -23,7 +23,9 @@
  * The prelude also defines the WGSL scalar built-ins CUDA lacks (`fract`, `sign`, `saturate`,
  * `step`, `smoothstep`, `mix`, `inverseSqrt`, `degrees`, `radians`, and the bit built-ins
  * `countOneBits`, `reverseBits`, `countLeadingZeros`, `countTrailingZeros`, `firstLeadingBit`,
- * `firstTrailingBit`, `extractBits`).
+ * `firstTrailingBit`, `extractBits`, `insertBits`), the scalar forms of `length` and `distance`,
+ * and `all` and `any` of a bool (which CUDA would otherwise resolve to its warp votes: `any(x)`
+ * was true where any thread of the warp had `x` true).
  *
  * An expression this parser does not read is left to the compiler as written (its literal
  * suffixes made C's), which reports what it refuses.
@@ -95,6 +97,17 @@ __device__ __forceinline__ unsigned int extractBits(unsigned int e, unsigned int
 __device__ __forceinline__ int extractBits(int e, unsigned int offset, unsigned int count) {
   unsigned int o = min(offset, 32u), c = min(count, 32u - o);
   return c == 0u ? 0 : c == 32u ? e : (int)((unsigned int)e << (32u - c - o)) >> (32u - c); }
+__device__ __forceinline__ unsigned int insertBits(unsigned int e, unsigned int newbits,
+    unsigned int offset, unsigned int count) {
+  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
+  unsigned int mask = c == 0u ? 0u : (c == 32u ? 0xffffffffu : (1u << c) - 1u) << o;
+  return c == 0u ? e : (e & ~mask) | ((newbits << o) & mask); }
+__device__ __forceinline__ int insertBits(int e, int newbits, unsigned int offset, unsigned int count) {
+  return (int)insertBits((unsigned int)e, (unsigned int)newbits, offset, count); }
+__device__ __forceinline__ float length(float x) { return fabsf(x); }
+__device__ __forceinline__ float distance(float a, float b) { return fabsf(a - b); }
+__device__ __forceinline__ bool all(bool x) { return x; }
+__device__ __forceinline__ bool any(bool x) { return x; }
 `;
 
 type Token = { kind: "num" | "id" | "op"; text: string };
@@ -173,7 +186,8 @@ interface Node {
 /** Built-ins of floats only: their integer literal arguments are f32 (`exp(0)`). */
 const FLOAT_CALLS = new Set(
   ("exp exp2 log log2 sqrt inverseSqrt sin cos tan asin acos atan atan2 sinh cosh tanh pow " +
-    "fract floor ceil round trunc saturate step smoothstep mix degrees radians fma").split(" "),
+    "fract floor ceil round trunc saturate step smoothstep mix degrees radians fma length " +
+    "distance").split(" "),
 );
 
 /** Built-ins whose result has their arguments' type. */

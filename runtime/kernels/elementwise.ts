@@ -8,7 +8,7 @@ import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import { checkCall, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkCall, checkNoOverlap, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
 import { assertKnownKeys } from "../core/_argument_checks.ts";
 import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
 import { elementwiseCuda } from "./_elementwise_cuda.ts";
@@ -49,9 +49,16 @@ export type InputType = ElementType | `raw ${ElementType}`;
  * ```
  */
 export interface ElementwiseSpec<T extends ElementType = "f32"> {
-  /** Input names (all f32) or names with their types (see {@linkcode InputType}). */
+  /**
+   * Input names (all f32) or names with their types (see {@linkcode InputType}). Names, here and
+   * in `params`, are WGSL identifiers other than `i`, `n`, `out`, `params` and `main`, which the generated code uses, and other than C++ keywords (`long`, `or`: the CUDA C
+   * of the spec uses the same names): a `RangeError` naming them otherwise.
+   */
   readonly inputs: readonly string[] | { readonly [name: string]: InputType };
-  /** A WGSL expression of the output element's type. */
+  /**
+   * A WGSL scalar expression; its value is converted to the output type as WGSL's `T(e)` does
+   * (`u32(x)` of an f32 `x` rounds toward zero and clamps to [0, 4294967040]), on both backends.
+   */
   readonly expression: string;
   /**
    * Scalar params by name with their types.
@@ -86,7 +93,10 @@ export interface ElementwiseRunOptions {
    */
   params?: KernelParams;
   /**
-   * Where to write; a new handle of the output type when absent (the caller disposes it).
+   * Where to write; a new handle of the output type when absent (the caller disposes it). It may
+   * be longer than the computed length (only the first elements are written), and may be an
+   * element-wise input itself (in place), but may not share memory with a raw input, which is
+   * read at other elements than the one written (a `RangeError`).
    * @default {undefined}
    */
   out?: Handle;
@@ -111,7 +121,7 @@ export interface ElementwiseRunOptions {
  * ```ts
  * import { elementwise, type ElementwiseKernel } from "@gpucompute/runtime";
  * const square: ElementwiseKernel = elementwise({ inputs: ["x"], expression: "x * x" });
- * console.log(square.source.includes("out[i] = x * x;")); // true
+ * console.log(square.source.includes("out[i] = f32(x * x);")); // true
  * ```
  */
 export interface ElementwiseKernel<T extends ElementType = ElementType> {
@@ -122,8 +132,8 @@ export interface ElementwiseKernel<T extends ElementType = ElementType> {
   readonly source: string;
   /**
    * Runs over every element: `inputs` by name (the element-wise ones of one length), returns the
-   * output. `RangeError` for inputs of different lengths or a missing input, `TypeError` for an
-   * input of another element type.
+   * output. `RangeError` for inputs of different lengths, a missing input or one the spec does
+   * not declare, `TypeError` for an input of another element type.
    */
   run(
     client: ComputeClient,
@@ -137,12 +147,35 @@ const RESERVED = ["i", "n", "out", "params", "main"];
 const IDENT = /^[A-Za-z][A-Za-z0-9_]*$/;
 const TYPES: readonly string[] = ["f32", "i32", "u32"];
 
-/** Throws `RangeError` unless `name` is a WGSL identifier the generated code leaves free. */
+/**
+ * C++ keywords WGSL lets a name be: the CUDA C generated from the same spec could not declare
+ * them (`long` compiled on WebGPU, and failed at the first read on CUDA).
+ */
+const CPP_KEYWORDS = new Set(
+  ("and and_eq asm bitand bitor bool break case catch char char8_t char16_t char32_t class compl " +
+    "concept const const_cast consteval constexpr constinit continue co_await co_return " +
+    "co_yield decltype default delete do double dynamic_cast else enum explicit export extern " +
+    "false float for friend goto if inline int long mutable namespace new noexcept not not_eq " +
+    "nullptr operator or or_eq private protected public register reinterpret_cast requires " +
+    "return short signed sizeof static static_assert static_cast struct switch template this " +
+    "thread_local throw true try typedef typeid typename union unsigned using virtual void " +
+    "volatile wchar_t while xor xor_eq").split(" "),
+);
+
+/**
+ * Throws `RangeError` unless `name` is a WGSL identifier the generated code leaves free, and no
+ * C++ keyword (the CUDA C of a spec uses the same names).
+ */
 export function checkName(name: string, reserved: readonly string[] = []): void {
   if (!IDENT.test(name) || RESERVED.includes(name) || reserved.includes(name)) {
     throw new RangeError(
       `Name "${name}" must be a WGSL identifier other than ` +
         [...RESERVED, ...reserved].join(", "),
+    );
+  }
+  if (CPP_KEYWORDS.has(name)) {
+    throw new RangeError(
+      `Name "${name}" is a C++ keyword: the CUDA C generated from the same spec cannot use it`,
     );
   }
 }
@@ -221,7 +254,7 @@ ${
       .join("\n")
   }
 ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
-  out[i] = ${spec.expression};
+  out[i] = ${output}(${spec.expression});
 }`;
   const name = spec.name ?? "elementwise";
   const kernel = { id: name, source };
@@ -232,6 +265,11 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
       checkCall(name, client, options, ["params", "out", "length", "stream"]);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, output);
+      if (options.out !== undefined) {
+        // A raw input is read at other elements than the one written: out may not share it.
+        const read = inputs.map(([input], k) => [`input "${input}"`, handles[k], !raw.has(input)]);
+        checkNoOverlap(name, ["out", options.out], read as [string, Handle, boolean][]);
+      }
       const sized = inputs.flatMap(([input], k) =>
         raw.has(input) ? [] : [[input, handles[k]]] as const
       );

@@ -43,7 +43,8 @@ export interface ReduceOptions {
   axis?: 0 | 1;
   /**
    * Where to write the result; a new handle of the input's type when absent (the caller
-   * disposes it).
+   * disposes it). It may be longer than the result (only the first elements are written), but
+   * may not share memory with an input (a `RangeError`).
    * @default {undefined}
    */
   out?: Handle;

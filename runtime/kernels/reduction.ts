@@ -11,7 +11,7 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
-import { checkCall, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import { checkCall, checkNoOverlap, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
 import { assertKnownKeys } from "../core/_argument_checks.ts";
 
 /** The keys of a {@linkcode ReductionSpec}. */
@@ -48,16 +48,27 @@ import { reductionCuda } from "./_reduce_cuda.ts";
  * ```
  */
 export interface ReductionSpec<T extends ElementType = "f32"> {
-  /** Input names (all f32) or names with their element types. */
+  /**
+   * Input names (all f32) or names with their element types. Names, here and in `params`, are
+   * WGSL identifiers other than those the generated code uses (`i`, `n`, `out`, `params`,
+   * `main`, `value`, `combine`, `finish`, `folded`, `neg_inf`, `pos_inf`, `nan`, `per_group`,
+   * `cols`, `rows`, `count`, `chunks`) and C++ keywords (`long`, `or`): a `RangeError` naming
+   * them otherwise.
+   */
   readonly inputs: readonly string[] | { readonly [name: string]: ElementType };
   /**
-   * The value of element `i`.
+   * The value of element `i`, converted to the output type as WGSL's `T(e)` does (`combine`,
+   * `identity` and `finish` must have that type themselves).
    * @default {the single input's name}
    */
   readonly map?: string;
   /** Folds two values `a` and `b` (associative and commutative: the order is not fixed). */
   readonly combine: string;
-  /** The value folding starts from (the result over no element, before `finish`). */
+  /**
+   * The value folding starts from (the result over no element, before `finish`): the neutral
+   * element of `combine` (`combine(identity, v)` is `v`: `0.0` for a sum), since each thread
+   * and partial starts from it (`1.0` for a sum adds one per thread: 32 over no element).
+   */
   readonly identity: string;
   /**
    * The output from the folded value `r` and the number of elements `count` (a u32).
@@ -107,7 +118,9 @@ export interface ReductionRunOptions {
    */
   params?: KernelParams;
   /**
-   * Where to write; a new handle of the output type when absent (the caller disposes it).
+   * Where to write; a new handle of the output type when absent (the caller disposes it). It may
+   * be longer than the outputs (only the first elements are written), but may not share memory
+   * with an input (a `RangeError`: outputs would be written while inputs are read).
    * @default {undefined}
    */
   out?: Handle;
@@ -133,7 +146,8 @@ export interface ReductionKernel<T extends ElementType = ElementType> {
   readonly name: string;
   /**
    * Reduces the inputs (by name, all of one length) and returns the output on the device: one
-   * element, or one per row or column with `shape` and `axis`.
+   * element, or one per row or column with `shape` and `axis`. `RangeError` for a missing input
+   * or one the spec does not declare.
    */
   run(
     client: ComputeClient,
@@ -210,6 +224,10 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
       checkCall(name, client, options, ["shape", "axis", "params", "out", "stream"]);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, type);
+      if (options.out !== undefined) {
+        const read = inputs.map(([input], k) => [`input "${input}"`, handles[k]] as const);
+        checkNoOverlap(name, ["out", options.out], read);
+      }
       const n = commonLength(name, inputs.map(([input], k) => [input, handles[k]] as const), 0);
       const plan = planOf(n, options);
       const { stream } = options;

@@ -3,6 +3,7 @@
  * against the reference candidate, the short-circuit, progress, and the top three logged.
  */
 
+import { DeviceLostError } from "../core/errors.ts";
 import { runtimeLogger } from "../core/logging.ts";
 import { Handle } from "../core/handles/handle.ts";
 import { arrayTypeOf, type TypedArray } from "../core/dtype.ts";
@@ -235,6 +236,12 @@ export async function tuneKey<K extends TuneKey, I, O>(
     }
     const ordered = set.names.flatMap((name) => results.get(name) ?? []);
     if (fastest === undefined) {
+      // The client was destroyed or its device lost while tuning: that is the caller's error
+      // (the same as a launch gets), not that the candidates failed.
+      const gone = [...errors.values()].find((e) =>
+        e instanceof DestroyedError || e instanceof DeviceLostError
+      );
+      if (gone !== undefined) throw gone;
       const failures = ordered.map((r) => ({ name: r.name, reason: r.error ?? r.status }));
       // A candidate out of memory may run once memory is freed: the cause tells the tuner not to
       // remember this failure.

@@ -164,7 +164,10 @@ export class Tuner {
    * key share one tuning run. Rejects with `TuneFailedError` when every candidate
    * failed, with the client's `DestroyedError` when it is destroyed mid-tune, and with what
    * `onProgress` threw when it aborts the run. A failed key fails again at once on later calls
-   * (no new benchmark), unless a candidate ran out of memory or `onProgress` aborted it.
+   * (no new benchmark), unless a candidate ran out of memory or `onProgress` aborted it. The
+   * winner launches at the call when its pick is in memory, after the tuning otherwise: it then
+   * reads the inputs as they are at that point, so keep them unchanged and undisposed until the
+   * promise resolves (`matmul` copies them for you).
    */
   async execute<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<O> {
     const key = set.key(inputs);

@@ -81,7 +81,9 @@ const texts = backendTexts({
  * `b` is `[k, n]` (`[n, k]` with `transposeB`), `c` a new `[m, n]` handle (the caller disposes
  * it); with `batch`, `batch` products stacked one after the other in `a`, `b` and `c`. `k = 0`
  * gives zeros. Resolves once the product is launched (it stays on the device): a single product
- * may first tune its shape (see `tune`); transposed inputs are first transposed into temporary
+ * may first tune its shape (see `tune`), yet it reads `a` and `b` as they are at the call
+ * (copies, while its shape is tuned), so later writes do not reach it and the inputs may be
+ * disposed right after the call; transposed inputs are first transposed into temporary
  * handles, so the tuned variants apply. f32 at every shape, summed with `fma` in `k` order. On
  * a CUDA client the same call runs CUDA C (compiled by NVRTC once per device): the set's naive,
  * shared-tile and register-tile variants (tuned likewise), and the batched kernel.
@@ -147,16 +149,29 @@ export async function matmul(
       if (m * n > 0 && k > 0) batched(client, a, b, c, options, { m, n, k, batch });
     });
   }
-  const ta = options.transposeA ? transposed(client, a, k, m, stream) : undefined;
-  const tb = options.transposeB ? transposed(client, b, n, k, stream) : undefined;
+  const set = setOf(client);
+  const tune = options.tune ?? true;
+  const tuner = tune === false ? undefined : tunerOf(client, tune);
+  // A product that waits for its shape to be tuned launches later: it must still read the
+  // inputs as they are at this call (not after writes that follow it; disposing them right
+  // after the call stays safe), so it reads copies made now, ordered on the stream.
+  const late = tuner !== undefined && !picked(tuner, set, { a, b, m, n, k });
+  let ta: Handle | undefined;
+  let tb: Handle | undefined;
   try {
+    ta = options.transposeA
+      ? transposed(client, a, k, m, stream)
+      : late
+      ? transposed(client, a, 1, m * k, stream) // a copy
+      : undefined;
+    tb = options.transposeB
+      ? transposed(client, b, n, k, stream)
+      : late
+      ? transposed(client, b, 1, k * n, stream)
+      : undefined;
     const inputs = { a: ta ?? a, b: tb ?? b, m, n, k };
-    const set = setOf(client);
-    const tune = options.tune ?? true;
     const run = () =>
-      tune === false
-        ? set.fallback(set.key(inputs)).run(inputs)
-        : tunerOf(client, tune).execute(set, inputs);
+      tuner === undefined ? set.fallback(set.key(inputs)).run(inputs) : tuner.execute(set, inputs);
     const c = await (stream === undefined ? run() : client.withStream(stream, run));
     return c as Handle<"f32">;
   } finally {
@@ -169,6 +184,16 @@ function setOf(client: ComputeClient): TunableSet<MatmulKey, MatmulInputs, Handl
   let set = sets.get(client);
   if (set === undefined) sets.set(client, set = matmulSet(client));
   return set;
+}
+
+/** Whether `tuner` runs these inputs' product at once: its pick for their shape is in memory. */
+function picked(
+  tuner: Tuner,
+  set: TunableSet<MatmulKey, MatmulInputs, Handle>,
+  inputs: MatmulInputs,
+): boolean {
+  const fastest = tuner.fastest(set, inputs);
+  return fastest !== undefined && set.candidate(fastest) !== undefined;
 }
 
 function tunerOf(client: ComputeClient, tune: true | Tuner): Tuner {

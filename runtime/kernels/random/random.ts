@@ -93,8 +93,9 @@ const TWO_32 = 2 ** 32;
  * continues a call of `k` numbers.
  *
  * `RangeError` naming the option for a seed that is not an integer in [0, 2^64), a negative or
- * non-integer `n` or `offset`, or a non-finite bound; `TypeError` for an unknown `dtype` or
- * `distribution`.
+ * non-integer `n` or `offset`, a non-finite bound, `high - low` beyond f32 or a negative `std`;
+ * `TypeError` for an unknown `dtype` or `distribution`, or an option the numbers do not use
+ * (`mean` or `std` without `distribution: "normal"`, `low` or `high` of normal or u32 numbers).
  *
  * @example
  * ```ts
@@ -146,12 +147,28 @@ export function random<T extends "f32" | "u32" = "f32">(
     throw new TypeError("random: u32 numbers are uniform words; a normal distribution needs f32");
   }
   const kind: RandomKind = dtype === "u32" ? "u32" : distribution;
+  // An option of another kind would be ignored: `{ mean: 5, std: 2 }` without `distribution:
+  // "normal"` gave uniform numbers in [0, 1), `{ dtype: "u32", low, high }` raw words.
+  const applies = kind === "normal" ? ["mean", "std"] : kind === "uniform" ? ["low", "high"] : [];
+  for (const option of ["low", "high", "mean", "std"] as const) {
+    if (options[option] !== undefined && !applies.includes(option)) {
+      throw new TypeError(
+        `random: ${option} does not apply to ${
+          kind === "u32" ? "u32 numbers (the generator's words)" : `the ${kind} distribution`
+        }` + (option === "mean" || option === "std" ? ': give distribution: "normal"' : ""),
+      );
+    }
+  }
   const [a, b] = kind === "normal"
     ? [finite(options.mean ?? 0, "mean", what), finite(options.std ?? 1, "std", what)]
     : [finite(options.low ?? 0, "low", what), finite(options.high ?? 1, "high", what)];
   if (kind === "uniform" && !(b > a)) {
     throw new RangeError(`random: high must be above low, got low ${a}, high ${b}`);
   }
+  if (kind === "uniform" && !Number.isFinite(Math.fround(b - a))) {
+    throw new RangeError(`random: high - low must be a finite f32, got ${b} - ${a}`);
+  }
+  if (kind === "normal" && b < 0) throw new RangeError(`random: std must be >= 0, got ${b}`);
   const kernel = text(client, what, kind);
   const { stream } = options;
   const block = Math.floor(offset / 4);

@@ -8,6 +8,7 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { elementType } from "../_shape.ts";
+import { checkNoOverlap } from "../_inputs.ts";
 import { scatterInto } from "./_scatter.ts";
 import { checkCall } from "../_inputs.ts";
 
@@ -40,7 +41,8 @@ export interface ScatterAddOptions {
  * run to run (not deterministic).
  *
  * `TypeError` naming the argument for another element type or mismatched types; `RangeError`
- * when `indices` and `values` differ in length.
+ * when `indices` and `values` differ in length, or when `target` shares memory with either (its
+ * elements would be read while other invocations add into them).
  *
  * @example
  * ```ts
@@ -70,5 +72,6 @@ export function scatterAdd(
       `scatterAdd: indices has ${indices.size() / 4} elements, values ${values.size() / 4}`,
     );
   }
+  checkNoOverlap(what, ["target", target], [["indices", indices], ["values", values]]);
   scatterInto(client, "sum", type, target, indices, "u32", values, options.stream);
 }
