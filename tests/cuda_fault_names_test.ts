@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { ComputeError, CubeCount, KernelArguments, StreamUnhealthyError } from "../backend.ts";
 import { CUDA_KERNELS, CudaDriverError, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { resetHazards, SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
+import { createClient } from "../mod.ts";
+import { graphLaunches, resetHazards, SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
 
 const u32 = (values: number[]) => new Uint8Array(new Uint32Array(values).buffer);
 const sim = () => CudaServer.create({ library: SIM_LIBRARY });
@@ -127,6 +128,38 @@ Deno.test("a user PTX kernel reading out of bounds: ILLEGAL_ADDRESS naming it", 
     return true;
   });
   resetHazards();
+});
+
+Deno.test("a fault in a graph replayed with one cuGraphLaunch names the graph's kernels", async () => {
+  await withSimEnv({ CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async () => {
+    using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+    const meta = { data: new Uint32Array([8]), staticLength: 1 };
+    using x = client.createWithData(new Float32Array(8).fill(1));
+    using graph = await client.capture(() => {
+      client.execute(CUDA_KERNELS.scaleF32, {
+        threads: 8,
+        buffers: [x],
+        metadata: meta,
+        scalars: { f32: [2] },
+      });
+      client.execute(CUDA_KERNELS.addF32, { threads: 8, buffers: [x, x, x], metadata: meta });
+    }, { label: "step" });
+    const before = graphLaunches();
+    graph.replay(); // its second kernel faults
+    assert.equal(graphLaunches() - before, 1);
+    await assert.rejects(client.read(x), (e) => {
+      const error = driverError(e);
+      assert.deepEqual(error.launches?.map((l) => l.kernel), [
+        "step/cuda.add_f32",
+        "step/cuda.scale_f32",
+      ]);
+      assert.match(
+        error.message,
+        /'step\/cuda.add_f32' on stream 0 \(grid \[1,1,1\], block \[256,1,1\]\)/,
+      );
+      return true;
+    });
+  });
 });
 
 Deno.test("errors that are not faults carry no launches", () => {
