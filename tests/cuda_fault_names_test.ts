@@ -101,6 +101,26 @@ Deno.test("a launch seen complete is no longer a candidate: the fault names only
   assert.deepEqual([...(await fresh.read([c.copyDescriptor([4], [1], 1)], 0))[0]], [5, 0, 0, 0]);
 });
 
+Deno.test("at most 8 candidates are listed, newest first; the earlier ones are counted", async () => {
+  await withSimEnv({ CUDA_SIM_LAUNCH_FAIL_AT: "11" }, async () => {
+    using server = sim();
+    using a = server.createWithData(u32([0]), 0);
+    for (let i = 1; i <= 11; i++) {
+      server.execute({
+        kernel: CUDA_KERNELS.incrementU32,
+        count: CubeCount.new1d(i), // the grid tells the launches apart
+        args: new KernelArguments().withBuffer(a.ref()),
+      }, 0);
+    }
+    await assert.rejects(server.sync(0), (e) => {
+      const error = driverError(e);
+      assert.deepEqual(error.launches?.map((l) => l.grid[0]), [11, 10, 9, 8, 7, 6, 5, 4]);
+      assert.match(error.message, /grid \[4,1,1\], block \[256,1,1\]\), and 3 earlier\./);
+      return true;
+    });
+  });
+});
+
 Deno.test("a user PTX kernel reading out of bounds: ILLEGAL_ADDRESS naming it", async () => {
   resetHazards();
   using server = sim();
@@ -168,5 +188,6 @@ Deno.test("errors that are not faults carry no launches", () => {
   assert.equal(error.message, "cuMemAlloc_v2(1024) failed with CUDA_ERROR_OUT_OF_MEMORY (2): oom");
   const fault = new CudaDriverError("cuStreamCreate", 719, "CUDA_ERROR_LAUNCH_FAILED", "x");
   assert.deepEqual(fault.launches, []);
-  assert.match(fault.message, /No launch of this runtime was in flight/);
+  assert.match(fault.message, /The launches in flight are not known here/);
+  assert.match(fault.message, /CUDA_LAUNCH_BLOCKING has no effect/);
 });

@@ -130,7 +130,11 @@ export function describeFault(call: string, snapshot: FaultSnapshot | undefined)
   const hint = ". To pinpoint the faulting kernel, wait for each launch (sync its stream, or " +
     "read a result) before enqueueing the next one (CUDA_LAUNCH_BLOCKING has no effect on " +
     "this runtime: it launches on its own non-blocking streams)";
-  if (snapshot === undefined || snapshot.launches.length === 0) {
+  if (snapshot === undefined) {
+    return head + "The launches in flight are not known here (no server of this runtime " +
+      "launches in the current context)" + hint;
+  }
+  if (snapshot.launches.length === 0) {
     return head + "No launch of this runtime was in flight when it was seen (the fault may " +
       "come from another user of the context)" + hint;
   }
