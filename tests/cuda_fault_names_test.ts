@@ -121,6 +121,31 @@ Deno.test("at most 8 candidates are listed, newest first; the earlier ones are c
   });
 });
 
+Deno.test("each device's fault names its own launches, not another device's", async () => {
+  await withSimEnv({ CUDA_SIM_DEVICES: "2", CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async () => {
+    using d0 = CudaServer.create({ library: SIM_LIBRARY, ordinal: 0 });
+    using d1 = CudaServer.create({ library: SIM_LIBRARY, ordinal: 1 });
+    using a = d0.createWithData(u32([1]), 0);
+    using b = d1.createWithData(u32([1]), 0);
+    const launch = (server: CudaServer, ref: typeof a, blocks: number) =>
+      server.execute({
+        kernel: CUDA_KERNELS.incrementU32,
+        count: CubeCount.new1d(blocks),
+        args: new KernelArguments().withBuffer(ref.ref()),
+      }, 0);
+    launch(d0, a, 2048); // long enough that device 0's sync waits (parked) for the fault
+    launch(d0, a, 2); // device 0's second launch: it faults
+    launch(d1, b, 5); // device 1's first launch: it runs
+    // Device 1's context is current last: the host wait makes device 0's current for its error.
+    const [faulted, healthy] = await Promise.allSettled([d0.sync(0), d1.sync(0)]);
+    assert.equal(healthy.status, "fulfilled");
+    assert.equal(faulted.status, "rejected");
+    const error = driverError((faulted as PromiseRejectedResult).reason);
+    assert.deepEqual(error.launches?.map((l) => l.grid[0]), [2, 2048]);
+    assert.deepEqual((await d1.read([b.copyDescriptor([1], [1], 4)], 0))[0], u32([2]));
+  });
+});
+
 Deno.test("a user PTX kernel reading out of bounds: ILLEGAL_ADDRESS naming it", async () => {
   resetHazards();
   using server = sim();
