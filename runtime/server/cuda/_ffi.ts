@@ -21,6 +21,13 @@
 import { openLibc } from "./_libc.ts";
 import { readPermittedEnv } from "../../core/config.ts";
 import { BackendUnavailableError, DriverError } from "../../core/errors.ts";
+import {
+  describeFault,
+  type FaultSnapshot,
+  faultWitnesses,
+  type InFlightLaunch,
+  isStickyFault,
+} from "./_fault.ts";
 
 const R = "i32" as const;
 const P = "pointer" as const;
@@ -154,7 +161,10 @@ export const CUDA_LIBRARY_ENV = "GPUCOMPUTE_CUDA_LIBRARY";
 
 /**
  * A driver call returned an error. `result` is the `CUresult`, `errorName` its enum name
- * (`CUDA_ERROR_OUT_OF_MEMORY`), `call` the call with its main arguments.
+ * (`CUDA_ERROR_OUT_OF_MEMORY`), `call` the call with its main arguments. For a kernel fault
+ * (sticky: `CUDA_ERROR_ILLEGAL_ADDRESS`, `CUDA_ERROR_LAUNCH_FAILED`, ...), which CUDA reports at
+ * a later call, `launches` lists the launches in flight when the fault was first seen (newest
+ * first, at most 8), and the message names them.
  *
  * @example
  * ```ts
@@ -172,14 +182,33 @@ export class CudaDriverError extends DriverError {
   readonly errorName: string;
   /** Its description from `cuGetErrorString`. */
   readonly errorString: string;
-  /** Creates the error from the call, the result, its name and its description. */
-  constructor(call: string, result: number, errorName: string, errorString: string) {
-    super(`${call} failed with ${errorName} (${result}): ${errorString}`);
+  /**
+   * For a kernel fault (a sticky result): the launches in flight when it was first seen, newest
+   * first, the candidates for the faulting kernel (empty when none was); `undefined` otherwise.
+   */
+  readonly launches: readonly InFlightLaunch[] | undefined;
+  /**
+   * Creates the error from the call, the result, its name and its description; for a sticky
+   * result, `fault` holds the launches in flight (the message then names them).
+   */
+  constructor(
+    call: string,
+    result: number,
+    errorName: string,
+    errorString: string,
+    fault?: FaultSnapshot,
+  ) {
+    const sticky = isStickyFault(result);
+    super(
+      `${call} failed with ${errorName} (${result}): ${errorString}` +
+        (sticky ? `: ${describeFault(call, fault)}` : ""),
+    );
     this.name = "CudaDriverError";
     this.call = call;
     this.result = result;
     this.errorName = errorName;
     this.errorString = errorString;
+    this.launches = sticky ? fault?.launches ?? [] : undefined;
   }
 }
 
@@ -342,7 +371,16 @@ export class CudaDriver {
 
   /** The typed error of a failed call. */
   error(result: number, call: string): CudaDriverError {
-    return new CudaDriverError(call, result, this.#describe(result, 0), this.#describe(result, 1));
+    const fault = isStickyFault(result)
+      ? faultWitnesses(this).observe((out) => this.symbols.cuCtxGetCurrent(out))
+      : undefined;
+    return new CudaDriverError(
+      call,
+      result,
+      this.#describe(result, 0),
+      this.#describe(result, 1),
+      fault,
+    );
   }
 
   /** Reads a pointer out-parameter written at `out64[index]`. */

@@ -19,11 +19,14 @@ import {
   EventPool,
   hostWaiter,
   type HostWaitOptions,
+  markComplete,
   waitForEvent,
   type WaitOwner,
 } from "./queue/streams.ts";
 import { type CudaDriver, unrefCall } from "./_ffi.ts";
 import { blockUntilComplete, releaseWake, type WakeOwner } from "./queue/_wake.ts";
+import { LaunchesInFlight } from "./queue/_in_flight.ts";
+import { faultWitnesses } from "./_fault.ts";
 import type { CopyContext } from "./memory/_write.ts";
 import type { CudaDevice } from "./device.ts";
 import { ModuleCache } from "./compile/module_cache.ts";
@@ -86,6 +89,7 @@ export class CudaParts implements WaitOwner {
   /** What launches work with. */
   readonly launcher: CudaLauncher;
   readonly #state: ServerState;
+  readonly #inFlight: { readonly witness: LaunchesInFlight; release(): void };
   /** Timeline signals made by the server, destroyed with it at the latest. */
   readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
 
@@ -126,6 +130,8 @@ export class CudaParts implements WaitOwner {
     this.profiler = new CudaProfiler(driver, wait);
     this.marks = new ServerMarks({ driver, backend: this.backend, events: this.events, ...wait });
     this.copy = { driver, pinned: this.pinned, events: this.events, bind: this.bind };
+    // One launch log per context (servers of a device share it), for the errors of its faults.
+    this.#inFlight = faultWitnesses(driver).register(device.context, () => new LaunchesInFlight());
     this.launcher = new CudaLauncher({
       ...this.copy,
       modules: this.modules,
@@ -135,6 +141,7 @@ export class CudaParts implements WaitOwner {
       streams: this.streams,
       profiler: this.profiler,
       owner: this,
+      inFlight: this.#inFlight.witness,
     });
   }
 
@@ -223,6 +230,7 @@ export class CudaParts implements WaitOwner {
     try {
       const wait = this.wait("the synchronization of a stream");
       await Promise.all(events.map((event) => waitForEvent(this.device.driver, event, wait)));
+      for (const event of events) markComplete(event); // their launches are no longer in flight
     } finally {
       for (const event of events) this.events.release(event);
     }
@@ -263,6 +271,7 @@ export class CudaParts implements WaitOwner {
       () => this.backend.destroy(),
       () => this.pinned.destroy(),
       () => this.modules.clear(),
+      () => this.#inFlight.release(), // a context retained again starts a fresh log
     ];
     for (const step of steps) {
       try {

@@ -35,6 +35,7 @@ export {
   type CudaSymbols,
   libraryCandidates,
 } from "./_ffi.ts";
+export type { InFlightLaunch } from "./_fault.ts";
 export {
   CUDA_SIGNAL_RING_SIZE,
   type CudaSignalEvents,

@@ -40,6 +40,8 @@ export class CudaGraph implements Disposable {
   readonly #refs: readonly HandleRef[];
   readonly #launches: KernelLaunch<CudaKernel>[];
   readonly #params: GraphNodeParams;
+  /** The graph's kernels as its replay's launch log records them (`queue/_in_flight.ts`). */
+  readonly #nodes: readonly GraphNode[];
   #exec: Deno.PointerValue;
   #graph: Deno.PointerValue;
   #released = false;
@@ -52,8 +54,10 @@ export class CudaGraph implements Disposable {
     exec: Deno.PointerValue,
     graph: Deno.PointerValue,
     usable: (stream: StreamId) => void,
+    nodes: readonly GraphNode[] = [],
   ) {
     this.#launcher = launcher;
+    this.#nodes = nodes;
     this.#usable = usable;
     this.label = label;
     this.#launches = [...launches];
@@ -81,7 +85,7 @@ export class CudaGraph implements Disposable {
     if (params !== undefined) {
       this.#params.update(launcher.parts, this.#launches, this.#exec, params);
     }
-    const { driver, streams, profiler } = launcher.parts;
+    const { driver, streams, profiler, inFlight } = launcher.parts;
     if (this.#exec === null || profiler.timesKernels) {
       // Launch by launch (module doc): each kernel its own launch, named under the graph's label.
       for (const launch of this.#launches) {
@@ -96,6 +100,9 @@ export class CudaGraph implements Disposable {
       driver.symbols.cuGraphLaunch!(this.#exec, stream.handle),
       `cuGraphLaunch(${this.label}, stream ${stream.index})`,
     );
+    for (const node of this.#nodes) {
+      inFlight.record(node.name, streamId, stream, node.grid, node.block);
+    }
   }
 
   [Symbol.dispose](): void {
@@ -107,6 +114,13 @@ export class CudaGraph implements Disposable {
     if (exec !== null) symbols.cuGraphExecDestroy!(exec);
     if (graph !== null) symbols.cuGraphDestroy!(graph);
   }
+}
+
+/** A kernel of a captured graph, for the launch log. */
+interface GraphNode {
+  readonly name: string;
+  readonly grid: readonly number[];
+  readonly block: readonly number[];
 }
 
 let warned = false;
@@ -161,10 +175,15 @@ export function captureCudaGraph(
       `cuStreamBeginCapture_v2(${label})`,
     );
     let failure: unknown;
+    const nodes: GraphNode[] = [];
     try {
       launches.forEach((launch, i) => {
         const prepared = launcher.prepare(launch);
         const recorded = record(driver, prepared, launch, stream);
+        if (recorded) {
+          const name = `${label}/${prepared.name}`;
+          nodes.push({ name, grid: prepared.fixed!, block: prepared.block });
+        }
         if (named(launch)) params.add(i, prepared, recorded ? capturedNode(driver, stream) : null);
       });
     } catch (error) {
@@ -187,6 +206,7 @@ export function captureCudaGraph(
       Deno.UnsafePointer.create(exec[0]),
       graph,
       usable,
+      nodes,
     );
     graph = null; // the graph's now
     return made;

@@ -18,7 +18,8 @@ import type { KernelLaunch, ResourceRange } from "../../server.ts";
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, CudaDriverError } from "../_ffi.ts";
 import { blockUntilComplete, type WakeOwner } from "../queue/_wake.ts";
-import type { CudaEvent, CudaStream } from "../queue/streams.ts";
+import { type CudaEvent, type CudaStream, markComplete } from "../queue/streams.ts";
+import type { LaunchesInFlight } from "../queue/_in_flight.ts";
 import type { CopyContext } from "../memory/_write.ts";
 import type { CudaDeviceAttributes } from "../device.ts";
 import type { CudaKernel } from "../kernel.ts";
@@ -54,6 +55,8 @@ export interface LaunchParts extends CopyContext {
   readonly profiler: CudaProfiler;
   /** The server, for the blocking wait of a dynamic cube count (`queue/_wake.ts`). */
   readonly owner: WakeOwner;
+  /** The context's launch log: the candidates a kernel fault's error names. */
+  readonly inFlight: LaunchesInFlight;
 }
 
 function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
@@ -266,6 +269,7 @@ function launch(
       `cuLaunchKernel(${name}, grid [${grid}], block [${block}], stream ${stream.index})`,
     );
   }
+  ctx.inFlight.record(name, streamId, stream, grid, block);
   timed?.();
 }
 
@@ -301,6 +305,7 @@ function readCount(ctx: LaunchParts, at: ResourceRange<bigint>, stream: CudaStre
     throw new TimeoutError("a dynamic cube count", ctx.timeoutMs, "its copy is not complete");
   }
   const counts = [...new Uint32Array(staging.bytes.buffer, staging.bytes.byteOffset, 3)];
+  markComplete(event);
   events.release(event);
   pinned.release(staging);
   return counts;

@@ -12,7 +12,12 @@ import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import type { ResourceRange } from "../../server.ts";
 import { copyTarget } from "../../shared/copy_target.ts";
 import { type CopyLayout, copyLayout, memcpy2d } from "./_copy_layout.ts";
-import { type CudaStream, type HostWaitOptions, waitForEvent } from "../queue/streams.ts";
+import {
+  type CudaStream,
+  type HostWaitOptions,
+  markComplete,
+  waitForEvent,
+} from "../queue/streams.ts";
 import type { CopyContext } from "./_write.ts";
 
 /** One source of a read. */
@@ -92,6 +97,7 @@ export async function read(
   }
   try {
     await waitForEvent(driver, event.handle, wait);
+    markComplete(event);
   } catch (error) {
     pinned.retire(staging, event);
     throw error;

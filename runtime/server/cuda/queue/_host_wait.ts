@@ -155,6 +155,8 @@ export class HostWaiter {
       } else if (result === CUDA_SUCCESS) {
         this.#settle(waiter, undefined);
       } else {
+        // Resumed from the event loop: the error (a fault's launches) is of the owner's context.
+        waiter.request.owner?.bind();
         this.#settle(waiter, this.#driver.error(result, "cuEventSynchronize"));
       }
       this.#pump();

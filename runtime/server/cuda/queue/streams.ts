@@ -37,11 +37,31 @@ export interface CudaStream {
   readonly handle: Deno.PointerValue;
   /** Creation order, for messages. */
   readonly index: number;
+  /** The context's launch count at this stream's last launch (`_in_flight.ts`). */
+  launched: number;
+  /** The launch count through which this stream's launches are known complete. */
+  completed: number;
 }
 
-/** An event of the pool; `handle` is `null` once returned. */
+/**
+ * An event of the pool; `handle` is `null` once returned. `stream` and `launched` (its
+ * `launched` at the record) tell {@linkcode markComplete} which launches completed before it.
+ */
 export interface CudaEvent {
   handle: Deno.PointerValue;
+  readonly stream?: CudaStream;
+  readonly launched?: number;
+}
+
+/**
+ * Notes that `event` completed: the launches its stream had enqueued before it are no longer in
+ * flight (the candidates of a later fault, `_in_flight.ts`). Two field reads, no driver call.
+ */
+export function markComplete(event: CudaEvent): void {
+  const { stream, launched } = event;
+  if (stream !== undefined && launched !== undefined && launched > stream.completed) {
+    stream.completed = launched;
+  }
 }
 
 /** Options of the host waits. */
@@ -99,7 +119,7 @@ export class EventPool {
       this.#free.push(handle);
       throw this.#driver.error(result, `cuEventRecord(stream ${stream.index})`);
     }
-    return { handle };
+    return { handle, stream, launched: stream.launched };
   }
 
   /** Returns an event to the pool. Idempotent per event. */
@@ -191,7 +211,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
       this.#driver.symbols.cuStreamCreate(this.#driver.out64, CU_STREAM_NON_BLOCKING),
       "cuStreamCreate(CU_STREAM_NON_BLOCKING)",
     );
-    const stream = { handle: this.#driver.pointerAt(), index };
+    const stream = { handle: this.#driver.pointerAt(), index, launched: 0, completed: 0 };
     this.streams.push(stream);
     return stream;
   }
@@ -224,6 +244,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
 
   async waitEventHost(event: CudaEvent): Promise<void> {
     await waitForEvent(this.#driver, event, this.#wait);
+    markComplete(event);
     this.#events.release(event); // only once complete: a timed-out event stays out of the pool
   }
 
@@ -240,6 +261,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     this.#wait.owner?.bind(); // a timer of the GC: another server's context may be current
     const result = this.#driver.symbols.cuEventQuery(event.handle);
     if (result === CUDA_SUCCESS) {
+      markComplete(event);
       this.#events.release(event);
       return true;
     }
@@ -257,6 +279,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
   /** The GC's back-pressure wait: blocks until the event completes, woken by the device. */
   waitEventHostSync(event: CudaEvent): void {
     waitForEventSync(this.#driver, event, this.#wait);
+    markComplete(event);
     this.#events.release(event);
   }
 
