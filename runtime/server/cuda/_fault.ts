@@ -141,7 +141,7 @@ export function describeFault(call: string, snapshot: FaultSnapshot | undefined)
   const listed = snapshot.launches.map((launch) =>
     `'${launch.kernel}' on stream ${launch.stream} (grid [${launch.grid}], block [${launch.block}])`
   ).join(", ");
-  const more = snapshot.more > 0 ? `, and ${snapshot.more} earlier` : "";
-  return head + `Launches in flight when it was first seen, newest first (the oldest on a ` +
-    `stream is the likeliest cause): ${listed}${more}` + hint;
+  const more = snapshot.more > 0 ? `, and ${snapshot.more} more not listed` : "";
+  return head + `Launches in flight when it was first seen, newest first, each stream's oldest ` +
+    `among them (the likeliest cause): ${listed}${more}` + hint;
 }

@@ -57,19 +57,31 @@ export class LaunchesInFlight implements FaultWitness {
     stream.launched = ++this.#count;
   }
 
-  /** The launches not known complete, newest first (the first call's answer, kept). */
+  /**
+   * The launches not known complete, newest first (the first call's answer, kept): the oldest
+   * of each stream always (a stream's likeliest culprit: what it ran first after its last known
+   * completion), then the newest others, {@linkcode MAX_LISTED_LAUNCHES} in all where the streams
+   * allow.
+   */
   observe(): FaultSnapshot {
     if (this.#snapshot !== undefined) return this.#snapshot;
-    const launches: InFlightLaunch[] = [];
-    let more = 0;
+    const pending: number[] = []; // launch numbers, newest first
+    const oldest = new Map<CudaStream, number>();
     for (let n = this.#count; n > Math.max(0, this.#count - RING); n--) {
-      const slot = (n - 1) & MASK;
-      const stream = this.#streams[slot]!;
+      const stream = this.#streams[(n - 1) & MASK]!;
       if (n <= stream.completed) continue;
-      if (launches.length === MAX_LISTED_LAUNCHES) {
-        more++;
-        continue;
-      }
+      pending.push(n);
+      oldest.set(stream, n); // the walk goes back in time: the last one set is the oldest
+    }
+    const listed = new Set(oldest.values());
+    for (const n of pending) {
+      if (listed.size >= MAX_LISTED_LAUNCHES) break;
+      listed.add(n);
+    }
+    const launches: InFlightLaunch[] = [];
+    for (const n of pending) {
+      if (!listed.has(n)) continue;
+      const slot = (n - 1) & MASK;
       launches.push(Object.freeze({
         kernel: this.#kernels[slot],
         stream: this.#streamIds[slot],
@@ -77,6 +89,7 @@ export class LaunchesInFlight implements FaultWitness {
         block: Object.freeze([...this.#blocks[slot]]),
       }));
     }
+    const more = pending.length - launches.length;
     return this.#snapshot = Object.freeze({ launches: Object.freeze(launches), more });
   }
 }
