@@ -8,7 +8,7 @@
  * Modes: `webgpu` (the default adapter), `webgpu-idle` (a device whose calls do nothing,
  * `_idle_device.ts`: the runtime's own JavaScript only), `cuda` (the simulated driver; CUDA C
  * helpers need NVRTC, `GPUCOMPUTE_NVRTC_LIBRARY` as tools/run_tests.sh sets it) and `cuda-idle`
- * (`cuLaunchKernel` a no-op). On a shared machine, compare the idle modes, and run the roots in
+ * (`cuLaunchKernel` a no-op). `OPS=scan,sort` runs only those helpers. On a shared machine, compare the idle modes, and run the roots in
  * both orders.
  *
  * Run: `git archive <commit> | tar -x -C .tmp/base` once, then
@@ -23,6 +23,8 @@ const idle = mode.endsWith("-idle");
 const backend = mode.replace("-idle", "");
 const rounds = Number(roundArg);
 const B = Number(Deno.env.get("B") ?? 50);
+/** `OPS=scan,sort`: only these helpers. */
+const only = Deno.env.get("OPS")?.split(",");
 const N = 1024;
 const library =
   new URL("../tests/fixtures/cuda_sim/build/libcuda_sim.so", import.meta.url).pathname;
@@ -78,6 +80,7 @@ for (const rootArg of rootArgs) {
     ops.push(["sort", () => m.sort(client, u)[Symbol.dispose]()]);
   }
   for (const [op, fn] of ops) {
+    if (only !== undefined && !only.includes(op)) continue;
     for (let i = 0; i < 3; i++) fn(); // compiles, warms up
     await client.sync();
     jobs.push({
