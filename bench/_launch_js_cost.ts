@@ -14,6 +14,7 @@
 import process from "node:process";
 import { ComputeClient, CubeCount } from "../mod.ts";
 import { WebGpuDevice, WebGpuServer } from "../runtime/server/webgpu/mod.ts";
+import { idleDevice } from "./_idle_device.ts";
 import {
   AXPB_SCALARS_WGSL,
   AXPB_WGSL,
@@ -22,62 +23,6 @@ import {
   READ_SIDE,
   READ_TEXTURE_WGSL,
 } from "./_raw_webgpu.ts";
-
-/** A device whose calls do nothing, with a real adapter's limits. */
-async function idleDevice(): Promise<GPUDevice> {
-  const adapter = (await navigator.gpu.requestAdapter())!;
-  const real = await adapter.requestDevice();
-  const limits = real.limits;
-  real.destroy();
-  let ids = 0;
-  const object = () => ({ id: ids++, label: "" });
-  const pass = {
-    setPipeline() {},
-    setBindGroup() {},
-    dispatchWorkgroups() {},
-    dispatchWorkgroupsIndirect() {},
-    end() {},
-  };
-  const encoder = {
-    beginComputePass: () => pass,
-    copyBufferToBuffer() {},
-    copyBufferToTexture() {},
-    copyTextureToBuffer() {},
-    finish: object,
-  };
-  const buffer = (d: GPUBufferDescriptor) => ({
-    ...object(),
-    size: d.size,
-    getMappedRange: () => new ArrayBuffer(d.size),
-    unmap() {},
-    destroy() {},
-    mapAsync: () => Promise.resolve(),
-  });
-  const module = () => ({
-    ...object(),
-    getCompilationInfo: () => Promise.resolve({ messages: [] }),
-  });
-  return {
-    limits,
-    features: new Set(["timestamp-query"]),
-    queue: { submit() {}, writeBuffer() {}, onSubmittedWorkDone: () => Promise.resolve() },
-    lost: new Promise(() => {}),
-    createBuffer: buffer,
-    createCommandEncoder: () => encoder,
-    createBindGroup: object,
-    createShaderModule: module,
-    createBindGroupLayout: object,
-    createPipelineLayout: object,
-    createComputePipeline: object,
-    createTexture: () => ({ ...object(), createView: object, destroy() {} }),
-    createQuerySet: object,
-    pushErrorScope() {},
-    popErrorScope: () => Promise.resolve(null),
-    destroy() {},
-    addEventListener() {},
-    removeEventListener() {},
-  } as unknown as GPUDevice;
-}
 
 const kind = Deno.args[0] ?? "tiny";
 const ms = Number(Deno.args[1] ?? 3000);

@@ -11,16 +11,19 @@
  */
 
 import { KernelArgumentError } from "../core/errors.ts";
-import type { KernelMetadata } from "../core/kernel.ts";
+import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
 import type { KernelLaunch } from "../server/server.ts";
 import type { ExecuteOptions } from "./options.ts";
 
-/** Key of the helpers' `execute` option: the names of the params they set themselves. */
+/**
+ * Key of the helpers' `execute` option: the params they set themselves (their names are read
+ * only when a graph records the launch, not on every launch).
+ */
 export const OWN_PARAMS: unique symbol = Symbol("gpucompute.ownParams");
 
 /** `execute` options as the helpers give them. */
 export type HelperExecuteOptions = ExecuteOptions & {
-  readonly [OWN_PARAMS]?: readonly string[];
+  readonly [OWN_PARAMS]?: KernelParams;
 };
 
 /** The params of a graph's launches that a helper set itself, by name (its kernel's id). */
@@ -30,9 +33,11 @@ export class OwnParams {
   /** Notes the own params of a recorded `launch` (`options` as given to `execute`). */
   add(launch: KernelLaunch<KernelMetadata>, options: ExecuteOptions): void {
     const own = (options as HelperExecuteOptions)[OWN_PARAMS];
-    if (own === undefined || own.length === 0) return;
+    if (own === undefined) return;
     const id = (launch.kernel as { id?: unknown }).id;
-    for (const name of own) this.#own.set(name, typeof id === "string" ? id : "a helper");
+    for (const name of Object.keys(own)) {
+      this.#own.set(name, typeof id === "string" ? id : "a helper");
+    }
   }
 
   /** Refuses (`KernelArgumentError`) replay params that name a helper's own param. */

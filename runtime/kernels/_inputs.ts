@@ -25,7 +25,7 @@ export function namedInputs(
     throw new TypeError(`${kernel}: inputs must be an object of handles by name, got ${given}`);
   }
   for (const name of Object.keys(given)) {
-    if (!declared.some(([input]) => input === name)) {
+    if (!isDeclared(declared, name)) {
       throw new RangeError(
         `${kernel} has no input "${name}" (its inputs: ${declared.map(([i]) => i).join(", ")})`,
       );
@@ -56,6 +56,12 @@ export function checkOutput(kernel: string, out: Handle | undefined, type: Eleme
       `${kernel} output "out" must hold whole 4-byte elements: ${out.describe()}`,
     );
   }
+}
+
+/** Whether `name` is one of `declared` (a loop: this runs on every launch). */
+function isDeclared(declared: readonly (readonly [string, ElementType])[], name: string): boolean {
+  for (let k = 0; k < declared.length; k++) if (declared[k][0] === name) return true;
+  return false;
 }
 
 /**

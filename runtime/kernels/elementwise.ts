@@ -8,7 +8,14 @@ import type { ComputeClient } from "../client/client.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
-import { checkCall, checkNoOverlap, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import {
+  checkCall,
+  checkNoOverlap,
+  checkOutput,
+  commonLength,
+  namedInputs,
+  overlaps,
+} from "./_inputs.ts";
 import { assertKnownKeys } from "../core/_argument_checks.ts";
 import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
 import { elementwiseCuda } from "./_elementwise_cuda.ts";
@@ -259,20 +266,22 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
   const name = spec.name ?? "elementwise";
   const kernel = { id: name, source };
   let cuda: CudaText | undefined; // generated on first use on a CUDA client
+  // The element-wise (not raw) inputs, whose common length is the launch's.
+  const sizedAt = inputs.flatMap(([input], k) => raw.has(input) ? [] : [k]);
   return {
     source,
     run(client, given, options = {}) {
       checkCall(name, client, options, ["params", "out", "length", "stream"]);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, output);
-      if (options.out !== undefined) {
+      const out_ = options.out;
+      if (out_ !== undefined && handles.some((handle) => overlaps(out_, handle))) {
         // A raw input is read at other elements than the one written: out may not share it.
         const read = inputs.map(([input], k) => [`input "${input}"`, handles[k], !raw.has(input)]);
-        checkNoOverlap(name, ["out", options.out], read as [string, Handle, boolean][]);
+        checkNoOverlap(name, ["out", out_], read as [string, Handle, boolean][]);
       }
-      const sized = inputs.flatMap(([input], k) =>
-        raw.has(input) ? [] : [[input, handles[k]]] as const
-      );
+      const sized: [string, Handle][] = [];
+      for (const k of sizedAt) sized.push([inputs[k][0], handles[k]]);
       if (sized.length === 0 && options.length === undefined && options.out === undefined) {
         // Nothing says how many elements: an empty result would be silently wrong.
         const named = inputs.map(([input]) => `"${input}"`).join(", ");

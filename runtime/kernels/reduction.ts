@@ -11,7 +11,14 @@ import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
-import { checkCall, checkNoOverlap, checkOutput, commonLength, namedInputs } from "./_inputs.ts";
+import {
+  checkCall,
+  checkNoOverlap,
+  checkOutput,
+  commonLength,
+  namedInputs,
+  overlaps,
+} from "./_inputs.ts";
 import { assertKnownKeys } from "../core/_argument_checks.ts";
 
 /** The keys of a {@linkcode ReductionSpec}. */
@@ -224,9 +231,10 @@ export function reductionOf<T extends ElementType>(program: ReductionProgram): R
       checkCall(name, client, options, ["shape", "axis", "params", "out", "stream"]);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, type);
-      if (options.out !== undefined) {
+      const out_ = options.out;
+      if (out_ !== undefined && handles.some((handle) => overlaps(out_, handle))) {
         const read = inputs.map(([input], k) => [`input "${input}"`, handles[k]] as const);
-        checkNoOverlap(name, ["out", options.out], read);
+        checkNoOverlap(name, ["out", out_], read);
       }
       const n = commonLength(name, inputs.map(([input], k) => [input, handles[k]] as const), 0);
       const plan = planOf(n, options);
@@ -297,8 +305,9 @@ function run(launch: Launch): void {
   // A storage binding holds at least one element: with no element, bind a dummy one.
   using dummy = n === 0 ? client.zeros(1, program.inputs[0][1], { stream }) : undefined;
   const handles = dummy === undefined ? launch.handles : launch.handles.map(() => dummy);
-  // The caller's params (`user`) beside the plan's own, which a graph replay may not change.
-  const params = (extra: Record<string, number>) => ({ params: extra, user: options.params ?? {} });
+  // The caller's params (`user`) beside the plan's own, which a graph replay may not change:
+  // named fields (an object spread into each launch's options took a slow path every launch).
+  const params: Params = { user: options.params ?? {} };
   const base = { n, per_group: 0, cols: plan.cols, rows: plan.rows, count: 0, chunks: 1 };
   if (plan.shape === "columns") return columns(launch, handles, params, base);
   rowsPasses(launch, handles, params, base);
@@ -333,19 +342,22 @@ function rowsPasses(
   launchOn(client, kernel(program, "rows", one), {
     count: { kind: "static", x: rows * chunks, y: 1, z: 1 },
     buffers: [...inputs, partial ?? out],
-    ...params({ ...base, per_group: perGroup, chunks, count: cols }),
+    params: { ...base, per_group: perGroup, chunks, count: cols },
+    user: params.user,
     stream,
   });
   if (partial === undefined) return;
   launchOn(client, kernel(partials, "rows", true), {
     count: { kind: "static", x: rows, y: 1, z: 1 },
     buffers: [partial, out],
-    ...params({ ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols }),
+    params: { ...base, n: rows * chunks, cols: chunks, per_group: chunks, count: cols },
+    user: params.user,
     stream,
   });
 }
 
-type Params = (extra: Record<string, number>) => { params: KernelParams; user: KernelParams };
+/** The caller's params of a reduction's launches. */
+type Params = { readonly user: KernelParams };
 
 /**
  * A column reduction: passes of at most {@linkcode COLUMN_CHUNK} rows per invocation, each over
@@ -373,7 +385,8 @@ function columns(
       launchOn(client, kernel(first ? program : partials, "columns", last), {
         threads: chunks * cols,
         buffers: [...source, target],
-        ...params({ ...base, n: rows * cols, rows, chunks, count: plan.rows }),
+        params: { ...base, n: rows * cols, rows, chunks, count: plan.rows },
+        user: params.user,
         stream,
       });
       if (last) return;
