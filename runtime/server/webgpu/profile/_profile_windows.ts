@@ -201,9 +201,14 @@ export class ProfilerCore implements EncoderTiming, Disposable {
     this.#traced.delete(task);
   }
 
-  /** Records a host span that ends now into the running trace, if any (as CUDA's trace log). */
+  /**
+   * Records a host span that ends now into the running trace, if any and if the call began after
+   * the trace started (as on CUDA: a call made before it is not part of it, and its start would
+   * sit before the trace's, a negative time in the Chrome trace).
+   */
   span(span: Omit<TraceSpan, "end">): void {
-    this.#trace?.log.add({ ...span, end: performance.now() });
+    const log = this.#trace?.log;
+    if (log !== undefined && span.start >= log.start) log.add({ ...span, end: performance.now() });
   }
 
   /** Records a sample of the memory counter into the running trace, if any. */
