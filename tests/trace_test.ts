@@ -303,3 +303,36 @@ Deno.test({
     assert.deepEqual([...await client.read(x)], [1, 2]); // it never ran
   },
 });
+
+Deno.test({
+  name: "a read or sync begun before the trace started is not in it (no negative times)",
+  ignore: noAdapter,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    using x = client.createWithData(new Uint32Array(N));
+    for (let i = 0; i < 8; i++) client.execute(inc, { count: one, buffers: [x] });
+    const reading = client.read(x), syncing = client.sync();
+    const recorder = client.trace(); // while both are pending
+    const [values] = await Promise.all([reading, syncing]);
+    assert.equal(values[0], 8);
+    await client.sync(); // begun inside: recorded
+    const trace = await recorder.stop();
+    const spans = trace.events.flatMap((e) => e.type === "read" || e.type === "sync" ? [e] : []);
+    assert.deepEqual(spans.map((s) => s.type), ["sync"]);
+    for (const span of spans) assert.ok(span.start >= trace.start, "inside the trace");
+    assert.deepEqual(traceFormatProblems(JSON.parse(JSON.stringify(toChromeTrace(trace)))), []);
+  },
+});
+
+Deno.test({
+  name: "stop() of a trace whose client was destroyed rejects, as on CUDA (never throws)",
+  ignore: noAdapter,
+  async fn() {
+    const client = await createClient({ adapter: adapter! });
+    const recorder = client.trace();
+    client.destroy();
+    let stopped: Promise<unknown> | undefined;
+    assert.doesNotThrow(() => stopped = recorder.stop());
+    await assert.rejects(stopped!, { code: "DESTROYED" });
+  },
+});

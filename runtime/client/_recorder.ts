@@ -16,7 +16,8 @@ export function traceRecorder(server: ComputeServer): TraceRecorder {
   }
   startTrace.call(server);
   let stopped: Promise<Trace> | undefined;
-  const stop = () => stopped ??= stopTrace.call(server);
+  // A promise on every backend: a server that throws at once (destroyed) rejects it instead.
+  const stop = () => stopped ??= tryStop(() => stopTrace.call(server));
   return {
     get recording() {
       return stopped === undefined;
@@ -26,4 +27,12 @@ export function traceRecorder(server: ComputeServer): TraceRecorder {
       await stop();
     },
   };
+}
+
+function tryStop(stop: () => Promise<Trace>): Promise<Trace> {
+  try {
+    return stop();
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
