@@ -336,3 +336,26 @@ Deno.test({
     await assert.rejects(stopped!, { code: "DESTROYED" });
   },
 });
+
+Deno.test({
+  name: "a kernel whose submission WebGPU rejected is in the trace as never submitted",
+  ignore: noAdapter,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    using x = client.createWithData(new Uint32Array(N));
+    const broken = kernel("trace.broken", "b0[i] = undefined_name;", 1); // fails at compile
+    const recorder = client.trace();
+    client.execute(inc, { count: one, buffers: [x] });
+    client.execute(broken, { count: one, buffers: [x] }); // its own submission, rejected
+    client.execute(inc, { count: one, buffers: [x] });
+    await assert.rejects(client.sync(), { code: "COMPILATION" });
+    assert.equal((await client.read(x))[0], 2);
+    const trace = await recorder.stop();
+    const kernels = trace.events.flatMap((e) => e.type === "kernel" ? [e] : []);
+    assert.deepEqual(kernels.map((k) => [k.kernel, k.submission >= 0]), [
+      ["trace.inc", true],
+      ["trace.broken", false],
+      ["trace.inc", true],
+    ]);
+  },
+});

@@ -137,6 +137,11 @@ export class WebGpuParts implements HandleAllocator {
     return this.encoder.parking ? this.encoder.released() : undefined;
   }
 
+  /** What a trace waits for before it is assembled: parked work and every validation result. */
+  tracedWork(): Promise<void> {
+    return this.encoder.validated().then(() => {});
+  }
+
   /** Tracks a launch for the open windows and trace (only while profiling). */
   trackLaunch(task: DispatchTask, stream: StreamId): void {
     this.launcher.tasks.keep(task); // the profiler keeps it in its maps: never recycled

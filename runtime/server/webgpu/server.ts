@@ -363,7 +363,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     try {
       const info = { backend: "webgpu", device: this.#parts.gpu.name };
       return this.#parts.awaitDevice(
-        this.#parts.profiler.stopTrace(info, this.#parts.parkedWork()),
+        this.#parts.profiler.stopTrace(info, this.#parts.tracedWork()),
       );
     } finally {
       this.#parts.updateTiming();

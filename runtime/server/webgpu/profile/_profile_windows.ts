@@ -33,7 +33,14 @@ import {
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelTiming, Trace, TraceSpan } from "../../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../../server.ts";
-import type { CopyTask, DispatchTask, EncoderTiming, GpuTask, PassGroup } from "../queue/_tasks.ts";
+import type {
+  CopyTask,
+  DispatchTask,
+  EncoderTiming,
+  GpuTask,
+  PassGroup,
+  Unrun,
+} from "../queue/_tasks.ts";
 import { QuerySlots, type SlotTimes } from "./_query_slots.ts";
 import { type TimedPass, type TracedTask, TraceLog } from "./_profile_records.ts";
 
@@ -254,11 +261,11 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   }
 
   /** {@linkcode EncoderTiming.submitted}: stamps the tasks encoded since the last submission. */
-  submitted(): void {
+  submitted(): Unrun | undefined {
     const tasks = this.#unsubmitted;
-    if (tasks.length === 0) return;
+    if (tasks.length === 0) return undefined;
     this.#unsubmitted = [];
-    stamp(tasks, this.#trace?.log);
+    return stamp(tasks, this.#trace?.log);
   }
 
   /**
@@ -266,14 +273,12 @@ export class ProfilerCore implements EncoderTiming, Disposable {
    * their command buffer is submitted; a dropped one's stay unsubmitted (`submission: -1` in the
    * trace, no device time: its timestamps were never written).
    */
-  parked(): ((submitted: boolean) => void) | undefined {
+  parked(): ((submitted: boolean) => Unrun | undefined) | undefined {
     const tasks = this.#unsubmitted;
     if (tasks.length === 0) return undefined;
     this.#unsubmitted = [];
     const log = this.#trace?.log;
-    return (submitted) => {
-      if (submitted) stamp(tasks, log);
-    };
+    return (submitted) => submitted ? stamp(tasks, log) : undefined;
   }
 
   /** Destroys the query sets. Idempotent. */
@@ -349,12 +354,21 @@ export class ProfilerCore implements EncoderTiming, Disposable {
   }
 }
 
-/** Stamps `tasks` as submitted now, in one submission of `log` (the trace open when encoded). */
-function stamp(tasks: readonly TracedTask[], log: TraceLog | undefined): void {
+/**
+ * Stamps `tasks` as submitted now, in one submission of `log` (the trace open when encoded);
+ * returns what unstamps them if WebGPU rejects the submission (never run, as a dropped one).
+ */
+function stamp(tasks: readonly TracedTask[], log: TraceLog | undefined): Unrun {
   const at = performance.now();
   const id = log?.submitted(tasks, at) ?? -1;
   for (const task of tasks) {
     task.submission = id;
     task.submittedAt = at;
   }
+  return () => {
+    for (const task of tasks) {
+      task.submission = -1;
+      task.submittedAt = NaN;
+    }
+  };
 }

@@ -125,10 +125,12 @@ export class LaunchValidation {
    * Settles once the validation results of `stream`'s submissions tracked so far (when called)
    * are recorded, with the first error they recorded, or `undefined` when WebGPU accepted them.
    */
-  async validated(stream: StreamId): Promise<unknown> {
-    const checks = this.#checks.get(stream % this.#maxStreams);
-    if (checks === undefined || checks.size === 0) return undefined;
-    return (await Promise.all([...checks])).find((error) => error !== undefined);
+  async validated(stream?: StreamId): Promise<unknown> {
+    const checks = stream === undefined
+      ? [...this.#checks.values()].flatMap((set) => [...set])
+      : [...this.#checks.get(stream % this.#maxStreams) ?? []];
+    if (checks.length === 0) return undefined;
+    return (await Promise.all(checks)).find((error) => error !== undefined);
   }
 
   /** Records that `task`'s kernel failed to compile, on its stream (once per stream). */
@@ -143,17 +145,21 @@ export class LaunchValidation {
   /**
    * Records a submission's validation once its `message` (WebGPU's error, or `undefined`) is
    * known, as a check of the streams it holds: `isolated`'s stream, or the `streams` of the
-   * dispatches of a shared submission.
+   * dispatches of a shared submission. A rejected one never ran: `unrun` says so to a trace.
    */
   track(
     isolated: Isolated | undefined,
     streams: readonly StreamId[],
     message: Promise<string | undefined>,
+    unrun?: () => void,
   ): void {
     const indices = isolated === undefined
       ? streams.map((s) => s % this.#maxStreams)
       : [isolated.task.stream % this.#maxStreams];
-    const check: Promise<unknown> = message.then((m) => this.#record(isolated, streams, m))
+    const check: Promise<unknown> = message.then((m) => {
+      if (m !== undefined) unrun?.();
+      return this.#record(isolated, streams, m);
+    })
       .finally(() => {
         for (const index of indices) this.#checks.get(index)?.delete(check);
       });

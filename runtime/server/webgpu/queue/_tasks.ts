@@ -171,15 +171,21 @@ export interface EncoderTiming {
   group(task: DispatchTask, current: PassGroup | null | undefined): PassGroup | null;
   /** A copy task was encoded. */
   copied(task: CopyTask): void;
-  /** A command buffer with everything encoded since the last one was submitted. */
-  submitted(): void;
+  /**
+   * A command buffer with everything encoded since the last one was submitted. Returns what to
+   * call if WebGPU rejects it (its tasks never ran, and a trace says so), or `undefined`.
+   */
+  submitted(): Unrun | undefined;
   /**
    * A command buffer with everything encoded since the last one was finished and parked: call
    * the returned function once it is submitted (`true`) or dropped (`false`; its tasks never
    * ran, and a trace says so). `undefined`: nothing to stamp.
    */
-  parked(): ((submitted: boolean) => void) | undefined;
+  parked(): ((submitted: boolean) => Unrun | undefined) | undefined;
 }
+
+/** Marks the tasks of a submission that WebGPU rejected as never run (`EncoderTiming`). */
+export type Unrun = () => void;
 
 /** A finished submission parked until the kernel it waits for is validated. */
 export interface Parked {
@@ -192,5 +198,5 @@ export interface Parked {
   /** `done` callbacks of the tasks submitted with or before it. */
   readonly done: (() => void)[];
   /** Stamps its traced tasks once it is submitted or dropped (`EncoderTiming.parked`). */
-  readonly timed: ((submitted: boolean) => void) | undefined;
+  readonly timed: ((submitted: boolean) => Unrun | undefined) | undefined;
 }

@@ -139,9 +139,9 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
 
   /**
    * Settles once the validation results of `stream`'s submissions made so far are recorded
-   * (other streams' are not waited for), with the first error they recorded, if any.
+   * (other streams' are not waited for; all streams' without `stream`), with the first error.
    */
-  async validated(stream: StreamId): Promise<unknown> {
+  async validated(stream?: StreamId): Promise<unknown> {
     if (this.#released !== undefined) await this.#released;
     return await this.#validation.validated(stream);
   }
@@ -256,9 +256,9 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.#device.queue.submit([encoder.finish()]);
     this.stats.submits++;
     if (isolated !== undefined) this.stats.isolated++;
-    this.timing?.submitted();
+    const unrun = this.timing?.submitted();
     const message = this.#device.popErrorScope().then((error) => error?.message, String);
-    this.#validation.track(isolated, streams, message);
+    this.#validation.track(isolated, streams, message, unrun);
   }
 
   /**
@@ -313,7 +313,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       } else {
         this.#device.pushErrorScope("validation");
         this.#device.queue.submit([parked.buffer]);
-        parked.timed?.(true);
+        const unrun = parked.timed?.(true);
         this.stats.submits++;
         if (parked.isolated !== undefined) this.stats.isolated++;
         const submitted = this.#device.popErrorScope();
@@ -321,7 +321,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
           ([a, b]) => a ?? b?.message,
           String,
         );
-        this.#validation.track(parked.isolated, parked.streams, message);
+        this.#validation.track(parked.isolated, parked.streams, message, unrun);
       }
       for (const callback of parked.done) callback();
     }
