@@ -359,3 +359,16 @@ Deno.test({
     ]);
   },
 });
+
+Deno.test("the trace writers refuse what is not a trace, or bad options, with TypeErrors", () => {
+  for (const bad of [undefined, null, {}, { events: [] }, "trace"]) {
+    assert.throws(() => toChromeTrace(bad as never), { name: "TypeError", message: /trace must/ });
+    assert.throws(() => renderTraceSvg(bad as never), { name: "TypeError", message: /trace must/ });
+  }
+  const empty = { backend: "b", device: "d", timing: "device", start: 0, end: 1, events: [] };
+  assert.equal(toChromeTrace(empty as never).traceEvents.length, 5); // the metadata only
+  for (const options of [null, "wide", { width: "960" }, { title: 7 }]) {
+    assert.throws(() => renderTraceSvg(empty as never, options as never), TypeError);
+  }
+  assert.match(renderTraceSvg(empty as never), /^<svg/);
+});

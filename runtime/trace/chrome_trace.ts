@@ -17,6 +17,7 @@
 import { formatBytes } from "../core/format_bytes.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { Trace, TraceKernel, TraceSpan } from "../core/trace.ts";
+import { checkTrace } from "./_check_trace.ts";
 
 /**
  * One event of the Trace Event Format.
@@ -91,6 +92,7 @@ const tid = (stream: StreamId, lane = 0) => stream + 1 + lane * LANE;
  * ```
  */
 export function toChromeTrace(trace: Trace): ChromeTrace {
+  checkTrace(trace, "toChromeTrace");
   const us = (ms: number) => Math.round((ms - trace.start) * 1e6) / 1e3;
   const events: ChromeTraceEvent[] = [];
   const streams = new Set<StreamId>();

@@ -11,6 +11,7 @@
 import { formatBytes } from "../core/format_bytes.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import type { Trace, TraceKernel } from "../core/trace.ts";
+import { checkOptionsObject, checkTrace } from "./_check_trace.ts";
 
 /**
  * Options of {@linkcode renderTraceSvg}.
@@ -54,8 +55,14 @@ const GAP = 10;
  * ```
  */
 export function renderTraceSvg(trace: Trace, options: TraceSvgOptions = {}): string {
+  checkTrace(trace, "renderTraceSvg");
+  checkOptionsObject(options, "renderTraceSvg");
   const width = options.width ?? 960;
+  if (typeof width !== "number") throw new TypeError(`width must be a number, got ${typeof width}`);
   if (!Number.isFinite(width) || width < 200) throw new RangeError("width must be >= 200");
+  if (options.title !== undefined && typeof options.title !== "string") {
+    throw new TypeError(`title must be a string, got ${typeof options.title}`);
+  }
   const kernels = trace.events.filter((e): e is TraceKernel => e.type === "kernel");
   const streams = [...new Set(trace.events.flatMap((e) => "stream" in e ? [e.stream] : []))]
     .sort((a, b) => a - b);
