@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createClient, CubeCount, type ProfileDuration } from "../mod.ts";
 import { currentStreamId } from "../backend.ts";
+import { CpuTimelineSignal } from "../sync/cpu_signal.ts";
 import type { WebGpuServer, WgslKernel } from "../runtime/server/webgpu/mod.ts";
 import { WebGpuProfiler } from "../runtime/server/webgpu/mod.ts";
 
@@ -220,4 +221,32 @@ Deno.test({
   const { duration } = await client.profile(launch, { perKernel: true });
   assert.deepEqual(duration.kernels?.map((k) => k.kernel), ["test.spin"]);
   assert.equal(ran, 1);
+});
+
+Deno.test({
+  name: "profile: fn's error on a held stream comes back at once; the window closes once it opens",
+  ignore: noAdapter,
+}, async () => {
+  using client = await createClient({ adapter: adapter! });
+  const server = client.server;
+  const ends: unknown[] = [];
+  const endProfile = server.endProfile.bind(server);
+  server.endProfile = (stream, token) => (ends.push(token), endProfile(stream, token));
+  const signal = new CpuTimelineSignal();
+  client.waitFor(signal, 1, { stream: 1 }); // stream 1 is held until the signal reaches 1
+  const boom = new RangeError("boom");
+  const profiled = client.profile(() => {
+    throw boom;
+  }, { stream: 1 });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([
+    profiled.then(() => "resolved", (error) => error),
+    new Promise((resolve) => timer = setTimeout(() => resolve("still pending"), 2000)),
+  ]);
+  clearTimeout(timer);
+  assert.equal(outcome, boom, "not held behind the stream's wait");
+  assert.equal(ends.length, 0, "the window has not opened yet");
+  signal.set(1);
+  await client.sync({ stream: 1 });
+  assert.equal(ends.length, 1, "the window opened and closed in the stream's order");
 });

@@ -196,20 +196,22 @@ export class StreamCalls {
     started: ProfilingToken | Promise<ProfilingToken>,
     pending: T | Promise<T>,
   ): Promise<Profiled<T>> {
-    const outcome = await Promise.allSettled([started, pending]);
-    const [token, result] = outcome;
-    // A window that never opened (its stream's wait failed) has nothing to close.
-    if (token.status === "rejected") {
-      if (result.status === "rejected") throw result.reason; // fn's own failure first
-      throw token.reason;
-    }
-    const end = () => server.endProfile(stream, token.value);
+    const close = (token: ProfilingToken) =>
+      this.held.run(stream, [], [], () => server.endProfile(stream, token));
+    // Handled now: the stream's wait may fail while fn runs (reported below, after fn's result).
+    if (started instanceof Promise) started.catch(() => {});
+    const [result] = await Promise.allSettled([pending]);
     if (result.status === "rejected") {
-      // Close the window so the token does not leak, then report the original failure.
-      await Promise.resolve(this.held.run(stream, [], [], end)).catch(() => {});
+      // fn's own failure first, at once: a window held behind a stream's wait (one that may never
+      // be released, fn having failed) still closes, in the stream's order, when it opens.
+      if (started instanceof Promise) {
+        started.then(async (t) => void await close(t)).catch(() => {});
+      } else await Promise.resolve(close(started)).catch(() => {});
       throw result.reason;
     }
-    return { result: result.value, duration: await this.held.run(stream, [], [], end) };
+    // A window that never opened (its stream's wait failed) has nothing to close.
+    const token = await started;
+    return { result: result.value, duration: await close(token) };
   }
 
   /**
