@@ -28,6 +28,7 @@ import { CUBE_SIZE, fill, increment, scaleAdd } from "../_wgsl_kernels.ts";
 import { runGroups, Skip } from "./_page_harness.ts";
 import { primitivesAGroup } from "./_primitives_a_group.ts";
 import { primitivesGroup } from "./_primitives_b_group.ts";
+import { primitivesCGroup } from "./_primitives_c_group.ts";
 import { issue27Group } from "./_issue27_group.ts";
 
 /** The DOMParser of the page (the tests type-check without the DOM library). */
@@ -272,5 +273,6 @@ runGroups({
   },
   ...primitivesAGroup,
   ...primitivesGroup,
+  ...primitivesCGroup,
   ...issue27Group,
 });

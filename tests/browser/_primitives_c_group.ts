@@ -1,0 +1,175 @@
+/**
+ * The browser suite's group for what the other primitive groups leave out: custom reductions,
+ * matmul tuned by default (its pick kept in IndexedDB under the tuner "default"), and the typed
+ * errors a web page catches (unknown option keys, overlapping outputs, wrong arguments, a
+ * disposed handle): the same classes and codes as on Deno.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import {
+  argmax,
+  bincount,
+  ComputeError,
+  createClient,
+  cumsum,
+  dot,
+  elementwise,
+  gather,
+  histogram,
+  InvalidHandleError,
+  KernelArgumentError,
+  matmul,
+  random,
+  reduce,
+  reduction,
+  scan,
+  scatterAdd,
+  segmentReduce,
+  sort,
+  topk,
+  transpose,
+} from "../../mod.ts";
+import { VERSION } from "../../runtime/tune/_version.ts";
+import type { PageTestContext } from "./_page_harness.ts";
+
+/** The group, by name, for `runGroups`. */
+export const primitivesCGroup = {
+  "primitives: reduction, tuned matmul, typed errors": async (t: PageTestContext) => {
+    using client = await createClient();
+    await t.step("reduction: a norm and row maxima", async () => {
+      const norm = reduction({
+        inputs: ["x"],
+        map: "x * x",
+        combine: "a + b",
+        identity: "0.0",
+        finish: "sqrt(r)",
+      });
+      const rowMax = reduction({ inputs: ["x"], combine: "max(a, b)", identity: "-3.4e38" });
+      using x = client.createWithData(new Float32Array([3, 4, 0, 0, -1, 7]));
+      using n = norm.run(client, { x });
+      using r = rowMax.run(client, { x }, { shape: [2, 3], axis: 1 });
+      const [nn, rr] = await client.readMany([n, r], Float32Array);
+      assert.equal(nn[0], Math.fround(Math.sqrt(75)));
+      assert.deepEqual([...rr], [4, 7]);
+    });
+    await t.step(
+      "matmul tuned by default: the untuned product, the pick in IndexedDB",
+      async () => {
+        const [m, n, k] = [8, 12, 16];
+        const av = Float32Array.from({ length: m * k }, (_, i) => (i % 7) - 3);
+        const bv = Float32Array.from({ length: k * n }, (_, i) => (i % 5) * 0.5);
+        using a = client.createWithData(av);
+        using b = client.createWithData(bv);
+        using tuned = await matmul(client, a, b, { m, n, k });
+        using plain = await matmul(client, a, b, { m, n, k, tune: false });
+        const [tc, pc] = await client.readMany([tuned, plain], Float32Array);
+        const cpu = new Float32Array(m * n);
+        for (let i = 0; i < m; i++) {
+          for (let j = 0; j < n; j++) {
+            let s = 0;
+            for (let p = 0; p < k; p++) s += av[i * k + p] * bv[p * n + j];
+            cpu[i * n + j] = s;
+          }
+        }
+        assert.deepEqual(tc, cpu);
+        assert.deepEqual(pc, cpu);
+        const { backend, deviceName } = client.server.properties;
+        const device = `${backend}-${deviceName}`.toLowerCase().replace(/[^a-z0-9._-]+/g, "-");
+        if (!("indexedDB" in globalThis)) return; // Deno: the file cache's tests cover it
+        const body = await storedBody(`v${VERSION}/${device}/default`);
+        const keys = Object.keys(body?.entries ?? {});
+        assert.ok(keys.some((key) => key.startsWith("matmul/")), keys.join());
+      },
+    );
+    await t.step("an unknown option key is a TypeError naming it, on every helper", async () => {
+      using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
+      using u = client.createWithData(new Uint32Array([0, 1, 2, 3]));
+      const bogus = { bogus: 1 } as Record<string, unknown>;
+      const square = elementwise({ inputs: ["x"], expression: "x * x" });
+      const sum = reduction({ inputs: ["x"], combine: "a + b", identity: "0.0" });
+      const calls: [string, () => unknown][] = [
+        ["elementwise", () => square.run(client, { x }, bogus)],
+        ["elementwise spec", () => elementwise({ inputs: ["x"], expression: "x", ...bogus })],
+        ["reduction", () => sum.run(client, { x }, bogus)],
+        ["reduce", () => reduce(client, x, bogus)],
+        ["dot", () => dot(client, [x, x], bogus)],
+        ["cumsum", () => cumsum(client, x, bogus)],
+        ["scan", () => scan(client, x, bogus)],
+        ["sort", () => sort(client, x, bogus)],
+        ["argmax", () => argmax(client, x, bogus)],
+        ["topk", () => topk(client, x, 2, bogus)],
+        ["histogram", () => histogram(client, x, { bins: 2, range: [0, 4], ...bogus })],
+        ["bincount", () => bincount(client, u, { length: 4, ...bogus })],
+        ["random", () => random(client, 4, { seed: 1, ...bogus })],
+        ["gather", () => gather(client, x, u, bogus)],
+        ["scatterAdd", () => scatterAdd(client, x, u, x, bogus)],
+        ["segmentReduce", () => segmentReduce(client, x, u, { segments: 4, ...bogus })],
+        ["transpose", () => transpose(client, x, { shape: [2, 2], ...bogus })],
+      ];
+      for (const [name, call] of calls) {
+        assert.throws(
+          call,
+          (e: unknown) => e instanceof TypeError && /bogus/.test(String(e)),
+          name,
+        );
+      }
+      for (
+        const call of [
+          () => matmul(client, x, x, { m: 2, n: 2, k: 2, ...bogus }),
+          () => client.read(x, bogus),
+        ]
+      ) {
+        await assert.rejects(
+          call,
+          (e: unknown) => e instanceof TypeError && /bogus/.test(String(e)),
+        );
+      }
+    });
+    await t.step(
+      "typed errors: overlap, kernel arguments, disposed handles, with codes",
+      async () => {
+        using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
+        using idx = client.createWithData(new Uint32Array([0, 1, 2, 3]));
+        assert.throws(() => scatterAdd(client, x, idx, x), (e: unknown) => e instanceof RangeError);
+        const saxpy = elementwise({ inputs: ["x"], params: { a: "f32" }, expression: "a * x" });
+        assert.throws(
+          () => saxpy.run(client, { x }, { params: { a: "two" } } as never),
+          (e: unknown) =>
+            e instanceof KernelArgumentError && e.code === "KERNEL_ARGUMENT" &&
+            /a/.test(e.argument),
+        );
+        const y = client.createWithData(new Float32Array([1]));
+        y.dispose();
+        await assert.rejects(
+          () => client.read(y, Float32Array),
+          (e: unknown) =>
+            e instanceof InvalidHandleError && e instanceof ComputeError &&
+            e.code === "INVALID_HANDLE",
+        );
+      },
+    );
+  },
+};
+
+/** The tune cache body stored in IndexedDB under `key`, read with IndexedDB itself. */
+async function storedBody(key: string): Promise<{ entries: Record<string, unknown> } | undefined> {
+  // deno-lint-ignore no-explicit-any
+  const idb = (globalThis as any).indexedDB;
+  const open = idb.open("gpucompute");
+  // deno-lint-ignore no-explicit-any
+  const db: any = await new Promise((resolve, reject) => {
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+  try {
+    const request = db.transaction("tune-cache", "readonly").objectStore("tune-cache").get(key);
+    return await new Promise((resolve, reject) => {
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  } finally {
+    db.close();
+  }
+}
