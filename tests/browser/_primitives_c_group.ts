@@ -11,9 +11,12 @@ import assert from "node:assert/strict";
 import {
   argmax,
   bincount,
+  BufferTooBigError,
+  CompilationError,
   ComputeError,
   createClient,
   cumsum,
+  DestroyedError,
   dot,
   elementwise,
   gather,
@@ -126,6 +129,28 @@ export const primitivesCGroup = {
           (e: unknown) => e instanceof TypeError && /bogus/.test(String(e)),
         );
       }
+    });
+    await t.step("typed errors: compilation, buffer too big, destroyed client", async () => {
+      const bad = elementwise({ inputs: ["x"], expression: "x * undefined_name" });
+      using x = client.createWithData(new Float32Array([1, 2]));
+      using out = bad.run(client, { x }); // compiled on the device: the read says
+      await assert.rejects(
+        () => client.read(out),
+        (e: unknown) => e instanceof CompilationError && e.code === "COMPILATION",
+      );
+      const huge = client.server.properties.maxAllocationSize + 4;
+      assert.throws(
+        () => client.empty(huge, "u8"),
+        (e: unknown) => e instanceof BufferTooBigError && e.code === "BUFFER_TOO_BIG",
+      );
+      assert.deepEqual([...await client.read(x, Float32Array)], [1, 2]); // still usable
+      const other = await createClient();
+      using y = other.createWithData(new Float32Array([1]));
+      other.destroy();
+      await assert.rejects(
+        () => other.read(y, Float32Array),
+        (e: unknown) => e instanceof DestroyedError && e.code === "DESTROYED",
+      );
     });
     await t.step(
       "typed errors: overlap, kernel arguments, disposed handles, with codes",
