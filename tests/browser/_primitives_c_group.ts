@@ -34,6 +34,7 @@ import {
   topk,
   transpose,
 } from "../../mod.ts";
+import { unit, words } from "../_philox.ts";
 import { VERSION } from "../../runtime/tune/_version.ts";
 import type { PageTestContext } from "./_page_harness.ts";
 
@@ -84,6 +85,38 @@ export const primitivesCGroup = {
         const body = await storedBody(`v${VERSION}/${device}/default`);
         const keys = Object.keys(body?.entries ?? {});
         assert.ok(keys.some((key) => key.startsWith("matmul/")), keys.join());
+      },
+    );
+    await t.step(
+      "random: words past 2^32 blocks and uniform numbers bit-exact, normal close",
+      async () => {
+        const seed = 2 ** 40 + 12345;
+        const offset = 2 ** 34 + 3; // the counter's high word is 1
+        using w = random(client, 9, { seed, offset, dtype: "u32" });
+        using u = random(client, 1001, { seed: 5, offset: 6, low: -3, high: 5.5 });
+        using g = random(client, 257, {
+          seed: 11,
+          offset: 1,
+          distribution: "normal",
+          mean: 2,
+          std: 3,
+        });
+        const [ww, uu, gg] = await client.readMany([w, u, g]);
+        assert.deepEqual(ww, words(BigInt(seed), offset, 9));
+        const span = Math.fround(5.5 + 3);
+        const uniform = (x: number) => Math.fround(Math.fround(unit(x) * span) + Math.fround(-3));
+        assert.deepEqual(uu, Float32Array.from(words(5n, 6, 1001), uniform));
+        const v = words(11n, 0, 259);
+        for (let j = 0; j < gg.length; j++) {
+          const i = j + 1;
+          const p = i - (i % 2);
+          const r = Math.sqrt(-2 * Math.log(1 - unit(v[p])));
+          const angle = 2 * Math.PI * unit(v[p + 1]);
+          const z = (i % 2 === 0 ? Math.cos(angle) : Math.sin(angle)) * r;
+          // WGSL lets cos and sin be 2^-11 off (SwiftShader is, by ~2e-4; llvmpipe by ~5e-7).
+          const tolerance = 3 * r * 2 ** -11 + 1e-4 * (1 + Math.abs(z));
+          assert.ok(Math.abs(gg[j] - (2 + 3 * z)) < tolerance, `${j}: ${gg[j]}`);
+        }
       },
     );
     await t.step("an unknown option key is a TypeError naming it, on every helper", async () => {
