@@ -10,6 +10,8 @@
 import assert from "node:assert/strict";
 import {
   argmax,
+  argmin,
+  argsort,
   bincount,
   BufferTooBigError,
   CompilationError,
@@ -119,6 +121,43 @@ export const primitivesCGroup = {
         }
       },
     );
+    await t.step("histogram: values on NumPy's f32 edges and just below them", async () => {
+      const [bins, low, high] = [10, 0.1, 0.7];
+      const f = Math.fround;
+      const width = f((f(high) - f(low)) / bins);
+      const edge = (k: number) => k === bins ? f(high) : f(f(low) + f(k * width));
+      const below = (v: number) => { // the f32 before v (v > 0)
+        const word = new Uint32Array(new Float32Array([v]).buffer);
+        word[0]--;
+        return new Float32Array(word.buffer)[0];
+      };
+      const values = [f(low), f(high)];
+      const expected = new Uint32Array(bins);
+      expected[0]++, expected[bins - 1]++;
+      for (let k = 1; k < bins; k++) {
+        values.push(edge(k), below(edge(k)));
+        expected[k]++, expected[k - 1]++;
+      }
+      using x = client.createWithData(new Float32Array(values));
+      using counts = histogram(client, x, { bins, range: [low, high] });
+      assert.deepEqual(await client.read(counts), expected);
+    });
+    await t.step("sort, argsort, argmax, topk order subnormal values exactly", async () => {
+      const tiny = new Float32Array([1e-40, -1e-45, 0, 1e-45, -1e-40, 2e-40, -0]);
+      using x = client.createWithData(tiny);
+      using sorted = sort(client, x);
+      using order = argsort(client, x);
+      using hi = argmax(client, x);
+      using lo = argmin(client, x);
+      const top = topk(client, x, 2);
+      using _v = top.values;
+      using _i = top.indices;
+      const [s, o, h, l, ti] = await client.readMany([sorted, order, hi, lo, top.indices]);
+      const cpu = [...tiny.keys()].sort((a, b) => tiny[a] - tiny[b] || a - b);
+      assert.deepEqual([...o], cpu);
+      assert.deepEqual([...s], cpu.map((i) => tiny[i]));
+      assert.deepEqual([...h, ...l, ...ti], [5, 4, 5, 0]);
+    });
     await t.step("an unknown option key is a TypeError naming it, on every helper", async () => {
       using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
       using u = client.createWithData(new Uint32Array([0, 1, 2, 3]));
