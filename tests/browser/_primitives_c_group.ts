@@ -81,6 +81,18 @@ export const primitivesCGroup = {
         }
         assert.deepEqual(tc, cpu);
         assert.deepEqual(pc, cpu);
+        // Every variant sums with fma in k order: the same bits for inexact products too.
+        const [m2, n2, k2] = [5, 36, 33];
+        using c = client.createWithData(
+          Float32Array.from({ length: m2 * k2 }, (_, i) => 1 / (i + 3)),
+        );
+        using d = client.createWithData(
+          Float32Array.from({ length: k2 * n2 }, (_, i) => Math.sin(i)),
+        );
+        using tuned2 = await matmul(client, c, d, { m: m2, n: n2, k: k2 });
+        using plain2 = await matmul(client, c, d, { m: m2, n: n2, k: k2, tune: false });
+        const [t2, p2] = await client.readMany([tuned2, plain2], Float32Array);
+        assert.deepEqual(t2, p2);
         const { backend, deviceName } = client.server.properties;
         const device = `${backend}-${deviceName}`.toLowerCase().replace(/[^a-z0-9._-]+/g, "-");
         if (!("indexedDB" in globalThis)) return; // Deno: the file cache's tests cover it
