@@ -170,6 +170,26 @@ export const primitivesCGroup = {
       assert.deepEqual([...s], cpu.map((i) => tiny[i]));
       assert.deepEqual([...h, ...l, ...ti], [5, 4, 5, 0]);
     });
+    await t.step("a launch past 65,535 workgroups is folded, its builtins as asked", async () => {
+      const census = {
+        id: "census",
+        source: `
+@group(0) @binding(0) var<storage, read_write> c: array<atomic<u32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3u) {
+  atomicAdd(&c[0], 1u);
+  if (li == 0u) {
+    atomicMax(&c[1], wid.x); atomicMax(&c[2], wid.y + wid.z);
+    atomicMax(&c[3], nwg.x); atomicMax(&c[4], nwg.y + nwg.z);
+  }
+}`,
+      };
+      using c = client.zeros(5, "u32");
+      client.execute(census, { threads: 64 * 65_536 + 1, buffers: [c] });
+      const groups = 65_537;
+      assert.deepEqual([...await client.read(c)], [groups * 64, groups - 1, 0, groups, 2]);
+    });
     await t.step("an unknown option key is a TypeError naming it, on every helper", async () => {
       using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
       using u = client.createWithData(new Uint32Array([0, 1, 2, 3]));
