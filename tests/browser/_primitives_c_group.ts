@@ -37,6 +37,7 @@ import {
   transpose,
 } from "../../mod.ts";
 import { unit, words } from "../_philox.ts";
+import { TuneCache } from "../../runtime/tune/mod.ts";
 import { VERSION } from "../../runtime/tune/_version.ts";
 import type { PageTestContext } from "./_page_harness.ts";
 
@@ -189,6 +190,24 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(num_workgroups) nwg: 
       client.execute(census, { threads: 64 * 65_536 + 1, buffers: [c] });
       const groups = 65_537;
       assert.deepEqual([...await client.read(c)], [groups * 64, groups - 1, 0, groups, 2]);
+    });
+    await t.step("two caches of one IndexedDB key writing at once keep both entries", async () => {
+      if (!("indexedDB" in globalThis)) return; // Deno: tests/tune_cache_entries_test.ts
+      const key = `qa-concurrent-${Date.now()}`;
+      const [one, two] = await Promise.all([
+        TuneCache.open(key, { store: "indexeddb" }),
+        TuneCache.open(key, { store: "indexeddb" }),
+      ]);
+      await Promise.all([
+        one.set("s/n=1", { checksum: "c", fastest: "a", results: [] }),
+        two.set("s/n=2", { checksum: "c", fastest: "b", results: [] }),
+      ]);
+      const three = await TuneCache.open(key, { store: "indexeddb" });
+      assert.deepEqual([three.get("s/n=1", "c")?.fastest, three.get("s/n=2", "c")?.fastest], [
+        "a",
+        "b",
+      ]);
+      assert.deepEqual([...one.warnings, ...two.warnings, ...three.warnings], []);
     });
     await t.step("an unknown option key is a TypeError naming it, on every helper", async () => {
       using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
