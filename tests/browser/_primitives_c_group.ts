@@ -209,6 +209,24 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(num_workgroups) nwg: 
       ]);
       assert.deepEqual([...one.warnings, ...two.warnings, ...three.warnings], []);
     });
+    await t.step(
+      "scatterAdd and segmentReduce under contention: 8,192 values on 2 slots",
+      async () => {
+        const n = 8192;
+        using target = client.zeros(2, "f32");
+        using idx = client.createWithData(Uint32Array.from({ length: n }, (_, i) => i % 2));
+        using ones = client.createWithData(Float32Array.from({ length: n }, (_, i) => (i % 5) - 1));
+        scatterAdd(client, target, idx, ones);
+        using mx = segmentReduce(client, ones, idx, { segments: 2, op: "max" });
+        using sm = segmentReduce(client, ones, idx, { segments: 2 });
+        const [sum, max, seg] = await client.readMany([target, mx, sm]);
+        const cpu = [0, 0];
+        for (let i = 0; i < n; i++) cpu[i % 2] += (i % 5) - 1;
+        assert.deepEqual([...sum], cpu);
+        assert.deepEqual([...seg], cpu);
+        assert.deepEqual([...max], [3, 3]);
+      },
+    );
     await t.step("an unknown option key is a TypeError naming it, on every helper", async () => {
       using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
       using u = client.createWithData(new Uint32Array([0, 1, 2, 3]));
