@@ -227,6 +227,15 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(num_workgroups) nwg: 
         assert.deepEqual([...max], [3, 3]);
       },
     );
+    await t.step("elementwise i32: WGSL's division by zero and overflow, as on Deno", async () => {
+      const div = elementwise({ inputs: { a: "i32", b: "i32" }, expression: "a / b + a % b" });
+      const min = -(2 ** 31);
+      using a = client.createWithData(new Int32Array([7, -7, min, min, 5]));
+      using b = client.createWithData(new Int32Array([0, 2, -1, 0, -3]));
+      using q = div.run(client, { a, b });
+      // x / 0 and x / -1 at the minimum are x, x % 0 and x % -1 at the minimum are 0.
+      assert.deepEqual([...await client.read(q)], [7 + 0, -3 - 1, min + 0, min + 0, -1 + 2]);
+    });
     await t.step("an unknown option key is a TypeError naming it, on every helper", async () => {
       using x = client.createWithData(new Float32Array([1, 2, 3, 4]));
       using u = client.createWithData(new Uint32Array([0, 1, 2, 3]));
