@@ -85,8 +85,9 @@ Deno.test({
     await replay(t, await session.run(session.url("tune", "load=1")));
     await replay(t, await session.run(session.url("tune", "load=2")));
     await replay(t, await session.run(session.url("plain", "", false)));
+    // Served as `deno task web` serves it: no cross-origin isolation.
     await t.step("the web example runs the demo and draws its trace", async () => {
-      await session.withPage(session.sourcePage("examples/web/index.html"), async (page) => {
+      await session.withPage(session.sourcePage("examples/web/index.html", false), async (page) => {
         await page.waitForFunction("document.body.dataset.state !== undefined", {
           timeout: 60_000,
         });

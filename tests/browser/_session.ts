@@ -87,9 +87,12 @@ export class BrowserSession implements AsyncDisposable {
     return `http://127.0.0.1:${this.#server.addr.port}/${path}.html${query ? `?${query}` : ""}`;
   }
 
-  /** The URL of a page of the source tree, served next to its bundle. */
-  sourcePage(path: string): string {
-    return `http://127.0.0.1:${this.#server.addr.port}/pages/${path}`;
+  /**
+   * The URL of a page of the source tree, served next to its bundle; `isolated: false` serves it
+   * without COOP/COEP, as `deno task web` does.
+   */
+  sourcePage(path: string, isolated = true): string {
+    return `http://127.0.0.1:${this.#server.addr.port}/${isolated ? "" : "plain/"}pages/${path}`;
   }
 
   /** Opens a page, waits for its results (or `timeoutMs`), closes it. */

@@ -28,6 +28,7 @@ import { CUBE_SIZE, fill, increment, scaleAdd } from "../_wgsl_kernels.ts";
 import { runGroups, Skip } from "./_page_harness.ts";
 import { primitivesAGroup } from "./_primitives_a_group.ts";
 import { primitivesGroup } from "./_primitives_b_group.ts";
+import { primitivesCGroup } from "./_primitives_c_group.ts";
 import { issue27Group } from "./_issue27_group.ts";
 
 /** The DOMParser of the page (the tests type-check without the DOM library). */
@@ -188,6 +189,22 @@ runGroups({
         assert.deepEqual(doubled, ramp(n, () => 8)); // ordered across the streams all the same
       },
     );
+    await t.step(
+      "docs/browser.md's example: a handle made after an await is on stream 0",
+      async () => {
+        const double = elementwise({ inputs: ["x"], expression: "2.0 * x" });
+        using x = client.arange(4, "f32");
+        const streams = await client.withStream(2, async () => {
+          using a = double.run(client, { x });
+          await client.sync();
+          using b = double.run(client, { x });
+          return [a.stream, b.stream];
+        });
+        assert.deepEqual(streams, [2, 0]);
+        using y = double.run(client, { x }, { stream: 2 });
+        assert.deepEqual([...await client.read(y, { stream: 2 })], [0, 2, 4, 6]);
+      },
+    );
   },
 
   "profiling": async (t) => {
@@ -272,5 +289,6 @@ runGroups({
   },
   ...primitivesAGroup,
   ...primitivesGroup,
+  ...primitivesCGroup,
   ...issue27Group,
 });

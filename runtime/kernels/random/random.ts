@@ -88,9 +88,10 @@ const TWO_32 = 2 ** 32;
  * in [0, 1)) scaled to `[low, high)`; normal f32 numbers come in pairs (numbers 2p and 2p + 1)
  * from Box-Muller on the pair's two uniforms (`sqrt(-2 ln(1 - u0))` times the cosine or sine
  * of `2 pi u1`), times `std` plus `mean`. So u32 and uniform numbers are bit-identical on every
- * device and launch size (and to a CPU implementation); normal ones agree to float tolerance (the
- * device's `log`, `cos` and `sin`). The numbers do not depend on `n`: a call with `offset: k`
- * continues a call of `k` numbers.
+ * device and launch size (and to a CPU implementation); normal ones agree to the device's `log`,
+ * `cos` and `sin`, which WGSL lets be `2^-11` off (Chromium's SwiftShader: by about `2e-4`, so
+ * `z` by `r` times that). The numbers do not depend on `n`: a call with `offset: k` continues a
+ * call of `k` numbers.
  *
  * `RangeError` naming the option for a seed that is not an integer in [0, 2^64), a negative or
  * non-integer `n` or `offset`, a non-finite bound, `high - low` beyond f32 or a negative `std`;
