@@ -78,6 +78,10 @@ for (const b of backends) {
   Deno.test({
     name: `${b.name}: random programs with failing waits never read bytes they did not write`,
     ignore: b.ignore,
+    // Every promise of the runtime is checked to settle (`within`); Deno's WebGPU may still hold
+    // an async op of a failed program (the sanitizer calls it `toJSON`) when the test ends on a
+    // loaded machine (seen once in CI, never alone), which would also fail the next test.
+    sanitizeOps: false,
     async fn() {
       using client = await b.open();
       const program = fc.array(failedWaitCommand, { minLength: 5, maxLength: 30, size: "max" });
@@ -92,6 +96,7 @@ for (const b of backends) {
     name:
       `${b.name}: held calls after an error recorded on their stream all run; it is thrown once`,
     ignore: b.ignore,
+    sanitizeOps: false, // see the test above: an op of its last program may complete here
     async fn() {
       using client = await b.open();
       const handles = [1, 2, 3].map(() => client.zeros(4, "u32", { stream: 0 }));
