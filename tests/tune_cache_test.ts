@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { TunableSet, TuneCache, Tuner } from "../runtime/tune/mod.ts";
 import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
+import { parentDir } from "../runtime/tune/cache/_cache_dir.ts";
 
 // File access is limited to .tmp/ (read, write) and tests/fixtures/ (read only) by the test
 // task's permissions; the read-only cases rely on that.
@@ -258,4 +259,14 @@ Deno.test("the store is a file on Deno; IndexedDB where there is none stays in m
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a cache file's directory is found with either separator (a Windows path has no '/')", () => {
+  assert.equal(
+    parentDir("C:\\Users\\me\\AppData\\Local\\gpucompute\\v1\\webgpu-x\\default.json"),
+    "C:\\Users\\me\\AppData\\Local\\gpucompute\\v1\\webgpu-x",
+  );
+  assert.equal(parentDir("/home/me/.cache/gpucompute/default.json"), "/home/me/.cache/gpucompute");
+  assert.equal(parentDir("/default.json"), "/");
+  assert.equal(parentDir("default.json"), ".");
 });

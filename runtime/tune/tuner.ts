@@ -14,7 +14,13 @@
 
 import { runtimeLogger } from "../core/logging.ts";
 import { memoryCache, TuneCache } from "./cache/cache.ts";
-import { CACHE_DIR_ENV, cacheNamespace, joinPath, resolveCacheDir } from "./cache/_cache_dir.ts";
+import {
+  CACHE_DIR_ENV,
+  cacheNamespace,
+  joinPath,
+  parentDir,
+  resolveCacheDir,
+} from "./cache/_cache_dir.ts";
 import { deno } from "../core/_platform.ts";
 import { keyString, type TuneKey } from "./key.ts";
 import { ProgressBar, stderrIsTerminal } from "./_progress.ts";
@@ -325,7 +331,7 @@ function entryKey<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, key: string
 
 /** Whether Deno grants reading `file` and writing its directory (queried, never requested). */
 function writable(file: string): boolean {
-  const dir = file.slice(0, Math.max(0, file.lastIndexOf("/"))) || "/";
+  const dir = parentDir(file); // either separator: a Windows path has no "/"
   try {
     const { permissions } = deno!;
     return permissions.querySync({ name: "read", path: file }).state === "granted" &&

@@ -41,6 +41,13 @@ export function joinPath(first: string, ...rest: string[]): string {
   return path;
 }
 
+/** The directory of a path, with either separator (as on Windows): `"."` for a bare name. */
+export function parentDir(path: string): string {
+  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  if (cut < 0) return ".";
+  return cut === 0 ? path.slice(0, 1) : path.slice(0, cut);
+}
+
 function userCacheDir(os: string): string | undefined {
   switch (os) {
     case "windows":

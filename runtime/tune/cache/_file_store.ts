@@ -8,6 +8,7 @@
  * @module
  */
 
+import { parentDir } from "./_cache_dir.ts";
 import { type CacheStore, type Entries, FORMAT, message, parseEntries } from "./_cache_store.ts";
 
 /** A cache body in one JSON file. */
@@ -42,7 +43,7 @@ export class FileStore implements CacheStore {
 
   async #save(mine: Entries): Promise<void> {
     const file = this.location;
-    const dir = dirname(file);
+    const dir = parentDir(file);
     if (!permitted("write", dir)) {
       throw new Error(`No write permission for ${dir}: tuning results stay in memory`);
     }
@@ -92,11 +93,4 @@ function permitted(name: "read" | "write", path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The directory of a path (both separators, as on Windows). */
-function dirname(path: string): string {
-  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  if (cut < 0) return ".";
-  return cut === 0 ? path.slice(0, 1) : path.slice(0, cut);
 }
