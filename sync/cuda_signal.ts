@@ -27,9 +27,9 @@
  * @module
  */
 
-import { DestroyedError, TimeoutError } from "../runtime/core/errors.ts";
+import { DestroyedError, TimeoutError, UnsupportedError } from "../runtime/core/errors.ts";
 import type { TimelineSignal } from "./timeline_signal.ts";
-import { checkWaitOptions } from "./_checks.ts";
+import { checkWaitOptions, toTimelineValue, toTimeoutMs } from "./_checks.ts";
 
 /**
  * How the signal records and queries events on its stream.
@@ -228,8 +228,9 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   /**
    * Blocks until `target` is reached; `TIMEOUT` after `timeoutMs`. A recorded target is one
    * blocking wait on its event: `synchronize` without a timeout, `synchronizeWithin` with one
-   * (where the events have them: no polling); before the target is recorded, or without those,
-   * it checks between 50 µs naps.
+   * (where the events have them: no polling; events without them are checked between 50 µs
+   * naps). A target not recorded yet is refused at once with `UNSUPPORTED`: only this thread
+   * records or sets the signal, so the wait could only time out (or, without a timeout, hang).
    */
   waitSync(target: bigint | number, options: Omit<CudaSignalWaitOptions, "signal"> = {}): void {
     const goal = toValue(target);
@@ -237,6 +238,14 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     const deadline = deadlineOf(options.timeoutMs);
     this.#synchronize(goal, deadline);
     while (!this.#poll(goal)) {
+      this.#assertLive();
+      if (this.#slotFor(goal) === undefined) {
+        throw new UnsupportedError(
+          `Cannot block for CUDA timeline value ${goal}: nothing at or above it is recorded (the ` +
+            `signal is at ${this.#value}, recorded ${this.#recorded}), and only this thread can ` +
+            `record or set it; record(${goal}) after the work first, or await wait(${goal})`,
+        );
+      }
       this.#checkDeadline(goal, deadline, options.timeoutMs);
       Atomics.wait(nap, 0, 0, 0.05);
     }
@@ -382,17 +391,10 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
 }
 
 function toValue(value: unknown): bigint {
-  if (typeof value === "bigint" && value >= 0n) return value;
-  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  throw new RangeError(`A timeline value must be a non-negative integer, got ${String(value)}`);
+  return toTimelineValue(value, "A timeline value");
 }
 
-function deadlineOf(timeoutMs: number | undefined): number {
-  if (timeoutMs === undefined || timeoutMs === 0) return Infinity;
-  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-    throw new RangeError(
-      `timeoutMs must be a finite number >= 0 (0: no timeout), got ${timeoutMs}`,
-    );
-  }
-  return performance.now() + timeoutMs;
+function deadlineOf(timeoutMs: unknown): number {
+  const limit = toTimeoutMs(timeoutMs);
+  return limit === 0 ? Infinity : performance.now() + limit;
 }

@@ -259,3 +259,32 @@ Deno.test("on the simulated driver, waitSync without a timeout returns once the 
   assert.ok(signal.isReached(1));
   await server.sync(0);
 });
+
+Deno.test("waitSync refuses a target nothing has recorded, at once, with or without a timeout", () => {
+  const fake = fakeEvents();
+  const signal = new CudaTimelineSignal(fake.events);
+  signal.record(2);
+  fake.complete();
+  const unsupported = (e: unknown) => {
+    assert.equal(code(e), "UNSUPPORTED");
+    assert.match((e as Error).message, /value 3: nothing at or above it is recorded .*recorded 2/);
+    return true;
+  };
+  const started = performance.now();
+  // Without the refusal the first would block the thread for good, the second for 10 s.
+  assert.throws(() => signal.waitSync(3), unsupported);
+  assert.throws(() => signal.waitSync(3, { timeoutMs: 10_000 }), unsupported);
+  assert.ok(performance.now() - started < 1_000, "refused at once, not after the timeout");
+  signal.waitSync(2); // recorded and complete: returns
+  signal.set(5); // a value the host set is reached without a record
+  signal.waitSync(5);
+  signal.record(6);
+  fake.complete();
+  signal.waitSync(6, { timeoutMs: 1_000 });
+  assert.equal(signal.value, 6n);
+  signal.destroy();
+  assert.throws(() => signal.waitSync(7), (e) => code(e) === "DESTROYED");
+  signal.waitSync(6); // reached before the destroy
+  assert.throws(() => signal.waitSync(-1), RangeError);
+  assert.throws(() => signal.waitSync(1, { timeoutMs: Number.NaN }), RangeError);
+});
