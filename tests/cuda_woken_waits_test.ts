@@ -4,7 +4,8 @@
  * the device wakes them (a `cuLaunchHostFunc` of `sem_post` after the event), not in a loop of
  * naps. Told by how the waits ended (`wakeCounts`: a post of the device, a periodic check for
  * faults, a nap) and the `cuEventQuery` calls they made: a wait that polls every 50 µs makes
- * hundreds over a 60 ms kernel, a woken one one per 10 ms check and one after its wake.
+ * hundreds over a 60 ms kernel, a woken one one per 10 ms check and one after its wake. The
+ * GC's asynchronous path sleeps the same way, on a parked `cuEventSynchronize`.
  */
 import assert from "node:assert/strict";
 import { ComputeError, CubeCount, type Handle, KernelArguments, TimeoutError } from "../backend.ts";
@@ -136,4 +137,34 @@ Deno.test("a woken wait on work that faults ends with the driver's error, not th
     server.destroy();
     await server.drained;
   });
+});
+
+Deno.test("the GC sleeps on a parked wait for a cross-stream launch, not on a polling timer", async () => {
+  const server = CudaServer.create({ library: SIM_LIBRARY });
+  const symbols = server.device.driver.symbols as {
+    cuEventQuery: (e: Deno.PointerValue) => number;
+  };
+  const real = symbols.cuEventQuery;
+  let queries = 0;
+  symbols.cuEventQuery = (e) => (queries++, real(e));
+  try {
+    const data = server.createWithData(new Uint8Array(4 * 64), 0);
+    slow(server, data, 60_000, 1); // cross-stream: a GC task pins `data` until the launch is done
+    data.dispose();
+    const stream = 0;
+    assert.equal(server.memoryUsage(stream).bytesInUse, 256, "pinned by the GC task");
+    const started = performance.now();
+    // The test sleeps on timers (no driver call); the GC alone queries the driver.
+    while (server.memoryUsage(stream).bytesInUse > 0) {
+      assert.ok(performance.now() - started < 10_000, "the GC released the page");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const waited = performance.now() - started;
+    // A 1 ms polling timer made ~90 queries over the launch; the parked wait makes 1-3.
+    assert.ok(queries <= 5, `${queries} cuEventQuery calls over ${waited.toFixed(0)} ms`);
+  } finally {
+    symbols.cuEventQuery = real;
+    server.destroy();
+    await server.drained;
+  }
 });

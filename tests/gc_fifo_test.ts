@@ -120,3 +120,36 @@ Deno.test("pollGc settles what is complete now; nothing left, no timer is left",
   assert.deepEqual(released, ["a1", "b1"]);
   assert.equal(ms.pendingGc, 0);
 });
+
+Deno.test("where host waits sleep, one is parked per FIFO head and its settling runs the pass", async () => {
+  const parks: { event: Ev; settle: (error?: Error) => void }[] = [];
+  const backend = Object.assign(pollingBackend(), {
+    hostWaitsSleep: true,
+    waitEventHost: (event: Ev) =>
+      new Promise<void>((resolve, reject) => {
+        parks.push({ event, settle: (error) => error ? reject(error) : resolve() });
+      }),
+  });
+  const ms = new MultiStream(backend, { maxStreams: 4 });
+  const released: string[] = [];
+  const [a1, a2, b1] = [ev("a1"), ev("a2"), ev("b1")];
+  task(ms, 1, a1, released);
+  task(ms, 1, a2, released);
+  task(ms, 2, b1, released);
+  assert.deepEqual(parks.map((park) => park.event.name), ["a1", "b1"], "one per FIFO head");
+  for (let i = 0; i < 20; i++) await tick();
+  assert.equal(a1.queries + a2.queries + b1.queries, 0, "no timer polls meanwhile");
+  a1.state = a2.state = "done";
+  parks[0].settle();
+  await tick();
+  assert.deepEqual(released, ["a1", "a2"], "the pass settled the whole FIFO");
+  assert.equal(parks.length, 2, "nothing left to park on stream 1; b1's wait still parked");
+  // A wait that fails while its event still reads not ready: that FIFO falls back to the timer.
+  parks[1].settle(new Error("refused"));
+  await tick();
+  assert.equal(parks.length, 2, "b1 is not parked again");
+  b1.state = "done";
+  await ms.drain();
+  assert.deepEqual(released, ["a1", "a2", "b1"]);
+  assert.ok(b1.queries >= 2, "polled on the timer after its wait failed");
+});

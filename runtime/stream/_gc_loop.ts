@@ -6,12 +6,15 @@
  *
  * - **Asynchronous**, one of:
  *   - **Polled FIFOs**, when the backend can query an event without blocking (`poll`; CUDA:
- *     `cuEventQuery`): one FIFO per stream index, and one timer tick polls every FIFO, settling
- *     its tasks in order up to its first event that is not ready. No host wait is parked per
- *     task, so a deep queue costs one query per completed task plus one per FIFO and tick. The
- *     events of one index complete in order (they are recorded on the GC stream, or on that
- *     stream), so stopping at the first not-ready one skips nothing that is ready; where they do
- *     not, stopping only delays a release, never hastens one.
+ *     `cuEventQuery`): one FIFO per stream index, and one pass polls every FIFO, settling its
+ *     tasks in order up to its first event that is not ready. No host wait is parked per task,
+ *     so a deep queue costs one query per completed task plus one per FIFO and pass. The events
+ *     of one index complete in order (they are recorded on the GC stream, or on that stream),
+ *     so stopping at the first not-ready one skips nothing that is ready; where they do not,
+ *     stopping only delays a release, never hastens one. A pass runs when a host wait parked on
+ *     each FIFO's first pending event settles, where the backend's host waits sleep (`park`;
+ *     CUDA: a parked `cuEventSynchronize`), else on a timer (0 ms, then 1 ms steps); a FIFO
+ *     whose parked wait failed while its event still reads not ready falls back to the timer.
  *   - **One worker** otherwise, awaiting each task's host wait in turn, oldest first.
  * - **Synchronous back-pressure**: when more than `maxPending` tasks are pending, `register`
  *   blocks on the oldest ones with the backend's synchronous host wait until `maxPending` remain,
@@ -78,6 +81,11 @@ export interface GcLoopOptions<E> {
   waitSync: HostWaitSync<E> | undefined;
   /** Non-blocking query: when given, tasks are settled by polled per-stream FIFOs, not `wait`. */
   poll?: EventPoll<E>;
+  /**
+   * With `poll`: a host wait that sleeps until the event settles, parked on each FIFO's first
+   * pending event to run the next pass instead of a timer.
+   */
+  park?: HostWait<E>;
   /** Pending tasks allowed before `register` blocks on the oldest. */
   maxPending: number;
   /** A wait failed: the task's payloads are kept for good. Called once per failed task. */
@@ -115,6 +123,10 @@ export class GcLoop<E> {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Consecutive polls that settled nothing (the delay grows from 0 to 1 ms after 8). */
   #idlePolls = 0;
+  /** Polled path with `park`: the entry each FIFO's parked wait is on, by stream index. */
+  readonly #parked = new Map<number, Entry<E>>();
+  /** Entries whose parked wait failed while their event read not ready: the timer polls them. */
+  readonly #unparkable = new WeakSet<Entry<E>>();
 
   constructor(options: GcLoopOptions<E>) {
     this.#options = options;
@@ -201,13 +213,50 @@ export class GcLoop<E> {
   }
 
   #schedulePoll(): void {
-    if (this.#timer !== undefined || this.pending === 0) return;
+    if (this.pending === 0) return;
+    if (this.#options.park !== undefined && this.#parkHeads()) return;
+    if (this.#timer !== undefined) return;
     // A zero delay first (short work), then 1 ms steps: polling never spins the CPU.
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#idlePolls = this.#pollFifos() ? 0 : this.#idlePolls + 1;
       this.#schedulePoll();
     }, this.#idlePolls < 8 ? 0 : 1);
+  }
+
+  /**
+   * Parks a host wait on each FIFO's first pending entry that has none; a settled wait runs a
+   * pass. True when every FIFO is covered (no timer needed).
+   */
+  #parkHeads(): boolean {
+    const park = this.#options.park!;
+    let covered = true;
+    for (const [stream, fifo] of this.#fifos) {
+      let head = fifo.head;
+      while (head < fifo.entries.length && fifo.entries[head].state !== "pending") head++;
+      const entry = fifo.entries[head];
+      if (entry === undefined || this.#parked.has(stream)) continue;
+      if (this.#unparkable.has(entry)) {
+        covered = false;
+        continue;
+      }
+      this.#parked.set(stream, entry);
+      let failed = false;
+      const settled = () => {
+        this.#parked.delete(stream);
+        // A wait that failed on an event the poll still reads not ready must not park again.
+        if (failed && entry.state === "pending") this.#unparkable.add(entry);
+        this.poll();
+        this.#schedulePoll();
+      };
+      try {
+        park(entry.task.event).then(settled, () => (failed = true, settled()));
+      } catch {
+        failed = true;
+        queueMicrotask(settled);
+      }
+    }
+    return covered;
   }
 
   /** Settles each FIFO's tasks in order up to its first event that is not ready. */

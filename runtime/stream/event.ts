@@ -105,9 +105,8 @@ export class MultiStream<S, E> {
     this.#gc = new GcLoop<E>({
       wait: (event) => backend.waitEventHost(event),
       waitSync: waitSync === undefined ? undefined : (event) => waitSync.call(backend, event),
-      poll: poll === undefined
-        ? undefined
-        : (event, waitedMs) => poll.call(backend, event, waitedMs),
+      poll: poll && ((event, waitedMs) => poll.call(backend, event, waitedMs)),
+      park: backend.hostWaitsSleep ? (event) => backend.waitEventHost(event) : undefined,
       maxPending: this.maxPendingGc,
       onFailure: (task, error) => this.#markUnhealthy(task, error),
       onUnbounded: () =>

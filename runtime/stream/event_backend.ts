@@ -65,4 +65,12 @@ export interface EventStreamBackend<S, E> {
    * `waitEventHostSync` (on an event never reported complete).
    */
   isEventComplete?(event: E, waitedMs: number): boolean;
+  /**
+   * True where `waitEventHost` sleeps until the event settles, without a timer loop (CUDA: a
+   * parked non-blocking `cuEventSynchronize`). With `isEventComplete`, the GC then parks one
+   * `waitEventHost` on each FIFO's oldest pending event and polls when it settles, instead of
+   * polling on a timer.
+   * @default {false}
+   */
+  readonly hostWaitsSleep?: boolean;
 }

@@ -8,7 +8,8 @@
  *   flush has to do.
  * - `waitEvent` is `cuStreamWaitEvent`. The wait captures the event's latest record at call time
  *   (a later re-record does not affect it), so the event returns to the pool right after.
- * - `isEventComplete` is one `cuEventQuery`: the GC polls its per-stream FIFOs with it.
+ * - `isEventComplete` is one `cuEventQuery`: the GC polls its per-stream FIFOs with it, each time
+ *   a `waitEventHost` parked on a FIFO's first pending event settles (`hostWaitsSleep`).
  * - `waitEventHost` is {@linkcode waitForEvent}: one `cuEventQuery`, then a non-blocking
  *   `cuEventSynchronize` on Deno's blocking pool (never on the event loop's thread), until the
  *   event completes, fails, or the timeout passes (`TIMEOUT`). An event that timed out is not
@@ -198,6 +199,8 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
   readonly #wait: HostWaitOptions;
   /** Every stream created, in creation order. */
   readonly streams: CudaStream[] = [];
+  /** `waitEventHost` parks a non-blocking `cuEventSynchronize`: the GC sleeps on it. */
+  readonly hostWaitsSleep = true;
 
   constructor(driver: CudaDriver, events: EventPool, wait: HostWaitOptions) {
     this.#driver = driver;
