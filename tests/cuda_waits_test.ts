@@ -1,6 +1,7 @@
 /**
  * CUDA host waits without a timer loop, and a `destroy` that never waits for the device: a read
- * round trip starts no polling timer (its wait parks a non-blocking `cuEventSynchronize`), destroy
+ * round trip starts no polling timer (its wait parks a non-blocking `cuEventSynchronize`; the waits
+ * past the parked ones are woken by a post of the device, `_overflow_wake.ts`), destroy
  * with a slow kernel in flight returns before the kernel's memory is freed (the drain runs in the
  * background), and destroy returns when a stream waits on another device's event that never
  * completes (issue #26).
@@ -8,6 +9,7 @@
 import assert from "node:assert/strict";
 import { CubeCount, type Handle, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
+import { overflowCounts } from "../runtime/server/cuda/queue/_overflow_wake.ts";
 import { asU32, u32 } from "./_bytes.ts";
 import {
   hazardCount,
@@ -52,8 +54,23 @@ Deno.test("a read round trip waits without a polling timer", async () => {
   assert.equal(shortTimers, 0, "no read polled with a timer");
 });
 
-Deno.test("more concurrent reads than parked waits, completing out of order, all settle right", async () => {
-  using server = CudaServer.create({ library: SIM_LIBRARY, maxStreams: 4 });
+/** Runs `fn` counting the timers of under 100 ms it starts (a wait's own TIMEOUT is long). */
+async function countingShortTimers<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const real = globalThis.setTimeout;
+  let shortTimers = 0;
+  globalThis.setTimeout = ((handler: () => void, ms?: number) => {
+    if ((ms ?? 0) < 100) shortTimers++;
+    return real(handler, ms);
+  }) as typeof setTimeout;
+  try {
+    return [await fn(), shortTimers];
+  } finally {
+    globalThis.setTimeout = real;
+  }
+}
+
+/** 24 reads over 4 streams whose slow kernels finish last stream first: 8 more than park. */
+async function outOfOrderReads(server: CudaServer): Promise<number[]> {
   const data = [0, 1, 2, 3].map((s) => server.createWithData(new Uint8Array(4 * n), s));
   await Promise.all([0, 1, 2, 3].map((s) => server.sync(s)));
   // Later streams finish first; 6 reads a stream: 24 waits, more than MAX_PARKED (16) park.
@@ -63,8 +80,29 @@ Deno.test("more concurrent reads than parked waits, completing out of order, all
     for (let s = 0; s < 4; s++) reads.push(server.read([data[s].copyDescriptor([1], [1], 4)], s));
   }
   const values = (await Promise.all(reads)).map(([bytes]) => new Float32Array(bytes.buffer)[0]);
-  assert.deepEqual(values, new Array(24).fill(1));
   for (const d of data) d.dispose();
+  return values;
+}
+
+Deno.test("more concurrent reads than parked waits, completing out of order, all settle right, woken by the device", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY, maxStreams: 4 });
+  const before = { ...overflowCounts };
+  const [values, shortTimers] = await countingShortTimers(() => outOfOrderReads(server));
+  assert.deepEqual(values, new Array(24).fill(1));
+  assert.equal(overflowCounts.armed - before.armed, 8, "the 8 waits past the parked ones");
+  assert.ok(overflowCounts.posts > before.posts, "woken by a post of the device");
+  assert.equal(shortTimers, 0, "the queued waits were not re-queried on a timer");
+});
+
+Deno.test("where the device cannot post, queued waits are re-queried and still settle right", async () => {
+  await withSimEnv({ CUDA_SIM_NO_HOST_FUNC: "1" }, async () => {
+    using server = CudaServer.create({ library: SIM_LIBRARY, maxStreams: 4 });
+    const armed = overflowCounts.armed;
+    const [values, shortTimers] = await countingShortTimers(() => outOfOrderReads(server));
+    assert.deepEqual(values, new Array(24).fill(1));
+    assert.equal(overflowCounts.armed, armed, "nothing armed without cuLaunchHostFunc");
+    assert.ok(shortTimers > 0, "re-queried on a timer");
+  });
 });
 
 Deno.test("destroy with a slow kernel in flight returns at once; its memory is freed after", async () => {
@@ -112,4 +150,56 @@ Deno.test({
       await producer.drained;
     });
   },
+});
+
+Deno.test("queued waits on work that faults reject with the driver's error; destroy ends the rest", async () => {
+  await withSimEnv({ CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async () => {
+    const server = CudaServer.create({ library: SIM_LIBRARY, maxStreams: 4, timeoutMs: 10_000 });
+    const data = server.createWithData(new Uint8Array(4 * n), 0);
+    slow(server, data, 20_000);
+    slow(server, data, 20_000); // the second launch: it faults
+    const reads = Array.from(
+      { length: 20 },
+      () => server.read([data.copyDescriptor([1], [1], 4)], 0),
+    );
+    const started = performance.now();
+    const results = await Promise.allSettled(reads);
+    const waited = performance.now() - started;
+    for (const result of results) {
+      assert.equal(result.status, "rejected");
+      assert.match(String((result as PromiseRejectedResult).reason), /LAUNCH_FAILED/);
+    }
+    assert.ok(waited < 5_000, `the fault ended the queued waits, not their timeout (${waited} ms)`);
+    server.destroy();
+    await server.drained;
+  });
+  // Waits queued behind the parked ones when the server is destroyed: DESTROYED, nothing left.
+  const server = CudaServer.create({ library: SIM_LIBRARY, maxStreams: 4 });
+  const data = server.createWithData(new Uint8Array(4 * n), 0);
+  slow(server, data, 100_000);
+  const reads = Array.from(
+    { length: 20 },
+    () => server.read([data.copyDescriptor([1], [1], 4)], 0),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  server.destroy();
+  for (const result of await Promise.allSettled(reads)) {
+    assert.equal(result.status, "rejected");
+    assert.equal((result as PromiseRejectedResult).reason.code, "DESTROYED");
+  }
+  await server.drained; // the op sanitizer: no parked call outlives the drain
+  // Queued waits that time out: TIMEOUT each, their posts disarmed.
+  const late = CudaServer.create({ library: SIM_LIBRARY, maxStreams: 4, timeoutMs: 50 });
+  const more = late.createWithData(new Uint8Array(4 * n), 0);
+  slow(late, more, 150_000);
+  const timedOut = await Promise.allSettled(
+    Array.from({ length: 20 }, () => late.read([more.copyDescriptor([1], [1], 4)], 0)),
+  );
+  assert.deepEqual(
+    timedOut.map((result) => (result as PromiseRejectedResult).reason?.code),
+    new Array(20).fill("TIMEOUT"),
+  );
+  late.device.driver.symbols.cuCtxSynchronize(); // a drain past the timeout ends in the background
+  late.destroy();
+  await late.drained;
 });

@@ -11,6 +11,14 @@ const LIBC_SYMBOLS = {
   sem_init: { parameters: ["buffer", "i32", "u32"], result: "i32" },
   sem_trywait: { parameters: ["buffer"], result: "i32" },
   sem_timedwait: { parameters: ["buffer", "buffer"], result: "i32" },
+  // The same wait on a thread of Deno's pool, for the overflow of the host waits (`queue/`).
+  sem_timedwait_async: {
+    name: "sem_timedwait",
+    parameters: ["buffer", "buffer"],
+    result: "i32",
+    nonblocking: true,
+  },
+  sem_post: { parameters: ["buffer"], result: "i32" },
   dlsym: { parameters: ["pointer", "buffer"], result: "pointer" },
 } as const satisfies Deno.ForeignLibraryInterface;
 

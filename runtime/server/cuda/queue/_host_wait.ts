@@ -10,7 +10,9 @@
  * - **Bounded.** At most {@linkcode MAX_PARKED} synchronizes are parked per owner (server): Deno's
  *   pool is shared by every non-blocking call. Further waits queue; each returning synchronize
  *   re-queries the queue (events of one stream complete in order, so the queue often completes
- *   with it) and parks the next; a queue that stays is polled with a short backoff meanwhile.
+ *   with it), and so does a post of the device after any queued wait's event (`_overflow_wake.ts`:
+ *   one more parked call for the whole queue). Where the device cannot post, the queue is
+ *   re-queried with a 1 ms backoff instead, and each returning synchronize parks the next.
  * - **Timeouts and destroy.** A wait past its `timeoutMs` rejects `TIMEOUT` at once while its
  *   parked thread may stay blocked (its slot is taken until the driver returns); destroying the
  *   owner rejects every pending wait with `DESTROYED` at once.
@@ -22,6 +24,7 @@
 
 import { DestroyedError, TimeoutError } from "../../../core/errors.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver, unrefCall } from "../_ffi.ts";
+import { OverflowWake } from "./_overflow_wake.ts";
 
 /** Synchronizes parked on Deno's blocking pool per owner at most. */
 export const MAX_PARKED = 16;
@@ -58,6 +61,8 @@ interface Waiter {
   settled: boolean;
   /** A parked call uses the event now. */
   parked: boolean;
+  /** Queued: the private stream of its post (`_overflow_wake.ts`). */
+  armed?: Deno.PointerValue;
 }
 
 /** Drivers whose `cuEventSynchronize` needs a current context: their waits poll. */
@@ -72,6 +77,10 @@ export class HostWaiter {
   #parked = 0;
   #poll: ReturnType<typeof setTimeout> | undefined;
   #destroyed = false;
+  /** The posts of queued waits; `null` where the device cannot post (they are polled). */
+  #overflow: OverflowWake | null | undefined;
+  /** Queued waits armed for a post, not settled. */
+  #armed = 0;
   /** `cuEventSynchronize` calls made (for tests: a wait that polls makes none). */
   parkedCalls = 0;
 
@@ -134,6 +143,7 @@ export class HostWaiter {
     this.#queue = [];
     if (this.#poll !== undefined) clearTimeout(this.#poll);
     this.#poll = undefined;
+    this.#overflow?.close();
   }
 
   #park(waiter: Waiter): void {
@@ -165,7 +175,35 @@ export class HostWaiter {
 
   #enqueue(waiter: Waiter): void {
     this.#queue.push(waiter);
-    this.#schedulePoll();
+    if (this.#arm(waiter)) this.#sleep();
+    else this.#schedulePoll();
+  }
+
+  /** Arms the device's post after a queued wait's event; false where it cannot (it is polled). */
+  #arm(waiter: Waiter): boolean {
+    const owner = waiter.request.owner;
+    if (owner === undefined || owner.destroyed || this.#overflow === null) return false;
+    this.#overflow ??= OverflowWake.open(this.#driver) ?? null;
+    if (this.#overflow === null) return false;
+    owner.bind();
+    waiter.armed = this.#overflow.arm(waiter.handle) ?? undefined;
+    if (waiter.armed === undefined) return false;
+    this.#armed++;
+    return true;
+  }
+
+  /** Parks the wait for the posts (one for the queue); a wake re-queries the queue. */
+  #sleep(): void {
+    const overflow = this.#overflow;
+    if (overflow == null || this.#destroyed) return;
+    const call = overflow.sleep();
+    if (this.#inFlight.has(call)) return;
+    this.#inFlight.add(call);
+    call.then(() => {
+      this.#inFlight.delete(call);
+      this.#pump();
+      if (this.#armed > 0) this.#sleep();
+    });
   }
 
   /** Settles the queued waits whose event completed; parks the next ones in free slots. */
@@ -179,14 +217,18 @@ export class HostWaiter {
       else this.#settle(waiter, done === true ? undefined : done);
     }
     this.#queue = still;
-    while (this.#queue.length > 0 && this.#parked < MAX_PARKED && !needsContext.has(this.#driver)) {
-      this.#park(this.#queue.shift()!);
+    // Waits the device posts for stay queued; the others take the free slots.
+    for (let i = 0; i < this.#queue.length && this.#parked < MAX_PARKED; i++) {
+      if (this.#queue[i].armed !== undefined || needsContext.has(this.#driver)) continue;
+      this.#park(this.#queue.splice(i--, 1)[0]);
     }
     this.#schedulePoll();
   }
 
   #schedulePoll(): void {
-    if (this.#poll !== undefined || this.#queue.length === 0 || this.#destroyed) return;
+    if (this.#poll !== undefined || this.#destroyed) return;
+    // Nothing to poll: the posts wake the armed waits.
+    if (this.#queue.every((waiter) => waiter.settled || waiter.armed !== undefined)) return;
     this.#poll = setTimeout(() => {
       this.#poll = undefined;
       this.#pump();
@@ -208,6 +250,12 @@ export class HostWaiter {
     waiter.settled = true;
     clearTimeout(waiter.timer);
     this.#pending.delete(waiter);
+    if (waiter.armed !== undefined) {
+      if (!this.#destroyed) waiter.request.owner?.bind(); // at destroy its context is current
+      this.#overflow?.disarm(waiter.armed);
+      waiter.armed = undefined;
+      if (--this.#armed === 0) this.#overflow?.interrupt(); // no parked call outlives the waits
+    }
     if (!waiter.parked) waiter.request.onReleased?.();
     if (error !== undefined) waiter.reject(error);
     else if (waiter.request.owner?.destroyed) waiter.reject(destroyed());

@@ -50,6 +50,28 @@ export const wakeCounts = { posts: 0, checks: 0, naps: 0 };
 const spare: Uint8Array[] = [];
 const nap = new Int32Array(new SharedArrayBuffer(4));
 
+/** A semaphore at 0 (a spare one where there is), `null` where `sem_init` fails. */
+export function takeSemaphore(lib: Libc): Uint8Array | null {
+  const sem = spare.pop() ?? new Uint8Array(SEM_BYTES);
+  if (lib.symbols.sem_init(sem, 0, 0) === 0) return sem;
+  spare.push(sem);
+  return null;
+}
+
+/** Keeps a semaphore for reuse: a host function may still post it, so it is never freed. */
+export function returnSemaphore(sem: Uint8Array): void {
+  spare.push(sem);
+}
+
+/** Writes `untilMs` (the `performance.now()` clock) as a `CLOCK_REALTIME` timespec into `out`. */
+export function realtimeDeadline(untilMs: number, out: BigInt64Array): BigInt64Array {
+  const at = performance.timeOrigin + Math.max(performance.now(), untilMs); // ms since the epoch
+  const seconds = Math.floor(at / 1000);
+  out[0] = BigInt(seconds);
+  out[1] = BigInt(Math.floor((at - seconds * 1000) * 1e6));
+  return out;
+}
+
 /** One server's device-woken waits. */
 class Wake {
   readonly #driver: CudaDriver;
@@ -63,8 +85,9 @@ class Wake {
   constructor(driver: CudaDriver, lib: Libc) {
     this.#driver = driver;
     this.#libc = lib;
-    this.#sem = spare.pop() ?? new Uint8Array(SEM_BYTES);
-    if (lib.symbols.sem_init(this.#sem, 0, 0) !== 0) this.usable = false;
+    const sem = takeSemaphore(lib);
+    this.#sem = sem ?? new Uint8Array(SEM_BYTES);
+    if (sem === null) this.usable = false;
   }
 
   /**
@@ -93,13 +116,9 @@ class Wake {
 
   /** Blocks until a post or `untilMs` (the `performance.now()` clock), whichever is first. */
   sleep(untilMs: number): void {
-    const left = Math.max(0, untilMs - performance.now());
-    const at = performance.timeOrigin + performance.now() + left; // CLOCK_REALTIME, ms
-    const seconds = Math.floor(at / 1000);
-    this.#deadline[0] = BigInt(seconds);
-    this.#deadline[1] = BigInt(Math.floor((at - seconds * 1000) * 1e6));
+    const deadline = realtimeDeadline(untilMs, this.#deadline);
     // 0: posted; -1: timed out or interrupted.
-    if (this.#libc.symbols.sem_timedwait(this.#sem, this.#deadline) === 0) wakeCounts.posts++;
+    if (this.#libc.symbols.sem_timedwait(this.#sem, deadline) === 0) wakeCounts.posts++;
     else wakeCounts.checks++;
   }
 
@@ -112,7 +131,7 @@ class Wake {
   /** Destroys the stream (the owner's context current) and keeps the semaphore for reuse. */
   release(): void {
     this.clogged();
-    spare.push(this.#sem);
+    returnSemaphore(this.#sem);
   }
 }
 
