@@ -35,6 +35,8 @@ export class OverflowWake {
   readonly #driver: CudaDriver;
   readonly #libc: Libc;
   readonly #sem: Uint8Array;
+  /** The parked call's deadline: a buffer it reads must stay referenced while it runs. */
+  readonly #deadline = new BigInt64Array(2);
   #sleeping: Promise<void> | undefined;
   #closed = false;
 
@@ -85,7 +87,7 @@ export class OverflowWake {
   sleep(): Promise<void> {
     if (this.#sleeping !== undefined) return this.#sleeping;
     if (this.#closed) return Promise.resolve();
-    const deadline = realtimeDeadline(performance.now() + CHECK_MS, new BigInt64Array(2));
+    const deadline = realtimeDeadline(performance.now() + CHECK_MS, this.#deadline);
     const call = unrefCall(this.#libc.symbols.sem_timedwait_async(this.#sem, deadline));
     return this.#sleeping = call.then((result) => {
       this.#sleeping = undefined;

@@ -48,11 +48,17 @@ export const wakeCounts = { posts: 0, checks: 0, naps: 0 };
 
 /** Semaphores of destroyed servers, for reuse (never freed: module doc). */
 const spare: Uint8Array[] = [];
+/**
+ * Every semaphore made: a host function may post one after its server was dropped without
+ * `destroy` (its memory must outlive any garbage collection of the server).
+ */
+const made: Uint8Array[] = [];
 const nap = new Int32Array(new SharedArrayBuffer(4));
 
 /** A semaphore at 0 (a spare one where there is), `null` where `sem_init` fails. */
 export function takeSemaphore(lib: Libc): Uint8Array | null {
-  const sem = spare.pop() ?? new Uint8Array(SEM_BYTES);
+  let sem = spare.pop();
+  if (sem === undefined) made.push(sem = new Uint8Array(SEM_BYTES));
   if (lib.symbols.sem_init(sem, 0, 0) === 0) return sem;
   spare.push(sem);
   return null;
