@@ -199,12 +199,26 @@ const isNan = (v: string) => `(bitcast<u32>(${v}) & 0x7fffffffu) > 0x7f800000u`;
 
 /**
  * `combine` of an operator: f32 max and min propagate NaN, as NumPy's and `scan`'s (WGSL's `max`
- * and `min`, and CUDA's, may return the other operand). The text is valid WGSL and CUDA C++.
+ * and `min`, and CUDA's, may return the other operand), and order -0 below +0 (`ZERO_SIGN`).
+ * The text is valid WGSL and CUDA C++.
  */
 function combineOf(op: "sum" | "max" | "min", type: ElementType): string {
   if (type !== "f32" || op === "sum") return COMBINE[op];
-  return `select(${COMBINE[op]}, a + b, ${isNan("a")} || ${isNan("b")})`;
+  return `select(select(${COMBINE[op]}, ${ZERO_SIGN[op]}, a == b), a + b, ${isNan("a")} || ${
+    isNan("b")
+  })`;
 }
+
+/**
+ * f32 max and min of equal operands by their bits: of -0 and +0, max takes +0 (the sign bits
+ * and-ed) and min -0 (or-ed), as `segmentReduce` orders them and IEEE 754's `maximum` does;
+ * equal numbers have equal bits. WGSL's `max` and `min` leave the sign of a zero result to the
+ * device (llvmpipe returns the second operand), so the bits are chosen here, on both backends.
+ */
+export const ZERO_SIGN = {
+  max: "bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b))",
+  min: "bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b))",
+} as const;
 
 /**
  * The program of a built-in operator over `type` (with `product`: the dot product of inputs `a`

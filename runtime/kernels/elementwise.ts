@@ -65,6 +65,9 @@ export interface ElementwiseSpec<T extends ElementType = "f32"> {
   /**
    * A WGSL scalar expression; its value is converted to the output type as WGSL's `T(e)` does
    * (`u32(x)` of an f32 `x` rounds toward zero and clamps to [0, 4294967040]), on both backends.
+   * A NaN converts to 0 on CUDA; WGSL leaves it to the device (llvmpipe: `i32(NaN)` is
+   * -2147483648, `u32(NaN)` 0): where it matters, map NaN first, by its bits
+   * (`(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u`; a compiler may take `x != x` as false).
    */
   readonly expression: string;
   /**

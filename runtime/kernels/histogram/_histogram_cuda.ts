@@ -26,8 +26,15 @@ const BIN: Record<CountKind, string> = {
     const float x = x_in[i];
     if (!(x >= params.low && x <= params.high)) return -1; // out of range, or NaN
     unsigned int k = min((unsigned int)fmaxf(0.0f, floorf(__fdiv_rn(__fsub_rn(x, params.low), params.width))), params.bins - 1u);
-    if (x < edge(k) && k > 0u) k = k - 1u;
-    else if (k + 1u < params.bins && x >= edge(k + 1u)) k = k + 1u;
+    if (x < edge(k) || (k + 1u < params.bins && x >= edge(k + 1u))) {
+      // The last bin whose edge is <= x, by bisection (as the WGSL's).
+      unsigned int lo = 0u, hi = params.bins - 1u;
+      while (lo < hi) {
+        const unsigned int mid = hi - (hi - lo) / 2u;
+        if (edge(mid) <= x) lo = mid; else hi = mid - 1u;
+      }
+      k = lo;
+    }
     return (int)k;
   };`,
   bincount_i32: `

@@ -17,9 +17,12 @@ export const SHARED_PER_INVOCATION = 16;
 
 /** The bin of element `i` (`-1` for none), by what the kernel counts. */
 const BIN = {
-  // NumPy's edges, in f32: low + k * width, the last one `high` itself (in the last bin). The
-  // first guess from the scaled value is corrected by one against those edges, so a value on an
-  // edge goes to the bin above it, as in NumPy.
+  // NumPy's edges, in f32: low + k * width, the last one `high` itself (in the last bin). A value
+  // goes to the last bin whose edge is <= it, so a value on an edge goes to the bin above it, as
+  // in NumPy. The first guess from the scaled value is checked against those edges; where it
+  // misses (a value near an edge, or edges that f32 rounds to one value, which leave the bins
+  // between them empty), a bisection over the edges (never decreasing, edge(0) = low <= x;
+  // at most 32 steps) finds the bin.
   histogram: `fn edge(k: u32) -> f32 {
   if (k >= params.bins) { return params.high; }
   return params.low + f32(k) * params.width;
@@ -28,8 +31,15 @@ fn bin_of(i: u32) -> i32 {
   let x = x_in[i];
   if (!(x >= params.low && x <= params.high)) { return -1; } // out of range, or NaN
   var k = min(u32(max(0.0, floor((x - params.low) / params.width))), params.bins - 1u);
-  if (x < edge(k) && k > 0u) { k = k - 1u; }
-  else if (k + 1u < params.bins && x >= edge(k + 1u)) { k = k + 1u; }
+  if (x < edge(k) || (k + 1u < params.bins && x >= edge(k + 1u))) {
+    var lo = 0u;
+    var hi = params.bins - 1u;
+    while (lo < hi) {
+      let mid = hi - (hi - lo) / 2u;
+      if (edge(mid) <= x) { lo = mid; } else { hi = mid - 1u; }
+    }
+    k = lo;
+  }
   return i32(k);
 }`,
   bincount_i32: `fn bin_of(i: u32) -> i32 {

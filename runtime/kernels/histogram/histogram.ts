@@ -32,6 +32,9 @@ export interface HistogramOptions {
   stream?: StreamId;
 }
 
+/** The largest finite f32. */
+const F32_MAX = 3.4028234663852886e38;
+
 /**
  * Counts the elements of an f32 handle in `bins` equal-width bins over `range`, as NumPy's
  * `histogram(x, bins, range)`: bin `k` holds `edge(k) <= x < edge(k + 1)` with
@@ -78,5 +81,12 @@ export function histogram(
       `histogram: the bins of [${low}, ${high}] are too narrow for f32 (${bins})`,
     );
   }
-  return countInto(client, what, "histogram", x, bins, { low, high, width }, options.stream);
+  // One bin over a range wider than the largest f32 (`[-3e38, 3e38]`): its width overflows f32,
+  // yet no edge but `low` and `high` uses it (the bin's guess is clamped to it), so the largest
+  // f32 stands in for it.
+  return countInto(client, what, "histogram", x, bins, {
+    low,
+    high,
+    width: Math.min(width, F32_MAX),
+  }, options.stream);
 }

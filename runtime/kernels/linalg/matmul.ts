@@ -86,7 +86,9 @@ const texts = backendTexts({
  * disposed right after the call; transposed inputs are first transposed into temporary
  * handles, so the tuned variants apply. f32 at every shape, summed with `fma` in `k` order. On
  * a CUDA client the same call runs CUDA C (compiled by NVRTC once per device): the set's naive,
- * shared-tile and register-tile variants (tuned likewise), and the batched kernel.
+ * shared-tile and register-tile variants (tuned likewise), and the batched kernel. CUDA's `fma`
+ * rounds once; WGSL's need not (llvmpipe rounds the product, then the sum), so the last bits of
+ * a product may differ between backends and devices (not between variants of one device).
  *
  * `TypeError` for handles that are not f32; `RangeError` naming the argument for sizes that are
  * not integers, handles whose length is not `batch * m * k` / `batch * k * n`, and for `k` over

@@ -22,12 +22,13 @@ const U = "unsigned int";
 /** The CUDA vector type of 4 elements. */
 const VECTOR: Readonly<Record<ElementType, string>> = { f32: "float4", i32: "int4", u32: "uint4" };
 
-/** `combine(a, b)`: f32 max and min propagate NaN (as the WGSL's). */
+/** `combine(a, b)`: f32 max and min propagate NaN and order -0 below +0 (as the WGSL's). */
 function combineOf(op: ScanOp, type: ElementType): string {
   if (op === "sum") return "a + b";
   if (op === "prod") return "a * b";
   if (type !== "f32") return `${op}(a, b)`;
-  return `(is_nan(a) || is_nan(b)) ? a + b : ${op}(a, b)`;
+  const zero = `__uint_as_float(__float_as_uint(a) ${op === "max" ? "&" : "|"} __float_as_uint(b))`;
+  return `(is_nan(a) || is_nan(b)) ? a + b : a == b ? ${zero} : ${op}(a, b)`;
 }
 
 /**

@@ -24,6 +24,7 @@
 
 import type { ElementType } from "../elementwise.ts";
 import { BITS_F32, bitsOf, type GeneratedKernel, SEGMENT_INDEX } from "../_grid.ts";
+import { ZERO_SIGN } from "../_reduce_kernels.ts";
 
 /**
  * A scan operator.
@@ -69,12 +70,15 @@ export function scanIdentity(op: ScanOp, type: ElementType): number {
   return new Float32Array(new Uint32Array([bits]).buffer)[0];
 }
 
-/** `combine(a, b)`: f32 max and min propagate NaN (WGSL's `max` and `min` need not). */
+/**
+ * `combine(a, b)`: f32 max and min propagate NaN (WGSL's `max` and `min` need not) and order -0
+ * below +0 (`ZERO_SIGN`).
+ */
 function combineOf(op: ScanOp, type: ElementType): string {
   if (op === "sum") return "a + b";
   if (op === "prod") return "a * b";
   if (type !== "f32") return `${op}(a, b)`;
-  return `select(${op}(a, b), a + b, is_nan(a) || is_nan(b))`;
+  return `select(select(${op}(a, b), ${ZERO_SIGN[op]}, a == b), a + b, is_nan(a) || is_nan(b))`;
 }
 
 function header(op: ScanOp, type: ElementType): string {
