@@ -69,11 +69,17 @@ export function isTextureVariable(variable: unknown): boolean {
   return (variable as ReflectedResource).resourceType === STORAGE_TEXTURE;
 }
 
-/** The module's texture and sampler bindings (unsorted). */
+/**
+ * The module's texture and sampler bindings (unsorted) that `keep` keeps (by the variable's
+ * name as reflected): two variables at one binding are a `CompilationError` only when both are
+ * kept (webgpu-samples' probabilityMap.wgsl declares a texture and a storage texture at
+ * `@binding(3)`, each used by one entry point).
+ */
 export function textureBindings(
   reflect: { readonly storage: unknown; readonly textures: unknown; readonly samplers: unknown },
   kernel: string,
   source: string,
+  keep: (name: string) => boolean = () => true,
 ): ReflectedBinding[] {
   const textures = [
     ...(reflect.storage as ReflectedResource[]).filter(isTextureVariable),
@@ -83,6 +89,7 @@ export function textureBindings(
   const filterable = samplers.some((s) => s.type.name === "sampler");
   const out: ReflectedBinding[] = [];
   for (const v of [...textures, ...samplers]) {
+    if (!keep(v.name)) continue;
     const line = lineOf(source, v.name);
     const typeName = v.type.name;
     const texture = slotOf(v, filterable);

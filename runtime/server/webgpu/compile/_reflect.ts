@@ -218,9 +218,12 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     })),
   ];
   // Textures and samplers, named as the user wrote them, those the entry point uses only.
-  const bindings: ReflectedBinding[] = textureBindings(reflect, name, kernel.source)
-    .map((b) => ({ ...b, name: unmangle(b.name) }))
-    .filter((b) => entry.resources === undefined || used.has(b.name));
+  const bindings: ReflectedBinding[] = textureBindings(
+    reflect,
+    name,
+    kernel.source,
+    (v) => entry.resources === undefined || used.has(unmangle(v)),
+  ).map((b) => ({ ...b, name: unmangle(b.name) }));
   for (const { v, space } of variables) {
     if (isTextureVariable(v)) continue; // storage textures: reflected by textureBindings
     const variable = unmangle(v.name);

@@ -1,0 +1,12 @@
+/**
+ * The QA corpus, third wave: real-world WGSL compute shaders from sources the first two waves
+ * did not cover (`_wgsl_corpus_qa.ts`, `_wgsl_corpus_qa2.ts`), each crediting its source URL;
+ * run by `webgpu_wgsl_corpus_qa3_test.ts`.
+ */
+import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
+import { APPS } from "./_wgsl_corpus_qa3_apps.ts";
+
+/** Every case of the third wave. */
+export const CORPUS_QA3: readonly CorpusCase[] = [
+  ...APPS,
+];

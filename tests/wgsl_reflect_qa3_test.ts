@@ -1,0 +1,32 @@
+/**
+ * Reflection defects the third QA wave's WGSL corpus (`_wgsl_corpus_qa3.ts`) found, each
+ * reduced to the construct that was misread.
+ */
+import assert from "node:assert/strict";
+import { reflectKernel } from "../runtime/server/webgpu/compile/_reflect.ts";
+import { CompilationError } from "../backend.ts";
+
+const compilationError = (pattern: RegExp) => (error: unknown) =>
+  error instanceof CompilationError && pattern.test(error.message);
+
+Deno.test("a texture and a storage texture at one binding, each used by one entry point", () => {
+  // After webgpu-samples' particles/probabilityMap.wgsl: a CompilationError ("@binding(3) is
+  // declared twice") for either entry point; plain WebGPU's "auto" layout has only the one used.
+  const source = `@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@group(0) @binding(3) var tex_in: texture_2d<f32>;
+@group(0) @binding(3) var tex_out: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(1) fn import_level() { out[0] = textureLoad(tex_in, vec2i(0), 0).w; }
+@compute @workgroup_size(1) fn export_level() { textureStore(tex_out, vec2i(0), vec4f(out[0])); }
+@compute @workgroup_size(1) fn both() {
+  textureStore(tex_out, vec2i(0), textureLoad(tex_in, vec2i(0), 0));
+}`;
+  const kinds = (entryPoint: string) =>
+    reflectKernel({ source, entryPoint }).resources.map((b) => [b.binding, b.texture?.kind]);
+  assert.deepEqual(kinds("import_level"), [[0, undefined], [3, "sampled"]]);
+  assert.deepEqual(kinds("export_level"), [[0, undefined], [3, "storage"]]);
+  // One entry point using both is still refused, as plain WebGPU refuses it.
+  assert.throws(
+    () => reflectKernel({ source, entryPoint: "both" }),
+    compilationError(/@group\(0\) @binding\(3\) is declared twice/),
+  );
+});
