@@ -3,7 +3,7 @@
  * reduced to the construct that was misread.
  */
 import assert from "node:assert/strict";
-import { reflectKernel } from "../runtime/server/webgpu/compile/_reflect.ts";
+import { reflectKernel, widenReadOnlyStorage } from "../runtime/server/webgpu/compile/_reflect.ts";
 import { CompilationError } from "../backend.ts";
 
 const compilationError = (pattern: RegExp) => (error: unknown) =>
@@ -28,5 +28,32 @@ Deno.test("a texture and a storage texture at one binding, each used by one entr
   assert.throws(
     () => reflectKernel({ source, entryPoint: "both" }),
     compilationError(/@group\(0\) @binding\(3\) is declared twice/),
+  );
+});
+
+Deno.test("read-only storage with comments or a trailing comma in var<...> is widened", () => {
+  // A comment inside the template list left the declaration read-only in the compiled module
+  // while the layout the runtime made had it writable: every launch failed to compile
+  // ("Storage class ... doesn't match the shader"). Lines are kept; comments elsewhere stay.
+  const source = `@group(0) @binding(0) var<storage, // the input
+  read> a: array<f32>;
+@group(0) @binding(1) var /* v */ < storage /* s */ , /* a */ read > b: array<f32>;
+@group(0) @binding(2) var<storage, read,> c: array<f32>;
+@group(0) @binding(3) var<storage,> d: array<f32>; // var<storage> e
+@group(0) @binding(4) var<storage, read_write> f: array<f32>;`;
+  assert.equal(
+    widenReadOnlyStorage(source),
+    `@group(0) @binding(0) var<storage, read_write>
+ a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<storage, read_write> d: array<f32>; // var<storage> e
+@group(0) @binding(4) var<storage, read_write> f: array<f32>;`,
+  );
+  assert.deepEqual(
+    reflectKernel({
+      source: source + "\n@compute @workgroup_size(1) fn main() { f[0] = a[0] + b[0] + c[0] + d[0]; }",
+    }).storage.map((b) => b.access),
+    ["read", "read", "read", "read", "read_write"],
   );
 });

@@ -24,7 +24,7 @@ import {
   resolveWorkgroupSize,
   type WorkgroupSizeText,
 } from "./_overrides.ts";
-import { readModule, unmangle } from "./_wgsl_source.ts";
+import { maskComments, readModule, unmangle } from "./_wgsl_source.ts";
 import { declaredNames, namesUsedBy } from "./_entry_uses.ts";
 import { unsure } from "./_device_verdict.ts";
 import {
@@ -317,7 +317,16 @@ export function checkWorkgroupSize(
  * kept, so compiler messages point at the user's lines.
  */
 export function widenReadOnlyStorage(source: string): string {
-  return source.replace(/var\s*<\s*storage\s*(?:,\s*read\s*)?>/g, "var<storage, read_write>");
+  // Matched with comments masked (`var<storage, /* c */ read>`, a line comment inside the
+  // template list), a trailing comma allowed; the newlines of a match are kept.
+  const masked = maskComments(source);
+  let out = "", at = 0;
+  for (const m of masked.matchAll(/\bvar\s*<\s*storage\s*(?:,\s*read\s*)?,?\s*>/g)) {
+    const newlines = m[0].replace(/[^\n]/g, "");
+    out += source.slice(at, m.index) + "var<storage, read_write>" + newlines;
+    at = m.index! + m[0].length;
+  }
+  return out + source.slice(at);
 }
 
 /**
