@@ -7,10 +7,12 @@ import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { APPS } from "./_wgsl_corpus_qa3_apps.ts";
 import { LANG3 } from "./_wgsl_corpus_qa3_lang.ts";
 import { PARSE3 } from "./_wgsl_corpus_qa3_parse.ts";
+import { ML3 } from "./_wgsl_corpus_qa3_ml.ts";
 
 /** Every case of the third wave. */
 export const CORPUS_QA3: readonly CorpusCase[] = [
   ...APPS,
   ...LANG3,
   ...PARSE3,
+  ...ML3,
 ];
