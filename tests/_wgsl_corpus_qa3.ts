@@ -8,6 +8,7 @@ import { APPS } from "./_wgsl_corpus_qa3_apps.ts";
 import { LANG3 } from "./_wgsl_corpus_qa3_lang.ts";
 import { PARSE3 } from "./_wgsl_corpus_qa3_parse.ts";
 import { ML3 } from "./_wgsl_corpus_qa3_ml.ts";
+import { GRAPHICS3 } from "./_wgsl_corpus_qa3_graphics.ts";
 
 /** Every case of the third wave. */
 export const CORPUS_QA3: readonly CorpusCase[] = [
@@ -15,4 +16,5 @@ export const CORPUS_QA3: readonly CorpusCase[] = [
   ...LANG3,
   ...PARSE3,
   ...ML3,
+  ...GRAPHICS3,
 ];
