@@ -1,6 +1,6 @@
 /**
- * QA wave 3, applications: webgpu-samples (particles' probability map, the Cornell box's
- * ray tracer), wgpu's examples, vello's passes; see `_wgsl_corpus_qa3.ts`.
+ * QA wave 3, applications: webgpu-samples' particles probability map, wgpu's
+ * render_with_compute example, vello's passes; see `_wgsl_corpus_qa3.ts`.
  */
 import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
 import { T, w } from "./_wgsl_corpus_qa3_base.ts";
@@ -109,7 +109,8 @@ export const APPS: readonly CorpusCase[] = [
     // https://github.com/webgpu/webgpu-samples/blob/main/sample/particles/probabilityMap.wgsl
     // verbatim: two variables at @binding(3) (a texture_2d and a storage texture, one per entry
     // point), a phony `_ = &buf_in;` that makes an otherwise unused binding part of the layout.
-    name: "webgpu-samples particles probabilityMap import_level (two vars at @binding(3), `_ = &buf_in`)",
+    name:
+      "webgpu-samples particles probabilityMap import_level (two vars at @binding(3), `_ = &buf_in`)",
     entryPoint: "import_level",
     source: PROBABILITY_MAP,
     plain: [
@@ -141,7 +142,8 @@ export const APPS: readonly CorpusCase[] = [
     // https://github.com/gfx-rs/wgpu/blob/trunk/examples/features/src/render_with_compute/shader.wgsl
     // (Slang's WGSL output): `@align(16)` on a first member, `x24`-mangled names, a block
     // statement `{var dim = textureDimensions((t));((w)) = dim.x;...}`, `% ((3.0f))`.
-    name: "wgpu render_with_compute (Slang output: @align members, block statement, storage texture)",
+    name:
+      "wgpu render_with_compute (Slang output: @align members, block statement, storage texture)",
     source: /* wgsl */ `
 @binding(1) @group(0) var outputTexture_0 : texture_storage_2d<rgba8unorm, write>;
 
@@ -234,55 +236,13 @@ fn imageMain(@builtin(global_invocation_id) dispatchThreadID_2 : vec3<u32>)
     drawPixel_0(dispatchThreadID_3, imageMain_slang_Lambda_imageMain_1_x24init_0(dispatchThreadID_3));
     return;
 }`,
-    plain: [B(0, 0, w({ f: 0.5 }, { f: 42 }, 0, 0), true), T(0, 1, 16, 16, "rgba8unorm", undefined, true)],
+    plain: [
+      B(0, 0, w({ f: 0.5 }, { f: 42 }, 0, 0), true),
+      T(0, 1, 16, 16, "rgba8unorm", undefined, true),
+    ],
     workgroups: [1, 1, 1],
     threads: [16, 16],
     params: { time_0: 0.5, frame_0: 42 },
-  },
-  {
-    // https://github.com/gfx-rs/wgpu/blob/trunk/examples/features/src/timestamp_queries/shader.wgsl
-    // verbatim: vertex, fragment and compute entry points in one module, a binding named
-    // `buffer`, a 128-round PCG hash.
-    name: "wgpu timestamp_queries main_cs (vertex+fragment+compute module, binding named buffer)",
-    entryPoint: "main_cs",
-    source: /* wgsl */ `
-@vertex
-fn vs_main(@builtin(vertex_index) in_vertex_index: u32) -> @builtin(position) vec4<f32> {
-    let x = f32(i32(in_vertex_index) - 1);
-    let y = f32(i32(in_vertex_index & 1u) * 2 - 1);
-    return vec4<f32>(x, y, 0.0, 1.0);
-}
-
-@fragment
-fn fs_main() -> @location(0) vec4<f32> {
-    return vec4<f32>(1.0, 0.0, 0.0, 1.0);
-}
-
-
-@group(0)
-@binding(0)
-var<storage, read_write> buffer: array<u32>; // Used as both input and output for convenience.
-
-fn pcg_hash(input: u32) -> u32 {
-    let state = input * 747796405u + 2891336453u;
-    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
-    return (word >> 22u) ^ word;
-}
-
-@compute
-@workgroup_size(1)
-fn main_cs(@builtin(global_invocation_id) global_id: vec3<u32>) {
-    var value = buffer[0];
-
-    for (var i = 0u; i < 128u; i += 1u) {
-        value = pcg_hash(value);
-    }
-
-    buffer[0] = value;
-}`,
-    plain: [B(0, 0, w(7, 11, 13))],
-    workgroups: [1, 1, 1],
-    threads: 1,
   },
   {
     // https://github.com/linebender/vello/blob/main/vello_shaders/shader/bbox_clear.wgsl

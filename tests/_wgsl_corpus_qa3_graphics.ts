@@ -1,9 +1,9 @@
 /**
  * QA wave 3, graphics compute: the Cornell box sample's ray tracer (webgpu-samples), Bevy's
- * auto-exposure histogram, a compute.toys shader with its prelude, vello's second pathtag
- * reduction; see `_wgsl_corpus_qa3.ts`.
+ * auto-exposure histogram, vello's second pathtag reduction, wgpu's timestamp_queries
+ * example; see `_wgsl_corpus_qa3.ts`.
  */
-import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
+import { B, type CorpusCase, u } from "./_wgsl_corpus_qa_base.ts";
 import { T, w } from "./_wgsl_corpus_qa3_base.ts";
 
 const ID = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
@@ -108,7 +108,8 @@ export const GRAPHICS3: readonly CorpusCase[] = [
     // and a vec3u (params by field), a runtime array of Quad structs read in a loop bounded by
     // `arrayLength(&quads)`, var<private> random state, abstract-int const vectors
     // (`140893 * 1609 * 13` is past i32), `HitInfo()` zero construction, trailing commas.
-    name: "webgpu-samples Cornell box ray tracing (mat4x4f uniforms, arrayLength loop, var<private>)",
+    name:
+      "webgpu-samples Cornell box ray tracing (mat4x4f uniforms, arrayLength loop, var<private>)",
     source: /* wgsl */ `
 const pi = 3.14159265359;
 
@@ -324,5 +325,50 @@ fn main(
     plain: [B(0, 0, u(512 * 5, 97)), B(0, 1, new Uint32Array(2 * 5))],
     workgroups: [2, 1, 1],
     threads: 512,
+  },
+  {
+    // https://github.com/gfx-rs/wgpu/blob/trunk/examples/features/src/timestamp_queries/shader.wgsl
+    // verbatim: vertex, fragment and compute entry points in one module, a binding named
+    // `buffer`, a 128-round PCG hash.
+    name: "wgpu timestamp_queries main_cs (vertex+fragment+compute module, binding named buffer)",
+    entryPoint: "main_cs",
+    source: /* wgsl */ `
+@vertex
+fn vs_main(@builtin(vertex_index) in_vertex_index: u32) -> @builtin(position) vec4<f32> {
+    let x = f32(i32(in_vertex_index) - 1);
+    let y = f32(i32(in_vertex_index & 1u) * 2 - 1);
+    return vec4<f32>(x, y, 0.0, 1.0);
+}
+
+@fragment
+fn fs_main() -> @location(0) vec4<f32> {
+    return vec4<f32>(1.0, 0.0, 0.0, 1.0);
+}
+
+
+@group(0)
+@binding(0)
+var<storage, read_write> buffer: array<u32>; // Used as both input and output for convenience.
+
+fn pcg_hash(input: u32) -> u32 {
+    let state = input * 747796405u + 2891336453u;
+    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+@compute
+@workgroup_size(1)
+fn main_cs(@builtin(global_invocation_id) global_id: vec3<u32>) {
+    var value = buffer[0];
+
+    for (var i = 0u; i < 128u; i += 1u) {
+        value = pcg_hash(value);
+    }
+
+    buffer[0] = value;
+}`,
+    plain: [B(0, 0, w(7, 11, 13))],
+    workgroups: [1, 1, 1],
+    threads: 1,
   },
 ];

@@ -3,8 +3,6 @@
  * shared-memory tests, the spec's pointer and layout rules; see `_wgsl_corpus_qa3.ts`.
  */
 import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
-import { w } from "./_wgsl_corpus_qa3_base.ts";
-
 
 export const LANG3: readonly CorpusCase[] = [
   {

@@ -3,9 +3,8 @@
  * shared-memory ReduceMean (what transformers.js runs on WebGPU), and a tiled matmul from the
  * "Optimizing a WebGPU Matmul Kernel" blog; see `_wgsl_corpus_qa3.ts`.
  */
-import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
+import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 import { w } from "./_wgsl_corpus_qa3_base.ts";
-
 
 /** The conv's uniforms, 144 bytes: u32, then vec2u x3, u32, then vec4u x6 from byte 48. */
 const CONV_U = {
@@ -118,13 +117,21 @@ fn main(@builtin(global_invocation_id) global_id : vec3<u32>) {
     ],
     workgroups: [1, 1, 1],
     threads: 48,
-    params: { outputSize: 48, axis: 1, exclusive: 1, reverse: 1, input_shape: [6, 8], input_strides: [8, 1] },
+    params: {
+      outputSize: 48,
+      axis: 1,
+      exclusive: 1,
+      reverse: 1,
+      input_shape: [6, 8],
+      input_strides: [8, 1],
+    },
   },
   {
     // After https://github.com/microsoft/onnxruntime/blob/main/js/web/lib/wasm/jsep/webgpu/ops/conv-grouped.ts (createGroupedConvProgramInfo): a 144-byte uniform of a
     // u32, three vec2<u32>, a u32 and six vec4<u32> (the first at byte 48), corners
     // `vec2<u32> * strides - pads` wrapping below zero, `continue` on out-of-range rows.
-    name: "onnxruntime-web grouped Conv2D (vec2/vec4<u32> uniforms from byte 48, u32 wrap, continue)",
+    name:
+      "onnxruntime-web grouped Conv2D (vec2/vec4<u32> uniforms from byte 48, u32 wrap, continue)",
     source: /* wgsl */ `
 struct Uniforms { output_size: u32, dilations: vec2<u32>, strides: vec2<u32>, pads: vec2<u32>, output_channels_per_group: u32, x_shape: vec4<u32>, x_strides: vec4<u32>, w_shape: vec4<u32>, w_strides: vec4<u32>, output_shape: vec4<u32>, output_strides: vec4<u32> };
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -176,7 +183,26 @@ fn main(@builtin(global_invocation_id) global_id : vec3<u32>) {
       B(0, 0, f(50, 0.1, -2)),
       B(0, 1, f(36, 0.05, -1)),
       B(0, 2, new Float32Array(100)),
-      B(0, 3, w(100, 0, 1, 1, 1, 1, 1, 1, 2, 0, 0, 0, ...Object.values(CONV_U).slice(5).flat() as number[]), true),
+      B(
+        0,
+        3,
+        w(
+          100,
+          0,
+          1,
+          1,
+          1,
+          1,
+          1,
+          1,
+          2,
+          0,
+          0,
+          0,
+          ...Object.values(CONV_U).slice(5).flat() as number[],
+        ),
+        true,
+      ),
     ],
     workgroups: [2, 1, 1],
     threads: 100,

@@ -25,11 +25,9 @@ export async function runCorpusCase(client: WebGpuClient, c: CorpusCase): Promis
   const order = bound(c);
   const handles = order.map((i) => {
     const b = c.plain[i];
-    return "buffer" in b
-      ? client.createWithData(b.buffer as Float32Array)
-      : client.createTexture(
-        (b as { texture: Parameters<typeof client.createTexture>[0] }).texture,
-      );
+    return "buffer" in b ? client.createWithData(b.buffer as Float32Array) : client.createTexture(
+      (b as { texture: Parameters<typeof client.createTexture>[0] }).texture,
+    );
   });
   try {
     client.execute({ source: c.source, entryPoint: c.entryPoint }, {

@@ -7,12 +7,7 @@
  * `@id`, `threads` counted in invocations (so a misread workgroup size shows).
  */
 import assert from "node:assert/strict";
-import {
-  CompilationError,
-  createClient,
-  KernelArgumentError,
-  UnsupportedError,
-} from "../mod.ts";
+import { CompilationError, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
 import { CORPUS_QA } from "./_wgsl_corpus_qa.ts";
 import { runCorpusCase } from "./_wgsl_corpus_run.ts";

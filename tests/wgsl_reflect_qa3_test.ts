@@ -52,7 +52,8 @@ Deno.test("read-only storage with comments or a trailing comma in var<...> is wi
   );
   assert.deepEqual(
     reflectKernel({
-      source: source + "\n@compute @workgroup_size(1) fn main() { f[0] = a[0] + b[0] + c[0] + d[0]; }",
+      source: source +
+        "\n@compute @workgroup_size(1) fn main() { f[0] = a[0] + b[0] + c[0] + d[0]; }",
     }).storage.map((b) => b.access),
     ["read", "read", "read", "read", "read_write"],
   );
