@@ -9,6 +9,7 @@ import { LANG3 } from "./_wgsl_corpus_qa3_lang.ts";
 import { PARSE3 } from "./_wgsl_corpus_qa3_parse.ts";
 import { ML3 } from "./_wgsl_corpus_qa3_ml.ts";
 import { GRAPHICS3 } from "./_wgsl_corpus_qa3_graphics.ts";
+import { MORE3 } from "./_wgsl_corpus_qa3_more.ts";
 
 /** Every case of the third wave. */
 export const CORPUS_QA3: readonly CorpusCase[] = [
@@ -17,4 +18,5 @@ export const CORPUS_QA3: readonly CorpusCase[] = [
   ...PARSE3,
   ...ML3,
   ...GRAPHICS3,
+  ...MORE3,
 ];
