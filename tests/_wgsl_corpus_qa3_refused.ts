@@ -253,4 +253,44 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
     workgroups: [1, 1, 1],
     threads: [4, 4],
   },
+  {
+    // After the WGSL spec's uniform layout rule (array strides a multiple of 16): a uniform
+    // `array<f32, 4>` (invalid; the client names the stride).
+    name: "uniform array<f32, 4> (stride 4 in the uniform address space)",
+    source: /* wgsl */ `
+@group(0) @binding(0) var<uniform> k: array<f32, 4>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) { o[g.x] = k[g.x]; }`,
+    plain: [B(0, 0, f(4), true), B(0, 1, f(4))],
+    workgroups: [1, 1, 1],
+    threads: 4,
+    params: { k: [1, 2, 3, 4] },
+  },
+  {
+    // A struct of an atomic in read-only storage (WGSL allows atomics only in read_write
+    // storage; Deno's wgpu runs it, so the client must run it alike).
+    name: "atomicLoad from var<storage, read> of a struct of atomic<u32>",
+    source: /* wgsl */ `
+struct C { n: atomic<u32> }
+@group(0) @binding(0) var<storage, read> c: C;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) {
+  o[g.x] = atomicLoad(&c.n) + g.x;
+}`,
+    plain: [B(0, 0, u(4, 9)), B(0, 1, u(4, 9))],
+    workgroups: [1, 1, 1],
+    threads: 4,
+  },
+  {
+    // The entry point named is a vertex stage (after wgpu's timestamp_queries module).
+    name: "entryPoint naming a @vertex function",
+    entryPoint: "vs",
+    source: /* wgsl */ `
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@vertex fn vs() -> @builtin(position) vec4f { return vec4f(0.0); }
+@compute @workgroup_size(1) fn main() { o[0] = 1.0; }`,
+    plain: [B(0, 0, f(4))],
+    workgroups: [1, 1, 1],
+    threads: 1,
+  },
 ];

@@ -3,7 +3,7 @@
  * client bit-identical to plain WebGPU, as `webgpu_wgsl_corpus_qa_test.ts` runs the first two.
  */
 import assert from "node:assert/strict";
-import { CompilationError, createClient, UnsupportedError } from "../mod.ts";
+import { CompilationError, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { runPlain } from "./_plain_webgpu.ts";
 import { CORPUS_QA3 } from "./_wgsl_corpus_qa3.ts";
 import { runCorpusCase } from "./_wgsl_corpus_run.ts";
@@ -44,7 +44,8 @@ Deno.test({
           (e: unknown) => e,
         );
         assert.ok(
-          refused instanceof CompilationError || refused instanceof UnsupportedError,
+          refused instanceof CompilationError || refused instanceof UnsupportedError ||
+            refused instanceof KernelArgumentError,
           `plain WebGPU refused (${plain.split("\n")[1]}), the client: ${refused}`,
         );
       });
