@@ -6,6 +6,8 @@
 import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
 import { T, w } from "./_wgsl_corpus_qa3_base.ts";
 
+const h = (...xs: number[]) => Float16Array.from(xs);
+
 export const MORE3: readonly CorpusCase[] = [
   {
     // After compute.toys' shader prelude as its editor shows it (https://compute.toys, engine
@@ -277,5 +279,79 @@ struct S { a: array<u32, 3,>, v: vec2<f32,>, m: mat2x2<f32,> }
     workgroups: [1, 1, 1],
     threads: [4, 4],
     samplers: { smp: { magFilter: "linear", minFilter: "linear" } },
+  },
+  {
+    // After WGSL's scoping rules (https://www.w3.org/TR/WGSL/#declaration-and-scope: a
+    // local's scope starts after its declaration and ends with its block) and Tint's
+    // test/tint/shadowing/ tests: bindings used after blocks (if/else, switch case, loop) whose
+    // locals shadowed them, and before a later local of the same name.
+    name:
+      "a binding used after a block whose local shadowed it, and before a later shadowing local",
+    entryPoint: "main",
+    source: `
+@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<storage, read_write> d: array<f32>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) {
+  { let a = 1.0; _ = a; }
+  a[g.x] = 2.0;
+  if (g.x > 100u) { let b = 3.0; _ = b; } else { var b = 4.0; b += 1.0; }
+  b[g.x] += 1.0;
+  switch (g.x) { case 0u: { let c = 5.0; _ = c; } default: {} }
+  loop { let c = 1u; if (c == 1u) { break; } }
+  c[g.x] = 6.0;
+  d[g.x] = 7.0;
+  let d = 8.0;
+  _ = d;
+}
+@compute @workgroup_size(4) fn other() { }`,
+    plain: [B(0, 0, f(4)), B(0, 1, f(4)), B(0, 2, f(4)), B(0, 3, f(4))],
+    workgroups: [1, 1, 1],
+    threads: 4,
+  },
+  {
+    // Tint's test/tint/shadowing/function/param.wgsl pattern: a helper's parameter named like
+    // a binding that another helper of the same entry point uses.
+    name: "a helper's parameter shadowing a binding in one helper, the binding used in another",
+    source: `
+@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b: array<f32>;
+fn twice(b: f32) -> f32 { return b * 2.0; }
+fn load(i: u32) -> f32 { return b[i]; }
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) {
+  a[g.x] = twice(a[g.x]) + load(g.x);
+}`,
+    plain: [B(0, 0, f(4)), B(0, 1, f(4, 2))],
+    workgroups: [1, 1, 1],
+    threads: 4,
+  },
+  {
+    // After naga's tests/in/wgsl/f16.wgsl (f16 matrices in structs) and Dawn's ShaderF16Tests:
+    // mat3x3<f16> at byte 8 of a 40-byte storage struct, a uniform mat2x2<f16> at byte 4 then
+    // a vec3<f16> at 16 (params packed by field), an `array<mat4x2<f16>>` (stride 16).
+    name: "f16 matrices in storage and uniform structs",
+    source: `
+enable f16;
+struct S { a: f16, m: mat3x3<f16>, b: vec3<f16>, c: f16 }
+struct U { h: f16, m: mat2x2<f16>, v: vec3<f16>, k: f16 }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@group(0) @binding(1) var<uniform> u: U;
+@group(0) @binding(2) var<storage, read_write> o: array<mat4x2<f16>>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) {
+  let x = s[g.x];
+  s[g.x].b = x.m * x.b + vec3h(u.v.x, u.m[1]) * u.h;
+  s[g.x].a = x.c + u.k + f16(arrayLength(&s)) + f16(arrayLength(&o));
+  o[g.x][g.x] = u.m[0] * x.a;
+}`,
+    plain: [
+      B(0, 0, h(...Array.from({ length: 4 * 20 }, (_, i) => ((i * 7) % 13) * 0.25 - 1))),
+      B(0, 1, h(1.5, 0, 2, 3, 4, 5, 0, 0, 6, 7, 8, 0.5, 0, 0, 0, 0), true),
+      B(0, 2, h(...Array.from({ length: 4 * 8 }, (_, i) => i * 0.5))),
+    ],
+    workgroups: [1, 1, 1],
+    threads: 4,
+    params: { h: 1.5, m: [2, 3, 4, 5], v: [6, 7, 8], k: 0.5 },
+    features: ["shader-f16"],
   },
 ];
