@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { reflectKernel, widenReadOnlyStorage } from "../runtime/server/webgpu/compile/_reflect.ts";
-import { CompilationError } from "../backend.ts";
+import { CompilationError, UnsupportedError } from "../backend.ts";
 
 const compilationError = (pattern: RegExp) => (error: unknown) =>
   error instanceof CompilationError && pattern.test(error.message);
@@ -56,5 +56,35 @@ Deno.test("read-only storage with comments or a trailing comma in var<...> is wi
         "\n@compute @workgroup_size(1) fn main() { f[0] = a[0] + b[0] + c[0] + d[0]; }",
     }).storage.map((b) => b.access),
     ["read", "read", "read", "read", "read_write"],
+  );
+});
+
+Deno.test("an error names the line of the declaration, not of a commented-out one above it", () => {
+  // The line was found in the raw source: a commented-out older declaration (common in real
+  // shaders) was taken for the binding's, and a name ending in a non-ASCII letter was not found.
+  const source = `// @group(0) @binding(0) var<uniform> k: array<f32, 4>;
+/* @group(0) @binding(3) var tex: texture_depth_2d; */
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@group(0) @binding(0) var<uniform> k: array<f32, 4>;
+@compute @workgroup_size(1) fn main() { o[0] = k[0]; }`;
+  assert.throws(
+    () => reflectKernel({ source }),
+    (e) => e instanceof CompilationError && e.line === 4 && /element stride of 4/.test(e.message),
+  );
+  const texture = `/* @group(0) @binding(3) var tex: texture_depth_2d; */
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@group(0) @binding(3) var tex: texture_depth_2d;
+@compute @workgroup_size(1) fn main() { o[0] = textureLoad(tex, vec2i(0), 0); }`;
+  assert.throws(
+    () => reflectKernel({ source: texture }),
+    (e) => e instanceof UnsupportedError && /tex: texture_depth_2d \(line 3\)/.test(e.message),
+  );
+  const unicode = `@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@group(0) @binding(0)
+var<uniform> größe: array<f32, 4>;
+@compute @workgroup_size(1) fn main() { o[0] = größe[0]; }`;
+  assert.throws(
+    () => reflectKernel({ source: unicode }),
+    (e) => e instanceof CompilationError && e.line === 3,
   );
 });

@@ -14,6 +14,7 @@
 import { CompilationError, UnsupportedError } from "../../../core/errors.ts";
 import type { TextureSampleKind } from "../../../core/handles/texture_format.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
+import { declarationLine } from "./_wgsl_source.ts";
 
 /** A texture's or sampler's declaration. */
 export interface TextureSlot {
@@ -90,7 +91,7 @@ export function textureBindings(
   const out: ReflectedBinding[] = [];
   for (const v of [...textures, ...samplers]) {
     if (!keep(v.name)) continue;
-    const line = lineOf(source, v.name);
+    const line = declarationLine(source, v.name);
     const typeName = v.type.name;
     const texture = slotOf(v, filterable);
     if (
@@ -215,11 +216,6 @@ export function checkGroups(
       );
     }
   }
-}
-
-function lineOf(source: string, name: string): number {
-  const match = new RegExp(`var\\s*(?:<[^>]*>)?\\s*${name}\\b`).exec(source);
-  return match === null ? 1 : source.slice(0, match.index).split("\n").length;
 }
 
 /** The refusal of a texture type the runtime cannot bind. */

@@ -24,7 +24,7 @@ import {
   resolveWorkgroupSize,
   type WorkgroupSizeText,
 } from "./_overrides.ts";
-import { maskComments, readModule, unmangle } from "./_wgsl_source.ts";
+import { declarationLine, maskComments, readModule, unmangle } from "./_wgsl_source.ts";
 import { declaredNames, namesUsedBy } from "./_entry_uses.ts";
 import { unsure } from "./_device_verdict.ts";
 import {
@@ -358,11 +358,6 @@ function describeEntries(names: readonly string[]): string {
   return names.length === 0
     ? "no @compute entry point"
     : `@compute entry point${names.length > 1 ? "s" : ""} ${names.map((n) => `'${n}'`).join(", ")}`;
-}
-
-function declarationLine(source: string, name: string): number {
-  const match = new RegExp(`var\\s*<[^>]*>\\s*${name}\\b`).exec(source);
-  return match === null ? 1 : source.slice(0, match.index).split("\n").length;
 }
 
 /** The lowest binding number not in `taken`. */

@@ -317,6 +317,16 @@ function renameKeywords(text: string): string {
   return out + text.slice(last);
 }
 
+/**
+ * The line of the module-scope `var` named `name` (1 when not found), read with comments masked
+ * (a commented-out declaration above the real one is not it) and Unicode word boundaries.
+ */
+export function declarationLine(source: string, name: string): number {
+  const pattern = String.raw`\bvar\s*(?:<[^>]*>)?\s*${name}(?![\p{XID_Continue}])`;
+  const match = new RegExp(pattern, "u").exec(maskComments(source));
+  return match === null ? 1 : lineAt(source, match.index);
+}
+
 function lineAt(text: string, index: number): number {
   let line = 1;
   for (let i = 0; i < index; i++) if (text.charCodeAt(i) === 10) line++;
