@@ -5,7 +5,7 @@
  * `@workgroup_size`, member names equal to binding names; see `_wgsl_corpus_qa3.ts`.
  */
 import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
-import { w } from "./_wgsl_corpus_qa3_base.ts";
+import { T, w } from "./_wgsl_corpus_qa3_base.ts";
 
 export const PARSE3: readonly CorpusCase[] = [
   {
@@ -148,5 +148,69 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
     workgroups: [2, 3, 1],
     threads: [12, 6],
     constants: { "7": 3, rows: 4 },
+  },
+  {
+    // After the WebGPU spec's pipeline-overridable constants reached through a `var<private>`
+    // initializer (an override-expression, https://www.w3.org/TR/WGSL/#var-and-value): `scale`
+    // has no default and is used by this entry point only through `p`; `unused` (no default)
+    // only through the other entry point's `q`, so it need not be given.
+    name:
+      "an override reached only through a var<private> initializer, another only by another entry",
+    source: /* wgsl */ `
+override scale: f32;
+override unused: f32;
+var<private> p: f32 = scale * 2.0;
+var<private> q: f32 = unused;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) { o[g.x] = o[g.x] + p; }
+@compute @workgroup_size(4) fn other(@builtin(global_invocation_id) g: vec3u) { o[g.x] = q; }`,
+    entryPoint: "main",
+    plain: [B(0, 0, f(8))],
+    workgroups: [2, 1, 1],
+    threads: 8,
+    constants: { scale: 1.5 },
+  },
+  {
+    // Orillusion's ComputeShader test and its docs' post-processing guide (the same module in
+    // both, https://github.com/Orillusion/orillusion, docs "Compute Shader"): a uniform of an
+    // f32 and a vec3<f32> (at byte 16, 32 bytes in all; the engine fills 28), textureLoad at
+    // negative coordinates, an rgba16float storage texture written, entry point `CsMain`.
+    name: "Orillusion GaussianBlur compute (f32 then vec3 uniform, rgba16float storage texture)",
+    source: /* wgsl */ `
+        struct GaussianBlurArgs {
+            radius: f32,
+            retain: vec3<f32>,
+        };
+
+        @group(0) @binding(0) var<uniform> args: GaussianBlurArgs;
+        @group(0) @binding(1) var colorMap: texture_2d<f32>;
+        @group(0) @binding(2) var resultTex: texture_storage_2d<rgba16float, write>;
+
+        @compute @workgroup_size(8, 8)
+        fn CsMain( @builtin(global_invocation_id) globalInvocation_id: vec3<u32>) {
+            var pixelCoord = vec2<i32>(globalInvocation_id.xy);
+
+            var value = vec4<f32>(0.0);
+            var count = 0.0;
+            let radius = i32(args.radius);
+            for (var i = -radius; i < radius; i += 1) {
+            for (var j = -radius; j < radius; j += 1) {
+                var offset = vec2<i32>(i, j);
+                value += textureLoad(colorMap, pixelCoord + offset, 0);
+                count += 1.0;
+            }
+            }
+
+            let result = value / count;
+            textureStore(resultTex, pixelCoord, result);
+        }`,
+    plain: [
+      B(0, 0, new Float32Array([2, 0, 0, 0, 0.5, 0.25, 0.125, 0]), true),
+      T(0, 1, 16, 16, "rgba8unorm", Uint8Array.from(u(16 * 16 * 4, 256))),
+      T(0, 2, 16, 16, "rgba16float", undefined, true),
+    ],
+    workgroups: [2, 2, 1],
+    threads: [16, 16],
+    params: { radius: 2, retain: [0.5, 0.25, 0.125] },
   },
 ];
