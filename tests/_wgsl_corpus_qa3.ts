@@ -10,6 +10,7 @@ import { PARSE3 } from "./_wgsl_corpus_qa3_parse.ts";
 import { ML3 } from "./_wgsl_corpus_qa3_ml.ts";
 import { GRAPHICS3 } from "./_wgsl_corpus_qa3_graphics.ts";
 import { MORE3 } from "./_wgsl_corpus_qa3_more.ts";
+import { LAYOUT3 } from "./_wgsl_corpus_qa3_layout.ts";
 
 /** Every case of the third wave. */
 export const CORPUS_QA3: readonly CorpusCase[] = [
@@ -19,4 +20,5 @@ export const CORPUS_QA3: readonly CorpusCase[] = [
   ...ML3,
   ...GRAPHICS3,
   ...MORE3,
+  ...LAYOUT3,
 ];

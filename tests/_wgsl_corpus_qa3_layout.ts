@@ -1,0 +1,68 @@
+/**
+ * QA wave 3, layouts and declarations: directives on one line, every predeclared matrix alias
+ * in storage structs, overrides whose type comes from the initializer; see
+ * `_wgsl_corpus_qa3.ts`.
+ */
+import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
+
+const h = (n: number) => Float16Array.from(f(n, 0.125, -2));
+
+export const LAYOUT3: readonly CorpusCase[] = [
+  {
+    // After the WGSL spec's directive grammar (https://www.w3.org/TR/WGSL/#directives: any
+    // number of directives before the declarations, blankspace between them) and minified
+    // WGSL from bundlers: a diagnostic, an enable and a requires directive on one line.
+    name: "directives on one line (diagnostic; enable f16; requires ...)",
+    source:
+      `diagnostic(off, derivative_uniformity); enable f16; requires readonly_and_readwrite_storage_textures;
+@group(0) @binding(0) var<storage, read_write> o: array<f16>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) { o[g.x] = o[g.x] * 2.0h; }`,
+    plain: [B(0, 0, h(8))],
+    workgroups: [2, 1, 1],
+    threads: 8,
+    features: ["shader-f16"],
+  },
+  {
+    // After the WGSL spec's predeclared aliases (https://www.w3.org/TR/WGSL/#predeclared-aliases)
+    // and its alignment table: every matNxMf and matNxMh alias as a struct member (f32: a
+    // 384-byte struct, f16: 192 bytes), one column element of each read.
+    name: "every predeclared matNxMf/matNxMh alias in storage structs (384 and 192 bytes)",
+    source: `enable f16;
+struct S { a: mat2x2f, b: mat2x3f, c: mat2x4f, d: mat3x2f, e: mat3x3f, f: mat3x4f, g: mat4x2f, h: mat4x3f, i: mat4x4f, x: f32 }
+struct H { a: mat2x2h, b: mat2x3h, c: mat2x4h, d: mat3x2h, e: mat3x3h, f: mat3x4h, g: mat4x2h, h: mat4x3h, i: mat4x4h, x: f16 }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@group(0) @binding(1) var<storage, read_write> t: array<H>;
+@compute @workgroup_size(2) fn main(@builtin(global_invocation_id) g: vec3u) {
+  s[g.x].x = s[g.x].a[1].y + s[g.x].b[1].z + s[g.x].c[1].w + s[g.x].d[2].y + s[g.x].e[2].z + s[g.x].f[2].w + s[g.x].g[3].y + s[g.x].h[3].z + s[g.x].i[3].w + f32(arrayLength(&s));
+  t[g.x].x = t[g.x].a[1].y + t[g.x].b[1].z + t[g.x].c[1].w + t[g.x].d[2].y + t[g.x].e[2].z + t[g.x].f[2].w + t[g.x].g[3].y + t[g.x].h[3].z + t[g.x].i[3].w + f16(arrayLength(&t));
+}`,
+    plain: [B(0, 0, f(2 * 96, 0.25)), B(0, 1, h(2 * 96))],
+    workgroups: [1, 1, 1],
+    threads: 2,
+    features: ["shader-f16"],
+  },
+  {
+    // After the WGSL spec's override declarations without a type
+    // (https://www.w3.org/TR/WGSL/#override-decls: the type of the initializer, abstract
+    // ones concretized) and Dawn's OverridableConstants tests: i32, f32, f16, a u32 past
+    // i32, bool, and an override of an override, given as numbers and a boolean.
+    name: "overrides with inferred types (i32, f32, f16, large u32, bool, derived)",
+    source: `enable f16;
+override n = -3;
+override x = 1.5;
+override hh = 1.5h;
+override big = 4000000000u;
+override flag = true;
+override derived = n * 2;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) {
+  o[g.x] = f32(n) + x * 10.0 + f32(hh) * 100.0 + f32(big % 1000u) + select(0.0, 0.5, flag) + f32(derived) * 1000.0;
+}`,
+    plain: [B(0, 0, f(8))],
+    workgroups: [2, 1, 1],
+    threads: 8,
+    constants: { n: -4, x: 2.25, hh: 0.75, big: 3999999999, flag: 0 },
+    overrides: { n: -4, x: 2.25, hh: 0.75, big: 3999999999, flag: false },
+    features: ["shader-f16"],
+  },
+];
