@@ -65,4 +65,37 @@ override derived = n * 2;
     overrides: { n: -4, x: 2.25, hh: 0.75, big: 3999999999, flag: false },
     features: ["shader-f16"],
   },
+  {
+    // After the WGSL spec's template list discovery (https://www.w3.org/TR/WGSL/#template-list-discovery:
+    // `>` inside parentheses is an operator) and generated kernels that size arrays by
+    // const expressions: `array<f32, (N >> 1u)>`, `array<u32, select(1u, 3u, N > 4u)>` in a
+    // storage struct (32 bytes), a uniform `array<vec4f, max(1u, (N >> 2u))>`.
+    name: "array counts with > and >> inside parentheses (a 32-byte struct, a 2-element uniform)",
+    source: `
+const N = 8u;
+struct S { a: array<f32, (N >> 1u)>, b: array<u32, select(1u, 3u, N > 4u)>, c: f32 }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@group(0) @binding(1) var<uniform> k: array<vec4f, max(1u, (N >> 2u))>;
+@compute @workgroup_size(2) fn main(@builtin(global_invocation_id) g: vec3u) {
+  s[g.x].c = s[g.x].a[3] + f32(s[g.x].b[2]) + k[1].w + f32(arrayLength(&s));
+}`,
+    plain: [B(0, 0, f(2 * 8 * 2, 0.5)), B(0, 1, new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]), true)],
+    workgroups: [1, 1, 1],
+    threads: 2,
+    params: { k: [[1, 2, 3, 4], [5, 6, 7, 8]] },
+  },
+  {
+    // The same rule in `@workgroup_size(select(4u, 8u, N > 4u), (N >> 2u), 1)`: 8 x 2.
+    name: "@workgroup_size of const expressions with > and >> inside calls and parentheses",
+    source: `
+const N = 8u;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(select(4u, 8u, N > 4u), (N >> 2u), 1)
+fn main(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) n: vec3u) {
+  o[g.y * 8u * n.x + g.x] = g.x * 100u + g.y;
+}`,
+    plain: [B(0, 0, new Uint32Array(16 * 4))],
+    workgroups: [2, 2, 1],
+    threads: [16, 4],
+  },
 ];

@@ -88,3 +88,22 @@ var<uniform> größe: array<f32, 4>;
     (e) => e instanceof CompilationError && e.line === 3,
   );
 });
+
+Deno.test("a > or >> inside parentheses in a template list or @workgroup_size is no delimiter", () => {
+  // Counted as closing the template: `array<f32, (N >> 1u)>` was sized as written by the parser
+  // (a 20-byte struct of 32), and `@workgroup_size(select(4u, 8u, N > 4u), 2)` was one
+  // argument, "cannot evaluate". WGSL's template list discovery tells them apart.
+  const kernel = reflectKernel({
+    source: `const N = 8u;
+struct S { a: array<f32, (N >> 1u)>, b: array<u32, select(1u, 3u, N > 4u)>, c: f32 }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@group(0) @binding(1) var<uniform> k: array<vec4f, max(1u, (N >> 2u))>;
+@compute @workgroup_size(select(4u, 8u, N > 4u), (N >> 2u), 1)
+fn main(@builtin(global_invocation_id) g: vec3u) { s[g.x].c = s[g.x].a[3] + k[1].w; }`,
+  });
+  assert.deepEqual(kernel.workgroupSize, [8, 2, 1]);
+  assert.deepEqual(kernel.bindings.map((b) => [b.name, b.minSize, b.stride]), [
+    ["s", 32, 32],
+    ["k", 32, 0],
+  ]);
+});

@@ -21,6 +21,7 @@
  * @module
  */
 
+import { splitTopLevel, templateEnd } from "./_wgsl_templates.ts";
 import { type ConstValue, evaluateConst } from "./_const_eval.ts";
 
 /** A module-scope `const` or `override`. */
@@ -234,36 +235,22 @@ function maskBraces(text: string): string {
   return out;
 }
 
-/** The index of the bracket closing the one at `open`, or -1. */
+/**
+ * The index of the bracket closing the one at `open`, or -1: a template list's `>` as WGSL finds
+ * it (`_wgsl_templates.ts`), a `)` counting parentheses only.
+ */
 function matching(text: string, open: number, left: string, right: string): number {
+  if (left === "<") return templateEnd(text, open);
   let depth = 0;
   for (let i = open; i < text.length; i++) {
     const c = text[i];
-    if (c === left || (left !== "(" && c === "(")) depth++;
-    else if (c === right || (left !== "(" && c === ")")) {
+    if (c === left) depth++;
+    else if (c === right) {
       depth--;
-      if (depth === 0) return c === right ? i : -1;
+      if (depth === 0) return i;
     } else if (c === ";" || c === "{") return -1;
   }
   return -1;
-}
-
-/** Splits at commas outside brackets. */
-function splitTopLevel(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "(" || c === "<" || c === "[") depth++;
-    else if (c === ")" || c === ">" || c === "]") depth--;
-    else if (c === "," && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
 }
 
 function applyEdits(text: string, edits: { from: number; to: number; text: string }[]): string {
