@@ -98,4 +98,51 @@ fn main(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) n: vec
     workgroups: [2, 2, 1],
     threads: [16, 4],
   },
+  {
+    // Names the WGSL grammar allows and a WGSL reader may take for keywords (`read`, `write`,
+    // `storage`, `workgroup`, `private`, `block`, `read_write`; after Tint's shadowing tests):
+    // struct members, a struct, a const used as the workgroup size, a binding, locals and a
+    // parameter. (A module-scope `uniform` or `function` would shadow the enumerants.)
+    name:
+      "names a WGSL reader may take for keywords (read, write, storage, workgroup, private, block)",
+    source: `
+struct block { read: f32, write: u32, storage: vec2f }
+override function_scale: f32 = 1.0;
+const private = 3u;
+@group(0) @binding(0) var<storage, read_write> workgroup: array<block>;
+@group(0) @binding(1) var<uniform> ptr_: block;
+fn add(p: ptr<function, f32>, storage: f32) { let read_write = storage; *p = *p + read_write; }
+@compute @workgroup_size(private, 1) fn main(@builtin(global_invocation_id) g: vec3u) {
+  var read = workgroup[g.x].read;
+  add(&read, ptr_.read * function_scale);
+  let write = ptr_.write + private;
+  workgroup[g.x].read = read;
+  workgroup[g.x].write += write;
+  workgroup[g.x].storage = ptr_.storage * f32(arrayLength(&workgroup));
+}`,
+    plain: [B(0, 0, f(6 * 4, 0.5)), B(0, 1, new Float32Array([1.5, 0, 2, 3]), true)],
+    workgroups: [2, 1, 1],
+    threads: 6,
+    constants: { function_scale: 2 },
+    params: { read: 1.5, write: 0, storage: [2, 3] },
+  },
+  {
+    // After vello's `firstTrailingBit(WG_SIZE)` loop bounds and the WGSL spec's const-expression
+    // builtins: array counts and a workgroup size of firstTrailingBit, countOneBits, u32(3.9),
+    // abs, clamp, shifts, u32(sqrt(16.0)), i32(2.5) + 1 (a 108-byte struct, 4 x 3 workgroups).
+    name: "const-expression builtins in array counts and @workgroup_size (108-byte struct)",
+    source: `
+const WG = 256u;
+const LG = firstTrailingBit(WG);
+const K = countOneBits(0xF0u) + u32(3.9) + u32(abs(-2i));
+struct S { a: array<f32, LG>, b: array<u32, clamp(K, 1u, 16u)>, c: array<f32, (1u << 2u) | 1u>, d: array<f32, u32(sqrt(16.0))>, e: f32 }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@compute @workgroup_size(WG / 64u, i32(2.5) + 1, 1) fn main(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) n: vec3u) {
+  let i = g.y * 4u * n.x + g.x;
+  if (i < arrayLength(&s)) { s[i].e = s[i].a[LG - 1u] + f32(s[i].b[K - 1u]) + s[i].c[4] + s[i].d[3]; }
+}`,
+    plain: [B(0, 0, f(48 * 27, 0.5))],
+    workgroups: [1, 4, 1],
+    threads: [4, 12],
+  },
 ];
