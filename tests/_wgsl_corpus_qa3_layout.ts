@@ -145,4 +145,49 @@ struct S { a: array<f32, LG>, b: array<u32, clamp(K, 1u, 16u)>, c: array<f32, (1
     workgroups: [1, 4, 1],
     threads: [4, 12],
   },
+  {
+    // The template rule's counterpart in attributes (const expressions with `>` and `>>`):
+    // `@size(select(8u, 16u, N > 4u))`, `@align(max(8u, (N >> 1u)))`, `@binding(N >> 2u)`,
+    // `@group(u32(N > 4u))` (a 32-byte uniform at group 0 binding 2, storage in group 1).
+    name: "@size/@align/@binding/@group of const expressions with > and >>",
+    source: `
+const N = 8u;
+struct U { @size(select(8u, 16u, N > 4u)) a: f32, @align(max(8u, (N >> 1u))) b: vec2f, c: f32 }
+@group(0) @binding(N >> 2u) var<uniform> k: U;
+@group(u32(N > 4u)) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) {
+  o[g.x] = k.a + k.b.y * 10.0 + k.c * 100.0 + o[g.x];
+}`,
+    plain: [B(0, 2, new Float32Array([1, 0, 0, 0, 2, 3, 4, 0]), true), B(1, 0, f(4))],
+    workgroups: [1, 1, 1],
+    threads: 4,
+    params: { a: 1, b: [2, 3], c: 4 },
+  },
+  {
+    // After separable-blur kernels' tap tables (webgpu-samples imageBlur's weights, made
+    // const) and the WGSL spec's inferred `array(...)` constructor: a const array of structs
+    // indexed at run time, `array(1u, 2u, 3u, 5u)` copied to a local, `array(vec2f(..), vec2(..))`.
+    name: "const arrays of structs and inferred array(...) constructors indexed at run time",
+    source: `
+struct Tap { offset: i32, weight: f32 }
+const TAPS = array<Tap, 3>(Tap(-1, 0.25), Tap(0, 0.5), Tap(1, 0.25));
+const W = array(1u, 2u, 3u, 5u);
+const M = array(vec2f(1.0, 2.0), vec2(3.0, 4.0));
+override bias: f32 = 0.0;
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@compute @workgroup_size(8) fn main(@builtin(global_invocation_id) g: vec3u) {
+  var acc = bias;
+  for (var t = 0u; t < 3u; t++) {
+    let i = clamp(i32(g.x) + TAPS[t].offset, 0, i32(arrayLength(&src)) - 1);
+    acc += src[i] * TAPS[t].weight;
+  }
+  let lut = W;
+  dst[g.x] = acc * f32(lut[g.x % 4u]) + M[g.x % 2u].y;
+}`,
+    plain: [B(0, 0, f(16, 0.5)), B(0, 1, new Float32Array(16))],
+    workgroups: [2, 1, 1],
+    threads: 16,
+    constants: { bias: 0.125 },
+  },
 ];
