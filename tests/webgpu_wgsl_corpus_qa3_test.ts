@@ -59,3 +59,30 @@ Deno.test({
     assert.equal((await client.read(ok))[31], 32);
   },
 });
+
+Deno.test({
+  name: "an enable after another directive on its line names the feature the device lacks",
+  ignore: ignore || !adapter!.features.has("shader-f16"),
+  async fn() {
+    // Only an `enable` at the start of a line was read: `diagnostic(...); enable f16;` on one
+    // line (minified WGSL) reached the device, a CompilationError instead of the
+    // UnsupportedError naming 'shader-f16' that the same WGSL on two lines gets.
+    using client = await createClient({ features: ["float32-filterable"] });
+    for (
+      const head of [
+        "enable f16;",
+        "diagnostic(off, derivative_uniformity); enable f16;",
+        "requires readonly_and_readwrite_storage_textures;enable f16;",
+      ]
+    ) {
+      const source = `${head}
+@group(0) @binding(0) var<storage, read_write> o: array<f16>;
+@compute @workgroup_size(1) fn main() { o[0] = 2.0h; }`;
+      await assert.rejects(
+        () => client.compile({ source }),
+        (e) => e instanceof UnsupportedError && /'shader-f16'/.test(e.message),
+        head,
+      );
+    }
+  },
+});

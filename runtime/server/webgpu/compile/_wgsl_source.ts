@@ -75,11 +75,12 @@ export function unmangle(name: string): string {
 /** Reads a module's text (see the module doc). */
 export function readModule(source: string): ModuleText {
   const masked = maskComments(source);
+  const top = maskBraces(masked);
+  // Directives anywhere before the declarations, several on a line (`enable` is a keyword).
   const enables: string[] = [];
-  for (const m of masked.matchAll(/^\s*enable\s+([A-Za-z_][^;]*);/gm)) {
+  for (const m of top.matchAll(/(?<![\p{XID_Continue}])enable\s+([A-Za-z_][^;]*);/gu)) {
     enables.push(...m[1].split(",").map((e) => e.trim()).filter(Boolean));
   }
-  const top = maskBraces(masked);
   const declarations = new Map<string, ModuleDeclaration>();
   const declaration =
     /(?:@id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
@@ -145,8 +146,8 @@ export function readModule(source: string): ModuleText {
   }
   for (
     const pattern of [
-      /^\s*(?:enable|requires)\s+[A-Za-z_][^;]*;/gm,
-      /^\s*diagnostic\s*\([^)]*\)\s*;/gm,
+      /(?<![\p{XID_Continue}])(?:enable|requires)\s+[A-Za-z_][^;]*;/gu,
+      /(?<![\p{XID_Continue}@]\s*)diagnostic\s*\([^)]*\)\s*;/gu,
       /@\s*diagnostic\s*\([^)]*\)/g,
       /\bconst_assert\b[^;]*;/g,
       /,(?=\s*[)\]}>])/g,
