@@ -293,4 +293,24 @@ struct C { n: atomic<u32> }
     workgroups: [1, 1, 1],
     threads: 1,
   },
+  {
+    // An override as a switch case selector (WGSL wants const-expressions there; Deno's wgpu
+    // refuses "invalid `switch` case selector value").
+    name: "an override as a switch case selector",
+    source: /* wgsl */ `
+override LIMIT: u32 = 3u;
+const TWO = 2u;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(8) fn main(@builtin(global_invocation_id) g: vec3u) {
+  switch (g.x) {
+    case LIMIT: { o[g.x] = 100u; }
+    case TWO, 7u: { o[g.x] = 200u; }
+    default: { o[g.x] = g.x; }
+  }
+}`,
+    plain: [B(0, 0, new Uint32Array(8))],
+    workgroups: [1, 1, 1],
+    threads: 8,
+    constants: { LIMIT: 5 },
+  },
 ];
