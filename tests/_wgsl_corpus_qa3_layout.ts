@@ -190,4 +190,28 @@ override bias: f32 = 0.0;
     threads: 16,
     constants: { bias: 0.125 },
   },
+  {
+    // After Dawn's ComputeLayoutMemoryBufferTests (nested structs, @align/@size members,
+    // arrays of vec3 and of structs) and the WGSL spec's layout rules: Inner 48 bytes, Mid
+    // 256 (an @align(32) last member), Outer's runtime array of Mid at byte 320 after an
+    // @align(64) member; arrayLength of the member.
+    name:
+      "nested @align/@size structs: arrays of vec3f and of structs, a runtime array at byte 320",
+    source: `
+struct Inner { @align(16) x: f32, y: vec3f, @size(20) z: u32 }
+struct Mid { a: array<vec3f, 3>, b: f32, c: Inner, d: array<Inner, 2>, @align(32) e: vec2<i32> }
+struct Outer { n: u32, @align(64) m: Mid, tail: array<Mid> }
+@group(0) @binding(0) var<storage, read_write> o: Outer;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1) fn main() {
+  let n = arrayLength(&o.tail);
+  o.n = n;
+  var acc = o.m.b + o.m.c.x + o.m.d[1].y.z + f32(o.m.d[1].z) + f32(o.m.e.y) + o.m.a[2].z;
+  for (var i = 0u; i < n; i++) { acc += o.tail[i].a[1].y + o.tail[i].d[0].x + f32(o.tail[i].e.x); o.tail[i].b = acc; }
+  out[0] = acc;
+}`,
+    plain: [B(0, 0, f(16 + 3 * 64, 0.25)), B(0, 1, new Float32Array(4))],
+    workgroups: [1, 1, 1],
+    threads: 1,
+  },
 ];
