@@ -1,6 +1,7 @@
 /**
  * QA wave 3, layouts and declarations: directives on one line, every predeclared matrix alias
- * in storage structs, overrides whose type comes from the initializer; see
+ * in storage structs, overrides whose type comes from the initializer, `>` inside template
+ * lists and attributes, keyword-like names, const arrays, nested @align/@size structs; see
  * `_wgsl_corpus_qa3.ts`.
  */
 import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
@@ -213,5 +214,35 @@ struct Outer { n: u32, @align(64) m: Mid, tail: array<Mid> }
     plain: [B(0, 0, f(16 + 3 * 64, 0.25)), B(0, 1, new Float32Array(4))],
     workgroups: [1, 1, 1],
     threads: 1,
+  },
+  {
+    // Entry points named like words a WGSL reader may take for keywords (`block`, `read`; the
+    // runtime renames those for its parser) with builtins typed by an alias (`u3`) and an
+    // override named `write`; each entry point launched by name.
+    name: "entry point named block (alias-typed builtins, an override named write)",
+    entryPoint: "block",
+    source: `
+alias u3 = vec3<u32>;
+override write: u32 = 1u;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(4) fn block(@builtin(global_invocation_id) g: u3, @builtin(num_workgroups) n: u3) { o[g.x] = g.x * write + n.x; }
+@compute @workgroup_size(4) fn read(@builtin(global_invocation_id) g: u3) { o[g.x] = 0u; }`,
+    plain: [B(0, 0, new Uint32Array(8))],
+    workgroups: [2, 1, 1],
+    threads: 8,
+    constants: { write: 3 },
+  },
+  {
+    // The same module shape launching `read`.
+    name: "entry point named read",
+    entryPoint: "read",
+    source: `
+alias u3 = vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(4) fn block(@builtin(global_invocation_id) g: u3) { o[g.x] = 1u; }
+@compute @workgroup_size(4) fn read(@builtin(global_invocation_id) g: u3) { o[g.x] = g.x + 7u; }`,
+    plain: [B(0, 0, new Uint32Array(8))],
+    workgroups: [2, 1, 1],
+    threads: 8,
   },
 ];
