@@ -7,28 +7,13 @@
  * `@id`, `threads` counted in invocations (so a misread workgroup size shows).
  */
 import assert from "node:assert/strict";
-import {
-  CompilationError,
-  createClient,
-  CubeCount,
-  type ExecuteOptions,
-  type Handle,
-  KernelArgumentError,
-  UnsupportedError,
-} from "../mod.ts";
+import { CompilationError, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
-import { CORPUS_QA, type CorpusCase } from "./_wgsl_corpus_qa.ts";
+import { CORPUS_QA } from "./_wgsl_corpus_qa.ts";
+import { runCorpusCase } from "./_wgsl_corpus_run.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-/** The case's storage buffers and textures in (group, binding) order, as indices into `plain`. */
-function bound(c: CorpusCase): number[] {
-  return c.plain.map((b, i) => ({ b, i }))
-    .filter(({ b }) => !("sampler" in b) && !("buffer" in b && b.uniform))
-    .sort((x, y) => x.b.group - y.b.group || x.b.binding - y.b.binding)
-    .map(({ i }) => i);
-}
 
 Deno.test({
   name: "real-world WGSL compute shaders run through the client bit-identical to plain WebGPU",
@@ -39,41 +24,7 @@ Deno.test({
       await t.step({
         name: c.name,
         ignore: c.features?.some((f) => !adapter!.features.has(f)),
-        async fn() {
-          const expected = await runPlain(c.source, c.plain, c.workgroups, c);
-          const order = bound(c);
-          const handles = order.map((i) => {
-            const b = c.plain[i];
-            return "buffer" in b
-              ? client.createWithData(b.buffer as Float32Array)
-              : client.createTexture(
-                (b as { texture: Parameters<typeof client.createTexture>[0] }).texture,
-              );
-          });
-          try {
-            client.execute({ source: c.source, entryPoint: c.entryPoint }, {
-              ...(c.threads === undefined
-                ? { count: CubeCount.new3d(...c.workgroups) }
-                : { threads: c.threads }),
-              buffers: handles as Handle[],
-              params: c.params as ExecuteOptions["params"],
-              overrides: c.overrides ?? c.constants,
-              samplers: c.samplers,
-            });
-            for (const [k, i] of order.entries()) {
-              const got = bytesOf(await client.read(handles[k] as Handle));
-              assert.deepEqual(got, expected[i].subarray(0, got.byteLength), `binding ${i}`);
-            }
-            // The launch wrote something (a kernel that did nothing would compare equal).
-            const before = (i: number) => {
-              const b = c.plain[i];
-              return "buffer" in b ? bytesOf(b.buffer) : new Uint8Array(expected[i].length);
-            };
-            assert.ok(order.some((i) => bytesOf(expected[i]).join() !== before(i).join()));
-          } finally {
-            for (const handle of handles) handle.dispose();
-          }
-        },
+        fn: () => runCorpusCase(client, c),
       });
     }
   },

@@ -14,6 +14,7 @@
 import { CompilationError, UnsupportedError } from "../../../core/errors.ts";
 import type { TextureSampleKind } from "../../../core/handles/texture_format.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
+import { declarationLine } from "./_wgsl_source.ts";
 
 /** A texture's or sampler's declaration. */
 export interface TextureSlot {
@@ -69,11 +70,17 @@ export function isTextureVariable(variable: unknown): boolean {
   return (variable as ReflectedResource).resourceType === STORAGE_TEXTURE;
 }
 
-/** The module's texture and sampler bindings (unsorted). */
+/**
+ * The module's texture and sampler bindings (unsorted) that `keep` keeps (by the variable's
+ * name as reflected): two variables at one binding are a `CompilationError` only when both are
+ * kept (webgpu-samples' probabilityMap.wgsl declares a texture and a storage texture at
+ * `@binding(3)`, each used by one entry point).
+ */
 export function textureBindings(
   reflect: { readonly storage: unknown; readonly textures: unknown; readonly samplers: unknown },
   kernel: string,
   source: string,
+  keep: (name: string) => boolean = () => true,
 ): ReflectedBinding[] {
   const textures = [
     ...(reflect.storage as ReflectedResource[]).filter(isTextureVariable),
@@ -83,7 +90,8 @@ export function textureBindings(
   const filterable = samplers.some((s) => s.type.name === "sampler");
   const out: ReflectedBinding[] = [];
   for (const v of [...textures, ...samplers]) {
-    const line = lineOf(source, v.name);
+    if (!keep(v.name)) continue;
+    const line = declarationLine(source, v.name);
     const typeName = v.type.name;
     const texture = slotOf(v, filterable);
     if (
@@ -208,11 +216,6 @@ export function checkGroups(
       );
     }
   }
-}
-
-function lineOf(source: string, name: string): number {
-  const match = new RegExp(`var\\s*(?:<[^>]*>)?\\s*${name}\\b`).exec(source);
-  return match === null ? 1 : source.slice(0, match.index).split("\n").length;
 }
 
 /** The refusal of a texture type the runtime cannot bind. */

@@ -24,7 +24,7 @@ import {
   resolveWorkgroupSize,
   type WorkgroupSizeText,
 } from "./_overrides.ts";
-import { readModule, unmangle } from "./_wgsl_source.ts";
+import { declarationLine, maskComments, readModule, unmangle } from "./_wgsl_source.ts";
 import { declaredNames, namesUsedBy } from "./_entry_uses.ts";
 import { unsure } from "./_device_verdict.ts";
 import {
@@ -218,9 +218,12 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
     })),
   ];
   // Textures and samplers, named as the user wrote them, those the entry point uses only.
-  const bindings: ReflectedBinding[] = textureBindings(reflect, name, kernel.source)
-    .map((b) => ({ ...b, name: unmangle(b.name) }))
-    .filter((b) => entry.resources === undefined || used.has(b.name));
+  const bindings: ReflectedBinding[] = textureBindings(
+    reflect,
+    name,
+    kernel.source,
+    (v) => entry.resources === undefined || used.has(unmangle(v)),
+  ).map((b) => ({ ...b, name: unmangle(b.name) }));
   for (const { v, space } of variables) {
     if (isTextureVariable(v)) continue; // storage textures: reflected by textureBindings
     const variable = unmangle(v.name);
@@ -314,7 +317,16 @@ export function checkWorkgroupSize(
  * kept, so compiler messages point at the user's lines.
  */
 export function widenReadOnlyStorage(source: string): string {
-  return source.replace(/var\s*<\s*storage\s*(?:,\s*read\s*)?>/g, "var<storage, read_write>");
+  // Matched with comments masked (`var<storage, /* c */ read>`, a line comment inside the
+  // template list), a trailing comma allowed; the newlines of a match are kept.
+  const masked = maskComments(source);
+  let out = "", at = 0;
+  for (const m of masked.matchAll(/\bvar\s*<\s*storage\s*(?:,\s*read\s*)?,?\s*>/g)) {
+    const newlines = m[0].replace(/[^\n]/g, "");
+    out += source.slice(at, m.index) + "var<storage, read_write>" + newlines;
+    at = m.index! + m[0].length;
+  }
+  return out + source.slice(at);
 }
 
 /**
@@ -346,11 +358,6 @@ function describeEntries(names: readonly string[]): string {
   return names.length === 0
     ? "no @compute entry point"
     : `@compute entry point${names.length > 1 ? "s" : ""} ${names.map((n) => `'${n}'`).join(", ")}`;
-}
-
-function declarationLine(source: string, name: string): number {
-  const match = new RegExp(`var\\s*<[^>]*>\\s*${name}\\b`).exec(source);
-  return match === null ? 1 : source.slice(0, match.index).split("\n").length;
 }
 
 /** The lowest binding number not in `taken`. */

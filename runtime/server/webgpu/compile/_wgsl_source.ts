@@ -21,6 +21,7 @@
  * @module
  */
 
+import { splitTopLevel, templateEnd } from "./_wgsl_templates.ts";
 import { type ConstValue, evaluateConst } from "./_const_eval.ts";
 
 /** A module-scope `const` or `override`. */
@@ -74,11 +75,12 @@ export function unmangle(name: string): string {
 /** Reads a module's text (see the module doc). */
 export function readModule(source: string): ModuleText {
   const masked = maskComments(source);
+  const top = maskBraces(masked);
+  // Directives anywhere before the declarations, several on a line (`enable` is a keyword).
   const enables: string[] = [];
-  for (const m of masked.matchAll(/^\s*enable\s+([A-Za-z_][^;]*);/gm)) {
+  for (const m of top.matchAll(/(?<![\p{XID_Continue}])enable\s+([A-Za-z_][^;]*);/gu)) {
     enables.push(...m[1].split(",").map((e) => e.trim()).filter(Boolean));
   }
-  const top = maskBraces(masked);
   const declarations = new Map<string, ModuleDeclaration>();
   const declaration =
     /(?:@id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
@@ -144,8 +146,8 @@ export function readModule(source: string): ModuleText {
   }
   for (
     const pattern of [
-      /^\s*(?:enable|requires)\s+[A-Za-z_][^;]*;/gm,
-      /^\s*diagnostic\s*\([^)]*\)\s*;/gm,
+      /(?<![\p{XID_Continue}])(?:enable|requires)\s+[A-Za-z_][^;]*;/gu,
+      /(?<![\p{XID_Continue}@]\s*)diagnostic\s*\([^)]*\)\s*;/gu,
       /@\s*diagnostic\s*\([^)]*\)/g,
       /\bconst_assert\b[^;]*;/g,
       /,(?=\s*[)\]}>])/g,
@@ -234,36 +236,22 @@ function maskBraces(text: string): string {
   return out;
 }
 
-/** The index of the bracket closing the one at `open`, or -1. */
+/**
+ * The index of the bracket closing the one at `open`, or -1: a template list's `>` as WGSL finds
+ * it (`_wgsl_templates.ts`), a `)` counting parentheses only.
+ */
 function matching(text: string, open: number, left: string, right: string): number {
+  if (left === "<") return templateEnd(text, open);
   let depth = 0;
   for (let i = open; i < text.length; i++) {
     const c = text[i];
-    if (c === left || (left !== "(" && c === "(")) depth++;
-    else if (c === right || (left !== "(" && c === ")")) {
+    if (c === left) depth++;
+    else if (c === right) {
       depth--;
-      if (depth === 0) return c === right ? i : -1;
+      if (depth === 0) return i;
     } else if (c === ";" || c === "{") return -1;
   }
   return -1;
-}
-
-/** Splits at commas outside brackets. */
-function splitTopLevel(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "(" || c === "<" || c === "[") depth++;
-    else if (c === ")" || c === ">" || c === "]") depth--;
-    else if (c === "," && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
 }
 
 function applyEdits(text: string, edits: { from: number; to: number; text: string }[]): string {
@@ -315,6 +303,16 @@ function renameKeywords(text: string): string {
     last = at + token.length;
   }
   return out + text.slice(last);
+}
+
+/**
+ * The line of the module-scope `var` named `name` (1 when not found), read with comments masked
+ * (a commented-out declaration above the real one is not it) and Unicode word boundaries.
+ */
+export function declarationLine(source: string, name: string): number {
+  const pattern = String.raw`\bvar\s*(?:<[^>]*>)?\s*${name}(?![\p{XID_Continue}])`;
+  const match = new RegExp(pattern, "u").exec(maskComments(source));
+  return match === null ? 1 : lineAt(source, match.index);
 }
 
 function lineAt(text: string, index: number): number {
