@@ -18,6 +18,7 @@ import { describe } from "../core/_argument_checks.ts";
 import { checkOptions } from "./_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./timeline/_held_streams.ts";
+import { Closing } from "./timeline/_closing.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import { OwnParams } from "./_helper_params.ts";
 import type { ExecuteOptions } from "./options.ts";
@@ -71,6 +72,8 @@ export class CaptureGate {
     | undefined;
   readonly #graphs = new Set<LaunchGraph>();
   #closed: unknown;
+  /** Settles a capture whose `fn` is still running when the client is destroyed. */
+  readonly #closing = new Closing();
   #count = 0;
   /** Whether a capture is recording, as a field (read without a call on every replay). */
   recording = false;
@@ -150,7 +153,8 @@ export class CaptureGate {
     this.recording = true;
     const dropAll = () => recording.held.forEach((handle) => handle.dispose());
     try {
-      await withStream(stream, fn); // fn's calls run on the capture's stream, as in `profile`
+      // fn's calls run on the capture's stream, as in `profile`; `destroy()` ends it at once.
+      await this.#closing.race(withStream(stream, fn));
     } catch (error) {
       dropAll();
       throw error;
@@ -198,6 +202,7 @@ export class CaptureGate {
   /** The client is destroyed: every graph gives back what it holds. */
   close(error: unknown): void {
     this.#closed ??= error;
+    this.#closing.close(error);
     this.#recording = undefined;
     this.recording = false;
     for (const graph of [...this.#graphs]) graph.dispose();
