@@ -1,0 +1,387 @@
+/**
+ * Random lifecycle programs over one client, through the client API only, on either backend:
+ * allocations, kernels, writes and reads on random streams, handle disposals (and uses of the
+ * disposed handles), streams held by `waitFor` on host gates, marks waited on, `profile`, graph
+ * captures, replays and disposals, traces started and stopped, timeline waits aborted by an
+ * `AbortSignal`, handles of a client of another backend, and `destroy()` of the client at a random
+ * point (after which every call is repeated against the destroyed client).
+ *
+ * Every promise the program made must settle within a bound; a read that resolves must equal a
+ * CPU model of the program up to the read; every error must be the one the call deserves: a typed
+ * `ComputeError` (`DESTROYED` once destroyed, `INVALID_HANDLE` for a disposed or foreign handle),
+ * or the abort reason for an aborted wait. The client of the other backend must compute exactly
+ * afterwards.
+ */
+import assert from "node:assert/strict";
+import {
+  type ComputeClient,
+  ComputeError,
+  CpuTimelineSignal,
+  type Handle,
+  type LaunchGraph,
+} from "../mod.ts";
+import type { TraceRecorder } from "../runtime/core/trace.ts";
+import type { KernelMetadata } from "../backend.ts";
+
+import { LEN, type LifeCommand } from "./_qa3_life_commands.ts";
+
+export { LEN, type LifeCommand, lifeCommand, lifeProgram } from "./_qa3_life_commands.ts";
+
+/** A buffer's model, shared by the handle of a slot and the graphs that captured it. */
+type Model = { data: Uint32Array };
+
+interface Slot {
+  readonly handle: Handle<"u32">;
+  readonly model: Model;
+}
+
+interface Graph {
+  readonly graph: LaunchGraph;
+  readonly x: Model;
+  readonly y: Model;
+  readonly c: number;
+  disposed: boolean;
+}
+
+const pattern = (seed: number) =>
+  Uint32Array.from({ length: LEN }, (_, i) => (seed * 7919 + i * 31) >>> 0);
+
+/** What a call may end with. */
+type Expect =
+  | { kind: "value"; model?: Uint32Array } // resolves (to `model` for a read)
+  | { kind: "error"; code: string } // fails with this code (thrown or rejected)
+  | { kind: "valueOr"; code: string; model?: Uint32Array } // either (pending at a destroy)
+  | { kind: "abort"; reason: unknown }; // rejects with the abort reason
+
+/** Bounded wait of every promise, in milliseconds. */
+const BOUND = 5000;
+
+/**
+ * Runs `program` on `client`; `foreign` is a live handle of a client of the other backend. Throws
+ * the first violation. Leaves `client` destroyed.
+ */
+export async function runLifeProgram<K extends KernelMetadata>(
+  client: ComputeClient<K>,
+  add: K,
+  foreign: Handle<"u32">,
+  program: readonly LifeCommand[],
+): Promise<void> {
+  const slots = new Map<number, Slot>();
+  const disposed = new Map<number, Handle<"u32">>();
+  const graphs: Graph[] = [];
+  const gates: CpuTimelineSignal[] = [];
+  let trace: TraceRecorder | undefined;
+  let destroyed = false;
+  const checks: Promise<unknown>[] = [];
+  // Calls made before the destroy that may still be pending when it comes.
+  const early: { name: string; promise: Promise<unknown>; expect: Expect }[] = [];
+
+  /** Checks one call: its synchronous outcome now, its promise (if any) within the bound. */
+  const call = (name: string, expect: Expect, fn: () => unknown) => {
+    let result: unknown;
+    try {
+      result = fn();
+    } catch (error) {
+      checkError(name, expect, error);
+      return;
+    }
+    if (result instanceof Promise) {
+      const entry = { name, promise: result, expect };
+      if (!destroyed) early.push(entry);
+      // Caught now (checked at the end): a failure must not be an unhandled rejection meanwhile.
+      checks.push(settleOf(entry).then(() => undefined, (error) => error ?? new Error("?")));
+    } else {
+      assert.ok(
+        expect.kind !== "error" && expect.kind !== "abort",
+        `${name}: returned, expected ${JSON.stringify(expect)}`,
+      );
+    }
+  };
+  const settleOf = async (entry: { name: string; promise: Promise<unknown>; expect: Expect }) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = Symbol("late");
+    const outcome = await Promise.race([
+      entry.promise.then(
+        (value) => ({ value }),
+        (error) => ({ error: error ?? new Error("rejected with nothing") }),
+      ),
+      new Promise<typeof late>((resolve) => timer = setTimeout(() => resolve(late), BOUND)),
+    ]);
+    clearTimeout(timer);
+    assert.ok(outcome !== late, `${entry.name}: still pending after ${BOUND} ms`);
+    if ("error" in outcome) return checkError(entry.name, entry.expect, outcome.error);
+    const expect = entry.expect;
+    assert.ok(
+      expect.kind === "value" || expect.kind === "valueOr",
+      `${entry.name}: resolved, expected ${JSON.stringify(expect)}`,
+    );
+    if (expect.model !== undefined) {
+      assert.deepEqual(
+        [...(outcome.value as Uint32Array)],
+        [...expect.model],
+        `${entry.name}: wrong data`,
+      );
+    }
+  };
+
+  const live = (): Expect => destroyed ? { kind: "error", code: "DESTROYED" } : { kind: "value" };
+  const liveRead = (model: Uint32Array): Expect =>
+    destroyed ? { kind: "error", code: "DESTROYED" } : { kind: "value", model };
+  const launch = (x: Slot, y: Slot, c: number, s: number) =>
+    client.execute(
+      add,
+      { stream: s, threads: LEN, buffers: [x.handle, y.handle], params: { c, n: LEN } } as never,
+    );
+  const apply = (x: Model, y: Model, c: number) => {
+    y.data = x.data.map((v) => (v + c) >>> 0);
+  };
+  const pick = (h: number): { slot?: Slot; gone?: Handle<"u32"> } => ({
+    slot: slots.get(h),
+    gone: disposed.get(h),
+  });
+
+  for (const c of program) {
+    switch (c.op) {
+      case "alloc": {
+        const data = pattern(c.seed);
+        let handle: Handle<"u32"> | undefined;
+        call("alloc", live(), () => void (handle = client.createWithData(data, { stream: c.s })));
+        if (handle !== undefined) {
+          slots.get(c.h)?.handle.dispose();
+          slots.set(c.h, { handle, model: { data: data.slice() } });
+          disposed.delete(c.h);
+        }
+        break;
+      }
+      case "add": {
+        const x = slots.get(c.x), y = slots.get(c.y);
+        if (x === undefined || y === undefined || x === y) {
+          const gone = disposed.get(c.x) ?? disposed.get(c.y);
+          if (gone !== undefined && y !== undefined && (x !== undefined || disposed.has(c.x))) {
+            // A disposed handle in a launch: INVALID_HANDLE (DESTROYED once destroyed).
+            const xh = x?.handle ?? disposed.get(c.x)!;
+            const yh = y.handle;
+            call(
+              "add with a disposed handle",
+              destroyed
+                ? { kind: "error", code: "DESTROYED" }
+                : { kind: "error", code: "INVALID_HANDLE" },
+              () =>
+                client.execute(
+                  add,
+                  {
+                    stream: c.s,
+                    threads: LEN,
+                    buffers: [xh, yh],
+                    params: { c: c.c, n: LEN },
+                  } as never,
+                ),
+            );
+          }
+          break;
+        }
+        call("add", live(), () => launch(x, y, c.c, c.s));
+        if (!destroyed) apply(x.model, y.model, c.c);
+        break;
+      }
+      case "write": {
+        const at = slots.get(c.h);
+        if (at === undefined) break;
+        const data = pattern(c.seed);
+        call("write", live(), () => client.write(at.handle, data, { stream: c.s }));
+        if (!destroyed) at.model.data = data.slice();
+        break;
+      }
+      case "read": {
+        const { slot: at, gone } = pick(c.h);
+        if (at !== undefined) {
+          call(
+            `read of slot ${c.h}`,
+            liveRead(at.model.data.slice()),
+            () => client.read(at.handle, { stream: c.s }),
+          );
+        } else if (gone !== undefined) {
+          call(
+            "read of a disposed handle",
+            destroyed
+              ? { kind: "error", code: "DESTROYED" }
+              : { kind: "error", code: "INVALID_HANDLE" },
+            () => client.read(gone, { stream: c.s }),
+          );
+        }
+        break;
+      }
+      case "dispose": {
+        const at = slots.get(c.h);
+        if (at === undefined) {
+          disposed.get(c.h)?.dispose(); // a second dispose is a no-op
+          break;
+        }
+        at.handle.dispose();
+        slots.delete(c.h);
+        disposed.set(c.h, at.handle);
+        break;
+      }
+      case "sync":
+        call("sync", live(), () => client.sync({ stream: c.s }));
+        break;
+      case "mark": {
+        let value: bigint | undefined;
+        call("signal", live(), () => void (value = client.signal({ stream: c.s })));
+        if (value !== undefined) call("timeline wait", live(), () => client.timeline.wait(value!));
+        break;
+      }
+      case "gate": {
+        const gate = new CpuTimelineSignal();
+        call("waitFor", live(), () => client.waitFor(gate, 1, { stream: c.s }));
+        gates.push(gate);
+        break;
+      }
+      case "open":
+        gates.shift()?.set(1);
+        break;
+      case "profile": {
+        const x = slots.get(c.x), y = slots.get(c.y);
+        if (x === undefined || y === undefined || x === y) {
+          call("empty profile", live(), () => client.profile(() => 1, { stream: c.s }));
+          break;
+        }
+        call(
+          "profile",
+          live(),
+          () => client.profile(() => launch(x, y, c.c, c.s), { stream: c.s }),
+        );
+        if (!destroyed) apply(x.model, y.model, c.c);
+        break;
+      }
+      case "capture": {
+        const x = slots.get(c.x), y = slots.get(c.y);
+        if (x === undefined || y === undefined || x === y) break;
+        let captured: Promise<LaunchGraph> | undefined;
+        call("capture", live(), () => captured = client.capture(() => launch(x, y, c.c, 0)));
+        if (captured === undefined || destroyed) break;
+        // Awaited (a graph replays once made): a capture of a live client makes one.
+        let graph: LaunchGraph;
+        try {
+          graph = await captured;
+        } catch (error) {
+          assert.fail(`capture of a live client failed: ${error}`);
+        }
+        graphs.push({ graph, x: x.model, y: y.model, c: c.c, disposed: false });
+        break;
+      }
+      case "replay": {
+        const g = graphs[c.g];
+        if (g === undefined) break;
+        const refused = destroyed || g.disposed;
+        call(
+          "replay",
+          refused ? { kind: "error", code: "DESTROYED" } : { kind: "value" },
+          () => g.graph.replay(),
+        );
+        if (!refused) apply(g.x, g.y, g.c);
+        break;
+      }
+      case "dropGraph": {
+        const g = graphs[c.g];
+        if (g === undefined) break;
+        call("graph dispose", { kind: "value" }, () => g.graph.dispose()); // idempotent, also once destroyed
+        g.disposed = true;
+        break;
+      }
+      case "trace":
+        if (trace === undefined) {
+          call("trace", live(), () => void (trace = client.trace()));
+        } else {
+          const recorder = trace;
+          trace = undefined;
+          call("trace stop", live(), () => recorder.stop());
+        }
+        break;
+      case "abortWait": {
+        const abort = new AbortController();
+        const reason = new Error("aborted by the program");
+        const expect: Expect = destroyed
+          ? { kind: "error", code: "DESTROYED" }
+          : { kind: "abort", reason };
+        call("aborted wait", expect, () => {
+          const waiting = client.timeline.wait(2n ** 40n, { signal: abort.signal });
+          abort.abort(reason);
+          return waiting;
+        });
+        break;
+      }
+      case "foreign":
+        call(
+          "read of another backend's handle",
+          destroyed
+            ? { kind: "error", code: "DESTROYED" }
+            : { kind: "error", code: "INVALID_HANDLE" },
+          () => client.read(foreign, { stream: c.s }),
+        );
+        call(
+          "write of another backend's handle",
+          destroyed
+            ? { kind: "error", code: "DESTROYED" }
+            : { kind: "error", code: "INVALID_HANDLE" },
+          () => client.write(foreign, new Uint32Array(LEN), { stream: c.s }),
+        );
+        break;
+      case "destroy":
+        if (!destroyed) {
+          // Whatever was pending may now fail with DESTROYED instead of its value.
+          for (const e of early) {
+            if (e.expect.kind === "value") {
+              e.expect = { kind: "valueOr", code: "DESTROYED", model: e.expect.model };
+            }
+          }
+          destroyed = true;
+        }
+        client.destroy(); // idempotent
+        for (const g of graphs) g.disposed = true;
+        break;
+      case "yield":
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        break;
+    }
+  }
+  // A trace left open is stopped; gates left closed are opened half the time.
+  if (trace !== undefined) {
+    const recorder = trace;
+    call("trace stop", live(), () => recorder.stop());
+  }
+  for (const gate of gates) gate.set(1);
+  const failure = (await Promise.all(checks)).find((error) => error !== undefined);
+  if (failure !== undefined) throw failure;
+  if (!destroyed) {
+    // Still usable: exact once more, then destroyed (a second destroy is a no-op).
+    const x = client.createWithData(pattern(3));
+    const y = client.zeros(LEN, "u32");
+    launch(
+      { handle: x, model: { data: pattern(3) } },
+      { handle: y, model: { data: pattern(3) } },
+      5,
+      0,
+    );
+    assert.deepEqual([...await client.read(y)], [...pattern(3).map((v) => (v + 5) >>> 0)]);
+    await client.sync();
+  }
+  client.destroy();
+  client.destroy();
+}
+
+function checkError(name: string, expect: Expect, error: unknown): void {
+  if (expect.kind === "abort") {
+    assert.equal(error, expect.reason, `${name}: rejected with ${error}, not the abort reason`);
+    return;
+  }
+  assert.ok(
+    error instanceof ComputeError,
+    `${name}: untyped error ${(error as Error)?.stack ?? error}`,
+  );
+  assert.ok(
+    expect.kind === "error" || expect.kind === "valueOr",
+    `${name}: failed with ${error.code}: ${error.message}`,
+  );
+  assert.equal(error.code, expect.code, `${name}: ${error.message}`);
+}
