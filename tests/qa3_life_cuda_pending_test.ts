@@ -161,6 +161,43 @@ for (const b of backends) {
   });
 }
 
+for (const b of backends) {
+  Deno.test({
+    name: `${b.name}: destroying one of two clients of a device mid-flight leaves the other exact`,
+    ignore: b.ignore,
+    async fn() {
+      const [doomed, kept] = [await b.open(), await b.open()];
+      /** 20 kernels over 4 streams, each output read twice; checks every resolved read. */
+      const work = (client: ComputeClient, base: number) => {
+        const sources = [0, 1, 2, 3].map((s) =>
+          client.createWithData(new Uint32Array(64).fill(base + s), { stream: s })
+        );
+        const outs = Array.from(
+          { length: 20 },
+          (_, i) => client.zeros(64, "u32", { stream: i % 4 }),
+        );
+        outs.forEach((out, i) => add(client, b.add, sources[i % 4], out, i, i % 4));
+        return outs.flatMap((out, i) =>
+          [0, 1].map(async () => {
+            const data = await client.read(out, { stream: i % 4 });
+            assert.deepEqual([...data], new Array(64).fill(base + (i % 4) + i));
+          })
+        );
+      };
+      const lost = work(doomed, 0);
+      const reads = work(kept, 1000);
+      doomed.destroy();
+      const settled = await within(Promise.allSettled(lost), 5_000);
+      for (const s of settled) {
+        if (s.status === "rejected") assert.ok(isDestroyed(s.reason), `${s.reason}`);
+      }
+      await within(Promise.all(reads), 5_000);
+      await within(Promise.all(work(kept, 2000)), 5_000);
+      kept.destroy();
+    },
+  });
+}
+
 Deno.test("cuda server: endProfile right before destroy rejects with DESTROYED", async () => {
   for (let i = 0; i < 10; i++) {
     const server = CudaServer.create({ library: SIM_LIBRARY });
