@@ -6,9 +6,8 @@
  * - **A failed mark** (its stream's wait failed or timed out, its work faulted, its event failed):
  *   the timeline is broken from that value on. Every wait for it or a later value, pending or
  *   made later, rejects (`waitSync` throws at once) with an `AbortedError` naming the producer,
- *   the value and the cause; the
- *   timeline never rises to it (later marks would claim work that did not run). Values reached
- *   before stay reached.
+ *   the value and the cause; the timeline never rises to it (later marks would claim work that
+ *   did not run). Values reached before stay reached.
  * - **A destroyed client** never reaches the values it marked and did not reach yet: every wait
  *   for such a value rejects with a `DestroyedError` naming the producer and the value.
  *
