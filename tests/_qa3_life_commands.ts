@@ -24,6 +24,8 @@ export type LifeCommand =
   | { op: "trace" }
   | { op: "abortWait" }
   | { op: "foreign"; s: number }
+  | { op: "copyOut"; s: number; h: number }
+  | { op: "copyIn"; s: number; h: number }
   | { op: "destroy" }
   | { op: "yield" };
 
@@ -61,6 +63,8 @@ export const lifeCommand: fc.Arbitrary<LifeCommand> = fc.oneof(
   fc.record({ op: fc.constant("trace" as const) }),
   fc.record({ op: fc.constant("abortWait" as const) }),
   fc.record({ op: fc.constant("foreign" as const), s: stream }),
+  fc.record({ op: fc.constant("copyOut" as const), s: stream, h: slot }),
+  fc.record({ op: fc.constant("copyIn" as const), s: stream, h: slot }),
   fc.record({ op: fc.constant("yield" as const) }),
 );
 

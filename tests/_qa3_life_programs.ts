@@ -13,17 +13,11 @@
  * afterwards.
  */
 import assert from "node:assert/strict";
-import {
-  type ComputeClient,
-  ComputeError,
-  CpuTimelineSignal,
-  type Handle,
-  type LaunchGraph,
-} from "../mod.ts";
+import { type ComputeClient, CpuTimelineSignal, type Handle, type LaunchGraph } from "../mod.ts";
 import type { TraceRecorder } from "../runtime/core/trace.ts";
 import type { KernelMetadata } from "../backend.ts";
-
 import { LEN, type LifeCommand } from "./_qa3_life_commands.ts";
+import { checkError, type Expect, settleOf } from "./_qa3_life_checks.ts";
 
 export { LEN, type LifeCommand, lifeCommand, lifeProgram } from "./_qa3_life_commands.ts";
 
@@ -46,23 +40,15 @@ interface Graph {
 const pattern = (seed: number) =>
   Uint32Array.from({ length: LEN }, (_, i) => (seed * 7919 + i * 31) >>> 0);
 
-/** What a call may end with. */
-type Expect =
-  | { kind: "value"; model?: Uint32Array } // resolves (to `model` for a read)
-  | { kind: "error"; code: string } // fails with this code (thrown or rejected)
-  | { kind: "valueOr"; code: string; model?: Uint32Array } // either (pending at a destroy)
-  | { kind: "abort"; reason: unknown }; // rejects with the abort reason
-
-/** Bounded wait of every promise, in milliseconds. */
-const BOUND = 5000;
-
 /**
- * Runs `program` on `client`; `foreign` is a live handle of a client of the other backend. Throws
+ * Runs `program` on `client`; `foreign` is a live handle (all 9s) of `other`, a client of the
+ * other backend, that copies go to and come from. Throws
  * the first violation. Leaves `client` destroyed.
  */
 export async function runLifeProgram<K extends KernelMetadata>(
   client: ComputeClient<K>,
   add: K,
+  other: ComputeClient,
   foreign: Handle<"u32">,
   program: readonly LifeCommand[],
 ): Promise<void> {
@@ -97,33 +83,6 @@ export async function runLifeProgram<K extends KernelMetadata>(
       );
     }
   };
-  const settleOf = async (entry: { name: string; promise: Promise<unknown>; expect: Expect }) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = Symbol("late");
-    const outcome = await Promise.race([
-      entry.promise.then(
-        (value) => ({ value }),
-        (error) => ({ error: error ?? new Error("rejected with nothing") }),
-      ),
-      new Promise<typeof late>((resolve) => timer = setTimeout(() => resolve(late), BOUND)),
-    ]);
-    clearTimeout(timer);
-    assert.ok(outcome !== late, `${entry.name}: still pending after ${BOUND} ms`);
-    if ("error" in outcome) return checkError(entry.name, entry.expect, outcome.error);
-    const expect = entry.expect;
-    assert.ok(
-      expect.kind === "value" || expect.kind === "valueOr",
-      `${entry.name}: resolved, expected ${JSON.stringify(expect)}`,
-    );
-    if (expect.model !== undefined) {
-      assert.deepEqual(
-        [...(outcome.value as Uint32Array)],
-        [...expect.model],
-        `${entry.name}: wrong data`,
-      );
-    }
-  };
-
   const live = (): Expect => destroyed ? { kind: "error", code: "DESTROYED" } : { kind: "value" };
   const liveRead = (model: Uint32Array): Expect =>
     destroyed ? { kind: "error", code: "DESTROYED" } : { kind: "value", model };
@@ -311,6 +270,39 @@ export async function runLifeProgram<K extends KernelMetadata>(
         });
         break;
       }
+      case "copyOut": {
+        // To the other backend's client; read there: the model now, or DESTROYED once destroyed.
+        const at = slots.get(c.h);
+        if (at === undefined) break;
+        let moved: Handle<"u32"> | undefined;
+        call(
+          "copyTo the other backend",
+          live(),
+          () => void (moved = client.copyTo(at.handle, other, { stream: c.s })),
+        );
+        if (moved !== undefined) {
+          const done = moved;
+          call("read of the copy on the other backend", {
+            kind: "value",
+            model: at.model.data.slice(),
+          }, () => other.read(done).finally(() => done.dispose()));
+        }
+        break;
+      }
+      case "copyIn": {
+        let moved: Handle<"u32"> | undefined;
+        call(
+          "copyTo from the other backend",
+          live(),
+          () => void (moved = other.copyTo(foreign, client, { destinationStream: c.s })),
+        );
+        if (moved !== undefined) {
+          slots.get(c.h)?.handle.dispose();
+          slots.set(c.h, { handle: moved, model: { data: new Uint32Array(LEN).fill(9) } });
+          disposed.delete(c.h);
+        }
+        break;
+      }
       case "foreign":
         call(
           "read of another backend's handle",
@@ -368,20 +360,4 @@ export async function runLifeProgram<K extends KernelMetadata>(
   }
   client.destroy();
   client.destroy();
-}
-
-function checkError(name: string, expect: Expect, error: unknown): void {
-  if (expect.kind === "abort") {
-    assert.equal(error, expect.reason, `${name}: rejected with ${error}, not the abort reason`);
-    return;
-  }
-  assert.ok(
-    error instanceof ComputeError,
-    `${name}: untyped error ${(error as Error)?.stack ?? error}`,
-  );
-  assert.ok(
-    expect.kind === "error" || expect.kind === "valueOr",
-    `${name}: failed with ${error.code}: ${error.message}`,
-  );
-  assert.equal(error.code, expect.code, `${name}: ${error.message}`);
 }

@@ -47,7 +47,7 @@ for (const b of backends) {
         fc.asyncProperty(lifeProgram, async (p) => {
           const client = await b.open();
           try {
-            await runLifeProgram(client, b.add, foreign, p);
+            await runLifeProgram(client, b.add, other, foreign, p);
           } finally {
             client.destroy();
           }
