@@ -10,14 +10,15 @@
  * @module
  */
 
-import { DestroyedError, KernelArgumentError, UnsupportedError } from "../core/errors.ts";
+import { DestroyedError, UnsupportedError } from "../core/errors.ts";
+import { rewriteParams } from "./_graph_params.ts";
 import { Handle } from "../core/handles/handle.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { describe } from "../core/_argument_checks.ts";
 import { checkOptions } from "./_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
-import type { HeldStreams } from "./timeline/_held_streams.ts";
+import type { HeldStreams, Keepable } from "./timeline/_held_streams.ts";
 import { Closing } from "./timeline/_closing.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import { OwnParams } from "./_helper_params.ts";
@@ -253,7 +254,12 @@ interface GraphParts {
 export class LaunchGraph implements Disposable {
   readonly #parts: GraphParts;
   readonly #records: object[];
+  /** What a held replay keeps until it ran: the graph's handles, and the graph itself. */
+  readonly #kept: Keepable[];
   #disposed = false;
+  #released = false;
+  /** Held replays not run (or failed) yet: `dispose` releases the graph after the last. */
+  #leases = 0;
 
   /** Made by `ComputeClient.capture` only. */
   constructor(parts: GraphParts) {
@@ -261,6 +267,11 @@ export class LaunchGraph implements Disposable {
     this.#records = [
       ...new Set(parts.launches.flatMap((l) => l.args.buffers.map((ref) => ref.slice.record))),
     ];
+    const lease = () => {
+      this.#leases++;
+      return { dispose: () => --this.#leases === 0 && this.#disposed && this.#release() };
+    };
+    this.#kept = [...parts.handles, { clone: lease }];
   }
 
   /** The graph's name (`CaptureOptions.label`). */
@@ -321,7 +332,7 @@ export class LaunchGraph implements Disposable {
     held.runVoid(
       stream,
       this.#records,
-      parts.handles,
+      this.#kept, // a dispose right after the call waits for this replay
       run ?? (() => native!.replay(stream, params)),
     );
   }
@@ -330,51 +341,27 @@ export class LaunchGraph implements Disposable {
   #launchByLaunch(params: KernelParams | undefined): () => void {
     const { server, stream, label } = this.#parts;
     const launches = this.#parts.launches;
-    if (params !== undefined) {
-      if (typeof params !== "object" || params === null) {
-        throw new KernelArgumentError(
-          label,
-          "params",
-          `must be an object, got ${describe(params)}`,
-        );
-      }
-      const next = launches.map((launch) => launch.params);
-      for (const name of Object.keys(params)) {
-        let found = false;
-        launches.forEach((launch, i) => {
-          if (launch.params === undefined || !Object.hasOwn(launch.params, name)) return;
-          next[i] = { ...next[i], [name]: params[name] };
-          found = true;
-        });
-        if (!found) {
-          throw new KernelArgumentError(
-            label,
-            `params.${name}`,
-            "is not a param of any launch in the graph",
-          );
-        }
-      }
-      const old = launches.map((launch) => launch.params);
-      try {
-        launches.forEach((launch, i) => {
-          launch.params = next[i];
-          server.checkLaunch?.(launch, stream);
-        });
-      } catch (error) {
-        launches.forEach((launch, i) => launch.params = old[i]);
-        throw error;
-      }
-    }
+    if (params !== undefined) rewriteParams(launches, label, params, server, stream);
     return () => {
       for (const launch of launches) server.execute(launch, stream);
     };
   }
 
-  /** Gives back the held handles and what the server prepared. Idempotent. */
+  /**
+   * Gives back the held handles and what the server prepared (once the replays held behind a
+   * `waitFor` ran, as a handle disposed after a call). Idempotent.
+   */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#parts.gate.forget(this);
+    // A destroyed client's held replays never run: released now, before its server goes.
+    if (this.#leases === 0 || this.#parts.gate.closed !== undefined) this.#release();
+  }
+
+  #release(): void {
+    if (this.#released) return;
+    this.#released = true;
     try {
       this.#parts.native?.[Symbol.dispose]();
     } finally {
