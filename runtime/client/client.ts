@@ -261,7 +261,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   execute(kernel: K, options: ExecuteOptions): void {
     checkExecute(kernel, options);
     if (this.#gate.active) return this.#gate.record(this.#server, kernel, options);
-    if (!this.#held.busy) return this.#launch.run(this.server, this.#held.errors, kernel, options);
+    if (!this.#held.busy) return this.#launch.run(this.server, this.#held, kernel, options);
     this.#calls.executeHeld(this.server, kernel, options);
   }
 
