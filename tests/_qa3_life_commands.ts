@@ -17,7 +17,7 @@ export type LifeCommand =
   | { op: "mark"; s: number }
   | { op: "gate"; s: number }
   | { op: "open" }
-  | { op: "profile"; s: number; x: number; y: number; c: number }
+  | { op: "profile"; s: number; x: number; y: number; c: number; wait: boolean }
   | { op: "capture"; x: number; y: number; c: number }
   | { op: "replay"; g: number }
   | { op: "dropGraph"; g: number }
@@ -25,6 +25,9 @@ export type LifeCommand =
   | { op: "abortWait" }
   | { op: "foreign"; s: number }
   | { op: "copyOut"; s: number; h: number }
+  | { op: "waitOther"; s: number }
+  | { op: "readMany"; s: number; h: number; k: number }
+  | { op: "cleanup"; s: number }
   | { op: "copyIn"; s: number; h: number }
   | { op: "destroy" }
   | { op: "yield" };
@@ -56,7 +59,14 @@ export const lifeCommand: fc.Arbitrary<LifeCommand> = fc.oneof(
   fc.record({ op: fc.constant("mark" as const), s: stream }),
   fc.record({ op: fc.constant("gate" as const), s: stream }),
   fc.record({ op: fc.constant("open" as const) }),
-  fc.record({ op: fc.constant("profile" as const), s: stream, x: slot, y: slot, c: fc.nat(100) }),
+  fc.record({
+    op: fc.constant("profile" as const),
+    s: stream,
+    x: slot,
+    y: slot,
+    c: fc.nat(100),
+    wait: fc.boolean(), // fn then awaits a gate of the program's own
+  }),
   fc.record({ op: fc.constant("capture" as const), x: slot, y: slot, c: fc.nat(100) }),
   fc.record({ op: fc.constant("replay" as const), g: fc.nat(1) }),
   fc.record({ op: fc.constant("dropGraph" as const), g: fc.nat(1) }),
@@ -64,6 +74,9 @@ export const lifeCommand: fc.Arbitrary<LifeCommand> = fc.oneof(
   fc.record({ op: fc.constant("abortWait" as const) }),
   fc.record({ op: fc.constant("foreign" as const), s: stream }),
   fc.record({ op: fc.constant("copyOut" as const), s: stream, h: slot }),
+  fc.record({ op: fc.constant("waitOther" as const), s: stream }),
+  fc.record({ op: fc.constant("readMany" as const), s: stream, h: slot, k: slot }),
+  fc.record({ op: fc.constant("cleanup" as const), s: stream }),
   fc.record({ op: fc.constant("copyIn" as const), s: stream, h: slot }),
   fc.record({ op: fc.constant("yield" as const) }),
 );

@@ -201,16 +201,17 @@ export async function runLifeProgram<K extends KernelMetadata>(
         break;
       case "profile": {
         const x = slots.get(c.x), y = slots.get(c.y);
-        if (x === undefined || y === undefined || x === y) {
-          call("empty profile", live(), () => client.profile(() => 1, { stream: c.s }));
-          break;
-        }
-        call(
-          "profile",
-          live(),
-          () => client.profile(() => launch(x, y, c.c, c.s), { stream: c.s }),
-        );
-        if (!destroyed) apply(x.model, y.model, c.c);
+        const both = x !== undefined && y !== undefined && x !== y;
+        // With `wait`, fn awaits a gate opened by a later `open` (or at the end): a destroy
+        // meanwhile settles the profile at once, before the gate opens.
+        const gate = c.wait ? new CpuTimelineSignal() : undefined;
+        if (gate !== undefined) gates.push(gate);
+        call("profile", live(), () =>
+          client.profile(async () => {
+            if (both) launch(x, y, c.c, c.s);
+            await gate?.wait(1);
+          }, { stream: c.s }));
+        if (both && !destroyed) apply(x.model, y.model, c.c);
         break;
       }
       case "capture": {
@@ -303,6 +304,40 @@ export async function runLifeProgram<K extends KernelMetadata>(
         }
         break;
       }
+      case "waitOther": {
+        // Held until the other backend's client completed its work so far (always reached).
+        let mark: bigint | undefined;
+        call("other's signal", { kind: "value" }, () => void (mark = other.signal()));
+        if (mark !== undefined) {
+          call(
+            "waitFor the other's timeline",
+            live(),
+            () => client.waitFor(other.timeline, mark!, { stream: c.s }),
+          );
+        }
+        break;
+      }
+      case "readMany": {
+        const a = slots.get(c.h), b = slots.get(c.k);
+        if (a === undefined || b === undefined) break;
+        const both = [a.model.data.slice(), b.model.data.slice()];
+        call(
+          "readMany",
+          destroyed ? { kind: "error", code: "DESTROYED" } : { kind: "value" },
+          () =>
+            client.readMany([a.handle, b.handle], { stream: c.s }).then((got) => {
+              assert.deepEqual(
+                got.map((d) => [...d]),
+                both.map((d) => [...d]),
+                "readMany: wrong data",
+              );
+            }),
+        );
+        break;
+      }
+      case "cleanup":
+        call("memoryCleanup", live(), () => client.memoryCleanup({ stream: c.s }));
+        break;
       case "foreign":
         call(
           "read of another backend's handle",
@@ -342,8 +377,10 @@ export async function runLifeProgram<K extends KernelMetadata>(
     const recorder = trace;
     call("trace stop", live(), () => recorder.stop());
   }
-  for (const gate of gates) gate.set(1);
+  // A destroyed client settles everything without the gates: they open only afterwards.
+  if (!destroyed) { for (const gate of gates) gate.set(1); }
   const failure = (await Promise.all(checks)).find((error) => error !== undefined);
+  for (const gate of gates) gate.set(1);
   if (failure !== undefined) throw failure;
   if (!destroyed) {
     // Still usable: exact once more, then destroyed (a second destroy is a no-op).
