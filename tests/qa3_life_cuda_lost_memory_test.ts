@@ -54,6 +54,11 @@ async function checkLost(b: Backend, client: ComputeClient, lost: never, c: stri
   const launch = { threads: 64, buffers: [lost, out], params: { c: 1, n: 64 } };
   assert.throws(() => client.execute(b.add as never, launch as never), code(c), "a launch");
   assert.throws(() => client.copyTo(lost, client), code(c), "a copy");
+  await assert.rejects(
+    client.capture(() => client.execute(b.add as never, launch as never)),
+    code(c),
+    "a capture",
+  );
   assert.deepEqual([...await client.read(out)], new Array(64).fill(0)); // the launch never ran
   client.write(lost, new Uint32Array(64).fill(3), { stream }); // all of it: defined again
   client.execute(b.add as never, launch as never);

@@ -19,6 +19,7 @@ import { describe } from "../core/_argument_checks.ts";
 import { checkOptions } from "./_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams, Keepable } from "./timeline/_held_streams.ts";
+import type { LostMemory } from "./timeline/_lost_memory.ts";
 import { Closing } from "./timeline/_closing.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import { OwnParams } from "./_helper_params.ts";
@@ -68,9 +69,13 @@ export interface ReplayOptions {
 
 /** The client's side of the graphs: its capture in progress and its live graphs. */
 export class CaptureGate {
-  #recording:
-    | { stream: StreamId; launches: LaunchRecord<KernelMetadata>[]; held: Handle[]; own: OwnParams }
-    | undefined;
+  #recording: {
+    stream: StreamId;
+    launches: LaunchRecord<KernelMetadata>[];
+    held: Handle[];
+    own: OwnParams;
+    lost: LostMemory;
+  } | undefined;
   readonly #graphs = new Set<LaunchGraph>();
   #closed: unknown;
   /** Settles a capture whose `fn` is still running when the client is destroyed. */
@@ -110,6 +115,7 @@ export class CaptureGate {
     }
     const buffers = options.buffers;
     const held = Array.isArray(buffers) ? buffers.filter((b) => b instanceof Handle) : [];
+    for (const handle of held) recording.lost.check(handle.slice.record); // never defined
     const clones = held.map((handle) => handle.clone()); // INVALID_HANDLE once disposed
     try {
       const launch = new LaunchRecord<K>();
@@ -149,6 +155,7 @@ export class CaptureGate {
       launches: [] as LaunchRecord<KernelMetadata>[],
       held: [] as Handle[],
       own: new OwnParams(),
+      lost: held.lost,
     };
     this.#recording = recording;
     this.recording = true;
@@ -305,6 +312,8 @@ export class LaunchGraph implements Disposable {
       throw gate.closed ?? new DestroyedError(`Launch graph '${parts.label}' was disposed`);
     }
     if (gate.recording) gate.refuse("replay"); // inside a capture
+    const lost = parts.held.lost; // memory a failed call left undefined after the capture
+    if (lost.any) { for (const record of this.#records) lost.check(record); }
     if (options === undefined && native !== undefined && parts.held.quiet(parts.stream)) {
       return native.replay(parts.stream); // the short path: one registration, nothing held
     }
