@@ -1,6 +1,6 @@
 #!/bin/sh
-# Runs the test suite with the narrowest permissions each area needs: the CUDA files (tests/cuda_*)
-# get --allow-ffi and the simulated driver's variables, the browser files (tests/browser_*) may run
+# Runs the test suite with the narrowest permissions each area needs: the CUDA files (tests/cuda_*,
+# and tests/qa3_life_cuda_*, which run both backends) get --allow-ffi and the simulated driver's variables, the browser files (tests/browser_*) may run
 # Chromium and serve pages on 127.0.0.1, every other file gets the COMMON set.
 #
 # Where wgpu can keep to Vulkan (a Vulkan driver with an adapter; CI installs Mesa lavapipe), the
@@ -194,7 +194,7 @@ cuda_files=""
 browser_files=""
 for file in tests/*_test.ts; do
   case $file in
-    tests/cuda_*) cuda_files="$cuda_files $file" ;;
+    tests/cuda_* | tests/qa3_life_cuda_*) cuda_files="$cuda_files $file" ;;
     tests/browser_*) browser_files="$browser_files $file" ;;
     *) common_files="$common_files $file" ;;
   esac

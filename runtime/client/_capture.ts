@@ -10,14 +10,17 @@
  * @module
  */
 
-import { DestroyedError, KernelArgumentError, UnsupportedError } from "../core/errors.ts";
+import { DestroyedError, UnsupportedError } from "../core/errors.ts";
+import { rewriteParams } from "./_graph_params.ts";
 import { Handle } from "../core/handles/handle.ts";
 import type { KernelMetadata, KernelParams } from "../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../core/stream_id.ts";
 import { describe } from "../core/_argument_checks.ts";
 import { checkOptions } from "./_checks.ts";
 import type { ComputeServer } from "../server/server.ts";
-import type { HeldStreams } from "./timeline/_held_streams.ts";
+import type { HeldStreams, Keepable } from "./timeline/_held_streams.ts";
+import type { LostMemory } from "./timeline/_lost_memory.ts";
+import { Closing } from "./timeline/_closing.ts";
 import { LaunchRecord } from "./_launch_record.ts";
 import { OwnParams } from "./_helper_params.ts";
 import type { ExecuteOptions } from "./options.ts";
@@ -66,11 +69,17 @@ export interface ReplayOptions {
 
 /** The client's side of the graphs: its capture in progress and its live graphs. */
 export class CaptureGate {
-  #recording:
-    | { stream: StreamId; launches: LaunchRecord<KernelMetadata>[]; held: Handle[]; own: OwnParams }
-    | undefined;
+  #recording: {
+    stream: StreamId;
+    launches: LaunchRecord<KernelMetadata>[];
+    held: Handle[];
+    own: OwnParams;
+    lost: LostMemory;
+  } | undefined;
   readonly #graphs = new Set<LaunchGraph>();
   #closed: unknown;
+  /** Settles a capture whose `fn` is still running when the client is destroyed. */
+  readonly #closing = new Closing();
   #count = 0;
   /** Whether a capture is recording, as a field (read without a call on every replay). */
   recording = false;
@@ -106,6 +115,7 @@ export class CaptureGate {
     }
     const buffers = options.buffers;
     const held = Array.isArray(buffers) ? buffers.filter((b) => b instanceof Handle) : [];
+    for (const handle of held) recording.lost.check(handle.slice.record); // never defined
     const clones = held.map((handle) => handle.clone()); // INVALID_HANDLE once disposed
     try {
       const launch = new LaunchRecord<K>();
@@ -145,12 +155,14 @@ export class CaptureGate {
       launches: [] as LaunchRecord<KernelMetadata>[],
       held: [] as Handle[],
       own: new OwnParams(),
+      lost: held.lost,
     };
     this.#recording = recording;
     this.recording = true;
     const dropAll = () => recording.held.forEach((handle) => handle.dispose());
     try {
-      await withStream(stream, fn); // fn's calls run on the capture's stream, as in `profile`
+      // fn's calls run on the capture's stream, as in `profile`; `destroy()` ends it at once.
+      await this.#closing.race(withStream(stream, fn));
     } catch (error) {
       dropAll();
       throw error;
@@ -198,6 +210,7 @@ export class CaptureGate {
   /** The client is destroyed: every graph gives back what it holds. */
   close(error: unknown): void {
     this.#closed ??= error;
+    this.#closing.close(error);
     this.#recording = undefined;
     this.recording = false;
     for (const graph of [...this.#graphs]) graph.dispose();
@@ -248,7 +261,12 @@ interface GraphParts {
 export class LaunchGraph implements Disposable {
   readonly #parts: GraphParts;
   readonly #records: object[];
+  /** What a held replay keeps until it ran: the graph's handles, and the graph itself. */
+  readonly #kept: Keepable[];
   #disposed = false;
+  #released = false;
+  /** Held replays not run (or failed) yet: `dispose` releases the graph after the last. */
+  #leases = 0;
 
   /** Made by `ComputeClient.capture` only. */
   constructor(parts: GraphParts) {
@@ -256,6 +274,11 @@ export class LaunchGraph implements Disposable {
     this.#records = [
       ...new Set(parts.launches.flatMap((l) => l.args.buffers.map((ref) => ref.slice.record))),
     ];
+    const lease = () => {
+      this.#leases++;
+      return { dispose: () => --this.#leases === 0 && this.#disposed && this.#release() };
+    };
+    this.#kept = [...parts.handles, { clone: lease }];
   }
 
   /** The graph's name (`CaptureOptions.label`). */
@@ -289,6 +312,8 @@ export class LaunchGraph implements Disposable {
       throw gate.closed ?? new DestroyedError(`Launch graph '${parts.label}' was disposed`);
     }
     if (gate.recording) gate.refuse("replay"); // inside a capture
+    const lost = parts.held.lost; // memory a failed call left undefined after the capture
+    if (lost.any) { for (const record of this.#records) lost.check(record); }
     if (options === undefined && native !== undefined && parts.held.quiet(parts.stream)) {
       return native.replay(parts.stream); // the short path: one registration, nothing held
     }
@@ -316,7 +341,7 @@ export class LaunchGraph implements Disposable {
     held.runVoid(
       stream,
       this.#records,
-      parts.handles,
+      this.#kept, // a dispose right after the call waits for this replay
       run ?? (() => native!.replay(stream, params)),
     );
   }
@@ -325,51 +350,27 @@ export class LaunchGraph implements Disposable {
   #launchByLaunch(params: KernelParams | undefined): () => void {
     const { server, stream, label } = this.#parts;
     const launches = this.#parts.launches;
-    if (params !== undefined) {
-      if (typeof params !== "object" || params === null) {
-        throw new KernelArgumentError(
-          label,
-          "params",
-          `must be an object, got ${describe(params)}`,
-        );
-      }
-      const next = launches.map((launch) => launch.params);
-      for (const name of Object.keys(params)) {
-        let found = false;
-        launches.forEach((launch, i) => {
-          if (launch.params === undefined || !Object.hasOwn(launch.params, name)) return;
-          next[i] = { ...next[i], [name]: params[name] };
-          found = true;
-        });
-        if (!found) {
-          throw new KernelArgumentError(
-            label,
-            `params.${name}`,
-            "is not a param of any launch in the graph",
-          );
-        }
-      }
-      const old = launches.map((launch) => launch.params);
-      try {
-        launches.forEach((launch, i) => {
-          launch.params = next[i];
-          server.checkLaunch?.(launch, stream);
-        });
-      } catch (error) {
-        launches.forEach((launch, i) => launch.params = old[i]);
-        throw error;
-      }
-    }
+    if (params !== undefined) rewriteParams(launches, label, params, server, stream);
     return () => {
       for (const launch of launches) server.execute(launch, stream);
     };
   }
 
-  /** Gives back the held handles and what the server prepared. Idempotent. */
+  /**
+   * Gives back the held handles and what the server prepared (once the replays held behind a
+   * `waitFor` ran, as a handle disposed after a call). Idempotent.
+   */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#parts.gate.forget(this);
+    // A destroyed client's held replays never run: released now, before its server goes.
+    if (this.#leases === 0 || this.#parts.gate.closed !== undefined) this.#release();
+  }
+
+  #release(): void {
+    if (this.#released) return;
+    this.#released = true;
     try {
       this.#parts.native?.[Symbol.dispose]();
     } finally {

@@ -159,6 +159,8 @@ export class HandleFactory {
     const ref = writeRange(handle, bytes, offset);
     if (this.#held.busy) server.checkRef?.(ref); // another client's handle: at the call
     const descriptor = copyDescriptor(ref, [bytes.byteLength], [1], 1);
+    const whole = offset === 0 && !handle.offsetStart && bytes.byteLength === handle.fullSize;
+    if (whole) this.#held.lost.found(handle.slice.record); // defined again, if it was lost
     this.#held.runVoid(stream, [handle.slice.record], [handle], () => {
       server.write([{ descriptor, data: bytes }], stream);
     });

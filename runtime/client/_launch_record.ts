@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { LostMemory } from "./timeline/_lost_memory.ts";
 import { KernelArguments, STORAGE_TYPE_SIZE, type StorageType } from "../core/kernel_arguments.ts";
 import { CubeCount } from "../core/cube_count.ts";
 import { Handle } from "../core/handles/handle.ts";
@@ -98,11 +99,17 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
    * `ComputeClient.execute` on a stream nothing holds: fills this record, runs the launch, clears
    * it (the server reads it during the call only, so one record serves every such launch).
    */
-  run(server: ComputeServer<K>, errors: StreamErrors, kernel: K, options: ExecuteOptions): void {
+  run(
+    server: ComputeServer<K>,
+    { errors, lost }: { errors: StreamErrors; lost: LostMemory },
+    kernel: K,
+    options: ExecuteOptions,
+  ): void {
     try {
       this.fill(kernel, options);
       const stream = resolveStreamId(options.stream);
       errors.throwFor(stream);
+      if (lost.any) { for (const ref of this.args.buffers) lost.check(ref.slice.record); }
       server.execute(this, stream);
     } finally {
       this.clear();

@@ -261,7 +261,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   execute(kernel: K, options: ExecuteOptions): void {
     checkExecute(kernel, options);
     if (this.#gate.active) return this.#gate.record(this.#server, kernel, options);
-    if (!this.#held.busy) return this.#launch.run(this.server, this.#held.errors, kernel, options);
+    if (!this.#held.busy) return this.#launch.run(this.server, this.#held, kernel, options);
     this.#calls.executeHeld(this.server, kernel, options);
   }
 
@@ -371,8 +371,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
   }
 
   /**
-   * Destroys the server if this client owns it; settles held calls and waits for unreached
-   * {@linkcode timeline} values with `DESTROYED`, and disposes its graphs. Idempotent.
+   * Destroys the server if this client owns it; settles held calls, timeline waits and a running
+   * `profile` or `capture` with `DESTROYED` at once, and disposes its graphs. Idempotent.
    */
   destroy(): void {
     if (this.#destroyed) return;

@@ -5,9 +5,9 @@
  *
  * - **A failed mark** (its stream's wait failed or timed out, its work faulted, its event failed):
  *   the timeline is broken from that value on. Every wait for it or a later value, pending or
- *   made later, rejects with an `AbortedError` naming the producer, the value and the cause; the
- *   timeline never rises to it (later marks would claim work that did not run). Values reached
- *   before stay reached.
+ *   made later, rejects (`waitSync` throws at once) with an `AbortedError` naming the producer,
+ *   the value and the cause; the timeline never rises to it (later marks would claim work that
+ *   did not run). Values reached before stay reached.
  * - **A destroyed client** never reaches the values it marked and did not reach yet: every wait
  *   for such a value rejects with a `DestroyedError` naming the producer and the value.
  *
@@ -70,18 +70,37 @@ export class ClientTimeline extends CpuTimelineSignal {
   override wait(target: bigint | number, options: TimelineWaitOptions = {}): Promise<void> {
     const goal = toTimelineValue(target, "target");
     if (this.isReached(goal)) return Promise.resolve();
-    if (this.#fault !== undefined && goal >= this.#fault.value) {
-      return Promise.reject(this.#error(goal, this.#fault.cause));
-    }
-    if (this.#closed !== undefined) {
-      return Promise.reject(this.#error(goal, this.#closed.cause, true));
-    }
+    const never = this.#never(goal);
+    if (never !== undefined) return Promise.reject(never);
     const waiter = { target: goal, abort: new AbortController() };
     this.#waiters.add(waiter);
     const signal = options.signal === undefined
       ? waiter.abort.signal
       : AbortSignal.any([options.signal, waiter.abort.signal]);
     return super.wait(goal, { ...options, signal }).finally(() => this.#waiters.delete(waiter));
+  }
+
+  /**
+   * As {@linkcode CpuTimelineSignal.waitSync}; throws at once for a failed value or a closed
+   * timeline, as `wait` rejects (not `TIMEOUT` once the whole timeout was spent blocked).
+   */
+  override waitSync(
+    target: bigint | number,
+    options: Omit<TimelineWaitOptions, "signal"> = {},
+  ): void {
+    const goal = toTimelineValue(target, "target");
+    const never = this.isReached(goal) ? undefined : this.#never(goal);
+    if (never !== undefined) throw never;
+    super.waitSync(goal, options);
+  }
+
+  /** Why `goal` (not reached) never will be: a failed value at or below it, or the close. */
+  #never(goal: bigint): Error | undefined {
+    if (this.#fault !== undefined && goal >= this.#fault.value) {
+      return this.#error(goal, this.#fault.cause);
+    }
+    if (this.#closed !== undefined) return this.#error(goal, this.#closed.cause, true);
+    return undefined;
   }
 
   /** The error of a wait for `target` (`destroyed`: by `close`, or a server destroyed). */

@@ -29,6 +29,7 @@
  * @module
  */
 
+import { LostMemory } from "./_lost_memory.ts";
 import { AbortedError, ComputeError } from "../../core/errors.ts";
 import type { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { StreamId } from "../../core/stream_id.ts";
@@ -75,6 +76,8 @@ export class HeldStreams {
   readonly #failed = new Map<StreamId, Outcome>();
   /** Failures of held calls that returned nothing, thrown by their stream's next call. */
   readonly errors: StreamErrors = new StreamErrors();
+  /** Memory whose defining calls failed: every later use fails (see `_lost_memory.ts`). */
+  readonly lost: LostMemory = new LostMemory();
   /** Rejects of the held calls still waiting (settled at once by `close`). */
   readonly #waiting = new Set<(error: unknown) => void>();
   readonly #abort = new AbortController();
@@ -130,6 +133,8 @@ export class HeldStreams {
     for (const key of keys) this.#defining.set(key, defined);
     tail.then((outcome) => {
       if (outcome !== known) defined.failed = outcome;
+      // Defined in full by calls that never ran: undefined for good (not memory left `empty`).
+      if (outcome !== known && outcome !== undefined && wait) this.lost.lose(keys, outcome.error);
       for (const key of keys) if (this.#defining.get(key) === defined) this.#defining.delete(key);
     });
   }
@@ -157,6 +162,7 @@ export class HeldStreams {
     notRun: ((error: unknown) => void) | undefined,
   ): T | Promise<T> {
     if (this.#closed !== undefined) throw this.#closed;
+    if (this.lost.any) { for (const key of keys) this.lost.check(key); }
     const own = this.#streams.get(stream);
     const after: Promise<Outcome>[] = own === undefined ? [] : [own];
     const defining: Defined[] = [];

@@ -19,6 +19,7 @@ import { ClientTimeline } from "./_client_timeline.ts";
 import { heldError, HeldStreams, type Keepable, keepRef } from "./_held_streams.ts";
 import { Texture } from "../textures/texture.ts";
 import { MarkOrder } from "./_mark_order.ts";
+import { Closing } from "./_closing.ts";
 import { fromBytes } from "../_host_data.ts";
 import { checkOptions } from "../_checks.ts";
 import type { CopyEnd } from "../_copy_to.ts";
@@ -42,6 +43,8 @@ export class StreamCalls {
   readonly #marks = new MarkOrder();
   /** The last value `signal` returned. */
   #marked = 0n;
+  /** Settles the profiles whose `fn` is still running when the client is destroyed. */
+  readonly #closing = new Closing();
 
   /** Numbers the client of `server` for the timeline's errors. */
   name(server: ComputeServer): void {
@@ -66,6 +69,7 @@ export class StreamCalls {
     this.#closed ??= error;
     this.held.close(error);
     this.#timeline?.close(error);
+    this.#closing.close(error);
   }
 
   /** See `ComputeClient.signal`. */
@@ -200,7 +204,8 @@ export class StreamCalls {
       this.held.run(stream, [], [], () => server.endProfile(stream, token));
     // Handled now: the stream's wait may fail while fn runs (reported below, after fn's result).
     if (started instanceof Promise) started.catch(() => {});
-    const [result] = await Promise.allSettled([pending]);
+    // `destroy()` settles the profile at once, also while fn still waits on something of its own.
+    const [result] = await Promise.allSettled([this.#closing.race(pending)]);
     if (result.status === "rejected") {
       // fn's own failure first, at once: a window held behind a stream's wait (one that may never
       // be released, fn having failed) still closes, in the stream's order, when it opens.

@@ -15,7 +15,11 @@
  * @module
  */
 
-import { ProfileNotRegisteredError, TraceActiveError } from "../../../core/errors.ts";
+import {
+  DestroyedError,
+  ProfileNotRegisteredError,
+  TraceActiveError,
+} from "../../../core/errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import type { KernelTiming, Trace } from "../../../core/trace.ts";
 import type { ProfileDuration, ProfilingToken, StartProfileOptions } from "../../server.ts";
@@ -189,7 +193,12 @@ export class CudaProfiler {
   }
 
   #elapsed(from: Deno.PointerValue, to: Deno.PointerValue): number {
-    this.#wait.owner?.bind(); // called after host waits, from the event loop
+    // Called after host waits, from the event loop: a wait that saw its event complete resumes
+    // after a destroy() made meanwhile, which destroyed the events (a use after free otherwise).
+    if (this.#wait.owner?.destroyed) {
+      throw new DestroyedError("The CUDA server was destroyed during a host wait");
+    }
+    this.#wait.owner?.bind();
     const ms = new Float32Array(1);
     const { symbols } = this.#driver;
     const elapsed = symbols.cuEventElapsedTime_v2 ?? symbols.cuEventElapsedTime;
