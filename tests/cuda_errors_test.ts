@@ -113,6 +113,38 @@ Deno.test("out of memory: one transient failure is retried; exhaustion is OUT_OF
   });
 });
 
+Deno.test("out of memory: memory another stream's launch pinned is reusable at once once disposed", async () => {
+  await withSimEnv({ CUDA_SIM_TOTAL_MEM: String(64 << 20) }, async () => {
+    using server = sim();
+    const meta = { data: new Uint32Array([4]), staticLength: 1 };
+    const parts = [];
+    // 4 MiB handles made on stream 1, each used by a launch on stream 0 (a cross-stream pin,
+    // released by the GC), until the device is full.
+    for (;;) {
+      let part;
+      try {
+        part = server.createWithData(new Uint8Array(4 << 20), 1);
+      } catch (error) {
+        assert.equal(code(error), "OUT_OF_MEMORY");
+        break;
+      }
+      parts.push(part);
+      server.execute({
+        kernel: CUDA_KERNELS.fillF32,
+        count: CubeCount.new1d(1),
+        args: new KernelArguments().withBuffer(part.ref()).withMetadata(meta)
+          .withScalar("f32", [1]),
+      }, 0);
+    }
+    assert.ok(parts.length >= 8, `${parts.length} parts`);
+    for (const part of parts) part.dispose();
+    // In the same synchronous run (no event-loop turn for the GC): the pins must be settled here.
+    using big = server.createWithData(new Uint8Array(16 << 20), 1);
+    const [bytes] = await server.read([big.copyDescriptor([4], [1], 1)], 1);
+    assert.deepEqual([...bytes], [0, 0, 0, 0]);
+  });
+});
+
 Deno.test("a sticky launch failure makes streams unhealthy: they refuse work", async () => {
   await withSimEnv({ CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async () => {
     using server = sim();

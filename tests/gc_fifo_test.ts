@@ -153,3 +153,18 @@ Deno.test("where host waits sleep, one is parked per FIFO head and its settling 
   assert.deepEqual(released, ["a1", "a2", "b1"]);
   assert.ok(b1.queries >= 2, "polled on the timer after its wait failed");
 });
+
+Deno.test("pollGc(blockMs) blocks on the pending tasks with the synchronous wait; pollGc() never", () => {
+  const backend = pollingBackend();
+  const ms = new MultiStream(backend, { maxStreams: 4 });
+  const released: string[] = [];
+  task(ms, 1, ev("a1"), released);
+  task(ms, 2, ev("b1"), released);
+  ms.pollGc();
+  assert.deepEqual(released, [], "a plain poll does not wait");
+  assert.deepEqual(backend.syncWaits, []);
+  ms.pollGc(1_000);
+  assert.deepEqual(backend.syncWaits, ["a1", "b1"], "oldest first");
+  assert.deepEqual(released, ["a1", "b1"]);
+  assert.equal(ms.pendingGc, 0);
+});

@@ -178,14 +178,18 @@ export class GcLoop<E> {
 
   /**
    * Polled path: settles now, without waiting, each FIFO's tasks up to its first event not ready
-   * (no-op without `poll`). A backend torn down fails every pending task here at once.
+   * (no-op without `poll`). A backend torn down fails every pending task here at once. Then,
+   * until `blockUntil` (`performance.now()`), blocks on the tasks still pending, oldest first.
    */
-  poll(): void {
-    if (this.#options.poll === undefined || this.pending === 0) return;
-    this.#idlePolls = this.#pollFifos() ? 0 : this.#idlePolls;
+  poll(blockUntil = -Infinity): void {
+    if (this.#options.poll !== undefined && this.pending > 0) {
+      this.#idlePolls = this.#pollFifos() ? 0 : this.#idlePolls;
+    }
+    if (this.pending > 0 && performance.now() < blockUntil) this.#collectSync(0, blockUntil);
   }
 
-  #collectSync(): void {
+  /** Blocks on the oldest pending tasks until at most `limit` are pending (or `until`). */
+  #collectSync(limit = this.#options.maxPending, until = Infinity): void {
     const waitSync = this.#options.waitSync;
     if (waitSync === undefined) {
       if (!this.#warned) {
@@ -194,7 +198,7 @@ export class GcLoop<E> {
       }
       return;
     }
-    while (this.pending > this.#options.maxPending) {
+    while (this.pending > limit && performance.now() < until) {
       // `#settle` keeps the head on the oldest pending entry.
       const entry = this.#queue[this.#head];
       try {

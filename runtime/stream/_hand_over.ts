@@ -104,10 +104,14 @@ export class HandOver<E> {
     return this.handOverAll();
   }
 
-  /** Hands over everything held; returns the errors of the flushes that threw. */
-  handOverAll(): unknown[] {
+  /**
+   * Hands over everything held (but the open order's stream's, with `skipOpen`: its work is not
+   * enqueued yet); returns the errors of the flushes that threw.
+   */
+  handOverAll(skipOpen = false): unknown[] {
     const errors: unknown[] = [];
     for (const index of [...this.#held.keys()]) {
+      if (skipOpen && index === this.#owner.openIndex()) continue;
       try {
         this.handOver(index, []);
       } catch (error) {

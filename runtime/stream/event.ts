@@ -315,7 +315,9 @@ export class MultiStream<S, E> {
    * Settles now, without waiting, the GC tasks whose events the backend reports complete, each
    * stream's up to its first event not ready; a no-op for backends without
    * {@linkcode EventStreamBackend.isEventComplete}. A backend being destroyed calls it once its
-   * queries fail, so that no GC poll outlives it.
+   * queries fail, so that no GC poll outlives it. With `blockMs` (out of memory), it first hands
+   * over the open batches of cross-stream pins (but the open order's), then blocks on the pending
+   * tasks' events (`waitEventHostSync`) for up to about that long: what they pinned is reusable.
    *
    * @example
    * ```ts
@@ -334,14 +336,14 @@ export class MultiStream<S, E> {
    * console.log(multiStream.pendingGc); // 0
    * ```
    */
-  pollGc(): void {
-    this.#gc.poll();
+  pollGc(blockMs = 0): void {
+    if (blockMs > 0) this.#handOver.handOverAll(true); // a flush that threw is held for `drain`
+    this.#gc.poll(performance.now() + blockMs);
   }
 
   /**
-   * Hands the open batches of cross-stream pins (`batchGc`) to the GC now and ends batching (each
-   * later order hands over at `finish`): a backend being destroyed calls it before its streams
-   * go. Returns the errors of the flushes that threw (their payloads stay held for `drain`).
+   * Hands the open batches of cross-stream pins (`batchGc`) to the GC and ends batching: a backend
+   * being destroyed calls it before its streams go. Returns the errors of the flushes that threw.
    */
   closeBatches(): unknown[] {
     return this.#handOver.close();

@@ -6,9 +6,11 @@
  * the stream that created it.
  *
  * Out of memory: the manager already returns its own free pages and retries once; when that
- * fails too, every free page of the other streams is returned, the frees are given up to
- * {@linkcode OOM_SETTLE_MS} to reach the device (they run in each stream's order), and the
- * reservation is tried a last time before `OUT_OF_MEMORY` reaches the caller.
+ * fails too, the GC settles its tasks (blocking, woken by the device: memory disposed while
+ * another stream's use pinned it is free then), every free page of the other streams is
+ * returned, the frees are given up to {@linkcode OOM_SETTLE_MS} to reach the device (they run in
+ * each stream's order), and the reservation is tried a last time before `OUT_OF_MEMORY` reaches
+ * the caller.
  *
  * @module
  */
@@ -110,9 +112,12 @@ export class StreamMemory {
       return manager.reserve(size);
     } catch (error) {
       if (!(error instanceof OutOfMemoryError)) throw error;
+      const deadline = performance.now() + OOM_SETTLE_MS;
+      // Memory disposed while pinned by another stream's use is freed once the GC released the
+      // pin: hand over the open batches and wait for their tasks, not for the event loop.
+      this.#parts.streams.pollGc(OOM_SETTLE_MS);
       // Every free page, not only the idle ones the automatic policy would give back.
       for (const other of this.#managers.values()) if (other !== manager) other.cleanup(true);
-      const deadline = performance.now() + OOM_SETTLE_MS;
       for (const storage of this.#storages.values()) storage.settleFrees(deadline);
       try {
         return manager.reserve(size);
