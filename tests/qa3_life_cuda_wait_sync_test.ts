@@ -1,8 +1,9 @@
 /**
  * `client.timeline.waitSync` on both backends (WebGPU on the fallback adapter, CUDA on the
  * simulated driver) ends at once, as `wait` does, for a value that will never be reached: a failed
- * mark throws `ABORTED`, a destroyed client's unreached value `DESTROYED`; it used to block the
- * whole timeout and throw `TIMEOUT`.
+ * mark throws `ABORTED`, a destroyed client's unreached value `DESTROYED`, the client's own mark
+ * not reached yet `UNSUPPORTED` (its thread's event loop sets it); they used to block the whole
+ * timeout and throw `TIMEOUT`.
  */
 import assert from "node:assert/strict";
 import {
@@ -70,6 +71,31 @@ for (const b of backends) {
       client.timeline.waitSync(reached, { timeoutMs: 1 }); // reached values stay reached
       // Bad arguments are still refused as such.
       assert.throws(() => client.timeline.waitSync(-1, { timeoutMs: 1 }), RangeError);
+    },
+  });
+}
+
+for (const b of backends) {
+  Deno.test({
+    name: `${b.name}: timeline.waitSync of the client's own unreached mark is refused at once`,
+    ignore: b.ignore,
+    async fn() {
+      using client = await b.open();
+      // A mark held behind a wait on a gate: it cannot be reached while this thread blocks.
+      const gate = new CpuTimelineSignal();
+      client.waitFor(gate, 1, { stream: 1 });
+      const mark = client.signal({ stream: 1 });
+      throwsAtOnce(() => client.timeline.waitSync(mark, { timeoutMs: 5_000 }), "UNSUPPORTED");
+      gate.set(1);
+      await client.timeline.wait(mark); // the asynchronous wait is the way
+      client.timeline.waitSync(mark, { timeoutMs: 1 }); // reached: returns
+      // A value the client never marked may be set by a Worker: that wait still blocks (and
+      // times out here).
+      throwsAtOnce(
+        () => client.timeline.waitSync(mark + 5n, { timeoutMs: 20 }),
+        "TIMEOUT",
+        2_000,
+      );
     },
   });
 }

@@ -10,6 +10,10 @@
  *   did not run). Values reached before stay reached.
  * - **A destroyed client** never reaches the values it marked and did not reach yet: every wait
  *   for such a value rejects with a `DestroyedError` naming the producer and the value.
+ * - **A blocking wait for the client's own mark**, not reached yet, is refused at once
+ *   (`UNSUPPORTED`, as `WebGpuTimelineSignal` refuses it): the client sets it from its thread's
+ *   event loop, which `waitSync` stops, so the wait could only time out. Workers block on
+ *   `new CpuTimelineSignal(timeline.buffer)`.
  *
  * Copies rebuilt from `buffer` in other Workers are plain CPU signals, neither failed nor closed.
  *
@@ -19,7 +23,7 @@
 import { CpuTimelineSignal } from "../../../sync/cpu_signal.ts";
 import type { TimelineWaitOptions } from "../../../sync/timeline_signal.ts";
 import { toTimelineValue } from "../../../sync/_checks.ts";
-import { AbortedError, DestroyedError } from "../../core/errors.ts";
+import { AbortedError, DestroyedError, UnsupportedError } from "../../core/errors.ts";
 
 interface Waiter {
   readonly target: bigint;
@@ -33,11 +37,18 @@ export class ClientTimeline extends CpuTimelineSignal {
   /** The lowest failed value and its cause. */
   #fault: { readonly value: bigint; readonly cause: unknown } | undefined;
   #closed: { readonly cause: unknown } | undefined;
+  /** The highest value the client marked (set from this thread's event loop). */
+  #marked = 0n;
 
   /** A timeline whose errors name `producer` (e.g. `client 2 (cuda, "sim device 1")`). */
   constructor(producer: string) {
     super();
     this.#producer = producer;
+  }
+
+  /** Notes a value the client marked (`signal`). */
+  marked(value: bigint): void {
+    if (value > this.#marked) this.#marked = value;
   }
 
   /** Fails `value` and every later value (see the module doc); reached values are kept. */
@@ -89,8 +100,16 @@ export class ClientTimeline extends CpuTimelineSignal {
     options: Omit<TimelineWaitOptions, "signal"> = {},
   ): void {
     const goal = toTimelineValue(target, "target");
-    const never = this.isReached(goal) ? undefined : this.#never(goal);
+    if (this.isReached(goal)) return;
+    const never = this.#never(goal);
     if (never !== undefined) throw never;
+    if (goal <= this.#marked) {
+      throw new UnsupportedError(
+        `Cannot block for timeline value ${goal} of ${this.#producer} on its own thread: the ` +
+          `client sets it from this thread's event loop, which waitSync stops (the timeline is ` +
+          `at ${this.value}); await wait(${goal}), or block in a Worker`,
+      );
+    }
     super.waitSync(goal, options);
   }
 

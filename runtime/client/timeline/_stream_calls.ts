@@ -78,6 +78,7 @@ export class StreamCalls {
     const current = timeline.value;
     const value = (this.#marked > current ? this.#marked : current) + 1n;
     this.#marked = value;
+    timeline.marked(value);
     // A mark that is never issued, or whose work fails, fails the timeline from its value on:
     // waits for it reject instead of hanging (a server with native marks calls `fail` itself).
     const fail = (error: unknown) => timeline.fail(value, error);
