@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
 import * as ref from "./_cuda_bits_ref.ts";
-import { add, div, f32bits, fma, mul, narrow, sqrt, toInt } from "./_cuda_float_ref.ts";
+import { add, bitsf32, div, f32bits, fma, mul, narrow, sqrt, toInt } from "./_cuda_float_ref.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -374,4 +374,134 @@ function minmax(v: number, w: number, min: boolean): number {
 }
 /** The bits of a NaN result of an f32 operation on the device: the canonical NaN 0x7fffffff. */
 const nanBits = (bits: number) =>
+  (bits & 0x7f800000) === 0x7f800000 && bits & 0x7fffff ? 0x7fffffff : bits;
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: --use_fast_math (.ftz) flushes subnormal inputs of setp, abs, neg, max, add, mul; " +
+      "__fdividef gives 0 for 2^126 < |y| < 2^128 (PTX ISA: div.approx), NaN for an infinite x",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `extern "C" __global__ void k(const float* X, const float* Y, unsigned* o) {
+  unsigned i = threadIdx.x;
+  float v = X[i], w = Y[i];
+  unsigned* r = o + i * 12;
+  r[0] = __float_as_uint(__fdividef(v, w));
+  r[1] = __float_as_uint(v / w);
+  r[2] = v < w;
+  r[3] = __float_as_uint(fabsf(v));
+  r[4] = __float_as_uint(-v);
+  r[5] = v == 0.0f;
+  r[6] = __float_as_uint(sqrtf(fabsf(v)));
+  r[7] = __float_as_uint(fmaxf(v, w));
+  r[8] = __float_as_uint(v * w);
+  r[9] = (unsigned)(int)v;
+  r[10] = __float_as_uint((float)(double)v);
+  r[11] = __float_as_uint(v + w);
+}
+`;
+    const t = 2 ** -130; // subnormal
+    const vs = [
+      t,
+      -t,
+      0,
+      -0,
+      1,
+      -2,
+      2 ** 100,
+      Infinity,
+      NaN,
+      1.5e-38,
+      3,
+      -5e-39,
+      2 ** 100,
+      -7,
+      1,
+      t,
+    ];
+    const ws = [
+      0,
+      t,
+      -t,
+      2 ** 127,
+      -(2 ** 127),
+      3 * 2 ** 126,
+      2 ** 126,
+      3,
+      2 ** 127,
+      -t,
+      t,
+      0,
+      -3 * 2 ** 126,
+      2 ** 127,
+      1e-20,
+      2 ** -149,
+    ];
+    const n = vs.length * 4;
+    const x = Float32Array.from(
+      { length: n },
+      (_, i) => vs[i % vs.length] * (i < 16 ? 1 : i < 32 ? -1 : 1 + i / 64),
+    );
+    const y = Float32Array.from({ length: n }, (_, i) => ws[(i + (i >> 4)) % ws.length]);
+    for (const fast of [true, false]) {
+      const [, , out] = await launch(
+        client,
+        {
+          source,
+          entryPoint: "k",
+          blockSize: [n, 1, 1],
+          compileOptions: fast ? ["--use_fast_math"] : [],
+        },
+        n,
+        [x, y, new Uint32Array(n * 12)],
+      );
+      const fz = (f: number) => fast && f !== 0 && Math.abs(f) < 2 ** -126 ? (f < 0 ? -0 : 0) : f;
+      const b = f32bits, bad: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const v = fz(x[i]), w = fz(y[i]), r = (k: number) => out[i * 12 + k];
+        const what = (k: number, want: unknown) =>
+          `${fast ? "fast" : "default"} thread ${i} (v=${x[i]}, w=${y[i]}) output ${k}: got 0x${
+            r(k).toString(16)
+          } want ${want}`;
+        const check = (k: number, want: number) => {
+          if (r(k) !== want) bad.push(what(k, "0x" + want.toString(16)));
+        };
+        // __fdividef: 0 (or NaN for an infinite or NaN v) where 2^126 < |w| < 2^128, else within 2 ulp
+        const big = Math.abs(w) > 2 ** 126 && Math.abs(w) < Infinity;
+        const q = big ? (Number.isFinite(v) ? 0 : NaN) : fz(Math.fround(v / w));
+        const got = bitsf32(r(0));
+        const near = Number.isNaN(q)
+          ? Number.isNaN(got)
+          : q === 0 || !Number.isFinite(q)
+          ? got === q
+          : Math.abs(got - q) <= 2 * 2 ** -23 * Math.abs(q);
+        if (!near) bad.push(what(0, q));
+        if (fast) check(1, r(0)); // v / w is the same div.approx.ftz
+        check(2, v < w ? 1 : 0);
+        check(3, b(Math.abs(v)));
+        check(4, b(-v));
+        check(5, v === 0 ? 1 : 0);
+        check(
+          7,
+          b(
+            Number.isNaN(v)
+              ? w
+              : Number.isNaN(w)
+              ? v
+              : v === w
+              ? (Object.is(v, 0) || Object.is(w, 0) ? 0 : v)
+              : Math.max(v, w),
+          ),
+        );
+        if (fast) check(8, nan32(b(fz(Math.fround(v * w)))));
+        if (fast) check(11, nan32(b(fz(Math.fround(v + w)))));
+      }
+      assert.deepEqual(bad, []);
+    }
+  },
+});
+/** The device's canonical NaN for the bits of any NaN. */
+const nan32 = (bits: number) =>
   (bits & 0x7f800000) === 0x7f800000 && bits & 0x7fffff ? 0x7fffffff : bits;
