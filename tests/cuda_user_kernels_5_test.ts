@@ -1,0 +1,411 @@
+/**
+ * User CUDA C, wave 4 (continued from cuda_user_kernels_4_test.ts): fast-math code
+ * (`--use_fast_math`: the .ftz forms, div.approx), atomics of every kind on global and shared
+ * memory, warp collectives of partial widths, local arrays, narrow loads and 3-D launches, each
+ * against a CPU reference that follows the PTX ISA, on the simulated driver.
+ */
+import assert from "node:assert/strict";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { launch } from "./_cuda_user_run.ts";
+import { bitsf32, f32bits } from "./_cuda_float_ref.ts";
+import { withSimEnv } from "./fixtures/cuda_sim.ts";
+
+const ignore = nvrtcSkip !== undefined;
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: --use_fast_math (.ftz) flushes subnormal inputs of setp, abs, neg, max, add, mul; " +
+      "__fdividef gives 0 for 2^126 < |y| < 2^128 (PTX ISA: div.approx), NaN for an infinite x",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `extern "C" __global__ void k(const float* X, const float* Y, unsigned* o) {
+  unsigned i = threadIdx.x;
+  float v = X[i], w = Y[i];
+  unsigned* r = o + i * 12;
+  r[0] = __float_as_uint(__fdividef(v, w));
+  r[1] = __float_as_uint(v / w);
+  r[2] = v < w;
+  r[3] = __float_as_uint(fabsf(v));
+  r[4] = __float_as_uint(-v);
+  r[5] = v == 0.0f;
+  r[6] = __float_as_uint(sqrtf(fabsf(v)));
+  r[7] = __float_as_uint(fmaxf(v, w));
+  r[8] = __float_as_uint(v * w);
+  r[9] = (unsigned)(int)v;
+  r[10] = __float_as_uint((float)(double)v);
+  r[11] = __float_as_uint(v + w);
+}
+`;
+    const t = 2 ** -130; // subnormal
+    const vs = [
+      t,
+      -t,
+      0,
+      -0,
+      1,
+      -2,
+      2 ** 100,
+      Infinity,
+      NaN,
+      1.5e-38,
+      3,
+      -5e-39,
+      2 ** 100,
+      -7,
+      1,
+      t,
+    ];
+    const ws = [
+      0,
+      t,
+      -t,
+      2 ** 127,
+      -(2 ** 127),
+      3 * 2 ** 126,
+      2 ** 126,
+      3,
+      2 ** 127,
+      -t,
+      t,
+      0,
+      -3 * 2 ** 126,
+      2 ** 127,
+      1e-20,
+      2 ** -149,
+    ];
+    const n = vs.length * 4;
+    const x = Float32Array.from(
+      { length: n },
+      (_, i) => vs[i % vs.length] * (i < 16 ? 1 : i < 32 ? -1 : 1 + i / 64),
+    );
+    const y = Float32Array.from({ length: n }, (_, i) => ws[(i + (i >> 4)) % ws.length]);
+    for (const fast of [true, false]) {
+      const [, , out] = await launch(
+        client,
+        {
+          source,
+          entryPoint: "k",
+          blockSize: [n, 1, 1],
+          compileOptions: fast ? ["--use_fast_math"] : [],
+        },
+        n,
+        [x, y, new Uint32Array(n * 12)],
+      );
+      const fz = (f: number) => fast && f !== 0 && Math.abs(f) < 2 ** -126 ? (f < 0 ? -0 : 0) : f;
+      const b = f32bits, bad: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const v = fz(x[i]), w = fz(y[i]), r = (k: number) => out[i * 12 + k];
+        const what = (k: number, want: unknown) =>
+          `${fast ? "fast" : "default"} thread ${i} (v=${x[i]}, w=${y[i]}) output ${k}: got 0x${
+            r(k).toString(16)
+          } want ${want}`;
+        const check = (k: number, want: number) => {
+          if (r(k) !== want) bad.push(what(k, "0x" + want.toString(16)));
+        };
+        // __fdividef: 0 (or NaN for an infinite or NaN v) where 2^126 < |w| < 2^128, else within 2 ulp
+        const big = Math.abs(w) > 2 ** 126 && Math.abs(w) < Infinity;
+        const q = big ? (Number.isFinite(v) ? 0 : NaN) : fz(Math.fround(v / w));
+        const got = bitsf32(r(0));
+        const near = Number.isNaN(q)
+          ? Number.isNaN(got)
+          : q === 0 || !Number.isFinite(q)
+          ? got === q
+          : Math.abs(got - q) <= 2 * 2 ** -23 * Math.abs(q);
+        if (!near) bad.push(what(0, q));
+        if (fast) check(1, r(0)); // v / w is the same div.approx.ftz
+        check(2, v < w ? 1 : 0);
+        check(3, b(Math.abs(v)));
+        check(4, b(-v));
+        check(5, v === 0 ? 1 : 0);
+        check(
+          7,
+          b(
+            Number.isNaN(v)
+              ? w
+              : Number.isNaN(w)
+              ? v
+              : v === w
+              ? (Object.is(v, 0) || Object.is(w, 0) ? 0 : v)
+              : Math.max(v, w),
+          ),
+        );
+        if (fast) check(8, nan32(b(fz(Math.fround(v * w)))));
+        if (fast) check(11, nan32(b(fz(Math.fround(v + w)))));
+      }
+      assert.deepEqual(bad, []);
+    }
+  },
+});
+/** The device's canonical NaN for the bits of any NaN. */
+const nan32 = (bits: number) =>
+  (bits & 0x7f800000) === 0x7f800000 && bits & 0x7fffff ? 0x7fffffff : bits;
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: atomics of every kind: min/max signed and unsigned, inc/dec wrapping, and/or/xor, " +
+      "exch, 64-bit CAS loop, atomicAdd of double and float, on global and shared memory",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source =
+      `extern "C" __global__ void k(int* g, unsigned long long* g64, double* gd, float* gf, unsigned* ret) {
+  __shared__ int s[8];
+  __shared__ float sf;
+  __shared__ unsigned long long s64;
+  unsigned i = threadIdx.x;
+  int v = ((int)(i * 2654435761u) >> 8) - (int)i;
+  if (i < 8) s[i] = i == 2 ? 0x7fffffff : i == 4 ? 9 : 0;
+  if (i == 0) sf = 0.0f, s64 = 100;
+  __syncthreads();
+  atomicMin(&g[0], v);
+  atomicMax(&g[1], v);
+  atomicMin((unsigned*)&g[2], (unsigned)v);
+  atomicMax((unsigned*)&g[3], (unsigned)v);
+  ret[i] = atomicInc((unsigned*)&g[4], 17u);
+  ret[128 + i] = atomicDec((unsigned*)&g[5], 13u);
+  atomicAnd(&g[6], ~(1 << (i % 31)));
+  atomicOr(&g[7], 1 << (i % 29));
+  atomicXor(&g[8], (int)(i * 0x01010101u));
+  atomicAdd((unsigned*)&g[9], 0x7fffffffu);
+  ret[256 + i] = (unsigned)atomicExch(&g[10], (int)i + 1);
+  atomicAdd(&g64[0], (1ull << 40) + i);
+  unsigned long long want = ((unsigned long long)(unsigned)v << 20) ^ i, old = g64[1], assumed;
+  do { assumed = old; old = atomicCAS(&g64[1], assumed, assumed > want ? assumed : want); } while (old != assumed);
+  atomicMin((long long*)&g64[2], (long long)v * 1000003);
+  atomicMax(&g64[3], (unsigned long long)(long long)v);
+  atomicAnd(&g64[4], ~(1ull << (i % 61)));
+  atomicOr(&g64[5], 1ull << (63 - i % 64));
+  atomicXor(&g64[6], 0x0101010101010101ull * i);
+  atomicAdd(&gd[0], i * 0.5 - 20.25);
+  atomicAdd(&gf[0], i * 0.25f);
+  ret[384 + i] = atomicAdd(&s[0], 1);
+  atomicMin(&s[1], v);
+  atomicMin((unsigned*)&s[2], (unsigned)v);
+  atomicInc((unsigned*)&s[3], 9u);
+  atomicDec((unsigned*)&s[4], 6u);
+  atomicCAS(&s[5], (int)i, (int)i + 1);
+  atomicXor(&s[6], v);
+  atomicMax(&s[7], v);
+  atomicAdd(&sf, 0.5f);
+  atomicAdd(&s64, 3ull << 33);
+  __syncthreads();
+  if (i < 8) ret[512 + i] = (unsigned)s[i];
+  if (i == 0) ret[520] = __float_as_uint(sf), ret[521] = (unsigned)(s64 >> 32), ret[522] = (unsigned)s64;
+}
+`;
+    const N = 128;
+    const g = Int32Array.of(0x7fffffff, -(2 ** 31), -1, 0, 3, 5, -1, 0, 0x5a5a5a5a, 7, -9);
+    const g64 = BigUint64Array.of(5n, 0n, 2n ** 63n - 1n, 0n, 2n ** 64n - 1n, 0n, 0n);
+    const [go, g64o, gdo, gfo, ret] = await launch(
+      client,
+      { source, entryPoint: "k", blockSize: [N, 1, 1] },
+      N,
+      [
+        g,
+        g64 as unknown as BigInt64Array,
+        Float64Array.of(1),
+        Float32Array.of(0.5),
+        new Uint32Array(523),
+      ],
+    ) as unknown as [Int32Array, BigUint64Array, Float64Array, Float32Array, Uint32Array];
+    const ids = Array.from({ length: N }, (_, i) => i);
+    const v = ids.map((i) => (Math.imul(i, 2654435761) >> 8) - i);
+    const xor = (a: number[]) => a.reduce((p, q) => p ^ q, 0);
+    const sorted = (a: ArrayLike<number>) => Array.from(a).sort((p, q) => p - q);
+    /** The old values `count` wrapping increments (PTX atom.inc/dec) return, and the final value. */
+    const chain = (start: number, step: (o: number) => number) => {
+      const olds = [];
+      let o = start;
+      for (let k = 0; k < N; k++) olds.push(o), o = step(o);
+      return { olds: sorted(olds), last: o };
+    };
+    const inc = (lim: number) => (o: number) => (o >= lim ? 0 : o + 1);
+    const dec = (lim: number) => (o: number) => (o === 0 || o > lim ? lim : o - 1);
+    const incs = chain(3, inc(17)), decs = chain(5, dec(13));
+    assert.deepEqual(Array.from(go.slice(0, 10)), [
+      Math.min(0x7fffffff, ...v),
+      Math.max(-(2 ** 31), ...v),
+      Math.min(0xffffffff, ...v.map((x) => x >>> 0)) | 0,
+      Math.max(0, ...v.map((x) => x >>> 0)) | 0,
+      incs.last,
+      decs.last,
+      -(2 ** 31),
+      0x1fffffff,
+      0x5a5a5a5a ^ xor(ids.map((i) => Math.imul(i, 0x01010101))),
+      (7 + N * 0x7fffffff) % 2 ** 32 | 0,
+    ]);
+    assert.deepEqual(sorted(ret.slice(0, N)), incs.olds, "atomicInc's old values");
+    assert.deepEqual(sorted(ret.slice(N, 2 * N)), decs.olds, "atomicDec's old values");
+    assert.deepEqual(
+      sorted([...ret.slice(2 * N, 3 * N)].map((x) => x | 0).concat(go[10])),
+      sorted([-9, ...ids.map((i) => i + 1)]),
+      "atomicExch hands each value on once",
+    );
+    const U = (x: bigint) => BigInt.asUintN(64, x);
+    const big = ids.map(BigInt), bv = v.map(BigInt);
+    assert.deepEqual(Array.from(g64o, U), [
+      5n + big.reduce((p, i) => p + (1n << 40n) + i, 0n),
+      big.reduce((p, i) => {
+        const w = (BigInt(v[Number(i)] >>> 0) << 20n) ^ i;
+        return w > p ? w : p;
+      }, 0n),
+      U(bv.reduce((p, x) => (x * 1000003n < p ? x * 1000003n : p), 2n ** 63n - 1n)),
+      bv.reduce((p, x) => (U(x) > p ? U(x) : p), 0n),
+      0xe000000000000000n,
+      2n ** 64n - 1n,
+      U(big.reduce((p, i) => p ^ U(0x0101010101010101n * i), 0n)),
+    ]);
+    assert.equal(gdo[0], 1 + ids.reduce((p, i) => p + i * 0.5 - 20.25, 0));
+    assert.equal(gfo[0], 0.5 + ids.reduce((p, i) => p + i * 0.25, 0));
+    assert.deepEqual(sorted(ret.slice(3 * N, 4 * N)), ids, "shared atomicAdd's old values");
+    const s = ret.slice(512, 520);
+    assert.equal(s[1] | 0, Math.min(0, ...v));
+    assert.equal(s[2], Math.min(0x7fffffff, ...v.map((x) => x >>> 0)));
+    assert.equal(s[3], N % 10);
+    assert.equal(s[4], chain(9, dec(6)).last);
+    assert.ok(s[5] >= 1 && s[5] <= N, `atomicCAS chain ${s[5]}`);
+    assert.equal(s[6] | 0, xor(v));
+    assert.equal(s[7] | 0, Math.max(0, ...v));
+    assert.equal(s[0], N);
+    assert.equal(bitsf32(ret[520]), N * 0.5);
+    assert.equal((BigInt(ret[521]) << 32n) | BigInt(ret[522]), 100n + BigInt(N) * (3n << 33n));
+  },
+});
+
+/** shfl.sync's source lane and whether it is in range (PTX ISA pseudocode). */
+function shflSource(mode: "up" | "down" | "bfly" | "idx", lane: number, b: number, c: number) {
+  const bval = b & 31, cval = c & 31, segmask = (c >> 8) & 31;
+  const maxLane = (lane & segmask) | (cval & ~segmask), minLane = lane & segmask;
+  const j = mode === "up"
+    ? lane - bval
+    : mode === "down"
+    ? lane + bval
+    : mode === "bfly"
+    ? lane ^ bval
+    : minLane | (bval & ~segmask);
+  const ok = mode === "up" ? j >= maxLane : j <= maxLane;
+  return ok ? j : lane;
+}
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: a 3-D launch of warp collectives at widths 8 and 16 with out-of-range lanes, votes " +
+      "of a partial warp, match/reduce, bar.red, a dynamically indexed local array, char/short " +
+      "loads and stores",
+  ),
+  ignore,
+  async fn() {
+    // __reduce_*_sync needs sm_80: the H100 of compute capability 9.0
+    await withSimEnv({ CUDA_SIM_CC: "90" }, async () => {
+      using client = await simulatedCudaClient();
+      const source =
+        `extern "C" __global__ void k(const unsigned* X, const int* idx, const signed char* c8, const short* c16, unsigned* o, signed char* b8, unsigned short* b16) {
+  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  unsigned n = blockDim.x * blockDim.y * blockDim.z, i = b * n + t, lane = t & 31, v = X[i];
+  unsigned* r = o + i * 16;
+  r[0] = __shfl_sync(0xffffffffu, v, lane * 3 + 5, 8);
+  r[1] = __shfl_sync(0xffffffffu, v, -3, 16);
+  r[2] = __shfl_up_sync(0xffffffffu, v, 3, 8);
+  r[3] = __shfl_down_sync(0xffffffffu, v, 5, 8);
+  r[4] = __shfl_xor_sync(0xffffffffu, v, 12, 8);
+  r[5] = __shfl_down_sync(0xffffffffu, v, 33);
+  r[6] = 0;
+  if (lane % 3) {
+    unsigned m = __activemask();
+    r[6] = __ballot_sync(m, v & 1) ^ (m << 1);
+  }
+  r[7] = __match_any_sync(0xffffffffu, v % 5);
+  r[8] = (unsigned)__reduce_min_sync(0xffffffffu, (int)v - 50);
+  r[9] = __reduce_max_sync(0xffffffffu, v - 50);
+  r[10] = __reduce_and_sync(0xffffffffu, v | 0x100) ^ __reduce_or_sync(0xffffffffu, v << 4) ^ __reduce_xor_sync(0xffffffffu, v * 7);
+  int loc[16];
+  for (int j = 0; j < 16; j++) loc[j] = (int)(v * (j + 1)) ^ j;
+  loc[idx[i] & 15] += 1000;
+  int acc = 0;
+  for (int j = 0; j < 4; j++) acc += loc[idx[(i + j) % (n * gridDim.x * gridDim.y * gridDim.z)] & 15];
+  r[11] = (unsigned)acc;
+  r[12] = (unsigned)(int)c8[i] ^ ((unsigned)(unsigned char)c8[i] << 12);
+  r[13] = (unsigned)(int)c16[i] + (unsigned)(unsigned short)c16[i];
+  b8[i] = (signed char)(v * 37);
+  b16[i] = (unsigned short)(c16[i] * 3 - 7);
+  r[14] = blockIdx.y * 100 + blockIdx.z * 1000 + threadIdx.y * 10 + threadIdx.z + gridDim.y * 10000 + blockDim.z * 100000;
+  r[15] = __syncthreads_count(v & 1) + (__syncthreads_and(v != 3) << 16) + (__syncthreads_or(v == 77) << 17);
+}
+`;
+      const B = 64, N = 8 * B; // blocks of [8, 2, 4], a grid of [2, 2, 2]
+      let h = 12345;
+      const next = () => (h = (Math.imul(h, 1103515245) + 12345) >>> 0) >>> 8;
+      const x = Uint32Array.from(
+        { length: N },
+        (_, i) => (i % 3 ? next() % 1000 : next() * 97) >>> 0,
+      );
+      x[5] = 3, x[70] = 77;
+      const idx = Int32Array.from({ length: N }, () => next() - 2 ** 23);
+      const c8 = Int8Array.from({ length: N }, () => next() & 0xff);
+      const c16 = Int16Array.from({ length: N }, () => next() & 0xffff);
+      const made = [x, idx, c8, c16, new Uint32Array(N * 16), new Int8Array(N), new Uint16Array(N)]
+        .map((d) => client.createWithData(d));
+      client.execute(
+        { source, entryPoint: "k", blockSize: [8, 2, 4] },
+        { threads: [16, 4, 8], buffers: made },
+      );
+      const [, , , , out, b8, b16] = await client.readMany(made) as [
+        unknown,
+        unknown,
+        unknown,
+        unknown,
+        Uint32Array,
+        Int8Array,
+        Uint16Array,
+      ];
+      for (const m of made) m.dispose();
+      const u = (v: number) => v >>> 0;
+      const bad: string[] = [];
+      for (let i = 0; i < N; i++) {
+        const lane = i & 31, w0 = i - lane, warp = (l: number) => x[w0 + l];
+        const blk = Math.floor(i / B), t = i % B, b0 = blk * B;
+        const lanes = Array.from({ length: 32 }, (_, l) => l);
+        const part = lanes.filter((l) => l % 3);
+        const mask = part.reduce((m, l) => m | (1 << l), 0);
+        const loc = Array.from({ length: 16 }, (_, j) => Math.imul(x[i], j + 1) ^ j);
+        loc[idx[i] & 15] += 1000;
+        const blockX = Array.from(x.slice(b0, b0 + B));
+        const want = [
+          warp(shflSource("idx", lane, lane * 3 + 5, (24 << 8) | 31)),
+          warp(shflSource("idx", lane, -3, (16 << 8) | 31)),
+          warp(shflSource("up", lane, 3, 24 << 8)),
+          warp(shflSource("down", lane, 5, (24 << 8) | 31)),
+          warp(shflSource("bfly", lane, 12, (24 << 8) | 31)),
+          warp(shflSource("down", lane, 33, 31)),
+          lane % 3 ? u(part.reduce((m, l) => m | ((warp(l) & 1) << l), 0) ^ (mask << 1)) : 0,
+          u(lanes.reduce((m, l) => m | (warp(l) % 5 === x[i] % 5 ? 1 << l : 0), 0)),
+          u(Math.min(...lanes.map((l) => (warp(l) | 0) - 50))),
+          Math.max(...lanes.map((l) => u(warp(l) - 50))),
+          u(
+            lanes.reduce((a, l) => a & (warp(l) | 0x100), -1) ^
+              lanes.reduce((a, l) => a | (warp(l) << 4), 0) ^
+              lanes.reduce((a, l) => a ^ Math.imul(warp(l), 7), 0),
+          ),
+          u([0, 1, 2, 3].reduce((a, j) => (a + loc[idx[(i + j) % N] & 15]) | 0, 0)),
+          u(c8[i] ^ ((c8[i] & 0xff) << 12)),
+          u(c16[i] + (c16[i] & 0xffff)),
+          (t >> 3 & 1) * 10 + (t >> 4) + (blk >> 1 & 1) * 100 + (blk >> 2) * 1000 + 20000 + 400000,
+          blockX.filter((v) => v & 1).length + (blockX.every((v) => v !== 3) ? 1 << 16 : 0) +
+          (blockX.some((v) => v === 77) ? 1 << 17 : 0),
+        ];
+        for (let k = 0; k < 16; k++) {
+          if (out[i * 16 + k] !== want[k]) {
+            bad.push(`thread ${i} output ${k}: got ${out[i * 16 + k]}, want ${want[k]}`);
+          }
+        }
+        if (b8[i] !== ((Math.imul(x[i], 37) << 24) >> 24)) bad.push(`b8[${i}] = ${b8[i]}`);
+        if (b16[i] !== ((c16[i] * 3 - 7) & 0xffff)) bad.push(`b16[${i}] = ${b16[i]}`);
+      }
+      assert.deepEqual(bad.slice(0, 20), []);
+    });
+  },
+});
