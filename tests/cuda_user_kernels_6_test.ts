@@ -1,0 +1,146 @@
+/**
+ * User CUDA C, wave 4 (continued): warp collectives of partial widths in a 3-D launch, local
+ * arrays, narrow loads and stores, 64-bit conversions, f64 rounding modes, and the PTX the
+ * simulator refuses, each against a CPU reference that follows the PTX ISA.
+ */
+import assert from "node:assert/strict";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { withSimEnv } from "./fixtures/cuda_sim.ts";
+import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
+
+const ignore = nvrtcSkip !== undefined;
+
+/** shfl.sync's source lane and whether it is in range (PTX ISA pseudocode). */
+function shflSource(mode: "up" | "down" | "bfly" | "idx", lane: number, b: number, c: number) {
+  const bval = b & 31, cval = c & 31, segmask = (c >> 8) & 31;
+  const maxLane = (lane & segmask) | (cval & ~segmask), minLane = lane & segmask;
+  const j = mode === "up"
+    ? lane - bval
+    : mode === "down"
+    ? lane + bval
+    : mode === "bfly"
+    ? lane ^ bval
+    : minLane | (bval & ~segmask);
+  const ok = mode === "up" ? j >= maxLane : j <= maxLane;
+  return ok ? j : lane;
+}
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: a 3-D launch of warp collectives at widths 8 and 16 with out-of-range lanes, votes " +
+      "of a partial warp, match/reduce, bar.red, a dynamically indexed local array, char/short " +
+      "loads and stores",
+  ),
+  ignore,
+  async fn() {
+    // __reduce_*_sync needs sm_80: the H100 of compute capability 9.0
+    await withSimEnv({ CUDA_SIM_CC: "90" }, async () => {
+      using client = await simulatedCudaClient();
+      const source =
+        `extern "C" __global__ void k(const unsigned* X, const int* idx, const signed char* c8, const short* c16, unsigned* o, signed char* b8, unsigned short* b16) {
+  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  unsigned n = blockDim.x * blockDim.y * blockDim.z, i = b * n + t, lane = t & 31, v = X[i];
+  unsigned* r = o + i * 16;
+  r[0] = __shfl_sync(0xffffffffu, v, lane * 3 + 5, 8);
+  r[1] = __shfl_sync(0xffffffffu, v, -3, 16);
+  r[2] = __shfl_up_sync(0xffffffffu, v, 3, 8);
+  r[3] = __shfl_down_sync(0xffffffffu, v, 5, 8);
+  r[4] = __shfl_xor_sync(0xffffffffu, v, 12, 8);
+  r[5] = __shfl_down_sync(0xffffffffu, v, 33);
+  r[6] = 0;
+  if (lane % 3) {
+    unsigned m = __activemask();
+    r[6] = __ballot_sync(m, v & 1) ^ (m << 1);
+  }
+  r[7] = __match_any_sync(0xffffffffu, v % 5);
+  r[8] = (unsigned)__reduce_min_sync(0xffffffffu, (int)v - 50);
+  r[9] = __reduce_max_sync(0xffffffffu, v - 50);
+  r[10] = __reduce_and_sync(0xffffffffu, v | 0x100) ^ __reduce_or_sync(0xffffffffu, v << 4) ^ __reduce_xor_sync(0xffffffffu, v * 7);
+  int loc[16];
+  for (int j = 0; j < 16; j++) loc[j] = (int)(v * (j + 1)) ^ j;
+  loc[idx[i] & 15] += 1000;
+  int acc = 0;
+  for (int j = 0; j < 4; j++) acc += loc[idx[(i + j) % (n * gridDim.x * gridDim.y * gridDim.z)] & 15];
+  r[11] = (unsigned)acc;
+  r[12] = (unsigned)(int)c8[i] ^ ((unsigned)(unsigned char)c8[i] << 12);
+  r[13] = (unsigned)(int)c16[i] + (unsigned)(unsigned short)c16[i];
+  b8[i] = (signed char)(v * 37);
+  b16[i] = (unsigned short)(c16[i] * 3 - 7);
+  r[14] = blockIdx.y * 100 + blockIdx.z * 1000 + threadIdx.y * 10 + threadIdx.z + gridDim.y * 10000 + blockDim.z * 100000;
+  r[15] = __syncthreads_count(v & 1) + (__syncthreads_and(v != 3) << 16) + (__syncthreads_or(v == 77) << 17);
+}
+`;
+      const B = 64, N = 8 * B; // blocks of [8, 2, 4], a grid of [2, 2, 2]
+      let h = 12345;
+      const next = () => (h = (Math.imul(h, 1103515245) + 12345) >>> 0) >>> 8;
+      const x = Uint32Array.from(
+        { length: N },
+        (_, i) => (i % 3 ? next() % 1000 : next() * 97) >>> 0,
+      );
+      x[5] = 3, x[70] = 77;
+      const idx = Int32Array.from({ length: N }, () => next() - 2 ** 23);
+      const c8 = Int8Array.from({ length: N }, () => next() & 0xff);
+      const c16 = Int16Array.from({ length: N }, () => next() & 0xffff);
+      const made = [x, idx, c8, c16, new Uint32Array(N * 16), new Int8Array(N), new Uint16Array(N)]
+        .map((d) => client.createWithData(d));
+      client.execute(
+        { source, entryPoint: "k", blockSize: [8, 2, 4] } as CudaKernel,
+        { threads: [16, 4, 8], buffers: made },
+      );
+      const [, , , , out, b8, b16] = await client.readMany(made) as [
+        unknown,
+        unknown,
+        unknown,
+        unknown,
+        Uint32Array,
+        Int8Array,
+        Uint16Array,
+      ];
+      for (const m of made) m.dispose();
+      const u = (v: number) => v >>> 0;
+      const bad: string[] = [];
+      for (let i = 0; i < N; i++) {
+        const lane = i & 31, w0 = i - lane, warp = (l: number) => x[w0 + l];
+        const blk = Math.floor(i / B), t = i % B, b0 = blk * B;
+        const lanes = Array.from({ length: 32 }, (_, l) => l);
+        const part = lanes.filter((l) => l % 3);
+        const mask = part.reduce((m, l) => m | (1 << l), 0);
+        const loc = Array.from({ length: 16 }, (_, j) => Math.imul(x[i], j + 1) ^ j);
+        loc[idx[i] & 15] += 1000;
+        const blockX = Array.from(x.slice(b0, b0 + B));
+        const want = [
+          warp(shflSource("idx", lane, lane * 3 + 5, (24 << 8) | 31)),
+          warp(shflSource("idx", lane, -3, (16 << 8) | 31)),
+          warp(shflSource("up", lane, 3, 24 << 8)),
+          warp(shflSource("down", lane, 5, (24 << 8) | 31)),
+          warp(shflSource("bfly", lane, 12, (24 << 8) | 31)),
+          warp(shflSource("down", lane, 33, 31)),
+          lane % 3 ? u(part.reduce((m, l) => m | ((warp(l) & 1) << l), 0) ^ (mask << 1)) : 0,
+          u(lanes.reduce((m, l) => m | (warp(l) % 5 === x[i] % 5 ? 1 << l : 0), 0)),
+          u(Math.min(...lanes.map((l) => (warp(l) | 0) - 50))),
+          Math.max(...lanes.map((l) => u(warp(l) - 50))),
+          u(
+            lanes.reduce((a, l) => a & (warp(l) | 0x100), -1) ^
+              lanes.reduce((a, l) => a | (warp(l) << 4), 0) ^
+              lanes.reduce((a, l) => a ^ Math.imul(warp(l), 7), 0),
+          ),
+          u([0, 1, 2, 3].reduce((a, j) => (a + loc[idx[(i + j) % N] & 15]) | 0, 0)),
+          u(c8[i] ^ ((c8[i] & 0xff) << 12)),
+          u(c16[i] + (c16[i] & 0xffff)),
+          (t >> 3 & 1) * 10 + (t >> 4) + (blk >> 1 & 1) * 100 + (blk >> 2) * 1000 + 20000 + 400000,
+          blockX.filter((v) => v & 1).length + (blockX.every((v) => v !== 3) ? 1 << 16 : 0) +
+          (blockX.some((v) => v === 77) ? 1 << 17 : 0),
+        ];
+        for (let k = 0; k < 16; k++) {
+          if (out[i * 16 + k] !== want[k]) {
+            bad.push(`thread ${i} output ${k}: got ${out[i * 16 + k]}, want ${want[k]}`);
+          }
+        }
+        if (b8[i] !== ((Math.imul(x[i], 37) << 24) >> 24)) bad.push(`b8[${i}] = ${b8[i]}`);
+        if (b16[i] !== ((c16[i] * 3 - 7) & 0xffff)) bad.push(`b16[${i}] = ${b16[i]}`);
+      }
+      assert.deepEqual(bad.slice(0, 20), []);
+    });
+  },
+});
