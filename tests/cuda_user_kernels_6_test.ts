@@ -144,3 +144,80 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: inline PTX blocks scope their registers and labels (one asm inlined twice, " +
+      "`.reg .pred p, q;` lists, names without '%'), %lanemask_le/gt/ge/eq",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `
+__device__ __forceinline__ unsigned step(unsigned x) {
+  unsigned r;
+  asm("{\\n\\t.reg .pred big, odd;\\n\\t.reg .b32 t;\\n\\tsetp.gt.u32 big, %1, 100;\\n"
+      "\\tadd.u32 t, %1, 7;\\n\\t@big bra DONE;\\n\\tmul.lo.u32 t, t, 3;\\n"
+      "DONE:\\n\\tand.b32 %0, t, 1;\\n\\tsetp.ne.u32 odd, %0, 0;\\n\\t@odd add.u32 t, t, 1000;\\n"
+      "\\tmov.b32 %0, t;\\n}" : "=r"(r) : "r"(x));
+  return r;
+}
+extern "C" __global__ void k(const unsigned* x, unsigned* out) {
+  unsigned i = threadIdx.x, le, gt, ge, eq;
+  out[5 * i] = step(step(x[i]));
+  asm("mov.u32 %0, %%lanemask_le;" : "=r"(le));
+  asm("mov.u32 %0, %%lanemask_gt;" : "=r"(gt));
+  asm("mov.u32 %0, %%lanemask_ge;" : "=r"(ge));
+  asm("mov.u32 %0, %%lanemask_eq;" : "=r"(eq));
+  out[5 * i + 1] = le, out[5 * i + 2] = gt, out[5 * i + 3] = ge, out[5 * i + 4] = eq;
+}`;
+    const n = 64;
+    const x = Uint32Array.from({ length: n }, (_, i) => (i * 37) % 160);
+    const made = [x, new Uint32Array(5 * n)].map((d) => client.createWithData(d));
+    client.execute({ source, entryPoint: "k", blockSize: [n, 1, 1] } as CudaKernel, {
+      threads: n,
+      buffers: made,
+    });
+    const out = (await client.read(made[1])) as Uint32Array;
+    for (const m of made) m.dispose();
+    const step = (v: number) => {
+      let t = (v + 7) >>> 0;
+      if (!(v > 100)) t = Math.imul(t, 3) >>> 0;
+      return t & 1 ? t + 1000 : t;
+    };
+    for (let i = 0; i < n; i++) {
+      const lane = i % 32, below = 2 ** lane - 1, upTo = 2 ** (lane + 1) - 1;
+      assert.deepEqual(
+        Array.from(out.slice(5 * i, 5 * i + 5)),
+        [step(step(x[i])), upTo, (0xffffffff - upTo) >>> 0, (0xffffffff - below) >>> 0, 2 ** lane],
+        `thread ${i}`,
+      );
+    }
+    // hand-written PTX: a block's own %r1 shadows the function's and ends at its '}'
+    const ptx = `.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry shadow(.param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, 10;
+  {
+    .reg .b32 %r1;
+    mov.u32 %r1, 5;
+    add.u32 %r2, %r1, 1;
+  }
+  add.u32 %r3, %r1, %r2;
+  st.global.u32 [%rd2], %r3;
+  ret;
+}`;
+    const y = client.createWithData(new Uint32Array(1));
+    client.execute({ ptx, entryPoint: "shadow", blockSize: [1, 1, 1] }, {
+      threads: 1,
+      buffers: [y],
+    });
+    assert.deepEqual(Array.from((await client.read(y)) as Uint32Array), [16]); // 10 + (5 + 1)
+    y.dispose();
+  },
+});
