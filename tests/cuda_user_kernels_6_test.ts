@@ -221,3 +221,44 @@ extern "C" __global__ void k(const unsigned* x, unsigned* out) {
     y.dispose();
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: atomicCAS of unsigned short (atom.cas.b16, sm_70): CAS loops on packed 16-bit " +
+      "counters leave their neighbours alone",
+  ),
+  ignore,
+  async fn() {
+    await withSimEnv({ CUDA_SIM_CC: "90" }, async () => {
+      using client = await simulatedCudaClient();
+      const source = `
+extern "C" __global__ void k(unsigned short* c, unsigned* olds) {
+  unsigned i = threadIdx.x, k = i % 3;
+  unsigned short old = c[k], seen;
+  while ((seen = atomicCAS(&c[k], old, (unsigned short)(old + 0x0101))) != old) old = seen;
+  olds[i] = old;
+}`;
+      const n = 96;
+      const made = [Uint16Array.of(0xfff0, 7, 0x8000, 0xbeef), new Uint32Array(n)]
+        .map((d) => client.createWithData(d));
+      client.execute({ source, entryPoint: "k", blockSize: [n, 1, 1] } as CudaKernel, {
+        threads: n,
+        buffers: made,
+      });
+      const [c, olds] = (await client.readMany(made)) as [Uint16Array, Uint32Array];
+      for (const m of made) m.dispose();
+      const start = [0xfff0, 7, 0x8000];
+      const per = n / 3;
+      assert.deepEqual(Array.from(c), [
+        ...start.map((s) => (s + per * 0x0101) & 0xffff),
+        0xbeef, // the neighbour after the counters is untouched
+      ]);
+      for (let k = 0; k < 3; k++) { // each counter's old values: one of each step, in some order
+        const got = Array.from(olds.filter((_, i) => i % 3 === k)).sort((a, b) => a - b);
+        const want = Array.from({ length: per }, (_, j) => (start[k] + j * 0x0101) & 0xffff)
+          .sort((a, b) => a - b);
+        assert.deepEqual(got, want, `counter ${k}`);
+      }
+    });
+  },
+});
