@@ -125,3 +125,79 @@ const roundEven = (v: number) => {
   const f = Math.floor(v), d = v - f;
   return d < 0.5 ? f : d > 0.5 ? f + 1 : f % 2 === 0 ? f : f + 1;
 };
+
+const view64 = new DataView(new ArrayBuffer(8));
+/** The bits of a double. */
+export const f64bits = (x: number): bigint => (view64.setFloat64(0, x), view64.getBigUint64(0));
+const bitsf64 = (b: bigint) => (view64.setBigUint64(0, b), view64.getFloat64(0));
+const up64 = (f: number): number =>
+  f === 0
+    ? bitsf64(1n)
+    : f === -Infinity
+    ? -Number.MAX_VALUE
+    : f > 0
+    ? bitsf64(f64bits(f) + 1n)
+    : bitsf64(f64bits(f) - 1n);
+const down64 = (f: number): number => -up64(-f);
+const S64 = 1101n; // doubles and their midpoints are multiples of 2^-1101
+/** A finite double times 2^1101, exactly. */
+export function scaled64(c: number): bigint {
+  if (c === 0) return 0n;
+  const b = f64bits(Math.abs(c)), e = Number(b >> 52n);
+  const m = e ? (b & (2n ** 52n - 1n)) | (1n << 52n) : b & (2n ** 52n - 1n);
+  const v = m << (BigInt(e ? e - 1075 : -1074) + S64);
+  return c < 0 ? -v : v;
+}
+
+/**
+ * The double that `mode` rounds a true value to, given a double `near` it and `cmp(X)`: the
+ * sign of X / 2^1101 minus the true value, for X an exact BigInt.
+ */
+export function round64(near: number, cmp: (X: bigint) => number, mode: Mode): number {
+  const c = (f: number) => (f === Infinity ? 1 : f === -Infinity ? -1 : cmp(scaled64(f)));
+  let lo = near;
+  while (c(lo) > 0) lo = down64(lo);
+  while (lo !== Number.MAX_VALUE && c(up64(lo)) <= 0) lo = up64(lo);
+  if (c(lo) === 0) return lo;
+  const hi = up64(lo);
+  if (mode === "rd") return lo;
+  if (mode === "ru") return hi;
+  if (mode === "rz") return c(0) < 0 ? (hi === Infinity ? Number.MAX_VALUE : lo) : hi;
+  const m = hi === Infinity ? 2n * scaled64(lo) + 2n ** (971n + S64) : scaled64(lo) + scaled64(hi);
+  const t = cmp(m / 2n); // (lo + hi) / 2: a multiple of 2^-1075, exact at this scale
+  return t > 0 ? lo : t < 0 ? hi : (f64bits(lo) & 1n) === 0n ? lo : hi;
+}
+
+/** f64 `op` of finite nonzero operands rounded as `mode` (fma: x * y + z). */
+export function op64(
+  op: "add" | "mul" | "div" | "sqrt" | "fma",
+  mode: Mode,
+  x: number,
+  y = 0,
+  z = 0,
+): number {
+  const sx = scaled64(x), sy = scaled64(y), sz = scaled64(z);
+  const sg = (v: bigint) => (v > 0n ? 1 : v < 0n ? -1 : 0);
+  switch (op) {
+    case "add":
+      return round64(x + y, (X) => sg(X - sx - sy), mode);
+    case "mul":
+      return round64(x * y, (X) => sg((X << S64) - sx * sy), mode);
+    case "div":
+      return round64(x / y, (X) => sg(X * sy - (sx << S64)) * sg(sy), mode);
+    case "sqrt":
+      return round64(Math.sqrt(x), (X) => (X < 0n ? -1 : sg(X * X - (sx << S64))), mode);
+    case "fma": {
+      const exact = sx * sy + (sz << S64); // at scale 2^2202: x * y + z may cancel far below it
+      return round64(toNumber(exact, 2n * S64), (X) => sg((X << S64) - exact), mode);
+    }
+  }
+}
+
+/** A double within a few ulp of `v` / 2^`scale`. */
+function toNumber(v: bigint, scale: bigint): number {
+  if (v < 0n) return -toNumber(-v, scale);
+  const shift = BigInt(Math.max(0, v.toString(2).length - 60));
+  const e = Number(shift - scale), top = Number(v >> shift);
+  return top * 2 ** Math.trunc(e / 2) * 2 ** (e - Math.trunc(e / 2));
+}

@@ -6,7 +6,16 @@
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
-import { bitsf32, f32bits } from "./_cuda_float_ref.ts";
+import {
+  bitsf32,
+  f32bits,
+  f64bits,
+  type Mode,
+  op64,
+  round32,
+  round64,
+  scaled,
+} from "./_cuda_float_ref.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -270,5 +279,107 @@ Deno.test({
     assert.equal(s[0], N);
     assert.equal(bitsf32(ret[520]), N * 0.5);
     assert.equal((BigInt(ret[521]) << 32n) | BigInt(ret[522]), 100n + BigInt(N) * (3n << 33n));
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: f64 add/mul/div/sqrt/fma in rz/ru/rd, 64-bit integer conversions in every mode, " +
+      "bit for bit against exact references",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `
+extern "C" __global__ void k(const double* X, const double* Y, const double* Z, const long long* L,
+                             long long* o) {
+  unsigned i = threadIdx.x;
+  double x = X[i], y = Y[i], z = Z[i];
+  long long l = L[i];
+  long long* r = o + i * 20;
+#define B(v) __double_as_longlong(v)
+  r[0] = B(__dadd_rz(x, y)); r[1] = B(__dadd_ru(x, y)); r[2] = B(__dadd_rd(x, y));
+  r[3] = B(__dmul_rz(x, y)); r[4] = B(__dmul_ru(x, y)); r[5] = B(__dmul_rd(x, y));
+  r[6] = B(__ddiv_rz(x, y)); r[7] = B(__ddiv_ru(x, y)); r[8] = B(__ddiv_rd(x, y));
+  r[9] = B(__dsqrt_rz(fabs(x))); r[10] = B(__dsqrt_ru(fabs(x))); r[11] = B(__dsqrt_rd(fabs(x)));
+  r[12] = B(__fma_rz(x, y, z)); r[13] = B(__fma_ru(x, y, z)); r[14] = B(__fma_rd(x, y, z));
+  r[15] = B(__fma_rn(x, y, z));
+  r[16] = B(__ll2double_rd(l)); r[17] = B(__ll2double_ru(l));
+  r[18] = __float_as_uint(__ll2float_rz(l)) | ((unsigned long long)__float_as_uint(__ull2float_ru((unsigned long long)l)) << 32);
+  r[19] = (unsigned long long)__double2ll_rn(x * 1e10) ^ (unsigned long long)__double2ull_rd(y * 1e12);
+}`;
+    const n = 48;
+    const pick = (i: number, k: number) => Math.sin(i * 7 + k) * 2 ** (((i * (k + 3)) % 90) - 45);
+    const x = Float64Array.from(
+      { length: n },
+      (_, i) => [1 / 3, 1.7e308, 5e-324, 2][i] ?? pick(i, 0),
+    );
+    const y = Float64Array.from({ length: n }, (_, i) => [3, 1.5, 1e-300, -1e-17][i] ?? pick(i, 1));
+    const z = Float64Array.from(
+      { length: n },
+      (_, i) => [-1, -1e308, 3e-310, 0.5][i] ?? pick(i, 2),
+    );
+    const l = BigInt64Array.from(
+      { length: n },
+      (_, i) =>
+        [
+          2n ** 53n + 1n,
+          -(2n ** 53n) - 1n,
+          2n ** 63n - 1n,
+          -(2n ** 63n),
+          2n ** 62n + 12345n,
+          16777217n,
+        ][i] ??
+          BigInt.asIntN(64, BigInt(Math.round(pick(i, 3) * 2 ** 40)) * 1000003n),
+    );
+    const [, , , , out] = await launch(
+      client,
+      { source, entryPoint: "k", blockSize: [n, 1, 1] },
+      n,
+      [x, y, z, l, new BigInt64Array(n * 20)],
+    );
+    const o = out as unknown as BigInt64Array;
+    const m = ["rz", "ru", "rd"] as const;
+    const sg = (v: bigint) => (v > 0n ? 1 : v < 0n ? -1 : 0);
+    const bad: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const [a, b, c, li] = [x[i], y[i], z[i], l[i]];
+      const ul = BigInt.asUintN(64, li);
+      const f32 = (v: bigint, mode: Mode) =>
+        BigInt(f32bits(round32(Number(v), (q) => sg(scaled(q) - (v << 300n)), mode)));
+      const d64 = (v: bigint, mode: Mode) =>
+        f64bits(round64(Number(v), (X) => sg(X - (v << 1101n)), mode));
+      const sat = (v: number, lo: bigint, hi: bigint) => {
+        if (!(Math.abs(v) < 2 ** 64)) return v > 0 ? hi : lo;
+        const r = BigInt(
+          Math.round(v) === v + 0.5 && Math.round(v) % 2 ? Math.round(v) - 1 : Math.round(v),
+        );
+        return r < lo ? lo : r > hi ? hi : r;
+      };
+      const want = [
+        ...m.map((md) => f64bits(op64("add", md, a, b))),
+        ...m.map((md) => f64bits(op64("mul", md, a, b))),
+        ...m.map((md) => f64bits(op64("div", md, a, b))),
+        ...m.map((md) => f64bits(op64("sqrt", md, Math.abs(a)))),
+        ...m.map((md) => f64bits(op64("fma", md, a, b, c))),
+        f64bits(op64("fma", "rn", a, b, c)),
+        d64(li, "rd"),
+        d64(li, "ru"),
+        f32(li, "rz") | (f32(ul, "ru") << 32n),
+        BigInt.asUintN(64, sat(a * 1e10, -(2n ** 63n), 2n ** 63n - 1n)) ^
+        sat(Math.floor(b * 1e12), 0n, 2n ** 64n - 1n),
+      ];
+      for (let k = 0; k < 20; k++) {
+        const got = BigInt.asUintN(64, o[i * 20 + k]);
+        if (got !== want[k]) {
+          bad.push(
+            `thread ${i} (${a}, ${b}, ${c}, ${li}) output ${k}: got 0x${got.toString(16)}, want 0x${
+              want[k].toString(16)
+            }`,
+          );
+        }
+      }
+    }
+    assert.deepEqual(bad, []);
   },
 });
