@@ -262,3 +262,58 @@ extern "C" __global__ void k(unsigned short* c, unsigned* olds) {
     });
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: a block past __launch_bounds__ / .maxntid (x*y*z) is a RangeError at the call, " +
+      "past .reqntid the driver's CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES; within them it runs",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const count = async (kernel: CudaKernel, threads: number) => {
+      const y = client.createWithData(new Uint32Array(1));
+      try {
+        client.execute(kernel, { threads, buffers: [y] });
+        return ((await client.read(y)) as Uint32Array)[0];
+      } finally {
+        y.dispose();
+      }
+    };
+    const source =
+      `extern "C" __global__ void __launch_bounds__(64) k(unsigned* n) { atomicAdd(n, 1u); }`;
+    await assert.rejects(
+      count({ source, entryPoint: "k", blockSize: [128, 1, 1] } as CudaKernel, 256),
+      (e) => e instanceof RangeError && /__launch_bounds__.*allows 64/.test(e.message),
+    );
+    assert.equal(
+      await count({ source, entryPoint: "k", blockSize: [64, 1, 1] } as CudaKernel, 256),
+      256,
+    );
+    const ptx = (bound: string) =>
+      `.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 n) ${bound} {
+  .reg .b64 %rd<3>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [n];
+  cvta.to.global.u64 %rd2, %rd1;
+  atom.global.add.u32 %r1, [%rd2], 1;
+  ret;
+}`;
+    const maxntid = { ptx: ptx(".maxntid 32, 2, 1"), entryPoint: "k" };
+    assert.equal(await count({ ...maxntid, blockSize: [32, 2, 1] }, 64), 128); // 2 blocks of 64
+    await assert.rejects(count({ ...maxntid, blockSize: [32, 4, 1] }, 128), RangeError);
+    const reqntid = { ptx: ptx(".reqntid 32, 1, 1"), entryPoint: "k" };
+    assert.equal(await count({ ...reqntid, blockSize: [32, 1, 1] }, 96), 96);
+    await assert.rejects(
+      count({ ...reqntid, blockSize: [64, 1, 1] }, 128),
+      /CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES \(701\): too many resources requested for launch/,
+    );
+    assert.equal(
+      await count({ source, entryPoint: "k", blockSize: [32, 1, 1] } as CudaKernel, 64),
+      64,
+    );
+  },
+});
