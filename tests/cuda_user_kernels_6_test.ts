@@ -213,7 +213,7 @@ extern "C" __global__ void k(const unsigned* x, unsigned* out) {
   ret;
 }`;
     const y = client.createWithData(new Uint32Array(1));
-    client.execute({ ptx, entryPoint: "shadow", blockSize: [1, 1, 1] }, {
+    client.execute({ ptx, entryPoint: "shadow", blockSize: [1, 1, 1] } as CudaKernel, {
       threads: 1,
       buffers: [y],
     });
