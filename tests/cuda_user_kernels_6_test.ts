@@ -317,3 +317,35 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: a spin on a flag that a later thread or block sets ends the launch with " +
+      "CUDA_ERROR_LAUNCH_TIMEOUT (the simulator runs threads one after another) instead of hanging",
+  ),
+  ignore,
+  async fn() {
+    const source = `
+extern "C" __global__ void k(int* flag, int* out, int waiter, int setter) {
+  int me = blockIdx.x * blockDim.x + threadIdx.x;
+  if (me == setter) { __threadfence(); *(volatile int*)flag = 1; }
+  if (me == waiter) { while (*(volatile int*)flag == 0) {} out[0] = 1; }
+}`;
+    const run = async (waiter: number, setter: number) => {
+      using client = await simulatedCudaClient();
+      const made = [new Int32Array(1), new Int32Array(1)].map((d) => client.createWithData(d));
+      client.execute({ source, entryPoint: "k", blockSize: [64, 1, 1] } as CudaKernel, {
+        threads: 128,
+        buffers: made,
+        params: { waiter, setter },
+      });
+      return ((await client.read(made[1])) as Int32Array)[0];
+    };
+    await withSimEnv({ CUDA_SIM_SPIN_LIMIT: "5000" }, async () => {
+      assert.equal(await run(70, 3), 1); // the flag was set by an earlier thread: the wait ends
+      for (const [waiter, setter] of [[0, 1], [0, 40], [0, 64]]) { // same warp, warp, block
+        await assert.rejects(run(waiter, setter), /CUDA_ERROR_LAUNCH_TIMEOUT \(702\)/);
+      }
+    });
+  },
+});
