@@ -349,3 +349,27 @@ extern "C" __global__ void k(int* flag, int* out, int waiter, int setter) {
     });
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "wave 4: atomicAdd(float*) flushes subnormal inputs and results (PTX ISA: atom.add.f32)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `
+extern "C" __global__ void k(float* g, const float* add) { atomicAdd(&g[threadIdx.x], add[threadIdx.x]); }`;
+    const t = 2 ** -130; // subnormal
+    const g = Float32Array.of(0, 2 ** -125, t, 1, -(2 ** -125));
+    const add = Float32Array.of(t, -1.5 * 2 ** -126, 1, t, 1.5 * 2 ** -126);
+    const made = [g, add].map((d) => client.createWithData(d));
+    client.execute({ source, entryPoint: "k", blockSize: [5, 1, 1] } as CudaKernel, {
+      threads: 5,
+      buffers: made,
+    });
+    const got = (await client.read(made[0])) as Float32Array;
+    for (const m of made) m.dispose();
+    // a subnormal input counts as 0 of its sign, a subnormal sum is 0 of its sign
+    assert.deepEqual(Array.from(got, (v) => Object.is(v, -0) ? "-0" : v), [0, 0, 1, 1, "-0"]);
+  },
+});
