@@ -85,7 +85,7 @@ export interface KernelSignature {
   readonly params: readonly KernelParam[];
   /** Where params come from: names (CUDA C) or positions (PTX). */
   readonly language: "cuda" | "ptx";
-  /** `__launch_bounds__` / `.maxntid` x, when declared. */
+  /** `__launch_bounds__`, or the product of `.maxntid` x, y, z: threads per block at most. */
   readonly maxThreads?: number;
   /** A C++-linkage `__global__` function: its PTX `.entry` name is mangled. */
   readonly cxx?: boolean;
@@ -282,14 +282,16 @@ export function ptxSignatures(ptx: string): KernelSignature[] {
   entries.forEach((entry, n) => {
     const bodyEnd = n + 1 < entries.length ? entries[n + 1].index! : ptx.length;
     const body = ptx.slice(entry.index! + entry[0].length, bodyEnd);
-    const maxntid = /\.maxntid\s+(\d+)/.exec(body.slice(0, body.indexOf("{") + 1 || undefined));
+    const maxntid = /\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?/.exec(
+      body.slice(0, body.indexOf("{") + 1 || undefined),
+    ); // x, y, z: the threads of a block at most are their product
     const params = entry[2].split(",").map((s) => s.trim()).filter((s) => s !== "")
       .map((declared) => ptxParam(declared, body));
     found.push({
       name: entry[1],
       params,
       language: "ptx",
-      ...(maxntid ? { maxThreads: Number(maxntid[1]) } : {}),
+      ...(maxntid ? { maxThreads: maxntid.slice(1).reduce((p, n) => p * Number(n ?? 1), 1) } : {}),
     });
   });
   return found;

@@ -105,6 +105,13 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
         `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
     );
   }
+  const bound = signature?.maxThreads;
+  if (bound !== undefined && bx * by * bz > bound) { // the driver: LAUNCH_OUT_OF_RESOURCES
+    throw new RangeError(
+      `Kernel '${name}' has blocks of [${block}] (${bx * by * bz} threads) but its ` +
+        `__launch_bounds__ (.maxntid/.reqntid) allows ${bound}: give a blockSize within it`,
+    );
+  }
   // `threads` launches: enough blocks to cover the threads (CUDA's x limit, 2^31 - 1 blocks,
   // needs no folding; every kernel checks its bound, the last block is partial).
   const fixed = count.kind === "static"
