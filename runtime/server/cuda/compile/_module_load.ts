@@ -2,7 +2,9 @@
  * `cuModuleLoadDataEx` with the JIT's error log, and the `COMPILATION` errors of a module the
  * driver refuses: the driver's result and text, what ptxas said (its log names the line), and
  * for `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` / `CUDA_ERROR_NO_BINARY_FOR_GPU` the driver's CUDA
- * version against what the PTX needs.
+ * version against what the PTX needs. A module whose `.const` variables (CUDA C's `__constant__`)
+ * have no initializer is loaded with a warning: nothing can write them (there is no
+ * `cudaMemcpyToSymbol`), so they read zeros.
  *
  * @module
  */
@@ -16,6 +18,7 @@ import {
   type CudaDriverError,
 } from "../_ffi.ts";
 import { describeMismatch } from "../_ptx_version.ts";
+import { runtimeLogger, warnVisibly } from "../../../core/logging.ts";
 
 const CU_JIT_ERROR_LOG_BUFFER = 5;
 const CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
@@ -45,12 +48,32 @@ export function loadModule(driver: CudaDriver, ptx: string, name: string): Loade
     OPTIONS,
     values,
   );
-  if (result === CUDA_SUCCESS) return { module: Deno.UnsafePointer.create(out[0]) };
+  if (result === CUDA_SUCCESS) {
+    warnUnwrittenConstants(ptx, name);
+    return { module: Deno.UnsafePointer.create(out[0]) };
+  }
   const end = log.indexOf(0);
   return {
     error: driver.error(result, `cuModuleLoadDataEx(${name})`),
     log: new TextDecoder().decode(end < 0 ? log : log.subarray(0, end)).trim(),
   };
+}
+
+/** A `.const` declaration (not `.extern`) without `= ...`: its name. */
+const UNINITIALIZED_CONST =
+  /^[ \t]*(?:\.(?:visible|weak)\s+)?\.const\s[^;={}]*?([A-Za-z_$][\w$]*)\s*(?:\[\d*\]\s*)*;/gm;
+
+/** Warns (once per message) of `__constant__` variables nothing initializes (module doc). */
+function warnUnwrittenConstants(ptx: string, name: string): void {
+  if (!ptx.includes(".const")) return;
+  const names = [...ptx.matchAll(UNINITIALIZED_CONST)].map((match) => match[1]);
+  if (names.length === 0) return;
+  warnVisibly(
+    runtimeLogger("server"),
+    `Module ${name} has __constant__ variables without an initializer (${names.join(", ")}): ` +
+      "they read zeros, as nothing can write them (no cudaMemcpyToSymbol); pass values the " +
+      "host chooses in params or a buffer",
+  );
 }
 
 /** Whether the driver refused the module for its version or architecture (NVRTC may help). */
