@@ -57,7 +57,15 @@ export function reflectOverrides(
   used?: ReadonlySet<string>,
 ): ReflectedOverride[] {
   const out: ReflectedOverride[] = [];
-  const scope = constScope(text.declarations, NO_OVERRIDES);
+  // Types only: an override without a default stands for a placeholder of its declared type,
+  // so `override B = A * 2.0;` with `override A: f32;` is f32 (its value is unknown here).
+  const placeholders = new Map<string, ConstValue>();
+  for (const d of text.declarations.values()) {
+    if (d.kind === "override" && d.init === undefined && TYPES.has(d.type ?? "")) {
+      placeholders.set(d.name, { value: 1, type: d.type as OverrideType });
+    }
+  }
+  const scope = constScope(text.declarations, placeholders);
   for (const d of text.declarations.values()) {
     if (d.kind !== "override") continue;
     let type = d.type;

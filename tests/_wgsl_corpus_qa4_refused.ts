@@ -1,0 +1,22 @@
+/**
+ * QA wave 4, real-world WGSL that plain WebGPU refuses (old syntax, rules the code breaks): the
+ * client must refuse each with a typed error and stay usable; see `_wgsl_corpus_qa4.ts`.
+ */
+import { B, type CorpusCase } from "./_wgsl_corpus_qa_base.ts";
+
+export const REFUSED4: readonly CorpusCase[] = [
+  {
+    // The first version of the keyword-named case in `_wgsl_corpus_qa4_lang.ts`: an alias
+    // named `storage` and one named `read` shadow the enumerants `var<storage, read>` needs.
+    name: "aliases named storage and read shadowing var<storage, read>",
+    source: /* wgsl */ `
+alias storage = array<f32>;
+alias read = vec2<f32>;
+@group(0) @binding(0) var<storage, read> ins: array<read>;
+@group(0) @binding(1) var<storage, read_write> outs: storage;
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) g: vec3u) { outs[g.x] = ins[g.x].x; }`,
+    plain: [B(0, 0, new Float32Array(32)), B(0, 1, new Float32Array(16))],
+    workgroups: [1, 1, 1],
+  },
+];
