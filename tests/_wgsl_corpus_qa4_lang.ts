@@ -134,4 +134,29 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) g: vec3u
     plain: [B(0, 0, u(64, 1000)), B(0, 1, new Uint32Array(32))],
     workgroups: [4, 1, 1],
   },
+  {
+    // After the WGSL spec's const-expression builtins (https://www.w3.org/TR/WGSL/#const-expr):
+    // array counts of a runtime array's element struct from `round` (to even: 2.5 is 2),
+    // `countTrailingZeros`, `reverseBits`, `firstLeadingBit`, `pow` (naga has no const
+    // `extractBits`); the stride (68 bytes) decides
+    // which words each invocation reads.
+    name: "array counts from round/countTrailingZeros/reverseBits/pow in a runtime array's struct",
+    source: /* wgsl */ `
+const R = u32(round(2.5)) + u32(round(3.5));
+struct Cell {
+  a: array<u32, R>,
+  b: array<u32, countTrailingZeros(8u)>,
+  c: array<f32, reverseBits(0x20000000u) + firstLeadingBit(9u)>,
+  d: u32,
+}
+@group(0) @binding(0) var<storage, read_write> cells: array<Cell>;
+@compute @workgroup_size(u32(pow(2.0, 3.0)))
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  var c = cells[g.x];
+  c.d = c.a[R - 1u] + c.b[2] + u32(c.c[6]) + arrayLength(&cells);
+  cells[g.x] = c;
+}`,
+    plain: [B(0, 0, u(17 * 16, 64))],
+    workgroups: [2, 1, 1],
+  },
 ];

@@ -19,4 +19,27 @@ fn main(@builtin(global_invocation_id) g: vec3u) { outs[g.x] = ins[g.x].x; }`,
     plain: [B(0, 0, new Float32Array(32)), B(0, 1, new Float32Array(16))],
     workgroups: [1, 1, 1],
   },
+  {
+    // Skia's tests/sksl/compute/Workgroup.wgsl output
+    // (https://github.com/google/skia/tree/main/tests/sksl/compute): `@workgroup_size(12, 34,
+    // 56)`, 22,848 invocations, past WebGPU's limit of 256.
+    name: "Skia SkSL compute output with @workgroup_size(12, 34, 56)",
+    source: /* wgsl */ `diagnostic(off, derivative_uniformity);
+diagnostic(off, chromium.unreachable_code);
+struct Outputs {
+  result: i32,
+};
+@group(0) @binding(0) var<storage, read_write> _storage0 : Outputs;
+fn _skslMain() {
+  {
+    _storage0.result = 1;
+  }
+}
+@compute @workgroup_size(12, 34, 56) fn main() {
+  _skslMain();
+}
+`,
+    plain: [B(0, 0, new Int32Array(1))],
+    workgroups: [1, 1, 1],
+  },
 ];

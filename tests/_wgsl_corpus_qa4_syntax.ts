@@ -78,4 +78,41 @@ fn main( @builtin( global_invocation_id ) globalId : vec3<u32>,
     workgroups: [2, 1, 1],
     params: { nodeUniform3: 0.125, nodeUniform4: [1, -2, 0.5] },
   },
+  {
+    // Skia's SkSL-to-WGSL compute output, tests/sksl/compute/BuiltinStageInputs.wgsl
+    // (https://github.com/google/skia/blob/main/tests/sksl/compute/BuiltinStageInputs.wgsl),
+    // verbatim: `diagnostic(off, chromium.unreachable_code)` (a dotted rule name), every
+    // builtin in a struct parameter (num_workgroups among them), names starting with `_`.
+    name: "Skia SkSL compute output (dotted diagnostic rule, builtins struct, _storage0)",
+    source: /* wgsl */ `diagnostic(off, derivative_uniformity);
+diagnostic(off, chromium.unreachable_code);
+struct CSIn {
+  @builtin(global_invocation_id) sk_GlobalInvocationID: vec3<u32>,
+  @builtin(local_invocation_id) sk_LocalInvocationID: vec3<u32>,
+  @builtin(local_invocation_index) sk_LocalInvocationIndex: u32,
+  @builtin(num_workgroups) sk_NumWorkgroups: vec3<u32>,
+  @builtin(workgroup_id) sk_WorkgroupID: vec3<u32>,
+};
+struct outputs {
+  outputBuffer: array<u32>,
+};
+@group(0) @binding(0) var<storage, read_write> _storage0 : outputs;
+fn helper_I(_stageIn: CSIn) -> u32 {
+  {
+    return ((_stageIn.sk_NumWorkgroups.x + _stageIn.sk_WorkgroupID.x) + _stageIn.sk_LocalInvocationID.x) + _stageIn.sk_GlobalInvocationID.x;
+  }
+}
+fn _skslMain(_stageIn: CSIn) {
+  {
+    let _skTemp1 = helper_I(_stageIn);
+    _storage0.outputBuffer[_stageIn.sk_LocalInvocationIndex] = _skTemp1;
+  }
+}
+@compute @workgroup_size(64, 1, 1) fn main(_stageIn: CSIn) {
+  _skslMain(_stageIn);
+}
+`,
+    plain: [B(0, 0, new Uint32Array(64))],
+    workgroups: [1, 1, 1],
+  },
 ];

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { reflectKernel } from "../runtime/server/webgpu/compile/_reflect.ts";
+import { CompilationError } from "../backend.ts";
 
 Deno.test("an override derived from an override without a default has the derived type", () => {
   // After Dawn's overridable-constant tests: `override OFFSET = SCALE * f32(TWICE);` with
@@ -31,4 +32,27 @@ fn main(@builtin(local_invocation_index) l: u32) {
     SIGN: ["i32", false],
     ON: ["bool", false],
   });
+});
+
+Deno.test("array counts of const builtins are the runtime's values, never the parser's guess", () => {
+  // The runtime evaluated `+ - * / min max abs clamp select` and left any other count to
+  // wgsl_reflect, which reads `round(2.5)` as 3 (WGSL: 2, to even), `extractBits(0xF0u, 4u, 2u)`
+  // as 1 (3) and `SIZES[2]` as 1 (8): a binding's size, and a runtime array's stride, wrong.
+  const size = (count: string) => {
+    const source = `const SIZES = array(2u, 4u, 8u);
+struct S { a: array<u32, ${count}>, b: u32 }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@compute @workgroup_size(1) fn main() { s[0].b = 1u; }`;
+    return reflectKernel({ source }).storage[0].stride / 4 - 1;
+  };
+  assert.equal(size("u32(round(2.5))"), 2);
+  assert.equal(size("u32(round(3.5)) + u32(round(-2.5) + 4.0)"), 6);
+  assert.equal(size("extractBits(0xF0u, 4u, 2u)"), 3);
+  assert.equal(size("u32(sqrt(64.0)) + countOneBits(0xF0u) + firstTrailingBit(16u)"), 16);
+  assert.equal(size("reverseBits(0x40000000u) + firstLeadingBit(9u)"), 5);
+  // What it cannot evaluate is refused (the device's verdict decides the error's kind).
+  assert.throws(
+    () => size("SIZES[2]"),
+    (e) => e instanceof CompilationError && /array count 'SIZES\[2\]'/.test(e.message),
+  );
 });

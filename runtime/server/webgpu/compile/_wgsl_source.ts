@@ -12,7 +12,9 @@
  * - every `@workgroup_size(...)` given `(1)`: the runtime evaluates the sizes itself
  *   (`_const_eval.ts`) over the module's `const` and `override` declarations, never from the
  *   parser;
- * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value;
+ * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value; one the
+ *   runtime cannot evaluate and that uses no override is listed in `uncounted` (the parser's
+ *   own evaluation is wrong for some: `round(2.5)` is 3 there, `SIZES[2]` is 1);
  * - trailing commas dropped; a hex literal's `0X` written `0x`;
  * - a name that is a keyword elsewhere renamed `__name` (WGSL reserves names starting with
  *   `__`, so no user name collides) except where it is the keyword: the address space and access
@@ -43,6 +45,8 @@ export interface ModuleDeclaration {
 export interface ModuleText {
   /** The source with comments blanked (same length and lines). */
   readonly masked: string;
+  /** Array counts the runtime cannot evaluate that depend on no override (`_reflect.ts` refuses). */
+  readonly uncounted: readonly { count: string; line: number; cause: unknown }[];
   /** What `wgsl_reflect` parses. */
   readonly reflectSource: string;
   /** The extensions of `enable` directives. */
@@ -109,6 +113,7 @@ export function readModule(source: string): ModuleText {
     edits.push({ from: open + 1, to: close, text: "1" });
   }
   const scope = constScope(declarations, new Map());
+  const uncounted: { count: string; line: number; cause: unknown }[] = [];
   const idValues = new Map<number, number>(); // an `@id(...)`'s "(" offset: its value
   for (const m of masked.matchAll(/\barray\s*</g)) {
     const open = m.index! + m[0].length - 1;
@@ -120,8 +125,14 @@ export function readModule(source: string): ModuleText {
       const value = evaluateConst(parts[1], scope).value;
       const from = close - parts[1].length;
       edits.push({ from, to: close, text: String(value) });
-    } catch {
-      // An override-sized workgroup array: the parser gets it as written.
+    } catch (cause) {
+      // An override-sized workgroup array: the parser gets it as written. Any other count
+      // the runtime cannot evaluate is not guessed: the parser evaluates some builtins wrongly
+      // (`round(2.5)` as 3) and reads `SIZES[2]` as 1, a binding's layout then wrong.
+      const names = parts[1].match(/[\p{XID_Start}_]\p{XID_Continue}*/gu) ?? [];
+      if (!names.some((n) => declarations.get(n)?.kind === "override")) {
+        uncounted.push({ count: parts[1].trim(), line: lineAt(masked, open), cause });
+      }
     }
   }
   // `@binding(BASE + 1u)`, `@size(S * 2u)`, `@id(0x3)`: const-expressions the parser does not
@@ -163,6 +174,7 @@ export function readModule(source: string): ModuleText {
   }
   return {
     masked,
+    uncounted,
     reflectSource: renameKeywords(applyEdits(masked, edits)),
     enables,
     declarations,
