@@ -42,4 +42,93 @@ fn _skslMain() {
     plain: [B(0, 0, new Int32Array(1))],
     workgroups: [1, 1, 1],
   },
+  {
+    // https://github.com/jspdown/cloth/blob/main/src/physic/shaders/semi_explicit_euler.compute.wgsl
+    // verbatim: pre-2022 WGSL, `@stage(compute)` and `var<storage, write>`.
+    name: "jspdown/cloth semi_explicit_euler (@stage(compute), var<storage, write>)",
+    source: /* wgsl */ `struct Config {
+    deltaTime: f32,
+    constraintCount: f32,
+    particlesCount: f32,
+    gravity: vec3<f32>,
+};
+
+@group(0) @binding(0) var<storage, read> positions: array<vec3<f32>>;
+@group(0) @binding(1) var<storage, write> estimatedPositions: array<vec3<f32>>;
+@group(0) @binding(2) var<storage, read_write> velocities: array<vec3<f32>>;
+@group(0) @binding(3) var<storage, read> inverseMasses: array<f32>;
+
+@group(1) @binding(0) var<uniform> config: Config;
+
+@stage(compute) @workgroup_size(8, 8, 4)
+fn main(@builtin(num_workgroups) workgroup_size: vec3<u32>, @builtin(global_invocation_id) global_id: vec3<u32>) {
+    let w = workgroup_size.x * 8u;
+    let h = workgroup_size.y * 8u;
+
+    let id = global_id.x
+        + (global_id.y * w)
+        + (global_id.z * w * h);
+
+    // Guard against out-of-bounds work group sizes.
+    if (id >= u32(config.particlesCount)) {
+        return;
+    }
+
+    if (inverseMasses[id] > 0.0) {
+        velocities[id] += config.gravity * config.deltaTime;
+    }
+
+    estimatedPositions[id] = positions[id] + velocities[id] * config.deltaTime;
+}
+`,
+    plain: [B(0, 0, new Float32Array(1024))],
+    workgroups: [1, 1, 1],
+  },
+  {
+    // https://github.com/MatiasHiltunen/simple-knn-wgpu/blob/main/src/shaders/sort.wgsl: its
+    // `radix_reorder` entry point as published, with `;` between struct members (WGSL takes
+    // `,`) and `array<atomic<u32>, 2>` in `var<storage, read>` (atomics need read_write).
+    name: "simple-knn-wgpu radix_reorder (struct members ended by ';', read-only atomics)",
+    entryPoint: "radix_reorder",
+    source: /* wgsl */ `struct Params {
+    num: u32;
+    bit: u32;
+};
+@group(0) @binding(0)
+var<storage, read> r_in_keys: array<u32>;
+@group(0) @binding(1)
+var<storage, read> r_in_indices: array<u32>;
+@group(0) @binding(2)
+var<storage, read> r_prefix: array<u32>;
+@group(0) @binding(3)
+var<storage, read> r_counts: array<atomic<u32>, 2>;
+@group(0) @binding(4)
+var<storage, read_write> out_keys: array<u32>;
+@group(0) @binding(5)
+var<storage, read_write> out_indices: array<u32>;
+@group(0) @binding(6)
+var<uniform> r_params: Params;
+
+@compute @workgroup_size(256)
+fn radix_reorder(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let idx = gid.x;
+    if (idx >= r_params.num) { return; }
+
+    let key = r_in_keys[idx];
+    let bit = (key >> r_params.bit) & 1u;
+    let p = r_prefix[idx];
+    let zeros = atomicLoad(&r_counts[0]);
+
+    var dst = p;
+    if (bit == 1u) {
+        dst = zeros + p;
+    }
+
+    out_keys[dst] = key;
+    out_indices[dst] = r_in_indices[idx];
+}
+`,
+    plain: [B(0, 4, new Uint32Array(256))],
+    workgroups: [1, 1, 1],
+  },
 ];

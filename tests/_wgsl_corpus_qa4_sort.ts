@@ -292,4 +292,25 @@ fn main(
     ],
     workgroups: [1, 1, 1],
   },
+  {
+    // https://github.com/MatiasHiltunen/simple-knn-wgpu/blob/main/src/shaders/sort.wgsl's
+    // `radix_reorder` with its struct fixed (commas for `;`) and cut to the read-only atomics:
+    // WGSL allows atomics only in read_write storage, yet wgpu's compiler runs it; so must the
+    // client (it binds read-only storage as read_write).
+    name: "simple-knn-wgpu radix_reorder with commas (atomic<u32> in var<storage, read>)",
+    entryPoint: "radix_reorder",
+    source: /* wgsl */ `struct Params { num: u32, bit: u32 };
+@group(0) @binding(3) var<storage, read> r_counts: array<atomic<u32>, 2>;
+@group(0) @binding(4) var<storage, read_write> out_keys: array<u32>;
+@group(0) @binding(6) var<uniform> r_params: Params;
+@compute @workgroup_size(256)
+fn radix_reorder(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= r_params.num) { return; }
+    out_keys[gid.x] = atomicLoad(&r_counts[0]);
+}
+`,
+    plain: [B(0, 3, w(77, 5)), B(0, 4, new Uint32Array(256)), B(0, 6, w(200, 0), true)],
+    workgroups: [1, 1, 1],
+    params: { num: 200, bit: 0 },
+  },
 ];

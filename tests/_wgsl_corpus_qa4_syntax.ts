@@ -4,7 +4,7 @@
  * no trailing newline, aliases named like address spaces, struct members named like keywords,
  * pointer parameters in every address space; see `_wgsl_corpus_qa4.ts`.
  */
-import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
+import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 import { w } from "./_wgsl_corpus_qa3_base.ts";
 
 export const SYNTAX4: readonly CorpusCase[] = [
