@@ -50,9 +50,35 @@ struct S { a: array<u32, ${count}>, b: u32 }
   assert.equal(size("extractBits(0xF0u, 4u, 2u)"), 3);
   assert.equal(size("u32(sqrt(64.0)) + countOneBits(0xF0u) + firstTrailingBit(16u)"), 16);
   assert.equal(size("reverseBits(0x40000000u) + firstLeadingBit(9u)"), 5);
+  assert.equal(size("SIZES[2]"), 8);
   // What it cannot evaluate is refused (the device's verdict decides the error's kind).
   assert.throws(
-    () => size("SIZES[2]"),
-    (e) => e instanceof CompilationError && /array count 'SIZES\[2\]'/.test(e.message),
+    () => size("u32(length(vec2f(3.0, 4.0)))"),
+    (e) => e instanceof CompilationError && /array count 'u32\(length/.test(e.message),
+  );
+});
+
+Deno.test("vector and array consts are read by member and index in sizes and counts", () => {
+  // \`const workgroup_size = vec3<u32>(64u, 1u, 1u); @workgroup_size(workgroup_size.x, ...)\`
+  // (a WebGPU reduction tutorial) was refused: the runtime evaluated scalars only.
+  const source = `const workgroup_size = vec3<u32>(16u, 2u, 1u);
+const TILE = vec2i(3, 5);
+const SIZES = array<u32, 3>(2, 4, 8);
+struct S { a: array<f32, SIZES[1] * u32(TILE.y)>, b: array<u32, workgroup_size.y>, c: f32 }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@compute @workgroup_size(workgroup_size.x, workgroup_size.y, workgroup_size.z)
+fn main() { s[0].c = 1.0; }`;
+  const r = reflectKernel({ source });
+  assert.deepEqual(r.workgroupSize, [16, 2, 1]);
+  assert.equal(r.storage[0].stride, (20 + 2 + 1) * 4);
+  // A vector where a number is needed is not read as one.
+  assert.throws(
+    () =>
+      reflectKernel({
+        source: `const W = vec3u(8u, 1u, 1u);
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(W) fn main() { o[0] = 1.0; }`,
+      }),
+    CompilationError,
   );
 });

@@ -199,9 +199,13 @@ export function constScope(
     if (given !== undefined) return given;
     if (declaration.init === undefined) return undefined;
     seen.set(name, undefined); // a cycle reads as unknown
-    let value = evaluateConst(declaration.init, scope);
+    let value = evaluateConst(declaration.init, scope, true);
     const type = declaration.type;
-    if (type === "u32" || type === "i32" || type === "f32" || type === "f16" || type === "bool") {
+    const scalar = value.parts === undefined;
+    if (
+      scalar &&
+      (type === "u32" || type === "i32" || type === "f32" || type === "f16" || type === "bool")
+    ) {
       value = { value: value.value, type };
     }
     seen.set(name, value);
