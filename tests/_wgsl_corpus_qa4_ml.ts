@@ -69,4 +69,109 @@ fn reduceShared(input: f32, localIndex: u32) -> f32 {
     ],
     workgroups: [3, 1, 1],
   },
+  {
+    // https://github.com/unixpickle/gridnet/blob/main/web/wgsl/affine.wgsl verbatim: scalar
+    // `f32` and `u32` bindings in `var<storage, read>` (4 bytes each) beside arrays, locals
+    // named `output` and `mean`.
+    name: "gridnet affine (scalar f32/u32 read-only storage bindings, normalization)",
+    source: /* wgsl */ `@group(0) @binding(0) var<storage, read> numInputs: u32;
+@group(0) @binding(1) var<storage, read> inputs: array<f32>;
+@group(0) @binding(2) var<storage, read_write> outputs: array<f32>;
+@group(0) @binding(3) var<storage, read> weight: array<f32>;
+@group(0) @binding(4) var<storage, read> bias: array<f32>;
+@group(0) @binding(5) var<storage, read> sum: f32;
+@group(0) @binding(6) var<storage, read> sqSum: f32;
+
+// Perform an affine transformation and normalization.
+@compute @workgroup_size(256)
+fn affine(
+    @builtin(workgroup_id) ctaId: vec3u,
+    @builtin(local_invocation_index) tid: u32,
+) {
+    var localValue = 0.0;
+    var localWeight = 0.0;
+    var localBias = 0.0;
+    let globalIndex = tid + 256 * ctaId.x;
+    if (globalIndex < numInputs) {
+        localValue = inputs[globalIndex];
+        localWeight = weight[globalIndex];
+        localBias = bias[globalIndex];
+    }
+
+    let mean = sum / f32(numInputs);
+    let sqMean = sqSum / f32(numInputs);
+    let stddev = sqrt(sqMean - mean*mean + 1e-5);
+
+    let output = ((localValue - mean) / stddev) * localWeight + localBias;
+    if (globalIndex < numInputs) {
+        outputs[globalIndex] = output;
+    }
+}
+`,
+    plain: [
+      B(0, 0, w(500)),
+      B(0, 1, f(512, 0.1, -5)),
+      B(0, 2, new Float32Array(512)),
+      B(0, 3, f(512, 0.01, 0.5)),
+      B(0, 4, f(512, 0.02, -1)),
+      B(0, 5, Float32Array.of(12.5)),
+      B(0, 6, Float32Array.of(4100)),
+    ],
+    workgroups: [2, 1, 1],
+  },
+  {
+    // https://github.com/unixpickle/gridnet/blob/main/web/wgsl/patch_embed.wgsl verbatim: a
+    // 4x4 patch embedding of a 3x256x256 image into a 64x64x64 grid, `array<f32, 48>()` (the
+    // zero-value constructor) in a local, abstract `4*4*3` loop bounds, a local named `input`.
+    name: "gridnet patch_embed (array<f32, 48>() zero constructor, 3x256x256 input)",
+    source: /* wgsl */ `// [in_ch x height x width]
+@group(0) @binding(0) var<storage, read> inputs: array<f32>;
+
+// [out_grid x out_grid x out_grid]
+@group(0) @binding(1) var<storage, read_write> outputs: array<f32>;
+
+// [out_ch x in_ch x kernel_size x kernel_size]
+@group(0) @binding(2) var<storage, read> weight: array<f32>;
+
+// [out_ch]
+@group(0) @binding(3) var<storage, read> bias: array<f32>;
+
+// Apply a 4x4 patch embedding to go from a 3x256x256 to the first
+// 8 channels along the z axis of a 64x64x64 grid.
+@compute @workgroup_size(32)
+fn patchEmbedStandard4x4(
+    @builtin(workgroup_id) ctaId: vec3u,
+    @builtin(local_invocation_index) tid: u32,
+) {
+    let outChannel = tid % 8;
+    let localBias: f32 = bias[outChannel];
+    var localWeights: array<f32, 48> = array<f32, 48>(); // 4*4*3
+    for (var i = 0u; i < 4*4*3; i++) {
+        localWeights[i] = weight[outChannel*4*4*3 + i];
+    }
+
+    let row = ctaId.x;
+    let firstCol = tid / 8;
+    for (var col = firstCol; col < 64; col += 4u) {
+        var sum = localBias;
+        for (var ch = 0u; ch < 3; ch++) {
+            for (var i = 0u; i < 4; i++) {
+                for (var j = 0u; j < 4; j++) {
+                    let input = inputs[col*4 + j + 256 * ((row * 4 + i) + 256 * ch)];
+                    let w = localWeights[j + 4 * (i + 4 * ch)];
+                    sum += input * w;
+                }
+            }
+        }
+        outputs[outChannel + 64 * (col + 64*row)] = sum;
+    }
+}`,
+    plain: [
+      B(0, 0, f(3 * 256 * 256, 1 / 64, -0.5)),
+      B(0, 1, new Float32Array(64 * 64 * 64)),
+      B(0, 2, f(8 * 48, 0.01, -0.3)),
+      B(0, 3, f(8, 0.1)),
+    ],
+    workgroups: [64, 1, 1],
+  },
 ];
