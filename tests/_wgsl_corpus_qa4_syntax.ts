@@ -115,4 +115,59 @@ fn _skslMain(_stageIn: CSIn) {
     plain: [B(0, 0, new Uint32Array(64))],
     workgroups: [1, 1, 1],
   },
+  {
+    // Tint's test/tint/builtins/gen/literal/max/320815.wgsl
+    // (https://dawn.googlesource.com/dawn/+/refs/heads/main/test/tint/builtins/gen/literal/max/320815.wgsl),
+    // its license header left out: the binding in `@group(2)` (groups 0 and 1 empty), declared
+    // after the helper that writes it, vertex and fragment entry points beside `compute_main`.
+    name: "Tint builtins/gen max_320815 (binding in group 2 only, declared after its use)",
+    entryPoint: "compute_main",
+    source: /* wgsl */ `fn max_320815() {
+  var res : vec2<u32> = max(vec2<u32>(1u), vec2<u32>(1u));
+  prevent_dce = res;
+}
+
+@group(2) @binding(0) var<storage, read_write> prevent_dce : vec2<u32>;
+
+@vertex
+fn vertex_main() -> @builtin(position) vec4<f32> {
+  max_320815();
+  return vec4<f32>();
+}
+
+@fragment
+fn fragment_main() {
+  max_320815();
+}
+
+@compute @workgroup_size(1)
+fn compute_main() {
+  max_320815();
+}
+`,
+    plain: [B(2, 0, Uint32Array.of(7, 9))],
+    workgroups: [1, 1, 1],
+  },
+  {
+    // Tint's test/tint/builtins/gen/literal/workgroupUniformLoad/7a857c.wgsl, license header
+    // left out: `workgroupUniformLoad(&(arg_0))` (a parenthesized address-of) into a scalar
+    // `f32` storage binding named `prevent_dce`.
+    name: "Tint builtins/gen workgroupUniformLoad_7a857c (&(arg_0), scalar f32 binding)",
+    source: /* wgsl */ `@group(0) @binding(0) var<storage, read_write> prevent_dce : f32;
+
+var<workgroup> arg_0 : f32;
+
+fn workgroupUniformLoad_7a857c() -> f32 {
+  var res : f32 = workgroupUniformLoad(&(arg_0));
+  return res;
+}
+
+@compute @workgroup_size(1)
+fn compute_main() {
+  prevent_dce = workgroupUniformLoad_7a857c();
+}
+`,
+    plain: [B(0, 0, Float32Array.of(5))],
+    workgroups: [1, 1, 1],
+  },
 ];

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { reflectKernel } from "../runtime/server/webgpu/compile/_reflect.ts";
-import { CompilationError } from "../backend.ts";
+import { CompilationError, UnsupportedError } from "../backend.ts";
 
 Deno.test("an override derived from an override without a default has the derived type", () => {
   // After Dawn's overridable-constant tests: `override OFFSET = SCALE * f32(TWICE);` with
@@ -81,4 +81,22 @@ fn main() { s[0].c = 1.0; }`;
       }),
     CompilationError,
   );
+});
+
+Deno.test("a storage texture of a format the runtime makes no textures of is unsupported", () => {
+  // After Tint's builtins/gen textureDimensions/fbb15a.wgsl: `texture_storage_2d<bgra8unorm,
+  // write>` compiled (plain WebGPU refuses it without 'bgra8unorm-storage'), and no launch could
+  // bind it. Refused now, naming the format and what the runtime offers.
+  const source = `@group(1) @binding(0) var arg_0 : texture_storage_2d<bgra8unorm, write>;
+@group(0) @binding(0) var<storage, read_write> prevent_dce : vec2<u32>;
+@compute @workgroup_size(1) fn compute_main() { prevent_dce = textureDimensions(arg_0); }`;
+  assert.throws(
+    () => reflectKernel({ source }),
+    (e) =>
+      e instanceof UnsupportedError && /arg_0: texture_storage_2d<bgra8unorm>/.test(e.message) &&
+      /rgba8unorm/.test(e.message),
+  );
+  // The formats it makes still reflect.
+  const ok = source.replace("bgra8unorm", "rgba8unorm");
+  assert.equal(reflectKernel({ source: ok }).resources[1].texture?.format, "rgba8unorm");
 });
