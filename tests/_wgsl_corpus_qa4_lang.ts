@@ -159,4 +159,17 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
     plain: [B(0, 0, u(17 * 16, 64))],
     workgroups: [2, 1, 1],
   },
+  {
+    // After the WGSL spec's blankspace (https://www.w3.org/TR/WGSL/#blankspace-and-line-breaks):
+    // form feeds between sections (as GNU-style sources page them), a vertical tab, NEL, a
+    // left-to-right mark, and a line comment ended by U+2028 (a line break) with the entry
+    // point after it on the same text line.
+    name: "form feed, vertical tab, NEL, U+200E and U+2028 as blankspace and line breaks",
+    source: "@group(0) @binding(0) var<storage, read_write> d: array<u32>;\n\f\n" +
+      "fn twice(x: u32) -> u32 {\vreturn x * 2u; }\n\f\n" +
+      "// the entry point follows a U+2028\u2028@compute\u0085@workgroup_size(8)\u200e" +
+      "fn main(@builtin(global_invocation_id) g: vec3u) { d[g.x] = twice(d[g.x]) + g.x; }",
+    plain: [B(0, 0, u(16, 1000))],
+    workgroups: [2, 1, 1],
+  },
 ];

@@ -100,3 +100,16 @@ Deno.test("a storage texture of a format the runtime makes no textures of is uns
   const ok = source.replace("bgra8unorm", "rgba8unorm");
   assert.equal(reflectKernel({ source: ok }).resources[1].texture?.format, "rgba8unorm");
 });
+
+Deno.test("WGSL's rarer blankspace and line breaks are read as blankspace", () => {
+  // A form feed, vertical tab, NEL, U+200E/U+200F or U+2028/U+2029 (all WGSL blankspace; the
+  // line breaks among them end a `//` comment) hid the entry point: "the WGSL declares no
+  // @compute entry point" (a KernelArgumentError) for WGSL the device compiles.
+  for (const blank of ["\v", "\f", "\u0085", "\u200e", "\u200f", "\u2028", "\u2029"]) {
+    const source = `@group(0) @binding(0) var<storage, read_write>${blank}d: array<u32>;
+// a comment${blank === "\u200e" || blank === "\u200f" ? "\n" : blank}@compute${blank}` +
+      `@workgroup_size(4)${blank}fn${blank}main() { d[0] = 1u; }`;
+    const r = reflectKernel({ source });
+    assert.deepEqual([r.entryPoint, r.workgroupSize, r.storage[0].name], ["main", [4, 1, 1], "d"]);
+  }
+});

@@ -214,13 +214,22 @@ export function constScope(
   return scope;
 }
 
-/** `source` with `//` and (nested) block comments replaced by spaces, newlines kept. */
+/** WGSL's blankspace other than space, tab, CR and LF (line breaks among them end `//`). */
+const OTHER_BLANKSPACE = /[\v\f\u0085\u200e\u200f\u2028\u2029]/;
+const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/g;
+
+/**
+ * `source` with `//` and (nested) block comments replaced by spaces, newlines kept, and WGSL's
+ * rarer blankspace (vertical tab, form feed, U+0085, U+200E/F, U+2028/9) written as spaces, as
+ * the parser reads only the common ones (a form feed before `fn` hid the entry point).
+ */
 export function maskComments(source: string): string {
   let out = "";
   let i = 0;
   while (i < source.length) {
     if (source.startsWith("//", i)) {
-      const end = source.indexOf("\n", i);
+      LINE_BREAK.lastIndex = i;
+      const end = LINE_BREAK.exec(source)?.index ?? -1;
       const stop = end < 0 ? source.length : end;
       out += " ".repeat(stop - i);
       i = stop;
@@ -234,7 +243,8 @@ export function maskComments(source: string): string {
       } while (depth > 0 && i < source.length);
       out += source.slice(start, i).replace(/[^\n]/g, " ");
     } else {
-      out += source[i++];
+      const c = source[i++];
+      out += OTHER_BLANKSPACE.test(c) ? " " : c;
     }
   }
   return out;
