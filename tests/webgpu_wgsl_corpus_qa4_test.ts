@@ -59,3 +59,40 @@ Deno.test({
     assert.equal((await client.read(ok))[31], 32);
   },
 });
+
+Deno.test({
+  name: "a uniform or field named like an Object.prototype member left out of params is missing",
+  ignore,
+  async fn() {
+    // `params.constructor` read Object.prototype's function: "must be a number (f32), got
+    // function Object()" instead of naming the field as missing.
+    using client = await createClient();
+    const source = `struct U { constructor: f32, valueOf: u32 }
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = u.constructor + f32(u.valueOf); }`;
+    using o = client.zeros(1);
+    for (
+      const [params, missing] of [[{ valueOf: 1 }, "constructor"], [{ constructor: 1 }, "valueOf"]]
+    ) {
+      assert.throws(
+        () => client.execute({ source }, { threads: 1, buffers: [o], params: params as never }),
+        (e) =>
+          e instanceof KernelArgumentError && e.message.includes(`params.${missing} is missing`),
+      );
+    }
+    const bare = `@group(0) @binding(0) var<uniform> toString: f32;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = toString; }`;
+    assert.throws(
+      () => client.execute({ source: bare }, { threads: 1, buffers: [o], params: {} }),
+      (e) => e instanceof KernelArgumentError && /params\.toString is missing/.test(e.message),
+    );
+    client.execute({ source }, {
+      threads: 1,
+      buffers: [o],
+      params: { constructor: 2, valueOf: 3 },
+    });
+    assert.deepEqual([...await client.read(o)], [5]);
+  },
+});

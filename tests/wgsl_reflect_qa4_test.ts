@@ -113,3 +113,31 @@ Deno.test("WGSL's rarer blankspace and line breaks are read as blankspace", () =
     assert.deepEqual([r.entryPoint, r.workgroupSize, r.storage[0].name], ["main", [4, 1, 1], "d"]);
   }
 });
+
+Deno.test("names of Object.prototype's members are ordinary WGSL names", () => {
+  // wgsl_reflect looks names up in a plain object: a binding, parameter or function named
+  // `constructor`, `toString`, `valueOf`... made the module unreadable ("Expected ';'"), and
+  // the device's verdict then an UnsupportedError for valid WGSL.
+  for (
+    const n of [
+      "constructor",
+      "toString",
+      "valueOf",
+      "hasOwnProperty",
+      "isPrototypeOf",
+      "propertyIsEnumerable",
+      "toLocaleString",
+    ]
+  ) {
+    const source = `struct S { ${n}: f32 }
+@group(0) @binding(0) var<uniform> ${n}: f32;
+@group(0) @binding(1) var<storage, read_write> o: array<S>;
+fn f(${n}: f32) -> f32 { let q = ${n}; return q; }
+@compute @workgroup_size(1) fn main() { o[0].${n} = f(${n}); }`;
+    const r = reflectKernel({ source });
+    assert.deepEqual(r.bindings.map((b) => b.name), [n, "o"]);
+    const type = r.storage[0].type;
+    assert.ok(type.kind === "array" && type.element.kind === "struct");
+    assert.equal(type.element.members[0].name, n);
+  }
+});

@@ -57,7 +57,7 @@ export interface ModuleText {
   readonly workgroupSizes: ReadonlyMap<string, { readonly args: string[]; readonly line: number }>;
 }
 
-/** Names that `wgsl_reflect` takes for keywords wherever they are. */
+/** Names that `wgsl_reflect` takes for keywords (or cannot read) wherever they are. */
 const KEYWORD_NAMES = new Set([
   "read",
   "write",
@@ -69,6 +69,14 @@ const KEYWORD_NAMES = new Set([
   "function",
   "block",
   "ptr",
+  // Object.prototype's names: the parser looks names up in a plain object ("cannot read").
+  "constructor",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "toLocaleString",
 ]);
 
 /** A name as the user wrote it, from the name `wgsl_reflect` saw. */
