@@ -61,7 +61,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a uniform or field named like an Object.prototype member left out of params is missing",
+  name:
+    "params and overrides named like Object.prototype members, left out, are missing or default",
   ignore,
   async fn() {
     // `params.constructor` read Object.prototype's function: "must be a number (f32), got
@@ -94,5 +95,21 @@ Deno.test({
       params: { constructor: 2, valueOf: 3 },
     });
     assert.deepEqual([...await client.read(o)], [5]);
+    // An override so named, left out, takes its default (it read Object's function: "is
+    // function Object() { [native code] }: a f32 override takes a number").
+    const overridden = `override constructor: f32 = 2.0;
+override toString: u32;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = constructor + f32(toString); }`;
+    client.execute({ source: overridden }, {
+      threads: 1,
+      buffers: [o],
+      overrides: { toString: 5 },
+    });
+    assert.deepEqual([...await client.read(o)], [7]);
+    assert.throws(
+      () => client.execute({ source: overridden }, { threads: 1, buffers: [o], overrides: {} }),
+      (e) => e instanceof KernelArgumentError && /overrides\.toString is required/.test(e.message),
+    );
   },
 });

@@ -185,14 +185,16 @@ export function checkOverrides(
   let key = "";
   for (const o of declared) {
     const id = byId(o);
-    if (id !== undefined && id in record && o.name in record) {
+    // Own keys only: an override named `constructor` or `toString` left out takes its default.
+    const has = (k: string | undefined) => k !== undefined && Object.hasOwn(record, k);
+    if (has(id) && has(o.name)) {
       throw new KernelArgumentError(
         kernel,
         `overrides.${id}`,
         `and overrides.${o.name} both set '@id(${id}) override ${o.name}': give one`,
       );
     }
-    const value = record[id !== undefined && id in record ? id : o.name];
+    const value = has(id) ? record[id!] : has(o.name) ? record[o.name] : undefined;
     if (value === undefined) {
       if (o.required) {
         throw new KernelArgumentError(
