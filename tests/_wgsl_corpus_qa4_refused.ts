@@ -4,6 +4,7 @@
  */
 import { B, type CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { T } from "./_wgsl_corpus_qa3_base.ts";
+import { lightSources } from "./_wgsl_corpus_qa4_graphics.ts";
 
 export const REFUSED4: readonly CorpusCase[] = [
   {
@@ -173,6 +174,28 @@ fn vertex_main() -> VertexOutput {
 }
 `,
     plain: [B(0, 0, new Uint32Array(2)), T(1, 0, 4, 4, "bgra8unorm", undefined, true)],
+    workgroups: [1, 1, 1],
+  },
+  {
+    // https://github.com/st0rmbtw/TerrariaClone/blob/main/assets/shaders/light_map/light_sources.wgsl
+    // (its r8unorm version) verbatim: `texture_storage_2d<r8unorm, write>`, not a storage
+    // format of core WebGPU.
+    name: "TerrariaClone light_sources (r8unorm storage texture)",
+    source: lightSources("r8unorm") + /* wgsl */ `
+@compute @workgroup_size(1, 1, 1)
+fn light_sources(@builtin(global_invocation_id) invocation_id: vec3<u32>) {
+    for (var i = 0; i < i32(lights_source_buffer.count); i++) {
+        let light = lights_source_buffer.data[i];
+        let width = i32(light.size.x);
+        let height = i32(light.size.y);
+        for (var x: i32 = -width / 2; x < height / 2; x++) {
+            for (var y: i32 = -height / 2; y < height / 2; y++) {
+                textureStore(light_texture, vec2<i32>(light.pos) + vec2(x, y), vec4(vec3(1.), 1.));
+            }   
+        }
+    }
+}`,
+    plain: [T(0, 0, 16, 16, "r8unorm", undefined, true), B(0, 1, Uint32Array.of(1, 0, 2, 3, 4, 4))],
     workgroups: [1, 1, 1],
   },
 ];
