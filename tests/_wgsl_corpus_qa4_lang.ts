@@ -172,4 +172,22 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
     plain: [B(0, 0, u(16, 1000))],
     workgroups: [2, 1, 1],
   },
+  {
+    // Names a JavaScript host sees on every object (Object.prototype's members) are ordinary
+    // WGSL names: a uniform struct's fields, a bare uniform, an override, a function, a binding.
+    name: "names of Object.prototype members: uniform fields, a binding, an override, a function",
+    source: /* wgsl */ `
+struct U { constructor: f32, valueOf: u32 }
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read_write> toString: array<f32>;
+override hasOwnProperty: f32 = 0.5;
+fn isPrototypeOf(x: f32) -> f32 { return x * hasOwnProperty; }
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  toString[g.x] = isPrototypeOf(toString[g.x] + u.constructor) + f32(u.valueOf);
+}`,
+    plain: [B(0, 0, w({ f: 1.5 }, 7), true), B(0, 1, f(16, 0.25))],
+    workgroups: [2, 1, 1],
+    params: { constructor: 1.5, valueOf: 7 },
+  },
 ];

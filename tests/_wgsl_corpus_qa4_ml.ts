@@ -5,6 +5,40 @@
 import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 import { w } from "./_wgsl_corpus_qa3_base.ts";
 
+/** A reduction tutorial's `reduce_0` with its workgroup array's count (see the cases). */
+export const reduce0 = (count: string) =>
+  /* wgsl */ `const workgroup_size = vec3<u32>(64u,1u,1u);
+
+struct Data {
+    data: array<f32>
+}
+
+@binding(0) @group(0) var<storage,read> global_input: Data;
+@binding(1) @group(0) var<storage,read_write> global_output: Data;
+
+var<workgroup> workgroup_data : array<f32,COUNT>;
+
+@compute @workgroup_size(workgroup_size.x,workgroup_size.y,workgroup_size.z)
+fn reduce_0(@builtin(local_invocation_id) local_invocation_id: vec3<u32>, 
+            @builtin(workgroup_id) workgroup_id: vec3<u32>) {
+    let tid = local_invocation_id.x;
+    let i = workgroup_id.x*workgroup_size.x + local_invocation_id.x;
+    
+    workgroup_data[tid] = global_input.data[i];
+    workgroupBarrier();
+
+    for(var s = 1u; s < workgroup_size.x; s *= 2u){
+        if(tid % (2u*s) == 0u){
+            workgroup_data[tid] += workgroup_data[tid + s];
+        }
+        workgroupBarrier();
+    }
+
+    if(tid == 0u){
+        global_output.data[workgroup_id.x] = workgroup_data[0];
+    }
+}`.replace("COUNT", count);
+
 export const ML4: readonly CorpusCase[] = [
   {
     // https://github.com/unixpickle/gridnet/blob/main/web/wgsl/moments.wgsl verbatim: scalar
@@ -173,5 +207,16 @@ fn patchEmbedStandard4x4(
       B(0, 3, f(8, 0.1)),
     ],
     workgroups: [64, 1, 1],
+  },
+  {
+    // A WebGPU reduction tutorial's `reduce_0` (its header a CUDA-to-WebGPU glossary; the
+    // code search did not name the repository), with its workgroup array's count written
+    // `workgroup_size.x` (the tutorial's `workgroup_size`, a vec3, is refused:
+    // `_wgsl_corpus_qa4_refused.ts`): `@workgroup_size(workgroup_size.x, workgroup_size.y,
+    // workgroup_size.z)` of a `vec3<u32>` const, `@binding` before `@group`.
+    name: "reduction tutorial reduce_0 (@workgroup_size of a vec3 const's components)",
+    source: reduce0("workgroup_size.x"),
+    plain: [B(0, 0, f(256, 0.5, -20)), B(0, 1, new Float32Array(4))],
+    workgroups: [4, 1, 1],
   },
 ];

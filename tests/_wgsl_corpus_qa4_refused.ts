@@ -5,6 +5,7 @@
 import { B, type CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { T } from "./_wgsl_corpus_qa3_base.ts";
 import { lightSources } from "./_wgsl_corpus_qa4_graphics.ts";
+import { reduce0 } from "./_wgsl_corpus_qa4_ml.ts";
 
 export const REFUSED4: readonly CorpusCase[] = [
   {
@@ -197,5 +198,13 @@ fn light_sources(@builtin(global_invocation_id) invocation_id: vec3<u32>) {
 }`,
     plain: [T(0, 0, 16, 16, "r8unorm", undefined, true), B(0, 1, Uint32Array.of(1, 0, 2, 3, 4, 4))],
     workgroups: [1, 1, 1],
+  },
+  {
+    // The reduction tutorial's `reduce_0` as published (see `_wgsl_corpus_qa4_ml.ts`): a
+    // workgroup array counted by `workgroup_size`, a `vec3<u32>`.
+    name: "reduction tutorial reduce_0 as published (array<f32, vec3 const>)",
+    source: reduce0("workgroup_size"),
+    plain: [B(0, 0, new Float32Array(256)), B(0, 1, new Float32Array(4))],
+    workgroups: [4, 1, 1],
   },
 ];
