@@ -139,7 +139,7 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) g: vec3u
     // array counts of a runtime array's element struct from `round` (to even: 2.5 is 2),
     // `countTrailingZeros`, `reverseBits`, `firstLeadingBit`, `pow` (naga has no const
     // `extractBits`); the stride (68 bytes) decides
-    // which words each invocation reads.
+    // which words each invocation reads; a function-scope `const` counts a local array.
     name: "array counts from round/countTrailingZeros/reverseBits/pow in a runtime array's struct",
     source: /* wgsl */ `
 const R = u32(round(2.5)) + u32(round(3.5));
@@ -153,7 +153,10 @@ struct Cell {
 @compute @workgroup_size(u32(pow(2.0, 3.0)))
 fn main(@builtin(global_invocation_id) g: vec3u) {
   var c = cells[g.x];
-  c.d = c.a[R - 1u] + c.b[2] + u32(c.c[6]) + arrayLength(&cells);
+  const L = 3u;
+  var local: array<u32, L * 2u>;
+  local[5] = 1u;
+  c.d = c.a[R - 1u] + c.b[2] + u32(c.c[6]) + arrayLength(&cells) + local[5];
   cells[g.x] = c;
 }`,
     plain: [B(0, 0, u(17 * 16, 64))],

@@ -51,6 +51,11 @@ struct S { a: array<u32, ${count}>, b: u32 }
   assert.equal(size("u32(sqrt(64.0)) + countOneBits(0xF0u) + firstTrailingBit(16u)"), 16);
   assert.equal(size("reverseBits(0x40000000u) + firstLeadingBit(9u)"), 5);
   assert.equal(size("SIZES[2]"), 8);
+  // A function-scope const's count is no binding's: left to the parser, not refused.
+  const local = `@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+fn f() -> f32 { const N = 4u; var a: array<f32, N * 2u>; a[1] = 2.0; return a[1]; }
+@compute @workgroup_size(1) fn main() { const M = 3; var b: array<u32, M>; o[0] = f(); }`;
+  assert.deepEqual(reflectKernel({ source: local }).bindings.map((b) => b.name), ["o"]);
   // What it cannot evaluate is refused (the device's verdict decides the error's kind).
   assert.throws(
     () => size("u32(length(vec2f(3.0, 4.0)))"),

@@ -137,8 +137,16 @@ export function readModule(source: string): ModuleText {
       // An override-sized workgroup array: the parser gets it as written. Any other count
       // the runtime cannot evaluate is not guessed: the parser evaluates some builtins wrongly
       // (`round(2.5)` as 3) and reads `SIZES[2]` as 1, a binding's layout then wrong.
-      const names = parts[1].match(/[\p{XID_Start}_]\p{XID_Continue}*/gu) ?? [];
-      if (!names.some((n) => declarations.get(n)?.kind === "override")) {
+      // A name that is neither a module-scope declaration nor called (`f(`, `vec2<`): a
+      // function-scope `const` (`const N = 4u; var a: array<f32, N>;`), no binding's count.
+      const names = [
+        ...parts[1].matchAll(
+          /(?<![.\p{XID_Continue}])([\p{XID_Start}_]\p{XID_Continue}*)(?![\p{XID_Continue}]|\s*[(<])/gu,
+        ),
+      ]
+        .map((n) => n[1]);
+      const local = names.some((n) => !declarations.has(n) && !/^(true|false)$/.test(n));
+      if (!local && !names.some((n) => declarations.get(n)?.kind === "override")) {
         uncounted.push({ count: parts[1].trim(), line: lineAt(masked, open), cause });
       }
     }
