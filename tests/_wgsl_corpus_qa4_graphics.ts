@@ -6,7 +6,7 @@ import { B, type CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { T, w } from "./_wgsl_corpus_qa3_base.ts";
 
 /** The Terraria clone's light shader, with its storage texture's format. */
-export const lightSources = (format: string) =>
+export const lightSources = (format: string): string =>
   /* wgsl */ `@group(0) @binding(0)
 var light_texture: texture_storage_2d<${format}, write>;
 

@@ -6,7 +6,7 @@ import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 import { w } from "./_wgsl_corpus_qa3_base.ts";
 
 /** A reduction tutorial's `reduce_0` with its workgroup array's count (see the cases). */
-export const reduce0 = (count: string) =>
+export const reduce0 = (count: string): string =>
   /* wgsl */ `const workgroup_size = vec3<u32>(64u,1u,1u);
 
 struct Data {
