@@ -30,6 +30,7 @@ import { primitivesAGroup } from "./_primitives_a_group.ts";
 import { primitivesGroup } from "./_primitives_b_group.ts";
 import { primitivesCGroup } from "./_primitives_c_group.ts";
 import { issue27Group } from "./_issue27_group.ts";
+import { qa4Group } from "./_qa4_group.ts";
 
 /** The DOMParser of the page (the tests type-check without the DOM library). */
 type DomParser = new () => {
@@ -291,4 +292,5 @@ runGroups({
   ...primitivesGroup,
   ...primitivesCGroup,
   ...issue27Group,
+  ...qa4Group,
 });

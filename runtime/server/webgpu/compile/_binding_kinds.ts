@@ -12,7 +12,11 @@
  */
 
 import { CompilationError, UnsupportedError } from "../../../core/errors.ts";
-import type { TextureSampleKind } from "../../../core/handles/texture_format.ts";
+import {
+  isTextureFormat,
+  TEXTURE_FORMATS,
+  type TextureSampleKind,
+} from "../../../core/handles/texture_format.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
 import { declarationLine } from "./_wgsl_source.ts";
 
@@ -108,6 +112,17 @@ export function textureBindings(
         typeName,
         line,
         " (the runtime makes color textures with one sample); bind a texture_2d instead",
+      );
+    }
+    // A storage format the runtime makes no textures of (`bgra8unorm` needs a device feature
+    // it does not ask for): no launch could bind it, and WebGPU refuses the layout.
+    if (texture.kind === "storage" && !isTextureFormat(texture.format)) {
+      throw unsupported(
+        kernel,
+        v.name,
+        `${typeName}<${texture.format}>`,
+        line,
+        ` (storage textures: ${Object.keys(TEXTURE_FORMATS).join(", ")})`,
       );
     }
     if (out.some((b) => b.group === v.group && b.binding === v.binding)) {

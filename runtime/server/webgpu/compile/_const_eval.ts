@@ -3,7 +3,9 @@
  * a value): what `@workgroup_size(W / 4u)`, `array<f32, N * 2>` and override defaults need.
  * Literals of every suffix (hex floats too), names of module-scope `const`/`override` declarations (through
  * `scope`), unary `- ! ~`, the binary operators, parentheses, the constructors `i32 u32 f32 f16
- * bool`, and `min max abs clamp select`. Anything else throws `ConstEvalError` naming it, so a
+ * bool`, `min max abs clamp select`, the scalar float builtins (`sqrt pow round floor`...: WGSL's
+ * `round` goes to even) and the bit builtins of one integer (`countOneBits extractBits
+ * reverseBits`...). Anything else (vectors, indexing) throws `ConstEvalError` naming it, so a
  * caller never goes on with a value it guessed.
  *
  * Integers follow WGSL: `u32` and `i32` wrap... except that a const expression that overflows is
@@ -12,13 +14,19 @@
  * @module
  */
 
+import { BIT_BUILTINS, FLOAT_BUILTINS } from "./_const_builtins.ts";
+
 /** The type of a value. */
 export type ConstType = "abstract-int" | "abstract-float" | "i32" | "u32" | "f32" | "f16" | "bool";
 
 /** A typed value. */
 export interface ConstValue {
+  /** A scalar's value (`NaN` for a vector or array). */
   readonly value: number;
+  /** A scalar's type; a vector's or array's element type. */
   readonly type: ConstType;
+  /** A vector's or array's elements (`vec3u(4, 8, 2)`, `array(2u, 4u)`), read by `.x` / `[i]`. */
+  readonly parts?: readonly ConstValue[];
 }
 
 /** Why an expression has no value here (what it could not read). */
@@ -38,7 +46,7 @@ const TOKEN = new RegExp(
     "\\d+[iufh]?",
     "[\\p{XID_Start}_]\\p{XID_Continue}*", // identifiers (WGSL's are Unicode)
     "<<|>>|<=|>=|==|!=|&&|\\|\\|",
-    "[-+*/%&|^~!<>(),]",
+    "[-+*/%&|^~!<>(),.\\[\\]]",
   ].map((p) => `(${p})`).join("|"),
   "yu",
 );
@@ -58,10 +66,13 @@ function tokenize(text: string): string[] {
 
 /**
  * Evaluates `text`; `scope(name)` gives a declaration's value (or `undefined`: unknown name).
+ * The value is a scalar unless `composite` (a declaration's value may be a vector or an array,
+ * whose elements `.x` and `[i]` read).
  */
 export function evaluateConst(
   text: string,
   scope: (name: string) => ConstValue | undefined,
+  composite = false,
 ): ConstValue {
   const tokens = tokenize(text);
   let i = 0;
@@ -95,12 +106,40 @@ export function evaluateConst(
     const t = peek();
     if (t === "-" || t === "!" || t === "~") {
       i++;
-      const v = unary();
+      const v = scalar(unary(), t);
       if (t === "!") return { value: v.value ? 0 : 1, type: "bool" };
       if (t === "~") return wrap(~v.value, integer(v, "~"));
       return wrap(-v.value, v.type);
     }
-    return primary();
+    let v = primary();
+    for (;;) {
+      if (peek() === ".") {
+        i++;
+        v = member(v, tokens[i++] ?? "");
+      } else if (peek() === "[") {
+        i++;
+        const index = scalar(binary(0), "[]");
+        expect("]");
+        integer(index, "[]");
+        const element = v.parts?.[index.value];
+        if (element === undefined) throw new ConstEvalError(`cannot index '${text.trim()}'`);
+        v = element;
+      } else return v;
+    }
+  };
+  /** `vec3<u32>` / `array<f32, 4>`: the element type when it is a scalar (tokens consumed). */
+  const template = (): ConstType | undefined => {
+    let depth = 0;
+    let element: string | undefined;
+    do {
+      const t = tokens[i++];
+      if (t === undefined) throw new ConstEvalError(`'${text.trim()}' ends early`);
+      if (t === "<") depth++;
+      else if (t === ">") depth--;
+      else if (t === ">>") depth -= 2;
+      else if (depth === 1 && element === undefined) element = t;
+    } while (depth > 0);
+    return SCALARS.has(element ?? "") ? element as ConstType : undefined;
   };
   const args = (): ConstValue[] => {
     expect("(");
@@ -126,7 +165,12 @@ export function evaluateConst(
       throw new ConstEvalError(`unexpected '${t}' in '${text.trim()}'`);
     }
     if (t === "true" || t === "false") return { value: t === "true" ? 1 : 0, type: "bool" };
-    if (peek() === "(") return call(t, args());
+    const vector = /^vec([234])([fiuh]?)$/.exec(t);
+    if (vector !== null || t === "array") {
+      const element = peek() === "<" ? template() : SUFFIX_TYPES[vector?.[2] ?? ""];
+      return construct(vector === null ? 0 : Number(vector[1]), element, args());
+    }
+    if (peek() === "(") return call(t, args().map((a) => scalar(a, t)));
     const v = scope(t);
     if (v === undefined) throw new ConstEvalError(`'${t}' is not a module-scope const or override`);
     return v;
@@ -135,7 +179,53 @@ export function evaluateConst(
   if (i !== tokens.length) {
     throw new ConstEvalError(`unexpected '${tokens[i]}' in '${text.trim()}'`);
   }
-  return result;
+  return composite ? result : scalar(result, text.trim());
+}
+
+const SCALARS = new Set(["i32", "u32", "f32", "f16", "bool"]);
+const SUFFIX_TYPES: Readonly<Record<string, ConstType | undefined>> = {
+  f: "f32",
+  i: "i32",
+  u: "u32",
+  h: "f16",
+};
+
+/** `v` when it is a scalar; a vector or array throws (`what` uses it as one). */
+function scalar(v: ConstValue, what: string): ConstValue {
+  if (v.parts !== undefined) throw new ConstEvalError(`'${what}' of a vector or array`);
+  return v;
+}
+
+/**
+ * A vector of `size` (`vec3u(...)`, `vec2<f32>(...)`, splat and vector arguments flattened) or,
+ * `size` 0, an array (`array(...)`, `array<u32, 3>(...)`), elements converted to `element`.
+ */
+function construct(
+  size: number,
+  element: ConstType | undefined,
+  args: readonly ConstValue[],
+): ConstValue {
+  let parts = size === 0 ? args : args.flatMap((a) => a.parts ?? [a]);
+  if (size > 0 && parts.length === 1) parts = Array(size).fill(parts[0]);
+  if ((size > 0 && parts.length !== size) || parts.length === 0) {
+    throw new ConstEvalError(`a ${size ? `vec${size}` : "array"} of ${parts.length} elements`);
+  }
+  const scalars = parts.every((p) => p.parts === undefined);
+  const type = element ?? (scalars ? parts.map((p) => p.type).reduce(unify) : parts[0].type);
+  if (scalars && SCALARS.has(type)) parts = parts.map((p) => call(type, [p]));
+  return { value: NaN, type, parts };
+}
+
+/** `v.x`, `v.rg`: a vector's components by letter. */
+function member(v: ConstValue, name: string): ConstValue {
+  const set = /^[xyzw]+$/.test(name) ? "xyzw" : /^[rgba]+$/.test(name) ? "rgba" : undefined;
+  const picked = [...name].map((c) => v.parts?.[set?.indexOf(c) ?? -1]);
+  if (v.parts === undefined || set === undefined || picked.some((p) => p === undefined)) {
+    throw new ConstEvalError(`cannot read '.${name}'`);
+  }
+  return picked.length === 1
+    ? picked[0]!
+    : { value: NaN, type: v.type, parts: picked as ConstValue[] };
 }
 
 function literal(t: string): ConstValue {
@@ -184,6 +274,7 @@ export function wrap(value: number, type: ConstType): ConstValue {
 }
 
 function apply(op: string, a: ConstValue, b: ConstValue): ConstValue {
+  scalar(a, op), scalar(b, op);
   if (op === "&&" || op === "||") {
     const value = op === "&&" ? a.value && b.value : a.value || b.value;
     return { value: value ? 1 : 0, type: "bool" };
@@ -269,6 +360,23 @@ function call(name: string, args: ConstValue[]): ConstValue {
       if (args.length !== 3) throw new ConstEvalError(`select() takes three arguments`);
       return args[2].value ? args[1] : args[0];
     }
+  }
+  if (name in FLOAT_BUILTINS) {
+    const [arity, f] = FLOAT_BUILTINS[name];
+    if (args.length !== arity) throw new ConstEvalError(`${name}() takes ${arity} argument(s)`);
+    const type = args.map((a) => a.type).reduce(unify);
+    if (type !== "f32" && type !== "f16" && !type.startsWith("abstract")) {
+      throw new ConstEvalError(`${name}() needs a float argument`);
+    }
+    const value = f(...args.map((a) => a.value));
+    if (!Number.isFinite(value)) throw new ConstEvalError(`${name}() has no finite value here`);
+    return wrap(value, type === "abstract-int" ? "abstract-float" : type);
+  }
+  if (name in BIT_BUILTINS) {
+    const [arity, f] = BIT_BUILTINS[name];
+    if (args.length !== arity) throw new ConstEvalError(`${name}() takes ${arity} argument(s)`);
+    const type = integer(args[0], name) === "u32" ? "u32" : "i32";
+    return wrap(f(type === "u32", args[0].value >>> 0, ...args.slice(1).map((a) => a.value)), type);
   }
   throw new ConstEvalError(`${name}() is not evaluated by the runtime`);
 }

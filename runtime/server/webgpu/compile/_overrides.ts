@@ -57,7 +57,15 @@ export function reflectOverrides(
   used?: ReadonlySet<string>,
 ): ReflectedOverride[] {
   const out: ReflectedOverride[] = [];
-  const scope = constScope(text.declarations, NO_OVERRIDES);
+  // Types only: an override without a default stands for a placeholder of its declared type,
+  // so `override B = A * 2.0;` with `override A: f32;` is f32 (its value is unknown here).
+  const placeholders = new Map<string, ConstValue>();
+  for (const d of text.declarations.values()) {
+    if (d.kind === "override" && d.init === undefined && TYPES.has(d.type ?? "")) {
+      placeholders.set(d.name, { value: 1, type: d.type as OverrideType });
+    }
+  }
+  const scope = constScope(text.declarations, placeholders);
   for (const d of text.declarations.values()) {
     if (d.kind !== "override") continue;
     let type = d.type;
@@ -177,14 +185,16 @@ export function checkOverrides(
   let key = "";
   for (const o of declared) {
     const id = byId(o);
-    if (id !== undefined && id in record && o.name in record) {
+    // Own keys only: an override named `constructor` or `toString` left out takes its default.
+    const has = (k: string | undefined) => k !== undefined && Object.hasOwn(record, k);
+    if (has(id) && has(o.name)) {
       throw new KernelArgumentError(
         kernel,
         `overrides.${id}`,
         `and overrides.${o.name} both set '@id(${id}) override ${o.name}': give one`,
       );
     }
-    const value = record[id !== undefined && id in record ? id : o.name];
+    const value = has(id) ? record[id!] : has(o.name) ? record[o.name] : undefined;
     if (value === undefined) {
       if (o.required) {
         throw new KernelArgumentError(

@@ -151,6 +151,21 @@ interface ReflectEntry {
 export function reflectKernel(kernel: WgslKernel): KernelReflection {
   const label = kernel.id ?? kernel.entryPoint ?? "wgsl";
   const text = readModule(kernel.source);
+  const [uncounted] = text.uncounted;
+  if (uncounted !== undefined) {
+    const { count, line, cause } = uncounted;
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw unsure(
+      new CompilationError(
+        label,
+        `the runtime cannot evaluate the array count '${count}': ${why}`,
+        line,
+        {
+          cause,
+        },
+      ),
+    );
+  }
   let reflect: WgslReflect;
   try {
     reflect = new WgslReflect(text.reflectSource);

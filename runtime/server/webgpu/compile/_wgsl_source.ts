@@ -12,7 +12,9 @@
  * - every `@workgroup_size(...)` given `(1)`: the runtime evaluates the sizes itself
  *   (`_const_eval.ts`) over the module's `const` and `override` declarations, never from the
  *   parser;
- * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value;
+ * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value; one the
+ *   runtime cannot evaluate and that uses no override is listed in `uncounted` (the parser's
+ *   own evaluation is wrong for some: `round(2.5)` is 3 there, `SIZES[2]` is 1);
  * - trailing commas dropped; a hex literal's `0X` written `0x`;
  * - a name that is a keyword elsewhere renamed `__name` (WGSL reserves names starting with
  *   `__`, so no user name collides) except where it is the keyword: the address space and access
@@ -43,6 +45,8 @@ export interface ModuleDeclaration {
 export interface ModuleText {
   /** The source with comments blanked (same length and lines). */
   readonly masked: string;
+  /** Array counts the runtime cannot evaluate that depend on no override (`_reflect.ts` refuses). */
+  readonly uncounted: readonly { count: string; line: number; cause: unknown }[];
   /** What `wgsl_reflect` parses. */
   readonly reflectSource: string;
   /** The extensions of `enable` directives. */
@@ -53,7 +57,7 @@ export interface ModuleText {
   readonly workgroupSizes: ReadonlyMap<string, { readonly args: string[]; readonly line: number }>;
 }
 
-/** Names that `wgsl_reflect` takes for keywords wherever they are. */
+/** Names that `wgsl_reflect` takes for keywords (or cannot read) wherever they are. */
 const KEYWORD_NAMES = new Set([
   "read",
   "write",
@@ -65,6 +69,14 @@ const KEYWORD_NAMES = new Set([
   "function",
   "block",
   "ptr",
+  // Object.prototype's names: the parser looks names up in a plain object ("cannot read").
+  "constructor",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "toLocaleString",
 ]);
 
 /** A name as the user wrote it, from the name `wgsl_reflect` saw. */
@@ -109,6 +121,7 @@ export function readModule(source: string): ModuleText {
     edits.push({ from: open + 1, to: close, text: "1" });
   }
   const scope = constScope(declarations, new Map());
+  const uncounted: { count: string; line: number; cause: unknown }[] = [];
   const idValues = new Map<number, number>(); // an `@id(...)`'s "(" offset: its value
   for (const m of masked.matchAll(/\barray\s*</g)) {
     const open = m.index! + m[0].length - 1;
@@ -120,8 +133,22 @@ export function readModule(source: string): ModuleText {
       const value = evaluateConst(parts[1], scope).value;
       const from = close - parts[1].length;
       edits.push({ from, to: close, text: String(value) });
-    } catch {
-      // An override-sized workgroup array: the parser gets it as written.
+    } catch (cause) {
+      // An override-sized workgroup array: the parser gets it as written. Any other count
+      // the runtime cannot evaluate is not guessed: the parser evaluates some builtins wrongly
+      // (`round(2.5)` as 3) and reads `SIZES[2]` as 1, a binding's layout then wrong.
+      // A name that is neither a module-scope declaration nor called (`f(`, `vec2<`): a
+      // function-scope `const` (`const N = 4u; var a: array<f32, N>;`), no binding's count.
+      const names = [
+        ...parts[1].matchAll(
+          /(?<![.\p{XID_Continue}])([\p{XID_Start}_]\p{XID_Continue}*)(?![\p{XID_Continue}]|\s*[(<])/gu,
+        ),
+      ]
+        .map((n) => n[1]);
+      const local = names.some((n) => !declarations.has(n) && !/^(true|false)$/.test(n));
+      if (!local && !names.some((n) => declarations.get(n)?.kind === "override")) {
+        uncounted.push({ count: parts[1].trim(), line: lineAt(masked, open), cause });
+      }
     }
   }
   // `@binding(BASE + 1u)`, `@size(S * 2u)`, `@id(0x3)`: const-expressions the parser does not
@@ -163,6 +190,7 @@ export function readModule(source: string): ModuleText {
   }
   return {
     masked,
+    uncounted,
     reflectSource: renameKeywords(applyEdits(masked, edits)),
     enables,
     declarations,
@@ -187,9 +215,13 @@ export function constScope(
     if (given !== undefined) return given;
     if (declaration.init === undefined) return undefined;
     seen.set(name, undefined); // a cycle reads as unknown
-    let value = evaluateConst(declaration.init, scope);
+    let value = evaluateConst(declaration.init, scope, true);
     const type = declaration.type;
-    if (type === "u32" || type === "i32" || type === "f32" || type === "f16" || type === "bool") {
+    const scalar = value.parts === undefined;
+    if (
+      scalar &&
+      (type === "u32" || type === "i32" || type === "f32" || type === "f16" || type === "bool")
+    ) {
       value = { value: value.value, type };
     }
     seen.set(name, value);
@@ -198,13 +230,22 @@ export function constScope(
   return scope;
 }
 
-/** `source` with `//` and (nested) block comments replaced by spaces, newlines kept. */
+/** WGSL's blankspace other than space, tab, CR and LF (line breaks among them end `//`). */
+const OTHER_BLANKSPACE = /[\v\f\u0085\u200e\u200f\u2028\u2029]/;
+const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/g;
+
+/**
+ * `source` with `//` and (nested) block comments replaced by spaces, newlines kept, and WGSL's
+ * rarer blankspace (vertical tab, form feed, U+0085, U+200E/F, U+2028/9) written as spaces, as
+ * the parser reads only the common ones (a form feed before `fn` hid the entry point).
+ */
 export function maskComments(source: string): string {
   let out = "";
   let i = 0;
   while (i < source.length) {
     if (source.startsWith("//", i)) {
-      const end = source.indexOf("\n", i);
+      LINE_BREAK.lastIndex = i;
+      const end = LINE_BREAK.exec(source)?.index ?? -1;
       const stop = end < 0 ? source.length : end;
       out += " ".repeat(stop - i);
       i = stop;
@@ -218,7 +259,8 @@ export function maskComments(source: string): string {
       } while (depth > 0 && i < source.length);
       out += source.slice(start, i).replace(/[^\n]/g, " ");
     } else {
-      out += source[i++];
+      const c = source[i++];
+      out += OTHER_BLANKSPACE.test(c) ? " " : c;
     }
   }
   return out;

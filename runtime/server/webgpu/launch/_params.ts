@@ -98,10 +98,21 @@ export function writeUniform(
     return;
   }
   const path = `params.${uniform.name}`;
-  write(context(kernel, view, base), uniform.type, base, params[uniform.name], path);
+  write(context(kernel, view, base), uniform.type, base, own(params, uniform.name), path);
 }
 
 const NO_PARAMS: KernelParams = Object.freeze({});
+
+/**
+ * `record[name]` when `record` has it itself: a uniform or member named `constructor` or
+ * `toString` (valid WGSL) left out of params is missing, not `Object.prototype`'s function.
+ */
+function own(
+  record: { readonly [name: string]: ParamValue },
+  name: string,
+): ParamValue | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
 
 /** The kernel, the view written and the uniform's start in it (for messages). */
 interface Context {
@@ -178,14 +189,9 @@ function writeStruct(
   checkNames(context.kernel, namesOf(type), record, path, `fields of struct ${type.name}`);
   for (const member of type.members) {
     // Explicit padding (`_pad0: f32`) may be left out: the range is zeroed.
-    if (record[member.name] === undefined && member.name.startsWith("_")) continue;
-    write(
-      context,
-      member.type,
-      base + member.offset,
-      record[member.name],
-      `${path}.${member.name}`,
-    );
+    const field = own(record, member.name);
+    if (field === undefined && member.name.startsWith("_")) continue;
+    write(context, member.type, base + member.offset, field, `${path}.${member.name}`);
   }
 }
 
