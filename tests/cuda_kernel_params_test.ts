@@ -197,6 +197,35 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "a scalar named like an Object.prototype member and left out is missing, not a function",
+  ignore: noNvrtc,
+  async fn() {
+    using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+    const scale: CudaKernel = {
+      source: `extern "C" __global__ void scale(float* out, float constructor, float valueOf) {
+  out[0] = constructor * valueOf;
+}`,
+    };
+    using out = client.full(1, 5);
+    const cases: [Record<string, number>, string][] = [
+      [{ valueOf: 2 }, "constructor"],
+      [{ constructor: 3 }, "valueOf"],
+    ];
+    for (const [params, missing] of cases) {
+      assert.throws(
+        () => client.execute(scale, { threads: 1, buffers: [out], params }),
+        (e) =>
+          e instanceof KernelArgumentError && e.argument === `params.${missing}` &&
+          /is missing \(float /.test(e.message),
+        missing,
+      );
+    }
+    client.execute(scale, { threads: 1, buffers: [out], params: { constructor: 3, valueOf: 2 } });
+    assert.deepEqual([...await client.read(out)], [6]);
+  },
+});
+
 Deno.test("compile() checks a kernel as execute() does: a WGSL kernel, override constants", async () => {
   using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
   const wgsl = {

@@ -175,7 +175,8 @@ export function packBySignature(
           `pointers only)`,
       );
     }
-    if (value === undefined) {
+    // A name left out may still read a member of Object.prototype (`constructor`, `toString`).
+    if (value === undefined || (!byPosition && !Object.hasOwn(given, param.name))) {
       throw new KernelArgumentError(kernel, what, `is missing (${param.declared})`);
     }
     bytes.set(encode(kernel, what, param, value), slot * 8);
