@@ -47,7 +47,9 @@
  *    a long synchronous loop of cross-stream work blocks on old GC work (`maxPendingGc`, 8 by
  *    default) instead of keeping every allocation alive until the event loop turns.
  * 6. **Poll where you can.** Implement `isEventComplete` (one non-blocking event query) so that
- *    the GC polls one FIFO per stream index on a timer instead of parking a host wait per task.
+ *    the GC polls one FIFO per stream index instead of parking a host wait per task; with
+ *    `hostWaitsSleep` (a `waitEventHost` that sleeps, no timer loop) it polls when a wait parked
+ *    on each FIFO's oldest task settles, else on a timer.
  *
  * Backends on the task-queue `SchedulerMultiStream` own a task's resources (its completion
  * callbacks) from the scheduler's call to `enqueue`, even if it or the next `flush` throws: the

@@ -235,7 +235,7 @@ export class CudaParts implements WaitOwner {
       for (const event of events) this.events.release(event);
     }
     // Every GC event was recorded before these completed ones: settle the tasks now rather
-    // than at the GC's next timer tick.
+    // than when the GC's parked waits resume.
     this.streams.pollGc();
     await this.streams.drain();
   }
