@@ -69,6 +69,8 @@ const KEYWORD_NAMES = new Set([
   "function",
   "block",
   "ptr",
+  // WGSL's newest address space (`var<immediate>`): an ordinary name elsewhere in WGSL.
+  "immediate",
   // Object.prototype's names: the parser looks names up in a plain object ("cannot read").
   "constructor",
   "toString",

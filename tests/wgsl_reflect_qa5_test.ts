@@ -1,0 +1,20 @@
+/**
+ * Reflection defects the fifth QA wave's WGSL corpus (`_wgsl_corpus_qa5.ts`) found, each
+ * reduced to the construct that was misread.
+ */
+import assert from "node:assert/strict";
+import { reflectKernel } from "../runtime/server/webgpu/compile/_reflect.ts";
+
+Deno.test("a binding, local or parameter named `immediate` (an address space) is read", () => {
+  // `immediate` is WGSL's newest address space (`var<immediate>`), an ordinary name elsewhere;
+  // wgsl_reflect takes it for a keyword anywhere: "cannot read line 2" for valid WGSL.
+  const source = `@group(0) @binding(0) var<storage, read_write> immediate: array<f32>;
+fn scale(immediate: f32) -> f32 { return immediate * 2.0; }
+@compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) {
+  let immediate_ = 1.0;
+  immediate[i] = scale(f32(i)) + immediate_;
+}`;
+  const reflected = reflectKernel({ source });
+  assert.deepEqual(reflected.bindings.map((b) => b.name), ["immediate"]);
+  assert.deepEqual(reflected.workgroupSize, [4, 1, 1]);
+});
