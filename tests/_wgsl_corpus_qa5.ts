@@ -1,0 +1,13 @@
+/**
+ * The QA corpus, fifth wave: real-world WGSL compute shaders from sources the first four waves
+ * did not cover, each crediting its source URL; run by `webgpu_wgsl_corpus_qa5_test.ts`.
+ */
+import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
+import { ML5 } from "./_wgsl_corpus_qa5_ml.ts";
+import { BABYLON5 } from "./_wgsl_corpus_qa5_babylon.ts";
+
+/** The wave's cases by file. */
+export const CORPUS_QA5_PARTS = { ML5, BABYLON5 } as const;
+
+/** Every case of the fifth wave. */
+export const CORPUS_QA5: readonly CorpusCase[] = Object.values(CORPUS_QA5_PARTS).flat();
