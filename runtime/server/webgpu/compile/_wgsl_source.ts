@@ -110,6 +110,18 @@ export function readModule(source: string): ModuleText {
     });
   }
   const edits: { from: number; to: number; text: string }[] = [];
+  // `const EPS: f16 = 1e-3;` (a `var<private>` too), used anywhere: wgsl_reflect refuses the
+  // abstract float as an f16 ("Invalid cast from f32 to f16"). Without the type, the parser
+  // reads it; the runtime's own scope keeps the declared type (no binding has it).
+  for (
+    const m of top.matchAll(
+      /(?<![\p{XID_Continue}])(?:const|var\s*<\s*private\s*>)\s*[\p{XID_Start}_]\p{XID_Continue}*\s*(:[^=;]*)=/gu,
+    )
+  ) {
+    if (!/\bf16\b|\b(?:vec[234]|mat[234]x[234])h\b/.test(m[1])) continue;
+    const from = m.index! + m[0].length - 1 - m[1].length;
+    edits.push({ from, to: from + m[1].length, text: "" });
+  }
   const workgroupSizes = new Map<string, { args: string[]; line: number }>();
   for (const m of masked.matchAll(/@\s*workgroup_size\s*\(/g)) {
     const open = m.index! + m[0].length - 1;
@@ -224,7 +236,13 @@ export function constScope(
       scalar &&
       (type === "u32" || type === "i32" || type === "f32" || type === "f16" || type === "bool")
     ) {
-      value = { value: value.value, type };
+      // As the device holds it: `const W: f32 = 2.9999999;` is 3.0, so `u32(W)` is 3.
+      const held = type === "f32"
+        ? Math.fround(value.value)
+        : type === "f16"
+        ? Math.f16round(value.value)
+        : value.value;
+      value = { value: held, type };
     }
     seen.set(name, value);
     return value;
