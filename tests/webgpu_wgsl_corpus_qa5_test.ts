@@ -80,6 +80,8 @@ fn main(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) n: vec
       ["override WG: f32;", { WG: 2.9999999 }],
       ["override WG: f32 = 2.9999999;", undefined],
       ["const WG: f32 = 2.9999999;", undefined],
+      ["const V: vec2<f32> = vec2(2.9999999, 1.0);\nconst WG = V.x;", undefined],
+      ["const A: array<f32, 2> = array(1.0, 2.9999999);\nconst WG = A[1];", undefined],
     ];
     if (adapter!.features.has("shader-f16")) {
       runs.push(["enable f16;\noverride WG: f16;", { WG: 2.9995 }]);

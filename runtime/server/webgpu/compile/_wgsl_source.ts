@@ -25,6 +25,7 @@
 
 import { splitTopLevel, templateEnd } from "./_wgsl_templates.ts";
 import { type ConstValue, evaluateConst } from "./_const_eval.ts";
+import { heldAs } from "./_const_builtins.ts";
 
 /** A module-scope `const` or `override`. */
 export interface ModuleDeclaration {
@@ -230,20 +231,7 @@ export function constScope(
     if (declaration.init === undefined) return undefined;
     seen.set(name, undefined); // a cycle reads as unknown
     let value = evaluateConst(declaration.init, scope, true);
-    const type = declaration.type;
-    const scalar = value.parts === undefined;
-    if (
-      scalar &&
-      (type === "u32" || type === "i32" || type === "f32" || type === "f16" || type === "bool")
-    ) {
-      // As the device holds it: `const W: f32 = 2.9999999;` is 3.0, so `u32(W)` is 3.
-      const held = type === "f32"
-        ? Math.fround(value.value)
-        : type === "f16"
-        ? Math.f16round(value.value)
-        : value.value;
-      value = { value: held, type };
-    }
+    value = heldAs(value, declaration.type);
     seen.set(name, value);
     return value;
   };
