@@ -5,12 +5,10 @@
 import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
 import { w } from "./_wgsl_corpus_qa3_base.ts";
 
-const BASE =
-  "https://github.com/BabylonJS/Babylon.js/blob/master/packages/dev/core/src/ShadersWGSL";
-
 /** Babylon.js' boundingInfo: float atomics through storage pointer parameters (see REFUSED5). */
 export const BOUNDING_INFO: CorpusCase = {
-  // `${BASE}/boundingInfo.compute.fx` with its `#ifdef`/`#if` blocks (bones, morph targets)
+  // https://github.com/BabylonJS/Babylon.js/blob/master/packages/dev/core/src/ShadersWGSL/boundingInfo.compute.fx
+  // with its `#ifdef`/`#if` blocks (bones, morph targets)
   // left out as Babylon's preprocessor does without those defines: float min/max by
   // `atomicCompareExchangeWeak` loops on `ptr<storage, atomic<i32>, read_write>` parameters,
   // an uncalled helper taking a `texture_2d<f32>`, a `mat4x4f` const of `vec4f`s.
@@ -143,7 +141,8 @@ fn main(@builtin(global_invocation_id) global_id : vec3<u32>) {
 
 export const BABYLON5: readonly CorpusCase[] = [
   {
-    // `${BASE}/prefixSumScanBlock.compute.fx` verbatim: Hillis-Steele block scan, per-block
+    // https://github.com/BabylonJS/Babylon.js/blob/master/packages/dev/core/src/ShadersWGSL/prefixSumScanBlock.compute.fx
+    // verbatim: Hillis-Steele block scan, per-block
     // exclusive sums in place and block totals, a uniform `count` guarding padded lanes.
     name: "Babylon.js prefixSumScanBlock (in-place block scan, block totals)",
     source: /* wgsl */ `// Blelloch/Hillis-Steele block scan (WebGPU compute).
@@ -197,7 +196,8 @@ fn main(@builtin(global_invocation_id) gid : vec3u, @builtin(local_invocation_id
     params: { count: 700 },
   },
   {
-    // `${BASE}/gaussianSplattingSortHistogram.compute.fx` verbatim: depths to buckets between
+    // https://github.com/BabylonJS/Babylon.js/blob/master/packages/dev/core/src/ShadersWGSL/gaussianSplattingSortHistogram.compute.fx
+    // verbatim: depths to buckets between
     // a range given as i32 bits (`bitcast<f32>(range[0])`), an atomic histogram, a uniform
     // struct with a `vec4f` after four u32.
     name: "Babylon.js gaussian splatting sort histogram (bitcast range, atomic buckets)",

@@ -5,11 +5,10 @@
  */
 import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 
-const TESTS = "https://github.com/tracel-ai/cubecl/blob/main/crates/cubecl-wgpu/tests";
-
 export const CUBECL5: readonly CorpusCase[] = [
   {
-    // `${TESTS}/constant_array.wgsl` verbatim: `array(f32(3u),f32(5u),f32(1u),)` (trailing
+    // https://github.com/tracel-ai/cubecl/blob/main/crates/cubecl-wgpu/tests/constant_array.wgsl
+    // verbatim: `array(f32(3u),f32(5u),f32(1u),)` (trailing
     // comma) as a module `const`, indexed at run time; the `WORKGROUP_SIZE_*` consts.
     name: "CubeCL constant_array (const array with a trailing comma, indexed at run time)",
     source: /* wgsl */ `@group(0)
@@ -50,7 +49,8 @@ output_0_global[id] = l_1_0;
     workgroups: [1, 1, 1],
   },
   {
-    // `${TESTS}/slice_assign.wgsl` (the stored version): a `let` pointer to a whole storage
+    // https://github.com/tracel-ai/cubecl/blob/main/crates/cubecl-wgpu/tests/slice_assign.wgsl
+    // (the stored version): a `let` pointer to a whole storage
     // binding (`&output_0_global`) written through `(*ptr)[i]`, `select(0f, ...)`.
     name: "CubeCL slice_assign (writes through a let pointer to a whole binding)",
     source: /* wgsl */ `@group(0)
@@ -102,7 +102,8 @@ if l_1_5 {
     workgroups: [1, 1, 1],
   },
   {
-    // `${TESTS}/sequence_for_loop.wgsl` verbatim: `{let rank: u32 = info[0];` opening the
+    // https://github.com/tracel-ai/cubecl/blob/main/crates/cubecl-wgpu/tests/sequence_for_loop.wgsl
+    // verbatim: `{let rank: u32 = info[0];` opening the
     // body on the signature's line, an early `return` for all but one invocation.
     name: "CubeCL sequence_for_loop (body opening on the signature's closing line)",
     source: /* wgsl */ `@group(0)
@@ -137,7 +138,8 @@ output_0_global[0u] = _4;
     workgroups: [1, 1, 1],
   },
   {
-    // `${TESTS}/unary_bench.wgsl` verbatim: vec4 bindings, a 256-iteration loop alternating
+    // https://github.com/tracel-ai/cubecl/blob/main/crates/cubecl-wgpu/tests/unary_bench.wgsl
+    // verbatim: vec4 bindings, a 256-iteration loop alternating
     // `output -= cos(a * b)` and `+=`, the element count in `info[5]`.
     name: "CubeCL unary_bench (vec4 cos accumulation, count from info[5])",
     source: /* wgsl */ `@group(0)
