@@ -6,8 +6,8 @@
 import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
 import { w } from "./_wgsl_corpus_qa3_base.ts";
 
-/** TensorFlow.js' prologue (`webgpu_program.ts` makeShader, commonSnippet) for a 4-D output. */
-export const TFJS_PROLOGUE = /* wgsl */ `
+/** TensorFlow.js' prologue (`webgpu_program.ts` makeShader, commonSnippet), any rank. */
+export const TFJS_COMMON = /* wgsl */ `
   struct vec5 {x: i32, y: i32, z: i32, w: i32, u: i32};
   struct vec6 {x: i32, y: i32, z: i32, w: i32, u: i32, v: i32};
 
@@ -78,15 +78,19 @@ export const TFJS_PROLOGUE = /* wgsl */ `
       return i32(globalId.x);
   }
 
-  fn getOutputIndexFromCoords(coords : vec4<i32>) -> i32 {
-    return dot(coords, vec4<i32>(
-      uniforms.outShapeStrides.x, uniforms.outShapeStrides.y, uniforms.outShapeStrides.z, 1));
-  }
   fn setOutputAtIndex(flatIndex : i32, value : f32) {
     result[flatIndex] = f32(value);
   }
   fn setOutputAtIndexI32(flatIndex : i32, value : i32) {
     result[flatIndex] = f32(value);
+  }
+`;
+
+/** Its output and `x` helpers for a 4-D output (getCoordsFromIndex, getX...). */
+const TFJS_4D = /* wgsl */ `
+  fn getOutputIndexFromCoords(coords : vec4<i32>) -> i32 {
+    return dot(coords, vec4<i32>(
+      uniforms.outShapeStrides.x, uniforms.outShapeStrides.y, uniforms.outShapeStrides.z, 1));
   }
   fn setOutputAtCoords(d0 : i32, d1 : i32, d2 : i32, d3 : i32, value : f32) {
     let flatIndex = getOutputIndexFromCoords(vec4<i32>(d0, d1, d2, d3));
@@ -126,7 +130,7 @@ const TFJS_POOL = /* wgsl */ `
   @group(0) @binding(0) var<storage, read_write> result: array<f32>;
   @group(0) @binding(1) var<storage, read> x: array<f32>;
   @group(0) @binding(2) var<uniform> uniforms: Uniforms;
-${TFJS_PROLOGUE}
+${TFJS_COMMON}${TFJS_4D}
       fn main(index : i32) {
         let coords = getCoordsFromIndex(index);
         if (index < uniforms.size) {
@@ -159,6 +163,99 @@ ${TFJS_PROLOGUE}
             }
           }
           setOutputAtIndex(index, minMaxValue + avgValue / count * select(0.0, 1.0, !isnan(count)));
+        }
+      }
+${TFJS_START}`;
+
+const TFJS_ARGMAX = /* wgsl */ `
+  struct Uniforms { NAN : f32, INFINITY : f32, xShape : vec2<i32>, outShape : i32, size : i32,
+    infinityValue : f32, };
+  @group(0) @binding(0) var<storage, read_write> result: array<f32>;
+  @group(0) @binding(1) var<storage, read> x: array<f32>;
+  @group(0) @binding(2) var<uniform> uniforms: Uniforms;
+  const workGroupSizeX = 64u;
+${TFJS_COMMON}
+  fn getCoordsFromIndex(index : i32) -> i32 { return index; }
+  fn getX(d0 : i32, d1 : i32) -> f32 {
+    return f32(x[getIndexFromCoords2D(vec2<i32>(d0,d1), uniforms.xShape)]);
+  }
+      fn DIV_CEIL(a : u32, b : u32) -> u32 {
+        return ((a - 1u) / b + 1u);
+      }
+
+      var<workgroup> xBestIndices : array<i32, 64>;
+      var<workgroup> xBestValues : array<f32, 64>;
+
+      fn main(index : i32) {
+        let outputIndex = index / i32(workGroupSizeX);
+        let reduceLength = uniforms.xShape.y;
+
+        var bestIndex = i32(localId.x);
+        var bestValue = uniforms.infinityValue;
+        let outputCoords = getCoordsFromIndex(outputIndex);
+        for (var k = i32(localId.x); k < reduceLength && outputIndex < uniforms.size;
+            k = k + i32(workGroupSizeX)) {
+          let candidate = getX(outputCoords, k);
+          if (!isnan(candidate) && candidate > bestValue) {
+            bestValue = candidate;
+            bestIndex = k;
+          }
+        }
+        xBestValues[localId.x] = bestValue;
+        xBestIndices[localId.x] = bestIndex;
+        workgroupBarrier();
+
+        var reduceSize = min(u32(reduceLength), workGroupSizeX);
+        for (var currentSize = reduceSize / 2u; reduceSize > 1u;
+            currentSize = reduceSize / 2u) {
+          let interval = DIV_CEIL(reduceSize, 2u);
+          if (localId.x < currentSize) {
+            let candidate = xBestValues[localId.x + interval];
+            if (candidate > bestValue) {
+              bestValue = candidate;
+              xBestValues[localId.x] = bestValue;
+              xBestIndices[localId.x] = xBestIndices[localId.x + interval];
+            }
+          }
+          reduceSize = interval;
+          workgroupBarrier();
+        }
+
+        if (localId.x == 0u && outputIndex < uniforms.size) {
+          setOutputAtIndexI32(outputIndex, xBestIndices[localId.x]);
+        }
+      }
+${TFJS_START}`;
+
+const TFJS_GATHER_ND = /* wgsl */ `
+  struct Uniforms { NAN : f32, INFINITY : f32, AShape : vec2<i32>, indicesShape : vec2<i32>,
+    outShape : vec2<i32>, outShapeStrides : i32, size : i32, sliceDim : i32, strides : vec2<i32>, };
+  @group(0) @binding(0) var<storage, read_write> result: array<f32>;
+  @group(0) @binding(1) var<storage, read> A: array<f32>;
+  @group(0) @binding(2) var<storage, read> indices: array<i32>;
+  @group(0) @binding(3) var<uniform> uniforms: Uniforms;
+${TFJS_COMMON}
+  fn getCoordsFromIndex(index : i32) -> vec2<i32> {
+    let d0 = index / uniforms.outShapeStrides; let d1 = index - d0 * uniforms.outShapeStrides;
+    return vec2<i32>(d0,d1);
+  }
+  fn getA(d0 : i32, d1 : i32) -> f32 {
+    return f32(A[getIndexFromCoords2D(vec2<i32>(d0,d1), uniforms.AShape)]);
+  }
+  fn getIndices(d0 : i32, d1 : i32) -> f32 {
+    return f32(indices[getIndexFromCoords2D(vec2<i32>(d0,d1), uniforms.indicesShape)]);
+  }
+      fn main(index : i32) {
+        if (index < uniforms.size) {
+          let coords = getCoordsFromIndex(index);
+          var flattenIndex = 0;
+          for (var j = 0; j < uniforms.sliceDim; j = j + 1) {
+            let indexTemp = i32(round(getIndices(coords[0], j)));
+            let strideNum = uniforms.strides[j];
+            flattenIndex = flattenIndex + indexTemp * strideNum;
+          }
+
+          setOutputAtIndex(index, getA(flattenIndex, coords[1]));
         }
       }
 ${TFJS_START}`;
@@ -204,6 +301,73 @@ export const TFJS5: readonly CorpusCase[] = [
       dilations: [1, 1],
       convDims: [6, 6],
       filterDims: [3, 3],
+    },
+  },
+  {
+    // tfjs-backend-webgpu's ArgMinMaxProgram
+    // (https://github.com/tensorflow/tfjs/blob/master/tfjs-backend-webgpu/src/argminmax_webgpu.ts,
+    // argMax of a [4, 100] tensor on its last axis) in the prologue: workgroup arrays of the
+    // best values and indices, a halving reduction with `DIV_CEIL`, the module-scope
+    // `workGroupSizeX` its makeShader declared (`let` then, a `const` in today's WGSL).
+    name: "tfjs argMax (workgroup best-value reduction, i32 indices out)",
+    source: TFJS_ARGMAX,
+    entryPoint: "_start",
+    plain: [
+      B(0, 0, new Float32Array(4)),
+      B(0, 1, f(400, 0.5, -20)),
+      B(
+        0,
+        2,
+        w({ f: NaN }, { f: Infinity }, { i: 4 }, { i: 100 }, { i: 4 }, { i: 4 }, {
+          f: -Infinity,
+        }, 0),
+        true,
+      ),
+    ],
+    workgroups: [4, 1, 1],
+    params: {
+      NAN: NaN,
+      INFINITY: Infinity,
+      xShape: [4, 100],
+      outShape: 4,
+      size: 4,
+      infinityValue: -Infinity,
+    },
+  },
+  {
+    // tfjs-backend-webgpu's GatherNDProgram
+    // (https://github.com/tensorflow/tfjs/blob/master/tfjs-backend-webgpu/src/gather_nd_webgpu.ts,
+    // sliceDim 2 into params [3, 4, 2]) in the prologue: `i32(round(getIndices(...)))` of i32
+    // indices read as f32, `uniforms.strides[j]` indexing a uniform vec2 at run time.
+    name: "tfjs gatherND (uniform vec2 indexed at run time, rounded indices)",
+    source: TFJS_GATHER_ND,
+    entryPoint: "_start",
+    plain: [
+      B(0, 0, new Float32Array(10)),
+      B(0, 1, f(24, 0.75, -3)),
+      B(0, 2, Int32Array.of(0, 1, 2, 3, 1, 0, 2, 2, 0, 3)),
+      B(
+        0,
+        3,
+        w(
+          { f: NaN },
+          { f: Infinity },
+          ...[12, 2, 5, 2, 5, 2, 2, 10, 2, 0, 4, 1].map((i) => ({ i })),
+        ),
+        true,
+      ),
+    ],
+    workgroups: [1, 1, 1],
+    params: {
+      NAN: NaN,
+      INFINITY: Infinity,
+      AShape: [12, 2],
+      indicesShape: [5, 2],
+      outShape: [5, 2],
+      outShapeStrides: 2,
+      size: 10,
+      sliceDim: 2,
+      strides: [4, 1],
     },
   },
 ];
