@@ -252,4 +252,50 @@ fn main(@builtin(global_invocation_id) gid : vec3u) {
     workgroups: [2, 1, 1],
     params: { count: 300, paddedCount: 512, numBuckets: 32, pad: 0, coeff: [1, 2, 3, 4] },
   },
+  {
+    // https://github.com/BabylonJS/Babylon.js/blob/master/packages/dev/core/src/ShadersWGSL/gaussianSplattingSortScatter.compute.fx
+    // verbatim: each slot claims its bucket's next place by `atomicAdd` on the scanned offsets
+    // (one slot per bucket here: the order of equal-bucket slots is the device's), padding zeroed.
+    name: "Babylon.js gaussian splatting sort scatter (atomic offsets, padded tail)",
+    source: /* wgsl */ `// Gaussian Splatting GPU depth sort - scatter pass.
+struct Params {
+    count : u32,
+    paddedCount : u32,
+    numBuckets : u32,
+    pad : u32,
+    coeff : vec4f,
+};
+
+@group(0) @binding(0) var<storage, read> bucket : array<u32>;
+@group(0) @binding(1) var<storage, read> seed : array<f32>;
+@group(0) @binding(2) var<storage, read_write> offsets : array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> sortedIndex : array<f32>;
+@group(0) @binding(4) var<uniform> params : Params;
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(global_invocation_id) gid : vec3u) {
+    let i = gid.x;
+    if (i >= params.paddedCount) {
+        return;
+    }
+    if (i >= params.count) {
+        // Padding beyond the active count renders the reserved invisible splat 0.
+        sortedIndex[i] = 0.0;
+        return;
+    }
+    let b = bucket[i];
+    let dst = atomicAdd(&offsets[b], 1u);
+    sortedIndex[dst] = seed[i];
+}
+`,
+    plain: [
+      B(0, 0, Uint32Array.from({ length: 300 }, (_, i) => (i * 7) % 300)),
+      B(0, 1, f(300, 0.5, 1)),
+      B(0, 2, Uint32Array.from({ length: 300 }, (_, i) => i)),
+      B(0, 3, new Float32Array(320)),
+      B(0, 4, w(300, 320, 300, 0, { f: 0 }, { f: 0 }, { f: 0 }, { f: 0 }), true),
+    ],
+    workgroups: [2, 1, 1],
+    params: { count: 300, paddedCount: 320, numBuckets: 300, pad: 0, coeff: [0, 0, 0, 0] },
+  },
 ];
