@@ -82,6 +82,9 @@ fn main(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) n: vec
       ["const WG: f32 = 2.9999999;", undefined],
       ["const V: vec2<f32> = vec2(2.9999999, 1.0);\nconst WG = V.x;", undefined],
       ["const A: array<f32, 2> = array(1.0, 2.9999999);\nconst WG = A[1];", undefined],
+      // Through an alias: the override was refused ("has type real"), the const read as 2.
+      ["alias real = f32;\noverride WG: real;", { WG: 2.9999999 }],
+      ["alias real = f32;\nconst WG: real = 2.9999999;", undefined],
     ];
     if (adapter!.features.has("shader-f16")) {
       runs.push(["enable f16;\noverride WG: f16;", { WG: 2.9995 }]);

@@ -34,4 +34,11 @@ var<private> bias: f16 = 0.125;
 }`;
   const reflected = reflectKernel({ source });
   assert.deepEqual(reflected.bindings.map((b) => [b.name, b.scalar, b.stride]), [["o", "f16", 2]]);
+  // Through an alias of f16 likewise.
+  const aliased = `enable f16;
+alias half = f16;
+const EPS: half = 1e-3;
+@group(0) @binding(0) var<storage, read_write> o: array<f16>;
+@compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) { o[i] += EPS; }`;
+  assert.deepEqual(reflectKernel({ source: aliased }).bindings.map((b) => b.name), ["o"]);
 });

@@ -35,7 +35,7 @@ export interface ModuleDeclaration {
   readonly id: number | undefined;
   /** Where its `@id(` "(" is in the source, if it has one. */
   readonly idAt?: number;
-  /** The declared type, if written. */
+  /** The declared type, if written (through module-scope aliases). */
   readonly type: string | undefined;
   /** The initializer's text, if any. */
   readonly init: string | undefined;
@@ -99,13 +99,22 @@ export function readModule(source: string): ModuleText {
   const declarations = new Map<string, ModuleDeclaration>();
   const declaration =
     /(?:@id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
+  // `alias real = f32;`: a declared type read through module aliases (`override W: real;`).
+  const aliases = new Map<string, string>();
+  for (const m of top.matchAll(/(?<![\p{XID_Continue}])alias\s+(\S+?)\s*=\s*([^;]+?)\s*;/gu)) {
+    aliases.set(m[1], m[2]);
+  }
+  const resolve = (type: string | undefined, depth = 0): string | undefined =>
+    type !== undefined && aliases.has(type) && depth < 16
+      ? resolve(aliases.get(type), depth + 1)
+      : type;
   for (const m of top.matchAll(declaration)) {
     declarations.set(m[3], {
       kind: m[2] as "const" | "override",
       name: m[3],
       id: m[1] === undefined ? undefined : Number(m[1].replace(/[iu]$/, "")),
       idAt: m[1] === undefined ? undefined : m.index! + m[0].indexOf("("),
-      type: m[4]?.trim(),
+      type: resolve(m[4]?.trim()),
       init: m[5],
       line: lineAt(masked, m.index!),
     });
@@ -119,7 +128,9 @@ export function readModule(source: string): ModuleText {
       /(?<![\p{XID_Continue}])(?:const|var\s*<\s*private\s*>)\s*[\p{XID_Start}_]\p{XID_Continue}*\s*(:[^=;]*)=/gu,
     )
   ) {
-    if (!/\bf16\b|\b(?:vec[234]|mat[234]x[234])h\b/.test(m[1])) continue;
+    if (!/\bf16\b|\b(?:vec[234]|mat[234]x[234])h\b/.test(resolve(m[1].slice(1).trim()) ?? "")) {
+      continue;
+    }
     const from = m.index! + m[0].length - 1 - m[1].length;
     edits.push({ from, to: from + m[1].length, text: "" });
   }
