@@ -1,10 +1,9 @@
 /**
- * QA wave 5, Babylon.js compute shaders (ShadersWGSL/*.compute.fx: block scans, splat depth
- * histograms, bounding boxes by float atomics) and a PlayCanvas compute example; see
- * `_wgsl_corpus_qa5.ts`.
+ * QA wave 5, Babylon.js compute shaders (ShadersWGSL/*.compute.fx): block scans, splat depth
+ * histograms and scatter, bounding boxes by float atomics; see `_wgsl_corpus_qa5.ts`.
  */
 import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
-import { T, w } from "./_wgsl_corpus_qa3_base.ts";
+import { w } from "./_wgsl_corpus_qa3_base.ts";
 
 /** Babylon.js' boundingInfo: float atomics through storage pointer parameters (see REFUSED5). */
 export const BOUNDING_INFO: CorpusCase = {
@@ -298,36 +297,5 @@ fn main(@builtin(global_invocation_id) gid : vec3u) {
     ],
     workgroups: [2, 1, 1],
     params: { count: 300, paddedCount: 320, numBuckets: 300, pad: 0, coeff: [0, 0, 0, 0] },
-  },
-  {
-    // https://github.com/playcanvas/engine/blob/main/examples/src/examples/compute/histogram.compute-shader.wgsl
-    // verbatim (the example's template-string indentation kept): a luminance histogram of a
-    // sampled `texture_2d<f32>` read by `textureLoad`, bins counted from `arrayLength`.
-    name: "PlayCanvas histogram example (textureLoad luminance, atomic bins by arrayLength)",
-    source: /* wgsl */ `
-
-            @group(0) @binding(0) var inputTexture: texture_2d<f32>;
-            @group(0) @binding(1) var<storage, read_write> bins: array<atomic<u32>>;
-    
-            fn luminance(color: vec3f) -> f32 {
-                return saturate(dot(color, vec3f(0.2126, 0.7152, 0.0722)));
-            }
-            
-            @compute @workgroup_size(1, 1, 1)
-            fn main(@builtin(global_invocation_id) global_invocation_id: vec3u) {
-                let numBins = f32(arrayLength(&bins));
-                let lastBinIndex = u32(numBins - 1);
-                let position = global_invocation_id.xy;
-                let color = textureLoad(inputTexture, position, 0);
-                let v = luminance(color.rgb);
-                let bin = min(u32(v * numBins), lastBinIndex);
-                atomicAdd(&bins[bin], 1u);
-            }
-        `,
-    plain: [
-      T(0, 0, 8, 8, "rgba8unorm", Uint8Array.from({ length: 256 }, (_, i) => (i * 37) % 256)),
-      B(0, 1, new Uint32Array(16)),
-    ],
-    workgroups: [8, 8, 1],
   },
 ];
