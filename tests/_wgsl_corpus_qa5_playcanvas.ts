@@ -1,9 +1,9 @@
 /**
  * QA wave 5, PlayCanvas engine compute examples: a texture luminance histogram, a Sobel edge
- * filter in f16 through PlayCanvas' `half` aliases; see `_wgsl_corpus_qa5.ts`.
+ * filter in f16 through PlayCanvas' `half` aliases, a vertex buffer update; see `_wgsl_corpus_qa5.ts`.
  */
-import { B, type CorpusCase } from "./_wgsl_corpus_qa_base.ts";
-import { T } from "./_wgsl_corpus_qa3_base.ts";
+import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
+import { T, w } from "./_wgsl_corpus_qa3_base.ts";
 
 export const PLAYCANVAS5: readonly CorpusCase[] = [
   {
@@ -113,5 +113,58 @@ fn main(@builtin(global_invocation_id) global_id : vec3u) {
     workgroups: [2, 2, 1],
     samplers: { inputTexture_sampler: { magFilter: "linear", minFilter: "linear" } },
     features: ["shader-f16"],
+  },
+  {
+    // https://github.com/playcanvas/engine/blob/main/examples/src/examples/compute/vertex-update/compute-shader.wgsl
+    // verbatim: a uniform struct with `//` comments after each member, positions and normals
+    // interleaved in one f32 vertex buffer at uniform offsets, abstract-int times f32 (`10 * y`).
+    name: "PlayCanvas vertex-update example (commented uniform members, offsets into one buffer)",
+    source: /* wgsl */ `
+
+            struct ub_compute {
+                count: u32,             // number of vertices
+                positionOffset: u32,    // offset of the vertex positions in the vertex buffer
+                normalOffset: u32,      // offset of the vertex normals in the vertex buffer
+                time: f32               // time
+            }
+
+            // uniform buffer
+            @group(0) @binding(0) var<uniform> ubCompute : ub_compute;
+
+            // vertex buffer
+            @group(0) @binding(1) var<storage, read_write> vertices: array<f32>;
+    
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) global_invocation_id: vec3u) {
+
+                // vertex index - ignore if out of bounds (as they get batched into groups of 64)
+                let index = global_invocation_id.x;
+                if (index >= ubCompute.count) { return; }
+
+                // read the position from the vertex buffer
+                let positionOffset = ubCompute.positionOffset + index * 3;
+                var position = vec3f(vertices[positionOffset], vertices[positionOffset + 1], vertices[positionOffset + 2]);
+
+                // read normal
+                let normalOffset = ubCompute.normalOffset + index * 3;
+                let normal = vec3f(vertices[normalOffset], vertices[normalOffset + 1], vertices[normalOffset + 2]);
+
+                // generate position from the normal by offsetting (0,0,0) by normal * strength
+                let strength = vec3f(
+                    1.0 + sin(ubCompute.time + 10 * position.y) * 0.1,
+                    1.0 + cos(ubCompute.time + 5 * position.x) * 0.1,
+                    1.0 + sin(ubCompute.time + 2 * position.z) * 0.2
+                );
+                position = normal * strength;
+
+                // write the position back to the vertex buffer
+                vertices[positionOffset + 0] = position.x;
+                vertices[positionOffset + 1] = position.y;
+                vertices[positionOffset + 2] = position.z;
+            }
+        `,
+    plain: [B(0, 0, w(70, 0, 210, { f: 1.25 }), true), B(0, 1, f(420, 0.03, -1.5))],
+    workgroups: [2, 1, 1],
+    params: { count: 70, positionOffset: 0, normalOffset: 210, time: 1.25 },
   },
 ];
