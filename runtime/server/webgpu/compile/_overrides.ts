@@ -206,7 +206,14 @@ export function checkOverrides(
       continue;
     }
     const number = checkValue(kernel, o, value);
-    values.set(o.name, { value: number, type: o.type });
+    // The value the device holds (`WG: 2.9999999` is 3.0 as an f32): what the runtime's own
+    // evaluation of `@workgroup_size(u32(WG))` reads, or it launched 2-wide groups of 3.
+    const held = o.type === "f32"
+      ? Math.fround(number)
+      : o.type === "f16"
+      ? Math.f16round(number)
+      : number;
+    values.set(o.name, { value: held, type: o.type });
     constants[o.id === undefined ? o.name : String(o.id)] = number;
     key += `${o.name}=${number};`;
   }

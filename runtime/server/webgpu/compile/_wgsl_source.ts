@@ -25,6 +25,7 @@
 
 import { splitTopLevel, templateEnd } from "./_wgsl_templates.ts";
 import { type ConstValue, evaluateConst } from "./_const_eval.ts";
+import { heldAs } from "./_const_builtins.ts";
 
 /** A module-scope `const` or `override`. */
 export interface ModuleDeclaration {
@@ -34,7 +35,7 @@ export interface ModuleDeclaration {
   readonly id: number | undefined;
   /** Where its `@id(` "(" is in the source, if it has one. */
   readonly idAt?: number;
-  /** The declared type, if written. */
+  /** The declared type, if written (through module-scope aliases). */
   readonly type: string | undefined;
   /** The initializer's text, if any. */
   readonly init: string | undefined;
@@ -69,6 +70,8 @@ const KEYWORD_NAMES = new Set([
   "function",
   "block",
   "ptr",
+  // WGSL's newest address space (`var<immediate>`): an ordinary name elsewhere in WGSL.
+  "immediate",
   // Object.prototype's names: the parser looks names up in a plain object ("cannot read").
   "constructor",
   "toString",
@@ -96,18 +99,41 @@ export function readModule(source: string): ModuleText {
   const declarations = new Map<string, ModuleDeclaration>();
   const declaration =
     /(?:@id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
+  // `alias real = f32;`: a declared type read through module aliases (`override W: real;`).
+  const aliases = new Map<string, string>();
+  for (const m of top.matchAll(/(?<![\p{XID_Continue}])alias\s+(\S+?)\s*=\s*([^;]+?)\s*;/gu)) {
+    aliases.set(m[1], m[2]);
+  }
+  const resolve = (type: string | undefined, depth = 0): string | undefined =>
+    type !== undefined && aliases.has(type) && depth < 16
+      ? resolve(aliases.get(type), depth + 1)
+      : type;
   for (const m of top.matchAll(declaration)) {
     declarations.set(m[3], {
       kind: m[2] as "const" | "override",
       name: m[3],
       id: m[1] === undefined ? undefined : Number(m[1].replace(/[iu]$/, "")),
       idAt: m[1] === undefined ? undefined : m.index! + m[0].indexOf("("),
-      type: m[4]?.trim(),
+      type: resolve(m[4]?.trim()),
       init: m[5],
       line: lineAt(masked, m.index!),
     });
   }
   const edits: { from: number; to: number; text: string }[] = [];
+  // `const EPS: f16 = 1e-3;` (a `var<private>` too), used anywhere: wgsl_reflect refuses the
+  // abstract float as an f16 ("Invalid cast from f32 to f16"). Without the type, the parser
+  // reads it; the runtime's own scope keeps the declared type (no binding has it).
+  for (
+    const m of top.matchAll(
+      /(?<![\p{XID_Continue}])(?:const|var\s*<\s*private\s*>)\s*[\p{XID_Start}_]\p{XID_Continue}*\s*(:[^=;]*)=/gu,
+    )
+  ) {
+    if (!/\bf16\b|\b(?:vec[234]|mat[234]x[234])h\b/.test(resolve(m[1].slice(1).trim()) ?? "")) {
+      continue;
+    }
+    const from = m.index! + m[0].length - 1 - m[1].length;
+    edits.push({ from, to: from + m[1].length, text: "" });
+  }
   const workgroupSizes = new Map<string, { args: string[]; line: number }>();
   for (const m of masked.matchAll(/@\s*workgroup_size\s*\(/g)) {
     const open = m.index! + m[0].length - 1;
@@ -216,14 +242,7 @@ export function constScope(
     if (declaration.init === undefined) return undefined;
     seen.set(name, undefined); // a cycle reads as unknown
     let value = evaluateConst(declaration.init, scope, true);
-    const type = declaration.type;
-    const scalar = value.parts === undefined;
-    if (
-      scalar &&
-      (type === "u32" || type === "i32" || type === "f32" || type === "f16" || type === "bool")
-    ) {
-      value = { value: value.value, type };
-    }
+    value = heldAs(value, declaration.type);
     seen.set(name, value);
     return value;
   };
