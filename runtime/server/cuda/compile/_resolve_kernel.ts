@@ -93,9 +93,18 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
   return { entryPoint: signature.name, signature };
 }
 
-/** How to launch the source's templates, when it has any. */
+/** How to launch the source's templates (or kernels a `#define` declares), when it has any. */
 function templateHint(source: string): string {
   const names = templateSignatures(source).map((s) => `'${s.name}<...>'`);
-  return names.length === 0 ? "" : ` (name an instance of a template __global__ function as ` +
+  if (names.length === 0) return MACRO_HINT.test(source) ? MACRO_KERNELS : "";
+  return ` (name an instance of a template __global__ function as ` +
     `entryPoint: ${names.join(", ")})`;
 }
+
+/** A `#define` whose body declares a `__global__` function (lines continued with `\\`). */
+const MACRO_HINT = /^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*__global__/m;
+
+/** Why the kernels a macro declares are not found, and how to launch one. */
+export const MACRO_KERNELS = " (the __global__ functions a #define declares are not read from " +
+  "the source: give the one to launch as entryPoint, its buffers in order; scalar params " +
+  "cannot be named, declare such a kernel without a macro)";

@@ -141,9 +141,28 @@ const TYPE_WORDS = new Set([
   "const",
 ]);
 
-/** Removes comments and string-free noise the parser does not need. */
+/**
+ * Removes comments and preprocessor lines (a `#define` that generates kernels declares no
+ * function under its parameter's name: such kernels are found in the PTX, by `entryPoint`).
+ */
 function stripComments(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
+  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ")
+    .replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, " ");
+}
+
+/** `typedef float real;` and `using real = float;`: the aliases of the types above. */
+function typeAliases(text: string): Map<string, string> {
+  const aliases = new Map<string, string>();
+  const found = text.matchAll(
+    /\btypedef\s+([A-Za-z_][\w ]*?)\s+([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w ]*?)\s*;/g,
+  );
+  for (const m of found) {
+    const [name, type] = m[2] !== undefined ? [m[2], m[1]] : [m[3], m[4]];
+    const base = baseType(type.trim().split(/\s+/).filter((w) => w !== "const"));
+    const known = aliases.get(base) ?? (base in C_TYPES ? base : undefined);
+    if (known !== undefined && !(name in C_TYPES)) aliases.set(name, known);
+  }
+  return aliases;
 }
 
 /** The `[start, end)` ranges of `extern "C" { ... }` blocks. */
@@ -186,6 +205,7 @@ function globalFunctions(source: string, kind: "c" | "cxx" | "template"): Kernel
   const wantC = kind === "c";
   const text = stripComments(source);
   const blocks = externBlocks(text);
+  const aliases = typeAliases(text);
   const found: KernelSignature[] = [];
   const pattern =
     /(extern\s+"C"\s+)?__global__\s+((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{/g;
@@ -202,7 +222,9 @@ function globalFunctions(source: string, kind: "c" | "cxx" | "template"): Kernel
     const bounds = match[3] ?? match[4];
     const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
     const list = match[6].trim();
-    const params = list === "" || list === "void" ? [] : list.split(",").map(cParam);
+    const params = list === "" || list === "void"
+      ? []
+      : list.split(",").map((p, i) => cParam(p, i, aliases));
     found.push({
       name: match[5],
       params,
@@ -216,9 +238,11 @@ function globalFunctions(source: string, kind: "c" | "cxx" | "template"): Kernel
 }
 
 /** One C parameter declaration. */
-function cParam(text: string, index: number): KernelParam {
+function cParam(text: string, index: number, aliases: Map<string, string>): KernelParam {
   const declared = text.trim().replace(/\s+/g, " ");
-  const words: string[] = declared.match(/[A-Za-z_]\w*|\*|&|\[/g) ?? [];
+  // `[[maybe_unused]]` and a default argument (`float eps = 1e-5f`) name no type
+  const words: string[] = (declared.replace(/\[\[.*?\]\]|=.*$/g, " ")
+    .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w);
   const star = words.indexOf("*");
   const last = words[words.length - 1];
   // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
@@ -258,127 +282,7 @@ function baseType(words: string[]): string {
   return kept.join(" ");
 }
 
-const PTX_TYPES: Record<string, { type: StorageType; signless?: boolean }> = {
-  u8: { type: "u8" },
-  s8: { type: "i8" },
-  b8: { type: "u8", signless: true },
-  u16: { type: "u16" },
-  s16: { type: "i16" },
-  b16: { type: "u16", signless: true },
-  u32: { type: "u32", signless: true },
-  b32: { type: "u32", signless: true },
-  s32: { type: "i32" },
-  u64: { type: "u64", signless: true },
-  b64: { type: "u64", signless: true },
-  s64: { type: "i64" },
-  f32: { type: "f32" },
-  f64: { type: "f64" },
-};
-
-/** The `.entry` functions of PTX. */
-export function ptxSignatures(ptx: string): KernelSignature[] {
-  const found: KernelSignature[] = [];
-  const entries = [...ptx.matchAll(/\.entry\s+([\w$]+)\s*\(([^)]*)\)/g)];
-  entries.forEach((entry, n) => {
-    const bodyEnd = n + 1 < entries.length ? entries[n + 1].index! : ptx.length;
-    const body = ptx.slice(entry.index! + entry[0].length, bodyEnd);
-    const maxntid = /\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?/.exec(
-      body.slice(0, body.indexOf("{") + 1 || undefined),
-    ); // x, y, z: the threads of a block at most are their product
-    const params = entry[2].split(",").map((s) => s.trim()).filter((s) => s !== "")
-      .map((declared) => ptxParam(declared, body));
-    found.push({
-      name: entry[1],
-      params,
-      language: "ptx",
-      ...(maxntid ? { maxThreads: maxntid.slice(1).reduce((p, n) => p * Number(n ?? 1), 1) } : {}),
-    });
-  });
-  return found;
-}
-
-function ptxParam(declared: string, body: string): KernelParam {
-  const m =
-    /^\.param\s+(?:\.align\s+\d+\s+)?\.([a-z]\d+)\s+((?:\.ptr[.\w]*\s+)?)([\w$]+)(?:\[(\d+)\])?$/
-      .exec(declared);
-  if (m === null) return { kind: "scalar", name: declared, type: undefined, declared, size: 0 };
-  const [, kind, ptr, name, count] = m;
-  const known = PTX_TYPES[kind];
-  if (count !== undefined || known === undefined) {
-    const size = Number(kind.slice(1)) / 8 * Number(count ?? 1);
-    return { kind: "scalar", name, type: undefined, declared, size };
-  }
-  if ((kind === "u64" || kind === "b64") && (ptr !== "" || isPointer(name, body))) {
-    return { kind: "pointer", name, element: undefined, readOnly: false, declared };
-  }
-  return {
-    kind: "scalar",
-    name,
-    type: known.type,
-    ...(known.signless ? { signless: true } : {}),
-    declared,
-    size: sizeOf(known.type),
-  };
-}
-
-/**
- * Whether a `.u64` parameter is a pointer: never loaded, or its register (or one moved or added
- * from it) is converted with `cvta.to.global` or used as an address (`[%rd1]`). A loaded one
- * whose register only does integer work (compared, shifted, multiplied, stored as a value, added
- * to a global address as its offset) is a 64-bit integer; one with neither use is a pointer.
- */
-function isPointer(name: string, body: string): boolean {
-  const escaped = name.replace(/[$]/g, "\\$&");
-  const load = new RegExp(`ld\\.param\\.[ub]64\\s+(%\\w+),\\s*\\[${escaped}\\]`, "g");
-  const registers = [...body.matchAll(load)].map((m) => m[1]);
-  if (registers.length === 0) return true;
-  const statements = instructions(body);
-  // The registers that hold global addresses: what `cvta.to.global` makes.
-  const global = new Set(
-    statements.filter((s) => s.op.startsWith("cvta.to.global")).map((s) => s.operands[0]),
-  );
-  const seen = new Set(registers);
-  const queue = [...registers];
-  let address = false, integer = false;
-  while (queue.length > 0) {
-    const reg = new RegExp(`${queue.pop()!.replace(/[$]/g, "\\$&")}(?![\\w$])`);
-    for (const { op, operands } of statements) {
-      // Stores and reductions have no destination: every operand is read.
-      const sources = /^(?:st|red)\./.test(op) ? operands : operands.slice(1);
-      const used = sources.filter((o) => reg.test(o));
-      if (used.length === 0) continue;
-      if (used.some((o) => o.startsWith("[")) || op.startsWith("cvta.to.global")) {
-        address = true;
-      } else if (
-        /^(?:mov|add)\./.test(op) && !sources.some((o) => global.has(o)) &&
-        !seen.has(operands[0])
-      ) {
-        seen.add(operands[0]);
-        queue.push(operands[0]);
-      } else if (!/^(?:mov|add)\./.test(op) || sources.some((o) => global.has(o))) {
-        integer = true;
-      }
-    }
-  }
-  return address || !integer;
-}
-
-/** The instructions of a PTX body: opcode and operands, labels and guards removed. */
-function instructions(body: string): { op: string; operands: string[] }[] {
-  const found: { op: string; operands: string[] }[] = [];
-  for (let text of body.split(";")) {
-    text = text.replace(/\/\/[^\n]*/g, "").replace(/^(?:\s*[{}])+/, "")
-      .replace(/^\s*(?:[\w$]+:\s*)+/, "").replace(/^\s*@!?%\w+\s+/, "").trim();
-    if (text === "" || text.startsWith(".")) continue;
-    const space = text.search(/\s/);
-    if (space < 0) continue;
-    found.push({
-      op: text.slice(0, space),
-      operands: text.slice(space).split(",").map((o) => o.trim()),
-    });
-  }
-  return found;
-}
+export { ptxSignatures } from "./_ptx_signature.ts";
 
 /**
  * The one signature of a module when it has one entry point (or the one named `entryPoint`);
