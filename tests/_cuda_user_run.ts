@@ -18,7 +18,7 @@ export type Data = Float32Array | Int32Array | Uint32Array | Float64Array | Uint
 export async function launch(
   client: ComputeClient,
   kernel: CudaKernel,
-  threads: number | [number, number],
+  threads: number | [number, number] | [number, number, number],
   buffers: (Data | BigInt64Array | Int8Array)[],
   params?: Record<string, number>,
 ): Promise<Data[]> {
