@@ -261,3 +261,64 @@ UNARY_OP(neg_f32, -v)`;
     }
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "PyTorch-style templates: a scalar of the template's type (scalar_t alpha) takes the " +
+      "instance's type (float, double, a default argument), namespaced kernels are named " +
+      "at::native::k<float> or a1::k, and a default argument with parentheses is read",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // the shape of ATen's hand-written kernels (a templated scalar_t in nested namespaces)
+    const source = `typedef long long int64_t;
+namespace at { namespace native {
+template <typename scalar_t, typename acc_t = scalar_t>
+__global__ void axpby_kernel(const scalar_t* __restrict__ x, scalar_t* __restrict__ y,
+                             scalar_t alpha, acc_t beta, int64_t n) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = static_cast<scalar_t>(static_cast<acc_t>(alpha * x[i]) + beta * static_cast<acc_t>(y[i]));
+}
+} }
+namespace a1 { __global__ void k(const float* x, float* y, float a, int n) { int i = threadIdx.x; if (i < n) y[i] = x[i] + a; } }
+namespace b1 { __global__ void k(float* y, int n, float a = float(0.5) + (1.0f * 2)) { int i = threadIdx.x; if (i < n) y[i] = a; } }`;
+    const n = 50, x = randoms(n, 71), y = randoms(n, 72);
+    // alpha 0.1 is a float in the float instance and a double in the double one
+    const [, yf] = await launch(
+      client,
+      { source, entryPoint: "at::native::axpby_kernel<float>" },
+      n,
+      [x, y],
+      { alpha: 0.1, beta: 3, n },
+    );
+    const a32 = Math.fround(0.1);
+    // NVRTC contracts a * x + b * y to an fma (--fmad=true): within an ulp of the f64 value
+    const want = y.map((v, i) => a32 * x[i] + 3 * v);
+    assert.equal(mismatch(yf, want, 2 ** -22), undefined);
+    const x64 = Float64Array.from(x), y64 = Float64Array.from(y);
+    const [, yd] = await launch(
+      client,
+      { source, entryPoint: "at::native::axpby_kernel<double, double>" },
+      n,
+      [x64, y64],
+      { alpha: 0.1, beta: 3, n },
+    );
+    assert.equal(mismatch(yd, y64.map((v, i) => 0.1 * x64[i] + 3 * v), 2 ** -51), undefined);
+    assert.equal(mismatch(yd, want, 1e-9)?.startsWith("element"), true); // alpha was a double
+    const [, ya] = await launch(client, { source, entryPoint: "a1::k" }, n, [x, y], { a: 2, n });
+    assert.deepEqual(ya, x.map((v) => Math.fround(v + 2)));
+    const [yb] = await launch(client, { source, entryPoint: "b1::k" }, n, [y], { n, a: 4 });
+    assert.deepEqual(yb, new Float32Array(n).fill(4));
+    // without a name: the error lists the qualified names
+    const a = client.createWithData(x);
+    try {
+      assert.throws(
+        () => client.execute({ source } as CudaKernel, { threads: n, buffers: [a] }),
+        (e: Error) => e instanceof KernelArgumentError && /a1::k, b1::k/.test(e.message),
+      );
+    } finally {
+      a.dispose();
+    }
+  },
+});

@@ -3,9 +3,7 @@
  * minimally adapted (no toolkit headers: `half` is its bits, converted by `cvt` in inline asm):
  * soft_max with a mask and ALiBi, rope (normal and NeoX, template bodies behind `extern "C"`
  * wrappers that build the struct ggml passes by value), q4_0/q8_0 dequantization through a
- * template of a function pointer, get_rows over a 3-D grid with block comments in its
- * parameter list, and the bitonic argsort of an enum template parameter. CPU references follow
- * ggml's CPU code.
+ * template of a function pointer. CPU references follow ggml's CPU code.
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
@@ -178,13 +176,14 @@ function ropeRef(x: Float32Array, ne0: number, nDims: number, pos: Int32Array, n
 
 Deno.test({
   name: nvrtcName(
-    "ggml rope_norm and rope_neox: template bodies behind extern \"C\" wrappers building the " +
+    'ggml rope_norm and rope_neox: template bodies behind extern "C" wrappers building the ' +
       "rope_corr_dims struct ggml passes by value, 2-D blocks of [1, 32], n_dims < ne0",
   ),
   ignore,
   async fn() {
     using client = await simulatedCudaClient();
-    const body = (neox: boolean) => `{
+    const body = (neox: boolean) =>
+      `{
     const int i0 = 2*(blockDim.y*blockIdx.y + threadIdx.y);
     if (i0 >= ne0) return;
     const int row = blockDim.x*blockIdx.x + threadIdx.x;
@@ -256,7 +255,11 @@ ${wrapper("rope_neox")}`;
         },
       );
       // theta < 20: powf's 4 ulp and the argument's rounding move it by < 2^-17; cosf/sinf 2 ulp
-      assert.equal(mismatch(dst, ropeRef(x, ne0, nDims, pos, neox), 2e-5), undefined, `neox ${neox}`);
+      assert.equal(
+        mismatch(dst, ropeRef(x, ne0, nDims, pos, neox), 2e-5),
+        undefined,
+        `neox ${neox}`,
+      );
     }
   },
 });
@@ -264,7 +267,11 @@ ${wrapper("rope_neox")}`;
 /** An IEEE half's value from its bits. */
 function f16(bits: number): number {
   const e = (bits >> 10) & 31, m = bits & 1023, s = bits & 0x8000 ? -1 : 1;
-  return e === 0 ? s * m * 2 ** -24 : e === 31 ? (m ? NaN : s * Infinity) : s * (1024 + m) * 2 ** (e - 25);
+  return e === 0
+    ? s * m * 2 ** -24
+    : e === 31
+    ? (m ? NaN : s * Infinity)
+    : s * (1024 + m) * 2 ** (e - 25);
 }
 
 Deno.test({
@@ -337,7 +344,11 @@ static __global__ void dequantize_block(const void * __restrict__ vx, dst_t * __
     }
     const [, y4] = await launch(
       client,
-      { source, entryPoint: "dequantize_block<32, 2, dequantize_q4_0, float>", blockSize: [32, 1, 1] },
+      {
+        source,
+        entryPoint: "dequantize_block<32, 2, dequantize_q4_0, float>",
+        blockSize: [32, 1, 1],
+      },
       k / 2,
       [q4, new Float32Array(k)],
       { k },
@@ -345,132 +356,15 @@ static __global__ void dequantize_block(const void * __restrict__ vx, dst_t * __
     assert.deepEqual(y4, want4); // (q - 8) * d: exact in f32 (a 4-bit times an 11-bit significand)
     const [, y8] = await launch(
       client,
-      { source, entryPoint: "dequantize_block<32, 1, dequantize_q8_0, float>", blockSize: [32, 1, 1] },
+      {
+        source,
+        entryPoint: "dequantize_block<32, 1, dequantize_q8_0, float>",
+        blockSize: [32, 1, 1],
+      },
       k / 2,
       [q8, new Float32Array(k)],
       { k: BigInt(k) as unknown as number }, // an int64_t takes a bigint too
     );
     assert.deepEqual(y8, want8);
-  },
-});
-
-Deno.test({
-  name: nvrtcName(
-    "ggml k_get_rows_float<float, float> over a 3-D grid (block comments in its parameter list, " +
-      "int64_t and size_t strides) and k_argsort_f32_i32<GGML_SORT_ORDER_DESC> (an enum template " +
-      "parameter, bitonic over a padded row in dynamic shared memory), exact",
-  ),
-  ignore,
-  async fn() {
-    using client = await simulatedCudaClient();
-    const getRows = `${COMMON}
-template<typename src0_t, typename dst_t>
-static __global__ void k_get_rows_float(
-            const src0_t * src0, const int32_t * src1, dst_t * dst,
-            const int64_t ne00, /*const int64_t ne01, const int64_t ne02, const int64_t ne03,*/
-            /*const int64_t ne10, const int64_t ne11,*/ const int64_t ne12, /*const int64_t ne13,*/
-            /*const size_t s0,*/ const size_t s1, const size_t s2, const size_t s3,
-            /*const size_t nb00,*/ const size_t nb01, const size_t nb02, const size_t nb03,
-            const size_t s10, const size_t s11, const size_t s12/*, const size_t s13*/) {
-    const int i00 = blockIdx.x*blockDim.x + threadIdx.x;
-    const int i10 = blockIdx.y;
-    const int i11 = (blockIdx.z*blockDim.z + threadIdx.z)/ne12;
-    const int i12 = (blockIdx.z*blockDim.z + threadIdx.z)%ne12;
-    if (i00 >= ne00) return;
-    const int i01 = src1[i10*s10 + i11*s11 + i12*s12];
-    dst_t * dst_row = dst + i10*s1 + i11*s2 + i12*s3;
-    const src0_t * src0_row = (const src0_t *)((const char *)src0 + i01*nb01 + i11*nb02 + i12*nb03);
-    dst_row[i00] = src0_row[i00];
-}`;
-    // src0: [ne00 = 40, ne01 = 7, ne02 = 2]; src1: [ne10 = 5, ne11 = 2] row indices; ne12 = 1
-    const ne00 = 40, ne01 = 7, ne02 = 2, ne10 = 5, ne11 = 2;
-    const src0 = randoms(ne00 * ne01 * ne02, 51);
-    const src1 = Int32Array.from({ length: ne10 * ne11 }, (_, i) => (i * 3 + 1) % ne01);
-    const [, , dst] = await launch(
-      client,
-      { source: getRows, entryPoint: "k_get_rows_float<float, float>", blockSize: [32, 1, 1] },
-      [ne00, ne10, ne11],
-      [src0, src1, new Float32Array(ne00 * ne10 * ne11)],
-      {
-        ne00,
-        ne12: 1,
-        s1: ne00,
-        s2: ne00 * ne10,
-        s3: ne00 * ne10 * ne11,
-        nb01: 4 * ne00,
-        nb02: 4 * ne00 * ne01,
-        nb03: 4 * ne00 * ne01 * ne02,
-        s10: 1,
-        s11: ne10,
-        s12: ne10 * ne11,
-      },
-    );
-    const want = new Float32Array(ne00 * ne10 * ne11);
-    for (let i11 = 0; i11 < ne11; i11++) {
-      for (let i10 = 0; i10 < ne10; i10++) {
-        const r = src1[i11 * ne10 + i10], from = (i11 * ne01 + r) * ne00;
-        want.set(src0.subarray(from, from + ne00), (i11 * ne10 + i10) * ne00);
-      }
-    }
-    assert.deepEqual(dst, want);
-
-    const argsort = `template<typename T>
-static inline __device__ void ggml_cuda_swap(T & a, T & b) { T tmp = a; a = b; b = tmp; }
-enum ggml_sort_order { GGML_SORT_ORDER_ASC, GGML_SORT_ORDER_DESC };
-template<ggml_sort_order order>
-static __global__ void k_argsort_f32_i32(const float * x, int * dst, const int ncols, int ncols_pad) {
-    int col = threadIdx.x;
-    int row = blockIdx.y;
-    if (col >= ncols_pad) return;
-    const float * x_row = x + row * ncols;
-    extern __shared__ int dst_row[];
-    dst_row[col] = col;
-    __syncthreads();
-    for (int k = 2; k <= ncols_pad; k *= 2) {
-        for (int j = k / 2; j > 0; j /= 2) {
-            int ixj = col ^ j;
-            if (ixj > col) {
-                if ((col & k) == 0) {
-                    if (dst_row[col] >= ncols ||
-                        (dst_row[ixj] < ncols && (order == GGML_SORT_ORDER_ASC ?
-                            x_row[dst_row[col]] > x_row[dst_row[ixj]] :
-                            x_row[dst_row[col]] < x_row[dst_row[ixj]]))) {
-                        ggml_cuda_swap(dst_row[col], dst_row[ixj]);
-                    }
-                } else {
-                    if (dst_row[ixj] >= ncols ||
-                        (dst_row[col] < ncols && (order == GGML_SORT_ORDER_ASC ?
-                            x_row[dst_row[col]] < x_row[dst_row[ixj]] :
-                            x_row[dst_row[col]] > x_row[dst_row[ixj]]))) {
-                        ggml_cuda_swap(dst_row[col], dst_row[ixj]);
-                    }
-                }
-            }
-            __syncthreads();
-        }
-    }
-    if (col < ncols) dst[row * ncols + col] = dst_row[col];
-}`;
-    const ncols = 45, pad = 64, nrows = 3;
-    const x = randoms(ncols * nrows, 61); // distinct values: one order
-    const [, idx] = await launch(
-      client,
-      {
-        source: argsort,
-        entryPoint: "k_argsort_f32_i32<GGML_SORT_ORDER_DESC>",
-        blockSize: [pad, 1, 1],
-        sharedMemoryBytes: pad * 4,
-      },
-      [pad, nrows],
-      [x, new Int32Array(ncols * nrows)],
-      { ncols, ncols_pad: pad },
-    );
-    const wantIdx = Int32Array.from({ length: ncols * nrows }, (_, i) => i % ncols);
-    for (let r = 0; r < nrows; r++) {
-      wantIdx.subarray(r * ncols, (r + 1) * ncols).sort((a, b) =>
-        x[r * ncols + b] - x[r * ncols + a]
-      );
-    }
-    assert.deepEqual(idx, wantIdx);
   },
 });

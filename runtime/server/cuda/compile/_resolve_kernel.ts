@@ -17,6 +17,7 @@ import {
   type KernelSignature,
   pickSignature,
   ptxSignatures,
+  splitTopLevel,
   templateSignatures,
 } from "./signature.ts";
 
@@ -54,7 +55,12 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
     // `k<float>`: an instance of the template k, which NVRTC instantiates and names
     const base = given?.match(/^\s*([A-Za-z_][\w:]*)\s*</)?.[1];
     if (base !== undefined) {
-      const template = templateSignatures(kernel.source).find((s) => s.name === base);
+      // `ops::k<float>`: a template of a namespace, NVRTC's name expression qualified
+      const args = given!.slice(given!.indexOf("<") + 1, given!.lastIndexOf(">"));
+      const template = templateSignatures(
+        kernel.source,
+        args.trim() === "" ? [] : splitTopLevel(args, true),
+      ).find((s) => s.name === base.split("::").pop());
       if (template === undefined) {
         throw new KernelArgumentError(
           kernelName(kernel),
@@ -78,7 +84,7 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
       : fromSource[0]?.cxx
       ? "__global__ functions"
       : 'extern "C" __global__ functions';
-    const names = all.map((s) => s.name);
+    const names = all.map((s) => s.qualified ?? s.name);
     throw new KernelArgumentError(
       kernelName(kernel),
       "entryPoint",

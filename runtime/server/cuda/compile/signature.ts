@@ -89,6 +89,8 @@ export interface KernelSignature {
   readonly maxThreads?: number;
   /** A C++-linkage `__global__` function: its PTX `.entry` name is mangled. */
   readonly cxx?: boolean;
+  /** A C++ function of a namespace: its qualified name (`ops::k`; `name` is `k`). */
+  readonly qualified?: string;
   /** A template `__global__` function's instance (`name` is `k<float>`), lowered by NVRTC. */
   readonly template?: boolean;
 }
@@ -165,16 +167,16 @@ function typeAliases(text: string): Map<string, string> {
   return aliases;
 }
 
-/** The `[start, end)` ranges of `extern "C" { ... }` blocks. */
-function externBlocks(text: string): [number, number][] {
-  const ranges: [number, number][] = [];
-  for (const match of text.matchAll(/extern\s+"C"\s*\{/g)) {
+/** The `[start, end, name]` ranges of `extern "C" { ... }` (or `namespace name { ... }`) blocks. */
+function externBlocks(text: string, pattern = /extern\s+"C"\s*\{/g): [number, number, string][] {
+  const ranges: [number, number, string][] = [];
+  for (const match of text.matchAll(pattern)) {
     let depth = 1, i = match.index! + match[0].length;
     for (; i < text.length && depth > 0; i++) {
       if (text[i] === "{") depth++;
       else if (text[i] === "}") depth--;
     }
-    ranges.push([match.index!, i]);
+    ranges.push([match.index!, i, match[1] ?? ""]);
   }
   return ranges;
 }
@@ -197,18 +199,58 @@ export function cxxSignatures(source: string): KernelSignature[] {
  * and `template` (an instance, `k<float>`, is named to NVRTC as a name expression). Parameters of
  * a template type (`T* x`, `T v`) have no element or scalar type.
  */
-export function templateSignatures(source: string): KernelSignature[] {
-  return globalFunctions(source, "template");
+export function templateSignatures(
+  source: string,
+  args?: readonly string[],
+): KernelSignature[] {
+  return globalFunctions(source, "template", args);
 }
 
-function globalFunctions(source: string, kind: "c" | "cxx" | "template"): KernelSignature[] {
+/** `text` split at the commas outside brackets (`()`, `[]`, `{}`, and `<>` when `angles`). */
+export function splitTopLevel(text: string, angles = false): string[] {
+  const parts: string[] = [];
+  let depth = 0, start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if ("([{".includes(c) || (angles && c === "<")) depth++;
+    else if (")]}".includes(c) || (angles && c === ">")) depth--;
+    else if (c === "," && depth === 0) parts.push(text.slice(start, i)), start = i + 1;
+  }
+  return [...parts, text.slice(start)];
+}
+
+/**
+ * The type parameters of a `template <...>` header bound to an instance's arguments (or their
+ * defaults) that name a type the runtime knows: `template <typename T, int N>` and `float, 4`
+ * give `T` = `float`.
+ */
+function templateTypes(header: string, args: readonly string[], aliases: Map<string, string>) {
+  const bound = new Map(aliases);
+  splitTopLevel(header, true).forEach((part, i) => {
+    const m = /^\s*(?:typename|class)\s+([A-Za-z_]\w*)\s*(?:=\s*([\s\S]+))?$/.exec(part);
+    const value = args[i] ?? m?.[2];
+    if (m === null || value === undefined) return;
+    const words = value.trim().split(/\s+/).filter((w) => w !== "const")
+      .map((w) => bound.get(w) ?? w); // a default may name an earlier parameter
+    const type = baseType(words);
+    if (type in C_TYPES) bound.set(m[1], type);
+  });
+  return bound;
+}
+
+function globalFunctions(
+  source: string,
+  kind: "c" | "cxx" | "template",
+  args?: readonly string[],
+): KernelSignature[] {
   const wantC = kind === "c";
   const text = stripComments(source);
   const blocks = externBlocks(text);
+  const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
   const aliases = typeAliases(text);
   const found: KernelSignature[] = [];
   const pattern =
-    /(extern\s+"C"\s+)?__global__\s+((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{/g;
+    /(extern\s+"C"\s+)?__global__\s+((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{/g;
   for (const match of text.matchAll(pattern)) {
     const at = match.index!;
     const externC = match[1] !== undefined || blocks.some(([s, e]) => at > s && at < e);
@@ -222,11 +264,16 @@ function globalFunctions(source: string, kind: "c" | "cxx" | "template"): Kernel
     const bounds = match[3] ?? match[4];
     const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
     const list = match[6].trim();
+    // an instance's type arguments bind the template's type parameters (`T a` is a float)
+    const header = args && /\btemplate\s*<([\s\S]*)>/.exec(before)?.[1];
+    const types = header ? templateTypes(header, args, aliases) : aliases;
     const params = list === "" || list === "void"
       ? []
-      : list.split(",").map((p, i) => cParam(p, i, aliases));
+      : splitTopLevel(list).map((p, i) => cParam(p, i, types));
+    const outer = spaces.filter(([s, e]) => at > s && at < e).map(([, , name]) => name);
     found.push({
       name: match[5],
+      ...(outer.length > 0 ? { qualified: [...outer, match[5]].join("::") } : {}),
       params,
       language: "cuda",
       ...(wantC ? {} : { cxx: true }),
@@ -292,6 +339,11 @@ export function pickSignature(
   signatures: readonly KernelSignature[],
   entryPoint: string | undefined,
 ): KernelSignature | undefined {
-  if (entryPoint !== undefined) return signatures.find((s) => s.name === entryPoint);
+  if (entryPoint !== undefined) {
+    // `ops::k`: a kernel of a namespace (the source's signatures are unqualified), when unique
+    const named = signatures.filter((s) => s.name === entryPoint.split("::").pop());
+    return signatures.find((s) => s.name === entryPoint || s.qualified === entryPoint) ??
+      (named.length === 1 ? named[0] : undefined);
+  }
   return signatures.length === 1 ? signatures[0] : undefined;
 }
