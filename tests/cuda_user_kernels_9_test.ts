@@ -132,3 +132,356 @@ static __global__ void k_argsort_f32_i32(const float * x, int * dst, const int n
     assert.deepEqual(idx, wantIdx);
   },
 });
+
+/** C = alpha A B + beta C in f64, and each element's error bound for any f32 order (K + 2 ulps). */
+function gemmRef(
+  M: number,
+  N: number,
+  K: number,
+  alpha: number,
+  A: Float32Array,
+  B: Float32Array,
+  beta: number,
+  C: Float32Array,
+) {
+  const want = new Float64Array(M * N), bound = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) {
+    for (let j = 0; j < N; j++) {
+      let s = 0, a = 0;
+      for (let k = 0; k < K; k++) {
+        s += A[i * K + k] * B[k * N + j], a += Math.abs(A[i * K + k] * B[k * N + j]);
+      }
+      want[i * N + j] = alpha * s + beta * C[i * N + j];
+      bound[i * N + j] = (K + 2) * 2 ** -24 * (Math.abs(alpha) * a + Math.abs(beta * C[i * N + j]));
+    }
+  }
+  return { want, bound };
+}
+
+Deno.test({
+  name: nvrtcName(
+    "siboehm's SGEMM kernels 1-4 and 6 (naive, coalesced, shared-memory blocks, 1-D blocktiling, " +
+      "float4-vectorized 2-D blocktiling with a transposed As), templates of uint tile sizes",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `typedef unsigned int uint; // <sys/types.h>'s, which nvcc brings in
+__global__ void sgemm_naive(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C) {
+  const uint x = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < M && y < N) {
+    float tmp = 0.0;
+    for (int i = 0; i < K; ++i) tmp += A[x * K + i] * B[i * N + y];
+    C[x * N + y] = alpha * tmp + beta * C[x * N + y];
+  }
+}
+template <const uint BLOCKSIZE>
+__global__ void sgemm_global_mem_coalesce(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C) {
+  const int cRow = blockIdx.x * BLOCKSIZE + (threadIdx.x / BLOCKSIZE);
+  const int cCol = blockIdx.y * BLOCKSIZE + (threadIdx.x % BLOCKSIZE);
+  if (cRow < M && cCol < N) {
+    float tmp = 0.0;
+    for (int i = 0; i < K; ++i) tmp += A[cRow * K + i] * B[i * N + cCol];
+    C[cRow * N + cCol] = alpha * tmp + beta * C[cRow * N + cCol];
+  }
+}
+template <const int BLOCKSIZE>
+__global__ void sgemm_shared_mem_block(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C) {
+  const uint cRow = blockIdx.x;
+  const uint cCol = blockIdx.y;
+  __shared__ float As[BLOCKSIZE * BLOCKSIZE];
+  __shared__ float Bs[BLOCKSIZE * BLOCKSIZE];
+  const uint threadCol = threadIdx.x % BLOCKSIZE;
+  const uint threadRow = threadIdx.x / BLOCKSIZE;
+  A += cRow * BLOCKSIZE * K;
+  B += cCol * BLOCKSIZE;
+  C += cRow * BLOCKSIZE * N + cCol * BLOCKSIZE;
+  float tmp = 0.0;
+  for (int bkIdx = 0; bkIdx < K; bkIdx += BLOCKSIZE) {
+    As[threadRow * BLOCKSIZE + threadCol] = A[threadRow * K + threadCol];
+    Bs[threadRow * BLOCKSIZE + threadCol] = B[threadRow * N + threadCol];
+    __syncthreads();
+    A += BLOCKSIZE;
+    B += BLOCKSIZE * N;
+    for (int dotIdx = 0; dotIdx < BLOCKSIZE; ++dotIdx) tmp += As[threadRow * BLOCKSIZE + dotIdx] * Bs[dotIdx * BLOCKSIZE + threadCol];
+    __syncthreads();
+  }
+  C[threadRow * N + threadCol] = alpha * tmp + beta * C[threadRow * N + threadCol];
+}
+template <const int BM, const int BN, const int BK, const int TM>
+__global__ void sgemm1DBlocktiling(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C) {
+  const uint cRow = blockIdx.y;
+  const uint cCol = blockIdx.x;
+  const int threadCol = threadIdx.x % BN;
+  const int threadRow = threadIdx.x / BN;
+  __shared__ float As[BM * BK];
+  __shared__ float Bs[BK * BN];
+  A += cRow * BM * K;
+  B += cCol * BN;
+  C += cRow * BM * N + cCol * BN;
+  const uint innerColA = threadIdx.x % BK;
+  const uint innerRowA = threadIdx.x / BK;
+  const uint innerColB = threadIdx.x % BN;
+  const uint innerRowB = threadIdx.x / BN;
+  float threadResults[TM] = {0.0};
+  for (uint bkIdx = 0; bkIdx < K; bkIdx += BK) {
+    As[innerRowA * BK + innerColA] = A[innerRowA * K + innerColA];
+    Bs[innerRowB * BN + innerColB] = B[innerRowB * N + innerColB];
+    __syncthreads();
+    A += BK;
+    B += BK * N;
+    for (uint dotIdx = 0; dotIdx < BK; ++dotIdx) {
+      float tmpB = Bs[dotIdx * BN + threadCol];
+      for (uint resIdx = 0; resIdx < TM; ++resIdx) threadResults[resIdx] += As[(threadRow * TM + resIdx) * BK + dotIdx] * tmpB;
+    }
+    __syncthreads();
+  }
+  for (uint resIdx = 0; resIdx < TM; ++resIdx) C[(threadRow * TM + resIdx) * N + threadCol] = alpha * threadResults[resIdx] + beta * C[(threadRow * TM + resIdx) * N + threadCol];
+}
+template <const int BM, const int BN, const int BK, const int TM, const int TN>
+__global__ void sgemmVectorize(int M, int N, int K, float alpha, float *A, float *B, float beta, float *C) {
+  const uint cRow = blockIdx.y;
+  const uint cCol = blockIdx.x;
+  const uint threadCol = threadIdx.x % (BN / TN);
+  const uint threadRow = threadIdx.x / (BN / TN);
+  __shared__ float As[BM * BK];
+  __shared__ float Bs[BK * BN];
+  A += cRow * BM * K;
+  B += cCol * BN;
+  C += cRow * BM * N + cCol * BN;
+  const uint innerRowA = threadIdx.x / (BK / 4);
+  const uint innerColA = threadIdx.x % (BK / 4);
+  const uint innerRowB = threadIdx.x / (BN / 4);
+  const uint innerColB = threadIdx.x % (BN / 4);
+  float threadResults[TM * TN] = {0.0};
+  float regM[TM] = {0.0};
+  float regN[TN] = {0.0};
+  for (uint bkIdx = 0; bkIdx < K; bkIdx += BK) {
+    float4 tmp = reinterpret_cast<float4 *>(&A[innerRowA * K + innerColA * 4])[0];
+    As[(innerColA * 4 + 0) * BM + innerRowA] = tmp.x;
+    As[(innerColA * 4 + 1) * BM + innerRowA] = tmp.y;
+    As[(innerColA * 4 + 2) * BM + innerRowA] = tmp.z;
+    As[(innerColA * 4 + 3) * BM + innerRowA] = tmp.w;
+    reinterpret_cast<float4 *>(&Bs[innerRowB * BN + innerColB * 4])[0] = reinterpret_cast<float4 *>(&B[innerRowB * N + innerColB * 4])[0];
+    __syncthreads();
+    A += BK;
+    B += BK * N;
+    for (uint dotIdx = 0; dotIdx < BK; ++dotIdx) {
+      for (uint i = 0; i < TM; ++i) regM[i] = As[dotIdx * BM + threadRow * TM + i];
+      for (uint i = 0; i < TN; ++i) regN[i] = Bs[dotIdx * BN + threadCol * TN + i];
+      for (uint resIdxM = 0; resIdxM < TM; ++resIdxM)
+        for (uint resIdxN = 0; resIdxN < TN; ++resIdxN)
+          threadResults[resIdxM * TN + resIdxN] += regM[resIdxM] * regN[resIdxN];
+    }
+    __syncthreads();
+  }
+  for (uint resIdxM = 0; resIdxM < TM; resIdxM += 1) {
+    for (uint resIdxN = 0; resIdxN < TN; resIdxN += 4) {
+      float4 tmp = reinterpret_cast<float4 *>(&C[(threadRow * TM + resIdxM) * N + threadCol * TN + resIdxN])[0];
+      tmp.x = alpha * threadResults[resIdxM * TN + resIdxN] + beta * tmp.x;
+      tmp.y = alpha * threadResults[resIdxM * TN + resIdxN + 1] + beta * tmp.y;
+      tmp.z = alpha * threadResults[resIdxM * TN + resIdxN + 2] + beta * tmp.z;
+      tmp.w = alpha * threadResults[resIdxM * TN + resIdxN + 3] + beta * tmp.w;
+      reinterpret_cast<float4 *>(&C[(threadRow * TM + resIdxM) * N + threadCol * TN + resIdxN])[0] = tmp;
+    }
+  }
+}`;
+    const M = 64, N = 64, K = 32, alpha = 1.5, beta = -0.5;
+    const A = randoms(M * K, 81), B = randoms(K * N, 82), C = randoms(M * N, 83);
+    const { want, bound } = gemmRef(M, N, K, alpha, A, B, beta, C);
+    const runs: [string, [number, number], [number, number, number]][] = [
+      ["sgemm_naive", [M, N], [16, 16, 1]],
+      ["sgemm_global_mem_coalesce<8>", [(M / 8) * 64, N / 8], [64, 1, 1]],
+      ["sgemm_shared_mem_block<16>", [(M / 16) * 256, N / 16], [256, 1, 1]],
+      // BM = BN = 16, BK = 4, TM = 4: 64 threads load 16 x 4 of A and 4 x 16 of B
+      ["sgemm1DBlocktiling<16, 16, 4, 4>", [(N / 16) * 64, M / 16], [64, 1, 1]],
+      // BM = BN = 32, BK = 8, TM = TN = 4: 64 threads, one float4 of A and of B each
+      ["sgemmVectorize<32, 32, 8, 4, 4>", [(N / 32) * 64, M / 32], [64, 1, 1]],
+    ];
+    for (const [entryPoint, threads, blockSize] of runs) {
+      const [, , got] = await launch(
+        client,
+        { source, entryPoint, blockSize },
+        threads,
+        [A, B, C],
+        {
+          M,
+          N,
+          K,
+          alpha,
+          beta,
+        },
+      );
+      const bad = want.findIndex((w, i) => !(Math.abs(got[i] - w) <= bound[i]));
+      assert.equal(bad, -1, `${entryPoint}: element ${bad}: ${got[bad]} vs ${want[bad]}`);
+    }
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "llm.c training kernels: adamw_kernel2 (its lerp of two fmas, a long parameter), " +
+      "crossentropy_forward_kernel1, gelu_backward_kernel (tanhf, coshf) and " +
+      "encoder_backward_kernel1's atomicAdd scatter (exact: the sums are of eighths)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `#define M_PI 3.14159265358979323846 // <math.h>'s
+#define GELU_SCALING_FACTOR sqrtf(2.0f / M_PI)
+__device__ inline float lerp(float start, float end, float weight) {
+    return fma(weight, end, fma(-weight, start, start));
+}
+__global__ void adamw_kernel2(float* params_memory, float* grads_memory, float* m_memory, float* v_memory, long num_parameters,
+                              float learning_rate, float beta1, float beta2, float beta1_correction, float beta2_correction, float eps, float weight_decay) {
+   int i = blockIdx.x * blockDim.x + threadIdx.x;
+   if (i >= num_parameters) return;
+   float grad = grads_memory[i];
+   float m = m_memory[i];
+   float v = v_memory[i];
+   m = lerp(grad, m, beta1);
+   m_memory[i] = m;
+   v = lerp(grad * grad, v, beta2);
+   v_memory[i] = v;
+   m /= beta1_correction;
+   v /= beta2_correction;
+   params_memory[i] -= learning_rate * (m / (sqrtf(v) + eps) + weight_decay * params_memory[i]);
+}
+__global__ void crossentropy_forward_kernel1(float* losses, const float* probs, const int* targets, int B, int T, int V) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < B * T) {
+        int b = i / T;
+        int t = i % T;
+        const float* probs_bt = probs + b * T * V + t * V;
+        int ix = targets[b * T + t];
+        losses[b * T + t] = -logf(probs_bt[ix]);
+    }
+}
+__global__ void gelu_backward_kernel(float* dinp, const float* inp, const float* dout, const int N) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) {
+        float x = inp[i];
+        float cube = 0.044715f * x * x * x;
+        float tanh_arg = GELU_SCALING_FACTOR * (x + cube);
+        float tanh_out = tanhf(tanh_arg);
+        float coshf_out = coshf(tanh_arg);
+        float sech_out = 1.0f / (coshf_out * coshf_out);
+        float local_grad = 0.5f * (1.0f + tanh_out) + x * 0.5f * sech_out * GELU_SCALING_FACTOR * (1.0f + 3.0f * 0.044715f * x * x);
+        dinp[i] = local_grad * dout[i];
+    }
+}
+__global__ void encoder_backward_kernel1(float* dwte, float* dwpe, const float* dout, const int* inp, int B, int T, int C) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    int N = B * T * C;
+    if (idx < N) {
+        int bt = idx / C;
+        int b = bt / T;
+        int t = bt % T;
+        int c = idx % C;
+        int ix = inp[b * T + t];
+        const float* dout_btc = dout + b * T * C + t * C + c;
+        float* dwte_ix = dwte + ix * C + c;
+        float* dwpe_tc = dwpe + t * C + c;
+        atomicAdd(dwte_ix, *dout_btc);
+        atomicAdd(dwpe_tc, *dout_btc);
+    }
+}`;
+    const n = 200;
+    const p = randoms(n, 91), g = randoms(n, 92), m = randoms(n, 93).map((v) => v * 0.1);
+    const v = randoms(n, 94).map((x) => x * x * 0.01);
+    const hp = {
+      lr: 1e-3,
+      b1: 0.9,
+      b2: 0.999,
+      c1: 1 - 0.9 ** 3,
+      c2: 1 - 0.999 ** 3,
+      eps: 1e-8,
+      wd: 0.1,
+    };
+    const [p2, , m2, v2] = await launch(client, { source, entryPoint: "adamw_kernel2" }, n, [
+      p,
+      g,
+      m,
+      v,
+    ], {
+      num_parameters: n,
+      learning_rate: hp.lr,
+      beta1: hp.b1,
+      beta2: hp.b2,
+      beta1_correction: hp.c1,
+      beta2_correction: hp.c2,
+      eps: hp.eps,
+      weight_decay: hp.wd,
+    });
+    const f = Math.fround;
+    const wm = g.map((x, i) => f(hp.b1) * m[i] + (1 - f(hp.b1)) * x);
+    const wv = g.map((x, i) => f(hp.b2) * v[i] + (1 - f(hp.b2)) * f(x * x));
+    const wp = p.map((x, i) =>
+      x - f(hp.lr) * ((wm[i] / f(hp.c1)) / (Math.sqrt(wv[i] / f(hp.c2)) + f(hp.eps)) + f(hp.wd) * x)
+    );
+    // lerp's two fmas round twice; m / (sqrt(v) + eps): a few ulps, each correctly rounded
+    assert.equal(mismatch(m2, wm, 2 ** -22), undefined);
+    assert.equal(mismatch(v2, wv, 2 ** -21), undefined);
+    assert.equal(mismatch(p2, wp, 2 ** -21), undefined);
+
+    const B = 2, T = 3, V = 10;
+    const probs = Float32Array.from({ length: B * T * V }, (_, i) => ((i * 37) % 97 + 1) / 100);
+    const targets = Int32Array.from({ length: B * T }, (_, i) => (i * 7) % V);
+    const [losses] = await launch(
+      client,
+      { source, entryPoint: "crossentropy_forward_kernel1" },
+      B * T,
+      [
+        new Float32Array(B * T),
+        probs,
+        targets,
+      ],
+      { B, T, V },
+    );
+    // logf: 1 ulp (CUDA C Programming Guide, single-precision functions)
+    assert.equal(
+      mismatch(losses, Array.from(targets, (ix, i) => -Math.log(probs[i * V + ix])), 2 ** -22),
+      undefined,
+    );
+
+    const x = randoms(n, 95).map((a) => a * 4), dout = randoms(n, 96);
+    const [dinp] = await launch(client, { source, entryPoint: "gelu_backward_kernel" }, n, [
+      new Float32Array(n),
+      x,
+      dout,
+    ], { N: n });
+    const s = Math.sqrt(2 / Math.PI);
+    const wd = Array.from(x, (a, i) => {
+      const u = s * (a + 0.044715 * a ** 3), th = Math.tanh(u);
+      return (0.5 * (1 + th) + a * 0.5 * (1 / Math.cosh(u) ** 2) * s * (1 + 3 * 0.044715 * a * a)) *
+        dout[i];
+    });
+    // tanhf 2 ulp, coshf 2 ulp; 1 + tanh near -1 cancels: an absolute error of a few 2^-24
+    assert.equal(mismatch(dinp, wd, 1e-6), undefined);
+
+    const C = 8, Vw = 4;
+    const inp = Int32Array.from({ length: B * T }, (_, i) => (i * 3) % Vw);
+    const d = Float32Array.from({ length: B * T * C }, (_, i) => ((i * 13) % 17 - 8) / 8);
+    const [dwte, dwpe] = await launch(
+      client,
+      { source, entryPoint: "encoder_backward_kernel1" },
+      B * T * C,
+      [
+        new Float32Array(Vw * C),
+        new Float32Array(T * C),
+        d,
+        inp,
+      ],
+      { B, T, C },
+    );
+    const wte = new Float32Array(Vw * C), wpe = new Float32Array(T * C);
+    for (let i = 0; i < B * T * C; i++) {
+      const bt = Math.floor(i / C), c = i % C;
+      wte[inp[bt] * C + c] += d[i];
+      wpe[(bt % T) * C + c] += d[i];
+    }
+    assert.deepEqual(dwte, wte);
+    assert.deepEqual(dwpe, wpe);
+  },
+});
