@@ -322,3 +322,63 @@ namespace b1 { __global__ void k(float* y, int n, float a = float(0.5) + (1.0f *
     }
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "a kernel or typedef defined twice under #ifdef/#else with other parameters: params are " +
+      "refused, naming why (was: the first definition's order packed, a silent wrong result " +
+      "when NVRTC compiled the other)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const body =
+      "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] * 2.0f + a; }";
+    const variants = `#ifdef FAST
+extern "C" __global__ void k(const float* x, float* y, float a, int n) ${body}
+#else
+extern "C" __global__ void k(const float* x, float* y, int n, float a) ${body}
+#endif`;
+    const typedefs = `#ifdef WIDE
+typedef float scalar;
+#else
+typedef int scalar;
+#endif
+extern "C" __global__ void k(const float* x, float* y, scalar a, int n) ${body}`;
+    const x = client.createWithData(randoms(8, 3)), y = client.createWithData(new Float32Array(8));
+    try {
+      for (
+        const kernel of [
+          { source: variants, entryPoint: "k" },
+          { source: variants },
+          { source: typedefs, compileOptions: ["-DWIDE"] },
+        ] as CudaKernel[]
+      ) {
+        assert.throws(
+          () => client.execute(kernel, { threads: 8, buffers: [x, y], params: { a: 1, n: 8 } }),
+          (e: Error) =>
+            e instanceof KernelArgumentError &&
+            (/defined more than once with other parameters/.test(e.message) ||
+              /'scalar a', a type the runtime cannot pass/.test(e.message)),
+        );
+      }
+      // without params the entry is still found: a kernel of pointers only runs
+      const copy = `#ifdef FAST
+extern "C" __global__ void k(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x]; }
+#else
+extern "C" __global__ void k(const float* src, float* dst) { dst[threadIdx.x] = 2.0f * src[threadIdx.x]; }
+#endif`;
+      client.execute({ source: copy, blockSize: [8, 1, 1] } as CudaKernel, {
+        threads: 8,
+        buffers: [x, y],
+      });
+      const [got, want] = await client.readMany([y, x]);
+      assert.deepEqual(
+        new Float32Array(got.buffer),
+        new Float32Array(want.buffer).map((v) => 2 * v),
+      );
+    } finally {
+      x.dispose(), y.dispose();
+    }
+  },
+});

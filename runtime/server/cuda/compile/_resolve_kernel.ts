@@ -72,10 +72,18 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
     }
   }
   const fromPtx = typeof kernel.ptx === "string" ? ptxSignatures(kernel.ptx) : [];
+  // One extern "C" kernel defined twice with other parameters (under `#if`/`#else`): which one
+  // NVRTC compiles is not known here, so neither signature is used (params are refused).
+  const variants = variantNames(fromSource);
+  if (given === undefined && fromSource.length > 0 && variants.size === 1) {
+    const [name] = variants;
+    if (fromSource.every((s) => s.name === name)) return { entryPoint: name, signature: undefined };
+  }
   const all = typeof kernel.source === "string" && (fromSource.length > 0 || fromPtx.length === 0)
     ? fromSource
     : fromPtx;
-  const signature = pickSignature(fromSource, given) ??
+  const picked = pickSignature(fromSource, given);
+  const signature = picked !== undefined && variants.has(picked.name) ? undefined : picked ??
     (typeof kernel.ptx === "string" ? pickSignature(fromPtx, given) : undefined);
   if (given !== undefined) return { entryPoint: given, signature };
   if (signature === undefined) {
@@ -110,7 +118,31 @@ function templateHint(source: string): string {
 /** A `#define` whose body declares a `__global__` function (lines continued with `\\`). */
 const MACRO_HINT = /^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*__global__/m;
 
+/** Why the parameters of a `{ source }` kernel's entry could not be read, for messages. */
+export function unreadHint(source: string, entry: string): string {
+  if (variantNames(cudaSignatures(source)).has(entry)) {
+    return ` ('${entry}' is defined more than once with other parameters, as under #if/#else: ` +
+      "which one NVRTC compiles is not known here; launch it without params, or define it once)";
+  }
+  return MACRO_HINT.test(source) ? MACRO_KERNELS : "";
+}
+
 /** Why the kernels a macro declares are not found, and how to launch one. */
-export const MACRO_KERNELS = " (the __global__ functions a #define declares are not read from " +
+const MACRO_KERNELS = " (the __global__ functions a #define declares are not read from " +
   "the source: give the one to launch as entryPoint, its buffers in order; scalar params " +
   "cannot be named, declare such a kernel without a macro)";
+
+/** The names of the extern "C" kernels the source defines more than once, differently. */
+export function variantNames(signatures: readonly KernelSignature[]): Set<string> {
+  const key = (s: KernelSignature) =>
+    s.params.map((p) => `${p.name}:${p.kind === "pointer" ? `${p.element}*${p.readOnly}` : p.type}`)
+      .join();
+  const seen = new Map<string, string>(), found = new Set<string>();
+  for (const s of signatures) {
+    if (s.cxx) continue;
+    const before = seen.get(s.name);
+    if (before !== undefined && before !== key(s)) found.add(s.name);
+    seen.set(s.name, key(s));
+  }
+  return found;
+}

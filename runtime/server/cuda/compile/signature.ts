@@ -154,7 +154,8 @@ function stripComments(source: string): string {
 
 /** `typedef float real;` and `using real = float;`: the aliases of the types above. */
 function typeAliases(text: string): Map<string, string> {
-  const aliases = new Map<string, string>();
+  const aliases = new Map<string, string>(), seen = new Map<string, string>();
+  const conflicting = new Set<string>();
   const found = text.matchAll(
     /\btypedef\s+([A-Za-z_][\w ]*?)\s+([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w ]*?)\s*;/g,
   );
@@ -162,8 +163,13 @@ function typeAliases(text: string): Map<string, string> {
     const [name, type] = m[2] !== undefined ? [m[2], m[1]] : [m[3], m[4]];
     const base = baseType(type.trim().split(/\s+/).filter((w) => w !== "const"));
     const known = aliases.get(base) ?? (base in C_TYPES ? base : undefined);
-    if (known !== undefined && !(name in C_TYPES)) aliases.set(name, known);
+    if (name in C_TYPES) continue;
+    // defined twice as different types (under `#if`/`#else`): unknown, refused at a launch
+    if (seen.has(name) && seen.get(name) !== (known ?? "")) conflicting.add(name);
+    seen.set(name, known ?? "");
+    if (known !== undefined) aliases.set(name, known);
   }
+  for (const name of conflicting) aliases.delete(name);
   return aliases;
 }
 

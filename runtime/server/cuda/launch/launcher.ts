@@ -25,7 +25,7 @@ import type { CudaDeviceAttributes } from "../device.ts";
 import type { CudaKernel } from "../kernel.ts";
 import type { ModuleCache } from "../compile/module_cache.ts";
 import { ptxSignatures } from "../compile/signature.ts";
-import { MACRO_KERNELS } from "../compile/_resolve_kernel.ts";
+import { unreadHint } from "../compile/_resolve_kernel.ts";
 import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
@@ -161,7 +161,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
       "params",
       `cannot be matched: the kernel's parameters could not be read from its ${
         typeof kernel.source === "string" ? "CUDA C" : "PTX"
-      }${typeof kernel.source === "string" && kernel.source.includes("#") ? MACRO_KERNELS : ""}`,
+      }${typeof kernel.source === "string" ? unreadHint(kernel.source, entryPoint) : ""}`,
     );
   }
   const params = !layout && signature !== undefined
