@@ -4,6 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
+import { KernelArgumentError } from "../runtime/core/errors.ts";
 import { launch, mismatch, randoms } from "./_cuda_user_run.ts";
 
 const ignore = nvrtcSkip !== undefined;
@@ -281,5 +283,57 @@ __global__ void spmv_csr_vector_kernel(const int num_rows, const int * ptr, cons
       { num_rows: rows },
     );
     assert.deepEqual(vector, want2);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "NVRTC options as projects pass them: -lineinfo and -G PTX (.loc lines end without ';', " +
+      "which swallowed the next instruction: a wrong result or a fault) run right, -dlto is " +
+      "refused naming it (LTO IR is no PTX), and a __global__ static void kernel is found",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // llm.c's residual_forward_kernel (dev/cuda/residual_forward.cu)
+    const source =
+      `__global__ static void residual_forward_kernel(float* out, const float* inp1, const float* inp2, int N) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < N) {
+        out[idx] = inp1[idx] + inp2[idx];
+    }
+}`;
+    const n = 100, a = randoms(n, 151), b = randoms(n, 152);
+    const want = a.map((v, i) => v + b[i]);
+    for (const compileOptions of [[], ["-lineinfo"], ["-G"], ["--device-debug", "-lineinfo"]]) {
+      const [out] = await launch(
+        client,
+        { source, compileOptions },
+        n,
+        [new Float32Array(n), a, b],
+        {
+          N: n,
+        },
+      );
+      assert.deepEqual(out, want, compileOptions.join(" "));
+    }
+    const x = client.createWithData(a);
+    try {
+      for (const option of ["-dlto", "--dlink-time-opt"]) {
+        assert.throws(
+          () =>
+            client.execute({ source, compileOptions: [option] } as CudaKernel, {
+              threads: n,
+              buffers: [x, x, x],
+              params: { N: n },
+            }),
+          (e: Error) =>
+            e instanceof KernelArgumentError && e.message.includes(option) &&
+            /LTO IR/.test(e.message),
+        );
+      }
+    } finally {
+      x.dispose();
+    }
   },
 });

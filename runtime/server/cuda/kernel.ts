@@ -185,7 +185,7 @@ export function kernelName(kernel: CudaKernel): string {
       ? kernel.source.replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, "")
       : String(kernel.ptx ?? "");
     const match =
-      /__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)/
+      /__global__\s+(?:static\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)/
         .exec(text) ??
         /\.entry\s+([\w$]+)/.exec(text);
     inferred.set(kernel, name = match?.[1] ?? "cuda kernel");

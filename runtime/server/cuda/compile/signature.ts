@@ -256,7 +256,7 @@ function globalFunctions(
   const aliases = typeAliases(text);
   const found: KernelSignature[] = [];
   const pattern =
-    /(extern\s+"C"\s+)?__global__\s+((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{/g;
+    /(extern\s+"C"\s+)?__global__\s+(?:static\s+)?((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)(?:static\s+)?void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{/g;
   for (const match of text.matchAll(pattern)) {
     const at = match.index!;
     const externC = match[1] !== undefined || blocks.some(([s, e]) => at > s && at < e);
