@@ -19,7 +19,7 @@ export async function launch(
   client: ComputeClient,
   kernel: CudaKernel,
   threads: number | [number, number] | [number, number, number],
-  buffers: (Data | BigInt64Array | Int8Array)[],
+  buffers: (Data | BigInt64Array | BigUint64Array | Int8Array)[],
   params?: Record<string, number>,
 ): Promise<Data[]> {
   const made = buffers.map((d) => client.createWithData(d));

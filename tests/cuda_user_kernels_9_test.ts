@@ -316,3 +316,75 @@ __global__ void sgemmVectorize(int M, int N, int K, float alpha, float *A, float
     }
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "a single-pass scan with decoupled look-back (Merrill & Garland): tiles taken from an atomic " +
+      "counter, 64-bit flag|value status words, thread 0 looking back over its predecessors",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // Blocks run one after another here, so a predecessor has always published: the spin loop
+    // (flag X) is never taken; a grid that spun on a later block would be CUDA_ERROR_LAUNCH_TIMEOUT
+    const source = `#define FLAG_X 0u
+#define FLAG_A 1u
+#define FLAG_P 2u
+extern "C" __global__ void scan_lookback(const int* in, int* out, unsigned long long* status, unsigned* tile_counter, int n) {
+  __shared__ int s[128];
+  __shared__ int tile_s, exclusive_s;
+  if (threadIdx.x == 0) tile_s = atomicAdd(tile_counter, 1);
+  __syncthreads();
+  const int tile = tile_s;
+  const int i = tile * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (int off = 1; off < blockDim.x; off <<= 1) { // Hillis-Steele, inclusive
+    int t = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
+    __syncthreads();
+    s[threadIdx.x] += t;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    const int aggregate = s[blockDim.x - 1];
+    int exclusive = 0;
+    if (tile == 0) {
+      atomicExch(&status[0], ((unsigned long long)FLAG_P << 32) | (unsigned)aggregate);
+    } else {
+      atomicExch(&status[tile], ((unsigned long long)FLAG_A << 32) | (unsigned)aggregate);
+      for (int p = tile - 1; p >= 0;) {
+        unsigned long long st = atomicAdd(&status[p], 0ull);
+        unsigned flag = (unsigned)(st >> 32);
+        if (flag == FLAG_X) continue; // the predecessor has not published yet
+        exclusive += (int)(unsigned)st;
+        if (flag == FLAG_P) break;
+        p--;
+      }
+      __threadfence();
+      atomicExch(&status[tile], ((unsigned long long)FLAG_P << 32) | (unsigned)(exclusive + aggregate));
+    }
+    exclusive_s = exclusive;
+  }
+  __syncthreads();
+  if (i < n) out[i] = s[threadIdx.x] + exclusive_s;
+}`;
+    const n = 1000, tiles = Math.ceil(n / 128);
+    const input = Int32Array.from({ length: n }, (_, i) => ((i * 7919) % 201) - 100);
+    const [, out, status, counter] = await launch(
+      client,
+      { source, blockSize: [128, 1, 1] },
+      tiles * 128,
+      [input, new Int32Array(n), new BigUint64Array(tiles), new Uint32Array(1)],
+      { n },
+    );
+    let acc = 0;
+    assert.deepEqual(out, input.map((v) => (acc += v)));
+    assert.equal(counter[0], tiles);
+    // every tile ends with its inclusive prefix published
+    const words = status as unknown as BigUint64Array;
+    words.forEach((w, t) => {
+      assert.equal(w >> 32n, 2n, `tile ${t}`);
+      assert.equal(Number(BigInt.asIntN(32, w)), out[Math.min(n, (t + 1) * 128) - 1]);
+    });
+  },
+});
