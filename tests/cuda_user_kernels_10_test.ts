@@ -337,3 +337,36 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "enum parameters by value (a plain enum: int; an enum class of unsigned char) take numbers " +
+      "(were refused as a type the runtime cannot pass)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // the shape of ggml's and PyTorch's op/mode enums passed to a kernel
+    const source = `enum op_t { OP_ABS, OP_NEG, OP_SQR };
+enum class round_t : unsigned char { DOWN = 1, UP = 2 };
+extern "C" __global__ void unary(const float* x, float* y, op_t op, round_t r, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = op == OP_ABS ? fabsf(x[i]) : op == OP_NEG ? -x[i] : x[i] * x[i];
+  y[i] = r == round_t::UP ? v + 100.0f : v;
+}`;
+    const x = Float32Array.from({ length: 8 }, (_, i) => i - 4);
+    const [, sqrUp] = await launch(client, { source }, 8, [x, new Float32Array(8)], {
+      op: 2,
+      r: 2,
+      n: 8,
+    });
+    assert.deepEqual(sqrUp, x.map((v) => v * v + 100));
+    const [, neg] = await launch(client, { source }, 8, [x, new Float32Array(8)], {
+      op: 1,
+      r: 1,
+      n: 8,
+    });
+    assert.deepEqual(neg, x.map((v) => -v));
+  },
+});

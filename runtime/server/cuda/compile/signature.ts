@@ -9,6 +9,9 @@
  *   signed and unsigned, the `<stdint.h>` names, `size_t`, `bool`; pointers to those (or `void`),
  *   `const T*` being read-only. `long` is 64-bit (LP64, as on Linux). A type the runtime cannot
  *   pass (a struct by value, a reference) is kept with `type: undefined`, refused at the launch.
+ *   `typedef`/`using` aliases of those types, enums (as their underlying type) and a template
+ *   instance's type arguments (`k<float>`: `T a` is a `float`) are resolved; an alias defined
+ *   twice as different types (under `#if`) is not. Kernels a `#define` declares are not read.
  *   {@linkcode cxxSignatures} reads the other, C++-linkage `__global__` functions (not templates)
  *   the same way: their PTX names are mangled (`_Z6kernelPfi`), found by `_cxx_entry.ts`.
  * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list. PTX keeps no C types: a `.u64`
@@ -168,6 +171,16 @@ function typeAliases(text: string): Map<string, string> {
     if (seen.has(name) && seen.get(name) !== (known ?? "")) conflicting.add(name);
     seen.set(name, known ?? "");
     if (known !== undefined) aliases.set(name, known);
+  }
+  // an enum is passed as its underlying type (`int` unless given: `enum class E : uint8_t`)
+  const enums = text.matchAll(
+    /\benum\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)\s*(?::\s*([\w ]+?))?\s*\{/g,
+  );
+  for (const [, name, under] of enums) {
+    const base = under === undefined ? "int" : baseType(under.trim().split(/\s+/));
+    const known = aliases.get(base) ?? (base in C_TYPES ? base : undefined);
+    if (known === undefined || seen.has(name)) conflicting.add(name);
+    else aliases.set(name, known), seen.set(name, known);
   }
   for (const name of conflicting) aliases.delete(name);
   return aliases;
