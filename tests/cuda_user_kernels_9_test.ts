@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
-import { launch, mismatch, randoms } from "./_cuda_user_run.ts";
+import { launch, randoms } from "./_cuda_user_run.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
