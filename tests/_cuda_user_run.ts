@@ -18,8 +18,8 @@ export type Data = Float32Array | Int32Array | Uint32Array | Float64Array | Uint
 export async function launch(
   client: ComputeClient,
   kernel: CudaKernel,
-  threads: number | [number, number],
-  buffers: (Data | BigInt64Array | Int8Array)[],
+  threads: number | [number, number] | [number, number, number],
+  buffers: (Data | BigInt64Array | BigUint64Array | Int8Array)[],
   params?: Record<string, number>,
 ): Promise<Data[]> {
   const made = buffers.map((d) => client.createWithData(d));

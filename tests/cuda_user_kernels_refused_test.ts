@@ -86,6 +86,8 @@ extern "C" __global__ void k(float* x, P p) { if (threadIdx.x < p.n) x[threadIdx
     );
     assert.ok(struct instanceof KernelArgumentError, String(struct));
     assert.match(struct.message, /params\.p is declared 'P p', a type the runtime cannot pass/);
+    // and how to launch it: ggml's rope (tests/cuda_user_kernels_8_test.ts) does this
+    assert.match(struct.message, /extern "C" wrapper kernel that takes its fields as scalars/);
     const template = await failure(
       client,
       `template <typename T> __global__ void k(T* x) { x[threadIdx.x] += T(1); }

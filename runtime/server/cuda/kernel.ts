@@ -181,9 +181,13 @@ export function kernelName(kernel: CudaKernel): string {
   if (named !== undefined) return named;
   let name = inferred.get(kernel);
   if (name === undefined) {
-    const text = typeof kernel.source === "string" ? kernel.source : String(kernel.ptx ?? "");
-    const match = /__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)/.exec(text) ??
-      /\.entry\s+([\w$]+)/.exec(text);
+    const text = typeof kernel.source === "string" // not a `#define`'s parameter
+      ? kernel.source.replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, "")
+      : String(kernel.ptx ?? "");
+    const match =
+      /__global__\s+(?:static\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)/
+        .exec(text) ??
+        /\.entry\s+([\w$]+)/.exec(text);
     inferred.set(kernel, name = match?.[1] ?? "cuda kernel");
   }
   return name;

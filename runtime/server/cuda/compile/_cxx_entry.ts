@@ -10,22 +10,27 @@
 
 import { KernelArgumentError } from "../../../core/errors.ts";
 
-/** The unqualified name an Itanium-mangled function name `_Z...` declares, or `undefined`. */
-function mangledBaseName(mangled: string): string | undefined {
+/**
+ * The names an Itanium-mangled function name `_Z...` declares: unqualified (`k`) and qualified by
+ * its namespaces (`ops::k`), or `undefined`.
+ */
+function mangledNames(mangled: string): [string, string] | undefined {
   if (!mangled.startsWith("_Z")) return undefined;
   let at = 2;
   const nested = mangled[at] === "N";
   if (nested) at++;
-  let name: string | undefined;
+  const parts: string[] = [];
   for (;;) {
     const digits = /^\d+/.exec(mangled.slice(at))?.[0];
     if (digits === undefined) break;
     at += digits.length;
-    name = mangled.slice(at, at + Number(digits));
+    parts.push(mangled.slice(at, at + Number(digits)));
     at += Number(digits);
     if (!nested) break;
   }
-  return nested && mangled[at] !== "E" ? undefined : name;
+  return (nested && mangled[at] !== "E") || parts.length === 0
+    ? undefined
+    : [parts[parts.length - 1], parts.join("::")];
 }
 
 /**
@@ -37,7 +42,7 @@ function mangledBaseName(mangled: string): string | undefined {
 export function ptxEntryName(ptx: string, entry: string, cxx: boolean, kernel: string): string {
   const entries = [...ptx.matchAll(/\.entry\s+([\w$]+)\s*\(/g)].map((m) => m[1]);
   if (!cxx || entries.includes(entry)) return entry;
-  const found = entries.filter((name) => mangledBaseName(name) === entry);
+  const found = entries.filter((name) => mangledNames(name)?.includes(entry));
   if (found.length > 1) {
     throw new KernelArgumentError(
       kernel,

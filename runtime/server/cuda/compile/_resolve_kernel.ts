@@ -17,6 +17,7 @@ import {
   type KernelSignature,
   pickSignature,
   ptxSignatures,
+  splitTopLevel,
   templateSignatures,
 } from "./signature.ts";
 
@@ -54,7 +55,12 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
     // `k<float>`: an instance of the template k, which NVRTC instantiates and names
     const base = given?.match(/^\s*([A-Za-z_][\w:]*)\s*</)?.[1];
     if (base !== undefined) {
-      const template = templateSignatures(kernel.source).find((s) => s.name === base);
+      // `ops::k<float>`: a template of a namespace, NVRTC's name expression qualified
+      const args = given!.slice(given!.indexOf("<") + 1, given!.lastIndexOf(">"));
+      const template = templateSignatures(
+        kernel.source,
+        args.trim() === "" ? [] : splitTopLevel(args, true),
+      ).find((s) => s.name === base.split("::").pop());
       if (template === undefined) {
         throw new KernelArgumentError(
           kernelName(kernel),
@@ -66,10 +72,18 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
     }
   }
   const fromPtx = typeof kernel.ptx === "string" ? ptxSignatures(kernel.ptx) : [];
+  // One extern "C" kernel defined twice with other parameters (under `#if`/`#else`): which one
+  // NVRTC compiles is not known here, so neither signature is used (params are refused).
+  const variants = variantNames(fromSource);
+  if (given === undefined && fromSource.length > 0 && variants.size === 1) {
+    const [name] = variants;
+    if (fromSource.every((s) => s.name === name)) return { entryPoint: name, signature: undefined };
+  }
   const all = typeof kernel.source === "string" && (fromSource.length > 0 || fromPtx.length === 0)
     ? fromSource
     : fromPtx;
-  const signature = pickSignature(fromSource, given) ??
+  const picked = pickSignature(fromSource, given);
+  const signature = picked !== undefined && variants.has(picked.name) ? undefined : picked ??
     (typeof kernel.ptx === "string" ? pickSignature(fromPtx, given) : undefined);
   if (given !== undefined) return { entryPoint: given, signature };
   if (signature === undefined) {
@@ -78,7 +92,7 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
       : fromSource[0]?.cxx
       ? "__global__ functions"
       : 'extern "C" __global__ functions';
-    const names = all.map((s) => s.name);
+    const names = all.map((s) => s.qualified ?? s.name);
     throw new KernelArgumentError(
       kernelName(kernel),
       "entryPoint",
@@ -93,9 +107,42 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
   return { entryPoint: signature.name, signature };
 }
 
-/** How to launch the source's templates, when it has any. */
+/** How to launch the source's templates (or kernels a `#define` declares), when it has any. */
 function templateHint(source: string): string {
   const names = templateSignatures(source).map((s) => `'${s.name}<...>'`);
-  return names.length === 0 ? "" : ` (name an instance of a template __global__ function as ` +
+  if (names.length === 0) return MACRO_HINT.test(source) ? MACRO_KERNELS : "";
+  return ` (name an instance of a template __global__ function as ` +
     `entryPoint: ${names.join(", ")})`;
+}
+
+/** A `#define` whose body declares a `__global__` function (lines continued with `\\`). */
+const MACRO_HINT = /^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*__global__/m;
+
+/** Why the parameters of a `{ source }` kernel's entry could not be read, for messages. */
+export function unreadHint(source: string, entry: string): string {
+  if (variantNames(cudaSignatures(source)).has(entry)) {
+    return ` ('${entry}' is defined more than once with other parameters, as under #if/#else: ` +
+      "which one NVRTC compiles is not known here; launch it without params, or define it once)";
+  }
+  return MACRO_HINT.test(source) ? MACRO_KERNELS : "";
+}
+
+/** Why the kernels a macro declares are not found, and how to launch one. */
+const MACRO_KERNELS = " (the __global__ functions a #define declares are not read from " +
+  "the source: give the one to launch as entryPoint, its buffers in order; scalar params " +
+  "cannot be named, declare such a kernel without a macro)";
+
+/** The names of the extern "C" kernels the source defines more than once, differently. */
+export function variantNames(signatures: readonly KernelSignature[]): Set<string> {
+  const key = (s: KernelSignature) =>
+    s.params.map((p) => `${p.name}:${p.kind === "pointer" ? `${p.element}*${p.readOnly}` : p.type}`)
+      .join();
+  const seen = new Map<string, string>(), found = new Set<string>();
+  for (const s of signatures) {
+    if (s.cxx) continue;
+    const before = seen.get(s.name);
+    if (before !== undefined && before !== key(s)) found.add(s.name);
+    seen.set(s.name, key(s));
+  }
+  return found;
 }

@@ -272,7 +272,7 @@ export class ModuleCache {
     if (signature?.template === true && typeof kernel.source === "string") {
       return this.#compile(kernel).lowered ?? entryPoint;
     }
-    if (signature?.cxx !== true) return entryPoint;
+    if (signature?.cxx !== true && !entryPoint.includes("::")) return entryPoint;
     return ptxEntryName(this.ptx(kernel), entryPoint, true, kernelName(kernel));
   }
 

@@ -9,6 +9,9 @@
  *   signed and unsigned, the `<stdint.h>` names, `size_t`, `bool`; pointers to those (or `void`),
  *   `const T*` being read-only. `long` is 64-bit (LP64, as on Linux). A type the runtime cannot
  *   pass (a struct by value, a reference) is kept with `type: undefined`, refused at the launch.
+ *   `typedef`/`using` aliases of those types, enums (as their underlying type) and a template
+ *   instance's type arguments (`k<float>`: `T a` is a `float`) are resolved; an alias defined
+ *   twice as different types (under `#if`) is not. Kernels a `#define` declares are not read.
  *   {@linkcode cxxSignatures} reads the other, C++-linkage `__global__` functions (not templates)
  *   the same way: their PTX names are mangled (`_Z6kernelPfi`), found by `_cxx_entry.ts`.
  * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list. PTX keeps no C types: a `.u64`
@@ -89,6 +92,8 @@ export interface KernelSignature {
   readonly maxThreads?: number;
   /** A C++-linkage `__global__` function: its PTX `.entry` name is mangled. */
   readonly cxx?: boolean;
+  /** A C++ function of a namespace: its qualified name (`ops::k`; `name` is `k`). */
+  readonly qualified?: string;
   /** A template `__global__` function's instance (`name` is `k<float>`), lowered by NVRTC. */
   readonly template?: boolean;
 }
@@ -141,21 +146,56 @@ const TYPE_WORDS = new Set([
   "const",
 ]);
 
-/** Removes comments and string-free noise the parser does not need. */
+/**
+ * Removes comments and preprocessor lines (a `#define` that generates kernels declares no
+ * function under its parameter's name: such kernels are found in the PTX, by `entryPoint`).
+ */
 function stripComments(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
+  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ")
+    .replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, " ");
 }
 
-/** The `[start, end)` ranges of `extern "C" { ... }` blocks. */
-function externBlocks(text: string): [number, number][] {
-  const ranges: [number, number][] = [];
-  for (const match of text.matchAll(/extern\s+"C"\s*\{/g)) {
+/** `typedef float real;` and `using real = float;`: the aliases of the types above. */
+function typeAliases(text: string): Map<string, string> {
+  const aliases = new Map<string, string>(), seen = new Map<string, string>();
+  const conflicting = new Set<string>();
+  const found = text.matchAll(
+    /\btypedef\s+([A-Za-z_][\w ]*?)\s+([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w ]*?)\s*;/g,
+  );
+  for (const m of found) {
+    const [name, type] = m[2] !== undefined ? [m[2], m[1]] : [m[3], m[4]];
+    const base = baseType(type.trim().split(/\s+/).filter((w) => w !== "const"));
+    const known = aliases.get(base) ?? (base in C_TYPES ? base : undefined);
+    if (name in C_TYPES) continue;
+    // defined twice as different types (under `#if`/`#else`): unknown, refused at a launch
+    if (seen.has(name) && seen.get(name) !== (known ?? "")) conflicting.add(name);
+    seen.set(name, known ?? "");
+    if (known !== undefined) aliases.set(name, known);
+  }
+  // an enum is passed as its underlying type (`int` unless given: `enum class E : uint8_t`)
+  const enums = text.matchAll(
+    /\benum\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)\s*(?::\s*([\w ]+?))?\s*\{/g,
+  );
+  for (const [, name, under] of enums) {
+    const base = under === undefined ? "int" : baseType(under.trim().split(/\s+/));
+    const known = aliases.get(base) ?? (base in C_TYPES ? base : undefined);
+    if (known === undefined || seen.has(name)) conflicting.add(name);
+    else aliases.set(name, known), seen.set(name, known);
+  }
+  for (const name of conflicting) aliases.delete(name);
+  return aliases;
+}
+
+/** The `[start, end, name]` ranges of `extern "C" { ... }` (or `namespace name { ... }`) blocks. */
+function externBlocks(text: string, pattern = /extern\s+"C"\s*\{/g): [number, number, string][] {
+  const ranges: [number, number, string][] = [];
+  for (const match of text.matchAll(pattern)) {
     let depth = 1, i = match.index! + match[0].length;
     for (; i < text.length && depth > 0; i++) {
       if (text[i] === "{") depth++;
       else if (text[i] === "}") depth--;
     }
-    ranges.push([match.index!, i]);
+    ranges.push([match.index!, i, match[1] ?? ""]);
   }
   return ranges;
 }
@@ -178,17 +218,58 @@ export function cxxSignatures(source: string): KernelSignature[] {
  * and `template` (an instance, `k<float>`, is named to NVRTC as a name expression). Parameters of
  * a template type (`T* x`, `T v`) have no element or scalar type.
  */
-export function templateSignatures(source: string): KernelSignature[] {
-  return globalFunctions(source, "template");
+export function templateSignatures(
+  source: string,
+  args?: readonly string[],
+): KernelSignature[] {
+  return globalFunctions(source, "template", args);
 }
 
-function globalFunctions(source: string, kind: "c" | "cxx" | "template"): KernelSignature[] {
+/** `text` split at the commas outside brackets (`()`, `[]`, `{}`, and `<>` when `angles`). */
+export function splitTopLevel(text: string, angles = false): string[] {
+  const parts: string[] = [];
+  let depth = 0, start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if ("([{".includes(c) || (angles && c === "<")) depth++;
+    else if (")]}".includes(c) || (angles && c === ">")) depth--;
+    else if (c === "," && depth === 0) parts.push(text.slice(start, i)), start = i + 1;
+  }
+  return [...parts, text.slice(start)];
+}
+
+/**
+ * The type parameters of a `template <...>` header bound to an instance's arguments (or their
+ * defaults) that name a type the runtime knows: `template <typename T, int N>` and `float, 4`
+ * give `T` = `float`.
+ */
+function templateTypes(header: string, args: readonly string[], aliases: Map<string, string>) {
+  const bound = new Map(aliases);
+  splitTopLevel(header, true).forEach((part, i) => {
+    const m = /^\s*(?:typename|class)\s+([A-Za-z_]\w*)\s*(?:=\s*([\s\S]+))?$/.exec(part);
+    const value = args[i] ?? m?.[2];
+    if (m === null || value === undefined) return;
+    const words = value.trim().split(/\s+/).filter((w) => w !== "const")
+      .map((w) => bound.get(w) ?? w); // a default may name an earlier parameter
+    const type = baseType(words);
+    if (type in C_TYPES) bound.set(m[1], type);
+  });
+  return bound;
+}
+
+function globalFunctions(
+  source: string,
+  kind: "c" | "cxx" | "template",
+  args?: readonly string[],
+): KernelSignature[] {
   const wantC = kind === "c";
   const text = stripComments(source);
   const blocks = externBlocks(text);
+  const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
+  const aliases = typeAliases(text);
   const found: KernelSignature[] = [];
   const pattern =
-    /(extern\s+"C"\s+)?__global__\s+((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{/g;
+    /(extern\s+"C"\s+)?__global__\s+(?:static\s+)?((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)(?:static\s+)?void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{/g;
   for (const match of text.matchAll(pattern)) {
     const at = match.index!;
     const externC = match[1] !== undefined || blocks.some(([s, e]) => at > s && at < e);
@@ -202,9 +283,16 @@ function globalFunctions(source: string, kind: "c" | "cxx" | "template"): Kernel
     const bounds = match[3] ?? match[4];
     const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
     const list = match[6].trim();
-    const params = list === "" || list === "void" ? [] : list.split(",").map(cParam);
+    // an instance's type arguments bind the template's type parameters (`T a` is a float)
+    const header = args && /\btemplate\s*<([\s\S]*)>/.exec(before)?.[1];
+    const types = header ? templateTypes(header, args, aliases) : aliases;
+    const params = list === "" || list === "void"
+      ? []
+      : splitTopLevel(list).map((p, i) => cParam(p, i, types));
+    const outer = spaces.filter(([s, e]) => at > s && at < e).map(([, , name]) => name);
     found.push({
       name: match[5],
+      ...(outer.length > 0 ? { qualified: [...outer, match[5]].join("::") } : {}),
       params,
       language: "cuda",
       ...(wantC ? {} : { cxx: true }),
@@ -216,9 +304,11 @@ function globalFunctions(source: string, kind: "c" | "cxx" | "template"): Kernel
 }
 
 /** One C parameter declaration. */
-function cParam(text: string, index: number): KernelParam {
+function cParam(text: string, index: number, aliases: Map<string, string>): KernelParam {
   const declared = text.trim().replace(/\s+/g, " ");
-  const words: string[] = declared.match(/[A-Za-z_]\w*|\*|&|\[/g) ?? [];
+  // `[[maybe_unused]]` and a default argument (`float eps = 1e-5f`) name no type
+  const words: string[] = (declared.replace(/\[\[.*?\]\]|=.*$/g, " ")
+    .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w);
   const star = words.indexOf("*");
   const last = words[words.length - 1];
   // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
@@ -258,127 +348,7 @@ function baseType(words: string[]): string {
   return kept.join(" ");
 }
 
-const PTX_TYPES: Record<string, { type: StorageType; signless?: boolean }> = {
-  u8: { type: "u8" },
-  s8: { type: "i8" },
-  b8: { type: "u8", signless: true },
-  u16: { type: "u16" },
-  s16: { type: "i16" },
-  b16: { type: "u16", signless: true },
-  u32: { type: "u32", signless: true },
-  b32: { type: "u32", signless: true },
-  s32: { type: "i32" },
-  u64: { type: "u64", signless: true },
-  b64: { type: "u64", signless: true },
-  s64: { type: "i64" },
-  f32: { type: "f32" },
-  f64: { type: "f64" },
-};
-
-/** The `.entry` functions of PTX. */
-export function ptxSignatures(ptx: string): KernelSignature[] {
-  const found: KernelSignature[] = [];
-  const entries = [...ptx.matchAll(/\.entry\s+([\w$]+)\s*\(([^)]*)\)/g)];
-  entries.forEach((entry, n) => {
-    const bodyEnd = n + 1 < entries.length ? entries[n + 1].index! : ptx.length;
-    const body = ptx.slice(entry.index! + entry[0].length, bodyEnd);
-    const maxntid = /\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?/.exec(
-      body.slice(0, body.indexOf("{") + 1 || undefined),
-    ); // x, y, z: the threads of a block at most are their product
-    const params = entry[2].split(",").map((s) => s.trim()).filter((s) => s !== "")
-      .map((declared) => ptxParam(declared, body));
-    found.push({
-      name: entry[1],
-      params,
-      language: "ptx",
-      ...(maxntid ? { maxThreads: maxntid.slice(1).reduce((p, n) => p * Number(n ?? 1), 1) } : {}),
-    });
-  });
-  return found;
-}
-
-function ptxParam(declared: string, body: string): KernelParam {
-  const m =
-    /^\.param\s+(?:\.align\s+\d+\s+)?\.([a-z]\d+)\s+((?:\.ptr[.\w]*\s+)?)([\w$]+)(?:\[(\d+)\])?$/
-      .exec(declared);
-  if (m === null) return { kind: "scalar", name: declared, type: undefined, declared, size: 0 };
-  const [, kind, ptr, name, count] = m;
-  const known = PTX_TYPES[kind];
-  if (count !== undefined || known === undefined) {
-    const size = Number(kind.slice(1)) / 8 * Number(count ?? 1);
-    return { kind: "scalar", name, type: undefined, declared, size };
-  }
-  if ((kind === "u64" || kind === "b64") && (ptr !== "" || isPointer(name, body))) {
-    return { kind: "pointer", name, element: undefined, readOnly: false, declared };
-  }
-  return {
-    kind: "scalar",
-    name,
-    type: known.type,
-    ...(known.signless ? { signless: true } : {}),
-    declared,
-    size: sizeOf(known.type),
-  };
-}
-
-/**
- * Whether a `.u64` parameter is a pointer: never loaded, or its register (or one moved or added
- * from it) is converted with `cvta.to.global` or used as an address (`[%rd1]`). A loaded one
- * whose register only does integer work (compared, shifted, multiplied, stored as a value, added
- * to a global address as its offset) is a 64-bit integer; one with neither use is a pointer.
- */
-function isPointer(name: string, body: string): boolean {
-  const escaped = name.replace(/[$]/g, "\\$&");
-  const load = new RegExp(`ld\\.param\\.[ub]64\\s+(%\\w+),\\s*\\[${escaped}\\]`, "g");
-  const registers = [...body.matchAll(load)].map((m) => m[1]);
-  if (registers.length === 0) return true;
-  const statements = instructions(body);
-  // The registers that hold global addresses: what `cvta.to.global` makes.
-  const global = new Set(
-    statements.filter((s) => s.op.startsWith("cvta.to.global")).map((s) => s.operands[0]),
-  );
-  const seen = new Set(registers);
-  const queue = [...registers];
-  let address = false, integer = false;
-  while (queue.length > 0) {
-    const reg = new RegExp(`${queue.pop()!.replace(/[$]/g, "\\$&")}(?![\\w$])`);
-    for (const { op, operands } of statements) {
-      // Stores and reductions have no destination: every operand is read.
-      const sources = /^(?:st|red)\./.test(op) ? operands : operands.slice(1);
-      const used = sources.filter((o) => reg.test(o));
-      if (used.length === 0) continue;
-      if (used.some((o) => o.startsWith("[")) || op.startsWith("cvta.to.global")) {
-        address = true;
-      } else if (
-        /^(?:mov|add)\./.test(op) && !sources.some((o) => global.has(o)) &&
-        !seen.has(operands[0])
-      ) {
-        seen.add(operands[0]);
-        queue.push(operands[0]);
-      } else if (!/^(?:mov|add)\./.test(op) || sources.some((o) => global.has(o))) {
-        integer = true;
-      }
-    }
-  }
-  return address || !integer;
-}
-
-/** The instructions of a PTX body: opcode and operands, labels and guards removed. */
-function instructions(body: string): { op: string; operands: string[] }[] {
-  const found: { op: string; operands: string[] }[] = [];
-  for (let text of body.split(";")) {
-    text = text.replace(/\/\/[^\n]*/g, "").replace(/^(?:\s*[{}])+/, "")
-      .replace(/^\s*(?:[\w$]+:\s*)+/, "").replace(/^\s*@!?%\w+\s+/, "").trim();
-    if (text === "" || text.startsWith(".")) continue;
-    const space = text.search(/\s/);
-    if (space < 0) continue;
-    found.push({
-      op: text.slice(0, space),
-      operands: text.slice(space).split(",").map((o) => o.trim()),
-    });
-  }
-  return found;
-}
+export { ptxSignatures } from "./_ptx_signature.ts";
 
 /**
  * The one signature of a module when it has one entry point (or the one named `entryPoint`);
@@ -388,6 +358,11 @@ export function pickSignature(
   signatures: readonly KernelSignature[],
   entryPoint: string | undefined,
 ): KernelSignature | undefined {
-  if (entryPoint !== undefined) return signatures.find((s) => s.name === entryPoint);
+  if (entryPoint !== undefined) {
+    // `ops::k`: a kernel of a namespace (the source's signatures are unqualified), when unique
+    const named = signatures.filter((s) => s.name === entryPoint.split("::").pop());
+    return signatures.find((s) => s.name === entryPoint || s.qualified === entryPoint) ??
+      (named.length === 1 ? named[0] : undefined);
+  }
   return signatures.length === 1 ? signatures[0] : undefined;
 }

@@ -120,6 +120,8 @@ export function checkKernel(kernel: CudaKernel): void {
 
 /** NVRTC's architecture options, which the runtime sets to the device's. */
 const ARCH_OPTION = /^(?:--gpu-architecture|-arch)(?:=|$)/;
+/** NVRTC's link-time optimization, whose output is LTO IR (`nvrtcGetLTOIR`), not PTX. */
+const LTO_OPTION = /^(?:--dlink-time-opt|-dlto)(?:=true)?$/;
 
 /** Checks `compileOptions`: strings for NVRTC, none naming the architecture. */
 function checkCompileOptions(kernel: CudaKernel): void {
@@ -144,6 +146,14 @@ function checkCompileOptions(kernel: CudaKernel): void {
         kernelName(kernel),
         "compileOptions",
         `names the architecture (${option}): the runtime compiles for the device's own`,
+      );
+    }
+    if (LTO_OPTION.test(option)) { // NVRTC then writes LTO IR, which no driver loads as PTX
+      throw new KernelArgumentError(
+        kernelName(kernel),
+        "compileOptions",
+        `asks for link-time optimization (${option}): NVRTC then writes LTO IR, not the PTX ` +
+          "the runtime loads; leave it out",
       );
     }
   }

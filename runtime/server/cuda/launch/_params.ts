@@ -172,7 +172,7 @@ export function packBySignature(
         kernel,
         what,
         `is declared '${param.declared}', a type the runtime cannot pass (numbers, bigints and ` +
-          `pointers only)`,
+          `pointers only)${/[&[]/.test(param.declared) ? "" : BY_VALUE}`,
       );
     }
     // A name left out may still read a member of Object.prototype (`constructor`, `toString`).
@@ -341,3 +341,7 @@ function encode(
 
 /** The integer types of 32 bits or fewer. */
 const NARROW_INTEGERS: ReadonlySet<StorageType> = new Set(["u32", "i32", "u16", "i16", "u8", "i8"]);
+
+/** How to launch a kernel that takes a struct (or vector type) by value. */
+const BY_VALUE = ': for a struct by value, declare an extern "C" wrapper kernel that takes its ' +
+  "fields as scalars, builds it and calls the kernel's body as a __device__ function";

@@ -24,6 +24,8 @@ import type { CopyContext } from "../memory/_write.ts";
 import type { CudaDeviceAttributes } from "../device.ts";
 import type { CudaKernel } from "../kernel.ts";
 import type { ModuleCache } from "../compile/module_cache.ts";
+import { ptxSignatures } from "../compile/signature.ts";
+import { unreadHint } from "../compile/_resolve_kernel.ts";
 import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
@@ -81,6 +83,17 @@ interface Checked {
 }
 
 /**
+ * The `.maxntid` NVRTC wrote for a `__launch_bounds__` the source's text does not spell as a
+ * number (a macro, a constant, a template parameter): `undefined` when there is none.
+ */
+function compiledBound(modules: ModuleCache, kernel: CudaKernel, entry: string) {
+  if (typeof kernel.source !== "string" || !kernel.source.includes("__launch_bounds__")) return;
+  const entries = ptxSignatures(modules.ptx(kernel));
+  return (entries.find((e) => e.name === entry) ?? (entries.length === 1 ? entries[0] : undefined))
+    ?.maxThreads;
+}
+
+/**
  * Checks a launch whose shape was checked against the device: block and grid limits, the
  * module's function, every buffer's memory (`INVALID_HANDLE` for a disposed handle or another
  * server's) and the parameter sizes. Enqueues nothing.
@@ -88,10 +101,11 @@ interface Checked {
 function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): PreparedLaunch {
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
-  const { signature } = ctx.modules.resolve(kernel);
+  const { signature, entryPoint } = ctx.modules.resolve(kernel);
   const { maxBlockDim, maxThreadsPerBlock } = ctx.attributes;
+  const bound = signature?.maxThreads ?? compiledBound(ctx.modules, kernel, entryPoint);
   const block = kernel.blockSize ?? [
-    Math.min(DEFAULT_BLOCK, signature?.maxThreads ?? DEFAULT_BLOCK, maxThreadsPerBlock),
+    Math.min(DEFAULT_BLOCK, bound ?? DEFAULT_BLOCK, maxThreadsPerBlock),
     1,
     1,
   ] as const;
@@ -105,7 +119,6 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
         `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
     );
   }
-  const bound = signature?.maxThreads;
   if (bound !== undefined && bx * by * bz > bound) { // the driver: LAUNCH_OUT_OF_RESOURCES
     throw new RangeError(
       `Kernel '${name}' has blocks of [${block}] (${bx * by * bz} threads) but its ` +
@@ -148,7 +161,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
       "params",
       `cannot be matched: the kernel's parameters could not be read from its ${
         typeof kernel.source === "string" ? "CUDA C" : "PTX"
-      }`,
+      }${typeof kernel.source === "string" ? unreadHint(kernel.source, entryPoint) : ""}`,
     );
   }
   const params = !layout && signature !== undefined
