@@ -21,6 +21,7 @@ import type { KernelMetadata } from "../backend.ts";
 import { ADD_CUDA, ADD_WGSL } from "./_client_programs.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { diffCall, type DiffEnv } from "./_qa5_diff_calls.ts";
+import { moreCall } from "./_qa5_diff_more.ts";
 import { documented, outcome, startSlots, usable } from "./_qa5_diff_run.ts";
 
 const [adapter] = await listDevices({ backend: "webgpu" });
@@ -39,7 +40,10 @@ Deno.test({
     using _w = webgpu, _c = cuda;
     using foreignOfWebgpu = webgpu.createWithData(new Uint32Array([9, 8, 7, 6]));
     using foreignOfCuda = cuda.createWithData(new Uint32Array([9, 8, 7, 6]));
-    const program = fc.array(diffCall, { minLength: 4, maxLength: 25 });
+    const program = fc.array(fc.oneof({ weight: 2, arbitrary: diffCall }, moreCall), {
+      minLength: 4,
+      maxLength: 25,
+    });
     await fc.assert(
       fc.asyncProperty(program, async (calls) => {
         const envs: [DiffEnv, DiffEnv] = [

@@ -10,6 +10,7 @@ import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import {
   checkCall,
+  checkExpression,
   checkNoOverlap,
   checkOutput,
   commonLength,
@@ -224,7 +225,7 @@ export function elementTypes(
 export function elementwise<T extends ElementType = "f32">(
   spec: ElementwiseSpec<T>,
 ): ElementwiseKernel<T> {
-  if (typeof spec?.expression !== "string") throw new TypeError("spec.expression must be a string");
+  checkExpression(spec, "expression");
   // A misspelt `output` gave f32 elements silently.
   assertKnownKeys(
     spec,

@@ -1,0 +1,81 @@
+/**
+ * QA wave 5: the divergences between WebGPU and CUDA that tests/cuda_qa5_diff_test.ts found in
+ * the helpers, each checked on both backends: a blank WGSL expression of an `elementwise` or
+ * `reduction` spec (WGSL's `f32()` of nothing is 0: zeros on WebGPU, a compile error on CUDA),
+ * and another client's handle given to a helper with bad params (INVALID_HANDLE on WebGPU, the
+ * params' `KernelArgumentError` on CUDA).
+ */
+import assert from "node:assert/strict";
+import {
+  type ComputeClient,
+  createClient,
+  elementwise,
+  InvalidHandleError,
+  KernelArgumentError,
+  listDevices,
+  reduction,
+} from "../mod.ts";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+
+const [adapter] = await listDevices({ backend: "webgpu" });
+const ignore = adapter === undefined || nvrtcSkip !== undefined;
+
+async function openBoth(): Promise<[ComputeClient, ComputeClient]> {
+  const webgpu = await createClient({ device: adapter! }) as ComputeClient;
+  return [webgpu, await simulatedCudaClient()];
+}
+
+Deno.test("a blank expression of an elementwise or reduction spec is a RangeError naming it", () => {
+  for (const expression of ["", "  \n"]) {
+    assert.throws(
+      () => elementwise({ inputs: ["x"], expression }),
+      RangeError,
+      "spec.expression is empty",
+    );
+    for (const field of ["combine", "identity", "map", "finish"]) {
+      const spec = { inputs: ["x"], combine: "a + b", identity: "0.0", [field]: expression };
+      assert.throws(() => reduction(spec), RangeError, `spec.${field} is empty`);
+    }
+  }
+  assert.throws(
+    () => reduction({ inputs: ["x"], combine: "a + b", identity: 0 as never }),
+    TypeError,
+  );
+  assert.throws(
+    () => reduction({ inputs: ["x"], combine: "a + b", identity: "0.0", map: 1 as never }),
+    TypeError,
+  );
+  // the same specs with their expressions run
+  reduction({ inputs: ["x"], combine: "a + b", identity: "0.0", map: "x", finish: "r" });
+  elementwise({ inputs: ["x"], expression: "x" });
+});
+
+Deno.test({
+  name: nvrtcName("a helper given another client's handle and bad params: INVALID_HANDLE on both"),
+  ignore,
+  async fn() {
+    const [webgpu, cuda] = await openBoth();
+    using _w = webgpu, _c = cuda;
+    const shift = elementwise({
+      inputs: { x: "u32" },
+      params: { a: "u32" },
+      expression: "x + a",
+      output: "u32",
+    });
+    for (const [client, other] of [[webgpu, cuda], [cuda, webgpu]]) {
+      const name = client.server.properties.backend;
+      using foreign = other.createWithData(new Uint32Array([1, 2, 3, 4]));
+      for (const params of [{ a: -1 }, { b: 1 }, { a: "1" }, {}]) {
+        assert.throws(
+          () => shift.run(client, { x: foreign }, { params: params as never }),
+          InvalidHandleError,
+          `${name} ${JSON.stringify(params)}`,
+        );
+      }
+      using x = client.createWithData(new Uint32Array([1, 2, 3, 4]));
+      assert.throws(() => shift.run(client, { x }, { params: { a: -1 } }), KernelArgumentError);
+      using y = shift.run(client, { x }, { params: { a: 5 } });
+      assert.deepEqual(await client.read(y), new Uint32Array([6, 7, 8, 9]), name);
+    }
+  },
+});
