@@ -263,14 +263,17 @@ const total = reduction({ inputs: ["x"], combine: "a + b", identity: "0.0" });
 
 /** The primitives and helpers, each with one of its good or bad argument sets. */
 function primitive([pick, a, b, s]: [number, number | string, number | string, unknown]): DiffCall {
-  const shapes: Any[] = [undefined, [2, 2], [4, 4], [3, 0], [-1, 4], [1.5, 2], [2, 8]];
-  const shape = shapes[pick % shapes.length];
-  const axis = [undefined, 0, 1, 2, -1, 0.5][(pick >> 3) % 6];
-  const k = [1, 2, 0, -1, 1.5, 100, NaN][(pick >> 6) % 7];
-  const bins = [4, 1, 0, -2, 2.5, 2 ** 31][(pick >> 9) % 6];
-  const range: Any = [[0, 4], [4, 0], [0, NaN], [1, 1]][(pick >> 12) % 4];
-  const op = ["sum", "max", "min", "prod", "mean", "bogus"][(pick >> 14) % 6];
-  const extra = ((pick >> 17) & 7) === 0 ? { bogus: 1 } : {};
+  // Two programs in three take each option's good values (the first two of each list).
+  const good = (pick >> 22) % 3 !== 0;
+  const of = <T>(list: T[], bits: number): T => list[(pick >> bits) % (good ? 2 : list.length)];
+  const shapes: Any[] = [undefined, [4, 4], [2, 2], [3, 0], [-1, 4], [1.5, 2], [2, 8]];
+  const shape = of(shapes, 0);
+  const axis = of([undefined, 0, 1, 2, -1, 0.5], 3);
+  const k = of([1, 2, 0, -1, 1.5, 100, NaN], 6);
+  const bins = of([4, 1, 0, -2, 2.5, 2 ** 31], 9);
+  const range: Any = of([[0, 4], [-2, 8], [4, 0], [0, NaN], [1, 1]], 12);
+  const op = of(["sum", "max", "min", "prod", "mean", "bogus"], 14);
+  const extra = !good && ((pick >> 17) & 3) === 0 ? { bogus: 1 } : {};
   const o = (more: Record<string, unknown>): Any => withStream({ ...more, ...extra }, s);
   const kinds: [string, (env: DiffEnv, x: Any, y: Any) => unknown][] = [
     ["reduce", (e, x) => reduce(e.client, x, o({ op, shape, axis }))],
@@ -291,7 +294,7 @@ function primitive([pick, a, b, s]: [number, number | string, number | string, u
     ["elementwise", (e, x) => square.run(e.client, { x }, o({}))],
     ["reduction", (e, x) => total.run(e.client, { x }, o({}))],
   ];
-  const [name, call] = kinds[pick % kinds.length];
+  const [name, call] = kinds[(pick >> 24) % kinds.length];
   return {
     name: `${name}(${a}, ${b}; op ${op}, shape ${JSON.stringify(shape)}, axis ${axis}, k ${k}, ` +
       `bins ${bins}, range ${JSON.stringify(range)}, stream ${String(s)}${

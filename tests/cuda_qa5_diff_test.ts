@@ -80,7 +80,7 @@ Deno.test({
         assert.equal(await usable(webgpu, ADD_WGSL as KernelMetadata), expected);
         assert.equal(await usable(cuda, ADD_CUDA as KernelMetadata), expected);
       }),
-      { numRuns: 60 },
+      { numRuns: 45 },
     );
   },
 });
