@@ -87,6 +87,24 @@ function build(table: [string, () => Any][], pick: number): [string, Any] {
   }
 }
 
+/** A good launch of `add` from slot `x` into slot `y` (`c` as given), as a call would make it. */
+function addInto(env: DiffEnv, x: number, y: number, c: unknown, stream?: unknown): void {
+  const hx: Any = env.slots[x], hy: Any = env.slots[y];
+  const n = Math.min(hx?.length ?? 0, hy?.length ?? 0);
+  const options: Any = { threads: n, buffers: [hx, hy], params: { c, n } };
+  if (stream !== undefined) options.stream = stream;
+  env.client.execute(env.add as Any, options);
+}
+
+const cValue = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom<Any>(1, 7) },
+  fc.constantFrom<Any>(-1, 1.5, 2 ** 32, "2"),
+);
+const someStream = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom<Any>(undefined, 1) },
+  badStream,
+);
+
 /** One more random call. */
 export const moreCall: fc.Arbitrary<DiffCall> = fc.oneof(
   {
@@ -134,6 +152,46 @@ export const moreCall: fc.Arbitrary<DiffCall> = fc.oneof(
         };
       }),
   },
+  // profile, capture and replay, waitFor around a launch.
+  fc.tuple(
+    fc.constantFrom("profile", "capture", "capture+zeros", "waitFor self", "waitFor other"),
+    fc.constantFrom(0, 3), // the u32 slots
+    fc.constantFrom(0, 3),
+    cValue,
+    cValue,
+    someStream,
+  ).map(([what, x, y, c, c2, s]): DiffCall => ({
+    name: `${what}(add ${x} -> ${y}, c ${String(c)}, replay c ${String(c2)}, stream ${String(s)})`,
+    readSlot: y,
+    run: async (env) => {
+      const { client } = env;
+      const o: Any = s === undefined ? {} : { stream: s };
+      switch (what) {
+        case "profile": {
+          const p = await client.profile(() => addInto(env, x, y, c, s), o);
+          return p.result === undefined ? undefined : "result?";
+        }
+        case "waitFor self":
+          client.waitFor(client.timeline, client.signal(o), o);
+          return addInto(env, x, y, c, s);
+        case "waitFor other":
+          client.waitFor(env.other.timeline, env.other.signal(), o);
+          return addInto(env, x, y, c, s);
+        default: {
+          const graph = await client.capture(() => {
+            addInto(env, x, y, c, s);
+            if (what === "capture+zeros") client.zeros(2).dispose();
+          }, o);
+          try {
+            graph.replay();
+            graph.replay({ params: { c: c2 } } as Any);
+          } finally {
+            graph.dispose();
+          }
+        }
+      }
+    },
+  })),
   fc.tuple(ref, ref).map(([x, y]): DiffCall => ({
     name: `dot(${x}, ${y})`,
     run: (env) => dot(env.client, [handleOf(env, x), handleOf(env, y)]),

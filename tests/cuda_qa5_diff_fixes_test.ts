@@ -79,3 +79,35 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: nvrtcName("elementwise options.length that is no u32 is a RangeError naming it, on both"),
+  ignore,
+  async fn() {
+    const [webgpu, cuda] = await openBoth();
+    using _w = webgpu, _c = cuda;
+    const iota = elementwise({
+      inputs: { m: "raw u32" },
+      expression: "m[0] + u32(i)",
+      output: "u32",
+    });
+    for (const [client, other] of [[webgpu, cuda], [cuda, webgpu]]) {
+      const name = client.server.properties.backend;
+      using m = client.createWithData(new Uint32Array([10, 20]));
+      using foreign = other.createWithData(new Uint32Array([1, 2]));
+      // it was "threads x" on WebGPU, and the params' or the handle's error first on CUDA
+      for (const length of [1.5, -1, 2 ** 32]) {
+        for (const inputs of [{ m }, { m: foreign }]) {
+          assert.throws(
+            () => iota.run(client, inputs, { length, params: { a: 1 } }),
+            (e) => e instanceof RangeError && /elementwise: options\.length must/.test(e.message),
+            `${name} ${length}`,
+          );
+        }
+      }
+      assert.throws(() => iota.run(client, { m }, { length: "3" as never }), TypeError);
+      using out = iota.run(client, { m }, { length: 3 });
+      assert.deepEqual(await client.read(out), new Uint32Array([10, 11, 12]), name);
+    }
+  },
+});
