@@ -3,11 +3,14 @@
  * the helpers, each checked on both backends: a blank WGSL expression of an `elementwise` or
  * `reduction` spec (WGSL's `f32()` of nothing is 0: zeros on WebGPU, a compile error on CUDA),
  * and another client's handle given to a helper with bad params (INVALID_HANDLE on WebGPU, the
- * params' `KernelArgumentError` on CUDA).
+ * params' `KernelArgumentError` on CUDA), an `elementwise` `length` that is no u32, and a graph's
+ * replay with bad params on a stream `waitFor` holds (accepted at the call on both backends, the
+ * error at a later read).
  */
 import assert from "node:assert/strict";
 import {
   type ComputeClient,
+  CpuTimelineSignal,
   createClient,
   elementwise,
   InvalidHandleError,
@@ -16,6 +19,7 @@ import {
   reduction,
 } from "../mod.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { ADD_CUDA, ADD_WGSL } from "./_client_programs.ts";
 
 const [adapter] = await listDevices({ backend: "webgpu" });
 const ignore = adapter === undefined || nvrtcSkip !== undefined;
@@ -108,6 +112,37 @@ Deno.test({
       assert.throws(() => iota.run(client, { m }, { length: "3" as never }), TypeError);
       using out = iota.run(client, { m }, { length: 3 });
       assert.deepEqual(await client.read(out), new Uint32Array([10, 11, 12]), name);
+    }
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "a replay with a bad param on a stream held by waitFor throws at the call, on both",
+  ),
+  ignore,
+  async fn() {
+    const [webgpu, cuda] = await openBoth();
+    using _w = webgpu, _c = cuda;
+    for (const [client, add] of [[webgpu, ADD_WGSL], [cuda, ADD_CUDA]] as const) {
+      const name = client.server.properties.backend;
+      using x = client.createWithData(new Uint32Array([1, 2, 3, 4]));
+      using y = client.zeros(4, "u32");
+      const launch = { threads: 4, buffers: [x, y], params: { c: 1, n: 4 } };
+      using graph = await client.capture(() => client.execute(add as never, launch));
+      const gate = new CpuTimelineSignal();
+      client.waitFor(gate, 1); // holds stream 0 in the client
+      // it was accepted, and the read after the gate opened failed with the param's error
+      for (const c of [-1, 1.5, 2 ** 32, "2"]) {
+        assert.throws(() => graph.replay({ params: { c } as never }), KernelArgumentError, name);
+      }
+      assert.throws(() => graph.replay({ params: { z: 1 } }), KernelArgumentError, name);
+      graph.replay({ params: { c: 5 } });
+      gate.set(1);
+      assert.deepEqual(await client.read(y), new Uint32Array([6, 7, 8, 9]), name);
+      graph.replay(); // the last params stay
+      graph.replay({ params: { c: 6 } });
+      assert.deepEqual(await client.read(y), new Uint32Array([7, 8, 9, 10]), name);
     }
   },
 });
