@@ -5,7 +5,8 @@
  * and another client's handle given to a helper with bad params (INVALID_HANDLE on WebGPU, the
  * params' `KernelArgumentError` on CUDA), an `elementwise` `length` that is no u32, and a graph's
  * replay with bad params on a stream `waitFor` holds (accepted at the call on both backends, the
- * error at a later read).
+ * error at a later read), and a handle of fewer bytes than one element of a typed pointer (CUDA
+ * wrote the whole element past it).
  */
 import assert from "node:assert/strict";
 import {
@@ -143,6 +144,32 @@ Deno.test({
       graph.replay(); // the last params stay
       graph.replay({ params: { c: 6 } });
       assert.deepEqual(await client.read(y), new Uint32Array([7, 8, 9, 10]), name);
+    }
+  },
+});
+
+Deno.test({
+  name: nvrtcName("a handle of fewer bytes than one element is a KernelArgumentError on both"),
+  ignore,
+  async fn() {
+    const [webgpu, cuda] = await openBoth();
+    using _w = webgpu, _c = cuda;
+    for (const [client, add] of [[webgpu, ADD_WGSL], [cuda, ADD_CUDA]] as const) {
+      const name = client.server.properties.backend;
+      using x = client.createWithData(new Uint32Array([3, 4]));
+      // CUDA wrote a whole u32 into the 1-byte handle (the read gave [10], bytes past it written)
+      for (const bytes of [1, 2, 3]) {
+        using y = client.createWithData(new ArrayBuffer(bytes));
+        assert.throws(
+          () =>
+            client.execute(add as never, { threads: 1, buffers: [x, y], params: { c: 7, n: 1 } }),
+          (e) => e instanceof KernelArgumentError && /has \d bytes/.test(e.message),
+          `${name} ${bytes}`,
+        );
+      }
+      using y = client.createWithData(new ArrayBuffer(4));
+      client.execute(add as never, { threads: 1, buffers: [x, y], params: { c: 7, n: 1 } });
+      assert.deepEqual(await client.read(y, Uint32Array), new Uint32Array([10]), name);
     }
   },
 });
