@@ -333,6 +333,10 @@ export class LaunchGraph implements Disposable {
       parts.own.check(parts.label, params);
     }
     const { held, stream } = parts;
+    if (native !== undefined && params !== undefined && held.busy) {
+      // Checked now: the held replay would find a bad param only when it runs (at a later read)
+      rewriteParams(parts.launches, parts.label, params, parts.server, stream, false);
+    }
     const run = native === undefined ? this.#launchByLaunch(params) : undefined;
     if (!held.busy) {
       held.errors.throwFor(stream);

@@ -16,6 +16,7 @@ import type { LaunchRecord } from "./_launch_record.ts";
 /**
  * Sets the named `params` in each of `launches` that has them and checks each launch on `server`;
  * a `KernelArgumentError` (a name no launch has, a value of another layout) changes nothing.
+ * `commit: false` only checks (a native graph's replay held behind a `waitFor` sets them later).
  */
 export function rewriteParams<K extends KernelMetadata>(
   launches: readonly LaunchRecord<K>[],
@@ -23,6 +24,7 @@ export function rewriteParams<K extends KernelMetadata>(
   params: KernelParams,
   server: ComputeServer<K>,
   stream: StreamId,
+  commit = true,
 ): void {
   if (typeof params !== "object" || params === null) {
     throw new KernelArgumentError(
@@ -57,4 +59,5 @@ export function rewriteParams<K extends KernelMetadata>(
     launches.forEach((launch, i) => launch.params = old[i]);
     throw error;
   }
+  if (!commit) launches.forEach((launch, i) => launch.params = old[i]);
 }

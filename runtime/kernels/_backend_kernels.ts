@@ -249,6 +249,9 @@ export function launch(client: ComputeClient, kernel: BackendText, options: Gene
   const own = options.params ?? {};
   const params = user === undefined ? own : mergeParams(kernel.id, own, user);
   if ("params" in kernel && "entryPoint" in kernel) {
+    // The handles before the params, as WebGPU's launch checks them (another client's memory
+    // is INVALID_HANDLE whatever the params get wrong).
+    for (let i = 0; i < buffers.length; i++) client.server.checkRef?.(buffers[i].ref());
     const given = params as Record<string, unknown>;
     for (const name in given) {
       if (Object.hasOwn(given, name) && !declares(kernel.params, name)) {

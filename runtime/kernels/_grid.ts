@@ -47,6 +47,8 @@ export function elementTypeOf(
   if (handle === null || typeof handle !== "object" || typeof handle.size !== "function") {
     throw new TypeError(`${primitive}: ${argument} must be a handle, got ${String(handle)}`);
   }
+  // A disposed handle is INVALID_HANDLE here, before any launch (on every backend the same).
+  if (handle.disposed) handle.ref();
   const dtype = handle.dtype === "bytes" ? "f32" : handle.dtype;
   if (!(allowed as readonly string[]).includes(dtype)) {
     throw new TypeError(

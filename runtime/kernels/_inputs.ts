@@ -157,3 +157,15 @@ export function checkNoOverlap(
 function bytesOf(handle: Handle): [number, number] {
   return [handle.offsetStart ?? 0, handle.fullSize - (handle.offsetEnd ?? 0)];
 }
+
+/**
+ * Checks the WGSL expression `spec[field]` of a helper's spec: a string (`TypeError`) that is not
+ * blank (`RangeError`: WGSL reads `f32()` of nothing as 0, so an empty expression gave zeros on
+ * WebGPU, a compile error on CUDA). `optional`: may be left out.
+ */
+export function checkExpression(spec: unknown, field: string, optional = false): void {
+  const text = (spec as Record<string, unknown> | undefined)?.[field];
+  if (optional && text === undefined) return;
+  if (typeof text !== "string") throw new TypeError(`spec.${field} must be a string`);
+  if (text.trim() === "") throw new RangeError(`spec.${field} is empty: give a WGSL expression`);
+}

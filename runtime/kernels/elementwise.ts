@@ -10,13 +10,14 @@ import type { KernelParams } from "../core/kernel.ts";
 import type { StreamId } from "../core/stream_id.ts";
 import {
   checkCall,
+  checkExpression,
   checkNoOverlap,
   checkOutput,
   commonLength,
   namedInputs,
   overlaps,
 } from "./_inputs.ts";
-import { assertKnownKeys } from "../core/_argument_checks.ts";
+import { assertKnownKeys, assertU32 } from "../core/_argument_checks.ts";
 import { backendOf, type CudaText, launch } from "./_backend_kernels.ts";
 import { elementwiseCuda } from "./_elementwise_cuda.ts";
 
@@ -224,7 +225,7 @@ export function elementTypes(
 export function elementwise<T extends ElementType = "f32">(
   spec: ElementwiseSpec<T>,
 ): ElementwiseKernel<T> {
-  if (typeof spec?.expression !== "string") throw new TypeError("spec.expression must be a string");
+  checkExpression(spec, "expression");
   // A misspelt `output` gave f32 elements silently.
   assertKnownKeys(
     spec,
@@ -275,6 +276,8 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
     source,
     run(client, given, options = {}) {
       checkCall(name, client, options, ["params", "out", "length", "stream"]);
+      // Checked here, not as the launch's threads (after the handles and params on CUDA).
+      if (options.length !== undefined) assertU32(options.length, `${name}: options.length`);
       const handles = namedInputs(name, inputs, given);
       checkOutput(name, options.out, output);
       const out_ = options.out;

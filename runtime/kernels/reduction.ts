@@ -13,6 +13,7 @@ import type { StreamId } from "../core/stream_id.ts";
 import { checkName, type ElementType, elementTypes } from "./elementwise.ts";
 import {
   checkCall,
+  checkExpression,
   checkNoOverlap,
   checkOutput,
   commonLength,
@@ -184,9 +185,8 @@ export function reduction<T extends ElementType = "f32">(
 ): ReductionKernel<T> {
   if (typeof spec !== "object" || spec === null) throw new TypeError("spec must be an object");
   assertKnownKeys(spec, SPEC_KEYS, "reduction", "spec"); // a misspelt `finish` was a silent sum
-  for (const field of ["combine", "identity"] as const) {
-    if (typeof spec[field] !== "string") throw new TypeError(`spec.${field} must be a string`);
-  }
+  // combine and identity are required, map and finish optional; none may be blank.
+  ["combine", "identity", "map", "finish"].forEach((f, i) => checkExpression(spec, f, i > 1));
   const name = spec.name ?? "reduction";
   const inputs = elementTypes(spec.inputs, "input");
   const params = elementTypes(spec.params ?? {}, "param");

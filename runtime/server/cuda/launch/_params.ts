@@ -25,7 +25,7 @@
 
 import { KernelArgumentError } from "../../../core/errors.ts";
 import type { KernelArguments, StorageType } from "../../../core/kernel_arguments.ts";
-import { ScalarArgument } from "../../../core/kernel_arguments.ts";
+import { ScalarArgument, STORAGE_TYPE_SIZE } from "../../../core/kernel_arguments.ts";
 import type { KernelParams } from "../../../core/kernel.ts";
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { describe } from "../../../core/_argument_checks.ts";
@@ -277,14 +277,26 @@ function scalarList(list: readonly KernelParam[]): string {
   return scalars.length === 0 ? "no scalars" : scalars.join(", ");
 }
 
-/** Refuses a typed handle whose elements are not the pointee's type. */
+/**
+ * Refuses a typed handle whose elements are not the pointee's type, and one of fewer bytes than
+ * one pointee (as WebGPU refuses it; an empty handle binds, docs/known_issues.md).
+ */
 function checkElement(
   kernel: string,
   what: string,
   ref: HandleRef,
   param: KernelParam & { kind: "pointer" },
 ): void {
-  if (param.element === undefined || ref.dtype === "bytes" || ref.dtype === param.element) return;
+  if (param.element === undefined) return;
+  const size = ref.size(), unit = STORAGE_TYPE_SIZE[param.element];
+  if (size > 0 && size < unit) {
+    throw new KernelArgumentError(
+      kernel,
+      what,
+      `has ${size} bytes, but ${param.declared} needs at least ${unit} (one ${param.element})`,
+    );
+  }
+  if (ref.dtype === "bytes" || ref.dtype === param.element) return;
   throw new KernelArgumentError(
     kernel,
     what,

@@ -157,6 +157,13 @@ export class Launcher {
       throw new UnsupportedError(`Kernel '${name}': WebGPU has no tensor maps (TMA)`);
     }
     const buffers = args.buffers;
+    // Handles first, as on CUDA: another client's memory is INVALID_HANDLE whatever else is wrong
+    for (let i = 0; i < buffers.length; i++) {
+      const ref = buffers[i];
+      if (ref instanceof HandleRef && textureOf(ref) === undefined) {
+        this.#parts.memory.locate(ref, this.#at);
+      }
+    }
     const slots = args.metadata.data.length > 0 || args.hasScalars
       ? this.#info(name, reflection.bindings, launch)
       : this.#params(name, reflection, launch);
