@@ -1,0 +1,143 @@
+/**
+ * README.md read as a contract (QA wave 6): its behavioural claims that no other test checked on
+ * both backends, each run on WebGPU (the fallback adapter) and on the simulated CUDA driver.
+ */
+import assert from "node:assert/strict";
+import {
+  argmax,
+  argmin,
+  type ComputeClient,
+  CpuTimelineSignal,
+  createClient,
+  DestroyedError,
+  elementwise,
+  histogram,
+  InvalidHandleError,
+  listDevices,
+  random,
+  sort,
+  topk,
+} from "../mod.ts";
+import { within } from "./_device_programs.ts";
+import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
+
+const [adapter] = await listDevices({ backend: "webgpu" });
+const backends = [
+  { name: "webgpu", ignore: adapter === undefined, open: () => createClient({ device: adapter! }) },
+  {
+    name: "cuda",
+    ignore: false,
+    open: () => createClient({ backend: "cuda", library: SIM_LIBRARY }),
+  },
+] as const;
+
+async function both(
+  name: string,
+  fn: (client: ComputeClient) => Promise<void>,
+  sanitizeOps = true,
+): Promise<void> {
+  for (const b of backends) {
+    Deno.test({
+      name: `${b.name}: ${name}`,
+      ignore: b.ignore,
+      sanitizeOps,
+      sanitizeResources: b.name !== "cuda", // the first CUDA test loads NVRTC, kept for the process
+      async fn() {
+        using client = (await b.open()) as ComputeClient;
+        await fn(client);
+      },
+    });
+  }
+}
+
+await both("a held write takes its data when it runs (README, Timeline signals)", async (c) => {
+  const gate = new CpuTimelineSignal();
+  using h = c.zeros(4, "u32");
+  c.waitFor(gate, 1);
+  const data = new Uint32Array([1, 2, 3, 4]);
+  c.write(h, data);
+  data.fill(9); // after the call, before it runs
+  gate.set(1);
+  assert.deepEqual([...await within(c.read(h), 5_000)], [9, 9, 9, 9]);
+});
+
+await both("write offset counts elements; read of another array type is a TypeError", async (c) => {
+  using h = c.zeros(6, "f32");
+  c.write(h, new Float32Array([5, 6]), { offset: 3 });
+  assert.deepEqual([...await c.read(h)], [0, 0, 0, 5, 6, 0]);
+  // deno-lint-ignore no-explicit-any
+  await assert.rejects(() => (c as any).read(h, Int32Array), TypeError);
+});
+
+await both("argument errors reject at the call while the stream is held by waitFor", async (c) => {
+  const gate = new CpuTimelineSignal();
+  const gone = c.zeros(4, "f32");
+  gone.dispose();
+  c.waitFor(gate, 1);
+  await within(assert.rejects(c.read(gone), InvalidHandleError), 2_000);
+  assert.throws(() => c.write(gone, new Float32Array(4)), InvalidHandleError);
+  gate.set(1);
+  await c.sync();
+});
+
+await both("destroy() settles held calls with DESTROYED at once", async (c) => {
+  const gate = new CpuTimelineSignal();
+  const h = c.zeros(4, "f32");
+  c.waitFor(gate, 1);
+  const read = c.read(h);
+  const sync = c.sync();
+  c.destroy();
+  await within(assert.rejects(read, DestroyedError), 2_000);
+  await within(assert.rejects(sync, DestroyedError), 2_000);
+}, false);
+
+await both("argmax/argmin/topk: ties and NaN give the first index", async (c) => {
+  using x = c.createWithData(new Float32Array([1, 7, NaN, 7, NaN, -3, -3]));
+  using y = c.createWithData(new Float32Array([1, 7, 2, 7, 0, -3, -3]));
+  using a = argmax(c, x);
+  using b = argmin(c, x);
+  using d = argmax(c, y);
+  using e = argmin(c, y);
+  using t = topk(c, y, 3);
+  const [ra, rb, rd, re, ti] = await c.readMany([a, b, d, e, t.indices]);
+  assert.deepEqual([ra[0], rb[0], rd[0], re[0]], [2, 2, 1, 5]);
+  assert.deepEqual([...ti], [1, 3, 2]);
+});
+
+await both("sort is stable and puts NaN last", async (c) => {
+  using k = c.createWithData(new Float32Array([2, NaN, 1, 2, -Infinity, 1, NaN]));
+  using v = c.createWithData(new Uint32Array([0, 1, 2, 3, 4, 5, 6]));
+  using s = sort(c, k, { values: v });
+  assert.deepEqual([...await c.read(s.values)], [4, 2, 5, 0, 3, 1, 6]);
+});
+
+await both("histogram: bins of equal width, the range's end in the last bin", async (c) => {
+  using x = c.createWithData(new Float32Array([0, 0.25, 0.5, 1, 1.5, -0.1, 0.99, NaN]));
+  using h = histogram(c, x, { bins: 4, range: [0, 1] });
+  assert.deepEqual([...await c.read(h)], [1, 1, 1, 2]);
+});
+
+await both("elementwise: out may be an input, not a raw one", async (c) => {
+  const k = elementwise({ inputs: { v: "f32", r: "raw f32" }, expression: "v + r[0]" });
+  using v = c.createWithData(new Float32Array([1, 2, 3]));
+  using r = c.createWithData(new Float32Array([10, 0, 0]));
+  k.run(c, { v, r }, { out: v });
+  assert.deepEqual([...await c.read(v)], [11, 12, 13]);
+  assert.throws(() => k.run(c, { v, r }, { out: r }));
+});
+
+// README (Primitives): u32 and uniform numbers are bit-identical on every device; normal ones
+// agree to the device's log, sqrt and cos (it claimed bit-identical for all: they differ in the
+// last bits between WebGPU and CUDA).
+const draws: Float32Array[][] = [];
+await both("random: uniform bits equal on both backends, normal ones to rounding", async (c) => {
+  using u = random(c, 1000, { seed: 7, offset: 5 });
+  using z = random(c, 1000, { seed: 7, distribution: "normal" });
+  const [ru, rz] = await c.readMany([u, z]);
+  if (draws.length > 0) {
+    assert.deepEqual(new Uint32Array(ru.buffer), new Uint32Array(draws[0][0].buffer));
+    const worst = Math.max(...rz.map((v, i) => Math.abs(v - draws[0][1][i])));
+    assert.ok(worst < 1e-5, `normal numbers differ by ${worst}`);
+  }
+  draws.push([ru, rz]);
+});
