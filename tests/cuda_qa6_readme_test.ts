@@ -14,7 +14,10 @@ import {
   histogram,
   InvalidHandleError,
   listDevices,
+  KernelArgumentError,
   random,
+  reduce,
+  scan,
   sort,
   topk,
 } from "../mod.ts";
@@ -140,4 +143,76 @@ await both("random: uniform bits equal on both backends, normal ones to rounding
     assert.ok(worst < 1e-5, `normal numbers differ by ${worst}`);
   }
   draws.push([ru, rz]);
+});
+
+await both("elementwise converts to the output type as WGSL's u32(e)/i32(e) do", async (c) => {
+  using v = c.createWithData(new Float32Array([-1.5, 3.7, 5e9, -3.7, 3e9, -3e9]));
+  using u = elementwise({ inputs: { v: "f32" }, expression: "v", output: "u32" }).run(c, { v });
+  using s = elementwise({ inputs: { v: "f32" }, expression: "v", output: "i32" }).run(c, { v });
+  const [ru, rs] = await c.readMany([u, s]);
+  assert.deepEqual([...ru], [0, 3, 4294967040, 0, 3e9, 0]);
+  assert.deepEqual([...rs], [-1, 3, 2147483520, -3, 2147483520, -2147483648]);
+});
+
+await both("reduce mean over rows and columns; exclusive scan", async (c) => {
+  using x = c.createWithData(new Float32Array([1, 2, 3, 4, 5, 6]));
+  using rows = reduce(c, x, { op: "mean", shape: [2, 3], axis: 1 });
+  using cols = reduce(c, x, { op: "max", shape: [2, 3], axis: 0 });
+  using ex = scan(c, x, { exclusive: true });
+  const [r, k, e] = await c.readMany([rows, cols, ex]);
+  assert.deepEqual([...r], [2, 5]);
+  assert.deepEqual([...k], [4, 5, 6]);
+  assert.deepEqual([...e], [0, 1, 3, 6, 10, 15]);
+});
+
+await both("inside a capture, allocation, reads and sync throw CAPTURE_UNSUPPORTED", async (c) => {
+  using h = c.zeros(4, "f32");
+  for (const call of [() => c.zeros(4, "f32"), () => c.read(h), () => c.sync()]) {
+    await assert.rejects(
+      c.capture(async () => {
+        await call();
+      }),
+      (e: Error & { code?: string }) => e.code === "CAPTURE_UNSUPPORTED",
+    );
+  }
+  assert.deepEqual([...await c.read(h)], [0, 0, 0, 0]); // usable after
+});
+
+await both("a replay that sets a helper's own param is refused; nothing replayed", async (c) => {
+  const add = elementwise({ inputs: { v: "f32" }, params: { a: "f32" }, expression: "v + a" });
+  using v = c.createWithData(new Float32Array([1, 2]));
+  using g = await c.capture(() => {
+    add.run(c, { v }, { out: v, params: { a: 1 } });
+  });
+  g.replay();
+  assert.throws(() => g.replay({ params: { n: 1 } }), KernelArgumentError);
+  g.replay({ params: { a: 10 } });
+  assert.deepEqual([...await c.read(v)], [12, 13]);
+});
+
+Deno.test({
+  name: "webgpu <-> cuda: copyTo through the host, waitFor(a.timeline, a.signal()) orders b after a",
+  ignore: adapter === undefined,
+  sanitizeResources: false, // NVRTC, loaded once per process
+  async fn() {
+    using w = await createClient({ device: adapter! });
+    using k = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+    using src = w.createWithData(new Int32Array([1, -2, 3]));
+    using there = w.copyTo(src, k);
+    assert.equal(there.dtype, "i32");
+    using back = k.copyTo(there, w);
+    assert.deepEqual([...await w.read(back)], [1, -2, 3]);
+    const gate = new CpuTimelineSignal();
+    using h = k.zeros(3, "i32");
+    w.waitFor(gate, 1);
+    w.write(src, new Int32Array([7, 8, 9]));
+    k.waitFor(w.timeline, w.signal());
+    k.write(h, new Int32Array([0, 0, 5])); // held behind w's write
+    using moved = w.copyTo(src, k);
+    gate.set(1);
+    assert.deepEqual([...await within(k.read(moved), 5_000)], [7, 8, 9]);
+    assert.deepEqual([...await k.read(h)], [0, 0, 5]);
+    await assert.rejects(w.read(h as never), InvalidHandleError); // another client's handle
+    assert.deepEqual([...await w.read(src)], [7, 8, 9]); // both usable
+  },
 });
