@@ -13,8 +13,8 @@ import {
   elementwise,
   histogram,
   InvalidHandleError,
-  listDevices,
   KernelArgumentError,
+  listDevices,
   random,
   reduce,
   scan,
@@ -191,7 +191,8 @@ await both("a replay that sets a helper's own param is refused; nothing replayed
 });
 
 Deno.test({
-  name: "webgpu <-> cuda: copyTo through the host, waitFor(a.timeline, a.signal()) orders b after a",
+  name:
+    "webgpu <-> cuda: copyTo through the host, waitFor(a.timeline, a.signal()) orders b after a",
   ignore: adapter === undefined,
   sanitizeResources: false, // NVRTC, loaded once per process
   async fn() {
@@ -215,4 +216,54 @@ Deno.test({
     await assert.rejects(w.read(h as never), InvalidHandleError); // another client's handle
     assert.deepEqual([...await w.read(src)], [7, 8, 9]); // both usable
   },
+});
+
+// (`sync` waits for all work, held calls of every stream included: it is not asserted here.)
+await both("profile and read on one stream do not wait for a held one", async (c) => {
+  const gate = new CpuTimelineSignal();
+  using held = c.zeros(4, "f32", { stream: 2 });
+  using x = c.zeros(4, "f32", { stream: 1 });
+  const add = elementwise({ inputs: { v: "f32" }, expression: "v + 1.0" });
+  c.waitFor(gate, 1, { stream: 2 });
+  add.run(c, { v: held }, { out: held, stream: 2 });
+  const p = await within(
+    c.profile(() => add.run(c, { v: x }, { out: x }), { stream: 1 }),
+    5_000,
+  );
+  assert.ok(p.duration !== undefined);
+  assert.deepEqual([...await within(c.read(x, { stream: 1 }), 5_000)], [1, 1, 1, 1]);
+  gate.set(1);
+  assert.deepEqual([...await within(c.read(held, { stream: 2 }), 5_000)], [1, 1, 1, 1]);
+});
+
+await both(
+  "a handle disposed right after the launch that uses it; a graph keeps its handles",
+  async (c) => {
+    const add = elementwise({ inputs: { v: "f32", w: "f32" }, expression: "v + w" });
+    using y = c.zeros(3, "f32");
+    const x = c.createWithData(new Float32Array([1, 2, 3]));
+    add.run(c, { v: y, w: x }, { out: y });
+    x.dispose();
+    using x2 = c.createWithData(new Float32Array([9, 9, 9])); // may reuse x's memory
+    const z = c.createWithData(new Float32Array([10, 20, 30]));
+    using g = await c.capture(() => {
+      add.run(c, { v: y, w: z }, { out: y });
+    });
+    z.dispose();
+    using x3 = c.createWithData(new Float32Array([5, 5, 5])); // must not take z's memory
+    g.replay();
+    assert.deepEqual([...await c.read(y)], [11, 22, 33]);
+    assert.equal(x2.length + x3.length, 6);
+  },
+);
+
+await both("reduce, scan and segmentReduce max propagate NaN, as NumPy", async (c) => {
+  using x = c.createWithData(new Float32Array([1, NaN, 3, -1, 0, 2]));
+  using m = reduce(c, x, { op: "max" });
+  using r = reduce(c, x, { op: "min", shape: [2, 3], axis: 1 });
+  using s = scan(c, x, { op: "max" });
+  const [rm, rr, rs] = await c.readMany([m, r, s]);
+  assert.ok(Number.isNaN(rm[0]));
+  assert.ok(Number.isNaN(rr[0]) && rr[1] === -1);
+  assert.deepEqual([...rs].map(Number.isNaN), [false, true, true, true, true, true]);
 });
