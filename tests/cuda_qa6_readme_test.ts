@@ -21,6 +21,7 @@ import {
   sort,
   topk,
 } from "../mod.ts";
+import { cudaSignatures } from "../runtime/server/cuda/compile/signature.ts";
 import { within } from "./_device_programs.ts";
 import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 
@@ -266,4 +267,23 @@ await both("reduce, scan and segmentReduce max propagate NaN, as NumPy", async (
   assert.ok(Number.isNaN(rm[0]));
   assert.ok(Number.isNaN(rr[0]) && rr[1] === -1);
   assert.deepEqual([...rs].map(Number.isNaN), [false, true, true, true, true, true]);
+});
+
+// README (CUDA): "`const T*` parameters are read-only for the stream ordering". A `T**` holds
+// pointers: it took T handles (refusing the u64 ones that hold pointers), and `const T**`, whose
+// pointers the kernel may write, was read-only for the ordering (unordered writes).
+Deno.test("cuda: const T* is read-only; T** points to u64 words, writable unless const at each level", () => {
+  const source = `extern "C" __global__ void f(const float* a, float* const b, const float** c,
+    const float* const* d, float** e, const float* __restrict__ g) {}`;
+  const params = cudaSignatures(source)[0].params.map((p) =>
+    p.kind === "pointer" ? `${p.name}:${p.element}:${p.readOnly}` : p.name
+  );
+  assert.deepEqual(params, [
+    "a:f32:true",
+    "b:f32:false",
+    "c:u64:false",
+    "d:u64:true",
+    "e:u64:false",
+    "g:f32:true",
+  ]);
 });

@@ -319,8 +319,14 @@ function cParam(text: string, index: number, aliases: Map<string, string>): Kern
   }
   if (star >= 0) {
     const base = words.slice(0, star);
-    const readOnly = base.includes("const");
-    const typeName = baseType(base.filter((w) => w !== "const"));
+    // `T**` points to pointers (8-byte words): `const T**` may still write them, `const T* const*`
+    // may not. (`T**` took T handles and was read-only for the ordering with a `const T`.)
+    const levels = words.slice(star).filter((w) => !IGNORED.has(w));
+    const inner = levels.slice(0, levels.lastIndexOf("*"));
+    const deep = inner.includes("*");
+    const readOnly = base.includes("const") &&
+      inner.every((w, i) => w !== "*" || inner[i + 1] === "const");
+    const typeName = deep ? "uint64_t" : baseType(base.filter((w) => w !== "const"));
     const element = typeName === "void" ? undefined : C_TYPES[typeName];
     if (typeName !== "void" && element === undefined) {
       // A pointer to a struct or another type: any handle, bytes as they are.
