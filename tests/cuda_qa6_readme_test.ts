@@ -19,6 +19,7 @@ import {
   reduce,
   scan,
   sort,
+  TimeoutError,
   topk,
 } from "../mod.ts";
 import { cudaSignatures } from "../runtime/server/cuda/compile/signature.ts";
@@ -287,3 +288,56 @@ Deno.test("cuda: const T* is read-only; T** points to u64 words, writable unless
     "g:f32:true",
   ]);
 });
+
+await both("bytes handles, byte views, as() reinterprets, write of raw bytes", async (c) => {
+  using f = c.createWithData(new Float32Array([1, -2]));
+  const bytes = await c.read(f, Uint8Array);
+  assert.deepEqual([...new Float32Array(bytes.slice().buffer)], [1, -2]);
+  const asU32 = f.as("u32");
+  assert.deepEqual([...await c.read(asU32)], [0x3f800000, 0xc0000000]);
+  c.write(f, new Float32Array([3, 4]).buffer); // raw bytes
+  using raw = c.createBytes(8);
+  c.write(raw, new Uint32Array([7, 8]).buffer);
+  const [rf, rr] = await c.readMany([f, raw]);
+  assert.deepEqual([...rf], [3, 4]);
+  assert.ok(rr instanceof Uint8Array && rr.length === 8);
+  assert.deepEqual([...await c.read(raw, Uint32Array)], [7, 8]); // any type for untyped handles
+  await assert.rejects(c.read(asU32, Float32Array), TypeError);
+});
+
+await both(
+  "capture: another stream is CAPTURE_UNSUPPORTED, a kernel's bad argument rejects it",
+  async (c) => {
+    const add = elementwise({ inputs: { v: "f32" }, params: { a: "f32" }, expression: "v + a" });
+    using v = c.createWithData(new Float32Array([1, 2]));
+    await assert.rejects(
+      c.capture(() => {
+        add.run(c, { v }, { out: v, params: { a: 1 }, stream: 5 });
+      }),
+      (e: Error & { code?: string }) => e.code === "CAPTURE_UNSUPPORTED",
+    );
+    await assert.rejects(
+      c.capture(() => {
+        add.run(c, { v }, { out: v, params: { a: 1e40 } });
+      }),
+      (e: Error) => e instanceof KernelArgumentError || e instanceof RangeError,
+    );
+    assert.deepEqual([...await c.read(v)], [1, 2]); // nothing ran
+  },
+);
+
+await both(
+  "signal() marks the stream's work; the timeline reaches it once that work completed",
+  async (c) => {
+    const gate = new CpuTimelineSignal();
+    using h = c.zeros(2, "u32", { stream: 1 });
+    c.waitFor(gate, 1, { stream: 1 });
+    c.write(h, new Uint32Array([4, 5]), { stream: 1 });
+    const mark = c.signal({ stream: 1 });
+    await assert.rejects(c.timeline.wait(mark, { timeoutMs: 50 }), TimeoutError); // still held
+    gate.set(1);
+    await within(c.timeline.wait(mark), 5_000);
+    assert.ok(c.timeline.value >= mark);
+    assert.deepEqual([...await c.read(h, { stream: 1 })], [4, 5]);
+  },
+);
