@@ -15,9 +15,11 @@ import {
   InvalidHandleError,
   KernelArgumentError,
   listDevices,
+  matmul,
   random,
   reduce,
   scan,
+  segmentReduce,
   sort,
   TimeoutError,
   topk,
@@ -341,3 +343,22 @@ await both(
     assert.deepEqual([...await c.read(h, { stream: 1 })], [4, 5]);
   },
 );
+
+// The README's Primitives example prints these values (its doc test runs on WebGPU only).
+await both("the README's primitives example prints what it says", async (c) => {
+  using x = c.createWithData(new Float32Array([0.5, 0.25, 0.75, 0.1, 0.9, 0.3]));
+  using scores = c.createWithData(new Float32Array([3, 1, 2]));
+  using ids = c.createWithData(new Uint32Array([10, 11, 12]));
+  using labels = c.createWithData(new Uint32Array([0, 1, 0, 1, 0, 1]));
+  using a = c.arange(6, "f32");
+  using b = c.full(3 * 2, 1);
+  using sorted = sort(c, scores, { values: ids });
+  using best = topk(c, x, 2);
+  using counts = histogram(c, x, { bins: 4, range: [0, 1] });
+  using perCluster = segmentReduce(c, x, labels, { segments: 2 });
+  using m = await matmul(c, a, b, { m: 2, n: 2, k: 3, tune: false });
+  const [s, i, h, p, r] = await c.readMany([sorted.values, best.indices, counts, perCluster, m]);
+  assert.deepEqual([[...s], [...i], [...h]], [[11, 12, 10], [4, 2], [1, 2, 1, 2]]);
+  assert.deepEqual([...p].map((v) => +v.toFixed(5)), [2.15, 0.65]);
+  assert.deepEqual([...r], [3, 3, 12, 12]);
+});
