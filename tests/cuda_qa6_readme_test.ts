@@ -25,6 +25,7 @@ import {
   topk,
 } from "../mod.ts";
 import { cudaSignatures } from "../runtime/server/cuda/compile/signature.ts";
+import { nvrtcSkip } from "./_cuda_nvrtc.ts";
 import { within } from "./_device_programs.ts";
 import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 
@@ -33,7 +34,7 @@ const backends = [
   { name: "webgpu", ignore: adapter === undefined, open: () => createClient({ device: adapter! }) },
   {
     name: "cuda",
-    ignore: false,
+    ignore: nvrtcSkip !== undefined,
     open: () => createClient({ backend: "cuda", library: SIM_LIBRARY }),
   },
 ] as const;
@@ -48,7 +49,6 @@ async function both(
       name: `${b.name}: ${name}`,
       ignore: b.ignore,
       sanitizeOps,
-      sanitizeResources: b.name !== "cuda", // the first CUDA test loads NVRTC, kept for the process
       async fn() {
         using client = (await b.open()) as ComputeClient;
         await fn(client);
@@ -197,8 +197,7 @@ await both("a replay that sets a helper's own param is refused; nothing replayed
 Deno.test({
   name:
     "webgpu <-> cuda: copyTo through the host, waitFor(a.timeline, a.signal()) orders b after a",
-  ignore: adapter === undefined,
-  sanitizeResources: false, // NVRTC, loaded once per process
+  ignore: adapter === undefined || nvrtcSkip !== undefined,
   async fn() {
     using w = await createClient({ device: adapter! });
     using k = await createClient({ backend: "cuda", library: SIM_LIBRARY });

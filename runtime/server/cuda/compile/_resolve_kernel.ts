@@ -135,7 +135,9 @@ const MACRO_KERNELS = " (the __global__ functions a #define declares are not rea
 /** The names of the extern "C" kernels the source defines more than once, differently. */
 export function variantNames(signatures: readonly KernelSignature[]): Set<string> {
   const key = (s: KernelSignature) =>
-    s.params.map((p) => `${p.name}:${p.kind === "pointer" ? `${p.element}*${p.readOnly}` : p.type}`)
+    s.params.map((p) =>
+      `${p.name}:${p.kind === "pointer" ? `${p.element}x${p.lanes ?? 1}*${p.readOnly}` : p.type}`
+    )
       .join();
   const seen = new Map<string, string>(), found = new Set<string>();
   for (const s of signatures) {

@@ -52,6 +52,8 @@ export type KernelParam =
     readonly readOnly: boolean;
     /** The declaration as written, for messages. */
     readonly declared: string;
+    /** Elements per pointee of a CUDA vector type (`float4*`: 4 f32); absent for 1. */
+    readonly lanes?: number;
   }
   | {
     readonly kind: "scalar";
@@ -135,6 +137,27 @@ const C_TYPES: Record<string, StorageType> = {
   "uint64_t": "u64",
   "size_t": "u64",
 };
+
+/** CUDA's vector types (`float4`, `uchar2`, `__half2`...) by element type, and their lanes. */
+const VECTOR_ELEMENTS: Record<string, StorageType> = {
+  char: "i8",
+  uchar: "u8",
+  short: "i16",
+  ushort: "u16",
+  int: "i32",
+  uint: "u32",
+  long: "i64",
+  ulong: "u64",
+  longlong: "i64",
+  ulonglong: "u64",
+  float: "f32",
+  double: "f64",
+};
+function vectorType(name: string): [StorageType, number] | undefined {
+  if (name === "__half2" || name === "half2") return ["f16", 2];
+  const m = /^([a-z]+)([1-4])$/.exec(name);
+  return m && m[1] in VECTOR_ELEMENTS ? [VECTOR_ELEMENTS[m[1]], Number(m[2])] : undefined;
+}
 
 const IGNORED = new Set(["volatile", "__restrict__", "__restrict", "restrict", "struct"]);
 
@@ -328,6 +351,12 @@ function cParam(text: string, index: number, aliases: Map<string, string>): Kern
       inner.every((w, i) => w !== "*" || inner[i + 1] === "const");
     const typeName = deep ? "uint64_t" : baseType(base.filter((w) => w !== "const"));
     const element = typeName === "void" ? undefined : C_TYPES[typeName];
+    const vector = element === undefined ? vectorType(typeName) : undefined;
+    if (vector !== undefined) {
+      // `float4*` took any handle: a u16 one, or one ending in part of a float4 (read past it).
+      const [lanes, type] = [vector[1], vector[0]];
+      return { kind: "pointer", name, element: type, readOnly, declared, lanes };
+    }
     if (typeName !== "void" && element === undefined) {
       // A pointer to a struct or another type: any handle, bytes as they are.
       return { kind: "pointer", name, element: undefined, readOnly, declared };

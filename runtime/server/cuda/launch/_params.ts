@@ -288,12 +288,21 @@ function checkElement(
   param: KernelParam & { kind: "pointer" },
 ): void {
   if (param.element === undefined) return;
-  const size = ref.size(), unit = STORAGE_TYPE_SIZE[param.element];
+  const lanes = param.lanes ?? 1;
+  const size = ref.size(), unit = STORAGE_TYPE_SIZE[param.element] * lanes;
+  const one = lanes === 1 ? param.element : `${lanes} × ${param.element}`;
   if (size > 0 && size < unit) {
     throw new KernelArgumentError(
       kernel,
       what,
-      `has ${size} bytes, but ${param.declared} needs at least ${unit} (one ${param.element})`,
+      `has ${size} bytes, but ${param.declared} needs at least ${unit} (one ${one})`,
+    );
+  }
+  if (lanes > 1 && size % unit !== 0) {
+    throw new KernelArgumentError(
+      kernel,
+      what,
+      `has ${size} bytes, ending in part of a ${unit}-byte ${param.declared.replace(/\*.*$/, "")}`,
     );
   }
   if (ref.dtype === "bytes" || ref.dtype === param.element) return;
