@@ -39,11 +39,11 @@ const backends = [
   },
 ] as const;
 
-async function both(
+function both(
   name: string,
   fn: (client: ComputeClient) => Promise<void>,
   sanitizeOps = true,
-): Promise<void> {
+): void {
   for (const b of backends) {
     Deno.test({
       name: `${b.name}: ${name}`,
@@ -57,7 +57,7 @@ async function both(
   }
 }
 
-await both("a held write takes its data when it runs (README, Timeline signals)", async (c) => {
+both("a held write takes its data when it runs (README, Timeline signals)", async (c) => {
   const gate = new CpuTimelineSignal();
   using h = c.zeros(4, "u32");
   c.waitFor(gate, 1);
@@ -68,7 +68,7 @@ await both("a held write takes its data when it runs (README, Timeline signals)"
   assert.deepEqual([...await within(c.read(h), 5_000)], [9, 9, 9, 9]);
 });
 
-await both("write offset counts elements; read of another array type is a TypeError", async (c) => {
+both("write offset counts elements; read of another array type is a TypeError", async (c) => {
   using h = c.zeros(6, "f32");
   c.write(h, new Float32Array([5, 6]), { offset: 3 });
   assert.deepEqual([...await c.read(h)], [0, 0, 0, 5, 6, 0]);
@@ -76,7 +76,7 @@ await both("write offset counts elements; read of another array type is a TypeEr
   await assert.rejects(() => (c as any).read(h, Int32Array), TypeError);
 });
 
-await both("argument errors reject at the call while the stream is held by waitFor", async (c) => {
+both("argument errors reject at the call while the stream is held by waitFor", async (c) => {
   const gate = new CpuTimelineSignal();
   const gone = c.zeros(4, "f32");
   gone.dispose();
@@ -87,7 +87,7 @@ await both("argument errors reject at the call while the stream is held by waitF
   await c.sync();
 });
 
-await both("destroy() settles held calls with DESTROYED at once", async (c) => {
+both("destroy() settles held calls with DESTROYED at once", async (c) => {
   const gate = new CpuTimelineSignal();
   const h = c.zeros(4, "f32");
   c.waitFor(gate, 1);
@@ -98,7 +98,7 @@ await both("destroy() settles held calls with DESTROYED at once", async (c) => {
   await within(assert.rejects(sync, DestroyedError), 2_000);
 }, false);
 
-await both("argmax/argmin/topk: ties and NaN give the first index", async (c) => {
+both("argmax/argmin/topk: ties and NaN give the first index", async (c) => {
   using x = c.createWithData(new Float32Array([1, 7, NaN, 7, NaN, -3, -3]));
   using y = c.createWithData(new Float32Array([1, 7, 2, 7, 0, -3, -3]));
   using a = argmax(c, x);
@@ -111,20 +111,20 @@ await both("argmax/argmin/topk: ties and NaN give the first index", async (c) =>
   assert.deepEqual([...ti], [1, 3, 2]);
 });
 
-await both("sort is stable and puts NaN last", async (c) => {
+both("sort is stable and puts NaN last", async (c) => {
   using k = c.createWithData(new Float32Array([2, NaN, 1, 2, -Infinity, 1, NaN]));
   using v = c.createWithData(new Uint32Array([0, 1, 2, 3, 4, 5, 6]));
   using s = sort(c, k, { values: v });
   assert.deepEqual([...await c.read(s.values)], [4, 2, 5, 0, 3, 1, 6]);
 });
 
-await both("histogram: bins of equal width, the range's end in the last bin", async (c) => {
+both("histogram: bins of equal width, the range's end in the last bin", async (c) => {
   using x = c.createWithData(new Float32Array([0, 0.25, 0.5, 1, 1.5, -0.1, 0.99, NaN]));
   using h = histogram(c, x, { bins: 4, range: [0, 1] });
   assert.deepEqual([...await c.read(h)], [1, 1, 1, 2]);
 });
 
-await both("elementwise: out may be an input, not a raw one", async (c) => {
+both("elementwise: out may be an input, not a raw one", async (c) => {
   const k = elementwise({ inputs: { v: "f32", r: "raw f32" }, expression: "v + r[0]" });
   using v = c.createWithData(new Float32Array([1, 2, 3]));
   using r = c.createWithData(new Float32Array([10, 0, 0]));
@@ -137,7 +137,7 @@ await both("elementwise: out may be an input, not a raw one", async (c) => {
 // agree to the device's log, sqrt and cos (it claimed bit-identical for all: they differ in the
 // last bits between WebGPU and CUDA).
 const draws: Float32Array[][] = [];
-await both("random: uniform bits equal on both backends, normal ones to rounding", async (c) => {
+both("random: uniform bits equal on both backends, normal ones to rounding", async (c) => {
   using u = random(c, 1000, { seed: 7, offset: 5 });
   using z = random(c, 1000, { seed: 7, distribution: "normal" });
   const [ru, rz] = await c.readMany([u, z]);
@@ -149,7 +149,7 @@ await both("random: uniform bits equal on both backends, normal ones to rounding
   draws.push([ru, rz]);
 });
 
-await both("elementwise converts to the output type as WGSL's u32(e)/i32(e) do", async (c) => {
+both("elementwise converts to the output type as WGSL's u32(e)/i32(e) do", async (c) => {
   using v = c.createWithData(new Float32Array([-1.5, 3.7, 5e9, -3.7, 3e9, -3e9]));
   using u = elementwise({ inputs: { v: "f32" }, expression: "v", output: "u32" }).run(c, { v });
   using s = elementwise({ inputs: { v: "f32" }, expression: "v", output: "i32" }).run(c, { v });
@@ -158,7 +158,7 @@ await both("elementwise converts to the output type as WGSL's u32(e)/i32(e) do",
   assert.deepEqual([...rs], [-1, 3, 2147483520, -3, 2147483520, -2147483648]);
 });
 
-await both("reduce mean over rows and columns; exclusive scan", async (c) => {
+both("reduce mean over rows and columns; exclusive scan", async (c) => {
   using x = c.createWithData(new Float32Array([1, 2, 3, 4, 5, 6]));
   using rows = reduce(c, x, { op: "mean", shape: [2, 3], axis: 1 });
   using cols = reduce(c, x, { op: "max", shape: [2, 3], axis: 0 });
@@ -169,7 +169,7 @@ await both("reduce mean over rows and columns; exclusive scan", async (c) => {
   assert.deepEqual([...e], [0, 1, 3, 6, 10, 15]);
 });
 
-await both("inside a capture, allocation, reads and sync throw CAPTURE_UNSUPPORTED", async (c) => {
+both("inside a capture, allocation, reads and sync throw CAPTURE_UNSUPPORTED", async (c) => {
   using h = c.zeros(4, "f32");
   for (const call of [() => c.zeros(4, "f32"), () => c.read(h), () => c.sync()]) {
     await assert.rejects(
@@ -182,7 +182,7 @@ await both("inside a capture, allocation, reads and sync throw CAPTURE_UNSUPPORT
   assert.deepEqual([...await c.read(h)], [0, 0, 0, 0]); // usable after
 });
 
-await both("a replay that sets a helper's own param is refused; nothing replayed", async (c) => {
+both("a replay that sets a helper's own param is refused; nothing replayed", async (c) => {
   const add = elementwise({ inputs: { v: "f32" }, params: { a: "f32" }, expression: "v + a" });
   using v = c.createWithData(new Float32Array([1, 2]));
   using g = await c.capture(() => {
@@ -222,7 +222,7 @@ Deno.test({
 });
 
 // (`sync` waits for all work, held calls of every stream included: it is not asserted here.)
-await both("profile and read on one stream do not wait for a held one", async (c) => {
+both("profile and read on one stream do not wait for a held one", async (c) => {
   const gate = new CpuTimelineSignal();
   using held = c.zeros(4, "f32", { stream: 2 });
   using x = c.zeros(4, "f32", { stream: 1 });
@@ -239,7 +239,7 @@ await both("profile and read on one stream do not wait for a held one", async (c
   assert.deepEqual([...await within(c.read(held, { stream: 2 }), 5_000)], [1, 1, 1, 1]);
 });
 
-await both(
+both(
   "a handle disposed right after the launch that uses it; a graph keeps its handles",
   async (c) => {
     const add = elementwise({ inputs: { v: "f32", w: "f32" }, expression: "v + w" });
@@ -260,7 +260,7 @@ await both(
   },
 );
 
-await both("reduce, scan and segmentReduce max propagate NaN, as NumPy", async (c) => {
+both("reduce, scan and segmentReduce max propagate NaN, as NumPy", async (c) => {
   using x = c.createWithData(new Float32Array([1, NaN, 3, -1, 0, 2]));
   using m = reduce(c, x, { op: "max" });
   using r = reduce(c, x, { op: "min", shape: [2, 3], axis: 1 });
@@ -290,7 +290,7 @@ Deno.test("cuda: const T* is read-only; T** points to u64 words, writable unless
   ]);
 });
 
-await both("bytes handles, byte views, as() reinterprets, write of raw bytes", async (c) => {
+both("bytes handles, byte views, as() reinterprets, write of raw bytes", async (c) => {
   using f = c.createWithData(new Float32Array([1, -2]));
   const bytes = await c.read(f, Uint8Array);
   assert.deepEqual([...new Float32Array(bytes.slice().buffer)], [1, -2]);
@@ -306,7 +306,7 @@ await both("bytes handles, byte views, as() reinterprets, write of raw bytes", a
   await assert.rejects(c.read(asU32, Float32Array), TypeError);
 });
 
-await both(
+both(
   "capture: another stream is CAPTURE_UNSUPPORTED, a kernel's bad argument rejects it",
   async (c) => {
     const add = elementwise({ inputs: { v: "f32" }, params: { a: "f32" }, expression: "v + a" });
@@ -327,7 +327,7 @@ await both(
   },
 );
 
-await both(
+both(
   "signal() marks the stream's work; the timeline reaches it once that work completed",
   async (c) => {
     const gate = new CpuTimelineSignal();
@@ -344,7 +344,7 @@ await both(
 );
 
 // The README's Primitives example prints these values (its doc test runs on WebGPU only).
-await both("the README's primitives example prints what it says", async (c) => {
+both("the README's primitives example prints what it says", async (c) => {
   using x = c.createWithData(new Float32Array([0.5, 0.25, 0.75, 0.1, 0.9, 0.3]));
   using scores = c.createWithData(new Float32Array([3, 1, 2]));
   using ids = c.createWithData(new Uint32Array([10, 11, 12]));

@@ -26,6 +26,7 @@
  */
 
 import type { StorageType } from "../../../core/kernel_arguments.ts";
+import { vectorType } from "./_vector_types.ts";
 
 /**
  * One kernel parameter.
@@ -137,27 +138,6 @@ const C_TYPES: Record<string, StorageType> = {
   "uint64_t": "u64",
   "size_t": "u64",
 };
-
-/** CUDA's vector types (`float4`, `uchar2`, `__half2`...) by element type, and their lanes. */
-const VECTOR_ELEMENTS: Record<string, StorageType> = {
-  char: "i8",
-  uchar: "u8",
-  short: "i16",
-  ushort: "u16",
-  int: "i32",
-  uint: "u32",
-  long: "i64",
-  ulong: "u64",
-  longlong: "i64",
-  ulonglong: "u64",
-  float: "f32",
-  double: "f64",
-};
-function vectorType(name: string): [StorageType, number] | undefined {
-  if (name === "__half2" || name === "half2") return ["f16", 2];
-  const m = /^([a-z]+)([1-4])$/.exec(name);
-  return m && m[1] in VECTOR_ELEMENTS ? [VECTOR_ELEMENTS[m[1]], Number(m[2])] : undefined;
-}
 
 const IGNORED = new Set(["volatile", "__restrict__", "__restrict", "restrict", "struct"]);
 
