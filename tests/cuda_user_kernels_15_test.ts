@@ -199,3 +199,36 @@ Deno.test({
     assert.equal(out[2], 0.75);
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "a __constant__ table and a __device__ array initialized on one PTX line of thousands of " +
+      "characters (was refused: the module check lost the closing brace past 512 characters)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const table = Array.from({ length: 300 }, (_, i) => Math.fround(Math.cos((i * Math.PI) / 300)));
+    const ints = Array.from({ length: 200 }, (_, i) => (i * 2654435761) >>> 0);
+    const source = `__constant__ float c_Table[300] = {${
+      table.map((v) => v.toPrecision(9) + "f").join(", ")
+    }};
+__device__ unsigned d_Ints[200] = {${ints.map((v) => v + "u").join(", ")}};
+extern "C" __global__ void k(float* out, unsigned* iout) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 300) out[i] = c_Table[i];
+  if (i < 200) iout[i] = d_Ints[i];
+}`;
+    const [out, iout] = await launch(
+      client,
+      { source, entryPoint: "k", blockSize: [64, 1, 1] },
+      320,
+      [
+        new Float32Array(300),
+        new Uint32Array(200),
+      ],
+    );
+    assert.deepEqual(out, Float32Array.from(table));
+    assert.deepEqual(iout, Uint32Array.from(ints));
+  },
+});
