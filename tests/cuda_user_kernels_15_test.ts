@@ -232,3 +232,80 @@ extern "C" __global__ void k(float* out, unsigned* iout) {
     assert.deepEqual(iout, Uint32Array.from(ints));
   },
 });
+
+/** Distance in f32 ulps of `got` from `want` (a double); exact for infinities, zeros and NaN. */
+function ulps32(got: number, want: number): number {
+  if (Number.isNaN(want) || Number.isNaN(got)) {
+    return Number.isNaN(want) && Number.isNaN(got) ? 0 : Infinity;
+  }
+  const r = Math.fround(want);
+  if (!Number.isFinite(r) || r === 0 || !Number.isFinite(got)) {
+    return Object.is(got, r) ? 0 : Infinity;
+  }
+  let e = Math.max(Math.floor(Math.log2(Math.abs(r))), -126);
+  if (e > -126 && 2 ** e > Math.abs(r)) e--;
+  return Math.abs(got - want) / 2 ** (e - 23);
+}
+
+// [f32 call, double call, maximum ulp error of the f32 function (CUDA C Programming Guide)]
+const INVERSE: [string, string, number][] = [
+  ["erfinvf(x)", "erfinv(xd)", 2],
+  ["erfcinvf(x)", "erfcinv(xd)", 4],
+  ["normcdff(x)", "normcdf(xd)", 5],
+  ["normcdfinvf(x)", "normcdfinv(xd)", 5],
+  ["erfcxf(x)", "erfcx(xd)", 4],
+  ["rnorm3df(x, y, 2.0f)", "rnorm3d(xd, yd, 2.0)", 2],
+  ["rhypotf(x, y)", "rhypot(xd, yd)", 2],
+  ["rcbrtf(x)", "rcbrt(xd)", 1],
+  ["norm3df(x, y, 2.0f)", "norm3d(xd, yd, 2.0)", 3],
+  ["(sincosf(x, &s, &c), s)", "sin(xd)", 2],
+  ["(sincosf(x, &s, &c), c)", "cos(xd)", 2],
+  ["asinhf(x)", "asinh(xd)", 3],
+  ["acoshf(x)", "acosh(xd)", 4],
+  ["atanhf(x)", "atanh(xd)", 3],
+  ["cyl_bessel_i0f(x)", "cyl_bessel_i0(xd)", 6],
+];
+
+Deno.test({
+  name: nvrtcName(
+    "erfinvf, erfcinvf, normcdff, normcdfinvf, erfcxf, rnorm3df, rhypotf, rcbrtf, norm3df, " +
+      "sincosf, asinhf, acoshf, atanhf, cyl_bessel_i0f within their documented ulp bounds of " +
+      "the device's double versions, on edge inputs",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const k = INVERSE.length;
+    const source =
+      `extern "C" __global__ void p(const float* a, const float* b, float* o, double* d, int n) {
+  int i = threadIdx.x + blockIdx.x * blockDim.x;
+  if (i >= n) return;
+  float x = a[i], y = b[i], s, c;
+  double xd = x, yd = y;
+${INVERSE.map(([f, g], j) => `  o[i * ${k} + ${j}] = ${f}; d[i * ${k} + ${j}] = ${g};`).join("\n")}
+}`;
+    const xs = [0, -0, 1e-40, -1e-40, 1e-30, 0.5, -0.5, 0.999, -0.999, 1, -1, 1.5, 2, 1e-7, 0.3];
+    xs.push(-0.3, 3, 5, -5, 9.5, 50, -9.5, 1e20, 1e38, -1e38, Infinity, -Infinity, NaN, 1.99, 80);
+    const a = Float32Array.from(xs);
+    const b = Float32Array.from(xs, (_, i) => [2, -0.5, 3.25, 1e-3, 1e30, -7, 0.5][i % 7]);
+    const n = a.length;
+    const [, , o, d] = await launch(client, { source, entryPoint: "p", blockSize: [64, 1, 1] }, n, [
+      a,
+      b,
+      new Float32Array(k * n),
+      new Float64Array(k * n),
+    ], { n });
+    const bad: string[] = [];
+    for (let i = 0; i < n; i++) {
+      INVERSE.forEach(([f, , bound], j) => {
+        const u = ulps32(o[i * k + j], d[i * k + j]);
+        if (!(u <= bound + 0.5)) {
+          bad.push(`${f} at x=${a[i]}, y=${b[i]}: ${o[i * k + j]} vs ${d[i * k + j]} (${u} ulp)`);
+        }
+      });
+    }
+    assert.deepEqual(bad, []);
+    assert.equal(d[k * xs.indexOf(0) + 2], 0.5); // normcdf(0)
+    assert.equal(o[k * xs.indexOf(1) + 0], Infinity); // erfinvf(1)
+  },
+});
