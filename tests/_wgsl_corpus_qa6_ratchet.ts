@@ -21,7 +21,8 @@ export const RATCHET6: readonly CorpusCase[] = [
     // of `out_strides: vec3<u32>`. Its 16x2x16 workgroup is 512 invocations, past WebGPU's
     // default 256: plain WebGPU's device asks for 512 (the client's has the adapter's limits).
     name: "ratchet rope_scalar (u32 packed after a vec3<u32> in a uniform, 3-D workgroup)",
-    source: /* wgsl */ `//Translated from: https://github.com/ml-explore/mlx/blob/main/mlx/backend/metal/kernels/rope.metal
+    source:
+      /* wgsl */ `//Translated from: https://github.com/ml-explore/mlx/blob/main/mlx/backend/metal/kernels/rope.metal
 @group(0) @binding(0)
 var<storage, read_write> in: array<f32>;
 

@@ -49,16 +49,49 @@ const N_TILE_Y = 16u;
 const N_TILE = 256u;
 `;
 
-/** The `Config` uniform's 22 words: 700 draw objects, their tags at word 5 of the scene. */
-const CONFIG_WORDS = Uint32Array.from({ length: 22 }, (_, i) => i === 5 ? 700 : i === 11 ? 5 : 0);
+const CONFIG_FIELDS = [
+  "width_in_tiles",
+  "height_in_tiles",
+  "target_width",
+  "target_height",
+  "base_color",
+  "n_drawobj",
+  "n_path",
+  "n_clip",
+  "bin_data_start",
+  "pathtag_base",
+  "pathdata_base",
+  "drawtag_base",
+  "drawdata_base",
+  "transform_base",
+  "style_base",
+  "cancelled",
+  "lines_size",
+  "binning_size",
+  "tiles_size",
+  "seg_counts_size",
+  "segments_size",
+  "ptcl_size",
+];
+/** A `Config` uniform's words from the fields set (the rest 0), and the same as `params`. */
+function config(set: Record<string, number>): [Uint32Array<ArrayBuffer>, Record<string, number>] {
+  const params = Object.fromEntries(CONFIG_FIELDS.map((k) => [k, set[k] ?? 0]));
+  return [Uint32Array.from(CONFIG_FIELDS, (k) => params[k]), params];
+}
+/** 700 draw objects, their tags at word 5 of the scene. */
+const [CONFIG_WORDS, CONFIG_PARAMS] = config({ n_drawobj: 700, drawtag_base: 5 });
+/** 200 draw objects in a 10x8-tile target, room for 5000 tiles. */
+const [ALLOC_WORDS, ALLOC_PARAMS] = config({
+  width_in_tiles: 10,
+  height_in_tiles: 8,
+  n_drawobj: 200,
+  drawtag_base: 3,
+  tiles_size: 5000,
+});
 
-export const VELLO6: readonly CorpusCase[] = [
-  {
-    // https://github.com/linebender/vello/blob/main/vello_shaders/shader/draw_reduce.wgsl
-    // with config.wgsl, shared/drawtag.wgsl and util's `read_draw_tag_from_scene` inlined:
-    // `array<DrawMonoid, WG_SIZE>` in workgroup memory, `firstTrailingBit(WG_SIZE)` bound.
-    name: "vello draw_reduce (Config uniform, workgroup array of DrawMonoid)",
-    source: CONFIG + /* wgsl */ `
+// https://github.com/linebender/vello/blob/main/vello_shaders/shader/shared/drawtag.wgsl
+// (the stored version).
+const DRAWTAG = /* wgsl */ `
 struct DrawMonoid {
     path_ix: u32,
     clip_ix: u32,
@@ -99,7 +132,15 @@ fn map_draw_tag(tag_word: u32) -> DrawMonoid {
     c.info_offset = (tag_word >> 6u) & 0x0fu;
     return c;
 }
+`;
 
+export const VELLO6: readonly CorpusCase[] = [
+  {
+    // https://github.com/linebender/vello/blob/main/vello_shaders/shader/draw_reduce.wgsl
+    // with config.wgsl, shared/drawtag.wgsl and util's `read_draw_tag_from_scene` inlined:
+    // `array<DrawMonoid, WG_SIZE>` in workgroup memory, `firstTrailingBit(WG_SIZE)` bound.
+    name: "vello draw_reduce (Config uniform, workgroup array of DrawMonoid)",
+    source: CONFIG + DRAWTAG + /* wgsl */ `
 @group(0) @binding(0)
 var<uniform> config: Config;
 
@@ -161,119 +202,156 @@ fn main(
 `,
     plain: [B(0, 0, CONFIG_WORDS, true), B(0, 1, u(720, 0x300)), B(0, 2, new Uint32Array(16))],
     workgroups: [3, 1, 1],
-    params: Object.fromEntries([
-      "width_in_tiles",
-      "height_in_tiles",
-      "target_width",
-      "target_height",
-      "base_color",
-      "n_drawobj",
-      "n_path",
-      "n_clip",
-      "bin_data_start",
-      "pathtag_base",
-      "pathdata_base",
-      "drawtag_base",
-      "drawdata_base",
-      "transform_base",
-      "style_base",
-      "cancelled",
-      "lines_size",
-      "binning_size",
-      "tiles_size",
-      "seg_counts_size",
-      "segments_size",
-      "ptcl_size",
-    ].map((k, i) => [k, CONFIG_WORDS[i]])),
+    params: CONFIG_PARAMS,
   },
   {
-    // https://github.com/linebender/vello/blob/main/vello_shaders/shader/pathtag_scan1.wgsl
-    // with shared/pathtag.wgsl inlined (its STYLE_* consts dropped); the module-scope `let`s
-    // of that version are `const`s: two workgroup arrays of 20-byte `TagMonoid`s.
-    name: "vello pathtag_scan1 (scan of TagMonoid structs, LG_WG_SIZE const)",
-    source: /* wgsl */ `struct TagMonoid {
-    trans_ix: u32,
-    pathseg_ix: u32,
-    pathseg_offset: u32,
-    style_ix: u32,
-    path_ix: u32,
+    // https://github.com/linebender/vello/blob/main/vello_shaders/shader/tile_alloc.wgsl
+    // with config, shared/bump.wgsl, drawtag and shared/tile.wgsl inlined (module-scope `let`s
+    // as `const`s): a storage struct of eight atomics, `Path { bbox: vec4<u32>, tiles: u32 }`
+    // (32-byte stride), `workgroupUniformLoad`, `storageBarrier`. One workgroup (the bump
+    // allocator's order between workgroups is the GPU's).
+    name: "vello tile_alloc (storage struct of atomics, 32-byte Path stride, workgroupUniformLoad)",
+    source: CONFIG + DRAWTAG + /* wgsl */ `
+const STAGE_BINNING: u32 = 0x1u;
+const STAGE_TILE_ALLOC: u32 = 0x2u;
+const STAGE_FLATTEN: u32 = 0x4u;
+const STAGE_PATH_COUNT: u32 = 0x8u;
+const STAGE_COARSE: u32 = 0x10u;
+const PREVIOUS_RUN: u32 = 0x20u;
+
+struct BumpAllocators {
+    failed: atomic<u32>,
+    binning: atomic<u32>,
+    ptcl: atomic<u32>,
+    tile: atomic<u32>,
+    seg_counts: atomic<u32>,
+    segments: atomic<u32>,
+    blend: atomic<u32>,
+    lines: atomic<u32>,
 }
 
-fn tag_monoid_identity() -> TagMonoid {
-    return TagMonoid();
+struct Path {
+    bbox: vec4<u32>,
+    tiles: u32,
 }
 
-fn combine_tag_monoid(a: TagMonoid, b: TagMonoid) -> TagMonoid {
-    var c: TagMonoid;
-    c.trans_ix = a.trans_ix + b.trans_ix;
-    c.pathseg_ix = a.pathseg_ix + b.pathseg_ix;
-    c.pathseg_offset = a.pathseg_offset + b.pathseg_offset;
-    c.style_ix = a.style_ix + b.style_ix;
-    c.path_ix = a.path_ix + b.path_ix;
-    return c;
+struct Tile {
+    backdrop: i32,
+    segment_count_or_ix: u32,
 }
 
 @group(0) @binding(0)
-var<storage> reduced: array<TagMonoid>;
+var<uniform> config: Config;
 
 @group(0) @binding(1)
-var<storage> reduced2: array<TagMonoid>;
+var<storage> scene: array<u32>;
 
 @group(0) @binding(2)
-var<storage, read_write> tag_monoids: array<TagMonoid>;
+var<storage> draw_bboxes: array<vec4<f32>>;
 
-const LG_WG_SIZE = 8u;
+@group(0) @binding(3)
+var<storage, read_write> bump: BumpAllocators;
+
+@group(0) @binding(4)
+var<storage, read_write> paths: array<Path>;
+
+@group(0) @binding(5)
+var<storage, read_write> tiles: array<Tile>;
+
 const WG_SIZE = 256u;
 
-var<workgroup> sh_parent: array<TagMonoid, WG_SIZE>;
-// These could be combined?
-var<workgroup> sh_monoid: array<TagMonoid, WG_SIZE>;
+var<workgroup> sh_tile_count: array<u32, WG_SIZE>;
+var<workgroup> sh_tile_offset: u32;
+var<workgroup> sh_previous_failed: u32;
 
 @compute @workgroup_size(256)
 fn main(
     @builtin(global_invocation_id) global_id: vec3<u32>,
     @builtin(local_invocation_id) local_id: vec3<u32>,
-    @builtin(workgroup_id) wg_id: vec3<u32>,
 ) {
-    // TODO: Cancel if needed
-    var agg = tag_monoid_identity();
-    if local_id.x < wg_id.x {
-        agg = reduced2[local_id.x];
+    if local_id.x == 0u {
+        let failed = (atomicLoad(&bump.failed) & (STAGE_BINNING | STAGE_FLATTEN | PREVIOUS_RUN)) != 0u;
+        sh_previous_failed = u32(failed);
     }
-    sh_parent[local_id.x] = agg;
-    for (var i = 0u; i < LG_WG_SIZE; i += 1u) {
+    let failed = workgroupUniformLoad(&sh_previous_failed);
+    if failed != 0u {
+        return;
+    }    
+    let SX = 1.0 / f32(TILE_WIDTH);
+    let SY = 1.0 / f32(TILE_HEIGHT);
+
+    let drawobj_ix = global_id.x;
+    var drawtag = DRAWTAG_NOP;
+    if drawobj_ix < config.n_drawobj {
+        drawtag = scene[config.drawtag_base + drawobj_ix];
+    }
+    var x0 = 0;
+    var y0 = 0;
+    var x1 = 0;
+    var y1 = 0;
+    if drawtag != DRAWTAG_NOP && drawtag != DRAWTAG_END_CLIP {
+        let bbox = draw_bboxes[drawobj_ix];
+
+        if bbox.x < bbox.z && bbox.y < bbox.w {
+            x0 = i32(floor(bbox.x * SX));
+            y0 = i32(floor(bbox.y * SY));
+            x1 = i32(ceil(bbox.z * SX));
+            y1 = i32(ceil(bbox.w * SY));
+        }
+    }
+    let ux0 = u32(clamp(x0, 0, i32(config.width_in_tiles)));
+    let uy0 = u32(clamp(y0, 0, i32(config.height_in_tiles)));
+    let ux1 = u32(clamp(x1, 0, i32(config.width_in_tiles)));
+    let uy1 = u32(clamp(y1, 0, i32(config.height_in_tiles)));
+    let tile_count = (ux1 - ux0) * (uy1 - uy0);
+    var total_tile_count = tile_count;
+    sh_tile_count[local_id.x] = tile_count;
+    for (var i = 0u; i < firstTrailingBit(WG_SIZE); i += 1u) {
         workgroupBarrier();
-        if local_id.x + (1u << i) < WG_SIZE {
-            let other = sh_parent[local_id.x + (1u << i)];
-            agg = combine_tag_monoid(agg, other);
+        if local_id.x >= (1u << i) {
+            total_tile_count += sh_tile_count[local_id.x - (1u << i)];
         }
         workgroupBarrier();
-        sh_parent[local_id.x] = agg;
+        sh_tile_count[local_id.x] = total_tile_count;
+    }
+    if local_id.x == WG_SIZE - 1u {
+        let count = sh_tile_count[WG_SIZE - 1u];
+        var offset = atomicAdd(&bump.tile, count);
+        if offset + count > config.tiles_size {
+            offset = 0u;
+            atomicOr(&bump.failed, STAGE_TILE_ALLOC);
+        }
+        paths[drawobj_ix].tiles = offset;
+    }    
+    storageBarrier();
+    let tile_offset = paths[drawobj_ix | (WG_SIZE - 1u)].tiles;
+    storageBarrier();
+    if drawobj_ix < config.n_drawobj {
+        let tile_subix = select(0u, sh_tile_count[local_id.x - 1u], local_id.x > 0u);
+        let bbox = vec4(ux0, uy0, ux1, uy1);
+        let path = Path(bbox, tile_offset + tile_subix);
+        paths[drawobj_ix] = path;
     }
 
-    let ix = global_id.x;
-    agg = reduced[ix];
-    sh_monoid[local_id.x] = agg;
-    for (var i = 0u; i < LG_WG_SIZE; i += 1u) {
-        workgroupBarrier();
-        if local_id.x >= 1u << i {
-            let other = sh_monoid[local_id.x - (1u << i)];
-            agg = combine_tag_monoid(other, agg);
-        }
-        workgroupBarrier();
-        sh_monoid[local_id.x] = agg;
+    let total_count = sh_tile_count[WG_SIZE - 1u];
+    for (var i = local_id.x; i < total_count; i += WG_SIZE) {
+        tiles[tile_offset + i] = Tile(0, 0u);
     }
-    workgroupBarrier();
-    // prefix up to this workgroup
-    var tm = sh_parent[0];
-    if local_id.x > 0u {
-        tm = combine_tag_monoid(tm, sh_monoid[local_id.x - 1u]);
-    }
-    // exclusive prefix sum, granularity of 4 tag bytes * workgroup size
-    tag_monoids[ix] = tm;
 }
 `,
-    plain: [B(0, 0, u(2560, 9)), B(0, 1, u(1280, 50)), B(0, 2, new Uint32Array(2560))],
-    workgroups: [2, 1, 1],
+    plain: [
+      B(0, 0, ALLOC_WORDS, true),
+      B(0, 1, Uint32Array.from({ length: 210 }, (_, i) => [0x44, 0, 0x21, 0x9, 0x114][i % 5])),
+      B(
+        0,
+        2,
+        Float32Array.from({ length: 1024 }, (_, i) => ((i * 37) % 101) * (i % 4 < 2 ? 0.8 : 1.9)),
+      ),
+      B(0, 3, Uint32Array.of(0, 0, 0, 7, 0, 0, 0, 0)),
+      B(0, 4, new Uint32Array(256 * 8).fill(5)),
+      B(0, 5, new Uint32Array(2 * 5000).fill(9)),
+    ],
+    workgroups: [1, 1, 1],
+    params: ALLOC_PARAMS,
   },
 ];
