@@ -8,9 +8,10 @@ import { VELLO6 } from "./_wgsl_corpus_qa6_vello.ts";
 import { VELLO_SCAN6 } from "./_wgsl_corpus_qa6_vello_scan.ts";
 import { RATCHET6 } from "./_wgsl_corpus_qa6_ratchet.ts";
 import { TVM6 } from "./_wgsl_corpus_qa6_tvm.ts";
+import { BOOSTR6 } from "./_wgsl_corpus_qa6_boostr.ts";
 
 /** The wave's cases by file. */
-export const CORPUS_QA6_PARTS = { WGPU6, VELLO6, VELLO_SCAN6, RATCHET6, TVM6 } as const;
+export const CORPUS_QA6_PARTS = { WGPU6, VELLO6, VELLO_SCAN6, RATCHET6, TVM6, BOOSTR6 } as const;
 
 /** Every case of the sixth wave. */
 export const CORPUS_QA6: readonly CorpusCase[] = Object.values(CORPUS_QA6_PARTS).flat();
