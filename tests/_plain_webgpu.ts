@@ -25,6 +25,8 @@ export interface PlainOptions {
   readonly entryPoint?: string;
   readonly constants?: Record<string, number>;
   readonly features?: readonly GPUFeatureName[];
+  /** Limits above WebGPU's defaults to ask the device for (the client asks for the adapter's). */
+  readonly limits?: Record<string, number>;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function runPlain(
   const adapter = (await navigator.gpu.requestAdapter())!;
   const device = await adapter.requestDevice({
     requiredFeatures: options.features && [...options.features],
+    requiredLimits: options.limits,
   });
   try {
     device.pushErrorScope("validation");

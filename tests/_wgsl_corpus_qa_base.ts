@@ -20,6 +20,8 @@ export interface CorpusCase {
   readonly overrides?: Record<string, number | boolean>;
   readonly samplers?: Record<string, GPUSamplerDescriptor>;
   readonly features?: readonly GPUFeatureName[];
+  /** Limits above WebGPU's defaults plain WebGPU's device needs (the client has the adapter's). */
+  readonly limits?: Record<string, number>;
 }
 
 /** A deterministic f32 ramp: `((i * 37) % 101) * scale + offset`. */
