@@ -52,7 +52,7 @@ const byId = {
 };
 
 Deno.test({
-  name: "webgpu: an @id(N) override is set by \"N\" or by name, its workgroup size counted",
+  name: 'webgpu: an @id(N) override is set by "N" or by name, its workgroup size counted',
   ignore: noWebgpu,
   async fn() {
     using client = await openWebgpu();
@@ -123,6 +123,42 @@ Deno.test({
   },
 });
 
+// "Refused, and why: textures other than 2-D (the runtime makes 2-D ones), multisampled, depth and
+// external textures (`UNSUPPORTED`, also from `compile`)": a 3-D or array view was a
+// KernelArgumentError at the launch only (compile accepted it).
+Deno.test({
+  name: "webgpu: texture views other than 2-D are UNSUPPORTED from compile and execute",
+  ignore: noWebgpu,
+  async fn() {
+    using client = await openWebgpu();
+    using tex = client.createTexture({ width: 2, height: 2, format: "r32uint" });
+    using out = client.zeros(4, "u32");
+    for (
+      const type of [
+        "texture_3d<u32>",
+        "texture_2d_array<u32>",
+        "texture_storage_3d<r32uint, read>",
+      ]
+    ) {
+      const kernel = {
+        source: `@group(0) @binding(0) var t: ${type};
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1) fn main() { out[0] = textureDimensions(t).x; }`,
+      };
+      const refused = (e: unknown) =>
+        e instanceof UnsupportedError && /t: texture_.*2-D textures/.test(e.message);
+      await assert.rejects(() => client.compile(kernel), refused, type);
+      assert.throws(
+        () => client.execute(kernel, { threads: 1, buffers: [tex, out] }),
+        refused,
+        type,
+      );
+    }
+    client.write(out, new Uint32Array([5, 6, 7, 8]));
+    assert.deepEqual([...await client.read(out)], [5, 6, 7, 8]); // usable after
+  },
+});
+
 // "textures on CUDA (`UNSUPPORTED`)"; overrides are WGSL's (the CUDA backend has none).
 Deno.test({
   name: "cuda: textures and override constants are UNSUPPORTED at the call",
@@ -141,12 +177,13 @@ Deno.test({
 });
 
 // Profiles: the work is done when `profile()` settles, `result` is fn's value, and `perKernel`
-// lists each kernel of the window's stream, in order, on both backends.
+// lists each kernel fn launched on the window's stream (not earlier work), in order, on both.
 both("profile: fn's result, per-kernel timings in order, a read right after", async (c) => {
   const add = elementwise({ inputs: { v: "f32" }, expression: "v + 1.0" });
   const twice = elementwise({ inputs: { v: "f32" }, expression: "v * 2.0" });
   using x = c.zeros(1024, "f32", { stream: 1 });
   using other = c.zeros(4, "f32", { stream: 2 });
+  add.run(c, { v: x }, { out: x, stream: 1 }); // before the window: not in it
   const { result, duration } = await within(
     c.profile(() => {
       add.run(c, { v: other }, { out: other, stream: 2 }); // not this window's stream
@@ -166,7 +203,7 @@ both("profile: fn's result, per-kernel timings in order, a read right after", as
   }
   assert.ok(kernels[1].start >= kernels[0].start, "launch order");
   const values = await c.read(x, { stream: 1 });
-  assert.ok(values.every((v) => v === 2), `${values.slice(0, 4)}`);
+  assert.ok(values.every((v) => v === 4), `${values.slice(0, 4)}`);
   assert.deepEqual([...await c.read(other, { stream: 2 })], [1, 1, 1, 1]);
 });
 

@@ -114,6 +114,17 @@ export function textureBindings(
         " (the runtime makes color textures with one sample); bind a texture_2d instead",
       );
     }
+    // A view no texture the runtime makes can fill (it makes 2-D ones): refused like the above.
+    const sampler = texture.kind === "sampler" || texture.kind === "comparison";
+    if (!sampler && texture.dimension !== "2d") {
+      throw unsupported(
+        kernel,
+        v.name,
+        typeName,
+        line,
+        " (the runtime makes 2-D textures); bind a texture_2d or texture_storage_2d instead",
+      );
+    }
     // A storage format the runtime makes no textures of (`bgra8unorm` needs a device feature
     // it does not ask for): no launch could bind it, and WebGPU refuses the layout.
     if (texture.kind === "storage" && !isTextureFormat(texture.format)) {
@@ -132,7 +143,6 @@ export function textureBindings(
         line,
       );
     }
-    const sampler = texture.kind === "sampler" || texture.kind === "comparison";
     out.push({
       group: v.group,
       binding: v.binding,
