@@ -169,10 +169,19 @@ Deno.test({
       () => client.createTexture({ width: 2, height: 2, format: "r32uint" }),
       (e) => e instanceof UnsupportedError && /textures/.test(e.message),
     );
-    const add = elementwise({ inputs: { v: "f32" }, expression: "v + 1.0" });
     using x = client.zeros(4, "f32");
-    add.run(client, { v: x }, { out: x });
-    assert.deepEqual([...await client.read(x)], [1, 1, 1, 1]); // usable after
+    const put = {
+      source: `extern "C" __global__ void put(float* p) { p[threadIdx.x] = 3.0f; }`,
+      entryPoint: "put",
+    };
+    const refused = (e: unknown) => e instanceof UnsupportedError && /override/.test(String(e));
+    assert.throws(
+      () => client.execute(put, { threads: 4, buffers: [x], overrides: { W: 1 } }),
+      refused,
+    );
+    await assert.rejects(() => client.compile(put, { overrides: { W: 1 } }), refused);
+    client.execute(put, { threads: 4, buffers: [x] });
+    assert.deepEqual([...await client.read(x)], [3, 3, 3, 3]); // usable after
   },
 });
 
