@@ -51,10 +51,16 @@ export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
   }
 }
 
-/** Checks a kernel to compile, and refuses override constants (`compile` and `execute`). */
+/**
+ * Checks a kernel to compile, and refuses override constants (`compile` and `execute`); an empty
+ * `overrides` object sets none, so code written for both backends may pass one.
+ */
 export function checkCompile(kernel: CudaKernel, overrides: unknown): void {
   checkKernel(kernel);
-  if (overrides !== undefined) {
+  if (
+    overrides !== undefined &&
+    !(typeof overrides === "object" && overrides !== null && Object.keys(overrides).length === 0)
+  ) {
     throw new UnsupportedError(
       `Kernel '${kernelName(kernel)}': the CUDA backend has no override constants (WGSL)`,
     );
