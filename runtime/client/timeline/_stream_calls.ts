@@ -20,6 +20,7 @@ import { heldError, HeldStreams, type Keepable, keepRef } from "./_held_streams.
 import { Texture } from "../textures/texture.ts";
 import { MarkOrder } from "./_mark_order.ts";
 import { Closing } from "./_closing.ts";
+import { DeviceWaits } from "./_device_waits.ts";
 import { fromBytes } from "../_host_data.ts";
 import { checkOptions } from "../_checks.ts";
 import type { CopyEnd } from "../_copy_to.ts";
@@ -45,6 +46,8 @@ export class StreamCalls {
   #marked = 0n;
   /** Settles the profiles whose `fn` is still running when the client is destroyed. */
   readonly #closing = new Closing();
+  /** Waits handed to the device, checked by the stream's next read or `sync`. */
+  readonly deviceWaits: DeviceWaits = new DeviceWaits();
 
   /** Numbers the client of `server` for the timeline's errors. */
   name(server: ComputeServer): void {
@@ -119,7 +122,9 @@ export class StreamCalls {
     // On the device where the backend can (CUDA: a mark of a CUDA server is an event to wait on),
     // unless calls are held here already (the wait must come after them) or a timeout is asked.
     if (timeoutMs === 0 && !this.held.held(stream) && !signal.isReached(value)) {
-      if (server.waitSignal?.(signal, BigInt(value), stream) === true) return;
+      if (server.waitSignal?.(signal, BigInt(value), stream) === true) {
+        return this.deviceWaits.add(stream, signal, BigInt(value));
+      }
     }
     const wait = signal.wait(value, { timeoutMs, signal: this.held.abortSignal });
     this.held.hold(stream, wait.catch((cause) => Promise.reject(heldError(cause, stream, value))));
@@ -240,6 +245,7 @@ export class StreamCalls {
     const bytes = await this.held.run(stream, keys, handles, () => {
       return server.read(descriptors, stream);
     });
+    await this.deviceWaits.check(stream);
     return bytes.map((chunk, i) => fromBytes(chunk, type ?? arrayTypeOf(handles[i].dtype)));
   }
 }

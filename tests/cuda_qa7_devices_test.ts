@@ -1,0 +1,82 @@
+/**
+ * QA wave 7: docs/devices.md as a contract on the simulated CUDA driver with two devices, for
+ * the claims the other device tests leave out: a producer's launch fault reaches a consumer whose
+ * wait went to the device, a copy from a faulted producer, another client's handle and a
+ * destroyed destination refused at the call on the CUDA routes.
+ */
+import assert from "node:assert/strict";
+import {
+  AbortedError,
+  type ComputeError,
+  createClients,
+  CubeCount,
+  type CudaClient,
+  listDevices,
+} from "../mod.ts";
+import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
+import { within } from "./_device_programs.ts";
+import { SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
+
+async function onTwo(
+  env: Record<string, string>,
+  fn: (a: CudaClient, b: CudaClient) => Promise<void>,
+): Promise<void> {
+  await withSimEnv({ CUDA_SIM_DEVICES: "2", CUDA_SIM_PEER: "all", ...env }, async () => {
+    using clients = await createClients(
+      await listDevices({ backend: "cuda", library: SIM_LIBRARY }),
+    );
+    await fn(clients[0], clients[1]);
+  });
+}
+
+const code = (c: string) => (e: unknown) => (e as ComputeError).code === c;
+
+for (const call of ["read", "sync"] as const) {
+  Deno.test(`cuda: a producer's fault fails a consumer's ${call} after a wait on the device`, async () => {
+    await onTwo({ CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async (producer, consumer) => {
+      using v = producer.createWithData(new Float32Array(256));
+      producer.execute(CUDA_KERNELS.slowF32, { // keeps the fault after the consumer's wait
+        count: CubeCount.new1d(1),
+        buffers: [v],
+        metadata: { data: new Uint32Array([256]), staticLength: 1 },
+        scalars: { u32: [100_000] },
+      });
+      using x = producer.createWithData(new Uint32Array([1]));
+      producer.execute(CUDA_KERNELS.incrementU32, { threads: 1, buffers: [x] }); // faults
+      const mark = producer.signal();
+      using y = consumer.createWithData(new Uint32Array([5]), { stream: 1 });
+      consumer.waitFor(producer.timeline, mark, { stream: 1 }); // cuStreamWaitEvent
+      consumer.execute(CUDA_KERNELS.incrementU32, { stream: 1, threads: 1, buffers: [y] });
+      const held = call === "read" ? consumer.read(y, { stream: 1 }) : consumer.sync({ stream: 1 });
+      // The doc: every wait for a mark that is never reached rejects with AbortedError. On the
+      // device the consumer's kernel ran past it: its read must not return that as a result.
+      await assert.rejects(within<unknown>(held, 5_000), (e) => {
+        assert.ok(e instanceof AbortedError, `an AbortedError, got ${e}`);
+        assert.match(e.message, new RegExp(`Timeline value ${mark} of client \\d+ \\(`));
+        return true;
+      });
+      await consumer.sync({ stream: 1 }); // reported once
+      await assert.rejects(within(producer.timeline.wait(mark), 1_000), AbortedError);
+      await assert.rejects(producer.sync(), /CUDA_ERROR_LAUNCH_FAILED|unhealthy/);
+    });
+  });
+}
+
+Deno.test("cuda: copyTo refuses another client's handle and a destroyed destination", async () => {
+  for (const peer of ["all", "none"]) {
+    await onTwo({ CUDA_SIM_PEER: peer }, async (a, b) => {
+      using x = b.createWithData(new Uint32Array([1, 2, 3]));
+      assert.throws(
+        () => a.copyTo(x, b),
+        (e) => code("INVALID_HANDLE")(e) && /handle/i.test(String(e)),
+      );
+      using z = a.createWithData(new Uint32Array([7, 8]));
+      using w = a.copyTo(z, b);
+      assert.deepEqual([...await b.read(w)], [7, 8]);
+      assert.deepEqual([...await b.read(x)], [1, 2, 3]);
+      b.destroy();
+      assert.throws(() => a.copyTo(z, b), code("DESTROYED"));
+      assert.deepEqual([...await a.read(z)], [7, 8]); // a stays usable
+    });
+  }
+});
