@@ -2,12 +2,13 @@
  * QA wave 7: docs/devices.md as a contract on the simulated CUDA driver with two devices, for
  * the claims the other device tests leave out: a producer's launch fault reaches a consumer whose
  * wait went to the device, a copy from a faulted producer, another client's handle and a
- * destroyed destination refused at the call on the CUDA routes.
+ * destroyed destination refused at the call on the CUDA routes, a destroyed source after copyTo.
  */
 import assert from "node:assert/strict";
 import {
   AbortedError,
   type ComputeError,
+  CpuTimelineSignal,
   createClients,
   CubeCount,
   type CudaClient,
@@ -106,3 +107,18 @@ for (const peer of ["all", "none"]) {
     },
   });
 }
+
+Deno.test("cuda: destroying the source after copyTo: an enqueued copy lands, a held one fails", async () => {
+  for (const peer of ["all", "none"]) {
+    await onTwo({ CUDA_SIM_PEER: peer }, async (a, b) => {
+      using x = a.createWithData(new Uint32Array([1, 2]));
+      using y = a.copyTo(x, b); // enqueued on the devices
+      const gate = new CpuTimelineSignal();
+      a.waitFor(gate, 1); // the next copy waits behind this on a's stream
+      using z = a.copyTo(x, b); // holds b's stream 0 (its destination stream) until enqueued
+      a.destroy();
+      assert.deepEqual([...await within(b.read(y, { stream: 1 }), 5_000)], [1, 2], peer);
+      await assert.rejects(within<unknown>(b.read(z), 5_000), code("DESTROYED"));
+    });
+  }
+});
