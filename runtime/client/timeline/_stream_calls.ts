@@ -20,7 +20,6 @@ import { heldError, HeldStreams, type Keepable, keepRef } from "./_held_streams.
 import { Texture } from "../textures/texture.ts";
 import { MarkOrder } from "./_mark_order.ts";
 import { Closing } from "./_closing.ts";
-import { DeviceWaits } from "./_device_waits.ts";
 import { fromBytes } from "../_host_data.ts";
 import { checkOptions } from "../_checks.ts";
 import type { CopyEnd } from "../_copy_to.ts";
@@ -46,8 +45,6 @@ export class StreamCalls {
   #marked = 0n;
   /** Settles the profiles whose `fn` is still running when the client is destroyed. */
   readonly #closing = new Closing();
-  /** Waits handed to the device, checked by the stream's next read or `sync`. */
-  readonly deviceWaits: DeviceWaits = new DeviceWaits();
 
   /** Numbers the client of `server` for the timeline's errors. */
   name(server: ComputeServer): void {
@@ -122,9 +119,7 @@ export class StreamCalls {
     // On the device where the backend can (CUDA: a mark of a CUDA server is an event to wait on),
     // unless calls are held here already (the wait must come after them) or a timeout is asked.
     if (timeoutMs === 0 && !this.held.held(stream) && !signal.isReached(value)) {
-      if (server.waitSignal?.(signal, BigInt(value), stream) === true) {
-        return this.deviceWaits.add(stream, signal, BigInt(value));
-      }
+      if (server.waitSignal?.(signal, BigInt(value), stream) === true) return;
     }
     const wait = signal.wait(value, { timeoutMs, signal: this.held.abortSignal });
     this.held.hold(stream, wait.catch((cause) => Promise.reject(heldError(cause, stream, value))));
@@ -245,7 +240,6 @@ export class StreamCalls {
     const bytes = await this.held.run(stream, keys, handles, () => {
       return server.read(descriptors, stream);
     });
-    await this.deviceWaits.check(stream);
     return bytes.map((chunk, i) => fromBytes(chunk, type ?? arrayTypeOf(handles[i].dtype)));
   }
 }
