@@ -3,7 +3,16 @@
  * WebGPU and compares the bytes; shared by the corpus tests.
  */
 import assert from "node:assert/strict";
-import { CubeCount, type ExecuteOptions, type Handle, type WebGpuClient } from "../mod.ts";
+import {
+  CompilationError,
+  createClient,
+  CubeCount,
+  type ExecuteOptions,
+  type Handle,
+  KernelArgumentError,
+  UnsupportedError,
+  type WebGpuClient,
+} from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
 import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 
@@ -52,4 +61,72 @@ export async function runCorpusCase(client: WebGpuClient, c: CorpusCase): Promis
   } finally {
     for (const handle of handles) handle.dispose();
   }
+}
+
+/** What a wave's tests may meet beyond the corpus. */
+export interface CorpusTestOptions {
+  /** A refused case the adapter's plain WebGPU runs is compared as a corpus case (not a failure). */
+  readonly plainMayRun?: boolean;
+}
+
+/**
+ * Registers a wave's two tests: every `corpus` case runs through the client bit-identical to
+ * plain WebGPU, and every `refused` case plain WebGPU refuses is refused by the client with a
+ * typed error, the client usable after.
+ */
+export async function corpusTests(
+  wave: string,
+  corpus: readonly CorpusCase[],
+  refused: readonly CorpusCase[],
+  options: CorpusTestOptions = {},
+): Promise<void> {
+  const adapter = await navigator.gpu?.requestAdapter();
+  const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+  Deno.test({
+    name: `real-world WGSL compute shaders (${wave} wave) run through the client like plain WebGPU`,
+    ignore,
+    async fn(t) {
+      using client = await createClient();
+      for (const c of corpus) {
+        await t.step({
+          name: c.name,
+          ignore: c.features?.some((f) => !adapter!.features.has(f)),
+          fn: () => runCorpusCase(client, c),
+        });
+      }
+    },
+  });
+  Deno.test({
+    name: `WGSL plain WebGPU refuses is refused by the client with a typed error (${wave} wave)`,
+    ignore,
+    async fn(t) {
+      using client = await createClient();
+      for (const c of refused) {
+        await t.step(c.name, async () => {
+          const plain = await runPlain(c.source, c.plain, c.workgroups, c).then(
+            () => undefined,
+            (e: Error) => e.message,
+          );
+          if (plain === undefined && options.plainMayRun) return await runCorpusCase(client, c);
+          assert.ok(plain !== undefined, "plain WebGPU runs it: move it to the corpus");
+          const error = await client.compile({ source: c.source, entryPoint: c.entryPoint }).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          assert.ok(
+            error instanceof CompilationError || error instanceof UnsupportedError ||
+              error instanceof KernelArgumentError,
+            `plain WebGPU refused (${plain.split("\n")[1] ?? plain}), the client: ${error}`,
+          );
+        });
+      }
+      // Still usable after the refusals.
+      using ok = client.createWithData(Uint32Array.from({ length: 32 }, (_, i) => i));
+      client.execute({
+        source: `@group(0) @binding(0) var<storage, read_write> d: array<u32>;
+@compute @workgroup_size(32) fn main(@builtin(local_invocation_index) i: u32) { d[i] += 1u; }`,
+      }, { threads: 32, buffers: [ok] });
+      assert.equal((await client.read(ok))[31], 32);
+    },
+  });
 }

@@ -3,62 +3,15 @@
  * client bit-identical to plain WebGPU; those plain WebGPU refuses are refused with a typed error.
  */
 import assert from "node:assert/strict";
-import { CompilationError, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
-import { runPlain } from "./_plain_webgpu.ts";
+import { createClient } from "../mod.ts";
 import { CORPUS_QA5 } from "./_wgsl_corpus_qa5.ts";
-import { runCorpusCase } from "./_wgsl_corpus_run.ts";
+import { corpusTests } from "./_wgsl_corpus_run.ts";
 import { REFUSED5 } from "./_wgsl_corpus_qa5_refused.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 
-Deno.test({
-  name: "real-world WGSL compute shaders (fifth wave) run through the client like plain WebGPU",
-  ignore,
-  async fn(t) {
-    using client = await createClient();
-    for (const c of CORPUS_QA5) {
-      await t.step({
-        name: c.name,
-        ignore: c.features?.some((f) => !adapter!.features.has(f)),
-        fn: () => runCorpusCase(client, c),
-      });
-    }
-  },
-});
-
-Deno.test({
-  name: "WGSL plain WebGPU refuses is refused by the client with a typed error (fifth wave)",
-  ignore,
-  async fn(t) {
-    using client = await createClient();
-    for (const c of REFUSED5) {
-      await t.step(c.name, async () => {
-        const plain = await runPlain(c.source, c.plain, c.workgroups, c).then(
-          () => undefined,
-          (e: Error) => e.message,
-        );
-        assert.ok(plain !== undefined, "plain WebGPU runs it: move it to the corpus");
-        const refused = await client.compile({ source: c.source, entryPoint: c.entryPoint }).then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        assert.ok(
-          refused instanceof CompilationError || refused instanceof UnsupportedError ||
-            refused instanceof KernelArgumentError,
-          `plain WebGPU refused (${plain.split("\n")[1]}), the client: ${refused}`,
-        );
-      });
-    }
-    // Still usable after the refusals.
-    using ok = client.createWithData(Uint32Array.from({ length: 32 }, (_, i) => i));
-    client.execute({
-      source: `@group(0) @binding(0) var<storage, read_write> d: array<u32>;
-@compute @workgroup_size(32) fn main(@builtin(local_invocation_index) i: u32) { d[i] += 1u; }`,
-    }, { threads: 32, buffers: [ok] });
-    assert.equal((await client.read(ok))[31], 32);
-  },
-});
+await corpusTests("fifth", CORPUS_QA5, REFUSED5);
 
 Deno.test({
   name: "a float override or const in @workgroup_size is read as the device holds it",
