@@ -32,12 +32,11 @@ async function onTwo(
 
 const code = (c: string) => (e: unknown) => (e as ComputeError).code === c;
 
-// Known defect (reported, not fixed in wave 7): the consumer's stream runs past a device wait
-// (cuStreamWaitEvent) on a mark whose work faulted, and its read returns that work's result.
+// The consumer's stream runs past a device wait (cuStreamWaitEvent) on a mark whose work faulted:
+// what the host tells of its later work waits for the mark's verdict (client/timeline/_device_deps.ts).
 for (const call of ["read", "sync"] as const) {
   Deno.test({
     name: `cuda: a producer's fault fails a consumer's ${call} after a wait on the device`,
-    ignore: true,
     async fn() {
       await onTwo({ CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async (producer, consumer) => {
         using v = producer.createWithData(new Float32Array(256));
@@ -90,13 +89,12 @@ Deno.test("cuda: copyTo refuses another client's handle and a destroyed destinat
   }
 });
 
-// Known defect (reported to the lead, not fixed in wave 7): a copy whose source work faulted
-// lands on the destination without an error: the staged route (no peer access) reads back the
-// uninitialised pinned staging bytes, the peer route the bytes from before the faulted kernel.
+// A copy whose source work faulted lands on the destination's device all the same (the staged
+// route with the pinned buffer's old bytes, the peer route with the bytes from before the faulted
+// kernel): the new handle is lost once the source side's failure is known.
 for (const peer of ["all", "none"]) {
   Deno.test({
     name: `cuda: a copy after the source's work faulted fails the destination's read (${peer})`,
-    ignore: true,
     async fn() {
       await onTwo({ CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async (a, b) => {
         using v = a.createWithData(new Float32Array(256));
@@ -109,8 +107,11 @@ for (const peer of ["all", "none"]) {
         using x = a.createWithData(new Uint32Array([1, 2]));
         a.execute(CUDA_KERNELS.incrementU32, { threads: 2, buffers: [x] }); // faults
         using y = a.copyTo(x, b);
-        await assert.rejects(within<unknown>(b.read(y), 5_000), AbortedError);
-        await a.sync().catch(() => {});
+        // The source's fault, as the source's own calls get it (a failed copy passes its error on).
+        await assert.rejects(within<unknown>(b.read(y), 5_000), /CUDA_ERROR_LAUNCH_FAILED/);
+        await b.sync(); // reported once
+        assert.throws(() => b.execute(CUDA_KERNELS.incrementU32, { threads: 2, buffers: [y] }));
+        await assert.rejects(a.sync(), /CUDA_ERROR_LAUNCH_FAILED|unhealthy/);
       });
     },
   });
@@ -127,6 +128,87 @@ Deno.test("cuda: destroying the source after copyTo: an enqueued copy lands, a h
       a.destroy();
       assert.deepEqual([...await within(b.read(y, { stream: 1 }), 5_000)], [1, 2], peer);
       await assert.rejects(within<unknown>(b.read(z), 5_000), code("DESTROYED"));
+    });
+  }
+});
+
+/** Keeps `client`'s stream 0 busy, then enqueues a kernel that faults (the sim's 2nd launch). */
+function faultLater(client: CudaClient): void {
+  using v = client.createWithData(new Float32Array(256));
+  client.execute(CUDA_KERNELS.slowF32, {
+    count: CubeCount.new1d(1),
+    buffers: [v],
+    metadata: { data: new Uint32Array([256]), staticLength: 1 },
+    scalars: { u32: [100_000] },
+  });
+  using x = client.createWithData(new Uint32Array([1]));
+  client.execute(CUDA_KERNELS.incrementU32, { threads: 1, buffers: [x] }); // faults
+}
+
+Deno.test("cuda: a consumer's mark behind a device wait on a faulted mark is never reached", async () => {
+  await onTwo({ CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async (producer, consumer) => {
+    faultLater(producer);
+    const mark = producer.signal();
+    consumer.waitFor(producer.timeline, mark, { stream: 1 }); // on the device
+    using y = consumer.createWithData(new Uint32Array([5]), { stream: 1 });
+    consumer.execute(CUDA_KERNELS.incrementU32, { stream: 1, threads: 1, buffers: [y] });
+    const next = consumer.signal({ stream: 1 });
+    await assert.rejects(within(consumer.timeline.wait(next), 5_000), (e) => {
+      assert.ok(e instanceof AbortedError, `an AbortedError, got ${e}`);
+      assert.match(e.message, new RegExp(`Timeline value ${next} of client \\d+ \\(cuda`));
+      return true;
+    });
+    await assert.rejects(consumer.sync({ stream: 1 }), AbortedError); // reported once
+    await consumer.sync({ stream: 1 });
+    // The timeline stays broken from that value on (docs/devices.md), on every stream.
+    const later = consumer.signal({ stream: 2 });
+    await assert.rejects(within(consumer.timeline.wait(later), 5_000), AbortedError);
+    await producer.sync().catch(() => {});
+  });
+});
+
+Deno.test("cuda: memory made from a copy whose source faulted is lost, and defined again by a write", async () => {
+  for (const peer of ["all", "none"]) {
+    await onTwo({ CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async (a, b) => {
+      faultLater(a);
+      using x = a.createWithData(new Float32Array([1, 2, 3, 4]));
+      using y = a.copyTo(x, b);
+      using z = b.zeros(4, "f32");
+      using other = b.createWithData(new Float32Array([9, 9, 9, 9]), { stream: 2 });
+      const meta = { data: new Uint32Array([4]), staticLength: 1 };
+      b.execute(CUDA_KERNELS.addF32, { threads: 4, buffers: [y, y, z], metadata: meta });
+      const early = b.read(z, { stream: 3 }); // before the source's fault is known
+      await assert.rejects(within<unknown>(early, 5_000), /CUDA_ERROR_LAUNCH_FAILED/, peer);
+      await assert.rejects(b.read(z), /CUDA_ERROR_LAUNCH_FAILED/, "lost for good");
+      assert.throws(() =>
+        b.execute(CUDA_KERNELS.addF32, { threads: 4, buffers: [z, z, z], metadata: meta })
+      );
+      assert.deepEqual([...await b.read(other, { stream: 2 })], [9, 9, 9, 9], "other memory");
+      b.write(z, new Float32Array([5, 6, 7, 8]));
+      assert.deepEqual([...await b.read(z)], [5, 6, 7, 8]);
+      for (const stream of [0, 1, 2, 3]) await b.sync({ stream }).catch(() => {});
+      for (const stream of [0, 1, 2, 3]) await b.sync({ stream }); // nothing left to report
+      await a.sync().catch(() => {});
+    });
+  }
+});
+
+Deno.test("cuda: work behind other devices' marks and copies that succeed reads its results at once", async () => {
+  for (const peer of ["all", "none"]) {
+    await onTwo({ CUDA_SIM_PEER: peer }, async (a, b) => {
+      using x = a.createWithData(new Float32Array([1, 2, 3, 4]));
+      const meta = { data: new Uint32Array([4]), staticLength: 1 };
+      a.execute(CUDA_KERNELS.addF32, { threads: 4, buffers: [x, x, x], metadata: meta });
+      const mark = a.signal();
+      b.waitFor(a.timeline, mark, { stream: 1 });
+      using y = a.copyTo(x, b, { destinationStream: 1 });
+      using z = b.zeros(4, "f32", { stream: 1 });
+      b.execute(CUDA_KERNELS.addF32, { stream: 1, threads: 4, buffers: [y, y, z], metadata: meta });
+      const next = b.signal({ stream: 1 });
+      assert.deepEqual([...await within(b.read(z, { stream: 2 }), 5_000)], [4, 8, 12, 16], peer);
+      await within(b.timeline.wait(next), 5_000);
+      await b.sync({ stream: 1 });
+      assert.deepEqual([...await b.read(y)], [2, 4, 6, 8]);
     });
   }
 });

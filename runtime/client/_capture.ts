@@ -314,6 +314,8 @@ export class LaunchGraph implements Disposable {
     if (gate.recording) gate.refuse("replay"); // inside a capture
     const lost = parts.held.lost; // memory a failed call left undefined after the capture
     if (lost.any) { for (const record of this.#records) lost.check(record); }
+    const deps = parts.held.deps; // device work of other clients the graph's memory runs behind
+    if (deps.any) deps.use(parts.stream, this.#records);
     if (options === undefined && native !== undefined && parts.held.quiet(parts.stream)) {
       return native.replay(parts.stream); // the short path: one registration, nothing held
     }

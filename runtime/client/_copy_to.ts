@@ -66,14 +66,31 @@ export function copyBetween(
     const start = (): Started => {
       const destination = into.copyDescriptor([bytes], [1], 1);
       const streams = { source: from.stream, destination: to.stream };
+      // What the source's bytes wait on that the destination's device does not: the source
+      // side's own completion, and any device dependency of the source client's (see
+      // `_device_deps.ts`).
+      const earlier = from.held.deps.pending(from.stream, [source.ref.slice.record]);
+      const copied = Promise.withResolvers<void>();
+      const settled = {
+        [Symbol.dispose]: () => copied.resolve(),
+        fail: (error: unknown) => copied.reject(error),
+      };
+      copied.promise.catch(() => {});
       let device = false;
       try {
         device = sameBackend(from.server, to.server) &&
-          from.server.enqueueCopy?.(to.server, source, destination, streams) === true;
+          from.server.enqueueCopy?.(to.server, source, destination, streams, settled) === true;
       } finally {
         if (device) into.dispose(); // enqueued: the servers keep what the copy uses
       }
-      return { done: device ? undefined : hostCopy(from, to, source, into, options.chunkBytes) };
+      if (!device) {
+        const done = hostCopy(from, to, source, into, options.chunkBytes);
+        if (earlier === undefined) return { done };
+        return { done: Promise.all([done, ...earlier.map((dep) => dep.settled)]).then(() => {}) };
+      }
+      const verdicts = [copied.promise, ...(earlier ?? []).map((dep) => dep.settled)];
+      to.held.deps.copyInto(to.stream, [target.slice.record], Promise.all(verdicts));
+      return { done: undefined };
     };
     const started = from.held.run(from.stream, [source.ref.slice.record], [handle], start);
     if (!(started instanceof Promise) && started.done === undefined) return target;

@@ -7,6 +7,7 @@
  */
 
 import type { LostMemory } from "./timeline/_lost_memory.ts";
+import type { DeviceDeps } from "./timeline/_device_deps.ts";
 import { KernelArguments, STORAGE_TYPE_SIZE, type StorageType } from "../core/kernel_arguments.ts";
 import { CubeCount } from "../core/cube_count.ts";
 import { Handle } from "../core/handles/handle.ts";
@@ -101,7 +102,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
    */
   run(
     server: ComputeServer<K>,
-    { errors, lost }: { errors: StreamErrors; lost: LostMemory },
+    { errors, lost, deps }: { errors: StreamErrors; lost: LostMemory; deps: DeviceDeps },
     kernel: K,
     options: ExecuteOptions,
   ): void {
@@ -111,6 +112,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
       errors.throwFor(stream);
       if (lost.any) { for (const ref of this.args.buffers) lost.check(ref.slice.record); }
       server.execute(this, stream);
+      if (deps.any) deps.use(stream, this.args.buffers.map((ref) => ref.slice.record));
     } finally {
       this.clear();
     }

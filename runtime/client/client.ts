@@ -289,7 +289,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     const stream = streamOf(options, "sync");
     if (this.#held.busy) await this.#held.drain();
     this.#held.errors.throwFor(stream);
-    await this.server.sync(stream);
+    await this.#held.deps.sync(stream, this.server.sync(stream)); // after other clients' work
   }
 
   /**

@@ -331,13 +331,17 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * writes of `source` ordered before `streams.source`'s current point, before
    * `streams.destination`'s later work, and before later work of `streams.source` (which may
    * overwrite the source). Returns false where the two servers cannot copy on the devices; the
-   * client then copies through the host.
+   * client then copies through the host. `settled`, when given, is disposed once the source
+   * side of the copy completed on the device, or told (`fail`) that it failed there (a kernel
+   * before it faulted): the destination's device runs the copy either way, so only this tells
+   * whether its bytes are the source's.
    */
   enqueueCopy?(
     destination: this,
     source: CopyDescriptor,
     target: CopyDescriptor,
     streams: CopyStreams,
+    settled?: Disposable & { fail(error: unknown): void },
   ): boolean;
   /** Releases everything the server created. Idempotent. */
   destroy(): void;

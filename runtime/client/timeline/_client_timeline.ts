@@ -39,6 +39,10 @@ export class ClientTimeline extends CpuTimelineSignal {
   #closed: { readonly cause: unknown } | undefined;
   /** The highest value the client marked (set from this thread's event loop). */
   #marked = 0n;
+  /** Values that wait for a verdict besides their work ({@linkcode gate}), not settled yet. */
+  readonly #gates = new Set<{ readonly value: bigint }>();
+  /** The highest value set while a gate held it back. */
+  #deferred = 0n;
 
   /** A timeline whose errors name `producer` (e.g. `client 2 (cuda, "sim device 1")`). */
   constructor(producer: string) {
@@ -70,11 +74,36 @@ export class ClientTimeline extends CpuTimelineSignal {
     }
   }
 
-  /** As {@linkcode CpuTimelineSignal.set}; a value at or past a failed one is not reached. */
+  /**
+   * Holds `value` and later values back until `verdict` settles, whatever their work does (the
+   * work ran behind another client's device work whose fate is not known yet): reached once it
+   * resolves and the work is done, failed from `value` on if it rejects.
+   */
+  gate(value: bigint, verdict: Promise<unknown>): void {
+    const gate = { value };
+    this.#gates.add(gate);
+    verdict.then(() => {
+      this.#gates.delete(gate);
+      if (this.#deferred >= value) this.set(this.#deferred);
+    }, (cause) => {
+      this.#gates.delete(gate);
+      this.fail(value, cause);
+    });
+  }
+
+  /**
+   * As {@linkcode CpuTimelineSignal.set}; a value at or past a failed one is not reached, one at
+   * or past a gate only once the gate opened.
+   */
   override set(value: bigint | number): void {
-    const goal = toTimelineValue(value, "value");
+    let goal = toTimelineValue(value, "value");
     if (this.#fault !== undefined && goal >= this.#fault.value) return;
-    super.set(goal);
+    for (const gate of this.#gates) {
+      if (goal < gate.value) continue;
+      if (goal > this.#deferred) this.#deferred = goal;
+      goal = gate.value - 1n; // marks complete in order: the values below the gate are reached
+    }
+    if (goal > this.value) super.set(goal);
   }
 
   /** As {@linkcode CpuTimelineSignal.wait}; rejects for a failed value or a closed timeline. */

@@ -30,6 +30,7 @@
  */
 
 import { LostMemory } from "./_lost_memory.ts";
+import { DeviceDeps } from "./_device_deps.ts";
 import { AbortedError, ComputeError } from "../../core/errors.ts";
 import type { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { StreamId } from "../../core/stream_id.ts";
@@ -78,6 +79,8 @@ export class HeldStreams {
   readonly errors: StreamErrors = new StreamErrors();
   /** Memory whose defining calls failed: every later use fails (see `_lost_memory.ts`). */
   readonly lost: LostMemory = new LostMemory();
+  /** Verdicts of other clients' device work that this client's device work runs behind. */
+  readonly deps: DeviceDeps = new DeviceDeps(this.errors, this.lost);
   /** Rejects of the held calls still waiting (settled at once by `close`). */
   readonly #waiting = new Set<(error: unknown) => void>();
   readonly #abort = new AbortController();
@@ -176,6 +179,7 @@ export class HeldStreams {
     }
     if (after.length === 0) {
       this.errors.throwFor(stream);
+      if (this.deps.any) this.deps.use(stream, keys);
       return fn();
     }
     const known = this.#failed.get(stream); // failed before this call: not this call's failure
@@ -209,6 +213,7 @@ export class HeldStreams {
         // stream's next call does. One that returns nothing runs: throwing here would only record
         // the error again, failing every held call after it, and lose their work.
         if (notRun === undefined) this.errors.throwFor(stream);
+        if (this.deps.any) this.deps.use(stream, keys);
         resolve(fn());
       }).catch(reject);
     }).finally(() => kept.forEach((handle) => handle.dispose()));
@@ -286,6 +291,7 @@ export class HeldStreams {
   close(error: unknown): void {
     if (this.#closed !== undefined) return;
     this.#closed = error;
+    this.deps.close(); // before the waits are aborted: their failures are the close's
     for (const reject of this.#waiting) reject(error);
     this.#waiting.clear();
     this.#abort.abort(error);

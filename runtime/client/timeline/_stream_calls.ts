@@ -82,6 +82,9 @@ export class StreamCalls {
     // A mark that is never issued, or whose work fails, fails the timeline from its value on:
     // waits for it reject instead of hanging (a server with native marks calls `fail` itself).
     const fail = (error: unknown) => timeline.fail(value, error);
+    // Not reached before the device work of other clients that the stream runs behind.
+    const deps = this.held.deps.pending(stream);
+    if (deps !== undefined) timeline.gate(value, Promise.all(deps.map((dep) => dep.settled)));
     try {
       this.#marks.issue(this.held, stream, fail, () => {
         if (server.signal !== undefined) return server.signal(timeline, value, stream);
@@ -119,7 +122,18 @@ export class StreamCalls {
     // On the device where the backend can (CUDA: a mark of a CUDA server is an event to wait on),
     // unless calls are held here already (the wait must come after them) or a timeout is asked.
     if (timeoutMs === 0 && !this.held.held(stream) && !signal.isReached(value)) {
-      if (server.waitSignal?.(signal, BigInt(value), stream) === true) return;
+      if (server.waitSignal?.(signal, BigInt(value), stream) === true) {
+        // The device runs the stream's later work whatever becomes of the value: what the
+        // host tells of that work waits for the value's own verdict (see `_device_deps.ts`).
+        const verdict = signal.wait(value, { signal: this.held.abortSignal });
+        this.held.deps.waitOn(
+          stream,
+          verdict.catch((cause) => {
+            throw heldError(cause, stream, value);
+          }),
+        );
+        return;
+      }
     }
     const wait = signal.wait(value, { timeoutMs, signal: this.held.abortSignal });
     this.held.hold(stream, wait.catch((cause) => Promise.reject(heldError(cause, stream, value))));
@@ -238,7 +252,10 @@ export class StreamCalls {
     if (this.held.busy) { for (const d of descriptors) server.checkRef?.(d.ref); }
     const keys = descriptors.map((descriptor) => descriptor.ref.slice.record);
     const bytes = await this.held.run(stream, keys, handles, () => {
-      return server.read(descriptors, stream);
+      // Device work of other clients the read's bytes run behind (see `_device_deps.ts`).
+      const deps = this.held.deps.pending(stream, keys);
+      const read = server.read(descriptors, stream);
+      return deps === undefined ? read : this.held.deps.settle(read, deps);
     });
     return bytes.map((chunk, i) => fromBytes(chunk, type ?? arrayTypeOf(handles[i].dtype)));
   }

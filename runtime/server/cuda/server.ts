@@ -147,9 +147,11 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     source: CopyDescriptor,
     target: CopyDescriptor,
     streams: CopyStreams,
+    settled?: Disposable & { fail(error: unknown): void },
   ): boolean {
     const to = this.#destinationParts(destination, streams);
-    return enqueueCopyBetween(this.#parts, to, { source, target, streams }) !== undefined;
+    const request = { source, target, streams, settled };
+    return enqueueCopyBetween(this.#parts, to, request) !== undefined;
   }
 
   /**

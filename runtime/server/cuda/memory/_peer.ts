@@ -37,6 +37,8 @@ export interface CopyRequest {
   readonly source: CopyDescriptor;
   readonly target: CopyDescriptor;
   readonly streams: CopyStreams;
+  /** Disposed once the source side completed on the device; `fail`: it failed there. */
+  readonly settled?: Disposable & { fail(error: unknown): void };
 }
 
 /** How the last copy between two servers went (for tests and benchmarks). */
@@ -143,6 +145,7 @@ export function enqueueCopyBetween(
     const at = rangeOf(from, source);
     using ordered = orderOn(to, request.streams.destination, [source.ref, target.ref]);
     copyOnDevice(to.device.driver, at, rangeOf(to, target), layout, ordered.stream);
+    if (request.settled !== undefined) ordered.gc(request.settled);
     return "same-server";
   }
   if (layout.rows !== 1) return undefined;
@@ -169,6 +172,7 @@ function copyDirect(from: CopySide, to: CopySide, request: CopyRequest, sameDevi
     {
       using ordered = orderOn(from, streams.source, [source.ref]);
       ready = from.events.record(ordered.stream);
+      if (request.settled !== undefined) ordered.gc(request.settled);
     }
     to.bind();
     let done: CudaEvent;
@@ -231,6 +235,7 @@ function copyStaged(from: CopySide, to: CopySide, request: CopyRequest): void {
       );
       written = true;
       ready = from.events.record(stream);
+      if (request.settled !== undefined) ordered.gc(request.settled);
     }
     to.bind();
     using ordered = orderOn(to, streams.destination, [target.ref]);
