@@ -155,3 +155,18 @@ Deno.test("client timeline: a gate holds its value and later ones back, and fail
   shut.set(9n); // later marks never reach past the failed value
   assert.equal(shut.value, 1n);
 });
+
+Deno.test("device deps: a read of memory behind a verdict passes nothing on; a call that returns nothing does", async () => {
+  const { HeldStreams } = await import("../runtime/client/timeline/_held_streams.ts");
+  const held = new HeldStreams();
+  const copy = {};
+  const verdict = Promise.withResolvers<void>();
+  held.deps.copyInto(1, [copy], verdict.promise);
+  assert.equal(held.run(3, [copy], [], () => "read"), "read");
+  assert.equal(held.deps.pending(3), undefined, "the read's stream does not depend on the copy");
+  held.runVoid(2, [copy], [], () => {}); // a launch that used the copy
+  assert.ok(held.deps.pending(2), "the launch's stream depends on it");
+  verdict.resolve();
+  await tick();
+  assert.equal(held.deps.any, false);
+});

@@ -179,7 +179,8 @@ export class HeldStreams {
     }
     if (after.length === 0) {
       this.errors.throwFor(stream);
-      if (this.deps.any) this.deps.use(stream, keys);
+      // Calls that return nothing use memory on the device; a read only looks (`_device_deps.ts`).
+      if (this.deps.any && notRun !== undefined) this.deps.use(stream, keys);
       return fn();
     }
     const known = this.#failed.get(stream); // failed before this call: not this call's failure
@@ -213,7 +214,7 @@ export class HeldStreams {
         // stream's next call does. One that returns nothing runs: throwing here would only record
         // the error again, failing every held call after it, and lose their work.
         if (notRun === undefined) this.errors.throwFor(stream);
-        if (this.deps.any) this.deps.use(stream, keys);
+        if (this.deps.any && notRun !== undefined) this.deps.use(stream, keys);
         resolve(fn());
       }).catch(reject);
     }).finally(() => kept.forEach((handle) => handle.dispose()));
