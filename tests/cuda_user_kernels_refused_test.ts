@@ -85,9 +85,17 @@ extern "C" __global__ void k(float* x, P p) { if (threadIdx.x < p.n) x[threadIdx
       { p: 1 },
     );
     assert.ok(struct instanceof KernelArgumentError, String(struct));
-    assert.match(struct.message, /params\.p is declared 'P p', a type the runtime cannot pass/);
-    // and how to launch it: ggml's rope (tests/cuda_user_kernels_8_test.ts) does this
-    assert.match(struct.message, /extern "C" wrapper kernel that takes its fields as scalars/);
+    // a struct by value takes its fields (tests/cuda_struct_params_test.ts)
+    assert.match(struct.message, /params\.p must be an object of P's fields \(a, n\), got 1/);
+    const pointer = await failure(
+      client,
+      `struct P { float* a; int n; };
+extern "C" __global__ void k(float* x, P p) { if (threadIdx.x < p.n) x[threadIdx.x] *= *p.a; }`,
+      { p: { a: 0, n: 1 } } as never,
+    );
+    assert.ok(pointer instanceof KernelArgumentError, String(pointer));
+    assert.match(pointer.message, /params\.p is declared 'P p', a type the runtime cannot pass/);
+    assert.match(pointer.message, /its field 'float\* a' is a pointer or a reference/);
     const template = await failure(
       client,
       `template <typename T> __global__ void k(T* x) { x[threadIdx.x] += T(1); }

@@ -45,8 +45,9 @@ export interface KernelMetadata {
 }
 
 /**
- * One value of a named kernel parameter: a number (or a bigint for an integer) for a scalar, an array for a
- * vector, matrix (column-major) or array, an object for a nested struct.
+ * One value of a named kernel parameter: a number (or a bigint for an integer) for a scalar, an array
+ * (or a typed array) for a vector, matrix (column-major) or array, an object for a nested struct. A
+ * CUDA struct or vector type by value also takes its exact bytes (a `Uint8Array` of its size).
  *
  * @example
  * ```ts
@@ -58,6 +59,7 @@ export type ParamValue =
   | number
   | bigint
   | readonly ParamValue[]
+  | ArrayBufferView
   | { readonly [field: string]: ParamValue };
 
 /**

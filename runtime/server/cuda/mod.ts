@@ -26,6 +26,7 @@ export {
   type ResolvedKernel,
 } from "./compile/module_cache.ts";
 export type { KernelParam, KernelSignature } from "./compile/signature.ts";
+export type { StructEntry, StructField, StructLayout } from "./compile/_struct_layout.ts";
 export {
   CUDA_LIBRARY_ENV,
   CUDA_SYMBOLS,

@@ -7,8 +7,9 @@
  *   itself or inside an `extern "C" { ... }` block), with its parameters' names and C types:
  *   `float`, `double`, `__half`/`half`, `__nv_bfloat16`, `char`/`short`/`int`/`long`/`long long`
  *   signed and unsigned, the `<stdint.h>` names, `size_t`, `bool`; pointers to those (or `void`),
- *   `const T*` being read-only. `long` is 64-bit (LP64, as on Linux). A type the runtime cannot
- *   pass (a struct by value, a reference) is kept with `type: undefined`, refused at the launch.
+ *   `const T*` being read-only. `long` is 64-bit (LP64, as on Linux). A struct or vector type by
+ *   value is kept with `type: undefined` and its layout (`struct`, `_struct_layout.ts`); a type
+ *   the runtime cannot pass (a reference, a struct it cannot lay out) is refused at the launch.
  *   `typedef`/`using` aliases of those types, enums (as their underlying type) and a template
  *   instance's type arguments (`k<float>`: `T a` is a `float`) are resolved; an alias defined
  *   twice as different types (under `#if`) is not. Kernels a `#define` declares are not read.
@@ -27,6 +28,7 @@
 
 import type { StorageType } from "../../../core/kernel_arguments.ts";
 import { vectorType } from "./_vector_types.ts";
+import { type StructEntry, structTypes, vectorLayout } from "./_struct_layout.ts";
 
 /**
  * One kernel parameter.
@@ -69,6 +71,8 @@ export type KernelParam =
     readonly declared: string;
     /** Byte size (known even when `type` is not: a PTX `.b8 x[N]`). */
     readonly size: number;
+    /** A struct or vector type by value (`type` is undefined): its layout, or why not passed. */
+    readonly struct?: StructEntry;
   };
 
 /**
@@ -270,6 +274,7 @@ function globalFunctions(
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
   const aliases = typeAliases(text);
+  const structs = structTypes(text, (name) => C_TYPES[aliases.get(name) ?? name]);
   const found: KernelSignature[] = [];
   const pattern =
     /(extern\s+"C"\s+)?__global__\s+(?:static\s+)?((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)(?:static\s+)?void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{/g;
@@ -291,7 +296,7 @@ function globalFunctions(
     const types = header ? templateTypes(header, args, aliases) : aliases;
     const params = list === "" || list === "void"
       ? []
-      : splitTopLevel(list).map((p, i) => cParam(p, i, types));
+      : splitTopLevel(list).map((p, i) => cParam(p, i, types, structs));
     const outer = spaces.filter(([s, e]) => at > s && at < e).map(([, , name]) => name);
     found.push({
       name: match[5],
@@ -307,7 +312,12 @@ function globalFunctions(
 }
 
 /** One C parameter declaration. */
-function cParam(text: string, index: number, aliases: Map<string, string>): KernelParam {
+function cParam(
+  text: string,
+  index: number,
+  aliases: Map<string, string>,
+  structs: ReadonlyMap<string, StructEntry>,
+): KernelParam {
   const declared = text.trim().replace(/\s+/g, " ");
   // `[[maybe_unused]]` and a default argument (`float eps = 1e-5f`) name no type
   const words: string[] = (declared.replace(/\[\[.*?\]\]|=.*$/g, " ")
@@ -345,7 +355,8 @@ function cParam(text: string, index: number, aliases: Map<string, string>): Kern
   }
   const typeName = baseType((named ? words.slice(0, -1) : words).filter((w) => w !== "const"));
   const type = C_TYPES[typeName];
-  const size = type === undefined ? 0 : sizeOf(type);
+  const struct = type === undefined ? structs.get(typeName) ?? vectorLayout(typeName) : undefined;
+  const size = type !== undefined ? sizeOf(type) : struct && "size" in struct ? struct.size : 0;
   return {
     kind: "scalar",
     name,
@@ -353,6 +364,7 @@ function cParam(text: string, index: number, aliases: Map<string, string>): Kern
     ...(typeName === "bool" ? { bool: true } : {}),
     declared,
     size,
+    ...(struct !== undefined ? { struct } : {}),
   };
 }
 

@@ -111,7 +111,7 @@ export class GraphNodeParams {
       const given = launch.args.refs();
       const refs = names === undefined ? given : buffersByName(name, signature, names, given);
       const located = refs.map((ref) => parts.memory.locate(ref));
-      const { values, sizes } = packBySignature(
+      const { values, sizes, offsets } = packBySignature(
         name,
         signature!,
         refs,
@@ -119,11 +119,14 @@ export class GraphNodeParams {
         merged,
         names !== undefined,
       );
-      return { entry, merged, values: values.slice(0, Math.max(8, sizes.length * 8)), sizes };
+      // Each value at its slot (8 bytes), or at its offset (a struct by value: all of them).
+      const at = offsets ?? sizes.map((_, i) => i * 8);
+      const end = offsets === undefined ? Math.max(8, sizes.length * 8) : values.byteLength;
+      return { entry, merged, values: values.slice(0, end), at };
     });
     if (exec !== null) {
-      for (const { entry, values, sizes } of packed) {
-        if (entry.node !== null) setNode(parts.driver, exec, entry, values, sizes.length);
+      for (const { entry, values, at } of packed) {
+        if (entry.node !== null) setNode(parts.driver, exec, entry, values, at);
       }
     }
     for (const { entry, merged } of packed) {
@@ -138,11 +141,11 @@ function setNode(
   exec: Deno.PointerValue,
   entry: NamedLaunch,
   values: ArrayBuffer,
-  count: number,
+  at: readonly number[],
 ): void {
   const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(values)));
-  const pointers = new BigUint64Array(Math.max(1, count));
-  for (let i = 0; i < count; i++) pointers[i] = base + BigInt(i * 8);
+  const pointers = new BigUint64Array(Math.max(1, at.length));
+  for (let i = 0; i < at.length; i++) pointers[i] = base + BigInt(at[i]);
   const struct = new ArrayBuffer(56);
   const view = new DataView(struct);
   view.setBigUint64(0, BigInt(Deno.UnsafePointer.value(entry.fn)), true);

@@ -10,7 +10,8 @@ import { KernelArgumentError } from "../../../core/errors.ts";
 import type { KernelArguments, StorageType } from "../../../core/kernel_arguments.ts";
 import type { ResourceRange } from "../../server.ts";
 import type { KernelParam, KernelSignature } from "../compile/signature.ts";
-import { address, buffersFor, isFloat, type LaunchParams } from "./_params.ts";
+import { address, isFloat, type LaunchParams } from "./_params.ts";
+import { buffersFor } from "./_param_buffers.ts";
 
 const LENGTH_LIMIT = 2 ** 32;
 

@@ -2,8 +2,9 @@
  * `cuLaunchKernel` parameters: checked against the kernel's signature (`compile/signature.ts`)
  * and packed. `kernelParams` is an array of pointers, one per kernel parameter, each to the
  * parameter's value; the driver copies the values during the call, so both arrays only need to
- * live for the call, and one pair per parameter count is reused by every launch (calls are
- * synchronous, on one thread). Values sit in 8-byte slots.
+ * live for the call, and one pair is reused by every launch (`_param_buffers.ts`). Values sit in
+ * 8-byte slots, or at their own offsets where one is larger (a struct by value,
+ * `_struct_params.ts`).
  *
  * Two ways to fill them:
  *
@@ -31,6 +32,8 @@ import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { describe } from "../../../core/_argument_checks.ts";
 import type { ResourceRange } from "../../server.ts";
 import type { KernelParam, KernelSignature } from "../compile/signature.ts";
+import { type ScalarEncoder, writeByValue } from "./_struct_params.ts";
+import { buffersFor, shapeOf } from "./_param_buffers.ts";
 
 /** The marshalled parameters of one launch. */
 export interface LaunchParams {
@@ -42,31 +45,8 @@ export interface LaunchParams {
   readonly values: ArrayBuffer;
   /** The buffers bound to `const T*` parameters (by index into the launch's buffers). */
   readonly readOnly?: readonly number[];
-}
-
-/** Parameter buffers by slot count, reused: the driver copies the values during the call. */
-/** The reused buffers of one slot count: values, views on them, and the pointers to each slot. */
-export interface ParamBuffers {
-  readonly values: ArrayBuffer;
-  readonly view: DataView;
-  readonly bytes: Uint8Array;
-  readonly pointers: BigUint64Array;
-}
-
-const scratch = new Map<number, ParamBuffers>();
-
-/** The parameter buffers of `count` slots (made once per count). */
-export function buffersFor(count: number): ParamBuffers {
-  let entry = scratch.get(count);
-  if (entry === undefined) {
-    const values = new ArrayBuffer(Math.max(8, count * 8));
-    const base = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(values)));
-    const pointers = new BigUint64Array(count);
-    for (let i = 0; i < count; i++) pointers[i] = base + BigInt(i * 8);
-    entry = { values, view: new DataView(values), bytes: new Uint8Array(values), pointers };
-    scratch.set(count, entry);
-  }
-  return entry;
+  /** Where each value starts in `values` when one is over 8 bytes (a struct); else slot * 8. */
+  readonly offsets?: readonly number[];
 }
 
 /** Whether a storage type is a float's (`f16`, `f32`, `f64`): not `i…` or `u…`. */
@@ -95,7 +75,7 @@ export function packBySignature(
   named = false,
 ): LaunchParams {
   const list = signature.params;
-  const { pointers, scalars, names } = shapeOf(signature);
+  const { pointers, scalars, names, offsets, scratch } = shapeOf(signature);
   if (refs.length !== pointers) {
     throw new KernelArgumentError(
       kernel,
@@ -142,7 +122,7 @@ export function packBySignature(
       }
     }
   }
-  const { view, bytes, pointers: array, values } = buffersFor(list.length);
+  const { view, bytes, pointers: array, values } = scratch ?? buffersFor(list.length);
   const sizes: number[] = new Array(list.length);
   const readOnly: number[] = [];
   let buffer = 0, scalar = 0;
@@ -152,7 +132,7 @@ export function packBySignature(
       const ref = refs[buffer], at = buffers[buffer];
       checkElement(kernel, named ? `buffers.${param.name}` : `buffers[${buffer}]`, ref, param);
       if (param.readOnly) readOnly.push(buffer);
-      view.setBigUint64(slot * 8, address(at), true);
+      view.setBigUint64(offsets === undefined ? slot * 8 : offsets[slot], address(at), true);
       sizes[slot] = 8;
       buffer++;
       continue;
@@ -161,27 +141,43 @@ export function packBySignature(
       ? (given as unknown as readonly unknown[])[scalar]
       : (given as Record<string, unknown>)[param.name];
     sizes[slot] = param.size;
-    if (fastEncode(view, slot * 8, param, value)) {
+    const into = offsets === undefined ? slot * 8 : offsets[slot];
+    if (fastEncode(view, into, param, value)) {
       scalar++;
       continue;
     }
     const what = byPosition ? `params[${scalar}]` : `params.${param.name}`;
     scalar++;
+    const struct = param.struct;
+    if (param.type === undefined && param.size > 0 && !(struct && "unsupported" in struct)) {
+      if (value === undefined || (!byPosition && !Object.hasOwn(given, param.name))) {
+        throw new KernelArgumentError(kernel, what, `is missing (${param.declared})`);
+      }
+      const layout = struct === undefined || "unsupported" in struct ? undefined : struct;
+      writeByValue(kernel, what, param.declared, param.size, layout, value, bytes, into, encodeAs);
+      continue;
+    }
     if (param.type === undefined) {
       throw new KernelArgumentError(
         kernel,
         what,
         `is declared '${param.declared}', a type the runtime cannot pass (numbers, bigints and ` +
-          `pointers only)${/[&[]/.test(param.declared) ? "" : BY_VALUE}`,
+          `pointers only)${
+            struct && "unsupported" in struct
+              ? `: a struct by value whose fields it cannot pass (${struct.unsupported})`
+              : /[&[]/.test(param.declared)
+              ? ""
+              : BY_VALUE
+          }`,
       );
     }
     // A name left out may still read a member of Object.prototype (`constructor`, `toString`).
     if (value === undefined || (!byPosition && !Object.hasOwn(given, param.name))) {
       throw new KernelArgumentError(kernel, what, `is missing (${param.declared})`);
     }
-    bytes.set(encode(kernel, what, param, value), slot * 8);
+    bytes.set(encode(kernel, what, param, value), into);
   }
-  return { sizes, pointers: array, values, readOnly };
+  return { sizes, pointers: array, values, readOnly, ...(offsets ? { offsets } : {}) };
 }
 
 /**
@@ -220,26 +216,6 @@ export function buffersByName(
     }
     return refs[at];
   });
-}
-
-/** Per signature: its pointer count, its scalar parameters and their names. */
-const shapes = new WeakMap<
-  KernelSignature,
-  { pointers: number; scalars: readonly KernelParam[]; names: ReadonlySet<string> }
->();
-
-function shapeOf(signature: KernelSignature) {
-  let shape = shapes.get(signature);
-  if (shape === undefined) {
-    const scalars = signature.params.filter((p) => p.kind === "scalar");
-    shape = {
-      pointers: signature.params.length - scalars.length,
-      scalars,
-      names: new Set(scalars.map((p) => p.name)),
-    };
-    shapes.set(signature, shape);
-  }
-  return shape;
 }
 
 /**
@@ -314,6 +290,10 @@ function checkElement(
   );
 }
 
+/** A field's bytes ({@linkcode ScalarEncoder}), checked as a scalar parameter's. */
+const encodeAs: ScalarEncoder = (kernel, what, type, declared, bool, value) =>
+  encode(kernel, what, { kind: "scalar", name: what, type, declared, size: 0, bool }, value);
+
 /** One scalar's bytes, checked against its declared type. */
 function encode(
   kernel: string,
@@ -364,5 +344,6 @@ function encode(
 const NARROW_INTEGERS: ReadonlySet<StorageType> = new Set(["u32", "i32", "u16", "i16", "u8", "i8"]);
 
 /** How to launch a kernel that takes a struct (or vector type) by value. */
-const BY_VALUE = ': for a struct by value, declare an extern "C" wrapper kernel that takes its ' +
-  "fields as scalars, builds it and calls the kernel's body as a __device__ function";
+const BY_VALUE = ": for a struct by value, define it in the kernel's source (the runtime reads " +
+  "its fields from there, not from an #include), or pass its fields as scalars to an extern " +
+  '"C" wrapper kernel that builds it';
