@@ -71,8 +71,9 @@ export interface StructField {
  * @example
  * ```ts ignore
  * import type { StructEntry } from "@gpucompute/runtime/cuda";
- * const entry: StructEntry = { unsupported: "its field 'float* data' is a pointer or a reference" };
- * console.log("unsupported" in entry ? entry.unsupported : entry.size);
+ * const describe = (entry: StructEntry) =>
+ *   "unsupported" in entry ? entry.unsupported : `${entry.size} bytes`;
+ * console.log(describe({ unsupported: "its field 'float* data' is a pointer or a reference" }));
  * ```
  */
 export type StructEntry = StructLayout | { readonly unsupported: string };
