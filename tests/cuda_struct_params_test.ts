@@ -81,6 +81,7 @@ Deno.test("cuda structs: layouts as nvcc lays them out (alignment, padding, arra
     [12, 4, 16],
   );
   assert.deepEqual([vectorLayout("float4")!.align, vectorLayout("char2")!.align], [16, 2]);
+  assert.deepEqual([vectorLayout("dim3")!.size, vectorLayout("dim3")!.fields[2].type], [12, "u32"]);
   const [signature] = cudaSignatures(`struct S { int a; };
     extern "C" __global__ void k(S s, const struct S t, float2 v) {}`);
   assert.deepEqual(signature.params.map((p) => p.kind === "scalar" && p.size), [4, 4, 8]);

@@ -87,7 +87,7 @@ const roundUp = (n: number, to: number) => Math.ceil(n / to) * to;
 
 /** A CUDA vector type's layout (`vector_types.h`): `float3` aligns as a float, `float4` to 16. */
 export function vectorLayout(name: string): StructLayout | undefined {
-  const vector = vectorType(name);
+  const vector = vectorType(name === "dim3" ? "uint3" : name); // dim3: three unsigned ints
   if (vector === undefined) return undefined;
   const [element, lanes] = vector;
   const unit = sizeOf(element);
