@@ -249,7 +249,12 @@ export async function tuneKey<K extends TuneKey, I, O>(
       throw new TuneFailedError(set.name, keyText, failures, oom && { cause: oom });
     }
     logTop(set.name, keyText, fastest, ordered);
-    return { entry: { checksum: set.checksum, fastest, results: ordered }, errors, runs };
+    const checked = context.checks ? { checked: true } : {};
+    return {
+      entry: { checksum: set.checksum, fastest, results: ordered, ...checked },
+      errors,
+      runs,
+    };
   } finally {
     if (options.inputs !== undefined) (options.disposeInputs ?? disposeProperties)(inputs);
   }

@@ -143,6 +143,11 @@ export class Tuner {
     return TuneCache.open(this.#namespace().join("/"), { store: "indexeddb" });
   }
 
+  /** Whether candidates' outputs are checked (and cached picks must have been). */
+  get #checks(): boolean {
+    return this.#options.checks ?? false;
+  }
+
   #namespace(): string[] {
     return cacheNamespace(this.#client.server.properties, this.#options.name ?? "default");
   }
@@ -151,7 +156,8 @@ export class Tuner {
   fastest<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): string | undefined {
     if (this.#cache === undefined) return undefined;
     const key = set.key(inputs);
-    return cachedPick(this.#cache, set, key, entryKey(set, keyString(key)))?.entry.fastest;
+    return cachedPick(this.#cache, set, key, entryKey(set, keyString(key)), this.#checks)?.entry
+      .fastest;
   }
 
   /** Whether the key of these inputs is being tuned now. */
@@ -179,7 +185,7 @@ export class Tuner {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
     const cache = this.#cache ?? await this.cache();
-    const cached = cachedPick(cache, set, key, id);
+    const cached = cachedPick(cache, set, key, id, this.#checks);
     if (cached !== undefined) {
       this.#stats.cacheHits++;
       return await cached.candidate.run(inputs);
@@ -205,7 +211,7 @@ export class Tuner {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
     const cache = await this.cache();
-    const hit = cachedPick(cache, set, key, id)?.entry;
+    const hit = cachedPick(cache, set, key, id, this.#checks)?.entry;
     if (hit !== undefined) {
       this.#stats.cacheHits++;
       const { fastest, results } = hit;
@@ -301,22 +307,32 @@ export class Tuner {
 /**
  * The cached entry of a key and its winner, when the winner is a candidate of the set that runs
  * for the key (priority >= 0). A cache file is only data: an entry naming a candidate the set no
- * longer has, or one that must not run for the key (a vec4 matmul for a width that is not a
- * multiple of 4: a wrong product), is ignored with a warning, and the key is tuned again.
+ * longer has, one that must not run for the key (a vec4 matmul for a width that is not a
+ * multiple of 4: a wrong product), one whose own outcome in the entry is not `ok` (failed, or a
+ * mismatch), or, for a tuner with `checks` on, a choice between candidates made without checking
+ * their outputs, is ignored with a warning, and the key is tuned again.
  */
 function cachedPick<K extends TuneKey, I, O>(
   cache: TuneCache,
   set: TunableSet<K, I, O>,
   key: K,
   id: string,
+  checks: boolean,
 ): { entry: CacheEntry; candidate: Tunable<K, I, O> } | undefined {
   const entry = cache.get(id, set.checksum);
   if (entry === undefined) return undefined;
   const candidate = set.candidate(entry.fastest);
-  if (candidate !== undefined && set.priority(candidate, key) >= 0) return { entry, candidate };
   const why = candidate === undefined
     ? "is not a candidate of the set"
-    : "does not run for this key";
+    : set.priority(candidate, key) < 0 || Number.isNaN(set.priority(candidate, key))
+    ? "does not run for this key"
+    : entry.results.length > 0 &&
+        entry.results.find((r) => r.name === entry.fastest)?.status !== "ok"
+    ? "has no ok outcome in the entry"
+    : checks && entry.checked !== true && set.plan(key).flat().length > 1
+    ? "was picked without output checks"
+    : undefined;
+  if (why === undefined) return { entry, candidate: candidate! };
   log.warn("Cached pick {fastest} for {id} ignored: it {why}; tuning again", {
     fastest: entry.fastest,
     id,

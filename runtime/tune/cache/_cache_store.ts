@@ -47,7 +47,8 @@ export function parseEntries(body: unknown): Entries | undefined {
     const e = value as Partial<CacheEntry> | null;
     if (
       typeof e?.checksum === "string" && typeof e.fastest === "string" &&
-      Array.isArray(e.results) && e.results.every(isResult)
+      Array.isArray(e.results) && e.results.every(isResult) &&
+      (e.checked === undefined || typeof e.checked === "boolean")
     ) {
       valid[key] = e as CacheEntry;
     } else {

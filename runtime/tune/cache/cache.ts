@@ -59,6 +59,12 @@ export interface CacheEntry {
   readonly fastest: string;
   /** Every candidate's outcome. */
   readonly results: readonly CachedResult[];
+  /**
+   * Whether every candidate's output was checked against the reference's (the tuner's `checks`):
+   * a tuner with checks on tunes a key again rather than serve an unchecked pick.
+   * @default {false}
+   */
+  readonly checked?: boolean;
 }
 
 /**

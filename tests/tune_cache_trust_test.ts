@@ -1,0 +1,85 @@
+// What a cached pick must have been to be served: a tuner with output checks on never runs a pick
+// that was not checked (tuned without checks, by another tuner sharing the file, or planted), and
+// no tuner runs a pick whose own recorded outcome says it failed or was never measured.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { TunableSet, Tuner } from "../runtime/tune/mod.ts";
+import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
+
+const TMP = ".tmp";
+const quiet = { progressBar: false, sampling: { minSampleMs: 0, maxSamples: 3 } } as const;
+
+async function tempDir(): Promise<string> {
+  await Deno.mkdir(TMP, { recursive: true });
+  return await Deno.makeTempDir({ dir: TMP, prefix: "tune_trust_" });
+}
+
+/** "wrong" is the fastest and gives a wrong output; "right" agrees with the reference. */
+function wrongIsFastest(client: FakeTuneClient) {
+  const outputs: Record<string, number[]> = { reference: [1, 2], wrong: [1, 3], right: [1, 2] };
+  const cost: Record<string, number> = { reference: 9, wrong: 1, right: 5 };
+  return new TunableSet("trust", {
+    key: (n: number) => ({ n }),
+    candidates: Object.keys(outputs).map((name) => ({
+      name,
+      run: () => {
+        client.spend(name, cost[name]);
+        return outputs[name];
+      },
+    })),
+  });
+}
+
+Deno.test("with checks on, a pick cached without checks is tuned again and checked", async () => {
+  const dir = await tempDir();
+  try {
+    const client = new FakeTuneClient();
+    const set = wrongIsFastest(client);
+    const unchecked = new Tuner(client, { ...quiet, cacheDir: dir, name: "trust" });
+    assert.equal((await unchecked.tune(set, 2)).fastest, "wrong", "nothing checks it");
+    // The user turns the checks on: the wrong pick in the file must not be served.
+    const checked = new Tuner(client, { ...quiet, cacheDir: dir, name: "trust", checks: true });
+    const outcome = await checked.tune(set, 2);
+    assert.equal(outcome.fromCache, false, "tuned again, with checks");
+    assert.equal(outcome.fastest, "right");
+    assert.deepEqual(await checked.execute(set, 2), [1, 2]);
+    // The checked pick persists, and serves both kinds of tuner afterwards.
+    for (const checks of [true, false]) {
+      const next = new Tuner(client, { ...quiet, cacheDir: dir, name: "trust", checks });
+      const again = await next.tune(set, 2);
+      assert.deepEqual([again.fromCache, again.fastest], [true, "right"], `checks ${checks}`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a cached pick whose recorded outcome is not ok (hand-edited) is tuned again", async () => {
+  const dir = await tempDir();
+  try {
+    const client = new FakeTuneClient();
+    const set = wrongIsFastest(client);
+    const tuner = new Tuner(client, { ...quiet, cacheDir: dir, name: "edited" });
+    const file = tuner.cacheFile!;
+    await Deno.mkdir(join(file, ".."), { recursive: true });
+    const results = [
+      { name: "reference", status: "ok", medianMs: 9, samples: 3 },
+      { name: "wrong", status: "failed", samples: 0, error: "TuneMismatchError: element 1" },
+      { name: "right", status: "ok", medianMs: 5, samples: 3 },
+    ];
+    const entry = (fastest: string) => ({ checksum: set.checksum, fastest, results });
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({
+        format: 1,
+        entries: { "trust/n=1": entry("wrong"), "trust/n=3": entry("right") },
+      }),
+    );
+    const edited = await tuner.tune(set, 1);
+    assert.equal(edited.fromCache, false, "the failed candidate is not served");
+    const valid = await tuner.tune(set, 3);
+    assert.deepEqual([valid.fromCache, valid.fastest], [true, "right"], "a consistent entry is");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
