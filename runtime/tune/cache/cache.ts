@@ -2,9 +2,9 @@
  * {@linkcode TuneCache}: tuning results by key, in memory and optionally persisted: to one JSON
  * file on Deno, to IndexedDB in browsers (see {@linkcode TuneCacheOptions.store}). Both stores
  * hold the same `{ format, entries }` body, namespaced by package version, device and tuner
- * name, every entry with its set's checksum; both merge on write, so concurrent writers (other
- * processes, other tabs) never leave a torn body, and each write carries every entry this cache
- * stored, so the last writer never drops its own results. A body that does not parse is
+ * name, every entry with its set's checksum; both merge on write under a lock (a lock file, an
+ * IndexedDB transaction), so concurrent writers (other processes, other tabs) never leave a torn
+ * body nor drop each other's entries, and each write carries every entry this cache stored. A body that does not parse is
  * reported once and ignored. Where persistence is impossible (no permission, no IndexedDB, a
  * failed write) the cache keeps working in memory and warns once. Permissions are queried,
  * never requested: a missing one never prompts.
