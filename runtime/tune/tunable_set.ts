@@ -6,6 +6,7 @@
  */
 
 import { keyString, type TuneKey } from "./key.ts";
+import { TuneFailedError } from "./errors.ts";
 
 /**
  * One candidate: a function that launches kernels on the inputs and returns the output.
@@ -81,7 +82,8 @@ export interface TunableSetOptions<K extends TuneKey, I, O> {
    */
   reference?: string;
   /**
-   * The candidate run while a key is tuned in the background.
+   * The candidate run while a key is tuned in the background, for every key it may run for
+   * (priority >= 0; for other keys, the default).
    * @default {the first candidate of the highest priority for the key}
    */
   fallback?: string;
@@ -195,15 +197,18 @@ export class TunableSet<K extends TuneKey, I, O> {
     return this.#options.candidates.find((c) => c.name === name);
   }
 
-  /** The fallback candidate for a key (see {@linkcode TunableSetOptions.fallback}). */
+  /**
+   * The fallback candidate for a key (see {@linkcode TunableSetOptions.fallback}): never one of
+   * negative priority for the key. `TuneFailedError` when no candidate may run for it.
+   */
   fallback(key: K): Tunable<K, I, O> {
     const named = this.#options.fallback;
-    if (named !== undefined) return this.candidate(named)!;
-    let best = this.candidates[0];
-    for (const c of this.candidates) {
-      if (this.priority(c, key) > this.priority(best, key)) best = c;
-    }
-    return best;
+    const candidate = named === undefined ? undefined : this.candidate(named)!;
+    if (candidate !== undefined && this.priority(candidate, key) >= 0) return candidate;
+    const first = this.plan(key)[0]?.[0];
+    if (first !== undefined) return first;
+    const failures = this.names.map((name) => ({ name, reason: "negative priority for this key" }));
+    throw new TuneFailedError(this.name, keyString(key), failures);
   }
 }
 
