@@ -135,7 +135,10 @@ export async function tuneKey<K extends TuneKey, I, O>(
     let reference: ArrayLike<number | bigint> | undefined;
     /** Why the reference gave no output to check against (checks on): no candidate is checked. */
     let unchecked: Error | undefined;
-    const referenceName = options.reference ?? set.candidates[0].name;
+    // Never one that must not run for the key (its output there is no reference).
+    const mayRun = (c?: Tunable<K, I, O>) => c !== undefined && set.priority(c, key) >= 0;
+    const named = options.reference === undefined ? undefined : set.candidate(options.reference);
+    const referenceName = (mayRun(named) ? named : set.candidates.find((c) => mayRun(c)))!.name;
     if (context.checks) {
       try {
         const referenceCandidate = set.candidate(referenceName)!;

@@ -77,8 +77,9 @@ export interface TunableSetOptions<K extends TuneKey, I, O> {
    */
   read?: (output: O) => Promise<ArrayLike<number>> | ArrayLike<number>;
   /**
-   * The candidate every other output is compared with when checks are on.
-   * @default {the first candidate}
+   * The candidate every other output is compared with when checks are on, for every key it may
+   * run for (priority >= 0; for other keys, the default).
+   * @default {the first candidate that may run for the key}
    */
   reference?: string;
   /**
