@@ -133,17 +133,8 @@ export function toChromeTrace(trace: Trace): ChromeTrace {
         });
         break;
       case "read":
-      case "sync": {
-        const name = event.type === "read" ? `read ${formatBytes(event.bytes ?? 0)}` : "sync";
-        const at = { pid: HOST, tid: tid(event.stream, lanes.of.get(event)), cat: event.type };
-        events.push({ ...at, name, ph: "B", ts: us(event.start) });
-        if (event.mapStart !== undefined) {
-          events.push({ ...at, name: "map wait", ph: "B", ts: us(event.mapStart) });
-          events.push({ ...at, name: "map wait", ph: "E", ts: us(event.end) });
-        }
-        events.push({ ...at, name, ph: "E", ts: us(event.end) });
-        break;
-      }
+      case "sync":
+        break; // below, in the order of their lanes
       case "wait": {
         const name = `wait on stream ${event.on}`;
         events.push({
@@ -207,7 +198,19 @@ export function toChromeTrace(trace: Trace): ChromeTrace {
         break;
     }
   }
-  // Stable: events of one span keep their B, B, E, E order at equal times.
+  // Each lane's spans in time order (whatever order they were recorded in): a span that ends
+  // where the next one on its lane begins is closed before that one opens.
+  for (const event of lanes.sorted) {
+    const name = event.type === "read" ? `read ${formatBytes(event.bytes ?? 0)}` : "sync";
+    const at = { pid: HOST, tid: tid(event.stream, lanes.of.get(event)), cat: event.type };
+    events.push({ ...at, name, ph: "B", ts: us(event.start) });
+    if (event.mapStart !== undefined) {
+      events.push({ ...at, name: "map wait", ph: "B", ts: us(event.mapStart) });
+      events.push({ ...at, name: "map wait", ph: "E", ts: us(event.end) });
+    }
+    events.push({ ...at, name, ph: "E", ts: us(event.end) });
+  }
+  // Stable: events of one lane keep their B, B, E, E order at equal times.
   events.sort((a, b) => a.ts - b.ts);
   return {
     traceEvents: [...metadata(trace, [...streams].sort((a, b) => a - b), lanes.count), ...events],
@@ -224,7 +227,8 @@ export function toChromeTrace(trace: Trace): ChromeTrace {
 function hostLanes(spans: readonly TraceSpan[]) {
   const of = new Map<TraceSpan, number>();
   const free = new Map<StreamId, number[]>(); // per stream, the end of each lane's last span
-  for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || a.end - b.end);
+  for (const span of sorted) {
     const ends = free.get(span.stream) ?? free.set(span.stream, []).get(span.stream)!;
     let lane = ends.findIndex((end) => end <= span.start);
     if (lane < 0) lane = ends.push(0) - 1;
@@ -232,7 +236,7 @@ function hostLanes(spans: readonly TraceSpan[]) {
     of.set(span, lane);
   }
   const count = new Map([...free].map(([stream, ends]) => [stream, ends.length]));
-  return { of, count };
+  return { of, count, sorted };
 }
 
 function metadata(
