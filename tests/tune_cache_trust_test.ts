@@ -1,6 +1,7 @@
 // What a cached pick must have been to be served: a tuner with output checks on never runs a pick
 // that was not checked (tuned without checks, by another tuner sharing the file, or planted), and
-// no tuner runs a pick whose own recorded outcome says it failed or was never measured.
+// no tuner runs a pick whose own recorded outcome says it failed or was never measured; and the
+// cache is never put where the user did not mean (an empty cacheDir).
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { TunableSet, Tuner } from "../runtime/tune/mod.ts";
@@ -82,4 +83,15 @@ Deno.test("a cached pick whose recorded outcome is not ok (hand-edited) is tuned
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("an empty cacheDir is a RangeError, not the file system's root", () => {
+  const client = new FakeTuneClient();
+  for (const cacheDir of ["", "  "]) {
+    assert.throws(() => new Tuner(client, { cacheDir }), {
+      name: "RangeError",
+      message: /cacheDir/,
+    });
+  }
+  assert.throws(() => new Tuner(client, { cacheDir: 3 as never }), TypeError);
 });

@@ -62,8 +62,8 @@ export class Tuner {
    * Creates a tuner; the cache file is opened on first use. `RangeError` for a short-circuit
    * throughput that is negative or not a finite number (0 turns the short-circuit off), and for
    * sampling counts that are not integers with 1 <= minSamples <= maxSamples or a `minSampleMs`
-   * that is not a finite number >= 0; `TypeError` for a `name` or `cacheDir` that is not a string
-   * and an `onProgress` that is not a function.
+   * that is not a finite number >= 0, and for an empty `cacheDir`; `TypeError` for a `name` or
+   * `cacheDir` that is not a string and an `onProgress` that is not a function.
    */
   constructor(client: TuneClient, options: TunerOptions = {}) {
     const throughput = options.shortCircuit?.throughput;
@@ -78,6 +78,10 @@ export class Tuner {
       if (value !== undefined && typeof value !== type) {
         throw new TypeError(`${option} must be a ${type}, got ${typeof value}`);
       }
+    }
+    if (options.cacheDir?.trim() === "") {
+      // It used to name the file system's root: "/v<version>/<device>/<name>.json".
+      throw new RangeError("cacheDir must name a directory, got an empty string");
     }
     if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
       throw new TypeError(`onProgress must be a function, got ${typeof options.onProgress}`);
