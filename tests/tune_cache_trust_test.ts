@@ -95,3 +95,30 @@ Deno.test("an empty cacheDir is a RangeError, not the file system's root", () =>
   }
   assert.throws(() => new Tuner(client, { cacheDir: 3 as never }), TypeError);
 });
+
+Deno.test("a candidate timed NaN or Infinity is never picked, and the cache file stays readable", async () => {
+  const dir = await tempDir();
+  try {
+    for (const [n, bad] of [[1, Number.NaN], [2, Infinity], [3, -1]]) {
+      const client = new FakeTuneClient();
+      const set = new TunableSet("odd", {
+        key: (n: number) => ({ n }),
+        candidates: ["odd", "ok"].map((name) => ({
+          name,
+          run: () => client.spend(name, name === "odd" ? bad : 1),
+        })),
+      });
+      const tuner = new Tuner(client, { ...quiet, cacheDir: dir, name: "odd" });
+      const outcome = await tuner.tune(set, n);
+      assert.equal(outcome.fastest, "ok", `timed ${bad}`);
+      assert.equal(outcome.results.find((r) => r.name === "odd")?.status, "failed");
+      assert.match(String(outcome.errors.get("odd")), /RangeError/);
+      // A JSON file holds no NaN or Infinity: the next run must still read every entry.
+      const next = new Tuner(client, { ...quiet, cacheDir: dir, name: "odd" });
+      assert.equal((await next.tune(set, n)).fromCache, true, `timed ${bad}`);
+      assert.deepEqual((await next.cache()).warnings, []);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

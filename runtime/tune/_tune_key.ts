@@ -172,7 +172,14 @@ export async function tuneKey<K extends TuneKey, I, O>(
           dispose(await onStream(context.stream, () => candidate.run(inputs)));
         }
       }, stream);
-      return duration.milliseconds / reps;
+      // A time that is no duration (a profiler's NaN, Infinity, a negative) would win or lose at
+      // random, and JSON would store it as null (a cache file that no longer parses): the
+      // candidate fails instead, and is never picked.
+      const ms = duration.milliseconds;
+      if (!(Number.isFinite(ms) && ms >= 0)) {
+        throw new RangeError(`The profiler timed ${candidate.name} at ${ms} ms: not a duration`);
+      }
+      return ms / reps;
     };
     const contender = (candidate: Tunable<K, I, O>): Contender => {
       let reps = 1;
