@@ -97,7 +97,10 @@ export interface Contender {
   readonly name: string;
   /** Runs it once, untimed (compilation, caches, output checks); throws if it fails. */
   warmup(): Promise<void>;
-  /** Runs it once and returns the measured time in milliseconds; throws if it fails. */
+  /**
+   * Runs it once and returns the measured time in milliseconds; throws if it fails. A time that
+   * is not a finite number >= 0 fails the contender (`RangeError`).
+   */
   sample(): Promise<number>;
 }
 
@@ -214,7 +217,11 @@ export async function sampleGroup(
     for (const state of states) {
       if (state.status !== "running") continue;
       try {
-        state.samples.push(await state.contender.sample());
+        const ms = await state.contender.sample();
+        if (!(Number.isFinite(ms) && ms >= 0)) { // it would win or lose at random
+          throw new RangeError(`${state.contender.name} sampled ${ms} ms: not a duration`);
+        }
+        state.samples.push(ms);
         state.rounds.push(round);
       } catch (error) {
         Object.assign(state, { status: "failed", error });
