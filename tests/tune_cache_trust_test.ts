@@ -4,7 +4,7 @@
 // cache is never put where the user did not mean (an empty cacheDir).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { TunableSet, Tuner } from "../runtime/tune/mod.ts";
+import { TunableSet, TuneCache, Tuner } from "../runtime/tune/mod.ts";
 import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
 
 const TMP = ".tmp";
@@ -118,6 +118,28 @@ Deno.test("a candidate timed NaN or Infinity is never picked, and the cache file
       assert.equal((await next.tune(set, n)).fromCache, true, `timed ${bad}`);
       assert.deepEqual((await next.cache()).warnings, []);
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("TuneCache.set refuses what is not a CacheEntry (it made the whole file corrupt)", async () => {
+  const dir = await tempDir();
+  try {
+    const file = join(dir, "c.json");
+    const cache = await TuneCache.open(file);
+    await cache.set("good", { checksum: "c", fastest: "a", results: [] });
+    const nan = { name: "a", status: "ok" as const, medianMs: Number.NaN };
+    for (const bad of [{ checksum: 3 }, { checksum: "c", fastest: "a", results: [nan] }, null]) {
+      await assert.rejects(cache.set("bad", bad as never), { name: "TypeError", message: /entry/ });
+    }
+    await assert.rejects(cache.set(1 as never, { checksum: "c", fastest: "a", results: [] }), {
+      name: "TypeError",
+      message: /key/,
+    });
+    assert.equal(cache.size, 1);
+    const again = await TuneCache.open(file);
+    assert.deepEqual([again.size, again.warnings], [1, []]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -14,7 +14,7 @@
 
 import { runtimeLogger, warnVisibly } from "../../core/logging.ts";
 import { deno } from "../../core/_platform.ts";
-import { type CacheStore, type Entries, message } from "./_cache_store.ts";
+import { type CacheStore, type Entries, isEntry, message } from "./_cache_store.ts";
 import { IndexedDbStore } from "./_idb_store.ts";
 
 const log = runtimeLogger("tune");
@@ -170,8 +170,19 @@ export class TuneCache {
     return undefined;
   }
 
-  /** Stores an entry in memory and, when persistent, in the store (resolves once written). */
+  /**
+   * Stores an entry in memory and, when persistent, in the store (resolves once written). Rejects
+   * with a `TypeError`, storing nothing, for a key that is not a string or an entry that is not a
+   * `CacheEntry` (finite numbers only: the stored body is JSON, which has no NaN).
+   */
   set(key: string, entry: CacheEntry): Promise<void> {
+    if (typeof key !== "string") {
+      return Promise.reject(new TypeError(`key must be a string, got ${typeof key}`));
+    }
+    if (!isEntry(entry)) {
+      const what = "{ checksum, fastest, results } with finite numbers";
+      return Promise.reject(new TypeError(`entry for ${key} must be a CacheEntry (${what})`));
+    }
     this.#entries.set(key, entry);
     this.#mine.set(key, entry);
     if (this.#store === undefined) return Promise.resolve();
