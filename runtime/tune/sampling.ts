@@ -7,6 +7,7 @@
  */
 
 import { median, minimum, pairedRatios, type RoundSamples } from "./_stats.ts";
+import { checkSampling } from "./_checks.ts";
 
 /**
  * Options of the sampling of each candidate.
@@ -258,26 +259,6 @@ export async function sampleGroup(
     ...(status === "failed" ? { error } : {}),
   }));
   return accepted === undefined ? { results } : { results, accepted };
-}
-
-/**
- * `RangeError` naming the option for sampling options that could never end or mean nothing:
- * sample counts that are not integers with 1 <= minSamples <= maxSamples (`maxSamples: Infinity`
- * kept contested candidates sampling forever), a `minSampleMs` that is not a finite number >= 0.
- */
-export function checkSampling(options: SamplingOptions): void {
-  const { maxSamples = 10, minSamples = 3, minSampleMs = 5 } = options;
-  if (
-    !Number.isInteger(maxSamples) || !Number.isInteger(minSamples) || minSamples < 1 ||
-    minSamples > maxSamples
-  ) {
-    throw new RangeError(
-      `Sampling needs integers 1 <= minSamples <= maxSamples, got ${minSamples}, ${maxSamples}`,
-    );
-  }
-  if (!(Number.isFinite(minSampleMs) && minSampleMs >= 0)) {
-    throw new RangeError(`minSampleMs must be a finite number >= 0, got ${minSampleMs}`);
-  }
 }
 
 /** Whether the last sample moved the median by at most `tolerance` (relative). */

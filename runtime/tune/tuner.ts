@@ -28,7 +28,7 @@ import type { TuneClient, TuneOutcome, TunerOptions, TunerStats } from "./tuner_
 import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { CacheEntry } from "./cache/cache.ts";
 import { tuneKey } from "./_tune_key.ts";
-import { checkSampling } from "./sampling.ts";
+import { checkTunerOptions } from "./_checks.ts";
 import { retainInputs } from "./_retain.ts";
 import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 
@@ -60,19 +60,20 @@ export class Tuner {
 
   /**
    * Creates a tuner; the cache file is opened on first use. `RangeError` for a short-circuit
-   * throughput that is negative or not a finite number (0 turns the short-circuit off), and for
-   * sampling counts that are not integers with 1 <= minSamples <= maxSamples or a `minSampleMs`
-   * that is not a finite number >= 0, and for an empty `cacheDir`; `TypeError` for a `name` or
-   * `cacheDir` that is not a string and an `onProgress` that is not a function.
+   * throughput that is negative or not a finite number (0 turns the short-circuit off), for
+   * sampling options out of their range (see `SamplingOptions`), a bad `stream` id and an empty
+   * `cacheDir`; `TypeError` for a client that is not one, an unknown option (or sampling option),
+   * a `name` or `cacheDir` that is not a string, a flag (`persistent`, `background`, `checks`,
+   * `progressBar`) that is not a boolean and an `onProgress` that is not a function.
    */
   constructor(client: TuneClient, options: TunerOptions = {}) {
+    checkTunerOptions(client, options); // a bad option is refused here, not at every tune
     const throughput = options.shortCircuit?.throughput;
     if (options.shortCircuit !== undefined && !(Number.isFinite(throughput) && throughput! >= 0)) {
       throw new RangeError(
         `shortCircuit.throughput must be a finite number >= 0 (0: off), got ${throughput}`,
       );
     }
-    checkSampling(options.sampling ?? {}); // a bad option is refused here, not at every tune
     for (const [option, type] of [["name", "string"], ["cacheDir", "string"]] as const) {
       const value = options[option];
       if (value !== undefined && typeof value !== type) {
