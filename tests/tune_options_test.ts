@@ -62,3 +62,27 @@ Deno.test("a tuner made with valid options tunes (the checks refuse nothing vali
   } as const;
   assert.equal((await new Tuner(client, options).tune(set, 1)).fastest, "b");
 });
+
+Deno.test("new TunableSet: bad options are TypeErrors or RangeErrors naming the option", () => {
+  const run = () => 1;
+  const key = () => ({});
+  const cases: [unknown, string, RegExp][] = [
+    [null, "TypeError", /options must be an object/],
+    [{ candidates: [{ name: "a", run }] }, "TypeError", /key must be a function/],
+    [{ key, candidates: "a" }, "TypeError", /candidates must be an array/],
+    [{ key, candidates: [null] }, "TypeError", /candidates\[0\] must be an object/],
+    [{ key, candidates: [{ name: "a" }] }, "TypeError", /candidates\[0\]\.run/],
+    [{ key, candidates: [{ name: "", run }] }, "TypeError", /candidates\[0\]\.name/],
+    [{ key, candidates: [{ name: "a", run, priority: "high" }] }, "TypeError", /priority/],
+    [{ key, candidates: [{ name: "a", run }], read: "x" }, "TypeError", /read must be a function/],
+    [{ key, candidates: [{ name: "a", run }], refrence: "a" }, "TypeError", /"refrence"/],
+    [
+      { key, candidates: [{ name: "a", run }], tolerance: { absolute: Number.NaN, relative: 0 } },
+      "RangeError",
+      /tolerance/,
+    ],
+  ];
+  for (const [options, name, message] of cases) {
+    assert.throws(() => new TunableSet("s", options as never), { name, message }, String(message));
+  }
+});

@@ -108,3 +108,69 @@ export function checkSampling(options: SamplingOptions): void {
     }
   }
 }
+
+const SET_KEYS: readonly string[] = [
+  "key",
+  "candidates",
+  "inputs",
+  "disposeInputs",
+  "disposeOutput",
+  "read",
+  "reference",
+  "fallback",
+  "tolerance",
+  "work",
+];
+
+/**
+ * `TypeError` naming the option for `new TunableSet(name, options)` options that are not what
+ * they must be (an unknown option, a `key` or `run` that is not a function, a candidate without
+ * a name, a priority that is neither a number nor a function), `RangeError` for a tolerance
+ * that is not two finite numbers >= 0 (NaN failed every check). Names, duplicates and the
+ * reference and fallback are checked by the constructor.
+ */
+export function checkSetOptions(set: string, options: unknown): void {
+  assertKnownKeys(options, SET_KEYS, `TunableSet '${set}'`);
+  const o = options as Partial<Record<string, unknown>>;
+  if (typeof o.key !== "function") {
+    throw new TypeError(`TunableSet '${set}': key must be a function, got ${describe(o.key)}`);
+  }
+  for (const option of ["inputs", "disposeInputs", "disposeOutput", "read", "work"]) {
+    if (o[option] !== undefined && typeof o[option] !== "function") {
+      throw new TypeError(
+        `TunableSet '${set}': ${option} must be a function, got ${describe(o[option])}`,
+      );
+    }
+  }
+  if (!Array.isArray(o.candidates)) {
+    throw new TypeError(
+      `TunableSet '${set}': candidates must be an array, got ${describe(o.candidates)}`,
+    );
+  }
+  o.candidates.forEach((candidate: unknown, i: number) => {
+    const c = candidate as { name?: unknown; run?: unknown; priority?: unknown } | null;
+    const at = `TunableSet '${set}': candidates[${i}]`;
+    if (typeof c !== "object" || c === null) {
+      throw new TypeError(`${at} must be an object, got ${describe(c)}`);
+    }
+    if (typeof c.name !== "string" || c.name === "") {
+      throw new TypeError(`${at}.name must be a non-empty string, got ${describe(c.name)}`);
+    }
+    if (typeof c.run !== "function") {
+      throw new TypeError(`${at}.run must be a function, got ${describe(c.run)}`);
+    }
+    const p = c.priority;
+    if (p !== undefined && typeof p !== "number" && typeof p !== "function") {
+      throw new TypeError(`${at}.priority must be a number or a function, got ${describe(p)}`);
+    }
+  });
+  if (o.tolerance !== undefined) {
+    const t = o.tolerance as { absolute?: unknown; relative?: unknown } | null;
+    const ok = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
+    if (typeof t !== "object" || t === null || !ok(t.absolute) || !ok(t.relative)) {
+      throw new RangeError(
+        `TunableSet '${set}': tolerance must be { absolute, relative }, finite numbers >= 0`,
+      );
+    }
+  }
+}

@@ -7,6 +7,7 @@
 
 import { keyString, type TuneKey } from "./key.ts";
 import { TuneFailedError } from "./errors.ts";
+import { checkSetOptions } from "./_checks.ts";
 
 /**
  * One candidate: a function that launches kernels on the inputs and returns the output.
@@ -123,9 +124,15 @@ export class TunableSet<K extends TuneKey, I, O> {
   readonly #options: TunableSetOptions<K, I, O>;
   readonly #checksum: string;
 
-  /** Creates a set; throws `TypeError` for no candidates or duplicate names. */
+  /**
+   * Creates a set; throws `TypeError` for no candidates, duplicate names, and options that are
+   * not what they must be (an unknown option, a `key` or candidate `run` that is not a function,
+   * a candidate without a name, a priority that is neither a number nor a function), `RangeError`
+   * for a tolerance that is not two finite numbers >= 0.
+   */
   constructor(name: string, options: TunableSetOptions<K, I, O>) {
     if (typeof name !== "string" || name === "") throw new TypeError("A set needs a name");
+    checkSetOptions(name, options);
     const names = options.candidates.map((c) => c.name);
     if (names.length === 0) throw new TypeError(`Tunable set '${name}' has no candidates`);
     const duplicate = names.find((n, i) => names.indexOf(n) !== i);
