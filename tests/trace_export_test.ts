@@ -51,3 +51,24 @@ Deno.test("any order of spans on any streams gives a well-nested, monotonic Chro
     { numRuns: 300 },
   );
 });
+
+Deno.test("overlap tracks never share a tid with another stream's track (stream ids past 100,000)", () => {
+  const spans: TraceSpan[] = [
+    { type: "read", stream: 0, start: 1, end: 10, bytes: 4 },
+    { type: "read", stream: 0, start: 2, end: 5, bytes: 8 }, // overlaps: an extra track
+    { type: "sync", stream: 100_000, start: 3, end: 8 },
+  ];
+  const file = toChromeTrace(trace(spans));
+  assert.deepEqual(traceFormatProblems(file), []);
+  const names = new Map<number, string[]>();
+  for (const e of file.traceEvents) {
+    if (e.ph === "M" && e.name === "thread_name" && e.pid === 1) {
+      names.set(e.tid, [...names.get(e.tid) ?? [], String(e.args?.name)]);
+    }
+  }
+  for (const [tid, list] of names) assert.equal(list.length, 1, `tid ${tid}: ${list.join(", ")}`);
+  const track = (name: string) => [...names].find(([, list]) => list[0] === name)?.[0];
+  assert.equal(track("stream 0"), 1, "a stream's own track stays tid N + 1");
+  assert.equal(track("stream 100000"), 100_001);
+  assert.ok(track("stream 0 (overlap 1)") !== undefined);
+});
