@@ -127,6 +127,13 @@ Deno.test("a write waits for the lock another writer holds, and takes over a sta
     assert.deepEqual(Object.keys(JSON.parse(await Deno.readTextFile(file)).entries), ["a", "b"]);
     assert.deepEqual([...Deno.readDirSync(cacheDir)].map((e) => e.name), ["t.json"]);
     assert.deepEqual(cache.warnings, []);
+    // A lock that cannot be removed (a directory with something in it): the write gives up,
+    // the cache warns and stays in memory, nothing spins forever.
+    await Deno.mkdir(`${file}.lock/x`, { recursive: true });
+    await Deno.utime(`${file}.lock`, old, old);
+    await cache.set("c", { checksum: "c", fastest: "z", results: [] });
+    assert.equal(cache.store, "memory");
+    assert.match(cache.warnings.join("\n"), /cannot take the lock/);
   } finally {
     await Deno.remove(cacheDir, { recursive: true });
   }

@@ -122,7 +122,14 @@ async function withLock(file: string, fn: () => Promise<void>): Promise<void> {
     const since = await Deno.stat(lock).then((info) => info.mtime, () => undefined);
     const age = Date.now() - (since?.getTime() ?? started);
     if (age > LOCK_STALE_MS) {
-      await Deno.remove(lock).catch(() => {});
+      try {
+        await Deno.remove(lock);
+      } catch (error) {
+        // Not removable (a directory of that name...): give up rather than spin.
+        if (!(error instanceof Deno.errors.NotFound)) {
+          throw new Error(`cannot take the lock ${lock}: ${message(error)}`);
+        }
+      }
       continue;
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
