@@ -144,3 +144,30 @@ Deno.test("TuneCache.set refuses what is not a CacheEntry (it made the whole fil
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("two sets of one name (other candidates) share no tuning run and no failure", async () => {
+  const client = new FakeTuneClient();
+  const make = (names: string[], fail = false) =>
+    new TunableSet("same", {
+      key: (n: number) => ({ n }),
+      candidates: names.map((name, i) => ({
+        name,
+        run: () => {
+          client.spend(name, i + 1);
+          if (fail) throw new Error(`${name} cannot run`);
+          return [name];
+        },
+      })),
+    });
+  const tuner = new Tuner(client, { ...quiet, persistent: false });
+  // Concurrent calls used to share the first set's run: the second ran a candidate it lacks
+  // ("Cannot read properties of undefined").
+  const [a, b] = await Promise.all([
+    tuner.execute(make(["a1", "a2"]), 1),
+    tuner.execute(make(["b1", "b2"]), 1),
+  ]);
+  assert.deepEqual([a, b], [["a1"], ["b1"]]);
+  // A failed key of one set is not the other's failure.
+  await assert.rejects(tuner.tune(make(["x1", "x2"], true), 2), { name: "TuneFailedError" });
+  assert.equal((await tuner.tune(make(["y1", "y2"]), 2)).fastest, "y1");
+});

@@ -167,7 +167,7 @@ export class Tuner {
 
   /** Whether the key of these inputs is being tuned now. */
   isTuning<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): boolean {
-    return this.#inflight.has(entryKey(set, keyString(set.key(inputs))));
+    return this.#inflight.has(runId(set, entryKey(set, keyString(set.key(inputs)))));
   }
 
   /** Resolves once every tuning run in flight (background ones included) has settled. */
@@ -195,11 +195,11 @@ export class Tuner {
       this.#stats.cacheHits++;
       return await cached.candidate.run(inputs);
     }
-    if (this.#failed.has(id)) throw this.#failed.get(id);
+    if (this.#failed.has(runId(set, id))) throw this.#failed.get(runId(set, id));
     if (this.#options.background) {
       // Without an `inputs` option the run benchmarks on the caller's inputs, which the caller
       // may dispose once this call returns (every candidate failed on them, and the key with it).
-      const kept = set.options.inputs === undefined && !this.#inflight.has(id)
+      const kept = set.options.inputs === undefined && !this.#inflight.has(runId(set, id))
         ? retainInputs(inputs)
         : undefined;
       this.#start(set, key, id, kept?.inputs ?? inputs)
@@ -230,7 +230,7 @@ export class Tuner {
         errors: new Map(),
       };
     }
-    if (this.#failed.has(id)) throw this.#failed.get(id);
+    if (this.#failed.has(runId(set, id))) throw this.#failed.get(runId(set, id));
     return await this.#start(set, key, id, inputs);
   }
 
@@ -240,10 +240,13 @@ export class Tuner {
     id: string,
     inputs: I,
   ): Promise<TuneOutcome> {
-    const running = this.#inflight.get(id);
+    // Runs and failures are the set's own: another set of the same name (another candidate
+    // list) shares neither, though both write the entry (each with its checksum).
+    const tuning = runId(set, id);
+    const running = this.#inflight.get(tuning);
     if (running !== undefined) return running;
-    const run = this.#run(set, key, inputs).finally(() => this.#inflight.delete(id));
-    this.#inflight.set(id, run);
+    const run = this.#run(set, key, inputs).finally(() => this.#inflight.delete(tuning));
+    this.#inflight.set(tuning, run);
     return run;
   }
 
@@ -300,7 +303,7 @@ export class Tuner {
       // used to fail every later call of the key, matmul's too, for the tuner's life).
       const oom = error instanceof OutOfMemoryError ||
         (error as { cause?: unknown })?.cause instanceof OutOfMemoryError;
-      if (!oom) this.#failed.set(id, error);
+      if (!oom) this.#failed.set(runId(set, id), error);
       log.warn("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });
       throw error;
     } finally {
@@ -348,6 +351,11 @@ function cachedPick<K extends TuneKey, I, O>(
 
 function entryKey<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, key: string): string {
   return `${set.name}/${key}`;
+}
+
+/** The id of a set's tuning run (and failure) of an entry: the entry's, per candidate list. */
+function runId<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, id: string): string {
+  return `${set.checksum}:${id}`;
 }
 
 /** Whether Deno grants reading `file` and writing its directory (queried, never requested). */
