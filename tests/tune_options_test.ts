@@ -86,3 +86,17 @@ Deno.test("new TunableSet: bad options are TypeErrors or RangeErrors naming the 
     assert.throws(() => new TunableSet("s", options as never), { name, message }, String(message));
   }
 });
+
+Deno.test("maxSamples below the default minSamples alone is valid: minSamples follows it", async () => {
+  const steady = { name: "s", warmup: () => Promise.resolve(), sample: () => Promise.resolve(1) };
+  for (const maxSamples of [1, 2]) {
+    assert.ok(new Tuner(client, { persistent: false, sampling: { maxSamples } }));
+    const { results } = await sampleGroup([steady], { maxSamples });
+    assert.equal(results[0].samples.length, maxSamples);
+  }
+  // Both given and contradicting: still refused.
+  assert.throws(
+    () => new Tuner(client, { sampling: { minSamples: 3, maxSamples: 2 } }),
+    RangeError,
+  );
+});

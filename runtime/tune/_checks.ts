@@ -69,7 +69,8 @@ export function checkTunerOptions(client: unknown, options: unknown): void {
  * boolean (by `sampleGroup` and `new Tuner`).
  */
 export function checkSampling(options: SamplingOptions): void {
-  const { maxSamples = 10, minSamples = 3, minSampleMs = 5 } = options;
+  const { maxSamples = 10, minSampleMs = 5 } = options;
+  const { minSamples = Math.min(3, maxSamples) } = options; // maxSamples 2 alone is fine
   if (
     !Number.isInteger(maxSamples) || !Number.isInteger(minSamples) || minSamples < 1 ||
     minSamples > maxSamples

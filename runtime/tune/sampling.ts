@@ -47,7 +47,7 @@ export interface SamplingOptions {
   minSampleMs?: number;
   /**
    * Fewest samples before a candidate may stop or lead.
-   * @default {3}
+   * @default {3, or maxSamples when that is fewer}
    */
   minSamples?: number;
   /**
@@ -187,7 +187,7 @@ export async function sampleGroup(
   const {
     adaptive = true,
     maxSamples = 10,
-    minSamples = 3,
+    minSamples = Math.min(3, maxSamples),
     tolerance = 0.02,
     eliminate = 1.5,
     minSurvivors = 2,
