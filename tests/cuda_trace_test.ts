@@ -110,3 +110,22 @@ Deno.test("a launch the driver refused is in a CUDA trace as never submitted, as
   assert.equal(point.start, point.launched);
   assert.equal(point.end, point.start);
 });
+
+Deno.test("endProfile with another stream than the window's: refused, the window stays open", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using a = server.createWithData(u32(Array(256).fill(0)), 1);
+  const token = server.startProfile(1, { perKernel: true });
+  server.execute({
+    kernel: CUDA_KERNELS.incrementU32,
+    count: CubeCount.new1d(1),
+    args: new KernelArguments().withBuffer(a.ref()),
+  }, 1);
+  // It used to time from stream 1's start event to an end event on stream 2: a negative time.
+  await assert.rejects(server.endProfile(2, token), {
+    code: "PROFILE_NOT_REGISTERED",
+    message: /opened on stream 1, not on stream 2/,
+  });
+  const duration = await server.endProfile(1, token);
+  assert.deepEqual(duration.kernels?.map((k) => k.kernel), ["cuda.increment_u32"]);
+  assert.ok(duration.milliseconds >= 0);
+});

@@ -250,3 +250,22 @@ Deno.test({
   await client.sync({ stream: 1 });
   assert.equal(ends.length, 1, "the window opened and closed in the stream's order");
 });
+
+Deno.test({
+  name: "endProfile with another stream than the window's: refused, the window stays open",
+  ignore: noAdapter || !timer,
+}, async () => {
+  using client = await createClient({ adapter: adapter! });
+  using v = client.createBytes(64 * 4, { stream: 1 });
+  const server = client.server;
+  const token = server.startProfile(1, { perKernel: true });
+  client.execute(spin, { count: CubeCount.new1d(1), buffers: [v], stream: 1 });
+  // It used to close the window without submitting stream 1's work in it: 0 ms, no kernels.
+  await assert.rejects(server.endProfile(2, token), {
+    code: "PROFILE_NOT_REGISTERED",
+    message: /opened on stream 1, not on stream 2/,
+  });
+  const duration = await server.endProfile(1, token);
+  assert.deepEqual(duration.kernels?.map((k) => k.kernel), ["test.spin"]);
+  assert.ok(duration.milliseconds > 0);
+});

@@ -215,36 +215,47 @@ export async function serverConformance<K extends KernelMetadata>(
       assert.equal(after.bytesReserved, 0);
     });
 
-    await step("profiling windows nest; unknown tokens are rejected", async () => {
-      using a = server.createWithData(u32(Array(256).fill(0)), 0);
-      const run = () =>
-        server.execute({
-          kernel: increment,
-          count: cubes(256),
-          args: new KernelArguments().withBuffer(a.ref()),
-        }, 0);
-      const outer = server.startProfile(0);
-      run();
-      const inner = server.startProfile(0);
-      run();
-      const innerTime = await server.endProfile(0, inner);
-      run();
-      const outerTime = await server.endProfile(0, outer);
-      const timing = server.properties.deviceTimer ? "device" : "system";
-      assert.equal(innerTime.timing, timing);
-      assert.equal(outerTime.timing, timing);
-      assert.ok(innerTime.milliseconds > 0 && outerTime.milliseconds >= innerTime.milliseconds);
-      await assert.rejects(
-        server.endProfile(0, outer),
-        (e) => code(e) === "PROFILE_NOT_REGISTERED",
-      );
-      await assert.rejects(
-        server.endProfile(0, { id: 9999 }),
-        (e) => code(e) === "PROFILE_NOT_REGISTERED",
-      );
-      const [bytes] = await server.read([a.copyDescriptor([256], [1], 4)], 0);
-      assert.deepEqual(asU32(bytes), Array(256).fill(3));
-    });
+    await step(
+      "profiling windows nest; unknown tokens (or another stream's) are rejected",
+      async () => {
+        using a = server.createWithData(u32(Array(256).fill(0)), 0);
+        const run = () =>
+          server.execute({
+            kernel: increment,
+            count: cubes(256),
+            args: new KernelArguments().withBuffer(a.ref()),
+          }, 0);
+        const outer = server.startProfile(0);
+        run();
+        const inner = server.startProfile(0);
+        run();
+        const innerTime = await server.endProfile(0, inner);
+        run();
+        const outerTime = await server.endProfile(0, outer);
+        const timing = server.properties.deviceTimer ? "device" : "system";
+        assert.equal(innerTime.timing, timing);
+        assert.equal(outerTime.timing, timing);
+        assert.ok(innerTime.milliseconds > 0 && outerTime.milliseconds >= innerTime.milliseconds);
+        await assert.rejects(
+          server.endProfile(0, outer),
+          (e) => code(e) === "PROFILE_NOT_REGISTERED",
+        );
+        await assert.rejects(
+          server.endProfile(0, { id: 9999 }),
+          (e) => code(e) === "PROFILE_NOT_REGISTERED",
+        );
+        // Closed on another stream than its own: refused, and the window stays open.
+        const other = server.startProfile(0);
+        run();
+        await assert.rejects(
+          server.endProfile(1, other),
+          (e) => code(e) === "PROFILE_NOT_REGISTERED",
+        );
+        assert.ok((await server.endProfile(0, other)).milliseconds > 0);
+        const [bytes] = await server.read([a.copyDescriptor([256], [1], 4)], 0);
+        assert.deepEqual(asU32(bytes), Array(256).fill(4));
+      },
+    );
 
     await step(
       "per-kernel windows list their own stream's kernels, or are UNSUPPORTED",

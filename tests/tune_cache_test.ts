@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { TunableSet, TuneCache, Tuner } from "../runtime/tune/mod.ts";
 import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
 import { parentDir } from "../runtime/tune/cache/_cache_dir.ts";
+import { LOCK_STALE_MS } from "../runtime/tune/cache/_file_store.ts";
 
 // File access is limited to .tmp/ (read, write) and tests/fixtures/ (read only) by the test
 // task's permissions; the read-only cases rely on that.
@@ -70,6 +71,69 @@ Deno.test("two caches of one process writing one file at once keep both results"
     ]);
     const next = new Tuner(client, options);
     assert.ok((await next.tune(set, 1)).fromCache && (await next.tune(set, 2)).fromCache);
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+});
+
+Deno.test("caches of one file under several spellings of its path keep every result (a lock file)", async () => {
+  // What the process-local queue of writes cannot see, as another process's writes: each write's
+  // read, merge and rename used to interleave with the others', and the last rename dropped the
+  // entries the others had just written.
+  const cacheDir = await tempDir();
+  try {
+    const spellings = [
+      cacheDir,
+      `./${cacheDir}`,
+      `${TMP}/../${cacheDir}`,
+      `./${TMP}/./${cacheDir.slice(TMP.length + 1)}`,
+    ];
+    const caches = await Promise.all(spellings.map((dir) => TuneCache.open(`${dir}/t.json`)));
+    await Promise.all(
+      caches.map((cache, i) => cache.set(`c${i}`, { checksum: "c", fastest: "x", results: [] })),
+    );
+    const entries = JSON.parse(await Deno.readTextFile(join(cacheDir, "t.json"))).entries;
+    assert.equal(Object.keys(entries).length, caches.length, Object.keys(entries).join(" "));
+    assert.deepEqual(caches.flatMap((cache) => cache.warnings), []);
+    assert.deepEqual(
+      [...Deno.readDirSync(cacheDir)].map((e) => e.name),
+      ["t.json"],
+      "no lock left",
+    );
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+});
+
+Deno.test("a write waits for the lock another writer holds, and takes over a stale one", async () => {
+  const cacheDir = await tempDir();
+  try {
+    const file = join(cacheDir, "t.json");
+    const cache = await TuneCache.open(file);
+    await Deno.writeTextFile(`${file}.lock`, "");
+    let written = false;
+    const write = cache.set("a", { checksum: "c", fastest: "x", results: [] })
+      .then(() => written = true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(written, false, "waits while the lock is held");
+    await Deno.remove(`${file}.lock`);
+    await write;
+    assert.deepEqual(Object.keys(JSON.parse(await Deno.readTextFile(file)).entries), ["a"]);
+    // A lock left by a writer that died (older than LOCK_STALE_MS) does not stop the cache.
+    await Deno.writeTextFile(`${file}.lock`, "");
+    const old = new Date(Date.now() - LOCK_STALE_MS - 1000);
+    await Deno.utime(`${file}.lock`, old, old);
+    await cache.set("b", { checksum: "c", fastest: "y", results: [] });
+    assert.deepEqual(Object.keys(JSON.parse(await Deno.readTextFile(file)).entries), ["a", "b"]);
+    assert.deepEqual([...Deno.readDirSync(cacheDir)].map((e) => e.name), ["t.json"]);
+    assert.deepEqual(cache.warnings, []);
+    // A lock that cannot be removed (a directory with something in it): the write gives up,
+    // the cache warns and stays in memory, nothing spins forever.
+    await Deno.mkdir(`${file}.lock/x`, { recursive: true });
+    await Deno.utime(`${file}.lock`, old, old);
+    await cache.set("c", { checksum: "c", fastest: "z", results: [] });
+    assert.equal(cache.store, "memory");
+    assert.match(cache.warnings.join("\n"), /cannot take the lock/);
   } finally {
     await Deno.remove(cacheDir, { recursive: true });
   }

@@ -199,3 +199,14 @@ Deno.test("Tuner options of the wrong type are a TypeError naming the option, at
     );
   }
 });
+
+Deno.test("a contender whose sample is no duration (NaN, Infinity, negative) fails, never wins", async () => {
+  for (const bad of [Number.NaN, Infinity, -2]) {
+    const odd = scripted("odd", [bad]);
+    const fine = scripted("fine", [5]);
+    const { results } = await sampleGroup([odd.contender, fine.contender], { maxSamples: 3 });
+    assert.deepEqual(results.map((r) => r.status), ["failed", "ok"], `sampled ${bad}`);
+    assert.ok(results[0].error instanceof RangeError, String(results[0].error));
+    assert.equal(fastestOf(results), "fine");
+  }
+});

@@ -295,7 +295,10 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    * stream's earlier work, never other streams'.
    */
   startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken;
-  /** Closes a window; `PROFILE_NOT_REGISTERED` for an unknown or already closed token. */
+  /**
+   * Closes a window; `PROFILE_NOT_REGISTERED` for an unknown or already closed token, and for a
+   * token of another stream's window (which stays open).
+   */
   endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration>;
   /**
    * Starts recording a timeline of every stream (optional: a server without it makes the client

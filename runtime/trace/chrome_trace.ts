@@ -4,12 +4,13 @@
  *
  * Layout: process 1 is the host, process 2 the device. Each has one thread (track) per stream,
  * named `stream N` (tid `N + 1`; host calls that overlap on one stream, such as two reads awaited
- * together, go to extra `stream N (overlap k)` tracks); the host also has a `queue` track (tid 0)
- * with the submissions and the `memory` counter. Device tracks hold kernels as complete (`X`) events with their device
- * start and duration; host tracks hold copies (instants), reads (a `B`/`E` span with a nested
- * `map wait` span), syncs (`B`/`E`) and waits (instants, plus a flow arrow from the last kernel of
- * the stream waited on to the next kernel of the waiting stream). Times are microseconds since
- * the trace started; events are ordered by time, so every track is monotonic.
+ * together, go to extra `stream N (overlap k)` tracks, with tids after every stream's); the host
+ * also has a `queue` track (tid 0) with the submissions and the `memory` counter. Device tracks
+ * hold kernels as complete (`X`) events with their device start and duration; host tracks hold
+ * copies (instants), reads (a `B`/`E` span with a nested `map wait` span), syncs (`B`/`E`) and
+ * waits (instants, plus a flow arrow from the last kernel of the stream waited on to the next
+ * kernel of the waiting stream). Times are microseconds since the trace started; events are
+ * ordered by time, so every track is monotonic, and each track's spans nest.
  *
  * @module
  */
@@ -74,8 +75,23 @@ export interface ChromeTrace {
 const HOST = 1;
 const DEVICE = 2;
 const QUEUE = 0;
-const LANE = 100_000; // tid stride of the extra host lanes of a stream
-const tid = (stream: StreamId, lane = 0) => stream + 1 + lane * LANE;
+const tid = (stream: StreamId) => stream + 1;
+
+/**
+ * The tid of each lane of each stream: lane 0 is the stream's own track (`N + 1`); the extra
+ * lanes get the tids after every stream's, in stream order (a fixed stride put stream 0's extra
+ * lane on stream 100,000's track).
+ */
+function laneTids(streams: readonly StreamId[], lanes: ReadonlyMap<StreamId, number>) {
+  let next = streams.reduce((max, stream) => Math.max(max, tid(stream)), 0) + 1;
+  const extra = new Map<StreamId, number[]>();
+  for (const stream of streams) {
+    const tids = [];
+    for (let lane = 1; lane < (lanes.get(stream) ?? 0); lane++) tids.push(next++);
+    extra.set(stream, tids);
+  }
+  return (stream: StreamId, lane = 0) => lane === 0 ? tid(stream) : extra.get(stream)![lane - 1];
+}
 
 /**
  * Converts a trace to a Trace Event Format object.
@@ -133,17 +149,8 @@ export function toChromeTrace(trace: Trace): ChromeTrace {
         });
         break;
       case "read":
-      case "sync": {
-        const name = event.type === "read" ? `read ${formatBytes(event.bytes ?? 0)}` : "sync";
-        const at = { pid: HOST, tid: tid(event.stream, lanes.of.get(event)), cat: event.type };
-        events.push({ ...at, name, ph: "B", ts: us(event.start) });
-        if (event.mapStart !== undefined) {
-          events.push({ ...at, name: "map wait", ph: "B", ts: us(event.mapStart) });
-          events.push({ ...at, name: "map wait", ph: "E", ts: us(event.end) });
-        }
-        events.push({ ...at, name, ph: "E", ts: us(event.end) });
-        break;
-      }
+      case "sync":
+        break; // below, in the order of their lanes
       case "wait": {
         const name = `wait on stream ${event.on}`;
         events.push({
@@ -207,10 +214,24 @@ export function toChromeTrace(trace: Trace): ChromeTrace {
         break;
     }
   }
-  // Stable: events of one span keep their B, B, E, E order at equal times.
+  // Each lane's spans in time order (whatever order they were recorded in): a span that ends
+  // where the next one on its lane begins is closed before that one opens.
+  const sorted = [...streams].sort((a, b) => a - b);
+  const laneTid = laneTids(sorted, lanes.count);
+  for (const event of lanes.sorted) {
+    const name = event.type === "read" ? `read ${formatBytes(event.bytes ?? 0)}` : "sync";
+    const at = { pid: HOST, tid: laneTid(event.stream, lanes.of.get(event)), cat: event.type };
+    events.push({ ...at, name, ph: "B", ts: us(event.start) });
+    if (event.mapStart !== undefined) {
+      events.push({ ...at, name: "map wait", ph: "B", ts: us(event.mapStart) });
+      events.push({ ...at, name: "map wait", ph: "E", ts: us(event.end) });
+    }
+    events.push({ ...at, name, ph: "E", ts: us(event.end) });
+  }
+  // Stable: events of one lane keep their B, B, E, E order at equal times.
   events.sort((a, b) => a.ts - b.ts);
   return {
-    traceEvents: [...metadata(trace, [...streams].sort((a, b) => a - b), lanes.count), ...events],
+    traceEvents: [...metadata(trace, sorted, lanes.count, laneTid), ...events],
     displayTimeUnit: "ms",
     otherData: { backend: trace.backend, device: trace.device, timing: trace.timing },
   };
@@ -224,7 +245,8 @@ export function toChromeTrace(trace: Trace): ChromeTrace {
 function hostLanes(spans: readonly TraceSpan[]) {
   const of = new Map<TraceSpan, number>();
   const free = new Map<StreamId, number[]>(); // per stream, the end of each lane's last span
-  for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || a.end - b.end);
+  for (const span of sorted) {
     const ends = free.get(span.stream) ?? free.set(span.stream, []).get(span.stream)!;
     let lane = ends.findIndex((end) => end <= span.start);
     if (lane < 0) lane = ends.push(0) - 1;
@@ -232,13 +254,14 @@ function hostLanes(spans: readonly TraceSpan[]) {
     of.set(span, lane);
   }
   const count = new Map([...free].map(([stream, ends]) => [stream, ends.length]));
-  return { of, count };
+  return { of, count, sorted };
 }
 
 function metadata(
   trace: Trace,
   streams: readonly StreamId[],
   lanes: ReadonlyMap<StreamId, number>,
+  laneTid: (stream: StreamId, lane: number) => number,
 ): ChromeTraceEvent[] {
   const meta = (name: string, pid: number, tid: number, args: Record<string, unknown>) => ({
     name,
@@ -261,7 +284,7 @@ function metadata(
       events.push(meta("thread_sort_index", pid, tid(stream), { sort_index: 100 * tid(stream) }));
     }
     for (let lane = 1; lane < (lanes.get(stream) ?? 0); lane++) {
-      const at = tid(stream, lane);
+      const at = laneTid(stream, lane);
       events.push(meta("thread_name", HOST, at, { name: `stream ${stream} (overlap ${lane})` }));
       events.push(meta("thread_sort_index", HOST, at, { sort_index: 100 * tid(stream) + lane }));
     }

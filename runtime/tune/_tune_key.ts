@@ -135,7 +135,10 @@ export async function tuneKey<K extends TuneKey, I, O>(
     let reference: ArrayLike<number | bigint> | undefined;
     /** Why the reference gave no output to check against (checks on): no candidate is checked. */
     let unchecked: Error | undefined;
-    const referenceName = options.reference ?? set.candidates[0].name;
+    // Never one that must not run for the key (its output there is no reference).
+    const mayRun = (c?: Tunable<K, I, O>) => c !== undefined && set.priority(c, key) >= 0;
+    const named = options.reference === undefined ? undefined : set.candidate(options.reference);
+    const referenceName = (mayRun(named) ? named : set.candidates.find((c) => mayRun(c)))!.name;
     if (context.checks) {
       try {
         const referenceCandidate = set.candidate(referenceName)!;
@@ -169,7 +172,14 @@ export async function tuneKey<K extends TuneKey, I, O>(
           dispose(await onStream(context.stream, () => candidate.run(inputs)));
         }
       }, stream);
-      return duration.milliseconds / reps;
+      // A time that is no duration (a profiler's NaN, Infinity, a negative) would win or lose at
+      // random, and JSON would store it as null (a cache file that no longer parses): the
+      // candidate fails instead, and is never picked.
+      const ms = duration.milliseconds;
+      if (!(Number.isFinite(ms) && ms >= 0)) {
+        throw new RangeError(`The profiler timed ${candidate.name} at ${ms} ms: not a duration`);
+      }
+      return ms / reps;
     };
     const contender = (candidate: Tunable<K, I, O>): Contender => {
       let reps = 1;
@@ -249,7 +259,12 @@ export async function tuneKey<K extends TuneKey, I, O>(
       throw new TuneFailedError(set.name, keyText, failures, oom && { cause: oom });
     }
     logTop(set.name, keyText, fastest, ordered);
-    return { entry: { checksum: set.checksum, fastest, results: ordered }, errors, runs };
+    const checked = context.checks ? { checked: true } : {};
+    return {
+      entry: { checksum: set.checksum, fastest, results: ordered, ...checked },
+      errors,
+      runs,
+    };
   } finally {
     if (options.inputs !== undefined) (options.disposeInputs ?? disposeProperties)(inputs);
   }

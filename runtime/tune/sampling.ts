@@ -7,6 +7,7 @@
  */
 
 import { median, minimum, pairedRatios, type RoundSamples } from "./_stats.ts";
+import { checkSampling } from "./_checks.ts";
 
 /**
  * Options of the sampling of each candidate.
@@ -46,7 +47,7 @@ export interface SamplingOptions {
   minSampleMs?: number;
   /**
    * Fewest samples before a candidate may stop or lead.
-   * @default {3}
+   * @default {3, or maxSamples when that is fewer}
    */
   minSamples?: number;
   /**
@@ -97,7 +98,10 @@ export interface Contender {
   readonly name: string;
   /** Runs it once, untimed (compilation, caches, output checks); throws if it fails. */
   warmup(): Promise<void>;
-  /** Runs it once and returns the measured time in milliseconds; throws if it fails. */
+  /**
+   * Runs it once and returns the measured time in milliseconds; throws if it fails. A time that
+   * is not a finite number >= 0 fails the contender (`RangeError`).
+   */
   sample(): Promise<number>;
 }
 
@@ -183,7 +187,7 @@ export async function sampleGroup(
   const {
     adaptive = true,
     maxSamples = 10,
-    minSamples = 3,
+    minSamples = Math.min(3, maxSamples),
     tolerance = 0.02,
     eliminate = 1.5,
     minSurvivors = 2,
@@ -214,7 +218,11 @@ export async function sampleGroup(
     for (const state of states) {
       if (state.status !== "running") continue;
       try {
-        state.samples.push(await state.contender.sample());
+        const ms = await state.contender.sample();
+        if (!(Number.isFinite(ms) && ms >= 0)) { // it would win or lose at random
+          throw new RangeError(`${state.contender.name} sampled ${ms} ms: not a duration`);
+        }
+        state.samples.push(ms);
         state.rounds.push(round);
       } catch (error) {
         Object.assign(state, { status: "failed", error });
@@ -251,26 +259,6 @@ export async function sampleGroup(
     ...(status === "failed" ? { error } : {}),
   }));
   return accepted === undefined ? { results } : { results, accepted };
-}
-
-/**
- * `RangeError` naming the option for sampling options that could never end or mean nothing:
- * sample counts that are not integers with 1 <= minSamples <= maxSamples (`maxSamples: Infinity`
- * kept contested candidates sampling forever), a `minSampleMs` that is not a finite number >= 0.
- */
-export function checkSampling(options: SamplingOptions): void {
-  const { maxSamples = 10, minSamples = 3, minSampleMs = 5 } = options;
-  if (
-    !Number.isInteger(maxSamples) || !Number.isInteger(minSamples) || minSamples < 1 ||
-    minSamples > maxSamples
-  ) {
-    throw new RangeError(
-      `Sampling needs integers 1 <= minSamples <= maxSamples, got ${minSamples}, ${maxSamples}`,
-    );
-  }
-  if (!(Number.isFinite(minSampleMs) && minSampleMs >= 0)) {
-    throw new RangeError(`minSampleMs must be a finite number >= 0, got ${minSampleMs}`);
-  }
 }
 
 /** Whether the last sample moved the median by at most `tolerance` (relative). */

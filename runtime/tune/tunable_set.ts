@@ -6,6 +6,8 @@
  */
 
 import { keyString, type TuneKey } from "./key.ts";
+import { TuneFailedError } from "./errors.ts";
+import { checkSetOptions } from "./_checks.ts";
 
 /**
  * One candidate: a function that launches kernels on the inputs and returns the output.
@@ -76,12 +78,14 @@ export interface TunableSetOptions<K extends TuneKey, I, O> {
    */
   read?: (output: O) => Promise<ArrayLike<number>> | ArrayLike<number>;
   /**
-   * The candidate every other output is compared with when checks are on.
-   * @default {the first candidate}
+   * The candidate every other output is compared with when checks are on, for every key it may
+   * run for (priority >= 0; for other keys, the default).
+   * @default {the first candidate that may run for the key}
    */
   reference?: string;
   /**
-   * The candidate run while a key is tuned in the background.
+   * The candidate run while a key is tuned in the background, for every key it may run for
+   * (priority >= 0; for other keys, the default).
    * @default {the first candidate of the highest priority for the key}
    */
   fallback?: string;
@@ -120,9 +124,15 @@ export class TunableSet<K extends TuneKey, I, O> {
   readonly #options: TunableSetOptions<K, I, O>;
   readonly #checksum: string;
 
-  /** Creates a set; throws `TypeError` for no candidates or duplicate names. */
+  /**
+   * Creates a set; throws `TypeError` for no candidates, duplicate names, and options that are
+   * not what they must be (an unknown option, a `key` or candidate `run` that is not a function,
+   * a candidate without a name, a priority that is neither a number nor a function), `RangeError`
+   * for a tolerance that is not two finite numbers >= 0.
+   */
   constructor(name: string, options: TunableSetOptions<K, I, O>) {
     if (typeof name !== "string" || name === "") throw new TypeError("A set needs a name");
+    checkSetOptions(name, options);
     const names = options.candidates.map((c) => c.name);
     if (names.length === 0) throw new TypeError(`Tunable set '${name}' has no candidates`);
     const duplicate = names.find((n, i) => names.indexOf(n) !== i);
@@ -195,15 +205,18 @@ export class TunableSet<K extends TuneKey, I, O> {
     return this.#options.candidates.find((c) => c.name === name);
   }
 
-  /** The fallback candidate for a key (see {@linkcode TunableSetOptions.fallback}). */
+  /**
+   * The fallback candidate for a key (see {@linkcode TunableSetOptions.fallback}): never one of
+   * negative priority for the key. `TuneFailedError` when no candidate may run for it.
+   */
   fallback(key: K): Tunable<K, I, O> {
     const named = this.#options.fallback;
-    if (named !== undefined) return this.candidate(named)!;
-    let best = this.candidates[0];
-    for (const c of this.candidates) {
-      if (this.priority(c, key) > this.priority(best, key)) best = c;
-    }
-    return best;
+    const candidate = named === undefined ? undefined : this.candidate(named)!;
+    if (candidate !== undefined && this.priority(candidate, key) >= 0) return candidate;
+    const first = this.plan(key)[0]?.[0];
+    if (first !== undefined) return first;
+    const failures = this.names.map((name) => ({ name, reason: "negative priority for this key" }));
+    throw new TuneFailedError(this.name, keyString(key), failures);
   }
 }
 

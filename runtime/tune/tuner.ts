@@ -28,7 +28,7 @@ import type { TuneClient, TuneOutcome, TunerOptions, TunerStats } from "./tuner_
 import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { CacheEntry } from "./cache/cache.ts";
 import { tuneKey } from "./_tune_key.ts";
-import { checkSampling } from "./sampling.ts";
+import { checkTunerOptions } from "./_checks.ts";
 import { retainInputs } from "./_retain.ts";
 import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 
@@ -60,24 +60,29 @@ export class Tuner {
 
   /**
    * Creates a tuner; the cache file is opened on first use. `RangeError` for a short-circuit
-   * throughput that is negative or not a finite number (0 turns the short-circuit off), and for
-   * sampling counts that are not integers with 1 <= minSamples <= maxSamples or a `minSampleMs`
-   * that is not a finite number >= 0; `TypeError` for a `name` or `cacheDir` that is not a string
-   * and an `onProgress` that is not a function.
+   * throughput that is negative or not a finite number (0 turns the short-circuit off), for
+   * sampling options out of their range (see `SamplingOptions`), a bad `stream` id and an empty
+   * `cacheDir`; `TypeError` for a client that is not one, an unknown option (or sampling option),
+   * a `name` or `cacheDir` that is not a string, a flag (`persistent`, `background`, `checks`,
+   * `progressBar`) that is not a boolean and an `onProgress` that is not a function.
    */
   constructor(client: TuneClient, options: TunerOptions = {}) {
+    checkTunerOptions(client, options); // a bad option is refused here, not at every tune
     const throughput = options.shortCircuit?.throughput;
     if (options.shortCircuit !== undefined && !(Number.isFinite(throughput) && throughput! >= 0)) {
       throw new RangeError(
         `shortCircuit.throughput must be a finite number >= 0 (0: off), got ${throughput}`,
       );
     }
-    checkSampling(options.sampling ?? {}); // a bad option is refused here, not at every tune
     for (const [option, type] of [["name", "string"], ["cacheDir", "string"]] as const) {
       const value = options[option];
       if (value !== undefined && typeof value !== type) {
         throw new TypeError(`${option} must be a ${type}, got ${typeof value}`);
       }
+    }
+    if (options.cacheDir?.trim() === "") {
+      // It used to name the file system's root: "/v<version>/<device>/<name>.json".
+      throw new RangeError("cacheDir must name a directory, got an empty string");
     }
     if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
       throw new TypeError(`onProgress must be a function, got ${typeof options.onProgress}`);
@@ -143,6 +148,11 @@ export class Tuner {
     return TuneCache.open(this.#namespace().join("/"), { store: "indexeddb" });
   }
 
+  /** Whether candidates' outputs are checked (and cached picks must have been). */
+  get #checks(): boolean {
+    return this.#options.checks ?? false;
+  }
+
   #namespace(): string[] {
     return cacheNamespace(this.#client.server.properties, this.#options.name ?? "default");
   }
@@ -151,12 +161,13 @@ export class Tuner {
   fastest<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): string | undefined {
     if (this.#cache === undefined) return undefined;
     const key = set.key(inputs);
-    return cachedPick(this.#cache, set, key, entryKey(set, keyString(key)))?.entry.fastest;
+    return cachedPick(this.#cache, set, key, entryKey(set, keyString(key)), this.#checks)?.entry
+      .fastest;
   }
 
   /** Whether the key of these inputs is being tuned now. */
   isTuning<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): boolean {
-    return this.#inflight.has(entryKey(set, keyString(set.key(inputs))));
+    return this.#inflight.has(runId(set, entryKey(set, keyString(set.key(inputs)))));
   }
 
   /** Resolves once every tuning run in flight (background ones included) has settled. */
@@ -179,16 +190,16 @@ export class Tuner {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
     const cache = this.#cache ?? await this.cache();
-    const cached = cachedPick(cache, set, key, id);
+    const cached = cachedPick(cache, set, key, id, this.#checks);
     if (cached !== undefined) {
       this.#stats.cacheHits++;
       return await cached.candidate.run(inputs);
     }
-    if (this.#failed.has(id)) throw this.#failed.get(id);
+    if (this.#failed.has(runId(set, id))) throw this.#failed.get(runId(set, id));
     if (this.#options.background) {
       // Without an `inputs` option the run benchmarks on the caller's inputs, which the caller
       // may dispose once this call returns (every candidate failed on them, and the key with it).
-      const kept = set.options.inputs === undefined && !this.#inflight.has(id)
+      const kept = set.options.inputs === undefined && !this.#inflight.has(runId(set, id))
         ? retainInputs(inputs)
         : undefined;
       this.#start(set, key, id, kept?.inputs ?? inputs)
@@ -205,7 +216,7 @@ export class Tuner {
     const key = set.key(inputs);
     const id = entryKey(set, keyString(key));
     const cache = await this.cache();
-    const hit = cachedPick(cache, set, key, id)?.entry;
+    const hit = cachedPick(cache, set, key, id, this.#checks)?.entry;
     if (hit !== undefined) {
       this.#stats.cacheHits++;
       const { fastest, results } = hit;
@@ -219,7 +230,7 @@ export class Tuner {
         errors: new Map(),
       };
     }
-    if (this.#failed.has(id)) throw this.#failed.get(id);
+    if (this.#failed.has(runId(set, id))) throw this.#failed.get(runId(set, id));
     return await this.#start(set, key, id, inputs);
   }
 
@@ -229,10 +240,13 @@ export class Tuner {
     id: string,
     inputs: I,
   ): Promise<TuneOutcome> {
-    const running = this.#inflight.get(id);
+    // Runs and failures are the set's own: another set of the same name (another candidate
+    // list) shares neither, though both write the entry (each with its checksum).
+    const tuning = runId(set, id);
+    const running = this.#inflight.get(tuning);
     if (running !== undefined) return running;
-    const run = this.#run(set, key, inputs).finally(() => this.#inflight.delete(id));
-    this.#inflight.set(id, run);
+    const run = this.#run(set, key, inputs).finally(() => this.#inflight.delete(tuning));
+    this.#inflight.set(tuning, run);
     return run;
   }
 
@@ -289,7 +303,7 @@ export class Tuner {
       // used to fail every later call of the key, matmul's too, for the tuner's life).
       const oom = error instanceof OutOfMemoryError ||
         (error as { cause?: unknown })?.cause instanceof OutOfMemoryError;
-      if (!oom) this.#failed.set(id, error);
+      if (!oom) this.#failed.set(runId(set, id), error);
       log.warn("Tuning {set} {key} failed: {error}", { set: set.name, key: text, error });
       throw error;
     } finally {
@@ -301,22 +315,32 @@ export class Tuner {
 /**
  * The cached entry of a key and its winner, when the winner is a candidate of the set that runs
  * for the key (priority >= 0). A cache file is only data: an entry naming a candidate the set no
- * longer has, or one that must not run for the key (a vec4 matmul for a width that is not a
- * multiple of 4: a wrong product), is ignored with a warning, and the key is tuned again.
+ * longer has, one that must not run for the key (a vec4 matmul for a width that is not a
+ * multiple of 4: a wrong product), one whose own outcome in the entry is not `ok` (failed, or a
+ * mismatch), or, for a tuner with `checks` on, a choice between candidates made without checking
+ * their outputs, is ignored with a warning, and the key is tuned again.
  */
 function cachedPick<K extends TuneKey, I, O>(
   cache: TuneCache,
   set: TunableSet<K, I, O>,
   key: K,
   id: string,
+  checks: boolean,
 ): { entry: CacheEntry; candidate: Tunable<K, I, O> } | undefined {
   const entry = cache.get(id, set.checksum);
   if (entry === undefined) return undefined;
   const candidate = set.candidate(entry.fastest);
-  if (candidate !== undefined && set.priority(candidate, key) >= 0) return { entry, candidate };
   const why = candidate === undefined
     ? "is not a candidate of the set"
-    : "does not run for this key";
+    : set.priority(candidate, key) < 0 || Number.isNaN(set.priority(candidate, key))
+    ? "does not run for this key"
+    : entry.results.length > 0 &&
+        entry.results.find((r) => r.name === entry.fastest)?.status !== "ok"
+    ? "has no ok outcome in the entry"
+    : checks && entry.checked !== true && set.plan(key).flat().length > 1
+    ? "was picked without output checks"
+    : undefined;
+  if (why === undefined) return { entry, candidate: candidate! };
   log.warn("Cached pick {fastest} for {id} ignored: it {why}; tuning again", {
     fastest: entry.fastest,
     id,
@@ -327,6 +351,11 @@ function cachedPick<K extends TuneKey, I, O>(
 
 function entryKey<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, key: string): string {
   return `${set.name}/${key}`;
+}
+
+/** The id of a set's tuning run (and failure) of an entry: the entry's, per candidate list. */
+function runId<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, id: string): string {
+  return `${set.checksum}:${id}`;
 }
 
 /** Whether Deno grants reading `file` and writing its directory (queried, never requested). */

@@ -299,12 +299,13 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
 
   startProfile(stream: StreamId, options?: StartProfileOptions): ProfilingToken {
     this.#assertUsable(stream);
-    return this.#parts.profiler.start(this.#parts.streams.stream(stream), options);
+    return this.#parts.profiler.start(this.#parts.streams.stream(stream), options, stream);
   }
 
   async endProfile(stream: StreamId, token: ProfilingToken): Promise<ProfileDuration> {
     this.#assertUsable(stream);
-    return this.#settled(await this.#parts.profiler.end(this.#parts.streams.stream(stream), token));
+    const profiler = this.#parts.profiler;
+    return this.#settled(await profiler.end(this.#parts.streams.stream(stream), token, stream));
   }
 
   /** Starts recording every stream's timeline: every launch is timed by timing events. */

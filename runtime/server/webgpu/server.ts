@@ -335,7 +335,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     this.#parts.scheduler.executeStream(stream);
     try {
       // DESTROYED or DEVICE_LOST while pending; the stream's errors as `sync` (nothing ran).
-      const ended = this.#parts.profiler.end(token, this.#parts.parkedWork());
+      const ended = this.#parts.profiler.end(token, this.#parts.parkedWork(), stream);
       return this.#parts.awaitDevice(ended).then(async (duration) => {
         await this.#parts.awaitDevice(this.#parts.encoder.validated(stream));
         this.#parts.encoder.errors.throwFor(stream);

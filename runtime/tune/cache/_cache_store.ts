@@ -44,17 +44,18 @@ export function parseEntries(body: unknown): Entries | undefined {
   if (format !== FORMAT || typeof entries !== "object" || entries === null) return undefined;
   const valid: Entries = {};
   for (const [key, value] of Object.entries(entries)) {
-    const e = value as Partial<CacheEntry> | null;
-    if (
-      typeof e?.checksum === "string" && typeof e.fastest === "string" &&
-      Array.isArray(e.results) && e.results.every(isResult)
-    ) {
-      valid[key] = e as CacheEntry;
-    } else {
-      return undefined;
-    }
+    if (!isEntry(value)) return undefined;
+    valid[key] = value;
   }
   return valid;
+}
+
+/** Whether a value has the shape of a `CacheEntry` (and its numbers survive JSON: finite). */
+export function isEntry(value: unknown): value is CacheEntry {
+  const e = value as Partial<CacheEntry> | null;
+  return typeof e?.checksum === "string" && typeof e.fastest === "string" &&
+    Array.isArray(e.results) && e.results.every(isResult) &&
+    (e.checked === undefined || typeof e.checked === "boolean");
 }
 
 const STATUSES: readonly unknown[] = ["ok", "eliminated", "failed", "skipped"];
@@ -63,7 +64,9 @@ const STATUSES: readonly unknown[] = ["ok", "eliminated", "failed", "skipped"];
 function isResult(value: unknown): value is CachedResult {
   if (typeof value !== "object" || value === null) return false;
   const r = value as Record<string, unknown>;
-  const optional = (name: string, type: string) => r[name] === undefined || typeof r[name] === type;
+  const optional = (name: string, type: string) =>
+    r[name] === undefined ||
+    (typeof r[name] === type && (type !== "number" || Number.isFinite(r[name])));
   return typeof r.name === "string" && STATUSES.includes(r.status) &&
     optional("medianMs", "number") && optional("samples", "number") && optional("error", "string");
 }

@@ -2,7 +2,10 @@
  * The tune cache's JSON file on Deno (loaded by dynamic import, so browser bundles leave it
  * out). The file is only ever replaced whole, by writing a temporary file next to it and renaming
  * it over the old one (atomic on one file system), so concurrent writers never leave a torn
- * file: each write re-reads the file and merges its own entries in, the last rename wins.
+ * file. Each write re-reads the file and merges its own entries in while it holds a lock file
+ * next to it (`<file>.lock`, created exclusively), so writers in other processes (or caches of
+ * the same file under another spelling of its path) never drop each other's entries. A lock
+ * older than {@linkcode LOCK_STALE_MS} is a crashed writer's and is taken over.
  * Permissions are queried, never requested: a missing one never prompts.
  *
  * @module
@@ -50,10 +53,12 @@ export class FileStore implements CacheStore {
     const temp = `${file}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     try {
       await Deno.mkdir(dir, { recursive: true });
-      const onDisk = await this.#read() ?? {};
-      const body = { format: FORMAT, entries: { ...onDisk, ...mine } };
-      await Deno.writeTextFile(temp, JSON.stringify(body, null, 1) + "\n");
-      await Deno.rename(temp, file);
+      await withLock(file, async () => {
+        const onDisk = await this.#read() ?? {};
+        const body = { format: FORMAT, entries: { ...onDisk, ...mine } };
+        await Deno.writeTextFile(temp, JSON.stringify(body, null, 1) + "\n");
+        await Deno.rename(temp, file);
+      });
     } catch (error) {
       await Deno.remove(temp).catch(() => {});
       throw new Error(
@@ -92,5 +97,46 @@ function permitted(name: "read" | "write", path: string): boolean {
     return Deno.permissions.querySync({ name, path }).state === "granted";
   } catch {
     return false;
+  }
+}
+
+/** A lock file older than this (ms) was left by a writer that died: it is taken over. */
+export const LOCK_STALE_MS = 5_000;
+
+/**
+ * Runs `fn` holding `<file>.lock`, created exclusively (`createNew`, atomic on every file system
+ * Deno writes to), retried with a growing pause while another writer holds it; a stale lock is
+ * removed. Failing to take it for another reason (no permission) is thrown.
+ */
+async function withLock(file: string, fn: () => Promise<void>): Promise<void> {
+  const lock = `${file}.lock`;
+  const started = Date.now();
+  for (let pause = 1;; pause = Math.min(pause * 2, 16)) {
+    try {
+      (await Deno.open(lock, { write: true, createNew: true })).close();
+      break;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    }
+    // Stale: its time says so, or (a file system without times) this writer waited that long.
+    const since = await Deno.stat(lock).then((info) => info.mtime, () => undefined);
+    const age = Date.now() - (since?.getTime() ?? started);
+    if (age > LOCK_STALE_MS) {
+      try {
+        await Deno.remove(lock);
+      } catch (error) {
+        // Not removable (a directory of that name...): give up rather than spin.
+        if (!(error instanceof Deno.errors.NotFound)) {
+          throw new Error(`cannot take the lock ${lock}: ${message(error)}`);
+        }
+      }
+      continue;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+  try {
+    await fn();
+  } finally {
+    await Deno.remove(lock).catch(() => {});
   }
 }

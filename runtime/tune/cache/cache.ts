@@ -2,9 +2,9 @@
  * {@linkcode TuneCache}: tuning results by key, in memory and optionally persisted: to one JSON
  * file on Deno, to IndexedDB in browsers (see {@linkcode TuneCacheOptions.store}). Both stores
  * hold the same `{ format, entries }` body, namespaced by package version, device and tuner
- * name, every entry with its set's checksum; both merge on write, so concurrent writers (other
- * processes, other tabs) never leave a torn body, and each write carries every entry this cache
- * stored, so the last writer never drops its own results. A body that does not parse is
+ * name, every entry with its set's checksum; both merge on write under a lock (a lock file, an
+ * IndexedDB transaction), so concurrent writers (other processes, other tabs) never leave a torn
+ * body nor drop each other's entries, and each write carries every entry this cache stored. A body that does not parse is
  * reported once and ignored. Where persistence is impossible (no permission, no IndexedDB, a
  * failed write) the cache keeps working in memory and warns once. Permissions are queried,
  * never requested: a missing one never prompts.
@@ -14,7 +14,7 @@
 
 import { runtimeLogger, warnVisibly } from "../../core/logging.ts";
 import { deno } from "../../core/_platform.ts";
-import { type CacheStore, type Entries, message } from "./_cache_store.ts";
+import { type CacheStore, type Entries, isEntry, message } from "./_cache_store.ts";
 import { IndexedDbStore } from "./_idb_store.ts";
 
 const log = runtimeLogger("tune");
@@ -59,6 +59,12 @@ export interface CacheEntry {
   readonly fastest: string;
   /** Every candidate's outcome. */
   readonly results: readonly CachedResult[];
+  /**
+   * Whether every candidate's output was checked against the reference's (the tuner's `checks`):
+   * a tuner with checks on tunes a key again rather than serve an unchecked pick.
+   * @default {false}
+   */
+  readonly checked?: boolean;
 }
 
 /**
@@ -164,8 +170,19 @@ export class TuneCache {
     return undefined;
   }
 
-  /** Stores an entry in memory and, when persistent, in the store (resolves once written). */
+  /**
+   * Stores an entry in memory and, when persistent, in the store (resolves once written). Rejects
+   * with a `TypeError`, storing nothing, for a key that is not a string or an entry that is not a
+   * `CacheEntry` (finite numbers only: the stored body is JSON, which has no NaN).
+   */
   set(key: string, entry: CacheEntry): Promise<void> {
+    if (typeof key !== "string") {
+      return Promise.reject(new TypeError(`key must be a string, got ${typeof key}`));
+    }
+    if (!isEntry(entry)) {
+      const what = "{ checksum, fastest, results } with finite numbers";
+      return Promise.reject(new TypeError(`entry for ${key} must be a CacheEntry (${what})`));
+    }
     this.#entries.set(key, entry);
     this.#mine.set(key, entry);
     if (this.#store === undefined) return Promise.resolve();

@@ -31,6 +31,8 @@ import { CudaTraceLog, type TimedLaunch } from "./_trace.ts";
 interface Window {
   readonly start: Deno.PointerValue;
   readonly stream: CudaStream;
+  /** The stream id it was opened with (for messages). */
+  readonly id: StreamId | undefined;
   readonly startedAt: number;
   /** Per-kernel windows only. */
   readonly kernels: TimedLaunch[] | undefined;
@@ -107,21 +109,22 @@ export class CudaProfiler {
     return result;
   }
 
-  /** Opens a window on `stream`; `perKernel` also times each launch on it. */
-  start(stream: CudaStream, options: StartProfileOptions = {}): ProfilingToken {
+  /** Opens a window on `stream` (of id `id`); `perKernel` also times each launch on it. */
+  start(stream: CudaStream, options: StartProfileOptions = {}, id?: StreamId): ProfilingToken {
     const perKernel = options.perKernel ?? false;
     if (typeof perKernel !== "boolean") throw new TypeError("perKernel must be a boolean");
     const startedAt = performance.now();
     const event = this.#record(stream);
-    const id = this.#next++;
-    this.#windows.set(id, {
+    const token = this.#next++;
+    this.#windows.set(token, {
       start: event,
       stream,
+      id,
       startedAt,
       kernels: perKernel ? [] : undefined,
     });
     if (perKernel) this.#perKernel++;
-    return { id };
+    return { id: token };
   }
 
   /**
@@ -157,11 +160,17 @@ export class CudaProfiler {
   }
 
   /** Closes a window; `PROFILE_NOT_REGISTERED` for an unknown or closed token. */
-  async end(stream: CudaStream, token: ProfilingToken): Promise<ProfileDuration> {
+  async end(stream: CudaStream, token: ProfilingToken, id?: StreamId): Promise<ProfileDuration> {
     const window = this.#windows.get(token?.id);
     if (window === undefined) {
       throw new ProfileNotRegisteredError(
         `Profiling token ${token?.id} is not an open window of this server`,
+      );
+    }
+    if (window.stream !== stream) {
+      // Timed from an event on one stream to one on another: a negative time, possibly.
+      throw new ProfileNotRegisteredError(
+        `Profiling token ${token.id} was opened on stream ${window.id}, not on stream ${id}`,
       );
     }
     this.#windows.delete(token.id);

@@ -128,11 +128,24 @@ export class ProfilerCore implements EncoderTiming, Disposable {
 
   /**
    * Closes a window (synchronously: later passes are not in it) and measures it.
-   * `PROFILE_NOT_REGISTERED` for an unknown or closed token.
+   * `PROFILE_NOT_REGISTERED` for an unknown or closed token, or, given the `stream` it is closed
+   * on, for a window opened on another stream (which stays open: that stream's work in it was
+   * not submitted).
    */
-  async end(token: ProfilingToken, released?: Promise<void>): Promise<ProfileDuration> {
+  async end(
+    token: ProfilingToken,
+    released?: Promise<void>,
+    stream?: StreamId,
+  ): Promise<ProfileDuration> {
     // The trace's window is not a token of the caller's.
-    const window = this.#close(token?.id === this.#trace?.window ? NaN : token?.id, token?.id);
+    const id = token?.id === this.#trace?.window ? NaN : token?.id;
+    const opened = this.#windows.get(id)?.stream;
+    if (stream !== undefined && opened !== undefined && opened !== stream) {
+      throw new ProfileNotRegisteredError(
+        `Profiling token ${id} was opened on stream ${opened}, not on stream ${stream}`,
+      );
+    }
+    const window = this.#close(id, token?.id);
     // The window's passes may sit in parked submissions (see `queue/encoder.ts`).
     if (released !== undefined) await released;
     if (!this.#timestamps) {
