@@ -44,7 +44,9 @@ function checkLaunchShape(launch: KernelLaunch<CudaKernel>): void {
 export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
   checkLaunchShape(launch);
   checkCompile(launch.kernel, launch.overrides);
-  if (launch.samplers !== undefined) {
+  // No samplers (`[]`) binds none, as an empty `overrides` sets none: code written for both
+  // backends may pass them.
+  if (launch.samplers !== undefined && launch.samplers.length > 0) {
     throw new UnsupportedError(
       `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no samplers (WGSL)`,
     );
@@ -57,10 +59,14 @@ export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
  */
 export function checkCompile(kernel: CudaKernel, overrides: unknown): void {
   checkKernel(kernel);
-  if (
-    overrides !== undefined &&
-    !(typeof overrides === "object" && overrides !== null && Object.keys(overrides).length === 0)
-  ) {
+  if (overrides === undefined) return;
+  if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) {
+    // A malformed argument first, as the WebGPU backend refuses it.
+    throw new TypeError(
+      `overrides must be an object of override values, got ${describe(overrides)}`,
+    );
+  }
+  if (Object.keys(overrides).length > 0) {
     throw new UnsupportedError(
       `Kernel '${kernelName(kernel)}': the CUDA backend has no override constants (WGSL)`,
     );
