@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { elementwise, random, reduce, sort } from "../mod.ts";
 import type { Mistake } from "./_qa8_mistake_cases.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -247,4 +248,50 @@ export const DATA_MISTAKES: readonly Mistake[] = [
   },
   { name: "profile not a function", names: "fn", run: (e) => e.client.profile(3 as Any) },
   { name: "capture not a function", names: "fn", run: (e) => e.client.capture(3 as Any) },
+];
+
+const square = elementwise({ inputs: ["x"], expression: "x * x" });
+
+/** Calls on a client after its `destroy()` (its env made before). */
+export const DESTROYED_MISTAKES: readonly Mistake[] = [
+  {
+    name: "execute",
+    run: (e) =>
+      e.client.execute(e.add as Any, { threads: 4, buffers: [e.u, e.v], params: { c: 1, n: 4 } }),
+  },
+  {
+    name: "execute with bad params",
+    run: (e) =>
+      e.client.execute(e.add as Any, { threads: 4, buffers: [e.u, e.v], params: { c: -1 } }),
+  },
+  { name: "read", run: (e) => e.client.read(e.u) },
+  { name: "readMany", run: (e) => e.client.readMany([e.u, e.v]) },
+  { name: "write", run: (e) => e.client.write(e.v, new Uint32Array(4)) },
+  { name: "zeros", run: (e) => e.client.zeros(4, "u32") },
+  { name: "zeros of a bad length", run: (e) => e.client.zeros(-1, "u32") },
+  { name: "createWithData", run: (e) => e.client.createWithData(new Uint32Array(4)) },
+  { name: "full", run: (e) => e.client.full(4, 1, { dtype: "u32" }) },
+  { name: "arange", run: (e) => e.client.arange(4, "u32") },
+  { name: "createBytes", run: (e) => e.client.createBytes(16) },
+  { name: "copyTo self", run: (e) => e.client.copyTo(e.u, e.client) },
+  { name: "copyTo other", run: (e) => e.client.copyTo(e.u, e.other) },
+  { name: "copyTo from the live other", run: (e) => e.other.copyTo(e.foreign, e.client) },
+  { name: "sync", run: (e) => e.client.sync() },
+  { name: "flush", run: (e) => e.client.flush() },
+  { name: "signal", run: (e) => e.client.signal() },
+  { name: "waitFor", run: (e) => e.client.waitFor(e.other.timeline, 0) },
+  { name: "compile", run: (e) => e.client.compile(e.add as Any) },
+  { name: "profile", run: (e) => e.client.profile(() => 1) },
+  { name: "capture", run: (e) => e.client.capture(() => {}) },
+  { name: "memoryUsage", run: (e) => e.client.memoryUsage() },
+  { name: "memoryCleanup", run: (e) => e.client.memoryCleanup() },
+  { name: "withStream", run: (e) => e.client.withStream(1, () => 1) },
+  { name: "dispose a handle", run: (e) => e.u.dispose() },
+  { name: "a view of a handle", run: (e) => e.u.withOffsetStart(4).length },
+  { name: "its handle on the live other", run: (e) => e.other.read(e.u) },
+  { name: "destroy again", run: (e) => e.client.destroy() },
+  { name: "a helper", run: (e) => reduce(e.client, e.f) },
+  { name: "an elementwise kernel", run: (e) => square.run(e.client, { x: e.f }) },
+  { name: "random", run: (e) => random(e.client, 4, { seed: 1 }) },
+  { name: "sort", run: (e) => sort(e.client, e.f) },
 ];

@@ -14,8 +14,11 @@ import {
   random,
   reduce,
   scan,
+  scatterAdd,
+  segmentReduce,
   sort,
   topk,
+  transpose,
 } from "../mod.ts";
 import type { Mistake } from "./_qa8_mistake_cases.ts";
 
@@ -240,5 +243,73 @@ export const HELPER_MISTAKES: readonly Mistake[] = [
     run: (e) => random(e.client, 4, { seed: 1, std: 2 } as Any),
   },
   { name: "random option typo", names: "sed", run: (e) => random(e.client, 4, { sed: 1 } as Any) },
+  {
+    name: "matmul transposeA string",
+    names: "transposeA",
+    run: (e) => matmul(e.client, e.f, e.f, { m: 2, n: 2, k: 2, transposeA: "false" as Any }),
+  },
+  {
+    name: "matmul transposeB number",
+    names: "transposeB",
+    run: (e) => matmul(e.client, e.f, e.f, { m: 2, n: 2, k: 2, transposeB: 0 as Any }),
+  },
+  {
+    name: "matmul k wrong",
+    names: /k|elements/,
+    run: (e) => matmul(e.client, e.f, e.f, { m: 2, n: 2, k: 3 }),
+  },
+  {
+    name: "matmul foreign b",
+    run: (e) =>
+      matmul(e.client, e.f, e.other.createWithData(new Float32Array(4)), { m: 2, n: 2, k: 2 }),
+  },
+  {
+    name: "scatterAdd lengths",
+    names: /indices|values/,
+    run: (e) => scatterAdd(e.client, e.g, e.u, e.f.withOffsetEnd(4)),
+  },
+  { name: "scatterAdd index out of range", run: (e) => scatterAdd(e.client, e.g, e.u, e.f) },
+  {
+    name: "scatterAdd values of i32",
+    names: "values",
+    run: (e) => scatterAdd(e.client, e.g, e.u, e.i),
+  },
+  {
+    name: "scatterAdd target read as index",
+    names: /target|indices/,
+    run: (e) => scatterAdd(e.client, e.v, e.v, e.v),
+  },
+  {
+    name: "segmentReduce segments 0",
+    run: (e) => segmentReduce(e.client, e.f, e.u, { segments: 0 }),
+  },
+  {
+    name: "segmentReduce segments -1",
+    names: "segments",
+    run: (e) => segmentReduce(e.client, e.f, e.u, { segments: -1 }),
+  },
+  {
+    name: "segmentReduce id out of range",
+    run: (e) => segmentReduce(e.client, e.f, e.u, { segments: 2 }),
+  },
+  {
+    name: "transpose shape wrong",
+    names: "shape",
+    run: (e) => transpose(e.client, e.f, { shape: [3, 2] }),
+  },
+  {
+    name: "elementwise out foreign",
+    run: (e) => square.run(e.client, { x: e.f }, { out: e.other.zeros(4, "f32") as Any }),
+  },
+  {
+    name: "elementwise out disposed",
+    names: "dispose",
+    run: (e) => square.run(e.client, { x: e.f }, { out: e.goneF }),
+  },
+  {
+    name: "reduce out of wrong type",
+    names: "out",
+    run: (e) => reduce(e.client, e.f, { out: e.v } as Any),
+  },
   { name: "helper on another client's handle", run: (e) => square.run(e.other, { x: e.f }) },
 ];

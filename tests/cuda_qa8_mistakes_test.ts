@@ -8,10 +8,13 @@
  */
 import assert from "node:assert/strict";
 import { type ComputeClient, createClient, listDevices } from "../mod.ts";
+import type { KernelMetadata } from "../backend.ts";
+import { ADD_CUDA, ADD_WGSL } from "./_client_programs.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { EXECUTE_MISTAKES, type Mistake } from "./_qa8_mistake_cases.ts";
-import { DATA_MISTAKES } from "./_qa8_mistake_data_cases.ts";
+import { DATA_MISTAKES, DESTROYED_MISTAKES } from "./_qa8_mistake_data_cases.ts";
 import { HELPER_MISTAKES } from "./_qa8_mistake_helper_cases.ts";
+import { MORE_MISTAKES } from "./_qa8_mistake_more_cases.ts";
 import { disposeEnv, makeEnv, outcome, usable } from "./_qa8_mistake_run.ts";
 
 const [adapter] = await listDevices({ backend: "webgpu" });
@@ -105,6 +108,45 @@ Deno.test({
     const [webgpu, cuda] = await openBoth();
     using _w = webgpu, _c = cuda;
     const found = await differences(webgpu, cuda, HELPER_MISTAKES);
+    assert.deepEqual(found, [], found.join("\n"));
+  },
+});
+
+Deno.test({
+  name: nvrtcName("calls after destroy(): the same error at the same moment on WebGPU and CUDA"),
+  ignore,
+  async fn() {
+    const [webgpu, cuda] = await openBoth();
+    using _w = webgpu, _c = cuda;
+    const found: string[] = [];
+    for (const mistake of DESTROYED_MISTAKES) {
+      const [deadW, deadC] = await openBoth();
+      const envs = [makeEnv(deadW, cuda), makeEnv(deadC, webgpu)] as const;
+      deadW.destroy();
+      deadC.destroy();
+      const [w, c] = [await outcome(envs[0], mistake.run), await outcome(envs[1], mistake.run)];
+      for (const env of envs) env.foreign.dispose();
+      if (w.key !== c.key) {
+        found.push(
+          `${mistake.name}:\n  webgpu: ${w.key} ${w.message}\n  cuda:   ${c.key} ${c.message}`,
+        );
+      }
+    }
+    assert.equal(await usable(webgpu, ADD_WGSL as KernelMetadata), "usable");
+    assert.equal(await usable(cuda, ADD_CUDA as KernelMetadata), "usable");
+    assert.deepEqual(found, [], found.join("\n"));
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "graphs', element types', compiles' and waits' mistakes agree on WebGPU and CUDA",
+  ),
+  ignore,
+  async fn() {
+    const [webgpu, cuda] = await openBoth();
+    using _w = webgpu, _c = cuda;
+    const found = await differences(webgpu, cuda, MORE_MISTAKES);
     assert.deepEqual(found, [], found.join("\n"));
   },
 });
