@@ -15,7 +15,9 @@ export interface Mistake {
   readonly name: string;
   /** What the error's message must contain on both backends (the argument's name). */
   readonly names?: string | RegExp;
-  readonly run: (env: MistakeEnv) => unknown;
+  /** What the call needs made first (a captured graph): made, given to `run`, then disposed. */
+  readonly prepare?: (env: MistakeEnv) => Promise<Disposable>;
+  readonly run: (env: MistakeEnv, prepared?: Any) => unknown;
   /** The outcomes where the backends differ by design, and why. */
   readonly documented?: { readonly webgpu: string; readonly cuda: string; readonly why: string };
 }

@@ -14,11 +14,11 @@ type Any = any;
 const launch = (e: MistakeEnv, params: Record<string, unknown> = { c: 1, n: 4 }) =>
   e.client.execute(e.add as Any, { threads: 4, buffers: [e.u, e.v], params: params as Any });
 
-/** Captures the add launch, replays it with `params` and disposes the graph. */
-const replay = (params: unknown) => async (e: MistakeEnv) => {
-  using graph = await e.client.capture(() => launch(e));
-  graph.replay({ params } as Any);
-};
+/** A replay of the captured add launch with `options` (the graph captured first). */
+const replay = (options: unknown): Pick<Mistake, "prepare" | "run"> => ({
+  prepare: (e) => e.client.capture(() => launch(e)),
+  run: (_, graph) => graph.replay(options),
+});
 
 /** A kernel each backend refuses to compile: a WGSL and a CUDA C syntax error. */
 const broken = (e: MistakeEnv) =>
@@ -40,7 +40,7 @@ const undeclared = (e: MistakeEnv) =>
 
 /** Mistakes of graphs, element types, compiles and waits. */
 export const MORE_MISTAKES: readonly Mistake[] = [
-  { name: "capture correct", run: replay({ c: 2 }) },
+  { name: "replay correct", ...replay({ params: { c: 2 } }) },
   {
     name: "capture a bad launch",
     names: "n",
@@ -67,23 +67,17 @@ export const MORE_MISTAKES: readonly Mistake[] = [
     names: "lable",
     run: (e) => e.client.capture(() => launch(e), { lable: "g" } as Any),
   },
-  { name: "replay unknown param", names: "z", run: replay({ z: 1 }) },
-  { name: "replay u32 negative", names: "c", run: replay({ c: -1 }) },
-  { name: "replay u32 string", names: "c", run: replay({ c: "1" }) },
-  { name: "replay params null", names: "params", run: replay(null) },
-  {
-    name: "replay option typo",
-    names: "param",
-    run: async (e) => {
-      using graph = await e.client.capture(() => launch(e));
-      graph.replay({ param: { c: 2 } } as Any);
-    },
-  },
+  { name: "replay unknown param", names: "z", ...replay({ params: { z: 1 } }) },
+  { name: "replay u32 negative", names: "c", ...replay({ params: { c: -1 } }) },
+  { name: "replay u32 string", names: "c", ...replay({ params: { c: "1" } }) },
+  { name: "replay params null", names: "params", ...replay({ params: null }) },
+  { name: "replay options a number", names: "options", ...replay(3) },
+  { name: "replay option typo", names: "param", ...replay({ param: { c: 2 } }) },
   {
     name: "replay disposed",
     names: "dispose",
-    run: async (e) => {
-      const graph = await e.client.capture(() => launch(e));
+    prepare: (e) => e.client.capture(() => launch(e)),
+    run: (_, graph) => {
       graph.dispose();
       graph.replay();
     },

@@ -15,7 +15,14 @@ import { EXECUTE_MISTAKES, type Mistake } from "./_qa8_mistake_cases.ts";
 import { DATA_MISTAKES, DESTROYED_MISTAKES } from "./_qa8_mistake_data_cases.ts";
 import { HELPER_MISTAKES } from "./_qa8_mistake_helper_cases.ts";
 import { MORE_MISTAKES } from "./_qa8_mistake_more_cases.ts";
-import { disposeEnv, makeEnv, outcome, usable } from "./_qa8_mistake_run.ts";
+import {
+  disposeEnv,
+  makeEnv,
+  type MistakeEnv,
+  type Outcome,
+  outcome,
+  usable,
+} from "./_qa8_mistake_run.ts";
 
 const [adapter] = await listDevices({ backend: "webgpu" });
 const ignore = adapter === undefined || nvrtcSkip !== undefined;
@@ -23,6 +30,16 @@ const ignore = adapter === undefined || nvrtcSkip !== undefined;
 async function openBoth(): Promise<[ComputeClient, ComputeClient]> {
   const webgpu = await createClient({ device: adapter! }) as ComputeClient;
   return [webgpu, await simulatedCudaClient()];
+}
+
+/** What came of `mistake` on `env`, with what it needs made first. */
+async function outcomeOf(mistake: Mistake, env: MistakeEnv): Promise<Outcome> {
+  const prepared = await mistake.prepare?.(env);
+  try {
+    return await outcome(env, (e) => mistake.run(e, prepared));
+  } finally {
+    prepared?.[Symbol.dispose]();
+  }
 }
 
 /** The differences between the backends on `table`, one line each (none: the test passes). */
@@ -35,7 +52,7 @@ async function differences(
   for (const mistake of table) {
     const envs = [makeEnv(webgpu, cuda), makeEnv(cuda, webgpu)] as const;
     try {
-      const [w, c] = [await outcome(envs[0], mistake.run), await outcome(envs[1], mistake.run)];
+      const [w, c] = [await outcomeOf(mistake, envs[0]), await outcomeOf(mistake, envs[1])];
       const documented = mistake.documented;
       if (documented !== undefined) {
         if (w.key !== documented.webgpu || c.key !== documented.cuda) {
