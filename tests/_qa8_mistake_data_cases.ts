@@ -204,8 +204,13 @@ export const DATA_MISTAKES: readonly Mistake[] = [
   },
   {
     name: "copyTo destinationStream -1",
-    names: /destinationStream|stream/i,
+    names: "destinationStream",
     run: (e) => e.client.copyTo(e.u, e.client, { destinationStream: -1 }),
+  },
+  {
+    name: "copyTo other, destinationStream string",
+    names: "destinationStream",
+    run: (e) => e.client.copyTo(e.u, e.other, { destinationStream: "1" as Any }),
   },
   {
     name: "copyTo target not a client",
