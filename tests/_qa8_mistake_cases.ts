@@ -110,6 +110,9 @@ export const EXECUTE_MISTAKES: readonly Mistake[] = [
   { name: "disposed handle", names: "dispose", run: (e) => add({ buffers: [e.gone, e.v] })(e) },
   { name: "disposed ref", names: "dispose", run: (e) => add({ buffers: [e.gone.ref(), e.v] })(e) },
   { name: "handle of another client", run: (e) => add({ buffers: [e.foreign, e.v] })(e) },
+  { name: "handle of a sibling client", run: (e) => add({ buffers: [e.kin, e.v] })(e) },
+  { name: "scalars on a user kernel", run: add({ scalars: { u32: [1] } }) },
+  { name: "metadata on a user kernel", run: add({ metadata: { data: [1] } }) },
   { name: "ref", run: (e) => add({ buffers: [e.u.ref(), e.v.ref()] })(e) },
   {
     name: "view",

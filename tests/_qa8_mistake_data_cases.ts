@@ -12,6 +12,53 @@ type Any = any;
 
 /** Mistakes of the allocations, writes, reads and copies. */
 export const DATA_MISTAKES: readonly Mistake[] = [
+  {
+    name: "zeros label a number",
+    names: "label",
+    run: (e) => e.client.zeros(4, "u32", { label: 5 as Any }),
+  },
+  {
+    name: "full value a string",
+    names: "value",
+    run: (e) => e.client.full(4, "2" as Any, { dtype: "u32" }),
+  },
+  {
+    name: "full value undefined",
+    names: "value",
+    run: (e) => e.client.full(4, undefined as Any, { dtype: "f32" }),
+  },
+  { name: "arange step 0", run: (e) => e.client.arange(3, "f32", { start: 2, step: 0 }) },
+  { name: "arange step NaN", names: "step", run: (e) => e.client.arange(3, "f32", { step: NaN }) },
+  {
+    name: "arange u32 step 0.5",
+    names: /step|u32|integer/,
+    run: (e) => e.client.arange(3, "u32", { step: 0.5 }),
+  },
+  {
+    name: "arange i32 past 2^31",
+    names: /i32|fit|start|step/,
+    run: (e) => e.client.arange(3, "i32", { start: 2 ** 31 - 2 }),
+  },
+  {
+    name: "createTensor bad kind",
+    names: "kind",
+    run: (e) => e.client.createTensor([2, 2], "f32", { kind: "bogus" as Any }),
+  },
+  {
+    name: "createTensor bad dtype",
+    names: "dtype",
+    run: (e) => e.client.createTensor([2, 2], "f33" as Any),
+  },
+  { name: "handle of a sibling client (read)", run: (e) => e.client.read(e.kin) },
+  {
+    name: "handle of a sibling client (write)",
+    run: (e) => e.client.write(e.kin, new Uint32Array(4)),
+  },
+  { name: "handle of a sibling client (copyTo)", run: (e) => e.client.copyTo(e.kin, e.client) },
+  {
+    name: "handle of a sibling client (as destination)",
+    run: (e) => e.sibling.copyTo(e.kin, e.client),
+  },
   { name: "zeros -1", names: "length", run: (e) => e.client.zeros(-1, "u32") },
   { name: "zeros 1.5", names: "length", run: (e) => e.client.zeros(1.5, "u32") },
   { name: "zeros NaN", names: "length", run: (e) => e.client.zeros(NaN, "u32") },

@@ -56,10 +56,18 @@ export interface MistakeEnv {
   readonly goneF: Handle<"f32">;
   /** A u32 handle of 4 of the other client. */
   readonly foreign: Handle<"u32">;
+  /** Another client of the same backend and device. */
+  readonly sibling: ComputeClient;
+  /** A u32 handle [5, 6, 7, 8] of `sibling`. */
+  readonly kin: Handle<"u32">;
 }
 
 /** The env of `client` (disposed by the caller with {@linkcode disposeEnv}). */
-export function makeEnv(client: ComputeClient, other: ComputeClient): MistakeEnv {
+export function makeEnv(
+  client: ComputeClient,
+  other: ComputeClient,
+  sibling: ComputeClient,
+): MistakeEnv {
   const cuda = client.server.properties.backend === "cuda";
   const gone = client.createWithData(new Uint32Array(4));
   gone.dispose();
@@ -78,12 +86,14 @@ export function makeEnv(client: ComputeClient, other: ComputeClient): MistakeEnv
     gone,
     goneF,
     foreign: other.createWithData(new Uint32Array([9, 8, 7, 6])),
+    sibling,
+    kin: sibling.createWithData(new Uint32Array([5, 6, 7, 8])),
   };
 }
 
 /** Disposes what {@linkcode makeEnv} made. */
 export function disposeEnv(env: MistakeEnv): void {
-  for (const h of [env.u, env.v, env.f, env.g, env.i, env.foreign]) h.dispose();
+  for (const h of [env.u, env.v, env.f, env.g, env.i, env.foreign, env.kin]) h.dispose();
 }
 
 /** What came of a call: `key` is compared between backends, `message` is the error's. */
