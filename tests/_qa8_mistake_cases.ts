@@ -146,6 +146,21 @@ export const EXECUTE_MISTAKES: readonly Mistake[] = [
   { name: "threads [4, 1, 1]", run: add({ threads: [4, 1, 1] }) },
   { name: "threads [4, 0]", run: add({ threads: [4, 0] }) },
   { name: "threads [4, -1]", names: "threads", run: add({ threads: [4, -1] }) },
+  {
+    name: "threads [1, 70000]: past the device's y limit",
+    names: "threads",
+    run: add({ threads: [1, 70000] }),
+  },
+  {
+    name: "count y 70000: past the device's y limit",
+    names: "count",
+    run: add({ threads: undefined, count: { kind: "static", x: 1, y: 70000, z: 1 } }),
+  },
+  {
+    name: "count z 70000: past the device's z limit",
+    names: "count",
+    run: add({ threads: undefined, count: { kind: "static", x: 1, y: 1, z: 70000 } }),
+  },
   { name: "threads []", names: "threads", run: add({ threads: [] }) },
   { name: "threads [1, 1, 1, 1]", names: "threads", run: add({ threads: [1, 1, 1, 1] }) },
   {

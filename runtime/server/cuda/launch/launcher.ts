@@ -61,10 +61,26 @@ export interface LaunchParts extends CopyContext {
   readonly inFlight: LaunchesInFlight;
 }
 
-function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
+/**
+ * `grid`, unless past the device's limits: then a `KernelArgumentError` naming `what` (the
+ * launch's `threads` or `count`), as the WebGPU backend refuses a launch past its workgroup
+ * limits.
+ */
+function checkGrid(
+  ctx: LaunchParts,
+  grid: number[],
+  name: string,
+  what: "threads" | "count",
+): number[] {
   const { maxGridDim } = ctx.attributes;
   if (grid[0] > maxGridDim[0] || grid[1] > maxGridDim[1] || grid[2] > maxGridDim[2]) {
-    throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
+    throw new KernelArgumentError(
+      name,
+      what,
+      `needs [${grid.join(", ")}] blocks; the device runs at most [${
+        maxGridDim.join(", ")
+      }] per dimension`,
+    );
   }
   return grid;
 }
@@ -132,7 +148,9 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     : count.kind === "threads"
     ? [Math.ceil(count.x / bx), Math.ceil(count.y / by), Math.ceil(count.z / bz)]
     : undefined;
-  if (fixed !== undefined) checkGrid(ctx, fixed);
+  if (fixed !== undefined) {
+    checkGrid(ctx, fixed, name, count.kind === "threads" ? "threads" : "count");
+  }
   const fn = ctx.modules.function(kernel);
   const given = args.tensorMaps.length === 0 ? args.buffers : args.refs();
   const buffers = kernelLaunch.bufferNames === undefined
@@ -261,7 +279,7 @@ function launch(
 ): void {
   const { launch: { kernel }, block, fixed, fn, params, countAt } = prepared;
   const grid = fixed ??
-    (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
+    (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream), name, "count") : []);
   if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return; // nothing to run
   const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
   const result = ctx.driver.symbols.cuLaunchKernel(
