@@ -38,6 +38,21 @@ const undeclared = (e: MistakeEnv) =>
 @compute @workgroup_size(1) fn main() { y[0] = zz; }`,
     };
 
+/** A kernel of 2,048 threads per workgroup (block): beyond either device's 1,024. */
+const tooWide = (e: MistakeEnv) =>
+  e.client.server.properties.backend === "cuda"
+    ? {
+      source:
+        `extern "C" __global__ void k(unsigned* y) { if (threadIdx.x < 4) y[threadIdx.x] = 1u; }`,
+      blockSize: [2048, 1, 1],
+    }
+    : {
+      source: `@group(0) @binding(0) var<storage, read_write> y: array<u32>;
+@compute @workgroup_size(2048) fn main(@builtin(local_invocation_index) i: u32) {
+  if (i < 4u) { y[i] = 1u; }
+}`,
+    };
+
 /** Mistakes of graphs, element types, compiles and waits. */
 export const MORE_MISTAKES: readonly Mistake[] = [
   { name: "replay correct", ...replay({ params: { c: 2 } }) },
@@ -81,6 +96,16 @@ export const MORE_MISTAKES: readonly Mistake[] = [
       graph.dispose();
       graph.replay();
     },
+  },
+  {
+    name: "compile a block past the device",
+    names: "2048",
+    run: (e) => e.client.compile(tooWide(e) as Any),
+  },
+  {
+    name: "execute a block past the device",
+    names: "2048",
+    run: (e) => e.client.execute(tooWide(e) as Any, { threads: 4, buffers: [e.v] }),
   },
   { name: "compile a syntax error", run: (e) => e.client.compile(broken(e) as Any) },
   {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
+import { CompilationError, KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
 import { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { KernelArguments } from "../../../core/kernel_arguments.ts";
 import { CubeCount } from "../../../core/cube_count.ts";
@@ -16,6 +16,7 @@ import {
   describe,
 } from "../../../core/_argument_checks.ts";
 import type { KernelLaunch } from "../../server.ts";
+import type { CudaDeviceAttributes } from "../device.ts";
 import { type CudaKernel, kernelName } from "../kernel.ts";
 
 const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
@@ -168,5 +169,33 @@ function checkCompileOptions(kernel: CudaKernel): void {
           "the runtime loads; leave it out",
       );
     }
+  }
+}
+
+/**
+ * `COMPILATION` for blocks beyond the device's limits, with the WebGPU backend's words for a
+ * workgroup size beyond them: a kernel that cannot run on this device, refused by `compile` (a
+ * `blockSize` given) and at the call, the same on both backends.
+ */
+export function checkBlockLimits(
+  name: string,
+  block: readonly [number, number, number],
+  attributes: Pick<CudaDeviceAttributes, "maxBlockDim" | "maxThreadsPerBlock">,
+): void {
+  const { maxBlockDim, maxThreadsPerBlock } = attributes;
+  block.forEach((n, i) => {
+    if (n > maxBlockDim[i]) {
+      throw new CompilationError(
+        name,
+        `block size ${"xyz"[i]}=${n} exceeds the device limit ${maxBlockDim[i]}`,
+      );
+    }
+  });
+  const threads = block[0] * block[1] * block[2];
+  if (threads > maxThreadsPerBlock) {
+    throw new CompilationError(
+      name,
+      `${threads} threads per block exceed the device limit ${maxThreadsPerBlock}`,
+    );
   }
 }

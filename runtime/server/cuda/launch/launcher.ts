@@ -29,7 +29,7 @@ import { unreadHint } from "../compile/_resolve_kernel.ts";
 import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
-import { checkLaunch } from "./_check_launch.ts";
+import { checkBlockLimits, checkLaunch } from "./_check_launch.ts";
 import { buffersByName, type LaunchParams, packBySignature, usesLayout } from "./_params.ts";
 import { packByLayout } from "./_layout_params.ts";
 import { KernelArgumentError } from "../../../core/errors.ts";
@@ -118,7 +118,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
   const { signature, entryPoint } = ctx.modules.resolve(kernel);
-  const { maxBlockDim, maxThreadsPerBlock } = ctx.attributes;
+  const { maxThreadsPerBlock } = ctx.attributes;
   const bound = signature?.maxThreads ?? compiledBound(ctx.modules, kernel, entryPoint);
   const block = kernel.blockSize ?? [
     Math.min(DEFAULT_BLOCK, bound ?? DEFAULT_BLOCK, maxThreadsPerBlock),
@@ -126,15 +126,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     1,
   ] as const;
   const [bx, by, bz] = block;
-  if (
-    bx * by * bz > maxThreadsPerBlock || bx > maxBlockDim[0] || by > maxBlockDim[1] ||
-    bz > maxBlockDim[2]
-  ) {
-    throw new RangeError(
-      `Kernel '${name}' has blocks of [${block}] but the device allows ` +
-        `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
-    );
-  }
+  checkBlockLimits(name, block, ctx.attributes);
   if (bound !== undefined && bx * by * bz > bound) { // the driver: LAUNCH_OUT_OF_RESOURCES
     throw new RangeError(
       `Kernel '${name}' has blocks of [${block}] (${bx * by * bz} threads) but its ` +
