@@ -8,7 +8,7 @@
  * names an argument must not be accepted; and a correct launch must run right after.
  */
 import assert from "node:assert/strict";
-import { type ComputeClient, createClient, listDevices } from "../mod.ts";
+import { type ComputeClient, CpuTimelineSignal, createClient, listDevices } from "../mod.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { EXECUTE_MISTAKES, type Mistake } from "./_qa8_mistake_cases.ts";
 import { DATA_MISTAKES, DESTROYED_MISTAKES } from "./_qa8_mistake_data_cases.ts";
@@ -48,12 +48,21 @@ async function openAll(): Promise<Clients> {
   };
 }
 
-/** What came of `mistake` on `env`, with what it needs made first. */
-async function outcomeOf(mistake: Mistake, env: MistakeEnv): Promise<Outcome> {
+/** What came of `mistake` on `env`, with what it needs made first; `held`: see differences. */
+async function outcomeOf(mistake: Mistake, env: MistakeEnv, held = false): Promise<Outcome> {
   const prepared = await mistake.prepare?.(env);
+  const gate = new CpuTimelineSignal();
+  if (held) env.client.waitFor(gate, 1);
   try {
-    return await outcome(env, (e) => mistake.run(e, prepared));
+    return await outcome(env, (e) => {
+      try {
+        return mistake.run(e, prepared);
+      } finally {
+        gate.set(1n);
+      }
+    });
   } finally {
+    gate.set(1n);
     prepared?.[Symbol.dispose]();
   }
 }
@@ -82,18 +91,40 @@ function compare(mistake: Mistake, w: Outcome, c: Outcome): string[] {
   return found;
 }
 
-/** The broken promises of `table`, one entry each (none: the test passes). */
-async function differences(clients: Clients, table: readonly Mistake[]): Promise<string[]> {
+/**
+ * The broken promises of `table`, one entry each (none: the test passes); with `held`, each call
+ * is also made while its stream waits (`waitFor` a signal set right after the call), where it
+ * must come out as it did on the free stream.
+ */
+async function differences(
+  clients: Clients,
+  table: readonly Mistake[],
+  held = false,
+): Promise<string[]> {
   const { webgpu, cuda, webgpu2, cuda2 } = clients;
   const found: string[] = [];
   for (const mistake of table) {
     const envs = [makeEnv(webgpu, cuda, webgpu2), makeEnv(cuda, webgpu, cuda2)] as const;
+    let failed = true;
     try {
       const w = await outcomeOf(mistake, envs[0]), c = await outcomeOf(mistake, envs[1]);
       found.push(...compare(mistake, w, c));
+      // A result was read: the client ran the call and a read after it.
+      failed = !w.key.startsWith("ok") || !c.key.startsWith("ok");
+      for (const [env, free] of held ? [[envs[0], w], [envs[1], c]] as const : []) {
+        const again = makeEnv(env.client, env.other, env.sibling);
+        const after = await outcomeOf(mistake, again, true).finally(() => disposeEnv(again));
+        if (after.key !== free.key) {
+          found.push(
+            `${mistake.name}: on a held stream of ${env.client.server.properties.backend}: ` +
+              `${after.key} ${after.message}; free: ${free.key}`,
+          );
+        }
+      }
     } finally {
       for (const env of envs) disposeEnv(env);
     }
+    if (!failed) continue;
     for (const env of envs) {
       const state = await usable(env.client, env.add);
       if (state !== "usable") {
@@ -104,20 +135,20 @@ async function differences(clients: Clients, table: readonly Mistake[]): Promise
   return found;
 }
 
-const TABLES: [string, readonly Mistake[]][] = [
-  ["execute's", EXECUTE_MISTAKES],
-  ["data calls'", DATA_MISTAKES],
-  ["helpers' and primitives'", HELPER_MISTAKES],
-  ["graphs', element types', compiles' and waits'", MORE_MISTAKES],
+const TABLES: [string, readonly Mistake[], boolean][] = [
+  ["execute's (also on a held stream)", EXECUTE_MISTAKES, true],
+  ["data calls'", DATA_MISTAKES, false],
+  ["helpers' and primitives'", HELPER_MISTAKES, false],
+  ["graphs', element types', compiles' and waits'", MORE_MISTAKES, false],
 ];
 
-for (const [what, table] of TABLES) {
+for (const [what, table, held] of TABLES) {
   Deno.test({
     name: nvrtcName(`${what} mistakes: the same error at the same moment on WebGPU and CUDA`),
     ignore,
     async fn() {
       using clients = await openAll();
-      const found = await differences(clients, table);
+      const found = await differences(clients, table, held);
       assert.deepEqual(found, [], found.join("\n"));
     },
   });
