@@ -229,7 +229,7 @@ export const EXECUTE_MISTAKES: readonly Mistake[] = [
     names: /W|override/,
     run: add({ overrides: { W: 1 } }),
     documented: {
-      webgpu: "throws at the call: KernelArgumentError KERNEL_ARGUMENT",
+      webgpu: "throws at the call: KernelArgumentError KERNEL_ARGUMENT (overrides.W)",
       cuda: "throws at the call: UnsupportedError UNSUPPORTED",
       why: "override constants are WGSL's: the CUDA backend has none (README, Overrides)",
     },
@@ -240,7 +240,7 @@ export const EXECUTE_MISTAKES: readonly Mistake[] = [
     names: "samplers",
     run: add({ samplers: [{}] }),
     documented: {
-      webgpu: "throws at the call: KernelArgumentError KERNEL_ARGUMENT",
+      webgpu: "throws at the call: KernelArgumentError KERNEL_ARGUMENT (samplers)",
       cuda: "throws at the call: UnsupportedError UNSUPPORTED",
       why: "samplers are WGSL's: the CUDA backend has none (README, textures and samplers)",
     },

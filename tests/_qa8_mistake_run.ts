@@ -119,8 +119,10 @@ async function settled<T>(value: T): Promise<Awaited<T>> {
 function errorKey(error: unknown): string {
   if (!(error instanceof Error)) return `non-error ${String(error)}`;
   if (error.message === "NEVER SETTLED") return "never settled";
-  const code = (error as { code?: unknown }).code;
-  return `${error.constructor.name}${code === undefined ? "" : ` ${String(code)}`}`;
+  const { code, argument } = error as { code?: unknown; argument?: unknown };
+  // A KernelArgumentError names its argument in a field: the same on every backend.
+  const named = argument === undefined ? "" : ` (${String(argument)})`;
+  return `${error.constructor.name}${code === undefined ? "" : ` ${String(code)}`}${named}`;
 }
 
 const isHandle = (value: unknown): value is Handle =>

@@ -119,6 +119,14 @@ export function packBySignature(
         `(${signature.name} takes ${scalarList(list)})`,
     );
   }
+  if (!byPosition && Array.isArray(given)) {
+    // Refused as a whole, as WebGPU refuses an array for a uniform struct (not as "params.0").
+    throw new KernelArgumentError(
+      kernel,
+      "params",
+      `must be an object of named params (CUDA C names them: ${scalarList(list)}), got Array`,
+    );
+  }
   if (byPosition) {
     const values = given as unknown as readonly unknown[];
     if (values.length !== scalars.length) {
