@@ -53,6 +53,13 @@ const tooWide = (e: MistakeEnv) =>
 }`,
     };
 
+/** A texture of a WebGPU client other than `e.client` (the CUDA backend has none of its own). */
+const alienTexture = (e: MistakeEnv) =>
+  Promise.resolve(
+    (e.client.server.properties.backend === "cuda" ? e.other : e.sibling)
+      .createTexture({ width: 2, height: 2, format: "r32uint" }),
+  );
+
 /** Mistakes of graphs, element types, compiles and waits. */
 export const MORE_MISTAKES: readonly Mistake[] = [
   { name: "replay correct", ...replay({ params: { c: 2 } }) },
@@ -96,6 +103,26 @@ export const MORE_MISTAKES: readonly Mistake[] = [
       graph.dispose();
       graph.replay();
     },
+  },
+  {
+    name: "another client's texture as a buffer",
+    prepare: alienTexture,
+    run: (e, texture) =>
+      e.client.execute(e.add as Any, {
+        threads: 4,
+        buffers: [texture, e.v],
+        params: { c: 1, n: 4 },
+      }),
+  },
+  {
+    name: "read another client's texture",
+    prepare: alienTexture,
+    run: (e, texture) => e.client.read(texture),
+  },
+  {
+    name: "write another client's texture",
+    prepare: alienTexture,
+    run: (e, texture) => e.client.write(texture, new Uint32Array(4)),
   },
   {
     name: "compile a block past the device",
