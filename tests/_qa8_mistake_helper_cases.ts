@@ -13,6 +13,7 @@ import {
   matmul,
   random,
   reduce,
+  reduction,
   scan,
   scatterAdd,
   segmentReduce,
@@ -26,6 +27,23 @@ import type { Mistake } from "./_qa8_mistake_cases.ts";
 type Any = any;
 const square = elementwise({ inputs: ["x"], expression: "x * x" });
 const scaled = elementwise({ inputs: ["x"], params: { a: "f32" }, expression: "x * a" });
+
+/**
+ * An expression WGSL refuses: WebGPU's compiler says so at the first read after the launch, NVRTC
+ * at the call (docs/known_issues.md); the CUDA translation must refuse what C++ would take.
+ */
+const refusedExpression = (expression: string): Mistake => ({
+  name: `elementwise ${JSON.stringify(expression)}`,
+  names: expression.split(" ")[0],
+  run: (e) => elementwise({ inputs: ["x"], expression }).run(e.client, { x: e.f }),
+  documented: COMPILED_LATER,
+});
+
+const COMPILED_LATER = {
+  webgpu: "the read after it fails: CompilationError COMPILATION",
+  cuda: "throws at the call: CompilationError COMPILATION",
+  why: "a generated kernel compiles at the call on CUDA, later on WebGPU (known_issues)",
+};
 
 /** Mistakes of the helpers and primitives. */
 export const HELPER_MISTAKES: readonly Mistake[] = [
@@ -310,6 +328,17 @@ export const HELPER_MISTAKES: readonly Mistake[] = [
     name: "reduce out of wrong type",
     names: "out",
     run: (e) => reduce(e.client, e.f, { out: e.v } as Any),
+  },
+  ...["x * i", "x + 1u", "!x", "x > 0.0 && i", "x + true", "sqrt(i)", "min(x, i)", "sqrtf(x)"]
+    .map(refusedExpression),
+  ...["select(x, 0.0, i)", "i32(x) + i", "-i", "x << 1u", "x, 1.0"].map(refusedExpression),
+  {
+    name: "reduction map mixing types",
+    names: "x * i",
+    run: (e) =>
+      reduction({ inputs: ["x"], map: "x * i", combine: "a + b", identity: "0.0" })
+        .run(e.client, { x: e.f }),
+    documented: COMPILED_LATER,
   },
   { name: "helper on another client's handle", run: (e) => square.run(e.other, { x: e.f }) },
 ];
