@@ -60,6 +60,24 @@ const alienTexture = (e: MistakeEnv) =>
       .createTexture({ width: 2, height: 2, format: "r32uint" }),
   );
 
+/** A kernel with no scalar params: `y[i] = 7` for the 4 elements of `y`. */
+const fill = (e: MistakeEnv) =>
+  e.client.server.properties.backend === "cuda"
+    ? {
+      source:
+        `extern "C" __global__ void k(unsigned* y) { if (threadIdx.x < 4) y[threadIdx.x] = 7u; }`,
+    }
+    : {
+      source: `@group(0) @binding(0) var<storage, read_write> y: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < 4u) { y[id.x] = 7u; }
+}`,
+    };
+
+/** `execute(fill)` into `v` with `params`. */
+const fillWith = (params: unknown) => (e: MistakeEnv) =>
+  e.client.execute(fill(e) as Any, { threads: 4, buffers: [e.v], params: params as Any });
+
 /** Mistakes of graphs, element types, compiles and waits. */
 export const MORE_MISTAKES: readonly Mistake[] = [
   { name: "replay correct", ...replay({ params: { c: 2 } }) },
@@ -124,6 +142,11 @@ export const MORE_MISTAKES: readonly Mistake[] = [
     prepare: alienTexture,
     run: (e, texture) => e.client.write(texture, new Uint32Array(4)),
   },
+  { name: "no scalars, params {}", run: fillWith({}) },
+  { name: "no scalars, params []", run: fillWith([]) },
+  { name: "no scalars, params { a }", names: "params.a", run: fillWith({ a: 1 }) },
+  { name: "no scalars, params [1]", names: "params.0", run: fillWith([1]) },
+  { name: "no scalars, params null", names: "params", run: fillWith(null) },
   {
     name: "compile a block past the device",
     names: "2048",

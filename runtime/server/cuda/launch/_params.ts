@@ -119,8 +119,9 @@ export function packBySignature(
         `(${signature.name} takes ${scalarList(list)})`,
     );
   }
-  if (!byPosition && Array.isArray(given)) {
-    // Refused as a whole, as WebGPU refuses an array for a uniform struct (not as "params.0").
+  if (!byPosition && Array.isArray(given) && scalars.length > 0) {
+    // Refused as a whole, as WebGPU refuses an array for a uniform struct (not as "params.0");
+    // a kernel without scalars reads its items as names, as WebGPU's without a uniform does.
     throw new KernelArgumentError(
       kernel,
       "params",
