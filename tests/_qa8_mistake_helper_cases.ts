@@ -22,6 +22,7 @@ import {
   transpose,
 } from "../mod.ts";
 import type { Mistake } from "./_qa8_mistake_cases.ts";
+import type { MistakeEnv } from "./_qa8_mistake_run.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -38,6 +39,11 @@ const refusedExpression = (expression: string): Mistake => ({
   run: (e) => elementwise({ inputs: ["x"], expression }).run(e.client, { x: e.f }),
   documented: COMPILED_LATER,
 });
+
+const withK = elementwise({ inputs: ["x"], params: { k: "i32" }, expression: "x * f32(k)" });
+/** `withK` run with `params`. */
+const kParams = (params: unknown) => (e: MistakeEnv) =>
+  withK.run(e.client, { x: e.f }, { params: params as Any });
 
 const COMPILED_LATER = {
   webgpu: "the read after it fails: CompilationError COMPILATION",
@@ -332,6 +338,12 @@ export const HELPER_MISTAKES: readonly Mistake[] = [
   ...["x * i", "x + 1u", "!x", "x > 0.0 && i", "x + true", "sqrt(i)", "min(x, i)", "sqrtf(x)"]
     .map(refusedExpression),
   ...["select(x, 0.0, i)", "i32(x) + i", "-i", "x << 1u", "x, 1.0"].map(refusedExpression),
+  { name: "elementwise i32 param 1.5", names: "k", run: kParams({ k: 1.5 }) },
+  { name: "elementwise i32 param 2^31", names: "k", run: kParams({ k: 2 ** 31 }) },
+  { name: "elementwise i32 param bigint", run: kParams({ k: -2n }) },
+  { name: "elementwise i32 param NaN", names: "k", run: kParams({ k: NaN }) },
+  { name: "elementwise params null", names: "params", run: kParams(null) },
+  { name: "elementwise params an array", names: "params", run: kParams([1]) },
   {
     name: "reduction map mixing types",
     names: "x * i",
