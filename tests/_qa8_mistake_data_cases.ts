@@ -5,6 +5,7 @@
  * @module
  */
 import { elementwise, random, reduce, sort } from "../mod.ts";
+import { Tuner } from "../runtime/tune/mod.ts";
 import type { Mistake } from "./_qa8_mistake_cases.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -293,6 +294,17 @@ export const DATA_MISTAKES: readonly Mistake[] = [
     names: "shape",
     run: (e) => e.client.createTensor([2, -1], "f32"),
   },
+  {
+    name: "Tuner option typo",
+    names: "persistant",
+    run: (e) => new Tuner(e.client, { persistant: false } as Any),
+  },
+  {
+    name: "Tuner persistent string",
+    names: "persistent",
+    run: (e) => new Tuner(e.client, { persistent: "no" as Any }),
+  },
+  { name: "Tuner of no client", names: "client", run: () => new Tuner({} as Any) },
   {
     name: "profile perKernel string",
     names: "perKernel",

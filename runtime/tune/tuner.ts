@@ -29,6 +29,7 @@ import type { Tunable, TunableSet } from "./tunable_set.ts";
 import type { CacheEntry } from "./cache/cache.ts";
 import { tuneKey } from "./_tune_key.ts";
 import { checkSampling } from "./sampling.ts";
+import { assertKnownKeys, describe, optionalBoolean } from "../core/_argument_checks.ts";
 import { retainInputs } from "./_retain.ts";
 import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 
@@ -66,6 +67,7 @@ export class Tuner {
    * and an `onProgress` that is not a function.
    */
   constructor(client: TuneClient, options: TunerOptions = {}) {
+    checkTunerArguments(client, options);
     const throughput = options.shortCircuit?.throughput;
     if (options.shortCircuit !== undefined && !(Number.isFinite(throughput) && throughput! >= 0)) {
       throw new RangeError(
@@ -338,5 +340,38 @@ function writable(file: string): boolean {
       permissions.querySync({ name: "write", path: dir }).state === "granted";
   } catch {
     return false;
+  }
+}
+
+/** `TunerOptions`' keys: a misspelt one (`persistant`) would otherwise be ignored. */
+const TUNER_OPTIONS = [
+  "name",
+  "persistent",
+  "cacheDir",
+  "background",
+  "checks",
+  "stream",
+  "sampling",
+  "shortCircuit",
+  "onProgress",
+  "progressBar",
+];
+
+/** `TypeError` for a client that is not one, options that are not an object or a key it lacks. */
+function checkTunerArguments(client: unknown, options: unknown): void {
+  const given = client as Partial<Record<"profile" | "sync" | "read" | "server", unknown>> | null;
+  if (
+    typeof given !== "object" || given === null || typeof given.profile !== "function" ||
+    typeof given.sync !== "function" || typeof given.read !== "function" ||
+    typeof (given.server as { properties?: unknown } | undefined)?.properties !== "object"
+  ) {
+    throw new TypeError(`client must be a ComputeClient (a TuneClient), got ${describe(client)}`);
+  }
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`options must be an object, got ${describe(options)}`);
+  }
+  assertKnownKeys(options, TUNER_OPTIONS, "Tuner");
+  for (const key of ["persistent", "background", "checks", "progressBar"] as const) {
+    optionalBoolean((options as Record<string, unknown>)[key], `Tuner: options.${key}`);
   }
 }
