@@ -28,6 +28,7 @@ import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams } from "./timeline/_held_streams.ts";
 import { narrowRef } from "./_host_data.ts";
 import { checkOptions } from "./_checks.ts";
+import { assertNonNegativeInteger } from "../core/_argument_checks.ts";
 
 /** One client's end of a copy. */
 export interface CopyEnd {
@@ -114,8 +115,14 @@ export function copyBetween(
  * unless a positive multiple of 4 (WebGPU copies 4-byte units, so only a handle's last chunk may
  * end between them).
  */
-export function chunkBytesOf(options: { readonly chunkBytes?: number }): number {
+export function chunkBytesOf(
+  options: { readonly chunkBytes?: number; readonly destinationStream?: number },
+): number {
   checkOptions(options, ["stream", "label", "destinationStream", "chunkBytes"], "copyTo");
+  if (options.destinationStream !== undefined) {
+    // Named here: the stream check further on calls any stream a "Stream id".
+    assertNonNegativeInteger(options.destinationStream, "destinationStream");
+  }
   const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
   if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0 || chunkBytes % 4 !== 0) {
     throw new RangeError(

@@ -140,6 +140,9 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
       into.x = threads;
       into.y = into.z = 1;
     } else if (Array.isArray(threads)) {
+      if (threads.length < 1 || threads.length > 3) {
+        throw new RangeError(`threads must have 1 to 3 dimensions, got ${threads.length}`);
+      }
       into.x = threads[0] ?? 1;
       into.y = threads[1] ?? 1;
       into.z = threads[2] ?? 1;

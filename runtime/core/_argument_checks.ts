@@ -39,6 +39,18 @@ export function assertU32(value: unknown, what: string): asserts value is number
   if (value > 0xffff_ffff) throw new RangeError(`${what} must fit in 32 bits, got ${value}`);
 }
 
+/**
+ * The boolean option `value` (`fallback` when absent); a `TypeError` naming it otherwise, as a
+ * truthy string (`exclusive: "yes"`) would otherwise be read as `false` without a word.
+ */
+export function optionalBoolean(value: unknown, what: string, fallback = false): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") {
+    throw new TypeError(`${what} must be a boolean, got ${describe(value)}`);
+  }
+  return value;
+}
+
 /** A short description of a value for error messages. */
 export function describe(value: unknown): string {
   if (typeof value === "bigint") return `${value}n (bigint)`;

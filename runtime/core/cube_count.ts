@@ -101,9 +101,10 @@ export const CubeCount: CubeCountConstructors = {
     const { kind } = count as { kind?: unknown };
     if (kind === "static" || kind === "threads") {
       const { x, y, z } = count as { x: unknown; y: unknown; z: unknown };
-      assertU32(x, "CubeCount x");
-      assertU32(y, "CubeCount y");
-      assertU32(z, "CubeCount z");
+      // Named as `execute`'s option, as the WebGPU launcher names it.
+      assertU32(x, "count x");
+      assertU32(y, "count y");
+      assertU32(z, "count z");
     } else if (kind === "dynamic") {
       CubeCount.dynamic((count as { ref: HandleRef }).ref);
     } else {

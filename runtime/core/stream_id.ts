@@ -14,7 +14,7 @@
  * @module
  */
 
-import { assertNonNegativeInteger } from "./_argument_checks.ts";
+import { assertNonNegativeInteger, describe } from "./_argument_checks.ts";
 import { builtinModule } from "./_platform.ts";
 import { runtimeLogger } from "./logging.ts";
 
@@ -137,6 +137,9 @@ export function currentStreamId(): StreamId {
  */
 export function withStream<T>(id: StreamId, fn: () => T): T {
   assertStreamId(id);
+  if (typeof fn !== "function") {
+    throw new TypeError(`withStream: fn must be a function, got ${describe(fn)}`);
+  }
   entered = true;
   const result = current.run(id, fn);
   if (Storage === undefined && !warned && isThenable(result)) warnSyncScope(id);

@@ -15,7 +15,7 @@
 
 import type { ComputeClient } from "../client/client.ts";
 import type { CubeCount } from "../core/cube_count.ts";
-import { KernelArgumentError, UnsupportedError } from "../core/errors.ts";
+import { CompilationError, KernelArgumentError, UnsupportedError } from "../core/errors.ts";
 import { describe } from "../core/_argument_checks.ts";
 import type { Handle } from "../core/handles/handle.ts";
 import type { KernelParams } from "../core/kernel.ts";
@@ -23,7 +23,11 @@ import type { StreamId } from "../core/stream_id.ts";
 import type { ElementType } from "./elementwise.ts";
 import { runKernel } from "./record_kernels.ts";
 import { type HelperExecuteOptions, OWN_PARAMS } from "../client/_helper_params.ts";
-import { translateWgslExpression, WGSL_OPERATORS } from "./_wgsl_expression.ts";
+import {
+  translateWgslExpression,
+  WGSL_OPERATORS,
+  WgslExpressionError,
+} from "./_wgsl_expression.ts";
 
 /** The backends whose kernel text the helpers generate. */
 export type KernelBackend = "webgpu" | "cuda";
@@ -111,8 +115,16 @@ ${WGSL_OPERATORS}`;
 export function cudaExpression(
   wgsl: string,
   types: readonly (readonly [string, ElementType])[] = [],
+  kernel = "expression",
 ): string {
-  const translated = translateWgslExpression(wgsl, Object.fromEntries(types));
+  let translated: string | undefined;
+  try {
+    translated = translateWgslExpression(wgsl, Object.fromEntries(types));
+  } catch (error) {
+    // What WGSL refuses is refused here too, at the call, with the WebGPU backend's error.
+    if (!(error instanceof WgslExpressionError)) throw error;
+    throw new CompilationError(kernel, `${JSON.stringify(wgsl)}: ${error.message}`);
+  }
   if (translated !== undefined) return translated;
   return wgsl.replace(/\b(\d+)i\b/g, "$1").replace(/\b(\d+)f\b/g, "$1.0f")
     .replace(/\b(0x[0-9a-fA-F]+)i\b/g, "(int)$1");

@@ -46,7 +46,12 @@ ${
     ).join("\n")
   }
 ${params.map(([param, type]) => `  const ${C_TYPE[type]} ${param} = params.${param};`).join("\n")}
-  out[i] = ${cudaConvert(output, cudaExpression(expression, [["i", "u32"], ...inputs, ...params]))};
+  out[i] = ${
+    cudaConvert(
+      output,
+      cudaExpression(expression, [["i", "u32"], ...inputs, ...params], `${name}.cuda`),
+    )
+  };
 }
 `;
   return {

@@ -61,18 +61,21 @@ ${
       .join("\n")
   }
     return ${
-    cudaConvert(type, cudaExpression(program.map, [["i", "u32"], ...inputs, ...program.params]))
+    cudaConvert(
+      type,
+      cudaExpression(program.map, [["i", "u32"], ...inputs, ...program.params], program.name),
+    )
   };
   };
   auto combine = [&](${t} a, ${t} b) -> ${t} { return ${
-    cudaExpression(program.combine, [["a", type], ["b", type]])
+    cudaExpression(program.combine, [["a", type], ["b", type]], program.name)
   }; };
   auto finish = [&](${t} r, unsigned int count) -> ${t} {
     (void)count; return ${
-    finishes ? cudaExpression(program.finish, [["r", type], ["count", "u32"]]) : "r"
+    finishes ? cudaExpression(program.finish, [["r", type], ["count", "u32"]], program.name) : "r"
   };
   };`;
-  const identity = cudaExpression(program.identity, [["identity", type]]);
+  const identity = cudaExpression(program.identity, [["identity", type]], program.name);
   const wide = workgroup === REDUCE_WORKGROUP ? "" : `_wg${workgroup}`;
   const id = `${program.name}_${shape}${finishes ? "" : "_partial"}${wide}.cuda`;
   if (shape === "columns") {

@@ -33,6 +33,24 @@
  * @module
  */
 
+import {
+  C_ONLY,
+  callRefusal,
+  common,
+  CONCRETE,
+  concrete,
+  FLOAT_CALLS,
+  literal,
+  type Node,
+  NUMERIC,
+  POLYMORPHIC,
+  refusal,
+  type Type,
+  WgslExpressionError,
+} from "./_wgsl_expression_checks.ts";
+
+export { WgslExpressionError } from "./_wgsl_expression_checks.ts";
+
 /** CUDA C++ of WGSL's integer division, remainder and shifts, `round`, and missing built-ins. */
 export const WGSL_OPERATORS = `
 __device__ __forceinline__ int wgsl_div_(int a, int b) {
@@ -162,62 +180,12 @@ const CALLS: Readonly<Record<string, string>> = {
   ">>": "wgsl_shr",
 };
 
-/** A WGSL literal as C's: `2i` is `2`, a float literal an f32 (`0.5f`, `1f` is `1.0f`). */
-function literal(text: string): string {
-  if (/^0[xX]/.test(text)) return text.endsWith("i") ? `(int)${text.slice(0, -1)}` : text;
-  if (text.endsWith("i")) return text.slice(0, -1);
-  if (text.endsWith("u")) return text;
-  const body = text.endsWith("f") || text.endsWith("h") ? text.slice(0, -1) : text;
-  const float = text.endsWith("f") || /[.eE]/.test(body);
-  if (!float) return body;
-  return /[.eE]/.test(body) ? `${body}f` : `${body}.0f`;
-}
-
-/** The type of a parsed expression: concrete, an abstract int literal, a bool, or unknown. */
-type Type = "f32" | "i32" | "u32" | "int" | "bool" | "?";
-
-/** A parsed expression: its CUDA C++, its type, and for an abstract int literal its text. */
-interface Node {
-  readonly code: string;
-  readonly type: Type;
-  readonly literal?: string;
-}
-
-/** Built-ins of floats only: their integer literal arguments are f32 (`exp(0)`). */
-const FLOAT_CALLS = new Set(
-  ("exp exp2 log log2 sqrt inverseSqrt sin cos tan asin acos atan atan2 sinh cosh tanh pow " +
-    "fract floor ceil round trunc saturate step smoothstep mix degrees radians fma length " +
-    "distance").split(" "),
-);
-
-/** Built-ins whose result has their arguments' type. */
-const POLYMORPHIC = new Set(
-  ("max min clamp select abs sign countOneBits reverseBits countLeadingZeros " +
-    "countTrailingZeros firstLeadingBit firstTrailingBit extractBits").split(" "),
-);
-
-const CONCRETE: readonly Type[] = ["f32", "u32", "i32"];
-
 /** Calls whose C differs: `round` ties to even, `i32(x)`/`u32(x)` of a float clamp as WGSL's. */
 const RENAMED: Readonly<Record<string, string>> = {
   round: "wgsl_round",
   i32: "wgsl_i32",
   u32: "wgsl_u32",
 };
-
-/** An abstract int literal made concrete for `type` (`0` as `0.0f` beside an f32). */
-function concrete(node: Node, type: Type): Node {
-  if (node.type !== "int" || node.literal === undefined) return node;
-  if (type === "f32") return { code: `${node.literal}.0f`, type };
-  if (type === "u32") return { code: `${node.literal}u`, type };
-  return node;
-}
-
-/** The concrete type among `nodes` (WGSL's operands share one), or `int` / `?`. */
-function common(nodes: readonly Node[]): Type {
-  return CONCRETE.find((t) => nodes.some((n) => n.type === t)) ??
-    (nodes.every((n) => n.type === "int") ? "int" : "?");
-}
 
 class Parser {
   #at = 0;
@@ -240,6 +208,11 @@ class Parser {
     return this.#at === this.tokens.length;
   }
 
+  /** The token the parse stopped at. */
+  next(): Token | undefined {
+    return this.#peek();
+  }
+
   expression(min = 1): Node {
     let left = this.#unary();
     for (;;) {
@@ -249,6 +222,8 @@ class Parser {
       this.#at++;
       const right = this.expression(precedence + 1);
       const op = token!.text;
+      const refused = refusal(op, left, right);
+      if (refused !== undefined) throw new WgslExpressionError(refused);
       const call = CALLS[op];
       const signed = (n: Node) => n.type === "i32" || n.type === "int";
       // i32 +, -, * wrap (WGSL); C's signed overflow is undefined, and NVRTC folds `a + 1 > a`.
@@ -273,6 +248,15 @@ class Parser {
     if (token?.kind === "op" && ["-", "!", "~"].includes(token.text)) {
       this.#at++;
       const inner = this.#unary();
+      if (token.text === "!" && NUMERIC.includes(inner.type)) {
+        throw new WgslExpressionError(`!${inner.type}: ! takes a bool (compare: x == 0)`);
+      }
+      if (token.text === "-" && inner.type === "u32") {
+        throw new WgslExpressionError("-u32: a u32 has no negation (i32(...) first)");
+      }
+      if (token.text === "~" && (inner.type === "f32" || inner.type === "bool")) {
+        throw new WgslExpressionError(`~${inner.type}: ~ takes an integer`);
+      }
       const code = `(${token.text}${inner.code})`;
       if (token.text === "!") return { code, type: "bool" };
       if (token.text === "-" && inner.literal !== undefined) {
@@ -325,11 +309,26 @@ class Parser {
       return { code, type };
     }
     if (token.text === "(") {
+      if (
+        this.#peek()?.kind === "id" && this.#peek(1)?.text === ")" && this.#peek(2) !== undefined
+      ) {
+        const after = this.#peek(2)!;
+        if (after.kind !== "op" || after.text === "(") {
+          throw new WgslExpressionError(
+            `(${this.#peek()!.text}) ${after.text}: WGSL has no C cast (write ${
+              this.#peek()!.text
+            }(...))`,
+          );
+        }
+      }
       const inner = this.expression();
       this.#take(")");
       return { ...inner, code: `(${inner.code})` };
     }
     if (token.kind !== "id") throw new SyntaxError(`unexpected ${token.text}`);
+    if (C_ONLY.has(token.text) || token.text.startsWith("__")) {
+      throw new WgslExpressionError(`${token.text} is CUDA's, not WGSL's`);
+    }
     // A template call: bitcast<u32>(x).
     if (
       this.#peek()?.text === "<" && this.#peek(1)?.kind === "id" && this.#peek(2)?.text === ">" &&
@@ -347,6 +346,7 @@ class Parser {
       const name = RENAMED[token.text] ?? token.text;
       const args = this.#arguments();
       const cast = CONCRETE.find((t) => t === token.text);
+      callRefusal(token.text, args);
       // Integer literals take the type of the other arguments, as WGSL's abstract ints do.
       const type = cast ??
         (FLOAT_CALLS.has(token.text) ? "f32" : POLYMORPHIC.has(token.text) ? common(args) : "?");
@@ -356,6 +356,7 @@ class Parser {
         type: cast ?? (token.text === "select" ? common(args.slice(0, 2)) : type),
       };
     }
+    if (token.text === "true" || token.text === "false") return { code: token.text, type: "bool" };
     return { code: token.text, type: this.types.get(token.text) ?? "?" };
   }
 }
@@ -368,11 +369,17 @@ export function translateWgslExpression(
   wgsl: string,
   types: Readonly<Record<string, "f32" | "i32" | "u32">> = {},
 ): string | undefined {
+  if (/\?/.test(wgsl)) {
+    throw new WgslExpressionError("WGSL has no ?: (write select(ifFalse, ifTrue, condition))");
+  }
   const tokens = tokenize(wgsl);
   if (tokens === undefined || tokens.length === 0) return undefined;
   try {
     const parser = new Parser(tokens, new Map(Object.entries(types)));
     const result = parser.expression();
+    if (!parser.done() && parser.next()?.text === ",") {
+      throw new WgslExpressionError("a comma outside a call: WGSL has no comma operator");
+    }
     return parser.done() ? result.code : undefined;
   } catch (error) {
     if (error instanceof SyntaxError) return undefined;

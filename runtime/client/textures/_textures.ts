@@ -48,9 +48,14 @@ export type TextureArray =
   | Float32Array
   | Float16Array;
 
-function textureServer(server: ComputeServer) {
+/**
+ * The server's texture operations, or `UNSUPPORTED`; a `texture` given to a server without them
+ * is another client's: `INVALID_HANDLE` first, as a server with textures refuses it.
+ */
+function textureServer(server: ComputeServer, texture?: Texture) {
   const { createTexture, writeTexture, readTexture } = server;
   if (createTexture === undefined || writeTexture === undefined || readTexture === undefined) {
+    if (texture !== undefined) server.checkRef?.(texture.ref());
     throw new UnsupportedError(`The ${server.properties.backend} backend has no textures`);
   }
   return server as Required<Pick<ComputeServer, "createTexture" | "writeTexture" | "readTexture">>;
@@ -94,7 +99,7 @@ export function writeTexture(
   data: unknown,
   options: { stream?: StreamId; offset?: number },
 ): void {
-  const textures = textureServer(server);
+  const textures = textureServer(server, texture);
   const stream = resolveStreamId(options?.stream);
   if (options?.offset !== undefined && options.offset !== 0) {
     throw new RangeError(
@@ -125,7 +130,7 @@ export async function readTexture(
   type: unknown,
   options: { stream?: StreamId } | undefined,
 ): Promise<TextureArray> {
-  const textures = textureServer(server);
+  const textures = textureServer(server, texture);
   const info = TEXTURE_FORMATS[texture.format];
   let Host: new (buffer: ArrayBuffer, offset: number, length: number) => TextureArray =
     ARRAYS[info.array].at(-1)!;

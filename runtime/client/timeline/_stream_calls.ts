@@ -11,7 +11,11 @@ import { arrayTypeOf, type TypedArray, type TypedArrayConstructor } from "../../
 import { Handle } from "../../core/handles/handle.ts";
 import type { KernelMetadata } from "../../core/kernel.ts";
 import { resolveStreamId, type StreamId, withStream } from "../../core/stream_id.ts";
-import { assertNonNegativeInteger, describe } from "../../core/_argument_checks.ts";
+import {
+  assertNonNegativeInteger,
+  describe,
+  optionalBoolean,
+} from "../../core/_argument_checks.ts";
 import type { ComputeServer, ProfilingToken } from "../../server/server.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { toTimelineValue } from "../../../sync/_checks.ts";
@@ -181,17 +185,17 @@ export class StreamCalls {
     fn: () => T | Promise<T>,
     options: ProfileOptions,
   ): Promise<Profiled<T>> {
-    let stream: StreamId;
+    let stream: StreamId, perKernel: boolean;
     try {
       if (typeof fn !== "function") {
         throw new TypeError(`fn must be a function, got ${describe(fn)}`);
       }
       checkOptions(options, ["stream", "perKernel"], "profile");
       stream = resolveStreamId(options.stream);
+      perKernel = optionalBoolean(options.perKernel, "profile: options.perKernel");
     } catch (error) {
       return Promise.reject(error);
     }
-    const perKernel = options.perKernel ?? false;
     const held = this.held;
     const start = () => server.startProfile(stream, perKernel ? { perKernel } : undefined);
     let token: ProfilingToken | Promise<ProfilingToken>;

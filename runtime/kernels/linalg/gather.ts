@@ -14,6 +14,7 @@ import { backendTexts, launch } from "../_backend_kernels.ts";
 import { BAD_INDEX_WGSL, gatherWgsl } from "./_layout_wgsl.ts";
 import { BAD_INDEX_CUDA, gatherCuda } from "./_layout_cuda.ts";
 import { checkCall } from "../_inputs.ts";
+import { optionalBoolean } from "../../core/_argument_checks.ts";
 
 /**
  * Options of {@linkcode gather}.
@@ -111,7 +112,7 @@ export function gather<D extends ElementType | "bytes">(
   const { stream } = options;
   const n = indices.size() / 4;
   const len = x.size() / 4;
-  const checked = options.check === true;
+  const checked = optionalBoolean(options.check, "gather: options.check");
   const flag = checked
     ? client.createWithData(new Uint32Array([0xffffffff, 0]), { stream })
     : undefined;

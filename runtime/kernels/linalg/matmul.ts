@@ -20,6 +20,7 @@ import { BATCH_GROUP, BATCH_TILE, batchedMatmulWgsl } from "./_matmul_wgsl.ts";
 import { batchedMatmulCuda } from "./_matmul_cuda.ts";
 import { launchTranspose } from "./transpose.ts";
 import { checkCall } from "../_inputs.ts";
+import { optionalBoolean } from "../../core/_argument_checks.ts";
 
 /**
  * Options of {@linkcode matmul}.
@@ -131,6 +132,9 @@ export async function matmul(
   const n = count(options.n, "n", what);
   const k = count(options.k, "k", what);
   const batch = count(options.batch ?? 1, "batch", what, 1);
+  // Read as truthy below: a string ("false") would transpose without a word.
+  optionalBoolean(options.transposeA, "matmul: options.transposeA");
+  optionalBoolean(options.transposeB, "matmul: options.transposeB");
   for (const [name, handle, rows, cols] of [["a", a, m, k], ["b", b, k, n]] as const) {
     if (handle.size() / 4 !== batch * rows * cols) {
       throw new RangeError(

@@ -20,6 +20,7 @@ import {
 } from "./_scan_wgsl.ts";
 import { scanPassCuda } from "./_scan_cuda.ts";
 import { checkCall } from "../_inputs.ts";
+import { optionalBoolean } from "../../core/_argument_checks.ts";
 
 export type { ScanOp } from "./_scan_wgsl.ts";
 
@@ -123,13 +124,14 @@ export function scan<D extends ElementType | "bytes">(
   if (!OPS.includes(op)) {
     throw new RangeError(`scan: op must be one of ${OPS.join(", ")}, got ${JSON.stringify(op)}`);
   }
+  const exclusive = optionalBoolean(options.exclusive, "scan: options.exclusive");
   const type = elementTypeOf(x, "scan", "x");
   const n = x.size() / 4;
   const layout = layoutOf("scan", n, options.shape, options.axis);
   const { stream } = options;
   const y = client.empty(n, type, { stream });
   try {
-    scanInto(client, x, y, layout, { op, type, exclusive: options.exclusive === true, stream });
+    scanInto(client, x, y, layout, { op, type, exclusive, stream });
   } catch (error) {
     y.dispose();
     throw error;

@@ -69,7 +69,8 @@ export interface CudaKernel extends KernelMetadata {
    */
   readonly entryPoint?: string;
   /**
-   * Threads per block (the cube dimension).
+   * Threads per block (the cube dimension). Blocks beyond the device's limits are a
+   * `COMPILATION` error from `compile` and `execute`, as a WGSL workgroup size beyond them is.
    * @default {[256, 1, 1], or fewer under __launch_bounds__ / .maxntid or the device's limit}
    */
   readonly blockSize?: readonly [number, number, number];

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
+import { CompilationError, KernelArgumentError, UnsupportedError } from "../../../core/errors.ts";
 import { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { KernelArguments } from "../../../core/kernel_arguments.ts";
 import { CubeCount } from "../../../core/cube_count.ts";
@@ -16,6 +16,7 @@ import {
   describe,
 } from "../../../core/_argument_checks.ts";
 import type { KernelLaunch } from "../../server.ts";
+import type { CudaDeviceAttributes } from "../device.ts";
 import { type CudaKernel, kernelName } from "../kernel.ts";
 
 const MODES: readonly unknown[] = ["checked", "unchecked", undefined];
@@ -44,7 +45,9 @@ function checkLaunchShape(launch: KernelLaunch<CudaKernel>): void {
 export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
   checkLaunchShape(launch);
   checkCompile(launch.kernel, launch.overrides);
-  if (launch.samplers !== undefined) {
+  // No samplers (`[]`) binds none, as an empty `overrides` sets none: code written for both
+  // backends may pass them.
+  if (launch.samplers !== undefined && launch.samplers.length > 0) {
     throw new UnsupportedError(
       `Kernel '${kernelName(launch.kernel)}': the CUDA backend has no samplers (WGSL)`,
     );
@@ -57,10 +60,14 @@ export function checkLaunch(launch: KernelLaunch<CudaKernel>): void {
  */
 export function checkCompile(kernel: CudaKernel, overrides: unknown): void {
   checkKernel(kernel);
-  if (
-    overrides !== undefined &&
-    !(typeof overrides === "object" && overrides !== null && Object.keys(overrides).length === 0)
-  ) {
+  if (overrides === undefined) return;
+  if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) {
+    // A malformed argument first, as the WebGPU backend refuses it.
+    throw new TypeError(
+      `overrides must be an object of override values, got ${describe(overrides)}`,
+    );
+  }
+  if (Object.keys(overrides).length > 0) {
     throw new UnsupportedError(
       `Kernel '${kernelName(kernel)}': the CUDA backend has no override constants (WGSL)`,
     );
@@ -162,5 +169,33 @@ function checkCompileOptions(kernel: CudaKernel): void {
           "the runtime loads; leave it out",
       );
     }
+  }
+}
+
+/**
+ * `COMPILATION` for blocks beyond the device's limits, with the WebGPU backend's words for a
+ * workgroup size beyond them: a kernel that cannot run on this device, refused by `compile` (a
+ * `blockSize` given) and at the call, the same on both backends.
+ */
+export function checkBlockLimits(
+  name: string,
+  block: readonly [number, number, number],
+  attributes: Pick<CudaDeviceAttributes, "maxBlockDim" | "maxThreadsPerBlock">,
+): void {
+  const { maxBlockDim, maxThreadsPerBlock } = attributes;
+  block.forEach((n, i) => {
+    if (n > maxBlockDim[i]) {
+      throw new CompilationError(
+        name,
+        `block size ${"xyz"[i]}=${n} exceeds the device limit ${maxBlockDim[i]}`,
+      );
+    }
+  });
+  const threads = block[0] * block[1] * block[2];
+  if (threads > maxThreadsPerBlock) {
+    throw new CompilationError(
+      name,
+      `${threads} threads per block exceed the device limit ${maxThreadsPerBlock}`,
+    );
   }
 }

@@ -99,6 +99,15 @@ export function packBySignature(
         `(${signature.name} takes ${scalarList(list)})`,
     );
   }
+  if (!byPosition && Array.isArray(given) && scalars.length > 0) {
+    // Refused as a whole, as WebGPU refuses an array for a uniform struct (not as "params.0");
+    // a kernel without scalars reads its items as names, as WebGPU's without a uniform does.
+    throw new KernelArgumentError(
+      kernel,
+      "params",
+      `must be an object of named params (CUDA C names them: ${scalarList(list)}), got Array`,
+    );
+  }
   if (byPosition) {
     const values = given as unknown as readonly unknown[];
     if (values.length !== scalars.length) {

@@ -29,7 +29,7 @@ import { unreadHint } from "../compile/_resolve_kernel.ts";
 import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
-import { checkLaunch } from "./_check_launch.ts";
+import { checkBlockLimits, checkLaunch } from "./_check_launch.ts";
 import { buffersByName, type LaunchParams, packBySignature, usesLayout } from "./_params.ts";
 import { packByLayout } from "./_layout_params.ts";
 import { KernelArgumentError } from "../../../core/errors.ts";
@@ -61,10 +61,26 @@ export interface LaunchParts extends CopyContext {
   readonly inFlight: LaunchesInFlight;
 }
 
-function checkGrid(ctx: LaunchParts, grid: number[]): number[] {
+/**
+ * `grid`, unless past the device's limits: then a `KernelArgumentError` naming `what` (the
+ * launch's `threads` or `count`), as the WebGPU backend refuses a launch past its workgroup
+ * limits.
+ */
+function checkGrid(
+  ctx: LaunchParts,
+  grid: number[],
+  name: string,
+  what: "threads" | "count",
+): number[] {
   const { maxGridDim } = ctx.attributes;
   if (grid[0] > maxGridDim[0] || grid[1] > maxGridDim[1] || grid[2] > maxGridDim[2]) {
-    throw new RangeError(`Cube count [${grid}] exceeds the device's grid limit [${maxGridDim}]`);
+    throw new KernelArgumentError(
+      name,
+      what,
+      `needs [${grid.join(", ")}] blocks; the device runs at most [${
+        maxGridDim.join(", ")
+      }] per dimension`,
+    );
   }
   return grid;
 }
@@ -102,7 +118,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
   const { signature, entryPoint } = ctx.modules.resolve(kernel);
-  const { maxBlockDim, maxThreadsPerBlock } = ctx.attributes;
+  const { maxThreadsPerBlock } = ctx.attributes;
   const bound = signature?.maxThreads ?? compiledBound(ctx.modules, kernel, entryPoint);
   const block = kernel.blockSize ?? [
     Math.min(DEFAULT_BLOCK, bound ?? DEFAULT_BLOCK, maxThreadsPerBlock),
@@ -110,15 +126,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     1,
   ] as const;
   const [bx, by, bz] = block;
-  if (
-    bx * by * bz > maxThreadsPerBlock || bx > maxBlockDim[0] || by > maxBlockDim[1] ||
-    bz > maxBlockDim[2]
-  ) {
-    throw new RangeError(
-      `Kernel '${name}' has blocks of [${block}] but the device allows ` +
-        `${maxThreadsPerBlock} threads and [${maxBlockDim}] per dimension`,
-    );
-  }
+  checkBlockLimits(name, block, ctx.attributes);
   if (bound !== undefined && bx * by * bz > bound) { // the driver: LAUNCH_OUT_OF_RESOURCES
     throw new RangeError(
       `Kernel '${name}' has blocks of [${block}] (${bx * by * bz} threads) but its ` +
@@ -132,7 +140,9 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     : count.kind === "threads"
     ? [Math.ceil(count.x / bx), Math.ceil(count.y / by), Math.ceil(count.z / bz)]
     : undefined;
-  if (fixed !== undefined) checkGrid(ctx, fixed);
+  if (fixed !== undefined) {
+    checkGrid(ctx, fixed, name, count.kind === "threads" ? "threads" : "count");
+  }
   const fn = ctx.modules.function(kernel);
   const given = args.tensorMaps.length === 0 ? args.buffers : args.refs();
   const buffers = kernelLaunch.bufferNames === undefined
@@ -261,7 +271,7 @@ function launch(
 ): void {
   const { launch: { kernel }, block, fixed, fn, params, countAt } = prepared;
   const grid = fixed ??
-    (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream)) : []);
+    (countAt !== undefined ? checkGrid(ctx, readCount(ctx, countAt, stream), name, "count") : []);
   if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return; // nothing to run
   const timed = ctx.profiler.timeLaunch(stream, streamId, name, grid as [number, number, number]);
   const result = ctx.driver.symbols.cuLaunchKernel(

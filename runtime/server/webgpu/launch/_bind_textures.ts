@@ -95,6 +95,10 @@ export class BoundTextures {
   ): void {
     const entry = textureOf(ref);
     const t = slot.texture;
+    // Another client's (or a disposed) texture is INVALID_HANDLE before any other refusal, as
+    // another client's buffer is, and as the CUDA backend refuses it.
+    const foreign = entry !== undefined && !this.#textures.owns(entry);
+    if (foreign || (entry !== undefined && ref.slice.record.disposed)) throw ref.notFound();
     if (t === undefined || entry === undefined) {
       throw new KernelArgumentError(
         name,
@@ -106,7 +110,6 @@ export class BoundTextures {
             `${slot.type.name} is a storage buffer: pass a buffer`,
       );
     }
-    if (ref.slice.record.disposed || !this.#textures.owns(entry)) throw ref.notFound();
     // The messages are built on a refusal only: nothing is allocated per launch.
     if (t.dimension !== "2d") {
       throw new KernelArgumentError(
