@@ -107,6 +107,7 @@ export function vectorLayout(name: string): StructLayout | undefined {
 export function structTypes(
   text: string,
   scalar: (name: string) => StorageType | undefined,
+  packed = false,
 ): Map<string, StructEntry> {
   const structs = new Map<string, StructEntry>();
   const head =
@@ -130,8 +131,18 @@ export function structTypes(
       ? { unsupported: `it is a ${m[2]}` }
       : m[6] !== undefined
       ? { unsupported: "it has a base class" }
+      : packed
+      ? { unsupported: PACKED }
+      : ATTRIBUTE.test(text.slice(end))
+      ? { unsupported: "an attribute follows its definition (packed, aligned...)" }
       : layoutOf(names[names.length - 1], body, Math.max(1, ...declared), scalar, structs);
-    for (const name of names) structs.set(name, entry);
+    for (const name of names) {
+      // Two definitions (namespaces, #if branches): which one the kernel takes is not known here.
+      const before = structs.get(name);
+      const same = before === undefined || before === entry ||
+        JSON.stringify(before) === JSON.stringify(entry);
+      structs.set(name, same ? entry : { unsupported: `'${name}' ${TWICE}` });
+    }
   }
   // `typedef struct S T;` and `using T = S;`
   for (
@@ -203,6 +214,13 @@ function layoutOf(
   if (fields.length === 0) return { unsupported: "it has no fields" };
   return { name, size: roundUp(offset, align), align, fields };
 }
+
+const PACKED = "the source has a '#pragma pack', which changes struct layouts the runtime " +
+  "does not follow";
+const TWICE = "is defined more than once with different layouts (in namespaces or #if " +
+  "branches): the runtime cannot tell which one the kernel takes";
+/** An attribute after a definition's closing brace: `} __attribute__((packed)) S;`. */
+const ATTRIBUTE = /^\s*(?:__attribute__|__declspec|__align__|alignas|\[\[)/;
 
 const known = (entry: StructEntry | undefined) =>
   entry === undefined || "unsupported" in entry ? undefined : entry;

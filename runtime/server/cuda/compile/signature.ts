@@ -157,6 +157,9 @@ const TYPE_WORDS = new Set([
  * Removes comments and preprocessor lines (a `#define` that generates kernels declares no
  * function under its parameter's name: such kernels are found in the PTX, by `entryPoint`).
  */
+/** `#pragma pack` or `_Pragma("pack(1)")` (a comment naming one only makes structs refused). */
+const PACK = /^[ \t]*#[ \t]*pragma[ \t]+pack\b|\b_Pragma\s*\(\s*"\s*pack\b/m;
+
 function stripComments(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ")
     .replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, " ");
@@ -274,7 +277,11 @@ function globalFunctions(
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
   const aliases = typeAliases(text);
-  const structs = structTypes(text, (name) => C_TYPES[aliases.get(name) ?? name]);
+  const structs = structTypes(
+    text,
+    (name) => C_TYPES[aliases.get(name) ?? name],
+    PACK.test(source),
+  );
   const found: KernelSignature[] = [];
   const pattern =
     /(extern\s+"C"\s+)?__global__\s+(?:static\s+)?((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)(?:static\s+)?void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{/g;
