@@ -186,3 +186,119 @@ Deno.test({
     assert.deepEqual([...await client.read(y)], [0, 0]);
   },
 });
+
+const values = {
+  source: `
+struct V {
+  bool on; char c; unsigned short us; int i; unsigned u; float f; long long ll;
+  unsigned long long ull; double d; float v3[3]; float4 q; int constructor;
+};
+extern "C" __global__ void k(long long* o, double* f, V s, int2 p, float4 q) {
+  o[0] = s.on; o[1] = s.c; o[2] = s.us; o[3] = s.i; o[4] = s.u; o[5] = s.ll;
+  o[6] = (long long)s.ull; o[7] = s.constructor; o[8] = p.x; o[9] = p.y;
+  f[0] = s.f; f[1] = s.d; f[2] = s.v3[0]; f[3] = s.v3[1]; f[4] = s.v3[2];
+  f[5] = s.q.x; f[6] = s.q.w; f[7] = q.x; f[8] = q.y; f[9] = q.z; f[10] = q.w;
+}`,
+};
+
+Deno.test({
+  name: nvrtcName(
+    "cuda structs: field values at their limits reach the kernel exact; bad ones are refused naming the field",
+  ),
+  ignore: nvrtcSkip !== undefined,
+  async fn() {
+    using client = await simulatedCudaClient() as CudaClient;
+    using o = client.zeros(10, "i64");
+    using f = client.zeros(11, "f64");
+    const s = {
+      on: 1, // `true` works too, but ParamValue has no boolean
+      c: -128,
+      us: 65535,
+      i: -(2 ** 31),
+      u: 2 ** 32 - 1,
+      f: Number.NaN,
+      ll: -(2n ** 63n),
+      ull: 2n ** 64n - 1n,
+      d: -1e300,
+      v3: new Float64Array([0.1, -0, Infinity]),
+      q: [1.5, 2, 3, -4.25],
+      constructor: 7,
+    };
+    const floats = new Float32Array([9, 9, 0.5, -2, 1e-3, 3e38, 9]);
+    const q = floats.subarray(2, 6); // a view at a byteOffset: its own bytes only
+    const p = new Uint32Array([5, 2 ** 32 - 1]); // an int2's bytes from unsigned ints: -1
+    client.execute(values, { threads: 1, buffers: [o, f], params: { s, p, q } });
+    assert.deepEqual([...await client.read(o)], [
+      1n,
+      -128n,
+      65535n,
+      -(2n ** 31n),
+      2n ** 32n - 1n,
+      -(2n ** 63n),
+      -1n,
+      7n,
+      5n,
+      -1n,
+    ]);
+    const fround = Math.fround;
+    assert.deepEqual([...await client.read(f)], [
+      NaN,
+      -1e300,
+      fround(0.1),
+      -0,
+      Infinity,
+      1.5,
+      -4.25,
+      0.5,
+      -2,
+      fround(1e-3),
+      fround(3e38),
+    ]);
+    // The same struct as bytes: a DataView over part of a larger buffer.
+    const whole = new ArrayBuffer(200);
+    const at = new DataView(whole, 24, 96);
+    at.setInt32(80, 42, true); // `constructor`: after q, a float4 at 64
+    const params = { s: at, p: [0, 0], q: [0, 0, 0, 0] };
+    client.execute(values, { threads: 1, buffers: [o, f], params });
+    assert.deepEqual((await client.read(o))[7], 42n);
+
+    const refused = (change: Record<string, unknown>, what: string, message: RegExp) =>
+      assert.throws(
+        () =>
+          client.execute(values, {
+            threads: 1,
+            buffers: [o, f],
+            params: { s, p, q, ...change } as never,
+          }),
+        (e) => {
+          assert.ok(e instanceof KernelArgumentError, `${what}: ${e}`);
+          assert.equal(e.argument, what);
+          assert.match(e.message, message);
+          return true;
+        },
+        what,
+      );
+    refused({ s: { ...s, on: 2 } }, "params.s.on", /bool/);
+    refused({ s: { ...s, u: -1 } }, "params.s.u", /does not fit/);
+    refused({ s: { ...s, c: 128 } }, "params.s.c", /does not fit/);
+    refused({ s: { ...s, ll: 2n ** 63n } }, "params.s.ll", /does not fit/);
+    refused({ s: { ...s, ull: -1n } }, "params.s.ull", /does not fit/);
+    refused({ s: { ...s, f: 1e39 } }, "params.s.f", /does not fit/);
+    refused({ s: { ...s, v3: new Float32Array(2) } }, "params.s.v3", /array of 3/);
+    refused({ s: { ...s, v3: new DataView(new ArrayBuffer(12)) } }, "params.s.v3", /array of 3/);
+    refused({ s: { ...s, q: [1, 2, 3] } }, "params.s.q", /4/);
+    const { constructor: _, ...noConstructor } = s;
+    refused({ s: noConstructor }, "params.s.constructor", /missing/);
+    refused(
+      { s: Object.assign(Object.create({ on: true }), { ...s, on: undefined }) },
+      "params.s.on",
+      /missing/,
+    );
+    // A typed array's bytes only where its elements are the fields' type: an Int32Array's bits
+    // are no float4.
+    refused({ q: new Int32Array([1, 2, 3, 4]) }, "params.q", /Int32Array.*f32/);
+    refused({ p: new Float32Array([1, 2]) }, "params.p", /Float32Array.*i32/);
+    refused({ s: new Float64Array(12) }, "params.s", /Float64Array/);
+    refused({ q: new Float32Array(3) }, "params.q", /12 bytes.*16/);
+  },
+});
