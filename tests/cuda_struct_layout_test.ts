@@ -6,7 +6,7 @@
  * guessed; typed arrays as bytes only of their fields' type; values field by field, exact.
  */
 import assert from "node:assert/strict";
-import { type CudaClient, KernelArgumentError } from "../mod.ts";
+import { CpuTimelineSignal, type CudaClient, KernelArgumentError } from "../mod.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { cudaSignatures } from "../runtime/server/cuda/compile/signature.ts";
 import type { StructEntry, StructLayout } from "../runtime/server/cuda/compile/_struct_layout.ts";
@@ -300,5 +300,56 @@ Deno.test({
     refused({ p: new Float32Array([1, 2]) }, "params.p", /Float32Array.*i32/);
     refused({ s: new Float64Array(12) }, "params.s", /Float64Array/);
     refused({ q: new Float32Array(3) }, "params.q", /12 bytes.*16/);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "cuda structs: a held launch, a capture and a replay take the params of their call; bad ones throw at it",
+  ),
+  ignore: nvrtcSkip !== undefined,
+  async fn() {
+    using client = await simulatedCudaClient() as CudaClient;
+    const k = {
+      source: `struct S { int a; float b; };
+        extern "C" __global__ void k(float* y, S s, int n) { y[0] = s.a; y[1] = s.b; y[2] = n; }`,
+    };
+    using y = client.zeros(3, "f32");
+    const run = (params: unknown) =>
+      client.execute(k, { threads: 1, buffers: [y], params: params as never });
+    const gate = new CpuTimelineSignal();
+    client.waitFor(gate, 1); // the stream is held: launches wait for the gate
+    assert.throws(
+      () => run({ s: { a: 1, b: "x" }, n: 1 }),
+      (e) => e instanceof KernelArgumentError && e.argument === "params.s.b",
+    );
+    assert.throws(
+      () => run({ s: new Int32Array(2), n: 1 }),
+      (e) => e instanceof KernelArgumentError && e.argument === "params.s",
+    );
+    const params = { s: { a: 1, b: 2 }, n: 3 };
+    run(params);
+    params.s.a = 100; // after the call: not what the launch runs, as on a free stream
+    params.n = 300;
+    gate.set(1);
+    assert.deepEqual([...await client.read(y)], [1, 2, 3]);
+
+    const captured = { s: { a: 5, b: 6 }, n: 7 };
+    const graph = await client.capture(() => run(captured));
+    captured.s.a = 50;
+    graph.replay();
+    assert.deepEqual([...await client.read(y)], [5, 6, 7]);
+    const next = { s: { a: 8, b: 9 } };
+    graph.replay({ params: next });
+    next.s.a = 80;
+    graph.replay({ params: { n: 10 } }); // s as the last replay gave it, n new
+    assert.deepEqual([...await client.read(y)], [8, 9, 10]);
+    assert.throws(
+      () => graph.replay({ params: { s: { a: 1 } } }),
+      (e) => e instanceof KernelArgumentError && /params\.s\.b/.test(e.message),
+    );
+    graph.replay();
+    assert.deepEqual([...await client.read(y)], [8, 9, 10], "a refused replay changes nothing");
+    graph.dispose();
   },
 });
