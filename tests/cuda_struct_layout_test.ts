@@ -16,6 +16,7 @@ typedef float real;
 typedef unsigned long long u64;
 enum Small : char { S0, S1 };
 enum class Mode : unsigned short { A, B };
+enum Plain { P0 = -1, P1 = 0x7fffffff };
 struct Mixed { char c; short s; int i; long long ll; double d; bool b; unsigned char uc; };
 struct Inner { char c; double d; };
 struct Outer { int n; Inner in[2]; char tail; };
@@ -23,7 +24,7 @@ struct Multi { float m[2][3]; char c; };
 struct Vecs { char k; float2 a; float3 b; float4 c; int2 d; double2 e; char4 f; short3 g; dim3 h; };
 struct __align__(16) Al16 { float x; };
 struct alignas(8) Al8 { char x; };
-struct Typed { real r; u64 u; real rs[3]; Small sm; Mode mo; long l; unsigned un; };
+struct Typed { real r; u64 u; real rs[3]; Small sm; Mode mo; long l; unsigned un; Plain pl; };
 struct Defaults { float eps = 1e-5f; int n = 3; char c; };
 extern "C" { struct InC { short a; double b; }; }
 struct Fwd;
@@ -153,6 +154,13 @@ Deno.test("cuda structs: a layout the runtime cannot follow is refused, not gues
        struct Out { In in; double d; };
        extern "C" __global__ void k(float* y, Out s) {}`,
       /field 'In in' is a struct the runtime cannot pass \(an attribute/,
+    ],
+    [
+      // NVRTC makes it 8 bytes: -1 written as an int's 4 would read 4294967295
+      `enum Wide { W0 = -1, W1 = 0x100000000LL };
+       struct W { Wide w; double d; };
+       extern "C" __global__ void k(float* y, W s) {}`,
+      /type the runtime does not know \('Wide'\)/,
     ],
   ];
   for (const [source, reason] of cases) assert.match(unsupported(entryOf(source)), reason, source);

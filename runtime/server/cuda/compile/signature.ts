@@ -165,6 +165,8 @@ function stripComments(source: string): string {
     .replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, " ");
 }
 
+const MAX_INT = 2 ** 31 - 1;
+
 /** `typedef float real;` and `using real = float;`: the aliases of the types above. */
 function typeAliases(text: string): Map<string, string> {
   const aliases = new Map<string, string>(), seen = new Map<string, string>();
@@ -186,9 +188,16 @@ function typeAliases(text: string): Map<string, string> {
   const enums = text.matchAll(
     /\benum\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)\s*(?::\s*([\w ]+?))?\s*\{/g,
   );
-  for (const [, name, under] of enums) {
+  for (const m of enums) {
+    const [, name, under] = m;
+    const body = text.slice(m.index! + m[0].length, text.indexOf("}", m.index!));
+    // no type given, a value past an int's (`= 0x100000000LL`) makes it a `long`: unknown here
+    const wide = under === undefined && [...body.matchAll(/\b(0[xX][\da-fA-F]+|\d+)\w*/g)]
+      .some(([literal, digits]) =>
+        /l/i.test(literal.slice(digits.length)) || Number(digits) > MAX_INT
+      );
     const base = under === undefined ? "int" : baseType(under.trim().split(/\s+/));
-    const known = aliases.get(base) ?? (base in C_TYPES ? base : undefined);
+    const known = wide ? undefined : aliases.get(base) ?? (base in C_TYPES ? base : undefined);
     if (known === undefined || seen.has(name)) conflicting.add(name);
     else aliases.set(name, known), seen.set(name, known);
   }
