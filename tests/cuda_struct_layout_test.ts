@@ -361,3 +361,10 @@ Deno.test({
     graph.dispose();
   },
 });
+
+Deno.test("cuda structs: a field of a typedef of bool is a bool (0 or 1), not any byte", () => {
+  const entry = layoutOf(entryOf(`typedef bool flag; using on_t = flag;
+    struct S { flag f; on_t g; unsigned char c; };
+    extern "C" __global__ void k(float* y, S s) {}`));
+  assert.deepEqual(entry.fields.map((f) => f.bool === true), [true, true, false]);
+});

@@ -101,13 +101,28 @@ export function vectorLayout(name: string): StructLayout | undefined {
 }
 
 /**
+ * What {@linkcode structTypes} knows of the source besides its text.
+ *
+ * @example
+ * ```ts ignore
+ * const options: StructSourceOptions = { alias: (name) => name === "flag" ? "bool" : name };
+ * ```
+ */
+export interface StructSourceOptions {
+  /** The source has a `#pragma pack`: no struct's layout is known. @default false */
+  readonly packed?: boolean;
+  /** The C type a `typedef`/`using` name stands for (`flag` → `bool`). @default the name */
+  readonly alias?: (name: string) => string;
+}
+
+/**
  * The structs `text` (comments and preprocessor lines removed) defines, by name (and by the
  * names `typedef` gives them); `scalar` resolves a type name to a storage type (aliases, C types).
  */
 export function structTypes(
   text: string,
   scalar: (name: string) => StorageType | undefined,
-  packed = false,
+  { packed = false, alias = (name: string) => name }: StructSourceOptions = {},
 ): Map<string, StructEntry> {
   const structs = new Map<string, StructEntry>();
   const head =
@@ -135,7 +150,7 @@ export function structTypes(
       ? { unsupported: PACKED }
       : ATTRIBUTE.test(text.slice(end))
       ? { unsupported: "an attribute follows its definition (packed, aligned...)" }
-      : layoutOf(names[names.length - 1], body, Math.max(1, ...declared), scalar, structs);
+      : layoutOf(names[names.length - 1], body, Math.max(1, ...declared), scalar, alias, structs);
     for (const name of names) {
       // Two definitions (namespaces, #if branches): which one the kernel takes is not known here.
       const before = structs.get(name);
@@ -162,6 +177,7 @@ function layoutOf(
   body: string,
   declaredAlign: number,
   scalar: (name: string) => StorageType | undefined,
+  alias: (name: string) => string,
   structs: ReadonlyMap<string, StructEntry>,
 ): StructEntry {
   if (body.includes("{") || body.includes("(")) {
@@ -205,7 +221,7 @@ function layoutOf(
         offset,
         type,
         ...(d[2] !== "" ? { count } : {}),
-        ...(typeName === "bool" ? { bool: true } : {}),
+        ...(alias(typeName) === "bool" ? { bool: true } : {}), // `typedef bool flag;` too
       });
       offset += bytesOf(type) * count;
       align = Math.max(align, alignOf(type));

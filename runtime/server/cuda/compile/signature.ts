@@ -289,7 +289,7 @@ function globalFunctions(
   const structs = structTypes(
     text,
     (name) => C_TYPES[aliases.get(name) ?? name],
-    PACK.test(source),
+    { packed: PACK.test(source), alias: (name) => aliases.get(name) ?? name },
   );
   const found: KernelSignature[] = [];
   const pattern =
