@@ -29,6 +29,7 @@
 import type { StorageType } from "../../../core/kernel_arguments.ts";
 import { vectorType } from "./_vector_types.ts";
 import { type StructEntry, structTypes, vectorLayout } from "./_struct_layout.ts";
+import { externBlocks, PRAGMA_PACK, stripComments } from "./_c_source.ts";
 
 /**
  * One kernel parameter.
@@ -153,18 +154,6 @@ const TYPE_WORDS = new Set([
   "const",
 ]);
 
-/**
- * Removes comments and preprocessor lines (a `#define` that generates kernels declares no
- * function under its parameter's name: such kernels are found in the PTX, by `entryPoint`).
- */
-/** `#pragma pack` or `_Pragma("pack(1)")` (a comment naming one only makes structs refused). */
-const PACK = /^[ \t]*#[ \t]*pragma[ \t]+pack\b|\b_Pragma\s*\(\s*"\s*pack\b/m;
-
-function stripComments(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ")
-    .replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, " ");
-}
-
 const MAX_INT = 2 ** 31 - 1;
 
 /** `typedef float real;` and `using real = float;`: the aliases of the types above. */
@@ -203,20 +192,6 @@ function typeAliases(text: string): Map<string, string> {
   }
   for (const name of conflicting) aliases.delete(name);
   return aliases;
-}
-
-/** The `[start, end, name]` ranges of `extern "C" { ... }` (or `namespace name { ... }`) blocks. */
-function externBlocks(text: string, pattern = /extern\s+"C"\s*\{/g): [number, number, string][] {
-  const ranges: [number, number, string][] = [];
-  for (const match of text.matchAll(pattern)) {
-    let depth = 1, i = match.index! + match[0].length;
-    for (; i < text.length && depth > 0; i++) {
-      if (text[i] === "{") depth++;
-      else if (text[i] === "}") depth--;
-    }
-    ranges.push([match.index!, i, match[1] ?? ""]);
-  }
-  return ranges;
 }
 
 /** The `extern "C"` `__global__` functions of CUDA C. */
@@ -289,7 +264,7 @@ function globalFunctions(
   const structs = structTypes(
     text,
     (name) => C_TYPES[aliases.get(name) ?? name],
-    { packed: PACK.test(source), alias: (name) => aliases.get(name) ?? name },
+    { packed: PRAGMA_PACK.test(source), alias: (name) => aliases.get(name) ?? name },
   );
   const found: KernelSignature[] = [];
   const pattern =
