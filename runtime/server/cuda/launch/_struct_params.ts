@@ -3,8 +3,10 @@
  * gives it as an object of its fields by name (`{ m: 4, n: 8 }`; nested structs as objects,
  * array fields as arrays or typed arrays of their exact length, a vector type also as an array
  * `[x, y, z, w]`), each field checked as a scalar parameter is and named in the error
- * (`params.dims.n`), or as its exact bytes (an `ArrayBuffer` or a view of `size` bytes: also the
- * only way to fill a PTX `.b8 p[N]` parameter). Padding bytes are zero.
+ * (`params.dims.n`), or as its exact bytes (an `ArrayBuffer`, a `Uint8Array` or a `DataView` of
+ * `size` bytes: also the only way to fill a PTX `.b8 p[N]` parameter; a wider typed array only
+ * where its elements are the fields' type, so an `Int32Array` is no `float4`). Padding bytes are
+ * zero.
  *
  * @module
  */
