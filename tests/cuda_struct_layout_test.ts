@@ -156,6 +156,23 @@ Deno.test("cuda structs: a layout the runtime cannot follow is refused, not gues
       /field 'In in' is a struct the runtime cannot pass \(an attribute/,
     ],
     [
+      `struct P1 { int a; float b; }; struct P2 { float b; int a; };
+       #ifdef FLIP
+       typedef struct P2 T;
+       #else
+       typedef struct P1 T;
+       #endif
+       extern "C" __global__ void k(float* y, T s) {}`,
+      /'T' is defined more than once/,
+    ],
+    [
+      `namespace ns { struct T { float b; int a; }; }
+       struct P1 { int a; float b; };
+       using T = P1;
+       extern "C" __global__ void k(float* y, T s) {}`,
+      /'T' is defined more than once/,
+    ],
+    [
       // NVRTC makes it 8 bytes: -1 written as an int's 4 would read 4294967295
       `enum Wide { W0 = -1, W1 = 0x100000000LL };
        struct W { Wide w; double d; };

@@ -151,13 +151,7 @@ export function structTypes(
       : ATTRIBUTE.test(text.slice(end))
       ? { unsupported: "an attribute follows its definition (packed, aligned...)" }
       : layoutOf(names[names.length - 1], body, Math.max(1, ...declared), scalar, alias, structs);
-    for (const name of names) {
-      // Two definitions (namespaces, #if branches): which one the kernel takes is not known here.
-      const before = structs.get(name);
-      const same = before === undefined || before === entry ||
-        JSON.stringify(before) === JSON.stringify(entry);
-      structs.set(name, same ? entry : { unsupported: `'${name}' ${TWICE}` });
-    }
+    for (const name of names) define(structs, name, entry);
   }
   // `typedef struct S T;` and `using T = S;`
   for (
@@ -167,9 +161,20 @@ export function structTypes(
   ) {
     const [from, to] = m[1] !== undefined ? [m[1], m[2]] : [m[4], m[3]];
     const known = structs.get(from) ?? vectorLayout(from);
-    if (known !== undefined && !structs.has(to)) structs.set(to, known);
+    if (known !== undefined) define(structs, to, known);
   }
   return structs;
+}
+
+/**
+ * Sets `name`; a second definition of another layout (namespaces, #if branches, aliases) makes it
+ * one whose layout is not known here: which one the kernel takes is the compiler's choice.
+ */
+function define(structs: Map<string, StructEntry>, name: string, entry: StructEntry): void {
+  const before = structs.get(name);
+  const same = before === undefined || before === entry ||
+    JSON.stringify(before) === JSON.stringify(entry);
+  structs.set(name, same ? entry : { unsupported: `'${name}' ${TWICE}` });
 }
 
 function layoutOf(
