@@ -25,7 +25,7 @@ struct Vecs { char k; float2 a; float3 b; float4 c; int2 d; double2 e; char4 f; 
 struct __align__(16) Al16 { float x; };
 struct alignas(8) Al8 { char x; };
 struct Typed { real r; u64 u; real rs[3]; Small sm; Mode mo; long l; unsigned un; Plain pl; };
-struct Defaults { float eps = 1e-5f; int n = 3; char c; };
+struct Defaults { float eps = 1e-5f; int n = 3; char c; float v[2] = {1, 2}; int m{4}; double d = {0.5}; };
 extern "C" { struct InC { short a; double b; }; }
 struct Fwd;
 struct Fwd { char a; long l; };
@@ -171,6 +171,13 @@ Deno.test("cuda structs: a layout the runtime cannot follow is refused, not gues
        using T = P1;
        extern "C" __global__ void k(float* y, T s) {}`,
       /'T' is defined more than once/,
+    ],
+    [
+      // O::I is no I: O is 4 bytes, I 8
+      `struct I { double x; };
+       struct O { struct I { int a; } i; };
+       extern "C" __global__ void k(float* y, O s) {}`,
+      /nested definitions/,
     ],
     [
       // NVRTC makes it 8 bytes: -1 written as an int's 4 would read 4294967295

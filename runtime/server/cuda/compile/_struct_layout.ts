@@ -185,6 +185,11 @@ function layoutOf(
   alias: (name: string) => string,
   structs: ReadonlyMap<string, StructEntry>,
 ): StructEntry {
+  if (/\b(?:struct|union|class|enum)\b[^;{]*\{/.test(body)) {
+    return { unsupported: "it has nested definitions" };
+  }
+  // A brace initializer (`float v[2] = {1, 2};`, `int n{3};`) does not change the layout either.
+  body = body.replace(/(?<=[\w\]=]\s*)\{[^{}]*\}/g, " ");
   if (body.includes("{") || body.includes("(")) {
     return { unsupported: "it has member functions or nested definitions" };
   }
