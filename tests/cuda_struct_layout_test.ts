@@ -253,7 +253,7 @@ Deno.test({
       ull: 2n ** 64n - 1n,
       d: -1e300,
       v3: new Float64Array([0.1, -0, Infinity]),
-      q: [1.5, 2, 3, -4.25],
+      q: new Float32Array([1.5, 2, 3, -4.25]), // a vector field's bytes, as a float4 param's
       constructor: 7,
     };
     const floats = new Float32Array([9, 9, 0.5, -2, 1e-3, 3e38, 9]);
@@ -319,6 +319,7 @@ Deno.test({
     refused({ s: { ...s, v3: new Float32Array(2) } }, "params.s.v3", /array of 3/);
     refused({ s: { ...s, v3: new DataView(new ArrayBuffer(12)) } }, "params.s.v3", /array of 3/);
     refused({ s: { ...s, q: [1, 2, 3] } }, "params.s.q", /4/);
+    refused({ s: { ...s, q: new Int32Array(4) } }, "params.s.q", /Int32Array.*f32/);
     const { constructor: _, ...noConstructor } = s;
     refused({ s: noConstructor }, "params.s.constructor", /missing/);
     refused(

@@ -150,7 +150,10 @@ function writeFields(
     const write = (v: unknown, where: string, offset: number) => {
       if (typeof type === "string") {
         bytes.set(scalar(kernel, where, type, declared, field.bool === true, v), offset);
-      } else writeFields(kernel, where, type, v, bytes, offset, scalar);
+      } else {
+        // a nested struct or vector type: its fields, or its bytes as one given by value
+        writeByValue(kernel, where, type.name, type.size, type, v, bytes, offset, scalar);
+      }
     };
     if (field.count === undefined) {
       write(item, path, at + field.offset);
