@@ -173,6 +173,17 @@ Deno.test("cuda structs: a layout the runtime cannot follow is refused, not gues
       /'T' is defined more than once/,
     ],
     [
+      // a float under FLIP's absence: {a: 3} would be an int's bits read as a float
+      `struct P { int a; };
+       #ifdef FLIP
+       typedef P T;
+       #else
+       typedef float T;
+       #endif
+       extern "C" __global__ void k(float* y, T s) {}`,
+      /'T' is defined more than once/,
+    ],
+    [
       // O::I is no I: O is 4 bytes, I 8
       `struct I { double x; };
        struct O { struct I { int a; } i; };

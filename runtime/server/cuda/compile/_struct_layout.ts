@@ -163,6 +163,18 @@ export function structTypes(
     const known = structs.get(from) ?? vectorLayout(from);
     if (known !== undefined) define(structs, to, known);
   }
+  // A name that is also an alias of another type (`typedef float T;` under `#else`): not known.
+  for (
+    const m of text.matchAll(
+      /\btypedef\s+([^;{}]*?)\s*\b([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*([^;{}]+);/g,
+    )
+  ) {
+    const [type, to] = m[2] !== undefined ? [m[1], m[2]] : [m[4], m[3]];
+    const from = type.replace(/\b(?:struct|const)\b/g, "").trim();
+    if (structs.has(to) && structs.get(from) === undefined && vectorLayout(from) === undefined) {
+      structs.set(to, { unsupported: `'${to}' ${TWICE}` });
+    }
+  }
   return structs;
 }
 
