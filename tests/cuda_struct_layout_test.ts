@@ -31,11 +31,13 @@ struct Fwd;
 struct Fwd { char a; long l; };
 typedef struct Tag { unsigned short a; unsigned int b; } TagT;
 struct Combo { Al16 a; char c; Al8 b; float3 p[2]; int x, y[3], z; };
-namespace ns { struct Same { int a; float b; }; }
+namespace ns { struct Same { int a; float b; }; struct InNs { char a; double b; }; }
+namespace outer { namespace inner { struct Deep { short s; ns::InNs n; }; } }
 struct Same { int a; float b; };  // the same layout twice: no doubt which
 `;
-const TAKEN = "Mixed, Outer, Multi, Vecs, Al16, Al8, Typed, Defaults, InC, Fwd, TagT, Combo, Same"
-  .split(", ");
+const TAKEN =
+  "Mixed, Outer, Multi, Vecs, Al16, Al8, Typed, Defaults, InC, Fwd, TagT, Combo, Same, ns::InNs, outer::inner::Deep"
+    .split(", ");
 
 /** Each field's path (`in[0].d`) and offset, nested structs' fields included. */
 function offsets(layout: StructLayout, path = "", base = 0): [string, number][] {

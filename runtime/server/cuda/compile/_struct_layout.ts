@@ -113,6 +113,8 @@ export interface StructSourceOptions {
   readonly packed?: boolean;
   /** The C type a `typedef`/`using` name stands for (`flag` → `bool`). @default the name */
   readonly alias?: (name: string) => string;
+  /** The `[start, end, name]` ranges of the text's named namespaces. @default none */
+  readonly spaces?: readonly (readonly [number, number, string])[];
 }
 
 /**
@@ -122,7 +124,7 @@ export interface StructSourceOptions {
 export function structTypes(
   text: string,
   scalar: (name: string) => StorageType | undefined,
-  { packed = false, alias = (name: string) => name }: StructSourceOptions = {},
+  { packed = false, alias = (name: string) => name, spaces = [] }: StructSourceOptions = {},
 ): Map<string, StructEntry> {
   const structs = new Map<string, StructEntry>();
   const head =
@@ -151,7 +153,12 @@ export function structTypes(
       : ATTRIBUTE.test(text.slice(end))
       ? { unsupported: "an attribute follows its definition (packed, aligned...)" }
       : layoutOf(names[names.length - 1], body, Math.max(1, ...declared), scalar, alias, structs);
-    for (const name of names) define(structs, name, entry);
+    // in `namespace a { ... }`: `a::S` too (a kernel outside it names it so)
+    const outer = spaces.filter(([s, e]) => m.index! > s && m.index! < e).map(([, , n]) => n);
+    for (const name of names) {
+      define(structs, name, entry);
+      if (outer.length > 0) define(structs, [...outer, name].join("::"), entry);
+    }
   }
   // `typedef struct S T;` and `using T = S;`
   for (
@@ -213,7 +220,9 @@ function layoutOf(
     if (statement.includes("*") || statement.includes("&")) {
       return { unsupported: `its field '${statement}' is a pointer or a reference` };
     }
-    if (/:/.test(statement)) return { unsupported: `its field '${statement}' is a bit-field` };
+    if (/(?<!:):(?!:)/.test(statement)) {
+      return { unsupported: `its field '${statement}' is a bit-field` };
+    }
     if (/\bstatic\b/.test(statement)) return { unsupported: `it has a static member` };
     const [first, ...more] = statement.split(",").map((s) => s.trim());
     const m = /^([\s\S]*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\d+\s*\]\s*)*)$/.exec(first);

@@ -264,7 +264,7 @@ function globalFunctions(
   const structs = structTypes(
     text,
     (name) => C_TYPES[aliases.get(name) ?? name],
-    { packed: PRAGMA_PACK.test(source), alias: (name) => aliases.get(name) ?? name },
+    { packed: PRAGMA_PACK.test(source), alias: (name) => aliases.get(name) ?? name, spaces },
   );
   const found: KernelSignature[] = [];
   const pattern =
@@ -346,7 +346,11 @@ function cParam(
   }
   const typeName = baseType((named ? words.slice(0, -1) : words).filter((w) => w !== "const"));
   const type = C_TYPES[typeName];
-  const struct = type === undefined ? structs.get(typeName) ?? vectorLayout(typeName) : undefined;
+  // `ns::S s`: a struct of a namespace by its qualified name
+  const qualified = /[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)+/.exec(declared)?.[0].replace(/\s/g, "");
+  const struct = type === undefined
+    ? structs.get(qualified ?? typeName) ?? vectorLayout(typeName)
+    : undefined;
   const size = type !== undefined ? sizeOf(type) : struct && "size" in struct ? struct.size : 0;
   return {
     kind: "scalar",
