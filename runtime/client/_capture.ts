@@ -21,7 +21,7 @@ import type { ComputeServer } from "../server/server.ts";
 import type { HeldStreams, Keepable } from "./timeline/_held_streams.ts";
 import type { LostMemory } from "./timeline/_lost_memory.ts";
 import { Closing } from "./timeline/_closing.ts";
-import { LaunchRecord } from "./_launch_record.ts";
+import { LaunchRecord, snapshotParams } from "./_launch_record.ts";
 import { OwnParams } from "./_helper_params.ts";
 import type { ExecuteOptions } from "./options.ts";
 
@@ -123,6 +123,7 @@ export class CaptureGate {
         ? buffers.map((b) => b instanceof Handle ? clones[held.indexOf(b)] : b)
         : buffers;
       launch.fill(kernel, { ...options, buffers: cloned });
+      launch.params = snapshotParams(launch.params); // replayed later: the values of this call
       for (const ref of launch.args.buffers) server.checkRef?.(ref); // another client's handle
       server.checkLaunch?.(launch, stream);
       recording.launches.push(launch as LaunchRecord<KernelMetadata>);
@@ -331,7 +332,7 @@ export class LaunchGraph implements Disposable {
     let params: KernelParams | undefined;
     if (options !== undefined) {
       checkOptions(options, ["params"], "replay"); // a misspelt `params` would replay the old
-      params = options.params;
+      params = snapshotParams(options.params); // kept for later replays, or run later (held)
       parts.own.check(parts.label, params);
     }
     const { held, stream } = parts;

@@ -182,3 +182,33 @@ function addScalars(
     if (values !== undefined) args.withScalar(type as StorageType, values);
   }
 }
+
+/**
+ * `params` as they are now: plain objects, arrays, typed arrays, views and buffers copied (deep),
+ * anything else as it is. A launch that runs after its call (held behind a `waitFor`, captured,
+ * a replay's new params) runs the values of its call, as one on a free stream does: a change to
+ * the caller's objects afterwards is no change to the launch.
+ */
+export function snapshotParams<T>(params: T): T {
+  if (typeof params !== "object" || params === null) return params;
+  if (Array.isArray(params)) return params.map(snapshotParams) as T;
+  if (params instanceof DataView) {
+    const { buffer, byteOffset, byteLength } = params;
+    return new DataView(buffer.slice(byteOffset, byteOffset + byteLength)) as T;
+  }
+  if (ArrayBuffer.isView(params)) return (params as unknown as Uint8Array).slice() as T;
+  if (params instanceof ArrayBuffer) return params.slice(0) as T;
+  const proto = Object.getPrototypeOf(params);
+  if (proto !== Object.prototype && proto !== null) return params;
+  const copy = Object.create(proto);
+  for (const [key, value] of Object.entries(params)) {
+    // defined, not assigned: a param named `__proto__` stays a param
+    Object.defineProperty(copy, key, {
+      value: snapshotParams(value),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}

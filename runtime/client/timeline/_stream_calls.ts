@@ -27,7 +27,7 @@ import { Closing } from "./_closing.ts";
 import { fromBytes } from "../_host_data.ts";
 import { checkOptions } from "../_checks.ts";
 import type { CopyEnd } from "../_copy_to.ts";
-import { LaunchRecord } from "../_launch_record.ts";
+import { LaunchRecord, snapshotParams } from "../_launch_record.ts";
 import type { ExecuteOptions, Profiled, WaitForOptions } from "../options.ts";
 import type { ProfileOptions } from "../../core/trace.ts";
 
@@ -154,6 +154,7 @@ export class StreamCalls {
   ): void {
     const launch = new LaunchRecord<K>();
     launch.fill(kernel, options);
+    launch.params = snapshotParams(launch.params); // it runs later: the values of this call
     const stream = resolveStreamId(options.stream);
     // Every check of the launch's own arguments runs now, as on an idle stream; `execute`
     // runs them again when the held calls before it have run.

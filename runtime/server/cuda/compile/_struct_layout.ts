@@ -101,12 +101,30 @@ export function vectorLayout(name: string): StructLayout | undefined {
 }
 
 /**
+ * What {@linkcode structTypes} knows of the source besides its text.
+ *
+ * @example
+ * ```ts ignore
+ * const options: StructSourceOptions = { alias: (name) => name === "flag" ? "bool" : name };
+ * ```
+ */
+export interface StructSourceOptions {
+  /** The source has a `#pragma pack`: no struct's layout is known. @default false */
+  readonly packed?: boolean;
+  /** The C type a `typedef`/`using` name stands for (`flag` → `bool`). @default the name */
+  readonly alias?: (name: string) => string;
+  /** The `[start, end, name]` ranges of the text's named namespaces. @default none */
+  readonly spaces?: readonly (readonly [number, number, string])[];
+}
+
+/**
  * The structs `text` (comments and preprocessor lines removed) defines, by name (and by the
  * names `typedef` gives them); `scalar` resolves a type name to a storage type (aliases, C types).
  */
 export function structTypes(
   text: string,
   scalar: (name: string) => StorageType | undefined,
+  { packed = false, alias = (name: string) => name, spaces = [] }: StructSourceOptions = {},
 ): Map<string, StructEntry> {
   const structs = new Map<string, StructEntry>();
   const head =
@@ -130,8 +148,17 @@ export function structTypes(
       ? { unsupported: `it is a ${m[2]}` }
       : m[6] !== undefined
       ? { unsupported: "it has a base class" }
-      : layoutOf(names[names.length - 1], body, Math.max(1, ...declared), scalar, structs);
-    for (const name of names) structs.set(name, entry);
+      : packed
+      ? { unsupported: PACKED }
+      : ATTRIBUTE.test(text.slice(end))
+      ? { unsupported: "an attribute follows its definition (packed, aligned...)" }
+      : layoutOf(names[names.length - 1], body, Math.max(1, ...declared), scalar, alias, structs);
+    // in `namespace a { ... }`: `a::S` too (a kernel outside it names it so)
+    const outer = spaces.filter(([s, e]) => m.index! > s && m.index! < e).map(([, , n]) => n);
+    for (const name of names) {
+      define(structs, name, entry);
+      if (outer.length > 0) define(structs, [...outer, name].join("::"), entry);
+    }
   }
   // `typedef struct S T;` and `using T = S;`
   for (
@@ -141,9 +168,32 @@ export function structTypes(
   ) {
     const [from, to] = m[1] !== undefined ? [m[1], m[2]] : [m[4], m[3]];
     const known = structs.get(from) ?? vectorLayout(from);
-    if (known !== undefined && !structs.has(to)) structs.set(to, known);
+    if (known !== undefined) define(structs, to, known);
+  }
+  // A name that is also an alias of another type (`typedef float T;` under `#else`): not known.
+  for (
+    const m of text.matchAll(
+      /\btypedef\s+([^;{}]*?)\s*\b([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*([^;{}]+);/g,
+    )
+  ) {
+    const [type, to] = m[2] !== undefined ? [m[1], m[2]] : [m[4], m[3]];
+    const from = type.replace(/\b(?:struct|const)\b/g, "").trim();
+    if (structs.has(to) && structs.get(from) === undefined && vectorLayout(from) === undefined) {
+      structs.set(to, { unsupported: `'${to}' ${TWICE}` });
+    }
   }
   return structs;
+}
+
+/**
+ * Sets `name`; a second definition of another layout (namespaces, #if branches, aliases) makes it
+ * one whose layout is not known here: which one the kernel takes is the compiler's choice.
+ */
+function define(structs: Map<string, StructEntry>, name: string, entry: StructEntry): void {
+  const before = structs.get(name);
+  const same = before === undefined || before === entry ||
+    JSON.stringify(before) === JSON.stringify(entry);
+  structs.set(name, same ? entry : { unsupported: `'${name}' ${TWICE}` });
 }
 
 function layoutOf(
@@ -151,8 +201,14 @@ function layoutOf(
   body: string,
   declaredAlign: number,
   scalar: (name: string) => StorageType | undefined,
+  alias: (name: string) => string,
   structs: ReadonlyMap<string, StructEntry>,
 ): StructEntry {
+  if (/\b(?:struct|union|class|enum)\b[^;{]*\{/.test(body)) {
+    return { unsupported: "it has nested definitions" };
+  }
+  // A brace initializer (`float v[2] = {1, 2};`, `int n{3};`) does not change the layout either.
+  body = body.replace(/(?<=[\w\]=]\s*)\{[^{}]*\}/g, " ");
   if (body.includes("{") || body.includes("(")) {
     return { unsupported: "it has member functions or nested definitions" };
   }
@@ -164,7 +220,9 @@ function layoutOf(
     if (statement.includes("*") || statement.includes("&")) {
       return { unsupported: `its field '${statement}' is a pointer or a reference` };
     }
-    if (/:/.test(statement)) return { unsupported: `its field '${statement}' is a bit-field` };
+    if (/(?<!:):(?!:)/.test(statement)) {
+      return { unsupported: `its field '${statement}' is a bit-field` };
+    }
     if (/\bstatic\b/.test(statement)) return { unsupported: `it has a static member` };
     const [first, ...more] = statement.split(",").map((s) => s.trim());
     const m = /^([\s\S]*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\d+\s*\]\s*)*)$/.exec(first);
@@ -194,7 +252,7 @@ function layoutOf(
         offset,
         type,
         ...(d[2] !== "" ? { count } : {}),
-        ...(typeName === "bool" ? { bool: true } : {}),
+        ...(alias(typeName) === "bool" ? { bool: true } : {}), // `typedef bool flag;` too
       });
       offset += bytesOf(type) * count;
       align = Math.max(align, alignOf(type));
@@ -203,6 +261,13 @@ function layoutOf(
   if (fields.length === 0) return { unsupported: "it has no fields" };
   return { name, size: roundUp(offset, align), align, fields };
 }
+
+const PACKED = "the source has a '#pragma pack', which changes struct layouts the runtime " +
+  "does not follow";
+const TWICE = "is defined more than once with different layouts (in namespaces or #if " +
+  "branches): the runtime cannot tell which one the kernel takes";
+/** An attribute after a definition's closing brace: `} __attribute__((packed)) S;`. */
+const ATTRIBUTE = /^\s*(?:__attribute__|__declspec|__align__|alignas|\[\[)/;
 
 const known = (entry: StructEntry | undefined) =>
   entry === undefined || "unsupported" in entry ? undefined : entry;

@@ -29,6 +29,7 @@
 import type { StorageType } from "../../../core/kernel_arguments.ts";
 import { vectorType } from "./_vector_types.ts";
 import { type StructEntry, structTypes, vectorLayout } from "./_struct_layout.ts";
+import { externBlocks, PRAGMA_PACK, stripComments } from "./_c_source.ts";
 
 /**
  * One kernel parameter.
@@ -153,14 +154,7 @@ const TYPE_WORDS = new Set([
   "const",
 ]);
 
-/**
- * Removes comments and preprocessor lines (a `#define` that generates kernels declares no
- * function under its parameter's name: such kernels are found in the PTX, by `entryPoint`).
- */
-function stripComments(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ")
-    .replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, " ");
-}
+const MAX_INT = 2 ** 31 - 1;
 
 /** `typedef float real;` and `using real = float;`: the aliases of the types above. */
 function typeAliases(text: string): Map<string, string> {
@@ -183,28 +177,21 @@ function typeAliases(text: string): Map<string, string> {
   const enums = text.matchAll(
     /\benum\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)\s*(?::\s*([\w ]+?))?\s*\{/g,
   );
-  for (const [, name, under] of enums) {
+  for (const m of enums) {
+    const [, name, under] = m;
+    const body = text.slice(m.index! + m[0].length, text.indexOf("}", m.index!));
+    // no type given, a value past an int's (`= 0x100000000LL`) makes it a `long`: unknown here
+    const wide = under === undefined && [...body.matchAll(/\b(0[xX][\da-fA-F]+|\d+)\w*/g)]
+      .some(([literal, digits]) =>
+        /l/i.test(literal.slice(digits.length)) || Number(digits) > MAX_INT
+      );
     const base = under === undefined ? "int" : baseType(under.trim().split(/\s+/));
-    const known = aliases.get(base) ?? (base in C_TYPES ? base : undefined);
+    const known = wide ? undefined : aliases.get(base) ?? (base in C_TYPES ? base : undefined);
     if (known === undefined || seen.has(name)) conflicting.add(name);
     else aliases.set(name, known), seen.set(name, known);
   }
   for (const name of conflicting) aliases.delete(name);
   return aliases;
-}
-
-/** The `[start, end, name]` ranges of `extern "C" { ... }` (or `namespace name { ... }`) blocks. */
-function externBlocks(text: string, pattern = /extern\s+"C"\s*\{/g): [number, number, string][] {
-  const ranges: [number, number, string][] = [];
-  for (const match of text.matchAll(pattern)) {
-    let depth = 1, i = match.index! + match[0].length;
-    for (; i < text.length && depth > 0; i++) {
-      if (text[i] === "{") depth++;
-      else if (text[i] === "}") depth--;
-    }
-    ranges.push([match.index!, i, match[1] ?? ""]);
-  }
-  return ranges;
 }
 
 /** The `extern "C"` `__global__` functions of CUDA C. */
@@ -274,7 +261,11 @@ function globalFunctions(
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
   const aliases = typeAliases(text);
-  const structs = structTypes(text, (name) => C_TYPES[aliases.get(name) ?? name]);
+  const structs = structTypes(
+    text,
+    (name) => C_TYPES[aliases.get(name) ?? name],
+    { packed: PRAGMA_PACK.test(source), alias: (name) => aliases.get(name) ?? name, spaces },
+  );
   const found: KernelSignature[] = [];
   const pattern =
     /(extern\s+"C"\s+)?__global__\s+(?:static\s+)?((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)(?:static\s+)?void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{/g;
@@ -355,7 +346,11 @@ function cParam(
   }
   const typeName = baseType((named ? words.slice(0, -1) : words).filter((w) => w !== "const"));
   const type = C_TYPES[typeName];
-  const struct = type === undefined ? structs.get(typeName) ?? vectorLayout(typeName) : undefined;
+  // `ns::S s`: a struct of a namespace by its qualified name
+  const qualified = /[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)+/.exec(declared)?.[0].replace(/\s/g, "");
+  const struct = type === undefined
+    ? structs.get(qualified ?? typeName) ?? vectorLayout(typeName)
+    : undefined;
   const size = type !== undefined ? sizeOf(type) : struct && "size" in struct ? struct.size : 0;
   return {
     kind: "scalar",

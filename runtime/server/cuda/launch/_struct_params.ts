@@ -3,8 +3,10 @@
  * gives it as an object of its fields by name (`{ m: 4, n: 8 }`; nested structs as objects,
  * array fields as arrays or typed arrays of their exact length, a vector type also as an array
  * `[x, y, z, w]`), each field checked as a scalar parameter is and named in the error
- * (`params.dims.n`), or as its exact bytes (an `ArrayBuffer` or a view of `size` bytes: also the
- * only way to fill a PTX `.b8 p[N]` parameter). Padding bytes are zero.
+ * (`params.dims.n`), or as its exact bytes (an `ArrayBuffer`, a `Uint8Array` or a `DataView` of
+ * `size` bytes: also the only way to fill a PTX `.b8 p[N]` parameter; a wider typed array only
+ * where its elements are the fields' type, so an `Int32Array` is no `float4`). Padding bytes are
+ * zero.
  *
  * @module
  */
@@ -44,6 +46,18 @@ export function writeByValue(
     const view = value instanceof ArrayBuffer
       ? new Uint8Array(value)
       : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    const element = elementOf(value);
+    const mismatch = layout && element && scalarTypes(layout).find((t) => !sameKind(t, element));
+    if (mismatch) {
+      // An Int32Array for a float4 would pass its bits as floats: bytes of a typed array are
+      // taken where its element type is its fields' own (a Uint8Array or an ArrayBuffer: any).
+      throw new KernelArgumentError(
+        kernel,
+        what,
+        `is a ${value.constructor.name}, but ${layout.name} has ${mismatch} fields: pass its ` +
+          `fields, a typed array of their type, or its exact bytes (a Uint8Array or an ArrayBuffer)`,
+      );
+    }
     if (view.byteLength !== size) {
       throw new KernelArgumentError(
         kernel,
@@ -64,6 +78,25 @@ export function writeByValue(
   }
   writeFields(kernel, what, layout, value, bytes, at, scalar);
 }
+
+/** A typed array's element type (signless for integers); none for bytes and a DataView. */
+function elementOf(value: ArrayBuffer | ArrayBufferView): string | undefined {
+  if (value instanceof ArrayBuffer || value instanceof DataView) return undefined;
+  const bytes = (value as Uint8Array).BYTES_PER_ELEMENT;
+  if (bytes === 1) return undefined;
+  const float = value instanceof Float32Array || value instanceof Float64Array ||
+    (typeof Float16Array !== "undefined" && value instanceof Float16Array);
+  return `${float ? "f" : "i"}${bytes * 8}`;
+}
+
+/** Every scalar type a layout holds, nested structs' included. */
+function scalarTypes(layout: StructLayout): StorageType[] {
+  return layout.fields.flatMap((f) => typeof f.type === "string" ? [f.type] : scalarTypes(f.type));
+}
+
+/** A field of `type` holds the element `element` (`i32` takes an Int32Array or a Uint32Array). */
+const sameKind = (type: StorageType, element: string) =>
+  (type[0] === "f" ? "f" : "i") + type.slice(1) === element;
 
 function writeFields(
   kernel: string,
@@ -117,7 +150,10 @@ function writeFields(
     const write = (v: unknown, where: string, offset: number) => {
       if (typeof type === "string") {
         bytes.set(scalar(kernel, where, type, declared, field.bool === true, v), offset);
-      } else writeFields(kernel, where, type, v, bytes, offset, scalar);
+      } else {
+        // a nested struct or vector type: its fields, or its bytes as one given by value
+        writeByValue(kernel, where, type.name, type.size, type, v, bytes, offset, scalar);
+      }
     };
     if (field.count === undefined) {
       write(item, path, at + field.offset);
