@@ -32,7 +32,7 @@ Deno.test({
     using o = client.zeros(10, "i64");
     using f = client.zeros(11, "f64");
     const s = {
-      on: 1, // `true` works too, but ParamValue has no boolean
+      on: true, // a C bool takes true or false (or 0, 1)
       c: -128,
       us: 65535,
       i: -(2 ** 31),

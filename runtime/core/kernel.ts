@@ -47,7 +47,8 @@ export interface KernelMetadata {
 /**
  * One value of a named kernel parameter: a number (or a bigint for an integer) for a scalar, an array
  * (or a typed array) for a vector, matrix (column-major) or array, an object for a nested struct. A
- * CUDA struct or vector type by value also takes its exact bytes (a `Uint8Array` of its size).
+ * CUDA struct or vector type by value also takes its exact bytes (a `Uint8Array` of its size), and a
+ * CUDA `bool` takes `true` or `false` (WGSL has no bool a host can write: a number there).
  *
  * @example
  * ```ts
@@ -58,6 +59,7 @@ export interface KernelMetadata {
 export type ParamValue =
   | number
   | bigint
+  | boolean
   | readonly ParamValue[]
   | ArrayBufferView
   | { readonly [field: string]: ParamValue };
