@@ -1,0 +1,71 @@
+/**
+ * QA wave 8: the verdicts of other devices' work (client/timeline/_device_deps.ts) on the
+ * simulated CUDA driver, where they could be skipped: a producer destroyed behind its fault,
+ * helpers and views fed a copy from a faulted device, chains of copies across three devices.
+ */
+import assert from "node:assert/strict";
+import { createClients, CubeCount, type CudaClient, listDevices } from "../mod.ts";
+import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
+import { within } from "./_device_programs.ts";
+import { SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
+
+/** The sim's launch that faults, per context: the producer reaches it, consumers stay below. */
+const FAIL_AT = 12;
+
+async function onDevices(
+  count: number,
+  env: Record<string, string>,
+  fn: (...clients: CudaClient[]) => Promise<void>,
+): Promise<void> {
+  const vars = { CUDA_SIM_DEVICES: String(count), CUDA_SIM_PEER: "all", ...env };
+  await withSimEnv(vars, async () => {
+    using clients = await createClients(
+      await listDevices({ backend: "cuda", library: SIM_LIBRARY }),
+    );
+    await fn(...clients);
+  });
+}
+
+/**
+ * Keeps `client`'s stream 0 busy (a slow kernel), then, with `fault`, enqueues launches up to the
+ * sim's FAIL_AT-th, which faults.
+ */
+function slowThen(client: CudaClient, fault: boolean): void {
+  using v = client.createWithData(new Float32Array(256));
+  client.execute(CUDA_KERNELS.slowF32, {
+    count: CubeCount.new1d(1),
+    buffers: [v],
+    metadata: { data: new Uint32Array([256]), staticLength: 1 },
+    scalars: { u32: [100_000] },
+  });
+  if (!fault) return;
+  using x = client.createWithData(new Uint32Array([1]));
+  for (let i = 2; i <= FAIL_AT; i++) {
+    client.execute(CUDA_KERNELS.incrementU32, { threads: 1, buffers: [x] }); // the last faults
+  }
+}
+
+const FAULT = /CUDA_ERROR_LAUNCH_FAILED/;
+
+// A destroyed producer's enqueued work drains with its context (docs/devices.md), so a copy from
+// it lands; but when that work faults, the copy ran behind the fault: its bytes are not the
+// source's, and the verdict the destroy cut short must say so.
+for (const peer of ["all", "none"]) {
+  Deno.test(`cuda: a copy from a producer destroyed before its fault showed is lost (${peer})`, async () => {
+    for (const fault of [true, false]) {
+      const env = { CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) };
+      await onDevices(2, env, async (a, b) => {
+        slowThen(a, fault);
+        using x = a.createWithData(new Float32Array([1, 2, 3, 4]));
+        using y = a.copyTo(x, b);
+        a.destroy(); // the fault, if any, shows during the drain
+        const read = within(b.read(y), 5_000);
+        if (fault) await assert.rejects(read, FAULT, `${peer}: not the source's bytes`);
+        else assert.deepEqual([...await read], [1, 2, 3, 4], `${peer}: drained`);
+        using z = b.createWithData(new Float32Array([5])); // b stays usable
+        assert.deepEqual([...await b.read(z)], [5]);
+        await b.sync();
+      });
+    }
+  });
+}
