@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { createClients, CubeCount, type CudaClient, listDevices } from "../mod.ts";
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
+import fc from "fast-check";
 import { within } from "./_device_programs.ts";
+import { runVerdictProgram, VERDICT_FAIL_AT, verdictProgram } from "./_verdict_programs.ts";
 import { SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
 
 /** The sim's launch that faults, per context: the producer reaches it, consumers stay below. */
@@ -69,3 +71,31 @@ for (const peer of ["all", "none"]) {
     }
   });
 }
+
+Deno.test("cuda: random programs over a producer that may fault and two consumers of its copies", async () => {
+  await fc.assert(
+    fc.asyncProperty(verdictProgram, fc.constantFrom("all", "none"), async (p, peer) => {
+      const env = { CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: String(VERDICT_FAIL_AT) };
+      await onDevices(3, env, (a, b, c) => runVerdictProgram(a, [b, c], p));
+    }),
+    { numRuns: 40 },
+  );
+});
+
+Deno.test("cuda: one sync reports the failures of two copies from a faulted source, once", async () => {
+  await onDevices(2, { CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) }, async (a, b) => {
+    slowThen(a, true);
+    using x = a.createWithData(new Uint32Array([1, 2]));
+    a.copyTo(x, b).dispose(); // the copies land all the same; their verdicts are the stream's
+    a.copyTo(x, b).dispose();
+    await assert.rejects(within(b.sync(), 5_000), (e) => {
+      assert.match(
+        String(e),
+        /^ComputeError: 2 errors on stream 0: .*LAUNCH_FAILED.*LAUNCH_FAILED/,
+      );
+      return true;
+    });
+    await b.sync(); // nothing left for the next sync
+    await a.sync().catch(() => {});
+  });
+});

@@ -75,6 +75,26 @@ Deno.test("device deps: a sync made before the failure throws it, the next one n
   await deps.sync(0, Promise.resolve());
 });
 
+Deno.test("device deps: a sync reports every failure of its verdicts at once, the next sync none", async () => {
+  const { deps, errors } = setup();
+  const first = Promise.withResolvers<void>(), second = Promise.withResolvers<void>();
+  deps.copyInto(0, [{}], first.promise); // two copies whose source faulted
+  deps.copyInto(0, [{}], second.promise);
+  const synced = deps.sync(0, Promise.resolve());
+  const a = failure(), b = failure();
+  first.reject(a);
+  await tick(); // the second copy's failure shows later
+  second.reject(b);
+  await assert.rejects(synced, (e) => {
+    assert.ok(e instanceof ComputeError);
+    assert.deepEqual((e.cause as AggregateError).errors, [a, b]);
+    assert.match(e.message, /^2 errors on stream 0: /);
+    return true;
+  });
+  errors.throwFor(0); // none left for the stream's next call
+  await deps.sync(0, Promise.resolve());
+});
+
 Deno.test("device deps: memory a failed copy or a call made from it defined is lost, other memory not", async () => {
   const { deps, lost, errors } = setup();
   const copy = {}, input = {}, output = {}, elsewhere = {};

@@ -27,6 +27,7 @@
  */
 
 import { DestroyedError } from "../../core/errors.ts";
+import { errorList, joinErrors } from "../../core/_join_errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { StreamErrors } from "../../stream/stream_errors.ts";
 import type { LostMemory } from "./_lost_memory.ts";
@@ -103,29 +104,36 @@ export class DeviceDeps {
   /**
    * `result` once `deps` settled; rejects with the first failure among them (at once, without
    * waiting for `result`: the device may never finish work behind a faulted producer), which
-   * the caller then has. `sync` reports a failure only once, a read always.
+   * the caller then has. A read gets a failure always; the sync of `sync` (a stream) once all
+   * of them settled, only once, every failure no call reported joined in one error (as the
+   * stream's recorded errors).
    */
-  async settle<T>(result: Promise<T>, deps: readonly DeviceDep[], sync = false): Promise<T> {
+  async settle<T>(result: Promise<T>, deps: readonly DeviceDep[], sync?: StreamId): Promise<T> {
     result.catch(() => {}); // when a failed verdict wins, the result's own failure is dropped
     try {
       const [value] = await Promise.all([result, Promise.all(deps.map((dep) => dep.settled))]);
       return value;
     } catch (error) {
-      const dep = deps.find((d) => d.failure !== undefined) as Entry | undefined;
-      if (dep === undefined) throw error; // the call's own failure
-      if (!sync || !dep.reported) {
+      // A sync reports every failure of its verdicts at once (each a producer's, or the same
+      // fault reaching the stream through several copies), not one a sync.
+      if (sync !== undefined) await Promise.allSettled(deps.map((dep) => dep.settled));
+      const failed = deps.filter((d) => d.failure !== undefined) as Entry[];
+      if (failed.length === 0) throw error; // the call's own failure
+      const told = sync === undefined ? failed.slice(0, 1) : failed.filter((d) => !d.reported);
+      if (told.length === 0) return await result; // reported before: the sync's own outcome
+      for (const dep of told) {
         dep.reported = true;
         this.#errors.discard(dep.origin, dep);
-        throw dep.failure!.error;
       }
-      return await result; // reported before: the sync's own outcome
+      const errors = told.map((dep) => dep.failure!.error);
+      throw joinErrors(errors, `${errors.flatMap(errorList).length} errors on stream ${sync}`);
     }
   }
 
   /** `synced` (`stream`'s sync), once the verdicts the stream depends on settled. */
   sync(stream: StreamId, synced: Promise<void>): Promise<void> {
     const deps = this.pending(stream);
-    return deps === undefined ? synced : this.settle(synced, deps, true);
+    return deps === undefined ? synced : this.settle(synced, deps, stream);
   }
 
   /** Ends every dependency with no effect (the client is destroyed). */
