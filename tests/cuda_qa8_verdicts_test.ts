@@ -8,6 +8,7 @@ import { createClients, CubeCount, type CudaClient, listDevices } from "../mod.t
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
 import fc from "fast-check";
 import { within } from "./_device_programs.ts";
+import { nvrtcName, nvrtcSkip } from "./_cuda_nvrtc.ts";
 import { runVerdictProgram, VERDICT_FAIL_AT, verdictProgram } from "./_verdict_programs.ts";
 import { SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
 
@@ -98,4 +99,46 @@ Deno.test("cuda: one sync reports the failures of two copies from a faulted sour
     await b.sync(); // nothing left for the next sync
     await a.sync().catch(() => {});
   });
+});
+
+// The client learns from the CUDA server which buffers a kernel may write (`writtenBuffers`:
+// not those bound to `const T*` in CUDA C), so a failed copy loses what was made from it, not
+// the other memory a kernel or a read only read beside it.
+const addConst = {
+  source: `extern "C" __global__ void add_const(const float* a, const float* b, float* out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 4) out[i] = a[i] + b[i];
+}`,
+};
+
+Deno.test({
+  name: nvrtcName(
+    "cuda: a failed copy loses a kernel's outputs, not its const inputs nor read memory",
+  ),
+  ignore: nvrtcSkip !== undefined,
+  async fn() {
+    for (const peer of ["all", "none"]) {
+      const env = { CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) };
+      await onDevices(2, env, async (a, b) => {
+        await b.compile(addConst); // before the producer's slow kernel runs
+        slowThen(a, true);
+        using x = a.createWithData(new Float32Array([1, 2, 3, 4]));
+        using y = a.copyTo(x, b);
+        using w = b.createWithData(new Float32Array([5, 5, 5, 5]), { stream: 1 });
+        using read = b.createWithData(new Float32Array([6]), { stream: 2 });
+        using z = b.zeros(4, "f32", { stream: 1 });
+        b.execute(addConst, { stream: 1, threads: 4, buffers: [y, w, z] });
+        // On the copy's stream, before its verdict: it may report the copy's failure (the stream's).
+        const early = b.read(read).catch((e) => assert.match(String(e), FAULT));
+        await assert.rejects(within<unknown>(b.read(z, { stream: 1 }), 5_000), FAULT, peer);
+        await assert.rejects(b.read(y, { stream: 3 }), FAULT, "the copy is lost");
+        await assert.rejects(b.read(z, { stream: 3 }), FAULT, "and what a kernel made from it");
+        assert.deepEqual([...await b.read(w, { stream: 3 })], [5, 5, 5, 5], "a const input is not");
+        await early;
+        assert.deepEqual([...await b.read(read, { stream: 3 })], [6], "nor memory a read read");
+        for (const stream of [0, 1, 2, 3]) await b.sync({ stream }).catch(() => {});
+        await a.sync().catch(() => {});
+      });
+    }
+  },
 });

@@ -13,7 +13,9 @@
  *   verdict, and fails with it (`ClientTimeline.gate`), so a third client's wait never passes on
  *   work that ran too early.
  * - **Memory**: a call that uses memory or runs on a stream with a pending verdict passes the
- *   dependency on to every buffer it uses (the client cannot tell which it writes). When a copy's
+ *   dependency on to the memory it writes: every buffer of a kernel, but those the server says
+ *   it only reads (`ComputeServer.writtenBuffers`: CUDA's `const T*` parameters), none of a
+ *   read. When a copy's
  *   verdict fails, its new handle holds no defined bytes, nor does memory a call made from it:
  *   all of it is lost (`_lost_memory.ts`), every later use fails with the copy's error. A failed
  *   device wait loses nothing: the calls behind it ran on defined memory, only too early.
@@ -31,6 +33,8 @@ import { errorList, joinErrors } from "../../core/_join_errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { StreamErrors } from "../../stream/stream_errors.ts";
 import type { LostMemory } from "./_lost_memory.ts";
+import type { KernelMetadata } from "../../core/kernel.ts";
+import type { ComputeServer, KernelLaunch } from "../../server/server.ts";
 
 /** One pending verdict and what depends on it. */
 export interface DeviceDep {
@@ -79,19 +83,31 @@ export class DeviceDeps {
 
   /**
    * A call on `stream` that uses `keys` was enqueued: it depends on the stream's and the memory's
-   * pending verdicts, and so does every buffer it used. Call only when {@linkcode any}.
+   * pending verdicts, and so do the stream and the memory it wrote, `written` (by default all of
+   * `keys`: a kernel whose server does not tell, a host write; none for a read). Call only when
+   * {@linkcode any}.
    */
-  use(stream: StreamId, keys: readonly object[]): void {
+  use(stream: StreamId, keys: readonly object[], written: readonly object[] = keys): void {
     const deps = this.#collect(stream, keys);
     if (deps === undefined) return;
     for (const dep of deps) {
       this.#at(this.#streams, stream, dep);
       dep.streams.add(stream);
-      for (const key of keys) {
+      for (const key of written) {
         this.#at(this.#memory, key, dep);
         dep.keys.add(key);
       }
     }
+  }
+
+  /** {@linkcode use} for `launch`, just executed on `stream`: what it wrote as `server` tells. */
+  useLaunch<K extends KernelMetadata>(
+    server: ComputeServer<K>,
+    launch: KernelLaunch<K>,
+    stream: StreamId,
+  ): void {
+    const written = server.writtenBuffers?.(launch).map((ref) => ref.slice.record);
+    this.use(stream, launch.args.buffers.map((ref) => ref.slice.record), written);
   }
 
   /** The pending verdicts a read or sync of `stream` (and of `keys`) waits for; none: undefined. */

@@ -179,7 +179,8 @@ export class HeldStreams {
     }
     if (after.length === 0) {
       this.errors.throwFor(stream);
-      if (this.deps.any) this.deps.use(stream, keys);
+      // A call that returns something (a read) writes none of its memory.
+      if (this.deps.any) this.deps.use(stream, keys, notRun === undefined ? [] : keys);
       return fn();
     }
     const known = this.#failed.get(stream); // failed before this call: not this call's failure
@@ -213,7 +214,8 @@ export class HeldStreams {
         // stream's next call does. One that returns nothing runs: throwing here would only record
         // the error again, failing every held call after it, and lose their work.
         if (notRun === undefined) this.errors.throwFor(stream);
-        if (this.deps.any) this.deps.use(stream, keys);
+        // A call that returns something (a read) writes none of its memory.
+        if (this.deps.any) this.deps.use(stream, keys, notRun === undefined ? [] : keys);
         resolve(fn());
       }).catch(reject);
     }).finally(() => kept.forEach((handle) => handle.dispose()));
