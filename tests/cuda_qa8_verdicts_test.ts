@@ -1,10 +1,22 @@
 /**
  * QA wave 8: the verdicts of other devices' work (client/timeline/_device_deps.ts) on the
  * simulated CUDA driver, where they could be skipped: a producer destroyed behind its fault,
- * helpers and views fed a copy from a faulted device, chains of copies across three devices.
+ * helpers and views fed a copy from a faulted device, two copies' failures in one sync, a
+ * consumer destroyed while verdicts are pending, what a failed copy loses (a kernel's outputs,
+ * not its const inputs), and random programs over three devices (tests/_verdict_programs.ts).
  */
 import assert from "node:assert/strict";
-import { createClients, CubeCount, type CudaClient, listDevices } from "../mod.ts";
+import {
+  argmax,
+  type ComputeError,
+  createClients,
+  CubeCount,
+  type CudaClient,
+  cumsum,
+  dot,
+  listDevices,
+  reduce,
+} from "../mod.ts";
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
 import fc from "fast-check";
 import { within } from "./_device_programs.ts";
@@ -49,6 +61,7 @@ function slowThen(client: CudaClient, fault: boolean): void {
 }
 
 const FAULT = /CUDA_ERROR_LAUNCH_FAILED/;
+const code = (c: string) => (e: unknown) => (e as ComputeError).code === c;
 
 // A destroyed producer's enqueued work drains with its context (docs/devices.md), so a copy from
 // it lands; but when that work faults, the copy ran behind the fault: its bytes are not the
@@ -79,7 +92,7 @@ Deno.test("cuda: random programs over a producer that may fault and two consumer
       const env = { CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: String(VERDICT_FAIL_AT) };
       await onDevices(3, env, (a, b, c) => runVerdictProgram(a, [b, c], p));
     }),
-    { numRuns: 40 },
+    { numRuns: 30 },
   );
 });
 
@@ -140,5 +153,52 @@ Deno.test({
         await a.sync().catch(() => {});
       });
     }
+  },
+});
+
+Deno.test("cuda: destroying the consumer while verdicts are pending settles its calls with DESTROYED", async () => {
+  await onDevices(2, { CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) }, async (a, b) => {
+    slowThen(a, true);
+    using x = a.createWithData(new Uint32Array([1, 2]));
+    using y = a.copyTo(x, b);
+    b.waitFor(a.timeline, a.signal(), { stream: 1 }); // on the device
+    const pending: Promise<unknown>[] = [
+      b.read(y),
+      b.sync({ stream: 1 }),
+      b.timeline.wait(b.signal({ stream: 1 })),
+    ];
+    b.destroy();
+    for (const call of pending) await assert.rejects(within(call, 5_000), code("DESTROYED"));
+    await assert.rejects(within(a.sync(), 5_000), FAULT); // the producer's own fault, once
+    await within(a.sync(), 5_000).catch(() => {}); // (a faulted context stays unusable)
+  });
+});
+
+Deno.test({
+  name: nvrtcName("cuda: helpers and primitives fed a copy from a faulted device fail their reads"),
+  ignore: nvrtcSkip !== undefined,
+  async fn() {
+    await onDevices(2, { CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) }, async (a, b) => {
+      using warm = b.createWithData(new Float32Array([1, 2]));
+      const made = [reduce(b, warm), cumsum(b, warm), argmax(b, warm), dot(b, [warm, warm])];
+      await b.readMany(made); // compiled before the producer's slow kernel runs
+      made.forEach((handle) => handle.dispose());
+      slowThen(a, true);
+      using x = a.createWithData(new Float32Array([1, 2, 3, 4]));
+      using y = a.copyTo(x, b);
+      using view = y.withOffsetStart(4);
+      const results = [reduce(b, y), cumsum(b, view), argmax(b, view), dot(b, [y, y])];
+      for (const result of results) {
+        await assert.rejects(within<unknown>(b.read(result, { stream: 1 }), 5_000), FAULT);
+        result.dispose();
+      }
+      for (const stream of [0, 1]) await b.sync({ stream }).catch(() => {});
+      // The consumer's own launches stayed below the sim's faulting one: it is healthy.
+      using z = b.createWithData(new Float32Array([7]));
+      using sum = reduce(b, z);
+      assert.deepEqual([...await b.read(sum)], [7]);
+      await b.sync();
+      await a.sync().catch(() => {});
+    });
   },
 });
