@@ -1,8 +1,8 @@
 /**
  * Random programs over three CUDA clients on the simulated driver: a producer whose launches may
  * reach the sim's faulting one (CUDA_SIM_LAUNCH_FAIL_AT), two consumers fed by device copies from
- * it and from each other, with kernels, device waits on the producer's marks, reads (of views
- * too) and the producer's destroy. Every slot holds one value in all its elements, and a model
+ * it and from each other, with kernels, host writes, device waits on the producer's marks and on
+ * each other's, reads (of views too) and destroys of the producer or a consumer. Every slot holds one value in all its elements, and a model
  * knows the value each call meant it to hold: a read may reject (a typed `ComputeError`), but
  * one that resolves must give that value (never bytes of work that did not run, or ran behind a
  * fault). Every promise must settle, and the consumers' syncs report each failure once.
@@ -42,6 +42,13 @@ export const verdictCommand = fc.oneof(
     fc.record({ op: fc.constant("read" as const), q: slot, s: stream, view: fc.boolean() }),
   ),
   weighted(1, fc.record({ op: fc.constant("destroy" as const) })),
+  weighted(2, fc.record({ op: fc.constant("write" as const), q: slot, s: stream })),
+  // A consumer waits on the device for the other's mark (gated by the other's verdicts).
+  weighted(
+    1,
+    fc.record({ op: fc.constant("relayMark" as const), c: consumer, s: stream, t: stream }),
+  ),
+  weighted(1, fc.record({ op: fc.constant("destroyConsumer" as const), c: consumer })),
 );
 type Command =
   | (typeof verdictCommand extends fc.Arbitrary<infer C> ? C : never)
@@ -101,6 +108,8 @@ export async function runVerdictProgram(
   });
   launches = 1;
   const slots = new Map<number, Slot>();
+  const destroyed = new Set<number>();
+  let written = 0;
   const reads: Promise<void>[] = [];
   // A call that throws did nothing: the model keeps its value (the producer's after its fault
   // or destroy, a consumer's on lost memory or a stream's recorded error).
@@ -212,10 +221,35 @@ export async function runVerdictProgram(
       case "destroy":
         producer.destroy();
         break;
+      case "write": { // all of the slot: defined by the host
+        const at = slots.get(command.q);
+        if (at === undefined) break;
+        const value = 1000 + written++;
+        attempt(() => {
+          consumers[at.c].write(at.handle, new Uint32Array(LENGTH).fill(value), {
+            stream: command.s,
+          });
+          at.value = value;
+        });
+        break;
+      }
+      case "relayMark":
+        attempt(() => {
+          const mark = consumers[command.c].signal({ stream: command.s });
+          consumers[1 - command.c].waitFor(consumers[command.c].timeline, mark, {
+            stream: command.t,
+          });
+        });
+        break;
+      case "destroyConsumer":
+        consumers[command.c].destroy();
+        destroyed.add(command.c);
+        break;
     }
   }
   await Promise.all(reads);
-  for (const client of consumers) {
+  for (const [c, client] of consumers.entries()) {
+    if (destroyed.has(c)) continue;
     for (const s of [0, 1, 2]) await within(client.sync({ stream: s }), 10_000).catch(() => {});
     for (const s of [0, 1, 2]) await within(client.sync({ stream: s }), 10_000); // reported once
   }

@@ -202,3 +202,21 @@ Deno.test({
     });
   },
 });
+
+// A -> B -> C: C's copy runs behind B's copy from A. Destroying B drops B's own verdicts, but C's
+// copy still waits for A's: its bytes are not A's when A faulted (the random programs found it).
+Deno.test("cuda: a copy relayed through a client destroyed before the first copy's verdict is lost", async () => {
+  for (const peer of ["all", "none"]) {
+    const env = { CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) };
+    await onDevices(3, env, async (a, b, c) => {
+      slowThen(a, true);
+      using x = a.createWithData(new Float32Array([1, 2, 3, 4]));
+      using y = a.copyTo(x, b);
+      using z = b.copyTo(y, c);
+      b.destroy();
+      await assert.rejects(within<unknown>(c.read(z), 5_000), FAULT, peer);
+      await c.sync(); // reported once
+      await a.sync().catch(() => {});
+    });
+  }
+});

@@ -152,7 +152,10 @@ export class DeviceDeps {
     return deps === undefined ? synced : this.settle(synced, deps, stream);
   }
 
-  /** Ends every dependency with no effect (the client is destroyed). */
+  /**
+   * Ends every dependency with no effect here (the client is destroyed); a failed verdict still
+   * fails the copies to other clients made behind it.
+   */
   close(): void {
     this.#closed = true;
     this.#streams.clear();
@@ -173,9 +176,12 @@ export class DeviceDeps {
         if (error instanceof DestroyedError) return this.#drop(entry);
         entry.failure = { error };
         this.#drop(entry);
-        if (this.#closed) return;
-        if (entry.data) this.#lost.lose([...entry.keys], error);
-        if (!entry.reported) this.#errors.record(entry.origin, error, entry);
+        if (!this.#closed) {
+          if (entry.data) this.#lost.lose([...entry.keys], error);
+          if (!entry.reported) this.#errors.record(entry.origin, error, entry);
+        }
+        // Even once this client is destroyed: a copy to another client made from the memory
+        // (`_copy_to.ts`) has this verdict in its own, and its bytes are not defined either.
         throw error;
       },
     );
