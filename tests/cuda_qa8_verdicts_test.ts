@@ -126,11 +126,11 @@ const addConst = {
 
 Deno.test({
   name: nvrtcName(
-    "cuda: a failed copy loses a kernel's outputs, not its const inputs nor read memory",
+    "cuda: a failed copy loses a kernel's (or a graph's) outputs, not const inputs nor read memory",
   ),
   ignore: nvrtcSkip !== undefined,
   async fn() {
-    for (const peer of ["all", "none"]) {
+    for (const [peer, graph] of [["all", false], ["none", false], ["all", true]] as const) {
       const env = { CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) };
       await onDevices(2, env, async (a, b) => {
         await b.compile(addConst); // before the producer's slow kernel runs
@@ -140,7 +140,13 @@ Deno.test({
         using w = b.createWithData(new Float32Array([5, 5, 5, 5]), { stream: 1 });
         using read = b.createWithData(new Float32Array([6]), { stream: 2 });
         using z = b.zeros(4, "f32", { stream: 1 });
-        b.execute(addConst, { stream: 1, threads: 4, buffers: [y, w, z] });
+        if (graph) {
+          using replayed = await b.capture(
+            () => b.execute(addConst, { stream: 1, threads: 4, buffers: [y, w, z] }),
+            { stream: 1 },
+          );
+          replayed.replay();
+        } else b.execute(addConst, { stream: 1, threads: 4, buffers: [y, w, z] });
         // On the copy's stream, before its verdict: it may report the copy's failure (the stream's).
         const early = b.read(read).catch((e) => assert.match(String(e), FAULT));
         await assert.rejects(within<unknown>(b.read(z, { stream: 1 }), 5_000), FAULT, peer);
