@@ -226,3 +226,19 @@ Deno.test("cuda: a copy relayed through a client destroyed before the first copy
     });
   }
 });
+
+Deno.test("cuda: a write of all of a copy whose verdict is pending defines it: the copy's failure keeps it", async () => {
+  await onDevices(2, { CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) }, async (a, b) => {
+    slowThen(a, true);
+    using x = a.createWithData(new Uint32Array([1, 2]));
+    using y = a.copyTo(x, b);
+    using z = a.copyTo(x, b);
+    b.write(y, new Uint32Array([7, 8]), { stream: 1 }); // after the copy, on the device too
+    b.write(z, new Uint32Array([9]), { stream: 1, offset: 1 }); // a part: the rest is the copy's
+    await assert.rejects(within<unknown>(b.read(z, { stream: 2 }), 5_000), FAULT);
+    assert.deepEqual([...await within(b.read(y, { stream: 2 }), 5_000)], [7, 8]);
+    await assert.rejects(b.read(z, { stream: 2 }), FAULT, "lost");
+    for (const stream of [0, 1, 2]) await b.sync({ stream }).catch(() => {});
+    await a.sync().catch(() => {});
+  });
+});

@@ -15,12 +15,13 @@
  * - **Memory**: a call that uses memory or runs on a stream with a pending verdict passes the
  *   dependency on to the memory it writes: every buffer of a kernel, but those the server says
  *   it only reads (`ComputeServer.writtenBuffers`: CUDA's `const T*` parameters), none of a
- *   read. When a copy's
+ *   read; a host write of all of a buffer defines it anew (`define`). When a copy's
  *   verdict fails, its new handle holds no defined bytes, nor does memory a call made from it:
  *   all of it is lost (`_lost_memory.ts`), every later use fails with the copy's error. A failed
  *   device wait loses nothing: the calls behind it ran on defined memory, only too early.
  * - **A destroyed producer** is no failure here: its enqueued work drains with its context
- *   (docs/devices.md), so what ran behind it keeps its result.
+ *   (docs/devices.md), so what ran behind it keeps its result; a copy's verdict then says how
+ *   the drain ended (CUDA: `CudaParts.ended`, a fault while it drained fails the copy).
  *
  * Verdicts are short-lived (the other side's work is usually done by the time this client reads):
  * a dependency is dropped once settled, and `any` is the one check on the calls' fast paths.
@@ -108,6 +109,19 @@ export class DeviceDeps {
   ): void {
     const written = server.writtenBuffers?.(launch).map((ref) => ref.slice.record);
     this.use(stream, launch.args.buffers.map((ref) => ref.slice.record), written);
+  }
+
+  /**
+   * `keys` were just written in full from the host (enqueued after every call before): they no
+   * longer hold bytes of any pending verdict's work, so its failure does not lose them.
+   */
+  define(keys: readonly object[]): void {
+    for (const key of keys) {
+      const on = this.#memory.get(key);
+      if (on === undefined) continue;
+      for (const entry of on) entry.keys.delete(key);
+      this.#memory.delete(key);
+    }
   }
 
   /** The pending verdicts a read or sync of `stream` (and of `keys`) waits for; none: undefined. */
