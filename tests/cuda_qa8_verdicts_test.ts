@@ -17,7 +17,7 @@ import {
   listDevices,
   reduce,
 } from "../mod.ts";
-import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
+import { CUDA_KERNELS, type CudaServer } from "../runtime/server/cuda/mod.ts";
 import fc from "fast-check";
 import { within } from "./_device_programs.ts";
 import { nvrtcName, nvrtcSkip } from "./_cuda_nvrtc.ts";
@@ -162,22 +162,27 @@ Deno.test({
   },
 });
 
-Deno.test("cuda: destroying the consumer while verdicts are pending settles its calls with DESTROYED", async () => {
-  await onDevices(2, { CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) }, async (a, b) => {
-    slowThen(a, true);
-    using x = a.createWithData(new Uint32Array([1, 2]));
-    using y = a.copyTo(x, b);
-    b.waitFor(a.timeline, a.signal(), { stream: 1 }); // on the device
-    const pending: Promise<unknown>[] = [
-      b.read(y),
-      b.sync({ stream: 1 }),
-      b.timeline.wait(b.signal({ stream: 1 })),
-    ];
-    b.destroy();
-    for (const call of pending) await assert.rejects(within(call, 5_000), code("DESTROYED"));
-    await assert.rejects(within(a.sync(), 5_000), FAULT); // the producer's own fault, once
-    await within(a.sync(), 5_000).catch(() => {}); // (a faulted context stays unusable)
-  });
+Deno.test({
+  name: "cuda: destroying the consumer while verdicts are pending settles its calls with DESTROYED",
+  async fn() {
+    await onDevices(2, { CUDA_SIM_LAUNCH_FAIL_AT: String(FAIL_AT) }, async (a, b) => {
+      slowThen(a, true);
+      using x = a.createWithData(new Uint32Array([1, 2]));
+      using y = a.copyTo(x, b);
+      b.waitFor(a.timeline, a.signal(), { stream: 1 }); // on the device
+      const pending: Promise<unknown>[] = [
+        b.read(y),
+        b.sync({ stream: 1 }),
+        b.timeline.wait(b.signal({ stream: 1 })),
+      ];
+      const server = b.server as CudaServer;
+      b.destroy();
+      for (const call of pending) await assert.rejects(within(call, 5_000), code("DESTROYED"));
+      await server.drained; // behind the device wait on the producer's faulted mark
+      await assert.rejects(within(a.sync(), 5_000), FAULT); // the producer's own fault, once
+      await within(a.sync(), 5_000).catch(() => {}); // (a faulted context stays unusable)
+    });
+  },
 });
 
 Deno.test({

@@ -132,38 +132,50 @@ export class DeviceDeps {
   }
 
   /**
-   * `result` once `deps` settled; rejects with the first failure among them (at once, without
-   * waiting for `result`: the device may never finish work behind a faulted producer), which
-   * the caller then has. A read gets a failure always; the sync of `sync` (a stream) once all
-   * of them settled, only once, every failure no call reported joined in one error (as the
-   * stream's recorded errors).
+   * `result` (a read's) once `deps` settled; rejects with the first failure among them (at once,
+   * without waiting for `result`: the device may never finish work behind a faulted producer),
+   * which the read then has: every read gets it.
    */
-  async settle<T>(result: Promise<T>, deps: readonly DeviceDep[], sync?: StreamId): Promise<T> {
+  async settle<T>(result: Promise<T>, deps: readonly DeviceDep[]): Promise<T> {
     result.catch(() => {}); // when a failed verdict wins, the result's own failure is dropped
     try {
       const [value] = await Promise.all([result, Promise.all(deps.map((dep) => dep.settled))]);
       return value;
     } catch (error) {
-      // A sync reports every failure of its verdicts at once (each a producer's, or the same
-      // fault reaching the stream through several copies), not one a sync.
-      if (sync !== undefined) await Promise.allSettled(deps.map((dep) => dep.settled));
-      const failed = deps.filter((d) => d.failure !== undefined) as Entry[];
-      if (failed.length === 0) throw error; // the call's own failure
-      const told = sync === undefined ? failed.slice(0, 1) : failed.filter((d) => !d.reported);
-      if (told.length === 0) return await result; // reported before: the sync's own outcome
-      for (const dep of told) {
-        dep.reported = true;
-        this.#errors.discard(dep.origin, dep);
-      }
-      const errors = told.map((dep) => dep.failure!.error);
-      throw joinErrors(errors, `${errors.flatMap(errorList).length} errors on stream ${sync}`);
+      const dep = deps.find((d) => d.failure !== undefined) as Entry | undefined;
+      if (dep === undefined) throw error; // the read's own failure
+      dep.reported = true;
+      this.#errors.discard(dep.origin, dep);
+      throw dep.failure!.error;
     }
   }
 
-  /** `synced` (`stream`'s sync), once the verdicts the stream depends on settled. */
-  sync(stream: StreamId, synced: Promise<void>): Promise<void> {
-    const deps = this.pending(stream);
-    return deps === undefined ? synced : this.settle(synced, deps, stream);
+  /**
+   * `stream`'s sync after its held calls: once the verdicts the stream depends on settled (not
+   * the device's work: it may never finish behind a faulted producer), throws the stream's
+   * recorded errors and every failure of those verdicts no call reported, joined in one error,
+   * once; else `synced()`. So one sync reports them all, whatever order they fail in.
+   */
+  async sync(stream: StreamId, synced: () => Promise<void>): Promise<void> {
+    const deps = this.pending(stream) as readonly Entry[] | undefined;
+    if (deps !== undefined) await Promise.allSettled(deps.map((dep) => dep.settled));
+    // Reads waiting on a failed verdict report it first (their callbacks are microtasks).
+    if (deps?.some((dep) => dep.failure !== undefined)) await new Promise((r) => setTimeout(r, 0));
+    const failed = deps?.filter((dep) => dep.failure !== undefined && !dep.reported) ?? [];
+    for (const dep of failed) {
+      dep.reported = true;
+      this.#errors.discard(dep.origin, dep);
+    }
+    const recorded = this.#errors.take(stream);
+    if (failed.length === 0 && recorded !== undefined) throw recorded; // as the stream's next call
+    const errors = [
+      ...(recorded === undefined ? [] : [recorded]),
+      ...failed.map((d) => d.failure!.error),
+    ];
+    if (errors.length > 0) {
+      throw joinErrors(errors, `${errors.flatMap(errorList).length} errors on stream ${stream}`);
+    }
+    await synced();
   }
 
   /**
