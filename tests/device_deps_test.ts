@@ -42,7 +42,7 @@ Deno.test("device deps: a failed verdict rejects every read at once, and a sync 
   const never = new Promise<string>(() => {}); // the device may never finish behind a fault
   const first = deps.settle(never, deps.pending(2)!);
   const second = deps.settle(Promise.resolve("late"), deps.pending(2)!);
-  const synced = deps.sync(2, Promise.resolve());
+  const synced = deps.sync(2, () => Promise.resolve());
   const error = failure();
   verdict.reject(error);
   await assert.rejects(first, (e) => e === error);
@@ -67,12 +67,55 @@ Deno.test("device deps: a sync made before the failure throws it, the next one n
   const { deps, errors } = setup();
   const verdict = Promise.withResolvers<void>();
   deps.waitOn(0, verdict.promise);
-  const synced = deps.sync(0, Promise.resolve());
+  const synced = deps.sync(0, () => Promise.resolve());
   const error = failure();
   verdict.reject(error);
   await assert.rejects(synced, (e) => e === error);
   errors.throwFor(0);
-  await deps.sync(0, Promise.resolve());
+  await deps.sync(0, () => Promise.resolve());
+});
+
+Deno.test("device deps: a sync reports every failure of its verdicts at once, the next sync none", async () => {
+  const { deps, errors } = setup();
+  const first = Promise.withResolvers<void>(), second = Promise.withResolvers<void>();
+  deps.copyInto(0, [{}], first.promise); // two copies whose source faulted
+  deps.copyInto(0, [{}], second.promise);
+  const synced = deps.sync(0, () => Promise.resolve());
+  const a = failure(), b = failure();
+  first.reject(a);
+  await tick(); // the second copy's failure shows later
+  second.reject(b);
+  await assert.rejects(synced, (e) => {
+    assert.ok(e instanceof ComputeError);
+    assert.deepEqual((e.cause as AggregateError).errors, [a, b]);
+    assert.match(e.message, /^2 errors on stream 0: /);
+    return true;
+  });
+  errors.throwFor(0); // none left for the stream's next call
+  await deps.sync(0, () => Promise.resolve());
+});
+
+Deno.test("device deps: a sync waits for the verdicts still pending before it throws what is recorded", async () => {
+  const { deps, errors } = setup();
+  const first = Promise.withResolvers<void>(), second = Promise.withResolvers<void>();
+  deps.copyInto(0, [{}], first.promise);
+  deps.copyInto(0, [{}], second.promise);
+  const a = failure(), b = failure();
+  first.reject(a);
+  await tick(); // recorded on stream 0: no read had it
+  let synced = false;
+  const sync = deps.sync(0, () => Promise.resolve().then(() => void (synced = true)));
+  await tick();
+  assert.equal(await settledState(sync), "pending", "behind the verdict still pending");
+  second.reject(b);
+  await assert.rejects(sync, (e) => {
+    assert.deepEqual((e as ComputeError).cause instanceof AggregateError, true);
+    assert.deepEqual(((e as ComputeError).cause as AggregateError).errors, [a, b]);
+    return true;
+  });
+  assert.equal(synced, false, "the device's sync is not waited for once a verdict failed");
+  errors.throwFor(0); // nothing left: the next sync of the stream passes
+  await deps.sync(0, () => Promise.resolve());
 });
 
 Deno.test("device deps: memory a failed copy or a call made from it defined is lost, other memory not", async () => {

@@ -218,6 +218,13 @@ export class CaptureGate {
   }
 }
 
+/** The records of the memory `parts`' launches may write: all of it where the server cannot tell. */
+function writtenBy({ server, launches }: GraphParts): readonly object[] {
+  const written = (launch: LaunchRecord<KernelMetadata>) =>
+    server.writtenBuffers?.(launch) ?? launch.args.buffers;
+  return [...new Set(launches.flatMap((l) => written(l).map((ref) => ref.slice.record)))];
+}
+
 /** What a server's `captureGraph` makes: replayed by calling it, no server method between. */
 type NativeGraph = Disposable & { replay(stream: StreamId, params?: KernelParams): void };
 
@@ -266,6 +273,8 @@ export class LaunchGraph implements Disposable {
   readonly #kept: Keepable[];
   #disposed = false;
   #released = false;
+  /** The memory the launches may write (`ComputeServer.writtenBuffers`), once asked. */
+  #written: readonly object[] | undefined;
   /** Held replays not run (or failed) yet: `dispose` releases the graph after the last. */
   #leases = 0;
 
@@ -316,7 +325,7 @@ export class LaunchGraph implements Disposable {
     const lost = parts.held.lost; // memory a failed call left undefined after the capture
     if (lost.any) { for (const record of this.#records) lost.check(record); }
     const deps = parts.held.deps; // device work of other clients the graph's memory runs behind
-    if (deps.any) deps.use(parts.stream, this.#records);
+    if (deps.any) deps.use(parts.stream, this.#records, this.#written ??= writtenBy(parts));
     if (options === undefined && native !== undefined && parts.held.quiet(parts.stream)) {
       return native.replay(parts.stream); // the short path: one registration, nothing held
     }

@@ -163,6 +163,7 @@ export class HandleFactory {
     if (whole) this.#held.lost.found(handle.slice.record); // defined again, if it was lost
     this.#held.runVoid(stream, [handle.slice.record], [handle], () => {
       server.write([{ descriptor, data: bytes }], stream);
+      if (whole && this.#held.deps.any) this.#held.deps.define([handle.slice.record]);
     });
   }
 }

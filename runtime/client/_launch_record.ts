@@ -112,7 +112,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
       errors.throwFor(stream);
       if (lost.any) { for (const ref of this.args.buffers) lost.check(ref.slice.record); }
       server.execute(this, stream);
-      if (deps.any) deps.use(stream, this.args.buffers.map((ref) => ref.slice.record));
+      if (deps.any) deps.useLaunch(server, this, stream); // after: the server's checks passed
     } finally {
       this.clear();
     }

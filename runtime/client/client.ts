@@ -288,8 +288,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     this.#gate.refuse("sync");
     const stream = streamOf(options, "sync");
     if (this.#held.busy) await this.#held.drain();
-    this.#held.errors.throwFor(stream);
-    await this.#held.deps.sync(stream, this.server.sync(stream)); // after other clients' work
+    // The stream's recorded errors, after the verdicts of other clients' work it runs behind.
+    await this.#held.deps.sync(stream, () => this.server.sync(stream));
   }
 
   /**

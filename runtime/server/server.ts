@@ -272,6 +272,13 @@ export interface ComputeServer<K extends KernelMetadata = KernelMetadata, R = un
    */
   checkRef?(ref: HandleRef): void;
   /**
+   * Optional. The buffers of `launch` (just executed) that it may write: not those bound only
+   * to read-only parameters (CUDA's `const T*`). Asked only while the client's device work runs
+   * behind another client's unsettled work, so that a failure there loses only what the kernel
+   * wrote (client/timeline/_device_deps.ts); where absent, every buffer counts as written.
+   */
+  writtenBuffers?(launch: KernelLaunch<K>): readonly HandleRef[];
+  /**
    * Optional. Prepares `launches` (recorded on `stream`, none run) as one graph released by its
    * dispose; a kernel error rejects. The graph's `replay` runs it on `stream`, named `params`
    * rewritten first, and throws `DESTROYED` once the graph or the server is gone (the client calls

@@ -13,12 +13,15 @@
  *   verdict, and fails with it (`ClientTimeline.gate`), so a third client's wait never passes on
  *   work that ran too early.
  * - **Memory**: a call that uses memory or runs on a stream with a pending verdict passes the
- *   dependency on to every buffer it uses (the client cannot tell which it writes). When a copy's
+ *   dependency on to the memory it writes: every buffer of a kernel, but those the server says
+ *   it only reads (`ComputeServer.writtenBuffers`: CUDA's `const T*` parameters), none of a
+ *   read; a host write of all of a buffer defines it anew (`define`). When a copy's
  *   verdict fails, its new handle holds no defined bytes, nor does memory a call made from it:
  *   all of it is lost (`_lost_memory.ts`), every later use fails with the copy's error. A failed
  *   device wait loses nothing: the calls behind it ran on defined memory, only too early.
  * - **A destroyed producer** is no failure here: its enqueued work drains with its context
- *   (docs/devices.md), so what ran behind it keeps its result.
+ *   (docs/devices.md), so what ran behind it keeps its result; a copy's verdict then says how
+ *   the drain ended (CUDA: `CudaParts.ended`, a fault while it drained fails the copy).
  *
  * Verdicts are short-lived (the other side's work is usually done by the time this client reads):
  * a dependency is dropped once settled, and `any` is the one check on the calls' fast paths.
@@ -27,9 +30,12 @@
  */
 
 import { DestroyedError } from "../../core/errors.ts";
+import { errorList, joinErrors } from "../../core/_join_errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { StreamErrors } from "../../stream/stream_errors.ts";
 import type { LostMemory } from "./_lost_memory.ts";
+import type { KernelMetadata } from "../../core/kernel.ts";
+import type { ComputeServer, KernelLaunch } from "../../server/server.ts";
 
 /** One pending verdict and what depends on it. */
 export interface DeviceDep {
@@ -78,18 +84,43 @@ export class DeviceDeps {
 
   /**
    * A call on `stream` that uses `keys` was enqueued: it depends on the stream's and the memory's
-   * pending verdicts, and so does every buffer it used. Call only when {@linkcode any}.
+   * pending verdicts, and so do the stream and the memory it wrote, `written` (by default all of
+   * `keys`: a kernel whose server does not tell, a host write; none for a read). Call only when
+   * {@linkcode any}.
    */
-  use(stream: StreamId, keys: readonly object[]): void {
+  use(stream: StreamId, keys: readonly object[], written: readonly object[] = keys): void {
     const deps = this.#collect(stream, keys);
     if (deps === undefined) return;
     for (const dep of deps) {
       this.#at(this.#streams, stream, dep);
       dep.streams.add(stream);
-      for (const key of keys) {
+      for (const key of written) {
         this.#at(this.#memory, key, dep);
         dep.keys.add(key);
       }
+    }
+  }
+
+  /** {@linkcode use} for `launch`, just executed on `stream`: what it wrote as `server` tells. */
+  useLaunch<K extends KernelMetadata>(
+    server: ComputeServer<K>,
+    launch: KernelLaunch<K>,
+    stream: StreamId,
+  ): void {
+    const written = server.writtenBuffers?.(launch).map((ref) => ref.slice.record);
+    this.use(stream, launch.args.buffers.map((ref) => ref.slice.record), written);
+  }
+
+  /**
+   * `keys` were just written in full from the host (enqueued after every call before): they no
+   * longer hold bytes of any pending verdict's work, so its failure does not lose them.
+   */
+  define(keys: readonly object[]): void {
+    for (const key of keys) {
+      const on = this.#memory.get(key);
+      if (on === undefined) continue;
+      for (const entry of on) entry.keys.delete(key);
+      this.#memory.delete(key);
     }
   }
 
@@ -101,34 +132,56 @@ export class DeviceDeps {
   }
 
   /**
-   * `result` once `deps` settled; rejects with the first failure among them (at once, without
-   * waiting for `result`: the device may never finish work behind a faulted producer), which
-   * the caller then has. `sync` reports a failure only once, a read always.
+   * `result` (a read's) once `deps` settled; rejects with the first failure among them (at once,
+   * without waiting for `result`: the device may never finish work behind a faulted producer),
+   * which the read then has: every read gets it.
    */
-  async settle<T>(result: Promise<T>, deps: readonly DeviceDep[], sync = false): Promise<T> {
+  async settle<T>(result: Promise<T>, deps: readonly DeviceDep[]): Promise<T> {
     result.catch(() => {}); // when a failed verdict wins, the result's own failure is dropped
     try {
       const [value] = await Promise.all([result, Promise.all(deps.map((dep) => dep.settled))]);
       return value;
     } catch (error) {
       const dep = deps.find((d) => d.failure !== undefined) as Entry | undefined;
-      if (dep === undefined) throw error; // the call's own failure
-      if (!sync || !dep.reported) {
-        dep.reported = true;
-        this.#errors.discard(dep.origin, dep);
-        throw dep.failure!.error;
-      }
-      return await result; // reported before: the sync's own outcome
+      if (dep === undefined) throw error; // the read's own failure
+      dep.reported = true;
+      this.#errors.discard(dep.origin, dep);
+      throw dep.failure!.error;
     }
   }
 
-  /** `synced` (`stream`'s sync), once the verdicts the stream depends on settled. */
-  sync(stream: StreamId, synced: Promise<void>): Promise<void> {
-    const deps = this.pending(stream);
-    return deps === undefined ? synced : this.settle(synced, deps, true);
+  /**
+   * `stream`'s sync after its held calls: once the verdicts the stream depends on settled (not
+   * the device's work: it may never finish behind a faulted producer), throws the stream's
+   * recorded errors and every failure of those verdicts no call reported, joined in one error,
+   * once; else `synced()`. So one sync reports them all, whatever order they fail in.
+   */
+  async sync(stream: StreamId, synced: () => Promise<void>): Promise<void> {
+    const deps = this.pending(stream) as readonly Entry[] | undefined;
+    if (deps !== undefined) await Promise.allSettled(deps.map((dep) => dep.settled));
+    // Reads waiting on a failed verdict report it first (their callbacks are microtasks).
+    if (deps?.some((dep) => dep.failure !== undefined)) await new Promise((r) => setTimeout(r, 0));
+    const failed = deps?.filter((dep) => dep.failure !== undefined && !dep.reported) ?? [];
+    for (const dep of failed) {
+      dep.reported = true;
+      this.#errors.discard(dep.origin, dep);
+    }
+    const recorded = this.#errors.take(stream);
+    if (failed.length === 0 && recorded !== undefined) throw recorded; // as the stream's next call
+    const errors = [
+      ...(recorded === undefined ? [] : [recorded]),
+      ...failed.map((d) => d.failure!.error),
+    ];
+    if (errors.length > 0) {
+      throw joinErrors(errors, `${errors.flatMap(errorList).length} errors on stream ${stream}`);
+    }
+    await synced();
   }
 
-  /** Ends every dependency with no effect (the client is destroyed). */
+  /**
+   * Ends every dependency with no effect here (the client is destroyed); a failed verdict still
+   * fails the copies to other clients made behind it.
+   */
   close(): void {
     this.#closed = true;
     this.#streams.clear();
@@ -149,9 +202,12 @@ export class DeviceDeps {
         if (error instanceof DestroyedError) return this.#drop(entry);
         entry.failure = { error };
         this.#drop(entry);
-        if (this.#closed) return;
-        if (entry.data) this.#lost.lose([...entry.keys], error);
-        if (!entry.reported) this.#errors.record(entry.origin, error, entry);
+        if (!this.#closed) {
+          if (entry.data) this.#lost.lose([...entry.keys], error);
+          if (!entry.reported) this.#errors.record(entry.origin, error, entry);
+        }
+        // Even once this client is destroyed: a copy to another client made from the memory
+        // (`_copy_to.ts`) has this verdict in its own, and its bytes are not defined either.
         throw error;
       },
     );

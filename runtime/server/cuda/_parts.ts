@@ -40,7 +40,7 @@ import { ServerMarks } from "./queue/_marks.ts";
 import { PeerAccess } from "./memory/_peer.ts";
 import { orderOn } from "./memory/_copy.ts";
 import { failMark } from "../shared/_fail_mark.ts";
-import { DestroyedError } from "../../core/errors.ts";
+import { DestroyedError, TimeoutError } from "../../core/errors.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 
 /**
@@ -52,19 +52,22 @@ import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
  */
 const DESTROY_GRACE_MS = 250;
 
-/** Whether any of `events` is still not ready after up to `graceMs`; a failed one is not. */
+/** Whether any of `events` is still not ready after up to `graceMs`; a failed one goes to `faults`. */
 function busy(
   driver: CudaDriver,
   owner: WakeOwner,
   events: Deno.PointerValue[],
   graceMs: number,
+  faults: unknown[],
 ): boolean {
   const deadline = performance.now() + graceMs;
   for (const event of events) {
     try {
       const left = Math.max(0, deadline - performance.now());
       if (!blockUntilComplete(driver, owner, event, left)) return true;
-    } catch { /* a fault ends the context's work */ }
+    } catch (error) {
+      faults.push(error);
+    }
   }
   return false;
 }
@@ -92,6 +95,13 @@ export class CudaParts implements WaitOwner {
   readonly #inFlight: { readonly witness: LaunchesInFlight; release(): void };
   /** Timeline signals made by the server, destroyed with it at the latest. */
   readonly #signals = new Set<CudaTimelineSignal<Deno.PointerValue>>();
+  readonly #ended = Promise.withResolvers<void>();
+  /**
+   * How the work enqueued before `destroy` ended: resolves once it drained, rejects with the
+   * fault that ended it (a sticky error) or `TIMEOUT` (it never drained). A copy's source side
+   * whose GC task was cut short by `destroy` takes this verdict (`memory/_peer.ts`).
+   */
+  readonly ended: Promise<void> = this.#ended.promise;
 
   /** Makes the parts of a server on `device`, whose usable state is `state`. */
   constructor(device: CudaDevice, options: CudaServerOptions, state: ServerState) {
@@ -102,6 +112,7 @@ export class CudaParts implements WaitOwner {
     this.device = device;
     this.timeoutMs = timeoutMs;
     this.#state = state;
+    this.ended.catch(() => {}); // told to the copies that asked
     const wait = { timeoutMs, owner: this };
     this.events = new EventPool(driver);
     this.backend = new CudaStreamBackend(driver, this.events, wait);
@@ -256,6 +267,9 @@ export class CudaParts implements WaitOwner {
   destroy(): Promise<void> {
     hostWaiter(this.device.driver, this).destroy();
     const drain: Deno.PointerValue[] = [];
+    const faults: unknown[] = []; // how the work in flight ended (`ended`)
+    // After the join every stream waits for all the others: one event each covers them all.
+    const record = () => drain.push(...this.backend.streams.map((s) => this.#drainEvent(s)));
     const steps = [
       // The open batches of cross-stream pins become GC tasks while the streams are alive.
       () => this.streams.closeBatches(),
@@ -266,8 +280,7 @@ export class CudaParts implements WaitOwner {
       () => this.profiler.destroy(),
       () => this.backend.join(),
       () => this.memory.destroy(),
-      // After the join every stream waits for all the others: one event each covers them all.
-      () => drain.push(...this.backend.streams.map((stream) => this.#drainEvent(stream))),
+      record,
       () => this.backend.destroy(),
       () => this.pinned.destroy(),
       () => this.modules.clear(),
@@ -276,17 +289,28 @@ export class CudaParts implements WaitOwner {
     for (const step of steps) {
       try {
         step();
-      } catch { /* the context is going away; its memory with it */ }
+      } catch (error) { // the context is going away; its memory with it
+        if (step === record) faults.push(error); // a sticky error: the work ended with it
+      }
     }
     // Idle (or faulted: a sticky error ends the context's work) within a short grace: release
     // now, as the caller may create a context on the device next and a test's sanitizer looks
     // for calls left running; only longer work drains in the background.
-    if (!busy(this.device.driver, this.#drainOwner, drain, DESTROY_GRACE_MS)) {
+    if (!busy(this.device.driver, this.#drainOwner, drain, DESTROY_GRACE_MS, faults)) {
       this.#release(drain);
+      this.#end(faults, true);
       return this.#parkedReturned();
     }
     this.device.leaveCurrent(); // released later: no call of this thread may act in it meanwhile
-    return this.#drain(drain);
+    return this.#drain(drain, faults);
+  }
+
+  /** Settles {@linkcode ended}: with the first fault, else `TIMEOUT` unless `drained`. */
+  #end(faults: readonly unknown[], drained: boolean): void {
+    if (faults.length > 0 || !drained) {
+      const what = "the work of a destroyed CUDA server";
+      this.#ended.reject(faults[0] ?? new TimeoutError(what, this.timeoutMs, "not drained"));
+    } else this.#ended.resolve();
   }
 
   /** Destroys the events and releases the context, leaving another current context current. */
@@ -335,7 +359,7 @@ export class CudaParts implements WaitOwner {
    * (a hung device, a wait on another device's event that never completes) on a thread of
    * Deno's pool, which never keeps the process alive.
    */
-  async #drain(events: Deno.PointerValue[]): Promise<void> {
+  async #drain(events: Deno.PointerValue[], faults: unknown[]): Promise<void> {
     const { driver } = this.device;
     const waits = driver.waits;
     let finished = false;
@@ -343,8 +367,9 @@ export class CudaParts implements WaitOwner {
     const unregister = this.device.pendingDrain(() => {
       if (finished) return;
       finished = true;
-      const drained = !busy(driver, this.#drainOwner, events, this.timeoutMs);
+      const drained = !busy(driver, this.#drainOwner, events, this.timeoutMs, faults);
       this.#release(events, !drained);
+      this.#end(faults, drained);
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<false>((resolve) => {
@@ -354,7 +379,10 @@ export class CudaParts implements WaitOwner {
     // Any result ends the wait: complete, or a sticky error that ends the context's work.
     const synchronized = waits === undefined
       ? new Promise<never>(() => {})
-      : Promise.all(events.map((event) => unrefCall(waits.cuEventSynchronize(event))));
+      : Promise.all(events.map(async (event) => {
+        const result = await unrefCall(waits.cuEventSynchronize(event));
+        if (result !== 0) faults.push(driver.error(result, "cuEventSynchronize(drain)"));
+      }));
     const waiter = hostWaiter(driver, this).parkedSettled();
     const drained = await Promise.race([
       Promise.all([synchronized, waiter]).then(() => true),
@@ -365,5 +393,6 @@ export class CudaParts implements WaitOwner {
     finished = true;
     unregister();
     this.#release(events, !drained);
+    this.#end(faults, drained);
   }
 }

@@ -273,6 +273,10 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#parts.launcher.enqueue(this.#parts.launcher.prepare(kernelLaunch), stream);
   }
 
+  writtenBuffers(kernelLaunch: KernelLaunch<CudaKernel>): readonly HandleRef[] {
+    return this.#parts.launcher.written(kernelLaunch);
+  }
+
   /** Checks `launches` and records them as one CUDA graph (`launch/_graph.ts`). */
   captureGraph(
     launches: readonly KernelLaunch<CudaKernel>[],

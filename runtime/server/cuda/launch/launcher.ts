@@ -231,6 +231,16 @@ export class CudaLauncher {
   }
 
   /**
+   * The refs `launch` may write: those bound to a parameter that is not `const T*` (a ref bound
+   * to both kinds counts). Prepares it again: for a launch just enqueued, where a client asks.
+   */
+  written(launch: KernelLaunch<CudaKernel>): readonly HandleRef[] {
+    const { buffers, params: { readOnly } } = this.prepare(launch);
+    if (readOnly === undefined || readOnly.length === 0) return buffers;
+    return buffers.filter((_, i) => !readOnly.includes(i));
+  }
+
+  /**
    * Orders `streamId` after other streams' uses of the launch's refs, then launches; `name` is
    * the launch's name in traces and profiles (a graph's replay: `label/kernel`).
    */

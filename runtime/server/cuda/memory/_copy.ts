@@ -45,6 +45,8 @@ export interface CopySide {
   readonly peers: PeerAccess;
   /** Makes the server's context current. */
   readonly bind: () => void;
+  /** After `destroy`: resolves once the work enqueued before it drained, rejects with its fault. */
+  readonly ended: Promise<void>;
   /** The options of a host wait for `what`. */
   wait(what: string): HostWaitOptions;
 }

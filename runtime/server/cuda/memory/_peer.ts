@@ -31,6 +31,7 @@ import { copyLayout } from "./_copy_layout.ts";
 import { type CudaEvent, type CudaStream, type EventPool, waitForEvent } from "../queue/streams.ts";
 import { copyOnDevice } from "./_write.ts";
 import type { CudaDevice } from "../device.ts";
+import { DestroyedError } from "../../../core/errors.ts";
 
 /** A copy of `source` into `target` (contiguous, as many bytes). */
 export interface CopyRequest {
@@ -130,6 +131,7 @@ export function enqueueCopyBetween(
   request: CopyRequest,
 ): CopyRoute | undefined {
   if (from.device.driver !== to.device.driver) return undefined;
+  if (request.settled !== undefined) request = { ...request, settled: untilEnded(from, request) };
   const { source, target } = request;
   const layout = copyLayout(source);
   const bytes = layout.bytes;
@@ -259,6 +261,22 @@ function copyStaged(from: CopySide, to: CopySide, request: CopyRequest): void {
     // keeps it (the context's release reclaims it) rather than reusing it.
     if (!written) to.pinned.release(staging);
   }
+}
+
+/**
+ * `request.settled`, told the source side's verdict: a GC task that the source's `destroy` cut
+ * short (`DESTROYED`) takes how the source's work ended (`CudaParts.ended`), since the copy may
+ * have run behind a fault that no poll saw (its bytes are then undefined).
+ */
+function untilEnded(from: CopySide, request: CopyRequest): CopyRequest["settled"] {
+  const settled = request.settled!;
+  return {
+    [Symbol.dispose]: () => settled[Symbol.dispose](),
+    fail(error: unknown) {
+      if (!(error instanceof DestroyedError)) return settled.fail(error);
+      from.ended.then(() => settled[Symbol.dispose](), (fault) => settled.fail(fault));
+    },
+  };
 }
 
 /** `stream` (of `side`, whose context is current) waits on `event`, which returns to `pool`. */
