@@ -354,12 +354,8 @@ export class LaunchGraph implements Disposable {
       held.errors.throwFor(stream);
       return run === undefined ? native!.replay(stream, params) : run();
     }
-    held.runVoid(
-      stream,
-      this.#records,
-      this.#kept, // a dispose right after the call waits for this replay
-      run ?? (() => native!.replay(stream, params)),
-    );
+    // `#kept`: a dispose right after the call waits for this replay.
+    held.runVoid(stream, this.#records, this.#kept, run ?? (() => native!.replay(stream, params)));
   }
 
   /** A replay on a server without graphs: params checked now, then each launch executed. */

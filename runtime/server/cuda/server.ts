@@ -118,10 +118,8 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
   }
 
   /**
-   * Sets `timeline` to `value` once the work enqueued so far on `stream` has completed: the mark
-   * rides on the GC task of the GC stream's wait on `stream`, so marks complete in the order they
-   * were made. A failed event (the stream turns unhealthy) or a destroyed server never reaches
-   * it, and the timeline is told (`failMark`). It is an event too, for other servers' waitSignal.
+   * Sets `timeline` to `value` once the work enqueued so far on `stream` completed, in the order
+   * marks were made (`CudaParts.signal`); a mark never reached is told to the timeline.
    */
   signal(timeline: TimelineSignal, value: bigint, stream: StreamId): void {
     this.#assertUsable(stream);
@@ -138,10 +136,7 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     return waitOnMark(this.#parts, { timeline, value, stream });
   }
 
-  /**
-   * Enqueues a copy of `source` into `target` of `destination` (of the same driver library) on
-   * the devices (`_peer.ts`); false for another library or a strided source across servers.
-   */
+  /** Enqueues a copy on the devices (`_peer.ts`); false where it must go through the host. */
   enqueueCopy(
     destination: this,
     source: CopyDescriptor,
