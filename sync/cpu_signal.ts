@@ -155,6 +155,8 @@ export class CpuTimelineSignal implements TimelineSignal {
       const arm = (delay: number) => {
         waiter.timer = setTimeout(() => {
           if (delay > MAX_TIMER_MS) return arm(deadline - performance.now()); // see MAX_TIMER_MS
+          // Another agent may have reached it, and its wake-up not be delivered yet: not a timeout.
+          if (Atomics.load(this.#value, 0) >= goal) return this.#settle(this.value);
           this.#drop(waiter);
           reject(timelineTimeout(goal, this.value, timeoutMs));
         }, Math.min(delay, MAX_TIMER_MS));
