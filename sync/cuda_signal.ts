@@ -217,8 +217,9 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     const goal = toValue(target);
     checkWaitOptions(options, "wait");
     const deadline = deadlineOf(options.timeoutMs);
-    for (let polls = 0; !this.#poll(goal); polls++) {
-      options.signal?.throwIfAborted();
+    for (let polls = 0;; polls++) {
+      options.signal?.throwIfAborted(); // first: an aborted wait rejects, reached or not
+      if (this.#poll(goal)) return;
       this.#assertLive();
       this.#checkDeadline(goal, deadline, options.timeoutMs);
       await this.#change(goal, deadline, options.signal, polls);
@@ -384,9 +385,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   }
 
   #assertLive(): void {
-    if (this.#destroyed) {
-      throw new DestroyedError("The CUDA timeline signal was destroyed");
-    }
+    if (this.#destroyed) throw new DestroyedError("The CUDA timeline signal was destroyed");
   }
 }
 
