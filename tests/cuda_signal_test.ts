@@ -288,3 +288,13 @@ Deno.test("waitSync refuses a target nothing has recorded, at once, with or with
   assert.throws(() => signal.waitSync(-1), RangeError);
   assert.throws(() => signal.waitSync(1, { timeoutMs: Number.NaN }), RangeError);
 });
+
+Deno.test("a server timeoutMs past 2^31 - 1 ms is refused (its host waits timed out after 1 ms)", () => {
+  for (const timeoutMs of [2 ** 31, Infinity, 0, -1, NaN]) {
+    assert.throws(() => CudaServer.create({ library: SIM_LIBRARY, timeoutMs }), {
+      name: "RangeError",
+      message: /timeoutMs must be positive and at most 2\^31 - 1/,
+    });
+  }
+  CudaServer.create({ library: SIM_LIBRARY, timeoutMs: 2 ** 31 - 1 }).destroy();
+});
