@@ -107,6 +107,7 @@ export class WebGpuTimelineSignal extends CpuTimelineSignal {
     options: Omit<TimelineWaitOptions, "signal"> = {},
   ): void {
     const goal = toTimelineValue(target, "target");
+    if (!this.isReached(goal) && this.#failed.signal.aborted) throw this.#failed.signal.reason;
     if (!this.isReached(goal) && goal <= this.#marked) {
       throw new UnsupportedError(
         `Cannot block for timeline value ${goal} on the thread that polls its GPU queue ` +
