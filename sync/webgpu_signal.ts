@@ -6,7 +6,8 @@
  * `set` is a monotonic max, so waiters resolve in target order.
  *
  * The value lives in shared memory like any CPU signal: post {@linkcode buffer} to a Worker and
- * wait there with `new CpuTimelineSignal(buffer)`, while this thread polls the device.
+ * wait there with `new CpuTimelineSignal(buffer)`, while this thread polls the device. That copy
+ * learns of no failure (a lost device, a failed queue): give its waits a `timeoutMs`.
  *
  * @module
  */
