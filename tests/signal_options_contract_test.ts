@@ -64,3 +64,16 @@ for (const [kind, make] of Object.entries(kinds)) {
     assert.equal(await outcome(() => signal.wait(2n ** 63n - 1n)), "resolved");
   });
 }
+
+Deno.test("webgpu: a queue whose onSubmittedWorkDone throws fails the marks, not an uncaught error", async () => {
+  const broken = new Error("queue gone");
+  const queue = {
+    onSubmittedWorkDone: () => {
+      throw broken;
+    },
+  };
+  const timeline = new WebGpuTimelineSignal({ queue } as unknown as GPUDevice);
+  timeline.signal(1);
+  assert.equal(await timeline.wait(1, { timeoutMs: 5_000 }).catch((e) => e), broken);
+  assert.throws(() => timeline.signal(2), (e) => e === broken);
+});
