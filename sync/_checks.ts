@@ -60,9 +60,13 @@ export function onMainThread(): boolean {
 
 /**
  * Refuses (`TypeError`) wait options of `call` that are not an object or hold another key than
- * `timeoutMs` (and `signal`, for the asynchronous waits): a misspelt `timeout` was ignored and the
- * wait never timed out.
+ * `timeoutMs` (and `signal`, an `AbortSignal`, for the asynchronous waits): a misspelt `timeout`
+ * was ignored and the wait never timed out.
  */
 export function checkWaitOptions(options: unknown, call: "wait" | "waitSync"): void {
   assertKnownKeys(options, call === "wait" ? ["timeoutMs", "signal"] : ["timeoutMs"], call);
+  const abort = (options as { signal?: unknown }).signal;
+  if (abort !== undefined && !(abort instanceof AbortSignal)) {
+    throw new TypeError(`${call}: options.signal must be an AbortSignal, got ${describe(abort)}`);
+  }
 }

@@ -15,7 +15,7 @@
 import { DestroyedError, DeviceLostError, UnsupportedError } from "../runtime/core/errors.ts";
 import { CpuTimelineSignal } from "./cpu_signal.ts";
 import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
-import { toTimelineValue } from "./_checks.ts";
+import { checkWaitOptions, toTimelineValue } from "./_checks.ts";
 import { queueCompletions } from "./_queue_completions.ts";
 
 /**
@@ -86,6 +86,7 @@ export class WebGpuTimelineSignal extends CpuTimelineSignal {
    * queue fails its completions or the device is lost (`DEVICE_LOST`) or destroyed (`DESTROYED`).
    */
   override wait(target: bigint | number, options: TimelineWaitOptions = {}): Promise<void> {
+    checkWaitOptions(options, "wait"); // before the spread below, which drops a number's keys
     // Values reached before a failure stay reached.
     if (this.#failed.signal.aborted) {
       return this.isReached(target)

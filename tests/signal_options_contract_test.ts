@@ -44,6 +44,15 @@ for (const [kind, make] of Object.entries(kinds)) {
     assert.equal(await outcome(() => signal.wait(0, { timeoutMs: NaN })), "RangeError");
     assert.equal(await outcome(() => signal.waitSync(0, { timeout: 5 } as never)), "TypeError");
     assert.equal(await outcome(() => signal.waitSync(0, { timeoutMs: Infinity })), "RangeError");
+    for (const options of [null, 5, true, { signal: "x" }, { signal: {} }]) {
+      // `webgpu` took a number or `true` as no options: an unreached wait never settled.
+      const error = await Promise.resolve().then(() => signal.wait(1, options as never)).then(
+        () => "ok",
+        (e) => e,
+      );
+      assert.ok(error instanceof TypeError, `${kind} wait(1, ${JSON.stringify(options)})`);
+      assert.match(error.message, /options/);
+    }
     assert.equal(await outcome(() => signal.wait(0, { timeoutMs: 5 })), "resolved");
     assert.equal(await outcome(() => signal.waitSync(0)), "resolved");
   });
