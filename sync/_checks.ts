@@ -39,6 +39,13 @@ export function toTimeoutMs(value: unknown): number {
   return value;
 }
 
+/**
+ * The longest delay a timer takes (2^31 - 1 ms, about 24.8 days). Quirk: `setTimeout` fires a
+ * longer delay after 1 ms (it does not fit a 32-bit int), so a wait with a larger `timeoutMs` timed
+ * out at once: waits arm timers of at most this and re-arm until their deadline.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The error of a wait for `target` that gave up after `limitMs` with the signal at `current`. */
 export function timelineTimeout(target: bigint, current: bigint, limitMs: number): TimeoutError {
   return new TimeoutError(`timeline value ${target}`, limitMs, `the signal is at ${current}`);
@@ -53,9 +60,13 @@ export function onMainThread(): boolean {
 
 /**
  * Refuses (`TypeError`) wait options of `call` that are not an object or hold another key than
- * `timeoutMs` (and `signal`, for the asynchronous waits): a misspelt `timeout` was ignored and the
- * wait never timed out.
+ * `timeoutMs` (and `signal`, an `AbortSignal`, for the asynchronous waits): a misspelt `timeout`
+ * was ignored and the wait never timed out.
  */
 export function checkWaitOptions(options: unknown, call: "wait" | "waitSync"): void {
   assertKnownKeys(options, call === "wait" ? ["timeoutMs", "signal"] : ["timeoutMs"], call);
+  const abort = (options as { signal?: unknown }).signal;
+  if (abort !== undefined && !(abort instanceof AbortSignal)) {
+    throw new TypeError(`${call}: options.signal must be an AbortSignal, got ${describe(abort)}`);
+  }
 }

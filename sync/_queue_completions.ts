@@ -51,7 +51,13 @@ export class QueueCompletions {
     const batch = this.#open!;
     this.#open = undefined;
     this.polls++;
-    this.#queue.onSubmittedWorkDone().then(
+    let done: Promise<unknown>;
+    try {
+      done = this.#queue.onSubmittedWorkDone();
+    } catch (error) { // a throw here was uncaught, and the batch's marks never settled
+      done = Promise.reject(error);
+    }
+    done.then(
       () => batch.callbacks.forEach((callback) => callback()),
       (error) => batch.failures.forEach((callback) => callback(error)),
     );

@@ -23,6 +23,7 @@
 import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
 import {
   checkWaitOptions,
+  MAX_TIMER_MS,
   onMainThread,
   timelineTimeout,
   toTimelineValue,
@@ -150,10 +151,17 @@ export class CpuTimelineSignal implements TimelineSignal {
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     const waiter: Waiter = { target: goal, resolve, reject };
     if (timeoutMs > 0) {
-      waiter.timer = setTimeout(() => {
-        this.#drop(waiter);
-        reject(timelineTimeout(goal, this.value, timeoutMs));
-      }, timeoutMs);
+      const deadline = performance.now() + timeoutMs;
+      const arm = (delay: number) => {
+        waiter.timer = setTimeout(() => {
+          if (delay > MAX_TIMER_MS) return arm(deadline - performance.now()); // see MAX_TIMER_MS
+          // Another agent may have reached it, and its wake-up not be delivered yet: not a timeout.
+          if (Atomics.load(this.#value, 0) >= goal) return this.#settle(this.value);
+          this.#drop(waiter);
+          reject(timelineTimeout(goal, this.value, timeoutMs));
+        }, Math.min(delay, MAX_TIMER_MS));
+      };
+      arm(timeoutMs);
     }
     if (abort !== undefined) {
       const listener = () => {

@@ -29,7 +29,7 @@
 
 import { DestroyedError, TimeoutError, UnsupportedError } from "../runtime/core/errors.ts";
 import type { TimelineSignal } from "./timeline_signal.ts";
-import { checkWaitOptions, toTimelineValue, toTimeoutMs } from "./_checks.ts";
+import { checkWaitOptions, MAX_TIMER_MS, toTimelineValue, toTimeoutMs } from "./_checks.ts";
 
 /**
  * How the signal records and queries events on its stream.
@@ -217,8 +217,9 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     const goal = toValue(target);
     checkWaitOptions(options, "wait");
     const deadline = deadlineOf(options.timeoutMs);
-    for (let polls = 0; !this.#poll(goal); polls++) {
-      options.signal?.throwIfAborted();
+    for (let polls = 0;; polls++) {
+      options.signal?.throwIfAborted(); // first: an aborted wait rejects, reached or not
+      if (this.#poll(goal)) return;
       this.#assertLive();
       this.#checkDeadline(goal, deadline, options.timeoutMs);
       await this.#change(goal, deadline, options.signal, polls);
@@ -329,7 +330,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
       } else if (slot !== undefined) {
         delay = Math.min(delay, polls < 8 ? 0 : 1);
       }
-      if (delay !== Infinity) timer = setTimeout(wake, Math.max(0, delay));
+      if (delay !== Infinity) timer = setTimeout(wake, Math.min(Math.max(0, delay), MAX_TIMER_MS));
     });
   }
 
@@ -339,7 +340,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
       slot.waiters++;
       const limit = deadline === Infinity
         ? 0
-        : Math.max(1, Math.ceil(deadline - performance.now()));
+        : Math.min(Math.max(1, Math.ceil(deadline - performance.now())), MAX_TIMER_MS);
       const release = () => {
         if (--slot.waiters === 0 && slot.evicted) this.#events.destroy(slot.event);
       };
@@ -384,9 +385,7 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
   }
 
   #assertLive(): void {
-    if (this.#destroyed) {
-      throw new DestroyedError("The CUDA timeline signal was destroyed");
-    }
+    if (this.#destroyed) throw new DestroyedError("The CUDA timeline signal was destroyed");
   }
 }
 

@@ -59,7 +59,9 @@ export interface TimelineSignal {
   set(value: bigint | number): void;
   /**
    * Resolves once the value is at least `target`. Rejects with a `TIMEOUT` error after
-   * `timeoutMs` (0: never), or with the abort reason of `options.signal`.
+   * `timeoutMs` (0: never), or with the abort reason of `options.signal`. On the main thread a
+   * pending wait keeps the program running (a Worker may still set the signal): a `deno run`
+   * script that leaves one pending with neither `timeoutMs` nor `signal` never exits.
    */
   wait(target: bigint | number, options?: TimelineWaitOptions): Promise<void>;
   /**

@@ -6,15 +6,16 @@
  * `set` is a monotonic max, so waiters resolve in target order.
  *
  * The value lives in shared memory like any CPU signal: post {@linkcode buffer} to a Worker and
- * wait there with `new CpuTimelineSignal(buffer)`, while this thread polls the device.
+ * wait there with `new CpuTimelineSignal(buffer)`, while this thread polls the device. That copy
+ * learns of no failure (a lost device, a failed queue): give its waits a `timeoutMs`.
  *
  * @module
  */
 
-import { UnsupportedError } from "../runtime/core/errors.ts";
+import { DestroyedError, DeviceLostError, UnsupportedError } from "../runtime/core/errors.ts";
 import { CpuTimelineSignal } from "./cpu_signal.ts";
 import type { TimelineSignal, TimelineWaitOptions } from "./timeline_signal.ts";
-import { toTimelineValue } from "./_checks.ts";
+import { checkWaitOptions, toTimelineValue } from "./_checks.ts";
 import { queueCompletions } from "./_queue_completions.ts";
 
 /**
@@ -50,6 +51,18 @@ export class WebGpuTimelineSignal extends CpuTimelineSignal {
       throw new TypeError("device must be a GPUDevice");
     }
     this.#queue = device.queue;
+    // A lost (or destroyed) device never runs the work of the values not reached yet, but its
+    // queue still reports completion: fail them (only the controller is held, not the signal).
+    // Quirk: Deno may leave `lost` undefined.
+    const failed = this.#failed;
+    (device as { lost?: Promise<GPUDeviceLostInfo> }).lost?.then((info) => {
+      const what = `timeline values not reached by then never will be (${info.reason})`;
+      failed.abort(
+        info.reason === "destroyed"
+          ? new DestroyedError(`The WebGPU device was destroyed: ${what}`)
+          : new DeviceLostError(`The WebGPU device was lost (${info.message}): ${what}`),
+      );
+    });
   }
 
   /**
@@ -60,16 +73,26 @@ export class WebGpuTimelineSignal extends CpuTimelineSignal {
     const mark = toTimelineValue(value, "value");
     if (this.#failed.signal.aborted) throw this.#failed.signal.reason;
     if (mark > this.#marked) this.#marked = mark;
+    const failed = this.#failed.signal;
     signalOnQueue(this.#queue, {
-      timeline: this,
+      timeline: { set: (value) => failed.aborted || this.set(value) },
       value: mark,
       onError: (error) => this.#failed.abort(error),
     });
   }
 
-  /** As {@linkcode CpuTimelineSignal.wait}; also rejects if the queue fails its completions. */
+  /**
+   * As {@linkcode CpuTimelineSignal.wait}; also rejects, for a value not reached by then, if the
+   * queue fails its completions or the device is lost (`DEVICE_LOST`) or destroyed (`DESTROYED`).
+   */
   override wait(target: bigint | number, options: TimelineWaitOptions = {}): Promise<void> {
-    if (this.#failed.signal.aborted) return Promise.reject(this.#failed.signal.reason);
+    checkWaitOptions(options, "wait"); // before the spread below, which drops a number's keys
+    // Values reached before a failure stay reached.
+    if (this.#failed.signal.aborted) {
+      return this.isReached(target)
+        ? super.wait(target, options)
+        : Promise.reject(this.#failed.signal.reason);
+    }
     const signal = options.signal === undefined
       ? this.#failed.signal
       : AbortSignal.any([options.signal, this.#failed.signal]);
@@ -86,6 +109,7 @@ export class WebGpuTimelineSignal extends CpuTimelineSignal {
     options: Omit<TimelineWaitOptions, "signal"> = {},
   ): void {
     const goal = toTimelineValue(target, "target");
+    if (!this.isReached(goal) && this.#failed.signal.aborted) throw this.#failed.signal.reason;
     if (!this.isReached(goal) && goal <= this.#marked) {
       throw new UnsupportedError(
         `Cannot block for timeline value ${goal} on the thread that polls its GPU queue ` +

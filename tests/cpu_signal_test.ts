@@ -123,3 +123,17 @@ Deno.test("a misspelt wait option is a TypeError, not a wait without limit", asy
   assert.throws(() => signal.wait(1, null as never), /wait: options must be an object, got null/);
   await assert.rejects(signal.wait(1, { timeoutMs: 5 }), TimeoutError); // the spelt one works
 });
+
+Deno.test("a wait whose value another agent reached before its timer fires resolves, not TIMEOUT", async () => {
+  // The twin's set wakes this object's Atomics.waitAsync in a later task; the timer's task can
+  // run first. It rejected with "Timed out ... the signal is at 1" for target 1 (about 1 in 2).
+  for (let i = 0; i < 20; i++) {
+    const signal = new CpuTimelineSignal();
+    const wait = signal.wait(1, { timeoutMs: 2 });
+    new CpuTimelineSignal(signal.buffer).set(1);
+    const due = performance.now() + 4;
+    while (performance.now() < due) { /* let the timer fall due before any wake-up runs */ }
+    await wait;
+    assert.equal(signal.pendingWaits, 0);
+  }
+});

@@ -288,3 +288,29 @@ Deno.test("waitSync refuses a target nothing has recorded, at once, with or with
   assert.throws(() => signal.waitSync(-1), RangeError);
   assert.throws(() => signal.waitSync(1, { timeoutMs: Number.NaN }), RangeError);
 });
+
+Deno.test("a server timeoutMs past 2^31 - 1 ms is refused (its host waits timed out after 1 ms)", () => {
+  for (const timeoutMs of [2 ** 31, Infinity, 0, -1, NaN]) {
+    assert.throws(() => CudaServer.create({ library: SIM_LIBRARY, timeoutMs }), {
+      name: "RangeError",
+      message: /timeoutMs must be positive and at most 2\^31 - 1/,
+    });
+  }
+  CudaServer.create({ library: SIM_LIBRARY, timeoutMs: 2 ** 31 - 1 }).destroy();
+});
+
+Deno.test({
+  // Not fixed: record() accepts a value below one recorded before, and the higher value's
+  // completion then reaches it. Refusing it (RangeError) in `record` would also throw inside the
+  // server's mark rings (runtime/server/cuda/queue/_marks.ts) after their event was recorded.
+  name: "KNOWN ISSUE: a lower value recorded after a higher one counts as reached too early",
+  ignore: true,
+  fn() {
+    const fake = fakeEvents();
+    const signal = new CudaTimelineSignal(fake.events);
+    signal.record(10); // after work A
+    fake.complete(); // A done
+    signal.record(5); // after work B, still running
+    assert.equal(signal.isReached(5), false, "B has not completed");
+  },
+});

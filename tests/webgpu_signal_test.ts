@@ -138,3 +138,26 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "WebGpuTimelineSignal: a destroyed device never reaches its values (they reached 'done')",
+  ignore,
+  async fn() {
+    const device = await adapter!.requestDevice();
+    const timeline = new WebGpuTimelineSignal(device);
+    device.queue.submit([device.createCommandEncoder().finish()]);
+    timeline.signal(1);
+    await timeline.wait(1, { timeoutMs: 10_000 });
+    const pending = timeline.wait(2, { timeoutMs: 10_000 });
+    timeline.signal(2); // before the loss: its completion comes after it
+    device.destroy();
+    await assert.rejects(pending, { name: "DestroyedError", message: /destroyed/ });
+    assert.throws(() => timeline.signal(3), { name: "DestroyedError" });
+    await assert.rejects(timeline.wait(2, { timeoutMs: 10_000 }), { name: "DestroyedError" });
+    assert.throws(() => timeline.waitSync(2, { timeoutMs: 10 }), { name: "DestroyedError" });
+    assert.throws(() => timeline.waitSync(9, { timeoutMs: 10 }), { name: "DestroyedError" });
+    await device.queue.onSubmittedWorkDone(); // the marks' completions have been told by now
+    assert.equal(timeline.value, 1n, "the work of value 2 never ran on a destroyed device");
+    await timeline.wait(1); // reached before the loss: stays reached
+  },
+});

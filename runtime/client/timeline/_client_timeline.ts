@@ -22,7 +22,7 @@
 
 import { CpuTimelineSignal } from "../../../sync/cpu_signal.ts";
 import type { TimelineWaitOptions } from "../../../sync/timeline_signal.ts";
-import { toTimelineValue } from "../../../sync/_checks.ts";
+import { checkWaitOptions, toTimelineValue, toTimeoutMs } from "../../../sync/_checks.ts";
 import { AbortedError, DestroyedError, UnsupportedError } from "../../core/errors.ts";
 
 interface Waiter {
@@ -109,7 +109,10 @@ export class ClientTimeline extends CpuTimelineSignal {
   /** As {@linkcode CpuTimelineSignal.wait}; rejects for a failed value or a closed timeline. */
   override wait(target: bigint | number, options: TimelineWaitOptions = {}): Promise<void> {
     const goal = toTimelineValue(target, "target");
-    if (this.isReached(goal)) return Promise.resolve();
+    checkWaitOptions(options, "wait");
+    toTimeoutMs(options.timeoutMs);
+    // Reached: the CPU signal's answer (an aborted `options.signal` rejects, as there).
+    if (this.isReached(goal)) return super.wait(goal, options);
     const never = this.#never(goal);
     if (never !== undefined) return Promise.reject(never);
     const waiter = { target: goal, abort: new AbortController() };
@@ -129,6 +132,8 @@ export class ClientTimeline extends CpuTimelineSignal {
     options: Omit<TimelineWaitOptions, "signal"> = {},
   ): void {
     const goal = toTimelineValue(target, "target");
+    checkWaitOptions(options, "waitSync");
+    toTimeoutMs(options.timeoutMs);
     if (this.isReached(goal)) return;
     const never = this.#never(goal);
     if (never !== undefined) throw never;

@@ -107,7 +107,10 @@ export class CudaParts implements WaitOwner {
   constructor(device: CudaDevice, options: CudaServerOptions, state: ServerState) {
     const config = resolveConfig(options);
     const timeoutMs = options.timeoutMs ?? 30_000;
-    if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be positive, got ${timeoutMs}`);
+    // Quirk: a timer fires a delay past 2^31 - 1 ms after 1 ms: every host wait timed out at once.
+    if (!(timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
+      throw new RangeError(`timeoutMs must be positive and at most 2^31 - 1, got ${timeoutMs}`);
+    }
     const driver = device.driver;
     this.device = device;
     this.timeoutMs = timeoutMs;

@@ -24,7 +24,8 @@ export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
    */
   memory?: MemoryManagementOptions;
   /**
-   * Milliseconds a host wait (read, sync, profile, GC) may take before `TIMEOUT`.
+   * Milliseconds a host wait (read, sync, profile, GC) may take before `TIMEOUT`; at most
+   * 2^31 - 1 (about 24.8 days, the longest timer).
    * @default {30000}
    */
   timeoutMs?: number;
