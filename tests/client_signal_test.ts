@@ -154,20 +154,23 @@ Deno.test("a wait that fails with no call held behind it is thrown by the stream
   await client.sync();
 });
 
-Deno.test({
-  // Not fixed: a stream held for the client's own next mark, then marked itself, waits for
-  // itself: the mark is issued after the hold, the hold waits for the mark. Nothing settles (no
-  // error), and every later mark of the client waits behind it.
-  name:
-    "KNOWN ISSUE: waitFor on the client's own timeline for a mark made on that stream deadlocks",
-  ignore: true,
-  async fn() {
-    using client = newClient();
-    const next = client.timeline.value + 1n;
-    client.waitFor(client.timeline, next);
-    assert.equal(client.signal(), next);
-    const late = new Promise((resolve) => setTimeout(() => resolve("pending"), 500));
-    const outcome = await Promise.race([client.sync().then(() => "synced", String), late]);
-    assert.notEqual(outcome, "pending", "sync never settles");
-  },
+Deno.test("a mark on a stream held for the client's own future value is refused at the call (it would wait for itself)", async () => {
+  using client = newClient();
+  const next = client.timeline.value + 1n;
+  client.waitFor(client.timeline, next);
+  assert.throws(
+    () => client.signal(),
+    (e: ComputeError) =>
+      e.code === "UNSUPPORTED" &&
+      /waits \(waitFor\) for value 1 of this client's own/.test(e.message),
+  );
+  client.waitFor(client.timeline, next + 1n, { stream: 2 });
+  assert.throws(() => client.signal({ stream: 2 }), (e: ComputeError) => e.code === "UNSUPPORTED");
+  // Refused calls changed nothing: marks on another stream reach the values and free both.
+  assert.equal(client.signal({ stream: 1 }), next);
+  assert.equal(client.signal({ stream: 1 }), next + 1n);
+  await client.sync(); // (every held stream drains)
+  await client.sync({ stream: 2 });
+  assert.equal(client.signal(), next + 2n); // nothing holds stream 0 now
+  await client.timeline.wait(next + 2n);
 });

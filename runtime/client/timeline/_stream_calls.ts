@@ -20,6 +20,7 @@ import type { ComputeServer, ProfilingToken } from "../../server/server.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 import { toTimelineValue } from "../../../sync/_checks.ts";
 import { ClientTimeline } from "./_client_timeline.ts";
+import { UnsupportedError } from "../../core/errors.ts";
 import { heldError, HeldStreams, type Keepable, keepRef } from "./_held_streams.ts";
 import { Texture } from "../textures/texture.ts";
 import { MarkOrder } from "./_mark_order.ts";
@@ -47,6 +48,8 @@ export class StreamCalls {
   readonly #marks = new MarkOrder();
   /** The last value `signal` returned. */
   #marked = 0n;
+  /** Per stream, the highest value of the own timeline a `waitFor` holds it for, until reached. */
+  readonly #ownWaits = new Map<StreamId, bigint>();
   /** Settles the profiles whose `fn` is still running when the client is destroyed. */
   readonly #closing = new Closing();
 
@@ -81,6 +84,16 @@ export class StreamCalls {
     const timeline = this.timeline;
     const current = timeline.value;
     const value = (this.#marked > current ? this.#marked : current) + 1n;
+    const waited = this.#ownWaits.get(stream);
+    if (waited !== undefined && waited >= value) {
+      // Only this mark or a later one reaches `waited`, and every later mark is issued after this
+      // one (`_mark_order.ts`), which the stream holds behind that wait: it would never settle.
+      throw new UnsupportedError(
+        `Cannot mark stream ${stream}: it waits (waitFor) for value ${waited} of this client's ` +
+          `own timeline, which only this mark (${value}) or a later one can reach, and they would ` +
+          `wait behind it for good; mark on another stream first`,
+      );
+    }
     this.#marked = value;
     timeline.marked(value);
     // A mark that is never issued, or whose work fails, fails the timeline from its value on:
@@ -140,7 +153,18 @@ export class StreamCalls {
       }
     }
     const wait = signal.wait(value, { timeoutMs, signal: this.held.abortSignal });
+    if (signal === this.#timeline) this.#ownWait(stream, BigInt(value), wait);
     this.held.hold(stream, wait.catch((cause) => Promise.reject(heldError(cause, stream, value))));
+  }
+
+  /** Notes that `stream` is held until this client's own timeline reaches `value`. */
+  #ownWait(stream: StreamId, value: bigint, wait: Promise<void>): void {
+    const known = this.#ownWaits.get(stream);
+    if (known === undefined || known < value) this.#ownWaits.set(stream, value);
+    const done = () => {
+      if (this.#ownWaits.get(stream) === value) this.#ownWaits.delete(stream);
+    };
+    wait.then(done, done);
   }
 
   /**

@@ -11,6 +11,7 @@
  *
  * @example
  * ```ts ignore
+ * import { PRAGMA_PACK } from "./_c_source.ts";
  * console.log(PRAGMA_PACK.test("#pragma pack(push, 1)")); // true
  * ```
  */
@@ -22,6 +23,7 @@ export const PRAGMA_PACK = /^[ \t]*#[ \t]*pragma[ \t]+pack\b|\b_Pragma\s*\(\s*"\
  *
  * @example
  * ```ts ignore
+ * import { stripComments } from "./_c_source.ts";
  * console.log(stripComments("#define N 4\nint n; // count").trim()); // int n;
  * ```
  */
@@ -35,6 +37,7 @@ export function stripComments(source: string): string {
  *
  * @example
  * ```ts ignore
+ * import { externBlocks } from "./_c_source.ts";
  * console.log(externBlocks('extern "C" { void f(); }')); // [[0, 24, ""]]
  * ```
  */

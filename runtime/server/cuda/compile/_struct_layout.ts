@@ -105,6 +105,7 @@ export function vectorLayout(name: string): StructLayout | undefined {
  *
  * @example
  * ```ts ignore
+ * import type { StructSourceOptions } from "./_struct_layout.ts";
  * const options: StructSourceOptions = { alias: (name) => name === "flag" ? "bool" : name };
  * ```
  */
