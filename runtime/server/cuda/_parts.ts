@@ -30,7 +30,7 @@ import { faultWitnesses } from "./_fault.ts";
 import type { CopyContext } from "./memory/_write.ts";
 import type { CudaDevice } from "./device.ts";
 import { ModuleCache } from "./compile/module_cache.ts";
-import type { CudaServerOptions, CudaServerStats } from "./options.ts";
+import { type CudaServerOptions, type CudaServerStats, hostWaitTimeout } from "./options.ts";
 import { CudaProfiler } from "./profile/profiler.ts";
 import { signalEvents } from "./queue/_signal_events.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
@@ -106,11 +106,7 @@ export class CudaParts implements WaitOwner {
   /** Makes the parts of a server on `device`, whose usable state is `state`. */
   constructor(device: CudaDevice, options: CudaServerOptions, state: ServerState) {
     const config = resolveConfig(options);
-    const timeoutMs = options.timeoutMs ?? 30_000;
-    // Quirk: a timer fires a delay past 2^31 - 1 ms after 1 ms: every host wait timed out at once.
-    if (!(timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
-      throw new RangeError(`timeoutMs must be positive and at most 2^31 - 1, got ${timeoutMs}`);
-    }
+    const timeoutMs = hostWaitTimeout(options);
     const driver = device.driver;
     this.device = device;
     this.timeoutMs = timeoutMs;

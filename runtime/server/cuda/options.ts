@@ -73,3 +73,15 @@ export interface CudaServerStats {
   /** CUDA streams created. */
   readonly streams: number;
 }
+
+/**
+ * `options.timeoutMs` (30 s by default), checked: `RangeError` unless positive and at most
+ * 2^31 - 1 ms (a timer of a longer delay fires after 1 ms: every host wait would time out at once).
+ */
+export function hostWaitTimeout(options: CudaServerOptions): number {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  if (!(timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
+    throw new RangeError(`timeoutMs must be positive and at most 2^31 - 1, got ${timeoutMs}`);
+  }
+  return timeoutMs;
+}
