@@ -174,10 +174,20 @@ export class CudaTimelineSignal<E> implements TimelineSignal, Disposable {
     this.#wake();
   }
 
-  /** Records `value` after the work submitted so far on the stream, in the next ring slot. */
+  /**
+   * Records `value` after the work submitted so far on the stream, in the next ring slot.
+   * `RangeError` for a value not above {@linkcode recorded}: once an earlier record completed it
+   * would count as reached before its own work (values reached are never taken back).
+   */
   record(value: bigint | number): void {
     this.#assertLive();
     const v = toValue(value);
+    if (v <= this.#recorded) {
+      throw new RangeError(
+        `value must be above the last value recorded (${this.#recorded}), got ${v}: a timeline ` +
+          `only rises, and a lower or equal value would count as reached before its own work`,
+      );
+    }
     const index = this.#next;
     this.#next = (index + 1) % CUDA_SIGNAL_RING_SIZE;
     const old = this.#ring[index];

@@ -350,6 +350,20 @@ Deno.test("examples/data_parallel.ts sums over three simulated devices as the CP
   assert.equal(hazardCount(), 0, hazardReport());
 });
 
+Deno.test("a timeline a server marks out of order (lower after higher) has no device marks from then on", async () => {
+  await onTwo("all", async (a, b) => {
+    const timeline = new CpuTimelineSignal();
+    a.server.signal!(timeline, 10n, 0);
+    assert.equal(b.server.waitSignal!(timeline, 5n, 0), true, "10's event stands for 5");
+    a.server.signal!(timeline, 5n, 0); // a backend caller's own signal, out of order
+    // 10's event would pass a wait for 5 before 5's own work: the waits go through the host.
+    assert.equal(b.server.waitSignal!(timeline, 5n, 0), false);
+    a.server.signal!(timeline, 11n, 0);
+    assert.equal(b.server.waitSignal!(timeline, 11n, 0), false, "not again on the device");
+    await timeline.wait(11, { timeoutMs: 5_000 });
+  });
+});
+
 Deno.test("a server keeps device marks for its 16 latest timelines; older ones wait on the host", async () => {
   await onTwo("all", async (a, b) => {
     const timelines = Array.from({ length: 17 }, () => new CpuTimelineSignal());

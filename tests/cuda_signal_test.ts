@@ -299,18 +299,19 @@ Deno.test("a server timeoutMs past 2^31 - 1 ms is refused (its host waits timed 
   CudaServer.create({ library: SIM_LIBRARY, timeoutMs: 2 ** 31 - 1 }).destroy();
 });
 
-Deno.test({
-  // Not fixed: record() accepts a value below one recorded before, and the higher value's
-  // completion then reaches it. Refusing it (RangeError) in `record` would also throw inside the
-  // server's mark rings (runtime/server/cuda/queue/_marks.ts) after their event was recorded.
-  name: "KNOWN ISSUE: a lower value recorded after a higher one counts as reached too early",
-  ignore: true,
-  fn() {
-    const fake = fakeEvents();
-    const signal = new CudaTimelineSignal(fake.events);
-    signal.record(10); // after work A
-    fake.complete(); // A done
-    signal.record(5); // after work B, still running
-    assert.equal(signal.isReached(5), false, "B has not completed");
-  },
+Deno.test("a value not above the last recorded one is refused (it would count as reached before its work)", () => {
+  const fake = fakeEvents();
+  const signal = new CudaTimelineSignal(fake.events);
+  signal.record(10); // after work A
+  fake.complete(); // A done
+  for (const lower of [5, 10]) {
+    assert.throws(() => signal.record(lower), (e) => {
+      assert.ok(e instanceof RangeError);
+      assert.match(e.message, /above the last value recorded \(10\), got/);
+      return true;
+    });
+  }
+  assert.equal(signal.isReached(5), true); // what A reached stays reached
+  signal.record(11); // the signal stays usable
+  assert.equal(signal.recorded, 11n);
 });

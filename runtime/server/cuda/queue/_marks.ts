@@ -122,8 +122,15 @@ export class ServerMarks {
   /** Records `value` of `timeline` after the work enqueued so far on `stream` (context current). */
   record(timeline: TimelineSignal, value: bigint, stream: CudaStream): void {
     const { backend, events, driver } = this.#ctx;
+    const known = this.#rings.get(timeline);
+    if (known !== undefined && value <= known.ring.recorded) {
+      // Marked out of order (a backend caller's own signal): no event stands for a value any
+      // more (a later one would stand for this one too early), so its waits go through the host.
+      this.#drop(timeline);
+      return;
+    }
     const marks = this.#stream ??= backend.createStream();
-    let entry = this.#rings.get(timeline);
+    let entry = known;
     if (entry === undefined) {
       const ring = new CudaTimelineSignal(signalEvents(driver, marks, this.#ctx.owner));
       entry = { ring, source: { driver, eventFor: (v: bigint) => ring.eventFor(v) } };
