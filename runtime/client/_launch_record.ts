@@ -20,6 +20,7 @@ import type { StreamErrors } from "../stream/stream_errors.ts";
 import type { ExecuteOptions } from "./options.ts";
 import type { SamplerDescriptor } from "../server/texture_server.ts";
 import { Texture } from "./textures/texture.ts";
+import { InvalidHandleError } from "../core/errors.ts";
 
 const SINGLE: CubeCount = CubeCount.newSingle();
 const NO_BUFFERS: readonly Handle[] = Object.freeze([]);
@@ -51,11 +52,16 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     const buffers = options.buffers ?? NO_BUFFERS;
     const refs = this.args.buffers;
     if (Array.isArray(buffers)) {
-      for (let i = 0; i < buffers.length; i++) {
-        const item = buffers[i];
-        if (item instanceof Handle) refs.push(item.ref());
-        else if (item instanceof HandleRef) refs.push(item);
-        else refs.push(refOf(item, i));
+      let i = 0;
+      try {
+        for (; i < buffers.length; i++) {
+          const item = buffers[i];
+          if (item instanceof Handle) refs.push(item.ref());
+          else if (item instanceof HandleRef) refs.push(item);
+          else refs.push(refOf(item, i));
+        }
+      } catch (error) {
+        throw naming(error, `buffers[${i}]`);
       }
     } else this.#named(buffers);
     if (options.samplers !== undefined) this.#samplers(options.samplers);
@@ -78,7 +84,11 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     const names = this.#names;
     names.length = 0;
     for (const [name, item] of Object.entries(buffers)) {
-      this.args.buffers.push(refOf(item, name));
+      try {
+        this.args.buffers.push(refOf(item, name));
+      } catch (error) {
+        throw naming(error, `buffers.${name}`);
+      }
       names.push(name);
     }
     this.bufferNames = names;
@@ -158,6 +168,12 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
 }
 
 /** The ref of buffer `key` (an index or a WGSL name; the message is built on a refusal only). */
+/** A disposed handle's `INVALID_HANDLE`, its message led by the argument it was given as. */
+function naming(error: unknown, what: string): unknown {
+  if (!(error instanceof InvalidHandleError)) return error;
+  return new InvalidHandleError(`${what}: ${error.message}`, { cause: error });
+}
+
 function refOf(item: unknown, key: number | string): HandleRef {
   if (item instanceof Handle) return item.ref();
   if (item instanceof HandleRef) return item;
