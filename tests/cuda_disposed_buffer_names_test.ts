@@ -1,7 +1,8 @@
 /**
- * A disposed handle given to `execute` is `INVALID_HANDLE` naming the argument it was given as
- * (`buffers[1]`, `buffers.y`), the same on WebGPU (fallback adapter) and CUDA (simulated driver),
- * at the call, on a free and on a held stream; nothing runs and the client stays usable.
+ * A disposed handle, or another client's, given to `execute` is `INVALID_HANDLE` led by the
+ * argument it was given as (`buffers[1]`, `buffers.y`), the same on WebGPU (fallback adapter) and
+ * CUDA (simulated driver), at the call, on a free and on a held stream; nothing runs and the
+ * client stays usable.
  */
 import assert from "node:assert/strict";
 import {
@@ -49,11 +50,31 @@ for (const b of backends) {
         "buffers.y",
         () => client.execute(add, { threads: 2, buffers: { x, y: gone }, params }),
       );
+      using other = await b.open() as ComputeClient; // another client's handle: the same lead
+      using theirs = other.zeros(2, "u32");
+      const foreign = (what: string, run: () => void) =>
+        assert.throws(run, (e) => {
+          assert.ok(e instanceof InvalidHandleError, `${b.name}: ${e}`);
+          assert.ok(e.message.startsWith(`${what}: `), `${b.name}: ${e.message}`);
+          return true;
+        });
+      foreign(
+        "buffers[1]",
+        () => client.execute(add, { threads: 2, buffers: [x, theirs], params }),
+      );
+      foreign(
+        "buffers.x",
+        () => client.execute(add, { threads: 2, buffers: { x: theirs, y }, params }),
+      );
       const gate = new CpuTimelineSignal();
       client.waitFor(gate, 1, { stream: 1 }); // a held stream refuses it at the call too
       refused(
         "buffers[1]",
         () => client.execute(add, { stream: 1, threads: 2, buffers: [x, gone], params }),
+      );
+      foreign(
+        "buffers[0]",
+        () => client.execute(add, { stream: 1, threads: 2, buffers: [theirs, y], params }),
       );
       gate.set(1);
       client.execute(add, { threads: 2, buffers: [x, y], params });

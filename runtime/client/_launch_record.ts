@@ -123,9 +123,32 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
       if (lost.any) { for (const ref of this.args.buffers) lost.check(ref.slice.record); }
       server.execute(this, stream);
       if (deps.any) deps.useLaunch(server, this, stream); // after: the server's checks passed
+    } catch (error) {
+      throw this.named(server, error);
     } finally {
       this.clear();
     }
+  }
+
+  /**
+   * `error` as thrown, or, for a server's `INVALID_HANDLE` (another client's handle), led by the
+   * buffer argument it names (`buffers[1]`), found by asking the server of each buffer in turn.
+   */
+  named(server: ComputeServer<K>, error: unknown): unknown {
+    if (!(error instanceof InvalidHandleError) || NAMED.has(error)) {
+      return error; // not the server's, or named already (a disposed handle, `fill`)
+    }
+    const refs = this.args.buffers, names = this.bufferNames;
+    for (let i = 0; i < refs.length; i++) {
+      try {
+        server.checkRef?.(refs[i]);
+      } catch (found) {
+        if (found instanceof InvalidHandleError) {
+          return naming(error, names === undefined ? `buffers[${i}]` : `buffers.${names[i]}`);
+        }
+      }
+    }
+    return error;
   }
 
   /** Drops every reference of the last launch. */
@@ -171,8 +194,13 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
 /** A disposed handle's `INVALID_HANDLE`, its message led by the argument it was given as. */
 function naming(error: unknown, what: string): unknown {
   if (!(error instanceof InvalidHandleError)) return error;
-  return new InvalidHandleError(`${what}: ${error.message}`, { cause: error });
+  const named = new InvalidHandleError(`${what}: ${error.message}`, { cause: error });
+  NAMED.add(named);
+  return named;
 }
+
+/** The errors {@linkcode naming} made (a held launch's is named once, at the call). */
+const NAMED = new WeakSet<object>();
 
 function refOf(item: unknown, key: number | string): HandleRef {
   if (item instanceof Handle) return item.ref();

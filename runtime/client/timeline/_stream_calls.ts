@@ -182,7 +182,11 @@ export class StreamCalls {
     const stream = resolveStreamId(options.stream);
     // Every check of the launch's own arguments runs now, as on an idle stream; `execute`
     // runs them again when the held calls before it have run.
-    server.checkLaunch?.(launch, stream);
+    try {
+      server.checkLaunch?.(launch, stream);
+    } catch (error) {
+      throw launch.named(server, error);
+    }
     const refs = launch.args.buffers;
     const given = options.buffers ?? [];
     const list = Array.isArray(given) ? given : Object.values(given);
