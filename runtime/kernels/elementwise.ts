@@ -318,7 +318,7 @@ ${params.map(([name]) => `  let ${name} = params.${name};`).join("\n")}
             threads: n,
             buffers: [...handles, out],
             params: { n },
-            user: options.params ?? {},
+            user: options.params === undefined ? {} : options.params, // null is refused
             stream,
           });
         }

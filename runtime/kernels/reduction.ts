@@ -307,7 +307,7 @@ function run(launch: Launch): void {
   const handles = dummy === undefined ? launch.handles : launch.handles.map(() => dummy);
   // The caller's params (`user`) beside the plan's own, which a graph replay may not change:
   // named fields (an object spread into each launch's options took a slow path every launch).
-  const params: Params = { user: options.params ?? {} };
+  const params: Params = { user: options.params === undefined ? {} : options.params };
   const base = { n, per_group: 0, cols: plan.cols, rows: plan.rows, count: 0, chunks: 1 };
   if (plan.shape === "columns") return columns(launch, handles, params, base);
   rowsPasses(launch, handles, params, base);
