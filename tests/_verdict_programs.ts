@@ -9,9 +9,10 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ComputeError, CubeCount, type CudaClient, type Handle } from "../mod.ts";
+import { ComputeError, type CudaClient, type Handle } from "../mod.ts";
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
 import { within } from "./_device_programs.ts";
+import { keepBusy } from "./fixtures/cuda_sim.ts";
 
 /** The launch of each context the sim faults: the producer reaches it on `fault`. */
 export const VERDICT_FAIL_AT = 40;
@@ -99,13 +100,7 @@ export async function runVerdictProgram(
     owned.push(handle);
     return { handle, value: 10 * (i + 1) };
   });
-  using slow = producer.createWithData(new Float32Array(256));
-  producer.execute(CUDA_KERNELS.slowF32, {
-    count: CubeCount.new1d(1),
-    buffers: [slow],
-    metadata: { data: new Uint32Array([256]), staticLength: 1 },
-    scalars: { u32: [20_000] },
-  });
+  keepBusy(producer, 20_000);
   launches = 1;
   const slots = new Map<number, Slot>();
   const destroyed = new Set<number>();

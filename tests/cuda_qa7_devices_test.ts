@@ -10,13 +10,12 @@ import {
   type ComputeError,
   CpuTimelineSignal,
   createClients,
-  CubeCount,
   type CudaClient,
   listDevices,
 } from "../mod.ts";
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
 import { within } from "./_device_programs.ts";
-import { SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
+import { keepBusy, SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
 
 async function onTwo(
   env: Record<string, string>,
@@ -39,13 +38,7 @@ for (const call of ["read", "sync"] as const) {
     name: `cuda: a producer's fault fails a consumer's ${call} after a wait on the device`,
     async fn() {
       await onTwo({ CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async (producer, consumer) => {
-        using v = producer.createWithData(new Float32Array(256));
-        producer.execute(CUDA_KERNELS.slowF32, { // keeps the fault after the consumer's wait
-          count: CubeCount.new1d(1),
-          buffers: [v],
-          metadata: { data: new Uint32Array([256]), staticLength: 1 },
-          scalars: { u32: [100_000] },
-        });
+        keepBusy(producer); // keeps the fault after the consumer's wait
         using x = producer.createWithData(new Uint32Array([1]));
         producer.execute(CUDA_KERNELS.incrementU32, { threads: 1, buffers: [x] }); // faults
         const mark = producer.signal();
@@ -97,13 +90,7 @@ for (const peer of ["all", "none"]) {
     name: `cuda: a copy after the source's work faulted fails the destination's read (${peer})`,
     async fn() {
       await onTwo({ CUDA_SIM_PEER: peer, CUDA_SIM_LAUNCH_FAIL_AT: "2" }, async (a, b) => {
-        using v = a.createWithData(new Float32Array(256));
-        a.execute(CUDA_KERNELS.slowF32, { // keeps the fault after copyTo
-          count: CubeCount.new1d(1),
-          buffers: [v],
-          metadata: { data: new Uint32Array([256]), staticLength: 1 },
-          scalars: { u32: [100_000] },
-        });
+        keepBusy(a); // keeps the fault after copyTo
         using x = a.createWithData(new Uint32Array([1, 2]));
         a.execute(CUDA_KERNELS.incrementU32, { threads: 2, buffers: [x] }); // faults
         using y = a.copyTo(x, b);
@@ -134,13 +121,7 @@ Deno.test("cuda: destroying the source after copyTo: an enqueued copy lands, a h
 
 /** Keeps `client`'s stream 0 busy, then enqueues a kernel that faults (the sim's 2nd launch). */
 function faultLater(client: CudaClient): void {
-  using v = client.createWithData(new Float32Array(256));
-  client.execute(CUDA_KERNELS.slowF32, {
-    count: CubeCount.new1d(1),
-    buffers: [v],
-    metadata: { data: new Uint32Array([256]), staticLength: 1 },
-    scalars: { u32: [100_000] },
-  });
+  keepBusy(client);
   using x = client.createWithData(new Uint32Array([1]));
   client.execute(CUDA_KERNELS.incrementU32, { threads: 1, buffers: [x] }); // faults
 }

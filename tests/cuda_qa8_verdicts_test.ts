@@ -10,7 +10,6 @@ import {
   argmax,
   type ComputeError,
   createClients,
-  CubeCount,
   type CudaClient,
   cumsum,
   dot,
@@ -22,7 +21,7 @@ import fc from "fast-check";
 import { within } from "./_device_programs.ts";
 import { nvrtcName, nvrtcSkip } from "./_cuda_nvrtc.ts";
 import { runVerdictProgram, VERDICT_FAIL_AT, verdictProgram } from "./_verdict_programs.ts";
-import { SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
+import { keepBusy, SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
 
 /** The sim's launch that faults, per context: the producer reaches it, consumers stay below. */
 const FAIL_AT = 12;
@@ -46,13 +45,7 @@ async function onDevices(
  * sim's FAIL_AT-th, which faults.
  */
 function slowThen(client: CudaClient, fault: boolean): void {
-  using v = client.createWithData(new Float32Array(256));
-  client.execute(CUDA_KERNELS.slowF32, {
-    count: CubeCount.new1d(1),
-    buffers: [v],
-    metadata: { data: new Uint32Array([256]), staticLength: 1 },
-    scalars: { u32: [100_000] },
-  });
+  keepBusy(client);
   if (!fault) return;
   using x = client.createWithData(new Uint32Array([1]));
   for (let i = 2; i <= FAIL_AT; i++) {
