@@ -16,7 +16,13 @@ import {
   NVRTC_LIBRARY_ENV,
   nvrtcCandidates,
 } from "../runtime/server/cuda/compile/_nvrtc.ts";
-import { hazardCount, hazardReport, resetHazards, SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
+import {
+  hazardCount,
+  hazardReport,
+  resetHazards,
+  SIM_LIBRARY,
+  withSimEnv,
+} from "./fixtures/cuda_sim.ts";
 
 const NVRTC = new URL("./fixtures/cuda_sim/build/libnvrtc_sim.so", import.meta.url).pathname;
 const MISSING = new URL("./fixtures/cuda_sim/build/missing/libnvrtc.so", import.meta.url).pathname;
@@ -258,5 +264,38 @@ Deno.test({
       );
     }
     assert.equal(Nvrtc.programs - before, 4, "a failed compile is tried again");
+  },
+});
+
+Deno.test({
+  name: realName(
+    "the architecture follows what NVRTC compiles for: a device newer than all of it gets its " +
+      "newest (the driver JIT-compiles the PTX), one older than all of it a COMPILATION error",
+  ),
+  ignore: !("nvrtc" in real),
+  async fn() {
+    const nvrtc = real.nvrtc!;
+    const archs = nvrtc.supportedArchs();
+    assert.ok(archs.includes(75) && archs.length > 1, `NVRTC lists ${archs}`);
+    const newest = archs[archs.length - 1], oldest = archs[0];
+    assert.equal(nvrtc.archFor("k", [7, 5]), "compute_75");
+    assert.equal(nvrtc.archFor("k", [Math.floor(newest / 10) + 5, 0]), `compute_${newest}`);
+    assert.throws(
+      () => nvrtc.archFor("user.k", [Math.floor(oldest / 10) - 1, 0]),
+      (error: unknown) =>
+        error instanceof CompilationError && error.kernel === "user.k" &&
+        error.message.includes(`compute_${oldest} to compute_${newest}`) &&
+        error.message.includes(NVRTC_LIBRARY_ENV),
+    );
+    // On a simulated device newer than this NVRTC knows, a CUDA C kernel compiles for NVRTC's
+    // newest architecture and runs (the device's own would be an invalid option).
+    const cc = Math.floor(newest / 10) + 1;
+    await withSimEnv({ CUDA_SIM_CC: `${cc}0` }, async () => {
+      resetHazards();
+      assert.deepEqual(await fill(nvrtc.path, { ...fillSource, id: "user.fill_newer" }), [
+        ...Array(300).fill(2.5),
+      ]);
+      assert.equal(hazardCount(), 0, hazardReport());
+    });
   },
 });

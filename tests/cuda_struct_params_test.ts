@@ -212,7 +212,7 @@ Deno.test({
       "affine",
       affine.source,
       "affine.cu",
-      "compute_52",
+      "compute_75", // the simulator's default device (CUDA 13's NVRTC has no compute_52)
     );
     assert.match(ptx, /\.param \.align 8 \.b8 affine_param_2\[16\]/);
     using client = await simulatedCudaClient() as CudaClient;

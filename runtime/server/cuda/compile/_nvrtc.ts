@@ -38,6 +38,9 @@ const NVRTC_SYMBOLS = {
   // template instances by name (`k<float>`): NVRTC 8.0 and newer
   nvrtcAddNameExpression: { parameters: ["pointer", "buffer"], result: R, optional: true },
   nvrtcGetLoweredName: { parameters: ["pointer", "buffer", "buffer"], result: R, optional: true },
+  // the architectures it compiles for: NVRTC 11.2 and newer
+  nvrtcGetNumSupportedArchs: { parameters: ["buffer"], result: R, optional: true },
+  nvrtcGetSupportedArchs: { parameters: ["buffer"], result: R, optional: true },
 } as const satisfies Deno.ForeignLibraryInterface;
 
 /** The environment variable that overrides NVRTC's path. */
@@ -97,6 +100,7 @@ export class Nvrtc {
   /** True when the driver is older than this NVRTC: the PTX it writes is likely refused. */
   readonly newerThanDriver: boolean;
   readonly #lib: Library;
+  #archs?: readonly number[];
 
   private constructor(path: string, opened: { lib: Library; version: number }, newer: boolean) {
     this.path = path;
@@ -143,6 +147,39 @@ export class Nvrtc {
       "UNSUPPORTED",
       { cause: last },
     );
+  }
+
+  /**
+   * The `--gpu-architecture` to compile for a device of compute capability `cc` (`[9, 0]`):
+   * `compute_90` where this NVRTC supports it; where the device is newer than every architecture
+   * this NVRTC knows, its newest (PTX is forward-compatible: the driver JIT-compiles it for the
+   * newer device); where it is older than every one (CUDA 13's NVRTC dropped compute_50 to
+   * compute_72), `COMPILATION` naming what this NVRTC supports. An NVRTC that cannot list its
+   * architectures (before 11.2) gets the device's own.
+   */
+  archFor(kernelId: string, cc: readonly number[]): string {
+    const wanted = cc[0] * 10 + (cc[1] ?? 0);
+    const supported = this.supportedArchs();
+    if (supported.length === 0 || supported.includes(wanted)) return `compute_${wanted}`;
+    const older = supported.filter((a) => a <= wanted);
+    if (older.length > 0) return `compute_${older[older.length - 1]}`;
+    throw new CompilationError(
+      kernelId,
+      `NVRTC ${version(this.version)} (${this.path}) compiles for compute_${supported[0]} to ` +
+        `compute_${supported[supported.length - 1]}, not for this device's compute_${wanted}: ` +
+        `use an NVRTC of an older CUDA toolkit (set ${NVRTC_LIBRARY_ENV}), or give the kernel ` +
+        `as PTX`,
+    );
+  }
+
+  /** The architectures this NVRTC compiles for, ascending (`[75, 80, ...]`); empty if unknown. */
+  supportedArchs(): readonly number[] {
+    if (this.#archs !== undefined) return this.#archs;
+    const { nvrtcGetNumSupportedArchs: count, nvrtcGetSupportedArchs: list } = this.#lib.symbols;
+    const n = new Int32Array(1);
+    if (count === null || list === null || count(n) !== 0 || n[0] <= 0) return this.#archs = [];
+    const archs = new Int32Array(n[0]);
+    return this.#archs = list(archs) === 0 ? [...archs].sort((a, b) => a - b) : [];
   }
 
   /** Programs NVRTC compiled (or failed to) in this process: what the kept PTX saved shows here. */
@@ -227,7 +264,10 @@ export class Nvrtc {
       if (result === NVRTC_ERROR_INVALID_OPTION) {
         throw new CompilationError(
           kernelId,
-          `NVRTC refused an option of [${extra.join(", ")}] (nvrtcCompileProgram: ` +
+          `NVRTC ${version(this.version)} refused an option of ` +
+            `[--gpu-architecture=${arch}${
+              extra.map((o) => `, ${o}`).join("")
+            }] (nvrtcCompileProgram: ` +
             `NVRTC_ERROR_INVALID_OPTION): see NVRTC's documentation of supported compile options`,
         );
       }

@@ -250,7 +250,7 @@ export class ModuleCache {
       const nvrtc = Nvrtc.open(this.#options.nvrtcLibrary, {
         driverVersion: this.#version,
       });
-      const name = kernelName(kernel), arch = `compute_${this.#cc.join("")}`;
+      const name = kernelName(kernel), arch = nvrtc.archFor(name, this.#cc);
       const { ptx, lowered } = nvrtc.compileNamed(
         name,
         source,
