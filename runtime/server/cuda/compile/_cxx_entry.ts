@@ -9,6 +9,7 @@
  */
 
 import { KernelArgumentError } from "../../../core/errors.ts";
+import { PTX_POINTER_ATTRIBUTE } from "./_ptx_signature.ts";
 
 /**
  * The names an Itanium-mangled function name `_Z...` declares: unqualified (`k`) and qualified by
@@ -60,7 +61,11 @@ export function ptxParamSizes(ptx: string, entry: string): number[] | undefined 
   if (start < 0) return undefined;
   const end = ptx.indexOf(")", start);
   if (end < 0) return undefined;
-  const params = /\.param\s+(?:\.align\s+\d+\s+)?\.[busf](\d+)\s+[\w$]+(?:\[(\d+)\])?/g;
+  const params = new RegExp(
+    String.raw`\.param\s+(?:\.align\s+\d+\s+)?\.[busf](\d+)\s+(?:${PTX_POINTER_ATTRIBUTE})?` +
+      String.raw`[\w$]+(?:\[(\d+)\])?`,
+    "g",
+  );
   return [...ptx.slice(start, end).matchAll(params)].map((m) =>
     Number(m[1]) / 8 * (m[2] === undefined ? 1 : Number(m[2]))
   );

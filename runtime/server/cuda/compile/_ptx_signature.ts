@@ -51,10 +51,20 @@ export function ptxSignatures(ptx: string): KernelSignature[] {
   return found;
 }
 
+/**
+ * The pointer attribute of a `.u64` parameter, `.ptr .global .align 16` or `.ptr.global.align 16`
+ * (LLVM's NVPTX, and so NVRTC, writes the spaced form for some targets): the pointee's state
+ * space and alignment, not the parameter's (which stays 8).
+ */
+export const PTX_POINTER_ATTRIBUTE = String
+  .raw`\.ptr(?:\s*\.(?:global|const|local|shared))?(?:\s*\.align\s+\d+)?\s+`;
+const PTX_PARAM = new RegExp(
+  String.raw`^\.param\s+(?:\.align\s+\d+\s+)?\.([a-z]\d+)\s+((?:${PTX_POINTER_ATTRIBUTE})?)` +
+    String.raw`([\w$]+)(?:\[(\d+)\])?$`,
+);
+
 function ptxParam(declared: string, body: string): KernelParam {
-  const m =
-    /^\.param\s+(?:\.align\s+\d+\s+)?\.([a-z]\d+)\s+((?:\.ptr[.\w]*\s+)?)([\w$]+)(?:\[(\d+)\])?$/
-      .exec(declared);
+  const m = PTX_PARAM.exec(declared);
   if (m === null) return { kind: "scalar", name: declared, type: undefined, declared, size: 0 };
   const [, kind, ptr, name, count] = m;
   const known = PTX_TYPES[kind];
