@@ -40,7 +40,8 @@ export function countInto(
   return withOutput(client, bins, "u32", { stream, zero: true }, (counts) => {
     if (n === 0 || bins === 0) return;
     const shared = bins <= SHARED_BINS;
-    const all = { n, bins, ...params };
+    // zero: keeps the WGSL's edge product from fusing into an FMA (_histogram_wgsl.ts)
+    const all = { n, bins, ...params, zero: 0 };
     if (shared) {
       const groups = Math.ceil(n / (64 * SHARED_PER_INVOCATION));
       launch(client, text(client, what, `${kind}:shared`), {

@@ -15,6 +15,7 @@ const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["low", "f32"],
   ["high", "f32"],
   ["width", "f32"],
+  ["zero", "u32"], // the WGSL's opaque zero (its mul_rn); __fmul_rn does that here
 ];
 
 const BIN: Record<CountKind, string> = {

@@ -23,9 +23,16 @@ const BIN = {
   // misses (a value near an edge, or edges that f32 rounds to one value, which leave the bins
   // between them empty), a bisection over the edges (never decreasing, edge(0) = low <= x;
   // at most 32 steps) finds the bin.
-  histogram: `fn edge(k: u32) -> f32 {
+  //
+  // The product is rounded on its own (mul_rn), as the docs' edges are: WGSL lets a compiler fuse
+  // low + k * width into one FMA (NVIDIA's Vulkan driver does, which moved edges whose product
+  // overflows f32 back into range), and no compiler can fuse through an OR with a uniform it
+  // cannot see is zero.
+  histogram:
+    `fn mul_rn(a: f32, b: f32) -> f32 { return bitcast<f32>(bitcast<u32>(a * b) | params.zero); }
+fn edge(k: u32) -> f32 {
   if (k >= params.bins) { return params.high; }
-  return params.low + f32(k) * params.width;
+  return params.low + mul_rn(f32(k), params.width);
 }
 fn bin_of(i: u32) -> i32 {
   let x = x_in[i];
@@ -57,11 +64,11 @@ fn bin_of(i: u32) -> i32 {
 /** What a counting kernel counts. */
 export type CountKind = keyof typeof BIN;
 
-const PARAMS = `struct Params { n: u32, bins: u32, low: f32, high: f32, width: f32 }`;
+const PARAMS = `struct Params { n: u32, bins: u32, low: f32, high: f32, width: f32, zero: u32 }`;
 
 /**
  * The counting kernel of `kind`. Bindings: `x_in` (read), `counts` (atomic u32, zeroed), the
- * uniform `params` (`n`, `bins`, and for histograms `low`, `high`, `width`). `shared`: the
+ * uniform `params` (`n`, `bins`, and for histograms `low`, `high`, `width`; `zero`: 0). `shared`: the
  * workgroup-memory kernel (`bins <= SHARED_BINS`, one workgroup per 64 x 16 elements).
  */
 export function countWgsl(kind: CountKind, shared: boolean): KernelText {

@@ -20,6 +20,7 @@ const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["key1", "u32"],
   ["a", "f32"],
   ["b", "f32"],
+  ["zero", "u32"], // the WGSL's opaque zero (its mul_rn); __fmul_rn does that here
 ];
 
 const PHILOX = `

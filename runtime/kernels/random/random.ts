@@ -188,6 +188,7 @@ export function random<T extends "f32" | "u32" = "f32">(
         key1,
         a,
         b: kind === "uniform" ? b - a : b,
+        zero: 0, // keeps the WGSL's product from fusing into an FMA (_random_wgsl.ts)
       },
       stream,
     });
