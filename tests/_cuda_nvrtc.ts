@@ -12,6 +12,8 @@ import { createClient } from "../mod.ts";
 import type { ComputeClient } from "../mod.ts";
 import { Nvrtc, NVRTC_LIBRARY_ENV } from "../runtime/server/cuda/compile/_nvrtc.ts";
 import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
+import { CudaDriver } from "../runtime/server/cuda/mod.ts";
+import { readPermittedEnv } from "../runtime/core/config.ts";
 
 /** Why the NVRTC tests are skipped, or `undefined` when NVRTC opened. */
 export const nvrtcSkip: string | undefined = (() => {
@@ -32,11 +34,22 @@ export function nvrtcName(name: string): string {
   return nvrtcSkip === undefined ? name : `${name} (skipped: ${nvrtcSkip})`;
 }
 
+/**
+ * Where set (and readable), the driver these tests' clients open instead of the simulator: a
+ * device run points it at the real `libcuda.so.1` to run the same programs on a GPU (tests that
+ * steer the simulator through `CUDA_SIM_*` or count its hazards then say nothing about it).
+ */
+export const TEST_CUDA_LIBRARY_ENV = "GPUCOMPUTE_TEST_CUDA_LIBRARY";
+const testLibrary = readPermittedEnv(TEST_CUDA_LIBRARY_ENV);
+// Opened here, outside the tests, as the simulator is (one opened inside a test trips the
+// resource sanitizer); the backend reuses this instance.
+if (testLibrary) CudaDriver.open({ library: testLibrary });
+
 /** A client on the simulated CUDA driver, compiling `{ source }` kernels with NVRTC. */
 export function simulatedCudaClient(): Promise<ComputeClient> {
   return createClient({
     backend: "cuda",
-    library: SIM_LIBRARY,
+    library: testLibrary || SIM_LIBRARY,
     nvrtcLibrary: Deno.env.get(NVRTC_LIBRARY_ENV),
   }) as Promise<ComputeClient>;
 }

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CUDA_KERNELS, CudaDevice, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { cudaVersionName } from "../runtime/server/cuda/_ptx_version.ts";
-import { serverConformance, TRACE_STEP } from "./server_conformance.ts";
+import { serverConformance } from "./server_conformance.ts";
 import { checkShippedKernels, command, run, runInterleaved } from "./_cuda_programs.ts";
 import { CUDA_PROGRAM_KERNELS, deviceCommand, runOnDevices } from "./_device_programs.ts";
 import { createClients, listDevices } from "../mod.ts";
@@ -48,9 +48,6 @@ Deno.test({
         increment: CUDA_KERNELS.incrementU32,
       },
       cubeSize: 256,
-      skip: {
-        [TRACE_STEP]: "CUDA traces run on the simulated driver; not yet checked on a real device",
-      },
     });
   },
 });

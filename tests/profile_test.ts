@@ -9,32 +9,41 @@ const adapter = await navigator.gpu?.requestAdapter();
 const noAdapter = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 const timer = adapter?.features.has("timestamp-query") ?? false;
 
-/** The same work per workgroup: 10x the workgroups is 10x the work. */
+/**
+ * A loop of `params.iters` dependent steps per invocation: with the launch's size fixed, 10x the
+ * iterations is 10x the work on a CPU adapter (which runs every invocation in turn) and on a GPU
+ * (which runs them all at once: its time is one invocation's loop).
+ */
 const spin: WgslKernel = {
   id: "test.spin",
   entryPoint: "main",
   workgroupSize: [64, 1, 1],
   source: `
+struct Params { iters: u32 }
 @group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@group(0) @binding(1) var<uniform> params: Params;
 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
   if (g.x >= arrayLength(&v)) { return; }
   var x = v[g.x] + g.x;
-  for (var i = 0u; i < 3000u; i++) { x = x * 1664525u + (x >> 7u) + 1013904223u; }
+  for (var i = 0u; i < params.iters; i++) { x = x * 1664525u + (x >> 7u) + 1013904223u; }
   v[g.x] = x;
 }`,
 };
 const LIGHT = 128;
-const HEAVY = 10 * LIGHT;
+/** The light kernel's iterations; the heavy one (stream 2) runs 10x as many. */
+const ITERS = 3000;
 
 async function spinClient() {
   const client = await createClient({ adapter: adapter! });
   const light = client.createBytes(LIGHT * 64 * 4, { stream: 1 });
-  const heavy = client.createBytes(HEAVY * 64 * 4, { stream: 2 });
+  const heavy = client.createBytes(LIGHT * 64 * 4, { stream: 2 });
+  let iters = ITERS;
   const run = (stream: 1 | 2) =>
     client.execute(spin, {
       stream,
-      count: CubeCount.new1d(stream === 1 ? LIGHT : HEAVY),
+      count: CubeCount.new1d(LIGHT),
       buffers: [stream === 1 ? light : heavy],
+      params: { iters: stream === 1 ? iters : 10 * iters },
     });
   run(1);
   run(2);
@@ -44,6 +53,17 @@ async function spinClient() {
     server: client.server as WebGpuServer,
     run,
     light,
+    /**
+     * Scales the iterations until the light kernel takes 2 ms at least: a GPU runs ITERS in
+     * microseconds, where a launch's own cost would blur the 10x (a CPU adapter needs none).
+     */
+    async calibrate() {
+      for (let tries = 0; tries < 4; tries++) {
+        const { duration } = await client.profile(() => run(1), { stream: 1 });
+        if (duration.milliseconds >= 2) return;
+        iters = Math.min(2 ** 24, Math.ceil(iters * 3 / Math.max(duration.milliseconds, 0.01)));
+      }
+    },
     [Symbol.dispose]() {
       light.dispose();
       heavy.dispose();
@@ -58,6 +78,7 @@ Deno.test({
   async fn() {
     using setup = await spinClient();
     const { client, server, run } = setup;
+    await setup.calibrate();
     // The device here is a CPU shared with other processes: contention only ever adds time, so
     // the minimum over runs estimates each kernel's cost; sample until the estimate settles.
     // Contention also stretches the longer kernel more than the short one (measured up to 1.6x
@@ -131,7 +152,12 @@ Deno.test({
     const { duration } = await client.profile(async () => {
       run(1);
       run(2); // another stream: not in the window
-      client.execute(spin, { count: CubeCount.new2d(2, 2), buffers: [light] }); // current stream
+      // the current stream
+      client.execute(spin, {
+        count: CubeCount.new2d(2, 2),
+        buffers: [light],
+        params: { iters: 1 },
+      });
       run(1);
       await client.sync(); // one submission interleaves streams 1 and 2: passes still split
     }, { stream: 1, perKernel: true });
@@ -165,7 +191,12 @@ Deno.test({
     const ends: Promise<ProfileDuration>[] = [];
     for (let i = 0; i < 130; i++) { // more passes than one set holds; a window always open
       const next = server.startProfile(3);
-      client.execute(spin, { stream: 3, count: CubeCount.newSingle(), buffers: [data] });
+      client.execute(spin, {
+        stream: 3,
+        count: CubeCount.newSingle(),
+        buffers: [data],
+        params: { iters: 1 },
+      });
       ends.push(server.endProfile(3, open)); // slots are recycled when the close is submitted
       open = next;
     }
@@ -192,7 +223,8 @@ Deno.test({
 }, async () => {
   using client = await createClient({ adapter: adapter! });
   using v = client.createBytes(64 * 4);
-  const launch = () => client.execute(spin, { count: CubeCount.new1d(1), buffers: [v] });
+  const launch = () =>
+    client.execute(spin, { count: CubeCount.new1d(1), buffers: [v], params: { iters: 1 } });
   let ran = 0;
   await assert.rejects(client.profile(42 as never), (error) => {
     assert.ok(error instanceof TypeError);
@@ -259,7 +291,12 @@ Deno.test({
   using v = client.createBytes(64 * 4, { stream: 1 });
   const server = client.server;
   const token = server.startProfile(1, { perKernel: true });
-  client.execute(spin, { count: CubeCount.new1d(1), buffers: [v], stream: 1 });
+  client.execute(spin, {
+    count: CubeCount.new1d(1),
+    buffers: [v],
+    stream: 1,
+    params: { iters: 1 },
+  });
   // It used to close the window without submitting stream 1's work in it: 0 ms, no kernels.
   await assert.rejects(server.endProfile(2, token), {
     code: "PROFILE_NOT_REGISTERED",
