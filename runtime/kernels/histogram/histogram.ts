@@ -34,6 +34,9 @@ export interface HistogramOptions {
 
 /** The largest finite f32. */
 const F32_MAX = 3.4028234663852886e38;
+/** The smallest normal f32 (2^-126): below it, f32 are subnormal. */
+const F32_MIN_NORMAL = 2 ** -126;
+const subnormal = (v: number) => v !== 0 && Math.abs(Math.fround(v)) < F32_MIN_NORMAL;
 
 /**
  * Counts the elements of an f32 handle in `bins` equal-width bins over `range`, as NumPy's
@@ -44,7 +47,12 @@ const F32_MAX = 3.4028234663852886e38;
  * exact and deterministic.
  *
  * `TypeError` for an input that is not f32; `RangeError` naming the option for `bins` that is not
- * an integer >= 1, or a range that is not two finite numbers with `low < high`.
+ * an integer >= 1, or a range that is not two finite numbers with `low < high`, or one whose
+ * bounds or bin width are subnormal f32 (below 2^-126: devices may flush those to zero).
+ *
+ * On a device that flushes subnormal f32 to zero (WGSL allows it; NVIDIA's Vulkan driver does),
+ * a subnormal value counts as 0: that matters only next to an edge at 0 (a value in (0, 2^-126)
+ * over a range ending at 0 is counted in the last bin).
  *
  * @example
  * ```ts
@@ -79,6 +87,16 @@ export function histogram(
   if (!(Math.fround(width) > 0)) {
     throw new RangeError(
       `histogram: the bins of [${low}, ${high}] are too narrow for f32 (${bins})`,
+    );
+  }
+  // Subnormal edges: WGSL lets a device flush subnormal f32 to zero in arithmetic and comparisons
+  // (NVIDIA's Vulkan driver does: [0, 1e-44] in 7 bins put every value in the last bin on an
+  // H200), so bins that need them would be counted differently per device. Refused everywhere,
+  // CUDA too, so a program behaves the same on both backends.
+  if (subnormal(low) || subnormal(high) || Math.fround(width) < F32_MIN_NORMAL) {
+    throw new RangeError(
+      `histogram: the bins of [${low}, ${high}] (${bins}) need subnormal f32 edges, which ` +
+        `devices may flush to zero: scale the values and the range first (by 2^64, say)`,
     );
   }
   // One bin over a range wider than the largest f32 (`[-3e38, 3e38]`): its width overflows f32,
