@@ -5,14 +5,20 @@
 # tests/cuda_kernel_api_test.ts), the CUDA benchmarks with the real driver, and the tuned matmul
 # at 4096 on CUDA and on WebGPU through Vulkan (bench/_device_matmul.ts, checked against the CPU),
 # then writes a summary to $OUT/device_summary.txt (or .tmp/device_summary.txt) with every log
-# beside it. Each step has a time limit (STEP_S, default 240 s), so a hang costs one step.
+# beside it (8 files: the device tool brings no more back). Each step has a time limit (STEP_S,
+# default 240 s), so a hang costs one step.
 #
 # Prepare here (with network): bash ../shared/tools/prepare_device.sh (Deno and the npm cache in
 # .device/), then bash tools/device_run.sh --pack-nvrtc (NVRTC from .tmp/nvrtc, fetched by
-# tools/fetch_nvrtc.sh, packed into .device/nvrtc.tar.xz: ~17 MiB), then on the device (the run
+# tools/fetch_nvrtc.sh, packed into .device/nvrtc.tar.xz: ~17 MiB; the lent H100/H200 image has
+# CUDA 13's NVRTC in /usr/local/cuda, found first), then bash tools/device_run.sh --pack-gl (the
+# Vulkan loader and libglvnd's Debian packages into .device/gl: the image has NVIDIA's Vulkan ICD
+# but no loader, and without libGLdispatch the ICD finds no device), then on the device (the run
 # tool, carry [".device"]):
 #   bash .device/unpack.sh && export PATH=/tmp/dev:$PATH DENO_DIR=/tmp/dev/deno_dir &&
 #   bash tools/device_run.sh
+# A fault on a real device ends the process's CUDA context: the NVRTC client tests run on the real
+# driver one file per process (GPUCOMPUTE_TEST_CUDA_LIBRARY), 8 at a time.
 # NVRTC comes from GPUCOMPUTE_NVRTC_LIBRARY, the toolkit's (/usr/local/cuda*/lib64), or the
 # carried one; without any, the CUDA C example and CUDA's tuned matmul are skipped and say so.
 set -u
@@ -23,6 +29,16 @@ if [ "${1:-}" = "--pack-nvrtc" ]; then
   mkdir -p .device
   tar -C "$lib" -cf - . | xz -T2 -6 -c > .device/nvrtc.tar.xz
   echo ".device: $(du -sb .device | cut -f1) bytes (the carry limit is 67108864 with the tree)"
+  exit 0
+fi
+if [ "${1:-}" = "--pack-gl" ]; then
+  cd "$(dirname "$0")/.."
+  mkdir -p .device/gl /tmp/amd64/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  # shellcheck disable=SC2086
+  apt-get $o update >/dev/null && (cd .device/gl && apt-get $o download libvulkan1 libglvnd0 \
+    libegl1 libgl1 libglx0 libgles2 libopengl0 >/dev/null 2>&1)
+  ls .device/gl
   exit 0
 fi
 cd "$(dirname "$0")/.."
@@ -76,7 +92,12 @@ run() { # run NAME COMMAND... (skipped once TOTAL_S, default 520 s, have passed)
   [ $rc -eq 0 ] || status=1
 }
 
-sh tests/fixtures/cuda_sim/build.sh > "$out/device_sim_build.log" 2>&1 || note "simulator build failed"
+if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 && [ -d .device/gl ]; then
+  for deb in .device/gl/*.deb; do dpkg -x "$deb" / 2>/dev/null; done
+  ldconfig
+  note "vulkan: loader unpacked from .device/gl"
+fi
+mkdir -p /tmp/dev && sh tests/fixtures/cuda_sim/build.sh > /tmp/dev/sim_build.log 2>&1 || note "simulator build failed"
 # Most telling first: a step that hangs costs STEP_S, and the last steps may be skipped.
 run real_driver deno test $CUDA_FLAGS tests/cuda_real_test.ts tests/cuda_libcuda_test.ts
 if [ -n "${GPUCOMPUTE_NVRTC_LIBRARY:-}" ]; then
@@ -90,7 +111,26 @@ sed 's/\x1b\[[0-9;]*m//g' "$out/device_cuda_bench.log" | grep -E '^\||^benchmark
   >> "$summary" 2>/dev/null
 # WebGPU on the GPU through Vulkan (the adapter is named in the log).
 DENO_WEBGPU_BACKEND=vulkan run matmul_webgpu deno run -A bench/_device_matmul.ts webgpu "${MATMUL_N:-4096}"
-# The whole CUDA suite (simulator and real driver where a test asks for it).
-run cuda_suite deno test $CUDA_FLAGS $(ls tests/cuda_*_test.ts)
+# The NVRTC client tests (helpers, primitives, user kernels) on the real driver, a process per
+# file (a fault ends a real context for the whole process); failures summarized in one log.
+if [ -n "${GPUCOMPUTE_NVRTC_LIBRARY:-}" ]; then
+  start=$(date +%s)
+  mkdir -p /tmp/dev/real_logs
+  # shellcheck disable=SC2016
+  grep -l simulatedCudaClient tests/cuda_*_test.ts | GPUCOMPUTE_TEST_CUDA_LIBRARY=$GPUCOMPUTE_CUDA_LIBRARY \
+    xargs -P 8 -I{} sh -c 'timeout 90 deno test '"$CUDA_FLAGS"' {} > /tmp/dev/real_logs/$(basename {}).log 2>&1'
+  for log in /tmp/dev/real_logs/*.log; do
+    echo "=== $(basename "$log" .log) $(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^(ok|FAILED) \|')"
+    sed 's/\x1b\[[0-9;]*m//g' "$log" | sed -n '/^ ERRORS/,/^ FAILURES/p' | grep -v '^    at ' | head -40
+  done > "$out/device_cuda_real_files.log"
+  note "cuda_real_files: $(($(date +%s) - start))s $(grep -c '^=== .* ok |' "$out/device_cuda_real_files.log") files ok, $(grep -c '^=== .* FAILED |' "$out/device_cuda_real_files.log") failed"
+fi
+# WebGPU's tests on the GPU through Vulkan (the default adapter), with the CI's permissions.
+COMMON=$(grep '^COMMON=' tools/run_tests.sh | sed 's/^COMMON="//; s/"$//')
+# shellcheck disable=SC2046
+# (LD_LIBRARY_PATH unset: Deno refuses a test's subprocess spawned with it without --allow-run)
+run webgpu_tests env -u LD_LIBRARY_PATH DENO_WEBGPU_BACKEND=vulkan DENO_JOBS=4 \
+  deno test $COMMON --parallel \
+  $(ls tests/*_test.ts | grep -vE 'cuda_|browser')
 note "status: $([ $status -eq 0 ] && echo ok || echo FAILED)"
 exit $status
