@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, mismatch } from "./_cuda_user_run.ts";
-import { printfOutput } from "./fixtures/cuda_sim.ts";
+import { hazardReport, printfOutput } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -305,8 +305,8 @@ extern "C" __global__ void k(const char* name, int* counts) {
   int i = threadIdx.x;
   long long big = -1234567890123LL * (i + 1);
   short s = (short)(-3 - i);
-  unsigned char u = (unsigned char)(250 + i);
-  counts[2 * i] = printf("t%d|%i|%u|%x|%X|%o|%5d|%-5d|%05d|%+d|%lld|%llu|%llx|%hd|%hhu|%c|%s|%.3f|%e|%g|%10.4f|%%\\n",
+  unsigned char u = (unsigned char)(250 + i); // promoted to int: %u (CUDA's printf has no %hhu)
+  counts[2 * i] = printf("t%d|%i|%u|%x|%X|%o|%5d|%-5d|%05d|%+d|%lld|%llu|%llx|%hd|%u|%c|%s|%.3f|%e|%g|%10.4f|%%\\n",
     i, -i, 4000000000u + i, 255 + i, 0xabc0 + i, 8 + i, i, i, i, i, big, 18446744073709551615ull - i,
     0x123456789abcull + i, s, u, 'A' + i, name, 1.0f / 3 + i, -12345.678 * (i + 1), 0.0001 * (i + 1),
     3.14159265 * i);
@@ -348,5 +348,38 @@ extern "C" __global__ void k(const char* name, int* counts) {
       ].join("|");
     });
     assert.deepEqual(lines, [...want, "no arguments", "no arguments", "no arguments"].sort());
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "printf with a length CUDA's printf lacks (%hhu, %zu): a fault, as the H200 faulted on %hhu then %s",
+  ),
+  ignore,
+  async fn() {
+    printfOutput(); // forget earlier output
+    // CUDA's printf knows the lengths h, l and ll only: past a %hhu it reads the arguments at other
+    // offsets than NVRTC laid them out; the printf test above faulted an H200 with
+    // CUDA_ERROR_ILLEGAL_ADDRESS while its format had a %hhu before its %s
+    for (const format of ["%hhu|%c|%s", "%zu|%s"]) {
+      using client = await simulatedCudaClient(); // a fault ends the context
+      const run = launch(
+        client,
+        {
+          source: `
+extern "C" __global__ void k(const char* name, int* counts) {
+  unsigned char u = (unsigned char)(250 + threadIdx.x);
+  counts[threadIdx.x] = printf("${format}\\n", ${format[1] === "h" ? "u, 'A'" : "(size_t)u"}, name);
+}`,
+          blockSize: [3, 1, 1],
+        },
+        3,
+        [Int8Array.from(new TextEncoder().encode("kernel\0")), new Int32Array(3)],
+      );
+      await assert.rejects(run, /CUDA_ERROR_ILLEGAL_ADDRESS \(700\)/);
+      // the simulator's report names the conversion
+      assert.ok(hazardReport().includes(`printf's '${format.split("|")[0]}'`), hazardReport());
+    }
+    assert.equal(printfOutput(), "");
   },
 });
