@@ -380,16 +380,24 @@ Deno.test({
     printfOutput(); // forget earlier output
     // CUDA's printf knows the lengths h, l and ll only: past a %hhu it reads the arguments at other
     // offsets than NVRTC laid them out; the printf test above faulted an H200 with
-    // CUDA_ERROR_ILLEGAL_ADDRESS while its format had a %hhu before its %s
-    for (const format of ["%hhu|%c|%s", "%zu|%s"]) {
+    // CUDA_ERROR_ILLEGAL_ADDRESS while its format had a %hhu before its %s. The first kernel lays
+    // its arguments out as that one did around them (the %hhu's int at 8k + 4, the %c's next, the
+    // %s's pointer 8-aligned after a gap), so a device run tests the explanation too; what a
+    // device does with %zu is not known, so that one runs on the simulator only
+    const kernels = [
+      `printf("%d|%hhu|%c|%s\\n", i, u, 'A' + i, name)`,
+      ...onDevice ? [] : [`printf("%zu|%s\\n", (size_t)u, name)`],
+    ];
+    for (const call of kernels) {
       using client = await simulatedCudaClient(); // a fault ends the context
       const run = launch(
         client,
         {
           source: `
 extern "C" __global__ void k(const char* name, int* counts) {
-  unsigned char u = (unsigned char)(250 + threadIdx.x);
-  counts[threadIdx.x] = printf("${format}\\n", ${format[1] === "h" ? "u, 'A'" : "(size_t)u"}, name);
+  int i = threadIdx.x;
+  unsigned char u = (unsigned char)(250 + i);
+  counts[i] = ${call};
 }`,
           blockSize: [3, 1, 1],
         },
@@ -398,9 +406,8 @@ extern "C" __global__ void k(const char* name, int* counts) {
       );
       await assert.rejects(run, /CUDA_ERROR_ILLEGAL_ADDRESS \(700\)/);
       // the simulator's report names the conversion
-      if (!onDevice) {
-        assert.ok(hazardReport().includes(`printf's '${format.split("|")[0]}'`), hazardReport());
-      }
+      const conversion = /%(hh|z)u/.exec(call)![0];
+      if (!onDevice) assert.ok(hazardReport().includes(`printf's '${conversion}'`), hazardReport());
     }
     if (!onDevice) assert.equal(printfOutput(), "");
   },
