@@ -479,13 +479,23 @@ Deno.test({
   ),
   ignore,
   async fn() {
-    using client = await simulatedCudaClient();
     const n = 300;
-    const x = Int32Array.from({ length: n }, (_, i) => ((i * 7919) % 200) - 100);
-    const [, out, count] = await launch(
-      client,
-      {
-        source: `
+    // distinct values (7919 is prime to n: a permutation of -150..149), so each warp's run is
+    // found by its first value: with values repeating every 200, as before an H200 run, the run
+    // found for warp 0 was warp 6's (i and i + 200 held the same values), placed first there
+    const x = Int32Array.from({ length: n }, (_, i) => ((i * 7919) % n) - 150);
+    const kept = Array.from(x).filter((v) => v > 0);
+    assert.equal(new Set(x).size, n);
+    // a GPU serves the warps' atomicAdds in any order: run with the simulator's blocks in order
+    // and last to first (what the kernel guarantees: each warp's kept values as one run, in lane
+    // order, at the offset its atomicAdd returned; all of them once)
+    for (const reversed of ["0", "1"]) {
+      await withSimEnv({ CUDA_SIM_BLOCKS_REVERSED: reversed }, async () => {
+        using client = await simulatedCudaClient();
+        const [, out, count] = await launch(
+          client,
+          {
+            source: `
 __device__ __forceinline__ unsigned lanemask_lt() {
   unsigned mask;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
@@ -502,22 +512,27 @@ extern "C" __global__ void compact_positive(const int* in, int* out, unsigned* c
   base = __shfl_sync(0xffffffff, base, 0);
   if (keep) out[base + __popc(ballot & lanemask_lt())] = v;
 }`,
-        blockSize: [64, 1, 1],
-      },
-      320,
-      [x, new Int32Array(n), new Uint32Array(1)],
-      { n },
-    );
-    const kept = Array.from(x).filter((v) => v > 0);
-    assert.equal(count[0], kept.length);
-    // warps reserve their ranges in any order; within a warp the order is kept
-    const got = Array.from(out.subarray(0, kept.length));
-    assert.deepEqual([...got].sort((a, b) => a - b), [...kept].sort((a, b) => a - b));
-    for (let w = 0; w < 10; w++) {
-      const mine = Array.from(x.subarray(w * 32, w * 32 + 32)).filter((v) => v > 0);
-      if (mine.length === 0) continue;
-      const at = got.indexOf(mine[0]);
-      assert.deepEqual(got.slice(at, at + mine.length), mine, `warp ${w}`);
+            blockSize: [64, 1, 1],
+          },
+          320,
+          [x, new Int32Array(n), new Uint32Array(1)],
+          { n },
+        );
+        assert.equal(count[0], kept.length);
+        // warps reserve their ranges in any order; within a warp the order is kept
+        const got = Array.from(out.subarray(0, kept.length));
+        assert.deepEqual([...got].sort((a, b) => a - b), [...kept].sort((a, b) => a - b));
+        for (let w = 0; w < 10; w++) {
+          const mine = Array.from(x.subarray(w * 32, w * 32 + 32)).filter((v) => v > 0);
+          if (mine.length === 0) continue;
+          const at = got.indexOf(mine[0]);
+          assert.deepEqual(
+            got.slice(at, at + mine.length),
+            mine,
+            `warp ${w}, reversed ${reversed}`,
+          );
+        }
+      });
     }
   },
 });
