@@ -154,6 +154,44 @@ const nan32 = (bits: number) =>
 
 Deno.test({
   name: nvrtcName(
+    "f64 negation and fabs pass a NaN through unchanged (PTX ISA neg/abs, CUDA's Floating-Point " +
+      "Standard); other doubles change only the sign bit",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `extern "C" __global__ void k(const double* x, double* y) {
+  unsigned i = threadIdx.x;
+  y[2 * i] = -x[i];
+  y[2 * i + 1] = fabs(x[i]);
+}`;
+    const bits = [
+      0x7ff8000000000000n, // the default NaN
+      0xfff8000000000000n, // negative
+      0x7ff0000000000001n, // signaling, the lowest payload
+      0xfffc0000e0000000n, // negative, a payload
+      0x3ff0000000000000n, // 1
+      0x8000000000000000n, // -0
+      0xfff0000000000000n, // -Infinity
+      0x0000000000000001n, // the least subnormal
+    ];
+    const x = new Float64Array(new BigUint64Array(bits).buffer); // the bytes as they are
+    const [, y] = await launch(
+      client,
+      { source, entryPoint: "k", blockSize: [bits.length, 1, 1] },
+      bits.length,
+      [x, new Float64Array(2 * bits.length)],
+    );
+    const got = Array.from(new BigUint64Array(y.buffer), (b) => "0x" + b.toString(16));
+    const sign = 1n << 63n;
+    const nan = (b: bigint) => (b & ~sign) > 0x7ff0000000000000n;
+    const want = bits.flatMap((b) => nan(b) ? [b, b] : [b ^ sign, b & ~sign]);
+    assert.deepEqual(got, want.map((b) => "0x" + b.toString(16)));
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
     "wave 4: atomics of every kind: min/max signed and unsigned, inc/dec wrapping, and/or/xor, " +
       "exch, 64-bit CAS loop, atomicAdd of double and float, on global and shared memory",
   ),
