@@ -45,6 +45,13 @@ const testLibrary = readPermittedEnv(TEST_CUDA_LIBRARY_ENV);
 // resource sanitizer); the backend reuses this instance.
 if (testLibrary) CudaDriver.open({ library: testLibrary });
 
+/**
+ * Whether {@linkcode simulatedCudaClient} opens the simulator (no {@linkcode TEST_CUDA_LIBRARY_ENV}):
+ * tests of what only the simulator does (its counters, its one-thread-after-another schedule, what
+ * it refuses at load) are ignored on a real driver, saying so in their names.
+ */
+export const onSimulator: boolean = !testLibrary;
+
 /** A client on the simulated CUDA driver, compiling `{ source }` kernels with NVRTC. */
 export function simulatedCudaClient(): Promise<ComputeClient> {
   return createClient({

@@ -21,7 +21,8 @@ const ignore = nvrtcSkip !== undefined;
 
 Deno.test({
   name: nvrtcName(
-    "wave 4: --use_fast_math (.ftz) flushes subnormal inputs of setp, abs, neg, max, add, mul; " +
+    "wave 4: --use_fast_math (.ftz) flushes subnormal inputs of setp, abs, neg, max, add, mul " +
+      "(abs and neg of a NaN: the canonical NaN, as on an H200); " +
       "__fdividef gives 0 for 2^126 < |y| < 2^128 (PTX ISA: div.approx), NaN for an infinite x",
   ),
   ignore,
@@ -88,6 +89,7 @@ Deno.test({
       (_, i) => vs[i % vs.length] * (i < 16 ? 1 : i < 32 ? -1 : 1 + i / 64),
     );
     const y = Float32Array.from({ length: n }, (_, i) => ws[(i + (i >> 4)) % ws.length]);
+    const xBits = new Uint32Array(x.buffer); // as the device reads them
     for (const fast of [true, false]) {
       const [, , out] = await launch(
         client,
@@ -123,8 +125,9 @@ Deno.test({
         if (!near) bad.push(what(0, q));
         if (fast) check(1, r(0)); // v / w is the same div.approx.ftz
         check(2, v < w ? 1 : 0);
-        check(3, b(Math.abs(v)));
-        check(4, b(-v));
+        // abs.ftz.f32 and neg.ftz.f32 of a NaN: the canonical NaN (an H200); without .ftz the sign bit
+        check(3, fast ? nan32(b(Math.abs(v))) : xBits[i] & 0x7fffffff);
+        check(4, fast ? nan32(b(-v)) : (xBits[i] ^ 0x80000000) >>> 0);
         check(5, v === 0 ? 1 : 0);
         check(
           7,
@@ -148,6 +151,44 @@ Deno.test({
 /** The device's canonical NaN for the bits of any NaN. */
 const nan32 = (bits: number) =>
   (bits & 0x7f800000) === 0x7f800000 && bits & 0x7fffff ? 0x7fffffff : bits;
+
+Deno.test({
+  name: nvrtcName(
+    "f64 negation and fabs pass a NaN through unchanged (PTX ISA neg/abs, CUDA's Floating-Point " +
+      "Standard); other doubles change only the sign bit",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `extern "C" __global__ void k(const double* x, double* y) {
+  unsigned i = threadIdx.x;
+  y[2 * i] = -x[i];
+  y[2 * i + 1] = fabs(x[i]);
+}`;
+    const bits = [
+      0x7ff8000000000000n, // the default NaN
+      0xfff8000000000000n, // negative
+      0x7ff0000000000001n, // signaling, the lowest payload
+      0xfffc0000e0000000n, // negative, a payload
+      0x3ff0000000000000n, // 1
+      0x8000000000000000n, // -0
+      0xfff0000000000000n, // -Infinity
+      0x0000000000000001n, // the least subnormal
+    ];
+    const x = new Float64Array(new BigUint64Array(bits).buffer); // the bytes as they are
+    const [, y] = await launch(
+      client,
+      { source, entryPoint: "k", blockSize: [bits.length, 1, 1] },
+      bits.length,
+      [x, new Float64Array(2 * bits.length)],
+    );
+    const got = Array.from(new BigUint64Array(y.buffer), (b) => "0x" + b.toString(16));
+    const sign = 1n << 63n;
+    const nan = (b: bigint) => (b & ~sign) > 0x7ff0000000000000n;
+    const want = bits.flatMap((b) => nan(b) ? [b, b] : [b ^ sign, b & ~sign]);
+    assert.deepEqual(got, want.map((b) => "0x" + b.toString(16)));
+  },
+});
 
 Deno.test({
   name: nvrtcName(

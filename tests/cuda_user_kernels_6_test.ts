@@ -4,7 +4,7 @@
  * simulator refuses, each against a CPU reference that follows the PTX ISA.
  */
 import assert from "node:assert/strict";
-import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { nvrtcName, nvrtcSkip, onSimulator, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { withSimEnv } from "./fixtures/cuda_sim.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 
@@ -266,7 +266,8 @@ extern "C" __global__ void k(unsigned short* c, unsigned* olds) {
 Deno.test({
   name: nvrtcName(
     "wave 4: a block past __launch_bounds__ / .maxntid (x*y*z) is a RangeError at the call, " +
-      "past .reqntid the driver's CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES; within them it runs",
+      "a block other than .reqntid's the driver's CUDA_ERROR_INVALID_VALUE (as on an H200); " +
+      "within them it runs",
   ),
   ignore,
   async fn() {
@@ -307,10 +308,14 @@ Deno.test({
     await assert.rejects(count({ ...maxntid, blockSize: [32, 4, 1] }, 128), RangeError);
     const reqntid = { ptx: ptx(".reqntid 32, 1, 1"), entryPoint: "k" };
     assert.equal(await count({ ...reqntid, blockSize: [32, 1, 1] }, 96), 96);
+    // PTX ISA: each dimension "is required to be equal"; NVIDIA's driver (580, H200) refused 64
     await assert.rejects(
       count({ ...reqntid, blockSize: [64, 1, 1] }, 128),
-      /CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES \(701\): too many resources requested for launch/,
+      /cuLaunchKernel\(k, .*\) failed with CUDA_ERROR_INVALID_VALUE \(1\): invalid argument/,
     );
+    for (const blockSize of [[16, 1, 1], [16, 2, 1]] as const) { // fewer threads, or as many
+      await assert.rejects(count({ ...reqntid, blockSize }, 32), /CUDA_ERROR_INVALID_VALUE \(1\)/);
+    }
     assert.equal(
       await count({ source, entryPoint: "k", blockSize: [32, 1, 1] } as CudaKernel, 64),
       64,
@@ -321,9 +326,10 @@ Deno.test({
 Deno.test({
   name: nvrtcName(
     "wave 4: a spin on a flag that a later thread or block sets ends the launch with " +
-      "CUDA_ERROR_LAUNCH_TIMEOUT (the simulator runs threads one after another) instead of hanging",
+      "CUDA_ERROR_LAUNCH_TIMEOUT (the simulator runs threads one after another) instead of hanging " +
+      "(the simulator's schedule: ignored on a real driver, whose threads run at once)",
   ),
-  ignore,
+  ignore: ignore || !onSimulator,
   async fn() {
     const source = `
 extern "C" __global__ void k(int* flag, int* out, int waiter, int setter) {

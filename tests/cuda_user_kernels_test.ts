@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import type { ComputeClient } from "../mod.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
-import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { nvrtcName, nvrtcSkip, onSimulator, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { hazardCount, hazardReport, resetHazards } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
@@ -350,7 +350,11 @@ Deno.test({
     const sum = vals.reduce((a, b) => a + b);
     assert.deepEqual(Array.from(ints).slice(8, 12), [N % 10, -3 * N, 0x7fff0000, 0]);
     assert.equal(new Float64Array(ints.buffer, 48, 1)[0], sum * 0.25);
-    assert.equal(ints[14], Math.trunc(vals[N - 1] * 1.5)); // lane 30 of the last warp reads lane 31
+    // lane 30 of each warp reads lane 31 and stores: the simulator runs warps in order (the last
+    // one stores last); on a device any warp may store last
+    const lane31 = vals.filter((_, i) => i % 32 === 31).map((v) => Math.trunc(v * 1.5));
+    if (onSimulator) assert.equal(ints[14], lane31[lane31.length - 1]);
+    else assert.ok(lane31.includes(ints[14]), `${ints[14]} is no warp's lane 31 value`);
     assert.deepEqual([...Array.from(ints).slice(0, 7), floats[0]], [
       sum,
       Math.max(0, ...vals),
@@ -531,7 +535,9 @@ Deno.test({
 });
 
 Deno.test({
-  name: nvrtcName("user CUDA C on the simulator: __trap() ends the launch as on the device"),
+  name: nvrtcName(
+    "user CUDA C on the simulator: __trap() ends the launch with CUDA_ERROR_LAUNCH_FAILED, as on an H200",
+  ),
   ignore,
   async fn() {
     using client = await simulatedCudaClient();
@@ -543,15 +549,20 @@ Deno.test({
 }`,
     };
     client.execute(trap, { threads: 4, buffers: [x] });
-    await assert.rejects(client.read(x), /CUDA_ERROR_ILLEGAL_INSTRUCTION \(715\)/);
+    // NVIDIA's driver (580, H200): "unspecified launch failure", not an illegal instruction
+    await assert.rejects(
+      client.read(x),
+      /CUDA_ERROR_LAUNCH_FAILED \(719\): unspecified launch failure: a kernel faulted/,
+    );
   },
 });
 
 Deno.test({
   name: nvrtcName(
-    "user CUDA C on the simulator: a shuffle that a lane of its mask never reaches is a fault",
+    "user CUDA C on the simulator: a shuffle that a lane of its mask never reaches is a fault " +
+      "(the simulator's diagnosis: ignored on a real driver, where it may hang)",
   ),
-  ignore,
+  ignore: ignore || !onSimulator,
   async fn() {
     using client = await simulatedCudaClient();
     using x = client.createWithData(new Int32Array(32));
@@ -573,9 +584,10 @@ Deno.test({
 
 Deno.test({
   name: nvrtcName(
-    "user CUDA C on the simulator: a warp's lanes access memory in lockstep (legacy warp-synchronous code, a lock)",
+    "user CUDA C on the simulator: a warp's lanes access memory in lockstep (legacy warp-synchronous " +
+      "code, a lock; the simulator's schedule, ignored on a real driver)",
   ),
-  ignore,
+  ignore: ignore || !onSimulator,
   async fn() {
     using client = await simulatedCudaClient();
     const data = Float32Array.from({ length: 128 }, (_, i) => (i % 9) - 3.5);

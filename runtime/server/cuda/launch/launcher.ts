@@ -127,10 +127,10 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   ] as const;
   const [bx, by, bz] = block;
   checkBlockLimits(name, block, ctx.attributes);
-  if (bound !== undefined && bx * by * bz > bound) { // the driver: LAUNCH_OUT_OF_RESOURCES
+  if (bound !== undefined && bx * by * bz > bound) { // PTX ISA: a launch failure on the device
     throw new RangeError(
       `Kernel '${name}' has blocks of [${block}] (${bx * by * bz} threads) but its ` +
-        `__launch_bounds__ (.maxntid/.reqntid) allows ${bound}: give a blockSize within it`,
+        `__launch_bounds__ (.maxntid) allows ${bound}: give a blockSize within it`,
     );
   }
   // `threads` launches: enough blocks to cover the threads (CUDA's x limit, 2^31 - 1 blocks,
