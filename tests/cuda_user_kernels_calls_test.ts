@@ -7,14 +7,13 @@
  */
 import assert from "node:assert/strict";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
-import { nvrtcName, nvrtcSkip, simulatedCudaClient, TEST_CUDA_LIBRARY_ENV } from "./_cuda_nvrtc.ts";
-import { readPermittedEnv } from "../runtime/core/config.ts";
+import { nvrtcName, nvrtcSkip, onSimulator, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, mismatch } from "./_cuda_user_run.ts";
 import { hazardReport, printfOutput } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
 /** Run on a real driver (GPUCOMPUTE_TEST_CUDA_LIBRARY): what only the simulator reports is not checked. */
-const onDevice = readPermittedEnv(TEST_CUDA_LIBRARY_ENV) !== undefined;
+const onDevice = !onSimulator;
 
 Deno.test({
   name: nvrtcName(
@@ -154,7 +153,7 @@ Deno.test({
     "device function calls: recursion and a function without a body (malloc, __assertfail) are " +
       "refused at load (the simulator's limits: ignored on a real driver, which runs them)",
   ),
-  ignore: ignore || !(await import("./_cuda_nvrtc.ts")).onSimulator,
+  ignore: ignore || !onSimulator,
   async fn() {
     using client = await simulatedCudaClient();
     const refused = async (source: string, pattern: RegExp) => {
