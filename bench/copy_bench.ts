@@ -20,6 +20,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { createClients, listDevices, type WebGpuClient } from "../mod.ts";
 import type { CudaServer } from "../runtime/server/cuda/mod.ts";
 import type { CudaClient } from "../runtime/backends/create_client.ts";

@@ -31,6 +31,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { CubeCount, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 

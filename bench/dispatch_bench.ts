@@ -15,6 +15,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
 import { ComputeClient, CubeCount } from "../mod.ts";
 import { AXPB_WGSL, INCREMENT_WGSL, rawParamsSetup, rawSetup } from "./_raw_webgpu.ts";
@@ -35,7 +36,9 @@ if (raw !== undefined) {
     name: "raw: 200 launches, uniform written once, one read",
     group: "params",
     baseline: true,
-    fn: () => rawParams.run(),
+    async fn() {
+      await rawParams.run();
+    },
   });
   Deno.bench({
     name: "client: 200 launches with two f32 params, one read",
@@ -60,12 +63,16 @@ if (raw !== undefined) {
     name: "warm kernel: 200 dispatches + sync",
     group: "cold",
     baseline: true,
-    fn: () => burst(warm),
+    async fn() {
+      await burst(warm);
+    },
   });
   Deno.bench({
     name: "new kernel: 200 dispatches + sync",
     group: "cold",
-    fn: () => burst({ id: "cold", source: `${INCREMENT_WGSL}\n// ${fresh++}` }),
+    async fn() {
+      await burst({ id: "cold", source: `${INCREMENT_WGSL}\n// ${fresh++}` });
+    },
   });
 
   Deno.bench({

@@ -17,6 +17,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { ComputeClient, createClient, CubeCount, type LaunchGraph } from "../mod.ts";
 import { CUDA_KERNELS } from "../runtime/server/cuda/mod.ts";
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
@@ -89,19 +90,25 @@ if (raw !== undefined) {
   Deno.bench({
     name: `replay of ${DISPATCHES} launches + flush`,
     group: "graph host",
-    fn: (b) => host(b, () => graph.replay()),
+    async fn(b) {
+      await host(b, () => graph.replay());
+    },
   });
   Deno.bench({
     name: `${DISPATCHES} execute + flush`,
     group: "graph host",
-    fn: (b) => host(b, executeAll),
+    async fn(b) {
+      await host(b, executeAll);
+    },
   });
 
   Deno.bench({
     name: `raw: ${DISPATCHES} dispatches, one encoder, wait`,
     group: "graph + wait",
     baseline: true,
-    fn: () => rawOneEncoder(raw, DISPATCHES),
+    async fn() {
+      await rawOneEncoder(raw, DISPATCHES);
+    },
   });
   Deno.bench({
     name: `replay of ${DISPATCHES} launches + sync`,

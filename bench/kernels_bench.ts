@@ -7,6 +7,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { createClient, type Handle, reduce } from "../mod.ts";
 import { operatorProgram, reductionKernel } from "../runtime/kernels/_reduce_kernels.ts";
 

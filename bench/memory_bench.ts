@@ -7,6 +7,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { formatBytes, MemoryManagement } from "../backend.ts";
 import { HostStorage } from "../tests/fixtures/host_storage.ts";
 

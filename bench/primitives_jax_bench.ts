@@ -19,6 +19,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { defaultDevice, init, jit, lax, numpy as np, random as jaxRandom, vjp } from "@jax-js/jax";
 import {
   argmax,

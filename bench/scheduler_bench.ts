@@ -9,6 +9,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import {
   Handle,
   type HandleRef,

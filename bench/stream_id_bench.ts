@@ -6,6 +6,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { AsyncLocalStorage } from "node:async_hooks";
 import { currentStreamId, withStream } from "../runtime/core/stream_id.ts";
 

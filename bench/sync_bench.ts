@@ -11,6 +11,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { CpuTimelineSignal, WebGpuTimelineSignal } from "../sync/mod.ts";
 import { rawWait } from "./_signal_echo.ts";
 

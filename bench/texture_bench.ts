@@ -13,6 +13,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
 import { ComputeClient, type Handle, type Texture } from "../mod.ts";
 import { READ_BUFFER_WGSL, READ_SIDE as SIDE, READ_TEXTURE_WGSL } from "./_raw_webgpu.ts";

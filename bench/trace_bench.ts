@@ -8,6 +8,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { WebGpuServer, type WgslKernel } from "../runtime/server/webgpu/mod.ts";
 import { ComputeClient, CubeCount } from "../mod.ts";
 import { INCREMENT_WGSL } from "./_raw_webgpu.ts";

@@ -10,6 +10,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { createClient, type Handle } from "../mod.ts";
 import { matmulSet, reduceSet, Tuner } from "../runtime/tune/mod.ts";
 

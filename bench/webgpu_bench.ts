@@ -9,6 +9,7 @@
  * @module
  */
 
+import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { WebGpuServer, type WgslKernel } from "../runtime/server/webgpu/mod.ts";
 import { ComputeClient, CubeCount, type Handle } from "../mod.ts";
 import { INCREMENT_WGSL, rawOneEncoder, rawSetup, rawSubmitPerDispatch } from "./_raw_webgpu.ts";
@@ -39,12 +40,16 @@ if (!ignore) {
     name: `raw: ${DISPATCHES} dispatches, one encoder`,
     group: "dispatch",
     baseline: true,
-    fn: () => rawOneEncoder(raw, DISPATCHES),
+    async fn() {
+      await rawOneEncoder(raw, DISPATCHES);
+    },
   });
   Deno.bench({
     name: `raw: ${DISPATCHES} dispatches, one submit each`,
     group: "dispatch",
-    fn: () => rawSubmitPerDispatch(raw, DISPATCHES),
+    async fn() {
+      await rawSubmitPerDispatch(raw, DISPATCHES);
+    },
   });
   Deno.bench({
     name: `client: ${DISPATCHES} dispatches`,
@@ -74,12 +79,16 @@ if (!ignore) {
     name: "read 1 handle",
     group: "read",
     baseline: true,
-    fn: () => gpu.read(handles[0]).then(() => {}),
+    async fn() {
+      await gpu.read(handles[0]);
+    },
   });
   Deno.bench({
     name: "read 16 handles",
     group: "read",
-    fn: () => gpu.readMany(handles).then(() => {}),
+    async fn() {
+      await gpu.readMany(handles);
+    },
   });
 
   for (const streams of [1, 4, 16]) {
