@@ -266,8 +266,8 @@ extern "C" __global__ void k(unsigned short* c, unsigned* olds) {
 Deno.test({
   name: nvrtcName(
     "wave 4: a block past __launch_bounds__ / .maxntid (x*y*z) is a RangeError at the call, " +
-      "a block other than .reqntid's the driver's CUDA_ERROR_INVALID_VALUE (as on an H200); " +
-      "within them it runs",
+      "a block other than .reqntid's a RangeError at the call (the driver's INVALID_VALUE on an " +
+      "H200), and .reqntid the default block; within them it runs",
   ),
   ignore,
   async fn() {
@@ -308,14 +308,18 @@ Deno.test({
     await assert.rejects(count({ ...maxntid, blockSize: [32, 4, 1] }, 128), RangeError);
     const reqntid = { ptx: ptx(".reqntid 32, 1, 1"), entryPoint: "k" };
     assert.equal(await count({ ...reqntid, blockSize: [32, 1, 1] }, 96), 96);
+    // no blockSize: blocks of .reqntid's 32 (the default 256 is what the driver would refuse)
+    assert.equal(await count(reqntid, 96), 96);
     // PTX ISA: each dimension "is required to be equal"; NVIDIA's driver (580, H200) refused 64
-    await assert.rejects(
-      count({ ...reqntid, blockSize: [64, 1, 1] }, 128),
-      /cuLaunchKernel\(k, .*\) failed with CUDA_ERROR_INVALID_VALUE \(1\): invalid argument/,
-    );
-    for (const blockSize of [[16, 1, 1], [16, 2, 1]] as const) { // fewer threads, or as many
-      await assert.rejects(count({ ...reqntid, blockSize }, 32), /CUDA_ERROR_INVALID_VALUE \(1\)/);
+    // with CUDA_ERROR_INVALID_VALUE: the runtime refuses it at the call, saying why
+    for (const blockSize of [[64, 1, 1], [16, 1, 1], [16, 2, 1]] as const) {
+      await assert.rejects(
+        count({ ...reqntid, blockSize }, 32),
+        (e) => e instanceof RangeError && /exactly \[32,1,1\] \(\.reqntid\)/.test(e.message),
+      );
     }
+    const reqntid2d = { ptx: ptx(".reqntid 8, 4"), entryPoint: "k" }; // z defaults to 1
+    assert.equal(await count(reqntid2d, 64), 256); // threads [64, 1, 1]: 8 blocks of 8 x 4
     assert.equal(
       await count({ source, entryPoint: "k", blockSize: [32, 1, 1] } as CudaKernel, 64),
       64,

@@ -70,8 +70,10 @@ export interface CudaKernel extends KernelMetadata {
   readonly entryPoint?: string;
   /**
    * Threads per block (the cube dimension). Blocks beyond the device's limits are a
-   * `COMPILATION` error from `compile` and `execute`, as a WGSL workgroup size beyond them is.
-   * @default {[256, 1, 1], or fewer under __launch_bounds__ / .maxntid or the device's limit}
+   * `COMPILATION` error from `compile` and `execute`, as a WGSL workgroup size beyond them is. A
+   * PTX kernel with `.reqntid` (Triton writes it) takes exactly that block: another one is a
+   * `RangeError` at the call.
+   * @default {[256, 1, 1], or fewer under __launch_bounds__ / .maxntid or the device's limit; .reqntid's}
    */
   readonly blockSize?: readonly [number, number, number];
   /**

@@ -36,9 +36,10 @@ export function ptxSignatures(ptx: string): KernelSignature[] {
   entries.forEach((entry, n) => {
     const bodyEnd = n + 1 < entries.length ? entries[n + 1].index! : ptx.length;
     const body = ptx.slice(entry.index! + entry[0].length, bodyEnd);
-    const maxntid = /\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?/.exec(
-      body.slice(0, body.indexOf("{") + 1 || undefined),
-    ); // x, y, z: the threads of a block at most are their product
+    const header = body.slice(0, body.indexOf("{") + 1 || undefined);
+    const maxntid = /\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?/.exec(header);
+    // x, y, z: the threads of a block at most are their product
+    const reqntid = /\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?/.exec(header);
     const params = entry[2].split(",").map((s) => s.trim()).filter((s) => s !== "")
       .map((declared) => ptxParam(declared, body));
     found.push({
@@ -46,6 +47,11 @@ export function ptxSignatures(ptx: string): KernelSignature[] {
       params,
       language: "ptx",
       ...(maxntid ? { maxThreads: maxntid.slice(1).reduce((p, n) => p * Number(n ?? 1), 1) } : {}),
+      ...(reqntid
+        ? {
+          requiredBlock: [1, 2, 3].map((i) => Number(reqntid[i] ?? 1)) as [number, number, number],
+        }
+        : {}),
     });
   });
   return found;

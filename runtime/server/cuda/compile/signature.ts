@@ -98,6 +98,8 @@ export interface KernelSignature {
   readonly language: "cuda" | "ptx";
   /** `__launch_bounds__`, or the product of `.maxntid` x, y, z: threads per block at most. */
   readonly maxThreads?: number;
+  /** PTX `.reqntid` x, y, z: the one block shape launches may have (and the default one). */
+  readonly requiredBlock?: readonly [number, number, number];
   /** A C++-linkage `__global__` function: its PTX `.entry` name is mangled. */
   readonly cxx?: boolean;
   /** A C++ function of a namespace: its qualified name (`ops::k`; `name` is `k`). */

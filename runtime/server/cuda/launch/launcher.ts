@@ -120,12 +120,21 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   const { signature, entryPoint } = ctx.modules.resolve(kernel);
   const { maxThreadsPerBlock } = ctx.attributes;
   const bound = signature?.maxThreads ?? compiledBound(ctx.modules, kernel, entryPoint);
-  const block = kernel.blockSize ?? [
+  const required = signature?.requiredBlock;
+  const block = kernel.blockSize ?? required ?? [
     Math.min(DEFAULT_BLOCK, bound ?? DEFAULT_BLOCK, maxThreadsPerBlock),
     1,
     1,
   ] as const;
   const [bx, by, bz] = block;
+  if (required !== undefined && block.some((n, i) => n !== required[i])) {
+    // PTX ISA: each dimension "is required to be equal"; the driver refuses the launch
+    // (CUDA_ERROR_INVALID_VALUE on an H200): refused at the call instead, saying why.
+    throw new RangeError(
+      `Kernel '${name}' requires blocks of exactly [${required}] (.reqntid) but the launch ` +
+        `gives [${block}]: leave blockSize out (it defaults to [${required}]) or give that`,
+    );
+  }
   checkBlockLimits(name, block, ctx.attributes);
   if (bound !== undefined && bx * by * bz > bound) { // PTX ISA: a launch failure on the device
     throw new RangeError(
