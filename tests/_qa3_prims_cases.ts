@@ -35,7 +35,22 @@ export function zeroCases(): { data: Float32Array; shape?: [number, number]; axi
     { data: pattern(24, 7), shape: [4, 6], axis: 0 },
     { data: pattern(600, 8), shape: [3, 200], axis: 1 },
     { data: pattern(600, 9), shape: [200, 3], axis: 0 },
+    // Subnormals: a device that flushes them in max, min and == (NVIDIA's Vulkan driver) made the
+    // maximum of one subnormal 0 on an H200; picked by their bits, they come back exact.
+    { data: new Float32Array([1e-40]) },
+    { data: new Float32Array([-1e-40, -3e-45, 0, -0, 2e-45]) },
+    { data: subnormals(257, 10) },
+    { data: subnormals(4100, 11) },
+    { data: subnormals(600, 12), shape: [200, 3], axis: 0 },
   ];
+}
+
+/** Subnormals of both signs (multiples of 2^-149), zeros among them. */
+function subnormals(n: number, seed: number): Float32Array {
+  return Float32Array.from({ length: n }, (_, i) => {
+    const k = (i * 2654435761 + seed * 40503) % 1000003; // spread over [0, 2^23)
+    return (k % 7 === 0 ? 0 : (k % 2 ? -1 : 1) * k * 2 ** -149);
+  });
 }
 
 /** f32 `reduce` and `scan` max and min of zeros of both signs against the CPU, bit for bit. */

@@ -199,25 +199,32 @@ const isNan = (v: string) => `(bitcast<u32>(${v}) & 0x7fffffffu) > 0x7f800000u`;
 
 /**
  * `combine` of an operator: f32 max and min propagate NaN, as NumPy's and `scan`'s (WGSL's `max`
- * and `min`, and CUDA's, may return the other operand), and order -0 below +0 (`ZERO_SIGN`).
- * The text is valid WGSL and CUDA C++.
+ * and `min`, and CUDA's, may return the other operand), and order -0 below +0 (`PICK_F32`), as
+ * `segmentReduce` orders them and IEEE 754's `maximum` does. The text is valid WGSL and CUDA C++.
  */
 function combineOf(op: "sum" | "max" | "min", type: ElementType): string {
   if (type !== "f32" || op === "sum") return COMBINE[op];
-  return `select(select(${COMBINE[op]}, ${ZERO_SIGN[op]}, a == b), a + b, ${isNan("a")} || ${
-    isNan("b")
-  })`;
+  return `select(${PICK_F32[op]}, a + b, ${isNan("a")} || ${isNan("b")})`;
 }
 
 /**
- * f32 max and min of equal operands by their bits: of -0 and +0, max takes +0 (the sign bits
- * and-ed) and min -0 (or-ed), as `segmentReduce` orders them and IEEE 754's `maximum` does;
- * equal numbers have equal bits. WGSL's `max` and `min` leave the sign of a zero result to the
- * device (llvmpipe returns the second operand), so the bits are chosen here, on both backends.
+ * The f32 `v`'s bits as a u32 that orders as the floats do, -0 just below +0 (NaN aside): the sign
+ * bit set flips every bit, else only the sign.
  */
-export const ZERO_SIGN = {
-  max: "bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b))",
-  min: "bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b))",
+const orderedBits = (v: string) =>
+  `(bitcast<u32>(${v}) ^ select(0x80000000u, 0xffffffffu, bitcast<u32>(${v}) >= 0x80000000u))`;
+
+/**
+ * f32 max and min of two numbers picked by their ordered bits, not by `max`/`min`/`==`: a device
+ * may flush subnormal operands of float instructions to zero (NVIDIA's Vulkan driver does; WGSL
+ * allows it), which made the maximum of one subnormal 0 on an H200; a selection moves the bits
+ * unchanged. Of -0 and +0, max picks +0 and min -0 (WGSL's `max` and `min` leave a zero's sign to
+ * the device: llvmpipe returns the second operand); equal bits pick `a`.
+ * Valid WGSL and CUDA C++ (the CUDA prelude's `select` and `bitcast`).
+ */
+export const PICK_F32 = {
+  max: `select(a, b, ${orderedBits("b")} > ${orderedBits("a")})`,
+  min: `select(a, b, ${orderedBits("b")} < ${orderedBits("a")})`,
 } as const;
 
 /**

@@ -24,7 +24,7 @@
 
 import type { ElementType } from "../elementwise.ts";
 import { BITS_F32, bitsOf, type GeneratedKernel, SEGMENT_INDEX } from "../_grid.ts";
-import { ZERO_SIGN } from "../_reduce_kernels.ts";
+import { PICK_F32 } from "../_reduce_kernels.ts";
 
 /**
  * A scan operator.
@@ -72,13 +72,13 @@ export function scanIdentity(op: ScanOp, type: ElementType): number {
 
 /**
  * `combine(a, b)`: f32 max and min propagate NaN (WGSL's `max` and `min` need not) and order -0
- * below +0 (`ZERO_SIGN`).
+ * below +0 (`PICK_F32`).
  */
 function combineOf(op: ScanOp, type: ElementType): string {
   if (op === "sum") return "a + b";
   if (op === "prod") return "a * b";
   if (type !== "f32") return `${op}(a, b)`;
-  return `select(select(${op}(a, b), ${ZERO_SIGN[op]}, a == b), a + b, is_nan(a) || is_nan(b))`;
+  return `select(${PICK_F32[op]}, a + b, is_nan(a) || is_nan(b))`;
 }
 
 function header(op: ScanOp, type: ElementType): string {
