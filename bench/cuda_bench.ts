@@ -34,6 +34,7 @@
 import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { CubeCount, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
+import { hostWaitSpin } from "../runtime/server/cuda/queue/_host_wait.ts";
 
 const TASKS = 256;
 /** Tasks per iteration of the event group: below the server's GC bound (64 pending tasks), so
@@ -222,6 +223,20 @@ Deno.bench("CudaServer.execute + read of 4 bytes", {
 }, async () => {
   server.execute(fill, 0);
   await server.read([word], 0);
+});
+
+// The same with the wait querying its event for up to 30 µs before it parks (an experiment for
+// real GPUs, off by default: see `hostWaitSpin` in runtime/server/cuda/queue/_host_wait.ts).
+Deno.bench("CudaServer.execute + read of 4 bytes, 30 µs spin before parking", {
+  group: "read after a launch",
+}, async () => {
+  hostWaitSpin.us = 30;
+  try {
+    server.execute(fill, 0);
+    await server.read([word], 0);
+  } finally {
+    hostWaitSpin.us = 0;
+  }
 });
 
 Deno.bench("raw cuLaunchKernel + cuStreamSynchronize + cuMemcpyDtoH", {

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { CubeCount, type Handle, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { overflowCounts } from "../runtime/server/cuda/queue/_overflow_wake.ts";
+import { hostWaitSpin } from "../runtime/server/cuda/queue/_host_wait.ts";
 import { asU32, u32 } from "./_bytes.ts";
 import {
   hazardCount,
@@ -202,4 +203,29 @@ Deno.test("queued waits on work that faults reject with the driver's error; dest
   late.device.driver.symbols.cuCtxSynchronize(); // a drain past the timeout ends in the background
   late.destroy();
   await late.drained;
+});
+
+Deno.test("hostWaitSpin (off by default): a wait done within the spin parks no synchronize", async () => {
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using data = server.createWithData(new Uint8Array(4 * n), 0);
+  await server.sync(0);
+  const round = async (us: number, expected: number) => {
+    slow(server, data, us);
+    const [bytes] = await server.read([data.copyDescriptor([1], [1], 4)], 0);
+    assert.equal(new Float32Array(bytes.buffer)[0], expected);
+  };
+  const caught = hostWaitSpin.caught;
+  try {
+    assert.equal(hostWaitSpin.us, 0);
+    await round(200, 1); // not complete at the first query: parked, no spin
+    assert.equal(hostWaitSpin.caught, caught);
+    hostWaitSpin.us = 200_000; // far longer than the kernel: complete while spinning
+    for (let i = 2; i <= 5; i++) await round(200, i);
+    assert.equal(hostWaitSpin.caught, caught + 4, "each wait settled while spinning");
+    hostWaitSpin.us = 50; // shorter than the kernel: parks after spinning, same result
+    await round(30_000, 6);
+    assert.equal(hostWaitSpin.caught, caught + 4);
+  } finally {
+    hostWaitSpin.us = 0;
+  }
 });
