@@ -171,3 +171,34 @@ Deno.test("two sets of one name (other candidates) share no tuning run and no fa
   await assert.rejects(tuner.tune(make(["x1", "x2"], true), 2), { name: "TuneFailedError" });
   assert.equal((await tuner.tune(make(["y1", "y2"]), 2)).fastest, "y1");
 });
+
+Deno.test("a cached pick that throws where the fallback runs is marked failed and tuned again", async () => {
+  const client = new FakeTuneClient();
+  let broken = false; // "fast" stops working after tuning (a driver update, a cache from elsewhere)
+  type In = { n: number; bad?: boolean };
+  const candidate = (name: string, ms: number) => ({
+    name,
+    run: ({ n, bad }: In) => {
+      client.spend(name, ms);
+      if (name === "fast" && broken) throw new Error("fast no longer launches here");
+      if (bad) throw new RangeError("the inputs are bad");
+      return [n];
+    },
+  });
+  const set = new TunableSet("broken", {
+    key: ({ n }: In) => ({ n }),
+    fallback: "slow",
+    candidates: [candidate("fast", 1), candidate("slow", 5)],
+  });
+  const tuner = new Tuner(client, { ...quiet, persistent: false });
+  assert.equal((await tuner.tune(set, { n: 2 })).fastest, "fast");
+  // A caller's mistake fails the fallback too: the pick's own error, the entry kept.
+  await assert.rejects(tuner.execute(set, { n: 2, bad: true }), /the inputs are bad/);
+  assert.equal((await tuner.tune(set, { n: 2 })).fromCache, true);
+  broken = true;
+  assert.deepEqual(await tuner.execute(set, { n: 2 }), [2], "the fallback ran instead");
+  const outcome = await tuner.tune(set, { n: 2 });
+  assert.equal(outcome.fromCache, false, "the failed pick is not served again");
+  assert.equal(outcome.fastest, "slow");
+  assert.deepEqual(await tuner.execute(set, { n: 2 }), [2]);
+});

@@ -25,11 +25,11 @@ import { deno } from "../core/_platform.ts";
 import { keyString, type TuneKey } from "./key.ts";
 import { ProgressBar, stderrIsTerminal } from "./_progress.ts";
 import type { TuneClient, TuneOutcome, TunerOptions, TunerStats } from "./tuner_types.ts";
-import type { Tunable, TunableSet } from "./tunable_set.ts";
-import type { CacheEntry } from "./cache/cache.ts";
+import type { TunableSet } from "./tunable_set.ts";
 import { tuneKey } from "./_tune_key.ts";
 import { checkTunerOptions } from "./_checks.ts";
 import { retainInputs } from "./_retain.ts";
+import { cachedPick, ranInstead } from "./_cached_pick.ts";
 import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 
 const log = runtimeLogger("tune");
@@ -181,8 +181,10 @@ export class Tuner {
    * key share one tuning run. Rejects with `TuneFailedError` when every candidate
    * failed, with the client's `DestroyedError` when it is destroyed mid-tune, and with what
    * `onProgress` threw when it aborts the run. A failed key fails again at once on later calls
-   * (no new benchmark), unless a candidate ran out of memory or `onProgress` aborted it. The
-   * winner launches at the call when its pick is in memory, after the tuning otherwise: it then
+   * (no new benchmark), unless a candidate ran out of memory or `onProgress` aborted it. A cached
+   * winner that throws where the set's fallback runs on the same inputs is marked failed (the
+   * key is tuned again on the next call) and the fallback's result returned; where the fallback
+   * throws too, the winner's error is. The winner launches at the call when its pick is in memory, after the tuning otherwise: it then
    * reads the inputs as they are at that point, so keep them unchanged and undisposed until the
    * promise resolves (`matmul` copies them for you).
    */
@@ -193,7 +195,11 @@ export class Tuner {
     const cached = cachedPick(cache, set, key, id, this.#checks);
     if (cached !== undefined) {
       this.#stats.cacheHits++;
-      return await cached.candidate.run(inputs);
+      try {
+        return await cached.candidate.run(inputs);
+      } catch (error) {
+        return await ranInstead(cache, set, key, id, cached, inputs, error);
+      }
     }
     if (this.#failed.has(runId(set, id))) throw this.#failed.get(runId(set, id));
     if (this.#options.background) {
@@ -310,43 +316,6 @@ export class Tuner {
       bar?.finish();
     }
   }
-}
-
-/**
- * The cached entry of a key and its winner, when the winner is a candidate of the set that runs
- * for the key (priority >= 0). A cache file is only data: an entry naming a candidate the set no
- * longer has, one that must not run for the key (a vec4 matmul for a width that is not a
- * multiple of 4: a wrong product), one whose own outcome in the entry is not `ok` (failed, or a
- * mismatch), or, for a tuner with `checks` on, a choice between candidates made without checking
- * their outputs, is ignored with a warning, and the key is tuned again.
- */
-function cachedPick<K extends TuneKey, I, O>(
-  cache: TuneCache,
-  set: TunableSet<K, I, O>,
-  key: K,
-  id: string,
-  checks: boolean,
-): { entry: CacheEntry; candidate: Tunable<K, I, O> } | undefined {
-  const entry = cache.get(id, set.checksum);
-  if (entry === undefined) return undefined;
-  const candidate = set.candidate(entry.fastest);
-  const why = candidate === undefined
-    ? "is not a candidate of the set"
-    : set.priority(candidate, key) < 0 || Number.isNaN(set.priority(candidate, key))
-    ? "does not run for this key"
-    : entry.results.length > 0 &&
-        entry.results.find((r) => r.name === entry.fastest)?.status !== "ok"
-    ? "has no ok outcome in the entry"
-    : checks && entry.checked !== true && set.plan(key).flat().length > 1
-    ? "was picked without output checks"
-    : undefined;
-  if (why === undefined) return { entry, candidate: candidate! };
-  log.warn("Cached pick {fastest} for {id} ignored: it {why}; tuning again", {
-    fastest: entry.fastest,
-    id,
-    why,
-  });
-  return undefined;
 }
 
 function entryKey<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, key: string): string {
