@@ -16,7 +16,8 @@ import {
   listDevices,
   reduce,
 } from "../mod.ts";
-import { CUDA_KERNELS, type CudaServer } from "../runtime/server/cuda/mod.ts";
+import { CUDA_KERNELS, type CudaKernel, CudaServer } from "../runtime/server/cuda/mod.ts";
+import { CubeCount, type HandleRef, KernelArguments } from "../backend.ts";
 import fc from "fast-check";
 import { within } from "./_device_programs.ts";
 import { nvrtcName, nvrtcSkip } from "./_cuda_nvrtc.ts";
@@ -153,6 +154,30 @@ Deno.test({
       });
     }
   },
+});
+
+Deno.test("cuda: the shipped kernels' const inputs are not written (their CUDA C says so)", () => {
+  // PTX keeps no const: the shipped kernels' signatures come from their CUDA C sources, so a
+  // failed copy into `a` or `b` loses `out` only, and readers of `a` and `b` need not wait.
+  using server = CudaServer.create({ library: SIM_LIBRARY });
+  using a = server.createWithData(new Uint8Array(16), 0);
+  using b = server.createWithData(new Uint8Array(16), 0);
+  using out = server.createWithData(new Uint8Array(16), 0);
+  const n = { data: new Uint32Array([4]), staticLength: 1 };
+  const written = (kernel: CudaKernel, refs: HandleRef[], scalars: number[] = []) => {
+    let args = new KernelArguments().withBuffers(refs).withMetadata(n);
+    if (scalars.length > 0) args = args.withScalar("f32", scalars);
+    return server.writtenBuffers({ kernel, count: CubeCount.new1d(1), args }).map((r) => r.slice);
+  };
+  const [ra, rb, ro] = [a.ref(), b.ref(), out.ref()];
+  assert.deepEqual(written(CUDA_KERNELS.addF32, [ra, rb, ro]), [ro.slice], "add_f32");
+  assert.deepEqual(
+    written(CUDA_KERNELS.scaleAddF32, [ra, rb, ro], [2]),
+    [ro.slice],
+    "scale_add_f32",
+  );
+  assert.deepEqual(written(CUDA_KERNELS.copyU32, [ra, ro]), [ro.slice], "copy_u32");
+  assert.deepEqual(written(CUDA_KERNELS.fillF32, [ro], [1]), [ro.slice], "fill_f32");
 });
 
 Deno.test({

@@ -37,12 +37,17 @@ export function packByLayout(
     ? signature.params
     : undefined;
   const sizes: number[] = new Array(count);
+  // Buffers whose parameter is `const T*` (a shipped kernel's CUDA C says so): read-only for the
+  // stream ordering and not lost with a failed producer (`ComputeServer.writtenBuffers`).
+  const readOnly: number[] = [];
   let slot = 0;
   for (let i = 0; i < buffers.length; i++) {
     const buffer = buffers[i];
     if (params !== undefined && slotProblem("pointer", params[slot]) !== undefined) {
       refuseSlot(kernel, params, slot, "pointer", bufferLengths, meta.length, args);
     }
+    const param = params?.[slot];
+    if (param?.kind === "pointer" && param.readOnly) readOnly.push(i);
     view.setBigUint64(slot * 8, address(buffer), true);
     sizes[slot++] = 8;
   }
@@ -79,7 +84,7 @@ export function packByLayout(
       sizes[slot++] = size;
     }
   }
-  return { sizes, pointers, values };
+  return readOnly.length > 0 ? { sizes, pointers, values, readOnly } : { sizes, pointers, values };
 }
 
 /** A little-endian u32 of `bytes` at `offset`. */
