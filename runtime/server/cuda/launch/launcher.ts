@@ -103,11 +103,25 @@ interface Checked {
  * number (a macro, a constant, a template parameter): `undefined` when there is none.
  */
 function compiledBound(modules: ModuleCache, kernel: CudaKernel, entry: string) {
-  if (typeof kernel.source !== "string" || !kernel.source.includes("__launch_bounds__")) return;
-  const entries = ptxSignatures(modules.ptx(kernel));
-  return (entries.find((e) => e.name === entry) ?? (entries.length === 1 ? entries[0] : undefined))
-    ?.maxThreads;
+  // Kept per kernel object: scanning the source on every launch was a fifth of a launch's
+  // JavaScript (a shipped kernel's source is a few KiB).
+  const known = compiledBounds.get(kernel);
+  if (known !== undefined && known.entry === entry && known.source === kernel.source) {
+    return known.bound;
+  }
+  let bound: number | undefined;
+  if (typeof kernel.source === "string" && kernel.source.includes("__launch_bounds__")) {
+    const entries = ptxSignatures(modules.ptx(kernel));
+    bound = (entries.find((e) => e.name === entry) ??
+      (entries.length === 1 ? entries[0] : undefined))?.maxThreads;
+  }
+  compiledBounds.set(kernel, { entry, source: kernel.source, bound });
+  return bound;
 }
+const compiledBounds = new WeakMap<
+  CudaKernel,
+  { entry: string; source: unknown; bound: number | undefined }
+>();
 
 /**
  * Checks a launch whose shape was checked against the device: block and grid limits, the
