@@ -217,3 +217,13 @@ Deno.test("errors that are not faults carry no launches", () => {
   assert.match(fault.message, /The launches in flight are not known here/);
   assert.match(fault.message, /CUDA_LAUNCH_BLOCKING has no effect/);
 });
+
+Deno.test("a fault met when a new client retains the device's context says the context keeps it", async () => {
+  // On an H200 a client made after another's kernel faulted failed at cuDevicePrimaryCtxRetain
+  // with the fault (the simulator clears it once the last client lets go, so this is the text).
+  const { describeFault } = await import("../runtime/server/cuda/_fault.ts");
+  const text = describeFault("cuDevicePrimaryCtxRetain", undefined);
+  assert.match(text, /primary context still holds it/);
+  assert.match(text, /restart the process/);
+  assert.doesNotMatch(describeFault("cuStreamQuery(stream 0)", undefined), /primary context/);
+});

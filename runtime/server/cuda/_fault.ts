@@ -130,6 +130,12 @@ export function describeFault(call: string, snapshot: FaultSnapshot | undefined)
   const hint = ". To pinpoint the faulting kernel, wait for each launch (sync its stream, or " +
     "read a result) before enqueueing the next one (CUDA_LAUNCH_BLOCKING has no effect on " +
     "this runtime: it launches on its own non-blocking streams)";
+  if (call.startsWith("cuDevicePrimaryCtxRetain")) {
+    // Seen on an H200: a client made after another one's kernel faulted, in the same process.
+    return head + "The device's primary context still holds it: no client of this device can " +
+      "be made in this process until every client of the device is destroyed and drained (CUDA " +
+      "keeps such an error until the context is destroyed; in practice, restart the process)";
+  }
   if (snapshot === undefined) {
     return head + "The launches in flight are not known here (no server of this runtime " +
       "launches in the current context)" + hint;
