@@ -15,7 +15,7 @@ const AsyncFunction = (async () => {}).constructor;
 const register = Deno.bench.bind(Deno);
 
 /** `fn`, or for a non-async `fn`, a wrapper that refuses a returned promise. */
-function guarded(name: string, fn: BenchFn): BenchFn {
+export function guarded(name: string, fn: BenchFn): BenchFn {
   if (fn.constructor === AsyncFunction) return fn;
   return (b) => {
     const result = fn(b) as unknown;
