@@ -57,13 +57,12 @@ export const NARROW: readonly (readonly [number, number, number])[] = [
   [1, 1.0000002, 5],
   [1, 1.0000005, 9],
   [-1.0000005, -1, 6],
+  // Subnormal edges (their own kernel: the host's edges, compared by keys; on an H200 through
+  // Vulkan, which flushes subnormals, the float kernel put every value in the last bin).
+  [0, 1e-44, 7],
+  [-1e-39, 1e-39, 5],
+  [-3e-45, 0, 3],
 ];
-
-/** Whether a range's bins need subnormal f32 (which histogram refuses: devices may flush them). */
-export function subnormalBins(low: number, high: number, bins: number): boolean {
-  const tiny = (v: number) => v !== 0 && Math.abs(f(v)) < 2 ** -126;
-  return tiny(low) || tiny(high) || f((f(high) - f(low)) / bins) < 2 ** -126;
-}
 
 /** Values on and beside every edge of each narrow range, and of wider ones, as the docs count. */
 export async function checkNarrowBins(client: ComputeClient): Promise<void> {
@@ -74,16 +73,6 @@ export async function checkNarrowBins(client: ComputeClient): Promise<void> {
     assert.deepEqual(
       Array.from(await client.read(counts)),
       docHistogram(x, bins, [low, high]),
-      `[${low}, ${high}] in ${bins} bins`,
-    );
-  }
-  // Subnormal edges are refused: [0, 1e-44] in 7 bins put every value in the last bin on an H200
-  // through Vulkan (which flushes subnormals), and the docs' bins elsewhere.
-  for (const [low, high, bins] of [[0, 1e-44, 7], [-1e-39, 1, 4], [0, 2 ** -121, 64]]) {
-    using h = client.createWithData(new Float32Array([0]));
-    assert.throws(
-      () => histogram(client, h, { bins, range: [low, high] }),
-      (e: unknown) => e instanceof RangeError && /subnormal/.test(e.message),
       `[${low}, ${high}] in ${bins} bins`,
     );
   }
@@ -113,10 +102,6 @@ export async function checkEdgeProperty(client: ComputeClient, numRuns: number):
         if (!(low < high) || !(f((high - low) / bins) > 0)) return;
         const x = edgeValues(bins, [low, high]);
         using h = client.createWithData(x);
-        if (subnormalBins(low, high, bins)) {
-          assert.throws(() => histogram(client, h, { bins, range: [low, high] }), RangeError);
-          return;
-        }
         using counts = histogram(client, h, { bins, range: [low, high] });
         assert.deepEqual(Array.from(await client.read(counts)), docHistogram(x, bins, [low, high]));
       },

@@ -85,7 +85,6 @@ Deno.test({
           async (values, bins, low, span) => {
             const high = Math.fround(low + span);
             fc.pre(Math.fround(low) < high);
-            fc.pre(low === 0 || Math.abs(low) >= 2 ** -126); // subnormal bounds are refused
             const data = new Float32Array(values);
             using x = client.createWithData(data);
             using counts = histogram(client, x, { bins, range: [low, high] });

@@ -25,3 +25,13 @@ Deno.test("random's uniform floats and histogram's edges round their products ap
     );
   }
 });
+
+Deno.test("histogram's subnormal-edge kernel compares keys of the bits, never floats", () => {
+  for (const shared of [false, true]) {
+    const text = countWgsl("histogram_edges", shared).source;
+    assert.match(text, /var<storage, read> edges: array<u32>/);
+    assert.match(text, /let x = key\(x_in\[i\]\);/);
+    assert.match(text, /edges\[mid\] <= x/);
+    assert.doesNotMatch(text, /params\.(low|high|width)/, "no float edge in this kernel");
+  }
+});

@@ -35,6 +35,7 @@ export function countInto(
   bins: number,
   params: { low: number; high: number; width: number },
   stream: StreamId | undefined,
+  edgeKeys?: Uint32Array,
 ): Handle<"u32"> {
   const n = x.size() / 4;
   return withOutput(client, bins, "u32", { stream, zero: true }, (counts) => {
@@ -42,18 +43,21 @@ export function countInto(
     const shared = bins <= SHARED_BINS;
     // zero: keeps the WGSL's edge product from fusing into an FMA (_histogram_wgsl.ts)
     const all = { n, bins, ...params, zero: 0 };
+    // `histogram_edges`: the edges' keys ride along (released once the kernel no longer needs them)
+    using edges = edgeKeys === undefined ? undefined : client.createWithData(edgeKeys, { stream });
+    const buffers = edges === undefined ? [x, counts] : [x, counts, edges];
     if (shared) {
       const groups = Math.ceil(n / (64 * SHARED_PER_INVOCATION));
       launch(client, text(client, what, `${kind}:shared`), {
         count: CubeCount.new1d(groups),
-        buffers: [x, counts],
+        buffers,
         params: all,
         stream,
       });
     } else {
       launch(client, text(client, what, `${kind}:global`), {
         threads: n,
-        buffers: [x, counts],
+        buffers,
         params: all,
         stream,
       });

@@ -38,6 +38,23 @@ const BIN: Record<CountKind, string> = {
     }
     return (int)k;
   };`,
+  // As the WGSL's: the host's edges as order-preserving keys, compared with the values' keys.
+  histogram_edges: `
+  auto key = [&](float v) -> unsigned int {
+    unsigned int b = __float_as_uint(v);
+    if (b == 0x80000000u) b = 0u; // -0 as +0
+    return (b >> 31) ? ~b : b ^ 0x80000000u;
+  };
+  auto bin_of = [&](unsigned int i) -> int {
+    const unsigned int x = key(x_in[i]);
+    if (x < edges[0] || x > edges[params.bins]) return -1; // out of range, or NaN
+    unsigned int lo = 0u, hi = params.bins - 1u;
+    while (lo < hi) {
+      const unsigned int mid = hi - (hi - lo) / 2u;
+      if (edges[mid] <= x) lo = mid; else hi = mid - 1u;
+    }
+    return (int)lo;
+  };`,
   bincount_i32: `
   auto bin_of = [&](unsigned int i) -> int {
     const int v = x_in[i];
@@ -54,9 +71,13 @@ const BIN: Record<CountKind, string> = {
 export function countCuda(kind: CountKind, shared: boolean): CudaText {
   const type = kind === "bincount_u32" ? "unsigned int" : kind === "bincount_i32" ? "int" : "float";
   const entry = `${kind}_count`;
-  const head = `${
-    cudaFrame(entry, [["x_in", type, true], ["counts", "unsigned int", false]], PARAMS)
-  }${BIN[kind]}`;
+  const buffers: [string, string, boolean][] = [["x_in", type, true], [
+    "counts",
+    "unsigned int",
+    false,
+  ]];
+  if (kind === "histogram_edges") buffers.push(["edges", "unsigned int", true]);
+  const head = `${cudaFrame(entry, buffers, PARAMS)}${BIN[kind]}`;
   const base = { entryPoint: entry, blockSize: [64, 1, 1] as const, params: PARAMS };
   if (!shared) {
     return {

@@ -49,6 +49,26 @@ fn bin_of(i: u32) -> i32 {
   }
   return i32(k);
 }`,
+  // Bins whose edges are subnormal (a range narrower than 2^-126 a bin): a device may flush
+  // subnormal f32 in arithmetic and comparisons (NVIDIA's Vulkan driver does), so the edges come
+  // from the host (the docs' f32 edges, computed exactly) as order-preserving u32 keys, and the
+  // values are compared by their keys too: only integer work, exact on every device. -0 is keyed
+  // as +0 (they compare equal as floats); a NaN's key lies beyond every finite edge.
+  histogram_edges: `fn key(v: f32) -> u32 {
+  let b = select(bitcast<u32>(v), 0u, bitcast<u32>(v) == 0x80000000u);
+  return select(b ^ 0x80000000u, ~b, (b >> 31u) == 1u);
+}
+fn bin_of(i: u32) -> i32 {
+  let x = key(x_in[i]);
+  if (x < edges[0] || x > edges[params.bins]) { return -1; } // out of range, or NaN
+  var lo = 0u;
+  var hi = params.bins - 1u;
+  while (lo < hi) {
+    let mid = hi - (hi - lo) / 2u;
+    if (edges[mid] <= x) { lo = mid; } else { hi = mid - 1u; }
+  }
+  return i32(lo);
+}`,
   bincount_i32: `fn bin_of(i: u32) -> i32 {
   let v = x_in[i];
   if (v < 0i || u32(v) >= params.bins) { return -1; }
@@ -67,8 +87,8 @@ export type CountKind = keyof typeof BIN;
 const PARAMS = `struct Params { n: u32, bins: u32, low: f32, high: f32, width: f32, zero: u32 }`;
 
 /**
- * The counting kernel of `kind`. Bindings: `x_in` (read), `counts` (atomic u32, zeroed), the
- * uniform `params` (`n`, `bins`, and for histograms `low`, `high`, `width`; `zero`: 0). `shared`: the
+ * The counting kernel of `kind`. Bindings: `x_in` (read), `counts` (atomic u32, zeroed), for
+ * `histogram_edges` `edges` (the bins + 1 edges' keys, read), the uniform `params` (`n`, `bins`, and for histograms `low`, `high`, `width`; `zero`: 0). `shared`: the
  * workgroup-memory kernel (`bins <= SHARED_BINS`, one workgroup per 64 x 16 elements).
  */
 export function countWgsl(kind: CountKind, shared: boolean): KernelText {
@@ -76,7 +96,11 @@ export function countWgsl(kind: CountKind, shared: boolean): KernelText {
   const head = `${PARAMS}
 @group(0) @binding(0) var<storage, read> x_in: array<${type}>;
 @group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
-@group(0) @binding(2) var<uniform> params: Params;
+@group(0) @binding(2) var<uniform> params: Params;${
+    kind === "histogram_edges"
+      ? "\n@group(0) @binding(3) var<storage, read> edges: array<u32>;"
+      : ""
+  }
 ${BIN[kind]}`;
   if (!shared) {
     return {

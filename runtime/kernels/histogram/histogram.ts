@@ -39,6 +39,22 @@ const F32_MIN_NORMAL = 2 ** -126;
 const subnormal = (v: number) => v !== 0 && Math.abs(Math.fround(v)) < F32_MIN_NORMAL;
 
 /**
+ * The docs' `bins + 1` edges in f32 (`edge(k) = low + k * width`, the last one `high`) as keys
+ * that order as the floats do (the kernel's `key`; -0 as +0).
+ */
+function edgeKeys(low: number, high: number, width: number, bins: number): Uint32Array {
+  const f32 = new Float32Array(bins + 1);
+  for (let k = 0; k < bins; k++) f32[k] = Math.fround(low + Math.fround(k * width));
+  f32[bins] = high;
+  const keys = new Uint32Array(f32.buffer);
+  for (let k = 0; k <= bins; k++) {
+    const b = keys[k] === 0x80000000 ? 0 : keys[k];
+    keys[k] = (b >>> 31 ? ~b : b ^ 0x80000000) >>> 0;
+  }
+  return keys;
+}
+
+/**
  * Counts the elements of an f32 handle in `bins` equal-width bins over `range`, as NumPy's
  * `histogram(x, bins, range)`: bin `k` holds `edge(k) <= x < edge(k + 1)` with
  * `edge(k) = low + k (high - low) / bins` (computed in f32), and the last bin also holds `high`.
@@ -47,12 +63,11 @@ const subnormal = (v: number) => v !== 0 && Math.abs(Math.fround(v)) < F32_MIN_N
  * exact and deterministic.
  *
  * `TypeError` for an input that is not f32; `RangeError` naming the option for `bins` that is not
- * an integer >= 1, or a range that is not two finite numbers with `low < high`, or one whose
- * bounds or bin width are subnormal f32 (below 2^-126: devices may flush those to zero).
- *
- * On a device that flushes subnormal f32 to zero (WGSL allows it; NVIDIA's Vulkan driver does),
- * a subnormal value counts as 0: that matters only next to an edge at 0 (a value in (0, 2^-126)
- * over a range ending at 0 is counted in the last bin).
+ * an integer >= 1, or a range that is not two finite numbers with `low < high`. Bins narrower
+ * than 2^-126 (subnormal edges) count exactly too, also on a device that flushes subnormal f32
+ * (WGSL allows it; NVIDIA's Vulkan driver does): their edges are computed on the host. Elsewhere,
+ * on such a device, a subnormal value counts as 0, which matters only next to an edge at 0 (a
+ * value in (0, 2^-126) over a range ending at 0 is counted in the last bin).
  *
  * @example
  * ```ts
@@ -89,22 +104,30 @@ export function histogram(
       `histogram: the bins of [${low}, ${high}] are too narrow for f32 (${bins})`,
     );
   }
-  // Subnormal edges: WGSL lets a device flush subnormal f32 to zero in arithmetic and comparisons
-  // (NVIDIA's Vulkan driver does: [0, 1e-44] in 7 bins put every value in the last bin on an
-  // H200), so bins that need them would be counted differently per device. Refused everywhere,
-  // CUDA too, so a program behaves the same on both backends.
-  if (subnormal(low) || subnormal(high) || Math.fround(width) < F32_MIN_NORMAL) {
-    throw new RangeError(
-      `histogram: the bins of [${low}, ${high}] (${bins}) need subnormal f32 edges, which ` +
-        `devices may flush to zero: scale the values and the range first (by 2^64, say)`,
-    );
-  }
   // One bin over a range wider than the largest f32 (`[-3e38, 3e38]`): its width overflows f32,
   // yet no edge but `low` and `high` uses it (the bin's guess is clamped to it), so the largest
   // f32 stands in for it.
-  return countInto(client, what, "histogram", x, bins, {
-    low,
-    high,
-    width: Math.min(width, F32_MAX),
-  }, options.stream);
+  const params = { low, high, width: Math.min(width, F32_MAX) };
+  // Subnormal edges (bins narrower than 2^-126, or a subnormal bound): WGSL lets a device flush
+  // subnormal f32 in arithmetic and comparisons (NVIDIA's Vulkan driver does: [0, 1e-44] in 7
+  // bins put every value in the last bin on an H200), so the docs' edges are computed here and
+  // the kernel compares keys of the bits (`histogram_edges`), exact on every device.
+  if (subnormal(low) || subnormal(high) || Math.fround(width) < F32_MIN_NORMAL) {
+    return countInto(
+      client,
+      what,
+      "histogram_edges",
+      x,
+      bins,
+      params,
+      options.stream,
+      edgeKeys(
+        Math.fround(low),
+        Math.fround(high),
+        Math.fround(params.width),
+        bins,
+      ),
+    );
+  }
+  return countInto(client, what, "histogram", x, bins, params, options.stream);
 }
