@@ -32,3 +32,22 @@ Deno.test({
     device.destroy();
   },
 });
+
+Deno.test("no adapter: NO_ADAPTER saying what a Linux GPU needs in Deno", async () => {
+  const { WebGpuDevice } = await import("../runtime/server/webgpu/mod.ts");
+  const gpu = (globalThis.navigator as { gpu?: GPU }).gpu;
+  if (gpu === undefined) return; // nothing to stub: the other branch is the same error
+  const real = gpu.requestAdapter;
+  gpu.requestAdapter = () => Promise.resolve(null);
+  try {
+    await assert.rejects(
+      WebGpuDevice.request(),
+      (e: unknown) =>
+        (e as { code?: string }).code === "NO_ADAPTER" &&
+        /libvulkan\.so\.1/.test((e as Error).message) &&
+        /DENO_WEBGPU_BACKEND=vulkan/.test((e as Error).message),
+    );
+  } finally {
+    gpu.requestAdapter = real;
+  }
+});

@@ -155,7 +155,14 @@ export class WebGpuDevice implements Disposable {
     const adapter = options.adapter ??
       await gpu?.requestAdapter({ powerPreference: options.powerPreference });
     if (!adapter) {
-      throw new NoAdapterError("No WebGPU adapter is available on this machine");
+      throw new NoAdapterError(
+        gpu === undefined
+          ? "No WebGPU adapter is available: this runtime has no navigator.gpu"
+          : "No WebGPU adapter is available on this machine (requestAdapter() gave none). In " +
+            "Deno on Linux, a GPU needs the Vulkan loader (libvulkan.so.1) and its driver's ICD " +
+            "(NVIDIA's also loads libglvnd's libGLdispatch.so.0); DENO_WEBGPU_BACKEND=vulkan " +
+            "picks Vulkan, and Mesa's lavapipe or llvmpipe give a CPU adapter",
+      );
     }
     const name = adapterName(adapter.info) ?? "WebGPU adapter";
     const requiredFeatures = requestedFeatures(adapter, name, options.features);
