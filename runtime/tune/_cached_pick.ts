@@ -6,6 +6,8 @@
  */
 
 import { runtimeLogger } from "../core/logging.ts";
+import { DestroyedError, DeviceLostError } from "../core/errors/state_errors.ts";
+import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 import type { CacheEntry, TuneCache } from "./cache/cache.ts";
 import type { TuneKey } from "./key.ts";
 import type { Tunable, TunableSet } from "./tunable_set.ts";
@@ -55,7 +57,11 @@ export function cachedPick<K extends TuneKey, I, O>(
  * or launches, a cache file from elsewhere): its outcome in the entry becomes `failed`, so the
  * next call tunes the key again (before, every later call threw), and the fallback's result is
  * returned. If the fallback throws too, the inputs are the likely cause: the pick's own error is
- * rethrown and the entry kept (a caller's mistake does not cost a tuning).
+ * rethrown and the entry kept (a caller's mistake does not cost a tuning). Neither is the pick at
+ * fault when it found the client destroyed or its device lost (that error is rethrown, no fallback
+ * runs) or ran out of memory (the fallback's result is returned, the entry kept: memory is
+ * freed later, as a tuning does not remember it), and an entry replaced meanwhile (a tuning that
+ * ended while the fallback ran) is not written over.
  */
 export async function ranInstead<K extends TuneKey, I, O>(
   cache: TuneCache,
@@ -66,6 +72,7 @@ export async function ranInstead<K extends TuneKey, I, O>(
   inputs: I,
   error: unknown,
 ): Promise<O> {
+  if (error instanceof DestroyedError || error instanceof DeviceLostError) throw error;
   let fallback: Tunable<K, I, O>;
   try {
     fallback = set.fallback(key);
@@ -80,6 +87,18 @@ export async function ranInstead<K extends TuneKey, I, O>(
     throw error;
   }
   const { entry } = cached;
+  const oom = error instanceof OutOfMemoryError ||
+    (error as { cause?: unknown })?.cause instanceof OutOfMemoryError;
+  const now = cache.get(id, set.checksum);
+  if (oom || (now !== entry && JSON.stringify(now) !== JSON.stringify(entry))) {
+    log.warn("Cached pick {fastest} for {id} failed ({error}); ran {fallback}", {
+      fastest: entry.fastest,
+      id,
+      error,
+      fallback: fallback.name,
+    });
+    return result;
+  }
   log.warn("Cached pick {fastest} for {id} failed ({error}); ran {fallback}, tuning again", {
     fastest: entry.fastest,
     id,

@@ -184,7 +184,8 @@ export class Tuner {
    * (no new benchmark), unless a candidate ran out of memory or `onProgress` aborted it. A cached
    * winner that throws where the set's fallback runs on the same inputs is marked failed (the
    * key is tuned again on the next call) and the fallback's result returned; where the fallback
-   * throws too, the winner's error is. The winner launches at the call when its pick is in memory, after the tuning otherwise: it then
+   * throws too, the winner's error is (out of memory: the fallback's result, the entry kept; the
+   * client destroyed or its device lost: that error, no fallback). The winner launches at the call when its pick is in memory, after the tuning otherwise: it then
    * reads the inputs as they are at that point, so keep them unchanged and undisposed until the
    * promise resolves (`matmul` copies them for you).
    */

@@ -1,0 +1,89 @@
+// QA wave 10: a cached pick that throws runs the set's fallback; what counts as the pick's fault
+// (not memory running out, not a destroyed client) and what a late call may write over.
+import assert from "node:assert/strict";
+import { TunableSet, Tuner } from "../runtime/tune/mod.ts";
+import { DestroyedError, DeviceLostError, OutOfMemoryError } from "../runtime/core/errors.ts";
+import { FakeTuneClient } from "./fixtures/fake_tune_client.ts";
+
+const quiet = {
+  progressBar: false,
+  persistent: false,
+  sampling: { minSampleMs: 0, maxSamples: 3 },
+} as const;
+
+type In = { n: number; gate?: Promise<void> };
+
+/** "fast" wins the tuning, then throws `failure()` while it is set; "slow" is the fallback. */
+function brokenPick(client: FakeTuneClient) {
+  const state: { failure?: () => Error } = {};
+  const candidate = (name: string, ms: number) => ({
+    name,
+    run: async ({ n, gate }: In) => {
+      client.spend(name, ms);
+      if (name === "fast" && state.failure !== undefined) throw state.failure();
+      if (name === "slow" && gate !== undefined) await gate;
+      return [n];
+    },
+  });
+  const set = new TunableSet("qa10_broken", {
+    key: ({ n }: In) => ({ n }),
+    fallback: "slow",
+    candidates: [candidate("fast", 1), candidate("slow", 5)],
+  });
+  return { set, state };
+}
+
+Deno.test("qa10 tune: a pick out of memory runs the fallback but is not marked failed (memory is not the pick's fault)", async () => {
+  const client = new FakeTuneClient();
+  const { set, state } = brokenPick(client);
+  const tuner = new Tuner(client, quiet);
+  assert.equal((await tuner.tune(set, { n: 2 })).fastest, "fast");
+  state.failure = () => new OutOfMemoryError("out of memory now");
+  assert.deepEqual(await tuner.execute(set, { n: 2 }), [2], "the fallback's result");
+  state.failure = undefined; // memory freed: the pick is served again, no tuning
+  const tunings = tuner.stats.tunings;
+  const again = await tuner.tune(set, { n: 2 });
+  assert.deepEqual([again.fromCache, again.fastest], [true, "fast"]);
+  assert.equal(tuner.stats.tunings, tunings);
+  // an OutOfMemoryError as the cause counts too
+  state.failure = () => new Error("launch", { cause: new OutOfMemoryError("oom") });
+  assert.deepEqual(await tuner.execute(set, { n: 2 }), [2]);
+  assert.equal((await tuner.tune(set, { n: 2 })).fromCache, true);
+});
+
+Deno.test("qa10 tune: a pick that finds the client destroyed or its device lost rejects with that error; no fallback result, the entry kept", async () => {
+  for (
+    const failure of [() => new DestroyedError("destroyed"), () => new DeviceLostError("lost")]
+  ) {
+    const client = new FakeTuneClient();
+    const { set, state } = brokenPick(client);
+    const tuner = new Tuner(client, quiet);
+    assert.equal((await tuner.tune(set, { n: 2 })).fastest, "fast");
+    state.failure = failure;
+    const slow = client.count("slow");
+    await assert.rejects(tuner.execute(set, { n: 2 }), (e) => e instanceof failure().constructor);
+    assert.equal(client.count("slow"), slow, "the fallback did not run");
+    state.failure = undefined;
+    assert.equal((await tuner.tune(set, { n: 2 })).fromCache, true, "the entry kept");
+  }
+});
+
+Deno.test("qa10 tune: a late fallback of a failed pick does not write over the entry a tuning made meanwhile", async () => {
+  const client = new FakeTuneClient();
+  const { set, state } = brokenPick(client);
+  const tuner = new Tuner(client, quiet);
+  assert.equal((await tuner.tune(set, { n: 2 })).fastest, "fast");
+  state.failure = () => new Error("fast no longer launches here");
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const late = tuner.execute(set, { n: 2, gate }); // its fallback waits for the gate
+  assert.deepEqual(await tuner.execute(set, { n: 2 }), [2]); // marks the pick failed
+  const retuned = await tuner.tune(set, { n: 2 });
+  assert.deepEqual([retuned.fromCache, retuned.fastest], [false, "slow"]);
+  open();
+  assert.deepEqual(await late, [2]);
+  const tunings = tuner.stats.tunings;
+  const after = await tuner.tune(set, { n: 2 });
+  assert.deepEqual([after.fromCache, after.fastest], [true, "slow"], "the new entry kept");
+  assert.equal(tuner.stats.tunings, tunings);
+});
