@@ -14,7 +14,7 @@ const quiet = {
 type In = { n: number; gate?: Promise<void> };
 
 /** "fast" wins the tuning, then throws `failure()` while it is set; "slow" is the fallback. */
-function brokenPick(client: FakeTuneClient) {
+function brokenPick(client: FakeTuneClient, reference?: string) {
   const state: { failure?: () => Error } = {};
   const candidate = (name: string, ms: number) => ({
     name,
@@ -28,6 +28,7 @@ function brokenPick(client: FakeTuneClient) {
   const set = new TunableSet("qa10_broken", {
     key: ({ n }: In) => ({ n }),
     fallback: "slow",
+    ...(reference === undefined ? {} : { reference }),
     candidates: [candidate("fast", 1), candidate("slow", 5)],
   });
   return { set, state };
@@ -86,4 +87,50 @@ Deno.test("qa10 tune: a late fallback of a failed pick does not write over the e
   const after = await tuner.tune(set, { n: 2 });
   assert.deepEqual([after.fromCache, after.fastest], [true, "slow"], "the new entry kept");
   assert.equal(tuner.stats.tunings, tunings);
+});
+
+Deno.test("qa10 tune: with a cache file, background tuning and checks, a failed pick is marked in the file, served by no later tuner, and tuned again behind the fallback", async () => {
+  await Deno.mkdir(".tmp", { recursive: true });
+  const dir = await Deno.makeTempDir({ dir: ".tmp", prefix: "qa10_tune_" });
+  try {
+    const client = new FakeTuneClient();
+    // with checks, the reference must run: the fallback, not the pick that breaks
+    const { set, state } = brokenPick(client, "slow");
+    const options = { ...quiet, persistent: true, cacheDir: dir, name: "qa10", checks: true };
+    const first = new Tuner(client, { ...options, background: true });
+    assert.equal((await first.tune(set, { n: 3 })).fastest, "fast");
+    state.failure = () => new Error("fast no longer launches here");
+    assert.deepEqual(await first.execute(set, { n: 3 }), [3]);
+    const text = await Deno.readTextFile(first.cacheFile!);
+    assert.match(text, /"status":\s*"failed"/, "the mark persisted");
+    // another tuner on the file does not serve it
+    const second = new Tuner(client, options);
+    assert.equal(second.fastest(set, { n: 3 }), undefined);
+    // the background tuner answers with the fallback and tunes behind it
+    const slow = client.count("slow");
+    assert.deepEqual(await first.execute(set, { n: 3 }), [3]);
+    assert.ok(client.count("slow") > slow);
+    await first.settled();
+    assert.equal(first.fastest(set, { n: 3 }), "slow");
+    const third = new Tuner(client, options);
+    const outcome = await third.tune(set, { n: 3 });
+    assert.deepEqual([outcome.fromCache, outcome.fastest], [true, "slow"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("qa10 tune: several calls at once on a failing pick all get the fallback's result, and one tuning follows", async () => {
+  const client = new FakeTuneClient();
+  const { set, state } = brokenPick(client);
+  const tuner = new Tuner(client, quiet);
+  await tuner.tune(set, { n: 4 });
+  state.failure = () => new Error("fast no longer launches here");
+  const results = await Promise.all([1, 2, 3, 4].map(() => tuner.execute(set, { n: 4 })));
+  assert.deepEqual(results, [[4], [4], [4], [4]]);
+  const tunings = tuner.stats.tunings;
+  const again = await Promise.all([1, 2, 3].map(() => tuner.execute(set, { n: 4 })));
+  assert.deepEqual(again, [[4], [4], [4]]);
+  assert.equal(tuner.stats.tunings, tunings + 1);
+  assert.equal(tuner.fastest(set, { n: 4 }), "slow");
 });
