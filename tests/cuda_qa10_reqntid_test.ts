@@ -117,3 +117,43 @@ Deno.test({
     await client.sync();
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "qa10 reqntid: a { ptx, source } kernel (signature from its CUDA C, as shipped) launches its " +
+      "PTX with .reqntid's block and refuses another at the call; its .maxntid bounds the block",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = 'extern "C" __global__ void k(unsigned* n) { atomicAdd(n, 1u); }';
+    const required: CudaKernel = {
+      ptx: module(entry("k", ".reqntid 32")),
+      source,
+      entryPoint: "k",
+    };
+    using y = client.createWithData(new Uint32Array(2));
+    // before: blocks of 256, which the driver refused (CUDA_ERROR_INVALID_VALUE)
+    client.execute(required, { threads: 64, buffers: [y] });
+    assert.deepEqual([...(await client.read(y)) as Uint32Array], [64, 32]);
+    assert.throws(
+      () =>
+        client.execute({ ...required, blockSize: [64, 1, 1] } as CudaKernel, {
+          threads: 64,
+          buffers: [y],
+        }),
+      (e) => e instanceof RangeError && e.message.includes(".reqntid"),
+    );
+    const bounded: CudaKernel = { ptx: module(entry("k", ".maxntid 64")), source, entryPoint: "k" };
+    assert.throws(
+      () =>
+        client.execute({ ...bounded, blockSize: [128, 1, 1] } as CudaKernel, {
+          threads: 128,
+          buffers: [y],
+        }),
+      (e) => e instanceof RangeError && e.message.includes("allows 64"),
+    );
+    client.execute(bounded, { threads: 128, buffers: [y] }); // default: 64, within the bound
+    assert.deepEqual([...(await client.read(y)) as Uint32Array], [192, 64]);
+  },
+});

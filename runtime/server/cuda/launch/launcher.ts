@@ -99,28 +99,43 @@ interface Checked {
 }
 
 /**
- * The `.maxntid` NVRTC wrote for a `__launch_bounds__` the source's text does not spell as a
- * number (a macro, a constant, a template parameter): `undefined` when there is none.
+ * What the launched PTX says beyond the signature read: the `.maxntid` NVRTC wrote for a
+ * `__launch_bounds__` the source's text does not spell as a number (a macro, a constant, a
+ * template parameter), and a given PTX's `.maxntid` / `.reqntid` where the signature came from
+ * the CUDA C beside it (`{ ptx, source }`, as the shipped kernels are), not from the PTX.
  */
-function compiledBound(modules: ModuleCache, kernel: CudaKernel, entry: string) {
+function compiledLimits(
+  modules: ModuleCache,
+  kernel: CudaKernel,
+  entry: string,
+  fromPtx: boolean,
+): Limits {
   // Kept per kernel object: scanning the source on every launch was a fifth of a launch's
   // JavaScript (a shipped kernel's source is a few KiB).
   const known = compiledBounds.get(kernel);
-  if (known !== undefined && known.entry === entry && known.source === kernel.source) {
-    return known.bound;
+  if (
+    known !== undefined && known.entry === entry && known.source === kernel.source &&
+    known.ptx === kernel.ptx
+  ) {
+    return known.limits;
   }
-  let bound: number | undefined;
-  if (typeof kernel.source === "string" && kernel.source.includes("__launch_bounds__")) {
+  let limits: Limits = {};
+  const ptxGiven = typeof kernel.ptx === "string" && !fromPtx;
+  if (
+    ptxGiven || (typeof kernel.source === "string" && kernel.source.includes("__launch_bounds__"))
+  ) {
     const entries = ptxSignatures(modules.ptx(kernel));
-    bound = (entries.find((e) => e.name === entry) ??
-      (entries.length === 1 ? entries[0] : undefined))?.maxThreads;
+    const found = entries.find((e) => e.name === entry) ??
+      (entries.length === 1 ? entries[0] : undefined);
+    limits = { bound: found?.maxThreads, required: found?.requiredBlock };
   }
-  compiledBounds.set(kernel, { entry, source: kernel.source, bound });
-  return bound;
+  compiledBounds.set(kernel, { entry, source: kernel.source, ptx: kernel.ptx, limits });
+  return limits;
 }
+type Limits = { bound?: number; required?: readonly [number, number, number] };
 const compiledBounds = new WeakMap<
   CudaKernel,
-  { entry: string; source: unknown; bound: number | undefined }
+  { entry: string; source: unknown; ptx: unknown; limits: Limits }
 >();
 
 /**
@@ -133,8 +148,9 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   const name = kernelName(kernel);
   const { signature, entryPoint } = ctx.modules.resolve(kernel);
   const { maxThreadsPerBlock } = ctx.attributes;
-  const bound = signature?.maxThreads ?? compiledBound(ctx.modules, kernel, entryPoint);
-  const required = signature?.requiredBlock;
+  const limits = compiledLimits(ctx.modules, kernel, entryPoint, signature?.language === "ptx");
+  const bound = signature?.maxThreads ?? limits.bound;
+  const required = signature?.requiredBlock ?? limits.required;
   const block = kernel.blockSize ?? required ?? [
     Math.min(DEFAULT_BLOCK, bound ?? DEFAULT_BLOCK, maxThreadsPerBlock),
     1,
