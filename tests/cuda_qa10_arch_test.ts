@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { withSimEnv } from "./fixtures/cuda_sim.ts";
-import { CompilationError, type ComputeClient, createClient, elementwise } from "../mod.ts";
+import { CompilationError, type ComputeClient, createClient, elementwise, reduce } from "../mod.ts";
 import { NVRTC_LIBRARY_ENV } from "../runtime/server/cuda/compile/_nvrtc.ts";
 import { SIM_LIBRARY } from "./fixtures/cuda_sim.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
@@ -24,7 +24,7 @@ const addOne: CudaKernel = {
 };
 const twice = elementwise({ inputs: ["x"], expression: "x * 2.0" });
 
-/** add_one and the elementwise helper on `client`: both must give the host's values. */
+/** add_one and the elementwise and reduce helpers on `client`: each gives the host's values. */
 async function runBoth(client: ComputeClient) {
   const n = 300;
   using v = client.createWithData(Float32Array.from({ length: n }, (_, i) => i));
@@ -35,11 +35,19 @@ async function runBoth(client: ComputeClient) {
     await client.read(doubled),
     Float32Array.from({ length: n }, (_, i) => 2 * i + 2),
   );
+  using top = reduce(client, doubled, { op: "max" });
+  using rows = reduce(client, doubled, { shape: [3, 100], axis: 1 });
+  assert.deepEqual(await client.read(top), new Float32Array([2 * n]));
+  const row = (r: number) => Array.from({ length: 100 }, (_, i) => 2 * (r * 100 + i) + 2);
+  assert.deepEqual(
+    await client.read(rows),
+    new Float32Array([0, 1, 2].map((r) => row(r).reduce((a, b) => a + b, 0))),
+  );
 }
 
 Deno.test({
   name: nvrtcName(
-    "qa10 arch: CUDA C and the elementwise helper run on devices of compute capability 8.7, " +
+    "qa10 arch: CUDA C and the elementwise and reduce helpers run on devices of compute capability 8.7, " +
       "8.8, 10.0, 12.0, then 7.5; 3.5 is a COMPILATION error naming NVRTC's range, the client usable",
   ),
   ignore,
