@@ -134,3 +134,38 @@ Deno.test("qa10 tune: several calls at once on a failing pick all get the fallba
   assert.equal(tuner.stats.tunings, tunings + 1);
   assert.equal(tuner.fastest(set, { n: 4 }), "slow");
 });
+
+Deno.test("qa10 tune: where the fallback is the failing pick itself (no fallback option: the first planned candidate), the next planned candidate runs instead, and a lone candidate's error comes back", async () => {
+  const client = new FakeTuneClient();
+  let broken = false;
+  const candidate = (name: string, ms: number, priority = 0) => ({
+    name,
+    priority,
+    run: (n: number) => {
+      client.spend(name, ms);
+      if (name === "first" && broken) throw new Error("first no longer launches here");
+      return [n];
+    },
+  });
+  const set = new TunableSet("qa10_no_fallback", {
+    key: (n: number) => ({ n }),
+    candidates: [candidate("never", 0, -1), candidate("first", 1), candidate("second", 5)],
+  });
+  const tuner = new Tuner(client, quiet);
+  assert.equal((await tuner.tune(set, 2)).fastest, "first");
+  assert.equal(set.fallback({ n: 2 }).name, "first", "the pick is the default fallback");
+  broken = true;
+  assert.deepEqual(await tuner.execute(set, 2), [2], "the next planned candidate's result");
+  assert.equal(client.count("never"), 0, "never one of negative priority");
+  const outcome = await tuner.tune(set, 2);
+  assert.deepEqual([outcome.fromCache, outcome.fastest], [false, "second"]);
+  // a set of one candidate has nothing else to run: the pick's error
+  const lone = new TunableSet("qa10_lone", {
+    key: (n: number) => ({ n }),
+    candidates: [candidate("first", 1)],
+  });
+  broken = false;
+  await tuner.tune(lone, 3);
+  broken = true;
+  await assert.rejects(tuner.execute(lone, 3), /first no longer launches here/);
+});

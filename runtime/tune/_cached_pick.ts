@@ -52,8 +52,8 @@ export function cachedPick<K extends TuneKey, I, O>(
 }
 
 /**
- * A cached pick that threw on `inputs`: the set's fallback (another candidate) runs on the same
- * inputs. If it succeeds, the pick was at fault (a kernel this device or driver no longer compiles
+ * A cached pick that threw on `inputs`: the set's fallback (the next planned candidate where the
+ * fallback is the pick itself) runs on the same inputs. If it succeeds, the pick was at fault (a kernel this device or driver no longer compiles
  * or launches, a cache file from elsewhere): its outcome in the entry becomes `failed`, so the
  * next call tunes the key again (before, every later call threw), and the fallback's result is
  * returned. If the fallback throws too, the inputs are the likely cause: the pick's own error is
@@ -79,7 +79,13 @@ export async function ranInstead<K extends TuneKey, I, O>(
   } catch {
     throw error;
   }
-  if (fallback === cached.candidate) throw error;
+  if (fallback === cached.candidate) {
+    // The pick is the fallback (the set names none and the pick is its first planned
+    // candidate): the next planned one runs instead; a set of one candidate has none.
+    const next = set.plan(key).flat().find((c) => c !== cached.candidate);
+    if (next === undefined) throw error;
+    fallback = next;
+  }
   let result: O;
   try {
     result = await fallback.run(inputs);

@@ -182,12 +182,13 @@ export class Tuner {
    * failed, with the client's `DestroyedError` when it is destroyed mid-tune, and with what
    * `onProgress` threw when it aborts the run. A failed key fails again at once on later calls
    * (no new benchmark), unless a candidate ran out of memory or `onProgress` aborted it. A cached
-   * winner that throws where the set's fallback runs on the same inputs is marked failed (the
-   * key is tuned again on the next call) and the fallback's result returned; where the fallback
-   * throws too, the winner's error is (out of memory: the fallback's result, the entry kept; the
-   * client destroyed or its device lost: that error, no fallback). The winner launches at the call when its pick is in memory, after the tuning otherwise: it then
-   * reads the inputs as they are at that point, so keep them unchanged and undisposed until the
-   * promise resolves (`matmul` copies them for you).
+   * winner that throws where the set's fallback (the next planned candidate where that is the
+   * winner) runs on the same inputs is marked failed (the key is tuned again on the next call) and
+   * the fallback's result returned; where the fallback throws too, the winner's error is (out of
+   * memory: the fallback's result, the entry kept; the client destroyed or its device lost: that
+   * error, no fallback). The winner launches at the call when its pick is in memory, after the
+   * tuning otherwise: it then reads the inputs as they are at that point, so keep them unchanged
+   * and undisposed until the promise resolves (`matmul` copies them for you).
    */
   async execute<K extends TuneKey, I, O>(set: TunableSet<K, I, O>, inputs: I): Promise<O> {
     const key = set.key(inputs);
