@@ -169,3 +169,15 @@ Deno.test("qa10 tune: where the fallback is the failing pick itself (no fallback
   broken = true;
   await assert.rejects(tuner.execute(lone, 3), /first no longer launches here/);
 });
+
+Deno.test("qa10 tune: a call whose cached pick failed is not counted as served from the cache", async () => {
+  const client = new FakeTuneClient();
+  const { set, state } = brokenPick(client);
+  const tuner = new Tuner(client, quiet);
+  await tuner.tune(set, { n: 5 });
+  assert.deepEqual(await tuner.execute(set, { n: 5 }), [5]);
+  const hits = tuner.stats.cacheHits;
+  state.failure = () => new Error("fast no longer launches here");
+  assert.deepEqual(await tuner.execute(set, { n: 5 }), [5]); // the fallback's
+  assert.equal(tuner.stats.cacheHits, hits);
+});

@@ -196,9 +196,10 @@ export class Tuner {
     const cache = this.#cache ?? await this.cache();
     const cached = cachedPick(cache, set, key, id, this.#checks);
     if (cached !== undefined) {
-      this.#stats.cacheHits++;
       try {
-        return await cached.candidate.run(inputs);
+        const output = await cached.candidate.run(inputs);
+        this.#stats.cacheHits++; // served by the pick: one that failed was not
+        return output;
       } catch (error) {
         return await ranInstead(cache, set, key, id, cached, inputs, error);
       }
