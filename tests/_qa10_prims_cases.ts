@@ -162,7 +162,7 @@ function firstMismatch(got: Float32Array, want: readonly number[]): number {
  * at lengths around the workgroup and run sizes, whole and along both axes of a shape.
  */
 export async function checkSpecialPicks(client: ComputeClient): Promise<void> {
-  const lengths = [1, 2, 3, 16, 17, 63, 65, 256, 257, 1025, 4097];
+  const lengths = [1, 2, 3, 16, 17, 63, 65, 256, 257, 1025, 4096, 4097, 65536];
   for (const [i, n] of lengths.entries()) {
     for (const nan of [false, true]) {
       const data = mix(n, i * 7 + (nan ? 1 : 0), nan);
@@ -187,7 +187,7 @@ export async function checkSpecialPicks(client: ComputeClient): Promise<void> {
           );
         }
       }
-      if (n >= 15) await checkAxes(client, data, nan);
+      if (n >= 15 && n < 5000) await checkAxes(client, data, nan);
     }
   }
 }
