@@ -7,7 +7,7 @@
  * and `scan` over subnormals, zeros, infinities and NaN, whole and along axes.
  */
 import assert from "node:assert/strict";
-import { createClient } from "../mod.ts";
+import { BufferTooBigError, createClient, histogram } from "../mod.ts";
 import { needsHostEdges } from "../runtime/kernels/histogram/_edges.ts";
 import {
   checkDotMean,
@@ -38,6 +38,27 @@ Deno.test("histogram takes the host's edges wherever an edge is subnormal, not o
   assert.equal(host(-1, 2 ** -100, 3), false);
   assert.equal(host(0, 1, 1000), false);
   assert.equal(host(-3e38, 3e38, 1), false);
+  // past 2^32 bins (the search once halved with `>>> 1` and never ended)
+  assert.equal(host(0, 1, 2 ** 33), false);
+  assert.equal(host(-1, 1, 2 ** 33 + 1), false);
+});
+
+Deno.test({
+  name: "histogram: more bins than the device holds is a BufferTooBigError at once, edges or not",
+  ignore,
+  async fn() {
+    using client = await createClient({ adapter: adapter! });
+    using x = client.createWithData(new Float32Array([1e-41, 0.5]));
+    for (const [bins, range] of [[2 ** 33, [0, 1]], [2 ** 28, [0, 1e-30]]] as const) {
+      const start = performance.now();
+      assert.throws(() => histogram(client, x, { bins, range: [...range] }), BufferTooBigError);
+      // the counts are refused before the host computes 2^28 edges (4 s here)
+      const ms = performance.now() - start;
+      assert.ok(ms < 1500, `${bins} bins over [${range}]: ${ms} ms`);
+    }
+    using counts = histogram(client, x, { bins: 2, range: [0, 1e-40] });
+    assert.deepEqual(Array.from(await client.read(counts)), [1, 0]);
+  },
 });
 
 Deno.test({

@@ -28,7 +28,7 @@ export function needsHostEdges(low: number, high: number, width: number, bins: n
   const first = (above: (v: number) => boolean) => {
     let [lo, hi] = [0, bins]; // the first k < bins with above(edge(k)), bins if none
     while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
+      const mid = Math.floor((lo + hi) / 2); // bins may pass 2^32
       if (above(edge(mid))) hi = mid;
       else lo = mid + 1;
     }

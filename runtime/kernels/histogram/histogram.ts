@@ -97,7 +97,7 @@ export function histogram(
   // here and the kernel compares keys of the bits (`histogram_edges`), exact on every device.
   const f32Width = Math.fround(params.width);
   if (needsHostEdges(low, high, f32Width, bins)) {
-    const keys = edgeKeys(low, high, f32Width, bins);
+    const keys = () => edgeKeys(low, high, f32Width, bins);
     return countInto(client, what, "histogram_edges", x, bins, params, options.stream, keys);
   }
   return countInto(client, what, "histogram", x, bins, params, options.stream);
