@@ -138,6 +138,22 @@ export async function checkEdgeRanges(client: ComputeClient): Promise<void> {
   }
 }
 
+/**
+ * 2^24 + 2 bins over `[0, 1.5 (2^24 + 2)]`: the docs' edge 2^24 + 1 is `fround((2^24 + 1) 1.5)`
+ * = 25165826 (the float kernel's `f32(k) * width` rounded k to 2^24 first: 25165824, which put
+ * 25165824 in bin 2^24 + 1 instead of 2^24).
+ */
+export async function checkManyBins(client: ComputeClient): Promise<void> {
+  const bins = 2 ** 24 + 2;
+  const range: [number, number] = [0, 1.5 * bins];
+  const x = new Float32Array([25165824, 25165826]);
+  const want = docHistogram(x, bins, range);
+  assert.deepEqual([want[2 ** 24], want[2 ** 24 + 1]], [1, 1]);
+  const got = await counts(client, x, bins, range);
+  assert.deepEqual([got[2 ** 24], got[2 ** 24 + 1]], [1, 1]);
+  assert.deepEqual(got, want);
+}
+
 /** `a` and `b` are the same f32 (any NaN for a NaN, -0 apart from +0). */
 const same = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Object.is(a, b);
 const FOLD = { max: Math.max, min: Math.min } as const;

@@ -6,6 +6,7 @@
 import {
   checkDotMean,
   checkEdgeRanges,
+  checkManyBins,
   checkSpecialPicks,
   checkSubnormalHistograms,
 } from "./_qa10_prims_cases.ts";
@@ -19,6 +20,7 @@ Deno.test({
   async fn() {
     using client = await simulatedCudaClient();
     await checkEdgeRanges(client);
+    await checkManyBins(client);
     await checkSubnormalHistograms(client, 20);
   },
 });

@@ -3,7 +3,9 @@
  * with subnormal bounds of either sign, ±0 bounds, NaN of both signs, views, a stream, the input
  * disposed at once), the choice of that kernel (normal bounds and width can still make an edge
  * subnormal: `[-1.5, 1.5] * 2^-126` in 3 bins went to the float kernel, whose edges at
- * `±0.5 * 2^-126` a flushing device computes and compares as 0), and f32 max and min of `reduce`
+ * `±0.5 * 2^-126` a flushing device computes and compares as 0), more than 2^24 bins (the float
+ * kernel's `f32(k)` rounded the bin index: a value in the bin above the docs'), more bins than the
+ * device holds (a BufferTooBigError at once), and f32 max and min of `reduce`
  * and `scan` over subnormals, zeros, infinities and NaN, whole and along axes.
  */
 import assert from "node:assert/strict";
@@ -12,6 +14,7 @@ import { needsHostEdges } from "../runtime/kernels/histogram/_edges.ts";
 import {
   checkDotMean,
   checkEdgeRanges,
+  checkManyBins,
   checkSpecialPicks,
   checkSubnormalHistograms,
 } from "./_qa10_prims_cases.ts";
@@ -38,9 +41,10 @@ Deno.test("histogram takes the host's edges wherever an edge is subnormal, not o
   assert.equal(host(-1, 2 ** -100, 3), false);
   assert.equal(host(0, 1, 1000), false);
   assert.equal(host(-3e38, 3e38, 1), false);
-  // past 2^32 bins (the search once halved with `>>> 1` and never ended)
-  assert.equal(host(0, 1, 2 ** 33), false);
-  assert.equal(host(-1, 1, 2 ** 33 + 1), false);
+  // past 2^24 bins, where the float kernel's f32(k) rounds k
+  assert.equal(host(0, 1, 2 ** 24), false);
+  assert.equal(host(0, 1.5 * (2 ** 24 + 2), 2 ** 24 + 2), true);
+  assert.equal(host(0, 1, 2 ** 33), true);
 });
 
 Deno.test({
@@ -67,6 +71,7 @@ Deno.test({
   async fn() {
     using client = await createClient({ adapter: adapter! });
     await checkEdgeRanges(client);
+    await checkManyBins(client);
     await checkSubnormalHistograms(client, 25);
   },
 });

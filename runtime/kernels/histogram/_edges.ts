@@ -14,13 +14,19 @@ const subnormal = (v: number) => v !== 0 && Math.abs(Math.fround(v)) < F32_MIN_N
 const edgeOf = (low: number, high: number, width: number, bins: number, k: number) =>
   k >= bins ? Math.fround(high) : Math.fround(Math.fround(low) + Math.fround(k * width));
 
+/** Most bins whose edges the float kernel computes: past 2^24, `f32(k)` rounds `k`. */
+const EXACT_BINS = 2 ** 24;
+
 /**
- * Whether the bins of `[low, high]` (`width` apart, in f32) need the host's edges: a subnormal
- * bound or width, or any subnormal edge in between (`[-1.5, 1.5] * 2^-126` in 3 bins has normal
- * bounds and width, yet edges at `±0.5 * 2^-126`), which a device that flushes subnormal f32
- * (WGSL allows it; NVIDIA's Vulkan driver does) would compute and compare as 0.
+ * Whether the bins of `[low, high]` (`width` apart, in f32) need the host's edges: more than 2^24
+ * bins (the float kernel's `f32(k) * width` rounds `k` first: edge 2^24 + 1 of 2^24 + 2 bins
+ * over `[0, 1.5 (2^24 + 2)]` was 25165824, not the docs' 25165826), a subnormal bound or width,
+ * or any subnormal edge in between (`[-1.5, 1.5] * 2^-126` in 3 bins has normal bounds and width,
+ * yet edges at `±0.5 * 2^-126`), which a device that flushes subnormal f32 (WGSL allows it;
+ * NVIDIA's Vulkan driver does) would compute and compare as 0.
  */
 export function needsHostEdges(low: number, high: number, width: number, bins: number): boolean {
+  if (bins > EXACT_BINS) return true;
   if (subnormal(low) || subnormal(high) || Math.fround(width) < F32_MIN_NORMAL) return true;
   // The edges before the last never decrease: the ones in (-2^-126, 2^-126) form one run, from
   // the first edge above -2^-126 to the last below 2^-126; all zeros, or a subnormal at an end.

@@ -48,7 +48,8 @@ const F32_MAX = 3.4028234663852886e38;
  * an integer >= 1, or a range that is not two finite numbers with `low < high`. Bins with a
  * subnormal edge (bins narrower than 2^-126, a subnormal bound, or an edge in (-2^-126, 2^-126)
  * other than 0) count exactly too, also on a device that flushes subnormal f32 (WGSL allows it;
- * NVIDIA's Vulkan driver does): their edges are computed on the host. Elsewhere,
+ * NVIDIA's Vulkan driver does): their edges are computed on the host, as are those of more than
+ * 2^24 bins (where f32 no longer holds every bin's index). Elsewhere,
  * on such a device, a subnormal value counts as 0, which matters only next to an edge at 0 (a
  * value in (0, 2^-126) over a range ending at 0 is counted in the last bin).
  *
