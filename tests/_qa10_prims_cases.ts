@@ -116,6 +116,7 @@ export const EDGE_RANGES: readonly (readonly [number, number, number])[] = [
   [-0, 3e-45, 2],
   [-0, 1e-44, 1],
   [-1e-40, 1e-40, 1],
+  [-1e-40, 1e-40, 1024], // the most bins the shared-memory kernel counts
   [-1e-40, 1e-40, 5000],
   [-1.5 * MIN_NORMAL, 1.5 * MIN_NORMAL, 3],
   [-1.5 * MIN_NORMAL, 1.5 * MIN_NORMAL, 1025],
