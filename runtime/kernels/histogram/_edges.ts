@@ -1,7 +1,7 @@
 /**
- * The docs' f32 edges of {@linkcode histogram} on the host: whether a range needs them (an edge, a
- * bound or the bins' width is subnormal) and their order-preserving keys (the `histogram_edges`
- * kernel's).
+ * The docs' f32 edges of `histogram` on the host: whether a range needs them (an edge, a bound or
+ * the bins' width is subnormal, or more than 2^24 bins) and their order-preserving keys (the
+ * `histogram_edges` kernel's).
  *
  * @module
  */
