@@ -35,7 +35,7 @@ export function countInto(
   bins: number,
   params: { low: number; high: number; width: number },
   stream: StreamId | undefined,
-  edgeKeys?: Uint32Array,
+  edgeKeys?: () => Uint32Array,
 ): Handle<"u32"> {
   const n = x.size() / 4;
   return withOutput(client, bins, "u32", { stream, zero: true }, (counts) => {
@@ -43,8 +43,11 @@ export function countInto(
     const shared = bins <= SHARED_BINS;
     // zero: keeps the WGSL's edge product from fusing into an FMA (_histogram_wgsl.ts)
     const all = { n, bins, ...params, zero: 0 };
-    // `histogram_edges`: the edges' keys ride along (released once the kernel no longer needs them)
-    using edges = edgeKeys === undefined ? undefined : client.createWithData(edgeKeys, { stream });
+    // `histogram_edges`: the edges' keys ride along (released once the kernel no longer needs them),
+    // computed once the counts are allocated (a count too many for the device fails at once)
+    using edges = edgeKeys === undefined
+      ? undefined
+      : client.createWithData(edgeKeys(), { stream });
     const buffers = edges === undefined ? [x, counts] : [x, counts, edges];
     if (shared) {
       const groups = Math.ceil(n / (64 * SHARED_PER_INVOCATION));

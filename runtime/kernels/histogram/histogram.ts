@@ -10,6 +10,7 @@ import type { StreamId } from "../../core/stream_id.ts";
 import { count, elementType, finite } from "../_shape.ts";
 import { countInto } from "./_count.ts";
 import { checkCall } from "../_inputs.ts";
+import { edgeKeys, needsHostEdges } from "./_edges.ts";
 
 /**
  * Options of {@linkcode histogram}.
@@ -34,25 +35,6 @@ export interface HistogramOptions {
 
 /** The largest finite f32. */
 const F32_MAX = 3.4028234663852886e38;
-/** The smallest normal f32 (2^-126): below it, f32 are subnormal. */
-const F32_MIN_NORMAL = 2 ** -126;
-const subnormal = (v: number) => v !== 0 && Math.abs(Math.fround(v)) < F32_MIN_NORMAL;
-
-/**
- * The docs' `bins + 1` edges in f32 (`edge(k) = low + k * width`, the last one `high`) as keys
- * that order as the floats do (the kernel's `key`; -0 as +0).
- */
-function edgeKeys(low: number, high: number, width: number, bins: number): Uint32Array {
-  const f32 = new Float32Array(bins + 1);
-  for (let k = 0; k < bins; k++) f32[k] = Math.fround(low + Math.fround(k * width));
-  f32[bins] = high;
-  const keys = new Uint32Array(f32.buffer);
-  for (let k = 0; k <= bins; k++) {
-    const b = keys[k] === 0x80000000 ? 0 : keys[k];
-    keys[k] = (b >>> 31 ? ~b : b ^ 0x80000000) >>> 0;
-  }
-  return keys;
-}
 
 /**
  * Counts the elements of an f32 handle in `bins` equal-width bins over `range`, as NumPy's
@@ -63,9 +45,11 @@ function edgeKeys(low: number, high: number, width: number, bins: number): Uint3
  * exact and deterministic.
  *
  * `TypeError` for an input that is not f32; `RangeError` naming the option for `bins` that is not
- * an integer >= 1, or a range that is not two finite numbers with `low < high`. Bins narrower
- * than 2^-126 (subnormal edges) count exactly too, also on a device that flushes subnormal f32
- * (WGSL allows it; NVIDIA's Vulkan driver does): their edges are computed on the host. Elsewhere,
+ * an integer >= 1, or a range that is not two finite numbers with `low < high`. Bins with a
+ * subnormal edge (bins narrower than 2^-126, a subnormal bound, or an edge in (-2^-126, 2^-126)
+ * other than 0) count exactly too, also on a device that flushes subnormal f32 (WGSL allows it;
+ * NVIDIA's Vulkan driver does): their edges are computed on the host, as are those of more than
+ * 2^24 bins (where f32 no longer holds every bin's index). Elsewhere,
  * on such a device, a subnormal value counts as 0, which matters only next to an edge at 0 (a
  * value in (0, 2^-126) over a range ending at 0 is counted in the last bin).
  *
@@ -108,26 +92,14 @@ export function histogram(
   // yet no edge but `low` and `high` uses it (the bin's guess is clamped to it), so the largest
   // f32 stands in for it.
   const params = { low, high, width: Math.min(width, F32_MAX) };
-  // Subnormal edges (bins narrower than 2^-126, or a subnormal bound): WGSL lets a device flush
-  // subnormal f32 in arithmetic and comparisons (NVIDIA's Vulkan driver does: [0, 1e-44] in 7
-  // bins put every value in the last bin on an H200), so the docs' edges are computed here and
-  // the kernel compares keys of the bits (`histogram_edges`), exact on every device.
-  if (subnormal(low) || subnormal(high) || Math.fround(width) < F32_MIN_NORMAL) {
-    return countInto(
-      client,
-      what,
-      "histogram_edges",
-      x,
-      bins,
-      params,
-      options.stream,
-      edgeKeys(
-        Math.fround(low),
-        Math.fround(high),
-        Math.fround(params.width),
-        bins,
-      ),
-    );
+  // Subnormal edges (bins narrower than 2^-126, a subnormal bound, or an edge near 0): WGSL lets
+  // a device flush subnormal f32 in arithmetic and comparisons (NVIDIA's Vulkan driver does: [0,
+  // 1e-44] in 7 bins put every value in the last bin on an H200), so the docs' edges are computed
+  // here and the kernel compares keys of the bits (`histogram_edges`), exact on every device.
+  const f32Width = Math.fround(params.width);
+  if (needsHostEdges(low, high, f32Width, bins)) {
+    const keys = () => edgeKeys(low, high, f32Width, bins);
+    return countInto(client, what, "histogram_edges", x, bins, params, options.stream, keys);
   }
   return countInto(client, what, "histogram", x, bins, params, options.stream);
 }
