@@ -23,7 +23,8 @@ import {
   waitForEvent,
   type WaitOwner,
 } from "./queue/streams.ts";
-import { type CudaDriver, unrefCall } from "./_ffi.ts";
+import type { CudaDriver } from "./_ffi.ts";
+import { drainInBackground, parkedReturned } from "./_drain.ts";
 import { blockUntilComplete, releaseWake, type WakeOwner } from "./queue/_wake.ts";
 import { LaunchesInFlight } from "./queue/_in_flight.ts";
 import { faultWitnesses } from "./_fault.ts";
@@ -294,14 +295,17 @@ export class CudaParts implements WaitOwner {
     }
     // Idle (or faulted: a sticky error ends the context's work) within a short grace: release
     // now, as the caller may create a context on the device next and a test's sanitizer looks
-    // for calls left running; only longer work drains in the background.
-    if (!busy(this.device.driver, this.#drainOwner, drain, DESTROY_GRACE_MS, faults)) {
+    // for calls left running; only longer work drains in the background, and so do host waits
+    // parked on the pool's threads, whose events stay until they returned (`_drain.ts`).
+    const idle = !busy(this.device.driver, this.#drainOwner, drain, DESTROY_GRACE_MS, faults);
+    const waiter = hostWaiter(this.device.driver, this);
+    if (idle && waiter.promptCalls().length === 0) {
       this.#release(drain);
       this.#end(faults, true);
-      return this.#parkedReturned();
+      return parkedReturned({ waiter, timeoutMs: this.timeoutMs }).then(() => {});
     }
     this.device.leaveCurrent(); // released later: no call of this thread may act in it meanwhile
-    return this.#drain(drain, faults);
+    return this.#drain(drain, faults, idle);
   }
 
   /** Settles {@linkcode ended}: with the first fault, else `TIMEOUT` unless `drained`. */
@@ -330,19 +334,6 @@ export class CudaParts implements WaitOwner {
     else this.device.destroy();
   }
 
-  /**
-   * Resolves once the parked host waits returned, at most the wait timeout: a wait that timed
-   * out may still be parked on an event that never completes, and the context's release ends it
-   * (`CUDA_ERROR_CONTEXT_IS_DESTROYED`) on a thread of Deno's pool, shortly after.
-   */
-  #parkedReturned(): Promise<void> {
-    const waiter = hostWaiter(this.device.driver, this);
-    if (waiter.inFlight === 0) return Promise.resolve();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const limit = new Promise<void>((resolve) => timer = setTimeout(resolve, this.timeoutMs));
-    return Promise.race([waiter.parkedSettled(), limit]).finally(() => clearTimeout(timer));
-  }
-
   #drainEvent(stream: CudaStream): Deno.PointerValue {
     const { driver } = this.device;
     driver.check(driver.symbols.cuEventCreate(driver.out64, 3), "cuEventCreate(drain)");
@@ -351,47 +342,19 @@ export class CudaParts implements WaitOwner {
     return event;
   }
 
-  /**
-   * The background drain after destroy: waits (parked non-blocking `cuEventSynchronize`, never on
-   * the event loop's thread) for the streams' last work and the parked host waits, at most the
-   * wait timeout, then destroys the events and releases the context: at once when drained, else
-   * (a hung device, a wait on another device's event that never completes) on a thread of
-   * Deno's pool, which never keeps the process alive.
-   */
-  async #drain(events: Deno.PointerValue[], faults: unknown[]): Promise<void> {
+  /** The background drain after destroy (`_drain.ts`, where its invariant is). */
+  #drain(events: Deno.PointerValue[], faults: unknown[], idle: boolean): Promise<void> {
     const { driver } = this.device;
-    const waits = driver.waits;
-    let finished = false;
-    // A server created on the device meanwhile finishes the drain first (see CudaDevice.open).
-    const unregister = this.device.pendingDrain(() => {
-      if (finished) return;
-      finished = true;
-      const drained = !busy(driver, this.#drainOwner, events, this.timeoutMs, faults);
-      this.#release(events, !drained);
-      this.#end(faults, drained);
+    return drainInBackground({
+      idle,
+      device: this.device,
+      timeoutMs: this.timeoutMs,
+      events,
+      faults,
+      waiter: hostWaiter(driver, this),
+      busy: (ms) => busy(driver, this.#drainOwner, events, ms, faults),
+      release: (background) => this.#release(events, background),
+      end: (drained) => this.#end(faults, drained),
     });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<false>((resolve) => {
-      // Keeps the process alive for the drain, at most the timeout (the calls are unref'd).
-      timer = setTimeout(() => resolve(false), this.timeoutMs);
-    });
-    // Any result ends the wait: complete, or a sticky error that ends the context's work.
-    const synchronized = waits === undefined
-      ? new Promise<never>(() => {})
-      : Promise.all(events.map(async (event) => {
-        const result = await unrefCall(waits.cuEventSynchronize(event));
-        if (result !== 0) faults.push(driver.error(result, "cuEventSynchronize(drain)"));
-      }));
-    const waiter = hostWaiter(driver, this).parkedSettled();
-    const drained = await Promise.race([
-      Promise.all([synchronized, waiter]).then(() => true),
-      deadline,
-    ]);
-    clearTimeout(timer);
-    if (finished) return;
-    finished = true;
-    unregister();
-    this.#release(events, !drained);
-    this.#end(faults, drained);
   }
 }

@@ -10,6 +10,7 @@ import type { BackendDescriptor } from "../backend_descriptor.ts";
 import type { CudaKernel } from "./kernel.ts";
 import { type CudaDeviceInfo, listCudaDevices } from "./devices.ts";
 import { CudaServer, type CudaServerOptions } from "./server.ts";
+import { CudaDevice } from "./device.ts";
 import { assertKnownKeys } from "../../core/_argument_checks.ts";
 
 /**
@@ -46,11 +47,10 @@ export const cudaBackend: BackendDescriptor<CudaKernel, CudaServerOptions, CudaD
       return Promise.reject(error);
     }
     const where = device === undefined ? {} : { ordinal: device.ordinal, library: device.library };
-    try {
-      return Promise.resolve(CudaServer.create({ ...options, ...where }));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    // A destroyed client of the device still draining: its drain ends first, so that the new
+    // server gets a context of its own (`runtime/server/cuda/_drain.ts`).
+    return CudaDevice.drainsSettled({ ...options, ...where })
+      .then(() => CudaServer.create({ ...options, ...where }));
   },
 };
 

@@ -139,6 +139,22 @@ export class CudaDevice implements Disposable {
   }
 
   /**
+   * Resolves once the background drains of destroyed servers of the device `options` name ended
+   * and released the context (each at most its wait timeout), so that a server opened next gets
+   * a context of its own rather than sharing the draining one. Never rejects: a missing library
+   * or device is for {@linkcode CudaDevice.open} to report.
+   */
+  static async drainsSettled(options: CudaDeviceOptions = {}): Promise<void> {
+    let key: string;
+    try {
+      key = drainKey(initDriver(options), options.ordinal ?? 0);
+    } catch {
+      return;
+    }
+    await Promise.all((drains.get(key) ?? []).map((drain) => drain.settled));
+  }
+
+  /**
    * Opens the driver, initialises it, retains the device's primary context and makes it current.
    * `BACKEND_UNAVAILABLE` when the library is missing, `cuInit` fails (no device, a stub or
    * mismatched driver, ...: the message has the driver's text) or the ordinal does not exist;
@@ -163,9 +179,9 @@ export class CudaDevice implements Disposable {
     const device = out32[0];
     // A destroyed server of this device still draining in the background: finish its drain
     // and release first, so that this server gets a fresh context (not one a fault left sticky).
-    const drain = drains.get(drainKey(driver, device));
+    const pending = drains.get(drainKey(driver, device)) ?? [];
     drains.delete(drainKey(driver, device));
-    drain?.();
+    for (const drain of pending) drain.finish();
     driver.check(symbols.cuDevicePrimaryCtxRetain(out64, device), "cuDevicePrimaryCtxRetain");
     const context = driver.pointerAt();
     try {
@@ -209,17 +225,19 @@ export class CudaDevice implements Disposable {
   }
 
   /**
-   * Registers how to finish, synchronously, the background drain of a destroyed server of this
-   * device: the next {@linkcode CudaDevice.open} of the device calls it first. Returns the
-   * function that unregisters it (once the drain finished).
+   * Registers the background drain of a destroyed server of this device: `finish` ends it
+   * synchronously (the next {@linkcode CudaDevice.open} of the device calls it first), `settled`
+   * resolves once it ended and released ({@linkcode CudaDevice.drainsSettled} awaits it). Returns
+   * the function that unregisters it (once the drain finished).
    */
-  pendingDrain(finish: () => void): () => void {
+  pendingDrain(finish: () => void, settled: Promise<void>): () => void {
     const key = drainKey(this.driver, this.ordinal);
-    const previous = drains.get(key);
-    const both = previous === undefined ? finish : () => (previous(), finish());
-    drains.set(key, both);
+    const drain = { finish, settled };
+    drains.set(key, [...drains.get(key) ?? [], drain]);
     return () => {
-      if (drains.get(key) === both) drains.delete(key);
+      const left = (drains.get(key) ?? []).filter((other) => other !== drain);
+      if (left.length > 0) drains.set(key, left);
+      else drains.delete(key);
     };
   }
 
@@ -271,7 +289,7 @@ export class CudaDevice implements Disposable {
 }
 
 /** Background drains of destroyed servers, by driver path and ordinal. */
-const drains = new Map<string, () => void>();
+const drains = new Map<string, { finish(): void; settled: Promise<void> }[]>();
 const drainKey = (driver: CudaDriver, ordinal: number) => `${driver.path}#${ordinal}`;
 
 /**

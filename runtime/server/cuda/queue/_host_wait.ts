@@ -80,7 +80,8 @@ const needsContext = new WeakSet<CudaDriver>();
 export class HostWaiter {
   readonly #driver: CudaDriver;
   readonly #pending = new Set<Waiter>();
-  readonly #inFlight = new Set<Promise<unknown>>();
+  /** Parked calls not returned, with the event each synchronizes (none for the posts' sleep). */
+  readonly #inFlight = new Map<Promise<unknown>, Deno.PointerValue | undefined>();
   #queue: Waiter[] = [];
   #parked = 0;
   #poll: ReturnType<typeof setTimeout> | undefined;
@@ -141,7 +142,20 @@ export class HostWaiter {
 
   /** Resolves once every parked call returned (the background drain of a destroyed server). */
   async parkedSettled(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.keys()]);
+  }
+
+  /**
+   * The parked calls that return as soon as they run: those on an event already complete (or
+   * failed) and the posts' sleep, which {@linkcode destroy} ended. Deno's pool may not have
+   * started them yet, so their events must outlive them (`_drain.ts`). A call on an event not
+   * complete (another context's) may not return soon.
+   */
+  promptCalls(): Promise<unknown>[] {
+    const { symbols } = this.#driver;
+    return [...this.#inFlight].filter(([, event]) =>
+      event === undefined || symbols.cuEventQuery(event) !== CUDA_ERROR_NOT_READY
+    ).map(([call]) => call);
   }
 
   /** Rejects every pending wait with `DESTROYED` now; later waits reject at once. */
@@ -161,7 +175,7 @@ export class HostWaiter {
     this.parkedCalls++;
     waiter.parked = true;
     const call = unrefCall(waits.cuEventSynchronize(waiter.handle));
-    this.#inFlight.add(call);
+    this.#inFlight.set(call, waiter.handle);
     call.then((result) => {
       this.#inFlight.delete(call);
       this.#parked--;
@@ -206,7 +220,7 @@ export class HostWaiter {
     if (overflow == null || this.#destroyed) return;
     const call = overflow.sleep();
     if (this.#inFlight.has(call)) return;
-    this.#inFlight.add(call);
+    this.#inFlight.set(call, undefined);
     call.then(() => {
       this.#inFlight.delete(call);
       this.#pump();
