@@ -11,7 +11,7 @@
  * @module
  */
 
-import { type CudaDriver, refCall, unrefCall } from "./_ffi.ts";
+import { type CudaDriver, unrefCall } from "./_ffi.ts";
 import type { CudaDevice } from "./device.ts";
 
 /** Whether `promise` settled within `ms` (a timer keeps the process alive meanwhile). */
@@ -107,9 +107,9 @@ export async function drainInBackground(parts: DrainParts): Promise<void> {
   // Keeps the process alive for the drain, at most the timeout (the calls are unref'd).
   const drained = parts.idle || await within(synchronized, parts.timeoutMs);
   // Once the work drained, the host waits on the server's events return as soon as they run.
-  // They keep the process alive meanwhile (parked calls are unref'd): it would exit with the
-  // drain pending otherwise.
-  if (drained) await Promise.allSettled(waiter.promptCalls().map(refCall));
+  // Bounded all the same: an event of another server (a timeline wait on its mark) complete now
+  // may be recorded again before the call starts, and wait for that work.
+  if (drained) await within(Promise.allSettled(waiter.promptCalls()), parts.timeoutMs);
   unregister();
   end(drained);
   release(!drained);

@@ -248,34 +248,21 @@ export function libraryCandidates(options: CudaDriverOptions = {}): string[] {
 }
 
 type Unref = (promise: Promise<unknown>) => void;
-/** Deno's `unrefOpPromise` or `refOpPromise` (internal; absent: a parked call keeps the process alive). */
-const coreFunction = (name: string): Unref | undefined => {
+/** Deno's `unrefOpPromise` (internal; absent: a parked call keeps the process alive). */
+const unref: Unref | undefined = (() => {
   try {
     // deno-lint-ignore no-explicit-any
     const core = (Deno as any)[(Deno as any).internal]?.core;
-    return typeof core?.[name] === "function" ? core[name] : undefined;
+    return typeof core?.unrefOpPromise === "function" ? core.unrefOpPromise : undefined;
   } catch {
     return undefined;
   }
-};
-const unref = coreFunction("unrefOpPromise");
-const ref = coreFunction("refOpPromise");
+})();
 
 /** @internal Parks `promise`'s op off the event loop's liveness (no-op where Deno does not allow it). */
 export function unrefCall<T>(promise: Promise<T>): Promise<T> {
   try {
     unref?.(promise);
-  } catch { /* not an op promise */ }
-  return promise;
-}
-
-/**
- * @internal Puts a parked call's op back in the event loop's liveness: for a wait that must end
- * with it (a drain waiting for calls that return as soon as they run).
- */
-export function refCall<T>(promise: Promise<T>): Promise<T> {
-  try {
-    ref?.(promise);
   } catch { /* not an op promise */ }
   return promise;
 }
