@@ -96,6 +96,8 @@ export interface Isolated {
   readonly task: DispatchTask;
   readonly shape: string;
   launches: number;
+  /** The dispatches, kept where they may be encoded again (`task.replan` set), else none. */
+  readonly tasks: DispatchTask[] | undefined;
 }
 
 /**
