@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { CompilationError, createClient, type WgslKernel } from "../mod.ts";
 import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
+import { runTileReverse } from "./_read_only_alias_case.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -115,5 +116,16 @@ Deno.test({
       };
       await assert.rejects(client.compile(bad), CompilationError);
     });
+  },
+});
+
+Deno.test({
+  name: "a barrier under a branch on read-only storage, inputs and output on one page",
+  ignore,
+  async fn() {
+    // Naga runs the widened module (it does not check this uniformity); the browser group runs
+    // the same case under Tint, which needs the declared module and the copies.
+    using client = await createClient({ adapter: adapter! });
+    await runTileReverse(client);
   },
 });
