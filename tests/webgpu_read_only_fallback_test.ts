@@ -109,6 +109,20 @@ Deno.test({
       assert.deepEqual(await client.readMany([a, b], Float32Array), [cpuA, cpuB]);
     });
 
+    await t.step("a profile of launches encoded again times them", async () => {
+      const kernel = axpy("fallback.profiled");
+      using a = client.createWithData(ramp((i) => i));
+      using b = client.zeros(n);
+      const { duration } = await client.profile(() => {
+        for (let r = 0; r < 3; r++) {
+          client.execute(kernel, { threads: n, buffers: [a, b], params: { s: 1, n } });
+        }
+      });
+      // Encoded again in passes with the timestamps they were first given (0 ms without them).
+      if (duration.timing === "device") assert.ok(duration.milliseconds > 0, `${duration}`);
+      assert.deepEqual(await client.read(b), ramp((i) => 3 * i));
+    });
+
     await t.step("a write to the read-only binding is still a compilation error", async () => {
       const bad: WgslKernel = {
         id: "fallback.bad",

@@ -299,7 +299,7 @@ async function validate(parts: WebGpuParts, graph: WebGpuGraph, stream: StreamId
   const device = parts.gpu.device;
   device.pushErrorScope("validation");
   const encoder = device.createCommandEncoder();
-  for (const dispatch of graph.task.dispatches) encodeDispatch(encoder, dispatch);
+  for (const dispatch of graph.task.dispatches) encodeDispatch(encoder, dispatch).end();
   encoder.finish();
   const error = await device.popErrorScope();
   if (error !== null) {

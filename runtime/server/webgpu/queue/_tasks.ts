@@ -176,6 +176,12 @@ export interface PassGroup {
   readonly timestampWrites: GPUComputePassTimestampWrites | undefined;
 }
 
+/** A dispatch as it was encoded: the pass group it was timed in (`null`: untimed). */
+export interface EncodedDispatch {
+  readonly task: DispatchTask;
+  readonly group: PassGroup | null;
+}
+
 /** The profiler's view of encoding, set on the encoder only while profiling. */
 export interface EncoderTiming {
   /**

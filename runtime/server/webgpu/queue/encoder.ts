@@ -32,6 +32,7 @@ import type { ParamChunks } from "../launch/_param_chunks.ts";
 import {
   type DispatchTask,
   encodeCopies,
+  type EncodedDispatch,
   type EncoderTiming,
   type GpuTask,
   type Parked,
@@ -184,14 +185,15 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     const open = stream.isolated;
     if (open?.shape === shape && open.task.stream === task.stream) {
       open.launches++;
-      open.tasks?.push(task);
       this.#dispatch(stream, task);
+      open.tasks?.push({ task, group: stream.group });
       return;
     }
     if (stream.encoder !== undefined) this.#submit(stream); // what precedes, shared or not
-    const tasks = task.replan === undefined ? undefined : [task]; // may be encoded again
+    const tasks: EncodedDispatch[] | undefined = task.replan === undefined ? undefined : [];
     stream.isolated = { task, shape, launches: 1, tasks };
     this.#dispatch(stream, task);
+    tasks?.push({ task, group: stream.group });
   }
 
   flush(stream: EncoderStream): void {
