@@ -5,7 +5,8 @@
  * in a `WeakMap` without hashing its source). Its WGSL is reflected first (`compile/_reflect.ts`): the
  * bind-group layouts (one per `@group`) are built from every declared binding, not `"auto"`, so
  * unused bindings still count. Read-only storage declarations are compiled widened to `read_write` (see
- * {@linkcode widenReadOnlyStorage}); the unwidened module is compiled too, for validation.
+ * {@linkcode widenReadOnlyStorage}); the unwidened module is compiled too, for validation, and runs
+ * instead where only the widened module fails (`_settle.ts`).
  *
  * Compilation runs inside a validation error scope. WebGPU reports the result asynchronously,
  * so a pipeline first used by a synchronous `execute` is `pending` until the scope pops (a few
