@@ -7,7 +7,7 @@
  * Chrome's Tint, also a barrier under a branch on a read-only value (tests/browser/_qa4_group.ts).
  */
 import assert from "node:assert/strict";
-import { CompilationError, createClient, type WgslKernel } from "../mod.ts";
+import { CompilationError, createClient, CubeCount, type WgslKernel } from "../mod.ts";
 import type { WebGpuServer } from "../runtime/server/webgpu/mod.ts";
 import { runTileReverse } from "./_read_only_alias_case.ts";
 
@@ -15,14 +15,14 @@ const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 
 /** `b += s * a` through a `ptr<storage, array<f32>, read>`: valid only as declared. */
-const axpy = (id: string, groups = false): WgslKernel => ({
+const axpy = (id: string, groups = false, size = 64): WgslKernel => ({
   id,
   source: `
 struct P { s: f32, n: u32 }
 @group(${groups ? 1 : 0}) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b: array<f32>;
 @group(0) @binding(2) var<uniform> p: P;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+@compute @workgroup_size(${size}) fn main(@builtin(global_invocation_id) id: vec3u) {
   let src: ptr<storage, array<f32>, read> = &a;
   if (id.x < p.n) { b[id.x] = b[id.x] + p.s * (*src)[id.x]; }
 }`,
@@ -121,6 +121,38 @@ Deno.test({
       // Encoded again in passes with the timestamps they were first given (0 ms without them).
       if (duration.timing === "device") assert.ok(duration.milliseconds > 0, `${duration}`);
       assert.deepEqual(await client.read(b), ramp((i) => 3 * i));
+    });
+
+    await t.step("folded, with overrides, and a copy past the pooled sizes", async () => {
+      // 65,541 workgroups of one: past the per-dimension limit, the folded variant runs.
+      using a = client.createWithData(ramp((i) => i - 100));
+      using b = client.createWithData(ramp((i) => i % 3));
+      const cpuB = ramp((i) => i % 3);
+      client.execute(axpy("fallback.fold", false, 1), {
+        count: CubeCount.new1d(65_541),
+        buffers: [a, b],
+        params: { s: 0.5, n },
+      });
+      cpuAxpy(cpuB, 0.5, ramp((i) => i - 100));
+      const scaled: WgslKernel = {
+        id: "fallback.override",
+        source: `override k: f32;
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b: array<f32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let src: ptr<storage, array<f32>, read> = &a;
+  if (id.x < 300u) { b[id.x] = b[id.x] + k * (*src)[id.x]; }
+}`,
+      };
+      client.execute(scaled, { threads: n, buffers: [a, b], overrides: { k: 4 } });
+      cpuAxpy(cpuB, 4, ramp((i) => i - 100));
+      assert.deepEqual(await client.read(b), cpuB);
+      // 17 MiB read and written through one handle: a scratch buffer of its own, not pooled.
+      const big = 17 * 1024 * 1024 / 4;
+      using c = client.full(big, 2);
+      client.execute(axpy("fallback.big"), { threads: n, buffers: [c, c], params: { s: 3, n } });
+      const got = await client.read(c);
+      assert.deepEqual([got[0], got[n - 1], got[n], got[big - 1]], [8, 8, 2, 2]);
     });
 
     await t.step("a write to the read-only binding is still a compilation error", async () => {

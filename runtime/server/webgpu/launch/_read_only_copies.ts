@@ -19,6 +19,13 @@ import { bindingKey } from "../compile/_settle.ts";
 import type { BufferCopy, PooledTask } from "../queue/_tasks.ts";
 import { type BindGroupCache, groupsOf } from "./_bind_group_cache.ts";
 import type { InfoBufferPool } from "./_scratch_buffers.ts";
+import { BufferUsage } from "../memory/_buffer_usage.ts";
+
+/**
+ * Copies larger than this get a buffer of their exact size, destroyed once submitted: the pool
+ * rounds sizes up to a power of two (past `maxBufferSize` near the limit) and keeps them.
+ */
+const POOLED_BYTES = 16 * 1024 * 1024;
 
 /** A bind-group entry as the launcher places it (a buffer range, a texture view or a sampler). */
 interface Entry {
@@ -29,12 +36,14 @@ interface Entry {
 
 /** The copies and bind groups of launches of kernels that run their declared module. */
 export class ReadOnlyCopies {
+  readonly #device: GPUDevice;
   readonly #groups: BindGroupCache;
   readonly #scratch: InfoBufferPool;
   readonly #byGroup: { readonly group: number }[][] = [];
 
-  /** Binds through `groups`, copying into buffers of `scratch`. */
-  constructor(groups: BindGroupCache, scratch: InfoBufferPool) {
+  /** Binds through `groups`, copying into buffers of `scratch` (large ones: of `device`). */
+  constructor(device: GPUDevice, groups: BindGroupCache, scratch: InfoBufferPool) {
+    this.#device = device;
     this.#groups = groups;
     this.#scratch = scratch;
   }
@@ -97,7 +106,9 @@ export class ReadOnlyCopies {
       );
       if (!conflict) continue;
       const size = read.size!;
-      const scratch = this.#scratch.acquireEmpty(size);
+      const scratch = size <= POOLED_BYTES
+        ? this.#scratch.acquireEmpty(size)
+        : this.#device.createBuffer({ size, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
       (copies ??= []).push({
         source: read.buffer,
         sourceOffset: read.offset ?? 0,
@@ -111,7 +122,10 @@ export class ReadOnlyCopies {
     task.copies = copies;
     if (copies === undefined) return undefined;
     return () => {
-      for (const copy of copies) this.#scratch.release(copy.destination);
+      for (const { destination } of copies) {
+        if (destination.size > POOLED_BYTES) destination.destroy(); // after its submission
+        else this.#scratch.release(destination);
+      }
     };
   }
 }

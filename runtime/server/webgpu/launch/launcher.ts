@@ -105,7 +105,7 @@ export class Launcher {
     const align = Math.max(limits.minUniformBufferOffsetAlignment, this.#alignment);
     this.chunks = new ParamChunks(parts.device, align);
     this.#textures = new BoundTextures(parts.device, parts.textures);
-    this.readOnly = new ReadOnlyCopies(parts.bindGroups, parts.infoBuffers);
+    this.readOnly = new ReadOnlyCopies(parts.device, parts.bindGroups, parts.infoBuffers);
   }
 
   /**
