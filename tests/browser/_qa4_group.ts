@@ -4,26 +4,33 @@
  * bit, where Chrome's Tint compiles the WGSL (the Deno tests run naga). Tint's uniformity
  * analysis is stricter than naga's: a case it refuses in plain WebGPU is skipped with the reason.
  *
+ * Tint takes a load from `read_write` storage as non-uniform, so a barrier under a branch on a
+ * `var<storage, read>` value (gridnet moments) fails to compile widened (`widenReadOnlyStorage`):
+ * the client runs the declared module then, copying read-only slices that share a page with a
+ * writable binding (`compile/_settle.ts`, `launch/_read_only_copies.ts`).
+ *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { createClient } from "../../mod.ts";
+import { widenReadOnlyStorage } from "../../runtime/server/webgpu/compile/_reflect.ts";
 import { runPlain } from "../_plain_webgpu.ts";
+import { runTileReverse, tileReverse } from "../_read_only_alias_case.ts";
 import { CORPUS_QA4 } from "../_wgsl_corpus_qa4.ts";
 import { runCorpusCase } from "../_wgsl_corpus_run.ts";
 import { type PageTestContext, Skip } from "./_page_harness.ts";
 
-/**
- * Cases the client cannot run under Tint yet, with why. The client compiles read-only storage
- * widened to `read_write` (`widenReadOnlyStorage`), and Tint's uniformity analysis takes a load
- * from `read_write` storage as non-uniform: a barrier under a branch on a read-only storage
- * value, valid WGSL, no longer compiles (naga does not check this, so Deno runs it).
- */
-export const CLIENT_TINT_DEFECTS: Readonly<Record<string, string>> = {
-  "gridnet moments (barriers under a branch on a read-only storage u32)":
-    "widened to read_write, the branch on isFirst is non-uniform for Tint",
-};
+/** The errors the device's compiler reports for `code`, joined (empty when it compiles). */
+async function compilerErrors(code: string): Promise<string> {
+  const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+  try {
+    const info = await device.createShaderModule({ code }).getCompilationInfo();
+    return info.messages.filter((m) => m.type === "error").map((m) => m.message).join("\n");
+  } finally {
+    device.destroy();
+  }
+}
 
 /** The group, by name, for `runGroups`. */
 export const qa4Group = {
@@ -40,13 +47,16 @@ export const qa4Group = {
           (e: Error) => e.message,
         );
         if (plain !== undefined) throw new Skip(`Tint refuses it: ${plain.split("\n")[1]}`);
-        const defect = CLIENT_TINT_DEFECTS[c.name];
-        if (defect === undefined) return await runCorpusCase(client, c);
-        // Still failing as described (once it runs, take it off the list).
-        const error = await runCorpusCase(client, c).then(() => undefined, (e: Error) => e);
-        assert.ok(/uniform control flow/.test(String(error)), `${c.name}: ${error}`);
-        throw new Skip(`known defect: ${defect}`);
+        await runCorpusCase(client, c);
       });
     }
   },
+  "a barrier under a branch on read-only storage, read-only slices on the output's page":
+    async () => {
+      // Tint refuses the widened module, so the client must run the declared one.
+      assert.equal(await compilerErrors(tileReverse.source), "");
+      assert.match(await compilerErrors(widenReadOnlyStorage(tileReverse.source)), /uniform/);
+      using client = await createClient();
+      await runTileReverse(client);
+    },
 };

@@ -77,6 +77,7 @@ export class WebGpuParts implements HandleAllocator {
       tasks: this.launcher.tasks,
       bindGroups: this.bindGroups,
       maxStreams: config.maxStreams,
+      replan: (task) => this.launcher.readOnly.replan(task),
     });
     this.scheduler = new SchedulerMultiStream(this.encoder, {
       maxStreams: config.maxStreams,

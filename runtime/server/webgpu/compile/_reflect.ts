@@ -328,8 +328,9 @@ export function checkWorkgroupSize(
  * The module to compile: read-only storage declarations widened to `read_write`. Slices of one
  * pool page share a `GPUBuffer`, and WebGPU forbids one buffer being bound read-only and writable
  * in one dispatch; bound as `storage` everywhere, any mix of slices is valid. The original source
- * is still compiled for validation, so a write to a read-only binding remains an error. Lines are
- * kept, so compiler messages point at the user's lines.
+ * is still compiled for validation, so a write to a read-only binding remains an error, and runs
+ * where only the widened module fails (`_settle.ts`). Lines are kept, so compiler messages point
+ * at the user's lines.
  */
 export function widenReadOnlyStorage(source: string): string {
   // Matched with comments masked (`var<storage, /* c */ read>`, a line comment inside the

@@ -5,7 +5,8 @@
  * in a `WeakMap` without hashing its source). Its WGSL is reflected first (`compile/_reflect.ts`): the
  * bind-group layouts (one per `@group`) are built from every declared binding, not `"auto"`, so
  * unused bindings still count. Read-only storage declarations are compiled widened to `read_write` (see
- * {@linkcode widenReadOnlyStorage}); the unwidened module is compiled too, for validation.
+ * {@linkcode widenReadOnlyStorage}); the unwidened module is compiled too, for validation, and runs
+ * instead where only the widened module fails (`_settle.ts`).
  *
  * Compilation runs inside a validation error scope. WebGPU reports the result asynchronously,
  * so a pipeline first used by a synchronous `execute` is `pending` until the scope pops (a few
@@ -26,7 +27,7 @@ import {
 export { checkBindingLimits };
 import type { WgslKernel } from "../kernel.ts";
 import { foldKernel } from "./_fold.ts";
-import { compilerMessage, deviceVerdict, isUnsure, wgslErrorLine } from "./_device_verdict.ts";
+import { deviceVerdict, isUnsure } from "./_device_verdict.ts";
 import { checkGroups, layoutEntry } from "./_binding_kinds.ts";
 import {
   checkWorkgroupSize,
@@ -35,6 +36,7 @@ import {
   reflectKernel,
   widenReadOnlyStorage,
 } from "./_reflect.ts";
+import { failed, type ReadOnlyFallback, settle, settleDeclared } from "./_settle.ts";
 
 /** A cached pipeline and what is known about its validity. */
 export interface CompiledKernel {
@@ -42,12 +44,16 @@ export interface CompiledKernel {
   readonly kernel: WgslKernel;
   /** What the WGSL declares. */
   readonly reflection: KernelReflection;
-  /** The pipeline (invalid if `state` becomes `failed`). */
-  readonly pipeline: GPUComputePipeline;
-  /** The explicit bind-group layout of group 0. */
-  readonly layout: GPUBindGroupLayout;
-  /** The layout of every group, `layouts[0] === layout` (groups without bindings are empty). */
-  readonly layouts: readonly GPUBindGroupLayout[];
+  /**
+   * The pipeline (invalid if `state` becomes `failed`), with its layouts: group 0's, and every
+   * group's (`layouts[0] === layout`; groups without bindings are empty). Replaced by the declared
+   * module's before `state` leaves `pending` when the widened module fails (see `fallback`).
+   */
+  pipeline: GPUComputePipeline;
+  layout: GPUBindGroupLayout;
+  layouts: readonly GPUBindGroupLayout[];
+  /** Set when the kernel runs its declared, unwidened module (`_settle.ts`). */
+  fallback: ReadOnlyFallback | undefined;
   /** `pending` until the validation scope pops. */
   state: "pending" | "ready" | "failed";
   /**
@@ -310,10 +316,13 @@ export class PipelineCache {
     const device = this.#device;
     const label = reflection.name;
     const required = reflection.overrides.find((o) => o.required && constants === undefined);
-    device.pushErrorScope("validation");
+    let declared: { module: GPUShaderModule; error: Promise<string | undefined> } | undefined;
     if (reflection.hasReadOnlyStorage) {
-      device.createShaderModule({ code: kernel.source, label }); // validates the declared access
+      device.pushErrorScope("validation"); // validates the declared access
+      const module = device.createShaderModule({ code: kernel.source, label });
+      declared = { module, error: device.popErrorScope().then((e) => e?.message, String) };
     }
+    device.pushErrorScope("validation");
     const code = reflection.hasReadOnlyStorage
       ? widenReadOnlyStorage(kernel.source)
       : kernel.source;
@@ -344,48 +353,21 @@ export class PipelineCache {
       layouts,
       state: "pending",
       error: undefined,
+      fallback: undefined,
       folded: undefined,
       foldBinding,
       constants,
       variants: new Map(),
       memo: undefined,
       required: required?.name,
-      settled: device.popErrorScope().then(
-        (error) => settle(entry, error?.message),
-        (cause) => settle(entry, String(cause)),
+      settled: device.popErrorScope().then((e) => e?.message, String).then((widened) =>
+        declared === undefined
+          ? settle(entry, widened)
+          : settleDeclared(device, entry, declared.module, declared.error, widened)
       ),
     };
     return entry;
   }
-}
-
-function settle(entry: CompiledKernel, message: string | undefined): void {
-  if (message === undefined) {
-    entry.state = "ready";
-    return;
-  }
-  entry.state = "failed";
-  const text = compilerMessage(message);
-  entry.error = new CompilationError(entry.reflection.name, text, wgslErrorLine(text));
-}
-
-function failed(kernel: WgslKernel, error: CompilationError): CompiledKernel {
-  return {
-    kernel,
-    reflection: undefined as unknown as KernelReflection,
-    pipeline: undefined as unknown as GPUComputePipeline,
-    layout: undefined as unknown as GPUBindGroupLayout,
-    layouts: [],
-    state: "failed",
-    error,
-    settled: Promise.resolve(),
-    folded: undefined,
-    foldBinding: -1,
-    constants: undefined,
-    variants: new Map(),
-    memo: undefined,
-    required: undefined,
-  };
 }
 
 /** What identifies a program. */

@@ -20,6 +20,7 @@ import type { ReflectedBinding } from "../compile/_reflect.ts";
 import type { DispatchTask, GraphTask, PooledTask } from "../queue/_tasks.ts";
 import { launchError } from "../queue/_device_validation.ts";
 import { graphRuns } from "../queue/_graph_runs.ts";
+import { encodeDispatch } from "../queue/_encode_again.ts";
 import type { WgslKernel } from "../kernel.ts";
 import type { WebGpuParts } from "../_parts.ts";
 import { GraphParams, GraphParamsFull } from "./_graph_params.ts";
@@ -232,6 +233,7 @@ export async function captureGraph(
       await validate(parts, graph, stream);
       return graph;
     } catch (error) {
+      if (error instanceof GraphStale) continue;
       if (!(error instanceof GraphParamsFull)) throw error;
       capacity *= 2;
     }
@@ -289,24 +291,15 @@ async function validate(parts: WebGpuParts, graph: WebGpuGraph, stream: StreamId
       throw dispatch.kernel.error;
     }
   }
+  // A variant that settled on its declared module after it was prepared: prepared again.
+  if (graph.task.dispatches.some((d) => d.replan !== undefined && d.kernel.fallback)) {
+    graph.release();
+    throw new GraphStale();
+  }
   const device = parts.gpu.device;
   device.pushErrorScope("validation");
   const encoder = device.createCommandEncoder();
-  let pass = encoder.beginComputePass();
-  for (const dispatch of graph.task.dispatches) {
-    if (dispatch.indirect !== undefined) {
-      pass.end();
-      const { buffer, offset, scratch } = dispatch.indirect;
-      encoder.copyBufferToBuffer(buffer, offset, scratch, 0, 12);
-      pass = encoder.beginComputePass();
-    }
-    pass.setPipeline(dispatch.kernel.pipeline);
-    pass.setBindGroup(0, dispatch.bindGroup);
-    if (dispatch.indirect === undefined) {
-      pass.dispatchWorkgroups(dispatch.x, dispatch.y, dispatch.z);
-    } else pass.dispatchWorkgroupsIndirect(dispatch.indirect.scratch, 0);
-  }
-  pass.end();
+  for (const dispatch of graph.task.dispatches) encodeDispatch(encoder, dispatch).end();
   encoder.finish();
   const error = await device.popErrorScope();
   if (error !== null) {
@@ -315,3 +308,6 @@ async function validate(parts: WebGpuParts, graph: WebGpuGraph, stream: StreamId
     throw launchError([...new Set(names)].join(", "), stream, error.message);
   }
 }
+
+/** A graph prepared before one of its kernels settled on its declared module (`validate`). */
+class GraphStale extends Error {}

@@ -1,6 +1,7 @@
 /**
- * A pool of info buffers, by power-of-two size class: indirect-count scratch buffers, and the
- * uniforms too large for the shared chunks of `_param_chunks.ts`.
+ * A pool of info buffers, by power-of-two size class: indirect-count scratch buffers, the copies of
+ * read-only bindings (`_read_only_copies.ts`), and the uniforms too large for the shared chunks of
+ * `_param_chunks.ts`.
  *
  * Invariant: a buffer returns to the pool only after the command buffer that uses it was
  * submitted. Its next contents are written with `queue.writeBuffer`, which the queue orders after

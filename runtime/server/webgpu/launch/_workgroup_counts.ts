@@ -16,6 +16,24 @@
  */
 
 import { KernelArgumentError } from "../../../core/errors.ts";
+import { HandleRef } from "../../../core/handles/handle_ref.ts";
+import { describe } from "../../../core/_argument_checks.ts";
+import type { MutableRange, WebGpuMemory } from "../memory/memory.ts";
+
+/** Where a dynamic cube count's ref lives (in `at`), checked: 12 bytes at a multiple of 4. */
+export function locateCount(memory: WebGpuMemory, ref: unknown, at: MutableRange): MutableRange {
+  if (!(ref instanceof HandleRef)) {
+    throw new TypeError(`A dynamic cube count needs a HandleRef, got ${describe(ref)}`);
+  }
+  memory.locate(ref, at);
+  if (at.size < 12) {
+    throw new RangeError(`A dynamic cube count needs 12 bytes, the ref has ${at.size}`);
+  }
+  if (at.offset % 4 !== 0) {
+    throw new RangeError(`An indirect cube count must start at a multiple of 4, got ${at.offset}`);
+  }
+  return at;
+}
 
 /**
  * The workgroups of a `threads` launch: `ceil(threads / workgroupSize)` per axis, into `out`.

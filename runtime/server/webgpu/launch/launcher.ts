@@ -15,9 +15,8 @@
  * Each buffer must be at least the minimum size of its WGSL type and hold its element type;
  * every violation is a `KernelArgumentError` naming the buffer or parameter.
  *
- * The launcher owns the parameter chunks and the task pool (the encoder receives both); it
- * locates buffers in the server's memory (received, made before it). A launch allocates nothing
- * of its own: entries, ranges, workgroup counts and the task come from state kept here.
+ * The launcher owns the parameter chunks and the task pool (the encoder receives both); it locates
+ * buffers in the server's memory. A launch allocates nothing of its own.
  *
  * @module
  */
@@ -38,12 +37,13 @@ import type { MutableRange, WebGpuMemory } from "../memory/memory.ts";
 import type { WebGpuTextures } from "../memory/textures.ts";
 import { BoundTextures, bufferArgument, type ObjectEntry, textureOf } from "./_bind_textures.ts";
 import { BindEntries, type BufferEntry } from "./_bind_entries.ts";
+import { ReadOnlyCopies } from "./_read_only_copies.ts";
 import { ParamChunks } from "./_param_chunks.ts";
 import { checkParams, uniformSize, writeUniform } from "./_params.ts";
 import type { PipelineCache } from "../compile/pipeline_cache.ts";
 import type { KernelReflection, ReflectedBinding } from "../compile/_reflect.ts";
 import { type DispatchTask, type IndirectCount, TaskPool } from "../queue/_tasks.ts";
-import { cubesForThreads, fitCubes } from "./_workgroup_counts.ts";
+import { cubesForThreads, fitCubes, locateCount } from "./_workgroup_counts.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { clearArray } from "../../../core/_clear_array.ts";
 
@@ -70,6 +70,8 @@ export class Launcher {
   readonly chunks: ParamChunks;
   /** Dispatch tasks, given back by the encoder once encoded. */
   readonly tasks: TaskPool = new TaskPool();
+  /** Bind groups of kernels that run their declared (unwidened) module. */
+  readonly readOnly: ReadOnlyCopies;
   /** Bind-group entries of the launch being prepared. */
   readonly #entries = new BindEntries();
   /** Texture and sampler entries, their checks and the samplers made. */
@@ -82,11 +84,11 @@ export class Launcher {
   readonly #byGroup: (BufferEntry | ObjectEntry)[][] = [];
   /** Uniforms too large for the chunks, packed by the launch being prepared. */
   #large: { entry: BufferEntry; bytes: Uint8Array }[] = [];
-  /** The entry of the last chunk range, until its bytes are written and shared. */
+  /** The last chunk range's entry, until its bytes are written and shared. */
   #written: BufferEntry | undefined;
   /** The view the last {@linkcode #reserve} points into. */
   #view: DataView = new DataView(new ArrayBuffer(0));
-  /** Where the buffer being bound lives (reused by every launch). */
+  /** Where the buffer being bound lives (reused). */
   readonly #at: MutableRange = { resource: undefined!, offset: 0, size: 0 };
   /** Workgroups of the launch being prepared (copied into its task). */
   readonly #cubes: [number, number, number] = [1, 1, 1];
@@ -103,6 +105,7 @@ export class Launcher {
     const align = Math.max(limits.minUniformBufferOffsetAlignment, this.#alignment);
     this.chunks = new ParamChunks(parts.device, align);
     this.#textures = new BoundTextures(parts.device, parts.textures);
+    this.readOnly = new ReadOnlyCopies(parts.device, parts.bindGroups, parts.infoBuffers);
   }
 
   /**
@@ -178,18 +181,7 @@ export class Launcher {
     if (typeof count !== "object" || count === null) notACount(count);
     if (count.kind === "dynamic") {
       const ref = count.ref;
-      if (!(ref instanceof HandleRef)) {
-        throw new TypeError(`A dynamic cube count needs a HandleRef, got ${describe(ref)}`);
-      }
-      const at = this.#parts.memory.locate(ref, this.#at);
-      if (at.size < 12) {
-        throw new RangeError(`A dynamic cube count needs 12 bytes, the ref has ${at.size}`);
-      }
-      if (at.offset % 4 !== 0) {
-        throw new RangeError(
-          `An indirect cube count must start at a multiple of 4, got ${at.offset}`,
-        );
-      }
+      const at = locateCount(this.#parts.memory, ref, this.#at);
       refs = [...buffers, ref];
       this.#reads.push(ref);
       scratch = this.#parts.infoBuffers.acquireEmpty(12);
@@ -216,18 +208,20 @@ export class Launcher {
       if (groups > 0) {
         // Dispatched as a folded grid: the variant sees the launch it stands for.
         compiled = this.#parts.pipelines.folded(compiled);
-        // The info binding is compiled read-write (`_reflect.ts`), and a buffer bound writable
-        // cannot also be a uniform in one dispatch: with an info binding, the fold's uniform
-        // gets a buffer of its own instead of a range of the shared chunk.
+        // A buffer bound writable (the info binding, widened) cannot also be a uniform in one
+        // dispatch: with an info binding, the fold's uniform gets a buffer of its own.
         const offset = this.#reserve(0, compiled.foldBinding, 16, slots === reflection.bindings);
         this.#view.setUint32(offset, groups, true);
         this.#share();
       }
     }
-    const done = this.#commit(scratch);
+    let done = this.#commit(scratch);
     const entries = this.#entries.list();
     const task = this.tasks.take();
     task.kernel = compiled;
+    if (compiled.state !== "ready" || compiled.fallback !== undefined) {
+      done = this.readOnly.plan(task, entries, done); // `_read_only_copies.ts`
+    }
     if (compiled.layouts.length === 1) {
       task.bindGroup = this.#parts.bindGroups.get(compiled.layout, entries);
       task.groups = undefined;

@@ -12,7 +12,7 @@ import { CompilationError, DriverError } from "../../../core/errors.ts";
 import type { StreamId } from "../../../core/stream_id.ts";
 import { StreamErrors } from "../../../stream/stream_errors.ts";
 import type { BindGroupCache } from "../launch/_bind_group_cache.ts";
-import type { DispatchTask } from "./_tasks.ts";
+import type { DispatchTask, EncodedDispatch } from "./_tasks.ts";
 
 /** Shapes remembered as validated or rejected; past this the record starts over. */
 const MAX_SHAPES = 4096;
@@ -96,6 +96,11 @@ export interface Isolated {
   readonly task: DispatchTask;
   readonly shape: string;
   launches: number;
+  /**
+   * The dispatches with their profiling pass groups, kept where they may be encoded again
+   * (`task.replan` set: `_encode_again.ts`), else `undefined`.
+   */
+  readonly tasks: EncodedDispatch[] | undefined;
 }
 
 /**

@@ -41,7 +41,7 @@ export function graphRuns(dispatches: readonly DispatchTask[]): GraphRun[] | und
     counts: number[];
   }[] = [];
   for (const dispatch of dispatches) {
-    if (dispatch.indirect !== undefined) return undefined;
+    if (dispatch.indirect !== undefined || dispatch.copies !== undefined) return undefined;
     const pipeline = dispatch.kernel.pipeline;
     const last = runs.at(-1);
     if (

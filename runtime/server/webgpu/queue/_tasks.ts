@@ -52,6 +52,17 @@ export interface DispatchTask {
   readonly z: number;
   /** An indirect count, if any. */
   readonly indirect: IndirectCount | undefined;
+  /**
+   * Copies encoded before the dispatch: read-only bindings of a kernel that runs its declared
+   * module (`compile/_settle.ts`) that share a `GPUBuffer` with a writable binding, copied into
+   * the scratch buffers bound instead (`launch/_read_only_copies.ts`).
+   */
+  readonly copies?: readonly BufferCopy[] | undefined;
+  /**
+   * The bind-group entries of a launch prepared while its kernel (with read-only storage) was
+   * pending: its bind groups are made again if the kernel settles on its declared module.
+   */
+  readonly replan?: readonly GPUBindGroupEntry[] | undefined;
   /** The stream that launched it: its errors are recorded there. */
   readonly stream: StreamId;
   /** The refs the scheduler orders and pins for it (buffers, an indirect count). */
@@ -128,6 +139,8 @@ export class TaskPool {
       y: 1,
       z: 1,
       indirect: undefined,
+      copies: undefined,
+      replan: undefined,
       stream: 0,
       refs: [],
       reads: undefined,
@@ -149,6 +162,7 @@ export class TaskPool {
     pooled.pooled = false; // once: a task recycled twice would serve two launches
     pooled.done = undefined;
     pooled.indirect = undefined;
+    pooled.copies = pooled.replan = undefined;
     pooled.refs = [];
     pooled.reads = undefined;
     pooled.readStore.length = 0;
@@ -160,6 +174,12 @@ export class TaskPool {
 export interface PassGroup {
   /** Where the pass writes its begin and end timestamps, if it is timed. */
   readonly timestampWrites: GPUComputePassTimestampWrites | undefined;
+}
+
+/** A dispatch as it was encoded: the pass group it was timed in (`null`: untimed). */
+export interface EncodedDispatch {
+  readonly task: DispatchTask;
+  readonly group: PassGroup | null;
 }
 
 /** The profiler's view of encoding, set on the encoder only while profiling. */

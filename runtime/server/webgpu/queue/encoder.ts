@@ -32,53 +32,21 @@ import type { ParamChunks } from "../launch/_param_chunks.ts";
 import {
   type DispatchTask,
   encodeCopies,
+  type EncodedDispatch,
   type EncoderTiming,
   type GpuTask,
   type Parked,
-  type PassGroup,
+  type PooledTask,
   type TaskPool,
 } from "./_tasks.ts";
+import { encodeAgain, type Replan } from "./_encode_again.ts";
+import { type EncoderStats, type EncoderStream, newStream } from "./_encoder_stream.ts";
+export type { EncoderStats, EncoderStream };
 import { type Bound, type Isolated, LaunchValidation } from "./_device_validation.ts";
 import { encodeReplay, submitReplays } from "./_graph_runs.ts";
 
 const SETTLED: Promise<void> = Promise.resolve();
 const NO_STREAMS: readonly StreamId[] = Object.freeze([]);
-
-/** A backend stream: the open encoder and pass, and what to run after submission. */
-export interface EncoderStream {
-  encoder: GPUCommandEncoder | undefined;
-  pass: GPUComputePassEncoder | undefined;
-  /** The pipeline last set on `pass`. */
-  pipeline: GPUComputePipeline | undefined;
-  /** The bind group last set on `pass` with `pipeline`. */
-  bindGroup: GPUBindGroup | undefined;
-  /** Set while `encoder` holds an isolated submission. */
-  isolated: Isolated | undefined;
-  /** Streams of the dispatches in the open shared encoder (for the safety-net report). */
-  readonly streams: Set<StreamId>;
-  /** The last stream added to `streams` (most dispatches come from one: no Set lookup). */
-  lastStream: StreamId;
-  /** The profiling group of `pass` (`null`: untimed). */
-  group: PassGroup | null;
-  /**
-   * Whether the open encoder holds work validated at its submission (anything but graph
-   * replays, whose dispatches were validated at capture with the objects the graph holds).
-   */
-  scoped: boolean;
-  done: (() => void)[];
-  /** Submissions made by this stream. */
-  cursor: number;
-}
-
-/** Submission counters. */
-export interface EncoderStats {
-  submits: number;
-  passes: number;
-  /** Submissions of unvalidated dispatches (see the module doc). */
-  isolated: number;
-  /** Submissions parked until a kernel's validation (see the module doc). */
-  parked: number;
-}
 
 /** What the encoder receives from the owners of what it works with. */
 export interface EncoderParts {
@@ -90,6 +58,11 @@ export interface EncoderParts {
   readonly bindGroups: BindGroupCache;
   /** Streams of the server (errors are recorded by pool index). */
   readonly maxStreams: number;
+  /**
+   * Makes a task's bind groups again for its kernel's declared module (the launcher's).
+   * @default none (no task needs it)
+   */
+  readonly replan?: Replan;
 }
 
 /** The {@linkcode SchedulerStreamBackend} over one GPU queue. */
@@ -98,6 +71,7 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
   readonly #chunks: ParamChunks;
   readonly #tasks: TaskPool;
   readonly #validation: LaunchValidation;
+  readonly #replan: Replan;
   readonly #parked: Parked[] = [];
   #released: Promise<void> | undefined;
   readonly stats: EncoderStats = { submits: 0, passes: 0, isolated: 0, parked: 0 };
@@ -108,23 +82,12 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.#device = device;
     this.#chunks = parts.chunks;
     this.#tasks = parts.tasks;
+    this.#replan = parts.replan ?? (() => undefined);
     this.#validation = new LaunchValidation(parts.bindGroups, parts.maxStreams);
   }
 
   createStream(): EncoderStream {
-    return {
-      encoder: undefined,
-      pass: undefined,
-      pipeline: undefined,
-      isolated: undefined,
-      group: null,
-      scoped: false,
-      bindGroup: undefined,
-      streams: new Set(),
-      lastStream: -1,
-      done: [],
-      cursor: 0,
-    };
+    return newStream();
   }
 
   /** Errors of launches WebGPU rejected, on the streams that launched them. */
@@ -201,6 +164,10 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
       return;
     }
     const kernel = task.kernel;
+    if (task.replan !== undefined && kernel.state !== "pending") {
+      const release = this.#replan(task as PooledTask); // prepared while its kernel was pending
+      if (release !== undefined) stream.done.push(release);
+    }
     if (kernel.state === "failed") return void this.#validation.failedKernel(task);
     if (kernel.state === "ready" && this.#validation.shapes.isValid(task)) {
       if (stream.isolated !== undefined) this.#submit(stream);
@@ -219,11 +186,14 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     if (open?.shape === shape && open.task.stream === task.stream) {
       open.launches++;
       this.#dispatch(stream, task);
+      open.tasks?.push({ task, group: stream.group });
       return;
     }
     if (stream.encoder !== undefined) this.#submit(stream); // what precedes, shared or not
-    stream.isolated = { task, shape, launches: 1 };
+    const tasks: EncodedDispatch[] | undefined = task.replan === undefined ? undefined : [];
+    stream.isolated = { task, shape, launches: 1, tasks };
     this.#dispatch(stream, task);
+    tasks?.push({ task, group: stream.group });
   }
 
   flush(stream: EncoderStream): void {
@@ -253,7 +223,9 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.#chunks.upload(); // outside the scope: its errors are not this submission's
     this.#device.pushErrorScope("validation");
     const { encoder, isolated, streams } = this.#take(stream);
-    this.#device.queue.submit([encoder.finish()]);
+    const again = this.#again(isolated);
+    this.#device.queue.submit([again?.buffer ?? encoder.finish()]);
+    again?.release();
     this.stats.submits++;
     if (isolated !== undefined) this.stats.isolated++;
     const unrun = this.timing?.submitted();
@@ -312,12 +284,15 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
         this.#validation.failedKernel(task);
       } else {
         this.#device.pushErrorScope("validation");
-        this.#device.queue.submit([parked.buffer]);
+        const again = this.#again(parked.isolated);
+        this.#device.queue.submit([again?.buffer ?? parked.buffer]);
+        again?.release();
         const unrun = parked.timed?.(true);
         this.stats.submits++;
         if (parked.isolated !== undefined) this.stats.isolated++;
         const submitted = this.#device.popErrorScope();
-        const message = Promise.all([parked.finished, submitted]).then(
+        const finished = again === undefined ? parked.finished : undefined;
+        const message = Promise.all([finished, submitted]).then(
           ([a, b]) => a ?? b?.message,
           String,
         );
@@ -328,7 +303,20 @@ export class EncoderStreams implements SchedulerStreamBackend<GpuTask, EncoderSt
     this.#released = undefined;
   }
 
+  /**
+   * The isolated dispatches encoded again where their kernel settled on its declared module after
+   * they were encoded (`_encode_again.ts`), else `undefined`.
+   */
+  #again(isolated: Isolated | undefined) {
+    if (isolated?.tasks === undefined || isolated.task.kernel.fallback === undefined) return;
+    return encodeAgain(this.#device, isolated.tasks, this.#replan);
+  }
+
   #dispatch(stream: EncoderStream, task: DispatchTask): void {
+    if (task.copies !== undefined) {
+      this.#endPass(stream); // read-only bindings copied first (`launch/_read_only_copies.ts`)
+      encodeCopies(this.#encoder(stream), task.copies);
+    }
     const indirect = task.indirect;
     if (indirect !== undefined) {
       this.#endPass(stream);
