@@ -201,7 +201,8 @@ Deno.test({
         simDriver.check(s.cuModuleUnload(module), "unload");
       }
     } finally {
-      simDriver.check(s.cuDevicePrimaryCtxRelease_v2(0), "release");
+      s.cuCtxSetCurrent(null); // as the other raw-driver tests leave the thread
+      s.cuDevicePrimaryCtxRelease_v2(0);
     }
   },
 });
