@@ -9,7 +9,8 @@ import { Handle } from "../core/handles/handle.ts";
 import { arrayTypeOf, type TypedArray } from "../core/dtype.ts";
 import { type StreamId, withStream } from "../core/stream_id.ts";
 import type { CachedResult, CacheEntry } from "./cache/cache.ts";
-import { TuneFailedError, TuneMismatchError } from "./errors.ts";
+import { TuneFailedError } from "./errors.ts";
+import { compare, describe, findReference, type Output } from "./_reference.ts";
 import { DestroyedError } from "../core/errors/state_errors.ts";
 import { OutOfMemoryError } from "../core/errors/request_errors.ts";
 import type { TuneKey } from "./key.ts";
@@ -73,7 +74,7 @@ export async function tuneKey<K extends TuneKey, I, O>(
   const started = performance.now();
   const stream = context.stream === undefined ? {} : { stream: context.stream };
   const maxSamples = context.sampling.maxSamples ?? 10;
-  const total = planned.length * (1 + maxSamples) + (context.checks ? 1 : 0);
+  let total = planned.length * (1 + maxSamples) + (context.checks ? 1 : 0);
   let steps = 0;
   let runs = 0;
   /**
@@ -132,33 +133,38 @@ export async function tuneKey<K extends TuneKey, I, O>(
   const errors = new Map<string, unknown>();
   const results = new Map<string, CachedResult>();
   try {
-    let reference: ArrayLike<number | bigint> | undefined;
+    let reference: Output | undefined;
     /** Why the reference gave no output to check against (checks on): no candidate is checked. */
     let unchecked: Error | undefined;
+    /** Candidates failed before their warm-up (checks on): the failed default reference... */
+    let decided: ReadonlyMap<string, unknown> = new Map();
     // Never one that must not run for the key (its output there is no reference).
     const mayRun = (c?: Tunable<K, I, O>) => c !== undefined && set.priority(c, key) >= 0;
     const named = options.reference === undefined ? undefined : set.candidate(options.reference);
-    const referenceName = (mayRun(named) ? named : set.candidates.find((c) => mayRun(c)))!.name;
+    let referenceName = (mayRun(named) ? named : set.candidates.find((c) => mayRun(c)))!.name;
     if (context.checks) {
-      try {
-        const referenceCandidate = set.candidate(referenceName)!;
-        const output = await onStream(context.stream, () => referenceCandidate.run(inputs));
-        reference = Array.from(await read(output));
-        dispose(output);
-      } catch (error) {
-        if (error instanceof DestroyedError) throw error;
-        log.warn("Reference {name} failed, outputs are not checked: {error}", {
-          name: referenceName,
-          error: String(error),
-        });
-        // An output that cannot be checked is never picked: every other candidate fails.
-        unchecked = new Error(
-          `Not checked: the reference ${referenceName} failed: ${describe(error)}`,
-          { cause: error },
-        );
-      } finally {
-        ran(referenceName, 1);
-      }
+      const runnable = set.candidates.filter((c) => mayRun(c));
+      const runOnce = async (candidate: Tunable<K, I, O>): Promise<Output> => {
+        try {
+          const output = await onStream(context.stream, () => candidate.run(inputs));
+          try {
+            return copyOf(await read(output));
+          } finally {
+            dispose(output);
+          }
+        } finally {
+          if (candidate.name !== referenceName) total++; // runs beyond the one planned
+          ran(candidate.name, 1);
+        }
+      };
+      const found = await findReference(
+        set,
+        runnable,
+        mayRun(named) ? named!.name : undefined,
+        runOnce,
+        () => stop !== undefined,
+      );
+      ({ name: referenceName, output: reference, unchecked, failed: decided } = found);
     }
     const minSampleMs = context.sampling.minSampleMs ?? 5;
     if (!(minSampleMs >= 0)) {
@@ -191,6 +197,10 @@ export async function tuneKey<K extends TuneKey, I, O>(
       async function warmup() {
         let count = 1;
         try {
+          if (decided.has(candidate.name)) {
+            count = 0; // not run again
+            throw decided.get(candidate.name);
+          }
           if (unchecked !== undefined && candidate.name !== referenceName) {
             count = 0; // not run
             throw unchecked;
@@ -295,48 +305,11 @@ function logTop(set: string, key: string, fastest: string, results: readonly Cac
   log.info("Fastest for {set} {key}: {fastest}. Top 3: {top}", { set, key, fastest, top });
 }
 
-function compare<K extends TuneKey, I, O>(
-  candidate: string,
-  referenceName: string,
-  actual: ArrayLike<number | bigint>,
-  expected: ArrayLike<number | bigint>,
-  options: TunableSet<K, I, O>["options"],
-): void {
-  if (actual.length !== expected.length) {
-    throw new TuneMismatchError(candidate, referenceName, {
-      length: actual.length,
-      expected: expected.length,
-    });
-  }
-  // Integers (a typed integer handle's elements) compare exactly unless a tolerance is given.
-  const exact = options.tolerance === undefined && isIntegerArray(actual);
-  const { absolute, relative } = options.tolerance ?? { absolute: 1e-5, relative: 1e-3 };
-  for (let i = 0; i < actual.length; i++) {
-    const [a, b] = [actual[i], expected[i]];
-    if (typeof a === "bigint" || typeof b === "bigint" || exact) {
-      if (typeof a === typeof b ? a === b : Number(a) === Number(b)) continue;
-      throw new TuneMismatchError(candidate, referenceName, {
-        index: i,
-        actual: Number(a),
-        expected: Number(b),
-      });
-    }
-    const close = Math.abs(a - b) <= absolute + relative * Math.abs(b);
-    if (!close && !(Number.isNaN(a) && Number.isNaN(b))) {
-      throw new TuneMismatchError(candidate, referenceName, { index: i, actual: a, expected: b });
-    }
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
-function isIntegerArray(values: ArrayLike<number | bigint>): boolean {
-  return values instanceof Int8Array || values instanceof Uint8Array ||
-    values instanceof Int16Array || values instanceof Uint16Array ||
-    values instanceof Int32Array || values instanceof Uint32Array ||
-    values instanceof BigInt64Array || values instanceof BigUint64Array;
+/** A copy of an output read (its type kept: integers compare exactly). */
+function copyOf(values: Output): Output {
+  return ArrayBuffer.isView(values)
+    ? (values as unknown as TypedArray).slice()
+    : Array.from(values);
 }
 
 function isNumbers(value: unknown): value is ArrayLike<number> {

@@ -79,8 +79,9 @@ export interface TunableSetOptions<K extends TuneKey, I, O> {
   read?: (output: O) => Promise<ArrayLike<number>> | ArrayLike<number>;
   /**
    * The candidate every other output is compared with when checks are on, for every key it may
-   * run for (priority >= 0; for other keys, the default).
-   * @default {the first candidate that may run for the key}
+   * run for (priority >= 0; for other keys, the default). Named, it is the truth: where it fails
+   * no output is checked and none is picked.
+   * @default {the first candidate that may run for the key; where it fails, the output most others agree on}
    */
   reference?: string;
   /**

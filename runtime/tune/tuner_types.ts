@@ -148,8 +148,11 @@ export interface TunerOptions {
   background?: boolean;
   /**
    * Compare every candidate's output with the reference candidate's; one that differs is
-   * rejected with a `TuneMismatchError` and never picked (nor is any, unchecked, when the
-   * reference itself fails).
+   * rejected with a `TuneMismatchError` and never picked. A `reference` the set names that fails
+   * leaves every other candidate unchecked: none is picked. The default reference (the first
+   * candidate that may run) that fails is not run again (its error is its result), and the
+   * output most other candidates agree on becomes the reference; with no majority (two that
+   * disagree, a tie) none is picked, and a lone other candidate that runs is picked.
    * @default {false}
    */
   checks?: boolean;

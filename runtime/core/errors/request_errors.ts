@@ -28,11 +28,17 @@ export class BufferTooBigError extends ComputeError {
   /** The largest size allowed, in bytes. */
   readonly limit: number;
 
-  /** Creates the error from the size asked for and the limit, both in bytes. */
-  constructor(requested: number, limit: number, options?: ErrorOptions) {
+  /**
+   * Creates the error from the size asked for and the limit, both in bytes (exact where the
+   * rounded sizes read alike), and optionally what the caller asked for in its own terms.
+   */
+  constructor(requested: number, limit: number, options?: ErrorOptions & { detail?: string }) {
+    const [a, b] = [formatBytes(requested), formatBytes(limit)];
+    const sizes = a === b ? [`${requested} bytes`, `${limit} bytes`] : [a, b];
     super(
       "BUFFER_TOO_BIG",
-      `Cannot allocate ${formatBytes(requested)} as the limit is ${formatBytes(limit)}`,
+      `Cannot allocate ${sizes[0]} as the limit is ${sizes[1]}` +
+        (options?.detail === undefined ? "" : `: ${options.detail}`),
       options,
     );
     this.name = "BufferTooBigError";

@@ -9,6 +9,7 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { CubeCount } from "../../core/cube_count.ts";
+import { BufferTooBigError } from "../../core/errors/request_errors.ts";
 import { withOutput } from "../_shape.ts";
 import { backendTexts, launch } from "../_backend_kernels.ts";
 import { countCuda } from "./_histogram_cuda.ts";
@@ -26,6 +27,32 @@ const text = backendTexts({
 
 const kind = (key: string) => key.split(":")[0] as CountKind;
 
+/**
+ * Most u32 counts a histogram or bincount makes on `client`'s device: as many as its largest
+ * buffer holds (the counts, and `histogram`'s edges, one per bin, are such buffers), at most
+ * 2^32 - 1 (the kernels' u32 bin index). The same rule on every backend.
+ */
+export function maxCounts(client: ComputeClient): number {
+  return Math.min(Math.floor(client.server.properties.maxAllocationSize / 4), 2 ** 32 - 1);
+}
+
+/** `BufferTooBigError` naming `argument` and the maximum when `n` counts do not fit. */
+export function checkCounts(
+  client: ComputeClient,
+  what: string,
+  argument: string,
+  n: number,
+): void {
+  const most = maxCounts(client);
+  if (n > most) {
+    const limit = client.server.properties.maxAllocationSize;
+    throw new BufferTooBigError(n * 4, limit, {
+      detail: `${what}: ${argument} must be at most ${most} on this device (u32 counts in its ` +
+        `largest buffer), got ${n}`,
+    });
+  }
+}
+
 /** Counts the `n` elements of `x` into `bins` new u32 counts. */
 export function countInto(
   client: ComputeClient,
@@ -33,7 +60,7 @@ export function countInto(
   kind: CountKind,
   x: Handle,
   bins: number,
-  params: { low: number; high: number; width: number },
+  params: { low: number; high: number; width: number; top?: number },
   stream: StreamId | undefined,
   edgeKeys?: () => Uint32Array,
 ): Handle<"u32"> {
@@ -42,7 +69,7 @@ export function countInto(
     if (n === 0 || bins === 0) return;
     const shared = bins <= SHARED_BINS;
     // zero: keeps the WGSL's edge product from fusing into an FMA (_histogram_wgsl.ts)
-    const all = { n, bins, ...params, zero: 0 };
+    const all = { n, bins, top: 0, ...params, zero: 0 };
     // `histogram_edges`: the edges' keys ride along (released once the kernel no longer needs them),
     // computed once the counts are allocated (a count too many for the device fails at once)
     using edges = edgeKeys === undefined

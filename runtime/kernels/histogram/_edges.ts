@@ -46,16 +46,25 @@ export function needsHostEdges(low: number, high: number, width: number, bins: n
 }
 
 /**
- * The docs' `bins + 1` edges in f32 (`edge(k) = low + k * width`, the last one `high`) as keys
- * that order as the floats do (the kernel's `key`; -0 as +0).
+ * The docs' lower edges of the `bins` bins in f32 (`edge(k) = low + k * width`) as keys that
+ * order as the floats do (the kernel's `key`; -0 as +0): one per bin, so they fit wherever the
+ * bins' u32 counts do. The top edge, `high`, is {@linkcode topKey} (a parameter).
  */
 export function edgeKeys(low: number, high: number, width: number, bins: number): Uint32Array {
-  const f32 = new Float32Array(bins + 1);
-  for (let k = 0; k <= bins; k++) f32[k] = edgeOf(low, high, width, bins, k);
+  const f32 = new Float32Array(bins);
+  for (let k = 0; k < bins; k++) f32[k] = edgeOf(low, high, width, bins, k);
   const keys = new Uint32Array(f32.buffer);
-  for (let k = 0; k <= bins; k++) {
-    const b = keys[k] === 0x80000000 ? 0 : keys[k];
-    keys[k] = (b >>> 31 ? ~b : b ^ 0x80000000) >>> 0;
-  }
+  for (let k = 0; k < bins; k++) keys[k] = keyOf(keys[k]);
   return keys;
+}
+
+/** The key of the top edge, `high` in f32 (the kernel's upper bound). */
+export function topKey(high: number): number {
+  return keyOf(new Uint32Array(Float32Array.of(high).buffer)[0]);
+}
+
+/** The order-preserving key of f32 bits (-0 as +0). */
+function keyOf(bits: number): number {
+  const b = bits === 0x80000000 ? 0 : bits;
+  return (b >>> 31 ? ~b : b ^ 0x80000000) >>> 0;
 }

@@ -16,6 +16,7 @@ const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["high", "f32"],
   ["width", "f32"],
   ["zero", "u32"], // the WGSL's opaque zero (its mul_rn); __fmul_rn does that here
+  ["top", "u32"], // histogram_edges: the key of the top edge (high)
 ];
 
 const BIN: Record<CountKind, string> = {
@@ -47,7 +48,7 @@ const BIN: Record<CountKind, string> = {
   };
   auto bin_of = [&](unsigned int i) -> int {
     const unsigned int x = key(x_in[i]);
-    if (x < edges[0] || x > edges[params.bins]) return -1; // out of range, or NaN
+    if (x < edges[0] || x > params.top) return -1; // out of range, or NaN
     unsigned int lo = 0u, hi = params.bins - 1u;
     while (lo < hi) {
       const unsigned int mid = hi - (hi - lo) / 2u;

@@ -60,7 +60,7 @@ fn bin_of(i: u32) -> i32 {
 }
 fn bin_of(i: u32) -> i32 {
   let x = key(x_in[i]);
-  if (x < edges[0] || x > edges[params.bins]) { return -1; } // out of range, or NaN
+  if (x < edges[0] || x > params.top) { return -1; } // out of range, or NaN
   var lo = 0u;
   var hi = params.bins - 1u;
   while (lo < hi) {
@@ -84,11 +84,13 @@ fn bin_of(i: u32) -> i32 {
 /** What a counting kernel counts. */
 export type CountKind = keyof typeof BIN;
 
-const PARAMS = `struct Params { n: u32, bins: u32, low: f32, high: f32, width: f32, zero: u32 }`;
+const PARAMS =
+  `struct Params { n: u32, bins: u32, low: f32, high: f32, width: f32, zero: u32, top: u32 }`;
 
 /**
  * The counting kernel of `kind`. Bindings: `x_in` (read), `counts` (atomic u32, zeroed), for
- * `histogram_edges` `edges` (the bins + 1 edges' keys, read), the uniform `params` (`n`, `bins`, and for histograms `low`, `high`, `width`; `zero`: 0). `shared`: the
+ * `histogram_edges` `edges` (the bins' lower edges' keys, read; `top`: the key of `high`), the
+ * uniform `params` (`n`, `bins`, and for histograms `low`, `high`, `width`; `zero`: 0). `shared`: the
  * workgroup-memory kernel (`bins <= SHARED_BINS`, one workgroup per 64 x 16 elements).
  */
 export function countWgsl(kind: CountKind, shared: boolean): KernelText {

@@ -8,7 +8,7 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { count, elementType } from "../_shape.ts";
-import { countInto } from "./_count.ts";
+import { checkCounts, countInto } from "./_count.ts";
 import { checkCall } from "../_inputs.ts";
 
 /**
@@ -37,7 +37,8 @@ export interface BincountOptions {
  * deterministic.
  *
  * `TypeError` for an input that is not i32 or u32 (an untyped one is read as i32); `RangeError`
- * for a `length` that is not an integer >= 0.
+ * for a `length` that is not an integer >= 0; `BufferTooBigError` naming the maximum for one past
+ * what the device's largest buffer holds (`maxAllocationSize / 4`, as `histogram`'s `bins`).
  *
  * @example
  * ```ts
@@ -60,6 +61,7 @@ export function bincount(
     throw new TypeError("bincount: options { length } are required");
   }
   const length = count(options.length, "length", what);
+  checkCounts(client, what, "length", length);
   const kind = type === "u32" ? "bincount_u32" : "bincount_i32";
   return countInto(client, what, kind, x, length, { low: 0, high: 0, width: 0 }, options.stream);
 }

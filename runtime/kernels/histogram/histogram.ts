@@ -8,9 +8,9 @@ import type { ComputeClient } from "../../client/client.ts";
 import type { Handle } from "../../core/handles/handle.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import { count, elementType, finite } from "../_shape.ts";
-import { countInto } from "./_count.ts";
+import { checkCounts, countInto } from "./_count.ts";
 import { checkCall } from "../_inputs.ts";
-import { edgeKeys, needsHostEdges } from "./_edges.ts";
+import { edgeKeys, needsHostEdges, topKey } from "./_edges.ts";
 
 /**
  * Options of {@linkcode histogram}.
@@ -45,7 +45,10 @@ const F32_MAX = 3.4028234663852886e38;
  * exact and deterministic.
  *
  * `TypeError` for an input that is not f32; `RangeError` naming the option for `bins` that is not
- * an integer >= 1, or a range that is not two finite numbers with `low < high`. Bins with a
+ * an integer >= 1, or a range that is not two finite numbers with `low < high`. `bins` may be as
+ * many as the device's largest buffer holds u32 counts (`maxAllocationSize / 4` of
+ * `client.server.properties`, at most 2^32 - 1: 2^25 where it is 128 MiB, as on llvmpipe), on
+ * both backends; more is a `BufferTooBigError` at once that names the maximum. Bins with a
  * subnormal edge (bins narrower than 2^-126, a subnormal bound, or an edge in (-2^-126, 2^-126)
  * other than 0) count exactly too, also on a device that flushes subnormal f32 (WGSL allows it;
  * NVIDIA's Vulkan driver does): their edges are computed on the host, as are those of more than
@@ -74,6 +77,7 @@ export function histogram(
     throw new TypeError("histogram: options { bins, range } are required");
   }
   const bins = count(options.bins, "bins", what, 1);
+  checkCounts(client, what, "bins", bins);
   if (!Array.isArray(options.range) || options.range.length !== 2) {
     throw new RangeError(`histogram: range must be [low, high], got ${String(options.range)}`);
   }
@@ -99,7 +103,8 @@ export function histogram(
   const f32Width = Math.fround(params.width);
   if (needsHostEdges(low, high, f32Width, bins)) {
     const keys = () => edgeKeys(low, high, f32Width, bins);
-    return countInto(client, what, "histogram_edges", x, bins, params, options.stream, keys);
+    const withTop = { ...params, top: topKey(high) };
+    return countInto(client, what, "histogram_edges", x, bins, withTop, options.stream, keys);
   }
   return countInto(client, what, "histogram", x, bins, params, options.stream);
 }

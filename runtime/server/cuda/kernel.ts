@@ -64,15 +64,16 @@ export interface CudaKernel extends KernelMetadata {
   /**
    * The kernel to launch (an `extern "C"` name, a C++ `__global__` function's name, a template
    * `__global__` function's instance such as `"sum<float>"`, which NVRTC instantiates, or a PTX
-   * `.entry`); required only when the module has several.
+   * `.entry`, with or without a parameter list); required only when the module has several.
    * @default {the module's only entry point}
    */
   readonly entryPoint?: string;
   /**
    * Threads per block (the cube dimension). Blocks beyond the device's limits are a
    * `COMPILATION` error from `compile` and `execute`, as a WGSL workgroup size beyond them is. A
-   * PTX kernel with `.reqntid` (Triton writes it) takes exactly that block: another one is a
-   * `RangeError` at the call.
+   * PTX kernel with `.reqntid` (Triton writes it) takes exactly that block, and one under
+   * `__launch_bounds__` / `.maxntid` no more threads than it allows: another one is a
+   * `RangeError` from `compile` and at the call (the same error).
    * @default {[256, 1, 1], or fewer under __launch_bounds__ / .maxntid or the device's limit; .reqntid's}
    */
   readonly blockSize?: readonly [number, number, number];

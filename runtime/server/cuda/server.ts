@@ -18,7 +18,8 @@ import type { Handle, HandleKind } from "../../core/handles/handle.ts";
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { KernelParams, MemoryAllocationMode } from "../../core/kernel.ts";
 import { captureCudaGraph } from "./launch/_graph.ts";
-import { checkBlockLimits, checkCompile } from "./launch/_check_launch.ts";
+import { checkCompile } from "./launch/_check_launch.ts";
+import { launchBlock } from "./launch/_block.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import type { MemoryUsage } from "../../memory/memory_usage.ts";
 import type { Trace } from "../../core/trace.ts";
@@ -50,7 +51,7 @@ import { waitOnMark } from "./queue/_marks.ts";
 import { copyOnDevices, enqueueCopyBetween } from "./memory/_peer.ts";
 import { orderOn } from "./memory/_copy.ts";
 import type { CudaServerOptions, CudaServerStats } from "./options.ts";
-import { type CudaKernel, kernelName } from "./kernel.ts";
+import type { CudaKernel } from "./kernel.ts";
 import type { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
 import type { TimelineSignal } from "../../../sync/timeline_signal.ts";
 
@@ -163,10 +164,9 @@ export class CudaServer implements ComputeServer<CudaKernel, bigint> {
     this.#assertUsable();
     checkCompile(kernel, options?.overrides); // as execute checks it: WGSL, overrides
     this.#parts.modules.function(kernel);
-    // A block the device cannot run, as the WebGPU backend refuses such a workgroup size here.
-    if (Array.isArray(kernel.blockSize)) {
-      checkBlockLimits(kernelName(kernel), kernel.blockSize, this.#parts.launcher.parts.attributes);
-    }
+    // A block the kernel (`.reqntid`, `.maxntid`) or the device cannot run, refused as a launch
+    // refuses it (the WebGPU backend refuses such a workgroup size here too).
+    launchBlock(this.#parts.modules, this.#parts.launcher.parts.attributes, kernel);
   }
 
   create(descriptors: readonly AllocationDescriptor[], stream: StreamId): Allocation[] {

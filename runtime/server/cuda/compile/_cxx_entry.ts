@@ -9,7 +9,7 @@
  */
 
 import { KernelArgumentError } from "../../../core/errors.ts";
-import { PTX_POINTER_ATTRIBUTE } from "./_ptx_signature.ts";
+import { PTX_ENTRY, PTX_POINTER_ATTRIBUTE } from "./_ptx_signature.ts";
 
 /**
  * The names an Itanium-mangled function name `_Z...` declares: unqualified (`k`) and qualified by
@@ -41,7 +41,7 @@ function mangledNames(mangled: string): [string, string] | undefined {
  * `KernelArgumentError` naming `entryPoint` when several overloads match.
  */
 export function ptxEntryName(ptx: string, entry: string, cxx: boolean, kernel: string): string {
-  const entries = [...ptx.matchAll(/\.entry\s+([\w$]+)\s*\(/g)].map((m) => m[1]);
+  const entries = [...ptx.matchAll(PTX_ENTRY)].map((m) => m[1]);
   if (!cxx || entries.includes(entry)) return entry;
   const found = entries.filter((name) => mangledNames(name)?.includes(entry));
   if (found.length > 1) {
@@ -55,18 +55,19 @@ export function ptxEntryName(ptx: string, entry: string, cxx: boolean, kernel: s
   return found[0] ?? entry;
 }
 
-/** Parameter sizes in bytes of `.entry name(...)` in PTX (`.param .u64 x`, `.param .align 4 .b8 x[12]`). */
+/**
+ * Parameter sizes in bytes of `.entry name(...)` in PTX (`.param .u64 x`, `.param .align 4 .b8
+ * x[12]`): none for an entry declared without a parameter list (`.entry name { ... }`).
+ */
 export function ptxParamSizes(ptx: string, entry: string): number[] | undefined {
-  const start = ptx.search(new RegExp(`\\.entry\\s+${entry.replace(/[$]/g, "\\$&")}\\s*\\(`));
-  if (start < 0) return undefined;
-  const end = ptx.indexOf(")", start);
-  if (end < 0) return undefined;
+  const declared = [...ptx.matchAll(PTX_ENTRY)].find((m) => m[1] === entry);
+  if (declared === undefined) return undefined;
   const params = new RegExp(
     String.raw`\.param\s+(?:\.align\s+\d+\s+)?\.[busf](\d+)\s+(?:${PTX_POINTER_ATTRIBUTE})?` +
       String.raw`[\w$]+(?:\[(\d+)\])?`,
     "g",
   );
-  return [...ptx.slice(start, end).matchAll(params)].map((m) =>
+  return [...(declared[2] ?? "").matchAll(params)].map((m) =>
     Number(m[1]) / 8 * (m[2] === undefined ? 1 : Number(m[2]))
   );
 }

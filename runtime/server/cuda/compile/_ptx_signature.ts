@@ -29,10 +29,16 @@ const PTX_TYPES: Record<string, { type: StorageType; signless?: boolean }> = {
   f64: { type: "f64" },
 };
 
+/**
+ * An `.entry` declaration: its name and, when it has one, its parameter list (PTX allows none:
+ * `.entry k { ... }` as well as `.entry k () { ... }`).
+ */
+export const PTX_ENTRY = /\.entry\s+([\w$]+)(?:\s*\(([^)]*)\))?/g;
+
 /** The `.entry` functions of PTX. */
 export function ptxSignatures(ptx: string): KernelSignature[] {
   const found: KernelSignature[] = [];
-  const entries = [...ptx.matchAll(/\.entry\s+([\w$]+)\s*\(([^)]*)\)/g)];
+  const entries = [...ptx.matchAll(PTX_ENTRY)];
   entries.forEach((entry, n) => {
     const bodyEnd = n + 1 < entries.length ? entries[n + 1].index! : ptx.length;
     const body = ptx.slice(entry.index! + entry[0].length, bodyEnd);
@@ -40,7 +46,7 @@ export function ptxSignatures(ptx: string): KernelSignature[] {
     const maxntid = /\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?/.exec(header);
     // x, y, z: the threads of a block at most are their product
     const reqntid = /\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?/.exec(header);
-    const params = entry[2].split(",").map((s) => s.trim()).filter((s) => s !== "")
+    const params = (entry[2] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
       .map((declared) => ptxParam(declared, body));
     found.push({
       name: entry[1],

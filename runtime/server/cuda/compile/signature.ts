@@ -15,7 +15,8 @@
  *   twice as different types (under `#if`) is not. Kernels a `#define` declares are not read.
  *   {@linkcode cxxSignatures} reads the other, C++-linkage `__global__` functions (not templates)
  *   the same way: their PTX names are mangled (`_Z6kernelPfi`), found by `_cxx_entry.ts`.
- * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list. PTX keeps no C types: a `.u64`
+ * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list (none for `.entry k { ... }`,
+ *   which PTX allows, as for `.entry k () { ... }`). PTX keeps no C types: a `.u64`
  *   parameter is a pointer when the kernel converts it with `cvta.to.global` (what `nvcc` and
  *   NVRTC write) or uses it as an address (itself, or moved or added to), is declared `.ptr`, or
  *   is never loaded; one that only does integer work (an offset, a stride, a value) is a 64-bit

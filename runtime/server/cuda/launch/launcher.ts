@@ -24,12 +24,12 @@ import type { CopyContext } from "../memory/_write.ts";
 import type { CudaDeviceAttributes } from "../device.ts";
 import type { CudaKernel } from "../kernel.ts";
 import type { ModuleCache } from "../compile/module_cache.ts";
-import { ptxSignatures } from "../compile/signature.ts";
 import { unreadHint } from "../compile/_resolve_kernel.ts";
 import type { StreamMemory } from "../memory/memory.ts";
 import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
-import { checkBlockLimits, checkLaunch } from "./_check_launch.ts";
+import { checkLaunch } from "./_check_launch.ts";
+import { launchBlock } from "./_block.ts";
 import { buffersByName, type LaunchParams, packBySignature, usesLayout } from "./_params.ts";
 import { packByLayout } from "./_layout_params.ts";
 import { KernelArgumentError } from "../../../core/errors.ts";
@@ -40,9 +40,6 @@ export type { LaunchParams } from "./_params.ts";
 const ORDER: OrderOptions = Object.freeze({ enforceHealthy: true, healthFromWork: true });
 /** The same, the stream's health asked of the driver first. */
 const ORDER_QUERIED: OrderOptions = Object.freeze({ enforceHealthy: true });
-
-/** The block size when the kernel names none: 256 threads, or fewer where declared or allowed. */
-const DEFAULT_BLOCK = 256;
 
 /** What a launch works with: the server's parts, made before it. */
 export interface LaunchParts extends CopyContext {
@@ -99,46 +96,6 @@ interface Checked {
 }
 
 /**
- * What the launched PTX says beyond the signature read: the `.maxntid` NVRTC wrote for a
- * `__launch_bounds__` the source's text does not spell as a number (a macro, a constant, a
- * template parameter), and a given PTX's `.maxntid` / `.reqntid` where the signature came from
- * the CUDA C beside it (`{ ptx, source }`, as the shipped kernels are), not from the PTX.
- */
-function compiledLimits(
-  modules: ModuleCache,
-  kernel: CudaKernel,
-  entry: string,
-  fromPtx: boolean,
-): Limits {
-  // Kept per kernel object: scanning the source on every launch was a fifth of a launch's
-  // JavaScript (a shipped kernel's source is a few KiB).
-  const known = compiledBounds.get(kernel);
-  if (
-    known !== undefined && known.entry === entry && known.source === kernel.source &&
-    known.ptx === kernel.ptx
-  ) {
-    return known.limits;
-  }
-  let limits: Limits = {};
-  const ptxGiven = typeof kernel.ptx === "string" && !fromPtx;
-  if (
-    ptxGiven || (typeof kernel.source === "string" && kernel.source.includes("__launch_bounds__"))
-  ) {
-    const entries = ptxSignatures(modules.ptx(kernel));
-    const found = entries.find((e) => e.name === entry) ??
-      (entries.length === 1 ? entries[0] : undefined);
-    limits = { bound: found?.maxThreads, required: found?.requiredBlock };
-  }
-  compiledBounds.set(kernel, { entry, source: kernel.source, ptx: kernel.ptx, limits });
-  return limits;
-}
-type Limits = { bound?: number; required?: readonly [number, number, number] };
-const compiledBounds = new WeakMap<
-  CudaKernel,
-  { entry: string; source: unknown; ptx: unknown; limits: Limits }
->();
-
-/**
  * Checks a launch whose shape was checked against the device: block and grid limits, the
  * module's function, every buffer's memory (`INVALID_HANDLE` for a disposed handle or another
  * server's) and the parameter sizes. Enqueues nothing.
@@ -147,31 +104,8 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
   const { signature, entryPoint } = ctx.modules.resolve(kernel);
-  const { maxThreadsPerBlock } = ctx.attributes;
-  const limits = compiledLimits(ctx.modules, kernel, entryPoint, signature?.language === "ptx");
-  const bound = signature?.maxThreads ?? limits.bound;
-  const required = signature?.requiredBlock ?? limits.required;
-  const block = kernel.blockSize ?? required ?? [
-    Math.min(DEFAULT_BLOCK, bound ?? DEFAULT_BLOCK, maxThreadsPerBlock),
-    1,
-    1,
-  ] as const;
+  const block = launchBlock(ctx.modules, ctx.attributes, kernel);
   const [bx, by, bz] = block;
-  if (required !== undefined && block.some((n, i) => n !== required[i])) {
-    // PTX ISA: each dimension "is required to be equal"; the driver refuses the launch
-    // (CUDA_ERROR_INVALID_VALUE on an H200): refused at the call instead, saying why.
-    throw new RangeError(
-      `Kernel '${name}' requires blocks of exactly [${required}] (.reqntid) but the launch ` +
-        `gives [${block}]: leave blockSize out (it defaults to [${required}]) or give that`,
-    );
-  }
-  checkBlockLimits(name, block, ctx.attributes);
-  if (bound !== undefined && bx * by * bz > bound) { // PTX ISA: a launch failure on the device
-    throw new RangeError(
-      `Kernel '${name}' has blocks of [${block}] (${bx * by * bz} threads) but its ` +
-        `__launch_bounds__ (.maxntid) allows ${bound}: give a blockSize within it`,
-    );
-  }
   // `threads` launches: enough blocks to cover the threads (CUDA's x limit, 2^31 - 1 blocks,
   // needs no folding; every kernel checks its bound, the last block is partial).
   const fixed = count.kind === "static"
