@@ -8,7 +8,7 @@ import { B, type CorpusCase, u } from "./_wgsl_corpus_qa_base.ts";
 // https://github.com/linebender/vello/blob/main/vello_shaders/shader/shared/config.wgsl
 // (the stored version): its `Config` struct; the module-scope `let`s of that version are
 // `const`s (today's WGSL), those the kernels below do not use dropped.
-const CONFIG = /* wgsl */ `struct Config {
+export const CONFIG = /* wgsl */ `struct Config {
     width_in_tiles: u32,
     height_in_tiles: u32,
 
@@ -74,7 +74,9 @@ const CONFIG_FIELDS = [
   "ptcl_size",
 ];
 /** A `Config` uniform's words from the fields set (the rest 0), and the same as `params`. */
-function config(set: Record<string, number>): [Uint32Array<ArrayBuffer>, Record<string, number>] {
+export function config(
+  set: Record<string, number>,
+): [Uint32Array<ArrayBuffer>, Record<string, number>] {
   const params = Object.fromEntries(CONFIG_FIELDS.map((k) => [k, set[k] ?? 0]));
   return [Uint32Array.from(CONFIG_FIELDS, (k) => params[k]), params];
 }
@@ -91,7 +93,7 @@ const [ALLOC_WORDS, ALLOC_PARAMS] = config({
 
 // https://github.com/linebender/vello/blob/main/vello_shaders/shader/shared/drawtag.wgsl
 // (the stored version).
-const DRAWTAG = /* wgsl */ `
+export const DRAWTAG = /* wgsl */ `
 struct DrawMonoid {
     path_ix: u32,
     clip_ix: u32,

@@ -1,0 +1,12 @@
+/**
+ * The QA corpus, twelfth wave: real-world WGSL compute shaders from sources the earlier waves
+ * did not cover, each crediting its source; run by `webgpu_wgsl_corpus_qa12_test.ts`.
+ */
+import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
+import { RWKV12 } from "./_wgsl_corpus_qa12_rwkv.ts";
+
+/** The wave's cases by file. */
+export const CORPUS_QA12_PARTS = { RWKV12 } as const;
+
+/** Every case of the twelfth wave. */
+export const CORPUS_QA12: readonly CorpusCase[] = Object.values(CORPUS_QA12_PARTS).flat();
