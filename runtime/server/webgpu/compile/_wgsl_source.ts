@@ -210,6 +210,16 @@ export function readModule(source: string): ModuleText {
       edits.push({ from: m.index!, to: m.index! + m[0].length, text: "" });
     }
   }
+  // `if (a & b) != 0u {` (and `while`, `switch`, `break if`): the parser takes a condition that
+  // starts with `(` to end at its `)`. Such a condition is put in parentheses of its own.
+  for (const m of masked.matchAll(/(?<![\p{XID_Continue}])(?:if|while|switch)\s*\(/gu)) {
+    const open = m.index! + m[0].length - 1;
+    const close = matching(masked, open, "(", ")");
+    const body = close < 0 ? -1 : masked.slice(close + 1).search(/[{;@]/);
+    if (body < 0 || masked.slice(close + 1, close + 1 + body).trim() === "") continue;
+    edits.push({ from: open, to: open, text: "(" });
+    edits.push({ from: close + 1 + body, to: close + 1 + body, text: ")" });
+  }
   // The parser reads hex literals with a lowercase `0x` only.
   for (const m of masked.matchAll(/(?<![\p{XID_Continue}.])0X(?=[0-9a-fA-F.])/gu)) {
     edits.push({ from: m.index!, to: m.index! + 2, text: "0x" });
