@@ -6,9 +6,10 @@ import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { RWKV12 } from "./_wgsl_corpus_qa12_rwkv.ts";
 import { VELLO12 } from "./_wgsl_corpus_qa12_vello.ts";
 import { SAMPLES12 } from "./_wgsl_corpus_qa12_samples.ts";
+import { DAWN12 } from "./_wgsl_corpus_qa12_dawn.ts";
 
 /** The wave's cases by file. */
-export const CORPUS_QA12_PARTS = { RWKV12, VELLO12, SAMPLES12 } as const;
+export const CORPUS_QA12_PARTS = { RWKV12, VELLO12, SAMPLES12, DAWN12 } as const;
 
 /** Every case of the twelfth wave. */
 export const CORPUS_QA12: readonly CorpusCase[] = Object.values(CORPUS_QA12_PARTS).flat();
