@@ -7,9 +7,10 @@ import { RWKV12 } from "./_wgsl_corpus_qa12_rwkv.ts";
 import { VELLO12 } from "./_wgsl_corpus_qa12_vello.ts";
 import { SAMPLES12 } from "./_wgsl_corpus_qa12_samples.ts";
 import { DAWN12 } from "./_wgsl_corpus_qa12_dawn.ts";
+import { APPS12 } from "./_wgsl_corpus_qa12_apps.ts";
 
 /** The wave's cases by file. */
-export const CORPUS_QA12_PARTS = { RWKV12, VELLO12, SAMPLES12, DAWN12 } as const;
+export const CORPUS_QA12_PARTS = { RWKV12, VELLO12, SAMPLES12, DAWN12, APPS12 } as const;
 
 /** Every case of the twelfth wave. */
 export const CORPUS_QA12: readonly CorpusCase[] = Object.values(CORPUS_QA12_PARTS).flat();
