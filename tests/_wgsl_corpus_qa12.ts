@@ -11,6 +11,7 @@ import { VELLO_CLIP12 } from "./_wgsl_corpus_qa12_vello_clip.ts";
 import { SAMPLES12 } from "./_wgsl_corpus_qa12_samples.ts";
 import { DAWN12 } from "./_wgsl_corpus_qa12_dawn.ts";
 import { APPS12 } from "./_wgsl_corpus_qa12_apps.ts";
+import { LAB12 } from "./_wgsl_corpus_qa12_lab.ts";
 
 /** The wave's cases by file. */
 export const CORPUS_QA12_PARTS = {
@@ -22,6 +23,7 @@ export const CORPUS_QA12_PARTS = {
   SAMPLES12,
   DAWN12,
   APPS12,
+  LAB12,
 } as const;
 
 /** Every case of the twelfth wave. */
