@@ -15,7 +15,8 @@
  * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value; one the
  *   runtime cannot evaluate and that uses no override is listed in `uncounted` (the parser's
  *   own evaluation is wrong for some: `round(2.5)` is 3 there, `SIZES[2]` is 1);
- * - trailing commas dropped; a hex literal's `0X` written `0x`;
+ * - trailing commas dropped; a hex literal's `0X` written `0x`; a condition that starts with a
+ *   parenthesized operand (`if (a & b) != 0u {`) put in parentheses of its own;
  * - a name that is a keyword elsewhere renamed `__name` (WGSL reserves names starting with
  *   `__`, so no user name collides) except where it is the keyword: the address space and access
  *   of `var<...>`, `ptr<...>` and `texture_storage_*<...>`. {@linkcode unmangle} maps names back.
