@@ -40,3 +40,30 @@ Deno.test("a condition that starts with a parenthesized operand is read (if, whi
   assert.deepEqual(reflected.bindings.map((x) => x.name), ["a", "b", "c", "d", "e", "o"]);
   assert.deepEqual(reflected.workgroupSize, [4, 1, 1]);
 });
+
+Deno.test({
+  name: "a predeclared type or builtin name shadowed by a user declaration is read",
+  // Not fixed (found late in wave 12): WGSL lets a declaration shadow a predeclared name, and
+  // naga compiles these modules, but wgsl_reflect takes the names for its types and builtins
+  // ("the runtime's WGSL reflection cannot read line 2"). Names of that kind the runtime renames
+  // for the parser (`_wgsl_source.ts`, KEYWORD_NAMES) cannot be renamed blindly here: `vec2` and
+  // `bitcast` still name the type and the builtin where nothing shadows them.
+  ignore: true,
+  fn() {
+    const body = (decl: string, use: string) =>
+      `@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+${decl}
+@compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) { ${use} }`;
+    for (
+      const source of [
+        body("fn vec2(x: u32) -> u32 { return x + 1u; }", "o[i] = vec2(i);"),
+        body("fn i32(x: u32) -> u32 { return x + 1u; }", "o[i] = i32(i);"),
+        body("fn sampler(x: u32) -> u32 { return x + 1u; }", "o[i] = sampler(i);"),
+        body("", "let bitcast = i * 2u; o[i] = bitcast;"),
+        body("", "let texture_2d = i * 2u; o[i] = texture_2d;"),
+      ]
+    ) {
+      assert.deepEqual(reflectKernel({ source }).bindings.map((b) => b.name), ["o"], source);
+    }
+  },
+});
