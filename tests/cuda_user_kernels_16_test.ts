@@ -404,3 +404,161 @@ Deno.test({
     }
   },
 });
+
+// Samples/0_Introduction/simpleAtomicIntrinsics/simpleAtomicIntrinsics_kernel.cuh
+// (NVIDIA/cuda-samples 2e41896), verbatim
+const ATOMICS = `__global__ void testKernel(int *g_odata) {
+  const unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  atomicAdd(&g_odata[0], 10);
+  atomicSub(&g_odata[1], 10);
+  atomicExch(&g_odata[2], tid);
+  atomicMax(&g_odata[3], tid);
+  atomicMin(&g_odata[4], tid);
+  atomicInc((unsigned int *)&g_odata[5], 17);
+  atomicDec((unsigned int *)&g_odata[6], 137);
+  atomicCAS(&g_odata[7], tid - 1, tid);
+  atomicAnd(&g_odata[8], 2 * tid + 7);
+  atomicOr(&g_odata[9], 1 << tid);
+  atomicXor(&g_odata[10], tid);
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples simpleAtomicIntrinsics testKernel: every integer atomic of global memory, " +
+      "against the sample's gold rules",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const n = 64 * 4;
+    const init = new Int32Array(11);
+    init[8] = init[10] = 0xff; // as the sample starts them
+    const [got] = await launch(client, cuda(ATOMICS, "testKernel", [64, 1, 1]), n, [init]);
+    let inc = 0, dec = 0, and = 0xff, or = 0, xor = 0xff;
+    for (let t = 0; t < n; t++) {
+      inc = inc >= 17 ? 0 : inc + 1;
+      dec = dec === 0 || dec > 137 ? 137 : dec - 1;
+      and &= 2 * t + 7;
+      or |= t < 32 ? 1 << t : 0; // shl.b32 by 32 or more is 0
+      xor ^= t;
+    }
+    assert.deepEqual([...got].filter((_, i) => i !== 2 && i !== 7), [
+      10 * n,
+      -10 * n,
+      n - 1,
+      0,
+      inc,
+      dec,
+      and,
+      or,
+      xor,
+    ]);
+    // the exchange keeps some thread's id; the compare-and-swap chain from 0 got at least to 1
+    // (thread 1 finds 0 whatever the order) and at most to n - 1
+    assert.ok(got[2] >= 0 && got[2] < n, `exch ${got[2]}`);
+    assert.ok(got[7] >= 1 && got[7] < n, `cas ${got[7]}`);
+  },
+});
+
+// Samples/0_Introduction/simpleVoteIntrinsics/simpleVote_kernel.cuh (NVIDIA/cuda-samples
+// ca37378), verbatim
+const VOTE = `__global__ void VoteAnyKernel1(unsigned int *input, unsigned int *result, int size) {
+  int tx = threadIdx.x;
+  int mask = 0xffffffff;
+  result[tx] = __any_sync(mask, input[tx]);
+}
+__global__ void VoteAllKernel2(unsigned int *input, unsigned int *result, int size) {
+  int tx = threadIdx.x;
+  int mask = 0xffffffff;
+  result[tx] = __all_sync(mask, input[tx]);
+}
+__global__ void VoteAnyKernel3(bool *info, int warp_size) {
+  int tx = threadIdx.x;
+  unsigned int mask = 0xffffffff;
+  bool *offs = info + (tx * 3);
+  *offs = __any_sync(mask, (tx >= (warp_size * 3) / 2));
+  *(offs + 1) = (tx >= (warp_size * 3) / 2 ? true : false);
+  if (__all_sync(mask, (tx >= (warp_size * 3) / 2))) {
+    *(offs + 2) = true;
+  }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples simpleVoteIntrinsics: VoteAnyKernel1, VoteAllKernel2 and VoteAnyKernel3 " +
+      "(bool stores) over warps of zeros, ones and mixtures",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const warps = 4, n = 32 * warps;
+    // warp 0 all zero, warp 1 all set, warp 2 one lane set, warp 3 one lane clear
+    const input = Uint32Array.from(
+      { length: n },
+      (_, t) => [0, 7, t === 64 + 17 ? 1 : 0, t === 96 + 5 ? 0 : 0x80000000][t >> 5],
+    );
+    const any = [0, 1, 1, 1], all = [0, 1, 0, 0];
+    for (const [name, want] of [["VoteAnyKernel1", any], ["VoteAllKernel2", all]] as const) {
+      const [, result] = await launch(client, cuda(VOTE, name, [n, 1, 1]), n, [
+        input,
+        new Uint32Array(n),
+      ], { size: n });
+      assert.deepEqual([...result], Array.from({ length: n }, (_, t) => want[t >> 5]), name);
+    }
+    const [info] = await launch(client, cuda(VOTE, "VoteAnyKernel3", [96, 1, 1]), 96, [
+      new Uint8Array(96 * 3),
+    ], { warp_size: 32 });
+    const want = Array.from({ length: 96 }, (_, t) => [t >= 32 ? 1 : 0, t >= 48 ? 1 : 0, t >= 64 ? 1 : 0])
+      .flat();
+    assert.deepEqual([...info], want);
+  },
+});
+
+// Samples/0_Introduction/clock/clock.cu (NVIDIA/cuda-samples 306af8d), verbatim
+const CLOCK = `__global__ static void timedReduction(const float *input, float *output,
+                                      clock_t *timer) {
+  extern __shared__ float shared[];
+  const int tid = threadIdx.x;
+  const int bid = blockIdx.x;
+  if (tid == 0) timer[bid] = clock();
+  shared[tid] = input[tid];
+  shared[tid + blockDim.x] = input[tid + blockDim.x];
+  for (int d = blockDim.x; d > 0; d /= 2) {
+    __syncthreads();
+    if (tid < d) {
+      float f0 = shared[tid];
+      float f1 = shared[tid + d];
+      if (f1 < f0) {
+        shared[tid] = f1;
+      }
+    }
+  }
+  if (tid == 0) output[bid] = shared[0];
+  __syncthreads();
+  if (tid == 0) timer[bid + gridDim.x] = clock();
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples clock: timedReduction (a static kernel, clock() into clock_t, dynamic shared " +
+      "memory) finds each block's minimum, its clocks never run backwards",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const blocks = 4, threads = 256;
+    const input = smallInts(2 * threads, 1000, 5);
+    const [, output, timer] = await launch(
+      client,
+      cuda(CLOCK, "timedReduction", [threads, 1, 1], 2 * threads * 4),
+      blocks * threads,
+      [input, new Float32Array(blocks), new BigInt64Array(2 * blocks)],
+    );
+    const min = input.reduce((a, b) => Math.min(a, b));
+    assert.deepEqual([...output], new Array(blocks).fill(min));
+    const clocks = timer as unknown as BigInt64Array;
+    for (let b = 0; b < blocks; b++) {
+      assert.ok(clocks[b + blocks] >= clocks[b], `block ${b}: ${clocks[b]} .. ${clocks[b + blocks]}`);
+    }
+  },
+});
