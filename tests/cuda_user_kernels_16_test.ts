@@ -562,3 +562,157 @@ Deno.test({
     }
   },
 });
+
+// Samples/2_Concepts_and_Techniques/convolutionSeparable/convolutionSeparable.cu
+// (NVIDIA/cuda-samples ca37378), cg::sync(cta) as __syncthreads(); without a
+// cudaMemcpyToSymbol here, c_Kernel is initialized in the source (convolutionSeparable_common.h:
+// KERNEL_RADIUS 8).
+const TAPS = Array.from({ length: 17 }, (_, k) => (k * 5) % 9 - 4).map((t) => t / 16);
+const CONVOLUTION = `#define KERNEL_RADIUS 8
+#define KERNEL_LENGTH (2 * KERNEL_RADIUS + 1)
+__constant__ float c_Kernel[KERNEL_LENGTH] = {${TAPS.map((t) => t.toFixed(4) + "f").join(", ")}};
+
+#define ROWS_BLOCKDIM_X 16
+#define ROWS_BLOCKDIM_Y 4
+#define ROWS_RESULT_STEPS 8
+#define ROWS_HALO_STEPS 1
+
+__global__ void convolutionRowsKernel(float *d_Dst, float *d_Src, int imageW,
+                                      int imageH, int pitch) {
+  __shared__ float
+      s_Data[ROWS_BLOCKDIM_Y][(ROWS_RESULT_STEPS + 2 * ROWS_HALO_STEPS) *
+                              ROWS_BLOCKDIM_X];
+  const int baseX =
+      (blockIdx.x * ROWS_RESULT_STEPS - ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X +
+      threadIdx.x;
+  const int baseY = blockIdx.y * ROWS_BLOCKDIM_Y + threadIdx.y;
+  d_Src += baseY * pitch + baseX;
+  d_Dst += baseY * pitch + baseX;
+#pragma unroll
+  for (int i = ROWS_HALO_STEPS; i < ROWS_HALO_STEPS + ROWS_RESULT_STEPS; i++) {
+    s_Data[threadIdx.y][threadIdx.x + i * ROWS_BLOCKDIM_X] =
+        d_Src[i * ROWS_BLOCKDIM_X];
+  }
+#pragma unroll
+  for (int i = 0; i < ROWS_HALO_STEPS; i++) {
+    s_Data[threadIdx.y][threadIdx.x + i * ROWS_BLOCKDIM_X] =
+        (baseX >= -i * ROWS_BLOCKDIM_X) ? d_Src[i * ROWS_BLOCKDIM_X] : 0;
+  }
+#pragma unroll
+  for (int i = ROWS_HALO_STEPS + ROWS_RESULT_STEPS;
+       i < ROWS_HALO_STEPS + ROWS_RESULT_STEPS + ROWS_HALO_STEPS; i++) {
+    s_Data[threadIdx.y][threadIdx.x + i * ROWS_BLOCKDIM_X] =
+        (imageW - baseX > i * ROWS_BLOCKDIM_X) ? d_Src[i * ROWS_BLOCKDIM_X] : 0;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = ROWS_HALO_STEPS; i < ROWS_HALO_STEPS + ROWS_RESULT_STEPS; i++) {
+    float sum = 0;
+#pragma unroll
+    for (int j = -KERNEL_RADIUS; j <= KERNEL_RADIUS; j++) {
+      sum += c_Kernel[KERNEL_RADIUS - j] *
+             s_Data[threadIdx.y][threadIdx.x + i * ROWS_BLOCKDIM_X + j];
+    }
+    d_Dst[i * ROWS_BLOCKDIM_X] = sum;
+  }
+}
+
+#define COLUMNS_BLOCKDIM_X 16
+#define COLUMNS_BLOCKDIM_Y 8
+#define COLUMNS_RESULT_STEPS 8
+#define COLUMNS_HALO_STEPS 1
+
+__global__ void convolutionColumnsKernel(float *d_Dst, float *d_Src, int imageW,
+                                         int imageH, int pitch) {
+  __shared__ float s_Data[COLUMNS_BLOCKDIM_X][(COLUMNS_RESULT_STEPS +
+                                               2 * COLUMNS_HALO_STEPS) *
+                                                  COLUMNS_BLOCKDIM_Y +
+                                              1];
+  const int baseX = blockIdx.x * COLUMNS_BLOCKDIM_X + threadIdx.x;
+  const int baseY = (blockIdx.y * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS) *
+                        COLUMNS_BLOCKDIM_Y +
+                    threadIdx.y;
+  d_Src += baseY * pitch + baseX;
+  d_Dst += baseY * pitch + baseX;
+#pragma unroll
+  for (int i = COLUMNS_HALO_STEPS;
+       i < COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS; i++) {
+    s_Data[threadIdx.x][threadIdx.y + i * COLUMNS_BLOCKDIM_Y] =
+        d_Src[i * COLUMNS_BLOCKDIM_Y * pitch];
+  }
+#pragma unroll
+  for (int i = 0; i < COLUMNS_HALO_STEPS; i++) {
+    s_Data[threadIdx.x][threadIdx.y + i * COLUMNS_BLOCKDIM_Y] =
+        (baseY >= -i * COLUMNS_BLOCKDIM_Y)
+            ? d_Src[i * COLUMNS_BLOCKDIM_Y * pitch]
+            : 0;
+  }
+#pragma unroll
+  for (int i = COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS;
+       i < COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS + COLUMNS_HALO_STEPS;
+       i++) {
+    s_Data[threadIdx.x][threadIdx.y + i * COLUMNS_BLOCKDIM_Y] =
+        (imageH - baseY > i * COLUMNS_BLOCKDIM_Y)
+            ? d_Src[i * COLUMNS_BLOCKDIM_Y * pitch]
+            : 0;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = COLUMNS_HALO_STEPS;
+       i < COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS; i++) {
+    float sum = 0;
+#pragma unroll
+    for (int j = -KERNEL_RADIUS; j <= KERNEL_RADIUS; j++) {
+      sum += c_Kernel[KERNEL_RADIUS - j] *
+             s_Data[threadIdx.x][threadIdx.y + i * COLUMNS_BLOCKDIM_Y + j];
+    }
+    d_Dst[i * COLUMNS_BLOCKDIM_Y * pitch] = sum;
+  }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples convolutionSeparable: row and column kernels (__constant__ taps, 2-D blocks, " +
+      "halos past the image edge), exact on small integers",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const W = 128, H = 64;
+    const image = smallInts(W * H, 8, 21);
+    const params = { imageW: W, imageH: H, pitch: W };
+    const src = client.createWithData(image);
+    const rows = client.createWithData(new Float32Array(W * H));
+    const cols = client.createWithData(new Float32Array(W * H));
+    try {
+      // the sample's convolutionRowsGPU / convolutionColumnsGPU grids, as threads
+      client.execute(cuda(CONVOLUTION, "convolutionRowsKernel", [16, 4, 1]), {
+        threads: [W / 128 * 16, H / 4 * 4],
+        buffers: [rows, src],
+        params,
+      });
+      client.execute(cuda(CONVOLUTION, "convolutionColumnsKernel", [16, 8, 1]), {
+        threads: [W / 16 * 16, H / 64 * 8],
+        buffers: [cols, rows],
+        params,
+      });
+      const [gotRows, gotCols] = (await client.readMany([rows, cols])) as Float32Array[];
+      // the sample's convolutionRowCPU / convolutionColumnCPU: taps past the edge are skipped
+      const conv = (src: ArrayLike<number>, dx: number, dy: number) =>
+        Float32Array.from({ length: W * H }, (_, i) => {
+          const x = i % W, y = Math.floor(i / W);
+          let sum = 0;
+          for (let k = -8; k <= 8; k++) {
+            const xx = x + k * dx, yy = y + k * dy;
+            if (xx >= 0 && xx < W && yy >= 0 && yy < H) sum += src[yy * W + xx] * TAPS[8 - k];
+          }
+          return sum;
+        });
+      const wantRows = conv(image, 1, 0);
+      assert.deepEqual(gotRows, wantRows); // sixteenths of small integers: every sum is exact
+      assert.deepEqual(gotCols, conv(wantRows, 0, 1));
+    } finally {
+      src.dispose(), rows.dispose(), cols.dispose();
+    }
+  },
+});
