@@ -130,9 +130,15 @@ Deno.test({
     for (const [n, blocks] of [[5000, 8], [777, 3]]) {
       const input = smallInts(n, 100, n);
       const want = input.reduce((a, b) => a + b, 0);
-      const [, out] = await launch(client, kernel, 128 * blocks, [input, new Float32Array(blocks)], {
-        n,
-      });
+      const [, out] = await launch(
+        client,
+        kernel,
+        128 * blocks,
+        [input, new Float32Array(blocks)],
+        {
+          n,
+        },
+      );
       const partial = (b: number) => {
         let sum = 0;
         for (let t = 0; t < 128; t++) {
@@ -358,7 +364,11 @@ Deno.test({
         buffers: [d, d],
         params: { stride: N / 4 },
       });
-      client.execute(cuda(FWT, "fwtBatch1Kernel", [512, 1, 1], 2048 * 4), { threads: 512 * m * 4, buffers: [d, d], params: { log2N: log2N - 2 } });
+      client.execute(cuda(FWT, "fwtBatch1Kernel", [512, 1, 1], 2048 * 4), {
+        threads: 512 * m * 4,
+        buffers: [d, d],
+        params: { log2N: log2N - 2 },
+      });
     };
     const input = smallInts(N * M, 4, 11);
     const taps = new Float32Array(N);
@@ -508,7 +518,10 @@ Deno.test({
     const [info] = await launch(client, cuda(VOTE, "VoteAnyKernel3", [96, 1, 1]), 96, [
       new Uint8Array(96 * 3),
     ], { warp_size: 32 });
-    const want = Array.from({ length: 96 }, (_, t) => [t >= 32 ? 1 : 0, t >= 48 ? 1 : 0, t >= 64 ? 1 : 0])
+    const want = Array.from(
+      { length: 96 },
+      (_, t) => [t >= 32 ? 1 : 0, t >= 48 ? 1 : 0, t >= 64 ? 1 : 0],
+    )
       .flat();
     assert.deepEqual([...info], want);
   },
@@ -558,7 +571,10 @@ Deno.test({
     assert.deepEqual([...output], new Array(blocks).fill(min));
     const clocks = timer as unknown as BigInt64Array;
     for (let b = 0; b < blocks; b++) {
-      assert.ok(clocks[b + blocks] >= clocks[b], `block ${b}: ${clocks[b]} .. ${clocks[b + blocks]}`);
+      assert.ok(
+        clocks[b + blocks] >= clocks[b],
+        `block ${b}: ${clocks[b]} .. ${clocks[b + blocks]}`,
+      );
     }
   },
 });
