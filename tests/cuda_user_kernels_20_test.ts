@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
+import { withSimEnv } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -264,5 +265,35 @@ Deno.test({
       { length },
     );
     assert.deepEqual([...got], Array.from({ length }, (_, i) => (i % 48) % 32));
+  },
+});
+
+// CUDA 12's launch attributes besides __launch_bounds__ (the CUDA C++ Programming Guide,
+// "Maximum Number of Registers per Thread" and "Thread Block Clusters"), before or after `void`
+const MAXNREG = `extern "C" __global__ void __maxnreg__(32) limited(int* o) {
+  o[blockIdx.x * blockDim.x + threadIdx.x] = threadIdx.x;
+}`;
+const CLUSTER =
+  `extern "C" __global__ __launch_bounds__(64) void __cluster_dims__(2, 1, 1) bounded(int* o) {
+  o[blockIdx.x * blockDim.x + threadIdx.x] = blockDim.x * 100 + blockIdx.x;
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "__maxnreg__ and __cluster_dims__ on a kernel: its signature is read (it was 'declares no " +
+      'extern "C" __global__ functions\'), __launch_bounds__ beside them still bounds the block',
+  ),
+  ignore,
+  async fn() {
+    await withSimEnv({ CUDA_SIM_CC: "90" }, async () => {
+      using client = await simulatedCudaClient();
+      // a module of one kernel, launched without naming it
+      const run = (source: string) => launch(client, { source }, 128, [new Int32Array(128)]);
+      const [limited] = await run(MAXNREG);
+      assert.deepEqual([...limited], Array.from({ length: 128 }, (_, i) => i));
+      // the default block: 64, the bound; two blocks, one cluster
+      const [bounded] = await run(CLUSTER);
+      assert.deepEqual([...bounded], Array.from({ length: 128 }, (_, i) => 6400 + (i >> 6)));
+    });
   },
 });
