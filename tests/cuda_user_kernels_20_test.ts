@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
-import { withSimEnv } from "./fixtures/cuda_sim.ts";
+import { printfOutput, withSimEnv } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -295,5 +295,46 @@ Deno.test({
       const [bounded] = await run(CLUSTER);
       assert.deepEqual([...bounded], Array.from({ length: 128 }, (_, i) => 6400 + (i >> 6)));
     });
+  },
+});
+
+// An index check as PyTorch's kernels write it (CUDA_KERNEL_ASSERT is assert() in device code,
+// aten/src/ATen/native/cuda/Embedding.cu and friends): a gather that asserts its indices
+const GATHER =
+  `extern "C" __global__ void gather(const float* table, const int* idx, float* out, int n, int rows) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int r = idx[i];
+    assert(r >= 0 && r < rows);
+    out[i] = table[r];
+  }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "assert() in a kernel: it runs while the assertion holds; a failed one prints the device's " +
+      "message and ends the launch with CUDA_ERROR_ASSERT (it was refused at load)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const table = Float32Array.from({ length: 10 }, (_, i) => i * 1.5);
+    const kernel = { source: GATHER, blockSize: [32, 1, 1] as [number, number, number] };
+    const idx = Int32Array.from(ints(40, 10, 8));
+    const [, , got] = await launch(client, kernel, 64, [table, idx, new Float32Array(40)], {
+      n: 40,
+      rows: 10,
+    });
+    assert.deepEqual(got, Float32Array.from(idx, (r) => table[r]));
+    printfOutput(); // forget earlier output
+    idx[37] = 10;
+    await assert.rejects(
+      launch(client, kernel, 64, [table, idx, new Float32Array(40)], { n: 40, rows: 10 }),
+      /CUDA_ERROR_ASSERT \(710\): device-side assert triggered/,
+    );
+    assert.match(
+      printfOutput(),
+      /^gather\.cu:5: void gather\(const float \*, const int \*, float \*, int, int\): block: \[1,0,0\], thread: \[5,0,0\] Assertion `r >= 0 && r < rows` failed\.\n$/,
+    );
   },
 });
