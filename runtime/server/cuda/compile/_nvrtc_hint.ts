@@ -63,6 +63,11 @@ const HEADER_TYPES: Record<string, string> = {
  * (the first such failure), else `undefined`.
  */
 export function nvrtcHint(log: string): string | undefined {
+  if (/device-side kernel launch could not be processed/.test(log)) {
+    return "note: a kernel launch inside a kernel (dynamic parallelism) needs relocatable device " +
+      "code linked with the CUDA device runtime (cudadevrt), which the runtime does not do: " +
+      "launch the child kernel from the host with another `execute` after this one";
+  }
   const header = /(?:could not|cannot) open source file "([^"]+)"/.exec(log)?.[1];
   if (header !== undefined) {
     const what = TOOLKIT.test(header)
