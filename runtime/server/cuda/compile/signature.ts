@@ -254,10 +254,7 @@ function templateTypes(header: string, args: readonly string[], aliases: Map<str
   return bound;
 }
 
-/**
- * The launch attributes a `__global__` function may carry before or after its `void` (CUDA 12:
- * `__launch_bounds__`, `__maxnreg__`, `__cluster_dims__`), any number of them.
- */
+/** The launch attributes of a `__global__` function, any number before or after its `void`. */
 const ATTRIBUTES = String
   .raw`(?:(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\((?:[^()]|\([^()]*\))*\)\s*)*`;
 
