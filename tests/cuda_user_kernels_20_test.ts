@@ -294,6 +294,11 @@ Deno.test({
       // the default block: 64, the bound; two blocks, one cluster
       const [bounded] = await run(CLUSTER);
       assert.deepEqual([...bounded], Array.from({ length: 128 }, (_, i) => 6400 + (i >> 6)));
+      // and a message about such a kernel names it (it named '__maxnreg__')
+      await assert.rejects(
+        run(MAXNREG.replace("threadIdx.x;", "threadIdx.x + undeclared;")),
+        /Kernel 'limited' failed to compile/,
+      );
     });
   },
 });
