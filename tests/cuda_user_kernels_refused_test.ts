@@ -64,6 +64,27 @@ Deno.test({
       `extern "C" __global__ void k(float* x) { __half h = x[0]; x[threadIdx.x] = h; }`,
     );
     assert.match(half.message, /note: __half is declared by the CUDA Toolkit's <cuda_fp16\.h>/);
+    // the <stdint.h> types that nvcc brings in through cuda_runtime.h (CUDA-Learn-Notes' kernels
+    // use uint32_t with no include of their own), and the header itself
+    const uint32 = await failure(
+      client,
+      `extern "C" __global__ void k(float* x) { uint32_t i = threadIdx.x; x[i] = 1.0f; }`,
+    );
+    assert.ok(uint32 instanceof CompilationError);
+    assert.match(
+      uint32.message,
+      /note: uint32_t is a type of the host's <stdint\.h>, .*declare it in the kernel's source \(`typedef unsigned int uint32_t;`\)/,
+    );
+    const int64 = await failure(client, `extern "C" __global__ void k(int64_t* x) { x[0] = 1; }`);
+    assert.match(int64.message, /`typedef long int64_t;`/);
+    const stdint = await failure(
+      client,
+      `#include <cstdint>\nextern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }`,
+    );
+    assert.match(
+      stdint.message,
+      /note: <cstdint> is a header of the host's C library, which this NVRTC does not build in/,
+    );
     // an error of the kernel's own gets no note
     const own = await failure(client, `extern "C" __global__ void k(float* x) { x[0] = y; }`);
     assert.ok(own instanceof CompilationError);

@@ -178,6 +178,12 @@ export const CUDA_KERNELS: {
 };
 
 const inferred = new WeakMap<CudaKernel, string>();
+/** A `__global__` function's name, past its launch attributes (`__launch_bounds__`, ...). */
+const ATTRIBUTE = String.raw`(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\([^)]*\)\s*`;
+const ATTRIBUTES = `(?:${ATTRIBUTE})*`;
+const FIRST_GLOBAL = new RegExp(
+  String.raw`__global__\s+(?:static\s+)?${ATTRIBUTES}(?:static\s+)?void\s+${ATTRIBUTES}(\w+)`,
+);
 
 /** The name of a kernel in messages: its id, else its entry point (the first one declared). */
 export function kernelName(kernel: CudaKernel): string {
@@ -188,10 +194,7 @@ export function kernelName(kernel: CudaKernel): string {
     const text = typeof kernel.source === "string" // not a `#define`'s parameter
       ? kernel.source.replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, "")
       : String(kernel.ptx ?? "");
-    const match =
-      /__global__\s+(?:static\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)/
-        .exec(text) ??
-        /\.entry\s+([\w$]+)/.exec(text);
+    const match = FIRST_GLOBAL.exec(text) ?? /\.entry\s+([\w$]+)/.exec(text);
     inferred.set(kernel, name = match?.[1] ?? "cuda kernel");
   }
   return name;

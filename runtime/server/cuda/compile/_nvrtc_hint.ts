@@ -31,6 +31,20 @@ const HOST_MACROS: Record<string, string> = {
   UINT_MAX: "<limits.h>: `#define UINT_MAX 4294967295u`",
 };
 
+/** The host's <stdint.h> types (nvcc brings them in through cuda_runtime.h), as glibc declares them. */
+const STDINT: Record<string, string> = {
+  int8_t: "signed char",
+  uint8_t: "unsigned char",
+  int16_t: "short",
+  uint16_t: "unsigned short",
+  int32_t: "int",
+  uint32_t: "unsigned int",
+  int64_t: "long",
+  uint64_t: "unsigned long",
+  intptr_t: "long",
+  uintptr_t: "unsigned long",
+};
+
 /** Types of the toolkit's headers, by the header that declares them. */
 const HEADER_TYPES: Record<string, string> = {
   __half: "cuda_fp16.h",
@@ -49,10 +63,17 @@ const HEADER_TYPES: Record<string, string> = {
  * (the first such failure), else `undefined`.
  */
 export function nvrtcHint(log: string): string | undefined {
+  if (/device-side kernel launch could not be processed/.test(log)) {
+    return "note: a kernel launch inside a kernel (dynamic parallelism) needs relocatable device " +
+      "code linked with the CUDA device runtime (cudadevrt), which the runtime does not do: " +
+      "launch the child kernel from the host with another `execute` after this one";
+  }
   const header = /(?:could not|cannot) open source file "([^"]+)"/.exec(log)?.[1];
   if (header !== undefined) {
     const what = TOOLKIT.test(header)
       ? `<${header}> is a CUDA Toolkit header, which this NVRTC does not build in`
+      : /^(?:stdint\.h|cstdint)$/.test(header)
+      ? `<${header}> is a header of the host's C library, which this NVRTC does not build in`
       : `<${header}> is a host or project header`;
     return `note: ${what}, and the runtime compiles CUDA C with no include path: give the ` +
       `folder holding it in the kernel's \`compileOptions\` (\`--include-path=/usr/local/cuda/` +
@@ -67,6 +88,11 @@ export function nvrtcHint(log: string): string | undefined {
       `nvcc brings in and NVRTC does not have: define it in the kernel's source (${
         HOST_MACROS[name].slice(HOST_MACROS[name].indexOf(":") + 2)
       })`;
+  }
+  if (name in STDINT) {
+    return `note: ${name} is a type of the host's <stdint.h>, which nvcc brings in (through ` +
+      `cuda_runtime.h) and NVRTC does not have: declare it in the kernel's source ` +
+      `(\`typedef ${STDINT[name]} ${name};\`)`;
   }
   if (name in HEADER_TYPES) {
     return `note: ${name} is declared by the CUDA Toolkit's <${HEADER_TYPES[name]}>, which ` +

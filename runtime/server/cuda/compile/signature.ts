@@ -254,6 +254,10 @@ function templateTypes(header: string, args: readonly string[], aliases: Map<str
   return bound;
 }
 
+/** The launch attributes of a `__global__` function, any number before or after its `void`. */
+const ATTRIBUTES = String
+  .raw`(?:(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\((?:[^()]|\([^()]*\))*\)\s*)*`;
+
 function globalFunctions(
   source: string,
   kind: "c" | "cxx" | "template",
@@ -270,8 +274,11 @@ function globalFunctions(
     { packed: PRAGMA_PACK.test(source), alias: (name) => aliases.get(name) ?? name, spaces },
   );
   const found: KernelSignature[] = [];
-  const pattern =
-    /(extern\s+"C"\s+)?__global__\s+(?:static\s+)?((?:__launch_bounds__\s*\(([^)]*)\)\s*)?)(?:static\s+)?void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{/g;
+  const pattern = new RegExp(
+    String.raw`(extern\s+"C"\s+)?__global__\s+(?:static\s+)?(${ATTRIBUTES})(?:static\s+)?void\s+` +
+      String.raw`(${ATTRIBUTES})([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*\{`,
+    "g",
+  );
   for (const match of text.matchAll(pattern)) {
     const at = match.index!;
     const externC = match[1] !== undefined || blocks.some(([s, e]) => at > s && at < e);
@@ -282,9 +289,9 @@ function globalFunctions(
       at,
     );
     if (!wantC && /\btemplate\s*</.test(before) !== (kind === "template")) continue;
-    const bounds = match[3] ?? match[4];
+    const bounds = /__launch_bounds__\s*\(([^)]*)\)/.exec(match[2] + match[3])?.[1];
     const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
-    const list = match[6].trim();
+    const list = match[5].trim();
     // an instance's type arguments bind the template's type parameters (`T a` is a float)
     const header = args && /\btemplate\s*<([\s\S]*)>/.exec(before)?.[1];
     const types = header ? templateTypes(header, args, aliases) : aliases;
@@ -293,8 +300,8 @@ function globalFunctions(
       : splitTopLevel(list).map((p, i) => cParam(p, i, types, structs));
     const outer = spaces.filter(([s, e]) => at > s && at < e).map(([, , name]) => name);
     found.push({
-      name: match[5],
-      ...(outer.length > 0 ? { qualified: [...outer, match[5]].join("::") } : {}),
+      name: match[4],
+      ...(outer.length > 0 ? { qualified: [...outer, match[4]].join("::") } : {}),
       params,
       language: "cuda",
       ...(wantC ? {} : { cxx: true }),
