@@ -84,10 +84,13 @@ Deno.test({
     // Contention also stretches the longer kernel more than the short one (measured up to 1.6x
     // with a load average of 8 on 2 cores), hence the wider tolerance above 10. Under such load
     // the heavy kernel's minimum settles last: up to 16 rounds (an idle machine stops after 2).
+    // Contention can also stretch the light kernel's every run (a CI run beside two other test
+    // processes read 31 ms against 213: 6.8x), hence 5 below; a window that took in the other
+    // stream's kernel would read about 1x (light) or 11x (a whole-device window), checked apart.
     const alone = { light: Infinity, heavy: Infinity };
     const overlap = { light: Infinity, heavy: Infinity };
     const ratio = (m: { light: number; heavy: number }) => m.heavy / m.light;
-    const settled = (r: number) => r >= 7 && r <= 16;
+    const settled = (r: number) => r >= 5 && r <= 16;
     for (let round = 0; round < 16; round++) {
       const light = await client.profile(() => run(1), { stream: 1 });
       const heavy = await client.profile(() => run(2), { stream: 2 });
@@ -106,10 +109,10 @@ Deno.test({
       if (round >= 1 && settled(ratio(alone)) && settled(ratio(overlap))) break;
     }
     const figures = JSON.stringify({ alone, overlap });
-    assert.ok(settled(ratio(alone)), `alone: heavy / light should be 10 (7..16): ${figures}`);
+    assert.ok(settled(ratio(alone)), `alone: heavy / light should be 10 (5..16): ${figures}`);
     assert.ok(
       settled(ratio(overlap)),
-      `overlapping: heavy / light should be 10 (7..16): ${figures}`,
+      `overlapping: heavy / light should be 10 (5..16): ${figures}`,
     );
     // A whole-device window would add the heavy kernel to the light one (about 11x).
     assert.ok(overlap.light < 2 * alone.light, `overlap does not leak into the light window`);
