@@ -66,6 +66,8 @@ Deno.test({
     const error = await failure(`__global__ void child(float* o) { o[threadIdx.x] = 1.0f; }
 extern "C" __global__ void k(float* o) { if (threadIdx.x == 0) child<<<1, 32>>>(o); }`);
     assert.ok(error instanceof CompilationError, String(error));
+    // Named as the kernel launched (the extern "C" one), not the first __global__ declared.
+    assert.match(error.message, /^Kernel 'k'/);
     assert.match(error.message, /device-side kernel launch could not be processed/); // NVRTC's
     assert.match(
       error.message,

@@ -181,11 +181,16 @@ const inferred = new WeakMap<CudaKernel, string>();
 /** A `__global__` function's name, past its launch attributes (`__launch_bounds__`, ...). */
 const ATTRIBUTE = String.raw`(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\([^)]*\)\s*`;
 const ATTRIBUTES = `(?:${ATTRIBUTE})*`;
-const FIRST_GLOBAL = new RegExp(
-  String.raw`__global__\s+(?:static\s+)?${ATTRIBUTES}(?:static\s+)?void\s+${ATTRIBUTES}(\w+)`,
-);
+const GLOBAL = String
+  .raw`__global__\s+(?:static\s+)?${ATTRIBUTES}(?:static\s+)?void\s+${ATTRIBUTES}(\w+)`;
+const FIRST_GLOBAL = new RegExp(GLOBAL);
+/** The entry point a kernel without one is inferred as: the `extern "C"` one (`_resolve_kernel.ts`). */
+const FIRST_EXTERN_C = new RegExp(String.raw`extern\s+"C"\s+` + GLOBAL);
 
-/** The name of a kernel in messages: its id, else its entry point (the first one declared). */
+/**
+ * The name of a kernel in messages: its id, else its entry point (the first `extern "C"` one
+ * declared, which a kernel without an entry point launches; else the first one).
+ */
 export function kernelName(kernel: CudaKernel): string {
   const named = kernel.id ?? kernel.entryPoint;
   if (named !== undefined) return named;
@@ -194,7 +199,8 @@ export function kernelName(kernel: CudaKernel): string {
     const text = typeof kernel.source === "string" // not a `#define`'s parameter
       ? kernel.source.replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, "")
       : String(kernel.ptx ?? "");
-    const match = FIRST_GLOBAL.exec(text) ?? /\.entry\s+([\w$]+)/.exec(text);
+    const match = FIRST_EXTERN_C.exec(text) ?? FIRST_GLOBAL.exec(text) ??
+      /\.entry\s+([\w$]+)/.exec(text);
     inferred.set(kernel, name = match?.[1] ?? "cuda kernel");
   }
   return name;
