@@ -104,17 +104,21 @@ export async function drainInBackground(parts: DrainParts): Promise<void> {
         parked--;
       }
     }));
-  // Keeps the process alive for the drain, at most the timeout (the calls are unref'd).
-  const drained = parts.idle || await within(synchronized, parts.timeoutMs);
-  // Once the work drained, the host waits on the server's events return as soon as they run.
-  // Bounded all the same: an event of another server (a timeline wait on its mark) complete now
-  // may be recorded again before the call starts, and wait for that work.
-  if (drained) await within(Promise.allSettled(waiter.promptCalls()), parts.timeoutMs);
-  unregister();
-  end(drained);
-  release(!drained);
-  await parkedReturned(parts, synchronized);
-  settled.resolve();
+  try {
+    // Keeps the process alive for the drain, at most the timeout (the calls are unref'd).
+    const drained = parts.idle || await within(synchronized, parts.timeoutMs);
+    // Once the work drained, the host waits on the server's events return as soon as they run.
+    // Bounded all the same: an event of another server (a timeline wait on its mark) complete
+    // now may be recorded again before the call starts, and wait for that work.
+    if (drained) await within(Promise.allSettled(waiter.promptCalls()), parts.timeoutMs);
+    unregister();
+    end(drained);
+    release(!drained);
+    await parkedReturned(parts, synchronized);
+  } finally {
+    unregister();
+    settled.resolve(); // a new client of the device waits for it (`CudaDevice.drainsSettled`)
+  }
 }
 
 /**
