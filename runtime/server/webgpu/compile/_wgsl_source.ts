@@ -27,6 +27,7 @@
 import { splitTopLevel, templateEnd } from "./_wgsl_templates.ts";
 import { type ConstValue, evaluateConst } from "./_const_eval.ts";
 import { heldAs } from "./_const_builtins.ts";
+import { isShadowable, renameShadowed } from "./_wgsl_shadowed.ts";
 
 /** A module-scope `const` or `override`. */
 export interface ModuleDeclaration {
@@ -85,7 +86,8 @@ const KEYWORD_NAMES = new Set([
 
 /** A name as the user wrote it, from the name `wgsl_reflect` saw. */
 export function unmangle(name: string): string {
-  return name.startsWith("__") && KEYWORD_NAMES.has(name.slice(2)) ? name.slice(2) : name;
+  const bare = name.slice(2);
+  return name.startsWith("__") && (KEYWORD_NAMES.has(bare) || isShadowable(bare)) ? bare : name;
 }
 
 /** Reads a module's text (see the module doc). */
@@ -228,7 +230,7 @@ export function readModule(source: string): ModuleText {
   return {
     masked,
     uncounted,
-    reflectSource: renameKeywords(applyEdits(masked, edits)),
+    reflectSource: renameKeywords(renameShadowed(applyEdits(masked, edits))),
     enables,
     declarations,
     workgroupSizes,
