@@ -146,15 +146,15 @@ export class HostWaiter {
   }
 
   /**
-   * The parked calls that return as soon as they run: those on an event already complete (or
-   * failed) and the posts' sleep, which {@linkcode destroy} ended. Deno's pool may not have
-   * started them yet, so their events must outlive them (`_drain.ts`). A call on an event not
-   * complete (another context's) may not return soon.
+   * The parked `cuEventSynchronize` calls that return as soon as they run: those on an event
+   * already complete (or failed). Deno's pool may not have started them yet, so their events must
+   * outlive them (`_drain.ts`). A call on an event not complete (another context's) may not
+   * return soon; the posts' sleep uses no event (a semaphore of its own, kept until it returned).
    */
   promptCalls(): Promise<unknown>[] {
     const { symbols } = this.#driver;
     return [...this.#inFlight].filter(([, event]) =>
-      event === undefined || symbols.cuEventQuery(event) !== CUDA_ERROR_NOT_READY
+      event !== undefined && symbols.cuEventQuery(event) !== CUDA_ERROR_NOT_READY
     ).map(([call]) => call);
   }
 
