@@ -111,12 +111,12 @@ export async function drainInBackground(parts: DrainParts): Promise<void> {
     // Bounded all the same: an event of another server (a timeline wait on its mark) complete
     // now may be recorded again before the call starts, and wait for that work.
     if (drained) await within(Promise.allSettled(waiter.promptCalls()), parts.timeoutMs);
-    unregister();
+    unregister(); // before the release: a server opened from now on retains a context of its own
     end(drained);
     release(!drained);
     await parkedReturned(parts, synchronized);
   } finally {
-    unregister();
+    unregister(); // idempotent: also where a step above threw
     settled.resolve(); // a new client of the device waits for it (`CudaDevice.drainsSettled`)
   }
 }
