@@ -28,6 +28,7 @@ import { splitTopLevel, templateEnd } from "./_wgsl_templates.ts";
 import { type ConstValue, evaluateConst } from "./_const_eval.ts";
 import { heldAs } from "./_const_builtins.ts";
 import { isShadowable, renameShadowed } from "./_wgsl_shadowed.ts";
+import { forInitSteps } from "./rewrites/_for_init.ts";
 
 /** A module-scope `const` or `override`. */
 export interface ModuleDeclaration {
@@ -223,6 +224,7 @@ export function readModule(source: string): ModuleText {
     edits.push({ from: open, to: open, text: "(" });
     edits.push({ from: close + 1 + body, to: close + 1 + body, text: ")" });
   }
+  edits.push(...forInitSteps(masked)); // `for (i++; ...)`: `i += 1`
   // The parser reads hex literals with a lowercase `0x` only.
   for (const m of masked.matchAll(/(?<![\p{XID_Continue}.])0X(?=[0-9a-fA-F.])/gu)) {
     edits.push({ from: m.index!, to: m.index! + 2, text: "0x" });
