@@ -33,6 +33,82 @@ fn main() {
 `;
 }
 
+/** Tint's textureGather/49b07f (literal arguments), below its license header. */
+export const GATHER_U32 = `@group(0) @binding(0) var<storage, read_write> prevent_dce : vec4<u32>;
+
+@group(1) @binding(1) var arg_1: texture_2d<u32>;
+@group(1) @binding(2) var arg_2: sampler;
+
+// fn textureGather(@const component: i32, texture: texture_2d<u32>, sampler: sampler, coords: vec2<f32>, @const offset: vec2<i32>) -> vec4<u32>
+fn textureGather_49b07f() -> vec4<u32>{
+  var res: vec4<u32> = textureGather(1i, arg_1, arg_2, vec2<f32>(1.f), vec2<i32>(1i));
+  return res;
+}
+@fragment
+fn fragment_main() {
+  prevent_dce = textureGather_49b07f();
+}
+
+@compute @workgroup_size(1)
+fn compute_main() {
+  prevent_dce = textureGather_49b07f();
+}
+
+struct VertexOutput {
+    @builtin(position) pos: vec4<f32>,
+    @location(0) @interpolate(flat) prevent_dce : vec4<u32>
+};
+
+@vertex
+fn vertex_main() -> VertexOutput {
+  var out : VertexOutput;
+  out.pos = vec4<f32>();
+  out.prevent_dce = textureGather_49b07f();
+  return out;
+}
+`;
+
+/** Tint's textureGather/7c3828 (arguments in declarations), below its license header. */
+const GATHER_I32 = `@group(0) @binding(0) var<storage, read_write> prevent_dce : vec4<i32>;
+
+@group(1) @binding(1) var arg_1: texture_2d<i32>;
+@group(1) @binding(2) var arg_2: sampler;
+
+// fn textureGather(@const component: i32, texture: texture_2d<i32>, sampler: sampler, coords: vec2<f32>, @const offset: vec2<i32>) -> vec4<i32>
+fn textureGather_7c3828() -> vec4<i32>{
+  const arg_0 = 1i;
+  var arg_3 = vec2<f32>(1.f);
+  const arg_4 = vec2<i32>(1i);
+  var res: vec4<i32> = textureGather(arg_0, arg_1, arg_2, arg_3, arg_4);
+  return res;
+}
+@fragment
+fn fragment_main() {
+  prevent_dce = textureGather_7c3828();
+}
+
+@compute @workgroup_size(1)
+fn compute_main() {
+  prevent_dce = textureGather_7c3828();
+}
+
+struct VertexOutput {
+    @builtin(position) pos: vec4<f32>,
+    @location(0) @interpolate(flat) prevent_dce : vec4<i32>
+};
+
+@vertex
+fn vertex_main() -> VertexOutput {
+  var out : VertexOutput;
+  out.pos = vec4<f32>();
+  out.prevent_dce = textureGather_7c3828();
+  return out;
+}
+`;
+
+/** 8x8 rgba8uint texels, each different. */
+const TEXELS = Uint8Array.from({ length: 8 * 8 * 4 }, (_, i) => (i * 29) % 251);
+
 export const CORPUS_QA13: readonly CorpusCase[] = [
   {
     // https://github.com/google/dawn/blob/main/test/tint/statements/increment/for_loop_initializer.wgsl
@@ -81,6 +157,45 @@ fn main() {
     source: forInit("--"),
     plain: [B(0, 0, Int32Array.from({ length: 5 * 16 }, (_, i) => (i * 5) % 19 - 9))],
     workgroups: [1, 1, 1],
+  },
+  {
+    // https://github.com/google/dawn/blob/main/test/tint/builtins/gen/literal/textureGather/49b07f.wgsl
+    // (stored version 6ee6330c3d87845f11e53d85638dfb2baa4dfc69) verbatim below its license header:
+    // `textureGather(1i, arg_1, arg_2, ...)` of a `texture_2d<u32>` with a `sampler`. The client
+    // laid the sampler out `filtering`, which WebGPU refuses beside an integer texture (wgpu's
+    // "auto" layout does not check the pair): the client refused what plain WebGPU runs.
+    name: "Tint textureGather/49b07f (gathers a texture_2d<u32> with a sampler)",
+    source: GATHER_U32,
+    plain: [
+      B(0, 0, new Uint32Array(4)),
+      { group: 1, binding: 1, texture: { width: 8, height: 8, format: "rgba8uint", data: TEXELS } },
+      { group: 1, binding: 2, sampler: {} },
+    ],
+    workgroups: [1, 1, 1],
+    samplers: { arg_2: {} },
+  },
+  {
+    // https://github.com/google/dawn/blob/main/test/tint/builtins/gen/var/textureGather/7c3828.wgsl
+    // (same version) verbatim below its license header: the `texture_2d<i32>` variant, its
+    // arguments in `const` and `var` declarations.
+    name: "Tint textureGather/7c3828 (gathers a texture_2d<i32> with a sampler)",
+    source: GATHER_I32,
+    plain: [
+      B(0, 0, new Int32Array(4)),
+      {
+        group: 1,
+        binding: 1,
+        texture: {
+          width: 8,
+          height: 8,
+          format: "r32sint",
+          data: Int32Array.from({ length: 64 }, (_, i) => (i * 37) % 61 - 30),
+        },
+      },
+      { group: 1, binding: 2, sampler: {} },
+    ],
+    workgroups: [1, 1, 1],
+    samplers: { arg_2: {} },
   },
 ];
 

@@ -18,7 +18,8 @@ import {
   type TextureSampleKind,
 } from "../../../core/handles/texture_format.ts";
 import type { ReflectedBinding } from "./_reflect.ts";
-import { declarationLine } from "./_wgsl_source.ts";
+import { declarationLine, maskComments } from "./_wgsl_source.ts";
+import { splitTopLevel } from "./_wgsl_templates.ts";
 
 /** A texture's or sampler's declaration. */
 export interface TextureSlot {
@@ -32,6 +33,8 @@ export interface TextureSlot {
   readonly format: string | undefined;
   /** Storage textures: the declared access. */
   readonly access: "read" | "write" | "read_write" | undefined;
+  /** A `sampler` the module gathers integer texels with: laid out `non-filtering`. */
+  readonly nonFiltering?: boolean;
 }
 
 interface ReflectedResource {
@@ -92,12 +95,18 @@ export function textureBindings(
   ];
   const samplers = reflect.samplers as ReflectedResource[];
   const filterable = samplers.some((s) => s.type.name === "sampler");
+  const gathering = integerGatherSamplers(
+    source,
+    new Set(textures.filter((t) => /^[iu]32$/.test(formatOf(t) ?? "")).map((t) => t.name)),
+    new Set(samplers.map((s) => s.name)),
+  );
   const out: ReflectedBinding[] = [];
   for (const v of [...textures, ...samplers]) {
     if (!keep(v.name)) continue;
     const line = declarationLine(source, v.name);
     const typeName = v.type.name;
-    const texture = slotOf(v, filterable);
+    const slot = slotOf(v, filterable);
+    const texture = slot && gathering.has(v.name) ? { ...slot, nonFiltering: true } : slot;
     if (
       texture === undefined || (texture.kind !== "sampler" && texture.kind !== "comparison" &&
         texture.dimension === "")
@@ -160,6 +169,40 @@ export function textureBindings(
   return out;
 }
 
+/** A texture's sampled type or storage format as `wgsl_reflect` gives it. */
+function formatOf(v: ReflectedResource): string | undefined {
+  return v.type.format?.name ?? (v.type.format as unknown as string | undefined);
+}
+
+/**
+ * The samplers the module gathers integer texels with (`textureGather(0, t, s, uv)` of a
+ * `texture_2d<u32>`), by the calls' arguments: WebGPU requires such a sampler to be laid out
+ * `non-filtering` (wgpu's `"auto"` layout does not check the pair, so plain WebGPU runs the
+ * module). A texture or sampler passed through a function parameter is not seen (the device then
+ * refuses the pipeline).
+ */
+function integerGatherSamplers(
+  source: string,
+  integer: ReadonlySet<string>,
+  samplers: ReadonlySet<string>,
+): Set<string> {
+  const out = new Set<string>();
+  if (integer.size === 0 || samplers.size === 0) return out;
+  const masked = maskComments(source);
+  for (const m of masked.matchAll(/(?<![\p{XID_Continue}])textureGather\s*\(/gu)) {
+    const open = m.index! + m[0].length - 1;
+    let close = -1;
+    for (let i = open, depth = 0; i < masked.length && close < 0; i++) {
+      if (masked[i] === "(") depth++;
+      else if (masked[i] === ")" && --depth === 0) close = i;
+    }
+    const args = splitTopLevel(masked.slice(open + 1, close < 0 ? open + 1 : close));
+    if (!args.some((a) => integer.has(a.trim()))) continue;
+    for (const a of args) if (samplers.has(a.trim())) out.add(a.trim());
+  }
+  return out;
+}
+
 function slotOf(v: ReflectedResource, filterable: boolean): TextureSlot | undefined {
   const name = v.type.name;
   if (v.resourceType === SAMPLER) {
@@ -196,7 +239,9 @@ export function layoutEntry(b: ReflectedBinding): GPUBindGroupLayoutEntry {
   if (t === undefined) {
     return { ...base, buffer: { type: b.space === "uniform" ? "uniform" : "storage" } };
   }
-  if (t.kind === "sampler") return { ...base, sampler: { type: "filtering" } };
+  if (t.kind === "sampler") {
+    return { ...base, sampler: { type: t.nonFiltering ? "non-filtering" : "filtering" } };
+  }
   if (t.kind === "comparison") return { ...base, sampler: { type: "comparison" } };
   const viewDimension = t.dimension as GPUTextureViewDimension;
   if (t.kind === "storage") {

@@ -261,6 +261,15 @@ export class BoundTextures {
           : `has compare, but ${slot.name} is a sampler (not sampler_comparison)`,
       );
     }
+    const filter = (["magFilter", "minFilter"] as const).find((f) => d[f] === "linear");
+    if (slot.texture?.nonFiltering && filter !== undefined) {
+      throw new KernelArgumentError(
+        name,
+        `${what}.${filter}`,
+        `is linear, but ${slot.name} gathers an integer texture (textureGather), which WebGPU ` +
+          `allows only with a sampler that does not filter: use "nearest"`,
+      );
+    }
     let sampler = this.#samplers.get(key);
     if (sampler === undefined) {
       sampler = this.#device.createSampler(d as GPUSamplerDescriptor);
