@@ -200,4 +200,29 @@ fn main() {
 ];
 
 /** Modules plain WebGPU refuses, which the client must refuse with a typed error. */
-export const REFUSED13: readonly CorpusCase[] = [];
+export const REFUSED13: readonly CorpusCase[] = [
+  {
+    // https://github.com/google/dawn/blob/main/test/tint/extensions/immediates/struct.wgsl
+    // (stored version ea7f96fc628ed541d905a7e073de251d1cf9ec14) verbatim: `var<immediate>`, which
+    // a device without `immediates` refuses (the client does not request it, and Deno's compute
+    // pass cannot set immediate data); the client refuses it with a typed error.
+    name: "Tint extensions/immediates/struct (`var<immediate> data: Immediate`)",
+    source: `struct Immediate {
+  color: vec3<f32>,
+  count: u32,
+}
+
+var<immediate> data: Immediate;
+
+@group(0) @binding(0)
+var<storage, read_write> output: vec4<f32>;
+
+@compute @workgroup_size(1)
+fn main() {
+  output = vec4<f32>(data.color, f32(data.count));
+}
+`,
+    plain: [B(0, 0, new Float32Array(4))],
+    workgroups: [1, 1, 1],
+  },
+];
