@@ -197,6 +197,35 @@ fn main() {
     workgroups: [1, 1, 1],
     samplers: { arg_2: {} },
   },
+  {
+    // https://github.com/google/dawn/blob/main/src/dawn/tests/end2end/ShaderTests.cpp
+    // (OverridableConstantsNumericIdentifiers, stored version
+    // be48eb7b30388a2669b2e44ff4ace66161606d14) with a blank after each `@` of `@id(...)`, which
+    // WGSL allows (the sweep's rewrite of every module so): the reflection did not read the ids,
+    // so the client refused `overrides: { "1001": ... }` as no override of the WGSL.
+    name: "Dawn OverridableConstantsNumericIdentifiers written `@ id(1001) override c1: u32;`",
+    source: `
+@ id(1001) override c1: u32;            // some big numeric id
+@ id(1) override c2: u32 = 0u;          // id == 1 might collide with some generated constant id
+@ id(1003) override c3: u32 = 3u;       // default
+@ id(1004) override c4: u32;            // default unspecified
+
+struct Buf {
+    data : array<u32, 4>
+}
+
+@group(0) @binding(0) var<storage, read_write> buf : Buf;
+
+@compute @workgroup_size(1) fn main() {
+    buf.data[0] = c1;
+    buf.data[1] = c2;
+    buf.data[2] = c3;
+    buf.data[3] = c4;
+}`,
+    plain: [B(0, 0, new Uint32Array(4))],
+    workgroups: [1, 1, 1],
+    constants: { "1001": 11, "1": 12, "1004": 14 },
+  },
 ];
 
 /** Modules plain WebGPU refuses, which the client must refuse with a typed error. */

@@ -102,7 +102,7 @@ export function readModule(source: string): ModuleText {
   }
   const declarations = new Map<string, ModuleDeclaration>();
   const declaration =
-    /(?:@id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
+    /(?:@\s*id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
   // `alias real = f32;`: a declared type read through module aliases (`override W: real;`).
   const aliases = new Map<string, string>();
   for (const m of top.matchAll(/(?<![\p{XID_Continue}])alias\s+(\S+?)\s*=\s*([^;]+?)\s*;/gu)) {
