@@ -1,8 +1,10 @@
 /**
  * The QA corpus, thirteenth wave: a bulk differential sweep of Tint's end-to-end WGSL tests
- * (google/dawn `test/tint/**`) and naga's WGSL inputs (gfx-rs/wgpu `naga/tests/in/`) through the
- * client and plain WebGPU; the cases here are the constructs the sweep found the client misread or
- * refused, each crediting its source; run by `webgpu_wgsl_corpus_qa13_test.ts`.
+ * (google/dawn `test/tint/**`), the WGSL of Dawn's end2end tests, naga's WGSL inputs and outputs
+ * (gfx-rs/wgpu `naga/tests/{in,out}/`) and semantics-keeping rewrites of them (comments, blanks,
+ * CRLF, declaration order, aliases...) through the client and plain WebGPU. The cases here are
+ * the constructs the sweep found the client refusing where plain WebGPU runs them, each crediting
+ * its source; run by `webgpu_wgsl_corpus_qa13_test.ts`.
  */
 import { B, type CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 
