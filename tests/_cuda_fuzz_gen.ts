@@ -1,0 +1,306 @@
+/**
+ * The generator of the PTX fuzzer (tests/cuda_ptx_fuzz_test.ts): random typed expression trees
+ * over the operations of tests/_cuda_fuzz_ops_int.ts and tests/_cuda_fuzz_ops_float.ts, with
+ * branches (`if`/`else`), loops and warp collectives (`__shfl_sync`, `__ballot_sync` with the full
+ * mask, never under a branch), written as one CUDA C kernel of many expressions (one statement a
+ * node) and evaluated by a CPU reference per thread, then compared bit for bit.
+ *
+ * @module
+ */
+import { type Op, INT_OPS, selects } from "./_cuda_fuzz_ops_int.ts";
+import { FLOAT_OPS } from "./_cuda_fuzz_ops_float.ts";
+import { bitsf32 } from "./_cuda_float_ref.ts";
+import { C_TYPE, genF32, genF64, genU32, genU64, outBits, type R, Rng, type Ty, type V } from "./_cuda_fuzz_values.ts";
+
+/** Every operation, by result type. */
+export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...selects];
+const BY_TYPE = new Map<Ty, Op[]>();
+for (const o of OPS) BY_TYPE.set(o.ret, [...(BY_TYPE.get(o.ret) ?? []), o]);
+
+/** A node of an expression tree. */
+export type Node =
+  | { k: "var"; t: Ty; i: number }
+  | { k: "const"; t: Ty; v: V; c: string }
+  | { k: "op"; t: Ty; op: Op; a: Node[] }
+  | { k: "if"; t: Ty; c: Node; a: Node; b: Node }
+  | { k: "loop"; t: Ty; op: Op; init: Node; step: Node; n: Node }
+  | { k: "shfl"; t: Ty; mode: "idx" | "up" | "down" | "xor"; x: Node; lane: Node }
+  | { k: "ballot"; t: Ty; p: Node };
+
+/** The threads of a fuzz kernel (two warps, one block) and the inputs of each type a thread reads. */
+export const THREADS = 64;
+const VARS = 4;
+const TYPES: Ty[] = ["u32", "i32", "f32", "u64", "i64", "f64", "bool"];
+
+/** The inputs of one kernel: per thread VARS of each stored type, as bits. */
+export interface Inputs {
+  readonly u: Uint32Array;
+  readonly f: Uint32Array;
+  readonly l: BigUint64Array;
+  readonly d: BigUint64Array;
+}
+
+/** Inputs for every thread. */
+export function genInputs(r: Rng): Inputs {
+  const n = THREADS * VARS;
+  const d = new BigUint64Array(n);
+  const dv = new Float64Array(d.buffer);
+  for (let i = 0; i < n; i++) dv[i] = genF64(r);
+  // a few NaNs with payloads and signs that a number cannot carry
+  for (let i = 0; i < n; i += 37) d[i] = [0x7ff0000000000001n, 0xfff8000000000123n, 0x7ff4000000000000n][i % 3];
+  return {
+    u: Uint32Array.from({ length: n }, () => genU32(r)),
+    f: Uint32Array.from({ length: n }, () => genF32(r)),
+    l: BigUint64Array.from({ length: n }, () => genU64(r)),
+    d,
+  };
+}
+
+/** The value of input variable `i` of type `t` in thread `th`. */
+function leaf(inp: Inputs, t: Ty, i: number, th: number): V {
+  const k = th * VARS + i, k2 = th * VARS + ((i + 2) % VARS);
+  switch (t) {
+    case "u32":
+      return inp.u[k];
+    case "i32":
+      return inp.u[k2] | 0;
+    case "f32":
+      return bitsf32(inp.f[k]);
+    case "u64":
+      return inp.l[k];
+    case "i64":
+      return BigInt.asIntN(64, inp.l[k2]);
+    case "f64":
+      return new Float64Array(inp.d.buffer)[k];
+    default:
+      return ((inp.u[k] >>> (i * 3)) & 1) === 1;
+  }
+}
+const LEAF_C: Record<Ty, (i: number) => string> = {
+  u32: (i) => `U[t * ${VARS} + ${i}]`,
+  i32: (i) => `(int)U[t * ${VARS} + ${(i + 2) % VARS}]`,
+  f32: (i) => `__uint_as_float(Fb[t * ${VARS} + ${i}])`,
+  u64: (i) => `L[t * ${VARS} + ${i}]`,
+  i64: (i) => `(long long)L[t * ${VARS} + ${(i + 2) % VARS}]`,
+  f64: (i) => `__longlong_as_double((long long)Db[t * ${VARS} + ${i}])`,
+  bool: (i) => `((U[t * ${VARS} + ${i}] >> ${i * 3}) & 1u) != 0u`,
+};
+
+function constant(r: Rng, t: Ty): Node {
+  switch (t) {
+    case "u32":
+    case "i32": {
+      const v = genU32(r);
+      return { k: "const", t, v: t === "u32" ? v : v | 0, c: t === "u32" ? `${v}u` : `(int)${v}u` };
+    }
+    case "f32": {
+      const b = genF32(r);
+      return { k: "const", t, v: bitsf32(b), c: `__uint_as_float(${b}u)` };
+    }
+    case "u64":
+    case "i64": {
+      const v = genU64(r);
+      return { k: "const", t, v: t === "u64" ? v : BigInt.asIntN(64, v), c: t === "u64" ? `${v}ull` : `(long long)${v}ull` };
+    }
+    case "f64": {
+      const v = genF64(r);
+      const b = new BigUint64Array(new Float64Array([v]).buffer)[0];
+      return { k: "const", t, v, c: `__longlong_as_double((long long)${b}ull)` };
+    }
+    default: {
+      const v = r.chance(0.5);
+      return { k: "const", t, v, c: `${v}` };
+    }
+  }
+}
+
+/** A random tree of type `t`, `depth` levels at most; `warp` allows warp collectives. */
+export function genTree(r: Rng, t: Ty, depth: number, warp: boolean): Node {
+  if (depth <= 0 || r.chance(0.15)) return r.chance(0.12) ? constant(r, t) : { k: "var", t, i: r.int(VARS) };
+  const x = r.int(100);
+  if (x < 4) return { k: "if", t, c: genTree(r, "bool", depth - 1, false), a: genTree(r, t, depth - 1, false), b: genTree(r, t, depth - 1, false) };
+  if (x < 7 && t !== "bool") {
+    const ops = BY_TYPE.get(t)!.filter((o) => o.args.length === 2 && o.args[0] === t && o.args[1] === t);
+    if (ops.length) {
+      return { k: "loop", t, op: r.pick(ops), init: genTree(r, t, depth - 1, warp), step: genTree(r, t, depth - 1, warp), n: genTree(r, "u32", 0, false) };
+    }
+  }
+  if (warp && x < 11 && t !== "bool" && t !== "i64") {
+    return { k: "shfl", t, mode: r.pick(["idx", "up", "down", "xor"] as const), x: genTree(r, t, depth - 1, warp), lane: genTree(r, "u32", depth - 2, warp) };
+  }
+  if (warp && x < 12 && t === "u32") return { k: "ballot", t, p: genTree(r, "bool", depth - 1, warp) };
+  const o = r.pick(BY_TYPE.get(t)!);
+  return { k: "op", t, op: o, a: o.args.map((a) => genTree(r, a, depth - 1, warp)) };
+}
+
+/** Writes the statements of `n` into `out` (temporaries `v0`, `v1`, ...); returns its name. */
+export function emit(n: Node, out: string[], ids: { n: number }): string {
+  const tmp = (t: Ty, expr: string) => {
+    const name = `v${ids.n++}`;
+    out.push(`${C_TYPE[t]} ${name} = ${expr};`);
+    return name;
+  };
+  switch (n.k) {
+    case "var":
+      return tmp(n.t, LEAF_C[n.t](n.i));
+    case "const":
+      return tmp(n.t, n.c);
+    case "op":
+      return tmp(n.t, n.op.c(...n.a.map((a) => emit(a, out, ids))));
+    case "if": {
+      const c = emit(n.c, out, ids), name = `v${ids.n++}`;
+      out.push(`${C_TYPE[n.t]} ${name};`, `if (${c}) {`);
+      out.push(`${name} = ${emit(n.a, out, ids)};`, "} else {");
+      out.push(`${name} = ${emit(n.b, out, ids)};`, "}");
+      return name;
+    }
+    case "loop": {
+      const init = emit(n.init, out, ids), step = emit(n.step, out, ids), cnt = emit(n.n, out, ids);
+      const name = tmp(n.t, init), k = `k${ids.n++}`;
+      out.push(`for (unsigned ${k} = 0; ${k} < (${cnt} & 7u); ${k}++) ${name} = ${n.op.c(name, step)};`);
+      return name;
+    }
+    case "shfl": {
+      const x = emit(n.x, out, ids), lane = emit(n.lane, out, ids);
+      const arg = n.mode === "idx" || n.mode === "xor" ? `${lane} & 31u` : `${lane} & 15u`;
+      const fn = n.mode === "idx" ? "__shfl_sync" : `__shfl_${n.mode}_sync`;
+      return tmp(n.t, `${fn}(0xffffffffu, ${x}, ${arg})`);
+    }
+    case "ballot":
+      return tmp(n.t, `__ballot_sync(0xffffffffu, ${emit(n.p, out, ids)})`);
+  }
+}
+
+/** The reference value of `n` in thread `th` (`undefined`: not knowable). */
+export function evaluate(n: Node, inp: Inputs, th: number): R {
+  switch (n.k) {
+    case "var":
+      return leaf(inp, n.t, n.i, th);
+    case "const":
+      return n.v;
+    case "op": {
+      const a = n.a.map((x) => evaluate(x, inp, th));
+      return a.some((x) => x === undefined) ? undefined : n.op.ref(...a);
+    }
+    case "if": {
+      const c = evaluate(n.c, inp, th);
+      return c === undefined ? undefined : evaluate(c ? n.a : n.b, inp, th);
+    }
+    case "loop": {
+      let acc = evaluate(n.init, inp, th);
+      const step = evaluate(n.step, inp, th), cnt = evaluate(n.n, inp, th) as number;
+      for (let k = 0; k < (cnt & 7) && acc !== undefined && step !== undefined; k++) acc = n.op.ref(acc, step);
+      return step === undefined ? undefined : acc;
+    }
+    case "shfl": {
+      const lane = th % 32, base = th - lane;
+      const l = evaluate(n.lane, inp, th);
+      if (l === undefined) return undefined;
+      const v = (l as number) >>> 0;
+      const src = n.mode === "idx" ? v & 31 : n.mode === "xor" ? lane ^ (v & 31) : n.mode === "up"
+        ? (lane - (v & 15) >= 0 ? lane - (v & 15) : lane)
+        : (lane + (v & 15) < 32 ? lane + (v & 15) : lane);
+      return evaluate(n.x, inp, base + src);
+    }
+    case "ballot": {
+      const base = th - (th % 32);
+      let m = 0;
+      for (let l = 0; l < 32; l++) {
+        const p = evaluate(n.p, inp, base + l);
+        if (p === undefined) return undefined;
+        if (p) m |= 1 << l;
+      }
+      return m >>> 0;
+    }
+  }
+}
+
+/** The operation names a tree uses (coverage). */
+export function opsOf(n: Node, into: Set<string>): Set<string> {
+  switch (n.k) {
+    case "op":
+      into.add(n.op.name);
+      n.a.forEach((x) => opsOf(x, into));
+      break;
+    case "if":
+      into.add("if"), opsOf(n.c, into), opsOf(n.a, into), opsOf(n.b, into);
+      break;
+    case "loop":
+      into.add("loop"), into.add(n.op.name), opsOf(n.init, into), opsOf(n.step, into);
+      break;
+    case "shfl":
+      into.add(`shfl.${n.mode}.${n.t}`), opsOf(n.x, into), opsOf(n.lane, into);
+      break;
+    case "ballot":
+      into.add("ballot"), opsOf(n.p, into);
+      break;
+  }
+  return into;
+}
+
+/** One fuzz kernel: its trees, its CUDA C and its inputs. */
+export interface FuzzKernel {
+  readonly trees: Node[];
+  readonly source: string;
+  readonly inputs: Inputs;
+  readonly lines: string[][];
+}
+
+/** The kernel of `count` random trees (`depth` levels) from `seed`. */
+export function genKernel(seed: number, count: number, depth = 4): FuzzKernel {
+  const r = new Rng(seed);
+  const inputs = genInputs(r);
+  const trees: Node[] = [], body: string[] = [], lines: string[][] = [];
+  const ids = { n: 0 };
+  for (let e = 0; e < count; e++) {
+    const t = r.pick(TYPES), tree = genTree(r, t, depth, true), out: string[] = [];
+    const v = emit(tree, out, ids);
+    const bits = t === "f32"
+      ? `__float_as_uint(${v})`
+      : t === "f64"
+      ? `__double_as_longlong(${v})`
+      : t === "bool"
+      ? `${v} ? 1u : 0u`
+      : t === "i32"
+      ? `(unsigned)${v}`
+      : v;
+    out.push(`O[${e} * ${THREADS} + t] = (unsigned long long)(${bits});`);
+    trees.push(tree), lines.push(out), body.push("{", ...out.map((l) => "  " + l), "}");
+  }
+  const source = `extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,
+    const unsigned long long* L, const unsigned long long* Db, unsigned long long* O) {
+  unsigned t = threadIdx.x;
+${body.map((l) => "  " + l).join("\n")}
+}
+`;
+  return { trees, source, inputs, lines };
+}
+
+/** A difference between the simulator and the reference. */
+export interface Difference {
+  readonly expr: number;
+  readonly thread: number;
+  readonly type: Ty;
+  readonly got: bigint;
+  readonly want: bigint;
+}
+
+/** Compares the kernel's outputs `o` with the reference; `checked` counts the compared values. */
+export function compare(k: FuzzKernel, o: BigUint64Array, checked = { n: 0 }): Difference[] {
+  const diffs: Difference[] = [];
+  k.trees.forEach((tree, e) => {
+    for (let th = 0; th < THREADS; th++) {
+      const want = outBits(tree.t, evaluate(tree, k.inputs, th));
+      if (want === undefined) continue;
+      checked.n++;
+      const got = o[e * THREADS + th];
+      if (got === want) continue;
+      if (tree.t === "f32" && isNaN32(want) && isNaN32(got)) continue;
+      if (tree.t === "f64" && isNaN64(want) && isNaN64(got)) continue;
+      diffs.push({ expr: e, thread: th, type: tree.t, got, want });
+    }
+  });
+  return diffs;
+}
+const isNaN32 = (b: bigint) => b <= 0xffffffffn && (b & 0x7f800000n) === 0x7f800000n && (b & 0x7fffffn) !== 0n;
+const isNaN64 = (b: bigint) => (b & 0x7ff0000000000000n) === 0x7ff0000000000000n && (b & 0xfffffffffffffn) !== 0n;
