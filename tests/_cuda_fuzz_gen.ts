@@ -9,11 +9,12 @@
  */
 import { type Op, INT_OPS, selects } from "./_cuda_fuzz_ops_int.ts";
 import { FLOAT_OPS } from "./_cuda_fuzz_ops_float.ts";
+import { MORE_OPS } from "./_cuda_fuzz_ops_more.ts";
 import { bitsf32 } from "./_cuda_float_ref.ts";
 import { C_TYPE, genF32, genF64, genU32, genU64, outBits, type R, Rng, type Ty, type V } from "./_cuda_fuzz_values.ts";
 
 /** Every operation, by result type. */
-export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...selects];
+export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...MORE_OPS, ...selects];
 const BY_TYPE = new Map<Ty, Op[]>();
 for (const o of OPS) BY_TYPE.set(o.ret, [...(BY_TYPE.get(o.ret) ?? []), o]);
 
@@ -24,8 +25,16 @@ export type Node =
   | { k: "op"; t: Ty; op: Op; a: Node[] }
   | { k: "if"; t: Ty; c: Node; a: Node; b: Node }
   | { k: "loop"; t: Ty; op: Op; init: Node; step: Node; n: Node }
-  | { k: "shfl"; t: Ty; mode: "idx" | "up" | "down" | "xor"; x: Node; lane: Node }
-  | { k: "ballot"; t: Ty; p: Node };
+  | { k: "shfl"; t: Ty; mode: "idx" | "up" | "down" | "xor"; x: Node; lane: Node; w: number }
+  | { k: "ballot"; t: Ty; p: Node }
+  | { k: "warp"; t: Ty; fn: WarpFn; x: Node }
+  | { k: "load"; t: Ty; w: Width; idx: Node }
+  | { k: "xchg"; t: Ty; x: Node; off: Node }
+  | { k: "arr"; t: Ty; items: Node[]; idx: Node };
+/** A warp-wide function of one value per lane (full mask). */
+export type WarpFn = "add" | "min" | "max" | "and" | "or" | "xor" | "match" | "any" | "all";
+/** The loads of inputs at a computed index. */
+export type Width = "u8" | "s8" | "u16" | "s16" | "u32";
 
 /** The threads of a fuzz kernel (two warps, one block) and the inputs of each type a thread reads. */
 export const THREADS = 64;
@@ -76,6 +85,14 @@ function leaf(inp: Inputs, t: Ty, i: number, th: number): V {
       return ((inp.u[k] >>> (i * 3)) & 1) === 1;
   }
 }
+/** Each load: its C element type, elements per u32, its reference read of a thread's bytes. */
+const LOADS: Record<Width, [string, number, (d: DataView, at: number) => number]> = {
+  u8: ["unsigned char", 4, (d, at) => d.getUint8(at)],
+  s8: ["signed char", 4, (d, at) => d.getInt8(at)],
+  u16: ["unsigned short", 2, (d, at) => d.getUint16(at, true)],
+  s16: ["short", 2, (d, at) => d.getInt16(at, true)],
+  u32: ["unsigned", 1, (d, at) => d.getUint32(at, true)],
+};
 const LEAF_C: Record<Ty, (i: number) => string> = {
   u32: (i) => `U[t * ${VARS} + ${i}]`,
   i32: (i) => `(int)U[t * ${VARS} + ${(i + 2) % VARS}]`,
@@ -115,7 +132,7 @@ function constant(r: Rng, t: Ty): Node {
 }
 
 /** A random tree of type `t`, `depth` levels at most; `warp` allows warp collectives. */
-export function genTree(r: Rng, t: Ty, depth: number, warp: boolean): Node {
+export function genTree(r: Rng, t: Ty, depth: number, warp: boolean, sm80 = true): Node {
   if (depth <= 0 || r.chance(0.15)) return r.chance(0.12) ? constant(r, t) : { k: "var", t, i: r.int(VARS) };
   const x = r.int(100);
   if (x < 4) return { k: "if", t, c: genTree(r, "bool", depth - 1, false), a: genTree(r, t, depth - 1, false), b: genTree(r, t, depth - 1, false) };
@@ -126,9 +143,24 @@ export function genTree(r: Rng, t: Ty, depth: number, warp: boolean): Node {
     }
   }
   if (warp && x < 11 && t !== "bool" && t !== "i64") {
-    return { k: "shfl", t, mode: r.pick(["idx", "up", "down", "xor"] as const), x: genTree(r, t, depth - 1, warp), lane: genTree(r, "u32", depth - 2, warp) };
+    const w = r.chance(0.7) ? 32 : r.pick([4, 8, 16]);
+    return { k: "shfl", t, mode: r.pick(["idx", "up", "down", "xor"] as const), x: genTree(r, t, depth - 1, warp), lane: genTree(r, "u32", depth - 2, warp), w };
   }
   if (warp && x < 12 && t === "u32") return { k: "ballot", t, p: genTree(r, "bool", depth - 1, warp) };
+  if (warp && x < 15 && (t === "u32" || t === "i32")) {
+    const fns: WarpFn[] = t === "u32" ? ["add", "min", "max", "and", "or", "xor", "match"] : ["add", "min", "max"];
+    const fn = r.pick(sm80 ? fns : ["match"]); // __reduce_*_sync: sm_80 and later
+    return { k: "warp", t, fn, x: genTree(r, fn === "match" && r.chance(0.5) ? "u64" : t, depth - 1, warp) };
+  }
+  if (warp && x < 16 && t === "bool") return { k: "warp", t, fn: r.pick<WarpFn>(["any", "all"]), x: genTree(r, "bool", depth - 1, warp) };
+  if (warp && x < 19 && t !== "bool") return { k: "xchg", t, x: genTree(r, t, depth - 1, warp), off: genTree(r, "u32", depth - 2, false) };
+  if (x < 22 && (t === "u32" || t === "i32")) {
+    const w = r.pick<Width>(t === "u32" ? ["u8", "u16", "u32"] : ["s8", "s16"]);
+    return { k: "load", t, w, idx: genTree(r, "u32", depth - 1, warp) };
+  }
+  if (x < 24 && t !== "bool") {
+    return { k: "arr", t, items: [0, 1, 2, 3].map(() => genTree(r, t, depth - 2, warp)), idx: genTree(r, "u32", depth - 1, warp) };
+  }
   const o = r.pick(BY_TYPE.get(t)!);
   return { k: "op", t, op: o, a: o.args.map((a) => genTree(r, a, depth - 1, warp)) };
 }
@@ -164,7 +196,30 @@ export function emit(n: Node, out: string[], ids: { n: number }): string {
       const x = emit(n.x, out, ids), lane = emit(n.lane, out, ids);
       const arg = n.mode === "idx" || n.mode === "xor" ? `${lane} & 31u` : `${lane} & 15u`;
       const fn = n.mode === "idx" ? "__shfl_sync" : `__shfl_${n.mode}_sync`;
-      return tmp(n.t, `${fn}(0xffffffffu, ${x}, ${arg})`);
+      return tmp(n.t, `${fn}(0xffffffffu, ${x}, ${arg}${n.w === 32 ? "" : `, ${n.w}`})`);
+    }
+    case "warp": {
+      const x = emit(n.x, out, ids);
+      if (n.fn === "match") return tmp(n.t, `__match_any_sync(0xffffffffu, ${x})`);
+      if (n.fn === "any" || n.fn === "all") return tmp(n.t, `__${n.fn}_sync(0xffffffffu, ${x}) != 0`);
+      return tmp(n.t, `__reduce_${n.fn}_sync(0xffffffffu, ${x})`);
+    }
+    case "load": {
+      const idx = emit(n.idx, out, ids);
+      const [ty, per] = LOADS[n.w];
+      return tmp(n.t, `(${C_TYPE[n.t]})((const ${ty}*)U)[t * ${VARS * per} + (${idx} & ${VARS * per - 1}u)]`);
+    }
+    case "xchg": {
+      const x = emit(n.x, out, ids), off = emit(n.off, out, ids);
+      out.push(`sh_${n.t}[t] = ${x};`, "__syncthreads();");
+      const name = tmp(n.t, `sh_${n.t}[(t + ${off}) & ${THREADS - 1}u]`);
+      out.push("__syncthreads();");
+      return name;
+    }
+    case "arr": {
+      const items = n.items.map((i) => emit(i, out, ids)), idx = emit(n.idx, out, ids), a = `a${ids.n++}`;
+      out.push(`${C_TYPE[n.t]} ${a}[4] = {${items.join(", ")}};`);
+      return tmp(n.t, `${a}[${idx} & 3u]`);
     }
     case "ballot":
       return tmp(n.t, `__ballot_sync(0xffffffffu, ${emit(n.p, out, ids)})`);
@@ -180,7 +235,7 @@ export function evaluate(n: Node, inp: Inputs, th: number): R {
       return n.v;
     case "op": {
       const a = n.a.map((x) => evaluate(x, inp, th));
-      return a.some((x) => x === undefined) ? undefined : n.op.ref(...a);
+      return a.some((x) => x === undefined) ? undefined : norm(n.t, n.op.ref(...a));
     }
     case "if": {
       const c = evaluate(n.c, inp, th);
@@ -197,10 +252,54 @@ export function evaluate(n: Node, inp: Inputs, th: number): R {
       const l = evaluate(n.lane, inp, th);
       if (l === undefined) return undefined;
       const v = (l as number) >>> 0;
-      const src = n.mode === "idx" ? v & 31 : n.mode === "xor" ? lane ^ (v & 31) : n.mode === "up"
-        ? (lane - (v & 15) >= 0 ? lane - (v & 15) : lane)
-        : (lane + (v & 15) < 32 ? lane + (v & 15) : lane);
+      const seg = lane - (lane % n.w), end = seg + n.w - 1; // the lane's segment of the warp
+      const src = n.mode === "idx" ? seg + (v & (n.w - 1)) : n.mode === "xor" ? (lane ^ (v & 31)) > end ? lane : lane ^ (v & 31) : n.mode === "up"
+        ? (lane - (v & 15) >= seg ? lane - (v & 15) : lane)
+        : (lane + (v & 15) <= end ? lane + (v & 15) : lane);
       return evaluate(n.x, inp, base + src);
+    }
+    case "warp": {
+      const base = th - (th % 32), all: R[] = [];
+      for (let l = 0; l < 32; l++) all.push(evaluate(n.x, inp, base + l));
+      if (all.some((v) => v === undefined)) return undefined;
+      const mine = all[th % 32];
+      switch (n.fn) {
+        case "match":
+          return all.reduce<number>((m, v, l) => (v === mine ? m | (1 << l) : m), 0) >>> 0;
+        case "any":
+          return all.some((v) => v);
+        case "all":
+          return all.every((v) => v);
+        case "add":
+          return n.t === "u32" ? all.reduce<number>((a, v) => (a + (v as number)) >>> 0, 0) : all.reduce<number>((a, v) => (a + (v as number)) | 0, 0);
+        case "min":
+          return Math.min(...(all as number[]));
+        case "max":
+          return Math.max(...(all as number[]));
+        case "and":
+          return all.reduce<number>((a, v) => a & (v as number), -1) >>> 0;
+        case "or":
+          return all.reduce<number>((a, v) => a | (v as number), 0) >>> 0;
+        default:
+          return all.reduce<number>((a, v) => a ^ (v as number), 0) >>> 0;
+      }
+    }
+    case "load": {
+      const i = evaluate(n.idx, inp, th);
+      if (i === undefined) return undefined;
+      const [, per, get] = LOADS[n.w];
+      const bytes = new DataView(inp.u.buffer, inp.u.byteOffset + th * VARS * 4, VARS * 4);
+      return get(bytes, ((i as number) & (VARS * per - 1)) * (4 / per));
+    }
+    case "xchg": {
+      const off = evaluate(n.off, inp, th);
+      return off === undefined ? undefined : evaluate(n.x, inp, (th + (off as number)) & (THREADS - 1));
+    }
+    case "arr": {
+      const i = evaluate(n.idx, inp, th);
+      if (i === undefined) return undefined;
+      const items = n.items.map((x) => evaluate(x, inp, th)); // all are computed: one unknown taints
+      return items.some((x) => x === undefined) ? undefined : items[(i as number) & 3];
     }
     case "ballot": {
       const base = th - (th % 32);
@@ -214,6 +313,9 @@ export function evaluate(n: Node, inp: Inputs, th: number): R {
     }
   }
 }
+
+/** A 32-bit integer result as its type holds it (no -0, no fraction). */
+const norm = (t: Ty, v: R): R => (v === undefined ? v : t === "u32" ? (v as number) >>> 0 : t === "i32" ? (v as number) | 0 : v);
 
 /** The operation names a tree uses (coverage). */
 export function opsOf(n: Node, into: Set<string>): Set<string> {
@@ -234,6 +336,18 @@ export function opsOf(n: Node, into: Set<string>): Set<string> {
     case "ballot":
       into.add("ballot"), opsOf(n.p, into);
       break;
+    case "warp":
+      into.add(`warp.${n.fn}.${n.x.t}`), opsOf(n.x, into);
+      break;
+    case "load":
+      into.add(`ld.${n.w}`), opsOf(n.idx, into);
+      break;
+    case "xchg":
+      into.add(`shared.${n.t}`), opsOf(n.x, into), opsOf(n.off, into);
+      break;
+    case "arr":
+      into.add(`local.${n.t}`), n.items.forEach((x) => opsOf(x, into)), opsOf(n.idx, into);
+      break;
   }
   return into;
 }
@@ -247,13 +361,13 @@ export interface FuzzKernel {
 }
 
 /** The kernel of `count` random trees (`depth` levels) from `seed`. */
-export function genKernel(seed: number, count: number, depth = 4): FuzzKernel {
+export function genKernel(seed: number, count: number, depth = 4, sm80 = true): FuzzKernel {
   const r = new Rng(seed);
   const inputs = genInputs(r);
   const trees: Node[] = [], body: string[] = [], lines: string[][] = [];
   const ids = { n: 0 };
   for (let e = 0; e < count; e++) {
-    const t = r.pick(TYPES), tree = genTree(r, t, depth, true), out: string[] = [];
+    const t = r.pick(TYPES), tree = genTree(r, t, depth, true, sm80), out: string[] = [];
     const v = emit(tree, out, ids);
     const bits = t === "f32"
       ? `__float_as_uint(${v})`
@@ -270,6 +384,9 @@ export function genKernel(seed: number, count: number, depth = 4): FuzzKernel {
   const source = `extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,
     const unsigned long long* L, const unsigned long long* Db, unsigned long long* O) {
   unsigned t = threadIdx.x;
+  __shared__ unsigned sh_u32[${THREADS}]; __shared__ int sh_i32[${THREADS}];
+  __shared__ float sh_f32[${THREADS}]; __shared__ double sh_f64[${THREADS}];
+  __shared__ unsigned long long sh_u64[${THREADS}]; __shared__ long long sh_i64[${THREADS}];
 ${body.map((l) => "  " + l).join("\n")}
 }
 `;

@@ -26,6 +26,11 @@ const u = (v: number) => v >>> 0;
 const s = (v: number) => v | 0;
 const U64 = (v: bigint) => BigInt.asUintN(64, v);
 const I64 = (v: bigint) => BigInt.asIntN(64, v);
+/** `__mul24`: NVRTC takes its product not to overflow (`abs(__mul24(x, x))` loses its `abs`). */
+function mul24s(a: number, b: number): number | undefined {
+  const p = ((a << 8) >> 8) * ((b << 8) >> 8);
+  return p === (p | 0) ? p : undefined;
+}
 const op = (name: string, ret: Ty, args: Ty[], c: Op["c"], ref: Op["ref"]): Op => ({ name, ret, args, c, ref });
 
 const u32: Op[] = [
@@ -81,7 +86,7 @@ const i32: Op[] = [
   op("max.s32", "i32", ["i32", "i32"], (a, b) => `max(${a}, ${b})`, (a, b) => Math.max(a, b)),
   op("abs.s32", "i32", ["i32"], (a) => `abs(${a} == (-2147483647 - 1) ? 5 : ${a})`, (a) => (a === -(2 ** 31) ? 5 : Math.abs(a))),
   op("__mulhi", "i32", ["i32", "i32"], (a, b) => `__mulhi(${a}, ${b})`, (a, b) => s(bits.mulhi(a, b, true))),
-  op("__mul24", "i32", ["i32", "i32"], (a, b) => `__mul24(${a}, ${b})`, (a, b) => s(bits.mul24(a, b, true))),
+  op("__mul24", "i32", ["i32", "i32"], (a, b) => `__mul24(${a}, ${b})`, (a, b) => mul24s(a, b)),
   op("__hadd", "i32", ["i32", "i32"], (a, b) => `__hadd(${a}, ${b})`, (a, b) => Math.floor((a + b) / 2)),
   op("__rhadd", "i32", ["i32", "i32"], (a, b) => `__rhadd(${a}, ${b})`, (a, b) => Math.floor((a + b + 1) / 2)),
   op("cvt.s32.s64", "i32", ["i64"], (a) => `(int)${a}`, (a) => s(Number(a & 0xffffffffn))),
