@@ -9,12 +9,12 @@
  */
 import { type Op, INT_OPS, selects } from "./_cuda_fuzz_ops_int.ts";
 import { FLOAT_OPS } from "./_cuda_fuzz_ops_float.ts";
-import { MORE_OPS } from "./_cuda_fuzz_ops_more.ts";
+import { MORE_OPS, SIMD2_OPS } from "./_cuda_fuzz_ops_more.ts";
 import { bitsf32 } from "./_cuda_float_ref.ts";
 import { C_TYPE, genF32, genF64, genU32, genU64, outBits, type R, Rng, type Ty, type V } from "./_cuda_fuzz_values.ts";
 
 /** Every operation, by result type. */
-export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...MORE_OPS, ...selects];
+export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...MORE_OPS, ...SIMD2_OPS, ...selects];
 const BY_TYPE = new Map<Ty, Op[]>();
 for (const o of OPS) BY_TYPE.set(o.ret, [...(BY_TYPE.get(o.ret) ?? []), o]);
 
@@ -135,34 +135,34 @@ function constant(r: Rng, t: Ty): Node {
 export function genTree(r: Rng, t: Ty, depth: number, warp: boolean, sm80 = true): Node {
   if (depth <= 0 || r.chance(0.15)) return r.chance(0.12) ? constant(r, t) : { k: "var", t, i: r.int(VARS) };
   const x = r.int(100);
-  if (x < 4) return { k: "if", t, c: genTree(r, "bool", depth - 1, false), a: genTree(r, t, depth - 1, false), b: genTree(r, t, depth - 1, false) };
+  if (x < 4) return { k: "if", t, c: genTree(r, "bool", depth - 1, false, sm80), a: genTree(r, t, depth - 1, false, sm80), b: genTree(r, t, depth - 1, false, sm80) };
   if (x < 7 && t !== "bool") {
     const ops = BY_TYPE.get(t)!.filter((o) => o.args.length === 2 && o.args[0] === t && o.args[1] === t);
     if (ops.length) {
-      return { k: "loop", t, op: r.pick(ops), init: genTree(r, t, depth - 1, warp), step: genTree(r, t, depth - 1, warp), n: genTree(r, "u32", 0, false) };
+      return { k: "loop", t, op: r.pick(ops), init: genTree(r, t, depth - 1, warp, sm80), step: genTree(r, t, depth - 1, warp, sm80), n: genTree(r, "u32", 0, false, sm80) };
     }
   }
   if (warp && x < 11 && t !== "bool" && t !== "i64") {
     const w = r.chance(0.7) ? 32 : r.pick([4, 8, 16]);
-    return { k: "shfl", t, mode: r.pick(["idx", "up", "down", "xor"] as const), x: genTree(r, t, depth - 1, warp), lane: genTree(r, "u32", depth - 2, warp), w };
+    return { k: "shfl", t, mode: r.pick(["idx", "up", "down", "xor"] as const), x: genTree(r, t, depth - 1, warp, sm80), lane: genTree(r, "u32", depth - 2, warp, sm80), w };
   }
-  if (warp && x < 12 && t === "u32") return { k: "ballot", t, p: genTree(r, "bool", depth - 1, warp) };
-  if (warp && x < 15 && (t === "u32" || t === "i32")) {
+  if (warp && x < 12 && t === "u32") return { k: "ballot", t, p: genTree(r, "bool", depth - 1, warp, sm80) };
+  if (warp && x < 15 && (t === "u32" || (t === "i32" && sm80))) {
     const fns: WarpFn[] = t === "u32" ? ["add", "min", "max", "and", "or", "xor", "match"] : ["add", "min", "max"];
-    const fn = r.pick(sm80 ? fns : ["match"]); // __reduce_*_sync: sm_80 and later
-    return { k: "warp", t, fn, x: genTree(r, fn === "match" && r.chance(0.5) ? "u64" : t, depth - 1, warp) };
+    const fn = r.pick<WarpFn>(sm80 ? fns : ["match"]); // __reduce_*_sync: sm_80 and later
+    return { k: "warp", t, fn, x: genTree(r, fn === "match" && r.chance(0.5) ? "u64" : t, depth - 1, warp, sm80) };
   }
-  if (warp && x < 16 && t === "bool") return { k: "warp", t, fn: r.pick<WarpFn>(["any", "all"]), x: genTree(r, "bool", depth - 1, warp) };
-  if (warp && x < 19 && t !== "bool") return { k: "xchg", t, x: genTree(r, t, depth - 1, warp), off: genTree(r, "u32", depth - 2, false) };
+  if (warp && x < 16 && t === "bool") return { k: "warp", t, fn: r.pick<WarpFn>(["any", "all"]), x: genTree(r, "bool", depth - 1, warp, sm80) };
+  if (warp && x < 19 && t !== "bool") return { k: "xchg", t, x: genTree(r, t, depth - 1, warp, sm80), off: genTree(r, "u32", depth - 2, false, sm80) };
   if (x < 22 && (t === "u32" || t === "i32")) {
     const w = r.pick<Width>(t === "u32" ? ["u8", "u16", "u32"] : ["s8", "s16"]);
-    return { k: "load", t, w, idx: genTree(r, "u32", depth - 1, warp) };
+    return { k: "load", t, w, idx: genTree(r, "u32", depth - 1, warp, sm80) };
   }
   if (x < 24 && t !== "bool") {
-    return { k: "arr", t, items: [0, 1, 2, 3].map(() => genTree(r, t, depth - 2, warp)), idx: genTree(r, "u32", depth - 1, warp) };
+    return { k: "arr", t, items: [0, 1, 2, 3].map(() => genTree(r, t, depth - 2, warp, sm80)), idx: genTree(r, "u32", depth - 1, warp, sm80) };
   }
   const o = r.pick(BY_TYPE.get(t)!);
-  return { k: "op", t, op: o, a: o.args.map((a) => genTree(r, a, depth - 1, warp)) };
+  return { k: "op", t, op: o, a: o.args.map((a) => genTree(r, a, depth - 1, warp, sm80)) };
 }
 
 /** Writes the statements of `n` into `out` (temporaries `v0`, `v1`, ...); returns its name. */
@@ -262,27 +262,7 @@ export function evaluate(n: Node, inp: Inputs, th: number): R {
       const base = th - (th % 32), all: R[] = [];
       for (let l = 0; l < 32; l++) all.push(evaluate(n.x, inp, base + l));
       if (all.some((v) => v === undefined)) return undefined;
-      const mine = all[th % 32];
-      switch (n.fn) {
-        case "match":
-          return all.reduce<number>((m, v, l) => (v === mine ? m | (1 << l) : m), 0) >>> 0;
-        case "any":
-          return all.some((v) => v);
-        case "all":
-          return all.every((v) => v);
-        case "add":
-          return n.t === "u32" ? all.reduce<number>((a, v) => (a + (v as number)) >>> 0, 0) : all.reduce<number>((a, v) => (a + (v as number)) | 0, 0);
-        case "min":
-          return Math.min(...(all as number[]));
-        case "max":
-          return Math.max(...(all as number[]));
-        case "and":
-          return all.reduce<number>((a, v) => a & (v as number), -1) >>> 0;
-        case "or":
-          return all.reduce<number>((a, v) => a | (v as number), 0) >>> 0;
-        default:
-          return all.reduce<number>((a, v) => a ^ (v as number), 0) >>> 0;
-      }
+      return norm(n.t, warpRef(n.fn, n.t, all, th % 32));
     }
     case "load": {
       const i = evaluate(n.idx, inp, th);
@@ -311,6 +291,31 @@ export function evaluate(n: Node, inp: Inputs, th: number): R {
       }
       return m >>> 0;
     }
+  }
+}
+
+/** A warp function's result in lane `lane` given every lane's value. */
+function warpRef(fn: WarpFn, t: Ty, all: R[], lane: number): R {
+  const mine = all[lane];
+  switch (fn) {
+    case "match":
+      return all.reduce<number>((m, v, l) => (v === mine ? m | (1 << l) : m), 0) >>> 0;
+    case "any":
+      return all.some((v) => v);
+    case "all":
+      return all.every((v) => v);
+    case "add":
+      return t === "u32" ? all.reduce<number>((a, v) => (a + (v as number)) >>> 0, 0) : all.reduce<number>((a, v) => (a + (v as number)) | 0, 0);
+    case "min":
+      return Math.min(...(all as number[]));
+    case "max":
+      return Math.max(...(all as number[]));
+    case "and":
+      return all.reduce<number>((a, v) => a & (v as number), -1) >>> 0;
+    case "or":
+      return all.reduce<number>((a, v) => a | (v as number), 0) >>> 0;
+    default:
+      return all.reduce<number>((a, v) => a ^ (v as number), 0) >>> 0;
   }
 }
 

@@ -1,0 +1,100 @@
+/**
+ * The differential fuzzer of the simulator's PTX interpreter, a fixed-seed batch: random CUDA C
+ * kernels (tests/_cuda_fuzz_gen.ts: integer and f32/f64 arithmetic in every rounding mode,
+ * conversions with saturation and NaN, unordered compares, SIMD and dot-product intrinsics,
+ * branches, loops, local arrays, shared memory, warp shuffles, votes and reductions) compiled by
+ * NVIDIA's NVRTC with `--fmad=false` and run on the simulated driver, every value compared bit
+ * for bit with a CPU reference (a NaN as any NaN). On a device of compute capability 9.0 and 7.5
+ * (NVRTC writes other PTX for each: `redux.sync`, the `.u16x2` SIMD forms only on sm_90).
+ *
+ * What the reference takes from the PTX ISA and CUDA's documentation, and a GPU run should
+ * confirm (`GPUCOMPUTE_TEST_CUDA_LIBRARY` runs this file on a real driver): f32 `+ - * / sqrt fma`
+ * are correctly rounded in the mode named (`--fmad=false`, `-prec-div`, `-prec-sqrt`); an f32 NaN
+ * converted to a 32-bit integer is 0, an f64 NaN `0x80000000` (an H200, tests/cuda_user_kernels_4);
+ * float to integer conversions saturate; `fminf(-0, +0)` is -0, of two NaNs NaN; `roundf`, `rintf`,
+ * `fmodf`, `ldexpf`, `nextafterf`, `ilogbf` are exact. A NaN converted to a 64-bit integer and a
+ * NaN's payload or sign are not compared (unknown: the reference marks them).
+ */
+import assert from "node:assert/strict";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { launch } from "./_cuda_user_run.ts";
+import { withSimEnv } from "./fixtures/cuda_sim.ts";
+import { compare, type FuzzKernel, genKernel, opsOf, THREADS } from "./_cuda_fuzz_gen.ts";
+import type { ComputeClient } from "../mod.ts";
+
+const ignore = nvrtcSkip !== undefined;
+
+/** Runs `k` and returns its differences from the reference, described. */
+async function differences(client: ComputeClient, k: FuzzKernel, checked: { n: number }): Promise<string[]> {
+  const exprs = k.trees.length;
+  const out = await launch(
+    client,
+    { source: k.source, entryPoint: "fuzz", blockSize: [THREADS, 1, 1], compileOptions: ["--fmad=false"] },
+    THREADS,
+    [k.inputs.u, k.inputs.f, k.inputs.l, k.inputs.d, new BigUint64Array(exprs * THREADS)],
+  );
+  return compare(k, out[4] as unknown as BigUint64Array, checked).map((d) =>
+    `expression ${d.expr} (${[...opsOf(k.trees[d.expr], new Set())].join(" ")}), thread ${d.thread}: ` +
+    `got 0x${d.got.toString(16)}, want 0x${d.want.toString(16)}\n${k.lines[d.expr].join("\n")}`
+  );
+}
+
+for (const cc of ["90", "75"]) {
+  Deno.test({
+    name: nvrtcName(`PTX fuzz: 3 random kernels of 48 expressions (fixed seeds) on compute capability ${cc} agree with the CPU reference bit for bit`),
+    ignore,
+    async fn() {
+      await withSimEnv({ CUDA_SIM_CC: cc }, async () => {
+        using client = await simulatedCudaClient();
+        const checked = { n: 0 }, ops = new Set<string>(), bad: string[] = [];
+        for (const seed of [7001, 7002, 7003].map((s) => s + Number(cc))) {
+          const k = genKernel(seed, 48, 4, cc >= "80");
+          k.trees.forEach((t) => opsOf(t, ops));
+          bad.push(...(await differences(client, k, checked)).map((d) => `seed ${seed}: ${d}`));
+        }
+        assert.deepEqual(bad.slice(0, 5), []);
+        assert.ok(checked.n > 3 * 48 * THREADS * 0.8, `${checked.n} values compared`);
+        assert.ok(ops.size > 150, `${ops.size} operations covered`);
+      });
+    },
+  });
+}
+
+Deno.test({
+  name: nvrtcName(
+    "PTX fuzz regression: on compute capability 9.0 __vadd2 __vsub2 __vmaxu2 __vmins2... compile to " +
+      "add/sub/min/max .u16x2/.s16x2, which run (the simulator refused them at load), halfword by halfword",
+  ),
+  ignore,
+  async fn() {
+    await withSimEnv({ CUDA_SIM_CC: "90" }, async () => {
+      using client = await simulatedCudaClient();
+      const source = `extern "C" __global__ void k(const unsigned* A, const unsigned* B, unsigned* o) {
+  unsigned i = threadIdx.x, a = A[i], b = B[i];
+  o[i * 6] = __vadd2(a, b); o[i * 6 + 1] = __vsub2(a, b); o[i * 6 + 2] = __vmaxu2(a, b);
+  o[i * 6 + 3] = __vminu2(a, b); o[i * 6 + 4] = __vmaxs2(a, b); o[i * 6 + 5] = __vmins2(a, b);
+}`;
+      const a = Uint32Array.from([0xffff0001, 0x80007fff, 0x12345678, 0, 0x7fff8000, 0xfffe0002]);
+      const b = Uint32Array.from([0x0001ffff, 0x7fff8000, 0x87654321, 0xffffffff, 0x80007fff, 0x0003fffd]);
+      const [, , out] = await launch(client, { source, entryPoint: "k", blockSize: [6, 1, 1] }, 6, [a, b, new Uint32Array(36)]);
+      const lane = (x: number, y: number, f: (p: number, q: number) => number, signed: boolean) => {
+        let r = 0;
+        for (const s of [0, 16]) {
+          let p = (x >>> s) & 0xffff, q = (y >>> s) & 0xffff;
+          if (signed) p = (p << 16) >> 16, q = (q << 16) >> 16;
+          r |= (f(p, q) & 0xffff) << s;
+        }
+        return r >>> 0;
+      };
+      const want = [...a].flatMap((x, i) => [
+        lane(x, b[i], (p, q) => p + q, false),
+        lane(x, b[i], (p, q) => p - q, false),
+        lane(x, b[i], Math.max, false),
+        lane(x, b[i], Math.min, false),
+        lane(x, b[i], Math.max, true),
+        lane(x, b[i], Math.min, true),
+      ]);
+      assert.deepEqual([...out], want);
+    });
+  },
+});
