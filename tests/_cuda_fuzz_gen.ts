@@ -30,7 +30,12 @@ export type Node =
   | { k: "warp"; t: Ty; fn: WarpFn; x: Node }
   | { k: "load"; t: Ty; w: Width; idx: Node }
   | { k: "xchg"; t: Ty; x: Node; off: Node }
-  | { k: "arr"; t: Ty; items: Node[]; idx: Node };
+  | { k: "arr"; t: Ty; items: Node[]; idx: Node }
+  | { k: "atom"; t: Ty; fn: AtomFn; global: boolean; x: Node; slot: Node; init: V }
+  | { k: "pun"; t: Ty; x: Node; off: Node }
+  | { k: "vload"; t: Ty; w: 2 | 4; idx: Node };
+/** The atomic functions whose final value does not depend on the threads' order. */
+export type AtomFn = "add" | "min" | "max" | "and" | "or" | "xor";
 /** A warp-wide function of one value per lane (full mask). */
 export type WarpFn = "add" | "min" | "max" | "and" | "or" | "xor" | "match" | "any" | "all";
 /** The loads of inputs at a computed index. */
@@ -154,11 +159,22 @@ export function genTree(r: Rng, t: Ty, depth: number, warp: boolean, sm80 = true
   }
   if (warp && x < 16 && t === "bool") return { k: "warp", t, fn: r.pick<WarpFn>(["any", "all"]), x: genTree(r, "bool", depth - 1, warp, sm80) };
   if (warp && x < 19 && t !== "bool") return { k: "xchg", t, x: genTree(r, t, depth - 1, warp, sm80), off: genTree(r, "u32", depth - 2, false, sm80) };
-  if (x < 22 && (t === "u32" || t === "i32")) {
+  if (warp && x < 21 && (t === "u32" || t === "i32" || t === "u64" || t === "i64")) {
+    const fn = r.pick<AtomFn>(t === "i64" ? ["min", "max"] : ["add", "min", "max", "and", "or", "xor"]);
+    const init = (constant(r, t) as { v: V }).v;
+    return { k: "atom", t, fn, global: r.chance(0.5), x: genTree(r, t, depth - 1, warp, sm80), slot: genTree(r, "u32", depth - 2, false, sm80), init };
+  }
+  if (warp && x < 22 && (t === "u32" || t === "u64")) {
+    return { k: "pun", t, x: genTree(r, t === "u32" ? "u64" : "u32", depth - 1, warp, sm80), off: genTree(r, "u32", depth - 2, false, sm80) };
+  }
+  if (x < 23 && (t === "u32" || t === "u64" || t === "f64")) {
+    return { k: "vload", t, w: t === "u32" && r.chance(0.5) ? 4 : 2, idx: genTree(r, "u32", depth - 1, warp, sm80) };
+  }
+  if (x < 25 && (t === "u32" || t === "i32")) {
     const w = r.pick<Width>(t === "u32" ? ["u8", "u16", "u32"] : ["s8", "s16"]);
     return { k: "load", t, w, idx: genTree(r, "u32", depth - 1, warp, sm80) };
   }
-  if (x < 24 && t !== "bool") {
+  if (x < 27 && t !== "bool") {
     return { k: "arr", t, items: [0, 1, 2, 3].map(() => genTree(r, t, depth - 2, warp, sm80)), idx: genTree(r, "u32", depth - 1, warp, sm80) };
   }
   const o = r.pick(BY_TYPE.get(t)!);
@@ -223,12 +239,77 @@ export function emit(n: Node, out: string[], ids: { n: number }): string {
     }
     case "ballot":
       return tmp(n.t, `__ballot_sync(0xffffffffu, ${emit(n.p, out, ids)})`);
+    case "atom": {
+      const x = emit(n.x, out, ids), slot = emit(n.slot, out, ids), a = `${n.global ? "ga" : "sa"}_${n.t}`;
+      const init = n.t === "u64" ? `${n.init}ull` : n.t === "i64" ? `(long long)${BigInt.asUintN(64, n.init as bigint)}ull` : n.t === "u32" ? `${n.init}u` : `(int)${(n.init as number) >>> 0}u`;
+      out.push(`if (t < 8) ${a}[t] = ${init};`, "__syncthreads();");
+      out.push(`atomic${n.fn[0].toUpperCase()}${n.fn.slice(1)}(&${a}[${slot} & 7u], ${x});`, "__syncthreads();");
+      const name = tmp(n.t, `${a}[t & 7u]`);
+      out.push("__syncthreads();");
+      return name;
+    }
+    case "pun": {
+      const x = emit(n.x, out, ids), off = emit(n.off, out, ids);
+      const [from, read, mask] = n.t === "u32" ? ["u64", "unsigned", 2 * THREADS - 1] : ["u32", "unsigned long long", THREADS / 2 - 1];
+      out.push(`sh_${from}[t] = ${x};`, "__syncthreads();");
+      const scale = n.t === "u32" ? "2u * t" : "t";
+      const name = tmp(n.t, `((${read}*)sh_${from})[(${scale} + ${off}) & ${mask}u]`);
+      out.push("__syncthreads();");
+      return name;
+    }
+    case "vload": {
+      const idx = emit(n.idx, out, ids), q = `q${ids.n++}`;
+      if (n.t === "u32" && n.w === 4) {
+        out.push(`uint4 ${q} = ((const uint4*)U)[t];`);
+        return tmp(n.t, `${q}.x ^ (${q}.y << 1) ^ (${q}.z << 2) ^ (${q}.w << 3) ^ ${idx}`);
+      }
+      const [vt, arr, comb] = n.t === "u32" ? ["uint2", "U", "-"] : n.t === "u64" ? ["ulonglong2", "L", "^"] : ["double2", "Db", "+"];
+      out.push(`${vt} ${q} = ((const ${vt}*)${arr})[t * 2 + (${idx} & 1u)];`);
+      return tmp(n.t, `${q}.x ${comb} ${q}.y`);
+    }
   }
 }
 
 /** The reference value of `n` in thread `th` (`undefined`: not knowable). */
 export function evaluate(n: Node, inp: Inputs, th: number): R {
   switch (n.k) {
+    case "atom": {
+      const mine = th & 7;
+      let acc: R = n.init;
+      for (let o = 0; o < THREADS; o++) {
+        const s = evaluate(n.slot, inp, o);
+        if (s === undefined) return undefined;
+        if (((s as number) & 7) !== mine) continue;
+        const v = evaluate(n.x, inp, o);
+        if (v === undefined) return undefined;
+        acc = atomRef(n.fn, n.t, acc as V, v);
+      }
+      return acc;
+    }
+    case "pun": {
+      const off = evaluate(n.off, inp, th);
+      if (off === undefined) return undefined;
+      if (n.t === "u32") {
+        const j = (2 * th + (off as number)) & (2 * THREADS - 1), v = evaluate(n.x, inp, j >> 1);
+        return v === undefined ? v : Number(((v as bigint) >> BigInt(32 * (j & 1))) & 0xffffffffn);
+      }
+      const j = (th + (off as number)) & (THREADS / 2 - 1);
+      const lo = evaluate(n.x, inp, 2 * j), hi = evaluate(n.x, inp, 2 * j + 1);
+      return lo === undefined || hi === undefined ? undefined : (BigInt(hi as number) << 32n) | BigInt(lo as number);
+    }
+    case "vload": {
+      const i = evaluate(n.idx, inp, th);
+      if (i === undefined) return undefined;
+      const at = th * VARS + (n.w === 4 ? 0 : 2 * ((i as number) & 1));
+      if (n.t === "u32" && n.w === 4) {
+        const q = inp.u.slice(at, at + 4);
+        return (q[0] ^ (q[1] << 1) ^ (q[2] << 2) ^ (q[3] << 3) ^ (i as number)) >>> 0;
+      }
+      if (n.t === "u32") return (inp.u[at] - inp.u[at + 1]) >>> 0;
+      if (n.t === "u64") return inp.l[at] ^ inp.l[at + 1];
+      const d = new Float64Array(inp.d.buffer);
+      return d[at] + d[at + 1];
+    }
     case "var":
       return leaf(inp, n.t, n.i, th);
     case "const":
@@ -294,6 +375,18 @@ export function evaluate(n: Node, inp: Inputs, th: number): R {
   }
 }
 
+/** One step of an atomic's fold. */
+function atomRef(fn: AtomFn, t: Ty, a: V, b: V): V {
+  if (t === "u64" || t === "i64") {
+    const x = a as bigint, y = b as bigint;
+    const r = fn === "add" ? x + y : fn === "min" ? (x < y ? x : y) : fn === "max" ? (x > y ? x : y) : fn === "and" ? x & y : fn === "or" ? x | y : x ^ y;
+    return t === "u64" ? BigInt.asUintN(64, r) : BigInt.asIntN(64, r);
+  }
+  const x = a as number, y = b as number;
+  const r = fn === "add" ? x + y : fn === "min" ? Math.min(x, y) : fn === "max" ? Math.max(x, y) : fn === "and" ? x & y : fn === "or" ? x | y : x ^ y;
+  return t === "u32" ? r >>> 0 : r | 0;
+}
+
 /** A warp function's result in lane `lane` given every lane's value. */
 function warpRef(fn: WarpFn, t: Ty, all: R[], lane: number): R {
   const mine = all[lane];
@@ -353,6 +446,15 @@ export function opsOf(n: Node, into: Set<string>): Set<string> {
     case "arr":
       into.add(`local.${n.t}`), n.items.forEach((x) => opsOf(x, into)), opsOf(n.idx, into);
       break;
+    case "atom":
+      into.add(`atom.${n.global ? "global" : "shared"}.${n.fn}.${n.t}`), opsOf(n.x, into), opsOf(n.slot, into);
+      break;
+    case "pun":
+      into.add(`pun.${n.t}`), opsOf(n.x, into), opsOf(n.off, into);
+      break;
+    case "vload":
+      into.add(`ld.v${n.w}.${n.t}`), opsOf(n.idx, into);
+      break;
   }
   return into;
 }
@@ -386,10 +488,14 @@ export function genKernel(seed: number, count: number, depth = 4, sm80 = true): 
     out.push(`O[${e} * ${THREADS} + t] = (unsigned long long)(${bits});`);
     trees.push(tree), lines.push(out), body.push("{", ...out.map((l) => "  " + l), "}");
   }
-  const source = `extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,
+  const source = `__device__ unsigned ga_u32[8]; __device__ int ga_i32[8];
+__device__ unsigned long long ga_u64[8]; __device__ long long ga_i64[8];
+extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,
     const unsigned long long* L, const unsigned long long* Db, unsigned long long* O) {
   unsigned t = threadIdx.x;
-  __shared__ unsigned sh_u32[${THREADS}]; __shared__ int sh_i32[${THREADS}];
+  __shared__ __align__(8) unsigned sh_u32[${THREADS}]; __shared__ int sh_i32[${THREADS}];
+  __shared__ unsigned sa_u32[8]; __shared__ int sa_i32[8];
+  __shared__ unsigned long long sa_u64[8]; __shared__ long long sa_i64[8];
   __shared__ float sh_f32[${THREADS}]; __shared__ double sh_f64[${THREADS}];
   __shared__ unsigned long long sh_u64[${THREADS}]; __shared__ long long sh_i64[${THREADS}];
 ${body.map((l) => "  " + l).join("\n")}
