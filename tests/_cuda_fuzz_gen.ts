@@ -8,15 +8,20 @@
  * @module
  */
 import { type Op, INT_OPS, selects } from "./_cuda_fuzz_ops_int.ts";
-import { FLOAT_OPS } from "./_cuda_fuzz_ops_float.ts";
+import { FLOAT_OPS, ftzOps } from "./_cuda_fuzz_ops_float.ts";
 import { MORE_OPS, SIMD2_OPS } from "./_cuda_fuzz_ops_more.ts";
 import { bitsf32 } from "./_cuda_float_ref.ts";
 import { C_TYPE, genF32, genF64, genU32, genU64, outBits, type R, Rng, type Ty, type V } from "./_cuda_fuzz_values.ts";
 
 /** Every operation, by result type. */
 export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...MORE_OPS, ...SIMD2_OPS, ...selects];
-const BY_TYPE = new Map<Ty, Op[]>();
-for (const o of OPS) BY_TYPE.set(o.ret, [...(BY_TYPE.get(o.ret) ?? []), o]);
+const byType = (ops: Op[]) => {
+  const m = new Map<Ty, Op[]>();
+  for (const o of ops) m.set(o.ret, [...(m.get(o.ret) ?? []), o]);
+  return m;
+};
+const BY_TYPE_IEEE = byType(OPS), BY_TYPE_FTZ = byType(ftzOps(OPS));
+let BY_TYPE = BY_TYPE_IEEE;
 
 /** A node of an expression tree. */
 export type Node =
@@ -62,12 +67,16 @@ export function genInputs(r: Rng): Inputs {
   for (let i = 0; i < n; i++) dv[i] = genF64(r);
   // a few NaNs with payloads and signs that a number cannot carry
   for (let i = 0; i < n; i += 37) d[i] = [0x7ff0000000000001n, 0xfff8000000000123n, 0x7ff4000000000000n][i % 3];
-  return {
-    u: Uint32Array.from({ length: n }, () => genU32(r)),
-    f: Uint32Array.from({ length: n }, () => genF32(r)),
-    l: BigUint64Array.from({ length: n }, () => genU64(r)),
-    d,
-  };
+  const u = Uint32Array.from({ length: n }, () => genU32(r)), f = Uint32Array.from({ length: n }, () => genF32(r));
+  const l = BigUint64Array.from({ length: n }, () => genU64(r));
+  // related pairs in some threads: x and -x (+0 and -0 for min/max), equal values (compares)
+  for (let th = 0; th < THREADS; th++) {
+    const k = th * VARS;
+    if (th % 8 === 5) f[k] = 0x80000000, d[k] = 1n << 63n; // -0 and (next) +0
+    if (th % 4 === 1) f[k + 1] = f[k] ^ 0x80000000, d[k + 1] = d[k] ^ (1n << 63n), u[k + 1] = u[k];
+    if (th % 4 === 2) f[k + 3] = f[k + 2], d[k + 3] = d[k + 2], l[k + 3] = l[k + 2];
+  }
+  return { u, f, l, d };
 }
 
 /** The value of input variable `i` of type `t` in thread `th`. */
@@ -468,7 +477,8 @@ export interface FuzzKernel {
 }
 
 /** The kernel of `count` random trees (`depth` levels) from `seed`. */
-export function genKernel(seed: number, count: number, depth = 4, sm80 = true): FuzzKernel {
+export function genKernel(seed: number, count: number, depth = 4, sm80 = true, ftz = false): FuzzKernel {
+  BY_TYPE = ftz ? BY_TYPE_FTZ : BY_TYPE_IEEE; // (the trees keep their operations, references included)
   const r = new Rng(seed);
   const inputs = genInputs(r);
   const trees: Node[] = [], body: string[] = [], lines: string[][] = [];

@@ -159,3 +159,33 @@ function compares(t: "f32" | "f64"): Op[] {
 export const FLOAT_OPS: Op[] = [...f32, ...f64, ...ints, ...compares("f32"), ...compares("f64")];
 
 void bitsf32;
+
+/** An f32 flushed as `.ftz` flushes a subnormal: to the zero of its sign. */
+export const flush = (v: number): number =>
+  v !== 0 && Math.abs(v) < 2 ** -126 ? (v < 0 ? -0 : 0) : v;
+
+const IN_OUT = /^((add|sub|mul|div|fma|sqrt|rcp)(\.(rn|rz|ru|rd))?\.f32|fdimf)$/;
+const IN = /^((min|max|neg|abs)\.f32|floorf|ceilf|__saturatef|setp\.\w+\.f32|isfinite\.f32|cvt\.f64\.f32|cvt\.r[nzud]i\.[su](32|64)\.f32)$/;
+const OUT = /^cvt\.r[nzud]\.f32\.f64$/;
+/** What `-ftz=true` makes of the f32 functions NVRTC writes as library code (not modelled). */
+const LIBRARY = /^(fmodf|ldexpf|nextafterf|ilogbf)$/;
+
+/**
+ * The operations as NVRTC compiles them with `-ftz=true` (the PTX it writes, read for each):
+ * f32 arithmetic, `fdimf` flush inputs and results; min/max, neg, abs, compares, `floorf`,
+ * `ceilf`, `__saturatef`, conversions from f32 flush inputs; f64 to f32 flushes results;
+ * `truncf`, `rintf` (`cvt.rzi/rni.f32.f32` without `.ftz`), `roundf`, `copysignf`, moves and
+ * bit casts do not flush; the library functions are left out.
+ */
+export function ftzOps(ops: readonly Op[]): Op[] {
+  return ops.filter((o) => !LIBRARY.test(o.name)).map((o) => {
+    const flushIn = IN_OUT.test(o.name) || IN.test(o.name), flushOut = IN_OUT.test(o.name) || OUT.test(o.name);
+    if (!flushIn && !flushOut) return o;
+    const ref = (...a: unknown[]) => {
+      const args = a.map((v, i) => (flushIn && o.args[i] === "f32" ? flush(v as number) : v));
+      const r = o.ref(...args);
+      return flushOut && typeof r === "number" ? flush(r) : r;
+    };
+    return { ...o, ref };
+  });
+}

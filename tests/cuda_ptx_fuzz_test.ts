@@ -25,11 +25,12 @@ import type { ComputeClient } from "../mod.ts";
 const ignore = nvrtcSkip !== undefined;
 
 /** Runs `k` and returns its differences from the reference, described. */
-async function differences(client: ComputeClient, k: FuzzKernel, checked: { n: number }): Promise<string[]> {
+async function differences(client: ComputeClient, k: FuzzKernel, checked: { n: number }, ftz = false): Promise<string[]> {
   const exprs = k.trees.length;
+  const compileOptions = ["--fmad=false", ...(ftz ? ["-ftz=true"] : [])];
   const out = await launch(
     client,
-    { source: k.source, entryPoint: "fuzz", blockSize: [THREADS, 1, 1], compileOptions: ["--fmad=false"] },
+    { source: k.source, entryPoint: "fuzz", blockSize: [THREADS, 1, 1], compileOptions },
     THREADS,
     [k.inputs.u, k.inputs.f, k.inputs.l, k.inputs.d, new BigUint64Array(exprs * THREADS)],
   );
@@ -39,18 +40,21 @@ async function differences(client: ComputeClient, k: FuzzKernel, checked: { n: n
   );
 }
 
-for (const cc of ["90", "75"]) {
+for (const [cc, ftz] of [["90", false], ["75", false], ["90", true]] as const) {
   Deno.test({
-    name: nvrtcName(`PTX fuzz: 3 random kernels of 48 expressions (fixed seeds) on compute capability ${cc} agree with the CPU reference bit for bit`),
+    name: nvrtcName(
+      `PTX fuzz: 3 random kernels of 48 expressions (fixed seeds) on compute capability ${cc}${ftz ? " with -ftz=true" : ""} ` +
+        "agree with the CPU reference bit for bit",
+    ),
     ignore,
     async fn() {
       await withSimEnv({ CUDA_SIM_CC: cc }, async () => {
         using client = await simulatedCudaClient();
         const checked = { n: 0 }, ops = new Set<string>(), bad: string[] = [];
-        for (const seed of [7001, 7002, 7003].map((s) => s + Number(cc))) {
-          const k = genKernel(seed, 48, 4, cc >= "80");
+        for (const seed of [7001, 7002, 7003].map((s) => s + Number(cc) + (ftz ? 10 : 0))) {
+          const k = genKernel(seed, 48, 4, cc >= "80", ftz);
           k.trees.forEach((t) => opsOf(t, ops));
-          bad.push(...(await differences(client, k, checked)).map((d) => `seed ${seed}: ${d}`));
+          bad.push(...(await differences(client, k, checked, ftz)).map((d) => `seed ${seed}: ${d}`));
         }
         assert.deepEqual(bad.slice(0, 5), []);
         assert.ok(checked.n > 3 * 48 * THREADS * 0.8, `${checked.n} values compared`);
