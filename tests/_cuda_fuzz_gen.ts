@@ -281,6 +281,10 @@ export function emit(n: Node, out: string[], ids: { n: number }): string {
 
 /** The reference value of `n` in thread `th` (`undefined`: not knowable). */
 export function evaluate(n: Node, inp: Inputs, th: number): R {
+  return norm(n.t, evaluateRaw(n, inp, th));
+}
+
+function evaluateRaw(n: Node, inp: Inputs, th: number): R {
   switch (n.k) {
     case "atom": {
       const mine = th & 7;
