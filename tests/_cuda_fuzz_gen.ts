@@ -11,7 +11,22 @@ import { type Op, INT_OPS, selects } from "./_cuda_fuzz_ops_int.ts";
 import { FLOAT_OPS, ftzOps } from "./_cuda_fuzz_ops_float.ts";
 import { MORE_OPS, SIMD2_OPS } from "./_cuda_fuzz_ops_more.ts";
 import { bitsf32 } from "./_cuda_float_ref.ts";
-import { C_TYPE, genF32, genF64, genU32, genU64, outBits, type R, Rng, type Ty, type V } from "./_cuda_fuzz_values.ts";
+import {
+  C_TYPE,
+  F32_EDGES,
+  F64_EDGES,
+  genF32,
+  genF64,
+  genU32,
+  genU64,
+  outBits,
+  type R,
+  Rng,
+  type Ty,
+  U32_EDGES,
+  U64_EDGES,
+  type V,
+} from "./_cuda_fuzz_values.ts";
 
 /** Every operation, by result type. */
 export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...MORE_OPS, ...SIMD2_OPS, ...selects];
@@ -485,10 +500,38 @@ export function genKernel(seed: number, count: number, depth = 4, sm80 = true, f
   BY_TYPE = ftz ? BY_TYPE_FTZ : BY_TYPE_IEEE; // (the trees keep their operations, references included)
   const r = new Rng(seed);
   const inputs = genInputs(r);
-  const trees: Node[] = [], body: string[] = [], lines: string[][] = [];
+  const trees = Array.from({ length: count }, () => genTree(r, r.pick(TYPES), depth, true, sm80));
+  return assemble(trees, inputs);
+}
+
+/**
+ * The edge matrix: every operation of `ops` (`ftz`: as `-ftz=true` compiles it) on its input
+ * variables, in launch `part` of `parts`: thread `p` of all `parts * THREADS` takes the edge
+ * values `p % n` and `p / n` (and a third) of each type's edge list, so every pair of f32 edges
+ * (46) meets once over 33 launches of one kernel.
+ */
+export function edgeKernel(part: number, ftz = false): FuzzKernel {
+  const ops = ftz ? ftzOps(OPS) : OPS;
+  const trees: Node[] = ops.map((op) => ({ k: "op", t: op.ret, op, a: op.args.map((t, j) => ({ k: "var", t, i: (t === "i32" || t === "i64" ? [2, 3, 1] : [0, 1, 3])[j] }) as Node) }));
+  const n = THREADS * VARS, u = new Uint32Array(n), f = new Uint32Array(n), l = new BigUint64Array(n), d = new BigUint64Array(n);
+  const dv = new Float64Array(d.buffer);
+  for (let th = 0; th < THREADS; th++) {
+    const p = part * THREADS + th;
+    const at = <T>(list: readonly T[], j: number) => list[(j === 0 ? p : j === 1 ? Math.floor(p / list.length) : p * 7 + 3) % list.length];
+    // argument j reads slot 0, 1, 3 (var i reads slot i; the i32 and i64 var i, slot (i + 2) % 4)
+    for (const [slot, j] of [[0, 0], [1, 1], [3, 2]]) {
+      f[th * VARS + slot] = at(F32_EDGES, j), dv[th * VARS + slot] = at(F64_EDGES, j);
+      u[th * VARS + slot] = at(U32_EDGES, j), l[th * VARS + slot] = at(U64_EDGES, j);
+    }
+  }
+  return assemble(trees, { u, f, l, d });
+}
+
+function assemble(trees: Node[], inputs: Inputs): FuzzKernel {
+  const body: string[] = [], lines: string[][] = [];
   const ids = { n: 0 };
-  for (let e = 0; e < count; e++) {
-    const t = r.pick(TYPES), tree = genTree(r, t, depth, true, sm80), out: string[] = [];
+  trees.forEach((tree, e) => {
+    const t = tree.t, out: string[] = [];
     const v = emit(tree, out, ids);
     const bits = t === "f32"
       ? `__float_as_uint(${v})`
@@ -500,8 +543,8 @@ export function genKernel(seed: number, count: number, depth = 4, sm80 = true, f
       ? `(unsigned)${v}`
       : v;
     out.push(`O[${e} * ${THREADS} + t] = (unsigned long long)(${bits});`);
-    trees.push(tree), lines.push(out), body.push("{", ...out.map((l) => "  " + l), "}");
-  }
+    lines.push(out), body.push("{", ...out.map((l) => "  " + l), "}");
+  });
   const source = `__device__ unsigned ga_u32[8]; __device__ int ga_i32[8];
 __device__ unsigned long long ga_u64[8]; __device__ long long ga_i64[8];
 extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,

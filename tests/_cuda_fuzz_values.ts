@@ -59,7 +59,7 @@ export class Rng {
   }
 }
 
-const F32_EDGES = [
+export const F32_EDGES: readonly number[] = [
   0, 0x80000000, 0x3f800000, 0xbf800000, 0x3f000000, 0x3fc00000, 0x40200000, 0xc0200000,
   0x3effffff, 0xbeffffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001, 0x7fffffff,
   0x00000001, 0x807fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x4f000000, 0x4effffff, 0xcf000000,
@@ -67,19 +67,19 @@ const F32_EDGES = [
   0x4b800000, 0x4b7fffff, 0x4affffff, 0x3eaaaaab, 0x3dcccccd, 0x00400000, 0x0000000f, 0x34000000,
   0xcb000001, 0x4b000001, 0x3f7fffff, 0x3f800001, 0x7e800000, 0x00fffffe,
 ];
-const F64_EDGES = [
+export const F64_EDGES: readonly number[] = [
   0, -0, NaN, Infinity, -Infinity, 1, -1, 0.5, 1.5, 2.5, -2.5, 2 ** 63, 2 ** 64, -(2 ** 63),
   2 ** 63 - 1024, 2 ** 64 - 2048, -(2 ** 63) - 2048, 4294967295.5, 4294967296, 2147483647.5,
   2147483648, -2147483648.5, -2147483649, 2 ** -1074, 2 ** -1022, Number.MAX_VALUE, 1 / 3,
   3.4028235677973366e38, 3.4028235677973362e38, 1e39, 1e-46, 2 ** -149, 2 ** -150, 3 * 2 ** -151,
   1 + 2 ** -24, 1 + 2 ** -24 + 2 ** -52, -(1 + 2 ** -24), 2 ** 53 + 2, 0.49999999999999994,
 ];
-const U32_EDGES = [
+export const U32_EDGES: readonly number[] = [
   0, 1, 2, 3, 7, 8, 0x7fffffff, 0x80000000, 0x80000001, 0xffffffff, 0xfffffffe, 31, 32, 33, 63,
   64, 0xffff, 0x10000, 0x00ffffff, 0xff000000, 0x01000001, 0xdeadbeef, 0x12345678, 0x3210,
   0x7654, 0xba98, 0xfedc, 0x5555, 0x8000, 0x1000000, 0x2, 0xfffffff9,
 ];
-const U64_EDGES = [
+export const U64_EDGES: readonly bigint[] = [
   0n, 1n, 2n, 0xffffffffffffffffn, 0x8000000000000000n, 0x7fffffffffffffffn, 0x100000000n,
   0xffffffffn, 0x80000000n, 0x20000000000001n, 0x1000001n, 0xffffffff00000000n, 63n, 64n, 65n,
   0x8000000000000001n, 0xfffffffffffffffen, 0xdeadbeefcafebaben,
