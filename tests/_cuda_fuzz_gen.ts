@@ -35,8 +35,20 @@ const byType = (ops: Op[]) => {
   for (const o of ops) m.set(o.ret, [...(m.get(o.ret) ?? []), o]);
   return m;
 };
-const BY_TYPE_IEEE = byType(OPS), BY_TYPE_FTZ = byType(ftzOps(OPS));
-let BY_TYPE = BY_TYPE_IEEE;
+/**
+ * Left out before sm_80 (the kernels of compute capability 7.5): NVRTC 12.4 compiles
+ * `__vsubus2(a, b) >> 31` for compute_75 to the constant 0 (the CUDA header's arithmetic takes the
+ * high halfword's top bit to be clear: 0xffff0000 - 0 has it set), the same PTX on a GPU.
+ */
+const PRE_SM80_MISCOMPILED = new Set(["__vsubus2"]);
+const OPS_PRE80 = OPS.filter((o) => !PRE_SM80_MISCOMPILED.has(o.name));
+const MAPS = new Map<string, Map<Ty, Op[]>>([
+  ["ieee80", byType(OPS)],
+  ["ftz80", byType(ftzOps(OPS))],
+  ["ieee", byType(OPS_PRE80)],
+  ["ftz", byType(ftzOps(OPS_PRE80))],
+]);
+let BY_TYPE = MAPS.get("ieee80")!;
 
 /** A node of an expression tree. */
 export type Node =
@@ -497,7 +509,7 @@ export interface FuzzKernel {
 
 /** The kernel of `count` random trees (`depth` levels) from `seed`. */
 export function genKernel(seed: number, count: number, depth = 4, sm80 = true, ftz = false): FuzzKernel {
-  BY_TYPE = ftz ? BY_TYPE_FTZ : BY_TYPE_IEEE; // (the trees keep their operations, references included)
+  BY_TYPE = MAPS.get(`${ftz ? "ftz" : "ieee"}${sm80 ? "80" : ""}`)!; // (trees keep their operations)
   const r = new Rng(seed);
   const inputs = genInputs(r);
   const trees = Array.from({ length: count }, () => genTree(r, r.pick(TYPES), depth, true, sm80));
@@ -510,8 +522,8 @@ export function genKernel(seed: number, count: number, depth = 4, sm80 = true, f
  * values `p % n` and `p / n` (and a third) of each type's edge list, so every pair of f32 edges
  * (46) meets once over 33 launches of one kernel.
  */
-export function edgeKernel(part: number, ftz = false): FuzzKernel {
-  const ops = ftz ? ftzOps(OPS) : OPS;
+export function edgeKernel(part: number, ftz = false, sm80 = true): FuzzKernel {
+  const ops = ftz ? ftzOps(sm80 ? OPS : OPS_PRE80) : sm80 ? OPS : OPS_PRE80;
   const trees: Node[] = ops.map((op) => ({ k: "op", t: op.ret, op, a: op.args.map((t, j) => ({ k: "var", t, i: (t === "i32" || t === "i64" ? [2, 3, 1] : [0, 1, 3])[j] }) as Node) }));
   const n = THREADS * VARS, u = new Uint32Array(n), f = new Uint32Array(n), l = new BigUint64Array(n), d = new BigUint64Array(n);
   const dv = new Float64Array(d.buffer);
@@ -527,7 +539,8 @@ export function edgeKernel(part: number, ftz = false): FuzzKernel {
   return assemble(trees, { u, f, l, d });
 }
 
-function assemble(trees: Node[], inputs: Inputs): FuzzKernel {
+/** The kernel of `trees` (one output each) on `inputs`. */
+export function assemble(trees: Node[], inputs: Inputs): FuzzKernel {
   const body: string[] = [], lines: string[][] = [];
   const ids = { n: 0 };
   trees.forEach((tree, e) => {
