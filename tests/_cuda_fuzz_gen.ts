@@ -9,7 +9,7 @@
  */
 import { type Op, INT_OPS, selects } from "./_cuda_fuzz_ops_int.ts";
 import { FLOAT_OPS, ftzOps } from "./_cuda_fuzz_ops_float.ts";
-import { MORE_OPS, SIMD2_OPS } from "./_cuda_fuzz_ops_more.ts";
+import { MORE_OPS, PRELUDE, SIMD2_OPS } from "./_cuda_fuzz_ops_more.ts";
 import { bitsf32 } from "./_cuda_float_ref.ts";
 import {
   C_TYPE,
@@ -60,7 +60,8 @@ export type Node =
   | { k: "shfl"; t: Ty; mode: "idx" | "up" | "down" | "xor"; x: Node; lane: Node; w: number }
   | { k: "ballot"; t: Ty; p: Node }
   | { k: "warp"; t: Ty; fn: WarpFn; x: Node }
-  | { k: "load"; t: Ty; w: Width; idx: Node }
+  | { k: "load"; t: Ty; w: Width; idx: Node; hint: Hint }
+  | { k: "call"; t: Ty; op: Op; a: Node[] }
   | { k: "xchg"; t: Ty; x: Node; off: Node }
   | { k: "arr"; t: Ty; items: Node[]; idx: Node }
   | { k: "atom"; t: Ty; fn: AtomFn; global: boolean; x: Node; slot: Node; init: V }
@@ -70,6 +71,8 @@ export type Node =
 export type AtomFn = "add" | "min" | "max" | "and" | "or" | "xor";
 /** A warp-wide function of one value per lane (full mask). */
 export type WarpFn = "add" | "min" | "max" | "and" | "or" | "xor" | "match" | "any" | "all";
+/** A load's cache operator intrinsic (`ld.global.nc`, `.cg`, `.ca`, `.cs`, `.lu`, `.cv`), or none. */
+export type Hint = "" | "__ldg" | "__ldcg" | "__ldca" | "__ldcs" | "__ldlu" | "__ldcv";
 /** The loads of inputs at a computed index. */
 export type Width = "u8" | "s8" | "u16" | "s16" | "u32";
 
@@ -208,17 +211,18 @@ export function genTree(r: Rng, t: Ty, depth: number, warp: boolean, sm80 = true
   }
   if (x < 25 && (t === "u32" || t === "i32")) {
     const w = r.pick<Width>(t === "u32" ? ["u8", "u16", "u32"] : ["s8", "s16"]);
-    return { k: "load", t, w, idx: genTree(r, "u32", depth - 1, warp, sm80) };
+    const hint = r.pick<Hint>(["", "", "__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"]);
+    return { k: "load", t, w, idx: genTree(r, "u32", depth - 1, warp, sm80), hint };
   }
   if (x < 27 && t !== "bool") {
     return { k: "arr", t, items: [0, 1, 2, 3].map(() => genTree(r, t, depth - 2, warp, sm80)), idx: genTree(r, "u32", depth - 1, warp, sm80) };
   }
   const o = r.pick(BY_TYPE.get(t)!);
-  return { k: "op", t, op: o, a: o.args.map((a) => genTree(r, a, depth - 1, warp, sm80)) };
+  return { k: r.chance(0.05) ? "call" : "op", t, op: o, a: o.args.map((a) => genTree(r, a, depth - 1, warp, sm80)) };
 }
 
 /** Writes the statements of `n` into `out` (temporaries `v0`, `v1`, ...); returns its name. */
-export function emit(n: Node, out: string[], ids: { n: number }): string {
+export function emit(n: Node, out: string[], ids: { n: number; funcs?: string[] }): string {
   const tmp = (t: Ty, expr: string) => {
     const name = `v${ids.n++}`;
     out.push(`${C_TYPE[t]} ${name} = ${expr};`);
@@ -231,6 +235,12 @@ export function emit(n: Node, out: string[], ids: { n: number }): string {
       return tmp(n.t, n.c);
     case "op":
       return tmp(n.t, n.op.c(...n.a.map((a) => emit(a, out, ids))));
+    case "call": { // a __noinline__ function of the operation: the simulator inlines its call
+      const args = n.a.map((a) => emit(a, out, ids)), f = `f${ids.n++}`;
+      const params = n.op.args.map((t, i) => `${C_TYPE[t]} p${i}`).join(", ");
+      (ids.funcs ??= []).push(`__device__ __noinline__ ${C_TYPE[n.t]} ${f}(${params}) { return ${n.op.c(...n.op.args.map((_, i) => `p${i}`))}; }`);
+      return tmp(n.t, `${f}(${args.join(", ")})`);
+    }
     case "if": {
       const c = emit(n.c, out, ids), name = `v${ids.n++}`;
       out.push(`${C_TYPE[n.t]} ${name};`, `if (${c}) {`);
@@ -259,7 +269,8 @@ export function emit(n: Node, out: string[], ids: { n: number }): string {
     case "load": {
       const idx = emit(n.idx, out, ids);
       const [ty, per] = LOADS[n.w];
-      return tmp(n.t, `(${C_TYPE[n.t]})((const ${ty}*)U)[t * ${VARS * per} + (${idx} & ${VARS * per - 1}u)]`);
+      const at = `((const ${ty}*)U)[t * ${VARS * per} + (${idx} & ${VARS * per - 1}u)]`;
+      return tmp(n.t, `(${C_TYPE[n.t]})${n.hint ? `${n.hint}(&${at})` : at}`);
     }
     case "xchg": {
       const x = emit(n.x, out, ids), off = emit(n.off, out, ids);
@@ -354,7 +365,8 @@ function evaluateRaw(n: Node, inp: Inputs, th: number): R {
       return leaf(inp, n.t, n.i, th);
     case "const":
       return n.v;
-    case "op": {
+    case "op":
+    case "call": {
       const a = n.a.map((x) => evaluate(x, inp, th));
       return a.some((x) => x === undefined) ? undefined : norm(n.t, n.op.ref(...a));
     }
@@ -458,6 +470,9 @@ const norm = (t: Ty, v: R): R => (v === undefined ? v : t === "u32" ? (v as numb
 /** The operation names a tree uses (coverage). */
 export function opsOf(n: Node, into: Set<string>): Set<string> {
   switch (n.k) {
+    case "call":
+      into.add("call");
+      // falls through
     case "op":
       into.add(n.op.name);
       n.a.forEach((x) => opsOf(x, into));
@@ -478,7 +493,7 @@ export function opsOf(n: Node, into: Set<string>): Set<string> {
       into.add(`warp.${n.fn}.${n.x.t}`), opsOf(n.x, into);
       break;
     case "load":
-      into.add(`ld.${n.w}`), opsOf(n.idx, into);
+      into.add(`ld.${n.w}${n.hint ? "." + n.hint : ""}`), opsOf(n.idx, into);
       break;
     case "xchg":
       into.add(`shared.${n.t}`), opsOf(n.x, into), opsOf(n.off, into);
@@ -542,7 +557,7 @@ export function edgeKernel(part: number, ftz = false, sm80 = true): FuzzKernel {
 /** The kernel of `trees` (one output each) on `inputs`. */
 export function assemble(trees: Node[], inputs: Inputs): FuzzKernel {
   const body: string[] = [], lines: string[][] = [];
-  const ids = { n: 0 };
+  const ids: { n: number; funcs: string[] } = { n: 0, funcs: [] };
   trees.forEach((tree, e) => {
     const t = tree.t, out: string[] = [];
     const v = emit(tree, out, ids);
@@ -558,7 +573,8 @@ export function assemble(trees: Node[], inputs: Inputs): FuzzKernel {
     out.push(`O[${e} * ${THREADS} + t] = (unsigned long long)(${bits});`);
     lines.push(out), body.push("{", ...out.map((l) => "  " + l), "}");
   });
-  const source = `__device__ unsigned ga_u32[8]; __device__ int ga_i32[8];
+  const source = `${PRELUDE}${ids.funcs.join("\n")}
+__device__ unsigned ga_u32[8]; __device__ int ga_i32[8];
 __device__ unsigned long long ga_u64[8]; __device__ long long ga_i64[8];
 extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,
     const unsigned long long* L, const unsigned long long* Db, unsigned long long* O) {

@@ -168,7 +168,7 @@ const IN_OUT = /^((add|sub|mul|div|fma|sqrt|rcp)(\.(rn|rz|ru|rd))?\.f32|fdimf)$/
 const IN = /^((min|max|neg|abs)\.f32|floorf|ceilf|__saturatef|setp\.\w+\.f32|isfinite\.f32|cvt\.f64\.f32|cvt\.r[nzud]i\.[su](32|64)\.f32)$/;
 const OUT = /^cvt\.r[nzud]\.f32\.f64$/;
 /** What `-ftz=true` makes of the f32 functions NVRTC writes as library code (not modelled). */
-const LIBRARY = /^(fmodf|ldexpf|nextafterf|ilogbf)$/;
+const LIBRARY = /^(fmodf|ldexpf|nextafterf|ilogbf|remainderf|scalbnf|logbf|frexpf\.[em]|modff\.[if]|llrintf|llroundf|nearbyintf|__frsqrt_rn)$/;
 
 /**
  * The operations as NVRTC compiles them with `-ftz=true` (the PTX it writes, read for each):

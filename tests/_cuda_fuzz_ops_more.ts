@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { bitsf32, f32bits, f64bits } from "./_cuda_float_ref.ts";
+import { bitsf32, f32bits, f64bits, nextDown, nextUp, scaled } from "./_cuda_float_ref.ts";
+import { f64op, rint, roundAway } from "./_cuda_fuzz_values.ts";
 import type { Op } from "./_cuda_fuzz_ops_int.ts";
 import type { Ty } from "./_cuda_fuzz_values.ts";
 
@@ -92,8 +93,82 @@ function nextafter(x: number, y: number): number {
  */
 export const SIMD2_OPS: Op[] = simd(16).filter((o) => !/absdiff|sadu/.test(o.name));
 
+/** Device functions the operations below call (at the top of each kernel). */
+export const PRELUDE = `__device__ int frexp_e(float a) { int e; frexpf(a, &e); return e; }
+__device__ float frexp_m(float a) { int e; return frexpf(a, &e); }
+__device__ float modf_i(float a) { float i; modff(a, &i); return i; }
+__device__ float modf_f(float a) { float i; return modff(a, &i); }
+`;
+
+const sgn = (v: bigint) => (v > 0n ? 1 : v < 0n ? -1 : 0);
+/** remainderf: x - n * y, n the integer nearest x / y (ties to even), exact. */
+function remainder(x: number, y: number): number {
+  if (Number.isNaN(x) || Number.isNaN(y) || !isFinite(x) || y === 0) return NaN;
+  if (!isFinite(y) || x === 0) return x;
+  const X = scaled(x), Y = scaled(y);
+  let n = X / Y; // truncated
+  const r2 = 2n * (X - n * Y), a = r2 < 0n ? -r2 : r2, b = Y < 0n ? -Y : Y;
+  const dir = BigInt(sgn(X) * sgn(Y));
+  if (a > b || (a === b && (n & 1n) !== 0n)) n += dir;
+  const r = X - n * Y;
+  if (r === 0n) return x < 0 || Object.is(x, -0) ? -0 : 0;
+  return Number(r) * 2 ** -300;
+}
+/** The f32 nearest 1 / sqrt(x) (no ties: a midpoint's square is never 1 / x). */
+function rsqrt(x: number): number {
+  if (Number.isNaN(x) || x < 0) return NaN;
+  if (x === 0) return Object.is(x, -0) ? -Infinity : Infinity;
+  if (x === Infinity) return 0;
+  const X = scaled(x);
+  // m below the true value when m^2 x < 1: compare m^2 * x with 1 at scale 2^900
+  const below = (m: number) => scaled(m) * scaled(m) * X < 1n << 900n;
+  let c = Math.fround(1 / Math.sqrt(x));
+  for (;;) {
+    const lo = (nextDown(c) + c) / 2, hi = (c + nextUp(c)) / 2;
+    if (!below(lo)) c = nextDown(c);
+    else if (below(hi)) c = nextUp(c);
+    else return c;
+  }
+}
+/** `__fns(mask, base, offset)` (PTX ISA `fns` pseudocode), base below 32. */
+function fns(mask: number, base: number, offset: number): number {
+  if (offset === 0) return (mask >>> base) & 1 ? base : 0xffffffff;
+  let count = Math.abs(offset) - 1;
+  for (let pos = base; pos >= 0 && pos < 32; pos += offset > 0 ? 1 : -1) {
+    if ((mask >>> pos) & 1) {
+      if (count === 0) return pos;
+      count--;
+    }
+  }
+  return 0xffffffff;
+}
+const finite = (f: (a: number) => number) => (a: number) => (isFinite(a) ? f(a) : undefined);
+const i64 = (v: number) => (Math.abs(v) < 2 ** 63 ? BigInt(v) : undefined);
+
+/** The exact functions of CUDA's math library (0 ulp in its tables) and `__fns`. */
+export const EXACT_OPS: Op[] = [
+  op("remainderf", "f32", ["f32", "f32"], (a, b) => `remainderf(${a}, ${b})`, remainder),
+  op("nearbyintf", "f32", ["f32"], (a) => `nearbyintf(${a})`, rint),
+  op("scalbnf", "f32", ["f32", "u32"], (a, n) => `scalbnf(${a}, (int)(${n} & 511u) - 256)`, (a, n) => Math.fround(a * 2 ** ((n & 511) - 256))),
+  op("logbf", "f32", ["f32"], (a) => `logbf(${a})`, (a) =>
+    Number.isNaN(a) ? NaN : a === 0 ? -Infinity : !isFinite(a) ? Infinity : Math.floor(Math.log2(Math.abs(a)))),
+  op("frexpf.e", "i32", ["f32"], (a) => `frexp_e(${a})`, finite((a) => (a === 0 ? 0 : Math.floor(Math.log2(Math.abs(a))) + 1))),
+  op("frexpf.m", "f32", ["f32"], (a) => `frexp_m(${a})`, finite((a) => (a === 0 ? a : a / 2 ** (Math.floor(Math.log2(Math.abs(a))) + 1)))),
+  op("modff.i", "f32", ["f32"], (a) => `modf_i(${a})`, (a) => Math.trunc(a)),
+  op("modff.f", "f32", ["f32"], (a) => `modf_f(${a})`, (a) =>
+    Number.isNaN(a) ? NaN : !isFinite(a) || a === Math.trunc(a) ? (a < 0 || Object.is(a, -0) ? -0 : 0) : a - Math.trunc(a)),
+  op("llrintf", "i64", ["f32"], (a) => `llrintf(${a})`, (a) => i64(rint(a))),
+  op("llroundf", "i64", ["f32"], (a) => `llroundf(${a})`, (a) => i64(roundAway(a))),
+  op("__frsqrt_rn", "f32", ["f32"], (a) => `__frsqrt_rn(${a})`, rsqrt),
+  ...(["rn", "rz", "ru", "rd"] as const).map((m) =>
+    op(`rcp.${m}.f64`, "f64", ["f64"], (a) => `__drcp_${m}(${a})`, (a) => f64op("div", m, 1, a))
+  ),
+  op("__fns", "u32", ["u32", "u32", "i32"], (a, b, c) => `__fns(${a}, ${b} & 31u, ${c} % 40)`, (a, b, c) => fns(a, b & 31, c % 40)),
+];
+
 /** The more operations. */
 export const MORE_OPS: Op[] = [
+  ...EXACT_OPS,
   ...simd(8),
   op("__dp4a.s32", "i32", ["i32", "i32", "i32"], (a, b, c) => `__dp4a(${a}, ${b}, ${c})`, (a, b, c) => {
     let s = c;
