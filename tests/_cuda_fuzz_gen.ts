@@ -10,6 +10,7 @@
 import { type Op, INT_OPS, selects } from "./_cuda_fuzz_ops_int.ts";
 import { FLOAT_OPS, ftzOps } from "./_cuda_fuzz_ops_float.ts";
 import { MORE_OPS, PRELUDE, SIMD2_OPS } from "./_cuda_fuzz_ops_more.ts";
+import { BF16_OPS, HALF_OPS, HALF_PRELUDE } from "./_cuda_fuzz_ops_half.ts";
 import { bitsf32 } from "./_cuda_float_ref.ts";
 import {
   C_TYPE,
@@ -29,7 +30,7 @@ import {
 } from "./_cuda_fuzz_values.ts";
 
 /** Every operation, by result type. */
-export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...MORE_OPS, ...SIMD2_OPS, ...selects];
+export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...MORE_OPS, ...SIMD2_OPS, ...HALF_OPS, ...BF16_OPS, ...selects];
 const byType = (ops: Op[]) => {
   const m = new Map<Ty, Op[]>();
   for (const o of ops) m.set(o.ret, [...(m.get(o.ret) ?? []), o]);
@@ -41,7 +42,8 @@ const byType = (ops: Op[]) => {
  * high halfword's top bit to be clear: 0xffff0000 - 0 has it set), the same PTX on a GPU.
  */
 const PRE_SM80_MISCOMPILED = new Set(["__vsubus2"]);
-const OPS_PRE80 = OPS.filter((o) => !PRE_SM80_MISCOMPILED.has(o.name));
+/** The operations of a kernel for compute capability 7.5 (no `.bf16`: sm_90 `add.bf16`...). */
+const OPS_PRE80 = OPS.filter((o) => !PRE_SM80_MISCOMPILED.has(o.name) && !BF16_OPS.includes(o));
 const MAPS = new Map<string, Map<Ty, Op[]>>([
   ["ieee80", byType(OPS)],
   ["ftz80", byType(ftzOps(OPS))],
@@ -573,7 +575,7 @@ export function assemble(trees: Node[], inputs: Inputs): FuzzKernel {
     out.push(`O[${e} * ${THREADS} + t] = (unsigned long long)(${bits});`);
     lines.push(out), body.push("{", ...out.map((l) => "  " + l), "}");
   });
-  const source = `${PRELUDE}${ids.funcs.join("\n")}
+  const source = `${PRELUDE}${HALF_PRELUDE}${ids.funcs.join("\n")}
 __device__ unsigned ga_u32[8]; __device__ int ga_i32[8];
 __device__ unsigned long long ga_u64[8]; __device__ long long ga_i64[8];
 extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,
