@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type Op, INT_OPS, selects } from "./_cuda_fuzz_ops_int.ts";
+import { INT_OPS, type Op, selects } from "./_cuda_fuzz_ops_int.ts";
 import { FLOAT_OPS, ftzOps } from "./_cuda_fuzz_ops_float.ts";
 import { MORE_OPS, PRELUDE, SIMD2_OPS } from "./_cuda_fuzz_ops_more.ts";
 import { BF16_OPS, HALF_OPS, HALF_PRELUDE } from "./_cuda_fuzz_ops_half.ts";
@@ -30,7 +30,15 @@ import {
 } from "./_cuda_fuzz_values.ts";
 
 /** Every operation, by result type. */
-export const OPS: Op[] = [...INT_OPS, ...FLOAT_OPS, ...MORE_OPS, ...SIMD2_OPS, ...HALF_OPS, ...BF16_OPS, ...selects];
+export const OPS: Op[] = [
+  ...INT_OPS,
+  ...FLOAT_OPS,
+  ...MORE_OPS,
+  ...SIMD2_OPS,
+  ...HALF_OPS,
+  ...BF16_OPS,
+  ...selects,
+];
 const byType = (ops: Op[]) => {
   const m = new Map<Ty, Op[]>();
   for (const o of ops) m.set(o.ret, [...(m.get(o.ret) ?? []), o]);
@@ -98,8 +106,11 @@ export function genInputs(r: Rng): Inputs {
   const dv = new Float64Array(d.buffer);
   for (let i = 0; i < n; i++) dv[i] = genF64(r);
   // a few NaNs with payloads and signs that a number cannot carry
-  for (let i = 0; i < n; i += 37) d[i] = [0x7ff0000000000001n, 0xfff8000000000123n, 0x7ff4000000000000n][i % 3];
-  const u = Uint32Array.from({ length: n }, () => genU32(r)), f = Uint32Array.from({ length: n }, () => genF32(r));
+  for (let i = 0; i < n; i += 37) {
+    d[i] = [0x7ff0000000000001n, 0xfff8000000000123n, 0x7ff4000000000000n][i % 3];
+  }
+  const u = Uint32Array.from({ length: n }, () => genU32(r)),
+    f = Uint32Array.from({ length: n }, () => genF32(r));
   const l = BigUint64Array.from({ length: n }, () => genU64(r));
   // related pairs in some threads: x and -x (+0 and -0 for min/max), equal values (compares)
   for (let th = 0; th < THREADS; th++) {
@@ -163,7 +174,12 @@ function constant(r: Rng, t: Ty): Node {
     case "u64":
     case "i64": {
       const v = genU64(r);
-      return { k: "const", t, v: t === "u64" ? v : BigInt.asIntN(64, v), c: t === "u64" ? `${v}ull` : `(long long)${v}ull` };
+      return {
+        k: "const",
+        t,
+        v: t === "u64" ? v : BigInt.asIntN(64, v),
+        c: t === "u64" ? `${v}ull` : `(long long)${v}ull`,
+      };
     }
     case "f64": {
       const v = genF64(r);
@@ -179,37 +195,106 @@ function constant(r: Rng, t: Ty): Node {
 
 /** A random tree of type `t`, `depth` levels at most; `warp` allows warp collectives. */
 export function genTree(r: Rng, t: Ty, depth: number, warp: boolean, sm80 = true): Node {
-  if (depth <= 0 || r.chance(0.15)) return r.chance(0.12) ? constant(r, t) : { k: "var", t, i: r.int(VARS) };
+  if (depth <= 0 || r.chance(0.15)) {
+    return r.chance(0.12) ? constant(r, t) : { k: "var", t, i: r.int(VARS) };
+  }
   const x = r.int(100);
-  if (x < 4) return { k: "if", t, c: genTree(r, "bool", depth - 1, false, sm80), a: genTree(r, t, depth - 1, false, sm80), b: genTree(r, t, depth - 1, false, sm80) };
+  if (x < 4) {
+    return {
+      k: "if",
+      t,
+      c: genTree(r, "bool", depth - 1, false, sm80),
+      a: genTree(r, t, depth - 1, false, sm80),
+      b: genTree(r, t, depth - 1, false, sm80),
+    };
+  }
   if (x < 7 && t !== "bool") {
-    const ops = BY_TYPE.get(t)!.filter((o) => o.args.length === 2 && o.args[0] === t && o.args[1] === t);
+    const ops = BY_TYPE.get(t)!.filter((o) =>
+      o.args.length === 2 && o.args[0] === t && o.args[1] === t
+    );
     if (ops.length) {
-      return { k: "loop", t, op: r.pick(ops), init: genTree(r, t, depth - 1, warp, sm80), step: genTree(r, t, depth - 1, warp, sm80), n: genTree(r, "u32", 0, false, sm80) };
+      return {
+        k: "loop",
+        t,
+        op: r.pick(ops),
+        init: genTree(r, t, depth - 1, warp, sm80),
+        step: genTree(r, t, depth - 1, warp, sm80),
+        n: genTree(r, "u32", 0, false, sm80),
+      };
     }
   }
   if (warp && x < 11 && t !== "bool" && t !== "i64") {
     const w = r.chance(0.7) ? 32 : r.pick([4, 8, 16]);
-    return { k: "shfl", t, mode: r.pick(["idx", "up", "down", "xor"] as const), x: genTree(r, t, depth - 1, warp, sm80), lane: genTree(r, "u32", depth - 2, warp, sm80), w };
+    return {
+      k: "shfl",
+      t,
+      mode: r.pick(["idx", "up", "down", "xor"] as const),
+      x: genTree(r, t, depth - 1, warp, sm80),
+      lane: genTree(r, "u32", depth - 2, warp, sm80),
+      w,
+    };
   }
-  if (warp && x < 12 && t === "u32") return { k: "ballot", t, p: genTree(r, "bool", depth - 1, warp, sm80) };
+  if (warp && x < 12 && t === "u32") {
+    return { k: "ballot", t, p: genTree(r, "bool", depth - 1, warp, sm80) };
+  }
   if (warp && x < 15 && (t === "u32" || (t === "i32" && sm80))) {
-    const fns: WarpFn[] = t === "u32" ? ["add", "min", "max", "and", "or", "xor", "match"] : ["add", "min", "max"];
+    const fns: WarpFn[] = t === "u32"
+      ? ["add", "min", "max", "and", "or", "xor", "match"]
+      : ["add", "min", "max"];
     const fn = r.pick<WarpFn>(sm80 ? fns : ["match"]); // __reduce_*_sync: sm_80 and later
-    return { k: "warp", t, fn, x: genTree(r, fn === "match" && r.chance(0.5) ? "u64" : t, depth - 1, warp, sm80) };
+    return {
+      k: "warp",
+      t,
+      fn,
+      x: genTree(r, fn === "match" && r.chance(0.5) ? "u64" : t, depth - 1, warp, sm80),
+    };
   }
-  if (warp && x < 16 && t === "bool") return { k: "warp", t, fn: r.pick<WarpFn>(["any", "all"]), x: genTree(r, "bool", depth - 1, warp, sm80) };
-  if (warp && x < 19 && t !== "bool") return { k: "xchg", t, x: genTree(r, t, depth - 1, warp, sm80), off: genTree(r, "u32", depth - 2, false, sm80) };
+  if (warp && x < 16 && t === "bool") {
+    return {
+      k: "warp",
+      t,
+      fn: r.pick<WarpFn>(["any", "all"]),
+      x: genTree(r, "bool", depth - 1, warp, sm80),
+    };
+  }
+  if (warp && x < 19 && t !== "bool") {
+    return {
+      k: "xchg",
+      t,
+      x: genTree(r, t, depth - 1, warp, sm80),
+      off: genTree(r, "u32", depth - 2, false, sm80),
+    };
+  }
   if (warp && x < 21 && (t === "u32" || t === "i32" || t === "u64" || t === "i64")) {
-    const fn = r.pick<AtomFn>(t === "i64" ? ["min", "max"] : ["add", "min", "max", "and", "or", "xor"]);
+    const fn = r.pick<AtomFn>(
+      t === "i64" ? ["min", "max"] : ["add", "min", "max", "and", "or", "xor"],
+    );
     const init = (constant(r, t) as { v: V }).v;
-    return { k: "atom", t, fn, global: r.chance(0.5), x: genTree(r, t, depth - 1, warp, sm80), slot: genTree(r, "u32", depth - 2, false, sm80), init };
+    return {
+      k: "atom",
+      t,
+      fn,
+      global: r.chance(0.5),
+      x: genTree(r, t, depth - 1, warp, sm80),
+      slot: genTree(r, "u32", depth - 2, false, sm80),
+      init,
+    };
   }
   if (warp && x < 22 && (t === "u32" || t === "u64")) {
-    return { k: "pun", t, x: genTree(r, t === "u32" ? "u64" : "u32", depth - 1, warp, sm80), off: genTree(r, "u32", depth - 2, false, sm80) };
+    return {
+      k: "pun",
+      t,
+      x: genTree(r, t === "u32" ? "u64" : "u32", depth - 1, warp, sm80),
+      off: genTree(r, "u32", depth - 2, false, sm80),
+    };
   }
   if (x < 23 && (t === "u32" || t === "u64" || t === "f64")) {
-    return { k: "vload", t, w: t === "u32" && r.chance(0.5) ? 4 : 2, idx: genTree(r, "u32", depth - 1, warp, sm80) };
+    return {
+      k: "vload",
+      t,
+      w: t === "u32" && r.chance(0.5) ? 4 : 2,
+      idx: genTree(r, "u32", depth - 1, warp, sm80),
+    };
   }
   if (x < 25 && (t === "u32" || t === "i32")) {
     const w = r.pick<Width>(t === "u32" ? ["u8", "u16", "u32"] : ["s8", "s16"]);
@@ -217,10 +302,20 @@ export function genTree(r: Rng, t: Ty, depth: number, warp: boolean, sm80 = true
     return { k: "load", t, w, idx: genTree(r, "u32", depth - 1, warp, sm80), hint };
   }
   if (x < 27 && t !== "bool") {
-    return { k: "arr", t, items: [0, 1, 2, 3].map(() => genTree(r, t, depth - 2, warp, sm80)), idx: genTree(r, "u32", depth - 1, warp, sm80) };
+    return {
+      k: "arr",
+      t,
+      items: [0, 1, 2, 3].map(() => genTree(r, t, depth - 2, warp, sm80)),
+      idx: genTree(r, "u32", depth - 1, warp, sm80),
+    };
   }
   const o = r.pick(BY_TYPE.get(t)!);
-  return { k: r.chance(0.05) ? "call" : "op", t, op: o, a: o.args.map((a) => genTree(r, a, depth - 1, warp, sm80)) };
+  return {
+    k: r.chance(0.05) ? "call" : "op",
+    t,
+    op: o,
+    a: o.args.map((a) => genTree(r, a, depth - 1, warp, sm80)),
+  };
 }
 
 /** Writes the statements of `n` into `out` (temporaries `v0`, `v1`, ...); returns its name. */
@@ -240,7 +335,11 @@ export function emit(n: Node, out: string[], ids: { n: number; funcs?: string[] 
     case "call": { // a __noinline__ function of the operation: the simulator inlines its call
       const args = n.a.map((a) => emit(a, out, ids)), f = `f${ids.n++}`;
       const params = n.op.args.map((t, i) => `${C_TYPE[t]} p${i}`).join(", ");
-      (ids.funcs ??= []).push(`__device__ __noinline__ ${C_TYPE[n.t]} ${f}(${params}) { return ${n.op.c(...n.op.args.map((_, i) => `p${i}`))}; }`);
+      (ids.funcs ??= []).push(
+        `__device__ __noinline__ ${C_TYPE[n.t]} ${f}(${params}) { return ${
+          n.op.c(...n.op.args.map((_, i) => `p${i}`))
+        }; }`,
+      );
       return tmp(n.t, `${f}(${args.join(", ")})`);
     }
     case "if": {
@@ -253,7 +352,9 @@ export function emit(n: Node, out: string[], ids: { n: number; funcs?: string[] 
     case "loop": {
       const init = emit(n.init, out, ids), step = emit(n.step, out, ids), cnt = emit(n.n, out, ids);
       const name = tmp(n.t, init), k = `k${ids.n++}`;
-      out.push(`for (unsigned ${k} = 0; ${k} < (${cnt} & 7u); ${k}++) ${name} = ${n.op.c(name, step)};`);
+      out.push(
+        `for (unsigned ${k} = 0; ${k} < (${cnt} & 7u); ${k}++) ${name} = ${n.op.c(name, step)};`,
+      );
       return name;
     }
     case "shfl": {
@@ -265,7 +366,9 @@ export function emit(n: Node, out: string[], ids: { n: number; funcs?: string[] 
     case "warp": {
       const x = emit(n.x, out, ids);
       if (n.fn === "match") return tmp(n.t, `__match_any_sync(0xffffffffu, ${x})`);
-      if (n.fn === "any" || n.fn === "all") return tmp(n.t, `__${n.fn}_sync(0xffffffffu, ${x}) != 0`);
+      if (n.fn === "any" || n.fn === "all") {
+        return tmp(n.t, `__${n.fn}_sync(0xffffffffu, ${x}) != 0`);
+      }
       return tmp(n.t, `__reduce_${n.fn}_sync(0xffffffffu, ${x})`);
     }
     case "load": {
@@ -282,24 +385,39 @@ export function emit(n: Node, out: string[], ids: { n: number; funcs?: string[] 
       return name;
     }
     case "arr": {
-      const items = n.items.map((i) => emit(i, out, ids)), idx = emit(n.idx, out, ids), a = `a${ids.n++}`;
+      const items = n.items.map((i) => emit(i, out, ids)),
+        idx = emit(n.idx, out, ids),
+        a = `a${ids.n++}`;
       out.push(`${C_TYPE[n.t]} ${a}[4] = {${items.join(", ")}};`);
       return tmp(n.t, `${a}[${idx} & 3u]`);
     }
     case "ballot":
       return tmp(n.t, `__ballot_sync(0xffffffffu, ${emit(n.p, out, ids)})`);
     case "atom": {
-      const x = emit(n.x, out, ids), slot = emit(n.slot, out, ids), a = `${n.global ? "ga" : "sa"}_${n.t}`;
-      const init = n.t === "u64" ? `${n.init}ull` : n.t === "i64" ? `(long long)${BigInt.asUintN(64, n.init as bigint)}ull` : n.t === "u32" ? `${n.init}u` : `(int)${(n.init as number) >>> 0}u`;
+      const x = emit(n.x, out, ids),
+        slot = emit(n.slot, out, ids),
+        a = `${n.global ? "ga" : "sa"}_${n.t}`;
+      const init = n.t === "u64"
+        ? `${n.init}ull`
+        : n.t === "i64"
+        ? `(long long)${BigInt.asUintN(64, n.init as bigint)}ull`
+        : n.t === "u32"
+        ? `${n.init}u`
+        : `(int)${(n.init as number) >>> 0}u`;
       out.push(`if (t < 8) ${a}[t] = ${init};`, "__syncthreads();");
-      out.push(`atomic${n.fn[0].toUpperCase()}${n.fn.slice(1)}(&${a}[${slot} & 7u], ${x});`, "__syncthreads();");
+      out.push(
+        `atomic${n.fn[0].toUpperCase()}${n.fn.slice(1)}(&${a}[${slot} & 7u], ${x});`,
+        "__syncthreads();",
+      );
       const name = tmp(n.t, `${a}[t & 7u]`);
       out.push("__syncthreads();");
       return name;
     }
     case "pun": {
       const x = emit(n.x, out, ids), off = emit(n.off, out, ids);
-      const [from, read, mask] = n.t === "u32" ? ["u64", "unsigned", 2 * THREADS - 1] : ["u32", "unsigned long long", THREADS / 2 - 1];
+      const [from, read, mask] = n.t === "u32"
+        ? ["u64", "unsigned", 2 * THREADS - 1]
+        : ["u32", "unsigned long long", THREADS / 2 - 1];
       out.push(`sh_${from}[t] = ${x};`, "__syncthreads();");
       const scale = n.t === "u32" ? "2u * t" : "t";
       const name = tmp(n.t, `((${read}*)sh_${from})[(${scale} + ${off}) & ${mask}u]`);
@@ -312,7 +430,11 @@ export function emit(n: Node, out: string[], ids: { n: number; funcs?: string[] 
         out.push(`uint4 ${q} = ((const uint4*)U)[t];`);
         return tmp(n.t, `${q}.x ^ (${q}.y << 1) ^ (${q}.z << 2) ^ (${q}.w << 3) ^ ${idx}`);
       }
-      const [vt, arr, comb] = n.t === "u32" ? ["uint2", "U", "-"] : n.t === "u64" ? ["ulonglong2", "L", "^"] : ["double2", "Db", "+"];
+      const [vt, arr, comb] = n.t === "u32"
+        ? ["uint2", "U", "-"]
+        : n.t === "u64"
+        ? ["ulonglong2", "L", "^"]
+        : ["double2", "Db", "+"];
       out.push(`${vt} ${q} = ((const ${vt}*)${arr})[t * 2 + (${idx} & 1u)];`);
       return tmp(n.t, `${q}.x ${comb} ${q}.y`);
     }
@@ -348,7 +470,9 @@ function evaluateRaw(n: Node, inp: Inputs, th: number): R {
       }
       const j = (th + (off as number)) & (THREADS / 2 - 1);
       const lo = evaluate(n.x, inp, 2 * j), hi = evaluate(n.x, inp, 2 * j + 1);
-      return lo === undefined || hi === undefined ? undefined : (BigInt(hi as number) << 32n) | BigInt(lo as number);
+      return lo === undefined || hi === undefined
+        ? undefined
+        : (BigInt(hi as number) << 32n) | BigInt(lo as number);
     }
     case "vload": {
       const i = evaluate(n.idx, inp, th);
@@ -379,7 +503,9 @@ function evaluateRaw(n: Node, inp: Inputs, th: number): R {
     case "loop": {
       let acc = evaluate(n.init, inp, th);
       const step = evaluate(n.step, inp, th), cnt = evaluate(n.n, inp, th) as number;
-      for (let k = 0; k < (cnt & 7) && acc !== undefined && step !== undefined; k++) acc = n.op.ref(acc, step);
+      for (let k = 0; k < (cnt & 7) && acc !== undefined && step !== undefined; k++) {
+        acc = n.op.ref(acc, step);
+      }
       return step === undefined ? undefined : acc;
     }
     case "shfl": {
@@ -388,7 +514,11 @@ function evaluateRaw(n: Node, inp: Inputs, th: number): R {
       if (l === undefined) return undefined;
       const v = (l as number) >>> 0;
       const seg = lane - (lane % n.w), end = seg + n.w - 1; // the lane's segment of the warp
-      const src = n.mode === "idx" ? seg + (v & (n.w - 1)) : n.mode === "xor" ? (lane ^ (v & 31)) > end ? lane : lane ^ (v & 31) : n.mode === "up"
+      const src = n.mode === "idx"
+        ? seg + (v & (n.w - 1))
+        : n.mode === "xor"
+        ? (lane ^ (v & 31)) > end ? lane : lane ^ (v & 31)
+        : n.mode === "up"
         ? (lane - (v & 15) >= seg ? lane - (v & 15) : lane)
         : (lane + (v & 15) <= end ? lane + (v & 15) : lane);
       return evaluate(n.x, inp, base + src);
@@ -408,7 +538,9 @@ function evaluateRaw(n: Node, inp: Inputs, th: number): R {
     }
     case "xchg": {
       const off = evaluate(n.off, inp, th);
-      return off === undefined ? undefined : evaluate(n.x, inp, (th + (off as number)) & (THREADS - 1));
+      return off === undefined
+        ? undefined
+        : evaluate(n.x, inp, (th + (off as number)) & (THREADS - 1));
     }
     case "arr": {
       const i = evaluate(n.idx, inp, th);
@@ -433,11 +565,31 @@ function evaluateRaw(n: Node, inp: Inputs, th: number): R {
 function atomRef(fn: AtomFn, t: Ty, a: V, b: V): V {
   if (t === "u64" || t === "i64") {
     const x = a as bigint, y = b as bigint;
-    const r = fn === "add" ? x + y : fn === "min" ? (x < y ? x : y) : fn === "max" ? (x > y ? x : y) : fn === "and" ? x & y : fn === "or" ? x | y : x ^ y;
+    const r = fn === "add"
+      ? x + y
+      : fn === "min"
+      ? (x < y ? x : y)
+      : fn === "max"
+      ? (x > y ? x : y)
+      : fn === "and"
+      ? x & y
+      : fn === "or"
+      ? x | y
+      : x ^ y;
     return t === "u64" ? BigInt.asUintN(64, r) : BigInt.asIntN(64, r);
   }
   const x = a as number, y = b as number;
-  const r = fn === "add" ? x + y : fn === "min" ? Math.min(x, y) : fn === "max" ? Math.max(x, y) : fn === "and" ? x & y : fn === "or" ? x | y : x ^ y;
+  const r = fn === "add"
+    ? x + y
+    : fn === "min"
+    ? Math.min(x, y)
+    : fn === "max"
+    ? Math.max(x, y)
+    : fn === "and"
+    ? x & y
+    : fn === "or"
+    ? x | y
+    : x ^ y;
   return t === "u32" ? r >>> 0 : r | 0;
 }
 
@@ -452,7 +604,9 @@ function warpRef(fn: WarpFn, t: Ty, all: R[], lane: number): R {
     case "all":
       return all.every((v) => v);
     case "add":
-      return t === "u32" ? all.reduce<number>((a, v) => (a + (v as number)) >>> 0, 0) : all.reduce<number>((a, v) => (a + (v as number)) | 0, 0);
+      return t === "u32"
+        ? all.reduce<number>((a, v) => (a + (v as number)) >>> 0, 0)
+        : all.reduce<number>((a, v) => (a + (v as number)) | 0, 0);
     case "min":
       return Math.min(...(all as number[]));
     case "max":
@@ -467,7 +621,16 @@ function warpRef(fn: WarpFn, t: Ty, all: R[], lane: number): R {
 }
 
 /** A 32-bit integer result as its type holds it (no -0, no fraction). */
-const norm = (t: Ty, v: R): R => (v === undefined ? v : t === "u32" ? (v as number) >>> 0 : t === "i32" ? (v as number) | 0 : v);
+const norm = (
+  t: Ty,
+  v: R,
+): R => (v === undefined
+  ? v
+  : t === "u32"
+  ? (v as number) >>> 0
+  : t === "i32"
+  ? (v as number) | 0
+  : v);
 
 /** The operation names a tree uses (coverage). */
 export function opsOf(n: Node, into: Set<string>): Set<string> {
@@ -504,7 +667,9 @@ export function opsOf(n: Node, into: Set<string>): Set<string> {
       into.add(`local.${n.t}`), n.items.forEach((x) => opsOf(x, into)), opsOf(n.idx, into);
       break;
     case "atom":
-      into.add(`atom.${n.global ? "global" : "shared"}.${n.fn}.${n.t}`), opsOf(n.x, into), opsOf(n.slot, into);
+      into.add(`atom.${n.global ? "global" : "shared"}.${n.fn}.${n.t}`),
+        opsOf(n.x, into),
+        opsOf(n.slot, into);
       break;
     case "pun":
       into.add(`pun.${n.t}`), opsOf(n.x, into), opsOf(n.off, into);
@@ -525,7 +690,13 @@ export interface FuzzKernel {
 }
 
 /** The kernel of `count` random trees (`depth` levels) from `seed`. */
-export function genKernel(seed: number, count: number, depth = 4, sm80 = true, ftz = false): FuzzKernel {
+export function genKernel(
+  seed: number,
+  count: number,
+  depth = 4,
+  sm80 = true,
+  ftz = false,
+): FuzzKernel {
   BY_TYPE = MAPS.get(`${ftz ? "ftz" : "ieee"}${sm80 ? "80" : ""}`)!; // (trees keep their operations)
   const r = new Rng(seed);
   const inputs = genInputs(r);
@@ -541,12 +712,24 @@ export function genKernel(seed: number, count: number, depth = 4, sm80 = true, f
  */
 export function edgeKernel(part: number, ftz = false, sm80 = true): FuzzKernel {
   const ops = ftz ? ftzOps(sm80 ? OPS : OPS_PRE80) : sm80 ? OPS : OPS_PRE80;
-  const trees: Node[] = ops.map((op) => ({ k: "op", t: op.ret, op, a: op.args.map((t, j) => ({ k: "var", t, i: (t === "i32" || t === "i64" ? [2, 3, 1] : [0, 1, 3])[j] }) as Node) }));
-  const n = THREADS * VARS, u = new Uint32Array(n), f = new Uint32Array(n), l = new BigUint64Array(n), d = new BigUint64Array(n);
+  const trees: Node[] = ops.map((op) => ({
+    k: "op",
+    t: op.ret,
+    op,
+    a: op.args.map((t, j) =>
+      ({ k: "var", t, i: (t === "i32" || t === "i64" ? [2, 3, 1] : [0, 1, 3])[j] }) as Node
+    ),
+  }));
+  const n = THREADS * VARS,
+    u = new Uint32Array(n),
+    f = new Uint32Array(n),
+    l = new BigUint64Array(n),
+    d = new BigUint64Array(n);
   const dv = new Float64Array(d.buffer);
   for (let th = 0; th < THREADS; th++) {
     const p = part * THREADS + th;
-    const at = <T>(list: readonly T[], j: number) => list[(j === 0 ? p : j === 1 ? Math.floor(p / list.length) : p * 7 + 3) % list.length];
+    const at = <T>(list: readonly T[], j: number) =>
+      list[(j === 0 ? p : j === 1 ? Math.floor(p / list.length) : p * 7 + 3) % list.length];
     // argument j reads slot 0, 1, 3 (var i reads slot i; the i32 and i64 var i, slot (i + 2) % 4)
     for (const [slot, j] of [[0, 0], [1, 1], [3, 2]]) {
       f[th * VARS + slot] = at(F32_EDGES, j), dv[th * VARS + slot] = at(F64_EDGES, j);
@@ -618,5 +801,7 @@ export function compare(k: FuzzKernel, o: BigUint64Array, checked = { n: 0 }): D
   });
   return diffs;
 }
-const isNaN32 = (b: bigint) => b <= 0xffffffffn && (b & 0x7f800000n) === 0x7f800000n && (b & 0x7fffffn) !== 0n;
-const isNaN64 = (b: bigint) => (b & 0x7ff0000000000000n) === 0x7ff0000000000000n && (b & 0xfffffffffffffn) !== 0n;
+const isNaN32 = (b: bigint) =>
+  b <= 0xffffffffn && (b & 0x7f800000n) === 0x7f800000n && (b & 0x7fffffn) !== 0n;
+const isNaN64 = (b: bigint) =>
+  (b & 0x7ff0000000000000n) === 0x7ff0000000000000n && (b & 0xfffffffffffffn) !== 0n;

@@ -7,12 +7,38 @@
  *
  * @module
  */
-import { add, bitsf32, div, f32bits, f64bits, fma, type Mode, mul, narrow, sqrt, toInt } from "./_cuda_float_ref.ts";
+import {
+  add,
+  bitsf32,
+  div,
+  f32bits,
+  f64bits,
+  fma,
+  type Mode,
+  mul,
+  narrow,
+  sqrt,
+  toInt,
+} from "./_cuda_float_ref.ts";
 import type { Op } from "./_cuda_fuzz_ops_int.ts";
-import { bigToF32, bigToF64, f64op, rint, roundAway, toInt64, type Ty } from "./_cuda_fuzz_values.ts";
+import {
+  bigToF32,
+  bigToF64,
+  f64op,
+  rint,
+  roundAway,
+  toInt64,
+  type Ty,
+} from "./_cuda_fuzz_values.ts";
 
 const F = Math.fround;
-const op = (name: string, ret: Ty, args: Ty[], c: Op["c"], ref: Op["ref"]): Op => ({ name, ret, args, c, ref });
+const op = (name: string, ret: Ty, args: Ty[], c: Op["c"], ref: Op["ref"]): Op => ({
+  name,
+  ret,
+  args,
+  c,
+  ref,
+});
 const MODES: readonly Mode[] = ["rn", "rz", "ru", "rd"];
 const nan = Number.isNaN;
 
@@ -45,22 +71,58 @@ const f32: Op[] = [
   op("mul.f32", "f32", ["f32", "f32"], (a, b) => `${a} * ${b}`, (a, b) => F(a * b)),
   op("div.rn.f32", "f32", ["f32", "f32"], (a, b) => `${a} / ${b}`, (a, b) => F(a / b)),
   op("sqrt.rn.f32", "f32", ["f32"], (a) => `sqrtf(${a})`, (a) => F(Math.sqrt(a))),
-  op("fma.rn.f32", "f32", ["f32", "f32", "f32"], (a, b, c) => `fmaf(${a}, ${b}, ${c})`, (a, b, c) => fma(a, b, c, "rn")),
+  op(
+    "fma.rn.f32",
+    "f32",
+    ["f32", "f32", "f32"],
+    (a, b, c) => `fmaf(${a}, ${b}, ${c})`,
+    (a, b, c) => fma(a, b, c, "rn"),
+  ),
   op("neg.f32", "f32", ["f32"], (a) => `-${a}`, (a) => -a),
   op("abs.f32", "f32", ["f32"], (a) => `fabsf(${a})`, (a) => Math.abs(a)),
   op("min.f32", "f32", ["f32", "f32"], (a, b) => `fminf(${a}, ${b})`, (a, b) => minmax(a, b, true)),
-  op("max.f32", "f32", ["f32", "f32"], (a, b) => `fmaxf(${a}, ${b})`, (a, b) => minmax(a, b, false)),
-  op("copysignf", "f32", ["f32", "f32"], (a, b) => `copysignf(${a}, ${b})`, (a, b) =>
-    nan(b) ? undefined : nan(a) ? NaN : (b < 0 || Object.is(b, -0) ? -Math.abs(a) : Math.abs(a))),
+  op(
+    "max.f32",
+    "f32",
+    ["f32", "f32"],
+    (a, b) => `fmaxf(${a}, ${b})`,
+    (a, b) => minmax(a, b, false),
+  ),
+  op(
+    "copysignf",
+    "f32",
+    ["f32", "f32"],
+    (a, b) => `copysignf(${a}, ${b})`,
+    (a, b) =>
+      nan(b) ? undefined : nan(a) ? NaN : (b < 0 || Object.is(b, -0) ? -Math.abs(a) : Math.abs(a)),
+  ),
   op("truncf", "f32", ["f32"], (a) => `truncf(${a})`, (a) => Math.trunc(a)),
   op("floorf", "f32", ["f32"], (a) => `floorf(${a})`, (a) => Math.floor(a)),
   op("ceilf", "f32", ["f32"], (a) => `ceilf(${a})`, (a) => Math.ceil(a)),
   op("rintf", "f32", ["f32"], (a) => `rintf(${a})`, (a) => rint(a)),
   op("roundf", "f32", ["f32"], (a) => `roundf(${a})`, (a) => roundAway(a)),
   op("fmodf", "f32", ["f32", "f32"], (a, b) => `fmodf(${a}, ${b})`, (a, b) => F(a % b)),
-  op("fdimf", "f32", ["f32", "f32"], (a, b) => `fdimf(${a}, ${b})`, (a, b) => (nan(a) || nan(b) ? NaN : a > b ? F(a - b) : 0)),
-  op("__saturatef", "f32", ["f32"], (a) => `__saturatef(${a})`, (a) => (Object.is(a, -0) ? undefined : nan(a) ? 0 : Math.min(Math.max(a, 0), 1))),
-  op("ldexpf", "f32", ["f32", "u32"], (a, n) => `ldexpf(${a}, (int)(${n} & 255u) - 128)`, (a, n) => F(a * 2 ** ((n & 255) - 128))),
+  op(
+    "fdimf",
+    "f32",
+    ["f32", "f32"],
+    (a, b) => `fdimf(${a}, ${b})`,
+    (a, b) => (nan(a) || nan(b) ? NaN : a > b ? F(a - b) : 0),
+  ),
+  op(
+    "__saturatef",
+    "f32",
+    ["f32"],
+    (a) => `__saturatef(${a})`,
+    (a) => (Object.is(a, -0) ? undefined : nan(a) ? 0 : Math.min(Math.max(a, 0), 1)),
+  ),
+  op(
+    "ldexpf",
+    "f32",
+    ["f32", "u32"],
+    (a, n) => `ldexpf(${a}, (int)(${n} & 255u) - 128)`,
+    (a, n) => F(a * 2 ** ((n & 255) - 128)),
+  ),
   op("cvt.rn.f32.s32", "f32", ["i32"], (a) => `(float)${a}`, (a) => F(a)),
   op("cvt.rn.f32.u32", "f32", ["u32"], (a) => `(float)${a}`, (a) => F(a)),
   op("cvt.rn.f32.f64", "f32", ["f64"], (a) => `(float)${a}`, (a) => F(a)),
@@ -68,18 +130,54 @@ const f32: Op[] = [
   op("cvt.rn.f32.u64", "f32", ["u64"], (a) => `(float)${a}`, (a) => bigToF32(a, "rn")),
   op("mov.b32.f32", "f32", ["u32"], (a) => `__uint_as_float(${a})`, (a) => bitsf32(a)),
   ...MODES.flatMap((m) => [
-    op(`add.${m}.f32`, "f32", ["f32", "f32"], (a, b) => `__fadd_${m}(${a}, ${b})`, (a, b) => add(a, b, m)),
-    op(`sub.${m}.f32`, "f32", ["f32", "f32"], (a, b) => `__fsub_${m}(${a}, ${b})`, (a, b) => add(a, -b, m)),
-    op(`mul.${m}.f32`, "f32", ["f32", "f32"], (a, b) => `__fmul_${m}(${a}, ${b})`, (a, b) => mul(a, b, m)),
-    op(`div.${m}.f32`, "f32", ["f32", "f32"], (a, b) => `__fdiv_${m}(${a}, ${b})`, (a, b) => div(a, b, m)),
-    op(`fma.${m}.f32`, "f32", ["f32", "f32", "f32"], (a, b, c) => `__fmaf_${m}(${a}, ${b}, ${c})`, (a, b, c) => fma(a, b, c, m)),
+    op(
+      `add.${m}.f32`,
+      "f32",
+      ["f32", "f32"],
+      (a, b) => `__fadd_${m}(${a}, ${b})`,
+      (a, b) => add(a, b, m),
+    ),
+    op(
+      `sub.${m}.f32`,
+      "f32",
+      ["f32", "f32"],
+      (a, b) => `__fsub_${m}(${a}, ${b})`,
+      (a, b) => add(a, -b, m),
+    ),
+    op(
+      `mul.${m}.f32`,
+      "f32",
+      ["f32", "f32"],
+      (a, b) => `__fmul_${m}(${a}, ${b})`,
+      (a, b) => mul(a, b, m),
+    ),
+    op(
+      `div.${m}.f32`,
+      "f32",
+      ["f32", "f32"],
+      (a, b) => `__fdiv_${m}(${a}, ${b})`,
+      (a, b) => div(a, b, m),
+    ),
+    op(
+      `fma.${m}.f32`,
+      "f32",
+      ["f32", "f32", "f32"],
+      (a, b, c) => `__fmaf_${m}(${a}, ${b}, ${c})`,
+      (a, b, c) => fma(a, b, c, m),
+    ),
     op(`sqrt.${m}.f32`, "f32", ["f32"], (a) => `__fsqrt_${m}(${a})`, (a) => sqrt(a, m)),
     op(`rcp.${m}.f32`, "f32", ["f32"], (a) => `__frcp_${m}(${a})`, (a) => div(1, a, m)),
     op(`cvt.${m}.f32.s32`, "f32", ["i32"], (a) => `__int2float_${m}(${a})`, (a) => narrow(a, m)),
     op(`cvt.${m}.f32.u32`, "f32", ["u32"], (a) => `__uint2float_${m}(${a})`, (a) => narrow(a, m)),
     op(`cvt.${m}.f32.s64`, "f32", ["i64"], (a) => `__ll2float_${m}(${a})`, (a) => bigToF32(a, m)),
     op(`cvt.${m}.f32.u64`, "f32", ["u64"], (a) => `__ull2float_${m}(${a})`, (a) => bigToF32(a, m)),
-    op(`cvt.${m}.f32.f64`, "f32", ["f64"], (a) => `__double2float_${m}(${a})`, (a) => (nan(a) ? NaN : narrow(a, m))),
+    op(
+      `cvt.${m}.f32.f64`,
+      "f32",
+      ["f64"],
+      (a) => `__double2float_${m}(${a})`,
+      (a) => (nan(a) ? NaN : narrow(a, m)),
+    ),
   ]),
 ];
 
@@ -89,7 +187,13 @@ const f64: Op[] = [
   op("mul.f64", "f64", ["f64", "f64"], (a, b) => `${a} * ${b}`, (a, b) => a * b),
   op("div.rn.f64", "f64", ["f64", "f64"], (a, b) => `${a} / ${b}`, (a, b) => a / b),
   op("sqrt.rn.f64", "f64", ["f64"], (a) => `sqrt(${a})`, (a) => Math.sqrt(a)),
-  op("fma.rn.f64", "f64", ["f64", "f64", "f64"], (a, b, c) => `fma(${a}, ${b}, ${c})`, (a, b, c) => f64op("fma", "rn", a, b, c)),
+  op(
+    "fma.rn.f64",
+    "f64",
+    ["f64", "f64", "f64"],
+    (a, b, c) => `fma(${a}, ${b}, ${c})`,
+    (a, b, c) => f64op("fma", "rn", a, b, c),
+  ),
   op("neg.f64", "f64", ["f64"], (a) => `-${a}`, (a) => -a),
   op("abs.f64", "f64", ["f64"], (a) => `fabs(${a})`, (a) => Math.abs(a)),
   op("min.f64", "f64", ["f64", "f64"], (a, b) => `fmin(${a}, ${b})`, (a, b) => minmax(a, b, true)),
@@ -102,14 +206,49 @@ const f64: Op[] = [
   op("cvt.f64.f32", "f64", ["f32"], (a) => `(double)${a}`, (a) => a),
   op("cvt.f64.s32", "f64", ["i32"], (a) => `(double)${a}`, (a) => a),
   op("cvt.f64.u32", "f64", ["u32"], (a) => `(double)${a}`, (a) => a),
-  op("mov.b64.f64", "f64", ["u64"], (a) => `__longlong_as_double((long long)${a})`, (a) =>
-    new Float64Array(new BigUint64Array([a]).buffer)[0]),
+  op(
+    "mov.b64.f64",
+    "f64",
+    ["u64"],
+    (a) => `__longlong_as_double((long long)${a})`,
+    (a) => new Float64Array(new BigUint64Array([a]).buffer)[0],
+  ),
   ...MODES.flatMap((m) => [
-    op(`add.${m}.f64`, "f64", ["f64", "f64"], (a, b) => `__dadd_${m}(${a}, ${b})`, (a, b) => f64op("add", m, a, b)),
-    op(`sub.${m}.f64`, "f64", ["f64", "f64"], (a, b) => `__dsub_${m}(${a}, ${b})`, (a, b) => f64op("add", m, a, -b)),
-    op(`mul.${m}.f64`, "f64", ["f64", "f64"], (a, b) => `__dmul_${m}(${a}, ${b})`, (a, b) => f64op("mul", m, a, b)),
-    op(`div.${m}.f64`, "f64", ["f64", "f64"], (a, b) => `__ddiv_${m}(${a}, ${b})`, (a, b) => f64op("div", m, a, b)),
-    op(`fma.${m}.f64`, "f64", ["f64", "f64", "f64"], (a, b, c) => `__fma_${m}(${a}, ${b}, ${c})`, (a, b, c) => f64op("fma", m, a, b, c)),
+    op(
+      `add.${m}.f64`,
+      "f64",
+      ["f64", "f64"],
+      (a, b) => `__dadd_${m}(${a}, ${b})`,
+      (a, b) => f64op("add", m, a, b),
+    ),
+    op(
+      `sub.${m}.f64`,
+      "f64",
+      ["f64", "f64"],
+      (a, b) => `__dsub_${m}(${a}, ${b})`,
+      (a, b) => f64op("add", m, a, -b),
+    ),
+    op(
+      `mul.${m}.f64`,
+      "f64",
+      ["f64", "f64"],
+      (a, b) => `__dmul_${m}(${a}, ${b})`,
+      (a, b) => f64op("mul", m, a, b),
+    ),
+    op(
+      `div.${m}.f64`,
+      "f64",
+      ["f64", "f64"],
+      (a, b) => `__ddiv_${m}(${a}, ${b})`,
+      (a, b) => f64op("div", m, a, b),
+    ),
+    op(
+      `fma.${m}.f64`,
+      "f64",
+      ["f64", "f64", "f64"],
+      (a, b, c) => `__fma_${m}(${a}, ${b}, ${c})`,
+      (a, b, c) => f64op("fma", m, a, b, c),
+    ),
     op(`sqrt.${m}.f64`, "f64", ["f64"], (a) => `__dsqrt_${m}(${a})`, (a) => f64op("sqrt", m, a)),
     op(`cvt.${m}.f64.s64`, "f64", ["i64"], (a) => `__ll2double_${m}(${a})`, (a) => bigToF64(a, m)),
     op(`cvt.${m}.f64.u64`, "f64", ["u64"], (a) => `__ull2double_${m}(${a})`, (a) => bigToF64(a, m)),
@@ -117,41 +256,156 @@ const f64: Op[] = [
 ];
 
 const ints: Op[] = [
-  op("mov.b32.u32", "u32", ["f32"], (a) => `__float_as_uint(${a})`, (a) => (nan(a) ? undefined : f32bits(a))),
-  op("mov.b64.u64", "u64", ["f64"], (a) => `(unsigned long long)__double_as_longlong(${a})`, (a) => (nan(a) ? undefined : f64bits(a))),
+  op(
+    "mov.b32.u32",
+    "u32",
+    ["f32"],
+    (a) => `__float_as_uint(${a})`,
+    (a) => (nan(a) ? undefined : f32bits(a)),
+  ),
+  op(
+    "mov.b64.u64",
+    "u64",
+    ["f64"],
+    (a) => `(unsigned long long)__double_as_longlong(${a})`,
+    (a) => (nan(a) ? undefined : f64bits(a)),
+  ),
   op("cvt.rzi.s32.f32", "i32", ["f32"], (a) => `(int)${a}`, (a) => f2i(a, "rz", true, "f32") | 0),
   op("cvt.rzi.u32.f32", "u32", ["f32"], (a) => `(unsigned)${a}`, (a) => f2i(a, "rz", false, "f32")),
   op("cvt.rzi.s32.f64", "i32", ["f64"], (a) => `(int)${a}`, (a) => f2i(a, "rz", true, "f64") | 0),
-  op("cvt.rzi.s64.f32", "i64", ["f32"], (a) => `(long long)${a}`, (a) => asI64(toInt64(a, "rz", true, NAN_TO_INT.f32to64))),
-  op("cvt.rzi.u64.f64", "u64", ["f64"], (a) => `(unsigned long long)${a}`, (a) => toInt64(a, "rz", false, NAN_TO_INT.f64to64)),
+  op(
+    "cvt.rzi.s64.f32",
+    "i64",
+    ["f32"],
+    (a) => `(long long)${a}`,
+    (a) => asI64(toInt64(a, "rz", true, NAN_TO_INT.f32to64)),
+  ),
+  op(
+    "cvt.rzi.u64.f64",
+    "u64",
+    ["f64"],
+    (a) => `(unsigned long long)${a}`,
+    (a) => toInt64(a, "rz", false, NAN_TO_INT.f64to64),
+  ),
   ...MODES.flatMap((m) => [
-    op(`cvt.r${m[1]}i.s32.f32`, "i32", ["f32"], (a) => `__float2int_${m}(${a})`, (a) => f2i(a, m, true, "f32") | 0),
-    op(`cvt.r${m[1]}i.u32.f32`, "u32", ["f32"], (a) => `__float2uint_${m}(${a})`, (a) => f2i(a, m, false, "f32")),
-    op(`cvt.r${m[1]}i.s32.f64`, "i32", ["f64"], (a) => `__double2int_${m}(${a})`, (a) => f2i(a, m, true, "f64") | 0),
-    op(`cvt.r${m[1]}i.u32.f64`, "u32", ["f64"], (a) => `__double2uint_${m}(${a})`, (a) => f2i(a, m, false, "f64")),
-    op(`cvt.r${m[1]}i.s64.f32`, "i64", ["f32"], (a) => `__float2ll_${m}(${a})`, (a) => asI64(toInt64(a, m, true, NAN_TO_INT.f32to64))),
-    op(`cvt.r${m[1]}i.u64.f32`, "u64", ["f32"], (a) => `__float2ull_${m}(${a})`, (a) => toInt64(a, m, false, NAN_TO_INT.f32to64)),
-    op(`cvt.r${m[1]}i.s64.f64`, "i64", ["f64"], (a) => `__double2ll_${m}(${a})`, (a) => asI64(toInt64(a, m, true, NAN_TO_INT.f64to64))),
-    op(`cvt.r${m[1]}i.u64.f64`, "u64", ["f64"], (a) => `__double2ull_${m}(${a})`, (a) => toInt64(a, m, false, NAN_TO_INT.f64to64)),
+    op(
+      `cvt.r${m[1]}i.s32.f32`,
+      "i32",
+      ["f32"],
+      (a) => `__float2int_${m}(${a})`,
+      (a) => f2i(a, m, true, "f32") | 0,
+    ),
+    op(
+      `cvt.r${m[1]}i.u32.f32`,
+      "u32",
+      ["f32"],
+      (a) => `__float2uint_${m}(${a})`,
+      (a) => f2i(a, m, false, "f32"),
+    ),
+    op(
+      `cvt.r${m[1]}i.s32.f64`,
+      "i32",
+      ["f64"],
+      (a) => `__double2int_${m}(${a})`,
+      (a) => f2i(a, m, true, "f64") | 0,
+    ),
+    op(
+      `cvt.r${m[1]}i.u32.f64`,
+      "u32",
+      ["f64"],
+      (a) => `__double2uint_${m}(${a})`,
+      (a) => f2i(a, m, false, "f64"),
+    ),
+    op(
+      `cvt.r${m[1]}i.s64.f32`,
+      "i64",
+      ["f32"],
+      (a) => `__float2ll_${m}(${a})`,
+      (a) => asI64(toInt64(a, m, true, NAN_TO_INT.f32to64)),
+    ),
+    op(
+      `cvt.r${m[1]}i.u64.f32`,
+      "u64",
+      ["f32"],
+      (a) => `__float2ull_${m}(${a})`,
+      (a) => toInt64(a, m, false, NAN_TO_INT.f32to64),
+    ),
+    op(
+      `cvt.r${m[1]}i.s64.f64`,
+      "i64",
+      ["f64"],
+      (a) => `__double2ll_${m}(${a})`,
+      (a) => asI64(toInt64(a, m, true, NAN_TO_INT.f64to64)),
+    ),
+    op(
+      `cvt.r${m[1]}i.u64.f64`,
+      "u64",
+      ["f64"],
+      (a) => `__double2ull_${m}(${a})`,
+      (a) => toInt64(a, m, false, NAN_TO_INT.f64to64),
+    ),
   ]),
 ];
 
 /** Float comparisons: ordered ones false on a NaN, `!=` and the negated ones true. */
 function compares(t: "f32" | "f64"): Op[] {
-  const cmp = [["lt", "<"], ["le", "<="], ["gt", ">"], ["ge", ">="], ["eq", "=="], ["ne", "!="]] as const;
+  const cmp = [["lt", "<"], ["le", "<="], ["gt", ">"], ["ge", ">="], ["eq", "=="], [
+    "ne",
+    "!=",
+  ]] as const;
   const ops = cmp.map(([n, c]) =>
-    op(`setp.${n}.${t}`, "bool", [t, t], (a, b) => `${a} ${c} ${b}`, (a: number, b: number) =>
-      c === "<" ? a < b : c === "<=" ? a <= b : c === ">" ? a > b : c === ">=" ? a >= b : c === "==" ? a === b : a !== b)
+    op(
+      `setp.${n}.${t}`,
+      "bool",
+      [t, t],
+      (a, b) => `${a} ${c} ${b}`,
+      (a: number, b: number) =>
+        c === "<"
+          ? a < b
+          : c === "<="
+          ? a <= b
+          : c === ">"
+          ? a > b
+          : c === ">="
+          ? a >= b
+          : c === "=="
+          ? a === b
+          : a !== b,
+    )
   );
   const fn = t === "f32" ? (n: string) => `${n}` : (n: string) => n;
   return [
     ...ops,
-    op(`setp.gtu.${t}`, "bool", [t, t], (a, b) => `!(${a} <= ${b})`, (a: number, b: number) => !(a <= b)),
-    op(`setp.ltu.${t}`, "bool", [t, t], (a, b) => `!(${a} >= ${b})`, (a: number, b: number) => !(a >= b)),
+    op(
+      `setp.gtu.${t}`,
+      "bool",
+      [t, t],
+      (a, b) => `!(${a} <= ${b})`,
+      (a: number, b: number) => !(a <= b),
+    ),
+    op(
+      `setp.ltu.${t}`,
+      "bool",
+      [t, t],
+      (a, b) => `!(${a} >= ${b})`,
+      (a: number, b: number) => !(a >= b),
+    ),
     op(`setp.nan.${t}`, "bool", [t], (a) => `${fn("isnan")}(${a})`, (a: number) => nan(a)),
-    op(`setp.inf.${t}`, "bool", [t], (a) => `${fn("isinf")}(${a})`, (a: number) => Math.abs(a) === Infinity),
+    op(
+      `setp.inf.${t}`,
+      "bool",
+      [t],
+      (a) => `${fn("isinf")}(${a})`,
+      (a: number) => Math.abs(a) === Infinity,
+    ),
     op(`isfinite.${t}`, "bool", [t], (a) => `${fn("isfinite")}(${a})`, (a: number) => isFinite(a)),
-    op(`signbit.${t}`, "bool", [t], (a) => `${fn("signbit")}(${a})`, (a: number) => (nan(a) ? undefined : a < 0 || Object.is(a, -0))),
+    op(
+      `signbit.${t}`,
+      "bool",
+      [t],
+      (a) => `${fn("signbit")}(${a})`,
+      (a: number) => (nan(a) ? undefined : a < 0 || Object.is(a, -0)),
+    ),
   ];
 }
 
@@ -165,10 +419,12 @@ export const flush = (v: number): number =>
   v !== 0 && Math.abs(v) < 2 ** -126 ? (v < 0 ? -0 : 0) : v;
 
 const IN_OUT = /^((add|sub|mul|div|fma|sqrt|rcp)(\.(rn|rz|ru|rd))?\.f32|fdimf)$/;
-const IN = /^((min|max|neg|abs)\.f32|floorf|ceilf|__saturatef|setp\.\w+\.f32|isfinite\.f32|cvt\.f64\.f32|cvt\.r[nzud]i\.[su](32|64)\.f32)$/;
+const IN =
+  /^((min|max|neg|abs)\.f32|floorf|ceilf|__saturatef|setp\.\w+\.f32|isfinite\.f32|cvt\.f64\.f32|cvt\.r[nzud]i\.[su](32|64)\.f32)$/;
 const OUT = /^cvt\.r[nzud]\.f32\.f64$/;
 /** What `-ftz=true` makes of the f32 functions NVRTC writes as library code (not modelled). */
-const LIBRARY = /^(fmodf|ldexpf|nextafterf|ilogbf|remainderf|scalbnf|logbf|frexpf\.[em]|modff\.[if]|llrintf|llroundf|nearbyintf|__frsqrt_rn)$/;
+const LIBRARY =
+  /^(fmodf|ldexpf|nextafterf|ilogbf|remainderf|scalbnf|logbf|frexpf\.[em]|modff\.[if]|llrintf|llroundf|nearbyintf|__frsqrt_rn)$/;
 
 /**
  * The operations as NVRTC compiles them with `-ftz=true` (the PTX it writes, read for each):
@@ -179,7 +435,8 @@ const LIBRARY = /^(fmodf|ldexpf|nextafterf|ilogbf|remainderf|scalbnf|logbf|frexp
  */
 export function ftzOps(ops: readonly Op[]): Op[] {
   return ops.filter((o) => !LIBRARY.test(o.name)).map((o) => {
-    const flushIn = IN_OUT.test(o.name) || IN.test(o.name), flushOut = IN_OUT.test(o.name) || OUT.test(o.name);
+    const flushIn = IN_OUT.test(o.name) || IN.test(o.name),
+      flushOut = IN_OUT.test(o.name) || OUT.test(o.name);
     if (!flushIn && !flushOut) return o;
     const ref = (...a: unknown[]) => {
       const args = a.map((v, i) => (flushIn && o.args[i] === "f32" ? flush(v as number) : v));

@@ -21,9 +21,12 @@ const bias = (f: Fmt) => (1 << (f.ebits - 1)) - 1;
 
 /** The value of 16-bit `bits` in `f` (exact in a double). */
 export function decode(bits: number, f: Fmt): number {
-  const s = bits & 0x8000 ? -1 : 1, e = (bits >>> (f.p - 1)) & ((1 << f.ebits) - 1), m = bits & ((1 << (f.p - 1)) - 1);
+  const s = bits & 0x8000 ? -1 : 1,
+    e = (bits >>> (f.p - 1)) & ((1 << f.ebits) - 1),
+    m = bits & ((1 << (f.p - 1)) - 1);
   if (e === (1 << f.ebits) - 1) return m ? NaN : s * Infinity;
-  return s * (e ? (m + 2 ** (f.p - 1)) * 2 ** (e - bias(f) - f.p + 1) : m * 2 ** (1 - bias(f) - f.p + 1));
+  return s *
+    (e ? (m + 2 ** (f.p - 1)) * 2 ** (e - bias(f) - f.p + 1) : m * 2 ** (1 - bias(f) - f.p + 1));
 }
 
 /** `num / 2^scale` (exact, nonzero) rounded to `f` as `mode`: its 16 bits. */
@@ -55,8 +58,19 @@ export function round16(num: bigint, scale: number, f: Fmt, mode: Mode): number 
 
 type Kind = "add" | "sub" | "mul" | "fma";
 /** `kind` of 16-bit `a`, `b`, `c` in `f`: the result bits, `undefined` for a NaN. */
-function arith(kind: Kind, f: Fmt, a: number, b: number, c: number, mode: Mode, sat: boolean, ftz: boolean): number | undefined {
-  const flush = (v: number) => (ftz && v !== 0 && Math.abs(v) < 2 ** (1 - bias(f)) ? (v < 0 ? -0 : 0) : v);
+function arith(
+  kind: Kind,
+  f: Fmt,
+  a: number,
+  b: number,
+  c: number,
+  mode: Mode,
+  sat: boolean,
+  ftz: boolean,
+): number | undefined {
+  const flush = (
+    v: number,
+  ) => (ftz && v !== 0 && Math.abs(v) < 2 ** (1 - bias(f)) ? (v < 0 ? -0 : 0) : v);
   const x = flush(decode(a, f)), y0 = flush(decode(b, f)), z = flush(decode(c, f));
   const y = kind === "sub" ? -y0 : y0;
   let bits: number;
@@ -83,7 +97,9 @@ function arith(kind: Kind, f: Fmt, a: number, b: number, c: number, mode: Mode, 
       bits = round16(exact, 600, f, mode);
     }
   }
-  if (ftz && (bits & 0x7fff) !== 0 && ((bits >>> (f.p - 1)) & ((1 << f.ebits) - 1)) === 0) bits &= 0x8000;
+  if (ftz && (bits & 0x7fff) !== 0 && ((bits >>> (f.p - 1)) & ((1 << f.ebits) - 1)) === 0) {
+    bits &= 0x8000;
+  }
   if (sat) {
     const v = decode(bits, f);
     if (Object.is(v, -0)) return undefined; // (the sign of a clamped -0: not modelled)
@@ -93,17 +109,31 @@ function arith(kind: Kind, f: Fmt, a: number, b: number, c: number, mode: Mode, 
   return bits;
 }
 
-const op = (name: string, args: number, c: Op["c"], ref: Op["ref"]): Op => ({ name, ret: "u32", args: Array(args).fill("u32"), c, ref });
+const op = (name: string, args: number, c: Op["c"], ref: Op["ref"]): Op => ({
+  name,
+  ret: "u32",
+  args: Array(args).fill("u32"),
+  c,
+  ref,
+});
 const fn = (name: string) => `h_${name.replace(/\./g, "_")}`;
 const asm16 = (name: string, n: number) => {
   const params = ["a", "b", "c"].slice(0, n);
-  return `__device__ unsigned ${fn(name)}(${params.map((p) => `unsigned ${p}`).join(", ")}) { unsigned short r; ` +
-    `asm("${name} %0, ${params.map((_, i) => `%${i + 1}`).join(", ")};" : "=h"(r) : ${params.map((p) => `"h"((unsigned short)${p})`).join(", ")}); return r; }`;
+  return `__device__ unsigned ${fn(name)}(${
+    params.map((p) => `unsigned ${p}`).join(", ")
+  }) { unsigned short r; ` +
+    `asm("${name} %0, ${params.map((_, i) => `%${i + 1}`).join(", ")};" : "=h"(r) : ${
+      params.map((p) => `"h"((unsigned short)${p})`).join(", ")
+    }); return r; }`;
 };
 const asm32 = (name: string, n: number, out = "r", inp = "r") => {
   const params = ["a", "b", "c"].slice(0, n);
-  return `__device__ unsigned ${fn(name)}(${params.map((p) => `unsigned ${p}`).join(", ")}) { unsigned r; ` +
-    `asm("${name} %0, ${params.map((_, i) => `%${i + 1}`).join(", ")};" : "=${out}"(r) : ${params.map((p) => `"${inp}"(${p})`).join(", ")}); return r; }`;
+  return `__device__ unsigned ${fn(name)}(${
+    params.map((p) => `unsigned ${p}`).join(", ")
+  }) { unsigned r; ` +
+    `asm("${name} %0, ${params.map((_, i) => `%${i + 1}`).join(", ")};" : "=${out}"(r) : ${
+      params.map((p) => `"${inp}"(${p})`).join(", ")
+    }); return r; }`;
 };
 const call = (name: string) => (...a: string[]) => `${fn(name)}(${a.join(", ")})`;
 
@@ -118,7 +148,14 @@ function halfOps(sm90: boolean): { ops: Op[]; prelude: string[] } {
       const fmt = sm90 ? BF16 : F16, ty = sm90 ? "bf16" : "f16", name = `${k}${m}.${ty}`;
       const sat = m.includes("sat"), ftz = m.includes("ftz");
       prelude.push(asm16(name, arity(k)));
-      ops.push(op(name, arity(k), call(name), (a, b, c = 0) => arith(k, fmt, a & 0xffff, b & 0xffff, c & 0xffff, "rn", sat, ftz)));
+      ops.push(
+        op(
+          name,
+          arity(k),
+          call(name),
+          (a, b, c = 0) => arith(k, fmt, a & 0xffff, b & 0xffff, c & 0xffff, "rn", sat, ftz),
+        ),
+      );
       if (m !== ".rn") continue;
       const name2 = `${k}${m}.${ty}x2`; // two lanes, the low half first
       prelude.push(asm32(name2, arity(k)));
@@ -131,18 +168,34 @@ function halfOps(sm90: boolean): { ops: Op[]; prelude: string[] } {
   }
   // conversions: f32 (bits in a u32) to the half format in each mode, and back
   const fmt = sm90 ? BF16 : F16, ty = sm90 ? "bf16" : "f16";
-  for (const m of (sm90 ? ["rn", "rz"] : ["rn", "rz", "rm", "rp"]) as ("rn" | "rz" | "rm" | "rp")[]) {
+  for (
+    const m of (sm90 ? ["rn", "rz"] : ["rn", "rz", "rm", "rp"]) as ("rn" | "rz" | "rm" | "rp")[]
+  ) {
     const name = `cvt.${m}.${ty}.f32`, mode: Mode = m === "rm" ? "rd" : m === "rp" ? "ru" : m;
-    prelude.push(asm32(name, 1, "h", "f").replace("unsigned r;", "unsigned short r;").replace(`"f"(a)`, `"f"(__uint_as_float(a))`));
+    prelude.push(
+      asm32(name, 1, "h", "f").replace("unsigned r;", "unsigned short r;").replace(
+        `"f"(a)`,
+        `"f"(__uint_as_float(a))`,
+      ),
+    );
     ops.push(op(name, 1, call(name), (a) => {
       const v = new Float32Array(new Uint32Array([a]).buffer)[0];
       if (Number.isNaN(v)) return undefined;
-      if (!isFinite(v)) return v > 0 ? (((1 << fmt.ebits) - 1) << (fmt.p - 1)) : 0x8000 | (((1 << fmt.ebits) - 1) << (fmt.p - 1));
+      if (!isFinite(v)) {
+        return v > 0
+          ? (((1 << fmt.ebits) - 1) << (fmt.p - 1))
+          : 0x8000 | (((1 << fmt.ebits) - 1) << (fmt.p - 1));
+      }
       return v === 0 ? (Object.is(v, -0) ? 0x8000 : 0) : round16(scaled(v), 300, fmt, mode);
     }));
   }
   const back = `cvt.f32.${ty}`;
-  prelude.push(asm32(back, 1, "f", "h").replace("unsigned r;", "float r;").replace(`"h"(a)`, `"h"((unsigned short)a)`).replace("return r;", "return __float_as_uint(r);"));
+  prelude.push(
+    asm32(back, 1, "f", "h").replace("unsigned r;", "float r;").replace(
+      `"h"(a)`,
+      `"h"((unsigned short)a)`,
+    ).replace("return r;", "return __float_as_uint(r);"),
+  );
   ops.push(op(back, 1, call(back), (a) => {
     const v = decode(a & 0xffff, fmt);
     return Number.isNaN(v) ? undefined : f32bits(v);

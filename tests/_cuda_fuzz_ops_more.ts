@@ -11,10 +11,22 @@ import { f64op, rint, roundAway } from "./_cuda_fuzz_values.ts";
 import type { Op } from "./_cuda_fuzz_ops_int.ts";
 import type { Ty } from "./_cuda_fuzz_values.ts";
 
-const op = (name: string, ret: Ty, args: Ty[], c: Op["c"], ref: Op["ref"]): Op => ({ name, ret, args, c, ref });
+const op = (name: string, ret: Ty, args: Ty[], c: Op["c"], ref: Op["ref"]): Op => ({
+  name,
+  ret,
+  args,
+  c,
+  ref,
+});
 
 /** `f` applied lane by lane to `w`-bit lanes of `a` and `b` (lanes as unsigned or signed). */
-function lanes(a: number, b: number, w: 8 | 16, signed: boolean, f: (x: number, y: number) => number): number {
+function lanes(
+  a: number,
+  b: number,
+  w: 8 | 16,
+  signed: boolean,
+  f: (x: number, y: number) => number,
+): number {
   let r = 0;
   const m = (1 << w) - 1;
   for (let i = 0; i < 32; i += w) {
@@ -30,7 +42,13 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), h
 function simd(w: 8 | 16): Op[] {
   const n = w === 8 ? 4 : 2, max = (1 << w) - 1, smax = (1 << (w - 1)) - 1, smin = -(1 << (w - 1));
   const v = (name: string, signed: boolean, f: (x: number, y: number) => number): Op =>
-    op(`__v${name}${n}`, "u32", ["u32", "u32"], (a, b) => `__v${name}${n}(${a}, ${b})`, (a, b) => lanes(a, b, w, signed, f));
+    op(
+      `__v${name}${n}`,
+      "u32",
+      ["u32", "u32"],
+      (a, b) => `__v${name}${n}(${a}, ${b})`,
+      (a, b) => lanes(a, b, w, signed, f),
+    );
   const ones = max; // a compare's true lane
   return [
     v("add", false, (x, y) => x + y),
@@ -59,8 +77,20 @@ function simd(w: 8 | 16): Op[] {
       lanes(a, b, w, false, (x, y) => (s += Math.abs(x - y), 0));
       return s;
     }),
-    op(`__vabsss${n}`, "u32", ["u32"], (a) => `__vabsss${n}(${a})`, (a) => lanes(a, 0, w, true, (x) => Math.min(Math.abs(x), smax))),
-    op(`__vneg${n}`, "u32", ["u32"], (a) => `__vneg${n}(${a})`, (a) => lanes(a, 0, w, true, (x) => -x)),
+    op(
+      `__vabsss${n}`,
+      "u32",
+      ["u32"],
+      (a) => `__vabsss${n}(${a})`,
+      (a) => lanes(a, 0, w, true, (x) => Math.min(Math.abs(x), smax)),
+    ),
+    op(
+      `__vneg${n}`,
+      "u32",
+      ["u32"],
+      (a) => `__vneg${n}(${a})`,
+      (a) => lanes(a, 0, w, true, (x) => -x),
+    ),
   ];
 }
 
@@ -149,48 +179,135 @@ const i64 = (v: number) => (Math.abs(v) < 2 ** 63 ? BigInt(v) : undefined);
 export const EXACT_OPS: Op[] = [
   op("remainderf", "f32", ["f32", "f32"], (a, b) => `remainderf(${a}, ${b})`, remainder),
   op("nearbyintf", "f32", ["f32"], (a) => `nearbyintf(${a})`, rint),
-  op("scalbnf", "f32", ["f32", "u32"], (a, n) => `scalbnf(${a}, (int)(${n} & 511u) - 256)`, (a, n) => Math.fround(a * 2 ** ((n & 511) - 256))),
-  op("logbf", "f32", ["f32"], (a) => `logbf(${a})`, (a) =>
-    Number.isNaN(a) ? NaN : a === 0 ? -Infinity : !isFinite(a) ? Infinity : Math.floor(Math.log2(Math.abs(a)))),
-  op("frexpf.e", "i32", ["f32"], (a) => `frexp_e(${a})`, finite((a) => (a === 0 ? 0 : Math.floor(Math.log2(Math.abs(a))) + 1))),
-  op("frexpf.m", "f32", ["f32"], (a) => `frexp_m(${a})`, finite((a) => (a === 0 ? a : a / 2 ** (Math.floor(Math.log2(Math.abs(a))) + 1)))),
+  op(
+    "scalbnf",
+    "f32",
+    ["f32", "u32"],
+    (a, n) => `scalbnf(${a}, (int)(${n} & 511u) - 256)`,
+    (a, n) => Math.fround(a * 2 ** ((n & 511) - 256)),
+  ),
+  op(
+    "logbf",
+    "f32",
+    ["f32"],
+    (a) => `logbf(${a})`,
+    (a) =>
+      Number.isNaN(a)
+        ? NaN
+        : a === 0
+        ? -Infinity
+        : !isFinite(a)
+        ? Infinity
+        : Math.floor(Math.log2(Math.abs(a))),
+  ),
+  op(
+    "frexpf.e",
+    "i32",
+    ["f32"],
+    (a) => `frexp_e(${a})`,
+    finite((a) => (a === 0 ? 0 : Math.floor(Math.log2(Math.abs(a))) + 1)),
+  ),
+  op(
+    "frexpf.m",
+    "f32",
+    ["f32"],
+    (a) => `frexp_m(${a})`,
+    finite((a) => (a === 0 ? a : a / 2 ** (Math.floor(Math.log2(Math.abs(a))) + 1))),
+  ),
   op("modff.i", "f32", ["f32"], (a) => `modf_i(${a})`, (a) => Math.trunc(a)),
-  op("modff.f", "f32", ["f32"], (a) => `modf_f(${a})`, (a) =>
-    Number.isNaN(a) ? NaN : !isFinite(a) || a === Math.trunc(a) ? (a < 0 || Object.is(a, -0) ? -0 : 0) : a - Math.trunc(a)),
+  op(
+    "modff.f",
+    "f32",
+    ["f32"],
+    (a) => `modf_f(${a})`,
+    (a) =>
+      Number.isNaN(a)
+        ? NaN
+        : !isFinite(a) || a === Math.trunc(a)
+        ? (a < 0 || Object.is(a, -0) ? -0 : 0)
+        : a - Math.trunc(a),
+  ),
   op("llrintf", "i64", ["f32"], (a) => `llrintf(${a})`, (a) => i64(rint(a))),
   op("llroundf", "i64", ["f32"], (a) => `llroundf(${a})`, (a) => i64(roundAway(a))),
   op("__frsqrt_rn", "f32", ["f32"], (a) => `__frsqrt_rn(${a})`, rsqrt),
   ...(["rn", "rz", "ru", "rd"] as const).map((m) =>
     op(`rcp.${m}.f64`, "f64", ["f64"], (a) => `__drcp_${m}(${a})`, (a) => f64op("div", m, 1, a))
   ),
-  op("__fns", "u32", ["u32", "u32", "i32"], (a, b, c) => `__fns(${a}, ${b} & 31u, ${c} % 40)`, (a, b, c) => fns(a, b & 31, c % 40)),
+  op(
+    "__fns",
+    "u32",
+    ["u32", "u32", "i32"],
+    (a, b, c) => `__fns(${a}, ${b} & 31u, ${c} % 40)`,
+    (a, b, c) => fns(a, b & 31, c % 40),
+  ),
 ];
 
 /** The more operations. */
 export const MORE_OPS: Op[] = [
   ...EXACT_OPS,
   ...simd(8),
-  op("__dp4a.s32", "i32", ["i32", "i32", "i32"], (a, b, c) => `__dp4a(${a}, ${b}, ${c})`, (a, b, c) => {
-    let s = c;
-    for (let i = 0; i < 4; i++) s += sbyte(a, i) * sbyte(b, i);
-    return s | 0;
-  }),
-  op("__dp4a.u32", "u32", ["u32", "u32", "u32"], (a, b, c) => `__dp4a(${a}, ${b}, ${c})`, (a, b, c) => {
-    let s = c;
-    for (let i = 0; i < 4; i++) s += ubyte(a, i) * ubyte(b, i);
-    return s >>> 0;
-  }),
+  op(
+    "__dp4a.s32",
+    "i32",
+    ["i32", "i32", "i32"],
+    (a, b, c) => `__dp4a(${a}, ${b}, ${c})`,
+    (a, b, c) => {
+      let s = c;
+      for (let i = 0; i < 4; i++) s += sbyte(a, i) * sbyte(b, i);
+      return s | 0;
+    },
+  ),
+  op(
+    "__dp4a.u32",
+    "u32",
+    ["u32", "u32", "u32"],
+    (a, b, c) => `__dp4a(${a}, ${b}, ${c})`,
+    (a, b, c) => {
+      let s = c;
+      for (let i = 0; i < 4; i++) s += ubyte(a, i) * ubyte(b, i);
+      return s >>> 0;
+    },
+  ),
   ...(["lo", "hi"] as const).map((h) =>
-    op(`__dp2a_${h}.s32`, "i32", ["i32", "i32", "i32"], (a, b, c) => `__dp2a_${h}(${a}, ${b}, ${c})`, (a, b, c) => {
-      const k = h === "lo" ? 0 : 2;
-      return (c + shalf(a, 0) * sbyte(b, k) + shalf(a, 1) * sbyte(b, k + 1)) | 0;
-    })
+    op(
+      `__dp2a_${h}.s32`,
+      "i32",
+      ["i32", "i32", "i32"],
+      (a, b, c) => `__dp2a_${h}(${a}, ${b}, ${c})`,
+      (a, b, c) => {
+        const k = h === "lo" ? 0 : 2;
+        return (c + shalf(a, 0) * sbyte(b, k) + shalf(a, 1) * sbyte(b, k + 1)) | 0;
+      },
+    )
   ),
   op("ilogbf", "i32", ["f32"], (a) => `ilogbf(${a})`, (a) => ilogb(a)),
-  op("nextafterf", "f32", ["f32", "f32"], (a, b) => `nextafterf(${a}, ${b})`, (a, b) => nextafter(a, b)),
+  op(
+    "nextafterf",
+    "f32",
+    ["f32", "f32"],
+    (a, b) => `nextafterf(${a}, ${b})`,
+    (a, b) => nextafter(a, b),
+  ),
   op("fmod", "f64", ["f64", "f64"], (a, b) => `fmod(${a}, ${b})`, (a, b) => a % b),
-  op("__double2hiint", "i32", ["f64"], (a) => `__double2hiint(${a})`, (a) => (Number.isNaN(a) ? undefined : Number(f64bits(a) >> 32n) | 0)),
-  op("__double2loint", "i32", ["f64"], (a) => `__double2loint(${a})`, (a) => (Number.isNaN(a) ? undefined : Number(f64bits(a) & 0xffffffffn) | 0)),
-  op("__hiloint2double", "f64", ["i32", "i32"], (a, b) => `__hiloint2double(${a}, ${b})`, (a, b) =>
-    new Float64Array(new Uint32Array([b >>> 0, a >>> 0]).buffer)[0]),
+  op(
+    "__double2hiint",
+    "i32",
+    ["f64"],
+    (a) => `__double2hiint(${a})`,
+    (a) => (Number.isNaN(a) ? undefined : Number(f64bits(a) >> 32n) | 0),
+  ),
+  op(
+    "__double2loint",
+    "i32",
+    ["f64"],
+    (a) => `__double2loint(${a})`,
+    (a) => (Number.isNaN(a) ? undefined : Number(f64bits(a) & 0xffffffffn) | 0),
+  ),
+  op(
+    "__hiloint2double",
+    "f64",
+    ["i32", "i32"],
+    (a, b) => `__hiloint2double(${a}, ${b})`,
+    (a, b) => new Float64Array(new Uint32Array([b >>> 0, a >>> 0]).buffer)[0],
+  ),
 ];

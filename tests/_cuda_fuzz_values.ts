@@ -7,7 +7,17 @@
  *
  * @module
  */
-import { bitsf32, f32bits, f64bits, type Mode, op64, round32, round64, scaled, scaled64 } from "./_cuda_float_ref.ts";
+import {
+  bitsf32,
+  f32bits,
+  f64bits,
+  type Mode,
+  op64,
+  round32,
+  round64,
+  scaled,
+  scaled64,
+} from "./_cuda_float_ref.ts";
 
 /** The C types of the generated expressions. */
 export type Ty = "u32" | "i32" | "f32" | "u64" | "i64" | "f64" | "bool";
@@ -60,33 +70,153 @@ export class Rng {
 }
 
 export const F32_EDGES: readonly number[] = [
-  0, 0x80000000, 0x3f800000, 0xbf800000, 0x3f000000, 0x3fc00000, 0x40200000, 0xc0200000,
-  0x3effffff, 0xbeffffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001, 0x7fffffff,
-  0x00000001, 0x807fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x4f000000, 0x4effffff, 0xcf000000,
-  0xcf000001, 0x4f800000, 0x4f7fffff, 0x5f000000, 0x5effffff, 0xdf000000, 0xdf000001, 0x5f800000,
-  0x4b800000, 0x4b7fffff, 0x4affffff, 0x3eaaaaab, 0x3dcccccd, 0x00400000, 0x0000000f, 0x34000000,
-  0xcb000001, 0x4b000001, 0x3f7fffff, 0x3f800001, 0x7e800000, 0x00fffffe,
+  0,
+  0x80000000,
+  0x3f800000,
+  0xbf800000,
+  0x3f000000,
+  0x3fc00000,
+  0x40200000,
+  0xc0200000,
+  0x3effffff,
+  0xbeffffff,
+  0x7f800000,
+  0xff800000,
+  0x7fc00000,
+  0xffc00001,
+  0x7f800001,
+  0x7fffffff,
+  0x00000001,
+  0x807fffff,
+  0x00800000,
+  0x7f7fffff,
+  0xff7fffff,
+  0x4f000000,
+  0x4effffff,
+  0xcf000000,
+  0xcf000001,
+  0x4f800000,
+  0x4f7fffff,
+  0x5f000000,
+  0x5effffff,
+  0xdf000000,
+  0xdf000001,
+  0x5f800000,
+  0x4b800000,
+  0x4b7fffff,
+  0x4affffff,
+  0x3eaaaaab,
+  0x3dcccccd,
+  0x00400000,
+  0x0000000f,
+  0x34000000,
+  0xcb000001,
+  0x4b000001,
+  0x3f7fffff,
+  0x3f800001,
+  0x7e800000,
+  0x00fffffe,
 ];
 export const F64_EDGES: readonly number[] = [
-  0, -0, NaN, Infinity, -Infinity, 1, -1, 0.5, 1.5, 2.5, -2.5, 2 ** 63, 2 ** 64, -(2 ** 63),
-  2 ** 63 - 1024, 2 ** 64 - 2048, -(2 ** 63) - 2048, 4294967295.5, 4294967296, 2147483647.5,
-  2147483648, -2147483648.5, -2147483649, 2 ** -1074, 2 ** -1022, Number.MAX_VALUE, 1 / 3,
-  3.4028235677973366e38, 3.4028235677973362e38, 1e39, 1e-46, 2 ** -149, 2 ** -150, 3 * 2 ** -151,
-  1 + 2 ** -24, 1 + 2 ** -24 + 2 ** -52, -(1 + 2 ** -24), 2 ** 53 + 2, 0.49999999999999994,
+  0,
+  -0,
+  NaN,
+  Infinity,
+  -Infinity,
+  1,
+  -1,
+  0.5,
+  1.5,
+  2.5,
+  -2.5,
+  2 ** 63,
+  2 ** 64,
+  -(2 ** 63),
+  2 ** 63 - 1024,
+  2 ** 64 - 2048,
+  -(2 ** 63) - 2048,
+  4294967295.5,
+  4294967296,
+  2147483647.5,
+  2147483648,
+  -2147483648.5,
+  -2147483649,
+  2 ** -1074,
+  2 ** -1022,
+  Number.MAX_VALUE,
+  1 / 3,
+  3.4028235677973366e38,
+  3.4028235677973362e38,
+  1e39,
+  1e-46,
+  2 ** -149,
+  2 ** -150,
+  3 * 2 ** -151,
+  1 + 2 ** -24,
+  1 + 2 ** -24 + 2 ** -52,
+  -(1 + 2 ** -24),
+  2 ** 53 + 2,
+  0.49999999999999994,
 ];
 export const U32_EDGES: readonly number[] = [
-  0, 1, 2, 3, 7, 8, 0x7fffffff, 0x80000000, 0x80000001, 0xffffffff, 0xfffffffe, 31, 32, 33, 63,
-  64, 0xffff, 0x10000, 0x00ffffff, 0xff000000, 0x01000001, 0xdeadbeef, 0x12345678, 0x3210,
-  0x7654, 0xba98, 0xfedc, 0x5555, 0x8000, 0x1000000, 0x2, 0xfffffff9,
+  0,
+  1,
+  2,
+  3,
+  7,
+  8,
+  0x7fffffff,
+  0x80000000,
+  0x80000001,
+  0xffffffff,
+  0xfffffffe,
+  31,
+  32,
+  33,
+  63,
+  64,
+  0xffff,
+  0x10000,
+  0x00ffffff,
+  0xff000000,
+  0x01000001,
+  0xdeadbeef,
+  0x12345678,
+  0x3210,
+  0x7654,
+  0xba98,
+  0xfedc,
+  0x5555,
+  0x8000,
+  0x1000000,
+  0x2,
+  0xfffffff9,
 ];
 export const U64_EDGES: readonly bigint[] = [
-  0n, 1n, 2n, 0xffffffffffffffffn, 0x8000000000000000n, 0x7fffffffffffffffn, 0x100000000n,
-  0xffffffffn, 0x80000000n, 0x20000000000001n, 0x1000001n, 0xffffffff00000000n, 63n, 64n, 65n,
-  0x8000000000000001n, 0xfffffffffffffffen, 0xdeadbeefcafebaben,
+  0n,
+  1n,
+  2n,
+  0xffffffffffffffffn,
+  0x8000000000000000n,
+  0x7fffffffffffffffn,
+  0x100000000n,
+  0xffffffffn,
+  0x80000000n,
+  0x20000000000001n,
+  0x1000001n,
+  0xffffffff00000000n,
+  63n,
+  64n,
+  65n,
+  0x8000000000000001n,
+  0xfffffffffffffffen,
+  0xdeadbeefcafebaben,
 ];
 
 /** An input u32: an edge value or random bits. */
-export const genU32 = (r: Rng): number => (r.chance(0.55) ? r.pick(U32_EDGES) : r.chance(0.5) ? r.u32() : r.int(200));
+export const genU32 = (
+  r: Rng,
+): number => (r.chance(0.55) ? r.pick(U32_EDGES) : r.chance(0.5) ? r.u32() : r.int(200));
 /** An input f32 (as its bits): an edge, a small number, a halfway case or random bits. */
 export function genF32(r: Rng): number {
   const k = r.int(10);
@@ -108,7 +238,11 @@ export function genF64(r: Rng): number {
 }
 /** An input u64. */
 export const genU64 = (r: Rng): bigint =>
-  r.chance(0.5) ? r.pick(U64_EDGES) : r.chance(0.5) ? r.u64() : BigInt.asUintN(64, BigInt(r.int(400) - 200));
+  r.chance(0.5)
+    ? r.pick(U64_EDGES)
+    : r.chance(0.5)
+    ? r.u64()
+    : BigInt.asUintN(64, BigInt(r.int(400) - 200));
 
 /** The 64-bit pattern a value of type `t` is stored as in the output (`undefined` unknown). */
 export function outBits(t: Ty, v: R): bigint | undefined {
@@ -145,12 +279,23 @@ export function bigToF64(b: bigint, mode: Mode): number {
  * A float to a 64-bit integer as `cvt.{rni,rzi,rpi,rmi}.{s64,u64}` does: rounded, saturated;
  * NaN `nan` (the value the reference assumes: see tests/cuda_ptx_fuzz_test.ts).
  */
-export function toInt64(v: number, mode: Mode, signed: boolean, nan: bigint | undefined): bigint | undefined {
+export function toInt64(
+  v: number,
+  mode: Mode,
+  signed: boolean,
+  nan: bigint | undefined,
+): bigint | undefined {
   if (Number.isNaN(v)) return nan;
   const lo = signed ? -(2n ** 63n) : 0n, hi = signed ? 2n ** 63n - 1n : 2n ** 64n - 1n;
   if (v === Infinity) return BigInt.asUintN(64, hi);
   if (v === -Infinity) return BigInt.asUintN(64, lo);
-  const r = mode === "rz" ? Math.trunc(v) : mode === "ru" ? Math.ceil(v) : mode === "rd" ? Math.floor(v) : rint(v);
+  const r = mode === "rz"
+    ? Math.trunc(v)
+    : mode === "ru"
+    ? Math.ceil(v)
+    : mode === "rd"
+    ? Math.floor(v)
+    : rint(v);
   const b = BigInt(r);
   return BigInt.asUintN(64, b < lo ? lo : b > hi ? hi : b);
 }
@@ -170,8 +315,22 @@ export function roundAway(x: number): number {
 }
 
 /** f64 `op` rounded as `mode`, with IEEE's specials, zeros and exact cancellations. */
-export function f64op(op: "add" | "mul" | "div" | "sqrt" | "fma", mode: Mode, x: number, y = 0, z = 0): number {
-  const rn = op === "add" ? x + y : op === "mul" ? x * y : op === "div" ? x / y : op === "sqrt" ? Math.sqrt(x) : NaN;
+export function f64op(
+  op: "add" | "mul" | "div" | "sqrt" | "fma",
+  mode: Mode,
+  x: number,
+  y = 0,
+  z = 0,
+): number {
+  const rn = op === "add"
+    ? x + y
+    : op === "mul"
+    ? x * y
+    : op === "div"
+    ? x / y
+    : op === "sqrt"
+    ? Math.sqrt(x)
+    : NaN;
   if (op === "fma") {
     if (!isFinite(x) || !isFinite(y) || !isFinite(z) || x === 0 || y === 0) {
       if (!isFinite(x) || !isFinite(y) || !isFinite(z)) {
@@ -189,7 +348,9 @@ export function f64op(op: "add" | "mul" | "div" | "sqrt" | "fma", mode: Mode, x:
   if (mode === "rn" || Number.isNaN(rn)) return rn;
   if (op === "add") {
     if (!isFinite(x) || !isFinite(y)) return rn;
-    if (x === 0 || y === 0) return x === 0 && y === 0 ? (Object.is(x, y) ? x : mode === "rd" ? -0 : 0) : x === 0 ? y : x;
+    if (x === 0 || y === 0) {
+      return x === 0 && y === 0 ? (Object.is(x, y) ? x : mode === "rd" ? -0 : 0) : x === 0 ? y : x;
+    }
     if (x === -y) return mode === "rd" ? -0 : 0;
     return op64("add", mode, x, y);
   }

@@ -19,13 +19,25 @@ import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
 import { withSimEnv } from "./fixtures/cuda_sim.ts";
-import { compare, edgeKernel, type FuzzKernel, genKernel, opsOf, THREADS } from "./_cuda_fuzz_gen.ts";
+import {
+  compare,
+  edgeKernel,
+  type FuzzKernel,
+  genKernel,
+  opsOf,
+  THREADS,
+} from "./_cuda_fuzz_gen.ts";
 import type { ComputeClient } from "../mod.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
 /** Runs `k` and returns its differences from the reference, described. */
-async function differences(client: ComputeClient, k: FuzzKernel, checked: { n: number }, ftz = false): Promise<string[]> {
+async function differences(
+  client: ComputeClient,
+  k: FuzzKernel,
+  checked: { n: number },
+  ftz = false,
+): Promise<string[]> {
   const exprs = k.trees.length;
   const compileOptions = ["--fmad=false", ...(ftz ? ["-ftz=true"] : [])];
   const out = await launch(
@@ -35,7 +47,9 @@ async function differences(client: ComputeClient, k: FuzzKernel, checked: { n: n
     [k.inputs.u, k.inputs.f, k.inputs.l, k.inputs.d, new BigUint64Array(exprs * THREADS)],
   );
   return compare(k, out[4] as unknown as BigUint64Array, checked).map((d) =>
-    `expression ${d.expr} (${[...opsOf(k.trees[d.expr], new Set())].join(" ")}), thread ${d.thread}: ` +
+    `expression ${d.expr} (${
+      [...opsOf(k.trees[d.expr], new Set())].join(" ")
+    }), thread ${d.thread}: ` +
     `got 0x${d.got.toString(16)}, want 0x${d.want.toString(16)}\n${k.lines[d.expr].join("\n")}`
   );
 }
@@ -43,7 +57,9 @@ async function differences(client: ComputeClient, k: FuzzKernel, checked: { n: n
 for (const [cc, ftz] of [["90", false], ["75", false], ["90", true]] as const) {
   Deno.test({
     name: nvrtcName(
-      `PTX fuzz: 2 random kernels of 48 expressions (fixed seeds) on compute capability ${cc}${ftz ? " with -ftz=true" : ""} ` +
+      `PTX fuzz: 2 random kernels of 48 expressions (fixed seeds) on compute capability ${cc}${
+        ftz ? " with -ftz=true" : ""
+      } ` +
         "agree with the CPU reference bit for bit",
     ),
     ignore,
@@ -54,7 +70,9 @@ for (const [cc, ftz] of [["90", false], ["75", false], ["90", true]] as const) {
         for (const seed of [7001, 7002].map((s) => s + Number(cc) + (ftz ? 10 : 0))) {
           const k = genKernel(seed, 48, 4, cc >= "80", ftz);
           k.trees.forEach((t) => opsOf(t, ops));
-          bad.push(...(await differences(client, k, checked, ftz)).map((d) => `seed ${seed}: ${d}`));
+          bad.push(
+            ...(await differences(client, k, checked, ftz)).map((d) => `seed ${seed}: ${d}`),
+          );
         }
         assert.deepEqual(bad.slice(0, 5), []);
         assert.ok(checked.n > 2 * 48 * THREADS * 0.8, `${checked.n} values compared`);
@@ -67,7 +85,9 @@ for (const [cc, ftz] of [["90", false], ["75", false], ["90", true]] as const) {
 for (const ftz of [false, true]) {
   Deno.test({
     name: nvrtcName(
-      `PTX fuzz: the edge matrix${ftz ? " with -ftz=true" : ""}: every operation on every pair of edge values ` +
+      `PTX fuzz: the edge matrix${
+        ftz ? " with -ftz=true" : ""
+      }: every operation on every pair of edge values ` +
         "(0, -0, ±inf, NaNs, subnormals, the integer limits, halfway cases) agrees with the CPU reference",
     ),
     ignore,
@@ -77,7 +97,11 @@ for (const ftz of [false, true]) {
         const checked = { n: 0 }, bad: string[] = [];
         // 33 launches of one kernel meet every pair of the 46 f32 edges; with -ftz, every third
         for (let part = 0; part < 33; part += ftz ? 3 : 1) {
-          bad.push(...(await differences(client, edgeKernel(part, ftz), checked, ftz)).map((d) => `part ${part}: ${d}`));
+          bad.push(
+            ...(await differences(client, edgeKernel(part, ftz), checked, ftz)).map((d) =>
+              `part ${part}: ${d}`
+            ),
+          );
         }
         assert.deepEqual(bad.slice(0, 5), []);
         assert.ok(checked.n > (ftz ? 200_000 : 700_000), `${checked.n} values compared`);
@@ -95,14 +119,26 @@ Deno.test({
   async fn() {
     await withSimEnv({ CUDA_SIM_CC: "90" }, async () => {
       using client = await simulatedCudaClient();
-      const source = `extern "C" __global__ void k(const unsigned* A, const unsigned* B, unsigned* o) {
+      const source =
+        `extern "C" __global__ void k(const unsigned* A, const unsigned* B, unsigned* o) {
   unsigned i = threadIdx.x, a = A[i], b = B[i];
   o[i * 6] = __vadd2(a, b); o[i * 6 + 1] = __vsub2(a, b); o[i * 6 + 2] = __vmaxu2(a, b);
   o[i * 6 + 3] = __vminu2(a, b); o[i * 6 + 4] = __vmaxs2(a, b); o[i * 6 + 5] = __vmins2(a, b);
 }`;
       const a = Uint32Array.from([0xffff0001, 0x80007fff, 0x12345678, 0, 0x7fff8000, 0xfffe0002]);
-      const b = Uint32Array.from([0x0001ffff, 0x7fff8000, 0x87654321, 0xffffffff, 0x80007fff, 0x0003fffd]);
-      const [, , out] = await launch(client, { source, entryPoint: "k", blockSize: [6, 1, 1] }, 6, [a, b, new Uint32Array(36)]);
+      const b = Uint32Array.from([
+        0x0001ffff,
+        0x7fff8000,
+        0x87654321,
+        0xffffffff,
+        0x80007fff,
+        0x0003fffd,
+      ]);
+      const [, , out] = await launch(client, { source, entryPoint: "k", blockSize: [6, 1, 1] }, 6, [
+        a,
+        b,
+        new Uint32Array(36),
+      ]);
       const lane = (x: number, y: number, f: (p: number, q: number) => number, signed: boolean) => {
         let r = 0;
         for (const s of [0, 16]) {
