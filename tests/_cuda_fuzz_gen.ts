@@ -70,6 +70,7 @@ export type Node =
   | { k: "shfl"; t: Ty; mode: "idx" | "up" | "down" | "xor"; x: Node; lane: Node; w: number }
   | { k: "ballot"; t: Ty; p: Node }
   | { k: "warp"; t: Ty; fn: WarpFn; x: Node }
+  | { k: "dwarp"; t: Ty; fn: DivergentFn; bit: number; off: number; x: Node; y: Node }
   | { k: "load"; t: Ty; w: Width; idx: Node; hint: Hint }
   | { k: "call"; t: Ty; op: Op; a: Node[] }
   | { k: "xchg"; t: Ty; x: Node; off: Node }
@@ -79,6 +80,12 @@ export type Node =
   | { k: "vload"; t: Ty; w: 2 | 4; idx: Node };
 /** The atomic functions whose final value does not depend on the threads' order. */
 export type AtomFn = "add" | "min" | "max" | "and" | "or" | "xor";
+/** A warp-wide function of one value per lane (full mask). */
+/**
+ * A collective in both arms of a branch on a lane bit, each arm's lanes its member mask
+ * (`__shfl_xor_sync` within the arm, `__ballot_sync`, `__reduce_add_sync`, `__match_any_sync`).
+ */
+export type DivergentFn = "shfl" | "ballot" | "add" | "match";
 /** A warp-wide function of one value per lane (full mask). */
 export type WarpFn = "add" | "min" | "max" | "and" | "or" | "xor" | "match" | "any" | "all";
 /** A load's cache operator intrinsic (`ld.global.nc`, `.cg`, `.ca`, `.cs`, `.lu`, `.cv`), or none. */
@@ -249,6 +256,22 @@ export function genTree(r: Rng, t: Ty, depth: number, warp: boolean, sm80 = true
       x: genTree(r, fn === "match" && r.chance(0.5) ? "u64" : t, depth - 1, warp, sm80),
     };
   }
+  if (warp && x < 18 && x >= 16 && t !== "bool" && t !== "i64") {
+    const fn: DivergentFn = t !== "u32" ? "shfl" : r.pick<DivergentFn>(
+      sm80 ? ["shfl", "ballot", "add", "match"] : ["shfl", "ballot", "match"],
+    );
+    const xt: Ty = fn === "ballot" ? "bool" : fn === "match" && r.chance(0.5) ? "u64" : t;
+    const bit = r.int(5);
+    return {
+      k: "dwarp",
+      t,
+      fn,
+      bit,
+      off: r.int(32) & ~(1 << bit),
+      x: genTree(r, xt, depth - 1, warp, sm80),
+      y: genTree(r, xt, depth - 1, warp, sm80),
+    };
+  }
   if (warp && x < 16 && t === "bool") {
     return {
       k: "warp",
@@ -362,6 +385,26 @@ export function emit(n: Node, out: string[], ids: { n: number; funcs?: string[] 
       const arg = n.mode === "idx" || n.mode === "xor" ? `${lane} & 31u` : `${lane} & 15u`;
       const fn = n.mode === "idx" ? "__shfl_sync" : `__shfl_${n.mode}_sync`;
       return tmp(n.t, `${fn}(0xffffffffu, ${x}, ${arg}${n.w === 32 ? "" : `, ${n.w}`})`);
+    }
+    case "dwarp": {
+      const x = emit(n.x, out, ids), y = emit(n.y, out, ids), name = `v${ids.n++}`;
+      let m1 = 0;
+      for (let l = 0; l < 32; l++) if ((l >> n.bit) & 1) m1 |= 1 << l;
+      const call = (mask: number, v: string) =>
+        n.fn === "shfl"
+          ? `__shfl_xor_sync(${mask >>> 0}u, ${v}, ${n.off})`
+          : n.fn === "ballot"
+          ? `__ballot_sync(${mask >>> 0}u, ${v})`
+          : n.fn === "add"
+          ? `__reduce_add_sync(${mask >>> 0}u, ${v})`
+          : `__match_any_sync(${mask >>> 0}u, ${v})`;
+      out.push(
+        `${C_TYPE[n.t]} ${name};`,
+        `if ((t >> ${n.bit}) & 1u) {`,
+        `${name} = ${call(m1, x)};`,
+      );
+      out.push("} else {", `${name} = ${call(~m1, y)};`, "}");
+      return name;
     }
     case "warp": {
       const x = emit(n.x, out, ids);
@@ -523,6 +566,17 @@ function evaluateRaw(n: Node, inp: Inputs, th: number): R {
         : (lane + (v & 15) <= end ? lane + (v & 15) : lane);
       return evaluate(n.x, inp, base + src);
     }
+    case "dwarp": {
+      const lane = th % 32, base = th - lane, mine = (lane >> n.bit) & 1, node = mine ? n.x : n.y;
+      const group = [...Array(32).keys()].filter((l) => ((l >> n.bit) & 1) === mine);
+      if (n.fn === "shfl") return evaluate(node, inp, base + (lane ^ n.off));
+      const all = group.map((l) => [l, evaluate(node, inp, base + l)] as const);
+      if (all.some(([, v]) => v === undefined)) return undefined;
+      const own = evaluate(node, inp, th);
+      if (n.fn === "ballot") return all.reduce((m, [l, v]) => (v ? m | (1 << l) : m), 0) >>> 0;
+      if (n.fn === "add") return all.reduce((a, [, v]) => (a + (v as number)) >>> 0, 0);
+      return all.reduce((m, [l, v]) => (v === own ? m | (1 << l) : m), 0) >>> 0;
+    }
     case "warp": {
       const base = th - (th % 32), all: R[] = [];
       for (let l = 0; l < 32; l++) all.push(evaluate(n.x, inp, base + l));
@@ -656,6 +710,9 @@ export function opsOf(n: Node, into: Set<string>): Set<string> {
       break;
     case "warp":
       into.add(`warp.${n.fn}.${n.x.t}`), opsOf(n.x, into);
+      break;
+    case "dwarp":
+      into.add(`divergent.${n.fn}.${n.x.t}`), opsOf(n.x, into), opsOf(n.y, into);
       break;
     case "load":
       into.add(`ld.${n.w}${n.hint ? "." + n.hint : ""}`), opsOf(n.idx, into);
