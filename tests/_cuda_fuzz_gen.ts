@@ -25,7 +25,19 @@ export interface FuzzKernel {
   readonly source: string;
   readonly inputs: Inputs;
   readonly lines: string[][];
+  /** The block (of THREADS threads) it is launched with; `t` is the linear thread index. */
+  readonly block: [number, number, number];
 }
+
+/**
+ * The block shapes of the random kernels, by seed: the warps are the linear index's runs of 32
+ * (x fastest, then y, then z), whatever the shape.
+ */
+export const SHAPES: readonly [number, number, number][] = [[64, 1, 1], [8, 8, 1], [4, 4, 4], [
+  16,
+  2,
+  2,
+]];
 
 /** The kernel of `count` random trees (`depth` levels) from `seed`. */
 export function genKernel(
@@ -39,7 +51,7 @@ export function genKernel(
   const r = new Rng(seed);
   const inputs = genInputs(r);
   const trees = Array.from({ length: count }, () => genTree(r, r.pick(TYPES), depth, true, sm80));
-  return assemble(trees, inputs);
+  return assemble(trees, inputs, [...SHAPES[seed % SHAPES.length]]);
 }
 
 /**
@@ -78,7 +90,11 @@ export function edgeKernel(part: number, ftz = false, sm80 = true): FuzzKernel {
 }
 
 /** The kernel of `trees` (one output each) on `inputs`. */
-export function assemble(trees: Node[], inputs: Inputs): FuzzKernel {
+export function assemble(
+  trees: Node[],
+  inputs: Inputs,
+  block: [number, number, number] = [THREADS, 1, 1],
+): FuzzKernel {
   const body: string[] = [], lines: string[][] = [];
   const ids: { n: number; funcs: string[] } = { n: 0, funcs: [] };
   trees.forEach((tree, e) => {
@@ -101,7 +117,7 @@ __device__ unsigned ga_u32[8]; __device__ int ga_i32[8];
 __device__ unsigned long long ga_u64[8]; __device__ long long ga_i64[8];
 extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,
     const unsigned long long* L, const unsigned long long* Db, unsigned long long* O) {
-  unsigned t = threadIdx.x;
+  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   __shared__ __align__(8) unsigned sh_u32[${THREADS}]; __shared__ int sh_i32[${THREADS}];
   __shared__ unsigned sa_u32[8]; __shared__ int sa_i32[8];
   __shared__ unsigned long long sa_u64[8]; __shared__ long long sa_i64[8];
@@ -110,5 +126,5 @@ extern "C" __global__ void fuzz(const unsigned* U, const unsigned* Fb,
 ${body.map((l) => "  " + l).join("\n")}
 }
 `;
-  return { trees, source, inputs, lines };
+  return { trees, source, inputs, lines, block };
 }

@@ -42,7 +42,7 @@ async function differences(
   const compileOptions = ["--fmad=false", ...(ftz ? ["-ftz=true"] : [])];
   const out = await launch(
     client,
-    { source: k.source, entryPoint: "fuzz", blockSize: [THREADS, 1, 1], compileOptions },
+    { source: k.source, entryPoint: "fuzz", blockSize: k.block, compileOptions },
     THREADS,
     [k.inputs.u, k.inputs.f, k.inputs.l, k.inputs.d, new BigUint64Array(exprs * THREADS)],
   );
