@@ -1,19 +1,23 @@
 /**
- * The differential fuzzer of the simulator's PTX interpreter, a fixed-seed batch: random CUDA C
- * kernels (tests/_cuda_fuzz_gen.ts: integer and f32/f64 arithmetic in every rounding mode,
- * conversions with saturation and NaN, unordered compares, SIMD and dot-product intrinsics,
- * branches, loops, local arrays, shared memory, warp shuffles, votes and reductions) compiled by
- * NVIDIA's NVRTC with `--fmad=false` and run on the simulated driver, every value compared bit
- * for bit with a CPU reference (a NaN as any NaN). On a device of compute capability 9.0 and 7.5
- * (NVRTC writes other PTX for each: `redux.sync`, the `.u16x2` SIMD forms only on sm_90).
+ * The differential fuzzer of the simulator's PTX interpreter, fixed seeds: random CUDA C kernels
+ * (tests/_cuda_fuzz_gen.ts: integer and f32/f64 arithmetic in every rounding mode, conversions with
+ * saturation and NaN, unordered compares, CUDA's exact math functions, SIMD and dot-product
+ * intrinsics, half precision in inline PTX, branches, loops, `__noinline__` calls, local arrays,
+ * loads with cache operators, shared memory, atomics, warp shuffles, votes, reductions and matches,
+ * also in divergent arms, in four block shapes) compiled by NVIDIA's NVRTC with `--fmad=false` and
+ * run on the simulated driver, every value compared bit for bit with a CPU reference (a NaN as any
+ * NaN); on compute capability 9.0 and 7.5 (NVRTC writes other PTX for each), and with `-ftz=true`.
+ * The edge matrix runs every operation on every pair of edge values. The scratch loop that ran
+ * thousands of such kernels is described in tests/fixtures/cuda_sim/README.md.
  *
- * What the reference takes from the PTX ISA and CUDA's documentation, and a GPU run should
- * confirm (`GPUCOMPUTE_TEST_CUDA_LIBRARY` runs this file on a real driver): f32 `+ - * / sqrt fma`
- * are correctly rounded in the mode named (`--fmad=false`, `-prec-div`, `-prec-sqrt`); an f32 NaN
- * converted to a 32-bit integer is 0, an f64 NaN `0x80000000` (an H200, tests/cuda_user_kernels_4);
- * float to integer conversions saturate; `fminf(-0, +0)` is -0, of two NaNs NaN; `roundf`, `rintf`,
- * `fmodf`, `ldexpf`, `nextafterf`, `ilogbf` are exact. A NaN converted to a 64-bit integer and a
- * NaN's payload or sign are not compared (unknown: the reference marks them).
+ * What the reference takes from the PTX ISA and CUDA's documentation, and a GPU run should confirm
+ * (`GPUCOMPUTE_TEST_CUDA_LIBRARY` runs this file on a real driver, the same comparisons): f32 and
+ * f64 `+ - * / sqrt fma rcp` correctly rounded in the mode named; an f32 NaN converted to a 32-bit
+ * integer is 0, an f64 NaN `0x80000000` (an H200, tests/cuda_user_kernels_4_test.ts); float to
+ * integer conversions saturate; `fminf(-0, +0)` is -0, of two NaNs NaN; `.ftz` flushes a result
+ * that rounds to a subnormal; `roundf`, `rintf`, `fmodf`, `remainderf`, `ldexpf`, `nextafterf`,
+ * `ilogbf`, `__frsqrt_rn` are exact. A NaN converted to a 64-bit integer, a NaN's payload or sign
+ * and a half-precision NaN's bits are not compared (the reference marks them unknown).
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
