@@ -118,10 +118,9 @@ function nextafter(x: number, y: number): number {
 
 /**
  * The SIMD intrinsics on halfwords (`__vadd2`...; on sm_90 NVRTC writes `add.u16x2`,
- * `min.s16x2`...). Not `__vabsdiffu2`, `__vabsdiffs2`, `__vsadu2`: their `vabsdiff2` (the two-lane video
- * instructions) the simulator refuses at load.
+ * `min.s16x2`..., and for `__vsadu2` the two-lane video `vabsdiff2.u32.u32.u32.add`).
  */
-export const SIMD2_OPS: Op[] = simd(16).filter((o) => !/absdiff|sadu/.test(o.name));
+export const SIMD2_OPS: Op[] = simd(16);
 
 /** Device functions the operations below call (at the top of each kernel). */
 export const PRELUDE = `__device__ int frexp_e(float a) { int e; frexpf(a, &e); return e; }

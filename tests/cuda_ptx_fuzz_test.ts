@@ -164,3 +164,76 @@ Deno.test({
     });
   },
 });
+
+/** `f` on the two halfwords of `a` and `b` (signed or not), each result's low 16 bits. */
+function halves(
+  a: number,
+  b: number,
+  signed: boolean,
+  f: (p: number, q: number) => number,
+): number[] {
+  return [0, 16].map((s) => {
+    let p = (a >>> s) & 0xffff, q = (b >>> s) & 0xffff;
+    if (signed) p = (p << 16) >> 16, q = (q << 16) >> 16;
+    return f(p, q);
+  });
+}
+
+Deno.test({
+  name: nvrtcName(
+    "PTX fuzz regression: __vsadu2 (vabsdiff2.u32.u32.u32.add) and the two-lane video instructions " +
+      "(vadd2 vsub2 vavrg2 vabsdiff2 vmin2 vmax2: .sat, the .h mask merging c, .h selectors) run " +
+      "(the simulator refused them at load), halfword by halfword",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source =
+      `extern "C" __global__ void k(const unsigned* A, const unsigned* B, unsigned* o) {
+  unsigned i = threadIdx.x, a = A[i], b = B[i], c = a ^ b, r;
+  o[i * 6] = __vsadu2(a, b);
+  asm("vadd2.s32.s32.s32.sat %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); o[i * 6 + 1] = r;
+  asm("vsub2.u32.u32.u32.sat %0.h1, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); o[i * 6 + 2] = r;
+  asm("vavrg2.u32.u32.u32 %0, %1.h01, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); o[i * 6 + 3] = r;
+  asm("vmin2.s32.s32.s32.add %0, %1, %2.h23, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); o[i * 6 + 4] = r;
+  asm("vmax2.u32.u32.u32 %0.h0, %1, %2.h33, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); o[i * 6 + 5] = r;
+}`;
+    const a = Uint32Array.from([
+      0x7fff8000,
+      0x12345678,
+      0xffff0001,
+      0x00010002,
+      0x80008000,
+      0xfffefffd,
+    ]);
+    const b = Uint32Array.from([
+      0x00018000,
+      0x87654321,
+      0x0002ffff,
+      0xfffffffe,
+      0x80017fff,
+      0x00020003,
+    ]);
+    const [, , out] = await launch(client, { source, entryPoint: "k", blockSize: [6, 1, 1] }, 6, [
+      a,
+      b,
+      new Uint32Array(36),
+    ]);
+    const pack = ([lo, hi]: number[]) => (((hi & 0xffff) << 16) | (lo & 0xffff)) >>> 0;
+    const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi);
+    const want = [...a].flatMap((x, i) => {
+      const y = b[i], c = (x ^ y) >>> 0, hw = (v: number, k: number) => (v >>> (16 * k)) & 0xffff;
+      const sx = (v: number) => (v << 16) >> 16;
+      return [
+        halves(x, y, false, (p, q) => Math.abs(p - q)).reduce((s, v) => s + v, 0),
+        pack(halves(x, y, true, (p, q) => clamp(p + q, -32768, 32767))),
+        pack([hw(c, 0), clamp(hw(x, 1) - hw(y, 1), 0, 65535)]), // mask .h1: lane 0 keeps c's
+        pack([(hw(x, 1) + hw(y, 0) + 1) >> 1, (hw(x, 0) + hw(y, 1) + 1) >> 1]), // a.h01: a swapped
+        // b.h23: lane 1 takes b's low half (2), lane 0 its high half (3); .add sums the lanes into c
+        (c + Math.min(sx(hw(x, 0)), sx(hw(y, 1))) + Math.min(sx(hw(x, 1)), sx(hw(y, 0)))) >>> 0,
+        pack([Math.max(hw(x, 0), hw(y, 1)), hw(c, 1)]), // b.h33, mask .h0
+      ];
+    });
+    assert.deepEqual([...out], want);
+  },
+});
