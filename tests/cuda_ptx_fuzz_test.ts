@@ -20,7 +20,7 @@
  * and a half-precision NaN's bits are not compared (the reference marks them unknown).
  */
 import assert from "node:assert/strict";
-import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { nvrtcName, nvrtcSkip, onSimulator, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
 import { withSimEnv } from "./fixtures/cuda_sim.ts";
 import {
@@ -235,5 +235,92 @@ Deno.test({
       ];
     });
     assert.deepEqual([...out], want);
+  },
+});
+
+/** What the simulator gives where the fuzzer compares nothing, and a GPU run should confirm. */
+const GPU_CHECKS: [string, string, bigint][] = [
+  ["__float2ll_rz(NaN)", "(unsigned long long)__float2ll_rz(qnan)", 0n],
+  ["__float2ull_rz(NaN)", "__float2ull_rz(qnan)", 0n],
+  ["__float2ll_rn(-NaN)", "(unsigned long long)__float2ll_rn(nnan)", 0n],
+  ["__double2ll_rz(NaN)", "(unsigned long long)__double2ll_rz(dnan)", 0n],
+  ["__double2ull_rz(NaN)", "__double2ull_rz(dnan)", 0n],
+  ["__double2ll_rn(-NaN)", "(unsigned long long)__double2ll_rn(-dnan)", 0n],
+  ["__float2int_rz(NaN)", "(unsigned)__float2int_rz(qnan)", 0n],
+  ["__double2int_rz(NaN)", "(unsigned)__double2int_rz(dnan)", 0x80000000n],
+  ["__double2uint_rz(NaN)", "__double2uint_rz(dnan)", 0x80000000n],
+  ["NaN + 1.0f (payload 0x7fc00123)", "__float_as_uint(qnan + one)", 0x7fffffffn],
+  ["-NaN * 2.0f", "__float_as_uint(nnan * (one + one))", 0x7fffffffn],
+  ["fminf(NaN, NaN)", "__float_as_uint(fminf(qnan, nnan))", 0x7fffffffn],
+  ["fabsf(-NaN)", "__float_as_uint(fabsf(nnan))", 0x7fc00456n],
+  ["-(NaN)", "__float_as_uint(-qnan)", 0xffc00123n],
+  ["copysignf(1, -NaN)", "__float_as_uint(copysignf(one, nnan))", 0xbf800000n],
+  ["__saturatef(-0.0f)", "__float_as_uint(__saturatef(-zero))", 0x80000000n],
+  ["sqrtf(-1)", "__float_as_uint(sqrtf(-one))", 0x7fffffffn],
+  [
+    "NaN + 1.0 (f64, payload)",
+    "(unsigned long long)__double_as_longlong(dnan + 1.0)",
+    0x7ff8000000000123n,
+  ],
+  [
+    "fmin(NaN, NaN) f64",
+    "(unsigned long long)__double_as_longlong(fmin(dnan, -dnan))",
+    0x7ff8000000000123n,
+  ],
+  ["(float)NaN (f64)", "__float_as_uint((float)dnan)", 0x7fc00000n],
+  [
+    "(double)NaN (f32)",
+    "(unsigned long long)__double_as_longlong((double)qnan)",
+    0x7ff8002460000000n,
+  ],
+  ["fminf(-0, +0)", "__float_as_uint(fminf(-zero, zero))", 0x80000000n],
+  ["fmaxf(-0, +0)", "__float_as_uint(fmaxf(-zero, zero))", 0n],
+  [
+    "mul.rn.ftz to 2^-126 - 2^-150 (rounds to 2^-126)",
+    "__float_as_uint(ftzmul(__uint_as_float(0x3f7fffffu), __uint_as_float(0x00800000u)))",
+    0x800000n,
+  ],
+  [
+    "mul.rz.ftz to just below 2^-126",
+    "__float_as_uint(ftzmulrz(__uint_as_float(0x3f7fffffu), __uint_as_float(0x00800000u)))",
+    0n,
+  ],
+  ["cvt.rn.f16.f32(NaN)", "(unsigned)f16(qnan)", 0x7fffn],
+  ["add.f16(NaN, 1)", "(unsigned)hadd(0x7e01u, 0x3c00u)", 0x7fffn],
+  ["cvt.f32.f16(NaN 0x7e01)", "__float_as_uint(h2f(0x7e01u))", 0x7fc02000n],
+];
+
+Deno.test({
+  name: nvrtcName(
+    "PTX fuzz, on a GPU only (GPUCOMPUTE_TEST_CUDA_LIBRARY): the simulator's choices where the " +
+      "fuzzer compares nothing (a NaN to a 64-bit integer, NaN bits, -0 clamped, .ftz at 2^-126) " +
+      "are the device's",
+  ),
+  ignore: ignore || onSimulator,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source =
+      `__device__ float ftzmul(float a, float b) { float r; asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
+__device__ float ftzmulrz(float a, float b) { float r; asm("mul.rz.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
+__device__ unsigned short f16(float a) { unsigned short r; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(a)); return r; }
+__device__ unsigned short hadd(unsigned a, unsigned b) { unsigned short r; asm("add.f16 %0, %1, %2;" : "=h"(r) : "h"((unsigned short)a), "h"((unsigned short)b)); return r; }
+__device__ float h2f(unsigned a) { float r; asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"((unsigned short)a)); return r; }
+extern "C" __global__ void k(const unsigned* F, const unsigned long long* D, unsigned long long* o) {
+  float qnan = __uint_as_float(F[0]), nnan = __uint_as_float(F[1]), one = __uint_as_float(F[2]), zero = __uint_as_float(F[3]);
+  double dnan = __longlong_as_double((long long)D[0]);
+${GPU_CHECKS.map(([, e], i) => `  o[${i}] = (unsigned long long)(${e});`).join("\n")}
+}`;
+    const [, , o] = await launch(client, { source, entryPoint: "k", blockSize: [1, 1, 1] }, 1, [
+      Uint32Array.from([0x7fc00123, 0xffc00456, 0x3f800000, 0]),
+      BigUint64Array.from([0x7ff8000000000123n]),
+      new BigUint64Array(GPU_CHECKS.length),
+    ]);
+    const got = [...(o as unknown as BigUint64Array)];
+    const bad = GPU_CHECKS.flatMap(([name, , want], i) =>
+      got[i] === want
+        ? []
+        : [`${name}: device 0x${got[i].toString(16)}, simulator 0x${want.toString(16)}`]
+    );
+    assert.deepEqual(bad, []);
   },
 });
