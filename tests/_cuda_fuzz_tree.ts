@@ -51,7 +51,13 @@ let BY_TYPE = MAPS.get("ieee80")!;
 /** Draws the next trees from the operations of a kernel for sm_80 and later or not, `-ftz` or not. */
 export function useOps(sm80: boolean, ftz: boolean): void {
   BY_TYPE = MAPS.get(`${ftz ? "ftz" : "ieee"}${sm80 ? "80" : ""}`)!;
+  FTZ = ftz;
 }
+/**
+ * Whether the trees are for `-ftz=true`: then no f32 constant is subnormal (NVRTC folds
+ * `(double)` of a constant subnormal without the flush that `cvt.ftz.f64.f32` does at run time).
+ */
+let FTZ = false;
 
 function constant(r: Rng, t: Ty): Node {
   switch (t) {
@@ -61,7 +67,8 @@ function constant(r: Rng, t: Ty): Node {
       return { k: "const", t, v: t === "u32" ? v : v | 0, c: t === "u32" ? `${v}u` : `(int)${v}u` };
     }
     case "f32": {
-      const b = genF32(r);
+      let b = genF32(r);
+      while (FTZ && (b & 0x7f800000) === 0 && (b & 0x7fffff) !== 0) b = genF32(r);
       return { k: "const", t, v: bitsf32(b), c: `__uint_as_float(${b}u)` };
     }
     case "u64":
