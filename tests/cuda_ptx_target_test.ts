@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { CompilationError } from "../backend.ts";
 import { CudaServer } from "../runtime/server/cuda/mod.ts";
 import { SIM_LIBRARY, withSimEnv } from "./fixtures/cuda_sim.ts";
+import { assemble, toolVersion } from "../tools/ptx.ts";
 
 /** A kernel of one thread: `body` between a u32 register file and `ret`. */
 function ptx(version: string, target: string, body: string): string {
@@ -42,21 +43,21 @@ const CASES: readonly [string, string, [string, string], [string, string], RegEx
     "redux.sync.add.u32 %r2, %r1, 0xffffffff;",
     ["7.0", "sm_75"],
     ["7.0", "sm_80"],
-    /error {3}: Instruction 'redux' requires \.target sm_80 or higher/,
+    /error {3}: Feature 'redux' requires \.target sm_80 or higher/,
   ],
   [
     "tanh.approx.f32 (PTX ISA 7.0)",
     "tanh.approx.f32 %f2, %f1;",
     ["6.5", "sm_75"],
     ["7.0", "sm_75"],
-    /error {3}: Instruction 'tanh' requires PTX ISA \.version 7\.0 or later/,
+    /error {3}: Feature 'tanh' requires PTX ISA \.version 7\.0 or later/,
   ],
   [
     "add.bf16 (sm_90, PTX ISA 7.8)",
     "mov.b16 %h1, 0x3F80;\nadd.rn.bf16 %h2, %h1, %h1;",
     ["7.0", "sm_80"],
     ["7.8", "sm_90"],
-    /Feature '\.bf16' requires PTX ISA \.version 7\.8 or later\n.*Feature '\.bf16' requires \.target sm_90 or higher/,
+    /Feature 'add\.bf16' requires \.target sm_90 or higher\n.*Feature 'add\.bf16' requires PTX ISA \.version 7\.8 or later/,
   ],
   [
     "match.sync (sm_70)",
@@ -70,14 +71,14 @@ const CASES: readonly [string, string, [string, string], [string, string], RegEx
     "atom.global.add.f64 %fd2, [%rd1], 0d3FF0000000000000;",
     ["6.0", "sm_52"],
     ["6.0", "sm_60"],
-    /Feature '\.add\.f64' requires \.target sm_60 or higher/,
+    /Instruction 'atom\.add\.f64\.global' requires \.target sm_60 or higher/,
   ],
   [
     "cvt.rn.bf16.f32 (sm_80)",
     "cvt.rn.bf16.f32 %h2, %f1;",
     ["7.0", "sm_75"],
     ["7.0", "sm_80"],
-    /Feature 'bf16' requires \.target sm_80 or higher/,
+    /Feature 'cvt\.bf16\.f32' requires \.target sm_80 or higher/,
   ],
   [
     "fma.rn.bf16 (sm_80)",
@@ -98,7 +99,7 @@ const CASES: readonly [string, string, [string, string], [string, string], RegEx
     "activemask.b32 %r2;",
     ["6.0", "sm_70"],
     ["6.2", "sm_70"],
-    /Instruction 'activemask' requires PTX ISA \.version 6\.2 or later/,
+    /Feature 'activemask' requires PTX ISA \.version 6\.2 or later/,
   ],
 ];
 
@@ -152,13 +153,82 @@ Deno.test("every statement that needs more is reported, each at its line; cluste
     assert.deepEqual(lines.map((l) => l.replace(/^ptxas application ptx input, /, "")), [
       "line 16; error   : Feature '%clusterid' requires PTX ISA .version 7.8 or later",
       "line 16; error   : Feature '%clusterid' requires .target sm_90 or higher",
-      "line 17; error   : Instruction 'cp.async' requires .target sm_80 or higher",
-      "line 18; error   : Instruction 'elect' requires PTX ISA .version 8.0 or later",
-      "line 18; error   : Instruction 'elect' requires .target sm_90 or higher",
-      "line 19; error   : Instruction 'griddepcontrol' requires PTX ISA .version 7.8 or later",
+      "line 17; error   : Feature 'cp.async.wait_all' requires .target sm_80 or higher",
+      "line 18; error   : Feature 'elect' requires PTX ISA .version 8.0 or later",
+      "line 18; error   : Feature 'elect' requires .target sm_90 or higher",
+      "line 19; error   : Modifier '.wait' requires .target sm_90 or higher",
+      "line 19; error   : Modifier '.wait' requires PTX ISA .version 7.8 or later",
+      "line 19; error   : Feature 'griddepcontrol' requires PTX ISA .version 7.8 or later",
       "line 19; error   : Instruction 'griddepcontrol' requires .target sm_90 or higher",
-      "line 20; error   : Instruction 'redux' requires .target sm_80 or higher",
+      "line 20; error   : Feature 'redux' requires .target sm_80 or higher",
+      "line 21; error   : Modifier '.alias' requires PTX ISA .version 7.5 or later",
       "line 21; error   : Feature 'fence.proxy' requires PTX ISA .version 7.5 or later",
     ]);
   });
+});
+
+/** Statements below their target or version: [.version, .target, statement]. */
+const BELOW: readonly [string, string, string][] = [
+  ["7.0", "sm_75", "redux.sync.add.u32 %r2, %r1, 0xffffffff;"],
+  ["6.5", "sm_75", "tanh.approx.f32 %f2, %f1;"],
+  ["7.0", "sm_80", "add.rn.bf16 %h2, %h1, %h1;"],
+  ["6.0", "sm_60", "match.any.sync.b32 %r2, %r1, 0xffffffff;"],
+  ["6.0", "sm_52", "atom.global.add.f64 %fd2, [%rd1], 0d3FF0000000000000;"],
+  ["7.0", "sm_75", "cvt.rn.bf16.f32 %h2, %f1;"],
+  ["7.0", "sm_75", "fma.rn.bf16 %h2, %h1, %h1, %h1;"],
+  ["7.0", "sm_75", "fma.rn.relu.f16 %h2, %h1, %h1, %h1;"],
+  ["6.0", "sm_60", "dp4a.u32.u32 %r2, %r1, %r1, %r1;"],
+  ["6.0", "sm_70", "activemask.b32 %r2;"],
+  ["7.0", "sm_75", "mov.u32 %r2, %clusterid.x;"],
+  ["7.0", "sm_75", "cp.async.wait_all;"],
+  ["7.0", "sm_75", "elect.sync %r3|%p2, 0xffffffff;"],
+  ["7.0", "sm_75", "griddepcontrol.wait;"],
+  ["7.0", "sm_75", "fence.proxy.alias;"],
+  ["7.0", "sm_80", "min.xorsign.abs.f32 %f2, %f1, %f1;"],
+  ["7.0", "sm_75", "min.f16 %h2, %h1, %h1;"],
+  ["7.0", "sm_75", "max.NaN.f32 %f2, %f1, %f1;"],
+  ["6.5", "sm_75", "ex2.approx.f16 %h2, %h1;"],
+  ["7.0", "sm_75", "atom.global.add.noftz.bf16 %h2, [%rd1], %h1;"],
+  ["6.0", "sm_60", "atom.global.add.noftz.f16 %h2, [%rd1], %h1;"],
+  ["7.0", "sm_75", "mapa.u64 %rd2, %rd1, %r1;"],
+  ["7.0", "sm_75", "setmaxnreg.inc.sync.aligned.u32 64;"],
+  ["7.0", "sm_75", "cvt.rn.satfinite.e4m3x2.f32 %h2, %f1, %f1;"],
+  ["6.0", "sm_70", "nanosleep.u32 100;"],
+  ["7.0", "sm_75", "atom.global.cluster.add.u32 %r2, [%rd1], 1;"],
+  ["6.0", "sm_60", "fence.acq_rel.gpu;"],
+  ["7.0", "sm_75", "add.u16x2 %r2, %r1, %r1;"],
+  ["7.0", "sm_75", "setp.lt.bf16 %p1, %h1, %h1;"],
+  ["7.0", "sm_75", "cvt.f32.bf16 %f2, %h1;"],
+  ["7.0", "sm_80", "cvt.f32.bf16 %f2, %h1;"],
+];
+
+const ptxas = await toolVersion("ptxas").catch(() => undefined);
+
+Deno.test({
+  name: ptxas === undefined
+    ? "the simulator's log for an instruction below its target is ptxas's (skipped: no ptxas)"
+    : "the simulator's log for an instruction below its target or version is ptxas's, line for line",
+  ignore: ptxas === undefined,
+  async fn() {
+    await withSimEnv({ CUDA_SIM_CC: "90" }, async () => {
+      using server = CudaServer.create({ library: SIM_LIBRARY });
+      const differ: string[] = [];
+      for (const [version, target, body] of BELOW) {
+        const text = ptx(version, target, body);
+        const { ok, log } = await assemble(text, "sm_90");
+        const error = load(server, body, text);
+        assert.ok(!ok && error, `${body}: ptxas ${ok ? "assembled" : "refused"} it`);
+        const jit = error.compilerMessage.slice(error.compilerMessage.indexOf("\n") + 1);
+        const want = log.replaceAll("/dev/stdin", "application ptx input");
+        if (jit !== want) {
+          differ.push(`${body} (.version ${version}, .target ${target}):\n${jit}\nptxas:\n${want}`);
+        }
+      }
+      for (const [name, body, , [version, target]] of CASES) {
+        const { ok, log } = await assemble(ptx(version, target, body), "sm_90");
+        assert.ok(ok, `ptxas refused ${name} at .version ${version} .target ${target}: ${log}`);
+      }
+      assert.deepEqual(differ, []);
+    });
+  },
 });
