@@ -135,6 +135,25 @@ Deno.test("an instruction below its .target or .version is CUDA_ERROR_INVALID_PT
   });
 });
 
+Deno.test("a .target loads from the PTX ISA that introduced it (sm_52 from 4.1, sm_61 from 5.0, sm_72 from 6.1)", async () => {
+  await withSimEnv({ CUDA_SIM_CC: "90" }, () => {
+    using server = CudaServer.create({ library: SIM_LIBRARY });
+    for (const [version, target] of [["4.1", "sm_52"], ["5.0", "sm_61"], ["6.1", "sm_72"]]) {
+      const error = load(
+        server,
+        `${version} ${target}`,
+        ptx(version, target, "add.u32 %r2, %r1, %r1;"),
+      );
+      assert.equal(error, undefined, `.version ${version} .target ${target}: ${error?.message}`);
+    }
+    const error = load(server, "4.1 sm_53", ptx("4.1", "sm_53", ""));
+    assert.match(
+      error?.compilerMessage ?? "",
+      /line 2; error {3}: PTX \.version 4\.1 does not support \.target sm_53/,
+    );
+  });
+});
+
 Deno.test("every statement that needs more is reported, each at its line; cluster registers and sm_90 instructions too", async () => {
   await withSimEnv({ CUDA_SIM_CC: "90" }, () => {
     using server = CudaServer.create({ library: SIM_LIBRARY });
@@ -235,6 +254,10 @@ const BELOW: readonly [string, string, string][] = [
   ["6.0", "sm_60", "st.release.gpu.global.u32 [%rd1], %r1;"],
   ["7.0", "sm_80", "fma.rn.oob.f16 %h2, %h1, %h1, %h1;"],
   ["6.0", "sm_60", "fence.sc.gpu;"],
+  ["5.0", "sm_52", "shfl.sync.idx.b32 %r2, %r1, 0, 31, 0xffffffff;"],
+  ["5.0", "sm_61", "vote.sync.ballot.b32 %r2, %p1, 0xffffffff;"],
+  ["4.1", "sm_53", "add.u32 %r2, %r1, %r1;"],
+  ["5.0", "sm_70", "add.u32 %r2, %r1, %r1;"],
 ];
 
 const ptxas = await toolVersion("ptxas").catch(() => undefined);
