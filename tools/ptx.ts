@@ -63,7 +63,13 @@ export async function sources(): Promise<{ name: string; text: string }[]> {
 /** The version line of `<tool> --version`, or `undefined` when the tool is not installed. */
 export async function toolVersion(tool: "nvcc" | "ptxas"): Promise<string | undefined> {
   try {
-    const out = await new Deno.Command(tool, { args: ["--version"], stdout: "piped" }).output();
+    // ptxas needs no environment; without one it also runs where the test runner set
+    // LD_LIBRARY_PATH (for NVRTC), with which Deno refuses a narrow --allow-run (NotCapable)
+    const out = await new Deno.Command(tool, {
+      args: ["--version"],
+      stdout: "piped",
+      clearEnv: tool === "ptxas",
+    }).output();
     if (!out.success) return undefined;
     const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
     return lines.find((line) => line.startsWith("Cuda compilation tools")) ?? lines.at(-1);
@@ -98,6 +104,7 @@ export function withIsa(ptx: string, isa: number): string {
 export async function assemble(ptx: string, arch: string): Promise<{ ok: boolean; log: string }> {
   const child = new Deno.Command("ptxas", {
     args: [`-arch=${arch}`, "/dev/stdin", "-o", "/dev/null"],
+    clearEnv: true, // as in toolVersion
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
