@@ -34,10 +34,19 @@ async function onDevices(
 ): Promise<void> {
   const vars = { CUDA_SIM_DEVICES: String(count), CUDA_SIM_PEER: "all", ...env };
   await withSimEnv(vars, async () => {
-    using clients = await createClients(
+    const clients = await createClients(
       await listDevices({ backend: "cuda", library: SIM_LIBRARY }),
     );
-    await fn(...clients);
+    // Taken at once: `client.server` throws once the test destroyed the client.
+    const servers = clients.map((c) => c.server as CudaServer);
+    try {
+      await fn(...clients);
+    } finally {
+      clients[Symbol.dispose]();
+      // The waits a destroy left parked return on Deno's pool in the background: the sanitizer
+      // counts them, so the test ends after they did (their faults reached the calls already).
+      await Promise.all(servers.map((s) => s.drained?.catch(() => {})));
+    }
   });
 }
 
