@@ -31,6 +31,7 @@ import type { StorageType } from "../../../core/kernel_arguments.ts";
 import { vectorType } from "./_vector_types.ts";
 import { type StructEntry, structTypes, vectorLayout } from "./_struct_layout.ts";
 import { externBlocks, PRAGMA_PACK, stripComments } from "./_c_source.ts";
+import { arrayAsPointer, C_TYPES, defineAliases, integerType, SPECIFIERS } from "./_c_types.ts";
 
 /**
  * One kernel parameter.
@@ -112,42 +113,14 @@ export interface KernelSignature {
 /** A storage type's byte size: its bit width (`f16`, `bf16`, `u64`...) over 8. */
 const sizeOf = (type: StorageType): number => Number(/\d+/.exec(type)![0]) / 8;
 
-/** C type names (qualifiers and `int` after a width removed) to storage types. */
-const C_TYPES: Record<string, StorageType> = {
-  "float": "f32",
-  "double": "f64",
-  "__half": "f16",
-  "half": "f16",
-  "__nv_bfloat16": "bf16",
-  "char": "i8",
-  "signed char": "i8",
-  "int8_t": "i8",
-  "unsigned char": "u8",
-  "uint8_t": "u8",
-  "bool": "u8",
-  "short": "i16",
-  "signed short": "i16",
-  "int16_t": "i16",
-  "unsigned short": "u16",
-  "uint16_t": "u16",
-  "int": "i32",
-  "signed": "i32",
-  "int32_t": "i32",
-  "unsigned": "u32",
-  "uint32_t": "u32",
-  "long": "i64",
-  "signed long": "i64",
-  "long long": "i64",
-  "signed long long": "i64",
-  "int64_t": "i64",
-  "ptrdiff_t": "i64",
-  "unsigned long": "u64",
-  "unsigned long long": "u64",
-  "uint64_t": "u64",
-  "size_t": "u64",
-};
-
-const IGNORED = new Set(["volatile", "__restrict__", "__restrict", "restrict", "struct"]);
+const IGNORED = new Set([
+  "volatile",
+  "__restrict__",
+  "__restrict",
+  "restrict",
+  "struct",
+  "__grid_constant__",
+]);
 
 /** The words of the type names above, and qualifiers: never a parameter's name. */
 const TYPE_WORDS = new Set([
@@ -256,7 +229,7 @@ function templateTypes(header: string, args: readonly string[], aliases: Map<str
 
 /** The launch attributes of a `__global__` function, any number before or after its `void`. */
 const ATTRIBUTES = String
-  .raw`(?:(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\((?:[^()]|\([^()]*\))*\)\s*)*`;
+  .raw`(?:(?:__launch_bounds__|__maxnreg__|__cluster_dims__|__attribute__)\s*\((?:[^()]|\([^()]*\))*\)\s*)*`;
 
 function globalFunctions(
   source: string,
@@ -267,7 +240,8 @@ function globalFunctions(
   const text = stripComments(source);
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
-  const aliases = typeAliases(text);
+  // `#define real float` names a type as `typedef float real;` does
+  const aliases = typeAliases(`${text}\n${defineAliases(source)}`);
   const structs = structTypes(
     text,
     (name) => C_TYPES[aliases.get(name) ?? name],
@@ -321,14 +295,14 @@ function cParam(
 ): KernelParam {
   const declared = text.trim().replace(/\s+/g, " ");
   // `[[maybe_unused]]` and a default argument (`float eps = 1e-5f`) name no type
-  const words: string[] = (declared.replace(/\[\[.*?\]\]|=.*$/g, " ")
-    .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w);
+  const words: string[] = arrayAsPointer((declared.replace(/\[\[.*?\]\]|=.*$/g, " ")
+    .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w));
   const star = words.indexOf("*");
   const last = words[words.length - 1];
   // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
   const named = words.length > 1 && /^[A-Za-z_]/.test(last) && !TYPE_WORDS.has(last);
   const name = named ? last : `param_${index}`;
-  if (words.includes("&") || words.includes("[")) {
+  if (words.includes("&")) {
     return { kind: "scalar", name, type: undefined, declared, size: 0 };
   }
   if (star >= 0) {
@@ -375,8 +349,8 @@ function cParam(
 
 function baseType(words: string[]): string {
   const kept = words.filter((w) => !IGNORED.has(w) && w !== "*");
-  // `unsigned int`, `long long int`, `short int`: the `int` adds nothing.
-  if (kept.length > 1 && kept[kept.length - 1] === "int") kept.pop();
+  // `long unsigned int`, `int long`: C's integer specifiers in any order
+  if (kept.length > 1 && kept.every((w) => SPECIFIERS.has(w))) return integerType(kept);
   return kept.join(" ");
 }
 
