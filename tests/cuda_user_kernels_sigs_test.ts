@@ -1,0 +1,106 @@
+/**
+ * User CUDA C, QA wave 14: kernel signatures written in ways real kernels write them, found by a
+ * differential sweep of the runtime's signature reader against the `.param` lists NVRTC compiles
+ * (each was refused, or its kernel not found, though NVRTC compiled it): integer specifiers in
+ * any order (`long unsigned int`), `const __grid_constant__` structs, array parameters (`float
+ * a[]`, the pointers C makes of them), a type named by a `#define`, `__attribute__((...))` on the
+ * kernel. Each kernel copies its scalar parameters' bits into a buffer: the sharpest probe of the
+ * packing.
+ */
+import assert from "node:assert/strict";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { launch } from "./_cuda_user_run.ts";
+
+const ignore = nvrtcSkip !== undefined;
+
+Deno.test({
+  name: nvrtcName("integer specifiers in any order: long unsigned int, int unsigned, int long"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `extern "C" __global__ void k(unsigned long long* out, long unsigned int a,
+    int unsigned b, short unsigned c, int long d, long long unsigned int e, signed char f) {
+  out[0] = a; out[1] = b; out[2] = c; out[3] = (unsigned long long)d; out[4] = e;
+  out[5] = (unsigned long long)(long long)f;
+}`;
+    const [out] = await launch(client, { source }, 1, [new BigUint64Array(6)], {
+      a: 2 ** 40 + 5,
+      b: 3e9,
+      c: 65000,
+      d: -7,
+      e: 2 ** 52 + 1,
+      f: -3,
+    });
+    assert.deepEqual(
+      [...(out as unknown as BigUint64Array)],
+      [2n ** 40n + 5n, 3000000000n, 65000n, 2n ** 64n - 7n, 2n ** 52n + 1n, 2n ** 64n - 3n],
+    );
+  },
+});
+
+Deno.test({
+  name: nvrtcName("a const __grid_constant__ struct is passed as the struct"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `struct P { float a; int b; double c; };
+extern "C" __global__ void k(double* out, const __grid_constant__ P p, int __grid_constant__ const n) {
+  out[0] = p.a; out[1] = p.b; out[2] = p.c; out[3] = n;
+}`;
+    const [out] = await launch(client, { source }, 1, [new Float64Array(4)], {
+      p: { a: 1.5, b: -9, c: 0.1 },
+      n: 12,
+    } as never);
+    assert.deepEqual([...out], [1.5, -9, 0.1, 12]);
+  },
+});
+
+Deno.test({
+  name: nvrtcName("array parameters are pointers: float a[], const float b[4] (read-only)"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const kernel = {
+      source: `extern "C" __global__ void k(float out[], const float in[4], int n) {
+  out[threadIdx.x] = in[threadIdx.x] * n;
+}`,
+    };
+    const [out] = await launch(
+      client,
+      kernel,
+      4,
+      [new Float32Array(4), Float32Array.of(1, 2, 3, 4)],
+      { n: 3 },
+    );
+    assert.deepEqual([...out], [3, 6, 9, 12]);
+  },
+});
+
+Deno.test({
+  name: nvrtcName("a type a #define names (#define real double) is read as that type"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `#define real double
+#define index_t unsigned int
+extern "C" __global__ void k(real* out, real s, index_t i) { out[0] = s; out[1] = i; }`;
+    const [out] = await launch(client, { source }, 1, [new Float64Array(2)], {
+      s: 0.1,
+      i: 4e9,
+    });
+    assert.deepEqual([...out], [0.1, 4e9]);
+  },
+});
+
+Deno.test({
+  name: nvrtcName("a kernel with __attribute__((...)) is found and its params read"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `extern "C" __global__ void __attribute__((noinline)) k(float* out, float s) {
+  out[0] = s;
+}`;
+    const [out] = await launch(client, { source }, 1, [new Float32Array(1)], { s: 2.5 });
+    assert.deepEqual([...out], [2.5]);
+  },
+});
