@@ -39,6 +39,20 @@ Deno.test({
 });
 
 Deno.test({
+  name: nvrtcName("a struct field's integer specifiers in any order (long unsigned int a)"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `struct S { long unsigned int a; char b; int unsigned c; short unsigned d; };
+extern "C" __global__ void k(double* out, S s) { out[0] = s.a; out[1] = s.b; out[2] = s.c; out[3] = s.d; }`;
+    const [out] = await launch(client, { source }, 1, [new Float64Array(4)], {
+      s: { a: 2 ** 40, b: -3, c: 3e9, d: 65000 },
+    } as never);
+    assert.deepEqual([...out], [2 ** 40, -3, 3e9, 65000]);
+  },
+});
+
+Deno.test({
   name: nvrtcName("a const __grid_constant__ struct is passed as the struct"),
   ignore,
   async fn() {

@@ -244,7 +244,7 @@ function globalFunctions(
   const aliases = typeAliases(`${text}\n${defineAliases(source)}`);
   const structs = structTypes(
     text,
-    (name) => C_TYPES[aliases.get(name) ?? name],
+    (name) => C_TYPES[baseType((aliases.get(name) ?? name).split(" "))],
     { packed: PRAGMA_PACK.test(source), alias: (name) => aliases.get(name) ?? name, spaces },
   );
   const found: KernelSignature[] = [];
