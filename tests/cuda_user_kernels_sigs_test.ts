@@ -118,3 +118,36 @@ Deno.test({
     assert.deepEqual([...out], [2.5]);
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "#if 0 branches and string literals are not read: no ghost kernels, no variants",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // an old kernel kept under #if 0 was a second kernel (the entry point had to be named), and
+    // a redefinition under #if 1 / #else made the params unreadable
+    const disabled = `#if 0
+extern "C" __global__ void old(double* out, double s) { out[0] = s; }
+#endif
+#if 1
+extern "C" __global__ void k(double* out, int s) { out[0] = s + 0.5; }
+#else
+extern "C" __global__ void k(double* out, double s) { out[0] = s; }
+#endif`;
+    const [a] = await launch(client, { source: disabled }, 1, [new Float64Array(1)], { s: 3 });
+    assert.deepEqual([...a], [3.5]);
+    // a "/*" in a string started a comment that hid the kernel; "__global__ void f(...) {" in a
+    // string was a kernel; a '}' closed the extern "C" block early
+    const strings = `__device__ const char open[] = "/*";
+__device__ const char fake[] = "extern \\"C\\" __global__ void fake(double d) {";
+extern "C" {
+__device__ char brace() { return '}'; }
+__global__ void k(float* out, float s) { out[0] = s + (brace() == '}'); }
+}
+__device__ const char close[] = "*/";`;
+    const [b] = await launch(client, { source: strings }, 1, [new Float32Array(1)], { s: 2 });
+    assert.deepEqual([...b], [3]);
+  },
+});

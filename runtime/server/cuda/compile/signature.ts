@@ -241,7 +241,7 @@ function globalFunctions(
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
   // `#define real float` names a type as `typedef float real;` does
-  const aliases = typeAliases(`${text}\n${defineAliases(source)}`);
+  const aliases = typeAliases(`${text}\n${defineAliases(stripComments(source, true))}`);
   const structs = structTypes(
     text,
     (name) => C_TYPES[baseType((aliases.get(name) ?? name).split(" "))],
