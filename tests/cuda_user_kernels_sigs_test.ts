@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
+import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -149,5 +150,31 @@ __global__ void k(float* out, float s) { out[0] = s + (brace() == '}'); }
 __device__ const char close[] = "*/";`;
     const [b] = await launch(client, { source: strings }, 1, [new Float32Array(1)], { s: 2 });
     assert.deepEqual([...b], [3]);
+  },
+});
+
+Deno.test({
+  name: nvrtcName("a -D compile option redefining a type's macro makes it unknown, not misread"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `#ifndef real
+#define real float
+#endif
+extern "C" __global__ void k(double* out, real s) { out[0] = s; }`;
+    // without the option the default (float) is read and passed
+    const [a] = await launch(client, { source }, 1, [new Float64Array(1)], { s: 1.5 });
+    assert.deepEqual([...a], [1.5]);
+    // -Dreal=int: NVRTC compiles an int; packing a float's bits there is a silent wrong result
+    for (const option of ["-Dreal=int", "--define-macro=real=int"]) {
+      const kernel: CudaKernel = { source, compileOptions: [option] };
+      const out = client.zeros(1, "f64");
+      assert.throws(
+        () => client.execute(kernel, { threads: 1, buffers: [out], params: { s: 7 } }),
+        (e: Error) => e.name === "KernelArgumentError" && /real s/.test(e.message),
+        option,
+      );
+      out.dispose();
+    }
   },
 });
