@@ -178,3 +178,15 @@ extern "C" __global__ void k(double* out, real s) { out[0] = s; }`;
     }
   },
 });
+
+Deno.test({
+  name: nvrtcName('a kernel a macro declares (#define KERNEL extern "C" __global__) is read'),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `#define KERNEL extern "C" __global__ __launch_bounds__(64)
+KERNEL void k(float* out, float s, int n) { out[threadIdx.x] = s * n; }`;
+    const [out] = await launch(client, { source }, 2, [new Float32Array(2)], { s: 1.5, n: 3 });
+    assert.deepEqual([...out], [4.5, 4.5]);
+  },
+});

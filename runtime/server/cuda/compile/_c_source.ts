@@ -120,3 +120,34 @@ export function externBlocks(
   }
   return ranges;
 }
+
+/**
+ * `text` with the object-like macros of `live` (the source's live lines, `#define`s kept) that
+ * stand for a kernel's declaration specifiers (`#define KERNEL extern "C" __global__`, with
+ * `static`, `inline`, `__launch_bounds__(...)` or `void`) written out, so the kernels they
+ * declare are read.
+ *
+ * @example
+ * ```ts ignore
+ * import { kernelMacros } from "./_c_source.ts";
+ * const live = '#define KERNEL extern "C" __global__\nKERNEL void k(float* a) {}';
+ * console.log(kernelMacros("KERNEL void k(float* a) {}", live)); // extern "C" __global__ void k(float* a) {}
+ * ```
+ */
+export function kernelMacros(text: string, live: string): string {
+  const macros = new Map<string, string>();
+  const found = live.matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*?)[ \t]*$/gm);
+  for (const [, name, body] of found) {
+    // a name defined twice (under #if/#else) differently is left alone
+    const known = SPECIFIERS.test(body) ? body : "";
+    macros.set(name, macros.has(name) && macros.get(name) !== known ? "" : known);
+  }
+  const used = [...macros].filter(([, body]) => body !== "");
+  if (used.length === 0) return text;
+  const names = new RegExp(`\\b(${used.map(([name]) => name).join("|")})\\b`, "g");
+  return text.replace(names, (name) => macros.get(name)!);
+}
+
+/** A `#define`'s body that is a kernel's declaration specifiers, `__global__` among them. */
+const SPECIFIERS =
+  /^(?:(?:extern\s+"C"|static|inline|__forceinline__|__noinline__|void|__launch_bounds__\s*\([^()]*\))\s+)*__global__(?:\s+(?:static|inline|void|__launch_bounds__\s*\([^()]*\)))*$/;

@@ -30,7 +30,7 @@
 import type { StorageType } from "../../../core/kernel_arguments.ts";
 import { vectorType } from "./_vector_types.ts";
 import { type StructEntry, structTypes, vectorLayout } from "./_struct_layout.ts";
-import { externBlocks, PRAGMA_PACK, stripComments } from "./_c_source.ts";
+import { externBlocks, kernelMacros, PRAGMA_PACK, stripComments } from "./_c_source.ts";
 import { arrayAsPointer, C_TYPES, defineAliases, integerType, SPECIFIERS } from "./_c_types.ts";
 
 /**
@@ -237,11 +237,13 @@ function globalFunctions(
   args?: readonly string[],
 ): KernelSignature[] {
   const wantC = kind === "c";
-  const text = stripComments(source);
+  // `#define KERNEL extern "C" __global__`: the kernels it declares are read as written out
+  const live = stripComments(source, true);
+  const text = kernelMacros(stripComments(source), live);
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
   // `#define real float` names a type as `typedef float real;` does
-  const aliases = typeAliases(`${text}\n${defineAliases(stripComments(source, true))}`);
+  const aliases = typeAliases(`${text}\n${defineAliases(live)}`);
   const structs = structTypes(
     text,
     (name) => C_TYPES[baseType((aliases.get(name) ?? name).split(" "))],
