@@ -190,3 +190,28 @@ KERNEL void k(float* out, float s, int n) { out[threadIdx.x] = s * n; }`;
     assert.deepEqual([...out], [4.5, 4.5]);
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    'a static kernel or one of an anonymous namespace in an extern "C" block keeps its C++ name',
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // internal linkage: NVRTC mangles these names (_Z1kPfi), which the load then looked for as `k`
+    for (
+      const source of [
+        `extern "C" {\nstatic __global__ void k(float* out, int n) { out[0] = n * 2; }\n}`,
+        `extern "C" {\n__global__ static void k(float* out, int n) { out[0] = n * 2; }\n}`,
+        `extern "C" { namespace {\n__global__ void k(float* out, int n) { out[0] = n * 2; }\n} }`,
+      ]
+    ) {
+      const [out] = await launch(client, { source }, 1, [new Float32Array(1)], { n: 21 });
+      assert.deepEqual([...out], [42], source);
+      const [named] = await launch(client, { source, entryPoint: "k" }, 1, [
+        new Float32Array(1),
+      ], { n: 4 });
+      assert.deepEqual([...named], [8], source);
+    }
+  },
+});

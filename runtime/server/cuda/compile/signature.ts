@@ -242,6 +242,7 @@ function globalFunctions(
   const text = kernelMacros(stripComments(source), live);
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
+  const anonymous = externBlocks(text, /\bnamespace\s*\{/g);
   // `#define real float` names a type as `typedef float real;` does
   const aliases = typeAliases(`${text}\n${defineAliases(live)}`);
   const structs = structTypes(
@@ -257,13 +258,18 @@ function globalFunctions(
   );
   for (const match of text.matchAll(pattern)) {
     const at = match.index!;
-    const externC = match[1] !== undefined || blocks.some(([s, e]) => at > s && at < e);
-    if (externC !== wantC) continue;
     // a template's instances have no name the runtime can know
     const before = text.slice(
       Math.max(text.lastIndexOf(";", at), text.lastIndexOf("}", at)) + 1,
       at,
     );
+    // a static kernel, or one of an anonymous namespace (internal linkage), keeps its mangled
+    // name in an extern "C" block
+    const isStatic = /\bstatic\b/.test(before + match[0].slice(0, match[0].indexOf("("))) ||
+      anonymous.some(([s, e]) => at > s && at < e);
+    const externC = match[1] !== undefined ||
+      (!isStatic && blocks.some(([s, e]) => at > s && at < e));
+    if (externC !== wantC) continue;
     if (!wantC && /\btemplate\s*</.test(before) !== (kind === "template")) continue;
     const bounds = /__launch_bounds__\s*\(([^)]*)\)/.exec(match[2] + match[3])?.[1];
     const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
