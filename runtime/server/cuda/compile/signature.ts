@@ -12,7 +12,13 @@
  *   the runtime cannot pass (a reference, a struct it cannot lay out) is refused at the launch.
  *   `typedef`/`using` aliases of those types, enums (as their underlying type) and a template
  *   instance's type arguments (`k<float>`: `T a` is a `float`) are resolved; an alias defined
- *   twice as different types (under `#if`) is not. Kernels a `#define` declares are not read.
+ *   twice as different types (under `#if`) is not. A `#define` naming a type (`#define real
+ *   float`) is an alias too, unless a `-D` option redefines it (`_resolve_kernel.ts`); one naming a
+ *   kernel's specifiers (`#define KERNEL extern "C" __global__`) is written out; other kernels a
+ *   `#define` declares are not read. Integer specifiers come in any order (`long unsigned int`),
+ *   an array parameter is its pointer (`float a[]`), `__grid_constant__` is ignored; `#if 0`
+ *   branches, comments and string literals are skipped (`_c_source.ts`). A `static` kernel (or one
+ *   of an anonymous namespace) in an `extern "C"` block is C++-linkage: NVRTC mangles its name.
  *   {@linkcode cxxSignatures} reads the other, C++-linkage `__global__` functions (not templates)
  *   the same way: their PTX names are mangled (`_Z6kernelPfi`), found by `_cxx_entry.ts`.
  * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list (none for `.entry k { ... }`,
