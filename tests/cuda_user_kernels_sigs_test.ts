@@ -15,26 +15,38 @@ import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 const ignore = nvrtcSkip !== undefined;
 
 Deno.test({
-  name: nvrtcName("integer specifiers in any order: long unsigned int, int unsigned, int long"),
+  name: nvrtcName(
+    "integer specifiers in any order: long unsigned int, int unsigned, int long; clock_t",
+  ),
   ignore,
   async fn() {
     using client = await simulatedCudaClient();
     const source = `extern "C" __global__ void k(unsigned long long* out, long unsigned int a,
-    int unsigned b, short unsigned c, int long d, long long unsigned int e, signed char f) {
+    int unsigned b, short unsigned c, int long d, long long unsigned int e, signed char f,
+    clock_t g) {
   out[0] = a; out[1] = b; out[2] = c; out[3] = (unsigned long long)d; out[4] = e;
-  out[5] = (unsigned long long)(long long)f;
+  out[5] = (unsigned long long)(long long)f; out[6] = (unsigned long long)g;
 }`;
-    const [out] = await launch(client, { source }, 1, [new BigUint64Array(6)], {
+    const [out] = await launch(client, { source }, 1, [new BigUint64Array(7)], {
       a: 2 ** 40 + 5,
       b: 3e9,
       c: 65000,
       d: -7,
       e: 2 ** 52 + 1,
       f: -3,
+      g: -(2 ** 33),
     });
     assert.deepEqual(
       [...(out as unknown as BigUint64Array)],
-      [2n ** 40n + 5n, 3000000000n, 65000n, 2n ** 64n - 7n, 2n ** 52n + 1n, 2n ** 64n - 3n],
+      [
+        2n ** 40n + 5n,
+        3000000000n,
+        65000n,
+        2n ** 64n - 7n,
+        2n ** 52n + 1n,
+        2n ** 64n - 3n,
+        2n ** 64n - 2n ** 33n,
+      ],
     );
   },
 });

@@ -41,6 +41,8 @@ export const C_TYPES: Record<string, StorageType> = {
   "unsigned long long": "u64",
   "uint64_t": "u64",
   "size_t": "u64",
+  // NVRTC's own typedef (a `long`), as cuda-samples' clock kernels take it
+  "clock_t": "i64",
 };
 
 /** C's integer type specifiers, which may come in any order (`int long unsigned`). */
