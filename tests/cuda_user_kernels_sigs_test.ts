@@ -120,7 +120,7 @@ extern "C" __global__ void k(real* out, real s, index_t i) { out[0] = s; out[1] 
 });
 
 Deno.test({
-  name: nvrtcName("a kernel with __attribute__((...)) is found and its params read"),
+  name: nvrtcName("__attribute__((...)) on a kernel or a parameter: found and read"),
   ignore,
   async fn() {
     using client = await simulatedCudaClient();
@@ -129,6 +129,14 @@ Deno.test({
 }`;
     const [out] = await launch(client, { source }, 1, [new Float32Array(1)], { s: 2.5 });
     assert.deepEqual([...out], [2.5]);
+    // on a parameter: `int n __attribute__((unused))` was a parameter named 'unused'
+    const params = `extern "C" __global__ void k(float* out, int n __attribute__((unused)),
+    float __attribute__((unused)) s) { out[0] = s; }`;
+    const [two] = await launch(client, { source: params }, 1, [new Float32Array(1)], {
+      n: 1,
+      s: 0.5,
+    });
+    assert.deepEqual([...two], [0.5]);
   },
 });
 

@@ -300,6 +300,9 @@ function globalFunctions(
   return found;
 }
 
+/** What a parameter's declaration may carry that names no type nor the parameter. */
+const ATTRIBUTE_LIKE = /\[\[.*?\]\]|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|=.*$/g;
+
 /** One C parameter declaration. */
 function cParam(
   text: string,
@@ -308,8 +311,9 @@ function cParam(
   structs: ReadonlyMap<string, StructEntry>,
 ): KernelParam {
   const declared = text.trim().replace(/\s+/g, " ");
-  // `[[maybe_unused]]` and a default argument (`float eps = 1e-5f`) name no type
-  const words: string[] = arrayAsPointer((declared.replace(/\[\[.*?\]\]|=.*$/g, " ")
+  // `[[maybe_unused]]`, `__attribute__((unused))` and a default argument (`float eps = 1e-5f`)
+  // name no type
+  const words: string[] = arrayAsPointer((declared.replace(ATTRIBUTE_LIKE, " ")
     .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w));
   const star = words.indexOf("*");
   const last = words[words.length - 1];
