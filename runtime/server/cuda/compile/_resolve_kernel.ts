@@ -43,7 +43,16 @@ export interface ResolvedKernel {
 }
 
 /** The entry point and signature of a kernel, read from its CUDA C (preferred) or PTX. */
-export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
+export function resolveKernel(given: CudaKernel): ResolvedKernel {
+  // the macros `-D` options define are read as the source's own (`-Dreal=int` and the source's
+  // `#define real float` are then two definitions: an unknown type, never a misread one)
+  const kernel = typeof given.source === "string" && given.compileOptions?.length
+    ? { ...given, source: given.source + optionDefines(given.compileOptions) }
+    : given;
+  return resolveOwn(kernel, given);
+}
+
+function resolveOwn(kernel: CudaKernel, original: CudaKernel): ResolvedKernel {
   const given = kernel.entryPoint;
   let fromSource = typeof kernel.source === "string" ? cudaSignatures(kernel.source) : [];
   if (
@@ -63,7 +72,7 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
       ).find((s) => s.name === base.split("::").pop());
       if (template === undefined) {
         throw new KernelArgumentError(
-          kernelName(kernel),
+          kernelName(original),
           "entryPoint",
           `is '${given}', but the source declares no template __global__ function '${base}'`,
         );
@@ -94,7 +103,7 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
       : 'extern "C" __global__ functions';
     const names = all.map((s) => s.qualified ?? s.name);
     throw new KernelArgumentError(
-      kernelName(kernel),
+      kernelName(original),
       "entryPoint",
       names.length === 0
         ? `cannot be found: the kernel declares no ${what}` +
@@ -105,6 +114,13 @@ export function resolveKernel(kernel: CudaKernel): ResolvedKernel {
     );
   }
   return { entryPoint: signature.name, signature };
+}
+
+/** `#define` lines for the `-DNAME=value` (`--define-macro=`) options of NVRTC. */
+function optionDefines(options: readonly string[]): string {
+  const lines = options.map((o) => /^(?:-D|--define-macro=)\s*([A-Za-z_]\w*)(?:=(.*))?$/s.exec(o))
+    .filter((m) => m !== null).map((m) => `#define ${m![1]} ${m![2] ?? "1"}`);
+  return lines.length === 0 ? "" : `\n${lines.join("\n")}\n`;
 }
 
 /** How to launch the source's templates (or kernels a `#define` declares), when it has any. */

@@ -12,7 +12,13 @@
  *   the runtime cannot pass (a reference, a struct it cannot lay out) is refused at the launch.
  *   `typedef`/`using` aliases of those types, enums (as their underlying type) and a template
  *   instance's type arguments (`k<float>`: `T a` is a `float`) are resolved; an alias defined
- *   twice as different types (under `#if`) is not. Kernels a `#define` declares are not read.
+ *   twice as different types (under `#if`) is not. A `#define` naming a type (`#define real
+ *   float`) is an alias too, unless a `-D` option redefines it (`_resolve_kernel.ts`); one naming a
+ *   kernel's specifiers (`#define KERNEL extern "C" __global__`) is written out; other kernels a
+ *   `#define` declares are not read. Integer specifiers come in any order (`long unsigned int`),
+ *   an array parameter is its pointer (`float a[]`), `__grid_constant__` is ignored; `#if 0`
+ *   branches, comments and string literals are skipped (`_c_source.ts`). A `static` kernel (or one
+ *   of an anonymous namespace) in an `extern "C"` block is C++-linkage: NVRTC mangles its name.
  *   {@linkcode cxxSignatures} reads the other, C++-linkage `__global__` functions (not templates)
  *   the same way: their PTX names are mangled (`_Z6kernelPfi`), found by `_cxx_entry.ts`.
  * - **PTX** (`{ ptx }`): every `.entry` with its `.param` list (none for `.entry k { ... }`,
@@ -30,7 +36,8 @@
 import type { StorageType } from "../../../core/kernel_arguments.ts";
 import { vectorType } from "./_vector_types.ts";
 import { type StructEntry, structTypes, vectorLayout } from "./_struct_layout.ts";
-import { externBlocks, PRAGMA_PACK, stripComments } from "./_c_source.ts";
+import { externBlocks, kernelMacros, PRAGMA_PACK, stripComments } from "./_c_source.ts";
+import { arrayAsPointer, C_TYPES, defineAliases, integerType, SPECIFIERS } from "./_c_types.ts";
 
 /**
  * One kernel parameter.
@@ -112,42 +119,14 @@ export interface KernelSignature {
 /** A storage type's byte size: its bit width (`f16`, `bf16`, `u64`...) over 8. */
 const sizeOf = (type: StorageType): number => Number(/\d+/.exec(type)![0]) / 8;
 
-/** C type names (qualifiers and `int` after a width removed) to storage types. */
-const C_TYPES: Record<string, StorageType> = {
-  "float": "f32",
-  "double": "f64",
-  "__half": "f16",
-  "half": "f16",
-  "__nv_bfloat16": "bf16",
-  "char": "i8",
-  "signed char": "i8",
-  "int8_t": "i8",
-  "unsigned char": "u8",
-  "uint8_t": "u8",
-  "bool": "u8",
-  "short": "i16",
-  "signed short": "i16",
-  "int16_t": "i16",
-  "unsigned short": "u16",
-  "uint16_t": "u16",
-  "int": "i32",
-  "signed": "i32",
-  "int32_t": "i32",
-  "unsigned": "u32",
-  "uint32_t": "u32",
-  "long": "i64",
-  "signed long": "i64",
-  "long long": "i64",
-  "signed long long": "i64",
-  "int64_t": "i64",
-  "ptrdiff_t": "i64",
-  "unsigned long": "u64",
-  "unsigned long long": "u64",
-  "uint64_t": "u64",
-  "size_t": "u64",
-};
-
-const IGNORED = new Set(["volatile", "__restrict__", "__restrict", "restrict", "struct"]);
+const IGNORED = new Set([
+  "volatile",
+  "__restrict__",
+  "__restrict",
+  "restrict",
+  "struct",
+  "__grid_constant__",
+]);
 
 /** The words of the type names above, and qualifiers: never a parameter's name. */
 const TYPE_WORDS = new Set([
@@ -256,7 +235,7 @@ function templateTypes(header: string, args: readonly string[], aliases: Map<str
 
 /** The launch attributes of a `__global__` function, any number before or after its `void`. */
 const ATTRIBUTES = String
-  .raw`(?:(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\((?:[^()]|\([^()]*\))*\)\s*)*`;
+  .raw`(?:(?:__launch_bounds__|__maxnreg__|__cluster_dims__|__attribute__)\s*\((?:[^()]|\([^()]*\))*\)\s*)*`;
 
 function globalFunctions(
   source: string,
@@ -264,13 +243,17 @@ function globalFunctions(
   args?: readonly string[],
 ): KernelSignature[] {
   const wantC = kind === "c";
-  const text = stripComments(source);
+  // `#define KERNEL extern "C" __global__`: the kernels it declares are read as written out
+  const live = stripComments(source, true);
+  const text = kernelMacros(stripComments(source), live);
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
-  const aliases = typeAliases(text);
+  const anonymous = externBlocks(text, /\bnamespace\s*\{/g);
+  // `#define real float` names a type as `typedef float real;` does
+  const aliases = typeAliases(`${text}\n${defineAliases(live)}`);
   const structs = structTypes(
     text,
-    (name) => C_TYPES[aliases.get(name) ?? name],
+    (name) => C_TYPES[baseType((aliases.get(name) ?? name).split(" "))],
     { packed: PRAGMA_PACK.test(source), alias: (name) => aliases.get(name) ?? name, spaces },
   );
   const found: KernelSignature[] = [];
@@ -281,13 +264,18 @@ function globalFunctions(
   );
   for (const match of text.matchAll(pattern)) {
     const at = match.index!;
-    const externC = match[1] !== undefined || blocks.some(([s, e]) => at > s && at < e);
-    if (externC !== wantC) continue;
     // a template's instances have no name the runtime can know
     const before = text.slice(
       Math.max(text.lastIndexOf(";", at), text.lastIndexOf("}", at)) + 1,
       at,
     );
+    // a static kernel, or one of an anonymous namespace (internal linkage), keeps its mangled
+    // name in an extern "C" block
+    const isStatic = /\bstatic\b/.test(before + match[0].slice(0, match[0].indexOf("("))) ||
+      anonymous.some(([s, e]) => at > s && at < e);
+    const externC = match[1] !== undefined ||
+      (!isStatic && blocks.some(([s, e]) => at > s && at < e));
+    if (externC !== wantC) continue;
     if (!wantC && /\btemplate\s*</.test(before) !== (kind === "template")) continue;
     const bounds = /__launch_bounds__\s*\(([^)]*)\)/.exec(match[2] + match[3])?.[1];
     const maxThreads = bounds === undefined ? undefined : Number(bounds.split(",")[0].trim());
@@ -312,6 +300,9 @@ function globalFunctions(
   return found;
 }
 
+/** What a parameter's declaration may carry that names no type nor the parameter. */
+const ATTRIBUTE_LIKE = /\[\[.*?\]\]|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|=.*$/g;
+
 /** One C parameter declaration. */
 function cParam(
   text: string,
@@ -320,15 +311,16 @@ function cParam(
   structs: ReadonlyMap<string, StructEntry>,
 ): KernelParam {
   const declared = text.trim().replace(/\s+/g, " ");
-  // `[[maybe_unused]]` and a default argument (`float eps = 1e-5f`) name no type
-  const words: string[] = (declared.replace(/\[\[.*?\]\]|=.*$/g, " ")
-    .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w);
+  // `[[maybe_unused]]`, `__attribute__((unused))` and a default argument (`float eps = 1e-5f`)
+  // name no type
+  const words: string[] = arrayAsPointer((declared.replace(ATTRIBUTE_LIKE, " ")
+    .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w));
   const star = words.indexOf("*");
   const last = words[words.length - 1];
   // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
   const named = words.length > 1 && /^[A-Za-z_]/.test(last) && !TYPE_WORDS.has(last);
   const name = named ? last : `param_${index}`;
-  if (words.includes("&") || words.includes("[")) {
+  if (words.includes("&")) {
     return { kind: "scalar", name, type: undefined, declared, size: 0 };
   }
   if (star >= 0) {
@@ -375,8 +367,8 @@ function cParam(
 
 function baseType(words: string[]): string {
   const kept = words.filter((w) => !IGNORED.has(w) && w !== "*");
-  // `unsigned int`, `long long int`, `short int`: the `int` adds nothing.
-  if (kept.length > 1 && kept[kept.length - 1] === "int") kept.pop();
+  // `long unsigned int`, `int long`: C's integer specifiers in any order
+  if (kept.length > 1 && kept.every((w) => SPECIFIERS.has(w))) return integerType(kept);
   return kept.join(" ");
 }
 

@@ -1,0 +1,113 @@
+/**
+ * The C type names the signature reader knows (`signature.ts`), and the rewrites it makes before
+ * reading a parameter: integer specifiers in any order (`long unsigned int`), an array parameter
+ * as the pointer it is (`float a[]`), a `#define` naming a type (`#define real float`).
+ *
+ * @module
+ */
+
+import type { StorageType } from "../../../core/kernel_arguments.ts";
+
+/** C type names (qualifiers and `int` after a width removed) to storage types. */
+export const C_TYPES: Record<string, StorageType> = {
+  "float": "f32",
+  "double": "f64",
+  "__half": "f16",
+  "half": "f16",
+  "__nv_bfloat16": "bf16",
+  "char": "i8",
+  "signed char": "i8",
+  "int8_t": "i8",
+  "unsigned char": "u8",
+  "uint8_t": "u8",
+  "bool": "u8",
+  "short": "i16",
+  "signed short": "i16",
+  "int16_t": "i16",
+  "unsigned short": "u16",
+  "uint16_t": "u16",
+  "int": "i32",
+  "signed": "i32",
+  "int32_t": "i32",
+  "unsigned": "u32",
+  "uint32_t": "u32",
+  "long": "i64",
+  "signed long": "i64",
+  "long long": "i64",
+  "signed long long": "i64",
+  "int64_t": "i64",
+  "ptrdiff_t": "i64",
+  "unsigned long": "u64",
+  "unsigned long long": "u64",
+  "uint64_t": "u64",
+  "size_t": "u64",
+  // NVRTC's own typedef (a `long`), as cuda-samples' clock kernels take it
+  "clock_t": "i64",
+};
+
+/** C's integer type specifiers, which may come in any order (`int long unsigned`). */
+export const SPECIFIERS: ReadonlySet<string> = new Set([
+  "signed",
+  "unsigned",
+  "short",
+  "long",
+  "int",
+  "char",
+]);
+
+/**
+ * The name in {@linkcode C_TYPES} of an integer type written with `words` (all of
+ * {@linkcode SPECIFIERS}, any order): `long unsigned int` is `unsigned long`.
+ *
+ * @example
+ * ```ts ignore
+ * import { integerType } from "./_c_types.ts";
+ * console.log(integerType(["int", "long", "unsigned"])); // unsigned long
+ * ```
+ */
+export function integerType(words: readonly string[]): string {
+  const has = (w: string) => words.includes(w);
+  const longs = words.filter((w) => w === "long").length;
+  if (has("char")) {
+    return has("unsigned") ? "unsigned char" : has("signed") ? "signed char" : "char";
+  }
+  const core = has("short") ? "short" : longs >= 2 ? "long long" : longs === 1 ? "long" : "";
+  if (core === "") return has("unsigned") ? "unsigned" : "int";
+  return has("unsigned") ? `unsigned ${core}` : core;
+}
+
+/**
+ * A parameter's words (`const`, `float`, `a`, `[`) with an array declarator made the pointer C
+ * makes of it (`const float* a`); the words unchanged when they have no `[`.
+ *
+ * @example
+ * ```ts ignore
+ * import { arrayAsPointer } from "./_c_types.ts";
+ * console.log(arrayAsPointer(["float", "a", "["])); // ["float", "*", "a"]
+ * ```
+ */
+export function arrayAsPointer(words: readonly string[]): string[] {
+  const at = words.indexOf("[");
+  if (at < 1) return [...words];
+  const name = words[at - 1];
+  // `float a[]`, `float* a[4]`: a pointer to the element (`[` only the first one decays)
+  return [...words.slice(0, at - 1), "*", name];
+}
+
+/**
+ * `typedef` declarations for the object-like `#define`s of a source whose body is a type's or
+ * qualifier's words (`#define real float` gives `typedef float real;`), for the alias reader; a
+ * name defined twice differently (under `#if`/`#else`) is then refused as a typedef would be.
+ *
+ * @example
+ * ```ts ignore
+ * import { defineAliases } from "./_c_types.ts";
+ * console.log(defineAliases("#define real double\n#define N 4")); // typedef double real;
+ * ```
+ */
+export function defineAliases(source: string): string {
+  const found = source.matchAll(
+    /^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_][\w \t]*?)[ \t]*$/gm,
+  );
+  return [...found].map(([, name, body]) => `typedef ${body} ${name};`).join("\n");
+}
