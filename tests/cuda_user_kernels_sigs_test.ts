@@ -235,3 +235,26 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: nvrtcName("a pointer typedef (fptr a) is refused naming the parameter it cannot read"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `typedef float* fptr;
+extern "C" __global__ void k(fptr a, float* b, int n) { if (threadIdx.x < n) b[threadIdx.x] = a[threadIdx.x]; }`;
+    using a = client.createWithData(new Float32Array([1, 2]));
+    using b = client.createWithData(new Float32Array([0, 0]));
+    const kernel: CudaKernel = { source };
+    assert.throws(
+      () => client.execute(kernel, { threads: 2, buffers: [a, b], params: { n: 2 } }),
+      (e: Error) =>
+        e.name === "KernelArgumentError" && /takes 1 pointers \(float\* b\)/.test(e.message) &&
+        /does not know the type of 'fptr a' \(a typedef of a pointer/.test(e.message),
+    );
+    // the client stays usable: the same kernel with the pointer spelled out runs
+    const plain: CudaKernel = { source: source.replace("(fptr a", "(float* a") };
+    client.execute(plain, { threads: 2, buffers: [a, b], params: { n: 2 } });
+    assert.deepEqual([...await client.read(b)], [1, 2]);
+  },
+});

@@ -82,7 +82,7 @@ export function packBySignature(
       "buffers",
       `has ${refs.length} handles, but ${signature.name} takes ${pointers} pointers (${
         list.filter((p) => p.kind === "pointer").map((p) => p.declared).join(", ") || "none"
-      })`,
+      })${unreadHint(list)}`,
     );
   }
   const byPosition = signature.language === "ptx";
@@ -356,3 +356,15 @@ const NARROW_INTEGERS: ReadonlySet<StorageType> = new Set(["u32", "i32", "u16", 
 const BY_VALUE = ": for a struct by value, define it in the kernel's source (the runtime reads " +
   "its fields from there, not from an #include), or pass its fields as scalars to an extern " +
   '"C" wrapper kernel that builds it';
+
+/**
+ * For a count mismatch: the parameters whose type the reader does not know (a typedef of a
+ * pointer, `fptr a`, reads as a scalar of an unknown type), which may be the pointers missing.
+ */
+function unreadHint(list: readonly KernelParam[]): string {
+  const unread = list.filter((p) => p.kind === "scalar" && p.type === undefined);
+  if (unread.length === 0) return "";
+  return `; the runtime does not know the type of ${
+    unread.map((p) => `'${p.declared}'`).join(", ")
+  } (a typedef of a pointer is not read): declare pointer parameters as T*`;
+}
