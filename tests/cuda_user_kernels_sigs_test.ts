@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
+import { cudaSignatures } from "../runtime/server/cuda/compile/signature.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -237,12 +238,52 @@ Deno.test({
 });
 
 Deno.test({
-  name: nvrtcName("a pointer typedef (fptr a) is refused naming the parameter it cannot read"),
+  name: nvrtcName(
+    "pointer typedefs: fptr a is a float*, const fptr a still writable, cfptr read-only",
+  ),
   ignore,
   async fn() {
     using client = await simulatedCudaClient();
     const source = `typedef float* fptr;
-extern "C" __global__ void k(fptr a, float* b, int n) { if (threadIdx.x < n) b[threadIdx.x] = a[threadIdx.x]; }`;
+typedef const float *cfptr;
+using uptr = unsigned int*;
+extern "C" __global__ void k(cfptr a, const fptr b, fptr __restrict__ c, uptr d, int fptr) {
+  int n = fptr; // a parameter named like a typedef is that parameter
+  unsigned i = threadIdx.x;
+  if (i < n) { b[i] = a[i] * 2.0f; c[i] = a[i] + 1.0f; d[i] = 7u * i; }
+}`;
+    const [k] = cudaSignatures(source);
+    const pointers = k.params.filter((p) => p.kind === "pointer");
+    assert.deepEqual(
+      pointers.map((p) => [p.name, p.element, p.readOnly, p.declared]),
+      [
+        ["a", "f32", true, "cfptr a"],
+        ["b", "f32", false, "const fptr b"], // the const is the pointer's own: float* const
+        ["c", "f32", false, "fptr __restrict__ c"],
+        ["d", "u32", false, "uptr d"],
+      ],
+    );
+    using a = client.createWithData(new Float32Array([1, 2, 3]));
+    using b = client.createWithData(new Float32Array(3));
+    using c = client.createWithData(new Float32Array(3));
+    using d = client.createWithData(new Uint32Array(3));
+    const kernel: CudaKernel = { source };
+    client.execute(kernel, { threads: 3, buffers: [a, b, c, d], params: { fptr: 3 } });
+    assert.deepEqual([...await client.read(b)], [2, 4, 6]);
+    assert.deepEqual([...await client.read(c)], [2, 3, 4]);
+    assert.deepEqual([...await client.read(d)], [0, 7, 14]);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "a pointer typedef the reader cannot read (two declarators) is refused naming it",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `typedef float *fptr, *gptr;
+extern "C" __global__ void k(gptr a, float* b, int n) { if (threadIdx.x < n) b[threadIdx.x] = a[threadIdx.x]; }`;
     using a = client.createWithData(new Float32Array([1, 2]));
     using b = client.createWithData(new Float32Array([0, 0]));
     const kernel: CudaKernel = { source };
@@ -250,10 +291,12 @@ extern "C" __global__ void k(fptr a, float* b, int n) { if (threadIdx.x < n) b[t
       () => client.execute(kernel, { threads: 2, buffers: [a, b], params: { n: 2 } }),
       (e: Error) =>
         e.name === "KernelArgumentError" && /takes 1 pointers \(float\* b\)/.test(e.message) &&
-        /does not know the type of 'fptr a' \(a typedef of a pointer/.test(e.message),
+        /does not know the type of 'gptr a': if it is a pointer, declare it T\*$/.test(e.message),
     );
-    // the client stays usable: the same kernel with the pointer spelled out runs
-    const plain: CudaKernel = { source: source.replace("(fptr a", "(float* a") };
+    // the client stays usable: a kernel with the pointer spelled out runs
+    const plain: CudaKernel = {
+      source: source.replace("(gptr a", "(float* a"),
+    };
     client.execute(plain, { threads: 2, buffers: [a, b], params: { n: 2 } });
     assert.deepEqual([...await client.read(b)], [1, 2]);
   },

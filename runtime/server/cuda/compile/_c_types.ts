@@ -111,3 +111,79 @@ export function defineAliases(source: string): string {
   );
   return [...found].map(([, name, body]) => `typedef ${body} ${name};`).join("\n");
 }
+
+/**
+ * The typedefs of one pointer (`typedef float* fptr;`, `typedef const float *cfptr;`,
+ * `using fptr = float*;`): name to the pointee's words (`const float`). A name defined twice
+ * differently is left out (unknown, refused at a launch).
+ *
+ * @example
+ * ```ts ignore
+ * import { pointerAliases } from "./_c_types.ts";
+ * console.log(pointerAliases("typedef const float* cfptr;")); // Map { "cfptr" => "const float" }
+ * ```
+ */
+export function pointerAliases(text: string): Map<string, string> {
+  const aliases = new Map<string, string>(), conflicting = new Set<string>();
+  const found = text.matchAll(
+    /\btypedef\s+([A-Za-z_][\w ]*?)\s*\*\s*([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w ]*?)\s*\*\s*;/g,
+  );
+  for (const m of found) {
+    const [name, pointee] = m[2] !== undefined ? [m[2], m[1]] : [m[3], m[4]];
+    const words = pointee.trim().split(/\s+/).join(" ");
+    if (aliases.has(name) && aliases.get(name) !== words) conflicting.add(name);
+    aliases.set(name, words);
+  }
+  for (const name of conflicting) aliases.delete(name);
+  return aliases;
+}
+
+/**
+ * A parameter declared with a pointer typedef (`fptr a`, `const fptr a`) written as the pointer
+ * it is (`float * a`): a `const` beside the typedef's name qualifies the pointer itself (`float*
+ * const`), so the kernel may still write through it; only the typedef's own `const` (`cfptr`)
+ * makes it read-only. Other forms (`fptr* a`, `fptr a[]`, references) are left as written (an
+ * unknown type, refused at a launch).
+ *
+ * @example
+ * ```ts ignore
+ * import { expandPointerAlias } from "./_c_types.ts";
+ * console.log(expandPointerAlias("const fptr a", new Map([["fptr", "float"]]))); // float * a
+ * ```
+ */
+export function expandPointerAlias(param: string, aliases: ReadonlyMap<string, string>): string {
+  if (aliases.size === 0 || /[*&[]/.test(param)) return param;
+  const words = param.trim().split(/\s+/);
+  const used = words.filter((w) => aliases.has(w));
+  // the typedef must be the type (`int p` keeps a parameter named like one)
+  const type = words.find((w) => w !== "const" && !IGNORED.has(w));
+  if (used.length !== 1 || type !== used[0]) return param;
+  const rest = words.filter((w) => w !== used[0] && w !== "const");
+  return [aliases.get(used[0])!, "*", ...rest].join(" ");
+}
+
+/** Qualifiers that name no type: left out of a parameter's type. */
+export const IGNORED: ReadonlySet<string> = new Set([
+  "volatile",
+  "__restrict__",
+  "__restrict",
+  "restrict",
+  "struct",
+  "__grid_constant__",
+]);
+
+/**
+ * The type name of a parameter's type words (qualifiers and `*` left out; C's integer specifiers
+ * in any order read as one type: `long unsigned int` is `unsigned long`).
+ *
+ * @example
+ * ```ts ignore
+ * import { baseType } from "./_c_types.ts";
+ * console.log(baseType(["volatile", "int", "unsigned", "*"])); // unsigned
+ * ```
+ */
+export function baseType(words: string[]): string {
+  const kept = words.filter((w) => !IGNORED.has(w) && w !== "*");
+  if (kept.length > 1 && kept.every((w) => SPECIFIERS.has(w))) return integerType(kept);
+  return kept.join(" ");
+}

@@ -10,7 +10,8 @@
  *   `const T*` being read-only. `long` is 64-bit (LP64, as on Linux). A struct or vector type by
  *   value is kept with `type: undefined` and its layout (`struct`, `_struct_layout.ts`); a type
  *   the runtime cannot pass (a reference, a struct it cannot lay out) is refused at the launch.
- *   `typedef`/`using` aliases of those types, enums (as their underlying type) and a template
+ *   `typedef`/`using` aliases of those types (and of one pointer: `const fptr a` is a `float*
+ *   const`, writable; `_c_types.ts`), enums (as their underlying type) and a template
  *   instance's type arguments (`k<float>`: `T a` is a `float`) are resolved; an alias defined
  *   twice as different types (under `#if`) is not. A `#define` naming a type (`#define real
  *   float`) is an alias too, unless a `-D` option redefines it (`_resolve_kernel.ts`); one naming a
@@ -37,7 +38,15 @@ import type { StorageType } from "../../../core/kernel_arguments.ts";
 import { vectorType } from "./_vector_types.ts";
 import { type StructEntry, structTypes, vectorLayout } from "./_struct_layout.ts";
 import { externBlocks, kernelMacros, PRAGMA_PACK, stripComments } from "./_c_source.ts";
-import { arrayAsPointer, C_TYPES, defineAliases, integerType, SPECIFIERS } from "./_c_types.ts";
+import {
+  arrayAsPointer,
+  baseType,
+  C_TYPES,
+  defineAliases,
+  expandPointerAlias,
+  IGNORED,
+  pointerAliases,
+} from "./_c_types.ts";
 
 /**
  * One kernel parameter.
@@ -118,15 +127,6 @@ export interface KernelSignature {
 
 /** A storage type's byte size: its bit width (`f16`, `bf16`, `u64`...) over 8. */
 const sizeOf = (type: StorageType): number => Number(/\d+/.exec(type)![0]) / 8;
-
-const IGNORED = new Set([
-  "volatile",
-  "__restrict__",
-  "__restrict",
-  "restrict",
-  "struct",
-  "__grid_constant__",
-]);
 
 /** The words of the type names above, and qualifiers: never a parameter's name. */
 const TYPE_WORDS = new Set([
@@ -251,6 +251,7 @@ function globalFunctions(
   const anonymous = externBlocks(text, /\bnamespace\s*\{/g);
   // `#define real float` names a type as `typedef float real;` does
   const aliases = typeAliases(`${text}\n${defineAliases(live)}`);
+  const pointers = pointerAliases(text); // `typedef float* fptr;`
   const structs = structTypes(
     text,
     (name) => C_TYPES[baseType((aliases.get(name) ?? name).split(" "))],
@@ -283,9 +284,10 @@ function globalFunctions(
     // an instance's type arguments bind the template's type parameters (`T a` is a float)
     const header = args && /\btemplate\s*<([\s\S]*)>/.exec(before)?.[1];
     const types = header ? templateTypes(header, args, aliases) : aliases;
-    const params = list === "" || list === "void"
-      ? []
-      : splitTopLevel(list).map((p, i) => cParam(p, i, types, structs));
+    const params = list === "" || list === "void" ? [] : splitTopLevel(list).map((p, i) => {
+      const param = cParam(expandPointerAlias(p, pointers), i, types, structs);
+      return { ...param, declared: p.trim().replace(/\s+/g, " ") };
+    });
     const outer = spaces.filter(([s, e]) => at > s && at < e).map(([, , name]) => name);
     found.push({
       name: match[4],
@@ -363,13 +365,6 @@ function cParam(
     size,
     ...(struct !== undefined ? { struct } : {}),
   };
-}
-
-function baseType(words: string[]): string {
-  const kept = words.filter((w) => !IGNORED.has(w) && w !== "*");
-  // `long unsigned int`, `int long`: C's integer specifiers in any order
-  if (kept.length > 1 && kept.every((w) => SPECIFIERS.has(w))) return integerType(kept);
-  return kept.join(" ");
 }
 
 export { ptxSignatures } from "./_ptx_signature.ts";

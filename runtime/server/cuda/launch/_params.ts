@@ -358,13 +358,14 @@ const BY_VALUE = ": for a struct by value, define it in the kernel's source (the
   '"C" wrapper kernel that builds it';
 
 /**
- * For a count mismatch: the parameters whose type the reader does not know (a typedef of a
- * pointer, `fptr a`, reads as a scalar of an unknown type), which may be the pointers missing.
+ * For a count mismatch: the parameters whose type the reader does not know (a pointer typedef of
+ * several declarators, `typedef float *fptr, *gptr;`, or defined twice differently, reads as a
+ * scalar of an unknown type), which may be the pointers missing.
  */
 function unreadHint(list: readonly KernelParam[]): string {
   const unread = list.filter((p) => p.kind === "scalar" && p.type === undefined);
   if (unread.length === 0) return "";
   return `; the runtime does not know the type of ${
     unread.map((p) => `'${p.declared}'`).join(", ")
-  } (a typedef of a pointer is not read): declare pointer parameters as T*`;
+  }: if it is a pointer, declare it T*`;
 }
