@@ -180,9 +180,11 @@ export const CUDA_KERNELS: {
 const inferred = new WeakMap<CudaKernel, string>();
 /** A `__global__` function's name, past its launch attributes (`__launch_bounds__`, ...). */
 const ATTRIBUTE = String.raw`(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\([^)]*\)\s*`;
-const ATTRIBUTES = `(?:${ATTRIBUTE})*`;
+// specifiers in any order C++ takes (`void __global__ k`, `__global__ inline void k`)
+const SPECIFIER = String
+  .raw`(?:(?:__global__|static|inline|__inline__|__forceinline__|__noinline__|void)\s+|${ATTRIBUTE})`;
 const GLOBAL = String
-  .raw`__global__\s+(?:static\s+)?${ATTRIBUTES}(?:static\s+)?void\s+${ATTRIBUTES}(\w+)`;
+  .raw`(?<!\w)(?=${SPECIFIER}*__global__\b)(?=${SPECIFIER}*void\b)${SPECIFIER}+(\w+)\s*\(`;
 const FIRST_GLOBAL = new RegExp(GLOBAL);
 /** The entry point a kernel without one is inferred as: the `extern "C"` one (`_resolve_kernel.ts`). */
 const FIRST_EXTERN_C = new RegExp(String.raw`extern\s+"C"\s+` + GLOBAL);

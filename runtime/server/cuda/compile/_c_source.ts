@@ -151,3 +151,37 @@ export function kernelMacros(text: string, live: string): string {
 /** A `#define`'s body that is a kernel's declaration specifiers, `__global__` among them. */
 const SPECIFIERS =
   /^(?:(?:extern\s+"C"|static|inline|__forceinline__|__noinline__|void|__launch_bounds__\s*\([^()]*\))\s+)*__global__(?:\s+(?:static|inline|void|__launch_bounds__\s*\([^()]*\)))*$/;
+
+/** A launch attribute: `__launch_bounds__(256, 2)`, `__attribute__((noinline))`. */
+const LAUNCH_ATTRIBUTE = String
+  .raw`(?:__launch_bounds__|__maxnreg__|__cluster_dims__|__attribute__)\s*\((?:[^()]|\([^()]*\))*\)`;
+/** A run of a function's declaration specifiers, up to its name and `(`. */
+const HEAD = new RegExp(
+  String.raw`(?<![\w"])((?:(?:extern\s+"C"|__global__|static|inline|__inline__|__forceinline__|` +
+    String.raw`__noinline__|void)\s+|${LAUNCH_ATTRIBUTE}\s*)+)(?=[A-Za-z_]\w*\s*\()`,
+  "g",
+);
+
+/**
+ * `text` with every `__global__` function's declaration specifiers in one order, `extern "C"`
+ * first, then `__global__`, `static`, the launch attributes and `void` (C++ takes them in any
+ * order: `void __global__ k(...)`, `__global__ inline void k(...)`); `inline`, `__forceinline__`
+ * and `__noinline__` are dropped (they change neither the parameters nor the linkage).
+ *
+ * @example
+ * ```ts ignore
+ * import { kernelHeads } from "./_c_source.ts";
+ * console.log(kernelHeads('extern "C" void __global__ k(float* a) {}'));
+ * // extern "C" __global__ void k(float* a) {}
+ * ```
+ */
+export function kernelHeads(text: string): string {
+  return text.replace(HEAD, (run: string) => {
+    if (!/\b__global__\b/.test(run) || !/\bvoid\b/.test(run)) return run;
+    const attributes = run.match(new RegExp(LAUNCH_ATTRIBUTE, "g")) ?? [];
+    const words = run.replace(new RegExp(LAUNCH_ATTRIBUTE, "g"), " ");
+    return (/extern\s+"C"/.test(words) ? 'extern "C" ' : "") + "__global__ " +
+      (/\bstatic\b/.test(words) ? "static " : "") +
+      attributes.map((a) => `${a} `).join("") + "void ";
+  });
+}

@@ -4,8 +4,8 @@
  * (`float4`, `int2`, `__half2`...). Fields are scalars of the types `signature.ts` knows (through
  * their aliases), fixed-size arrays of them (`float v[3]`), vector types and structs defined
  * earlier; the layout is the one nvcc and NVRTC use (each field at the next multiple of its
- * alignment, the struct's alignment its largest field's or the one declared, its size a multiple
- * of it; `long` is 8 bytes, LP64). Anything else (a pointer field, a bit-field, a union, a base
+ * alignment, raised by a field's own `alignas(N)` / `__align__(N)`; the struct's alignment its
+ * largest field's or the one declared, its size a multiple of it; `long` is 8 bytes, LP64). Anything else (a pointer field, a bit-field, a union, a base
  * class, member functions) makes the struct one the runtime cannot pass: it is kept with the
  * reason, which the launch names.
  *
@@ -210,6 +210,8 @@ function layoutOf(
   }
   // A brace initializer (`float v[2] = {1, 2};`, `int n{3};`) does not change the layout either.
   body = body.replace(/(?<=[\w\]=]\s*)\{[^{}]*\}/g, " ");
+  // A field's `alignas(16)` / `__align__(16)` raises its alignment: kept as a word until read.
+  body = body.replace(/\b(?:alignas|__align__)\s*\(\s*(\d+)\s*\)/g, " @align$1 ");
   if (body.includes("{") || body.includes("(")) {
     return { unsupported: "it has member functions or nested definitions" };
   }
@@ -225,7 +227,9 @@ function layoutOf(
       return { unsupported: `its field '${statement}' is a bit-field` };
     }
     if (/\bstatic\b/.test(statement)) return { unsupported: `it has a static member` };
-    const [first, ...more] = statement.split(",").map((s) => s.trim());
+    // `alignas(8) float a, b;` aligns each declarator to at least 8 (never below its type's)
+    const aligned = Math.max(1, ...[...statement.matchAll(/@align(\d+)/g)].map(([, n]) => +n));
+    const [first, ...more] = statement.replace(/@align\d+/g, " ").split(",").map((s) => s.trim());
     const m = /^([\s\S]*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\d+\s*\]\s*)*)$/.exec(first);
     if (m === null) return { unsupported: `its field '${statement}' is not understood` };
     // `unsigned int`, `long long int`: the `int` adds nothing (as `signature.ts` reads them).
@@ -247,7 +251,8 @@ function layoutOf(
       if (d === null) return { unsupported: `its field '${statement}' is not understood` };
       const count = [...d[2].matchAll(/\d+/g)].reduce((n, [k]) => n * Number(k), 1);
       if (count === 0) return { unsupported: `its field '${d[1]}' is an empty array` };
-      offset = roundUp(offset, alignOf(type));
+      const fieldAlign = Math.max(alignOf(type), aligned);
+      offset = roundUp(offset, fieldAlign);
       fields.push({
         name: d[1],
         offset,
@@ -256,7 +261,7 @@ function layoutOf(
         ...(alias(typeName) === "bool" ? { bool: true } : {}), // `typedef bool flag;` too
       });
       offset += bytesOf(type) * count;
-      align = Math.max(align, alignOf(type));
+      align = Math.max(align, fieldAlign);
     }
   }
   if (fields.length === 0) return { unsupported: "it has no fields" };

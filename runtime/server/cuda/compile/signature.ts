@@ -37,7 +37,13 @@
 import type { StorageType } from "../../../core/kernel_arguments.ts";
 import { vectorType } from "./_vector_types.ts";
 import { type StructEntry, structTypes, vectorLayout } from "./_struct_layout.ts";
-import { externBlocks, kernelMacros, PRAGMA_PACK, stripComments } from "./_c_source.ts";
+import {
+  externBlocks,
+  kernelHeads,
+  kernelMacros,
+  PRAGMA_PACK,
+  stripComments,
+} from "./_c_source.ts";
 import {
   arrayAsPointer,
   baseType,
@@ -245,7 +251,7 @@ function globalFunctions(
   const wantC = kind === "c";
   // `#define KERNEL extern "C" __global__`: the kernels it declares are read as written out
   const live = stripComments(source, true);
-  const text = kernelMacros(stripComments(source), live);
+  const text = kernelHeads(kernelMacros(stripComments(source), live)); // `void __global__`
   const blocks = externBlocks(text);
   const spaces = externBlocks(text, /\bnamespace\s+([A-Za-z_][\w:]*)\s*\{/g);
   const anonymous = externBlocks(text, /\bnamespace\s*\{/g);
