@@ -14,6 +14,7 @@
 
 import { WgslReflect } from "wgsl_reflect";
 import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
+import { quietly, runtimeLogger } from "../../../core/logging.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { type EntryParameter, FOLDED_BUILTINS } from "./_fold.ts";
 import { isTextureVariable, textureBindings, type TextureSlot } from "./_binding_kinds.ts";
@@ -168,7 +169,8 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   }
   let reflect: WgslReflect;
   try {
-    reflect = new WgslReflect(text.reflectSource);
+    // its evaluator prints what it does not know (`Unknown function "Foo"`) on console.error
+    reflect = quietly(runtimeLogger("server"), () => new WgslReflect(text.reflectSource));
   } catch (cause) {
     throw unreadable(label, kernel.source, cause);
   }
