@@ -29,6 +29,7 @@ import { type ConstValue, evaluateConst } from "./_const_eval.ts";
 import { heldAs } from "./_const_builtins.ts";
 import { isShadowable, renameShadowed } from "./_wgsl_shadowed.ts";
 import { forInitSteps } from "./rewrites/_for_init.ts";
+import { orderConsts } from "./rewrites/_const_order.ts";
 
 /** A module-scope `const` or `override`. */
 export interface ModuleDeclaration {
@@ -232,7 +233,7 @@ export function readModule(source: string): ModuleText {
   return {
     masked,
     uncounted,
-    reflectSource: renameKeywords(renameShadowed(applyEdits(masked, edits))),
+    reflectSource: renameKeywords(renameShadowed(orderConsts(applyEdits(masked, edits)))),
     enables,
     declarations,
     workgroupSizes,
