@@ -167,7 +167,7 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     if ((threads === undefined) === (count === undefined)) {
       throw new TypeError("execute needs exactly one of threads or count");
     }
-    if (count !== undefined) return count;
+    if (count !== undefined) return workgroups(count);
     const into = this.#threads;
     if (typeof threads === "number") {
       into.x = threads;
@@ -188,6 +188,22 @@ export class LaunchRecord<K extends KernelMetadata> implements KernelLaunch<K> {
     assertU32(into.z, "threads z");
     return into;
   }
+}
+
+/** `count` as a cube count: `n` and `[x, y, z]` count workgroups as `CubeCount.static` does. */
+function workgroups(count: NonNullable<ExecuteOptions["count"]>): CubeCount {
+  if (typeof count !== "number" && !Array.isArray(count)) {
+    if (typeof count === "object" && count !== null) return count as CubeCount;
+    throw new TypeError(`count must be n, [x, y, z] or a CubeCount, got ${describe(count)}`);
+  }
+  const [x = 1, y = 1, z = 1] = typeof count === "number" ? [count] : count;
+  if (Array.isArray(count) && (count.length < 1 || count.length > 3)) {
+    throw new RangeError(`count must have 1 to 3 dimensions, got ${count.length}`);
+  }
+  assertU32(x, "count x");
+  assertU32(y, "count y");
+  assertU32(z, "count z");
+  return { kind: "static", x, y, z };
 }
 
 /** The ref of buffer `key` (an index or a WGSL name; the message is built on a refusal only). */

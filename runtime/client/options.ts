@@ -215,8 +215,12 @@ export interface ExecuteOptions extends StreamOptions {
    * `count`.
    */
   threads?: number | readonly [number, number?, number?];
-  /** Workgroups (cubes) to dispatch, when you count them yourself. */
-  count?: CubeCount;
+  /**
+   * Workgroups (cubes; blocks on CUDA) to dispatch, when you count them yourself: `n`,
+   * `[x, y, z]`, or a {@linkcode CubeCount} (`CubeCount.dynamic(ref)` reads them from a buffer
+   * when the launch runs).
+   */
+  count?: CubeCount | number | readonly [number, number?, number?];
   /**
    * Handles (or their refs) for the kernel's `var<storage>` bindings and textures for its texture
    * bindings: in (group, binding) order, or by WGSL name (`{ x, y }`: an unknown or missing name
