@@ -10,6 +10,15 @@ import { createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 
+/** Asserts `fn` throws a `Class` whose message includes `text`. */
+function throwsWith(fn: () => unknown, Class: new (...a: never[]) => Error, text: string) {
+  assert.throws(
+    fn,
+    (e) => e instanceof Class && e.message.includes(text),
+    `${Class.name}: ${text}`,
+  );
+}
+
 /** `n` distinct bytes. */
 const bytes = (n: number, salt = 0) =>
   Uint8Array.from({ length: n }, (_, i) => (i * 7 + salt) % 251);
@@ -270,32 +279,32 @@ Deno.test({
     const limits = adapter!.limits;
     const make = (o: Record<string, unknown>) =>
       client.createTexture({ width: 4, height: 4, format: "r32float", ...o });
-    assert.throws(() => make({ dimension: "1d" }), RangeError, "height must be 1");
-    assert.throws(
+    throwsWith(() => make({ dimension: "1d" }), RangeError, "height must be 1");
+    throwsWith(
       () => make({ height: 1, dimension: "1d", depthOrArrayLayers: 2 }),
       RangeError,
       "depthOrArrayLayers must be 1",
     );
-    assert.throws(() => make({ dimension: "4d" }), TypeError, "dimension");
-    assert.throws(() => make({ depthOrArrayLayers: 0 }), RangeError, "depthOrArrayLayers");
-    assert.throws(() => make({ depthOrArrayLayers: 1.5 }), RangeError, "depthOrArrayLayers");
-    assert.throws(
+    throwsWith(() => make({ dimension: "4d" }), TypeError, "dimension");
+    throwsWith(() => make({ depthOrArrayLayers: 0 }), RangeError, "depthOrArrayLayers");
+    throwsWith(() => make({ depthOrArrayLayers: 1.5 }), RangeError, "depthOrArrayLayers");
+    throwsWith(
       () => make({ depthOrArrayLayers: limits.maxTextureArrayLayers + 1 }),
       RangeError,
       "maxTextureArrayLayers",
     );
-    assert.throws(
+    throwsWith(
       () => make({ dimension: "3d", width: limits.maxTextureDimension3D + 1 }),
       RangeError,
       "maxTextureDimension3D",
     );
-    assert.throws(
+    throwsWith(
       () => make({ dimension: "1d", height: 1, width: limits.maxTextureDimension1D + 1 }),
       RangeError,
       "maxTextureDimension1D",
     );
     using volume = make({ dimension: "3d", depthOrArrayLayers: 2 });
-    assert.throws(
+    throwsWith(
       () => client.write(volume, new Float32Array(16)),
       RangeError,
       "A 3-D 4x4x2 r32float texture takes 32 elements, got 16",
