@@ -2,10 +2,13 @@
  * Textures beyond one 2-D image: 1-D, 2-D arrays, cubes, cube arrays and 3-D textures made by
  * `client.createTexture({ depthOrArrayLayers, dimension })`, read by real WebGPU compute kernels
  * (`textureLoad`, `textureSampleLevel`) and written by storage-texture kernels, compared with the
- * CPU; write/read round trips whose rows need padding; the typed errors at the call.
+ * CPU; write/read round trips whose rows need padding; the typed errors at the call; and Tint's
+ * end-to-end modules on such textures bit-identical to plain WebGPU.
  */
 import assert from "node:assert/strict";
 import { createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
+import { CORPUS_TEXTURE_DIMS } from "./_wgsl_corpus_texture_dims.ts";
+import { runCorpusCase } from "./_wgsl_corpus_run.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -350,5 +353,15 @@ Deno.test({
     // Still usable: a 2-D array view of one layer is WebGPU's, and binds.
     client.execute(read("texture_2d_array<f32>"), { threads: 1, buffers: [flat, out] });
     assert.deepEqual([...await client.read(out)], [4]);
+  },
+});
+
+Deno.test({
+  name:
+    "Tint's modules on 2-D array, cube array, 3-D and 3-D storage textures run like plain WebGPU",
+  ignore,
+  async fn(t) {
+    using client = await createClient();
+    for (const c of CORPUS_TEXTURE_DIMS) await t.step(c.name, () => runCorpusCase(client, c));
   },
 });

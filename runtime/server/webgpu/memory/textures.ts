@@ -142,10 +142,9 @@ export class WebGpuTextures {
       mappedAtCreation: true,
     });
     const bytes = new Uint8Array(staging.getMappedRange());
-    if (padded === row) bytes.set(data);
-    else {for (let y = 0; y < rows; y++) {
-        bytes.set(data.subarray(y * row, (y + 1) * row), y * padded);
-      }}
+    for (let y = 0; y < rows; y++) {
+      bytes.set(data.subarray(y * row, (y + 1) * row), y * padded);
+    }
     staging.unmap();
     return {
       kind: "copy",
