@@ -6,7 +6,7 @@
  * end-to-end modules on such textures bit-identical to plain WebGPU.
  */
 import assert from "node:assert/strict";
-import { createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
+import { CpuTimelineSignal, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { CORPUS_TEXTURE_DIMS } from "./_wgsl_corpus_texture_dims.ts";
 import { runCorpusCase } from "./_wgsl_corpus_run.ts";
 
@@ -353,6 +353,54 @@ Deno.test({
     // Still usable: a 2-D array view of one layer is WebGPU's, and binds.
     client.execute(read("texture_2d_array<f32>"), { threads: 1, buffers: [flat, out] });
     assert.deepEqual([...await client.read(out)], [4]);
+  },
+});
+
+Deno.test({
+  name: "a held stream and a captured graph: layered textures checked at the call, run in order",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    const produced = new CpuTimelineSignal();
+    using layers = client.createTexture({
+      width: 2,
+      height: 2,
+      depthOrArrayLayers: 3,
+      format: "r32uint",
+    });
+    using volume = client.createTexture({
+      width: 2,
+      height: 2,
+      depthOrArrayLayers: 3,
+      dimension: "3d",
+      format: "r32uint",
+    });
+    const layered = {
+      source: `@group(0) @binding(0) var t: texture_storage_2d_array<r32uint, read_write>;
+@compute @workgroup_size(2, 2, 3) fn main(@builtin(global_invocation_id) g: vec3u) {
+  textureStore(t, g.xy, g.z, textureLoad(t, g.xy, g.z) + vec4u(g.z + 1u));
+}`,
+    };
+    client.waitFor(produced, 1, { stream: 1 });
+    const start = Uint32Array.from({ length: 12 }, (_, i) => i * 10);
+    client.write(layers, start, { stream: 1 }); // held until produced reaches 1
+    client.execute(layered, { threads: [2, 2, 3], buffers: [layers], stream: 1 }); // held
+    // Refused at the call though the stream is held: a 3-D texture for a 2-D array.
+    assert.throws(
+      () => client.execute(layered, { threads: [2, 2, 3], buffers: [volume], stream: 1 }),
+      (e) => e instanceof KernelArgumentError && e.message.includes("3-D 2x2x3"),
+    );
+    const read = client.read(layers, { stream: 1 });
+    produced.set(1);
+    const layer = (i: number) => Math.floor(i / 4) + 1; // what one launch adds to texel i
+    const once = [...start].map((v, i) => v + layer(i));
+    assert.deepEqual([...await read], once);
+    using graph = await client.capture(() => {
+      client.execute(layered, { threads: [2, 2, 3], buffers: [layers] });
+    });
+    graph.replay();
+    graph.replay();
+    assert.deepEqual([...await client.read(layers)], once.map((v, i) => v + 2 * layer(i)));
   },
 });
 
