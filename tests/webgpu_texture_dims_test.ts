@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { CpuTimelineSignal, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { CORPUS_TEXTURE_DIMS } from "./_wgsl_corpus_texture_dims.ts";
 import { runCorpusCase } from "./_wgsl_corpus_run.ts";
+import { type TextureEntry, WebGpuTextures } from "../runtime/server/webgpu/memory/textures.ts";
+import { copyBlocks } from "../runtime/server/webgpu/memory/_texture_copies.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -401,6 +403,54 @@ Deno.test({
     graph.replay();
     graph.replay();
     assert.deepEqual([...await client.read(layers)], once.map((v, i) => v + 2 * layer(i)));
+  },
+});
+
+Deno.test({
+  name: "a texture past the staging buffer limit is written and read in blocks of layers or rows",
+  ignore,
+  async fn() {
+    const device = await adapter!.requestDevice();
+    try {
+      const run = (encode: (encoder: GPUCommandEncoder) => void) => {
+        const encoder = device.createCommandEncoder();
+        encode(encoder);
+        device.queue.submit([encoder.finish()]);
+      };
+      const shapes = [
+        // Images of 1,024 bytes staged (rows padded to 256), at most 2 a block: 3 blocks.
+        { shape: { width: 3, height: 4, depthOrArrayLayers: 5, dimension: "3d" }, max: 2048 },
+        // Images of 2,560 bytes, past 1,100: blocks of 2 rows of 512 bytes, 6 in all.
+        { shape: { width: 70, height: 5, depthOrArrayLayers: 2, dimension: "2d" }, max: 1100 },
+      ] as const;
+      for (const [k, { shape, max }] of shapes.entries()) {
+        const format = k === 0 ? "r32float" : "rgba8unorm";
+        const blocks = copyBlocks(shape, k === 0 ? 256 : 512, max);
+        assert.equal(blocks.length, k === 0 ? 3 : 6);
+        const small = new WebGpuTextures(device, max);
+        const whole = new WebGpuTextures(device);
+        const n = shape.width * shape.height * shape.depthOrArrayLayers * 4;
+        const texels = bytes(n, k);
+        using handle = small.create({ ...shape, format });
+        const entry = handle.record.tag as TextureEntry;
+        // Written in blocks, read whole; then written whole, read in blocks.
+        const write = small.write(entry, texels);
+        run(write.encode!);
+        write.done!();
+        const read = whole.read(entry);
+        run(read.task.encode!);
+        assert.deepEqual(await read.result(), texels, `${format}: blocks written`);
+        const again = bytes(n, k + 5);
+        const rewrite = whole.write(entry, again);
+        run(rewrite.encode!);
+        rewrite.done!();
+        const reread = small.read(entry);
+        run(reread.task.encode!);
+        assert.deepEqual(await reread.result(), again, `${format}: blocks read`);
+      }
+    } finally {
+      device.destroy();
+    }
   },
 });
 

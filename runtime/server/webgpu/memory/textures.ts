@@ -4,10 +4,11 @@
  * orders and pins a texture exactly like a buffer (by memory identity), and destroyed once its
  * last owner is disposed and its last pin released.
  *
- * Writes and reads go through a staging buffer in a copy task (stream order, like buffers): rows
+ * Writes and reads go through staging buffers in a copy task (stream order, like buffers): rows
  * are padded to `bytesPerRow` multiples of 256 there, as `copyBufferToTexture` and
  * `copyTextureToBuffer` require, every layer or depth slice `rowsPerImage` (its height) rows
- * after the last, and packed again on the host.
+ * after the last, and packed again on the host; a texture larger than `maxBufferSize` is copied
+ * in blocks of layers or rows (`_texture_copies.ts`).
  *
  * @module
  */
@@ -23,6 +24,7 @@ import {
 } from "../../../core/handles/texture_format.ts";
 import type { CopyTask } from "../queue/_tasks.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
+import { copyBlocks } from "./_texture_copies.ts";
 
 /** The device texture behind a texture record (the record's `tag`). */
 export class TextureEntry implements TextureExtent {
@@ -75,8 +77,12 @@ export class WebGpuTextures {
   readonly #live = new Set<GPUTexture>();
   readonly #entries = new WeakSet<TextureEntry>();
 
-  constructor(device: GPUDevice) {
+  /** The largest staging buffer a copy makes (`maxBufferSize`; smaller in tests). */
+  readonly #maxStaging: number;
+
+  constructor(device: GPUDevice, maxStaging: number = device.limits.maxBufferSize) {
     this.#device = device;
+    this.#maxStaging = maxStaging;
   }
 
   /** Makes a texture; `RangeError` past the device's size limits for its dimension. */
@@ -132,64 +138,75 @@ export class WebGpuTextures {
 
   /** A copy task writing `data` (every texel, tightly packed) into the texture. */
   write(entry: TextureEntry, data: Uint8Array): CopyTask {
-    const { width, height, depthOrArrayLayers } = entry;
-    const row = width * TEXTURE_FORMATS[entry.format].bytes;
+    const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const rows = height * depthOrArrayLayers; // every layer's or slice's rows, one after another
-    const staging = this.#device.createBuffer({
-      size: padded * rows,
-      usage: BufferUsage.COPY_SRC,
-      mappedAtCreation: true,
+    const copies = copyBlocks(entry, padded, this.#maxStaging).map((block) => {
+      const staging = this.#device.createBuffer({
+        size: padded * block.rows,
+        usage: BufferUsage.COPY_SRC,
+        mappedAtCreation: true,
+      });
+      const bytes = new Uint8Array(staging.getMappedRange());
+      for (let y = 0; y < block.rows; y++) {
+        const from = (block.first + y) * row;
+        bytes.set(data.subarray(from, from + row), y * padded);
+      }
+      staging.unmap();
+      return { block, staging };
     });
-    const bytes = new Uint8Array(staging.getMappedRange());
-    for (let y = 0; y < rows; y++) {
-      bytes.set(data.subarray(y * row, (y + 1) * row), y * padded);
-    }
-    staging.unmap();
     return {
       kind: "copy",
       copies: [],
-      encode: (encoder) =>
-        encoder.copyBufferToTexture(
-          { buffer: staging, bytesPerRow: padded, rowsPerImage: height },
-          { texture: entry.texture },
-          { width, height, depthOrArrayLayers },
-        ),
-      done: () => staging.destroy(),
+      encode: (encoder) => {
+        for (const { block, staging } of copies) {
+          encoder.copyBufferToTexture(
+            { buffer: staging, bytesPerRow: padded, rowsPerImage: block.size.height },
+            { texture: entry.texture, origin: block.origin },
+            block.size,
+          );
+        }
+      },
+      done: () => copies.forEach((c) => c.staging.destroy()),
     };
   }
 
   /** A read of every texel of the texture, tightly packed. */
   read(entry: TextureEntry): PendingTextureRead {
-    const { width, height, depthOrArrayLayers } = entry;
-    const row = width * TEXTURE_FORMATS[entry.format].bytes;
+    const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const rows = height * depthOrArrayLayers;
-    const staging = this.#device.createBuffer({
-      size: padded * rows,
-      usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
-    });
-    const destroy = () => staging.destroy();
+    const copies = copyBlocks(entry, padded, this.#maxStaging).map((block) => ({
+      block,
+      staging: this.#device.createBuffer({
+        size: padded * block.rows,
+        usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+      }),
+    }));
+    const destroy = () => copies.forEach((c) => c.staging.destroy());
     return {
       task: {
         kind: "copy",
         copies: [],
-        encode: (encoder) =>
-          encoder.copyTextureToBuffer(
-            { texture: entry.texture },
-            { buffer: staging, bytesPerRow: padded, rowsPerImage: height },
-            { width, height, depthOrArrayLayers },
-          ),
+        encode: (encoder) => {
+          for (const { block, staging } of copies) {
+            encoder.copyTextureToBuffer(
+              { texture: entry.texture, origin: block.origin },
+              { buffer: staging, bytesPerRow: padded, rowsPerImage: block.size.height },
+              block.size,
+            );
+          }
+        },
       },
       async result(): Promise<Uint8Array> {
         try {
-          await staging.mapAsync(GPUMapMode.READ);
-          const mapped = new Uint8Array(staging.getMappedRange());
-          const out = new Uint8Array(row * rows);
-          for (let y = 0; y < rows; y++) {
-            out.set(mapped.subarray(y * padded, y * padded + row), y * row);
+          await Promise.all(copies.map((c) => c.staging.mapAsync(GPUMapMode.READ)));
+          const out = new Uint8Array(row * entry.height * entry.depthOrArrayLayers);
+          for (const { block, staging } of copies) {
+            const mapped = new Uint8Array(staging.getMappedRange());
+            for (let y = 0; y < block.rows; y++) {
+              out.set(mapped.subarray(y * padded, y * padded + row), (block.first + y) * row);
+            }
+            staging.unmap();
           }
-          staging.unmap();
           return out;
         } finally {
           destroy();
