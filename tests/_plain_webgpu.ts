@@ -13,9 +13,15 @@ export type PlainBinding =
     texture: {
       width: number;
       height: number;
+      /** Layers or depth slices (1 when left out). */
+      depthOrArrayLayers?: number;
+      /** The texture's dimension ("2d" when left out). */
+      dimension?: GPUTextureDimension;
       format: GPUTextureFormat;
       data?: ArrayBufferView<ArrayBuffer>;
     };
+    /** The view's dimension (the texture's default view when left out). */
+    viewDimension?: GPUTextureViewDimension;
     storage?: boolean;
   }
   | { group: number; binding: number; sampler: GPUSamplerDescriptor };
@@ -70,21 +76,25 @@ export async function runPlain(
         made.push(buffer);
         resource = { buffer };
       } else if ("texture" in b) {
-        const { width, height, format, data } = b.texture;
+        const { width, height, depthOrArrayLayers = 1, dimension, format, data } = b.texture;
         const texture = device.createTexture({
-          size: { width, height },
+          size: { width, height, depthOrArrayLayers },
+          dimension,
           format,
           usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST |
             GPUTextureUsage.COPY_SRC | (b.storage ? GPUTextureUsage.STORAGE_BINDING : 0),
         });
         if (data !== undefined) {
-          device.queue.writeTexture({ texture }, data, { bytesPerRow: data.byteLength / height }, {
-            width,
-            height,
-          });
+          const rows = height * depthOrArrayLayers;
+          device.queue.writeTexture(
+            { texture },
+            data,
+            { bytesPerRow: data.byteLength / rows, rowsPerImage: height },
+            { width, height, depthOrArrayLayers },
+          );
         }
         made.push(texture);
-        resource = texture.createView();
+        resource = texture.createView({ dimension: b.viewDimension });
       } else {
         made.push(undefined);
         resource = device.createSampler(b.sampler);
@@ -119,15 +129,17 @@ export async function runPlain(
         const texel = TEXEL_BYTES[object.format];
         const row = object.width * texel!;
         const padded = Math.ceil(row / 256) * 256;
+        const { width, height, depthOrArrayLayers } = object;
         const staging = device.createBuffer({
-          size: padded * object.height,
+          size: padded * height * depthOrArrayLayers,
           usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
         });
         encoder.copyTextureToBuffer({ texture: object }, {
           buffer: staging,
           bytesPerRow: padded,
-        }, { width: object.width, height: object.height });
-        reads.push({ staging, row, padded, rows: object.height });
+          rowsPerImage: height,
+        }, { width, height, depthOrArrayLayers });
+        reads.push({ staging, row, padded, rows: height * depthOrArrayLayers });
       }
     }
     device.queue.submit([encoder.finish()]);

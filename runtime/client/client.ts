@@ -151,7 +151,7 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     return this.#make.tensor(this.#use("createTensor"), shape, dtype, options);
   }
 
-  /** Makes a 2-D texture (see {@linkcode CreateTextureOptions}); `UNSUPPORTED` on CUDA. */
+  /** Makes a 1-D, 2-D or 3-D texture ({@linkcode CreateTextureOptions}); `UNSUPPORTED` on CUDA. */
   createTexture(options: CreateTextureOptions): Texture {
     return createTexture(this.server, this.#held, options);
   }

@@ -107,20 +107,40 @@ export interface TensorOptions extends CreateOptions {
 }
 
 /**
- * Options of {@linkcode ComputeClient.createTexture}: a 2-D texture, filled with `data` (the
- * format's host array, rows tightly packed) if given.
+ * Options of {@linkcode ComputeClient.createTexture}: a 1-D, 2-D (layered or not) or 3-D
+ * texture, filled with `data` (the format's host array, rows tightly packed, then layers or
+ * depth slices) if given. A 2-D texture's view follows the kernel's binding: `texture_2d` takes
+ * one layer, `texture_2d_array` any number, `texture_cube` 6 square layers, `texture_cube_array`
+ * 6n.
  *
  * @example
  * ```ts
  * import type { CreateTextureOptions } from "@gpucompute/runtime";
  * const image: CreateTextureOptions = { width: 2, height: 1, format: "rgba8unorm" };
+ * const cube: CreateTextureOptions = {
+ *   width: 16,
+ *   height: 16,
+ *   depthOrArrayLayers: 6,
+ *   format: "rgba8unorm",
+ * };
  * ```
  */
 export interface CreateTextureOptions extends CreateOptions {
-  /** Texels per row. */
+  /** Texels per row (at most the device's `maxTextureDimension1D`/`2D`/`3D`). */
   width: number;
-  /** Rows. */
+  /** Rows (1 for a 1-D texture). */
   height: number;
+  /**
+   * Depth slices of a 3-D texture, array layers of a 2-D one (at most `maxTextureArrayLayers`);
+   * 1 for a 1-D texture.
+   * @default {1}
+   */
+  depthOrArrayLayers?: number;
+  /**
+   * `"1d"`, `"2d"` or `"3d"`.
+   * @default {"2d"}
+   */
+  dimension?: "1d" | "2d" | "3d";
   /** The texel format. */
   format: TextureFormat;
   /**

@@ -18,19 +18,36 @@ import type { StreamId } from "../core/stream_id.ts";
 import type { TextureFormat } from "../core/handles/texture_format.ts";
 
 /**
- * A 2-D texture to make.
+ * A texture to make: 1-D, 2-D (with array layers) or 3-D.
  *
  * @example
  * ```ts
  * import type { TextureDescriptor } from "@gpucompute/runtime/backend";
  * const image: TextureDescriptor = { width: 640, height: 480, format: "rgba8unorm" };
+ * const volume: TextureDescriptor = {
+ *   width: 32,
+ *   height: 32,
+ *   depthOrArrayLayers: 32,
+ *   dimension: "3d",
+ *   format: "r32float",
+ * };
  * ```
  */
 export interface TextureDescriptor {
   /** Texels per row. */
   readonly width: number;
-  /** Rows. */
+  /** Rows (1 for a 1-D texture). */
   readonly height: number;
+  /**
+   * Depth slices of a 3-D texture, array layers of a 2-D one (1 for a 1-D texture).
+   * @default {1}
+   */
+  readonly depthOrArrayLayers?: number;
+  /**
+   * `"1d"`, `"2d"` (layered when `depthOrArrayLayers` > 1) or `"3d"`.
+   * @default {"2d"}
+   */
+  readonly dimension?: "1d" | "2d" | "3d";
   /** The texel format. */
   readonly format: TextureFormat;
   /**
@@ -120,8 +137,8 @@ export interface LaunchBindings {
 export interface TextureServer {
   /** Optional. Makes a texture; its owner is the returned slice handle. */
   createTexture?(descriptor: TextureDescriptor, stream: StreamId): SliceHandle;
-  /** Optional. Writes every texel (tightly packed rows), in stream order. */
+  /** Optional. Writes every texel (tightly packed rows, then layers or slices), in stream order. */
   writeTexture?(ref: HandleRef, data: Uint8Array, stream: StreamId): void;
-  /** Optional. Reads every texel (tightly packed rows), in stream order. */
+  /** Optional. Reads every texel (tightly packed rows, then layers or slices), in stream order. */
   readTexture?(ref: HandleRef, stream: StreamId): Promise<Uint8Array>;
 }

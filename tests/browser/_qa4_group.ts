@@ -1,5 +1,6 @@
 /**
- * The browser suite's group for the fourth QA wave's WGSL corpus (`tests/_wgsl_corpus_qa4.ts`):
+ * The browser suite's group for the fourth QA wave's WGSL corpus (`tests/_wgsl_corpus_qa4.ts`),
+ * and for Tint's modules on textures beyond 2-D (`tests/_wgsl_corpus_texture_dims.ts`):
  * each case through the client and through a plain WebGPU program in the page, compared bit for
  * bit, where Chrome's Tint compiles the WGSL (the Deno tests run naga). Tint's uniformity
  * analysis is stricter than naga's: a case it refuses in plain WebGPU is skipped with the reason.
@@ -18,6 +19,8 @@ import { widenReadOnlyStorage } from "../../runtime/server/webgpu/compile/_refle
 import { runPlain } from "../_plain_webgpu.ts";
 import { runTileReverse, tileReverse } from "../_read_only_alias_case.ts";
 import { CORPUS_QA4 } from "../_wgsl_corpus_qa4.ts";
+import type { CorpusCase } from "../_wgsl_corpus_qa_base.ts";
+import { CORPUS_TEXTURE_DIMS } from "../_wgsl_corpus_texture_dims.ts";
 import { runCorpusCase } from "../_wgsl_corpus_run.ts";
 import { type PageTestContext, Skip } from "./_page_harness.ts";
 
@@ -32,25 +35,30 @@ async function compilerErrors(code: string): Promise<string> {
   }
 }
 
+/** Each case through the client and plain WebGPU in the page; one Tint refuses is skipped. */
+async function inPage(t: PageTestContext, cases: readonly CorpusCase[]): Promise<void> {
+  const adapter = (await navigator.gpu.requestAdapter())!;
+  using client = await createClient();
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      if (c.features?.some((f) => !adapter.features.has(f))) throw new Skip("feature");
+      const plain = await runPlain(c.source, c.plain, c.workgroups, c).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
+      if (plain !== undefined) throw new Skip(`Tint refuses it: ${plain.split("\n")[1]}`);
+      await runCorpusCase(client, c);
+    });
+  }
+}
+
 /** The group, by name, for `runGroups`. */
 export const qa4Group = {
-  "WGSL corpus, fourth wave: bit-identical to plain WebGPU in the page": async (
-    t: PageTestContext,
-  ) => {
-    const adapter = (await navigator.gpu.requestAdapter())!;
-    using client = await createClient();
-    for (const c of CORPUS_QA4) {
-      await t.step(c.name, async () => {
-        if (c.features?.some((f) => !adapter.features.has(f))) throw new Skip("feature");
-        const plain = await runPlain(c.source, c.plain, c.workgroups, c).then(
-          () => undefined,
-          (e: Error) => e.message,
-        );
-        if (plain !== undefined) throw new Skip(`Tint refuses it: ${plain.split("\n")[1]}`);
-        await runCorpusCase(client, c);
-      });
-    }
-  },
+  "WGSL corpus, fourth wave: bit-identical to plain WebGPU in the page": (t: PageTestContext) =>
+    inPage(t, CORPUS_QA4),
+  // Tint's modules on 2-D array, cube array and 3-D textures (`_wgsl_corpus_texture_dims.ts`).
+  "textures beyond 2-D: bit-identical to plain WebGPU in the page": (t: PageTestContext) =>
+    inPage(t, CORPUS_TEXTURE_DIMS),
   "a barrier under a branch on read-only storage, read-only slices on the output's page":
     async () => {
       // Tint refuses the widened module, so the client must run the declared one.

@@ -9,7 +9,11 @@
 
 import { UnsupportedError } from "../../core/errors.ts";
 import { resolveStreamId, type StreamId } from "../../core/stream_id.ts";
-import { TEXTURE_FORMATS, type TextureFormat } from "../../core/handles/texture_format.ts";
+import {
+  TEXTURE_FORMATS,
+  textureExtent,
+  type TextureFormat,
+} from "../../core/handles/texture_format.ts";
 import { describe } from "../../core/_argument_checks.ts";
 import type { ComputeServer } from "../../server/server.ts";
 import { type HeldStreams, keepRef } from "../timeline/_held_streams.ts";
@@ -73,7 +77,8 @@ export function createTexture(
   }
   const stream = resolveStreamId(options.stream);
   const { width, height, format, label } = options;
-  const descriptor = { width, height, format, label };
+  const { depthOrArrayLayers = 1, dimension = "2d" } = options;
+  const descriptor = { width, height, depthOrArrayLayers, dimension, format, label };
   const texture = new Texture(textures.createTexture(descriptor, stream), descriptor, stream);
   if (options.data !== undefined) {
     try {
@@ -89,7 +94,8 @@ export function createTexture(
 }
 
 /**
- * Writes every texel of `texture` from `data` (the format's host array), in stream order. A
+ * Writes every texel of `texture` from `data` (the format's host array: rows of texels, then
+ * rows, then layers or depth slices), in stream order. A
  * texture is written whole: an `offset` other than 0 is a `RangeError`, not ignored.
  */
 export function writeTexture(
@@ -160,7 +166,7 @@ export async function readTexture(
 function textureBytes(texture: Texture, data: unknown): Uint8Array {
   const info = TEXTURE_FORMATS[texture.format as TextureFormat];
   const allowed = ARRAYS[info.array] as readonly (new (n: number) => ArrayBufferView)[];
-  const length = texture.width * texture.height * info.bytes;
+  const length = texture.width * texture.height * texture.depthOrArrayLayers * info.bytes;
   if (!allowed.some((A) => data instanceof A)) {
     throw new TypeError(
       `A ${texture.format} texture takes a ${allowed.map((A) => A.name).join(" or ")}, got ` +
@@ -171,7 +177,7 @@ function textureBytes(texture: Texture, data: unknown): Uint8Array {
   if (view.byteLength !== length) {
     const each = (view as Uint8Array).BYTES_PER_ELEMENT;
     throw new RangeError(
-      `A ${texture.width}x${texture.height} ${texture.format} texture takes ` +
+      `A ${textureExtent(texture)} ${texture.format} texture takes ` +
         `${length / each} elements, got ${view.byteLength / each}`,
     );
   }

@@ -1,7 +1,8 @@
 /**
- * {@linkcode Texture}: a 2-D texture made by `client.createTexture`, bound in `buffers` to a
- * kernel's texture bindings (`texture_2d<T>`, `texture_storage_2d<F, A>`), written and read
- * back through the client like a handle, and disposed like one.
+ * {@linkcode Texture}: a 1-D, 2-D (layered or not) or 3-D texture made by `client.createTexture`,
+ * bound in `buffers` to a kernel's texture bindings (`texture_2d<T>`, `texture_2d_array<T>`,
+ * `texture_cube<T>`, `texture_3d<T>`, `texture_storage_2d<F, A>`...), written and read back
+ * through the client like a handle, and disposed like one.
  *
  * @module
  */
@@ -10,10 +11,16 @@ import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { SliceHandle } from "../../core/handles/slice.ts";
 import { InvalidHandleError } from "../../core/errors.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import type { TextureFormat } from "../../core/handles/texture_format.ts";
+import {
+  type TextureExtent,
+  textureExtent,
+  type TextureFormat,
+} from "../../core/handles/texture_format.ts";
 
 /**
- * A 2-D texture on a client's device. Work on it is ordered across streams like a buffer's.
+ * A texture on a client's device: 1-D, 2-D (with array layers, which bind as
+ * `texture_2d_array`, or as `texture_cube` / `texture_cube_array` when square with 6 or 6n
+ * layers) or 3-D. Work on it is ordered across streams like a buffer's.
  *
  * @example Make, fill and read back an image
  * ```ts
@@ -27,8 +34,44 @@ import type { TextureFormat } from "../../core/handles/texture_format.ts";
 export class Texture implements Disposable {
   /** Texels per row. */
   readonly width: number;
-  /** Rows. */
+  /** Rows (1 for a 1-D texture). */
   readonly height: number;
+  /**
+   * Depth slices of a 3-D texture, array layers of a 2-D one; 1 for a 1-D texture.
+   *
+   * @example Six layers: a cube map
+   * ```ts
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * using sky = client.createTexture({
+   *   width: 4,
+   *   height: 4,
+   *   depthOrArrayLayers: 6,
+   *   format: "rgba8unorm",
+   * });
+   * console.log(sky.depthOrArrayLayers); // 6 (binds to a texture_cube<f32> or texture_2d_array<f32>)
+   * ```
+   */
+  readonly depthOrArrayLayers: number;
+  /**
+   * `"1d"`, `"2d"` or `"3d"`: which WGSL textures it binds to (`texture_1d`; `texture_2d`,
+   * `texture_2d_array`, `texture_cube`, `texture_cube_array`; `texture_3d`, and the storage ones).
+   *
+   * @example A volume
+   * ```ts
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * using volume = client.createTexture({
+   *   width: 8,
+   *   height: 8,
+   *   depthOrArrayLayers: 8,
+   *   dimension: "3d",
+   *   format: "r32float",
+   * });
+   * console.log(volume.dimension); // "3d"
+   * ```
+   */
+  readonly dimension: "1d" | "2d" | "3d";
   /** The texel format. */
   readonly format: TextureFormat;
   /** The caller's name for it, if any. */
@@ -39,12 +82,14 @@ export class Texture implements Disposable {
   /** Wraps the owner of a texture a server made (see `client.createTexture`). */
   constructor(
     slice: SliceHandle,
-    shape: { width: number; height: number; format: TextureFormat; label?: string },
+    shape: TextureExtent & { format: TextureFormat; label?: string },
     stream: StreamId,
   ) {
     this.#slice = slice;
     this.width = shape.width;
     this.height = shape.height;
+    this.depthOrArrayLayers = shape.depthOrArrayLayers;
+    this.dimension = shape.dimension;
     this.format = shape.format;
     this.label = shape.label;
     this.#ref = new HandleRef(slice.ref(), {
@@ -54,7 +99,7 @@ export class Texture implements Disposable {
       cursor: 0,
       fullSize: 0,
       dtype: "bytes",
-      label: shape.label ?? `${shape.format} texture ${shape.width}x${shape.height}`,
+      label: shape.label ?? `${shape.format} texture ${textureExtent(shape)}`,
       madeBy: "createTexture",
     });
   }

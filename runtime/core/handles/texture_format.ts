@@ -84,3 +84,22 @@ export const TEXTURE_FORMATS: Readonly<Record<TextureFormat, TextureFormatInfo>>
 export function isTextureFormat(value: unknown): value is TextureFormat {
   return typeof value === "string" && Object.hasOwn(TEXTURE_FORMATS, value);
 }
+
+/** A texture's size and dimension, as errors and labels name it. */
+export interface TextureExtent {
+  readonly width: number;
+  readonly height: number;
+  readonly depthOrArrayLayers: number;
+  readonly dimension: "1d" | "2d" | "3d";
+}
+
+/**
+ * How errors and labels name a texture's shape: `2-D 4x4`, `2-D 4x4 with 6 layers`,
+ * `3-D 4x4x8`, `1-D 16`.
+ */
+export function textureExtent(t: TextureExtent): string {
+  if (t.dimension === "1d") return `1-D ${t.width}`;
+  if (t.dimension === "3d") return `3-D ${t.width}x${t.height}x${t.depthOrArrayLayers}`;
+  const layers = t.depthOrArrayLayers;
+  return `2-D ${t.width}x${t.height}${layers === 1 ? "" : ` with ${layers} layers`}`;
+}

@@ -9,7 +9,11 @@
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { SliceHandle } from "../../core/handles/slice.ts";
 import type { StreamId } from "../../core/stream_id.ts";
-import { isTextureFormat, TEXTURE_FORMATS } from "../../core/handles/texture_format.ts";
+import {
+  isTextureFormat,
+  TEXTURE_FORMATS,
+  textureExtent,
+} from "../../core/handles/texture_format.ts";
 import { describe } from "../../core/_argument_checks.ts";
 import type { TextureDescriptor } from "../texture_server.ts";
 import type { WebGpuParts } from "./_parts.ts";
@@ -20,11 +24,24 @@ export function createTexture(parts: WebGpuParts, descriptor: TextureDescriptor)
   if (typeof descriptor !== "object" || descriptor === null) {
     throw new TypeError(`The texture descriptor must be an object, got ${describe(descriptor)}`);
   }
-  const { width, height, format } = descriptor;
-  for (const [field, value] of [["width", width], ["height", height]] as const) {
-    if (!Number.isInteger(value) || value < 1) {
+  const { width, height, depthOrArrayLayers = 1, dimension = "2d", format } = descriptor;
+  if (!DIMENSIONS.includes(dimension)) {
+    throw new TypeError(
+      `Texture dimension must be "1d", "2d" or "3d", got ${describe(dimension)}`,
+    );
+  }
+  const sides = [["width", width], ["height", height], ["depthOrArrayLayers", depthOrArrayLayers]];
+  for (const [field, value] of sides) {
+    if (!Number.isInteger(value) || (value as number) < 1) {
       throw new RangeError(`Texture ${field} must be a positive integer, got ${describe(value)}`);
     }
+  }
+  if (dimension === "1d" && (height !== 1 || depthOrArrayLayers !== 1)) {
+    const field = height !== 1 ? "height" : "depthOrArrayLayers";
+    throw new RangeError(
+      `Texture ${field} must be 1 for a 1-D texture (dimension "1d"), got ` +
+        describe(descriptor[field]),
+    );
   }
   if (!isTextureFormat(format)) {
     throw new TypeError(
@@ -32,8 +49,10 @@ export function createTexture(parts: WebGpuParts, descriptor: TextureDescriptor)
         describe(format),
     );
   }
-  return parts.textures.create(descriptor);
+  return parts.textures.create({ ...descriptor, depthOrArrayLayers, dimension });
 }
+
+const DIMENSIONS: readonly unknown[] = ["1d", "2d", "3d"];
 
 /** Writes every texel, in stream order. */
 export function writeTexture(
@@ -45,7 +64,7 @@ export function writeTexture(
   const entry = liveTexture(parts, ref);
   if (!(data instanceof Uint8Array) || data.byteLength !== entry.bytes) {
     throw new RangeError(
-      `A ${entry.width}x${entry.height} ${entry.format} texture takes ${entry.bytes} bytes, ` +
+      `A ${textureExtent(entry)} ${entry.format} texture takes ${entry.bytes} bytes, ` +
         `got ${data instanceof Uint8Array ? data.byteLength : describe(data)}`,
     );
   }

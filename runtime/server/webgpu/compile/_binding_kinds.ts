@@ -115,25 +115,20 @@ export function textureBindings(
     }
     // Valid WGSL the runtime has no textures for: UNSUPPORTED, not a compilation error.
     if (typeName.includes("multisampled") || typeName.startsWith("texture_depth")) {
+      const color = typeName.includes("multisampled")
+        ? "texture_2d"
+        : `${typeName.replace("texture_depth_", "texture_")}<f32>`;
       throw unsupported(
         kernel,
         v.name,
         typeName,
         line,
-        " (the runtime makes color textures with one sample); bind a texture_2d instead",
+        ` (the runtime makes color textures with one sample); bind a ${color} instead`,
       );
     }
-    // A view no texture the runtime makes can fill (it makes 2-D ones): refused like the above.
+    // Every view dimension left (1-D, 2-D, 2-D array, cube, cube array, 3-D) is a texture the
+    // runtime makes: the launch checks the texture's dimension and layers against it.
     const sampler = texture.kind === "sampler" || texture.kind === "comparison";
-    if (!sampler && texture.dimension !== "2d") {
-      throw unsupported(
-        kernel,
-        v.name,
-        typeName,
-        line,
-        " (the runtime makes 2-D textures); bind a texture_2d or texture_storage_2d instead",
-      );
-    }
     // A storage format the runtime makes no textures of (`bgra8unorm` needs a device feature
     // it does not ask for): no launch could bind it, and WebGPU refuses the layout.
     if (texture.kind === "storage" && !isTextureFormat(texture.format)) {

@@ -1,15 +1,16 @@
 /**
  * Textures and samplers of a launch: each texture checked against its WGSL slot (a texture for a
- * texture binding, a 2-D view, the storage format, the sampled type and filterability) and each
- * sampler descriptor against its `sampler` slot, every violation a `KernelArgumentError` naming
- * the binding; then their bind-group entries. Samplers are made once per descriptor and kept.
+ * texture binding, its view dimension and layers, the storage format, the sampled type and
+ * filterability) and each sampler descriptor against its `sampler` slot, every violation a
+ * `KernelArgumentError` naming the binding; then their bind-group entries (a texture's view of
+ * the binding's dimension). Samplers are made once per descriptor and kept.
  *
  * @module
  */
 
 import { KernelArgumentError } from "../../../core/errors.ts";
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
-import { TEXTURE_FORMATS } from "../../../core/handles/texture_format.ts";
+import { TEXTURE_FORMATS, textureExtent } from "../../../core/handles/texture_format.ts";
 import { describe } from "../../../core/_argument_checks.ts";
 import type { KernelLaunch } from "../../server.ts";
 import type { SamplerDescriptor } from "../../texture_server.ts";
@@ -106,16 +107,18 @@ export class BoundTextures {
         entry === undefined
           ? `is a buffer, but ${slot.name}: ${slot.type.name} is a texture: pass a texture ` +
             `made by client.createTexture`
-          : `is a texture (${entry.format}, ${entry.width}x${entry.height}), but ${slot.name}: ` +
+          : `is a texture (${entry.format}, ${textureExtent(entry)}), but ${slot.name}: ` +
             `${slot.type.name} is a storage buffer: pass a buffer`,
       );
     }
     // The messages are built on a refusal only: nothing is allocated per launch.
-    if (t.dimension !== "2d") {
+    const dimension = t.dimension as GPUTextureViewDimension;
+    const needs = viewNeeds(dimension, entry);
+    if (needs !== undefined) {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs a "${t.dimension}" view`,
+        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs ${needs}`,
       );
     }
     const info = TEXTURE_FORMATS[entry.format];
@@ -152,7 +155,7 @@ export class BoundTextures {
       );
     }
     this.#conflicts(name, i, names, entry, t.kind === "storage" ? t.access! : "sampled");
-    this.#entry(slot, entry.view, into);
+    this.#entry(slot, entry.view(dimension), into);
   }
 
   /**
@@ -299,7 +302,40 @@ export function bufferArgument(i: number, names: readonly string[] | undefined):
 
 /** How a refusal names the texture given. */
 function aTexture(entry: TextureEntry): string {
-  return `is a ${entry.format} 2-D texture`;
+  return `is a ${entry.format} ${textureExtent(entry)} texture`;
+}
+
+/**
+ * What a view of `dimension` needs that `entry` is not (WebGPU's view rules), or `undefined`
+ * when it fits: a `"2d"` view one layer (binding layer 0 of many would be a silent wrong
+ * result), a cube 6 square layers, a cube array 6n.
+ */
+function viewNeeds(dimension: GPUTextureViewDimension, entry: TextureEntry): string | undefined {
+  const { width, height, depthOrArrayLayers: layers } = entry;
+  switch (dimension) {
+    case "1d":
+      return entry.dimension === "1d" ? undefined : `a 1-D texture (dimension "1d")`;
+    case "3d":
+      return entry.dimension === "3d" ? undefined : `a 3-D texture (dimension "3d")`;
+    case "2d":
+      return entry.dimension === "2d" && layers === 1
+        ? undefined
+        : `a 2-D texture of one layer${
+          layers > 1 ? " (declare a texture_2d_array to read its layers)" : ""
+        }`;
+    case "2d-array":
+      return entry.dimension === "2d" ? undefined : `a 2-D texture (any number of layers)`;
+    case "cube":
+    case "cube-array": {
+      const fits = entry.dimension === "2d" && width === height &&
+        (dimension === "cube" ? layers === 6 : layers % 6 === 0);
+      return fits
+        ? undefined
+        : dimension === "cube"
+        ? `a 2-D texture of 6 square layers (width = height, depthOrArrayLayers: 6)`
+        : `a 2-D texture of square layers, 6 per cube (width = height, depthOrArrayLayers: 6n)`;
+    }
+  }
 }
 
 /** Whether texels of kind `texel` may bind where the layout reads `slot`. */

@@ -4,9 +4,11 @@
  * orders and pins a texture exactly like a buffer (by memory identity), and destroyed once its
  * last owner is disposed and its last pin released.
  *
- * Writes and reads go through a staging buffer in a copy task (stream order, like buffers): rows
+ * Writes and reads go through staging buffers in a copy task (stream order, like buffers): rows
  * are padded to `bytesPerRow` multiples of 256 there, as `copyBufferToTexture` and
- * `copyTextureToBuffer` require, and packed again on the host.
+ * `copyTextureToBuffer` require, every layer or depth slice `rowsPerImage` (its height) rows
+ * after the last, and packed again on the host; a texture larger than `maxBufferSize` is copied
+ * in blocks of layers or rows (`_texture_copies.ts`).
  *
  * @module
  */
@@ -14,31 +16,50 @@
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { SliceHandle } from "../../../core/handles/slice.ts";
 import { SliceRecord } from "../../../core/handles/slice_record.ts";
-import { TEXTURE_FORMATS, type TextureFormat } from "../../../core/handles/texture_format.ts";
+import {
+  TEXTURE_FORMATS,
+  type TextureExtent,
+  textureExtent,
+  type TextureFormat,
+} from "../../../core/handles/texture_format.ts";
 import type { CopyTask } from "../queue/_tasks.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
+import { copyBlocks } from "./_texture_copies.ts";
 
 /** The device texture behind a texture record (the record's `tag`). */
-export class TextureEntry {
-  /** The texture and its default view (what bind groups bind). */
-  constructor(
-    readonly texture: GPUTexture,
-    readonly view: GPUTextureView,
-    readonly format: TextureFormat,
-    readonly width: number,
-    readonly height: number,
-  ) {}
+export class TextureEntry implements TextureExtent {
+  readonly width: number;
+  readonly height: number;
+  readonly depthOrArrayLayers: number;
+  readonly dimension: "1d" | "2d" | "3d";
+  /** Views by view dimension, made when a binding first asks (what bind groups bind). */
+  readonly #views = new Map<GPUTextureViewDimension, GPUTextureView>();
+
+  constructor(readonly texture: GPUTexture, readonly format: TextureFormat, shape: TextureShape) {
+    this.width = shape.width;
+    this.height = shape.height;
+    this.depthOrArrayLayers = shape.depthOrArrayLayers;
+    this.dimension = shape.dimension;
+  }
 
   /** Bytes of the texels, tightly packed. */
   get bytes(): number {
-    return this.width * this.height * TEXTURE_FORMATS[this.format].bytes;
+    return this.width * this.height * this.depthOrArrayLayers * TEXTURE_FORMATS[this.format].bytes;
+  }
+
+  /** The view of every layer with `dimension` (checked against the texture by the launch). */
+  view(dimension: GPUTextureViewDimension): GPUTextureView {
+    let view = this.#views.get(dimension);
+    if (view === undefined) {
+      view = this.texture.createView({ dimension });
+      this.#views.set(dimension, view);
+    }
+    return view;
   }
 }
 
 /** What a texture is made from. */
-export interface TextureShape {
-  readonly width: number;
-  readonly height: number;
+export interface TextureShape extends TextureExtent {
   readonly format: TextureFormat;
   readonly label?: string;
 }
@@ -56,30 +77,29 @@ export class WebGpuTextures {
   readonly #live = new Set<GPUTexture>();
   readonly #entries = new WeakSet<TextureEntry>();
 
-  constructor(device: GPUDevice) {
+  /** The largest staging buffer a copy makes (`maxBufferSize`; smaller in tests). */
+  readonly #maxStaging: number;
+
+  constructor(device: GPUDevice, maxStaging: number = device.limits.maxBufferSize) {
     this.#device = device;
+    this.#maxStaging = maxStaging;
   }
 
-  /** Makes a texture; `RangeError` past the device's 2-D size limit. */
+  /** Makes a texture; `RangeError` past the device's size limits for its dimension. */
   create(shape: TextureShape): SliceHandle {
-    const { width, height, format } = shape;
-    const max = this.#device.limits.maxTextureDimension2D;
-    if (width > max || height > max) {
-      throw new RangeError(
-        `Cannot create a ${width}x${height} texture as the device limit is ${max} per side ` +
-          `(maxTextureDimension2D)`,
-      );
-    }
+    const { width, height, depthOrArrayLayers, dimension, format } = shape;
+    checkLimits(this.#device.limits, shape);
     const storage = TEXTURE_FORMATS[format].storage.length > 0;
     const texture = this.#device.createTexture({
       label: shape.label,
-      size: { width, height },
+      size: { width, height, depthOrArrayLayers },
+      dimension,
       format,
       usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC |
         GPUTextureUsage.COPY_DST | (storage ? GPUTextureUsage.STORAGE_BINDING : 0),
     });
     this.#live.add(texture);
-    const entry = new TextureEntry(texture, texture.createView(), format, width, height);
+    const entry = new TextureEntry(texture, format, shape);
     this.#entries.add(entry);
     const live = this.#live;
     const record = new SliceRecord(() => {
@@ -118,62 +138,75 @@ export class WebGpuTextures {
 
   /** A copy task writing `data` (every texel, tightly packed) into the texture. */
   write(entry: TextureEntry, data: Uint8Array): CopyTask {
-    const { width, height } = entry;
-    const row = width * TEXTURE_FORMATS[entry.format].bytes;
+    const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const staging = this.#device.createBuffer({
-      size: padded * height,
-      usage: BufferUsage.COPY_SRC,
-      mappedAtCreation: true,
+    const copies = copyBlocks(entry, padded, this.#maxStaging).map((block) => {
+      const staging = this.#device.createBuffer({
+        size: padded * block.rows,
+        usage: BufferUsage.COPY_SRC,
+        mappedAtCreation: true,
+      });
+      const bytes = new Uint8Array(staging.getMappedRange());
+      for (let y = 0; y < block.rows; y++) {
+        const from = (block.first + y) * row;
+        bytes.set(data.subarray(from, from + row), y * padded);
+      }
+      staging.unmap();
+      return { block, staging };
     });
-    const bytes = new Uint8Array(staging.getMappedRange());
-    for (let y = 0; y < height; y++) {
-      bytes.set(data.subarray(y * row, (y + 1) * row), y * padded);
-    }
-    staging.unmap();
     return {
       kind: "copy",
       copies: [],
-      encode: (encoder) =>
-        encoder.copyBufferToTexture(
-          { buffer: staging, bytesPerRow: padded, rowsPerImage: height },
-          { texture: entry.texture },
-          { width, height },
-        ),
-      done: () => staging.destroy(),
+      encode: (encoder) => {
+        for (const { block, staging } of copies) {
+          encoder.copyBufferToTexture(
+            { buffer: staging, bytesPerRow: padded, rowsPerImage: block.size.height },
+            { texture: entry.texture, origin: block.origin },
+            block.size,
+          );
+        }
+      },
+      done: () => copies.forEach((c) => c.staging.destroy()),
     };
   }
 
   /** A read of every texel of the texture, tightly packed. */
   read(entry: TextureEntry): PendingTextureRead {
-    const { width, height } = entry;
-    const row = width * TEXTURE_FORMATS[entry.format].bytes;
+    const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const staging = this.#device.createBuffer({
-      size: padded * height,
-      usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
-    });
-    const destroy = () => staging.destroy();
+    const copies = copyBlocks(entry, padded, this.#maxStaging).map((block) => ({
+      block,
+      staging: this.#device.createBuffer({
+        size: padded * block.rows,
+        usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+      }),
+    }));
+    const destroy = () => copies.forEach((c) => c.staging.destroy());
     return {
       task: {
         kind: "copy",
         copies: [],
-        encode: (encoder) =>
-          encoder.copyTextureToBuffer(
-            { texture: entry.texture },
-            { buffer: staging, bytesPerRow: padded, rowsPerImage: height },
-            { width, height },
-          ),
+        encode: (encoder) => {
+          for (const { block, staging } of copies) {
+            encoder.copyTextureToBuffer(
+              { texture: entry.texture, origin: block.origin },
+              { buffer: staging, bytesPerRow: padded, rowsPerImage: block.size.height },
+              block.size,
+            );
+          }
+        },
       },
       async result(): Promise<Uint8Array> {
         try {
-          await staging.mapAsync(GPUMapMode.READ);
-          const mapped = new Uint8Array(staging.getMappedRange());
-          const out = new Uint8Array(row * height);
-          for (let y = 0; y < height; y++) {
-            out.set(mapped.subarray(y * padded, y * padded + row), y * row);
+          await Promise.all(copies.map((c) => c.staging.mapAsync(GPUMapMode.READ)));
+          const out = new Uint8Array(row * entry.height * entry.depthOrArrayLayers);
+          for (const { block, staging } of copies) {
+            const mapped = new Uint8Array(staging.getMappedRange());
+            for (let y = 0; y < block.rows; y++) {
+              out.set(mapped.subarray(y * padded, y * padded + row), (block.first + y) * row);
+            }
+            staging.unmap();
           }
-          staging.unmap();
           return out;
         } finally {
           destroy();
@@ -188,6 +221,27 @@ export class WebGpuTextures {
     for (const texture of this.#live) texture.destroy();
     this.#live.clear();
   }
+}
+
+/** `RangeError` for a texture past the device's limits for its dimension, naming the limit. */
+function checkLimits(limits: GPUSupportedLimits, shape: TextureShape): void {
+  const { width, height, depthOrArrayLayers: layers, dimension } = shape;
+  const past = (field: string, value: number, limit: string) => {
+    const max = (limits as unknown as Record<string, number>)[limit];
+    if (value <= max) return;
+    throw new RangeError(
+      `Cannot create a ${textureExtent(shape)} texture: its ${field} ${value} is past the ` +
+        `device limit ${max} (${limit})`,
+    );
+  };
+  const side = dimension === "1d"
+    ? "maxTextureDimension1D"
+    : dimension === "2d"
+    ? "maxTextureDimension2D"
+    : "maxTextureDimension3D";
+  past("width", width, side);
+  past("height", height, side);
+  past("depthOrArrayLayers", layers, dimension === "3d" ? side : "maxTextureArrayLayers");
 }
 
 function align256(n: number): number {
