@@ -43,6 +43,10 @@ export interface ParamShape {
   names: ReadonlySet<string>;
   offsets?: readonly number[];
   scratch?: ParamBuffers;
+  /** Each parameter's byte size (a pointer's 8), in order: the same for every launch. */
+  sizes: readonly number[];
+  /** The pointer parameters that are `const T*`, by index among the pointers. */
+  readOnly: readonly number[];
 }
 
 const shapes = new WeakMap<KernelSignature, ParamShape>();
@@ -52,10 +56,16 @@ export function shapeOf(signature: KernelSignature): ParamShape {
   let shape = shapes.get(signature);
   if (shape === undefined) {
     const scalars = signature.params.filter((p) => p.kind === "scalar");
+    const readOnly: number[] = [];
+    signature.params.filter((p) => p.kind === "pointer").forEach((p, i) => {
+      if (p.readOnly) readOnly.push(i);
+    });
     shape = {
       pointers: signature.params.length - scalars.length,
       scalars,
       names: new Set(scalars.map((p) => p.name)),
+      sizes: Object.freeze(signature.params.map((p) => p.kind === "pointer" ? 8 : p.size)),
+      readOnly: Object.freeze(readOnly),
     };
     if (scalars.some((p) => p.size > 8)) {
       const offsets: number[] = [];
