@@ -27,6 +27,8 @@ export interface LaunchPlan {
   /** The kernel's `blockSize` when the plan was made (a copy), `undefined` for none. */
   readonly blockSize: readonly [number, number, number] | undefined;
   readonly sharedMemoryBytes: number | undefined;
+  /** The parameter sizes found equal to `expected` (a signature's own frozen array). */
+  readonly checkedSizes: readonly number[] | undefined;
 }
 
 /**
@@ -59,6 +61,7 @@ export class LaunchPlans {
     block: readonly [number, number, number],
     fn: Deno.PointerValue,
     expected: readonly number[] | undefined,
+    sizes: readonly number[],
   ): void {
     const size = kernel.blockSize;
     this.#plans.set(kernel, {
@@ -69,6 +72,8 @@ export class LaunchPlans {
       expected,
       blockSize: size === undefined ? undefined : [size[0], size[1], size[2]],
       sharedMemoryBytes: kernel.sharedMemoryBytes,
+      // only an array that cannot change vouches for later launches passing the same one
+      checkedSizes: Object.isFrozen(sizes) ? sizes : undefined,
     });
   }
 }

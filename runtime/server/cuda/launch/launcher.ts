@@ -167,7 +167,10 @@ function deviceChecks(
     )
     : packByLayout(name, kernel.bufferLengths ?? false, located, args, signature);
   const expected = plan !== undefined ? plan.expected : ctx.modules.signature(kernel);
-  if (expected !== undefined && !sameSizes(expected, params.sizes)) {
+  if (
+    expected !== undefined && plan?.checkedSizes !== params.sizes &&
+    !sameSizes(expected, params.sizes)
+  ) {
     // A mismatch would make the device read garbage (a fault at best): refuse it here.
     throw new TypeError(
       `Kernel '${name}' takes ${expected.length} parameters of [${expected}] bytes, ` +
@@ -177,7 +180,7 @@ function deviceChecks(
     );
   }
   const countAt = count.kind === "dynamic" ? ctx.memory.locate(count.ref) : undefined;
-  if (plan === undefined) plans.set(kernel, resolved, block, fn, expected);
+  if (plan === undefined) plans.set(kernel, resolved, block, fn, expected, params.sizes);
   return { launch: kernelLaunch, name, buffers, block, fixed, fn, params, countAt };
 }
 
@@ -236,9 +239,7 @@ export class CudaLauncher {
     const ordered = this.#parts.streams.order(
       streamId,
       dynamic ? [...buffers, count.ref] : buffers,
-      params.readOnly === undefined || params.readOnly.length === 0
-        ? options
-        : { ...options, readOnly: params.readOnly },
+      orderOptions(options, params.readOnly),
     );
     // `using` without its per-call disposal stack (this is the path of every launch).
     try {
@@ -334,6 +335,25 @@ function readCount(ctx: LaunchParts, at: ResourceRange<bigint>, stream: CudaStre
   pinned.release(staging);
   return counts;
 }
+
+/**
+ * `options` with the launch's read-only buffers; made once per frozen list (a signature's own,
+ * `_params.ts`), which cannot change.
+ */
+function orderOptions(
+  options: OrderOptions,
+  readOnly: readonly number[] | undefined,
+): OrderOptions {
+  if (readOnly === undefined || readOnly.length === 0) return options;
+  if (!Object.isFrozen(readOnly)) return { ...options, readOnly };
+  let made = READ_ONLY_ORDERS.get(readOnly);
+  if (made === undefined) READ_ONLY_ORDERS.set(readOnly, made = new Map());
+  let found = made.get(options);
+  if (found === undefined) made.set(options, found = Object.freeze({ ...options, readOnly }));
+  return found;
+}
+
+const READ_ONLY_ORDERS = new WeakMap<readonly number[], Map<OrderOptions, OrderOptions>>();
 
 function sameSizes(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
