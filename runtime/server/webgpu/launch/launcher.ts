@@ -88,8 +88,11 @@ export class Launcher {
   #written: BufferEntry | undefined;
   /** The view the last {@linkcode #reserve} points into. */
   #view: DataView = new DataView(new ArrayBuffer(0));
-  /** Where the buffer being bound lives (reused). */
+  /** Where a dynamic count lives (reused). */
   readonly #at: MutableRange = { resource: undefined!, offset: 0, size: 0 };
+  /** Where each buffer of the launch lives, located once (reused); `undefined`: a texture. */
+  readonly #ranges: (MutableRange | undefined)[] = [];
+  readonly #pool: MutableRange[] = [];
   /** Workgroups of the launch being prepared (copied into its task). */
   readonly #cubes: [number, number, number] = [1, 1, 1];
   /** Refs the launch being prepared only reads (copied into its task). */
@@ -163,9 +166,12 @@ export class Launcher {
     // Handles first, as on CUDA: another client's memory is INVALID_HANDLE whatever else is wrong
     for (let i = 0; i < buffers.length; i++) {
       const ref = buffers[i];
-      if (ref instanceof HandleRef && textureOf(ref) === undefined) {
-        this.#parts.memory.locate(ref, this.#at);
-      }
+      this.#ranges[i] = ref instanceof HandleRef && textureOf(ref) === undefined
+        ? this.#parts.memory.locate(
+          ref,
+          this.#pool[i] ??= { resource: undefined!, offset: 0, size: 0 },
+        )
+        : undefined;
     }
     const slots = args.metadata.data.length > 0 || args.hasScalars
       ? this.#info(name, reflection.bindings, launch)
@@ -305,12 +311,12 @@ export class Launcher {
     if (slot.space === "uniform") {
       throw new KernelArgumentError(name, this.#what(i), `is bound to var<uniform> ${slot.name}`);
     }
-    if (slot.space === "texture" || textureOf(ref) !== undefined) {
+    const at = this.#ranges[i]; // located by `#prepare` (`undefined`: a texture)
+    if (slot.space === "texture" || at === undefined) {
       this.#textures.bind(name, i, this.#names, ref, slot, this.#entries.placer);
       if (slot.access === "read") this.#reads.push(ref);
       return;
     }
-    const at = this.#parts.memory.locate(ref, this.#at);
     if (!bufferFits(ref.dtype, at, slot, this.#alignment)) {
       checkBuffer(name, this.#what(i), i, ref.dtype, at, slot, this.#alignment);
     }
