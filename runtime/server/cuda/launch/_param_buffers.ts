@@ -8,6 +8,7 @@
  */
 
 import type { KernelParam, KernelSignature } from "../compile/signature.ts";
+import type { LaunchParams } from "./_params.ts";
 
 /** The reused buffers of one slot count: values, views on them, and the pointers to each slot. */
 export interface ParamBuffers {
@@ -89,3 +90,33 @@ export function shapeOf(signature: KernelSignature): ParamShape {
   }
   return shape;
 }
+
+/**
+ * The marshalled parameters of every launch of a shape: its sizes, `const T*` buffers and scratch
+ * never change between launches (the values in the scratch do), so one object serves them all.
+ */
+export function packedOf(
+  shape: ParamShape,
+  count: number,
+): { readonly packed: LaunchParams; readonly scratch: ParamBuffers } {
+  let found = PACKED.get(shape);
+  if (found === undefined) {
+    const scratch = shape.scratch ?? buffersFor(count);
+    const { pointers, values } = scratch;
+    const { sizes, readOnly, offsets } = shape;
+    const packed = Object.freeze({
+      sizes,
+      pointers,
+      values,
+      readOnly,
+      ...(offsets ? { offsets } : {}),
+    });
+    PACKED.set(shape, found = { packed, scratch });
+  }
+  return found;
+}
+
+const PACKED = new WeakMap<
+  ParamShape,
+  { readonly packed: LaunchParams; readonly scratch: ParamBuffers }
+>();

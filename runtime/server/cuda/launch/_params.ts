@@ -33,7 +33,7 @@ import { describe } from "../../../core/_argument_checks.ts";
 import type { ResourceRange } from "../../server.ts";
 import type { KernelParam, KernelSignature } from "../compile/signature.ts";
 import { type ScalarEncoder, writeByValue } from "./_struct_params.ts";
-import { buffersFor, type ParamShape, shapeOf } from "./_param_buffers.ts";
+import { packedOf, shapeOf } from "./_param_buffers.ts";
 
 /** The marshalled parameters of one launch. */
 export interface LaunchParams {
@@ -132,8 +132,7 @@ export function packBySignature(
       }
     }
   }
-  const packed = packedOf(shape, list.length);
-  const { view, bytes } = shape.scratch ?? buffersFor(list.length);
+  const { packed, scratch: { view, bytes } } = packedOf(shape, list.length);
   let buffer = 0, scalar = 0;
   for (let slot = 0; slot < list.length; slot++) {
     const param = list[slot];
@@ -185,23 +184,6 @@ export function packBySignature(
   }
   return packed;
 }
-
-/**
- * The marshalled parameters of every launch of a shape: its sizes, `const T*` buffers and scratch
- * never change between launches (the values in the scratch do), so one object serves them all.
- */
-function packedOf(shape: ParamShape, count: number): LaunchParams {
-  let packed = PACKED.get(shape);
-  if (packed === undefined) {
-    const { pointers, values } = shape.scratch ?? buffersFor(count);
-    const { sizes, readOnly, offsets } = shape;
-    packed = Object.freeze({ sizes, pointers, values, readOnly, ...(offsets ? { offsets } : {}) });
-    PACKED.set(shape, packed);
-  }
-  return packed;
-}
-
-const PACKED = new WeakMap<ParamShape, LaunchParams>();
 
 /**
  * The buffers given by name (`buffers: { x, y }`, the client's `bufferNames`) in the order of the

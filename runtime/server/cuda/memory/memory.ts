@@ -164,10 +164,9 @@ export class StreamMemory {
     } catch (cause) {
       throw ref.notFound(cause); // another server's memory
     }
-    const page = this.#storages.get(index)!.resource(at);
     return {
-      resource: page.resource,
-      offset: page.offset + (ref.offsetStart ?? 0),
+      resource: this.#storages.get(index)!.pointer(at),
+      offset: at.offset + (ref.offsetStart ?? 0),
       size: ref.size(),
     };
   }
