@@ -150,3 +150,43 @@ Deno.test({
     assert.equal(hazardCount(), 0);
   },
 });
+
+Deno.test({
+  name: "compileOptions changed in place and a source replaced after a launch are read again",
+  ignore: noNvrtc,
+  async fn() {
+    using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+    using out = client.zeros(4);
+    const options = ["-DV=1"];
+    const kernel = {
+      source: `extern "C" __global__ void put(float* y) { y[threadIdx.x] = V; }`,
+      compileOptions: options,
+      blockSize: [4, 1, 1] as [number, number, number],
+    };
+    const run = async () => {
+      client.execute(kernel, { count: CubeCount.new1d(1), buffers: [out] });
+      return [...await client.read(out)];
+    };
+    assert.deepEqual(await run(), [1, 1, 1, 1]);
+    assert.deepEqual(await run(), [1, 1, 1, 1]);
+    options[0] = "-DV=2"; // the same array: another program
+    assert.deepEqual(await run(), [2, 2, 2, 2]);
+    const refused = (argument: string, problem: RegExp) =>
+      assert.throws(
+        () => client.execute(kernel, { count: CubeCount.new1d(1), buffers: [out] }),
+        (e) =>
+          e instanceof KernelArgumentError && e.argument === argument && problem.test(e.message),
+      );
+    options[0] = "-arch=sm_80";
+    refused("compileOptions", /names the architecture \(-arch=sm_80\)/);
+    options[0] = "-dlto";
+    refused("compileOptions", /link-time optimization/);
+    options[0] = "-DV=3";
+    assert.deepEqual(await run(), [3, 3, 3, 3]);
+    // a WGSL source on the same object after it ran as CUDA C: refused as WGSL
+    (kernel as { source: string }).source =
+      "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n" +
+      "@compute @workgroup_size(4) fn main() {}";
+    refused("kernel", /is a WGSL kernel/);
+  },
+});

@@ -162,6 +162,7 @@ function checkCompileOptions(kernel: CudaKernel): void {
   }
   for (let i = 0; i < options.length; i++) {
     const option: unknown = options[i];
+    if (typeof option === "string" && ACCEPTED_OPTIONS.has(option)) continue; // checked before
     if (typeof option !== "string" || option === "" || option.includes("\0")) {
       throw new TypeError(
         `Kernel '${kernelName(kernel)}': compileOptions[${i}] must be a non-empty string ` +
@@ -183,8 +184,13 @@ function checkCompileOptions(kernel: CudaKernel): void {
           "the runtime loads; leave it out",
       );
     }
+    if (ACCEPTED_OPTIONS.size >= 256) ACCEPTED_OPTIONS.clear();
+    ACCEPTED_OPTIONS.add(option);
   }
 }
+
+/** Options the checks above accepted (a pure function of the text): not tested again. */
+const ACCEPTED_OPTIONS = new Set<string>();
 
 /**
  * `COMPILATION` for blocks beyond the device's limits, with the WebGPU backend's words for a
