@@ -88,9 +88,8 @@ export class Launcher {
   #written: BufferEntry | undefined;
   /** The view the last {@linkcode #reserve} points into. */
   #view: DataView = new DataView(new ArrayBuffer(0));
-  /** Where a dynamic count lives (reused). */
+  /** Where a dynamic count, and each buffer (located once; `undefined`: a texture) live. */
   readonly #at: MutableRange = { resource: undefined!, offset: 0, size: 0 };
-  /** Where each buffer of the launch lives, located once (reused); `undefined`: a texture. */
   readonly #ranges: (MutableRange | undefined)[] = [];
   readonly #pool: MutableRange[] = [];
   /** Workgroups of the launch being prepared (copied into its task). */
@@ -194,8 +193,7 @@ export class Launcher {
       indirect = { buffer: at.resource, offset: at.offset, scratch };
     } else {
       if (count.kind !== "static" && count.kind !== "threads") notACount(count);
-      // The names are built only for an error (no string work per launch).
-      if (!isU32(count.x) || !isU32(count.y) || !isU32(count.z)) {
+      if (!isU32(count.x) || !isU32(count.y) || !isU32(count.z)) { // names: for an error only
         const what = count.kind === "threads" ? "threads" : "count";
         assertU32(count.x, `${what} x`);
         assertU32(count.y, `${what} y`);
@@ -311,7 +309,9 @@ export class Launcher {
     if (slot.space === "uniform") {
       throw new KernelArgumentError(name, this.#what(i), `is bound to var<uniform> ${slot.name}`);
     }
-    const at = this.#ranges[i]; // located by `#prepare` (`undefined`: a texture)
+    // Located by `#prepare` (`undefined`: a texture); disposed since, while params were read?
+    if (ref.slice.record.disposed) throw ref.notFound();
+    const at = this.#ranges[i];
     if (slot.space === "texture" || at === undefined) {
       this.#textures.bind(name, i, this.#names, ref, slot, this.#entries.placer);
       if (slot.access === "read") this.#reads.push(ref);
