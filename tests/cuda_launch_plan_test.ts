@@ -190,3 +190,26 @@ Deno.test({
     refused("kernel", /is a WGSL kernel/);
   },
 });
+
+Deno.test("a buffer disposed while a launch reads its params is refused, after a launch too", async () => {
+  using client = await createClient({ backend: "cuda", library: SIM_LIBRARY });
+  const { CUDA_KERNELS } = await import("../runtime/server/cuda/mod.ts");
+  const fill = { ptx: CUDA_KERNELS.fillF32.ptx, entryPoint: "fill_f32" };
+  using out = client.zeros(4);
+  client.execute(fill, { threads: 4, buffers: [out], params: [4, 1] });
+  const gone = client.zeros(4);
+  const params: unknown[] = [4];
+  Object.defineProperty(params, 1, {
+    enumerable: true,
+    get() {
+      gone.dispose(); // while the launch packs its params, after its buffers were located
+      return 2;
+    },
+  });
+  assert.throws(
+    () => client.execute(fill, { threads: 4, buffers: [gone], params: params as number[] }),
+    (e) => e instanceof InvalidHandleError && /^buffers\[0\]: .*dispose/.test(e.message),
+  );
+  client.execute(fill, { threads: 4, buffers: [out], params: [4, 3] });
+  assert.deepEqual([...await client.read(out)], [3, 3, 3, 3]);
+});
