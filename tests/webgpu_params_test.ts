@@ -120,6 +120,14 @@ Deno.test("every params misuse is a KernelArgumentError naming the field", () =>
   misuse({ v3: [1, 2] }, "params.v3", /must have 3 values \(vec3<f32>\), got 2/);
   misuse({ m: [1, 2, 3] }, "params.m", /must have 6 values \(mat2x3<f32> \(column-major\)\)/);
   misuse({ lights: [{ color: [1, 2, 3], intensity: 1 }] }, "params.lights", /must have 2 values/);
+  // Items are named to the component (the names are built on a refusal only, launch/_params.ts).
+  misuse({ v3: [1, "2", 3] }, "params.v3[1]", /must be a number \(f32\), got "2"/);
+  misuse({ m: [1, 2, 3, 4, 1e39, 6] }, "params.m[4]", /beyond the largest f32/);
+  misuse(
+    { lights: [params.lights[0], { color: [7, 8, null], intensity: -1 }] },
+    "params.lights[1].color[2]",
+    /must be a number \(f32\), got null/,
+  );
   misuse(
     { lights: [{ color: [1, 2, 3] }, params.lights[1]] },
     "params.lights[0].intensity",

@@ -164,3 +164,17 @@ export function variantNames(signatures: readonly KernelSignature[]): Set<string
   }
   return found;
 }
+
+/**
+ * Whether `given` (a kernel's `compileOptions` now) holds the options of `seen` (a copy made when
+ * it was looked up), in order.
+ */
+export function sameOptions(
+  seen: readonly string[] | undefined,
+  given: readonly string[] | undefined,
+): boolean {
+  if (seen === undefined || given === undefined) return seen === given;
+  if (seen.length !== given.length) return false;
+  for (let i = 0; i < seen.length; i++) if (seen[i] !== given[i]) return false;
+  return true;
+}

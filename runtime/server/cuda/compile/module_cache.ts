@@ -35,7 +35,7 @@ import { kernelName } from "../kernel.ts";
 import { cudaVersionName, isaName, maxPtxIsa } from "../_ptx_version.ts";
 import { isMismatch, type Loaded, loadError, loadModule } from "./_module_load.ts";
 import type { CudaKernel } from "../kernel.ts";
-import { type ResolvedKernel, resolveKernel } from "./_resolve_kernel.ts";
+import { type ResolvedKernel, resolveKernel, sameOptions } from "./_resolve_kernel.ts";
 
 export type { ResolvedKernel } from "./_resolve_kernel.ts";
 
@@ -56,8 +56,8 @@ interface Seen {
   readonly ptx?: string;
   readonly source?: string;
   readonly entryPoint?: string;
-  /** `compileOptions` joined (`""` for none): an array changed in place is another program. */
-  readonly options: string;
+  /** A copy of `compileOptions`: an array changed in place is another program. */
+  readonly list: readonly string[] | undefined;
   readonly program: Program;
   readonly resolved: ResolvedKernel;
 }
@@ -214,7 +214,7 @@ export class ModuleCache {
     const seen = kernel === this.#lastKernel ? this.#lastSeen : this.#seen.get(kernel);
     if (
       seen !== undefined && seen.ptx === kernel.ptx && seen.source === kernel.source &&
-      seen.entryPoint === kernel.entryPoint && seen.options === optionsKey(kernel)
+      seen.entryPoint === kernel.entryPoint && sameOptions(seen.list, kernel.compileOptions)
     ) {
       this.#lastKernel = kernel;
       this.#lastSeen = seen;
@@ -229,7 +229,8 @@ export class ModuleCache {
     let program = this.#programs.get(key);
     if (program === undefined) this.#programs.set(key, program = {});
     const { ptx, source, entryPoint } = kernel;
-    const fresh = { ptx, source, entryPoint, options, program, resolved };
+    const list = kernel.compileOptions === undefined ? undefined : [...kernel.compileOptions];
+    const fresh = { ptx, source, entryPoint, list, program, resolved };
     this.#seen.set(kernel, fresh);
     this.#lastKernel = kernel;
     this.#lastSeen = fresh;

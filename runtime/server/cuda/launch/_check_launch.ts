@@ -77,6 +77,23 @@ export function checkCompile(kernel: CudaKernel, overrides: unknown): void {
 /** WGSL's marks: a compute entry point or a binding. */
 const WGSL = /@compute\b|@group\s*\(|@binding\s*\(|@workgroup_size\b/;
 
+/** The verdicts of {@linkcode isWgsl} by source text (a pure function of it), at most 64. */
+const wgslVerdicts = new Map<string, boolean>();
+
+/**
+ * Whether a source is WGSL rather than CUDA C: its text is scanned once, not at every launch (a
+ * source of a few KiB took a launch's JavaScript again).
+ */
+function isWgsl(source: string): boolean {
+  let verdict = wgslVerdicts.get(source);
+  if (verdict === undefined) {
+    verdict = WGSL.test(source) && !/__global__/.test(source);
+    if (wgslVerdicts.size >= 64) wgslVerdicts.clear();
+    wgslVerdicts.set(source, verdict);
+  }
+  return verdict;
+}
+
 /** Checks a kernel built by hand. */
 export function checkKernel(kernel: CudaKernel): void {
   if (typeof kernel !== "object" || kernel === null) {
@@ -96,10 +113,7 @@ export function checkKernel(kernel: CudaKernel): void {
   if (typeof kernel.ptx !== "string" && typeof kernel.source !== "string") {
     throw new TypeError(`Kernel '${kernelName(kernel)}' needs a ptx or a source string`);
   }
-  if (
-    typeof kernel.ptx !== "string" && WGSL.test(kernel.source!) &&
-    !/__global__/.test(kernel.source!)
-  ) {
+  if (typeof kernel.ptx !== "string" && isWgsl(kernel.source!)) {
     throw new KernelArgumentError(
       kernelName(kernel),
       "kernel",
@@ -148,6 +162,7 @@ function checkCompileOptions(kernel: CudaKernel): void {
   }
   for (let i = 0; i < options.length; i++) {
     const option: unknown = options[i];
+    if (typeof option === "string" && ACCEPTED_OPTIONS.has(option)) continue; // checked before
     if (typeof option !== "string" || option === "" || option.includes("\0")) {
       throw new TypeError(
         `Kernel '${kernelName(kernel)}': compileOptions[${i}] must be a non-empty string ` +
@@ -169,8 +184,13 @@ function checkCompileOptions(kernel: CudaKernel): void {
           "the runtime loads; leave it out",
       );
     }
+    if (ACCEPTED_OPTIONS.size >= 256) ACCEPTED_OPTIONS.clear();
+    ACCEPTED_OPTIONS.add(option);
   }
 }
+
+/** Options the checks above accepted (a pure function of the text): not tested again. */
+const ACCEPTED_OPTIONS = new Set<string>();
 
 /**
  * `COMPILATION` for blocks beyond the device's limits, with the WebGPU backend's words for a

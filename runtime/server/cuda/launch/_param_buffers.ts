@@ -8,6 +8,7 @@
  */
 
 import type { KernelParam, KernelSignature } from "../compile/signature.ts";
+import type { LaunchParams } from "./_params.ts";
 
 /** The reused buffers of one slot count: values, views on them, and the pointers to each slot. */
 export interface ParamBuffers {
@@ -43,6 +44,10 @@ export interface ParamShape {
   names: ReadonlySet<string>;
   offsets?: readonly number[];
   scratch?: ParamBuffers;
+  /** Each parameter's byte size (a pointer's 8), in order: the same for every launch. */
+  sizes: readonly number[];
+  /** The pointer parameters that are `const T*`, by index among the pointers. */
+  readOnly: readonly number[];
 }
 
 const shapes = new WeakMap<KernelSignature, ParamShape>();
@@ -52,10 +57,16 @@ export function shapeOf(signature: KernelSignature): ParamShape {
   let shape = shapes.get(signature);
   if (shape === undefined) {
     const scalars = signature.params.filter((p) => p.kind === "scalar");
+    const readOnly: number[] = [];
+    signature.params.filter((p) => p.kind === "pointer").forEach((p, i) => {
+      if (p.readOnly) readOnly.push(i);
+    });
     shape = {
       pointers: signature.params.length - scalars.length,
       scalars,
       names: new Set(scalars.map((p) => p.name)),
+      sizes: Object.freeze(signature.params.map((p) => p.kind === "pointer" ? 8 : p.size)),
+      readOnly: Object.freeze(readOnly),
     };
     if (scalars.some((p) => p.size > 8)) {
       const offsets: number[] = [];
@@ -79,3 +90,33 @@ export function shapeOf(signature: KernelSignature): ParamShape {
   }
   return shape;
 }
+
+/**
+ * The marshalled parameters of every launch of a shape: its sizes, `const T*` buffers and scratch
+ * never change between launches (the values in the scratch do), so one object serves them all.
+ */
+export function packedOf(
+  shape: ParamShape,
+  count: number,
+): { readonly packed: LaunchParams; readonly scratch: ParamBuffers } {
+  let found = PACKED.get(shape);
+  if (found === undefined) {
+    const scratch = shape.scratch ?? buffersFor(count);
+    const { pointers, values } = scratch;
+    const { sizes, readOnly, offsets } = shape;
+    const packed = Object.freeze({
+      sizes,
+      pointers,
+      values,
+      readOnly,
+      ...(offsets ? { offsets } : {}),
+    });
+    PACKED.set(shape, found = { packed, scratch });
+  }
+  return found;
+}
+
+const PACKED = new WeakMap<
+  ParamShape,
+  { readonly packed: LaunchParams; readonly scratch: ParamBuffers }
+>();

@@ -30,6 +30,7 @@ import type { CudaProfiler } from "../profile/profiler.ts";
 import { kernelName } from "../kernel.ts";
 import { checkLaunch } from "./_check_launch.ts";
 import { launchBlock } from "./_block.ts";
+import { LaunchPlans } from "./_plan.ts";
 import { buffersByName, type LaunchParams, packBySignature, usesLayout } from "./_params.ts";
 import { packByLayout } from "./_layout_params.ts";
 import { KernelArgumentError } from "../../../core/errors.ts";
@@ -100,11 +101,19 @@ interface Checked {
  * module's function, every buffer's memory (`INVALID_HANDLE` for a disposed handle or another
  * server's) and the parameter sizes. Enqueues nothing.
  */
-function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>): PreparedLaunch {
+function deviceChecks(
+  ctx: LaunchParts,
+  plans: LaunchPlans,
+  kernelLaunch: KernelLaunch<CudaKernel>,
+): PreparedLaunch {
   const { kernel, count, args } = kernelLaunch;
   const name = kernelName(kernel);
-  const { signature, entryPoint } = ctx.modules.resolve(kernel);
-  const block = launchBlock(ctx.modules, ctx.attributes, kernel);
+  const resolved = ctx.modules.resolve(kernel);
+  const { signature, entryPoint } = resolved;
+  // A kernel launched before, unchanged since: its block, function and PTX sizes as found then
+  // (`_plan.ts`); otherwise every check below, in this order.
+  const plan = plans.get(kernel, resolved);
+  const block = plan !== undefined ? plan.block : launchBlock(ctx.modules, ctx.attributes, kernel);
   const [bx, by, bz] = block;
   // `threads` launches: enough blocks to cover the threads (CUDA's x limit, 2^31 - 1 blocks,
   // needs no folding; every kernel checks its bound, the last block is partial).
@@ -116,7 +125,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
   if (fixed !== undefined) {
     checkGrid(ctx, fixed, name, count.kind === "threads" ? "threads" : "count");
   }
-  const fn = ctx.modules.function(kernel);
+  const fn = plan !== undefined ? plan.fn : ctx.modules.function(kernel);
   const given = args.tensorMaps.length === 0 ? args.buffers : args.refs();
   const buffers = kernelLaunch.bufferNames === undefined
     ? given
@@ -157,8 +166,11 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
       kernelLaunch.bufferNames !== undefined,
     )
     : packByLayout(name, kernel.bufferLengths ?? false, located, args, signature);
-  const expected = ctx.modules.signature(kernel);
-  if (expected !== undefined && !sameSizes(expected, params.sizes)) {
+  const expected = plan !== undefined ? plan.expected : ctx.modules.signature(kernel);
+  if (
+    expected !== undefined && plan?.checkedSizes !== params.sizes &&
+    !sameSizes(expected, params.sizes)
+  ) {
     // A mismatch would make the device read garbage (a fault at best): refuse it here.
     throw new TypeError(
       `Kernel '${name}' takes ${expected.length} parameters of [${expected}] bytes, ` +
@@ -168,6 +180,7 @@ function deviceChecks(ctx: LaunchParts, kernelLaunch: KernelLaunch<CudaKernel>):
     );
   }
   const countAt = count.kind === "dynamic" ? ctx.memory.locate(count.ref) : undefined;
+  if (plan === undefined) plans.set(kernel, resolved, block, fn, expected, params.sizes);
   return { launch: kernelLaunch, name, buffers, block, fixed, fn, params, countAt };
 }
 
@@ -186,6 +199,7 @@ export interface PreparedLaunch extends Checked {
  */
 export class CudaLauncher {
   readonly #parts: LaunchParts;
+  readonly #plans = new LaunchPlans();
 
   /** A launcher over the server's parts. */
   constructor(parts: LaunchParts) {
@@ -200,7 +214,7 @@ export class CudaLauncher {
   /** Checks `launch` and returns it prepared; enqueues nothing. */
   prepare(launch: KernelLaunch<CudaKernel>): PreparedLaunch {
     checkLaunch(launch);
-    return deviceChecks(this.#parts, launch);
+    return deviceChecks(this.#parts, this.#plans, launch);
   }
 
   /**
@@ -225,9 +239,7 @@ export class CudaLauncher {
     const ordered = this.#parts.streams.order(
       streamId,
       dynamic ? [...buffers, count.ref] : buffers,
-      params.readOnly === undefined || params.readOnly.length === 0
-        ? options
-        : { ...options, readOnly: params.readOnly },
+      orderOptions(options, params.readOnly),
     );
     // `using` without its per-call disposal stack (this is the path of every launch).
     try {
@@ -323,6 +335,25 @@ function readCount(ctx: LaunchParts, at: ResourceRange<bigint>, stream: CudaStre
   pinned.release(staging);
   return counts;
 }
+
+/**
+ * `options` with the launch's read-only buffers; made once per frozen list (a signature's own,
+ * `_params.ts`), which cannot change.
+ */
+function orderOptions(
+  options: OrderOptions,
+  readOnly: readonly number[] | undefined,
+): OrderOptions {
+  if (readOnly === undefined || readOnly.length === 0) return options;
+  if (!Object.isFrozen(readOnly)) return { ...options, readOnly };
+  let made = READ_ONLY_ORDERS.get(readOnly);
+  if (made === undefined) READ_ONLY_ORDERS.set(readOnly, made = new Map());
+  let found = made.get(options);
+  if (found === undefined) made.set(options, found = Object.freeze({ ...options, readOnly }));
+  return found;
+}
+
+const READ_ONLY_ORDERS = new WeakMap<readonly number[], Map<OrderOptions, OrderOptions>>();
 
 function sameSizes(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;

@@ -64,6 +64,8 @@ export const OOM_SETTLE_MS = 1_000;
 export class StreamMemory {
   readonly #managers = new Map<number, Manager>();
   readonly #storages = new Map<number, CudaStorage>();
+  /** The maps' entries by stream index, found without hashing (`locate` runs per buffer). */
+  #byIndex: ({ manager: Manager; storage: CudaStorage } | undefined)[] = [];
   readonly #parts: StreamMemoryParts;
   readonly #maxStreams: number;
   #mode: MemoryAllocationMode = "auto";
@@ -158,16 +160,19 @@ export class StreamMemory {
   locate(ref: HandleRef): ResourceRange<bigint> {
     if (ref.slice.record.disposed) throw ref.notFound();
     const index = ref.stream % this.#maxStreams;
-    let at: StorageHandle;
+    let at: StorageHandle, pools = this.#byIndex[index];
     try {
-      at = this.#manager(index).get(ref.slice.record);
+      pools ??= this.#byIndex[index] = {
+        manager: this.#manager(index),
+        storage: this.#storages.get(index)!,
+      };
+      at = pools.manager.get(ref.slice.record);
     } catch (cause) {
       throw ref.notFound(cause); // another server's memory
     }
-    const page = this.#storages.get(index)!.resource(at);
     return {
-      resource: page.resource,
-      offset: page.offset + (ref.offsetStart ?? 0),
+      resource: pools.storage.pointer(at),
+      offset: at.offset + (ref.offsetStart ?? 0),
       size: ref.size(),
     };
   }
@@ -204,6 +209,7 @@ export class StreamMemory {
     for (const storage of this.#storages.values()) storage.destroy();
     this.#managers.clear();
     this.#storages.clear();
+    this.#byIndex = [];
   }
 
   #manager(index: number): Manager {

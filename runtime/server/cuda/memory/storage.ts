@@ -136,11 +136,16 @@ export class CudaStorage implements ComputeStorage<ResourceRange<bigint>> {
 
   /** The page's device pointer and the slice's range. */
   resource(handle: StorageHandle): ResourceRange<bigint> {
+    return { resource: this.pointer(handle), offset: handle.offset, size: handle.size };
+  }
+
+  /** The device pointer of the slice's page (the slice starts at `handle.offset` in it). */
+  pointer(handle: StorageHandle): bigint {
     const entry = this.#pages.get(handle.page);
     if (entry === undefined) {
       throw new UnknownError(`CUDA storage page ${handle.page} does not exist`);
     }
-    return { resource: entry.pointer, offset: handle.offset, size: handle.size };
+    return entry.pointer;
   }
 
   /**

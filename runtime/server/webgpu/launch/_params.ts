@@ -97,8 +97,14 @@ export function writeUniform(
     writeStruct(context(kernel, view, base), uniform.type, base, params, "params");
     return;
   }
-  const path = `params.${uniform.name}`;
-  write(context(kernel, view, base), uniform.type, base, own(params, uniform.name), path);
+  write(
+    context(kernel, view, base),
+    uniform.type,
+    base,
+    own(params, uniform.name),
+    "params",
+    uniform.name,
+  );
 }
 
 const NO_PARAMS: KernelParams = Object.freeze({});
@@ -165,13 +171,16 @@ function checkNames(
   value: { readonly [name: string]: ParamValue },
   path: string,
   what: string,
+  struct?: string,
 ): void {
   for (const key in value) {
     if (Object.hasOwn(value, key) && !names.includes(key)) {
       throw new KernelArgumentError(
         kernel,
         `${path}.${key}`,
-        `is not one of the ${what} (${names.join(", ")})`,
+        `is not one of the ${what}${struct === undefined ? "" : ` ${struct}`} (${
+          names.join(", ")
+        })`,
       );
     }
   }
@@ -186,13 +195,22 @@ function writeStruct(
 ): void {
   checkStruct(context.kernel, type, value, path);
   const record = value as { readonly [name: string]: ParamValue };
-  checkNames(context.kernel, namesOf(type), record, path, `fields of struct ${type.name}`);
+  checkNames(context.kernel, namesOf(type), record, path, "fields of struct", type.name);
   for (const member of type.members) {
     // Explicit padding (`_pad0: f32`) may be left out: the range is zeroed.
     const field = own(record, member.name);
     if (field === undefined && member.name.startsWith("_")) continue;
-    write(context, member.type, base + member.offset, field, `${path}.${member.name}`);
+    write(context, member.type, base + member.offset, field, path, member.name);
   }
+}
+
+/**
+ * The name of a value in messages: `path` itself, or its member `key` (a name) or item `key` (an
+ * index). Built only where a message or a nested value needs it: a launch writing valid params
+ * builds no string.
+ */
+function pathOf(path: string, key: string | number | undefined): string {
+  return key === undefined ? path : typeof key === "number" ? `${path}[${key}]` : `${path}.${key}`;
 }
 
 function write(
@@ -200,76 +218,71 @@ function write(
   type: WgslType,
   offset: number,
   value: ParamValue | undefined,
-  path: string,
+  parent: string,
+  key?: string | number,
 ): void {
   if (value === undefined) {
-    fail(context, path, `is missing (${type.name} at byte ${offset - context.base})`);
+    fail(
+      context,
+      pathOf(parent, key),
+      `is missing (${type.name} at byte ${offset - context.base})`,
+    );
   }
   switch (type.kind) {
     case "scalar":
-      return writeScalar(context, type.scalar, offset, value, path);
-    case "vector":
-      return writeList(
-        context,
-        type.components,
-        type.name,
-        value,
-        path,
-        (item, i, at) =>
-          writeScalar(
-            context,
-            type.scalar,
-            offset + i * sizeOf({ ...type, kind: "scalar" }),
-            item,
-            at,
-          ),
-      );
+      return writeScalar(context, type.scalar, offset, value, parent, key);
+    case "vector": {
+      const path = pathOf(parent, key);
+      const list = listOf(context, type.components, type.name, value, path);
+      const size = sizeOf(type) / type.components; // one component's
+      for (let i = 0; i < list.length; i++) {
+        writeScalar(context, type.scalar, offset + i * size, list[i], path, i);
+      }
+      return;
+    }
     case "matrix": {
+      const path = pathOf(parent, key);
       const column = alignOf(type);
       const scalar = sizeOf({ kind: "scalar", name: type.scalar, scalar: type.scalar });
-      return writeList(
+      const list = listOf(
         context,
         type.columns * type.rows,
         `${type.name} (column-major)`,
         value,
         path,
-        (item, i, at) =>
-          writeScalar(
-            context,
-            type.scalar,
-            offset + Math.floor(i / type.rows) * column + (i % type.rows) * scalar,
-            item,
-            at,
-          ),
       );
+      for (let i = 0; i < list.length; i++) {
+        const at = offset + Math.floor(i / type.rows) * column + (i % type.rows) * scalar;
+        writeScalar(context, type.scalar, at, list[i], path, i);
+      }
+      return;
     }
-    case "array":
+    case "array": {
+      const path = pathOf(parent, key);
       if (type.count === 0) {
         fail(context, path, `is a runtime-sized array, which a uniform cannot hold`);
       }
-      return writeList(
-        context,
-        type.count,
-        type.name,
-        value,
-        path,
-        (item, i, at) => write(context, type.element, offset + i * type.stride, item, at),
-      );
+      const list = listOf(context, type.count, type.name, value, path);
+      for (let i = 0; i < list.length; i++) {
+        write(context, type.element, offset + i * type.stride, list[i], path, i);
+      }
+      return;
+    }
     case "struct":
-      return writeStruct(context, type, offset, value, path);
+      return writeStruct(context, type, offset, value, pathOf(parent, key));
     default:
-      fail(context, path, `has type ${type.name}, which params cannot fill`);
+      fail(context, pathOf(parent, key), `has type ${type.name}, which params cannot fill`);
   }
 }
 
-function writeList(
+/** `value` as a list of `length` items (an array or a typed array), else a refusal. */
+function listOf(
   context: Context,
   length: number,
   typeName: string,
   value: ParamValue,
   path: string,
-  each: (item: ParamValue, index: number, path: string) => void,
-): void {
+): ArrayLike<ParamValue> {
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
     fail(
       context,
@@ -281,7 +294,7 @@ function writeList(
   if (list.length !== length) {
     fail(context, path, `must have ${length} values (${typeName}), got ${list.length}`);
   }
-  for (let i = 0; i < length; i++) each(list[i], i, `${path}[${i}]`);
+  return list;
 }
 
 function writeScalar(
@@ -289,19 +302,20 @@ function writeScalar(
   scalar: string,
   offset: number,
   value: ParamValue | undefined,
-  path: string,
+  parent: string,
+  key?: string | number,
 ): void {
   const view = context.view;
   if (typeof value === "bigint" && (scalar === "u32" || scalar === "i32")) value = Number(value);
   if (typeof value !== "number") {
-    fail(context, path, `must be a number (${scalar}), got ${describe(value)}`);
+    fail(context, pathOf(parent, key), `must be a number (${scalar}), got ${describe(value)}`);
   }
   switch (scalar) {
     case "f32":
       if (Number.isFinite(value) && !Number.isFinite(Math.fround(value))) {
         fail(
           context,
-          path,
+          pathOf(parent, key),
           `is ${value}, beyond the largest f32 (${F32_MAX}): it would be Infinity`,
         );
       }
@@ -310,22 +324,30 @@ function writeScalar(
       if (Number.isFinite(value) && !Number.isFinite(Math.f16round(value))) {
         fail(
           context,
-          path,
+          pathOf(parent, key),
           `is ${value}, beyond the largest f16 (${F16_MAX}): it would be Infinity`,
         );
       }
       return view.setFloat16(offset, value, true);
     case "u32":
       if (!Number.isInteger(value) || value < 0 || value > 0xffff_ffff) {
-        fail(context, path, `must be an integer in [0, 4294967295] (u32), got ${value}`);
+        fail(
+          context,
+          pathOf(parent, key),
+          `must be an integer in [0, 4294967295] (u32), got ${value}`,
+        );
       }
       return view.setUint32(offset, value, true);
     case "i32":
       if (!Number.isInteger(value) || value < -0x8000_0000 || value > 0x7fff_ffff) {
-        fail(context, path, `must be an integer in [-2147483648, 2147483647] (i32), got ${value}`);
+        fail(
+          context,
+          pathOf(parent, key),
+          `must be an integer in [-2147483648, 2147483647] (i32), got ${value}`,
+        );
       }
       return view.setInt32(offset, value, true);
     default:
-      fail(context, path, `has type ${scalar}, which params cannot fill`);
+      fail(context, pathOf(parent, key), `has type ${scalar}, which params cannot fill`);
   }
 }

@@ -88,8 +88,10 @@ export class Launcher {
   #written: BufferEntry | undefined;
   /** The view the last {@linkcode #reserve} points into. */
   #view: DataView = new DataView(new ArrayBuffer(0));
-  /** Where the buffer being bound lives (reused). */
+  /** Where a dynamic count, and each buffer (located once; `undefined`: a texture) live. */
   readonly #at: MutableRange = { resource: undefined!, offset: 0, size: 0 };
+  readonly #ranges: (MutableRange | undefined)[] = [];
+  readonly #pool: MutableRange[] = [];
   /** Workgroups of the launch being prepared (copied into its task). */
   readonly #cubes: [number, number, number] = [1, 1, 1];
   /** Refs the launch being prepared only reads (copied into its task). */
@@ -163,9 +165,12 @@ export class Launcher {
     // Handles first, as on CUDA: another client's memory is INVALID_HANDLE whatever else is wrong
     for (let i = 0; i < buffers.length; i++) {
       const ref = buffers[i];
-      if (ref instanceof HandleRef && textureOf(ref) === undefined) {
-        this.#parts.memory.locate(ref, this.#at);
-      }
+      this.#ranges[i] = ref instanceof HandleRef && textureOf(ref) === undefined
+        ? this.#parts.memory.locate(
+          ref,
+          this.#pool[i] ??= { resource: undefined!, offset: 0, size: 0 },
+        )
+        : undefined;
     }
     const slots = args.metadata.data.length > 0 || args.hasScalars
       ? this.#info(name, reflection.bindings, launch)
@@ -188,8 +193,7 @@ export class Launcher {
       indirect = { buffer: at.resource, offset: at.offset, scratch };
     } else {
       if (count.kind !== "static" && count.kind !== "threads") notACount(count);
-      // The names are built only for an error (no string work per launch).
-      if (!isU32(count.x) || !isU32(count.y) || !isU32(count.z)) {
+      if (!isU32(count.x) || !isU32(count.y) || !isU32(count.z)) { // names: for an error only
         const what = count.kind === "threads" ? "threads" : "count";
         assertU32(count.x, `${what} x`);
         assertU32(count.y, `${what} y`);
@@ -305,12 +309,14 @@ export class Launcher {
     if (slot.space === "uniform") {
       throw new KernelArgumentError(name, this.#what(i), `is bound to var<uniform> ${slot.name}`);
     }
-    if (slot.space === "texture" || textureOf(ref) !== undefined) {
+    // Located by `#prepare` (`undefined`: a texture); disposed since, while params were read?
+    if (ref.slice.record.disposed) throw ref.notFound();
+    const at = this.#ranges[i];
+    if (slot.space === "texture" || at === undefined) {
       this.#textures.bind(name, i, this.#names, ref, slot, this.#entries.placer);
       if (slot.access === "read") this.#reads.push(ref);
       return;
     }
-    const at = this.#parts.memory.locate(ref, this.#at);
     if (!bufferFits(ref.dtype, at, slot, this.#alignment)) {
       checkBuffer(name, this.#what(i), i, ref.dtype, at, slot, this.#alignment);
     }
