@@ -74,6 +74,23 @@ export class Texture implements Disposable {
   readonly dimension: "1d" | "2d" | "3d";
   /** The texel format. */
   readonly format: TextureFormat;
+  /**
+   * Samples per texel: 1, or 4 for a multisampled texture.
+   *
+   * @example A multisampled image
+   * ```ts
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * using msaa = client.createTexture({
+   *   width: 4,
+   *   height: 4,
+   *   format: "rgba8unorm",
+   *   sampleCount: 4,
+   * });
+   * console.log(msaa.sampleCount); // 4 (binds to a texture_multisampled_2d<f32>)
+   * ```
+   */
+  readonly sampleCount: number;
   /** The caller's name for it, if any. */
   readonly label: string | undefined;
   readonly #slice: SliceHandle;
@@ -82,7 +99,7 @@ export class Texture implements Disposable {
   /** Wraps the owner of a texture a server made (see `client.createTexture`). */
   constructor(
     slice: SliceHandle,
-    shape: TextureExtent & { format: TextureFormat; label?: string },
+    shape: TextureExtent & { format: TextureFormat; sampleCount?: number; label?: string },
     stream: StreamId,
   ) {
     this.#slice = slice;
@@ -91,6 +108,7 @@ export class Texture implements Disposable {
     this.depthOrArrayLayers = shape.depthOrArrayLayers;
     this.dimension = shape.dimension;
     this.format = shape.format;
+    this.sampleCount = shape.sampleCount ?? 1;
     this.label = shape.label;
     this.#ref = new HandleRef(slice.ref(), {
       offsetStart: 0,
