@@ -180,9 +180,7 @@ export class TexturePasses {
       layout: "auto",
       vertex: { module, entryPoint: "vs" },
       fragment: { module, entryPoint: "fs", targets: depth ? [] : [{ format }] },
-      depthStencil: depth
-        ? { format, depthWriteEnabled: true, depthCompare: "always" }
-        : undefined,
+      depthStencil: depth ? { format, depthWriteEnabled: true, depthCompare: "always" } : undefined,
       multisample: { count: samples },
     });
     this.#fills.set(key, pipeline);
