@@ -20,7 +20,9 @@ import {
 /**
  * A texture on a client's device: 1-D, 2-D (with array layers, which bind as
  * `texture_2d_array`, or as `texture_cube` / `texture_cube_array` when square with 6 or 6n
- * layers) or 3-D. Work on it is ordered across streams like a buffer's.
+ * layers) or 3-D; a depth texture (`depth32float`, `depth16unorm`) binds as `texture_depth_*`,
+ * a multisampled one (`sampleCount: 4`) as `texture_multisampled_2d<T>`. Work on it is ordered
+ * across streams like a buffer's.
  *
  * @example Make, fill and read back an image
  * ```ts
