@@ -63,29 +63,30 @@ export const qa4Group = {
     inPage(t, CORPUS_TEXTURE_DIMS),
   // Tint's modules on depth, multisampled and bgra8unorm storage textures, and the render pass
   // that fills what WebGPU copies nothing into (depth32float, multisampled), read back exactly.
-  "depth and multisampled textures: bit-identical to plain WebGPU, filled and read exactly":
-    async (t: PageTestContext) => {
-      await inPage(t, CORPUS_TEXTURE_DEPTH);
-      using client = await createClient();
-      const depths = Float32Array.from({ length: 3 * 2 * 2 }, (_, i) => (i * 0.618034) % 1);
-      using depth = client.createTexture({
-        width: 3,
-        height: 2,
-        depthOrArrayLayers: 2,
-        format: "depth32float",
-        data: depths,
-      });
-      assert.deepEqual(await client.read(depth), depths);
-      const colors = Uint8Array.from({ length: 3 * 2 * 4 * 4 }, (_, i) => (i * 97 + 31) % 256);
-      using msaa = client.createTexture({
-        width: 3,
-        height: 2,
-        format: "rgba8unorm",
-        sampleCount: 4,
-        data: colors,
-      });
-      assert.deepEqual(await client.read(msaa), colors);
-    },
+  "depth and multisampled textures: bit-identical to plain WebGPU, filled and read exactly": async (
+    t: PageTestContext,
+  ) => {
+    await inPage(t, CORPUS_TEXTURE_DEPTH);
+    using client = await createClient();
+    const depths = Float32Array.from({ length: 3 * 2 * 2 }, (_, i) => (i * 0.618034) % 1);
+    using depth = client.createTexture({
+      width: 3,
+      height: 2,
+      depthOrArrayLayers: 2,
+      format: "depth32float",
+      data: depths,
+    });
+    assert.deepEqual(await client.read(depth), depths);
+    const colors = Uint8Array.from({ length: 3 * 2 * 4 * 4 }, (_, i) => (i * 97 + 31) % 256);
+    using msaa = client.createTexture({
+      width: 3,
+      height: 2,
+      format: "rgba8unorm",
+      sampleCount: 4,
+      data: colors,
+    });
+    assert.deepEqual(await client.read(msaa), colors);
+  },
   "a barrier under a branch on read-only storage, read-only slices on the output's page":
     async () => {
       // Tint refuses the widened module, so the client must run the declared one.
