@@ -204,16 +204,23 @@ export class TexturePasses {
   }
 }
 
-/** `RangeError` for a depth32float value a depth write cannot keep (outside [0, 1], NaN). */
+/**
+ * `RangeError` for a depth32float value a depth write cannot keep: outside [0, 1] or NaN (the
+ * viewport's range clamps it), or subnormal (below 2^-126: depth writes may flush it to 0, and
+ * llvmpipe does). -0 is written as 0, the same depth.
+ */
 function checkDepths(data: Uint8Array): void {
   const values = new Float32Array(data.buffer, data.byteOffset, data.byteLength / 4);
-  const at = values.findIndex((v) => !(v >= 0 && v <= 1));
+  const at = values.findIndex((v) => !(v >= 0 && v <= 1) || (v !== 0 && v < MIN_NORMAL));
   if (at < 0) return;
   throw new RangeError(
-    `depth32float data must be in [0, 1] (a depth write keeps only the viewport's range), got ` +
-      `${values[at]} at element ${at}`,
+    `depth32float data must be 0 or in [2^-126, 1] (a depth write clamps to the viewport's ` +
+      `range [0, 1] and may flush subnormals to 0), got ${values[at]} at element ${at}`,
   );
 }
+
+/** The smallest normal f32, 2^-126. */
+const MIN_NORMAL = 2 ** -126;
 
 function align4(n: number): number {
   return Math.ceil(n / 4) * 4;
