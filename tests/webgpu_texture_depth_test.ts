@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { CORPUS_TEXTURE_DEPTH } from "./_wgsl_corpus_texture_depth.ts";
 import { runCorpusCase } from "./_wgsl_corpus_run.ts";
+import { type TextureEntry, WebGpuTextures } from "../runtime/server/webgpu/memory/textures.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -287,6 +288,51 @@ Deno.test({
       () => bare.execute({ source }, { threads: 6, buffers: [other] }),
       (e) => e instanceof UnsupportedError && e.message.includes("'bgra8unorm-storage'"),
     );
+  },
+});
+
+Deno.test({
+  name: "a depth image past one staging buffer is a RangeError (WebGPU copies depth whole)",
+  ignore,
+  async fn() {
+    const device = await adapter!.requestDevice();
+    try {
+      // Staging buffers of 1,024 bytes: images of 4x2 (512 bytes with rows padded to 256) go two
+      // layers a copy; a 4x8 image (2,048 bytes) would need copies of rows, which WebGPU refuses
+      // for depth textures ("partial copy"): refused at the call instead of failing at submit.
+      const small = new WebGpuTextures(device, 1024);
+      const run = (encode: (e: GPUCommandEncoder) => void) => {
+        const encoder = device.createCommandEncoder();
+        encode(encoder);
+        device.queue.submit([encoder.finish()]);
+      };
+      using layered = small.create({
+        width: 4,
+        height: 2,
+        depthOrArrayLayers: 3,
+        dimension: "2d",
+        format: "depth16unorm",
+      });
+      const raw = Uint16Array.from({ length: 24 }, (_, i) => i * 2711);
+      const write = small.write(layered.record.tag as TextureEntry, new Uint8Array(raw.buffer));
+      run(write.encode!);
+      write.done!();
+      const read = small.read(layered.record.tag as TextureEntry);
+      run(read.task.encode!);
+      assert.deepEqual(new Uint16Array((await read.result()).buffer), raw);
+      using tall = small.create({
+        width: 4,
+        height: 8,
+        depthOrArrayLayers: 1,
+        dimension: "2d",
+        format: "depth16unorm",
+      });
+      const entry = tall.record.tag as TextureEntry;
+      throwsWith(() => small.read(entry), RangeError, "whole images only");
+      throwsWith(() => small.write(entry, new Uint8Array(64)), RangeError, "whole images only");
+    } finally {
+      device.destroy();
+    }
   },
 });
 

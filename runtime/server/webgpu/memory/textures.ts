@@ -151,7 +151,7 @@ export class WebGpuTextures {
     if (this.#passes.renders(entry)) return this.#passes.fill(entry, data);
     const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const copies = copyBlocks(entry, padded, this.#maxStaging).map((block) => {
+    const copies = this.#blocks(entry, padded).map((block) => {
       const staging = this.#device.createBuffer({
         size: padded * block.rows,
         usage: BufferUsage.COPY_SRC,
@@ -187,7 +187,7 @@ export class WebGpuTextures {
     if (entry.sampleCount > 1) return this.#passes.read(entry);
     const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const copies = copyBlocks(entry, padded, this.#maxStaging).map((block) => ({
+    const copies = this.#blocks(entry, padded).map((block) => ({
       block,
       staging: this.#device.createBuffer({
         size: padded * block.rows,
@@ -227,6 +227,21 @@ export class WebGpuTextures {
       },
       cancel: destroy,
     };
+  }
+
+  /**
+   * The copy blocks of a texture with rows of `padded` bytes; `RangeError` for a depth image
+   * larger than a staging buffer (WebGPU copies depth textures in whole images only).
+   */
+  #blocks(entry: TextureEntry, padded: number) {
+    if (TEXTURE_FORMATS[entry.format].depth && padded * entry.height > this.#maxStaging) {
+      throw new RangeError(
+        `A ${entry.format} image of ${textureExtent(entry)} is ${padded * entry.height} bytes ` +
+          `in a copy, past the ${this.#maxStaging} of one buffer (maxBufferSize), and WebGPU ` +
+          `copies depth textures in whole images only: read it with a kernel`,
+      );
+    }
+    return copyBlocks(entry, padded, this.#maxStaging);
   }
 
   /** Destroys every texture (the server is being destroyed). */
