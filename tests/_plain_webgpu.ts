@@ -18,6 +18,8 @@ export type PlainBinding =
       /** The texture's dimension ("2d" when left out). */
       dimension?: GPUTextureDimension;
       format: GPUTextureFormat;
+      /** 4: a multisampled texture (left unfilled: WebGPU copies nothing into it). */
+      sampleCount?: number;
       data?: ArrayBufferView<ArrayBuffer>;
     };
     /** The view's dimension (the texture's default view when left out). */
@@ -77,12 +79,16 @@ export async function runPlain(
         resource = { buffer };
       } else if ("texture" in b) {
         const { width, height, depthOrArrayLayers = 1, dimension, format, data } = b.texture;
+        const sampleCount = b.texture.sampleCount ?? 1;
         const texture = device.createTexture({
           size: { width, height, depthOrArrayLayers },
           dimension,
           format,
-          usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST |
-            GPUTextureUsage.COPY_SRC | (b.storage ? GPUTextureUsage.STORAGE_BINDING : 0),
+          sampleCount,
+          usage: sampleCount > 1
+            ? GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.RENDER_ATTACHMENT
+            : GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST |
+              GPUTextureUsage.COPY_SRC | (b.storage ? GPUTextureUsage.STORAGE_BINDING : 0),
         });
         if (data !== undefined) {
           const rows = height * depthOrArrayLayers;
@@ -118,6 +124,11 @@ export async function runPlain(
     for (const object of made) {
       if (object === undefined) {
         reads.push({ staging: undefined!, row: 0, padded: 0, rows: 0 });
+      } else if ("sampleCount" in object && object.sampleCount > 1) {
+        // Not copyable, and no compute pass writes it (never storage): its zeros, unchanged.
+        const { width, height, format, sampleCount } = object;
+        const zeros = width * height * sampleCount * TEXEL_BYTES[format]!;
+        reads.push({ staging: undefined!, row: zeros, padded: 0, rows: -1 });
       } else if ("mapAsync" in object) {
         const staging = device.createBuffer({
           size: object.size,
@@ -148,7 +159,7 @@ export async function runPlain(
     const out: Uint8Array[] = [];
     for (const { staging, row, padded, rows } of reads) {
       if (staging === undefined) {
-        out.push(new Uint8Array(0));
+        out.push(new Uint8Array(rows < 0 ? row : 0));
         continue;
       }
       await staging.mapAsync(GPUMapMode.READ);
@@ -169,6 +180,10 @@ export async function runPlain(
 const TEXEL_BYTES: Partial<Record<GPUTextureFormat, number>> = {
   rgba8unorm: 4,
   rgba8uint: 4,
+  rgba8sint: 4,
+  bgra8unorm: 4,
+  depth32float: 4,
+  depth16unorm: 2,
   r32sint: 4,
   rg32float: 8,
   rgba16float: 8,

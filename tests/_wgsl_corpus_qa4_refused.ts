@@ -1,6 +1,8 @@
 /**
  * QA wave 4, real-world WGSL that plain WebGPU refuses (old syntax, rules the code breaks): the
  * client must refuse each with a typed error and stay usable; see `_wgsl_corpus_qa4.ts`.
+ * (Tint's textureDimensions/fbb15a, on a bgra8unorm storage texture, runs since the client asks
+ * for `bgra8unorm-storage`: `_wgsl_corpus_texture_depth.ts`.)
  */
 import { B, type CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { T } from "./_wgsl_corpus_qa3_base.ts";
@@ -132,49 +134,6 @@ fn radix_reorder(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 `,
     plain: [B(0, 4, new Uint32Array(256))],
-    workgroups: [1, 1, 1],
-  },
-  {
-    // Tint's test/tint/builtins/gen/literal/textureDimensions/fbb15a.wgsl, license header
-    // left out: a `texture_storage_2d<bgra8unorm, write>`, which needs the device feature
-    // 'bgra8unorm-storage' (neither device here asks for it).
-    name: "Tint builtins/gen textureDimensions_fbb15a (bgra8unorm storage texture)",
-    entryPoint: "compute_main",
-    source: /* wgsl */ `@group(1) @binding(0) var arg_0 : texture_storage_2d<bgra8unorm, write>;
-
-fn textureDimensions_fbb15a() -> vec2<u32> {
-  var res : vec2<u32> = textureDimensions(arg_0);
-  return res;
-}
-
-@group(0) @binding(0) var<storage, read_write> prevent_dce : vec2<u32>;
-
-@fragment
-fn fragment_main() {
-  prevent_dce = textureDimensions_fbb15a();
-}
-
-@compute @workgroup_size(1)
-fn compute_main() {
-  prevent_dce = textureDimensions_fbb15a();
-}
-
-struct VertexOutput {
-  @builtin(position)
-  pos : vec4<f32>,
-  @location(0) @interpolate(flat)
-  prevent_dce : vec2<u32>,
-}
-
-@vertex
-fn vertex_main() -> VertexOutput {
-  var out : VertexOutput;
-  out.pos = vec4<f32>();
-  out.prevent_dce = textureDimensions_fbb15a();
-  return out;
-}
-`,
-    plain: [B(0, 0, new Uint32Array(2)), T(1, 0, 4, 4, "bgra8unorm", undefined, true)],
     workgroups: [1, 1, 1],
   },
   {

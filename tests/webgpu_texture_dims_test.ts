@@ -6,7 +6,7 @@
  * end-to-end modules on such textures bit-identical to plain WebGPU.
  */
 import assert from "node:assert/strict";
-import { CpuTimelineSignal, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
+import { CpuTimelineSignal, createClient, KernelArgumentError } from "../mod.ts";
 import { CORPUS_TEXTURE_DIMS } from "./_wgsl_corpus_texture_dims.ts";
 import { runCorpusCase } from "./_wgsl_corpus_run.ts";
 import { type TextureEntry, WebGpuTextures } from "../runtime/server/webgpu/memory/textures.ts";
@@ -350,8 +350,11 @@ Deno.test({
         type,
       );
     }
-    // Depth and multisampled textures stay UNSUPPORTED (no render pass fills them).
-    await assert.rejects(() => client.compile(read("texture_depth_cube")), UnsupportedError);
+    // A depth cube takes a depth texture (depth textures: webgpu_texture_depth_test.ts).
+    assert.throws(
+      () => client.execute(read("texture_depth_cube"), { threads: 1, buffers: [layered, out] }),
+      (e) => e instanceof KernelArgumentError && e.message.includes("reads depth texels"),
+    );
     // Still usable: a 2-D array view of one layer is WebGPU's, and binds.
     client.execute(read("texture_2d_array<f32>"), { threads: 1, buffers: [flat, out] });
     assert.deepEqual([...await client.read(out)], [4]);

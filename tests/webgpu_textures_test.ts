@@ -300,11 +300,12 @@ Deno.test(
 );
 
 Deno.test(
-  { name: "depth, multisampled and external textures are UNSUPPORTED, not compile errors", ignore },
+  { name: "external textures are UNSUPPORTED, not compile errors", ignore },
   async () => {
     using client = await createClient();
     using out = client.zeros(1);
-    for (const type of ["texture_depth_2d", "texture_multisampled_2d<f32>", "texture_external"]) {
+    // (Depth and multisampled textures are made since wave 15: webgpu_texture_depth_test.ts.)
+    for (const type of ["texture_external"]) {
       const kernel = {
         source: `@group(0) @binding(1) var<storage, read_write> o: array<f32>;
 @group(0) @binding(0) var t: ${type};

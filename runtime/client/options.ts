@@ -141,8 +141,18 @@ export interface CreateTextureOptions extends CreateOptions {
    * @default {"2d"}
    */
   dimension?: "1d" | "2d" | "3d";
-  /** The texel format. */
+  /**
+   * The texel format: a color format, or `depth32float` / `depth16unorm` (2-D, for
+   * `texture_depth_*` bindings).
+   */
   format: TextureFormat;
+  /**
+   * Samples per texel: 4 makes a multisampled texture (2-D, one layer, a format WebGPU
+   * multisamples), bound as `texture_multisampled_2d<T>` / `texture_depth_multisampled_2d`;
+   * its `data` and reads hold each texel's 4 samples one after another.
+   * @default {1}
+   */
+  sampleCount?: number;
   /**
    * Every texel: `Uint8Array` for `rgba8unorm`, `Float32Array` for `r32float`/`rgba32float`,
    * `Uint32Array` for `r32uint`, `Uint16Array` (raw halves) or `Float16Array` for `rgba16float`.

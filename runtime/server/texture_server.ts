@@ -51,6 +51,12 @@ export interface TextureDescriptor {
   /** The texel format. */
   readonly format: TextureFormat;
   /**
+   * Samples per texel: 1, or 4 for a multisampled 2-D texture of one layer (bound as
+   * `texture_multisampled_2d<T>` or `texture_depth_multisampled_2d`).
+   * @default {1}
+   */
+  readonly sampleCount?: number;
+  /**
    * A name in errors and device labels.
    * @default {undefined}
    */
@@ -137,7 +143,10 @@ export interface LaunchBindings {
 export interface TextureServer {
   /** Optional. Makes a texture; its owner is the returned slice handle. */
   createTexture?(descriptor: TextureDescriptor, stream: StreamId): SliceHandle;
-  /** Optional. Writes every texel (tightly packed rows, then layers or slices), in stream order. */
+  /**
+   * Optional. Writes every texel (tightly packed rows, then layers or slices; each texel's
+   * samples one after another in a multisampled texture), in stream order.
+   */
   writeTexture?(ref: HandleRef, data: Uint8Array, stream: StreamId): void;
   /** Optional. Reads every texel (tightly packed rows, then layers or slices), in stream order. */
   readTexture?(ref: HandleRef, stream: StreamId): Promise<Uint8Array>;

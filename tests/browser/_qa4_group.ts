@@ -1,6 +1,7 @@
 /**
  * The browser suite's group for the fourth QA wave's WGSL corpus (`tests/_wgsl_corpus_qa4.ts`),
- * and for Tint's modules on textures beyond 2-D (`tests/_wgsl_corpus_texture_dims.ts`):
+ * for Tint's modules on textures beyond 2-D (`tests/_wgsl_corpus_texture_dims.ts`) and on depth,
+ * multisampled and bgra8unorm storage textures (`tests/_wgsl_corpus_texture_depth.ts`):
  * each case through the client and through a plain WebGPU program in the page, compared bit for
  * bit, where Chrome's Tint compiles the WGSL (the Deno tests run naga). Tint's uniformity
  * analysis is stricter than naga's: a case it refuses in plain WebGPU is skipped with the reason.
@@ -21,6 +22,7 @@ import { runTileReverse, tileReverse } from "../_read_only_alias_case.ts";
 import { CORPUS_QA4 } from "../_wgsl_corpus_qa4.ts";
 import type { CorpusCase } from "../_wgsl_corpus_qa_base.ts";
 import { CORPUS_TEXTURE_DIMS } from "../_wgsl_corpus_texture_dims.ts";
+import { CORPUS_TEXTURE_DEPTH } from "../_wgsl_corpus_texture_depth.ts";
 import { runCorpusCase } from "../_wgsl_corpus_run.ts";
 import { type PageTestContext, Skip } from "./_page_harness.ts";
 
@@ -59,6 +61,32 @@ export const qa4Group = {
   // Tint's modules on 2-D array, cube array and 3-D textures (`_wgsl_corpus_texture_dims.ts`).
   "textures beyond 2-D: bit-identical to plain WebGPU in the page": (t: PageTestContext) =>
     inPage(t, CORPUS_TEXTURE_DIMS),
+  // Tint's modules on depth, multisampled and bgra8unorm storage textures, and the render pass
+  // that fills what WebGPU copies nothing into (depth32float, multisampled), read back exactly.
+  "depth and multisampled textures: bit-identical to plain WebGPU, filled and read exactly": async (
+    t: PageTestContext,
+  ) => {
+    await inPage(t, CORPUS_TEXTURE_DEPTH);
+    using client = await createClient();
+    const depths = Float32Array.from({ length: 3 * 2 * 2 }, (_, i) => (i * 0.618034) % 1);
+    using depth = client.createTexture({
+      width: 3,
+      height: 2,
+      depthOrArrayLayers: 2,
+      format: "depth32float",
+      data: depths,
+    });
+    assert.deepEqual(await client.read(depth), depths);
+    const colors = Uint8Array.from({ length: 3 * 2 * 4 * 4 }, (_, i) => (i * 97 + 31) % 256);
+    using msaa = client.createTexture({
+      width: 3,
+      height: 2,
+      format: "rgba8unorm",
+      sampleCount: 4,
+      data: colors,
+    });
+    assert.deepEqual(await client.read(msaa), colors);
+  },
   "a barrier under a branch on read-only storage, read-only slices on the output's page":
     async () => {
       // Tint refuses the widened module, so the client must run the declared one.

@@ -77,8 +77,8 @@ export function createTexture(
   }
   const stream = resolveStreamId(options.stream);
   const { width, height, format, label } = options;
-  const { depthOrArrayLayers = 1, dimension = "2d" } = options;
-  const descriptor = { width, height, depthOrArrayLayers, dimension, format, label };
+  const { depthOrArrayLayers = 1, dimension = "2d", sampleCount = 1 } = options;
+  const descriptor = { width, height, depthOrArrayLayers, dimension, format, sampleCount, label };
   const texture = new Texture(textures.createTexture(descriptor, stream), descriptor, stream);
   if (options.data !== undefined) {
     try {
@@ -166,7 +166,8 @@ export async function readTexture(
 function textureBytes(texture: Texture, data: unknown): Uint8Array {
   const info = TEXTURE_FORMATS[texture.format as TextureFormat];
   const allowed = ARRAYS[info.array] as readonly (new (n: number) => ArrayBufferView)[];
-  const length = texture.width * texture.height * texture.depthOrArrayLayers * info.bytes;
+  const length = texture.width * texture.height * texture.depthOrArrayLayers *
+    texture.sampleCount * info.bytes;
   if (!allowed.some((A) => data instanceof A)) {
     throw new TypeError(
       `A ${texture.format} texture takes a ${allowed.map((A) => A.name).join(" or ")}, got ` +
@@ -177,7 +178,9 @@ function textureBytes(texture: Texture, data: unknown): Uint8Array {
   if (view.byteLength !== length) {
     const each = (view as Uint8Array).BYTES_PER_ELEMENT;
     throw new RangeError(
-      `A ${textureExtent(texture)} ${texture.format} texture takes ` +
+      `A ${textureExtent(texture)} ${texture.format} texture${
+        texture.sampleCount > 1 ? ` of ${texture.sampleCount} samples per texel` : ""
+      } takes ` +
         `${length / each} elements, got ${view.byteLength / each}`,
     );
   }

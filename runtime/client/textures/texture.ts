@@ -20,7 +20,9 @@ import {
 /**
  * A texture on a client's device: 1-D, 2-D (with array layers, which bind as
  * `texture_2d_array`, or as `texture_cube` / `texture_cube_array` when square with 6 or 6n
- * layers) or 3-D. Work on it is ordered across streams like a buffer's.
+ * layers) or 3-D; a depth texture (`depth32float`, `depth16unorm`) binds as `texture_depth_*`,
+ * a multisampled one (`sampleCount: 4`) as `texture_multisampled_2d<T>`. Work on it is ordered
+ * across streams like a buffer's.
  *
  * @example Make, fill and read back an image
  * ```ts
@@ -74,6 +76,23 @@ export class Texture implements Disposable {
   readonly dimension: "1d" | "2d" | "3d";
   /** The texel format. */
   readonly format: TextureFormat;
+  /**
+   * Samples per texel: 1, or 4 for a multisampled texture.
+   *
+   * @example A multisampled image
+   * ```ts
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * using msaa = client.createTexture({
+   *   width: 4,
+   *   height: 4,
+   *   format: "rgba8unorm",
+   *   sampleCount: 4,
+   * });
+   * console.log(msaa.sampleCount); // 4 (binds to a texture_multisampled_2d<f32>)
+   * ```
+   */
+  readonly sampleCount: number;
   /** The caller's name for it, if any. */
   readonly label: string | undefined;
   readonly #slice: SliceHandle;
@@ -82,7 +101,7 @@ export class Texture implements Disposable {
   /** Wraps the owner of a texture a server made (see `client.createTexture`). */
   constructor(
     slice: SliceHandle,
-    shape: TextureExtent & { format: TextureFormat; label?: string },
+    shape: TextureExtent & { format: TextureFormat; sampleCount?: number; label?: string },
     stream: StreamId,
   ) {
     this.#slice = slice;
@@ -91,6 +110,7 @@ export class Texture implements Disposable {
     this.depthOrArrayLayers = shape.depthOrArrayLayers;
     this.dimension = shape.dimension;
     this.format = shape.format;
+    this.sampleCount = shape.sampleCount ?? 1;
     this.label = shape.label;
     this.#ref = new HandleRef(slice.ref(), {
       offsetStart: 0,

@@ -32,10 +32,13 @@ export type TextureFormat =
   | "r32sint"
   | "rg32float"
   | "rg32uint"
-  | "rg32sint";
+  | "rg32sint"
+  | "bgra8unorm"
+  | "depth32float"
+  | "depth16unorm";
 
 /** How a sampled texture's texels are read: WGSL's `texture_2d<T>` and WebGPU's sample type. */
-export type TextureSampleKind = "float" | "unfilterable-float" | "uint" | "sint";
+export type TextureSampleKind = "float" | "unfilterable-float" | "uint" | "sint" | "depth";
 
 /** What the runtime knows about one format. */
 export interface TextureFormatInfo {
@@ -47,6 +50,12 @@ export interface TextureFormatInfo {
   readonly sample: TextureSampleKind;
   /** Storage-texture accesses WebGPU allows (core, no optional feature). */
   readonly storage: readonly ("read" | "write" | "read_write")[];
+  /** The device feature {@linkcode storage} needs, if any (`bgra8unorm-storage`). */
+  readonly storageFeature?: string;
+  /** Whether WebGPU makes multisampled (`sampleCount: 4`) textures of it. */
+  readonly multisample: boolean;
+  /** A depth format: bound as `texture_depth_*`, never as a storage texture. */
+  readonly depth?: boolean;
 }
 
 const RW = ["read", "write", "read_write"] as const;
@@ -62,22 +71,64 @@ const RO_WO = ["read", "write"] as const;
  * ```
  */
 export const TEXTURE_FORMATS: Readonly<Record<TextureFormat, TextureFormatInfo>> = Object.freeze({
-  rgba8unorm: { bytes: 4, array: "u8", sample: "float", storage: RO_WO },
-  rgba8snorm: { bytes: 4, array: "i8", sample: "float", storage: RO_WO },
-  rgba8uint: { bytes: 4, array: "u8", sample: "uint", storage: RO_WO },
-  rgba8sint: { bytes: 4, array: "i8", sample: "sint", storage: RO_WO },
-  rgba16float: { bytes: 8, array: "f16", sample: "float", storage: RO_WO },
-  rgba16uint: { bytes: 8, array: "u16", sample: "uint", storage: RO_WO },
-  rgba16sint: { bytes: 8, array: "i16", sample: "sint", storage: RO_WO },
-  rgba32float: { bytes: 16, array: "f32", sample: "unfilterable-float", storage: RO_WO },
-  rgba32uint: { bytes: 16, array: "u32", sample: "uint", storage: RO_WO },
-  rgba32sint: { bytes: 16, array: "i32", sample: "sint", storage: RO_WO },
-  r32float: { bytes: 4, array: "f32", sample: "unfilterable-float", storage: RW },
-  r32uint: { bytes: 4, array: "u32", sample: "uint", storage: RW },
-  r32sint: { bytes: 4, array: "i32", sample: "sint", storage: RW },
-  rg32float: { bytes: 8, array: "f32", sample: "unfilterable-float", storage: RO_WO },
-  rg32uint: { bytes: 8, array: "u32", sample: "uint", storage: RO_WO },
-  rg32sint: { bytes: 8, array: "i32", sample: "sint", storage: RO_WO },
+  rgba8unorm: { bytes: 4, array: "u8", sample: "float", storage: RO_WO, multisample: true },
+  rgba8snorm: { bytes: 4, array: "i8", sample: "float", storage: RO_WO, multisample: false },
+  rgba8uint: { bytes: 4, array: "u8", sample: "uint", storage: RO_WO, multisample: true },
+  rgba8sint: { bytes: 4, array: "i8", sample: "sint", storage: RO_WO, multisample: true },
+  rgba16float: { bytes: 8, array: "f16", sample: "float", storage: RO_WO, multisample: true },
+  rgba16uint: { bytes: 8, array: "u16", sample: "uint", storage: RO_WO, multisample: true },
+  rgba16sint: { bytes: 8, array: "i16", sample: "sint", storage: RO_WO, multisample: true },
+  rgba32float: {
+    bytes: 16,
+    array: "f32",
+    sample: "unfilterable-float",
+    storage: RO_WO,
+    multisample: false,
+  },
+  rgba32uint: { bytes: 16, array: "u32", sample: "uint", storage: RO_WO, multisample: false },
+  rgba32sint: { bytes: 16, array: "i32", sample: "sint", storage: RO_WO, multisample: false },
+  r32float: {
+    bytes: 4,
+    array: "f32",
+    sample: "unfilterable-float",
+    storage: RW,
+    multisample: true,
+  },
+  r32uint: { bytes: 4, array: "u32", sample: "uint", storage: RW, multisample: false },
+  r32sint: { bytes: 4, array: "i32", sample: "sint", storage: RW, multisample: false },
+  rg32float: {
+    bytes: 8,
+    array: "f32",
+    sample: "unfilterable-float",
+    storage: RO_WO,
+    multisample: false,
+  },
+  rg32uint: { bytes: 8, array: "u32", sample: "uint", storage: RO_WO, multisample: false },
+  rg32sint: { bytes: 8, array: "i32", sample: "sint", storage: RO_WO, multisample: false },
+  bgra8unorm: {
+    bytes: 4,
+    array: "u8",
+    sample: "float",
+    storage: ["write"],
+    storageFeature: "bgra8unorm-storage",
+    multisample: true,
+  },
+  depth32float: {
+    bytes: 4,
+    array: "f32",
+    sample: "depth",
+    storage: [],
+    multisample: true,
+    depth: true,
+  },
+  depth16unorm: {
+    bytes: 2,
+    array: "u16",
+    sample: "depth",
+    storage: [],
+    multisample: true,
+    depth: true,
+  },
 });
 
 /** Whether `value` names a supported format. */

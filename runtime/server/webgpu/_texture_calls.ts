@@ -13,6 +13,7 @@ import {
   isTextureFormat,
   TEXTURE_FORMATS,
   textureExtent,
+  type TextureFormat,
 } from "../../core/handles/texture_format.ts";
 import { describe } from "../../core/_argument_checks.ts";
 import type { TextureDescriptor } from "../texture_server.ts";
@@ -49,7 +50,42 @@ export function createTexture(parts: WebGpuParts, descriptor: TextureDescriptor)
         describe(format),
     );
   }
-  return parts.textures.create({ ...descriptor, depthOrArrayLayers, dimension });
+  const { sampleCount = 1 } = descriptor;
+  checkSamples(descriptor, format, sampleCount);
+  return parts.textures.create({ ...descriptor, depthOrArrayLayers, dimension, sampleCount });
+}
+
+/**
+ * WebGPU's rules for depth and multisampled textures, each a `RangeError` naming the option:
+ * depth formats are 2-D; `sampleCount` is 1 or 4, and 4 needs a 2-D texture of one layer in a
+ * format WebGPU multisamples.
+ */
+function checkSamples(d: TextureDescriptor, format: TextureFormat, sampleCount: number): void {
+  const { depthOrArrayLayers = 1, dimension = "2d" } = d;
+  if (TEXTURE_FORMATS[format].depth && dimension !== "2d") {
+    throw new RangeError(
+      `Texture dimension must be "2d" for a ${format} texture (depth formats are 2-D, with ` +
+        `layers for texture_depth_2d_array / cube views), got ${describe(dimension)}`,
+    );
+  }
+  if (sampleCount === 1) return;
+  if (sampleCount !== 4) {
+    throw new RangeError(`Texture sampleCount must be 1 or 4, got ${describe(sampleCount)}`);
+  }
+  if (dimension !== "2d" || depthOrArrayLayers !== 1) {
+    const field = dimension !== "2d" ? "dimension" : "depthOrArrayLayers";
+    throw new RangeError(
+      `Texture ${field} must be ${field === "dimension" ? '"2d"' : 1} for a multisampled ` +
+        `texture (sampleCount: 4 is a 2-D texture of one layer), got ${describe(d[field])}`,
+    );
+  }
+  if (!TEXTURE_FORMATS[format].multisample) {
+    const allowed = Object.entries(TEXTURE_FORMATS).filter(([, i]) => i.multisample);
+    throw new RangeError(
+      `Texture format ${format} cannot be multisampled (sampleCount: 4): WebGPU multisamples ` +
+        `${allowed.map(([f]) => f).join(", ")}`,
+    );
+  }
 }
 
 const DIMENSIONS: readonly unknown[] = ["1d", "2d", "3d"];

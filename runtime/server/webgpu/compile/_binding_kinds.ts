@@ -35,6 +35,8 @@ export interface TextureSlot {
   readonly access: "read" | "write" | "read_write" | undefined;
   /** A `sampler` the module gathers integer texels with: laid out `non-filtering`. */
   readonly nonFiltering?: boolean;
+  /** `texture_multisampled_2d<T>` / `texture_depth_multisampled_2d`: takes 4-sample textures. */
+  readonly multisampled?: boolean;
 }
 
 interface ReflectedResource {
@@ -113,24 +115,13 @@ export function textureBindings(
     ) {
       throw unsupported(kernel, v.name, typeName, line, "");
     }
-    // Valid WGSL the runtime has no textures for: UNSUPPORTED, not a compilation error.
-    if (typeName.includes("multisampled") || typeName.startsWith("texture_depth")) {
-      const color = typeName.includes("multisampled")
-        ? "texture_2d"
-        : `${typeName.replace("texture_depth_", "texture_")}<f32>`;
-      throw unsupported(
-        kernel,
-        v.name,
-        typeName,
-        line,
-        ` (the runtime makes color textures with one sample); bind a ${color} instead`,
-      );
-    }
-    // Every view dimension left (1-D, 2-D, 2-D array, cube, cube array, 3-D) is a texture the
-    // runtime makes: the launch checks the texture's dimension and layers against it.
+    // Every view dimension (1-D, 2-D, 2-D array, cube, cube array, 3-D; depth and multisampled)
+    // is a texture the runtime makes: the launch checks the texture's dimension, layers, format
+    // and samples against it.
     const sampler = texture.kind === "sampler" || texture.kind === "comparison";
-    // A storage format the runtime makes no textures of (`bgra8unorm` needs a device feature
-    // it does not ask for): no launch could bind it, and WebGPU refuses the layout.
+    // A storage format the runtime makes no textures of (`r8unorm`...): no launch could bind
+    // it, and WebGPU refuses the layout. (`bgra8unorm` needs a device feature: the module's
+    // reflection names it, and a device without it refuses the kernel, naming it.)
     if (texture.kind === "storage" && !isTextureFormat(texture.format)) {
       throw unsupported(
         kernel,
@@ -162,6 +153,18 @@ export function textureBindings(
     });
   }
   return out;
+}
+
+/** The device features the bindings need: `bgra8unorm-storage` for a bgra8unorm storage texture. */
+export function textureFeatures(bindings: readonly ReflectedBinding[]): string[] {
+  for (const b of bindings) {
+    const t = b.texture;
+    const feature = t?.kind === "storage" && isTextureFormat(t.format)
+      ? TEXTURE_FORMATS[t.format].storageFeature
+      : undefined;
+    if (feature !== undefined) return [feature];
+  }
+  return [];
 }
 
 /** A texture's sampled type or storage format as `wgsl_reflect` gives it. */
@@ -210,14 +213,18 @@ function slotOf(v: ReflectedResource, filterable: boolean): TextureSlot | undefi
     const access = (v.type.access ?? "write") as TextureSlot["access"];
     return { kind: "storage", dimension, sample: undefined, format, access };
   }
-  const sample: TextureSampleKind = format === "u32"
+  const multisampled = name.includes("multisampled");
+  // A multisampled float texture is never filtered: WebGPU lays it out `unfilterable-float`.
+  const sample: TextureSampleKind = name.startsWith("texture_depth")
+    ? "depth"
+    : format === "u32"
     ? "uint"
     : format === "i32"
     ? "sint"
-    : filterable
+    : filterable && !multisampled
     ? "float"
     : "unfilterable-float";
-  return { kind: "sampled", dimension, sample, format: undefined, access: undefined };
+  return { kind: "sampled", dimension, sample, format: undefined, access: undefined, multisampled };
 }
 
 function declaredType(v: ReflectedResource): string {
@@ -250,7 +257,8 @@ export function layoutEntry(b: ReflectedBinding): GPUBindGroupLayoutEntry {
       storageTexture: { access, format: t.format as GPUTextureFormat, viewDimension },
     };
   }
-  return { ...base, texture: { sampleType: t.sample, viewDimension, multisampled: false } };
+  const multisampled = t.multisampled ?? false;
+  return { ...base, texture: { sampleType: t.sample, viewDimension, multisampled } };
 }
 
 /**

@@ -28,7 +28,7 @@ export { checkBindingLimits };
 import type { WgslKernel } from "../kernel.ts";
 import { foldKernel } from "./_fold.ts";
 import { deviceVerdict, isUnsure } from "./_device_verdict.ts";
-import { checkGroups, layoutEntry } from "./_binding_kinds.ts";
+import { checkGroups, layoutEntry, textureFeatures } from "./_binding_kinds.ts";
 import {
   checkWorkgroupSize,
   type KernelReflection,
@@ -291,7 +291,8 @@ export class PipelineCache {
 
   /** `UnsupportedError` naming the feature and the adapter for one the device lacks. */
   #checkFeatures(reflection: KernelReflection): void {
-    for (const feature of reflection.features) {
+    // A module's `enable`s, and a bgra8unorm storage texture (`bgra8unorm-storage`).
+    for (const feature of [...reflection.features, ...textureFeatures(reflection.bindings)]) {
       if (this.#device.features.has(feature as GPUFeatureName)) continue;
       const { name, adapterFeatures } = this.#about;
       const offered = adapterFeatures === undefined
@@ -300,7 +301,11 @@ export class PipelineCache {
         ? ` (the adapter offers it: create the client without \`features\`, or name it there)`
         : ` (the adapter does not offer it)`;
       throw new UnsupportedError(
-        `Kernel '${reflection.name}' enables ${feature === "shader-f16" ? "f16" : feature}, ` +
+        `Kernel '${reflection.name}' ${
+          feature === "bgra8unorm-storage"
+            ? "declares a bgra8unorm storage texture"
+            : `enables ${feature === "shader-f16" ? "f16" : feature}`
+        }, ` +
           `which needs the device feature '${feature}', and the device on "${name}" was ` +
           `created without it${offered}`,
       );

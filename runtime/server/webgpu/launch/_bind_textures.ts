@@ -121,6 +121,18 @@ export class BoundTextures {
         `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs ${needs}`,
       );
     }
+    const multisampled = t.multisampled === true;
+    if (multisampled !== entry.sampleCount > 1) {
+      throw new KernelArgumentError(
+        name,
+        bufferArgument(i, names),
+        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs ${
+          multisampled
+            ? "a multisampled texture (sampleCount: 4)"
+            : "a texture of one sample per texel (sampleCount: 1)"
+        }`,
+      );
+    }
     const info = TEXTURE_FORMATS[entry.format];
     if (t.kind === "storage" && t.format !== entry.format) {
       throw new KernelArgumentError(
@@ -146,6 +158,8 @@ export class BoundTextures {
         ? ` (a filterable format such as rgba8unorm or rgba16float: the kernel declares a ` +
           `sampler, so its float textures are filterable; a device with the ` +
           `float32-filterable feature filters 32-bit floats too)`
+        : t.sample === "depth"
+        ? ` (a depth32float or depth16unorm texture)`
         : "";
       throw new KernelArgumentError(
         name,
@@ -302,7 +316,8 @@ export function bufferArgument(i: number, names: readonly string[] | undefined):
 
 /** How a refusal names the texture given. */
 function aTexture(entry: TextureEntry): string {
-  return `is a ${entry.format} ${textureExtent(entry)} texture`;
+  const samples = entry.sampleCount > 1 ? ` of ${entry.sampleCount} samples` : "";
+  return `is a ${entry.format} ${textureExtent(entry)} texture${samples}`;
 }
 
 /**
@@ -340,6 +355,7 @@ function viewNeeds(dimension: GPUTextureViewDimension, entry: TextureEntry): str
 
 /** Whether texels of kind `texel` may bind where the layout reads `slot`. */
 function sampleFits(texel: string, slot: string): boolean {
-  if (slot === "unfilterable-float") return texel === "float" || texel === "unfilterable-float";
+  // WebGPU binds float and depth formats where the layout reads unfilterable floats.
+  if (slot === "unfilterable-float") return texel !== "uint" && texel !== "sint";
   return texel === slot;
 }

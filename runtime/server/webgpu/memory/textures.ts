@@ -25,6 +25,7 @@ import {
 import type { CopyTask } from "../queue/_tasks.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
 import { copyBlocks } from "./_texture_copies.ts";
+import { TexturePasses } from "./_texture_passes.ts";
 
 /** The device texture behind a texture record (the record's `tag`). */
 export class TextureEntry implements TextureExtent {
@@ -32,6 +33,8 @@ export class TextureEntry implements TextureExtent {
   readonly height: number;
   readonly depthOrArrayLayers: number;
   readonly dimension: "1d" | "2d" | "3d";
+  /** Samples per texel (1, or 4 for a multisampled texture). */
+  readonly sampleCount: number;
   /** Views by view dimension, made when a binding first asks (what bind groups bind). */
   readonly #views = new Map<GPUTextureViewDimension, GPUTextureView>();
 
@@ -40,11 +43,13 @@ export class TextureEntry implements TextureExtent {
     this.height = shape.height;
     this.depthOrArrayLayers = shape.depthOrArrayLayers;
     this.dimension = shape.dimension;
+    this.sampleCount = shape.sampleCount ?? 1;
   }
 
-  /** Bytes of the texels, tightly packed. */
+  /** Bytes of the texels (every sample), tightly packed. */
   get bytes(): number {
-    return this.width * this.height * this.depthOrArrayLayers * TEXTURE_FORMATS[this.format].bytes;
+    return this.width * this.height * this.depthOrArrayLayers * this.sampleCount *
+      TEXTURE_FORMATS[this.format].bytes;
   }
 
   /** The view of every layer with `dimension` (checked against the texture by the launch). */
@@ -61,6 +66,7 @@ export class TextureEntry implements TextureExtent {
 /** What a texture is made from. */
 export interface TextureShape extends TextureExtent {
   readonly format: TextureFormat;
+  readonly sampleCount?: number;
   readonly label?: string;
 }
 
@@ -80,23 +86,26 @@ export class WebGpuTextures {
   /** The largest staging buffer a copy makes (`maxBufferSize`; smaller in tests). */
   readonly #maxStaging: number;
 
+  /** The render and compute passes that fill and read depth and multisampled textures. */
+  readonly #passes: TexturePasses;
+
   constructor(device: GPUDevice, maxStaging: number = device.limits.maxBufferSize) {
     this.#device = device;
     this.#maxStaging = maxStaging;
+    this.#passes = new TexturePasses(device);
   }
 
   /** Makes a texture; `RangeError` past the device's size limits for its dimension. */
   create(shape: TextureShape): SliceHandle {
     const { width, height, depthOrArrayLayers, dimension, format } = shape;
     checkLimits(this.#device.limits, shape);
-    const storage = TEXTURE_FORMATS[format].storage.length > 0;
     const texture = this.#device.createTexture({
       label: shape.label,
       size: { width, height, depthOrArrayLayers },
       dimension,
       format,
-      usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC |
-        GPUTextureUsage.COPY_DST | (storage ? GPUTextureUsage.STORAGE_BINDING : 0),
+      sampleCount: shape.sampleCount ?? 1,
+      usage: textureUsage(this.#device, format, shape.sampleCount ?? 1),
     });
     this.#live.add(texture);
     const entry = new TextureEntry(texture, format, shape);
@@ -138,9 +147,11 @@ export class WebGpuTextures {
 
   /** A copy task writing `data` (every texel, tightly packed) into the texture. */
   write(entry: TextureEntry, data: Uint8Array): CopyTask {
+    // WebGPU copies into neither depth32float nor multisampled textures: a render pass fills them.
+    if (this.#passes.renders(entry)) return this.#passes.fill(entry, data);
     const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const copies = copyBlocks(entry, padded, this.#maxStaging).map((block) => {
+    const copies = this.#blocks(entry, padded).map((block) => {
       const staging = this.#device.createBuffer({
         size: padded * block.rows,
         usage: BufferUsage.COPY_SRC,
@@ -172,9 +183,11 @@ export class WebGpuTextures {
 
   /** A read of every texel of the texture, tightly packed. */
   read(entry: TextureEntry): PendingTextureRead {
+    // A multisampled texture cannot be copied: a compute pass reads its samples.
+    if (entry.sampleCount > 1) return this.#passes.read(entry);
     const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const copies = copyBlocks(entry, padded, this.#maxStaging).map((block) => ({
+    const copies = this.#blocks(entry, padded).map((block) => ({
       block,
       staging: this.#device.createBuffer({
         size: padded * block.rows,
@@ -216,6 +229,21 @@ export class WebGpuTextures {
     };
   }
 
+  /**
+   * The copy blocks of a texture with rows of `padded` bytes; `RangeError` for a depth image
+   * larger than a staging buffer (WebGPU copies depth textures in whole images only).
+   */
+  #blocks(entry: TextureEntry, padded: number) {
+    if (TEXTURE_FORMATS[entry.format].depth && padded * entry.height > this.#maxStaging) {
+      throw new RangeError(
+        `A ${entry.format} image of ${textureExtent(entry)} is ${padded * entry.height} bytes ` +
+          `in a copy, past the ${this.#maxStaging} of one buffer (maxBufferSize), and WebGPU ` +
+          `copies depth textures in whole images only: read it with a kernel`,
+      );
+    }
+    return copyBlocks(entry, padded, this.#maxStaging);
+  }
+
   /** Destroys every texture (the server is being destroyed). */
   destroy(): void {
     for (const texture of this.#live) texture.destroy();
@@ -242,6 +270,22 @@ function checkLimits(limits: GPUSupportedLimits, shape: TextureShape): void {
   past("width", width, side);
   past("height", height, side);
   past("depthOrArrayLayers", layers, dimension === "3d" ? side : "maxTextureArrayLayers");
+}
+
+/**
+ * A texture's usages: multisampled ones are rendered to (filled by a render pass, read by a
+ * compute pass) and never copied; depth32float is rendered to and copied from; a format is
+ * storage-bound where WebGPU allows it (`bgra8unorm` with the device's `bgra8unorm-storage`).
+ */
+function textureUsage(device: GPUDevice, format: TextureFormat, samples: number): number {
+  const U = GPUTextureUsage;
+  if (samples > 1) return U.TEXTURE_BINDING | U.RENDER_ATTACHMENT;
+  if (format === "depth32float") return U.TEXTURE_BINDING | U.COPY_SRC | U.RENDER_ATTACHMENT;
+  const info = TEXTURE_FORMATS[format];
+  const feature = info.storageFeature as GPUFeatureName | undefined;
+  const storage = info.storage.length > 0 &&
+    (feature === undefined || (device.features?.has(feature) ?? false));
+  return U.TEXTURE_BINDING | U.COPY_SRC | U.COPY_DST | (storage ? U.STORAGE_BINDING : 0);
 }
 
 function align256(n: number): number {
