@@ -187,8 +187,14 @@ export const EXECUTE_MISTAKES: readonly Mistake[] = [
     names: "count",
     run: add({ threads: undefined, count: { kind: "static", x: 1.5, y: 1, z: 1 } }),
   },
-  { name: "count a number", names: "count", run: add({ threads: undefined, count: 1 }) },
-  { name: "count an array", names: "count", run: add({ threads: undefined, count: [1, 1, 1] }) },
+  // `count: n` and `count: [x, y, z]` are workgroup counts (client_count_forms_test)
+  { name: "count a string", names: "count", run: add({ threads: undefined, count: "1" }) },
+  { name: "count a negative number", names: "count", run: add({ threads: undefined, count: -1 }) },
+  {
+    name: "count an array of four",
+    names: "count",
+    run: add({ threads: undefined, count: [1, 1, 1, 1] }),
+  },
   {
     name: "count unknown kind",
     names: "count",

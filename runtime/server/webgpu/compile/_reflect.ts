@@ -14,7 +14,8 @@
 
 import { WgslReflect } from "wgsl_reflect";
 import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
-import { quietly, runtimeLogger } from "../../../core/logging.ts";
+import { runtimeLogger } from "../../../core/logging.ts";
+import { quietly } from "../_quiet_console.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { type EntryParameter, FOLDED_BUILTINS } from "./_fold.ts";
 import { isTextureVariable, textureBindings, type TextureSlot } from "./_binding_kinds.ts";
