@@ -1,0 +1,42 @@
+/**
+ * Cases shared by tests/qa15_prims_test.ts (WebGPU) and tests/cuda_qa15_prims_test.ts (CUDA):
+ * the primitives used as a NumPy / PyTorch user would, against CPU references.
+ */
+import assert from "node:assert/strict";
+import { type ComputeClient, random } from "../mod.ts";
+import { unit, words } from "./_philox.ts";
+
+/** The largest f32 below `value` (finite). */
+function f32Below(value: number): number {
+  const rounded = Math.fround(value);
+  if (rounded < value) return rounded;
+  if (rounded === 0) return -(2 ** -149);
+  const bits = new Uint32Array(Float32Array.of(rounded).buffer);
+  bits[0] += rounded > 0 ? -1 : 1;
+  return new Float32Array(bits.buffer)[0];
+}
+
+/** Number 9320226 of seed 0 is a word whose top 24 bits are all set: u = 1 - 2^-24. */
+const TOP = { seed: 0, offset: 9320226 } as const;
+
+/**
+ * Uniform numbers stay below `high`: `low + (high - low) u` of the largest u rounded up to `high`
+ * in f32 for `[1, 2)` (2), `[0.5, 1.5)`, `[-2, -1)` and `[1e6, 1e6 + 1)`; they are the largest
+ * f32 below `high` instead, and every other number is still the docs' formula bit for bit.
+ */
+export async function checkUniformBelowHigh(client: ComputeClient): Promise<void> {
+  assert.equal(words(0n, TOP.offset, 1)[0] >>> 8, 0xffffff);
+  const ranges = [[0, 1], [1, 2], [0.5, 1.5], [-2, -1], [0, 0.1], [1e6, 1e6 + 1], [-0.5, 0]];
+  for (const [low, high] of ranges) {
+    const offset = TOP.offset - 2;
+    using h = random(client, 5, { seed: TOP.seed, offset, low, high });
+    const got = await client.read(h);
+    const span = Math.fround(high - low);
+    const expected = Float32Array.from(
+      words(0n, offset, 5),
+      (w) => Math.min(Math.fround(Math.fround(unit(w) * span) + Math.fround(low)), f32Below(high)),
+    );
+    assert.deepEqual(got, expected, `[${low}, ${high})`);
+    assert.ok(got.every((v) => v >= Math.fround(low) && v < high), `[${low}, ${high}): ${got}`);
+  }
+}

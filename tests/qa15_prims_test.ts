@@ -1,0 +1,18 @@
+/**
+ * QA wave 15 on WebGPU: the primitives used as a NumPy / PyTorch user would (cases in
+ * tests/_qa15_prims_cases.ts): uniform numbers never reach `high` (`[1, 2)` gave 2).
+ */
+import { createClient } from "../mod.ts";
+import { checkUniformBelowHigh } from "./_qa15_prims_cases.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
+
+Deno.test({
+  name: "random on WebGPU: uniform numbers stay below high where f32 rounding reached it",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    await checkUniformBelowHigh(client);
+  },
+});
