@@ -3,7 +3,7 @@
  * the primitives used as a NumPy / PyTorch user would, against CPU references.
  */
 import assert from "node:assert/strict";
-import { type ComputeClient, random } from "../mod.ts";
+import { CompilationError, type ComputeClient, elementwise, random } from "../mod.ts";
 import { unit, words } from "./_philox.ts";
 
 /** The largest f32 below `value` (finite). */
@@ -38,5 +38,46 @@ export async function checkUniformBelowHigh(client: ComputeClient): Promise<void
     );
     assert.deepEqual(got, expected, `[${low}, ${high})`);
     assert.ok(got.every((v) => v >= Math.fround(low) && v < high), `[${low}, ${high}): ${got}`);
+  }
+}
+
+/**
+ * A shift by a constant of 32 or more (`x << 33u`) is WGSL's shader-creation error: refused on
+ * CUDA too (it ran there, shifting by 33 mod 32), while constant shifts below 32 and shifts by a
+ * run-time amount (taken modulo 32) run alike on both backends.
+ */
+export async function checkConstantShifts(client: ComputeClient): Promise<void> {
+  using x = client.createWithData(new Uint32Array([1, 3, 0x80000001]));
+  using s = client.createWithData(new Uint32Array([33, 31, 64]));
+  const run = (expression: string) =>
+    elementwise({ inputs: { x: "u32", s: "u32" }, expression, output: "u32" })
+      .run(client, { x, s });
+  // Refused at the call (CUDA translates the expression there) or at the read (WebGPU compiles
+  // the launch's pipeline asynchronously).
+  for (const expression of ["x << 32u", "x >> 33u", "x << 0x20u", "x >> 32", "(x + 1u) << 40u"]) {
+    await assert.rejects(
+      async () => {
+        using out = run(expression);
+        await client.read(out);
+      },
+      CompilationError,
+      expression,
+    );
+  }
+  const cases: [string, (x: number, s: number) => number][] = [
+    ["x << 31u", (x) => x << 31],
+    ["x >> 0x1fu", (x) => x >>> 31],
+    ["x << s", (x, s) => x << (s % 32)],
+    ["x >> (s + 32u)", (x, s) => x >>> ((s + 32) % 32)],
+  ];
+  const xs = [1, 3, 0x80000001];
+  const ss = [33, 31, 64];
+  for (const [expression, cpu] of cases) {
+    using out = run(expression);
+    assert.deepEqual(
+      await client.read(out),
+      Uint32Array.from(xs, (v, k) => cpu(v, ss[k])),
+      expression,
+    );
   }
 }

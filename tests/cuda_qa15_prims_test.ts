@@ -1,7 +1,7 @@
 /**
  * QA wave 15 on CUDA (NVRTC, the simulated driver): the cases of tests/qa15_prims_test.ts.
  */
-import { checkUniformBelowHigh } from "./_qa15_prims_cases.ts";
+import { checkConstantShifts, checkUniformBelowHigh } from "./_qa15_prims_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 
 const ignore = nvrtcSkip !== undefined;
@@ -12,5 +12,16 @@ Deno.test({
   async fn() {
     using client = await simulatedCudaClient();
     await checkUniformBelowHigh(client);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "elementwise on CUDA: a shift by a constant of 32 or more is refused, as WGSL refuses it",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    await checkConstantShifts(client);
   },
 });

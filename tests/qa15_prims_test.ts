@@ -3,7 +3,7 @@
  * tests/_qa15_prims_cases.ts): uniform numbers never reach `high` (`[1, 2)` gave 2).
  */
 import { createClient } from "../mod.ts";
-import { checkUniformBelowHigh } from "./_qa15_prims_cases.ts";
+import { checkConstantShifts, checkUniformBelowHigh } from "./_qa15_prims_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -14,5 +14,14 @@ Deno.test({
   async fn() {
     using client = await createClient();
     await checkUniformBelowHigh(client);
+  },
+});
+
+Deno.test({
+  name: "elementwise on WebGPU: a shift by a constant of 32 or more is refused, as WGSL refuses it",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    await checkConstantShifts(client);
   },
 });

@@ -76,8 +76,14 @@ export function refusal(op: string, left: Node, right: Node): string | undefined
   }
   if (op === "<<" || op === ">>") {
     if (left.type === "f32" || left.type === "bool") return `${pair}: a shift takes an integer`;
-    return right.type === "i32" || right.type === "f32" || right.type === "bool"
-      ? `${pair}: the shift amount is a u32 (u32(...))`
+    if (right.type === "i32" || right.type === "f32" || right.type === "bool") {
+      return `${pair}: the shift amount is a u32 (u32(...))`;
+    }
+    // A constant amount of 32 or more is WGSL's shader-creation error (`x << 33u`); only an
+    // amount known at run time is taken modulo 32 (as wgsl_shl does).
+    const amount = /^(?:\(int\))?(0[xX][0-9a-fA-F]+|\d+)[uU]?$/.exec(right.literal ?? right.code);
+    return amount !== null && Number(amount[1]) >= 32
+      ? `${pair}: a shift by the constant ${amount[1]} (32 or more) is refused by WGSL`
       : undefined;
   }
   const bools = (left.type === "bool") !== (right.type === "bool") &&
