@@ -87,8 +87,8 @@ const TWO_32 = 2 ** 32;
  * `u32` numbers are those words; uniform f32 numbers are `(word >> 8) * 2^-24` (24 random bits,
  * in [0, 1)) scaled to `[low, high)` (`low + (high - low) u` in f32, capped at the f32 below
  * `high` in f32, which rounding would otherwise reach); normal f32 numbers come in pairs (numbers
- * 2p and 2p + 1) from Box-Muller on the pair's two uniforms (`sqrt(-2 ln(1 - u0))` times the cosine or sine
- * of `2 pi u1`), times `std` plus `mean`. So u32 and uniform numbers are bit-identical on every
+ * 2p and 2p + 1) from Box-Muller on the pair's two uniforms (`sqrt(-2 ln(1 - u0))` times the
+ * cosine or sine of `2 pi u1`), times `std` plus `mean`. So u32 and uniform numbers are bit-identical on every
  * device and launch size (and to a CPU implementation); normal ones agree to the device's `log`,
  * `cos` and `sin`, which WGSL lets be `2^-11` off (Chromium's SwiftShader: by about `2e-4`, so
  * `z` by `r` times that). The numbers do not depend on `n`: a call with `offset: k` continues a
