@@ -84,3 +84,33 @@ export async function checkConstantShifts(client: ComputeClient): Promise<void> 
     );
   }
 }
+
+/**
+ * An f32 `%` in a helper's expression is WGSL's `x - y * trunc(x / y)`, each step rounded, on
+ * both backends: CUDA computed C's exact `fmodf` (`93.30409 % -0.39148` differed in the 5th
+ * digit, `1e10 % 3` was 1 rather than 0, `0.5 % -Infinity` 0.5 rather than NaN).
+ */
+export async function checkFloatRemainder(client: ComputeClient): Promise<void> {
+  let state = 3;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const specials = [0, -0, Infinity, -Infinity, NaN, 1e-40, -1e-40, 3.4e38];
+  const pick = (scale: number, shift: number) =>
+    next() < 0.05
+      ? specials[Math.floor(next() * specials.length)]
+      : (next() - 0.5) * 10 ** Math.floor(next() * scale - shift);
+  const x = Float32Array.from({ length: 512 }, () => pick(20, 5));
+  const y = Float32Array.from({ length: 512 }, () => pick(12, 5));
+  x.set([1e10, 7.3, -7.5, 5, 0.5, 1.5, -0, 93.30409240722656], 0);
+  y.set([3, 0.1, 2, 0, -Infinity, -1e-40, 0.1, -0.3914840817451477], 0);
+  using hx = client.createWithData(x);
+  using hy = client.createWithData(y);
+  const rem = elementwise({ inputs: ["x", "y"], expression: "x % y" });
+  using out = rem.run(client, { x: hx, y: hy });
+  const f = Math.fround;
+  const expected = x.map((a, i) => f(a - f(y[i] * Math.trunc(f(a / y[i])))));
+  const got = await client.read(out);
+  for (let i = 0; i < x.length; i++) {
+    const same = Object.is(got[i], expected[i]) || (isNaN(got[i]) && isNaN(expected[i]));
+    assert.ok(same, `${x[i]} % ${y[i]}: ${got[i]}, WGSL's ${expected[i]}`);
+  }
+}

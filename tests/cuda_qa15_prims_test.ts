@@ -1,7 +1,11 @@
 /**
  * QA wave 15 on CUDA (NVRTC, the simulated driver): the cases of tests/qa15_prims_test.ts.
  */
-import { checkConstantShifts, checkUniformBelowHigh } from "./_qa15_prims_cases.ts";
+import {
+  checkConstantShifts,
+  checkFloatRemainder,
+  checkUniformBelowHigh,
+} from "./_qa15_prims_cases.ts";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 
 const ignore = nvrtcSkip !== undefined;
@@ -23,5 +27,16 @@ Deno.test({
   async fn() {
     using client = await simulatedCudaClient();
     await checkConstantShifts(client);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "elementwise on CUDA: an f32 % is WGSL's x - y * trunc(x / y), rounded step by step",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    await checkFloatRemainder(client);
   },
 });

@@ -3,7 +3,11 @@
  * tests/_qa15_prims_cases.ts): uniform numbers never reach `high` (`[1, 2)` gave 2).
  */
 import { createClient } from "../mod.ts";
-import { checkConstantShifts, checkUniformBelowHigh } from "./_qa15_prims_cases.ts";
+import {
+  checkConstantShifts,
+  checkFloatRemainder,
+  checkUniformBelowHigh,
+} from "./_qa15_prims_cases.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -23,5 +27,14 @@ Deno.test({
   async fn() {
     using client = await createClient();
     await checkConstantShifts(client);
+  },
+});
+
+Deno.test({
+  name: "elementwise on WebGPU: an f32 % is WGSL's x - y * trunc(x / y), rounded step by step",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    await checkFloatRemainder(client);
   },
 });
