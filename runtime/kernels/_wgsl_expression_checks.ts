@@ -79,10 +79,11 @@ export function refusal(op: string, left: Node, right: Node): string | undefined
     if (right.type === "i32" || right.type === "f32" || right.type === "bool") {
       return `${pair}: the shift amount is a u32 (u32(...))`;
     }
-    // A constant amount of 32 or more is WGSL's shader-creation error (`x << 33u`); only an
-    // amount known at run time is taken modulo 32 (as wgsl_shl does).
+    // A constant amount of 32 or more shifting an i32 or u32 is WGSL's shader-creation error
+    // (`x << 33u`); only an amount known at run time is taken modulo 32 (as wgsl_shl does). An
+    // abstract int is 64 bits wide (`1 << 40` is WGSL's 2^40).
     const amount = /^(?:\(int\))?(0[xX][0-9a-fA-F]+|\d+)[uU]?$/.exec(right.literal ?? right.code);
-    return amount !== null && Number(amount[1]) >= 32
+    return amount !== null && Number(amount[1]) >= 32 && left.type !== "int"
       ? `${pair}: a shift by the constant ${amount[1]} (32 or more) is refused by WGSL`
       : undefined;
   }
