@@ -81,11 +81,12 @@ export function refusal(op: string, left: Node, right: Node): string | undefined
     }
     // A constant amount of 32 or more shifting an i32 or u32 is WGSL's shader-creation error
     // (`x << 33u`); only an amount known at run time is taken modulo 32 (as wgsl_shl does). An
-    // abstract int is 64 bits wide (`1 << 40` is WGSL's 2^40).
+    // abstract int is 64 bits wide in WGSL (`1 << 40` is 2^40), which C's int is not: refused.
     const amount = /^(?:\(int\))?(0[xX][0-9a-fA-F]+|\d+)[uU]?$/.exec(right.literal ?? right.code);
-    return amount !== null && Number(amount[1]) >= 32 && left.type !== "int"
-      ? `${pair}: a shift by the constant ${amount[1]} (32 or more) is refused by WGSL`
-      : undefined;
+    if (amount === null || Number(amount[1]) < 32) return undefined;
+    return left.type === "int"
+      ? `${pair}: an abstract int shifted by ${amount[1]} is not translated (write its value)`
+      : `${pair}: a shift by the constant ${amount[1]} (32 or more) is refused by WGSL`;
   }
   const bools = (left.type === "bool") !== (right.type === "bool") &&
     (NUMERIC.includes(left.type) || NUMERIC.includes(right.type));
