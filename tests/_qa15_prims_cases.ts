@@ -117,3 +117,40 @@ export async function checkFloatRemainder(client: ComputeClient): Promise<void> 
     assert.ok(same, `${x[i]} % ${y[i]}: ${got[i]}, WGSL's ${expected[i]}`);
   }
 }
+
+/**
+ * Abstract int literals fold in 64 bits, as WGSL's: on CUDA they were C's 32-bit ints
+ * (`f32(65536 * 65536)` was 0, so `x / f32(65536 * 65536)` Infinity; `f32(2147483647 + 1)`
+ * -2^31; `100000 * 100000 / 100000` 14100), and a literal an i32 or u32 operand cannot hold
+ * (`u32(x) + 4294967296`, `u32(x) + -1`) is refused on both backends.
+ */
+export async function checkAbstractInts(client: ComputeClient): Promise<void> {
+  const xs = [1, 3, -2.5];
+  using x = client.createWithData(new Float32Array(xs));
+  const run = (expression: string) => elementwise({ inputs: ["x"], expression }).run(client, { x });
+  const f = Math.fround;
+  const cases: [string, (v: number) => number][] = [
+    ["x / f32(65536 * 65536)", (v) => f(v / 2 ** 32)],
+    ["x + f32(2147483647 + 1)", (v) => f(v + 2 ** 31)],
+    ["x + f32(1 << 40)", (v) => f(v + 2 ** 40)],
+    ["x + f32(100000 * 100000 / 100000)", (v) => f(v + 100000)],
+    ["x + f32(-7 / 2) + f32(-7 % 3) * 10.0 + f32(-16 >> 2) * 100.0", (v) => f(f(v - 3) - 10) - 400],
+    ["x * f32((1 << 33) - 3 * 1024 * 1024 * 1024)", (v) => f(v * 5 * 2 ** 30)],
+  ];
+  for (const [expression, cpu] of cases) {
+    using out = run(expression);
+    assert.deepEqual(await client.read(out), Float32Array.from(xs, (v) => f(cpu(v))), expression);
+  }
+  for (
+    const expression of ["f32(u32(x) + 4294967296)", "f32(u32(x) + -1)", "f32(i32(x) * 3000000000)"]
+  ) {
+    await assert.rejects(
+      async () => {
+        using out = run(expression);
+        await client.read(out);
+      },
+      CompilationError,
+      expression,
+    );
+  }
+}

@@ -2,6 +2,7 @@
  * QA wave 15 on CUDA (NVRTC, the simulated driver): the cases of tests/qa15_prims_test.ts.
  */
 import {
+  checkAbstractInts,
   checkConstantShifts,
   checkFloatRemainder,
   checkUniformBelowHigh,
@@ -38,5 +39,14 @@ Deno.test({
   async fn() {
     using client = await simulatedCudaClient();
     await checkFloatRemainder(client);
+  },
+});
+
+Deno.test({
+  name: nvrtcName("elementwise on CUDA: abstract int literals fold in 64 bits, as WGSL's"),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    await checkAbstractInts(client);
   },
 });

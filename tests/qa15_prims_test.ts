@@ -4,6 +4,7 @@
  */
 import { createClient } from "../mod.ts";
 import {
+  checkAbstractInts,
   checkConstantShifts,
   checkFloatRemainder,
   checkUniformBelowHigh,
@@ -36,5 +37,14 @@ Deno.test({
   async fn() {
     using client = await createClient();
     await checkFloatRemainder(client);
+  },
+});
+
+Deno.test({
+  name: "elementwise on WebGPU: abstract int literals fold in 64 bits, as WGSL's",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    await checkAbstractInts(client);
   },
 });

@@ -7,9 +7,8 @@
  * - `/` and `%`: an integer divided by zero is the dividend and its remainder 0; the most
  *   negative i32 divided by -1 is itself and its remainder 0 (WGSL); C's are undefined (NVRTC
  *   may drop the whole store). A float `%` is WGSL's `x - y * trunc(x / y)`, each step
- *   rounded (no FMA), as WebGPU computes it: C's exact `fmodf` differed wherever the quotient
- *   rounds (`93.304 % -0.39148` in the 5th digit, `1e10 % 3`: 1, not 0) and at infinities
- *   (`0.5 % -Infinity`: 0.5, not NaN).
+ *   rounded (no FMA), as WebGPU's: C's exact `fmodf` differed (`1e10 % 3`: 1, not 0).
+ * - Abstract int literals fold in 64 bits (`65536 * 65536` is 2^32), as WGSL's: C's int wraps.
  * - `<<` and `>>`: the shift amount is taken modulo 32 (WGSL); PTX's shifts clamp it (a shift by
  *   33 gives 0, not a shift by 1).
  * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
@@ -39,10 +38,12 @@
 import {
   C_ONLY,
   callRefusal,
+  checkLiteralFits,
   common,
   CONCRETE,
   concrete,
   FLOAT_CALLS,
+  foldAbstract,
   literal,
   type Node,
   NUMERIC,
@@ -226,6 +227,13 @@ class Parser {
       this.#at++;
       const right = this.expression(precedence + 1);
       const op = token!.text;
+      const folded = foldAbstract(op, left, right); // 64-bit abstract ints, not C's int
+      if (folded !== undefined) {
+        left = folded;
+        continue;
+      }
+      checkLiteralFits(left, right.type);
+      checkLiteralFits(right, left.type);
       const refused = refusal(op, left, right);
       if (refused !== undefined) throw new WgslExpressionError(refused);
       const call = CALLS[op];
