@@ -6,7 +6,9 @@
  *
  * - `/` and `%`: an integer divided by zero is the dividend and its remainder 0; the most
  *   negative i32 divided by -1 is itself and its remainder 0 (WGSL); C's are undefined (NVRTC
- *   may drop the whole store). A float `%` is C's `fmodf` (C has no float `%`).
+ *   may drop the whole store). A float `%` is WGSL's `x - y * trunc(x / y)`, each step
+ *   rounded (no FMA), as WebGPU's: C's exact `fmodf` differed (`1e10 % 3`: 1, not 0).
+ * - Abstract int literals fold in 64 bits (`65536 * 65536` is 2^32), as WGSL's: C's int wraps.
  * - `<<` and `>>`: the shift amount is taken modulo 32 (WGSL); PTX's shifts clamp it (a shift by
  *   33 gives 0, not a shift by 1).
  * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
@@ -36,10 +38,12 @@
 import {
   C_ONLY,
   callRefusal,
+  checkLiteralFits,
   common,
   CONCRETE,
   concrete,
   FLOAT_CALLS,
+  foldAbstract,
   literal,
   type Node,
   NUMERIC,
@@ -62,7 +66,8 @@ __device__ __forceinline__ int wgsl_rem_(int a, int b) {
   return b == 0 || (a == (int)0x80000000 && b == -1) ? 0 : a % b; }
 __device__ __forceinline__ unsigned int wgsl_rem_(unsigned int a, unsigned int b) {
   return b == 0u ? 0u : a % b; }
-__device__ __forceinline__ float wgsl_rem_(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ float wgsl_rem_(float a, float b) {
+  return __fsub_rn(a, __fmul_rn(b, truncf(__fdiv_rn(a, b)))); }
 template <class A, class B> __device__ __forceinline__ auto wgsl_div(A a, B b) -> decltype(a / b) {
   return wgsl_div_((decltype(a / b))a, (decltype(a / b))b); }
 template <class A, class B> __device__ __forceinline__ auto wgsl_rem(A a, B b) -> decltype(a / b) {
@@ -222,6 +227,13 @@ class Parser {
       this.#at++;
       const right = this.expression(precedence + 1);
       const op = token!.text;
+      const folded = foldAbstract(op, left, right); // 64-bit abstract ints, not C's int
+      if (folded !== undefined) {
+        left = folded;
+        continue;
+      }
+      checkLiteralFits(left, right.type);
+      checkLiteralFits(right, left.type);
       const refused = refusal(op, left, right);
       if (refused !== undefined) throw new WgslExpressionError(refused);
       const call = CALLS[op];

@@ -76,9 +76,17 @@ export function refusal(op: string, left: Node, right: Node): string | undefined
   }
   if (op === "<<" || op === ">>") {
     if (left.type === "f32" || left.type === "bool") return `${pair}: a shift takes an integer`;
-    return right.type === "i32" || right.type === "f32" || right.type === "bool"
-      ? `${pair}: the shift amount is a u32 (u32(...))`
-      : undefined;
+    if (right.type === "i32" || right.type === "f32" || right.type === "bool") {
+      return `${pair}: the shift amount is a u32 (u32(...))`;
+    }
+    // A constant amount of 32 or more shifting an i32 or u32 is WGSL's shader-creation error
+    // (`x << 33u`); only an amount known at run time is taken modulo 32 (as wgsl_shl does). An
+    // abstract int is 64 bits wide in WGSL (`1 << 40` is 2^40), which C's int is not: refused.
+    const amount = /^(?:\(int\))?(0[xX][0-9a-fA-F]+|\d+)[uU]?$/.exec(right.literal ?? right.code);
+    if (amount === null || Number(amount[1]) < 32) return undefined;
+    return left.type === "int"
+      ? `${pair}: an abstract int shifted by ${amount[1]} is not translated (write its value)`
+      : `${pair}: a shift by the constant ${amount[1]} (32 or more) is refused by WGSL`;
   }
   const bools = (left.type === "bool") !== (right.type === "bool") &&
     (NUMERIC.includes(left.type) || NUMERIC.includes(right.type));
@@ -122,6 +130,7 @@ export function literal(text: string): string {
 /** An abstract int literal made concrete for `type` (`0` as `0.0f` beside an f32). */
 export function concrete(node: Node, type: Type): Node {
   if (node.type !== "int" || node.literal === undefined) return node;
+  checkLiteralFits(node, type);
   if (type === "f32") return { code: `${node.literal}.0f`, type };
   if (type === "u32") return { code: `${node.literal}u`, type };
   return node;
@@ -131,4 +140,70 @@ export function concrete(node: Node, type: Type): Node {
 export function common(nodes: readonly Node[]): Type {
   return CONCRETE.find((t) => nodes.some((n) => n.type === t)) ??
     (nodes.every((n) => n.type === "int") ? "int" : "?");
+}
+
+const I64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
+
+/**
+ * `left op right` of two abstract int literals, folded as WGSL does (64 bits wide: `65536 *
+ * 65536` is 2^32, `1 << 40` is 2^40), where C's `int` would overflow; its overflow, a division by
+ * zero or a shift past 63 is WGSL's shader-creation error. `undefined` for another operator or
+ * operand.
+ */
+export function foldAbstract(op: string, left: Node, right: Node): Node | undefined {
+  if (left.literal === undefined || right.literal === undefined) return undefined;
+  if (left.type !== "int" || right.type !== "int") return undefined;
+  const [a, b] = [BigInt(left.literal), BigInt(right.literal)];
+  const fail = (why: string) => {
+    throw new WgslExpressionError(`${left.literal} ${op} ${right.literal}: ${why}`);
+  };
+  if ((op === "/" || op === "%") && b === 0n) fail("a division by zero (refused by WGSL)");
+  if ((op === "<<" || op === ">>") && (b < 0n || b > 63n)) fail("a shift past 63 bits");
+  const value = op === "+"
+    ? a + b
+    : op === "-"
+    ? a - b
+    : op === "*"
+    ? a * b
+    : op === "/"
+    ? a / b
+    : op === "%"
+    ? a % b
+    : op === "<<"
+    ? a << b
+    : op === ">>"
+    ? a >> b
+    : op === "&"
+    ? a & b
+    : op === "|"
+    ? a | b
+    : op === "^"
+    ? a ^ b
+    : undefined;
+  if (value === undefined) return undefined;
+  if (value < I64[0] || value > I64[1]) fail("overflows WGSL's 64-bit abstract int");
+  return { code: intCode(value), type: "int", literal: String(value) };
+}
+
+/** C of an integer: an int where it fits, else a long long (`4294967296LL`). */
+function intCode(value: bigint): string {
+  const text = value >= -(2n ** 31n) && value < 2n ** 31n ? String(value) : `${value}LL`;
+  return value < 0n ? `(${text})` : text;
+}
+
+/**
+ * An abstract int literal beside an i32 or u32 must fit it (WGSL converts it, or refuses):
+ * `u + -1` and `a + 3000000000` are refused, where C would wrap or widen them.
+ */
+export function checkLiteralFits(node: Node, type: Type): void {
+  if (node.type !== "int" || node.literal === undefined) return;
+  const value = BigInt(node.literal);
+  const [low, high] = type === "u32"
+    ? [0n, 2n ** 32n - 1n]
+    : type === "i32"
+    ? [-(2n ** 31n), 2n ** 31n - 1n]
+    : [undefined, undefined];
+  if (low !== undefined && (value < low || value > high!)) {
+    throw new WgslExpressionError(`${node.literal} is not a ${type} (WGSL refuses it there)`);
+  }
 }

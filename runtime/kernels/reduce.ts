@@ -82,7 +82,9 @@ function kernelFor(op: ReduceOp, type: ElementType, product: boolean): Reduction
 /**
  * Reduces a handle of f32, i32 or u32: to one value, or along an axis of `shape`. The sum of no
  * element is 0, the max the type's lowest value (-Infinity), the min its highest (Infinity),
- * the mean NaN. Integer sums wrap around on overflow, as WGSL's do. f32 max and min propagate
+ * the mean NaN (NumPy's `max` of no element is an error: this is its `max(x, initial=-inf)`).
+ * Integer sums wrap around on overflow, as WGSL's do (the result keeps the input's type: NumPy
+ * sums int32 as int64). f32 max and min propagate
  * NaN (as NumPy's `max` and `min`, and `scan`) and order -0 below +0 on every backend (the max
  * of -0 and +0 is +0, their min -0, as `segmentReduce`'s).
  *

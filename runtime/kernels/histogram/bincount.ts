@@ -34,7 +34,8 @@ export interface BincountOptions {
  * Counts how often each value `0 .. length - 1` occurs in an i32 or u32 handle: `length` u32
  * counts on the device (the caller disposes them). Values `>= length` are ignored, as
  * `tf.bincount(x, [], size)` does, and so are negative i32 values. The counts are exact and
- * deterministic.
+ * deterministic. NumPy's weighted `bincount(x, weights)` is `segmentReduce(client, weights, x,
+ * { segments: length })` (the weights summed by value).
  *
  * `TypeError` for an input that is not i32 or u32 (an untyped one is read as i32); `RangeError`
  * for a `length` that is not an integer >= 0; `BufferTooBigError` naming the maximum for one past

@@ -21,6 +21,7 @@ const PARAMS: readonly (readonly [string, ElementType])[] = [
   ["a", "f32"],
   ["b", "f32"],
   ["zero", "u32"], // the WGSL's opaque zero (its mul_rn); __fmul_rn does that here
+  ["top", "f32"], // the largest f32 below high: the uniform numbers' cap
 ];
 
 const PHILOX = `
@@ -34,14 +35,15 @@ __device__ __forceinline__ uint4 philox(uint4 x, uint2 key) {
   return x;
 }
 __device__ __forceinline__ float unit(unsigned int word) { return __uint2float_rn(word >> 8) * 5.9604644775390625e-8f; }
-__device__ __forceinline__ float scaled(float u, float b, float a) { return __fadd_rn(__fmul_rn(u, b), a); }
+__device__ __forceinline__ float scaled(float u, float b, float a, float top) { return fminf(__fadd_rn(__fmul_rn(u, b), a), top); }
 `;
 
 const TRANSFORM: Record<RandomKind, string> = {
   u32: `const unsigned int values[4] = { words.x, words.y, words.z, words.w };`,
-  uniform: `const float values[4] = { scaled(unit(words.x), params.b, params.a),
-    scaled(unit(words.y), params.b, params.a), scaled(unit(words.z), params.b, params.a),
-    scaled(unit(words.w), params.b, params.a) };`,
+  uniform: `const float values[4] = { scaled(unit(words.x), params.b, params.a, params.top),
+    scaled(unit(words.y), params.b, params.a, params.top),
+    scaled(unit(words.z), params.b, params.a, params.top),
+    scaled(unit(words.w), params.b, params.a, params.top) };`,
   // Box-Muller on the pairs (words 0, 1) and (2, 3): 1 - u is in (0, 1], so the log is finite.
   // The angle as turns (sinpif/cospif of 2u): no large-argument reduction, whose table is a
   // module-scope variable the simulated driver does not run.

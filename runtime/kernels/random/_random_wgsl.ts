@@ -37,8 +37,9 @@ fn unit(word: u32) -> f32 { return f32(word >> 8u) * 5.9604644775390625e-8; }`;
 
 const TRANSFORM: Record<RandomKind, string> = {
   u32: `let values = words;`,
+  // The largest f32 below high caps what rounding of the sum would bring up to high.
   uniform:
-    `let values = mul_rn(vec4f(unit(words.x), unit(words.y), unit(words.z), unit(words.w)), params.b) + params.a;`,
+    `let values = min(mul_rn(vec4f(unit(words.x), unit(words.y), unit(words.z), unit(words.w)), params.b) + params.a, vec4f(params.top));`,
   // Box-Muller on the pairs (words 0, 1) and (2, 3): 1 - u is in (0, 1], so the log is finite.
   normal: `let r0 = sqrt(-2.0 * log(1.0 - unit(words.x)));
   let t0 = 6.283185307179586 * unit(words.y);
@@ -50,14 +51,15 @@ const TRANSFORM: Record<RandomKind, string> = {
 /**
  * The kernel of one kind. Bindings: `out` (u32 or f32), the uniform `params` (`n`: elements,
  * `base_lo`/`base_hi`: the first block, `skip`: words of it before the output's first, `key0`,
- * `key1`, and `a`, `b`: low and high - low (uniform) or mean and std (normal), and `zero`: 0).
+ * `key1`, and `a`, `b`: low and high - low (uniform) or mean and std (normal), `zero`: 0, and
+ * `top`: the largest f32 below high, the uniform numbers' cap).
  */
 export function randomWgsl(kind: RandomKind): KernelText {
   const type = kind === "u32" ? "u32" : "f32";
   return {
     id: `random_${kind}`,
     source: `
-struct Params { n: u32, base_lo: u32, base_hi: u32, skip: u32, key0: u32, key1: u32, a: f32, b: f32, zero: u32 }
+struct Params { n: u32, base_lo: u32, base_hi: u32, skip: u32, key0: u32, key1: u32, a: f32, b: f32, zero: u32, top: f32 }
 @group(0) @binding(0) var<storage, read_write> out: array<${type}>;
 @group(0) @binding(1) var<uniform> params: Params;
 ${PHILOX}

@@ -52,8 +52,8 @@ export interface RandomOptions<T extends "f32" | "u32" = "f32" | "u32"> {
    */
   low?: number;
   /**
-   * Uniform: the upper bound (exclusive, but f32 rounding of `low + (high - low) u` may reach it
-   * when `low` is far larger than `high - low`).
+   * Uniform: the upper bound (exclusive: where f32 rounding of `low + (high - low) u` reaches
+   * it, as it may even for `[1, 2)`, the number is the f32 below `high` in f32).
    * @default {1}
    */
   high?: number;
@@ -85,9 +85,10 @@ const TWO_32 = 2 ** 32;
  * `i` (counted from `offset`) is word `i mod 4` of the generator's block with counter
  * `[floor(i/4) mod 2^32, floor(i/4 / 2^32), 0, 0]` and key `[seed mod 2^32, floor(seed / 2^32)]`.
  * `u32` numbers are those words; uniform f32 numbers are `(word >> 8) * 2^-24` (24 random bits,
- * in [0, 1)) scaled to `[low, high)`; normal f32 numbers come in pairs (numbers 2p and 2p + 1)
- * from Box-Muller on the pair's two uniforms (`sqrt(-2 ln(1 - u0))` times the cosine or sine
- * of `2 pi u1`), times `std` plus `mean`. So u32 and uniform numbers are bit-identical on every
+ * in [0, 1)) scaled to `[low, high)` (`low + (high - low) u` in f32, capped at the f32 below
+ * `high` in f32, which rounding would otherwise reach); normal f32 numbers come in pairs (numbers
+ * 2p and 2p + 1) from Box-Muller on the pair's two uniforms (`sqrt(-2 ln(1 - u0))` times the
+ * cosine or sine of `2 pi u1`), times `std` plus `mean`. So u32 and uniform numbers are bit-identical on every
  * device and launch size (and to a CPU implementation); normal ones agree to the device's `log`,
  * `cos` and `sin`, which WGSL lets be `2^-11` off (Chromium's SwiftShader: by about `2e-4`, so
  * `z` by `r` times that). The numbers do not depend on `n`: a call with `offset: k` continues a
@@ -189,6 +190,8 @@ export function random<T extends "f32" | "u32" = "f32">(
         a,
         b: kind === "uniform" ? b - a : b,
         zero: 0, // keeps the WGSL's product from fusing into an FMA (_random_wgsl.ts)
+        // Rounding of low + (high - low) u reached high (u = 1 - 2^-24 over [1, 2) gave 2).
+        top: kind === "uniform" ? f32Below(b) : 0,
       },
       stream,
     });
@@ -209,4 +212,16 @@ function keyOf(seed: unknown): [number, number] {
     );
   }
   return [seed % TWO_32, Math.floor(seed / TWO_32)];
+}
+
+/**
+ * The f32 below `value` rounded to f32 (`value` finite): below `value` both as given and as the
+ * f32 a kernel would compare with (0.7 rounds down to 0.69999999: the cap is the f32 below that).
+ */
+function f32Below(value: number): number {
+  const rounded = Math.fround(value);
+  if (rounded === 0) return -(2 ** -149);
+  const bits = new Uint32Array(Float32Array.of(rounded).buffer);
+  bits[0] += rounded > 0 ? -1 : 1; // one step toward -Infinity (Infinity steps to the largest f32)
+  return new Float32Array(bits.buffer)[0];
 }

@@ -96,7 +96,8 @@ function passOf<T>(
 /**
  * Scans a handle of f32, i32 or u32 elements: element `i` of the result folds elements `0..i`
  * (inclusive) or `0..i-1` (`exclusive`) of its sequence with `op`. Integer sums and products
- * wrap around as the type does; f32 max and min propagate NaN (as NumPy's
+ * wrap around as the type does (the result keeps the input's type: NumPy's `cumsum` of int32
+ * gives int64); f32 max and min propagate NaN (as NumPy's
  * `maximum.accumulate`) and order -0 below +0 on every backend (the running max of -0 then +0
  * is +0, the running min -0). f32 sums are added in runs of 16 to 64 elements, each run starting from
  * the sum of the runs' totals before it, not left to right: rounding may differ from a
