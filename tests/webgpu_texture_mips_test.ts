@@ -26,7 +26,7 @@ const bytes = (n: number, salt = 0) =>
   Uint8Array.from({ length: n }, (_, i) => (i * 7 + salt * 13) % 251);
 
 Deno.test({
-  name: "mips: every level of a 13x7 rgba8unorm, a 2-D array and a 3-D texture round-trips",
+  name: "mips: every level of a 13x7 rgba8unorm, a 2-D array, a 3-D and depth textures round-trips",
   ignore,
   async fn() {
     using client = await createClient();
@@ -83,6 +83,19 @@ Deno.test({
       const data = Float32Array.from({ length: w * h * d }, (_, i) => -level - i);
       client.write(view, data);
       assert.deepEqual(await client.read(view), data);
+    }
+
+    // Depth levels: depth32float is filled by a render pass into the level, depth16unorm copied.
+    for (const format of ["depth32float", "depth16unorm"] as const) {
+      using depth = client.createTexture({ width: 6, height: 5, format, mipLevelCount: 3 });
+      for (const [level, [w, h]] of [[6, 5], [3, 2], [1, 1]].entries()) {
+        const view = depth.view({ mipLevel: level });
+        const data = format === "depth32float"
+          ? Float32Array.from({ length: w * h }, (_, i) => (i + 1) / (64 * (level + 1)))
+          : Uint16Array.from({ length: w * h }, (_, i) => i * 1000 + level);
+        client.write(view, data);
+        assert.deepEqual(await client.read(view), data, `${format} level ${level}`);
+      }
     }
   },
 });
