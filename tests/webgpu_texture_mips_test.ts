@@ -6,7 +6,7 @@
  * over every level, ordering across streams, and the typed errors.
  */
 import assert from "node:assert/strict";
-import { createClient, KernelArgumentError } from "../mod.ts";
+import { CpuTimelineSignal, createClient, KernelArgumentError } from "../mod.ts";
 import { WebGpuTextures } from "../runtime/server/webgpu/memory/textures.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
@@ -351,5 +351,52 @@ Deno.test({
     image.dispose();
     throwsWith(() => image.view({ mipLevel: 1 }), Error, "after dispose");
     throwsWith(() => client.write(one, new Float32Array(3)), Error, "after dispose");
+  },
+});
+
+Deno.test({
+  name: "mips: a captured mip chain replays after each new level 0; a held stream binds views",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using image = client.createTexture({
+      width: 8,
+      height: 4,
+      format: "r32float",
+      mipLevelCount: 4, // 8x4, 4x2, 2x1, 1x1
+    });
+    const chain = () => {
+      for (let l = 1; l < 4; l++) {
+        const src = image.view({ mipLevel: l - 1 }), dst = image.view({ mipLevel: l });
+        client.execute({ source: reduceWgsl("max(max(a, b), max(c, d))") }, {
+          threads: [dst.width, dst.height],
+          buffers: { src, dst },
+        });
+      }
+    };
+    using graph = await client.capture(chain);
+    for (const peak of [5, 77, 3]) {
+      const base = new Float32Array(32).fill(1);
+      base[(peak * 7) % 32] = peak;
+      client.write(image, base);
+      graph.replay();
+      assert.deepEqual(await client.read(image.view({ mipLevel: 3 })), new Float32Array([peak]));
+      assert.deepEqual(
+        await client.read(image.view({ mipLevel: 2 })),
+        reduceCpu(reduceCpu(base, 8, 4, Math.max), 4, 2, Math.max),
+      );
+    }
+    // A held stream: the launch with views waits, and runs in order once released.
+    const produced = new CpuTimelineSignal();
+    client.waitFor(produced, 1, { stream: 1 });
+    client.write(image, new Float32Array(32).fill(9), { stream: 1 });
+    client.execute({ source: reduceWgsl("a + b + c + d") }, {
+      threads: [4, 2],
+      buffers: [image.view({ mipLevel: 0 }), image.view({ mipLevel: 1 })],
+      stream: 1,
+    });
+    const read = client.read(image.view({ mipLevel: 1 }), { stream: 1 });
+    produced.set(1);
+    assert.deepEqual(await read, new Float32Array(8).fill(36));
   },
 });
