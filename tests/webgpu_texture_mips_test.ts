@@ -261,6 +261,21 @@ Deno.test({
       client.createTexture({ width: 13, height: 7, format: "r32float", ...extra });
     throwsWith(() => make({ mipLevelCount: 5 }), RangeError, "mipLevelCount", "1 to 4", "5");
     throwsWith(() => make({ mipLevelCount: 0 }), RangeError, "mipLevelCount");
+    throwsWith(
+      () =>
+        client.createTexture({
+          width: 8,
+          height: 1,
+          dimension: "1d",
+          format: "r32float",
+          mipLevelCount: 2,
+        }),
+      RangeError,
+      "mipLevelCount must be an integer from 1 to 1 (WebGPU's 1-D textures have one level",
+    );
+    // A 3-D texture's depth counts: 2x2x16 takes 5 levels.
+    make({ width: 2, height: 2, depthOrArrayLayers: 16, dimension: "3d", mipLevelCount: 5 })
+      .dispose();
     throwsWith(() => make({ mipLevelCount: 1.5 }), RangeError, "mipLevelCount");
     throwsWith(
       () =>

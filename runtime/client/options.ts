@@ -156,7 +156,7 @@ export interface CreateTextureOptions extends CreateOptions {
   sampleCount?: number;
   /**
    * Mip levels, at most `floor(log2(largest side)) + 1` (the depth of a 3-D texture counts, the
-   * layers of a 2-D one do not); 1 for a multisampled texture. Level n is `max(1, side >> n)` per
+   * layers of a 2-D one do not); 1 for a 1-D or multisampled one. Level n is `max(1, side >> n)` per
    * side; `texture.view({ mipLevel })` binds, writes and reads one level, and `data` fills level 0.
    * @default {1}
    */

@@ -58,7 +58,7 @@ export interface TextureDescriptor {
   readonly sampleCount?: number;
   /**
    * Mip levels: level n is `max(1, side >> n)` per side (the layers of a 2-D texture are kept).
-   * At most `floor(log2(largest side)) + 1`; 1 for a multisampled texture.
+   * At most `floor(log2(largest side)) + 1`; 1 for a 1-D or multisampled texture.
    * @default {1}
    */
   readonly mipLevelCount?: number;

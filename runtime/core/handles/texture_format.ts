@@ -157,11 +157,13 @@ export function textureExtent(t: TextureExtent): string {
 
 /**
  * The most mip levels a texture of this size takes: `floor(log2(largest side)) + 1`, counting
- * the depth of a 3-D texture but not the layers of a 2-D one (layers do not shrink).
+ * the depth of a 3-D texture but not the layers of a 2-D one (layers do not shrink); 1 for a 1-D
+ * texture (WebGPU's rule).
  */
 export function maxMipLevels(t: TextureExtent): number {
+  if (t.dimension === "1d") return 1;
   const depth = t.dimension === "3d" ? t.depthOrArrayLayers : 1;
-  const side = t.dimension === "1d" ? t.width : Math.max(t.width, t.height, depth);
+  const side = Math.max(t.width, t.height, depth);
   return Math.floor(Math.log2(side)) + 1;
 }
 

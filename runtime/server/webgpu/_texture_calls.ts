@@ -57,10 +57,13 @@ export function createTexture(parts: WebGpuParts, descriptor: TextureDescriptor)
   checkSamples(descriptor, format, sampleCount);
   const max = maxMipLevels({ width, height, depthOrArrayLayers, dimension });
   if (!Number.isInteger(mipLevelCount) || mipLevelCount < 1 || mipLevelCount > max) {
+    const extent = textureExtent({ width, height, depthOrArrayLayers, dimension });
     throw new RangeError(
-      `Texture mipLevelCount must be an integer from 1 to ${max} (floor(log2(largest side)) + 1 ` +
-        `for a ${textureExtent({ width, height, depthOrArrayLayers, dimension })} texture), got ` +
-        describe(mipLevelCount),
+      `Texture mipLevelCount must be an integer from 1 to ${max} (${
+        dimension === "1d"
+          ? "WebGPU's 1-D textures have one level"
+          : "floor(log2(largest side)) + 1"
+      } for a ${extent} texture), got ${describe(mipLevelCount)}`,
     );
   }
   if (sampleCount > 1 && mipLevelCount !== 1) {
