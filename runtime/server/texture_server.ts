@@ -152,7 +152,7 @@ export interface TextureServer {
   /**
    * Optional. Writes every texel (tightly packed rows, then layers or slices; each texel's
    * samples one after another in a multisampled texture), in stream order: of mip level 0, or
-   * of the level of a view's ref (a `TextureViewRef`, whose `mipLevel` it carries).
+   * of the level of a view's ref (a `TextureViewRef`, which carries its `mipLevel`).
    */
   writeTexture?(ref: HandleRef, data: Uint8Array, stream: StreamId): void;
   /**

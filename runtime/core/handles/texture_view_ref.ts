@@ -15,8 +15,9 @@ import type { SliceRef } from "./slice.ts";
  *
  * @example
  * ```ts
- * import { HandleRef } from "@gpucompute/runtime/backend";
- * const levelOf = (ref: HandleRef) => (ref as { mipLevel?: number }).mipLevel;
+ * import { type HandleRef, TextureViewRef } from "@gpucompute/runtime/backend";
+ * // What a server's writeTexture / readTexture / launch reads of a ref: its level, or 0.
+ * const levelOf = (ref: HandleRef) => ref instanceof TextureViewRef ? ref.mipLevel : 0;
  * ```
  */
 export class TextureViewRef extends HandleRef {
