@@ -222,6 +222,42 @@ Deno.test({
 });
 
 Deno.test({
+  name: "mips: a cube of 3 levels samples each face's level 1 at lod 1",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using cube = client.createTexture({
+      width: 4,
+      height: 4,
+      depthOrArrayLayers: 6,
+      format: "rgba8unorm",
+      mipLevelCount: 3,
+    });
+    // Level 0 all zeros; level 1 one color per face (2x2 texels each); level 2 all 255.
+    client.write(cube, new Uint8Array(4 * 4 * 6 * 4));
+    const face = (f: number) => [f * 40 + 10, 200 - f * 30, f, 255];
+    const level1 = Uint8Array.from({ length: 2 * 2 * 6 * 4 }, (_, i) => face(i >> 4)[i % 4]);
+    client.write(cube.view({ mipLevel: 1 }), level1);
+    client.write(cube.view({ mipLevel: 2 }), new Uint8Array(6 * 4).fill(255));
+    using out = client.zeros(6 * 4 + 1, "f32");
+    client.execute({
+      source: `@group(0) @binding(0) var t: texture_cube<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(6) fn main(@builtin(local_invocation_index) i: u32) {
+  var dirs = array(vec3f(1, 0, 0), vec3f(-1, 0, 0), vec3f(0, 1, 0), vec3f(0, -1, 0),
+    vec3f(0, 0, 1), vec3f(0, 0, -1));
+  let v = textureSampleLevel(t, s, dirs[i], 1.0);
+  for (var c = 0u; c < 4u; c++) { out[i * 4u + c] = round(v[c] * 255.0); }
+  if (i == 0u) { out[24] = f32(textureNumLevels(t)); }
+}`,
+    }, { threads: 6, buffers: [cube, out], samplers: [{}] });
+    const expected = [0, 1, 2, 3, 4, 5].flatMap(face);
+    assert.deepEqual(Array.from(await client.read(out)), [...expected, 3]);
+  },
+});
+
+Deno.test({
   name: "mips: a launch storing level 1 on stream 1 runs before one sampling it on stream 2",
   ignore,
   async fn() {
