@@ -352,11 +352,18 @@ Deno.test({
     // The server checks the level of the ref it is given too (the backend contract).
     const server = client.server as unknown as {
       readTexture(ref: unknown, stream: number): Promise<Uint8Array>;
+      writeTexture(ref: unknown, data: Uint8Array, stream: number): void;
     };
     const { TextureViewRef } = await import("../runtime/core/handles/texture_view_ref.ts");
     const base = image.ref();
     const past = new TextureViewRef(base.slice, { ...base, dtype: undefined } as never, 7);
     await assert.rejects(() => server.readTexture(past, 0), RangeError);
+    throwsWith(
+      () => server.writeTexture(past, new Uint8Array(4), 0),
+      RangeError,
+      "mipLevel",
+      "0 to 3",
+    );
 
     const store = `@group(0) @binding(0) var src: texture_2d<f32>;
 @group(0) @binding(1) var dst: texture_storage_2d<r32float, write>;
