@@ -156,14 +156,15 @@ export interface CreateTextureOptions extends CreateOptions {
   sampleCount?: number;
   /**
    * Mip levels, at most `floor(log2(largest side)) + 1` (the depth of a 3-D texture counts, the
-   * layers of a 2-D one do not); 1 for a 1-D or multisampled one. Level n is `max(1, side >> n)` per
-   * side; `texture.view({ mipLevel })` binds, writes and reads one level, and `data` fills level 0.
+   * layers of a 2-D one do not); 1 for a 1-D or multisampled one. Level n is `max(1, side >> n)`
+   * per side; `texture.view({ mipLevel })` binds, writes and reads one level; `data` fills level 0.
    * @default {1}
    */
   mipLevelCount?: number;
   /**
-   * Every texel (of level 0): `Uint8Array` for `rgba8unorm`, `Float32Array` for `r32float`/`rgba32float`,
-   * `Uint32Array` for `r32uint`, `Uint16Array` (raw halves) or `Float16Array` for `rgba16float`.
+   * Every texel (of level 0): `Uint8Array` for `rgba8unorm`, `Float32Array` for `r32float` /
+   * `rgba32float`, `Uint32Array` for `r32uint`, `Uint16Array` (raw halves) or `Float16Array` for
+   * `rgba16float`.
    * @default {undefined}
    */
   data?: ArrayBufferView;

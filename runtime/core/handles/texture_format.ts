@@ -171,7 +171,7 @@ export function maxMipLevels(t: TextureExtent): number {
  * The size of mip level `level`: `max(1, side >> level)` per side; the layers of a 2-D texture
  * are kept, the depth of a 3-D one shrinks.
  */
-export function levelExtent<T extends TextureExtent>(t: T, level: number): TextureExtent {
+export function levelExtent(t: TextureExtent, level: number): TextureExtent {
   if (level === 0) return t;
   const shrink = (side: number) => Math.max(1, side >> level);
   return {
