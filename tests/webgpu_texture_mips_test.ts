@@ -390,6 +390,18 @@ Deno.test({
       "buffers[1]",
       "other mip levels",
     );
+    // A refusal of a view names its level: r32float where the WGSL stores rgba8unorm.
+    throwsWith(
+      () =>
+        client.execute({
+          source: `@group(0) @binding(0) var dst: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(1) fn main() { textureStore(dst, vec2i(0), vec4f(1.0)); }`,
+        }, { threads: 1, buffers: [image.view({ mipLevel: 2 })] }),
+      KernelArgumentError,
+      "buffers[0]",
+      "is mip level 2 of a r32float 2-D 13x7 texture",
+      "needs the format rgba8unorm",
+    );
     // The same level sampled and stored: refused too.
     const one = image.view({ mipLevel: 2 });
     throwsWith(

@@ -122,7 +122,7 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs ${needs}`,
+        `${aTexture(entry, ref)}, but ${slot.name}: ${slot.type.name} needs ${needs}`,
       );
     }
     const multisampled = t.multisampled === true;
@@ -130,7 +130,7 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs ${
+        `${aTexture(entry, ref)}, but ${slot.name}: ${slot.type.name} needs ${
           multisampled
             ? "a multisampled texture (sampleCount: 4)"
             : "a texture of one sample per texel (sampleCount: 1)"
@@ -142,14 +142,14 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs the format ${t.format}`,
+        `${aTexture(entry, ref)}, but ${slot.name}: ${slot.type.name} needs the format ${t.format}`,
       );
     }
     if (t.kind === "storage" && !info.storage.includes(t.access!)) {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, which WebGPU allows as a storage texture with ` +
+        `${aTexture(entry, ref)}, which WebGPU allows as a storage texture with ` +
           `${info.storage.join(" or ") || "no"} access, not ${t.access} (${slot.name})`,
       );
     }
@@ -168,7 +168,9 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)} of ${info.sample} texels, but ${slot.name}: ${slot.type.name} reads ` +
+        `${
+          aTexture(entry, ref)
+        } of ${info.sample} texels, but ${slot.name}: ${slot.type.name} reads ` +
           `${t.sample} texels${why}`,
       );
     }
@@ -177,7 +179,7 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)} of ${entry.mipLevelCount} mip levels, but ${slot.name}: ` +
+        `${aTexture(entry, ref)} of ${entry.mipLevelCount} mip levels, but ${slot.name}: ` +
           `${slot.type.name} binds one level: pass texture.view({ mipLevel: n })`,
       );
     }
@@ -332,10 +334,12 @@ export function bufferArgument(i: number, names: readonly string[] | undefined):
   return names === undefined ? `buffers[${i}]` : `buffers.${names[i]}`;
 }
 
-/** How a refusal names the texture given. */
-function aTexture(entry: TextureEntry): string {
+/** How a refusal names the texture given (and the mip level, for a view's ref). */
+function aTexture(entry: TextureEntry, ref: HandleRef): string {
   const samples = entry.sampleCount > 1 ? ` of ${entry.sampleCount} samples` : "";
-  return `is a ${entry.format} ${textureExtent(entry)} texture${samples}`;
+  const level = mipLevelOf(ref);
+  const of = level === undefined ? "is a" : `is mip level ${level} of a`;
+  return `${of} ${entry.format} ${textureExtent(entry)} texture${samples}`;
 }
 
 /**
