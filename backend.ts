@@ -51,6 +51,8 @@ export * from "./runtime/server/server.ts";
 export type * from "./runtime/server/backend_descriptor.ts";
 export type * from "./runtime/server/texture_server.ts";
 export type { TextureArray } from "./runtime/client/textures/_textures.ts";
+export type { TextureView } from "./runtime/client/textures/texture_view.ts";
+export { TextureViewRef } from "./runtime/core/handles/texture_view_ref.ts";
 export {
   type AnyBackend,
   backendNames,

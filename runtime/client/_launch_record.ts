@@ -20,6 +20,7 @@ import type { StreamErrors } from "../stream/stream_errors.ts";
 import type { ExecuteOptions } from "./options.ts";
 import type { SamplerDescriptor } from "../server/texture_server.ts";
 import { Texture } from "./textures/texture.ts";
+import { TextureView } from "./textures/texture_view.ts";
 import { InvalidHandleError } from "../core/errors.ts";
 
 const SINGLE: CubeCount = CubeCount.newSingle();
@@ -221,9 +222,11 @@ const NAMED = new WeakSet<object>();
 function refOf(item: unknown, key: number | string): HandleRef {
   if (item instanceof Handle) return item.ref();
   if (item instanceof HandleRef) return item;
-  if (item instanceof Texture) return item.ref();
+  if (item instanceof Texture || item instanceof TextureView) return item.ref();
   const what = typeof key === "number" ? `buffers[${key}]` : `buffers.${key}`;
-  throw new TypeError(`${what} must be a Handle, a HandleRef or a Texture, got ${describe(item)}`);
+  throw new TypeError(
+    `${what} must be a Handle, a HandleRef, a Texture or a TextureView, got ${describe(item)}`,
+  );
 }
 
 function addScalars(

@@ -28,9 +28,9 @@ import { arangeArray, fullArray, newArray } from "./_host_data.ts";
 import { HandleFactory } from "./_handle_factory.ts";
 import { CaptureGate, type CaptureOptions, type LaunchGraph } from "./_capture.ts";
 import { chunkBytesOf, copyBetween } from "./_copy_to.ts";
-import { createTexture, readTexture, writeTexture } from "./textures/_textures.ts";
-import type { TextureArray } from "./textures/_textures.ts";
-import { Texture } from "./textures/texture.ts";
+import * as textures from "./textures/_textures.ts";
+import type { Texture } from "./textures/texture.ts";
+import type { TextureView } from "./textures/texture_view.ts";
 import type { ArangeOptions, ArraysOf, ComputeClientOptions, CopyToOptions } from "./options.ts";
 import type { CreateOptions, CreateTextureOptions, ExecuteOptions } from "./options.ts";
 import type { FullOptions, Profiled, StreamOptions, TensorOptions } from "./options.ts";
@@ -153,22 +153,22 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
 
   /** Makes a 1-D, 2-D or 3-D texture ({@linkcode CreateTextureOptions}); `UNSUPPORTED` on CUDA. */
   createTexture(options: CreateTextureOptions): Texture {
-    return createTexture(this.server, this.#held, options);
+    return textures.createTexture(this.server, this.#held, options);
   }
 
   /**
    * Writes `data` into the handle at `options.offset` elements, in stream order. The data must be
    * of the handle's type (an `ArrayBuffer` writes raw bytes into any handle). A texture takes
-   * every texel, as its format's host array.
+   * every texel, as its format's host array (of level 0; `texture.view({ mipLevel })`: a level).
    */
   write(
-    handle: Handle | Texture,
+    handle: Handle | Texture | TextureView,
     data: TypedArray | ArrayBuffer,
     options: WriteOptions = {},
   ): void {
     const server = this.#use("write");
-    if (!(handle instanceof Texture)) return this.#make.write(server, handle, data, options);
-    writeTexture(server, this.#held, handle, data, options);
+    if (!textures.isTexture(handle)) return this.#make.write(server, handle, data, options);
+    textures.writeTexture(server, this.#held, handle, data, options);
   }
 
   /**
@@ -176,8 +176,8 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
    * view, any type for untyped handles; else `TypeError` (reinterpret with `handle.as(...)`).
    */
   read<D extends HandleType>(handle: Handle<D>, options?: StreamOptions): Promise<ArrayOf<D>>;
-  /** Reads every texel of a texture as its format's host array (`Uint8Array` for rgba8unorm...). */
-  read(texture: Texture, options?: StreamOptions): Promise<TextureArray>;
+  /** Reads every texel of a texture (level 0) or view as its format's array (`Uint8Array`...). */
+  read(texture: Texture | TextureView, options?: StreamOptions): Promise<textures.TextureArray>;
   /** Reads a handle as `type` (see above). */
   read<T extends TypedArray>(
     handle: Handle,
@@ -185,12 +185,12 @@ export class ComputeClient<K extends KernelMetadata = KernelMetadata> implements
     options?: StreamOptions,
   ): Promise<T>;
   async read(
-    handle: Handle | Texture,
+    handle: Handle | Texture | TextureView,
     type?: TypedArrayConstructor<TypedArray> | StreamOptions,
     options?: StreamOptions,
   ): Promise<TypedArray> {
-    if (handle instanceof Texture) {
-      return readTexture(this.#use("read"), this.#held, handle, type, options);
+    if (textures.isTexture(handle)) {
+      return textures.readTexture(this.#use("read"), this.#held, handle, type, options);
     }
     return (await this.readMany([handle], type as TypedArrayConstructor<TypedArray>, options))[0];
   }

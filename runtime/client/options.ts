@@ -15,6 +15,7 @@ import type { ProfileDuration } from "../server/server.ts";
 import type { SamplerDescriptor } from "../server/texture_server.ts";
 import type { TextureFormat } from "../core/handles/texture_format.ts";
 import type { Texture } from "./textures/texture.ts";
+import type { TextureView } from "./textures/texture_view.ts";
 
 /**
  * Options that pick the stream of one call.
@@ -154,8 +155,16 @@ export interface CreateTextureOptions extends CreateOptions {
    */
   sampleCount?: number;
   /**
-   * Every texel: `Uint8Array` for `rgba8unorm`, `Float32Array` for `r32float`/`rgba32float`,
-   * `Uint32Array` for `r32uint`, `Uint16Array` (raw halves) or `Float16Array` for `rgba16float`.
+   * Mip levels, at most `floor(log2(largest side)) + 1` (the depth of a 3-D texture counts, the
+   * layers of a 2-D one do not); 1 for a 1-D or multisampled one. Level n is `max(1, side >> n)`
+   * per side; `texture.view({ mipLevel })` binds, writes and reads one level; `data` fills level 0.
+   * @default {1}
+   */
+  mipLevelCount?: number;
+  /**
+   * Every texel (of level 0): `Uint8Array` for `rgba8unorm`, `Float32Array` for `r32float` /
+   * `rgba32float`, `Uint32Array` for `r32uint`, `Uint16Array` (raw halves) or `Float16Array` for
+   * `rgba16float`.
    * @default {undefined}
    */
   data?: ArrayBufferView;
@@ -259,8 +268,8 @@ export interface ExecuteOptions extends StreamOptions {
    * @default {[]}
    */
   buffers?:
-    | readonly (Handle | HandleRef | Texture)[]
-    | Readonly<Record<string, Handle | HandleRef | Texture>>;
+    | readonly (Handle | HandleRef | Texture | TextureView)[]
+    | Readonly<Record<string, Handle | HandleRef | Texture | TextureView>>;
   /**
    * Samplers for the kernel's `sampler` bindings, as descriptors: in (group, binding) order, or
    * by WGSL name (`{ s: { magFilter: "linear" } }`). Each distinct descriptor is made once.

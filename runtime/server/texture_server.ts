@@ -57,6 +57,12 @@ export interface TextureDescriptor {
    */
   readonly sampleCount?: number;
   /**
+   * Mip levels: level n is `max(1, side >> n)` per side (the layers of a 2-D texture are kept).
+   * At most `floor(log2(largest side)) + 1`; 1 for a 1-D or multisampled texture.
+   * @default {1}
+   */
+  readonly mipLevelCount?: number;
+  /**
    * A name in errors and device labels.
    * @default {undefined}
    */
@@ -145,9 +151,13 @@ export interface TextureServer {
   createTexture?(descriptor: TextureDescriptor, stream: StreamId): SliceHandle;
   /**
    * Optional. Writes every texel (tightly packed rows, then layers or slices; each texel's
-   * samples one after another in a multisampled texture), in stream order.
+   * samples one after another in a multisampled texture), in stream order: of mip level 0, or
+   * of the level of a view's ref (a `TextureViewRef`, which carries its `mipLevel`).
    */
   writeTexture?(ref: HandleRef, data: Uint8Array, stream: StreamId): void;
-  /** Optional. Reads every texel (tightly packed rows, then layers or slices), in stream order. */
+  /**
+   * Optional. Reads every texel (tightly packed rows, then layers or slices), in stream order:
+   * of mip level 0, or of the level of a view's ref.
+   */
   readTexture?(ref: HandleRef, stream: StreamId): Promise<Uint8Array>;
 }

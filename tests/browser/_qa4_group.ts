@@ -1,7 +1,8 @@
 /**
  * The browser suite's group for the fourth QA wave's WGSL corpus (`tests/_wgsl_corpus_qa4.ts`),
  * for Tint's modules on textures beyond 2-D (`tests/_wgsl_corpus_texture_dims.ts`) and on depth,
- * multisampled and bgra8unorm storage textures (`tests/_wgsl_corpus_texture_depth.ts`):
+ * multisampled and bgra8unorm storage textures (`tests/_wgsl_corpus_texture_depth.ts`), for a mip
+ * chain built level by level in one texture:
  * each case through the client and through a plain WebGPU program in the page, compared bit for
  * bit, where Chrome's Tint compiles the WGSL (the Deno tests run naga). Tint's uniformity
  * analysis is stricter than naga's: a case it refuses in plain WebGPU is skipped with the reason.
@@ -86,6 +87,40 @@ export const qa4Group = {
       data: colors,
     });
     assert.deepEqual(await client.read(msaa), colors);
+  },
+  // Mip levels under Tint: each level of one texture box-filtered from the level above (a sampled
+  // view of level l - 1 and a storage view of level l in one dispatch), compared with the CPU.
+  "a mip chain of one texture, level by level, is the CPU's": async () => {
+    using client = await createClient();
+    const base = Float32Array.from({ length: 6 * 4 }, (_, i) => (i * 37) % 101);
+    using image = client.createTexture({
+      width: 6,
+      height: 4,
+      format: "r32float",
+      mipLevelCount: 3, // 6x4, 3x2, 1x1
+      data: base,
+    });
+    const source = `@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var dst: texture_storage_2d<r32float, write>;
+@compute @workgroup_size(8, 8) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (any(g.xy >= textureDimensions(dst))) { return; }
+  let p = vec2i(g.xy) * 2;
+  let s = textureLoad(src, p, 0).x + textureLoad(src, p + vec2i(1, 0), 0).x +
+    textureLoad(src, p + vec2i(0, 1), 0).x + textureLoad(src, p + vec2i(1, 1), 0).x;
+  textureStore(dst, g.xy, vec4f(s * 0.25, 0.0, 0.0, 1.0));
+}`;
+    let expected = base;
+    for (let level = 1; level < 3; level++) {
+      const src = image.view({ mipLevel: level - 1 }), dst = image.view({ mipLevel: level });
+      client.execute({ source }, { threads: [dst.width, dst.height], buffers: [src, dst] });
+      const above = expected;
+      expected = Float32Array.from({ length: dst.width * dst.height }, (_, i) => {
+        const [x, y] = [(i % dst.width) * 2, Math.floor(i / dst.width) * 2];
+        const at = (dx: number, dy: number) => above[(y + dy) * src.width + x + dx];
+        return (at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1)) / 4;
+      });
+      assert.deepEqual(await client.read(dst), expected, `level ${level}`);
+    }
   },
   "a barrier under a branch on read-only storage, read-only slices on the output's page":
     async () => {

@@ -18,6 +18,7 @@ import { describe } from "../../core/_argument_checks.ts";
 import type { ComputeServer } from "../../server/server.ts";
 import { type HeldStreams, keepRef } from "../timeline/_held_streams.ts";
 import { Texture } from "./texture.ts";
+import { TextureView } from "./texture_view.ts";
 import type { CreateTextureOptions } from "../options.ts";
 
 /** Host arrays per component type (`f16` also takes a `Uint16Array` of raw halves). */
@@ -77,8 +78,17 @@ export function createTexture(
   }
   const stream = resolveStreamId(options.stream);
   const { width, height, format, label } = options;
-  const { depthOrArrayLayers = 1, dimension = "2d", sampleCount = 1 } = options;
-  const descriptor = { width, height, depthOrArrayLayers, dimension, format, sampleCount, label };
+  const { depthOrArrayLayers = 1, dimension = "2d", sampleCount = 1, mipLevelCount = 1 } = options;
+  const descriptor = {
+    width,
+    height,
+    depthOrArrayLayers,
+    dimension,
+    format,
+    sampleCount,
+    mipLevelCount,
+    label,
+  };
   const texture = new Texture(textures.createTexture(descriptor, stream), descriptor, stream);
   if (options.data !== undefined) {
     try {
@@ -94,18 +104,18 @@ export function createTexture(
 }
 
 /**
- * Writes every texel of `texture` from `data` (the format's host array: rows of texels, then
- * rows, then layers or depth slices), in stream order. A
+ * Writes every texel of `texture` (level 0) or of a view's level from `data` (the format's host
+ * array: rows of texels, then rows, then layers or depth slices), in stream order. A
  * texture is written whole: an `offset` other than 0 is a `RangeError`, not ignored.
  */
 export function writeTexture(
   server: ComputeServer,
   held: HeldStreams,
-  texture: Texture,
+  texture: Texture | TextureView,
   data: unknown,
   options: { stream?: StreamId; offset?: number },
 ): void {
-  const textures = textureServer(server, texture);
+  const textures = textureServer(server, owner(texture));
   const stream = resolveStreamId(options?.stream);
   if (options?.offset !== undefined && options.offset !== 0) {
     throw new RangeError(
@@ -125,17 +135,19 @@ export function writeTexture(
 }
 
 /**
- * Reads every texel of `texture` as its format's host array, in stream order: `client.read`'s
- * arguments after the texture, `(options)` or `(type, options)`. `type` may be one of the
- * format's host arrays or a `Uint8Array` byte view; another is a `TypeError`, as for a handle.
+ * Reads every texel of `texture` (level 0) or of a view's level as its format's host array, in
+ * stream order: `client.read`'s arguments after the texture, `(options)` or `(type, options)`.
+ * `type` may be one of the format's host arrays or a `Uint8Array` byte view; another is a
+ * `TypeError`, as for a handle.
  */
 export async function readTexture(
   server: ComputeServer,
   held: HeldStreams,
-  texture: Texture,
+  view: Texture | TextureView,
   type: unknown,
   options: { stream?: StreamId } | undefined,
 ): Promise<TextureArray> {
+  const texture = owner(view);
   const textures = textureServer(server, texture);
   const info = TEXTURE_FORMATS[texture.format];
   let Host: new (buffer: ArrayBuffer, offset: number, length: number) => TextureArray =
@@ -155,7 +167,7 @@ export async function readTexture(
   const stream = resolveStreamId(
     typeof type === "function" ? options?.stream : (type as { stream?: StreamId })?.stream,
   );
-  const ref = texture.ref();
+  const ref = view.ref();
   const bytes = await held.run(stream, [ref.slice.record], [keepRef(ref)], () => {
     return textures.readTexture(ref, stream);
   });
@@ -163,10 +175,20 @@ export async function readTexture(
   return new Host(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength / each);
 }
 
-function textureBytes(texture: Texture, data: unknown): Uint8Array {
+/** Whether `value` is a texture or one level's view (what `client.write` / `read` take). */
+export function isTexture(value: unknown): value is Texture | TextureView {
+  return value instanceof Texture || value instanceof TextureView;
+}
+
+function owner(texture: Texture | TextureView): Texture {
+  return texture instanceof TextureView ? texture.texture : texture;
+}
+
+function textureBytes(level: Texture | TextureView, data: unknown): Uint8Array {
+  const texture = owner(level);
   const info = TEXTURE_FORMATS[texture.format as TextureFormat];
   const allowed = ARRAYS[info.array] as readonly (new (n: number) => ArrayBufferView)[];
-  const length = texture.width * texture.height * texture.depthOrArrayLayers *
+  const length = level.width * level.height * level.depthOrArrayLayers *
     texture.sampleCount * info.bytes;
   if (!allowed.some((A) => data instanceof A)) {
     throw new TypeError(
@@ -177,8 +199,13 @@ function textureBytes(texture: Texture, data: unknown): Uint8Array {
   const view = data as ArrayBufferView;
   if (view.byteLength !== length) {
     const each = (view as Uint8Array).BYTES_PER_ELEMENT;
+    const which = level instanceof TextureView && texture.mipLevelCount > 1
+      ? `Mip level ${level.mipLevel} (${
+        textureExtent({ ...level, dimension: texture.dimension })
+      }) of a`
+      : "A";
     throw new RangeError(
-      `A ${textureExtent(texture)} ${texture.format} texture${
+      `${which} ${textureExtent(texture)} ${texture.format} texture${
         texture.sampleCount > 1 ? ` of ${texture.sampleCount} samples per texel` : ""
       } takes ` +
         `${length / each} elements, got ${view.byteLength / each}`,

@@ -10,12 +10,14 @@
 import { HandleRef } from "../../core/handles/handle_ref.ts";
 import type { SliceHandle } from "../../core/handles/slice.ts";
 import { InvalidHandleError } from "../../core/errors.ts";
+import { describe } from "../../core/_argument_checks.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import {
   type TextureExtent,
   textureExtent,
   type TextureFormat,
 } from "../../core/handles/texture_format.ts";
+import { TextureView } from "./texture_view.ts";
 
 /**
  * A texture on a client's device: 1-D, 2-D (with array layers, which bind as
@@ -93,15 +95,40 @@ export class Texture implements Disposable {
    * ```
    */
   readonly sampleCount: number;
+  /**
+   * Mip levels (1 unless made with `mipLevelCount`): level n is `max(1, side >> n)` texels per
+   * side. A sampled binding of the texture binds every level (`textureSampleLevel`,
+   * `textureNumLevels`); {@linkcode view} binds, writes or reads one.
+   *
+   * @example A mip chain
+   * ```ts
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * using image = client.createTexture({
+   *   width: 8,
+   *   height: 8,
+   *   format: "r32float",
+   *   mipLevelCount: 4,
+   * });
+   * console.log(image.mipLevelCount, image.view({ mipLevel: 3 }).width); // 4 1
+   * ```
+   */
+  readonly mipLevelCount: number;
   /** The caller's name for it, if any. */
   readonly label: string | undefined;
   readonly #slice: SliceHandle;
   readonly #ref: HandleRef;
+  readonly #views: TextureView[] = [];
 
   /** Wraps the owner of a texture a server made (see `client.createTexture`). */
   constructor(
     slice: SliceHandle,
-    shape: TextureExtent & { format: TextureFormat; sampleCount?: number; label?: string },
+    shape: TextureExtent & {
+      format: TextureFormat;
+      sampleCount?: number;
+      mipLevelCount?: number;
+      label?: string;
+    },
     stream: StreamId,
   ) {
     this.#slice = slice;
@@ -111,6 +138,7 @@ export class Texture implements Disposable {
     this.dimension = shape.dimension;
     this.format = shape.format;
     this.sampleCount = shape.sampleCount ?? 1;
+    this.mipLevelCount = shape.mipLevelCount ?? 1;
     this.label = shape.label;
     this.#ref = new HandleRef(slice.ref(), {
       offsetStart: 0,
@@ -135,6 +163,42 @@ export class Texture implements Disposable {
       throw new InvalidHandleError(`Texture '${this.#ref.label}' was used after dispose()`);
     }
     return this.#ref;
+  }
+
+  /**
+   * Mip level `mipLevel` of the texture, to bind in `buffers` (a storage binding such as
+   * `texture_storage_2d<r32float, write>` takes one level; a sampled one then samples that level
+   * only), to write and to read. `RangeError` for a level the texture does not have. The same
+   * view is returned for a level each time (its launches reuse their bind groups).
+   *
+   * @example Store into level 1 while sampling level 0 (one step of a mip chain)
+   * ```ts
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * using image = client.createTexture({
+   *   width: 4,
+   *   height: 4,
+   *   format: "r32float",
+   *   mipLevelCount: 2,
+   * });
+   * const [source, target] = [image.view({ mipLevel: 0 }), image.view({ mipLevel: 1 })];
+   * console.log(source.width, target.width); // 4 2
+   * ```
+   */
+  view(options: { readonly mipLevel: number }): TextureView {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`texture.view needs { mipLevel }, got ${describe(options)}`);
+    }
+    const level = options.mipLevel;
+    if (!Number.isInteger(level) || level < 0 || level >= this.mipLevelCount) {
+      throw new RangeError(
+        `mipLevel must be an integer from 0 to ${this.mipLevelCount - 1} (the texture has ` +
+          `${this.mipLevelCount} mip level${this.mipLevelCount === 1 ? "" : "s"}), got ` +
+          describe(level),
+      );
+    }
+    this.ref(); // INVALID_HANDLE after dispose
+    return this.#views[level] ??= new TextureView(this, level);
   }
 
   /** Releases the texture once the work queued on it has run. Idempotent. */

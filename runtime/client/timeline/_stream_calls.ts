@@ -23,6 +23,7 @@ import { ClientTimeline } from "./_client_timeline.ts";
 import { UnsupportedError } from "../../core/errors.ts";
 import { heldError, HeldStreams, type Keepable, keepRef } from "./_held_streams.ts";
 import { Texture } from "../textures/texture.ts";
+import { TextureView } from "../textures/texture_view.ts";
 import { MarkOrder } from "./_mark_order.ts";
 import { Closing } from "./_closing.ts";
 import { fromBytes } from "../_host_data.ts";
@@ -192,7 +193,11 @@ export class StreamCalls {
     const list = Array.isArray(given) ? given : Object.values(given);
     // Handles and textures are kept alive until the held launch ran.
     const handles = list.flatMap((item): Keepable[] =>
-      item instanceof Handle ? [item] : item instanceof Texture ? [keepRef(item.ref())] : []
+      item instanceof Handle
+        ? [item]
+        : item instanceof Texture || item instanceof TextureView
+        ? [keepRef(item.ref())]
+        : []
     );
     this.held.runVoid(stream, refs.map((ref) => ref.slice.record), handles, () => {
       server.execute(launch, stream);

@@ -154,3 +154,30 @@ export function textureExtent(t: TextureExtent): string {
   const layers = t.depthOrArrayLayers;
   return `2-D ${t.width}x${t.height}${layers === 1 ? "" : ` with ${layers} layers`}`;
 }
+
+/**
+ * The most mip levels a texture of this size takes: `floor(log2(largest side)) + 1`, counting
+ * the depth of a 3-D texture but not the layers of a 2-D one (layers do not shrink); 1 for a 1-D
+ * texture (WebGPU's rule).
+ */
+export function maxMipLevels(t: TextureExtent): number {
+  if (t.dimension === "1d") return 1;
+  const depth = t.dimension === "3d" ? t.depthOrArrayLayers : 1;
+  const side = Math.max(t.width, t.height, depth);
+  return Math.floor(Math.log2(side)) + 1;
+}
+
+/**
+ * The size of mip level `level`: `max(1, side >> level)` per side; the layers of a 2-D texture
+ * are kept, the depth of a 3-D one shrinks.
+ */
+export function levelExtent(t: TextureExtent, level: number): TextureExtent {
+  if (level === 0) return t;
+  const shrink = (side: number) => Math.max(1, side >> level);
+  return {
+    width: shrink(t.width),
+    height: t.dimension === "1d" ? 1 : shrink(t.height),
+    depthOrArrayLayers: t.dimension === "3d" ? shrink(t.depthOrArrayLayers) : t.depthOrArrayLayers,
+    dimension: t.dimension,
+  };
+}

@@ -11,10 +11,13 @@ import type { SliceHandle } from "../../core/handles/slice.ts";
 import type { StreamId } from "../../core/stream_id.ts";
 import {
   isTextureFormat,
+  levelExtent,
+  maxMipLevels,
   TEXTURE_FORMATS,
   textureExtent,
   type TextureFormat,
 } from "../../core/handles/texture_format.ts";
+import { mipLevelOf } from "../../core/handles/texture_view_ref.ts";
 import { describe } from "../../core/_argument_checks.ts";
 import type { TextureDescriptor } from "../texture_server.ts";
 import type { WebGpuParts } from "./_parts.ts";
@@ -50,9 +53,32 @@ export function createTexture(parts: WebGpuParts, descriptor: TextureDescriptor)
         describe(format),
     );
   }
-  const { sampleCount = 1 } = descriptor;
+  const { sampleCount = 1, mipLevelCount = 1 } = descriptor;
   checkSamples(descriptor, format, sampleCount);
-  return parts.textures.create({ ...descriptor, depthOrArrayLayers, dimension, sampleCount });
+  const max = maxMipLevels({ width, height, depthOrArrayLayers, dimension });
+  if (!Number.isInteger(mipLevelCount) || mipLevelCount < 1 || mipLevelCount > max) {
+    const extent = textureExtent({ width, height, depthOrArrayLayers, dimension });
+    throw new RangeError(
+      `Texture mipLevelCount must be an integer from 1 to ${max} (${
+        dimension === "1d"
+          ? "WebGPU's 1-D textures have one level"
+          : "floor(log2(largest side)) + 1"
+      } for a ${extent} texture), got ${describe(mipLevelCount)}`,
+    );
+  }
+  if (sampleCount > 1 && mipLevelCount !== 1) {
+    throw new RangeError(
+      `Texture mipLevelCount must be 1 for a multisampled texture (sampleCount: ${sampleCount}), ` +
+        `got ${describe(mipLevelCount)}`,
+    );
+  }
+  return parts.textures.create({
+    ...descriptor,
+    depthOrArrayLayers,
+    dimension,
+    sampleCount,
+    mipLevelCount,
+  });
 }
 
 /**
@@ -98,13 +124,18 @@ export function writeTexture(
   stream: StreamId,
 ): void {
   const entry = liveTexture(parts, ref);
-  if (!(data instanceof Uint8Array) || data.byteLength !== entry.bytes) {
+  const level = checkLevel(entry, ref);
+  const bytes = entry.levelBytes(level);
+  if (!(data instanceof Uint8Array) || data.byteLength !== bytes) {
     throw new RangeError(
-      `A ${textureExtent(entry)} ${entry.format} texture takes ${entry.bytes} bytes, ` +
+      `${
+        level === 0 ? "A" : `Mip level ${level} (${textureExtent(levelExtent(entry, level))}) of a`
+      } ` +
+        `${textureExtent(entry)} ${entry.format} texture takes ${bytes} bytes, ` +
         `got ${data instanceof Uint8Array ? data.byteLength : describe(data)}`,
     );
   }
-  const task = parts.textures.write(entry, data);
+  const task = parts.textures.write(entry, data, level);
   try {
     parts.scheduler.registerChecked(stream, task, [ref], undefined);
   } catch (error) {
@@ -119,7 +150,8 @@ export async function readTexture(
   ref: HandleRef,
   stream: StreamId,
 ): Promise<Uint8Array> {
-  const read = parts.textures.read(liveTexture(parts, ref));
+  const entry = liveTexture(parts, ref);
+  const read = parts.textures.read(entry, checkLevel(entry, ref));
   try {
     parts.scheduler.registerChecked(stream, read.task, [ref], [ref]);
   } catch (error) {
@@ -140,4 +172,17 @@ function liveTexture(parts: WebGpuParts, ref: HandleRef): TextureEntry {
   if (entry === undefined) throw new TypeError(`${ref.describe()} is a buffer, not a texture`);
   if (ref.slice.record.disposed || !parts.textures.owns(entry)) throw ref.notFound();
   return entry;
+}
+
+/** The mip level `ref` names (0 for a whole texture); `RangeError` past the texture's levels. */
+function checkLevel(entry: TextureEntry, ref: HandleRef): number {
+  const level = mipLevelOf(ref) ?? 0;
+  if (!Number.isInteger(level) || level < 0 || level >= entry.mipLevelCount) {
+    throw new RangeError(
+      `mipLevel must be an integer from 0 to ${entry.mipLevelCount - 1} (the texture has ` +
+        `${entry.mipLevelCount} mip level${entry.mipLevelCount === 1 ? "" : "s"}), got ` +
+        describe(level),
+    );
+  }
+  return level;
 }

@@ -10,6 +10,7 @@
 
 import { KernelArgumentError } from "../../../core/errors.ts";
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
+import { mipLevelOf } from "../../../core/handles/texture_view_ref.ts";
 import { TEXTURE_FORMATS, textureExtent } from "../../../core/handles/texture_format.ts";
 import { describe } from "../../../core/_argument_checks.ts";
 import type { KernelLaunch } from "../../server.ts";
@@ -65,8 +66,11 @@ export class BoundTextures {
   readonly #filterable32: boolean;
   /** Entries of the launch being prepared (of the pool). */
   used = 0;
-  /** The textures the launch being prepared binds so far, each with its usage and buffer index. */
-  readonly #bound: { entry: TextureEntry; usage: string; i: number }[] = [];
+  /**
+   * The textures the launch being prepared binds so far, each with its usage, mip level (`-1`:
+   * every level) and buffer index.
+   */
+  readonly #bound: { entry: TextureEntry; usage: string; level: number; i: number }[] = [];
   #boundCount = 0;
 
   constructor(device: GPUDevice, textures: WebGpuTextures) {
@@ -118,7 +122,7 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs ${needs}`,
+        `${aTexture(entry, ref)}, but ${slot.name}: ${slot.type.name} needs ${needs}`,
       );
     }
     const multisampled = t.multisampled === true;
@@ -126,7 +130,7 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs ${
+        `${aTexture(entry, ref)}, but ${slot.name}: ${slot.type.name} needs ${
           multisampled
             ? "a multisampled texture (sampleCount: 4)"
             : "a texture of one sample per texel (sampleCount: 1)"
@@ -138,14 +142,14 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, but ${slot.name}: ${slot.type.name} needs the format ${t.format}`,
+        `${aTexture(entry, ref)}, but ${slot.name}: ${slot.type.name} needs the format ${t.format}`,
       );
     }
     if (t.kind === "storage" && !info.storage.includes(t.access!)) {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)}, which WebGPU allows as a storage texture with ` +
+        `${aTexture(entry, ref)}, which WebGPU allows as a storage texture with ` +
           `${info.storage.join(" or ") || "no"} access, not ${t.access} (${slot.name})`,
       );
     }
@@ -164,19 +168,32 @@ export class BoundTextures {
       throw new KernelArgumentError(
         name,
         bufferArgument(i, names),
-        `${aTexture(entry)} of ${info.sample} texels, but ${slot.name}: ${slot.type.name} reads ` +
+        `${
+          aTexture(entry, ref)
+        } of ${info.sample} texels, but ${slot.name}: ${slot.type.name} reads ` +
           `${t.sample} texels${why}`,
       );
     }
-    this.#conflicts(name, i, names, entry, t.kind === "storage" ? t.access! : "sampled");
-    this.#entry(slot, entry.view(dimension), into);
+    const level = mipLevelOf(ref);
+    if (t.kind === "storage" && level === undefined && entry.mipLevelCount > 1) {
+      throw new KernelArgumentError(
+        name,
+        bufferArgument(i, names),
+        `${aTexture(entry, ref)} of ${entry.mipLevelCount} mip levels, but ${slot.name}: ` +
+          `${slot.type.name} binds one level: pass texture.view({ mipLevel: n })`,
+      );
+    }
+    const usage = t.kind === "storage" ? t.access! : "sampled";
+    this.#conflicts(name, i, names, entry, usage, level ?? -1);
+    this.#entry(slot, entry.view(dimension, level), into);
   }
 
   /**
    * Refuses a texture bound twice in one launch where one binding writes it and the other uses it
    * otherwise (sampled, read-only, or write-only beside read_write): WebGPU rejects such a
    * dispatch later, at submit, so the refusal belongs to the call. Same usages (two sampled, two
-   * read_write) are allowed.
+   * read_write) are allowed, and so are two different mip levels (`level`, `-1` for all): a mip
+   * generation samples level n - 1 and stores level n of one texture.
    */
   #conflicts(
     name: string,
@@ -184,11 +201,13 @@ export class BoundTextures {
     names: readonly string[] | undefined,
     entry: TextureEntry,
     usage: string,
+    level: number,
   ): void {
     const writes = usage === "write" || usage === "read_write";
     for (let b = 0; b < this.#boundCount; b++) {
       const other = this.#bound[b];
       if (other.entry !== entry || other.usage === usage) continue;
+      if (other.level !== level && other.level !== -1 && level !== -1) continue;
       if (!writes && other.usage !== "write" && other.usage !== "read_write") continue;
       throw new KernelArgumentError(
         name,
@@ -196,14 +215,15 @@ export class BoundTextures {
         `is the texture already bound as ${bufferArgument(other.i, names)} (${other.usage}), ` +
           `and bound here ${usage === "sampled" ? "sampled" : `with ${usage} access`}: WebGPU ` +
           `refuses a dispatch that writes a texture and uses it otherwise: write into another ` +
-          `texture`,
+          `texture, or bind other mip levels (texture.view({ mipLevel }))`,
       );
     }
     const slot = this.#bound[this.#boundCount];
-    if (slot === undefined) this.#bound.push({ entry, usage, i });
+    if (slot === undefined) this.#bound.push({ entry, usage, level, i });
     else {
       slot.entry = entry;
       slot.usage = usage;
+      slot.level = level;
       slot.i = i;
     }
     this.#boundCount++;
@@ -314,10 +334,12 @@ export function bufferArgument(i: number, names: readonly string[] | undefined):
   return names === undefined ? `buffers[${i}]` : `buffers.${names[i]}`;
 }
 
-/** How a refusal names the texture given. */
-function aTexture(entry: TextureEntry): string {
+/** How a refusal names the texture given (and the mip level, for a view's ref). */
+function aTexture(entry: TextureEntry, ref: HandleRef): string {
   const samples = entry.sampleCount > 1 ? ` of ${entry.sampleCount} samples` : "";
-  return `is a ${entry.format} ${textureExtent(entry)} texture${samples}`;
+  const level = mipLevelOf(ref);
+  const of = level === undefined ? "is a" : `is mip level ${level} of a`;
+  return `${of} ${entry.format} ${textureExtent(entry)} texture${samples}`;
 }
 
 /**

@@ -12,7 +12,11 @@
  * @module
  */
 
-import { TEXTURE_FORMATS, type TextureFormat } from "../../../core/handles/texture_format.ts";
+import {
+  levelExtent,
+  TEXTURE_FORMATS,
+  type TextureFormat,
+} from "../../../core/handles/texture_format.ts";
 import type { CopyTask } from "../queue/_tasks.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
 import type { PendingTextureRead, TextureEntry } from "./textures.ts";
@@ -41,8 +45,9 @@ export class TexturePasses {
    * [channels]). `RangeError` for depth values outside [0, 1] (the depth a fragment writes is
    * clamped to the viewport's range: it would be a silent wrong result) or NaN.
    */
-  fill(entry: TextureEntry, data: Uint8Array): CopyTask {
-    const { width, height, depthOrArrayLayers: layers, sampleCount, format } = entry;
+  fill(entry: TextureEntry, data: Uint8Array, level = 0): CopyTask {
+    const { sampleCount, format } = entry;
+    const { width, height, depthOrArrayLayers: layers } = levelExtent(entry, level);
     if (format === "depth32float") checkDepths(data);
     const layerBytes = width * height * sampleCount * TEXTURE_FORMATS[format].bytes;
     const align = this.#device.limits.minStorageBufferOffsetAlignment;
@@ -84,6 +89,8 @@ export class TexturePasses {
             dimension: "2d",
             baseArrayLayer: z,
             arrayLayerCount: 1,
+            baseMipLevel: level,
+            mipLevelCount: 1,
           });
           const pass = encoder.beginRenderPass(
             depth

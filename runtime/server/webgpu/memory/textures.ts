@@ -17,6 +17,7 @@ import type { HandleRef } from "../../../core/handles/handle_ref.ts";
 import { SliceHandle } from "../../../core/handles/slice.ts";
 import { SliceRecord } from "../../../core/handles/slice_record.ts";
 import {
+  levelExtent,
   TEXTURE_FORMATS,
   type TextureExtent,
   textureExtent,
@@ -35,8 +36,13 @@ export class TextureEntry implements TextureExtent {
   readonly dimension: "1d" | "2d" | "3d";
   /** Samples per texel (1, or 4 for a multisampled texture). */
   readonly sampleCount: number;
-  /** Views by view dimension, made when a binding first asks (what bind groups bind). */
-  readonly #views = new Map<GPUTextureViewDimension, GPUTextureView>();
+  /** Mip levels (1 unless made with more). */
+  readonly mipLevelCount: number;
+  /**
+   * Views by view dimension and mip level (`-1`: every level), made when a binding first asks
+   * (what bind groups bind, so that repeated launches find their cached groups).
+   */
+  readonly #views = new Map<string, GPUTextureView>();
 
   constructor(readonly texture: GPUTexture, readonly format: TextureFormat, shape: TextureShape) {
     this.width = shape.width;
@@ -44,20 +50,28 @@ export class TextureEntry implements TextureExtent {
     this.depthOrArrayLayers = shape.depthOrArrayLayers;
     this.dimension = shape.dimension;
     this.sampleCount = shape.sampleCount ?? 1;
+    this.mipLevelCount = shape.mipLevelCount ?? 1;
   }
 
-  /** Bytes of the texels (every sample), tightly packed. */
-  get bytes(): number {
-    return this.width * this.height * this.depthOrArrayLayers * this.sampleCount *
+  /** Bytes of the texels of mip level `level` (every sample), tightly packed. */
+  levelBytes(level: number): number {
+    const { width, height, depthOrArrayLayers } = levelExtent(this, level);
+    return width * height * depthOrArrayLayers * this.sampleCount *
       TEXTURE_FORMATS[this.format].bytes;
   }
 
-  /** The view of every layer with `dimension` (checked against the texture by the launch). */
-  view(dimension: GPUTextureViewDimension): GPUTextureView {
-    let view = this.#views.get(dimension);
+  /**
+   * The view of every layer with `dimension` (checked against the texture by the launch), of
+   * every mip level or of `level` only.
+   */
+  view(dimension: GPUTextureViewDimension, level?: number): GPUTextureView {
+    const key = `${dimension}/${level ?? -1}`;
+    let view = this.#views.get(key);
     if (view === undefined) {
-      view = this.texture.createView({ dimension });
-      this.#views.set(dimension, view);
+      view = this.texture.createView(
+        level === undefined ? { dimension } : { dimension, baseMipLevel: level, mipLevelCount: 1 },
+      );
+      this.#views.set(key, view);
     }
     return view;
   }
@@ -67,6 +81,7 @@ export class TextureEntry implements TextureExtent {
 export interface TextureShape extends TextureExtent {
   readonly format: TextureFormat;
   readonly sampleCount?: number;
+  readonly mipLevelCount?: number;
   readonly label?: string;
 }
 
@@ -105,6 +120,7 @@ export class WebGpuTextures {
       dimension,
       format,
       sampleCount: shape.sampleCount ?? 1,
+      mipLevelCount: shape.mipLevelCount ?? 1,
       usage: textureUsage(this.#device, format, shape.sampleCount ?? 1),
     });
     this.#live.add(texture);
@@ -145,13 +161,14 @@ export class WebGpuTextures {
     return tag instanceof TextureEntry ? tag : undefined;
   }
 
-  /** A copy task writing `data` (every texel, tightly packed) into the texture. */
-  write(entry: TextureEntry, data: Uint8Array): CopyTask {
+  /** A copy task writing `data` (every texel of mip level `level`, tightly packed). */
+  write(entry: TextureEntry, data: Uint8Array, level = 0): CopyTask {
     // WebGPU copies into neither depth32float nor multisampled textures: a render pass fills them.
-    if (this.#passes.renders(entry)) return this.#passes.fill(entry, data);
-    const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
+    if (this.#passes.renders(entry)) return this.#passes.fill(entry, data, level);
+    const size = levelExtent(entry, level);
+    const row = size.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const copies = this.#blocks(entry, padded).map((block) => {
+    const copies = this.#blocks(entry, size, padded).map((block) => {
       const staging = this.#device.createBuffer({
         size: padded * block.rows,
         usage: BufferUsage.COPY_SRC,
@@ -172,7 +189,7 @@ export class WebGpuTextures {
         for (const { block, staging } of copies) {
           encoder.copyBufferToTexture(
             { buffer: staging, bytesPerRow: padded, rowsPerImage: block.size.height },
-            { texture: entry.texture, origin: block.origin },
+            { texture: entry.texture, mipLevel: level, origin: block.origin },
             block.size,
           );
         }
@@ -181,13 +198,14 @@ export class WebGpuTextures {
     };
   }
 
-  /** A read of every texel of the texture, tightly packed. */
-  read(entry: TextureEntry): PendingTextureRead {
+  /** A read of every texel of mip level `level`, tightly packed. */
+  read(entry: TextureEntry, level = 0): PendingTextureRead {
     // A multisampled texture cannot be copied: a compute pass reads its samples.
     if (entry.sampleCount > 1) return this.#passes.read(entry);
-    const row = entry.width * TEXTURE_FORMATS[entry.format].bytes;
+    const size = levelExtent(entry, level);
+    const row = size.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const copies = this.#blocks(entry, padded).map((block) => ({
+    const copies = this.#blocks(entry, size, padded).map((block) => ({
       block,
       staging: this.#device.createBuffer({
         size: padded * block.rows,
@@ -202,7 +220,7 @@ export class WebGpuTextures {
         encode: (encoder) => {
           for (const { block, staging } of copies) {
             encoder.copyTextureToBuffer(
-              { texture: entry.texture, origin: block.origin },
+              { texture: entry.texture, mipLevel: level, origin: block.origin },
               { buffer: staging, bytesPerRow: padded, rowsPerImage: block.size.height },
               block.size,
             );
@@ -212,7 +230,7 @@ export class WebGpuTextures {
       async result(): Promise<Uint8Array> {
         try {
           await Promise.all(copies.map((c) => c.staging.mapAsync(GPUMapMode.READ)));
-          const out = new Uint8Array(row * entry.height * entry.depthOrArrayLayers);
+          const out = new Uint8Array(row * size.height * size.depthOrArrayLayers);
           for (const { block, staging } of copies) {
             const mapped = new Uint8Array(staging.getMappedRange());
             for (let y = 0; y < block.rows; y++) {
@@ -230,18 +248,18 @@ export class WebGpuTextures {
   }
 
   /**
-   * The copy blocks of a texture with rows of `padded` bytes; `RangeError` for a depth image
-   * larger than a staging buffer (WebGPU copies depth textures in whole images only).
+   * The copy blocks of a texture's level of `size` with rows of `padded` bytes; `RangeError` for
+   * a depth image larger than a staging buffer (WebGPU copies depth textures in whole images only).
    */
-  #blocks(entry: TextureEntry, padded: number) {
-    if (TEXTURE_FORMATS[entry.format].depth && padded * entry.height > this.#maxStaging) {
+  #blocks(entry: TextureEntry, size: TextureExtent, padded: number) {
+    if (TEXTURE_FORMATS[entry.format].depth && padded * size.height > this.#maxStaging) {
       throw new RangeError(
-        `A ${entry.format} image of ${textureExtent(entry)} is ${padded * entry.height} bytes ` +
+        `A ${entry.format} image of ${textureExtent(size)} is ${padded * size.height} bytes ` +
           `in a copy, past the ${this.#maxStaging} of one buffer (maxBufferSize), and WebGPU ` +
           `copies depth textures in whole images only: read it with a kernel`,
       );
     }
-    return copyBlocks(entry, padded, this.#maxStaging);
+    return copyBlocks(size, padded, this.#maxStaging);
   }
 
   /** Destroys every texture (the server is being destroyed). */
