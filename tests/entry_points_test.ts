@@ -139,6 +139,7 @@ const BACKEND = [
   "StreamErrors",
   "StreamPool",
   "StreamUnhealthyError",
+  "TextureViewRef",
   "TimeoutError",
   "TraceActiveError",
   "UnknownError",
