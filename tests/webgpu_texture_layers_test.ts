@@ -6,7 +6,8 @@
  * typed errors.
  */
 import assert from "node:assert/strict";
-import { createClient, KernelArgumentError } from "../mod.ts";
+import { CpuTimelineSignal, createClient, KernelArgumentError } from "../mod.ts";
+import { WebGpuTextures } from "../runtime/server/webgpu/memory/textures.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -114,6 +115,11 @@ Deno.test({
       for (let x = 0; x < w; x++) expected[(2 * h + y) * w + x] = y * 10 + x + 100;
     }
     assert.deepEqual(await client.read(image), expected);
+    // The device view of a layer is made once (the launch's bind group is found again).
+    const entry = WebGpuTextures.entry(image.ref())!;
+    assert.equal(entry.view("2d", 0, [2, 1]), entry.view("2d", 0, [2, 1]));
+    assert.notEqual(entry.view("2d", 0, [2, 1]), entry.view("2d", 0, [1, 1]));
+    assert.notEqual(entry.view("2d-array", 0), entry.view("2d-array", 0, [1, 2]));
     // The whole texture (4 layers) is refused where one layer is declared.
     assert.throws(
       () => client.execute(program, { threads: [w, h], buffers: [image] }),
@@ -331,5 +337,36 @@ Deno.test({
     await assert.rejects(() => server.readTexture(past, 0), RangeError);
     assert.throws(() => server.writeTexture(past, new Uint8Array(64), 0), RangeError);
     assert.deepEqual(await client.read(image), new Float32Array(24), "nothing was written");
+  },
+});
+
+Deno.test({
+  name: "layers: a launch on layer views waits for a held write of another stream to one of them",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    using image = client.createTexture({
+      width: 4,
+      height: 2,
+      depthOrArrayLayers: 2,
+      format: "r32float",
+    });
+    const layer = (z: number) => image.view({ baseArrayLayer: z, arrayLayerCount: 1 });
+    const produced = new CpuTimelineSignal();
+    client.waitFor(produced, 1, { stream: 1 });
+    client.write(layer(0), new Float32Array(8).fill(4), { stream: 1 });
+    // Stream 2 samples layer 0 and stores layer 1: ordered after stream 1's write to layer 0.
+    client.execute({ source: copyLayerWgsl }, {
+      threads: [4, 2],
+      buffers: [layer(0), layer(1)],
+      stream: 2,
+    });
+    const read = client.read(layer(1), { stream: 2 });
+    produced.set(1);
+    assert.deepEqual(await read, new Float32Array(8).fill(8));
+    assert.deepEqual(
+      await client.read(image),
+      Float32Array.from([...new Array(8).fill(4), ...new Array(8).fill(8)]),
+    );
   },
 });
