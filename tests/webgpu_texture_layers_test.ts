@@ -337,6 +337,18 @@ Deno.test({
     await assert.rejects(() => server.readTexture(past, 0), RangeError);
     assert.throws(() => server.writeTexture(past, new Uint8Array(64), 0), RangeError);
     assert.deepEqual(await client.read(image), new Float32Array(24), "nothing was written");
+    // ...and of the ref a launch binds.
+    assert.throws(
+      () =>
+        client.execute({
+          source: `@group(0) @binding(0) var t: texture_2d_array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1) fn main() { out[0] = textureLoad(t, vec2i(0), 0, 0).x; }`,
+        }, { threads: 1, buffers: [past, out] }),
+      (e) =>
+        e instanceof KernelArgumentError && e.message.includes("buffers[0]") &&
+        e.message.includes("layers 2 to 3") && e.message.includes("has 3 array layers"),
+    );
   },
 });
 

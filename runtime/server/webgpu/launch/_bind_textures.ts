@@ -126,6 +126,17 @@ export class BoundTextures {
     // The messages are built on a refusal only: nothing is allocated per launch.
     const dimension = t.dimension as GPUTextureViewDimension;
     const layers = layersOf(ref);
+    const all = entry.dimension === "3d" ? 0 : entry.depthOrArrayLayers;
+    if (
+      layers !== undefined && !(layers[0] >= 0 && layers[1] >= 1 && layers[0] + layers[1] <= all)
+    ) {
+      throw new KernelArgumentError(
+        name,
+        bufferArgument(i, names),
+        `names layers ${layers[0]} to ${layers[0] + layers[1] - 1} of a ${textureExtent(entry)} ` +
+          `texture, which has ${all} array layers`,
+      );
+    }
     const needs = viewNeeds(dimension, entry, layers?.[1] ?? entry.depthOrArrayLayers);
     if (needs !== undefined) {
       throw new KernelArgumentError(
