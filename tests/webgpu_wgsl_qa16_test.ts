@@ -97,6 +97,17 @@ struct Params { rows: array<vec4f, TABLE[1].m + ZERO.dims.n>, tail: f32 }
     });
     assert.deepEqual([...await client.read(out)], [1, 2, 3, 7.5]);
     assert.deepEqual([...await client.read(hits)], [32]);
+    // An override's default read from a struct const sizes the workgroup; a given value wins.
+    const sized = `struct Foo { n: u32, w: u32 }
+const c = Foo(2u, 4u);
+override W: u32 = c.w * c.n;
+@group(0) @binding(0) var<storage, read_write> hits: atomic<u32>;
+@compute @workgroup_size(W) fn main() { atomicAdd(&hits, 1u); }`;
+    for (const [overrides, launched] of [[undefined, 24], [{ W: 3 }, 18]] as const) {
+      using count = client.zeros(1, "u32");
+      client.execute({ source: sized }, { threads: 17, buffers: [count], overrides });
+      assert.deepEqual([...await client.read(count)], [launched], `W ${overrides?.W ?? 8}`);
+    }
     // A matrix member has no zero value here: refused (typed), never a guessed count.
     const matrix = `struct M { m: mat2x2f, n: u32 }
 const Z = M();

@@ -131,7 +131,11 @@ export function writeTexture(
     const size = { ...levelExtent(entry, level), depthOrArrayLayers: layers?.[1] ?? 0 };
     const part = layers === undefined
       ? `Mip level ${level}`
-      : `Layers ${layers[0]} to ${layers[0] + layers[1] - 1} of mip level ${level}`;
+      : `${
+        layers[1] === 1
+          ? `Layer ${layers[0]}`
+          : `Layers ${layers[0]} to ${layers[0] + layers[1] - 1}`
+      } of mip level ${level}`;
     throw new RangeError(
       `${
         level === 0 && layers === undefined
