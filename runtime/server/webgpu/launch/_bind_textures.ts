@@ -225,7 +225,7 @@ export class BoundTextures {
     level: number,
     layers: readonly [number, number] | undefined,
   ): void {
-    const [base, count] = layers ?? [0, Infinity];
+    const base = layers?.[0] ?? 0, count = layers?.[1] ?? Infinity; // no array per launch
     const writes = usage === "write" || usage === "read_write";
     for (let b = 0; b < this.#boundCount; b++) {
       const other = this.#bound[b];

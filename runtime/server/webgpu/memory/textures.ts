@@ -69,7 +69,9 @@ export class TextureEntry implements TextureExtent {
     level?: number,
     layers?: readonly [number, number],
   ): GPUTextureView {
-    const key = `${dimension}/${level ?? -1}/${layers ?? ""}`;
+    const key = layers === undefined
+      ? `${dimension}/${level ?? -1}`
+      : `${dimension}/${level ?? -1}/${layers[0]}/${layers[1]}`;
     let view = this.#views.get(key);
     if (view === undefined) {
       view = this.texture.createView({
