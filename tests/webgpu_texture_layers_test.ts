@@ -289,6 +289,8 @@ Deno.test({
       "1 to 2",
     );
     throwsWith(() => image.view({ arrayLayerCount: 0 }), RangeError, "arrayLayerCount");
+    // A misspelt option is refused, not ignored (it would bind every layer).
+    throwsWith(() => image.view({ layer: 2 } as never), TypeError, "no option 'layer'");
     using volume = client.createTexture({
       width: 2,
       height: 2,

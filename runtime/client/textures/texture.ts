@@ -218,6 +218,13 @@ export class Texture implements Disposable {
         }`,
       );
     }
+    for (const key of Object.keys(options)) {
+      if (!VIEW_OPTIONS.includes(key)) {
+        throw new TypeError(
+          `texture.view has no option '${key}' (it takes ${VIEW_OPTIONS.join(", ")})`,
+        );
+      }
+    }
     const { mipLevel: level = 0, baseArrayLayer, arrayLayerCount } = options;
     if (!Number.isInteger(level) || level < 0 || level >= this.mipLevelCount) {
       throw new RangeError(
@@ -247,6 +254,8 @@ export class Texture implements Disposable {
     this.dispose();
   }
 }
+
+const VIEW_OPTIONS: readonly string[] = ["mipLevel", "baseArrayLayer", "arrayLayerCount"];
 
 /**
  * The layers a view names, `[base, count]` (`count` `undefined`: every layer, as the texture),
