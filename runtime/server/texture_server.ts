@@ -152,12 +152,13 @@ export interface TextureServer {
   /**
    * Optional. Writes every texel (tightly packed rows, then layers or slices; each texel's
    * samples one after another in a multisampled texture), in stream order: of mip level 0, or
-   * of the level of a view's ref (a `TextureViewRef`, which carries its `mipLevel`).
+   * of the level (and the layers, when it names some) of a view's ref (a `TextureViewRef`, which
+   * carries its `mipLevel`, `baseArrayLayer` and `arrayLayerCount`).
    */
   writeTexture?(ref: HandleRef, data: Uint8Array, stream: StreamId): void;
   /**
    * Optional. Reads every texel (tightly packed rows, then layers or slices), in stream order:
-   * of mip level 0, or of the level of a view's ref.
+   * of mip level 0, or of the level (and layers) of a view's ref.
    */
   readTexture?(ref: HandleRef, stream: StreamId): Promise<Uint8Array>;
 }

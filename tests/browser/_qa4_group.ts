@@ -122,6 +122,33 @@ export const qa4Group = {
       assert.deepEqual(await client.read(dst), expected, `level ${level}`);
     }
   },
+  // Array layers under Tint: layer 0 sampled and layer 1 stored in one dispatch (different
+  // subresources of one texture), then one layer of a cube array read alone.
+  "one layer of a texture sampled and another stored in one dispatch": async () => {
+    using client = await createClient();
+    const [w, h] = [4, 3];
+    const start = Float32Array.from({ length: w * h * 3 }, (_, i) => i - 5.5);
+    using image = client.createTexture({
+      width: w,
+      height: h,
+      depthOrArrayLayers: 3,
+      format: "r32float",
+      data: start,
+    });
+    const layer = (z: number) => image.view({ baseArrayLayer: z, arrayLayerCount: 1 });
+    client.execute({
+      source: `@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var dst: texture_storage_2d<r32float, write>;
+@compute @workgroup_size(4, 4) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (any(g.xy >= textureDimensions(dst))) { return; }
+  textureStore(dst, g.xy, vec4f(textureLoad(src, g.xy, 0).x * 3.0, 0.0, 0.0, 1.0));
+}`,
+    }, { threads: [w, h], buffers: [layer(0), layer(1)] });
+    const expected = start.slice();
+    for (let i = 0; i < w * h; i++) expected[w * h + i] = start[i] * 3;
+    assert.deepEqual(await client.read(image), expected);
+    assert.deepEqual(await client.read(layer(2)), start.subarray(2 * w * h));
+  },
   "a barrier under a branch on read-only storage, read-only slices on the output's page":
     async () => {
       // Tint refuses the widened module, so the client must run the declared one.

@@ -199,11 +199,7 @@ function textureBytes(level: Texture | TextureView, data: unknown): Uint8Array {
   const view = data as ArrayBufferView;
   if (view.byteLength !== length) {
     const each = (view as Uint8Array).BYTES_PER_ELEMENT;
-    const which = level instanceof TextureView && texture.mipLevelCount > 1
-      ? `Mip level ${level.mipLevel} (${
-        textureExtent({ ...level, dimension: texture.dimension })
-      }) of a`
-      : "A";
+    const which = level instanceof TextureView ? viewName(level) : "A";
     throw new RangeError(
       `${which} ${textureExtent(texture)} ${texture.format} texture${
         texture.sampleCount > 1 ? ` of ${texture.sampleCount} samples per texel` : ""
@@ -212,4 +208,20 @@ function textureBytes(level: Texture | TextureView, data: unknown): Uint8Array {
     );
   }
   return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}
+
+/** How a length refusal names a view: its level and layers, or `"A"` when it is the whole. */
+function viewName(view: TextureView): string {
+  const { mipLevel, baseArrayLayer: base, arrayLayerCount: count } = view;
+  const many = view.texture.mipLevelCount > 1;
+  if (count === undefined && !many) return "A";
+  const extent = textureExtent({ ...view, dimension: view.texture.dimension });
+  const level = many ? `mip level ${mipLevel}` : "";
+  const layers = count === undefined
+    ? ""
+    : count === 1
+    ? `Layer ${base}`
+    : `Layers ${base} to ${base + count - 1}`;
+  return `${layers}${layers && level ? " of " : ""}${layers ? level : "Mip" + level.slice(3)} ` +
+    `(${extent}) of a`;
 }

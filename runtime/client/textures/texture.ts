@@ -118,7 +118,7 @@ export class Texture implements Disposable {
   readonly label: string | undefined;
   readonly #slice: SliceHandle;
   readonly #ref: HandleRef;
-  readonly #views: TextureView[] = [];
+  readonly #views = new Map<string, TextureView>();
 
   /** Wraps the owner of a texture a server made (see `client.createTexture`). */
   constructor(
@@ -166,10 +166,14 @@ export class Texture implements Disposable {
   }
 
   /**
-   * Mip level `mipLevel` of the texture, to bind in `buffers` (a storage binding such as
-   * `texture_storage_2d<r32float, write>` takes one level; a sampled one then samples that level
-   * only), to write and to read. `RangeError` for a level the texture does not have. The same
-   * view is returned for a level each time (its launches reuse their bind groups).
+   * Mip level `mipLevel` of the texture (default 0), or `arrayLayerCount` of its array layers
+   * from `baseArrayLayer` (default: every layer from it), to bind in `buffers` (a storage binding
+   * such as `texture_storage_2d<r32float, write>` takes one level and one layer, or several as
+   * `texture_storage_2d_array`; a sampled one then samples those only: one layer as a
+   * `texture_2d`, 6 square layers as a `texture_cube`), to write and to read. `RangeError` for a
+   * level or a layer the texture does not have, naming the option; a 3-D texture has no layers.
+   * The same view is returned for the same options each time (its launches reuse their bind
+   * groups).
    *
    * @example Store into level 1 while sampling level 0 (one step of a mip chain)
    * ```ts
@@ -184,12 +188,44 @@ export class Texture implements Disposable {
    * const [source, target] = [image.view({ mipLevel: 0 }), image.view({ mipLevel: 1 })];
    * console.log(source.width, target.width); // 4 2
    * ```
+   *
+   * @example One layer of an array, written and read alone
+   * ```ts
+   * import { createClient } from "@gpucompute/runtime";
+   * using client = await createClient();
+   * using layers = client.createTexture({
+   *   width: 2,
+   *   height: 1,
+   *   depthOrArrayLayers: 3,
+   *   format: "r32float",
+   * });
+   * const second = layers.view({ baseArrayLayer: 1, arrayLayerCount: 1 }); // binds as texture_2d
+   * client.write(second, new Float32Array([5, 6]));
+   * console.log(await client.read(layers)); // Float32Array [0, 0, 5, 6, 0, 0]
+   * ```
    */
-  view(options: { readonly mipLevel: number }): TextureView {
+  view(
+    options: {
+      readonly mipLevel?: number;
+      readonly baseArrayLayer?: number;
+      readonly arrayLayerCount?: number;
+    },
+  ): TextureView {
     if (typeof options !== "object" || options === null) {
-      throw new TypeError(`texture.view needs { mipLevel }, got ${describe(options)}`);
+      throw new TypeError(
+        `texture.view needs { mipLevel, baseArrayLayer, arrayLayerCount }, got ${
+          describe(options)
+        }`,
+      );
     }
-    const level = options.mipLevel;
+    for (const key of Object.keys(options)) {
+      if (!VIEW_OPTIONS.includes(key)) {
+        throw new TypeError(
+          `texture.view has no option '${key}' (it takes ${VIEW_OPTIONS.join(", ")})`,
+        );
+      }
+    }
+    const { mipLevel: level = 0, baseArrayLayer, arrayLayerCount } = options;
     if (!Number.isInteger(level) || level < 0 || level >= this.mipLevelCount) {
       throw new RangeError(
         `mipLevel must be an integer from 0 to ${this.mipLevelCount - 1} (the texture has ` +
@@ -198,7 +234,14 @@ export class Texture implements Disposable {
       );
     }
     this.ref(); // INVALID_HANDLE after dispose
-    return this.#views[level] ??= new TextureView(this, level);
+    const [base, count] = checkLayers(this, baseArrayLayer, arrayLayerCount);
+    const key = `${level}/${base}/${count}`;
+    let view = this.#views.get(key);
+    if (view === undefined) {
+      view = new TextureView(this, level, base, count);
+      this.#views.set(key, view);
+    }
+    return view;
   }
 
   /** Releases the texture once the work queued on it has run. Idempotent. */
@@ -210,4 +253,41 @@ export class Texture implements Disposable {
   [Symbol.dispose](): void {
     this.dispose();
   }
+}
+
+const VIEW_OPTIONS: readonly string[] = ["mipLevel", "baseArrayLayer", "arrayLayerCount"];
+
+/**
+ * The layers a view names, `[base, count]` (`count` `undefined`: every layer, as the texture),
+ * each option checked: `TypeError` on a 3-D texture (its depth slices are not layers), else
+ * `RangeError` naming the option past the texture's layers.
+ */
+function checkLayers(
+  texture: Texture,
+  base: number | undefined,
+  count: number | undefined,
+): [number, number | undefined] {
+  if (base === undefined && count === undefined) return [0, undefined];
+  const layers = texture.depthOrArrayLayers;
+  if (texture.dimension === "3d") {
+    throw new TypeError(
+      `${base === undefined ? "arrayLayerCount" : "baseArrayLayer"} names array layers, but a ` +
+        `3-D texture has none (its ${layers} depth slices are one image: bind the whole level)`,
+    );
+  }
+  const from = base ?? 0;
+  if (!Number.isInteger(from) || from < 0 || from >= layers) {
+    throw new RangeError(
+      `baseArrayLayer must be an integer from 0 to ${layers - 1} (the texture has ${layers} ` +
+        `layer${layers === 1 ? "" : "s"}), got ${describe(base)}`,
+    );
+  }
+  const n = count ?? layers - from;
+  if (!Number.isInteger(n) || n < 1 || from + n > layers) {
+    throw new RangeError(
+      `arrayLayerCount must be an integer from 1 to ${layers - from} (layers ${from} to ` +
+        `${layers - 1} of the texture's ${layers}), got ${describe(count)}`,
+    );
+  }
+  return from === 0 && n === layers ? [0, undefined] : [from, n];
 }

@@ -1,7 +1,8 @@
 /**
- * {@linkcode TextureView}: one mip level of a {@linkcode Texture} (`texture.view({ mipLevel })`),
- * bound in `buffers` (a storage texture binding takes exactly one level), written and read
- * through the client like the texture.
+ * {@linkcode TextureView}: one mip level of a {@linkcode Texture}, or some of its array layers
+ * (`texture.view({ mipLevel, baseArrayLayer, arrayLayerCount })`), bound in `buffers` (a storage
+ * texture binding takes exactly one level; `texture_2d` one layer), written and read through the
+ * client like the texture.
  *
  * @module
  */
@@ -13,9 +14,11 @@ import type { Texture } from "./texture.ts";
 
 /**
  * One mip level of a texture: `max(1, side >> mipLevel)` texels per side (the layers of a 2-D
- * texture are kept, the depth of a 3-D one shrinks). Bind it where a kernel stores into a level
- * (`texture_storage_2d<F, write>`) or samples only that level; `client.write(view, data)` and
- * `client.read(view)` write and read that level. It lives as long as its texture.
+ * texture are kept, or those from `baseArrayLayer` only; the depth of a 3-D one shrinks). Bind it
+ * where a kernel stores into a level or a layer (`texture_storage_2d<F, write>`), or samples only
+ * those (one layer binds as `texture_2d`, several as `texture_2d_array`, 6 square ones as
+ * `texture_cube`); `client.write(view, data)` and `client.read(view)` write and read just those
+ * texels. It lives as long as its texture.
  *
  * @example Write and read level 1 of a 4x4 image
  * ```ts
@@ -41,18 +44,30 @@ export class TextureView {
   readonly width: number;
   /** Rows of the level. */
   readonly height: number;
-  /** Layers (2-D: as many as the texture's) or depth slices (3-D: shrunk) of the level. */
+  /**
+   * Layers (2-D: the view's, all of the texture's unless it names some) or depth slices (3-D:
+   * shrunk) of the level.
+   */
   readonly depthOrArrayLayers: number;
+  /** The view's first array layer (0 unless it names layers). */
+  readonly baseArrayLayer: number;
+  /** The view's layers from `baseArrayLayer`, or `undefined` for every layer of the texture. */
+  readonly arrayLayerCount: number | undefined;
   #ref: TextureViewRef | undefined;
 
-  /** A view of level `mipLevel` of `texture` (see `texture.view`, which checks the level). */
-  constructor(texture: Texture, mipLevel: number) {
+  /**
+   * A view of level `mipLevel` of `texture`, of `arrayLayerCount` layers from `baseArrayLayer` if
+   * given (see `texture.view`, which checks them).
+   */
+  constructor(texture: Texture, mipLevel: number, baseArrayLayer = 0, arrayLayerCount?: number) {
     this.texture = texture;
     this.mipLevel = mipLevel;
     const size = levelExtent(texture, mipLevel);
     this.width = size.width;
     this.height = size.height;
-    this.depthOrArrayLayers = size.depthOrArrayLayers;
+    this.depthOrArrayLayers = arrayLayerCount ?? size.depthOrArrayLayers;
+    this.baseArrayLayer = baseArrayLayer;
+    this.arrayLayerCount = arrayLayerCount;
   }
 
   /**
@@ -61,15 +76,21 @@ export class TextureView {
    */
   ref(): HandleRef {
     const base = this.texture.ref();
-    this.#ref ??= new TextureViewRef(base.slice, {
-      offsetStart: 0,
-      offsetEnd: 0,
-      stream: base.stream,
-      cursor: 0,
-      fullSize: 0,
-      label: base.label,
-      madeBy: base.madeBy,
-    }, this.mipLevel);
+    this.#ref ??= new TextureViewRef(
+      base.slice,
+      {
+        offsetStart: 0,
+        offsetEnd: 0,
+        stream: base.stream,
+        cursor: 0,
+        fullSize: 0,
+        label: base.label,
+        madeBy: base.madeBy,
+      },
+      this.mipLevel,
+      this.baseArrayLayer,
+      this.arrayLayerCount,
+    );
     return this.#ref;
   }
 }

@@ -17,7 +17,7 @@ import {
   textureExtent,
   type TextureFormat,
 } from "../../core/handles/texture_format.ts";
-import { mipLevelOf } from "../../core/handles/texture_view_ref.ts";
+import { layersOf, mipLevelOf } from "../../core/handles/texture_view_ref.ts";
 import { describe } from "../../core/_argument_checks.ts";
 import type { TextureDescriptor } from "../texture_server.ts";
 import type { WebGpuParts } from "./_parts.ts";
@@ -116,7 +116,7 @@ function checkSamples(d: TextureDescriptor, format: TextureFormat, sampleCount: 
 
 const DIMENSIONS: readonly unknown[] = ["1d", "2d", "3d"];
 
-/** Writes every texel, in stream order. */
+/** Writes every texel (of a view's level and layers), in stream order. */
 export function writeTexture(
   parts: WebGpuParts,
   ref: HandleRef,
@@ -125,17 +125,28 @@ export function writeTexture(
 ): void {
   const entry = liveTexture(parts, ref);
   const level = checkLevel(entry, ref);
-  const bytes = entry.levelBytes(level);
+  const layers = checkLayers(entry, ref);
+  const bytes = entry.levelBytes(level, layers?.[1]);
   if (!(data instanceof Uint8Array) || data.byteLength !== bytes) {
+    const size = { ...levelExtent(entry, level), depthOrArrayLayers: layers?.[1] ?? 0 };
+    const part = layers === undefined
+      ? `Mip level ${level}`
+      : `${
+        layers[1] === 1
+          ? `Layer ${layers[0]}`
+          : `Layers ${layers[0]} to ${layers[0] + layers[1] - 1}`
+      } of mip level ${level}`;
     throw new RangeError(
       `${
-        level === 0 ? "A" : `Mip level ${level} (${textureExtent(levelExtent(entry, level))}) of a`
+        level === 0 && layers === undefined
+          ? "A"
+          : `${part} (${textureExtent(layers ? size : levelExtent(entry, level))}) of a`
       } ` +
         `${textureExtent(entry)} ${entry.format} texture takes ${bytes} bytes, ` +
         `got ${data instanceof Uint8Array ? data.byteLength : describe(data)}`,
     );
   }
-  const task = parts.textures.write(entry, data, level);
+  const task = parts.textures.write(entry, data, level, layers);
   try {
     parts.scheduler.registerChecked(stream, task, [ref], undefined);
   } catch (error) {
@@ -144,14 +155,14 @@ export function writeTexture(
   }
 }
 
-/** Reads every texel, in stream order. */
+/** Reads every texel (of a view's level and layers), in stream order. */
 export async function readTexture(
   parts: WebGpuParts,
   ref: HandleRef,
   stream: StreamId,
 ): Promise<Uint8Array> {
   const entry = liveTexture(parts, ref);
-  const read = parts.textures.read(entry, checkLevel(entry, ref));
+  const read = parts.textures.read(entry, checkLevel(entry, ref), checkLayers(entry, ref));
   try {
     parts.scheduler.registerChecked(stream, read.task, [ref], [ref]);
   } catch (error) {
@@ -185,4 +196,22 @@ function checkLevel(entry: TextureEntry, ref: HandleRef): number {
     );
   }
   return level;
+}
+
+/** The layers `ref` names (`undefined`: all); `RangeError` past the texture's, or on a 3-D one. */
+function checkLayers(entry: TextureEntry, ref: HandleRef): readonly [number, number] | undefined {
+  const layers = layersOf(ref);
+  if (layers === undefined) return undefined;
+  const [base, count] = layers;
+  const all = entry.dimension === "3d" ? 0 : entry.depthOrArrayLayers;
+  if (!(Number.isInteger(base) && Number.isInteger(count) && base >= 0 && count >= 1)) {
+    throw new RangeError(`baseArrayLayer and arrayLayerCount must be integers, got ${layers}`);
+  }
+  if (base + count > all) {
+    throw new RangeError(
+      `baseArrayLayer + arrayLayerCount must be at most ${all} (the ${textureExtent(entry)} ` +
+        `texture's layers), got ${base} + ${count}`,
+    );
+  }
+  return layers;
 }

@@ -9,9 +9,11 @@
 
 import { CompilationError, KernelArgumentError } from "../../../core/errors.ts";
 import { describe } from "../../../core/_argument_checks.ts";
-import { type ConstValue, evaluateConst } from "./_const_eval.ts";
+import { type ConstValue, evaluateConst } from "./consts/_const_eval.ts";
 import { unsure } from "./_device_verdict.ts";
-import { constScope, type ModuleDeclaration, type ModuleText } from "./_wgsl_source.ts";
+import type { ModuleDeclaration, ModuleText } from "./_wgsl_source.ts";
+import { constScope } from "./consts/_const_scope.ts";
+import type { ConstStruct } from "./consts/_const_structs.ts";
 
 /** A scalar type an override may have. */
 export type OverrideType = "f32" | "f16" | "i32" | "u32" | "bool";
@@ -32,6 +34,8 @@ export interface WorkgroupSizeText {
   readonly args: readonly string[];
   readonly line: number;
   readonly declarations: ReadonlyMap<string, ModuleDeclaration>;
+  /** The module's structs (`Foo(64u).w` in a size). */
+  readonly structs?: ReadonlyMap<string, ConstStruct>;
 }
 
 /** A checked override set: its cache key, values, and WebGPU's pipeline constants. */
@@ -65,7 +69,7 @@ export function reflectOverrides(
       placeholders.set(d.name, { value: 1, type: d.type as OverrideType });
     }
   }
-  const scope = constScope(text.declarations, placeholders);
+  const scope = constScope(text.declarations, placeholders, text.structs);
   for (const d of text.declarations.values()) {
     if (d.kind !== "override") continue;
     let type = d.type;
@@ -113,7 +117,7 @@ export function resolveWorkgroupSize(
   size: WorkgroupSizeText,
   overrides: ReadonlyMap<string, ConstValue>,
 ): [number, number, number] {
-  const scope = constScope(size.declarations, overrides);
+  const scope = constScope(size.declarations, overrides, size.structs);
   const out: [number, number, number] = [1, 1, 1];
   if (size.args.length < 1 || size.args.length > 3) {
     throw new CompilationError(

@@ -205,7 +205,7 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   if (sizeText === undefined) {
     throw new CompilationError(name, `'${entryPoint}' has no @workgroup_size`, entry.startLine);
   }
-  const size = { args: sizeText.args, line: sizeText.line, declarations: text.declarations };
+  const size = { ...sizeText, declarations: text.declarations, structs: text.structs };
   const workgroupSize = overrides.some((o) => o.required)
     ? [0, 0, 0] as const // known once the overrides are given
     : resolveWorkgroupSize(name, entryPoint, size, NO_OVERRIDES);

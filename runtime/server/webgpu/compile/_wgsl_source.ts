@@ -25,8 +25,9 @@
  */
 
 import { splitTopLevel, templateEnd } from "./_wgsl_templates.ts";
-import { type ConstValue, evaluateConst } from "./_const_eval.ts";
-import { heldAs } from "./_const_builtins.ts";
+import { evaluateConst } from "./consts/_const_eval.ts";
+import { constScope } from "./consts/_const_scope.ts";
+import { type ConstStruct, moduleStructs } from "./consts/_const_structs.ts";
 import { isShadowable, renameShadowed } from "./_wgsl_shadowed.ts";
 import { forInitSteps } from "./rewrites/_for_init.ts";
 import { orderConsts } from "./rewrites/_const_order.ts";
@@ -58,6 +59,8 @@ export interface ModuleText {
   readonly enables: readonly string[];
   /** Module-scope `const` and `override` declarations by name. */
   readonly declarations: ReadonlyMap<string, ModuleDeclaration>;
+  /** The module's struct types (what const expressions construct: `Foo(2u).n`). */
+  readonly structs: ReadonlyMap<string, ConstStruct>;
   /** Each function's `@workgroup_size(...)` arguments as written, by function name. */
   readonly workgroupSizes: ReadonlyMap<string, { readonly args: string[]; readonly line: number }>;
 }
@@ -151,7 +154,8 @@ export function readModule(source: string): ModuleText {
     }
     edits.push({ from: open + 1, to: close, text: "1" });
   }
-  const scope = constScope(declarations, new Map());
+  const structs = moduleStructs(masked);
+  const scope = constScope(declarations, new Map(), structs);
   const uncounted: { count: string; line: number; cause: unknown }[] = [];
   const idValues = new Map<number, number>(); // an `@id(...)`'s "(" offset: its value
   for (const m of masked.matchAll(/\barray\s*</g)) {
@@ -236,33 +240,9 @@ export function readModule(source: string): ModuleText {
     reflectSource: renameKeywords(renameShadowed(orderConsts(applyEdits(masked, edits)))),
     enables,
     declarations,
+    structs,
     workgroupSizes,
   };
-}
-
-/**
- * A scope for {@linkcode evaluateConst} over the module's declarations: an override takes its
- * value from `overrides`, else its default. Cycles and undeclared names are unknown.
- */
-export function constScope(
-  declarations: ReadonlyMap<string, ModuleDeclaration>,
-  overrides: ReadonlyMap<string, ConstValue>,
-): (name: string) => ConstValue | undefined {
-  const seen = new Map<string, ConstValue | undefined>();
-  const scope = (name: string): ConstValue | undefined => {
-    if (seen.has(name)) return seen.get(name);
-    const declaration = declarations.get(name);
-    if (declaration === undefined) return undefined;
-    const given = declaration.kind === "override" ? overrides.get(name) : undefined;
-    if (given !== undefined) return given;
-    if (declaration.init === undefined) return undefined;
-    seen.set(name, undefined); // a cycle reads as unknown
-    let value = evaluateConst(declaration.init, scope, true);
-    value = heldAs(value, declaration.type);
-    seen.set(name, value);
-    return value;
-  };
-  return scope;
 }
 
 /** WGSL's blankspace other than space, tab, CR and LF (line breaks among them end `//`). */

@@ -10,7 +10,7 @@
 
 import { KernelArgumentError } from "../../../core/errors.ts";
 import type { HandleRef } from "../../../core/handles/handle_ref.ts";
-import { mipLevelOf } from "../../../core/handles/texture_view_ref.ts";
+import { layersOf, mipLevelOf } from "../../../core/handles/texture_view_ref.ts";
 import { TEXTURE_FORMATS, textureExtent } from "../../../core/handles/texture_format.ts";
 import { describe } from "../../../core/_argument_checks.ts";
 import type { KernelLaunch } from "../../server.ts";
@@ -18,6 +18,7 @@ import type { SamplerDescriptor } from "../../texture_server.ts";
 import type { KernelReflection, ReflectedBinding } from "../compile/_reflect.ts";
 import type { WgslKernel } from "../kernel.ts";
 import { type TextureEntry, WebGpuTextures } from "../memory/textures.ts";
+import { sampleFits, viewNeeds } from "./_texture_view_rules.ts";
 
 /** A texture or sampler entry of a bind group. */
 export interface ObjectEntry {
@@ -70,7 +71,14 @@ export class BoundTextures {
    * The textures the launch being prepared binds so far, each with its usage, mip level (`-1`:
    * every level) and buffer index.
    */
-  readonly #bound: { entry: TextureEntry; usage: string; level: number; i: number }[] = [];
+  readonly #bound: {
+    entry: TextureEntry;
+    usage: string;
+    level: number;
+    base: number;
+    count: number;
+    i: number;
+  }[] = [];
   #boundCount = 0;
 
   constructor(device: GPUDevice, textures: WebGpuTextures) {
@@ -117,7 +125,19 @@ export class BoundTextures {
     }
     // The messages are built on a refusal only: nothing is allocated per launch.
     const dimension = t.dimension as GPUTextureViewDimension;
-    const needs = viewNeeds(dimension, entry);
+    const layers = layersOf(ref);
+    const all = entry.dimension === "3d" ? 0 : entry.depthOrArrayLayers;
+    if (
+      layers !== undefined && !(layers[0] >= 0 && layers[1] >= 1 && layers[0] + layers[1] <= all)
+    ) {
+      throw new KernelArgumentError(
+        name,
+        bufferArgument(i, names),
+        `names layers ${layers[0]} to ${layers[0] + layers[1] - 1} of a ${textureExtent(entry)} ` +
+          `texture, which has ${all} array layers`,
+      );
+    }
+    const needs = viewNeeds(dimension, entry, layers?.[1] ?? entry.depthOrArrayLayers);
     if (needs !== undefined) {
       throw new KernelArgumentError(
         name,
@@ -184,16 +204,17 @@ export class BoundTextures {
       );
     }
     const usage = t.kind === "storage" ? t.access! : "sampled";
-    this.#conflicts(name, i, names, entry, usage, level ?? -1);
-    this.#entry(slot, entry.view(dimension, level), into);
+    this.#conflicts(name, i, names, entry, usage, level ?? -1, layers);
+    this.#entry(slot, entry.view(dimension, level, layers), into);
   }
 
   /**
    * Refuses a texture bound twice in one launch where one binding writes it and the other uses it
    * otherwise (sampled, read-only, or write-only beside read_write): WebGPU rejects such a
    * dispatch later, at submit, so the refusal belongs to the call. Same usages (two sampled, two
-   * read_write) are allowed, and so are two different mip levels (`level`, `-1` for all): a mip
-   * generation samples level n - 1 and stores level n of one texture.
+   * read_write) are allowed, and so are two different mip levels (`level`, `-1` for all) or
+   * disjoint layer ranges (`layers`, `undefined` for all): a mip generation samples level n - 1
+   * and stores level n of one texture; a pass may sample layer 0 and store layer 1.
    */
   #conflicts(
     name: string,
@@ -202,12 +223,15 @@ export class BoundTextures {
     entry: TextureEntry,
     usage: string,
     level: number,
+    layers: readonly [number, number] | undefined,
   ): void {
+    const base = layers?.[0] ?? 0, count = layers?.[1] ?? Infinity; // no array per launch
     const writes = usage === "write" || usage === "read_write";
     for (let b = 0; b < this.#boundCount; b++) {
       const other = this.#bound[b];
       if (other.entry !== entry || other.usage === usage) continue;
       if (other.level !== level && other.level !== -1 && level !== -1) continue;
+      if (other.base >= base + count || base >= other.base + other.count) continue;
       if (!writes && other.usage !== "write" && other.usage !== "read_write") continue;
       throw new KernelArgumentError(
         name,
@@ -215,17 +239,12 @@ export class BoundTextures {
         `is the texture already bound as ${bufferArgument(other.i, names)} (${other.usage}), ` +
           `and bound here ${usage === "sampled" ? "sampled" : `with ${usage} access`}: WebGPU ` +
           `refuses a dispatch that writes a texture and uses it otherwise: write into another ` +
-          `texture, or bind other mip levels (texture.view({ mipLevel }))`,
+          `texture, or bind other mip levels or layers (texture.view({ mipLevel, baseArrayLayer }))`,
       );
     }
     const slot = this.#bound[this.#boundCount];
-    if (slot === undefined) this.#bound.push({ entry, usage, level, i });
-    else {
-      slot.entry = entry;
-      slot.usage = usage;
-      slot.level = level;
-      slot.i = i;
-    }
+    if (slot === undefined) this.#bound.push({ entry, usage, level, base, count, i });
+    else Object.assign(slot, { entry, usage, level, base, count, i });
     this.#boundCount++;
   }
 
@@ -338,46 +357,12 @@ export function bufferArgument(i: number, names: readonly string[] | undefined):
 function aTexture(entry: TextureEntry, ref: HandleRef): string {
   const samples = entry.sampleCount > 1 ? ` of ${entry.sampleCount} samples` : "";
   const level = mipLevelOf(ref);
-  const of = level === undefined ? "is a" : `is mip level ${level} of a`;
+  const layers = layersOf(ref);
+  const part = layers === undefined
+    ? ""
+    : layers[1] === 1
+    ? `layer ${layers[0]} of `
+    : `layers ${layers[0]} to ${layers[0] + layers[1] - 1} of `;
+  const of = level === undefined ? "is a" : `is ${part}mip level ${level} of a`;
   return `${of} ${entry.format} ${textureExtent(entry)} texture${samples}`;
-}
-
-/**
- * What a view of `dimension` needs that `entry` is not (WebGPU's view rules), or `undefined`
- * when it fits: a `"2d"` view one layer (binding layer 0 of many would be a silent wrong
- * result), a cube 6 square layers, a cube array 6n.
- */
-function viewNeeds(dimension: GPUTextureViewDimension, entry: TextureEntry): string | undefined {
-  const { width, height, depthOrArrayLayers: layers } = entry;
-  switch (dimension) {
-    case "1d":
-      return entry.dimension === "1d" ? undefined : `a 1-D texture (dimension "1d")`;
-    case "3d":
-      return entry.dimension === "3d" ? undefined : `a 3-D texture (dimension "3d")`;
-    case "2d":
-      return entry.dimension === "2d" && layers === 1
-        ? undefined
-        : `a 2-D texture of one layer${
-          layers > 1 ? " (declare a texture_2d_array to read its layers)" : ""
-        }`;
-    case "2d-array":
-      return entry.dimension === "2d" ? undefined : `a 2-D texture (any number of layers)`;
-    case "cube":
-    case "cube-array": {
-      const fits = entry.dimension === "2d" && width === height &&
-        (dimension === "cube" ? layers === 6 : layers % 6 === 0);
-      return fits
-        ? undefined
-        : dimension === "cube"
-        ? `a 2-D texture of 6 square layers (width = height, depthOrArrayLayers: 6)`
-        : `a 2-D texture of square layers, 6 per cube (width = height, depthOrArrayLayers: 6n)`;
-    }
-  }
-}
-
-/** Whether texels of kind `texel` may bind where the layout reads `slot`. */
-function sampleFits(texel: string, slot: string): boolean {
-  // WebGPU binds float and depth formats where the layout reads unfilterable floats.
-  if (slot === "unfilterable-float") return texel !== "uint" && texel !== "sint";
-  return texel === slot;
 }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { TextureExtent } from "../../../core/handles/texture_format.ts";
+import { levelExtent, type TextureExtent } from "../../../core/handles/texture_format.ts";
 
 /** One copy: rows `first` to `first + rows` of the tightly packed texels (all layers' rows). */
 export interface CopyBlock {
@@ -56,4 +56,14 @@ export function copyBlocks(t: TextureExtent, padded: number, maxBytes: number): 
     }
   }
   return blocks;
+}
+
+/** The size of mip level `level`, of `layers[1]` layers when given. */
+export function layerExtent(
+  entry: TextureExtent,
+  level: number,
+  layers?: readonly [number, number],
+): TextureExtent {
+  const size = levelExtent(entry, level);
+  return layers === undefined ? size : { ...size, depthOrArrayLayers: layers[1] };
 }

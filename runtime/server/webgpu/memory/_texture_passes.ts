@@ -12,14 +12,11 @@
  * @module
  */
 
-import {
-  levelExtent,
-  TEXTURE_FORMATS,
-  type TextureFormat,
-} from "../../../core/handles/texture_format.ts";
+import { TEXTURE_FORMATS, type TextureFormat } from "../../../core/handles/texture_format.ts";
 import type { CopyTask } from "../queue/_tasks.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
 import type { PendingTextureRead, TextureEntry } from "./textures.ts";
+import { layerExtent } from "./_texture_copies.ts";
 import { fillShader, readShader } from "./_texture_pass_shaders.ts";
 
 /** Bytes of the header (width, height, samples, 0) before each layer's texels. */
@@ -45,9 +42,15 @@ export class TexturePasses {
    * [channels]). `RangeError` for depth values outside [0, 1] (the depth a fragment writes is
    * clamped to the viewport's range: it would be a silent wrong result) or NaN.
    */
-  fill(entry: TextureEntry, data: Uint8Array, level = 0): CopyTask {
+  fill(
+    entry: TextureEntry,
+    data: Uint8Array,
+    level = 0,
+    range?: readonly [number, number],
+  ): CopyTask {
     const { sampleCount, format } = entry;
-    const { width, height, depthOrArrayLayers: layers } = levelExtent(entry, level);
+    const { width, height, depthOrArrayLayers: layers } = layerExtent(entry, level, range);
+    const base = range?.[0] ?? 0;
     if (format === "depth32float") checkDepths(data);
     const layerBytes = width * height * sampleCount * TEXTURE_FORMATS[format].bytes;
     const align = this.#device.limits.minStorageBufferOffsetAlignment;
@@ -87,7 +90,7 @@ export class TexturePasses {
         for (let z = 0; z < layers; z++) {
           const view = entry.texture.createView({
             dimension: "2d",
-            baseArrayLayer: z,
+            baseArrayLayer: base + z,
             arrayLayerCount: 1,
             baseMipLevel: level,
             mipLevelCount: 1,

@@ -25,7 +25,7 @@ import {
 } from "../../../core/handles/texture_format.ts";
 import type { CopyTask } from "../queue/_tasks.ts";
 import { BufferUsage } from "./_buffer_usage.ts";
-import { copyBlocks } from "./_texture_copies.ts";
+import { type CopyBlock, copyBlocks, layerExtent } from "./_texture_copies.ts";
 import { TexturePasses } from "./_texture_passes.ts";
 
 /** The device texture behind a texture record (the record's `tag`). */
@@ -39,7 +39,7 @@ export class TextureEntry implements TextureExtent {
   /** Mip levels (1 unless made with more). */
   readonly mipLevelCount: number;
   /**
-   * Views by view dimension and mip level (`-1`: every level), made when a binding first asks
+   * Views by view dimension, mip level (`-1`: every level) and layers, made when a binding first asks
    * (what bind groups bind, so that repeated launches find their cached groups).
    */
   readonly #views = new Map<string, GPUTextureView>();
@@ -53,24 +53,32 @@ export class TextureEntry implements TextureExtent {
     this.mipLevelCount = shape.mipLevelCount ?? 1;
   }
 
-  /** Bytes of the texels of mip level `level` (every sample), tightly packed. */
-  levelBytes(level: number): number {
+  /** Bytes of the texels of mip level `level` (every sample; `layers` of it), tightly packed. */
+  levelBytes(level: number, layers?: number): number {
     const { width, height, depthOrArrayLayers } = levelExtent(this, level);
-    return width * height * depthOrArrayLayers * this.sampleCount *
+    return width * height * (layers ?? depthOrArrayLayers) * this.sampleCount *
       TEXTURE_FORMATS[this.format].bytes;
   }
 
   /**
-   * The view of every layer with `dimension` (checked against the texture by the launch), of
-   * every mip level or of `level` only.
+   * The view with `dimension` (checked against the texture by the launch) of every layer or of
+   * `layers` (`[base, count]`), of every mip level or of `level` only.
    */
-  view(dimension: GPUTextureViewDimension, level?: number): GPUTextureView {
-    const key = `${dimension}/${level ?? -1}`;
+  view(
+    dimension: GPUTextureViewDimension,
+    level?: number,
+    layers?: readonly [number, number],
+  ): GPUTextureView {
+    const key = layers === undefined
+      ? `${dimension}/${level ?? -1}`
+      : `${dimension}/${level ?? -1}/${layers[0]}/${layers[1]}`;
     let view = this.#views.get(key);
     if (view === undefined) {
-      view = this.texture.createView(
-        level === undefined ? { dimension } : { dimension, baseMipLevel: level, mipLevelCount: 1 },
-      );
+      view = this.texture.createView({
+        dimension,
+        ...(level === undefined ? {} : { baseMipLevel: level, mipLevelCount: 1 }),
+        ...(layers === undefined ? {} : { baseArrayLayer: layers[0], arrayLayerCount: layers[1] }),
+      });
       this.#views.set(key, view);
     }
     return view;
@@ -161,14 +169,22 @@ export class WebGpuTextures {
     return tag instanceof TextureEntry ? tag : undefined;
   }
 
-  /** A copy task writing `data` (every texel of mip level `level`, tightly packed). */
-  write(entry: TextureEntry, data: Uint8Array, level = 0): CopyTask {
+  /**
+   * A copy task writing `data` (every texel of mip level `level`, or of its `layers`
+   * (`[base, count]`), tightly packed).
+   */
+  write(
+    entry: TextureEntry,
+    data: Uint8Array,
+    level = 0,
+    layers?: readonly [number, number],
+  ): CopyTask {
     // WebGPU copies into neither depth32float nor multisampled textures: a render pass fills them.
-    if (this.#passes.renders(entry)) return this.#passes.fill(entry, data, level);
-    const size = levelExtent(entry, level);
+    if (this.#passes.renders(entry)) return this.#passes.fill(entry, data, level, layers);
+    const size = layerExtent(entry, level, layers);
     const row = size.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const copies = this.#blocks(entry, size, padded).map((block) => {
+    const copies = this.#blocks(entry, size, padded, layers).map((block) => {
       const staging = this.#device.createBuffer({
         size: padded * block.rows,
         usage: BufferUsage.COPY_SRC,
@@ -198,14 +214,14 @@ export class WebGpuTextures {
     };
   }
 
-  /** A read of every texel of mip level `level`, tightly packed. */
-  read(entry: TextureEntry, level = 0): PendingTextureRead {
-    // A multisampled texture cannot be copied: a compute pass reads its samples.
+  /** A read of every texel of mip level `level` (of its `layers`, if given), tightly packed. */
+  read(entry: TextureEntry, level = 0, layers?: readonly [number, number]): PendingTextureRead {
+    // A multisampled texture (one layer) cannot be copied: a compute pass reads its samples.
     if (entry.sampleCount > 1) return this.#passes.read(entry);
-    const size = levelExtent(entry, level);
+    const size = layerExtent(entry, level, layers);
     const row = size.width * TEXTURE_FORMATS[entry.format].bytes;
     const padded = align256(row);
-    const copies = this.#blocks(entry, size, padded).map((block) => ({
+    const copies = this.#blocks(entry, size, padded, layers).map((block) => ({
       block,
       staging: this.#device.createBuffer({
         size: padded * block.rows,
@@ -248,10 +264,16 @@ export class WebGpuTextures {
   }
 
   /**
-   * The copy blocks of a texture's level of `size` with rows of `padded` bytes; `RangeError` for
-   * a depth image larger than a staging buffer (WebGPU copies depth textures in whole images only).
+   * The copy blocks of a texture's level of `size` with rows of `padded` bytes (from layer
+   * `layers[0]`); `RangeError` for a depth image larger than a staging buffer (WebGPU copies
+   * depth textures in whole images only).
    */
-  #blocks(entry: TextureEntry, size: TextureExtent, padded: number) {
+  #blocks(
+    entry: TextureEntry,
+    size: TextureExtent,
+    padded: number,
+    layers?: readonly [number, number],
+  ): CopyBlock[] {
     if (TEXTURE_FORMATS[entry.format].depth && padded * size.height > this.#maxStaging) {
       throw new RangeError(
         `A ${entry.format} image of ${textureExtent(size)} is ${padded * size.height} bytes ` +
@@ -259,7 +281,11 @@ export class WebGpuTextures {
           `copies depth textures in whole images only: read it with a kernel`,
       );
     }
-    return copyBlocks(size, padded, this.#maxStaging);
+    const blocks = copyBlocks(size, padded, this.#maxStaging);
+    const base = layers?.[0] ?? 0;
+    return base === 0
+      ? blocks
+      : blocks.map((b) => ({ ...b, origin: { ...b.origin, z: (b.origin.z ?? 0) + base } }));
   }
 
   /** Destroys every texture (the server is being destroyed). */

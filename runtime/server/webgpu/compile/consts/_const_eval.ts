@@ -5,8 +5,9 @@
  * `scope`), unary `- ! ~`, the binary operators, parentheses, the constructors `i32 u32 f32 f16
  * bool`, `min max abs clamp select`, the scalar float builtins (`sqrt pow round floor`...: WGSL's
  * `round` goes to even) and the bit builtins of one integer (`countOneBits extractBits
- * reverseBits`...). Anything else (vectors, indexing) throws `ConstEvalError` naming it, so a
- * caller never goes on with a value it guessed.
+ * reverseBits`...), vectors and arrays (`.x`, `[i]`), and the module's structs through the scope
+ * (`Foo(2u)`, `Foo()`, `.n`: `_const_structs.ts`). Anything else throws `ConstEvalError` naming
+ * it, so a caller never goes on with a value it guessed.
  *
  * Integers follow WGSL: `u32` and `i32` wrap... except that a const expression that overflows is
  * an error in WGSL, which the device reports; here the value is wrapped only to stay a number.
@@ -27,7 +28,18 @@ export interface ConstValue {
   readonly type: ConstType;
   /** A vector's or array's elements (`vec3u(4, 8, 2)`, `array(2u, 4u)`), read by `.x` / `[i]`. */
   readonly parts?: readonly ConstValue[];
+  /** A struct's member names, one per part (`Foo(2u)`), read by `.name`. */
+  readonly fields?: readonly string[];
 }
+
+/**
+ * What names mean to {@linkcode evaluateConst}: a declaration's value (`undefined`: an unknown
+ * name) and, if the module has any, `struct(name, args)`: the value of the struct constructor
+ * `name(args...)` (`undefined`: `name` is no struct).
+ */
+export type ConstScope = ((name: string) => ConstValue | undefined) & {
+  readonly struct?: (name: string, args: readonly ConstValue[]) => ConstValue | undefined;
+};
 
 /** Why an expression has no value here (what it could not read). */
 export class ConstEvalError extends Error {
@@ -71,7 +83,7 @@ function tokenize(text: string): string[] {
  */
 export function evaluateConst(
   text: string,
-  scope: (name: string) => ConstValue | undefined,
+  scope: ConstScope,
   composite = false,
 ): ConstValue {
   const tokens = tokenize(text);
@@ -170,7 +182,10 @@ export function evaluateConst(
       const element = peek() === "<" ? template() : SUFFIX_TYPES[vector?.[2] ?? ""];
       return construct(vector === null ? 0 : Number(vector[1]), element, args());
     }
-    if (peek() === "(") return call(t, args().map((a) => scalar(a, t)));
+    if (peek() === "(") {
+      const given = args();
+      return scope.struct?.(t, given) ?? call(t, given.map((a) => scalar(a, t)));
+    }
     const v = scope(t);
     if (v === undefined) throw new ConstEvalError(`'${t}' is not a module-scope const or override`);
     return v;
@@ -190,9 +205,9 @@ const SUFFIX_TYPES: Readonly<Record<string, ConstType | undefined>> = {
   h: "f16",
 };
 
-/** `v` when it is a scalar; a vector or array throws (`what` uses it as one). */
+/** `v` when it is a scalar; a vector, array or struct throws (`what` uses it as one). */
 function scalar(v: ConstValue, what: string): ConstValue {
-  if (v.parts !== undefined) throw new ConstEvalError(`'${what}' of a vector or array`);
+  if (v.parts !== undefined) throw new ConstEvalError(`'${what}' of a vector, array or struct`);
   return v;
 }
 
@@ -216,8 +231,13 @@ function construct(
   return { value: NaN, type, parts };
 }
 
-/** `v.x`, `v.rg`: a vector's components by letter. */
+/** `v.x`, `v.rg`: a vector's components by letter; `s.n`: a struct's member. */
 function member(v: ConstValue, name: string): ConstValue {
+  if (v.fields !== undefined) {
+    const field = v.parts?.[v.fields.indexOf(name)];
+    if (field === undefined) throw new ConstEvalError(`the struct has no member '${name}'`);
+    return field;
+  }
   const set = /^[xyzw]+$/.test(name) ? "xyzw" : /^[rgba]+$/.test(name) ? "rgba" : undefined;
   const picked = [...name].map((c) => v.parts?.[set?.indexOf(c) ?? -1]);
   if (v.parts === undefined || set === undefined || picked.some((p) => p === undefined)) {
@@ -273,27 +293,23 @@ export function wrap(value: number, type: ConstType): ConstValue {
   return { value, type };
 }
 
+const COMPARE: Readonly<Record<string, (x: number, y: number) => boolean>> = {
+  "==": (x, y) => x === y,
+  "!=": (x, y) => x !== y,
+  "<": (x, y) => x < y,
+  ">": (x, y) => x > y,
+  "<=": (x, y) => x <= y,
+  ">=": (x, y) => x >= y,
+};
+
 function apply(op: string, a: ConstValue, b: ConstValue): ConstValue {
   scalar(a, op), scalar(b, op);
   if (op === "&&" || op === "||") {
     const value = op === "&&" ? a.value && b.value : a.value || b.value;
     return { value: value ? 1 : 0, type: "bool" };
   }
-  if (["==", "!=", "<", ">", "<=", ">="].includes(op)) {
-    const x = a.value, y = b.value;
-    const r = op === "=="
-      ? x === y
-      : op === "!="
-      ? x !== y
-      : op === "<"
-      ? x < y
-      : op === ">"
-      ? x > y
-      : op === "<="
-      ? x <= y
-      : x >= y;
-    return { value: r ? 1 : 0, type: "bool" };
-  }
+  const compare = COMPARE[op];
+  if (compare !== undefined) return { value: compare(a.value, b.value) ? 1 : 0, type: "bool" };
   if (op === "<<" || op === ">>") {
     const type = integer(a, op);
     const shift = b.value & 31;
