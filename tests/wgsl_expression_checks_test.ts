@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import {
   translateWgslExpression,
   WgslExpressionError,
-} from "../runtime/kernels/_wgsl_expression.ts";
+} from "../runtime/kernels/wgsl/_wgsl_expression.ts";
 
 const TYPES = { x: "f32", y: "f32", a: "i32", i: "u32", n: "u32" } as const;
 

@@ -27,7 +27,7 @@ import {
   translateWgslExpression,
   WGSL_OPERATORS,
   WgslExpressionError,
-} from "./_wgsl_expression.ts";
+} from "./wgsl/_wgsl_expression.ts";
 
 /** The backends whose kernel text the helpers generate. */
 export type KernelBackend = "webgpu" | "cuda";

@@ -43,8 +43,6 @@ import {
   CONCRETE,
   concrete,
   FLOAT_CALLS,
-  foldAbstract,
-  literal,
   type Node,
   NUMERIC,
   POLYMORPHIC,
@@ -53,85 +51,11 @@ import {
   WgslExpressionError,
 } from "./_wgsl_expression_checks.ts";
 
-export { WgslExpressionError } from "./_wgsl_expression_checks.ts";
+import { constNode, foldBinary, foldUnary, literalConst, UNREPRESENTABLE } from "./_wgsl_const.ts";
+import { foldCall } from "./_wgsl_const_calls.ts";
 
-/** CUDA C++ of WGSL's integer division, remainder and shifts, `round`, and missing built-ins. */
-export const WGSL_OPERATORS = `
-__device__ __forceinline__ int wgsl_div_(int a, int b) {
-  return b == 0 || (a == (int)0x80000000 && b == -1) ? a : a / b; }
-__device__ __forceinline__ unsigned int wgsl_div_(unsigned int a, unsigned int b) {
-  return b == 0u ? a : a / b; }
-__device__ __forceinline__ float wgsl_div_(float a, float b) { return a / b; }
-__device__ __forceinline__ int wgsl_rem_(int a, int b) {
-  return b == 0 || (a == (int)0x80000000 && b == -1) ? 0 : a % b; }
-__device__ __forceinline__ unsigned int wgsl_rem_(unsigned int a, unsigned int b) {
-  return b == 0u ? 0u : a % b; }
-__device__ __forceinline__ float wgsl_rem_(float a, float b) {
-  return __fsub_rn(a, __fmul_rn(b, truncf(__fdiv_rn(a, b)))); }
-template <class A, class B> __device__ __forceinline__ auto wgsl_div(A a, B b) -> decltype(a / b) {
-  return wgsl_div_((decltype(a / b))a, (decltype(a / b))b); }
-template <class A, class B> __device__ __forceinline__ auto wgsl_rem(A a, B b) -> decltype(a / b) {
-  return wgsl_rem_((decltype(a / b))a, (decltype(a / b))b); }
-template <class A, class B> __device__ __forceinline__ auto wgsl_shl(A a, B b) -> decltype(a << 1) {
-  return a << ((unsigned int)b & 31u); }
-template <class A, class B> __device__ __forceinline__ auto wgsl_shr(A a, B b) -> decltype(a >> 1) {
-  return a >> ((unsigned int)b & 31u); }
-__device__ __forceinline__ float wgsl_round(float x) { return rintf(x); }
-__device__ __forceinline__ int wgsl_i32(float x) {
-  return x != x ? 0 : (int)fminf(fmaxf(x, -2147483648.0f), 2147483520.0f); }
-__device__ __forceinline__ int wgsl_i32(int x) { return x; }
-__device__ __forceinline__ int wgsl_i32(unsigned int x) { return (int)x; }
-__device__ __forceinline__ int wgsl_i32(bool x) { return x ? 1 : 0; }
-__device__ __forceinline__ unsigned int wgsl_u32(float x) {
-  return x != x ? 0u : (unsigned int)fminf(fmaxf(x, 0.0f), 4294967040.0f); }
-__device__ __forceinline__ unsigned int wgsl_u32(int x) { return (unsigned int)x; }
-__device__ __forceinline__ unsigned int wgsl_u32(unsigned int x) { return x; }
-__device__ __forceinline__ unsigned int wgsl_u32(bool x) { return x ? 1u : 0u; }
-__device__ __forceinline__ float fract(float x) { return x - floorf(x); }
-__device__ __forceinline__ float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
-__device__ __forceinline__ int sign(int x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
-__device__ __forceinline__ float saturate(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
-__device__ __forceinline__ float step(float edge, float x) { return edge <= x ? 1.0f : 0.0f; }
-__device__ __forceinline__ float smoothstep(float lo, float hi, float x) {
-  float t = fminf(fmaxf((x - lo) / (hi - lo), 0.0f), 1.0f); return t * t * (3.0f - 2.0f * t); }
-__device__ __forceinline__ float mix(float a, float b, float t) { return a * (1.0f - t) + b * t; }
-__device__ __forceinline__ float inverseSqrt(float x) { return rsqrtf(x); }
-__device__ __forceinline__ float degrees(float x) { return x * 57.295779513082322865f; }
-__device__ __forceinline__ float radians(float x) { return x * 0.017453292519943295f; }
-__device__ __forceinline__ unsigned int countOneBits(unsigned int x) { return __popc(x); }
-__device__ __forceinline__ int countOneBits(int x) { return __popc(x); }
-__device__ __forceinline__ unsigned int reverseBits(unsigned int x) { return __brev(x); }
-__device__ __forceinline__ int reverseBits(int x) { return (int)__brev((unsigned int)x); }
-__device__ __forceinline__ unsigned int countLeadingZeros(unsigned int x) { return __clz(x); }
-__device__ __forceinline__ int countLeadingZeros(int x) { return __clz(x); }
-__device__ __forceinline__ unsigned int countTrailingZeros(unsigned int x) { return __clz(__brev(x)); }
-__device__ __forceinline__ int countTrailingZeros(int x) { return __clz(__brev((unsigned int)x)); }
-__device__ __forceinline__ unsigned int firstLeadingBit(unsigned int x) {
-  return x == 0u ? 0xffffffffu : 31u - __clz(x); }
-__device__ __forceinline__ int firstLeadingBit(int x) {
-  int s = x < 0 ? ~x : x; return s == 0 ? -1 : 31 - __clz(s); }
-__device__ __forceinline__ unsigned int firstTrailingBit(unsigned int x) {
-  return x == 0u ? 0xffffffffu : __clz(__brev(x)); }
-__device__ __forceinline__ int firstTrailingBit(int x) {
-  return x == 0 ? -1 : __clz(__brev((unsigned int)x)); }
-__device__ __forceinline__ unsigned int extractBits(unsigned int e, unsigned int offset, unsigned int count) {
-  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
-  return c == 0u ? 0u : c == 32u ? e : (e >> o) & ((1u << c) - 1u); }
-__device__ __forceinline__ int extractBits(int e, unsigned int offset, unsigned int count) {
-  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
-  return c == 0u ? 0 : c == 32u ? e : (int)((unsigned int)e << (32u - c - o)) >> (32u - c); }
-__device__ __forceinline__ unsigned int insertBits(unsigned int e, unsigned int newbits,
-    unsigned int offset, unsigned int count) {
-  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
-  unsigned int mask = c == 0u ? 0u : (c == 32u ? 0xffffffffu : (1u << c) - 1u) << o;
-  return c == 0u ? e : (e & ~mask) | ((newbits << o) & mask); }
-__device__ __forceinline__ int insertBits(int e, int newbits, unsigned int offset, unsigned int count) {
-  return (int)insertBits((unsigned int)e, (unsigned int)newbits, offset, count); }
-__device__ __forceinline__ float length(float x) { return fabsf(x); }
-__device__ __forceinline__ float distance(float a, float b) { return fabsf(a - b); }
-__device__ __forceinline__ bool all(bool x) { return x; }
-__device__ __forceinline__ bool any(bool x) { return x; }
-`;
+export { WgslExpressionError } from "./_wgsl_expression_checks.ts";
+export { WGSL_OPERATORS } from "./_wgsl_prelude.ts";
 
 type Token = { kind: "num" | "id" | "op"; text: string };
 
@@ -227,15 +151,17 @@ class Parser {
       this.#at++;
       const right = this.expression(precedence + 1);
       const op = token!.text;
-      const folded = foldAbstract(op, left, right); // 64-bit abstract ints, not C's int
-      if (folded !== undefined) {
-        left = folded;
-        continue;
-      }
-      checkLiteralFits(left, right.type);
-      checkLiteralFits(right, left.type);
+      const shift = op === "<<" || op === ">>";
+      if (!shift) checkLiteralFits(left, right.type); // an abstract int shifted stays one
+      checkLiteralFits(right, shift ? "u32" : left.type);
       const refused = refusal(op, left, right);
       if (refused !== undefined) throw new WgslExpressionError(refused);
+      // A constant sub-expression is evaluated as WGSL's compiler does (`_wgsl_const.ts`).
+      const folded = left.value && right.value && foldBinary(op, left.value, right.value);
+      if (folded) {
+        left = constNode(folded);
+        continue;
+      }
       const call = CALLS[op];
       const signed = (n: Node) => n.type === "i32" || n.type === "int";
       // i32 +, -, * wrap (WGSL); C's signed overflow is undefined, and NVRTC folds `a + 1 > a`.
@@ -269,12 +195,10 @@ class Parser {
       if (token.text === "~" && (inner.type === "f32" || inner.type === "bool")) {
         throw new WgslExpressionError(`~${inner.type}: ~ takes an integer`);
       }
+      const folded = inner.value && foldUnary(token.text, inner.value);
+      if (folded) return constNode(folded);
       const code = `(${token.text}${inner.code})`;
-      if (token.text === "!") return { code, type: "bool" };
-      if (token.text === "-" && inner.literal !== undefined) {
-        return { code, type: inner.type, literal: `-${inner.literal}` };
-      }
-      return { code, type: inner.type };
+      return { code, type: token.text === "!" ? "bool" : inner.type };
     }
     return this.#postfix(this.#primary());
   }
@@ -308,18 +232,7 @@ class Parser {
 
   #primary(): Node {
     const token = this.#take();
-    if (token.kind === "num") {
-      const code = literal(token.text);
-      if (/^\d+$/.test(token.text)) return { code, type: "int", literal: token.text };
-      const type: Type = /^0[xX]/.test(token.text)
-        ? (token.text.endsWith("u") ? "u32" : token.text.endsWith("i") ? "i32" : "int")
-        : token.text.endsWith("u")
-        ? "u32"
-        : token.text.endsWith("i")
-        ? "i32"
-        : "f32";
-      return { code, type };
-    }
+    if (token.kind === "num") return constNode(literalConst(token.text));
     if (token.text === "(") {
       if (
         this.#peek()?.kind === "id" && this.#peek(1)?.text === ")" && this.#peek(2) !== undefined
@@ -359,6 +272,9 @@ class Parser {
       const args = this.#arguments();
       const cast = CONCRETE.find((t) => t === token.text);
       callRefusal(token.text, args);
+      const values = args.every((a) => a.value) ? args.map((a) => a.value!) : undefined;
+      const folded = values && foldCall(token.text, values);
+      if (folded) return constNode(folded);
       // Integer literals take the type of the other arguments, as WGSL's abstract ints do.
       const type = cast ??
         (FLOAT_CALLS.has(token.text) ? "f32" : POLYMORPHIC.has(token.text) ? common(args) : "?");
@@ -391,6 +307,11 @@ export function translateWgslExpression(
     const result = parser.expression();
     if (!parser.done() && parser.next()?.text === ",") {
       throw new WgslExpressionError("a comma outside a call: WGSL has no comma operator");
+    }
+    if (result.code.includes(UNREPRESENTABLE)) {
+      throw new WgslExpressionError(
+        "an abstract float constant out of f32's range (refused by WGSL)",
+      );
     }
     return parser.done() ? result.code : undefined;
   } catch (error) {

@@ -1,0 +1,156 @@
+/**
+ * QA wave 16: constant sub-expressions of the helpers' WGSL expressions give on CUDA (the
+ * translation's constant folder, runtime/kernels/wgsl/_wgsl_const.ts) what Deno's WebGPU
+ * compiler (naga) gives: abstract floats in f64, abstract ints in 64 bits, typed constants in
+ * their type with naga's refusals. A seeded generator (tests/_qa16_const_gen.ts) writes
+ * constant-heavy expressions; naga's validation says which it refuses (the CUDA translation must
+ * refuse the same), and the rest run in one elementwise launch per backend, compared bit for bit
+ * (finite results only: WGSL leaves infinities and NaN indeterminate).
+ */
+import assert from "node:assert/strict";
+import { CompilationError, type ComputeClient, createClient, elementwise } from "../mod.ts";
+import {
+  translateWgslExpression,
+  WgslExpressionError,
+} from "../runtime/kernels/wgsl/_wgsl_expression.ts";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { ConstExpressions, seeded } from "./_qa16_const_gen.ts";
+
+const adapter = await navigator.gpu?.requestAdapter();
+const ignore = adapter === null || adapter === undefined || nvrtcSkip !== undefined;
+const XS = [1, -1, 2, 0.5, 3];
+
+/** The f32 outputs of `expressions` (the k-th at x = XS[k % 5]) in one launch on `client`. */
+async function runAll(
+  client: ComputeClient,
+  expressions: readonly string[],
+): Promise<Float32Array> {
+  const xs = Float32Array.from(expressions, (_, k) => XS[k % XS.length]);
+  using x = client.createWithData(xs);
+  const expression = expressions.reduceRight(
+    (rest, e, k) => `select(${rest}, f32(${e}), i == ${k}u)`,
+    "0.0f",
+  );
+  using out = elementwise({ inputs: ["x"], expression }).run(client, { x });
+  return await client.read(out) as Float32Array;
+}
+
+/** Whether naga refuses `expression` (its validation, as the WebGPU backend's shader has it). */
+async function nagaRefuses(device: GPUDevice, expression: string): Promise<string | undefined> {
+  device.pushErrorScope("validation");
+  device.createShaderModule({
+    code: `@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) id: vec3u) {
+  let i = id.x;
+  let x = data[i];
+  data[i] = f32(${expression});
+}`,
+  });
+  const error = await device.popErrorScope();
+  return error?.message;
+}
+
+/** The CUDA translation's refusal of `expression`, or `undefined` where it translates. */
+function cudaRefuses(expression: string): string | undefined {
+  try {
+    translateWgslExpression(`f32(${expression})`, { x: "f32", i: "u32" });
+    return undefined;
+  } catch (error) {
+    if (error instanceof WgslExpressionError) return error.message;
+    throw error;
+  }
+}
+
+const bits = (a: Float32Array) => Array.from(new Uint32Array(a.buffer), (b) => b.toString(16));
+
+Deno.test({
+  name: nvrtcName(
+    "random constant-heavy expressions: CUDA refuses what naga refuses and computes its bits",
+  ),
+  ignore,
+  async fn() {
+    const device = await adapter!.requestDevice();
+    using webgpu = await createClient({ backend: "webgpu" });
+    using cuda = await simulatedCudaClient();
+    try {
+      const generator = new ConstExpressions(seeded(Number(Deno.env.get("CI_SEED") ?? 16)));
+      let refused = 0;
+      for (let batch = 0; batch < 4; batch++) {
+        const taken: string[] = [];
+        while (taken.length < 48) {
+          const expression = generator.expression();
+          const naga = await nagaRefuses(device, expression);
+          const ours = cudaRefuses(expression);
+          assert.equal(
+            ours !== undefined,
+            naga !== undefined,
+            `${expression}: naga ${
+              naga ? `refuses (${naga.replace(/\s+/g, " ").slice(0, 300)})` : "takes it"
+            }, ` +
+              `the CUDA translation ${ours ? `refuses (${ours})` : "takes it"}`,
+          );
+          if (naga === undefined) taken.push(expression);
+          else refused++;
+        }
+        const [expected, got] = [await runAll(webgpu, taken), await runAll(cuda, taken)];
+        for (let k = 0; k < taken.length; k++) {
+          if (!Number.isFinite(expected[k])) continue; // indeterminate in WGSL
+          assert.equal(
+            bits(got.subarray(k, k + 1))[0],
+            bits(expected.subarray(k, k + 1))[0],
+            `${taken[k]} at x = ${XS[k % XS.length]}: CUDA ${got[k]}, WebGPU ${expected[k]}`,
+          );
+        }
+      }
+      assert.ok(refused > 5, `only ${refused} refused: the generator tests no refusals`);
+    } finally {
+      device.destroy();
+    }
+  },
+});
+
+/** The task's cases, on both backends: a result for each (bits) or a CompilationError. */
+const CASES: readonly (readonly [string, number[] | "refused"])[] = [
+  // Abstract floats in f64: 1e-8 survives (f32 would give 0); then once to f32.
+  ["x + ((1.0 + 1e-8) - 1.0) * 1e8", [2, 0, 3, 1.5, 4]],
+  ["x * (sqrt(2.0) * sqrt(2.0))", [2, -2, 4, 1, 6]],
+  ["x * ((((degrees(1.0)) + 1e-9) - (degrees(1.0))) * 1e9)", []],
+  // Typed constants: naga's refusals.
+  ["x * f32(u32(x) << (1u << 5u))", "refused"],
+  ["x + f32(1i << 31u)", "refused"],
+  ["x + f32(3u << 31u)", "refused"],
+  ["x + f32(5i / 0i)", "refused"],
+  ["x * (3e38f * 10.0f)", "refused"],
+  ["x * (1.0 / 0.0)", "refused"],
+  ["x * 1e39", "refused"],
+  // naga wraps i32 + - * of constants, and computes an abstract int by a call in 64 bits.
+  ["x + f32(2147483647i + 1i)", []],
+  ["x + f32(max(1, 2) << 40)", []],
+  ["x * 1e-40", []],
+  ["x + f32(i32(1.5e10))", []],
+];
+
+Deno.test({
+  name: nvrtcName("the task's constant expressions: the same bits or refusals on both backends"),
+  ignore,
+  async fn() {
+    using webgpu = await createClient({ backend: "webgpu" });
+    using cuda = await simulatedCudaClient();
+    const outcome = async (client: ComputeClient, expression: string) => {
+      try {
+        return bits(await runAll(client, [expression]));
+      } catch (error) {
+        assert.ok(error instanceof CompilationError, `${expression}: ${error}`);
+        return "refused";
+      }
+    };
+    for (const [expression, expected] of CASES) {
+      const [w, c] = [await outcome(webgpu, expression), await outcome(cuda, expression)];
+      assert.deepEqual(c, w, expression);
+      if (expected === "refused") assert.equal(w, "refused", expression);
+      else if (expected.length > 0) {
+        assert.deepEqual(w, bits(Float32Array.of(expected[0])), expression);
+      }
+    }
+  },
+});
