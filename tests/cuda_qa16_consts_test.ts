@@ -73,7 +73,7 @@ Deno.test({
     using webgpu = await createClient({ backend: "webgpu" });
     using cuda = await simulatedCudaClient();
     try {
-      const generator = new ConstExpressions(seeded(Number(Deno.env.get("CI_SEED") ?? 16)));
+      const generator = new ConstExpressions(seeded(16));
       let refused = 0;
       for (let batch = 0; batch < 4; batch++) {
         const taken: string[] = [];
@@ -109,12 +109,13 @@ Deno.test({
   },
 });
 
-/** The task's cases, on both backends: a result for each (bits) or a CompilationError. */
-const CASES: readonly (readonly [string, number[] | "refused"])[] = [
+/** Constant expressions of each kind: the same bits (the value at x = 1 where given) or refusal. */
+const CASES: readonly (readonly [string, number | "refused" | "same"])[] = [
   // Abstract floats in f64: 1e-8 survives (f32 would give 0); then once to f32.
-  ["x + ((1.0 + 1e-8) - 1.0) * 1e8", [2, 0, 3, 1.5, 4]],
-  ["x * (sqrt(2.0) * sqrt(2.0))", [2, -2, 4, 1, 6]],
-  ["x * ((((degrees(1.0)) + 1e-9) - (degrees(1.0))) * 1e9)", []],
+  ["x + ((1.0 + 1e-8) - 1.0) * 1e8", 2],
+  ["x * (sqrt(2.0) * sqrt(2.0))", 2],
+  ["x * ((((degrees(1.0)) + 1e-9) - (degrees(1.0))) * 1e9)", "same"],
+  ["x * (1.0 / 3.0)", Math.fround(1 / 3)],
   // Typed constants: naga's refusals.
   ["x * f32(u32(x) << (1u << 5u))", "refused"],
   ["x + f32(1i << 31u)", "refused"],
@@ -123,22 +124,24 @@ const CASES: readonly (readonly [string, number[] | "refused"])[] = [
   ["x * (3e38f * 10.0f)", "refused"],
   ["x * (1.0 / 0.0)", "refused"],
   ["x * 1e39", "refused"],
+  ["x * clamp(2.0, 1.0, 0.5)", "refused"],
   // naga wraps i32 + - * of constants, and computes an abstract int by a call in 64 bits.
-  ["x + f32(2147483647i + 1i)", []],
-  ["x + f32(max(1, 2) << 40)", []],
-  ["x * 1e-40", []],
-  ["x + f32(i32(1.5e10))", []],
+  ["x + f32(2147483647i + 1i)", 1 - 2 ** 31],
+  ["x + f32(max(1, 2) << 40)", 2 ** 41],
+  ["x * 1e-40", Math.fround(1e-40)],
+  ["x + f32(i32(1.5e10))", 2 ** 31],
+  ["x + f32(0x7fffffffi)", 2 ** 31],
 ];
 
 Deno.test({
-  name: nvrtcName("the task's constant expressions: the same bits or refusals on both backends"),
+  name: nvrtcName("constant expressions of each kind: the same bits or refusals on both backends"),
   ignore,
   async fn() {
     using webgpu = await createClient({ backend: "webgpu" });
     using cuda = await simulatedCudaClient();
     const outcome = async (client: ComputeClient, expression: string) => {
       try {
-        return bits(await runAll(client, [expression]));
+        return bits(await runAll(client, [expression]))[0];
       } catch (error) {
         assert.ok(error instanceof CompilationError, `${expression}: ${error}`);
         return "refused";
@@ -146,10 +149,10 @@ Deno.test({
     };
     for (const [expression, expected] of CASES) {
       const [w, c] = [await outcome(webgpu, expression), await outcome(cuda, expression)];
-      assert.deepEqual(c, w, expression);
+      assert.equal(c, w, `${expression}: CUDA ${c}, WebGPU ${w}`);
       if (expected === "refused") assert.equal(w, "refused", expression);
-      else if (expected.length > 0) {
-        assert.deepEqual(w, bits(Float32Array.of(expected[0])), expression);
+      else if (expected !== "same") {
+        assert.equal(w, bits(Float32Array.of(expected))[0], expression);
       }
     }
   },

@@ -53,7 +53,7 @@ export class WgslExpressionError extends Error {
 
 export const NUMERIC: readonly Type[] = ["f32", "u32", "i32", "int"];
 
-/** CUDA's names that WGSL lacks: C's float math (`sqrtf`), its casts, the thread indices. */
+/** CUDA's names that WGSL lacks: C's float math (`sqrtf`, `log10`), its casts, thread indices. */
 export const C_ONLY: ReadonlySet<string> = new Set([
   ..."exp exp2 log log2 sqrt sin cos tan asin acos atan atan2 sinh cosh tanh pow floor ceil round trunc"
     .split(" ").map((name) => `${name}f`),
@@ -63,6 +63,10 @@ export const C_ONLY: ReadonlySet<string> = new Set([
     " ",
   ),
   ..."printf threadIdx blockIdx blockDim gridDim warpSize".split(" "),
+  // C's functional casts (`int(x)`) and math WGSL lacks (`log10(x)`): C++ compiles them.
+  ..."int float double unsigned signed long short char log10 log1p expm1 exp10 erfc lgamma tgamma"
+    .split(" "),
+  ..."nearbyint lrint llrint lround llround remainder nextafter scalbn ilogb logb fdim".split(" "),
 ]);
 
 /** `a` and `b` are concrete and differ: WGSL's operands share one type. */
