@@ -8,7 +8,13 @@
  * (finite results only: WGSL leaves infinities and NaN indeterminate).
  */
 import assert from "node:assert/strict";
-import { CompilationError, type ComputeClient, createClient, elementwise } from "../mod.ts";
+import {
+  CompilationError,
+  type ComputeClient,
+  createClient,
+  elementwise,
+  reduction,
+} from "../mod.ts";
 import {
   translateWgslExpression,
   WgslExpressionError,
@@ -155,5 +161,31 @@ Deno.test({
         assert.equal(w, bits(Float32Array.of(expected))[0], expression);
       }
     }
+  },
+});
+
+Deno.test({
+  name: nvrtcName("reduction: constants in map, combine and identity are folded as on WebGPU"),
+  ignore,
+  async fn() {
+    using webgpu = await createClient({ backend: "webgpu" });
+    using cuda = await simulatedCudaClient();
+    // In f32 (CUDA's before) each constant below is 0 or 1; in f64, as WGSL's abstract floats,
+    // they are 1e-8 and 1 + 1e-8 until the one rounding to f32.
+    const sum = reduction({
+      inputs: ["x"],
+      map: "x * (((1.0 + 1e-8) - 1.0) * 1e8)",
+      combine: "a + b * ((1.0 + 1e-8) * 1e8 - 1e8)",
+      identity: "(1e30 + 1.0) - 1e30",
+    });
+    const xs = Float32Array.from({ length: 100 }, (_, k) => (k % 7) - 3);
+    const run = async (client: ComputeClient) => {
+      using x = client.createWithData(xs);
+      using out = sum.run(client, { x });
+      return await client.read(out) as Float32Array;
+    };
+    const [w, c] = [await run(webgpu), await run(cuda)];
+    assert.deepEqual(bits(c), bits(w));
+    assert.notEqual(w[0], 0); // the combine's constant is 1.0000000149 (f64), not 0 (f32)
   },
 });
