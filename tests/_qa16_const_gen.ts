@@ -73,7 +73,7 @@ export class ConstExpressions {
       const a = () => this.constant(kind, d);
       if (name === "abs") return `abs(${a()})`;
       if (name === "clamp") return `clamp(${a()}, ${a()}, ${a()})`;
-      if (name === "select") return `select(${a()}, ${a()}, ${a()} < ${a()})`;
+      if (name === "select") return `select(${a()}, ${a()}, ${this.condition(d)})`;
       return `${name}(${a()}, ${a()})`;
     }
     if (float) {
@@ -88,7 +88,18 @@ export class ConstExpressions {
         "saturate",
         "exp",
         "sin",
+        "degrees",
+        "radians",
+        "exp2",
+        "log2",
+        "inverseSqrt",
+        "tanh",
+        "atan",
       ]);
+      if (this.random() < 0.15) {
+        const a = () => this.constant(kind, d);
+        return this.random() < 0.5 ? `step(${a()}, ${a()})` : `fma(${a()}, ${a()}, ${a()})`;
+      }
       if (kind === "f32" && this.random() < 0.3) {
         return `f32(${this.constant(this.#pick(["i32", "u32"]), d)})`;
       }
@@ -105,6 +116,19 @@ export class ConstExpressions {
     }
     const to = kind === "int" ? this.#pick(["i32", "u32"]) : kind;
     return `${to}(${this.constant(this.#pick(["float", "f32"]), d)})`;
+  }
+
+  /** A constant condition: a comparison of constants, its `!`, or two joined by `&&` or `||`. */
+  condition(depth: number): string {
+    const kind = this.#pick<Kind>(["float", "int", "f32", "i32", "u32"]);
+    const compare = () =>
+      `(${this.constant(kind, depth)} ${this.#pick(["<", "<=", "==", "!=", ">"])} ${
+        this.constant(kind, depth)
+      })`;
+    const r = this.random();
+    if (r < 0.2) return `(!${compare()})`;
+    if (r < 0.4) return `(${compare()} ${this.#pick(["&&", "||"])} ${compare()})`;
+    return compare();
   }
 
   /** An f32 expression of `x` with one run-time operation and constants around it. */

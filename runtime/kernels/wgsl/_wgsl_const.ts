@@ -178,22 +178,17 @@ const COMPARE: Readonly<Record<string, (a: number | bigint, b: number | bigint) 
 /** `a op b` of two constants (their types already checked), or `undefined` for another op. */
 export function foldBinary(op: string, a: Const, b: Const): Const | undefined {
   const what = `${a.value} ${op} ${b.value}`;
-  if (op === "&&" || op === "||") {
-    return { kind: "bool", value: op === "&&" ? a.value && b.value : a.value || b.value };
+  // naga folds no `&&`, `||`, nor a bool `&` or `|`: their result is not a constant there.
+  if (op === "&&" || op === "||" || a.kind === "bool") {
+    return a.kind === "bool" && (op === "==" || op === "!=")
+      ? { kind: "bool", value: (a.value === b.value) === (op === "==") }
+      : undefined;
   }
   if (op === "<<" || op === ">>") {
     return shift(op, a, b.kind === "int" ? convert(b, "u32") : b, what);
   }
   const kind = unify([a.kind, b.kind]);
   const [x, y] = [convert(a, kind).value, convert(b, kind).value];
-  if (kind === "bool") {
-    if (op === "==" || op === "!=") return { kind, value: (x === y) === (op === "==") };
-    if (op === "&" || op === "|" || op === "^") {
-      const r = op === "&" ? x && y : op === "|" ? x || y : x !== y;
-      return { kind, value: Boolean(r) };
-    }
-    return undefined;
-  }
   if (op in COMPARE) return { kind: "bool", value: COMPARE[op](x as number, y as number) };
   if (kind === "float" || kind === "f32") {
     const [p, q] = [x as number, y as number];

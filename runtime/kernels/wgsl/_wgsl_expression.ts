@@ -275,16 +275,21 @@ class Parser {
       const values = args.every((a) => a.value) ? args.map((a) => a.value!) : undefined;
       const folded = values && foldCall(token.text, values);
       if (folded) return constNode(folded);
-      // Integer literals take the type of the other arguments, as WGSL's abstract ints do.
+      // Integer literals take the type of the other arguments, as WGSL's abstract ints do; of
+      // a call not folded (`select(1 << 40, 0, a && b)`: naga folds no && ||), i32's.
+      const shared = common(token.text === "select" ? args.slice(0, 2) : args);
       const type = cast ??
-        (FLOAT_CALLS.has(token.text) ? "f32" : POLYMORPHIC.has(token.text) ? common(args) : "?");
+        (FLOAT_CALLS.has(token.text)
+          ? "f32"
+          : POLYMORPHIC.has(token.text)
+          ? (shared === "int" ? "i32" : shared)
+          : "?");
       const typed = cast === undefined ? args.map((a) => concrete(a, type)) : args;
-      return {
-        code: `${name}(${typed.map((a) => a.code).join(", ")})`,
-        type: cast ?? (token.text === "select" ? common(args.slice(0, 2)) : type),
-      };
+      return { code: `${name}(${typed.map((a) => a.code).join(", ")})`, type };
     }
-    if (token.text === "true" || token.text === "false") return { code: token.text, type: "bool" };
+    if (token.text === "true" || token.text === "false") {
+      return constNode({ kind: "bool", value: token.text === "true" });
+    }
     return { code: token.text, type: this.types.get(token.text) ?? "?" };
   }
 }
