@@ -8,7 +8,9 @@
  *   negative i32 divided by -1 is itself and its remainder 0 (WGSL); C's are undefined (NVRTC
  *   may drop the whole store). A float `%` is WGSL's `x - y * trunc(x / y)`, each step
  *   rounded (no FMA), as WebGPU's: C's exact `fmodf` differed (`1e10 % 3`: 1, not 0).
- * - Abstract int literals fold in 64 bits (`65536 * 65536` is 2^32), as WGSL's: C's int wraps.
+ * - Constant sub-expressions are evaluated as naga evaluates them (`_wgsl_const.ts`): abstract
+ *   floats in f64, abstract ints in 64 bits (`65536 * 65536` is 2^32; C's int wraps), typed ones
+ *   with naga's refusals (`1i << 31u`), written as one exact literal (an f32 as a hex float).
  * - `<<` and `>>`: the shift amount is taken modulo 32 (WGSL); PTX's shifts clamp it (a shift by
  *   33 gives 0, not a shift by 1).
  * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
@@ -16,8 +18,8 @@
  *   to true).
  * - `i32(x)` and `u32(x)` of a float clamp to the type's range as WGSL does (its largest f32
  *   below 2^31 or 2^32: `i32(3e9)` is 2147483520), NaN to 0; C's conversion is undefined there.
- * - Float literals are f32 (`0.5` is `0.5f`): in C a `double`, which computes in double
- *   precision and makes `pow(x, 2.0)` or `clamp(x, 0.0, 1.0)` ambiguous.
+ * - Float literals beside run-time values are f32 (`0.5` is `0x800000p-24f`): in C a `double`,
+ *   which computes in double precision and makes `pow(x, 2.0)` or `clamp(x, 0.0, 1.0)` ambiguous.
  * - Integer literals in a call take the type of its other arguments, as WGSL's abstract ints
  *   do (`max(v, 0)` of an f32 `v` is `max(v, 0.0f)`; C finds `max(float, int)` ambiguous), and
  *   are f32 in the float-only built-ins (`exp(0)`); identifiers' types come from the caller.
