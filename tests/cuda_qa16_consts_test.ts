@@ -137,6 +137,9 @@ const CASES: readonly (readonly [string, number | "refused" | "same"])[] = [
   ["x + f32(2147483647i + 1i)", 1 - 2 ** 31],
   ["x + f32(max(1, 2) << 40)", 2 ** 41],
   ["x * 1e-40", Math.fround(1e-40)],
+  // An f32 literal rounded once from its decimal; an abstract one through f64, as naga does.
+  ["x * 1.0000000596046447753906251f", 1 + 2 ** -23],
+  ["x * 1.0000000596046447753906251", 1],
   ["x + f32(i32(1.5e10))", 2 ** 31],
   ["x + f32(0x7fffffffi)", 2 ** 31],
   // naga folds no && or ||: the select is computed at run time, its abstract arguments in f32

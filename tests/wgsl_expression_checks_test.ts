@@ -106,6 +106,9 @@ Deno.test("constant sub-expressions are folded as WGSL's compiler does, emitted 
     // Below f32's least subnormal: 0, where C refused `1e-50f`; a subnormal exactly.
     ["x * 1e-50", "(x * 0.0f)"],
     ["x * 1e-45", "(x * 0x1p-149f)"],
+    // An f32 literal is rounded once from its decimal (through f64 it would be 1.0 here).
+    ["x * 1.0000000596046447753906251f", "(x * 0x800001p-23f)"],
+    ["x * 1.0000001788139343261718750f", "(x * 0x800002p-23f)"], // a tie: to even
     ["i32(1.5e10) + a", "((int)((unsigned int)(2147483647) + (unsigned int)(a)))"],
   ];
   for (const [expression, code] of folded) {

@@ -81,8 +81,9 @@ export function literalConst(text: string): Const {
   if (!hex && (suffix === "f" || /[.eE]/.test(body))) {
     const value = Number(body);
     if (suffix !== "f") return { kind: "float", value };
-    if (!Number.isFinite(Math.fround(value))) fail(`${text} is not an f32 (WGSL refuses it)`);
-    return { kind: "f32", value: Math.fround(value) };
+    const f32 = decimalF32(body);
+    if (!Number.isFinite(f32)) fail(`${text} is not an f32 (WGSL refuses it)`);
+    return { kind: "f32", value: f32 };
   }
   const value = BigInt(body);
   if (suffix === "") return { kind: "int", value: fits(value, "int", text) };
@@ -90,6 +91,36 @@ export function literalConst(text: string): Const {
     kind: suffix === "i" ? "i32" : "u32",
     value: Number(fits(value, suffix === "i" ? "i32" : "u32", text)),
   };
+}
+
+/**
+ * A decimal's f32, rounded once (as C's and naga's): rounding it to f64 first, then to f32, is
+ * wrong where the f64 lands on the midpoint of two f32s (`1.0000000596046447753906251f` is
+ * 1 + 2^-23, not 1), so there the exact decimal decides.
+ */
+function decimalF32(text: string): number {
+  const d = Number(text);
+  const f = Math.fround(d);
+  if (f === d || !Number.isFinite(f)) return f;
+  const step = (x: number, by: number) => {
+    const bits = new Uint32Array(Float32Array.of(x).buffer);
+    bits[0] += by;
+    return new Float32Array(bits.buffer)[0];
+  };
+  const [low, high] = d > f ? [f, step(f, 1)] : [step(f, -1), f];
+  const middle = (low + high) / 2; // exact in f64
+  if (d !== middle) return f;
+  const m = /^(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text)!;
+  let exact = BigInt(`${m[1]}${m[2] ?? ""}` || "0");
+  const tens = Number(m[3] ?? 0) - (m[2]?.length ?? 0);
+  let k = Math.floor(Math.log2(middle)) - 52;
+  while (!Number.isInteger(middle / 2 ** k)) k--;
+  let mid = BigInt(middle / 2 ** k);
+  if (tens >= 0) exact *= 10n ** BigInt(tens);
+  else mid *= 10n ** BigInt(-tens);
+  if (k >= 0) mid *= 2n ** BigInt(k);
+  else exact *= 2n ** BigInt(-k);
+  return exact > mid ? high : exact < mid ? low : f; // a tie: to even, as fround
 }
 
 const RANGE: Readonly<Record<string, readonly [bigint, bigint]>> = {
