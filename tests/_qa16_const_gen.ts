@@ -134,9 +134,20 @@ export class ConstExpressions {
   /** An f32 expression of `x` with one run-time operation and constants around it. */
   expression(): string {
     const form = this.random();
-    if (form < 0.45) {
+    if (form < 0.35) {
       const c = this.constant(this.#pick(["float", "float", "f32", "int"]), 3);
       return this.random() < 0.5 ? `x * ${c}` : `${c} + x`;
+    }
+    if (form < 0.5) {
+      // Constants as arguments of a call on x (one run-time operation).
+      const c = () => this.constant(this.#pick(["float", "f32", "int"]), 2);
+      return this.#pick([
+        () => `min(x, ${c()})`,
+        () => `max(${c()}, x)`,
+        () => `clamp(x, ${c()}, ${c()})`,
+        () => `select(${c()}, ${c()}, x > ${c()})`,
+        () => `step(${c()}, x)`,
+      ])();
     }
     if (form < 0.7) {
       const c = this.constant(this.#pick(["i32", "int"]), 3);
