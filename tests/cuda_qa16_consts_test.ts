@@ -142,6 +142,8 @@ const CASES: readonly (readonly [string, number | "refused" | "same"])[] = [
   ["x * 1.0000000596046447753906251", 1],
   ["x + f32(i32(1.5e10))", 2 ** 31],
   ["x + f32(0x7fffffffi)", 2 ** 31],
+  // abs of a u32 is itself (C++ has no abs(unsigned): NVRTC refused it as ambiguous).
+  ["x + f32(abs(u32(x) * 3u))", 4],
   // naga folds no && or ||: the select is computed at run time, its abstract arguments in f32
   // (1e-8 + 1.0 is 1.0) and its abstract ints in i32 (1 << 40 is refused), `!` and `==` folded.
   ["x + ((select(1e-8, 0.0, true && true) + 1.0) - 1.0) * 1e8", 1],

@@ -41,6 +41,7 @@ __device__ __forceinline__ unsigned int wgsl_u32(bool x) { return x ? 1u : 0u; }
 __device__ __forceinline__ float fract(float x) { return x - floorf(x); }
 __device__ __forceinline__ float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
 __device__ __forceinline__ int sign(int x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+__device__ __forceinline__ unsigned int abs(unsigned int x) { return x; }
 __device__ __forceinline__ float saturate(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
 __device__ __forceinline__ float step(float edge, float x) { return edge <= x ? 1.0f : 0.0f; }
 __device__ __forceinline__ float smoothstep(float lo, float hi, float x) {
