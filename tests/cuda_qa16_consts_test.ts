@@ -140,6 +140,9 @@ const CASES: readonly (readonly [string, number | "refused" | "same"])[] = [
   // An f32 literal rounded once from its decimal; an abstract one through f64, as naga does.
   ["x * 1.0000000596046447753906251f", 1 + 2 ** -23],
   ["x * 1.0000000596046447753906251", 1],
+  // An abstract int to f32 rounded once; through an abstract float, through f64 (naga's).
+  ["x * f32(9007199791611905)", 2 ** 53 + 2 ** 30],
+  ["x * (9007199791611905 + 0.0)", 2 ** 53],
   ["x + f32(i32(1.5e10))", 2 ** 31],
   ["x + f32(0x7fffffffi)", 2 ** 31],
   // abs of a u32 is itself (C++ has no abs(unsigned): NVRTC refused it as ambiguous).

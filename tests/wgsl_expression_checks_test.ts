@@ -109,6 +109,10 @@ Deno.test("constant sub-expressions are folded as WGSL's compiler does, emitted 
     // An f32 literal is rounded once from its decimal (through f64 it would be 1.0 here).
     ["x * 1.0000000596046447753906251f", "(x * 0x800001p-23f)"],
     ["x * 1.0000001788139343261718750f", "(x * 0x800002p-23f)"], // a tie: to even
+    // An abstract int's f32 rounded once (2^53 + 2^29 + 1 is above the midpoint of 2^53 and
+    // 2^53 + 2^30), an abstract float's through f64 (there it is the midpoint: to even), as naga's.
+    ["x * f32(9007199791611905)", "(x * 0x800001p30f)"],
+    ["x * (9007199791611905 + 0.0)", "(x * (0x800000p30f))"],
     ["i32(1.5e10) + a", "((int)((unsigned int)(2147483647) + (unsigned int)(a)))"],
   ];
   for (const [expression, code] of folded) {

@@ -123,6 +123,17 @@ function decimalF32(text: string): number {
   return exact > mid ? high : exact < mid ? low : f; // a tie: to even, as fround
 }
 
+/** An abstract int's f32, rounded once (through f64, 2^53 + 2^29 + 1 went to 2^53). */
+export function intF32(value: bigint): number {
+  const magnitude = value < 0n ? -value : value;
+  const drop = BigInt(Math.max(magnitude.toString(2).length - 24, 0));
+  if (drop === 0n) return Number(value);
+  const kept = magnitude >> drop, rest = magnitude - (kept << drop), half = 1n << (drop - 1n);
+  const rounded = rest > half || (rest === half && (kept & 1n) === 1n) ? kept + 1n : kept;
+  const f = Math.fround(Number(rounded << drop)); // exact: 25 bits at most
+  return value < 0n ? -f : f;
+}
+
 const RANGE: Readonly<Record<string, readonly [bigint, bigint]>> = {
   int: I64,
   i32: [-(2n ** 31n), 2n ** 31n - 1n],
@@ -149,7 +160,7 @@ export function convert(c: Const, kind: ConstKind): Const {
   }
   if (c.kind === "int" && kind === "float") return { kind, value: Number(c.value) };
   if ((c.kind === "int" || c.kind === "float") && kind === "f32") {
-    const value = Math.fround(Number(c.value));
+    const value = c.kind === "int" ? intF32(c.value as bigint) : Math.fround(c.value as number);
     if (!Number.isFinite(value)) fail(`${c.value} is not an f32 (refused by WGSL)`);
     return { kind, value };
   }

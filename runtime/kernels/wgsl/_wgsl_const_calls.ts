@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Const, type ConstKind, convert, unify } from "./_wgsl_const.ts";
+import { type Const, type ConstKind, convert, intF32, unify } from "./_wgsl_const.ts";
 import { WgslExpressionError } from "./_wgsl_expression_checks.ts";
 
 function fail(why: string): never {
@@ -89,7 +89,7 @@ const BIT: Readonly<Record<string, (signed: boolean, x: number, ...rest: number[
 function cast(kind: "f32" | "i32" | "u32", c: Const): Const {
   const v = c.kind === "bool" ? (c.value ? 1 : 0) : Number(c.value);
   if (kind === "f32") {
-    const value = Math.fround(v);
+    const value = c.kind === "int" ? intF32(c.value as bigint) : Math.fround(v);
     if (!Number.isFinite(value)) fail(`f32(${c.value}): no f32 holds it (refused by WGSL)`);
     return { kind, value };
   }
