@@ -143,6 +143,12 @@ const CASES: readonly (readonly [string, number | "refused" | "same"])[] = [
   // An abstract int to f32 rounded once; through an abstract float, through f64 (naga's).
   ["x * f32(9007199791611905)", 2 ** 53 + 2 ** 30],
   ["x * (9007199791611905 + 0.0)", 2 ** 53],
+  // naga refuses an abstract int's + - * / overflow but wraps its negation and abs.
+  ["x + f32(9223372036854775807 + 1)", "refused"],
+  ["x + f32((-9223372036854775807 - 1) / -1)", "refused"],
+  ["x + f32(3 << 62)", "refused"],
+  ["x + f32(-(-9223372036854775807 - 1))", 1 - 2 ** 63],
+  ["x + f32(abs(-9223372036854775807 - 1))", 1 - 2 ** 63],
   ["x + f32(i32(1.5e10))", 2 ** 31],
   ["x + f32(0x7fffffffi)", 2 ** 31],
   // abs of a u32 is itself (C++ has no abs(unsigned): NVRTC refused it as ambiguous).

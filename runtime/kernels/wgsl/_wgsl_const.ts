@@ -277,10 +277,9 @@ export function foldBinary(op: string, a: Const, b: Const): Const | undefined {
 /** `op a` of a constant, or `undefined`. */
 export function foldUnary(op: string, a: Const): Const | undefined {
   if (op === "!") return a.kind === "bool" ? { kind: "bool", value: !a.value } : undefined;
-  if (a.kind === "int") {
+  if (a.kind === "int") { // naga wraps -(-2^63) (its + - * / overflows are refusals)
     const v = op === "-" ? -(a.value as bigint) : ~(a.value as bigint);
-    if (v > I64[1]) fail(`-(${a.value}): overflows WGSL's 64-bit abstract int`);
-    return { kind: "int", value: v };
+    return { kind: "int", value: BigInt.asIntN(64, v) };
   }
   if (a.kind === "float" || a.kind === "f32") {
     return op === "-" ? { kind: a.kind, value: -(a.value as number) } : undefined;
