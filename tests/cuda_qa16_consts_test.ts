@@ -143,6 +143,11 @@ const CASES: readonly (readonly [string, number | "refused" | "same"])[] = [
   // An abstract int to f32 rounded once; through an abstract float, through f64 (naga's).
   ["x * f32(9007199791611905)", 2 ** 53 + 2 ** 30],
   ["x * (9007199791611905 + 0.0)", 2 ** 53],
+  // Hex floats fold too (C++ computed an abstract one in double; `0x1.8f` has no suffix).
+  ["x * 0x1.8p1", 3],
+  ["x * 0x1.8f", 1.55859375],
+  ["x * (((0x1p-30 + 1.0) - 1.0) * 0x1p30)", 1],
+  ["x * 0x1p200f", "refused"],
   // naga refuses an abstract int's + - * / overflow but wraps its negation and abs.
   ["x + f32(9223372036854775807 + 1)", "refused"],
   ["x + f32((-9223372036854775807 - 1) / -1)", "refused"],

@@ -112,6 +112,10 @@ Deno.test("constant sub-expressions are folded as WGSL's compiler does, emitted 
     // An abstract int's f32 rounded once (2^53 + 2^29 + 1 is above the midpoint of 2^53 and
     // 2^53 + 2^30), an abstract float's through f64 (there it is the midpoint: to even), as naga's.
     ["x * f32(9007199791611905)", "(x * 0x800001p30f)"],
+    // Hex floats (`0x1.8f` is 1 + 0x8f / 256: no suffix without an exponent).
+    ["x * 0x1.8p1", "(x * 3.0f)"],
+    ["x * 0x1.8f", "(x * 0xc78000p-23f)"],
+    ["x * ((0x1p-30 + 1.0) - 1.0)", "(x * (0x800000p-53f))"],
     ["x * (9007199791611905 + 0.0)", "(x * (0x800000p30f))"],
     ["i32(1.5e10) + a", "((int)((unsigned int)(2147483647) + (unsigned int)(a)))"],
   ];

@@ -75,6 +75,17 @@ export function constNode(c: Const): Node {
 /** A WGSL numeric literal's constant (its suffix its type), or a refusal of one out of range. */
 export function literalConst(text: string): Const {
   const hex = /^0[xX]/.test(text);
+  const hexFloat = /^0[xX]([\da-fA-F]*)(?:\.([\da-fA-F]*))?(?:[pP]([+-]?\d+)([fh]?))?$/.exec(text);
+  if (hex && hexFloat !== null && /[.pP]/.test(text)) {
+    const [, whole, fraction = "", exponent = "0", last] = hexFloat;
+    if (last === "h") fail(`${text}: f16 is not enabled`);
+    const mantissa = BigInt(`0x${whole}${fraction}` === "0x" ? "0" : `0x${whole}${fraction}`);
+    const scale = 2 ** (Number(exponent) - 4 * fraction.length);
+    if (last !== "f") return { kind: "float", value: Number(mantissa) * scale };
+    const value = Math.fround(intF32(mantissa) * scale);
+    if (!Number.isFinite(value)) fail(`${text} is not an f32 (WGSL refuses it)`);
+    return { kind: "f32", value };
+  }
   const suffix = /[iufh]$/.test(text) && !(hex && text.endsWith("f")) ? text.slice(-1) : "";
   const body = suffix ? text.slice(0, -1) : text;
   if (suffix === "h") fail(`${text}: f16 is not enabled`);

@@ -62,7 +62,7 @@ export { WGSL_OPERATORS } from "./_wgsl_prelude.ts";
 type Token = { kind: "num" | "id" | "op"; text: string };
 
 const TOKEN =
-  /\s*(?:(0[xX][0-9a-fA-F]+[iu]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fiuh]?)|([A-Za-z_]\w*)|(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>!~&|^()[\],.]))/y;
+  /\s*(?:(0[xX](?:[\da-fA-F]*\.[\da-fA-F]+|[\da-fA-F]+\.[\da-fA-F]*)(?:[pP][+-]?\d+[fh]?)?|0[xX][\da-fA-F]+[pP][+-]?\d+[fh]?|0[xX][0-9a-fA-F]+[iu]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fiuh]?)|([A-Za-z_]\w*)|(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>!~&|^()[\],.]))/y;
 
 function tokenize(text: string): Token[] | undefined {
   const tokens: Token[] = [];
