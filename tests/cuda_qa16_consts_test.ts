@@ -217,3 +217,56 @@ Deno.test({
     assert.notEqual(w[0], 0); // the combine's constant is 1.0000000149 (f64), not 0 (f32)
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "a constant expression converts to an i32 or u32 output as WGSL's i32(...) / u32(...) of it",
+  ),
+  ignore,
+  async fn() {
+    using webgpu = await createClient({ backend: "webgpu" });
+    using cuda = await simulatedCudaClient();
+    // An abstract float saturates to the type's range (an f32 would stop at its largest f32
+    // below: 2147483520); an abstract int must fit.
+    const cases: [string, "i32" | "u32", number | "refused"][] = [
+      ["3e9", "i32", 2147483647],
+      ["1e10", "u32", 4294967295],
+      ["x * 3e9", "i32", 2147483520],
+      ["4294967295", "u32", 4294967295],
+      ["-1", "u32", "refused"],
+      ["4294967295", "i32", "refused"],
+      ["2.9", "i32", 2],
+    ];
+    const outcome = async (client: ComputeClient, expression: string, output: "i32" | "u32") => {
+      using x = client.createWithData(new Float32Array([1]));
+      try {
+        using out = elementwise({ inputs: ["x"], expression, output }).run(client, { x });
+        return (await client.read(out))[0];
+      } catch (error) {
+        assert.ok(error instanceof CompilationError, `${expression}: ${error}`);
+        return "refused";
+      }
+    };
+    for (const [expression, output, expected] of cases) {
+      const [w, c] = [
+        await outcome(webgpu, expression, output),
+        await outcome(cuda, expression, output),
+      ];
+      assert.equal(w, expected, `${expression} as ${output} on WebGPU`);
+      assert.equal(c, expected, `${expression} as ${output} on CUDA`);
+    }
+    // A reduction's map likewise (u32 of 4294967295: NVRTC refused the long long as ambiguous).
+    const top = reduction({
+      inputs: ["x"],
+      output: "u32",
+      map: "4294967295",
+      combine: "max(a, b)",
+      identity: "0u",
+    });
+    for (const client of [webgpu, cuda]) {
+      using x = client.createWithData(new Float32Array(5));
+      using out = top.run(client, { x });
+      assert.deepEqual([...await client.read(out)], [4294967295]);
+    }
+  },
+});

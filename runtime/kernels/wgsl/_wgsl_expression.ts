@@ -298,11 +298,13 @@ class Parser {
 
 /**
  * The CUDA C++ of a WGSL scalar expression (module doc), whose identifiers have the element
- * types of `types` (inputs, params, `i`); `undefined` for one this parser does not read.
+ * types of `types` (inputs, params, `i`), a constant one converted to `output` where given (the
+ * caller converts another); `undefined` for one this parser does not read.
  */
 export function translateWgslExpression(
   wgsl: string,
   types: Readonly<Record<string, "f32" | "i32" | "u32">> = {},
+  output?: "f32" | "i32" | "u32",
 ): string | undefined {
   if (/\?/.test(wgsl)) {
     throw new WgslExpressionError("WGSL has no ?: (write select(ifFalse, ifTrue, condition))");
@@ -311,10 +313,14 @@ export function translateWgslExpression(
   if (tokens === undefined || tokens.length === 0) return undefined;
   try {
     const parser = new Parser(tokens, new Map(Object.entries(types)));
-    const result = parser.expression();
+    let result = parser.expression();
     if (!parser.done() && parser.next()?.text === ",") {
       throw new WgslExpressionError("a comma outside a call: WGSL has no comma operator");
     }
+    // A constant result is converted to the `output` type as WGSL's `output(...)` of it is
+    // (`i32(3e9)` of an abstract float saturates to 2147483647; `u32(-1)` is refused).
+    const converted = output && result.value && foldCall(output, [result.value]);
+    if (converted) result = constNode(converted);
     if (result.code.includes(UNREPRESENTABLE)) {
       throw new WgslExpressionError(
         "an abstract float constant out of f32's range (refused by WGSL)",
