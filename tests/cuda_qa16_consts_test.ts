@@ -154,6 +154,8 @@ const CASES: readonly (readonly [string, number | "refused" | "same"])[] = [
   ["x + f32(3 << 62)", "refused"],
   ["x + f32(-(-9223372036854775807 - 1))", 1 - 2 ** 63],
   ["x + f32(abs(-9223372036854775807 - 1))", 1 - 2 ** 63],
+  // -2^63 beside x: C has no literal of it (`-9223372036854775808LL` was +2^63 there).
+  ["x + (-9223372036854775807 - 1)", 1 - 2 ** 63],
   ["x + f32(i32(1.5e10))", 2 ** 31],
   ["x + f32(0x7fffffffi)", 2 ** 31],
   // abs of a u32 is itself (C++ has no abs(unsigned): NVRTC refused it as ambiguous).

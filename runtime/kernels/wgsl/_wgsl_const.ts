@@ -12,7 +12,8 @@
  *   (`3e38f * 10.0f`, `1.0 / 0.0`), as is an abstract float no f32 holds (`x * 1e39`).
  * - `i32(...)`/`u32(...)` of an abstract float saturate to the type's range, of an f32 to its
  *   largest f32 below it (naga's).
- * - f32 literals are exact hex floats (`0x1.8p+1f`): C never rounds them again.
+ * - f32 results are written as exact hex floats (`0xc00001p-22f`, 24 bits and an exponent), or
+ *   `3.0f` for a small integer: C never rounds them again.
  *
  * @module
  */
@@ -56,7 +57,11 @@ export function constNode(c: Const): Node {
   const type: Type = c.kind === "int" ? "int" : c.kind === "float" ? "f32" : c.kind;
   if (c.kind === "int") {
     const v = c.value as bigint;
-    const text = v >= -(2n ** 31n) && v < 2n ** 31n ? String(v) : `${v}LL`;
+    const text = v >= -(2n ** 31n) && v < 2n ** 31n
+      ? String(v)
+      : v === I64[0]
+      ? "-9223372036854775807LL - 1" // C has no literal of -2^63
+      : `${v}LL`;
     return { code: v < 0n ? `(${text})` : text, type, literal: String(v), value: c };
   }
   if (c.kind === "bool") return { code: String(c.value), type, value: c };
