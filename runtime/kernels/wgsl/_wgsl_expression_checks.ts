@@ -88,8 +88,8 @@ export function refusal(op: string, left: Node, right: Node): string | undefined
       return `${pair}: the shift amount is a u32 (u32(...))`;
     }
     // A constant amount of 32 or more shifting an i32 or u32 is WGSL's shader-creation error
-    // (`x << 33u`); only an amount known at run time is taken modulo 32 (as wgsl_shl does). An
-    // abstract int is 64 bits wide in WGSL (`1 << 40` is 2^40), which C's int is not: refused.
+    // (`x << 33u`, `x << (1u << 5u)`); only an amount known at run time is taken modulo 32 (as
+    // wgsl_shl does). A shift of two constants is folded (`_wgsl_const.ts`: `1 << 40` is 2^40).
     if (left.value !== undefined && right.value !== undefined) return undefined; // folded
     const amount = right.value?.value;
     if (typeof amount !== "number" && typeof amount !== "bigint") return undefined;
