@@ -27,7 +27,7 @@ import {
   translateWgslExpression,
   WGSL_OPERATORS,
   WgslExpressionError,
-} from "./_wgsl_expression.ts";
+} from "./wgsl/_wgsl_expression.ts";
 
 /** The backends whose kernel text the helpers generate. */
 export type KernelBackend = "webgpu" | "cuda";
@@ -110,16 +110,18 @@ ${WGSL_OPERATORS}`;
  * division and shifts, `round`, f32 literals, integer literals typed as the identifiers of
  * `types` beside them: `max(v, 0)`); one it cannot read keeps its text, literal
  * suffixes C lacks (`2i`, `1f`) made C's. The rest is shared syntax (operators, calls, the
- * built-ins of `CUDA_PRELUDE`).
+ * built-ins of `CUDA_PRELUDE`). A constant expression is converted to `output` where given, as
+ * WGSL's `output(...)` of it (the caller's `cudaConvert` converts another).
  */
 export function cudaExpression(
   wgsl: string,
   types: readonly (readonly [string, ElementType])[] = [],
   kernel = "expression",
+  output?: ElementType,
 ): string {
   let translated: string | undefined;
   try {
-    translated = translateWgslExpression(wgsl, Object.fromEntries(types));
+    translated = translateWgslExpression(wgsl, Object.fromEntries(types), output);
   } catch (error) {
     // What WGSL refuses is refused here too, at the call, with the WebGPU backend's error.
     if (!(error instanceof WgslExpressionError)) throw error;

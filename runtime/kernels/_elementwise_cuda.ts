@@ -49,7 +49,7 @@ ${params.map(([param, type]) => `  const ${C_TYPE[type]} ${param} = params.${par
   out[i] = ${
     cudaConvert(
       output,
-      cudaExpression(expression, [["i", "u32"], ...inputs, ...params], `${name}.cuda`),
+      cudaExpression(expression, [["i", "u32"], ...inputs, ...params], `${name}.cuda`, output),
     )
   };
 }

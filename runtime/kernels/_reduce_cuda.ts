@@ -63,7 +63,12 @@ ${
     return ${
     cudaConvert(
       type,
-      cudaExpression(program.map, [["i", "u32"], ...inputs, ...program.params], program.name),
+      cudaExpression(
+        program.map,
+        [["i", "u32"], ...inputs, ...program.params],
+        program.name,
+        type,
+      ),
     )
   };
   };

@@ -15,8 +15,8 @@
  * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value; one the
  *   runtime cannot evaluate and that uses no override is listed in `uncounted` (the parser's
  *   own evaluation is wrong for some: `round(2.5)` is 3 there, `SIZES[2]` is 1);
- * - trailing commas dropped; a hex literal's `0X` written `0x`; a condition that starts with a
- *   parenthesized operand (`if (a & b) != 0u {`) put in parentheses of its own;
+ * - trailing commas dropped; `0X` written `0x`, `0x7fi` as `127i`; a condition
+ *   that starts with a parenthesized operand (`if (a & b) != 0u {`) put in parentheses of its own;
  * - a name that is a keyword elsewhere renamed `__name` (WGSL reserves names starting with
  *   `__`, so no user name collides) except where it is the keyword: the address space and access
  *   of `var<...>`, `ptr<...>` and `texture_storage_*<...>`. {@linkcode unmangle} maps names back.
@@ -230,9 +230,10 @@ export function readModule(source: string): ModuleText {
     edits.push({ from: close + 1 + body, to: close + 1 + body, text: ")" });
   }
   edits.push(...forInitSteps(masked)); // `for (i++; ...)`: `i += 1`
-  // The parser reads hex literals with a lowercase `0x` only.
-  for (const m of masked.matchAll(/(?<![\p{XID_Continue}.])0X(?=[0-9a-fA-F.])/gu)) {
-    edits.push({ from: m.index!, to: m.index! + 2, text: "0x" });
+  const hex = /(?<![\p{XID_Continue}.])0[xX](?=[\da-fA-F.])([\da-fA-F]+i\b)?/gu; // module doc
+  for (const m of masked.matchAll(hex)) {
+    const i32 = m[1] && `${BigInt(`0x${m[1].slice(0, -1)}`)}i`;
+    edits.push({ from: m.index!, to: m.index! + (i32 ? m[0].length : 2), text: i32 || "0x" });
   }
   return {
     masked,

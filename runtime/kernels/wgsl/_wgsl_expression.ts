@@ -8,7 +8,9 @@
  *   negative i32 divided by -1 is itself and its remainder 0 (WGSL); C's are undefined (NVRTC
  *   may drop the whole store). A float `%` is WGSL's `x - y * trunc(x / y)`, each step
  *   rounded (no FMA), as WebGPU's: C's exact `fmodf` differed (`1e10 % 3`: 1, not 0).
- * - Abstract int literals fold in 64 bits (`65536 * 65536` is 2^32), as WGSL's: C's int wraps.
+ * - Constant sub-expressions are evaluated as naga evaluates them (`_wgsl_const.ts`): abstract
+ *   floats in f64, abstract ints in 64 bits (`65536 * 65536` is 2^32; C's int wraps), typed ones
+ *   with naga's refusals (`1i << 31u`), written as one exact literal (an f32 as a hex float).
  * - `<<` and `>>`: the shift amount is taken modulo 32 (WGSL); PTX's shifts clamp it (a shift by
  *   33 gives 0, not a shift by 1).
  * - `round`: to the nearest even on a tie (WGSL, `rint`); C's `round` rounds ties away from zero.
@@ -16,8 +18,8 @@
  *   to true).
  * - `i32(x)` and `u32(x)` of a float clamp to the type's range as WGSL does (its largest f32
  *   below 2^31 or 2^32: `i32(3e9)` is 2147483520), NaN to 0; C's conversion is undefined there.
- * - Float literals are f32 (`0.5` is `0.5f`): in C a `double`, which computes in double
- *   precision and makes `pow(x, 2.0)` or `clamp(x, 0.0, 1.0)` ambiguous.
+ * - Float literals beside run-time values are f32 (`0.5` is `0x800000p-24f`): in C a `double`,
+ *   which computes in double precision and makes `pow(x, 2.0)` or `clamp(x, 0.0, 1.0)` ambiguous.
  * - Integer literals in a call take the type of its other arguments, as WGSL's abstract ints
  *   do (`max(v, 0)` of an f32 `v` is `max(v, 0.0f)`; C finds `max(float, int)` ambiguous), and
  *   are f32 in the float-only built-ins (`exp(0)`); identifiers' types come from the caller.
@@ -43,8 +45,6 @@ import {
   CONCRETE,
   concrete,
   FLOAT_CALLS,
-  foldAbstract,
-  literal,
   type Node,
   NUMERIC,
   POLYMORPHIC,
@@ -53,90 +53,16 @@ import {
   WgslExpressionError,
 } from "./_wgsl_expression_checks.ts";
 
-export { WgslExpressionError } from "./_wgsl_expression_checks.ts";
+import { constNode, foldBinary, foldUnary, literalConst, UNREPRESENTABLE } from "./_wgsl_const.ts";
+import { foldCall } from "./_wgsl_const_calls.ts";
 
-/** CUDA C++ of WGSL's integer division, remainder and shifts, `round`, and missing built-ins. */
-export const WGSL_OPERATORS = `
-__device__ __forceinline__ int wgsl_div_(int a, int b) {
-  return b == 0 || (a == (int)0x80000000 && b == -1) ? a : a / b; }
-__device__ __forceinline__ unsigned int wgsl_div_(unsigned int a, unsigned int b) {
-  return b == 0u ? a : a / b; }
-__device__ __forceinline__ float wgsl_div_(float a, float b) { return a / b; }
-__device__ __forceinline__ int wgsl_rem_(int a, int b) {
-  return b == 0 || (a == (int)0x80000000 && b == -1) ? 0 : a % b; }
-__device__ __forceinline__ unsigned int wgsl_rem_(unsigned int a, unsigned int b) {
-  return b == 0u ? 0u : a % b; }
-__device__ __forceinline__ float wgsl_rem_(float a, float b) {
-  return __fsub_rn(a, __fmul_rn(b, truncf(__fdiv_rn(a, b)))); }
-template <class A, class B> __device__ __forceinline__ auto wgsl_div(A a, B b) -> decltype(a / b) {
-  return wgsl_div_((decltype(a / b))a, (decltype(a / b))b); }
-template <class A, class B> __device__ __forceinline__ auto wgsl_rem(A a, B b) -> decltype(a / b) {
-  return wgsl_rem_((decltype(a / b))a, (decltype(a / b))b); }
-template <class A, class B> __device__ __forceinline__ auto wgsl_shl(A a, B b) -> decltype(a << 1) {
-  return a << ((unsigned int)b & 31u); }
-template <class A, class B> __device__ __forceinline__ auto wgsl_shr(A a, B b) -> decltype(a >> 1) {
-  return a >> ((unsigned int)b & 31u); }
-__device__ __forceinline__ float wgsl_round(float x) { return rintf(x); }
-__device__ __forceinline__ int wgsl_i32(float x) {
-  return x != x ? 0 : (int)fminf(fmaxf(x, -2147483648.0f), 2147483520.0f); }
-__device__ __forceinline__ int wgsl_i32(int x) { return x; }
-__device__ __forceinline__ int wgsl_i32(unsigned int x) { return (int)x; }
-__device__ __forceinline__ int wgsl_i32(bool x) { return x ? 1 : 0; }
-__device__ __forceinline__ unsigned int wgsl_u32(float x) {
-  return x != x ? 0u : (unsigned int)fminf(fmaxf(x, 0.0f), 4294967040.0f); }
-__device__ __forceinline__ unsigned int wgsl_u32(int x) { return (unsigned int)x; }
-__device__ __forceinline__ unsigned int wgsl_u32(unsigned int x) { return x; }
-__device__ __forceinline__ unsigned int wgsl_u32(bool x) { return x ? 1u : 0u; }
-__device__ __forceinline__ float fract(float x) { return x - floorf(x); }
-__device__ __forceinline__ float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
-__device__ __forceinline__ int sign(int x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
-__device__ __forceinline__ float saturate(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
-__device__ __forceinline__ float step(float edge, float x) { return edge <= x ? 1.0f : 0.0f; }
-__device__ __forceinline__ float smoothstep(float lo, float hi, float x) {
-  float t = fminf(fmaxf((x - lo) / (hi - lo), 0.0f), 1.0f); return t * t * (3.0f - 2.0f * t); }
-__device__ __forceinline__ float mix(float a, float b, float t) { return a * (1.0f - t) + b * t; }
-__device__ __forceinline__ float inverseSqrt(float x) { return rsqrtf(x); }
-__device__ __forceinline__ float degrees(float x) { return x * 57.295779513082322865f; }
-__device__ __forceinline__ float radians(float x) { return x * 0.017453292519943295f; }
-__device__ __forceinline__ unsigned int countOneBits(unsigned int x) { return __popc(x); }
-__device__ __forceinline__ int countOneBits(int x) { return __popc(x); }
-__device__ __forceinline__ unsigned int reverseBits(unsigned int x) { return __brev(x); }
-__device__ __forceinline__ int reverseBits(int x) { return (int)__brev((unsigned int)x); }
-__device__ __forceinline__ unsigned int countLeadingZeros(unsigned int x) { return __clz(x); }
-__device__ __forceinline__ int countLeadingZeros(int x) { return __clz(x); }
-__device__ __forceinline__ unsigned int countTrailingZeros(unsigned int x) { return __clz(__brev(x)); }
-__device__ __forceinline__ int countTrailingZeros(int x) { return __clz(__brev((unsigned int)x)); }
-__device__ __forceinline__ unsigned int firstLeadingBit(unsigned int x) {
-  return x == 0u ? 0xffffffffu : 31u - __clz(x); }
-__device__ __forceinline__ int firstLeadingBit(int x) {
-  int s = x < 0 ? ~x : x; return s == 0 ? -1 : 31 - __clz(s); }
-__device__ __forceinline__ unsigned int firstTrailingBit(unsigned int x) {
-  return x == 0u ? 0xffffffffu : __clz(__brev(x)); }
-__device__ __forceinline__ int firstTrailingBit(int x) {
-  return x == 0 ? -1 : __clz(__brev((unsigned int)x)); }
-__device__ __forceinline__ unsigned int extractBits(unsigned int e, unsigned int offset, unsigned int count) {
-  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
-  return c == 0u ? 0u : c == 32u ? e : (e >> o) & ((1u << c) - 1u); }
-__device__ __forceinline__ int extractBits(int e, unsigned int offset, unsigned int count) {
-  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
-  return c == 0u ? 0 : c == 32u ? e : (int)((unsigned int)e << (32u - c - o)) >> (32u - c); }
-__device__ __forceinline__ unsigned int insertBits(unsigned int e, unsigned int newbits,
-    unsigned int offset, unsigned int count) {
-  unsigned int o = min(offset, 32u), c = min(count, 32u - o);
-  unsigned int mask = c == 0u ? 0u : (c == 32u ? 0xffffffffu : (1u << c) - 1u) << o;
-  return c == 0u ? e : (e & ~mask) | ((newbits << o) & mask); }
-__device__ __forceinline__ int insertBits(int e, int newbits, unsigned int offset, unsigned int count) {
-  return (int)insertBits((unsigned int)e, (unsigned int)newbits, offset, count); }
-__device__ __forceinline__ float length(float x) { return fabsf(x); }
-__device__ __forceinline__ float distance(float a, float b) { return fabsf(a - b); }
-__device__ __forceinline__ bool all(bool x) { return x; }
-__device__ __forceinline__ bool any(bool x) { return x; }
-`;
+export { WgslExpressionError } from "./_wgsl_expression_checks.ts";
+export { WGSL_OPERATORS } from "./_wgsl_prelude.ts";
 
 type Token = { kind: "num" | "id" | "op"; text: string };
 
 const TOKEN =
-  /\s*(?:(0[xX][0-9a-fA-F]+[iu]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fiuh]?)|([A-Za-z_]\w*)|(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>!~&|^()[\],.]))/y;
+  /\s*(?:(0[xX](?:[\da-fA-F]*\.[\da-fA-F]+|[\da-fA-F]+\.[\da-fA-F]*)(?:[pP][+-]?\d+[fh]?)?|0[xX][\da-fA-F]+[pP][+-]?\d+[fh]?|0[xX][0-9a-fA-F]+[iu]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fiuh]?)|([A-Za-z_]\w*)|(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>!~&|^()[\],.]))/y;
 
 function tokenize(text: string): Token[] | undefined {
   const tokens: Token[] = [];
@@ -227,15 +153,17 @@ class Parser {
       this.#at++;
       const right = this.expression(precedence + 1);
       const op = token!.text;
-      const folded = foldAbstract(op, left, right); // 64-bit abstract ints, not C's int
-      if (folded !== undefined) {
-        left = folded;
-        continue;
-      }
-      checkLiteralFits(left, right.type);
-      checkLiteralFits(right, left.type);
+      const shift = op === "<<" || op === ">>";
+      if (!shift) checkLiteralFits(left, right.type); // an abstract int shifted stays one
+      checkLiteralFits(right, shift ? "u32" : left.type);
       const refused = refusal(op, left, right);
       if (refused !== undefined) throw new WgslExpressionError(refused);
+      // A constant sub-expression is evaluated as WGSL's compiler does (`_wgsl_const.ts`).
+      const folded = left.value && right.value && foldBinary(op, left.value, right.value);
+      if (folded) {
+        left = constNode(folded);
+        continue;
+      }
       const call = CALLS[op];
       const signed = (n: Node) => n.type === "i32" || n.type === "int";
       // i32 +, -, * wrap (WGSL); C's signed overflow is undefined, and NVRTC folds `a + 1 > a`.
@@ -269,12 +197,10 @@ class Parser {
       if (token.text === "~" && (inner.type === "f32" || inner.type === "bool")) {
         throw new WgslExpressionError(`~${inner.type}: ~ takes an integer`);
       }
+      const folded = inner.value && foldUnary(token.text, inner.value);
+      if (folded) return constNode(folded);
       const code = `(${token.text}${inner.code})`;
-      if (token.text === "!") return { code, type: "bool" };
-      if (token.text === "-" && inner.literal !== undefined) {
-        return { code, type: inner.type, literal: `-${inner.literal}` };
-      }
-      return { code, type: inner.type };
+      return { code, type: token.text === "!" ? "bool" : inner.type };
     }
     return this.#postfix(this.#primary());
   }
@@ -308,18 +234,7 @@ class Parser {
 
   #primary(): Node {
     const token = this.#take();
-    if (token.kind === "num") {
-      const code = literal(token.text);
-      if (/^\d+$/.test(token.text)) return { code, type: "int", literal: token.text };
-      const type: Type = /^0[xX]/.test(token.text)
-        ? (token.text.endsWith("u") ? "u32" : token.text.endsWith("i") ? "i32" : "int")
-        : token.text.endsWith("u")
-        ? "u32"
-        : token.text.endsWith("i")
-        ? "i32"
-        : "f32";
-      return { code, type };
-    }
+    if (token.kind === "num") return constNode(literalConst(token.text));
     if (token.text === "(") {
       if (
         this.#peek()?.kind === "id" && this.#peek(1)?.text === ")" && this.#peek(2) !== undefined
@@ -359,27 +274,37 @@ class Parser {
       const args = this.#arguments();
       const cast = CONCRETE.find((t) => t === token.text);
       callRefusal(token.text, args);
-      // Integer literals take the type of the other arguments, as WGSL's abstract ints do.
+      const values = args.every((a) => a.value) ? args.map((a) => a.value!) : undefined;
+      const folded = values && foldCall(token.text, values);
+      if (folded) return constNode(folded);
+      // Integer literals take the type of the other arguments, as WGSL's abstract ints do; of
+      // a call not folded (`select(1 << 40, 0, a && b)`: naga folds no && ||), i32's.
+      const shared = common(token.text === "select" ? args.slice(0, 2) : args);
       const type = cast ??
-        (FLOAT_CALLS.has(token.text) ? "f32" : POLYMORPHIC.has(token.text) ? common(args) : "?");
+        (FLOAT_CALLS.has(token.text)
+          ? "f32"
+          : POLYMORPHIC.has(token.text)
+          ? (shared === "int" ? "i32" : shared)
+          : "?");
       const typed = cast === undefined ? args.map((a) => concrete(a, type)) : args;
-      return {
-        code: `${name}(${typed.map((a) => a.code).join(", ")})`,
-        type: cast ?? (token.text === "select" ? common(args.slice(0, 2)) : type),
-      };
+      return { code: `${name}(${typed.map((a) => a.code).join(", ")})`, type };
     }
-    if (token.text === "true" || token.text === "false") return { code: token.text, type: "bool" };
+    if (token.text === "true" || token.text === "false") {
+      return constNode({ kind: "bool", value: token.text === "true" });
+    }
     return { code: token.text, type: this.types.get(token.text) ?? "?" };
   }
 }
 
 /**
  * The CUDA C++ of a WGSL scalar expression (module doc), whose identifiers have the element
- * types of `types` (inputs, params, `i`); `undefined` for one this parser does not read.
+ * types of `types` (inputs, params, `i`), a constant one converted to `output` where given (the
+ * caller converts another); `undefined` for one this parser does not read.
  */
 export function translateWgslExpression(
   wgsl: string,
   types: Readonly<Record<string, "f32" | "i32" | "u32">> = {},
+  output?: "f32" | "i32" | "u32",
 ): string | undefined {
   if (/\?/.test(wgsl)) {
     throw new WgslExpressionError("WGSL has no ?: (write select(ifFalse, ifTrue, condition))");
@@ -388,9 +313,18 @@ export function translateWgslExpression(
   if (tokens === undefined || tokens.length === 0) return undefined;
   try {
     const parser = new Parser(tokens, new Map(Object.entries(types)));
-    const result = parser.expression();
+    let result = parser.expression();
     if (!parser.done() && parser.next()?.text === ",") {
       throw new WgslExpressionError("a comma outside a call: WGSL has no comma operator");
+    }
+    // A constant result is converted to the `output` type as WGSL's `output(...)` of it is
+    // (`i32(3e9)` of an abstract float saturates to 2147483647; `u32(-1)` is refused).
+    const converted = output && result.value && foldCall(output, [result.value]);
+    if (converted) result = constNode(converted);
+    if (result.code.includes(UNREPRESENTABLE)) {
+      throw new WgslExpressionError(
+        "an abstract float constant out of f32's range (refused by WGSL)",
+      );
     }
     return parser.done() ? result.code : undefined;
   } catch (error) {

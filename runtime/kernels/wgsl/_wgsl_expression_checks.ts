@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { Const } from "./_wgsl_const.ts";
+
 /** The type of a parsed expression: concrete, an abstract int literal, a bool, or unknown. */
 export type Type = "f32" | "i32" | "u32" | "int" | "bool" | "?";
 
@@ -15,6 +17,8 @@ export interface Node {
   readonly code: string;
   readonly type: Type;
   readonly literal?: string;
+  /** A constant's value (`_wgsl_const.ts` folds the operations on constants). */
+  readonly value?: Const;
 }
 
 /** Built-ins of floats only: their integer literal arguments are f32 (`exp(0)`). */
@@ -49,7 +53,7 @@ export class WgslExpressionError extends Error {
 
 export const NUMERIC: readonly Type[] = ["f32", "u32", "i32", "int"];
 
-/** CUDA's names that WGSL lacks: C's float math (`sqrtf`), its casts, the thread indices. */
+/** CUDA's names that WGSL lacks: C's float math (`sqrtf`, `log10`), its casts, thread indices. */
 export const C_ONLY: ReadonlySet<string> = new Set([
   ..."exp exp2 log log2 sqrt sin cos tan asin acos atan atan2 sinh cosh tanh pow floor ceil round trunc"
     .split(" ").map((name) => `${name}f`),
@@ -59,6 +63,10 @@ export const C_ONLY: ReadonlySet<string> = new Set([
     " ",
   ),
   ..."printf threadIdx blockIdx blockDim gridDim warpSize".split(" "),
+  // C's functional casts (`int(x)`) and math WGSL lacks (`log10(x)`): C++ compiles them.
+  ..."int float double unsigned signed long short char log10 log1p expm1 exp10 erfc lgamma tgamma"
+    .split(" "),
+  ..."nearbyint lrint llrint lround llround remainder nextafter scalbn ilogb logb fdim".split(" "),
 ]);
 
 /** `a` and `b` are concrete and differ: WGSL's operands share one type. */
@@ -80,13 +88,15 @@ export function refusal(op: string, left: Node, right: Node): string | undefined
       return `${pair}: the shift amount is a u32 (u32(...))`;
     }
     // A constant amount of 32 or more shifting an i32 or u32 is WGSL's shader-creation error
-    // (`x << 33u`); only an amount known at run time is taken modulo 32 (as wgsl_shl does). An
-    // abstract int is 64 bits wide in WGSL (`1 << 40` is 2^40), which C's int is not: refused.
-    const amount = /^(?:\(int\))?(0[xX][0-9a-fA-F]+|\d+)[uU]?$/.exec(right.literal ?? right.code);
-    if (amount === null || Number(amount[1]) < 32) return undefined;
+    // (`x << 33u`, `x << (1u << 5u)`); only an amount known at run time is taken modulo 32 (as
+    // wgsl_shl does). A shift of two constants is folded (`_wgsl_const.ts`: `1 << 40` is 2^40).
+    if (left.value !== undefined && right.value !== undefined) return undefined; // folded
+    const amount = right.value?.value;
+    if (typeof amount !== "number" && typeof amount !== "bigint") return undefined;
+    if (amount < 32) return undefined;
     return left.type === "int"
-      ? `${pair}: an abstract int shifted by ${amount[1]} is not translated (write its value)`
-      : `${pair}: a shift by the constant ${amount[1]} (32 or more) is refused by WGSL`;
+      ? `${pair}: an abstract int shifted by ${amount} is not translated (write its value)`
+      : `${pair}: a shift by the constant ${amount} (32 or more) is refused by WGSL`;
   }
   const bools = (left.type === "bool") !== (right.type === "bool") &&
     (NUMERIC.includes(left.type) || NUMERIC.includes(right.type));
@@ -116,17 +126,6 @@ export function callRefusal(name: string, args: readonly Node[]): void {
   }
 }
 
-/** A WGSL literal as C's: `2i` is `2`, a float literal an f32 (`0.5f`, `1f` is `1.0f`). */
-export function literal(text: string): string {
-  if (/^0[xX]/.test(text)) return text.endsWith("i") ? `(int)${text.slice(0, -1)}` : text;
-  if (text.endsWith("i")) return text.slice(0, -1);
-  if (text.endsWith("u")) return text;
-  const body = text.endsWith("f") || text.endsWith("h") ? text.slice(0, -1) : text;
-  const float = text.endsWith("f") || /[.eE]/.test(body);
-  if (!float) return body;
-  return /[.eE]/.test(body) ? `${body}f` : `${body}.0f`;
-}
-
 /** An abstract int literal made concrete for `type` (`0` as `0.0f` beside an f32). */
 export function concrete(node: Node, type: Type): Node {
   if (node.type !== "int" || node.literal === undefined) return node;
@@ -140,55 +139,6 @@ export function concrete(node: Node, type: Type): Node {
 export function common(nodes: readonly Node[]): Type {
   return CONCRETE.find((t) => nodes.some((n) => n.type === t)) ??
     (nodes.every((n) => n.type === "int") ? "int" : "?");
-}
-
-const I64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
-
-/**
- * `left op right` of two abstract int literals, folded as WGSL does (64 bits wide: `65536 *
- * 65536` is 2^32, `1 << 40` is 2^40), where C's `int` would overflow; its overflow, a division by
- * zero or a shift past 63 is WGSL's shader-creation error. `undefined` for another operator or
- * operand.
- */
-export function foldAbstract(op: string, left: Node, right: Node): Node | undefined {
-  if (left.literal === undefined || right.literal === undefined) return undefined;
-  if (left.type !== "int" || right.type !== "int") return undefined;
-  const [a, b] = [BigInt(left.literal), BigInt(right.literal)];
-  const fail = (why: string) => {
-    throw new WgslExpressionError(`${left.literal} ${op} ${right.literal}: ${why}`);
-  };
-  if ((op === "/" || op === "%") && b === 0n) fail("a division by zero (refused by WGSL)");
-  if ((op === "<<" || op === ">>") && (b < 0n || b > 63n)) fail("a shift past 63 bits");
-  const value = op === "+"
-    ? a + b
-    : op === "-"
-    ? a - b
-    : op === "*"
-    ? a * b
-    : op === "/"
-    ? a / b
-    : op === "%"
-    ? a % b
-    : op === "<<"
-    ? a << b
-    : op === ">>"
-    ? a >> b
-    : op === "&"
-    ? a & b
-    : op === "|"
-    ? a | b
-    : op === "^"
-    ? a ^ b
-    : undefined;
-  if (value === undefined) return undefined;
-  if (value < I64[0] || value > I64[1]) fail("overflows WGSL's 64-bit abstract int");
-  return { code: intCode(value), type: "int", literal: String(value) };
-}
-
-/** C of an integer: an int where it fits, else a long long (`4294967296LL`). */
-function intCode(value: bigint): string {
-  const text = value >= -(2n ** 31n) && value < 2n ** 31n ? String(value) : `${value}LL`;
-  return value < 0n ? `(${text})` : text;
 }
 
 /**
