@@ -53,6 +53,17 @@ async function onTwo(
   assert.equal(hazardCount(), 0, hazardReport());
 }
 
+/**
+ * Destroys `clients` and waits for their servers' drains: a drain past destroy's grace (a loaded
+ * machine) keeps a context alive, and the simulator reads `CUDA_SIM_DEVICES` and `CUDA_SIM_PEER`
+ * again only with no live context, so the next test would see this one's devices.
+ */
+async function finish(clients: readonly { server: unknown; destroy(): void }[]): Promise<void> {
+  const servers = clients.map((client) => client.server as CudaServer);
+  for (const client of clients) client.destroy();
+  await Promise.all(servers.map((server) => server.drained));
+}
+
 /** A slow kernel on `v` (256 floats): sleeps `micros` on the device, then adds 1. */
 const slow = (client: CudaClient, v: Parameters<CudaClient["read"]>[0], micros: number) =>
   client.execute(CUDA_KERNELS.slowF32, {
@@ -151,14 +162,18 @@ Deno.test("copyTo between clients of one device, and within one client, stays on
   resetHazards();
   await withSimEnv(devices(1), async () => {
     const [device] = await listDevices({ backend: "cuda", library });
-    using clients = await createClients([device, device]);
-    const [a, b] = clients;
-    using x = a.createWithData(new Uint32Array([1, 2, 3]));
-    using y = a.copyTo(x, b);
-    using z = a.copyTo(x, a, { destinationStream: 2 });
-    a.write(x, new Uint32Array([0, 0, 0]));
-    assert.deepEqual([...await b.read(y)], [1, 2, 3]);
-    assert.deepEqual([...await a.read(z, { stream: 1 })], [1, 2, 3]);
+    const clients = await createClients([device, device]);
+    try {
+      const [a, b] = clients;
+      using x = a.createWithData(new Uint32Array([1, 2, 3]));
+      using y = a.copyTo(x, b);
+      using z = a.copyTo(x, a, { destinationStream: 2 });
+      a.write(x, new Uint32Array([0, 0, 0]));
+      assert.deepEqual([...await b.read(y)], [1, 2, 3]);
+      assert.deepEqual([...await a.read(z, { stream: 1 })], [1, 2, 3]);
+    } finally {
+      await finish(clients);
+    }
   });
   assert.equal(hazardCount(), 0, hazardReport());
 });
@@ -277,12 +292,7 @@ for (const peer of ["all", "none"]) {
           { numRuns: 300 },
         );
       } finally {
-        // A drain past destroy's grace (a loaded machine) keeps its context alive: the simulator
-        // reads CUDA_SIM_DEVICES again only with no live context, so a later test asking for
-        // three devices would see two ("device 2 ... the driver reports 2").
-        const servers = pair.map((client) => client.server as CudaServer);
-        for (const client of clients) client.destroy();
-        await Promise.all(servers.map((server) => server.drained));
+        await finish(clients);
       }
     });
   });
@@ -356,11 +366,15 @@ Deno.test("examples/data_parallel.ts sums over three simulated devices as the CP
   const { sample, sumOnCpu, sumOnDevices } = await import("../examples/data_parallel.ts");
   resetHazards();
   await withSimEnv(devices(3, "0>1,1>0"), async () => {
-    using clients = await createClients(await listDevices({ backend: "cuda", library }));
-    const data = sample(300_001);
-    const cpu = sumOnCpu(data);
-    const sum = await sumOnDevices(clients, data);
-    assert.ok(Math.abs(sum - cpu) / cpu < 1e-5, `${sum} on the devices, ${cpu} on the CPU`);
+    const clients = await createClients(await listDevices({ backend: "cuda", library }));
+    try {
+      const data = sample(300_001);
+      const cpu = sumOnCpu(data);
+      const sum = await sumOnDevices(clients, data);
+      assert.ok(Math.abs(sum - cpu) / cpu < 1e-5, `${sum} on the devices, ${cpu} on the CPU`);
+    } finally {
+      await finish(clients);
+    }
   });
   assert.equal(hazardCount(), 0, hazardReport());
 });
