@@ -8,13 +8,13 @@
  * bit-identical to plain WebGPU.
  */
 import assert from "node:assert/strict";
+import { ignore, throwsWith } from "./_texture_test_helpers.ts";
 import { createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { CORPUS_TEXTURE_DEPTH } from "./_wgsl_corpus_texture_depth.ts";
 import { runCorpusCase } from "./_wgsl_corpus_run.ts";
 import { type TextureEntry, WebGpuTextures } from "../runtime/server/webgpu/memory/textures.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
-const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
 
 /** `n` depths in [0, 1], none on a round number, with 0 and 1 themselves. */
 const depths = (n: number) =>
@@ -335,15 +335,6 @@ Deno.test({
     }
   },
 });
-
-/** Asserts `fn` throws a `Class` whose message includes every `text`. */
-function throwsWith(fn: () => unknown, Class: new (...a: never[]) => Error, ...text: string[]) {
-  assert.throws(
-    fn,
-    (e) => e instanceof Class && text.every((t) => e.message.includes(t)),
-    `${Class.name}: ${text.join(", ")}`,
-  );
-}
 
 Deno.test({
   name: "depth and multisampled textures: WebGPU's rules are typed errors naming the option",

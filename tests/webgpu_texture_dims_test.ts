@@ -6,6 +6,7 @@
  * end-to-end modules on such textures bit-identical to plain WebGPU.
  */
 import assert from "node:assert/strict";
+import { ignore, throwsWith } from "./_texture_test_helpers.ts";
 import { CpuTimelineSignal, createClient, KernelArgumentError } from "../mod.ts";
 import { CORPUS_TEXTURE_DIMS } from "./_wgsl_corpus_texture_dims.ts";
 import { runCorpusCase } from "./_wgsl_corpus_run.ts";
@@ -13,16 +14,6 @@ import { type TextureEntry, WebGpuTextures } from "../runtime/server/webgpu/memo
 import { copyBlocks } from "../runtime/server/webgpu/memory/_texture_copies.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
-const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-/** Asserts `fn` throws a `Class` whose message includes `text`. */
-function throwsWith(fn: () => unknown, Class: new (...a: never[]) => Error, text: string) {
-  assert.throws(
-    fn,
-    (e) => e instanceof Class && e.message.includes(text),
-    `${Class.name}: ${text}`,
-  );
-}
 
 /** `n` distinct bytes. */
 const bytes = (n: number, salt = 0) =>

@@ -6,24 +6,9 @@
  * over every level, ordering across streams, and the typed errors.
  */
 import assert from "node:assert/strict";
+import { bytes, ignore, throwsWith } from "./_texture_test_helpers.ts";
 import { CpuTimelineSignal, createClient, KernelArgumentError } from "../mod.ts";
 import { WebGpuTextures } from "../runtime/server/webgpu/memory/textures.ts";
-
-const adapter = await navigator.gpu?.requestAdapter();
-const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
-
-/** Asserts `fn` throws a `Class` whose message includes every one of `texts`. */
-function throwsWith(fn: () => unknown, Class: new (...a: never[]) => Error, ...texts: string[]) {
-  assert.throws(
-    fn,
-    (e) => e instanceof Class && texts.every((t) => e.message.includes(t)),
-    `${Class.name}: ${texts.join(" … ")}`,
-  );
-}
-
-/** `n` distinct bytes. */
-const bytes = (n: number, salt = 0) =>
-  Uint8Array.from({ length: n }, (_, i) => (i * 7 + salt * 13) % 251);
 
 Deno.test({
   name: "mips: every level of a 13x7 rgba8unorm, a 2-D array, a 3-D and depth textures round-trips",
