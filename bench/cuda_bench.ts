@@ -13,8 +13,9 @@
  * - **event GC settled**: {@linkcode TASKS} such launches and a `sync`, timed together (the
  *   batches' GC tasks settle with the sync); vs the raw calls and a `cuEventQuery` loop on the
  *   last event.
- * - **read after a launch**: `execute` then a 4-byte `read` (one event, a parked non-blocking
- *   `cuEventSynchronize`, no timer) vs `cuLaunchKernel` + `cuStreamSynchronize` +
+ * - **read after a launch**: `execute` then a 4-byte `read` (one event, queried for up to 30 µs,
+ *   then a parked non-blocking `cuEventSynchronize`, no timer; also with `waitSpinUs: 0`, parked
+ *   at once) vs `cuLaunchKernel` + `cuStreamSynchronize` +
  *   `cuMemcpyDtoHAsync` into pinned memory + `cuStreamSynchronize`.
  * - **1,000 launches**: `execute` 1,000 times on the handles' own stream, and on another stream
  *   than the one the handles were made on, vs `cuLaunchKernel` alone (host time).
@@ -34,7 +35,6 @@
 import "./_bench_guard.ts"; // deno bench awaits only async fns: a promise from another one throws
 import { CubeCount, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
-import { hostWaitSpin } from "../runtime/server/cuda/queue/_host_wait.ts";
 
 const TASKS = 256;
 /** Tasks per iteration of the event group: below the server's GC bound (64 pending tasks), so
@@ -57,6 +57,16 @@ const bindings = new KernelArguments().withBuffer(buffer.ref())
   .withMetadata({ data: new Uint32Array([N]), staticLength: 1 }).withScalar("f32", [1]);
 const count = CubeCount.new1d(N / 256);
 const fill = { kernel: CUDA_KERNELS.fillF32, count, args: bindings };
+/** The same device with waits that park at once (`waitSpinUs: 0`), for the read group. */
+const parking = CudaServer.create({ library, maxStreams: 4, waitSpinUs: 0 });
+const parkingBuffer = parking.createWithData(new Uint8Array(N * 4), 0);
+const parkingFill = {
+  kernel: CUDA_KERNELS.fillF32,
+  count,
+  args: new KernelArguments().withBuffer(parkingBuffer.ref())
+    .withMetadata({ data: new Uint32Array([N]), staticLength: 1 }).withScalar("f32", [1]),
+};
+const parkingRead = parkingBuffer.copyDescriptor([1], [1], 4);
 server.execute(fill, 0); // loads the module
 
 // Raw: the same function, stream, pointer and parameters, prepared once.
@@ -225,18 +235,15 @@ Deno.bench("CudaServer.execute + read of 4 bytes", {
   await server.read([word], 0);
 });
 
-// The same with the wait querying its event for up to 30 µs before it parks (an experiment for
-// real GPUs, off by default: see `hostWaitSpin` in runtime/server/cuda/queue/_host_wait.ts).
-Deno.bench("CudaServer.execute + read of 4 bytes, 30 µs spin before parking", {
+// The same with waits that park a `cuEventSynchronize` at once (`waitSpinUs: 0`; the default
+// queries the event for up to 30 µs first): the thread hop's cost.
+Deno.bench("CudaServer.execute + read of 4 bytes, parked at once (waitSpinUs: 0)", {
   group: "read after a launch",
 }, async () => {
-  hostWaitSpin.us = 30;
-  try {
-    server.execute(fill, 0);
-    await server.read([word], 0);
-  } finally {
-    hostWaitSpin.us = 0;
-  }
+  // Also keeps the handle referenced (else the FinalizationRegistry safety net releases it).
+  if (parkingBuffer.disposed) throw new Error("the benchmark buffer was released");
+  parking.execute(parkingFill, 0);
+  await parking.read([parkingRead], 0);
 });
 
 Deno.bench("raw cuLaunchKernel + cuStreamSynchronize + cuMemcpyDtoH", {

@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { CubeCount, type Handle, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { overflowCounts } from "../runtime/server/cuda/queue/_overflow_wake.ts";
-import { hostWaitSpin } from "../runtime/server/cuda/queue/_host_wait.ts";
+import { DEFAULT_WAIT_SPIN_US, hostWaitSpin } from "../runtime/server/cuda/queue/_host_wait.ts";
+import { hostWaitSpinUs } from "../runtime/server/cuda/options.ts";
 import { asU32, u32 } from "./_bytes.ts";
 import {
   hazardCount,
@@ -205,27 +206,32 @@ Deno.test("queued waits on work that faults reject with the driver's error; dest
   await late.drained;
 });
 
-Deno.test("hostWaitSpin (off by default): a wait done within the spin parks no synchronize", async () => {
-  using server = CudaServer.create({ library: SIM_LIBRARY });
-  using data = server.createWithData(new Uint8Array(4 * n), 0);
-  await server.sync(0);
-  const round = async (us: number, expected: number) => {
-    slow(server, data, us);
-    const [bytes] = await server.read([data.copyDescriptor([1], [1], 4)], 0);
-    assert.equal(new Float32Array(bytes.buffer)[0], expected);
+Deno.test("waitSpinUs: a wait done within the spin parks no synchronize; 0 parks at once", async () => {
+  assert.equal(hostWaitSpinUs({}), DEFAULT_WAIT_SPIN_US);
+  assert.equal(DEFAULT_WAIT_SPIN_US, 30);
+  // How many of `rounds` reads after a kernel of `us` microseconds settled while spinning.
+  const caughtOf = async (waitSpinUs: number | undefined, us: number, rounds: number) => {
+    using server = CudaServer.create({ library: SIM_LIBRARY, waitSpinUs });
+    using data = server.createWithData(new Uint8Array(4 * n), 0);
+    await server.sync(0);
+    const caught = hostWaitSpin.caught;
+    for (let i = 1; i <= rounds; i++) {
+      slow(server, data, us);
+      const [bytes] = await server.read([data.copyDescriptor([1], [1], 4)], 0);
+      assert.equal(new Float32Array(bytes.buffer)[0], i);
+    }
+    return hostWaitSpin.caught - caught;
   };
-  const caught = hostWaitSpin.caught;
-  try {
-    assert.equal(hostWaitSpin.us, 0);
-    await round(200, 1); // not complete at the first query: parked, no spin
-    assert.equal(hostWaitSpin.caught, caught);
-    hostWaitSpin.us = 200_000; // far longer than the kernel: complete while spinning
-    for (let i = 2; i <= 5; i++) await round(200, i);
-    assert.equal(hostWaitSpin.caught, caught + 4, "each wait settled while spinning");
-    hostWaitSpin.us = 50; // shorter than the kernel: parks after spinning, same result
-    await round(30_000, 6);
-    assert.equal(hostWaitSpin.caught, caught + 4);
-  } finally {
-    hostWaitSpin.us = 0;
+  // not complete at the first query: parked at once, no spin
+  assert.equal(await caughtOf(0, 200, 2), 0);
+  // a spin far longer than the kernel: complete while spinning
+  assert.equal(await caughtOf(100_000, 200, 4), 4, "each wait settled while spinning");
+  // the default 30 µs, shorter than the kernel: parks after spinning, same result
+  assert.equal(await caughtOf(undefined, 30_000, 1), 0);
+  for (const waitSpinUs of [-1, 100_001, NaN]) {
+    assert.throws(
+      () => CudaServer.create({ library: SIM_LIBRARY, waitSpinUs }),
+      (error: unknown) => error instanceof RangeError && /waitSpinUs/.test(error.message),
+    );
   }
 });

@@ -31,7 +31,12 @@ import { faultWitnesses } from "./_fault.ts";
 import type { CopyContext } from "./memory/_write.ts";
 import type { CudaDevice } from "./device.ts";
 import { ModuleCache } from "./compile/module_cache.ts";
-import { type CudaServerOptions, type CudaServerStats, hostWaitTimeout } from "./options.ts";
+import {
+  type CudaServerOptions,
+  type CudaServerStats,
+  hostWaitSpinUs,
+  hostWaitTimeout,
+} from "./options.ts";
 import { CudaProfiler } from "./profile/profiler.ts";
 import { signalEvents } from "./queue/_signal_events.ts";
 import { CudaTimelineSignal } from "../../../sync/cuda_signal.ts";
@@ -77,6 +82,8 @@ function busy(
 export class CudaParts implements WaitOwner {
   readonly device: CudaDevice;
   readonly timeoutMs: number;
+  /** Microseconds a host wait queries its event before it parks (`waitSpinUs`). */
+  readonly waitSpinUs: number;
   readonly events: EventPool;
   readonly backend: CudaStreamBackend;
   readonly streams: MultiStream<CudaStream, CudaEvent>;
@@ -111,6 +118,7 @@ export class CudaParts implements WaitOwner {
     const driver = device.driver;
     this.device = device;
     this.timeoutMs = timeoutMs;
+    this.waitSpinUs = hostWaitSpinUs(options);
     this.#state = state;
     this.ended.catch(() => {}); // told to the copies that asked
     const wait = { timeoutMs, owner: this };

@@ -61,6 +61,7 @@ const OPTION_KEYS = [
   "maxPendingGc",
   "nvrtcLibrary",
   "memoryPools",
+  "waitSpinUs",
   "ordinal",
   "library",
   "maxStreams",

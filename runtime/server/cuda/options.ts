@@ -7,6 +7,7 @@
 import type { RuntimeOptions } from "../../core/config.ts";
 import type { MemoryManagementOptions } from "../../memory/memory_management.ts";
 import type { CudaDeviceOptions } from "./device.ts";
+import { DEFAULT_WAIT_SPIN_US } from "./queue/_host_wait.ts";
 
 /**
  * Options of `CudaServer.create`.
@@ -50,6 +51,16 @@ export interface CudaServerOptions extends CudaDeviceOptions, RuntimeOptions {
    * @default {true}
    */
   memoryPools?: boolean;
+  /**
+   * Microseconds a host wait (read, sync, profile) keeps querying its event (`cuEventQuery`)
+   * before it parks a `cuEventSynchronize` on Deno's blocking pool, as the driver's own
+   * `CU_CTX_SCHED_AUTO` spins before it yields. The parked call's thread hop costs about 30 µs
+   * on an H100: a 4-byte read after a launch took 52.0 µs parked at once, 19.2 µs with 30 µs of
+   * spin, 18.9 µs for the raw driver calls (`bench/cuda_bench.ts`, docs/benchmarks.md). Work
+   * that ends later costs at most this much host time more. `0` parks at once; at most 100,000 (0.1 s).
+   * @default {30}
+   */
+  waitSpinUs?: number;
 }
 
 /**
@@ -84,4 +95,15 @@ export function hostWaitTimeout(options: CudaServerOptions): number {
     throw new RangeError(`timeoutMs must be positive and at most 2^31 - 1, got ${timeoutMs}`);
   }
   return timeoutMs;
+}
+
+/**
+ * `options.waitSpinUs` (30 µs by default), checked: `RangeError` unless from 0 to 100,000.
+ */
+export function hostWaitSpinUs(options: CudaServerOptions): number {
+  const us = options.waitSpinUs ?? DEFAULT_WAIT_SPIN_US;
+  if (!(us >= 0 && us <= 100_000)) {
+    throw new RangeError(`waitSpinUs must be from 0 to 100000 (microseconds), got ${us}`);
+  }
+  return us;
 }

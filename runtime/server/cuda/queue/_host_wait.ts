@@ -27,12 +27,18 @@ import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver, unrefCall } from "
 import { OverflowWake } from "./_overflow_wake.ts";
 
 /**
- * An experiment for real GPUs, off by default: how long a wait keeps querying its event before it
- * parks a `cuEventSynchronize` (whose thread hop is the likely cost of a small read on an H200:
- * 58.6 µs against raw 19.2 µs). `bench/cuda_bench.ts` times a read with a 30 µs spin beside the
- * plain one; `caught` counts the waits that settled while spinning. Not exported from the package.
+ * Microseconds a wait keeps querying its event before it parks a `cuEventSynchronize`, where its
+ * owner names none (`CudaServerOptions.waitSpinUs`, whose default this is): the parked call's
+ * thread hop is the cost of a small read on a GPU (H100: 52.0 µs parked at once, 19.2 µs with
+ * this spin, 18.9 µs raw). `bench/cuda_bench.ts` times both.
  */
-export const hostWaitSpin = { us: 0, caught: 0 };
+export const DEFAULT_WAIT_SPIN_US = 30;
+
+/**
+ * The waits that settled while spinning (no synchronize parked), for tests and benchmarks. Not
+ * exported from the package.
+ */
+export const hostWaitSpin = { caught: 0 };
 
 /** Synchronizes parked on Deno's blocking pool per owner at most. */
 export const MAX_PARKED = 16;
@@ -44,6 +50,8 @@ const BACKOFF_MS = 1;
 export interface WaiterOwner {
   readonly destroyed: boolean;
   bind(): void;
+  /** Microseconds a wait queries before it parks. @default {DEFAULT_WAIT_SPIN_US} */
+  readonly waitSpinUs?: number;
 }
 
 /** Options of one wait. */
@@ -257,20 +265,22 @@ export class HostWaiter {
     }, BACKOFF_MS);
   }
 
-  /** One `cuEventQuery`: true when complete, false when not ready, else the driver's error. */
   /**
-   * `#query`, repeated for up to {@linkcode hostWaitSpin}`.us` microseconds while the event is
-   * not complete (none by default: one query).
+   * `#query`, repeated while the event is not complete for up to the owner's `waitSpinUs`
+   * microseconds ({@linkcode DEFAULT_WAIT_SPIN_US} without an owner). A bounded spin, as the
+   * driver's `CU_CTX_SCHED_AUTO` spins: never a timer loop.
    */
   #spin(handle: Deno.PointerValue, owner: WaiterOwner | undefined): boolean | Error {
     let done = this.#query(handle, owner);
-    if (done !== false || hostWaitSpin.us <= 0) return done;
-    const until = performance.now() + hostWaitSpin.us / 1000;
+    const us = owner?.waitSpinUs ?? DEFAULT_WAIT_SPIN_US;
+    if (done !== false || us <= 0) return done;
+    const until = performance.now() + us / 1000;
     while (done === false && performance.now() < until) done = this.#query(handle, owner);
     if (done !== false) hostWaitSpin.caught++; // settled while spinning: no synchronize parked
     return done;
   }
 
+  /** One `cuEventQuery`: true when complete, false when not ready, else the driver's error. */
   #query(handle: Deno.PointerValue, owner: WaiterOwner | undefined): boolean | Error {
     if (owner?.destroyed) return destroyed();
     owner?.bind(); // resumed from the event loop: another server's context may be current

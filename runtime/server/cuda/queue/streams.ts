@@ -86,6 +86,8 @@ export interface WaitOwner {
   readonly destroyed: boolean;
   /** Makes the server's context current (nothing once destroyed). */
   bind(): void;
+  /** Microseconds a wait queries its event before it parks (`CudaServerOptions.waitSpinUs`). */
+  readonly waitSpinUs?: number;
 }
 
 /** Pool of timing-disabled events, recycled once their last use is known to be over. */
