@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { CubeCount, type Handle, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
+import { createClient } from "../mod.ts";
 import { overflowCounts } from "../runtime/server/cuda/queue/_overflow_wake.ts";
 import { DEFAULT_WAIT_SPIN_US, hostWaitSpin } from "../runtime/server/cuda/queue/_host_wait.ts";
 import { hostWaitSpinUs } from "../runtime/server/cuda/options.ts";
@@ -234,4 +235,12 @@ Deno.test("waitSpinUs: a wait done within the spin parks no synchronize; 0 parks
       (error: unknown) => error instanceof RangeError && /waitSpinUs/.test(error.message),
     );
   }
+  // createClient passes it on (a misspelt option is refused there)
+  await assert.rejects(
+    createClient({ backend: "cuda", library: SIM_LIBRARY, waitSpinUs: -1 }),
+    RangeError,
+  );
+  await using client = await createClient({ backend: "cuda", library: SIM_LIBRARY, waitSpinUs: 0 });
+  using one = client.createWithData(new Float32Array([7]));
+  assert.deepEqual(Array.from(await client.read(one)), [7]);
 });
