@@ -11,8 +11,8 @@ import { CubeCount, type Handle, KernelArguments } from "../backend.ts";
 import { CUDA_KERNELS, CudaServer } from "../runtime/server/cuda/mod.ts";
 import { createClient } from "../mod.ts";
 import { overflowCounts } from "../runtime/server/cuda/queue/_overflow_wake.ts";
-import { DEFAULT_WAIT_SPIN_US, hostWaitSpin } from "../runtime/server/cuda/queue/_host_wait.ts";
-import { hostWaitSpinUs } from "../runtime/server/cuda/options.ts";
+import { hostWaitSpin } from "../runtime/server/cuda/queue/_host_wait.ts";
+import { DEFAULT_WAIT_SPIN_US, hostWaitSpinUs } from "../runtime/server/cuda/options.ts";
 import { asU32, u32 } from "./_bytes.ts";
 import {
   hazardCount,

@@ -25,14 +25,7 @@
 import { DestroyedError, TimeoutError } from "../../../core/errors.ts";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, type CudaDriver, unrefCall } from "../_ffi.ts";
 import { OverflowWake } from "./_overflow_wake.ts";
-
-/**
- * Microseconds a wait keeps querying its event before it parks a `cuEventSynchronize`, where its
- * owner names none (`CudaServerOptions.waitSpinUs`, whose default this is): the parked call's
- * thread hop is the cost of a small read on a GPU (H100: 52.0 µs parked at once, 19.2 µs with
- * this spin, 18.9 µs raw). `bench/cuda_bench.ts` times both.
- */
-export const DEFAULT_WAIT_SPIN_US = 30;
+import { DEFAULT_WAIT_SPIN_US } from "../options.ts";
 
 /**
  * The waits that settled while spinning (no synchronize parked), for tests and benchmarks. Not
