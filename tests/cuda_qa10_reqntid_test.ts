@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
-import { CpuTimelineSignal, CubeCount } from "../mod.ts";
+import { CompilationError, CpuTimelineSignal, CubeCount } from "../mod.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 
 const ignore = nvrtcSkip !== undefined;
@@ -32,8 +32,9 @@ const module = (...entries: string[]) =>
 
 Deno.test({
   name: nvrtcName(
-    "qa10 reqntid: 2-D/3-D .reqntid with threads and count launches, beside .maxntid, and the " +
-      "entry chosen among several of different .reqntid",
+    "qa10 reqntid: 2-D/3-D .reqntid with threads and count launches, beside an entry with " +
+      ".maxntid, and the entry chosen among several of different .reqntid; both on one entry " +
+      "is refused at load, as ptxas refuses it",
   ),
   ignore,
   async fn() {
@@ -46,13 +47,33 @@ Deno.test({
     const ptx = module(
       entry("a", ".reqntid 4, 2, 2"),
       entry("b", ".reqntid 64"),
-      entry("c", ".maxntid 128 .reqntid 32, 2"),
+      entry("c", ".reqntid 32, 2"),
+      entry("d", ".maxntid 128"),
     );
     // threads 40 in x with [4,2,2] blocks: 10 blocks of 16 threads
     assert.deepEqual(await run({ ptx, entryPoint: "a" }, { threads: 40 }), [160, 16]);
     assert.deepEqual(await run({ ptx, entryPoint: "a" }, { count: CubeCount.new1d(3) }), [48, 16]);
     assert.deepEqual(await run({ ptx, entryPoint: "b" }, { threads: 65 }), [128, 64]);
     assert.deepEqual(await run({ ptx, entryPoint: "c" }, { count: CubeCount.new1d(2) }), [128, 64]);
+    // .maxntid beside them: blocks of 128 by default (256 past the bound), 200 threads in 2
+    assert.deepEqual(await run({ ptx, entryPoint: "d" }, { threads: 200 }), [256, 128]);
+    assert.deepEqual(await run({ ptx, entryPoint: "d" }, { count: CubeCount.new1d(3) }), [
+      384,
+      128,
+    ]);
+    // both on one entry: ptxas refuses it at the entry's closing brace (line 32 here), as an
+    // H100's JIT did (driver 580: CUDA_ERROR_INVALID_PTX at cuModuleLoadDataEx)
+    const both = module(entry("a", ".reqntid 4, 2, 2"), entry("c", ".maxntid 128 .reqntid 32, 2"));
+    await assert.rejects(
+      run({ ptx: both, entryPoint: "c" }, { count: CubeCount.new1d(2) }),
+      (e) =>
+        e instanceof CompilationError && /CUDA_ERROR_INVALID_PTX/.test(e.message) &&
+        e.message.includes(
+          "ptxas application ptx input, line 32; error   : Conflicting directives: .maxntid " +
+            "and .reqntid cannot both be specified\nptxas fatal   : Ptx assembly aborted due to " +
+            "errors",
+        ),
+    );
     for (const [entryPoint, blockSize] of [["a", [4, 2, 1]], ["b", [32, 2, 1]]] as const) {
       assert.throws(
         () =>

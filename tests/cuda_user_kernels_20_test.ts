@@ -5,7 +5,7 @@
  * as a compare-and-swap loop on 64-bit words, each against a CPU reference.
  */
 import assert from "node:assert/strict";
-import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { nvrtcName, nvrtcSkip, onSimulator, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch } from "./_cuda_user_run.ts";
 import { printfOutput, withSimEnv } from "./fixtures/cuda_sim.ts";
 
@@ -318,7 +318,8 @@ const GATHER =
 Deno.test({
   name: nvrtcName(
     "assert() in a kernel: it runs while the assertion holds; a failed one prints the device's " +
-      "message and ends the launch with CUDA_ERROR_ASSERT (it was refused at load)",
+      "message and ends the launch with CUDA_ERROR_ASSERT (it was refused at load)" +
+      (onSimulator ? "" : " (a real driver: the error only; it prints the message itself)"),
   ),
   ignore,
   async fn() {
@@ -337,6 +338,10 @@ Deno.test({
       launch(client, kernel, 64, [table, idx, new Float32Array(40)], { n: 40, rows: 10 }),
       /CUDA_ERROR_ASSERT \(710\): device-side assert triggered/,
     );
+    // The message is the simulator's to keep (cuSimPrintfOutput). A real driver writes it itself
+    // when the host synchronizes (CUDA C++ Programming Guide, "Assertion": to stderr), outside
+    // the runtime, which does not capture it (an H100 run had '' here): only the error is checked
+    if (!onSimulator) return;
     assert.match(
       printfOutput(),
       /^gather\.cu:5: void gather\(const float \*, const int \*, float \*, int, int\): block: \[1,0,0\], thread: \[5,0,0\] Assertion `r >= 0 && r < rows` failed\.\n$/,

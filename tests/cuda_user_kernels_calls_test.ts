@@ -209,7 +209,9 @@ extern "C" __global__ void k(float* x) { x[threadIdx.x] = f15(x[threadIdx.x]); }
 
 Deno.test({
   name: nvrtcName(
-    "device function calls in PTX: a guarded call, a callee defined after its caller, calls in a loop",
+    "device function calls in PTX: a call branched around (as nvcc emits) and a guarded call, a " +
+      "callee defined after its caller, calls in a loop; a guarded ld.param of the return value " +
+      "is refused at load, as ptxas refuses it",
   ),
   ignore,
   async fn() {
@@ -217,7 +219,7 @@ Deno.test({
     // y[i] = the sum over k < i % 5 of: i odd ? step(k, x[i]) : 1000 (the call skipped, the
     // value set apart from it), where step(k, v) = v + k, or 0 past 2 (its early ret). The guard
     // differs between a warp's lanes, so the call is no call.uni (PTX ISA: .uni promises the
-    // active lanes agree on the guard), and the return value is read only where the call ran
+    // active lanes agree on the guard), and the return value is used only where the call ran
     const caller = (skipped: string) =>
       `.version 7.0
 .target sm_75
@@ -276,25 +278,63 @@ $ZERO:
   ret;
 }
 `;
-    const ptx = caller(`mov.u32 %r7, 1000;
-  @%p1 call (retval0), step, (param0, param1);
-  @%p1 ld.param.b32 %r7, [retval0+0];
-  add.s32 %r6, %r6, %r7;`);
     const x = Int32Array.from({ length: 64 }, (_, i) => i * 10);
-    const [, y] = await launch(client, { ptx, blockSize: [64, 1, 1] }, 64, [
-      x,
-      new Int32Array(64),
-    ]);
     const want = Array.from(x, (v, i) => {
       let s = 0;
       for (let k = 0; k < i % 5; k++) s += !(i & 1) ? 1000 : k > 2 ? 0 : v + k;
       return s;
     });
-    assert.equal(mismatch(y, want), undefined);
+    const forms = [
+      // a branch around the call and the load of its return value, as nvcc emits a guarded call
+      `mov.u32 %r7, 1000;
+  @!%p1 bra $SKIP;
+  call (retval0), step, (param0, param1);
+  ld.param.b32 %r7, [retval0+0];
+$SKIP:
+  add.s32 %r6, %r6, %r7;`,
+      // a guarded call; its return value loaded unguarded (undefined where the call was skipped)
+      // and selected where it ran
+      `@%p1 call (retval0), step, (param0, param1);
+  ld.param.b32 %r8, [retval0+0];
+  selp.b32 %r7, %r8, 1000, %p1;
+  add.s32 %r6, %r6, %r7;`,
+    ];
+    for (const form of forms) {
+      const [, y] = await launch(client, { ptx: caller(form), blockSize: [64, 1, 1] }, 64, [
+        x,
+        new Int32Array(64),
+      ]);
+      assert.equal(mismatch(y, want), undefined, form);
+    }
+    // this test's PTX before an H100 run, the load of the return value guarded as the call:
+    // ptxas refuses a guarded ld.param or st.param of a call's .param variables (the H100's JIT,
+    // driver 580: CUDA_ERROR_INVALID_PTX, this log line)
+    const guarded = caller(`mov.u32 %r7, 1000;
+  @%p1 call (retval0), step, (param0, param1);
+  @%p1 ld.param.b32 %r7, [retval0+0];
+  add.s32 %r6, %r6, %r7;`);
+    await assert.rejects(
+      launch(client, { ptx: guarded, blockSize: [64, 1, 1] }, 64, [x, new Int32Array(64)]),
+      (e: Error) =>
+        /CUDA_ERROR_INVALID_PTX \(218\)/.test(e.message) &&
+        e.message.includes(
+          "ptxas application ptx input, line 33; error   : Illegal to predicate instruction " +
+            "'ld.param' with operand 'retval0'",
+        ),
+    );
     // this test's PTX before an H200 run: the caller stored 1000 into the call's return value,
     // which only the callee writes (ptxas passes it in registers): where the guarded call was
     // skipped the H200 read 0, the simulator the 1000. Refused at load, naming it (ptxas takes it)
     if (onDevice) return;
+    // a guarded st.param of a call's argument: refused by the same rule (not run on a device)
+    const argument = caller(`@%p1 st.param.b32 [param1+0], %r10;
+  call (retval0), step, (param0, param1);
+  ld.param.b32 %r7, [retval0+0];
+  add.s32 %r6, %r6, %r7;`);
+    await assert.rejects(
+      launch(client, { ptx: argument, blockSize: [64, 1, 1] }, 64, [x, new Int32Array(64)]),
+      /line 31; error {3}: Illegal to predicate instruction 'st.param' with operand 'param1'/,
+    );
     const stored = caller(`st.param.b32 [retval0+0], 1000;
   @%p1 call (retval0), step, (param0, param1);
   ld.param.b32 %r7, [retval0+0];
