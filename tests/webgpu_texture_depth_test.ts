@@ -85,7 +85,13 @@ Deno.test({
   let i = g.x % n;
   let p = vec2u(i % size.x, i / size.x);
   let layer = g.x / n;
-  out[g.x] = select(textureLoad(arr, p, layer - 1u, 0), textureLoad(flat, p, 0), layer == 0u);
+  // No load out of bounds: select() evaluates both operands, and textureLoad(arr, p, 0u - 1u, 0)
+  // was the likely trigger of the device loss this test saw on an H100 (docs/known_issues.md).
+  if (layer == 0u) {
+    out[g.x] = textureLoad(flat, p, 0);
+  } else {
+    out[g.x] = textureLoad(arr, p, layer - 1u, 0);
+  }
 }`,
     }, { threads: w * h * (layers + 1), buffers: [one, layered, out] });
     const got = await client.read(out);
@@ -384,13 +390,18 @@ Deno.test({
         `got ${v} at element 3`,
       );
     }
-    // -0 is the same depth as 0, written as 0; the smallest normal float is kept.
+    // -0 is the same depth as 0; the smallest normal float is kept.
     using edge = client.createTexture({
       ...base,
       format: "depth32float",
       data: bad(-0).fill(2 ** -126, 5, 6),
     });
-    assert.deepEqual([...await client.read(edge)], [...bad(0).fill(2 ** -126, 5, 6)]);
+    const edges = [...await client.read(edge)];
+    // Element 3 only: a zero of either sign (llvmpipe wrote 0, an H100 through Vulkan kept -0;
+    // WGSL lets a device ignore a zero's sign). Every other value is exact.
+    assert.ok(edges[3] === 0, `element 3 (-0 written): ${edges[3]}`);
+    edges[3] = 0;
+    assert.deepEqual(edges, [...bad(0).fill(2 ** -126, 5, 6)]);
     using depth = client.createTexture({ ...base, format: "depth32float" });
     using color = client.createTexture({ ...base, format: "r32float" });
     using msaa = client.createTexture({ ...base, format: "rgba8unorm", sampleCount: 4 });

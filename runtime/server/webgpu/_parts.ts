@@ -105,9 +105,12 @@ export class WebGpuParts implements HandleAllocator {
     };
   }
 
-  /** Awaits a device promise; `DESTROYED` or `DEVICE_LOST` if the server closed meanwhile. */
-  awaitDevice<T>(promise: Promise<T>): Promise<T> {
-    return awaitDevice(promise, (cause) => this.closedError(cause));
+  /**
+   * Awaits a device promise (`what`: its name in an error); `DESTROYED` or `DEVICE_LOST` if the
+   * server closed meanwhile.
+   */
+  awaitDevice<T>(promise: Promise<T>, what?: string): Promise<T> {
+    return awaitDevice(promise, (cause) => this.closedError(cause), what);
   }
 
   /** The largest reservation, in bytes ({@linkcode HandleAllocator}). */

@@ -171,7 +171,7 @@ export async function readTexture(
   }
   parts.scheduler.executeStreams([stream]);
   if (parts.encoder.parking) await parts.awaitDevice(parts.encoder.released());
-  const result = await parts.awaitDevice(read.result());
+  const result = await parts.awaitDevice(read.result(), "the map of a texture read");
   await parts.awaitDevice(parts.encoder.validated(stream));
   parts.encoder.errors.throwFor(stream);
   return result;

@@ -168,7 +168,7 @@ export class WebGpuServer implements ComputeServer<WgslKernel, GPUBuffer> {
     // The copy may sit in a parked submission: map only once it went out.
     if (this.#parts.encoder.parking) await this.#parts.awaitDevice(this.#parts.encoder.released());
     const mapStart = performance.now();
-    const result = await this.#parts.awaitDevice(read.result());
+    const result = await this.#parts.awaitDevice(read.result(), "the map of a read");
     if (this.#parts.profiler.trace !== undefined) {
       this.#parts.profiler.span({ type: "read", stream, start, mapStart, bytes: read.bytes });
       this.#parts.sampleMemory();

@@ -217,7 +217,7 @@ export class TexturePasses {
 /**
  * `RangeError` for a depth32float value a depth write cannot keep: outside [0, 1] or NaN (the
  * viewport's range clamps it), or subnormal (below 2^-126: depth writes may flush it to 0, and
- * llvmpipe does). -0 is written as 0, the same depth.
+ * llvmpipe does). -0 is the same depth as 0: it comes back as either (llvmpipe: 0, an H100: -0).
  */
 function checkDepths(data: Uint8Array): void {
   const values = new Float32Array(data.buffer, data.byteOffset, data.byteLength / 4);
