@@ -24,13 +24,34 @@ function bound(c: CorpusCase): number[] {
     .map(({ i }) => i);
 }
 
+/** Where two byte arrays first differ, for a failure message ("" when equal). */
+function firstDifference(got: Uint8Array, expected: Uint8Array): string {
+  const n = Math.min(got.length, expected.length);
+  for (let k = 0; k < n; k++) {
+    if (got[k] !== expected[k]) {
+      const word = k & ~3;
+      const hex = (b: Uint8Array) =>
+        [...b.subarray(word, word + 4)].map((x) => x.toString(16).padStart(2, "0")).join("");
+      return `byte ${k} of ${n} differs (word at ${word}: 0x${hex(got)}, plain WebGPU 0x${
+        hex(expected)
+      })`;
+    }
+  }
+  return got.length === expected.length
+    ? ""
+    : `${got.length} bytes, plain WebGPU ${expected.length}`;
+}
+
 /**
  * Runs `c` with plain WebGPU and through `client` (buffers in (group, binding) order, params,
- * overrides, samplers as the user writes them) and asserts every binding's bytes are equal and
- * that the launch wrote something.
+ * overrides, samplers as the user writes them) and asserts every binding's bytes are equal (those
+ * of `c.orderFree` in its canonical form) and that the launch wrote something. A failure's
+ * message starts with the case's name.
  */
 export async function runCorpusCase(client: WebGpuClient, c: CorpusCase): Promise<void> {
-  const expected = await runPlain(c.source, c.plain, c.workgroups, c);
+  const expected = await runPlain(c.source, c.plain, c.workgroups, c).catch((e: Error) => {
+    throw new Error(`${c.name}: ${e.message}`, { cause: e });
+  });
   const order = bound(c);
   const handles = order.map((i) => {
     const b = c.plain[i];
@@ -48,18 +69,67 @@ export async function runCorpusCase(client: WebGpuClient, c: CorpusCase): Promis
       overrides: c.overrides ?? c.constants,
       samplers: c.samplers,
     });
+    const gotAll = [...expected], expectedAll = [...expected];
     for (const [k, i] of order.entries()) {
       const got = bytesOf(await client.read(handles[k] as Handle));
-      assert.deepEqual(got, expected[i].subarray(0, got.byteLength), `binding ${i}`);
+      gotAll[i] = got;
+      expectedAll[i] = expected[i].subarray(0, got.byteLength);
+      if (c.orderFree?.bindings.includes(i)) continue;
+      const { group, binding } = c.plain[i];
+      const differs = firstDifference(got, expectedAll[i]);
+      assert.ok(differs === "", `${c.name}: @group(${group}) @binding(${binding}): ${differs}`);
+    }
+    if (c.orderFree !== undefined) {
+      const canonical = (bytes: readonly Uint8Array[], who: string) => {
+        try {
+          return c.orderFree!.canonical(bytes);
+        } catch (e) {
+          throw new Error(`${c.name}: ${who}'s bytes break what the WGSL determines: ${e}`);
+        }
+      };
+      const got = canonical(gotAll, "the client"), want = canonical(expectedAll, "plain WebGPU");
+      try {
+        assert.deepEqual(got, want);
+      } catch (e) {
+        const which = `plain[${c.orderFree.bindings}] compared as ${c.orderFree.why}`;
+        throw new Error(`${c.name}: ${which}: ${(e as Error).message}`);
+      }
     }
     // The launch wrote something (a kernel that did nothing would compare equal).
     const before = (i: number) => {
       const b = c.plain[i];
       return "buffer" in b ? bytesOf(b.buffer) : new Uint8Array(expected[i].length);
     };
-    assert.ok(order.some((i) => bytesOf(expected[i]).join() !== before(i).join()));
+    assert.ok(
+      order.some((i) => bytesOf(expected[i]).join() !== before(i).join()),
+      `${c.name}: the launch wrote nothing`,
+    );
   } finally {
     for (const handle of handles) handle.dispose();
+  }
+}
+
+/**
+ * Runs every case of `corpus` as a step of `t` on one client; a failing step (a failed step does
+ * not stop the others) gets the next cases a new client, so a broken client fails one case only.
+ */
+export async function corpusSteps(
+  t: Deno.TestContext,
+  corpus: readonly CorpusCase[],
+  adapter: GPUAdapter,
+): Promise<void> {
+  let client = await createClient();
+  try {
+    for (const c of corpus) {
+      const ignore = c.features?.some((f) => !adapter.features.has(f)) ?? false;
+      const passed = await t.step({ name: c.name, ignore, fn: () => runCorpusCase(client, c) });
+      if (!passed && !ignore) {
+        client.destroy();
+        client = await createClient();
+      }
+    }
+  } finally {
+    client.destroy();
   }
 }
 
@@ -85,16 +155,7 @@ export async function corpusTests(
   Deno.test({
     name: `real-world WGSL compute shaders (${wave} wave) run through the client like plain WebGPU`,
     ignore,
-    async fn(t) {
-      using client = await createClient();
-      for (const c of corpus) {
-        await t.step({
-          name: c.name,
-          ignore: c.features?.some((f) => !adapter!.features.has(f)),
-          fn: () => runCorpusCase(client, c),
-        });
-      }
-    },
+    fn: (t) => corpusSteps(t, corpus, adapter!),
   });
   Deno.test({
     name: `WGSL plain WebGPU refuses is refused by the client with a typed error (${wave} wave)`,
