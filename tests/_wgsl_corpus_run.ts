@@ -32,7 +32,7 @@ function firstDifference(got: Uint8Array, expected: Uint8Array): string {
       const word = k & ~3;
       const hex = (b: Uint8Array) =>
         [...b.subarray(word, word + 4)].map((x) => x.toString(16).padStart(2, "0")).join("");
-      return `byte ${k} of ${n} differs (word at ${word}: 0x${hex(got)}, plain WebGPU 0x${
+      return `byte ${k} of ${n} differs (bytes ${word}-${word + 3}: ${hex(got)}, plain WebGPU ${
         hex(expected)
       })`;
     }
