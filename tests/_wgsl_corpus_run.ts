@@ -110,8 +110,33 @@ export async function runCorpusCase(client: WebGpuClient, c: CorpusCase): Promis
 }
 
 /**
+ * How long one case may take (plain WebGPU and the client): a kernel that never ends on the GPU
+ * (lavapipe's LLVM deletes an empty endless loop, a real GPU runs it) fails its own step, named,
+ * instead of hanging the file. Far above the slowest case on lavapipe (a few seconds).
+ */
+const CASE_DEADLINE_MS = 60_000;
+
+/** `work`, or a rejection naming `name` once `ms` passed without it settling. */
+async function withDeadline(work: Promise<void>, ms: number, name: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(new Error(`${name}: did not finish in ${ms / 1000} s (a kernel that never ends?)`)),
+      ms,
+    );
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Runs every case of `corpus` as a step of `t` on one client; a failing step (a failed step does
- * not stop the others) gets the next cases a new client, so a broken client fails one case only.
+ * not stop the others) gets the next cases a new client, so a broken client fails one case only,
+ * and a case that does not finish in {@link CASE_DEADLINE_MS} fails alone.
  */
 export async function corpusSteps(
   t: Deno.TestContext,
@@ -122,7 +147,11 @@ export async function corpusSteps(
   try {
     for (const c of corpus) {
       const ignore = c.features?.some((f) => !adapter.features.has(f)) ?? false;
-      const passed = await t.step({ name: c.name, ignore, fn: () => runCorpusCase(client, c) });
+      const passed = await t.step({
+        name: c.name,
+        ignore,
+        fn: () => withDeadline(runCorpusCase(client, c), CASE_DEADLINE_MS, c.name),
+      });
       if (!passed && !ignore) {
         client.destroy();
         client = await createClient();
