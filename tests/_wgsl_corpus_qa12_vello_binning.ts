@@ -24,6 +24,33 @@ export const PATH_BBOXES = Int32Array.from({ length: 120 }, (_, k) => {
   return [x0, y0, x0 + 20 + (i * 61) % 200, y0 + 10 + (i * 29) % 200, 0, i][k % 6];
 });
 
+const words = (bytes: Uint8Array) =>
+  new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
+
+/**
+ * binning's output in the form its WGSL determines: every bin's invocation takes its chunk of
+ * `bin_data` with `atomicAdd(&bump.binning, element_count)`, so the chunks' places are the order
+ * the 256 invocations ran in (lavapipe runs them in index order, a GPU does not). Determined, and
+ * kept: each bin's element count and the element indices in its chunk, in order (their ranks come
+ * from the bitmaps); that the non-empty chunks tile `[0, bump.binning)` exactly and the empty
+ * bins' offsets lie in it (an `atomicAdd` of 0 returns a running sum); the words past the chunks.
+ */
+function binningCanonical(bytes: readonly Uint8Array[]): unknown {
+  const total = words(bytes[5])[1], data = words(bytes[6]), header = words(bytes[7]);
+  const start = BIN_PARAMS.bin_data_start, chunks: number[][] = [];
+  const covered = new Uint8Array(total);
+  for (let bin = 0; bin < header.length / 2; bin++) {
+    const count = header[2 * bin], offset = header[2 * bin + 1];
+    if (offset + count > total) throw new Error(`bin ${bin}: [${offset}, +${count}) past ${total}`);
+    for (let k = offset; k < offset + count; k++) {
+      if (covered[k]++) throw new Error(`bin ${bin}: bin_data[${start + k}] in two chunks`);
+    }
+    chunks.push([...data.subarray(start + offset, start + offset + count)]);
+  }
+  if (covered.includes(0)) throw new Error(`the chunks leave part of [0, ${total}) uncovered`);
+  return { chunks, before: [...data.subarray(0, start)], after: [...data.subarray(start + total)] };
+}
+
 export const VELLO_BINNING12: readonly CorpusCase[] = [
   {
     // https://github.com/linebender/vello/blob/main/vello_shaders/shader/binning.wgsl (stored
@@ -31,7 +58,8 @@ export const VELLO_BINNING12: readonly CorpusCase[] = [
     // bump: `array<array<atomic<u32>, N_TILE>, N_SLICE>` and `array<array<u32, N_TILE>,
     // N_SUBSLICE>` in workgroup memory, `workgroupUniformLoad`, a `BinHeader` struct declared
     // between bindings, `~(N_TILE - 1u)`, i32 bin coordinates. One workgroup (the bump
-    // allocator's order between workgroups is the GPU's).
+    // allocator's order between workgroups is the GPU's; so is its order between the
+    // invocations of one: the chunks are compared by `binningCanonical`).
     name: "vello binning (workgroup array of arrays of atomics, 24-byte PathBbox, BinHeader)",
     source: CONFIG + DRAWTAG + BBOX + BUMP + /* wgsl */ `
 @group(0) @binding(0)
@@ -243,5 +271,10 @@ fn main(
     ],
     workgroups: [1, 1, 1],
     params: BIN_PARAMS,
+    orderFree: {
+      bindings: [6, 7],
+      why: "each bin's count and chunk of element indices; the chunks tile the allocation",
+      canonical: binningCanonical,
+    },
   },
 ];

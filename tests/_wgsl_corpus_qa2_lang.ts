@@ -27,7 +27,8 @@ function layoutU(): Float32Array<ArrayBuffer> {
 export const LANG: readonly CorpusCase[] = [
   {
     // After naga tests/in/wgsl/atomicOps.wgsl: atomics as a scalar binding, a fixed array and
-    // struct fields; a workgroup struct of atomics; compare-exchange's result struct.
+    // struct fields; a workgroup struct of atomics; compare-exchange's result struct. The
+    // storageBarrier makes the loop's 10x come after both adds ((5 + 1 + 2) * 10 = 80).
     name: "naga atomicOps (atomic scalar/array/struct bindings, compare-exchange result fields)",
     source: /* wgsl */ `
 struct Struct { atomic_scalar: atomic<u32>, atomic_arr: array<atomic<i32>, 2>, }
@@ -45,6 +46,9 @@ fn cs_main(@builtin(local_invocation_id) id: vec3<u32>) {
   atomicAnd(&storage_struct.atomic_arr[1], ~(1 << id.x));
   atomicAdd(&workgroup_struct.atomic_arr[id.x], 3);
   workgroupBarrier();
+  // workgroupBarrier orders workgroup memory only: without this, invocation 1's add may follow
+  // the loop's 10x in the WGSL memory model ((5 + 1) * 10 + 2 = 62)
+  storageBarrier();
   if (id.x == 0u) {
     // a compare-exchange loop: the result does not depend on the order of the invocations
     var old = atomicLoad(&storage_atomic_scalar);

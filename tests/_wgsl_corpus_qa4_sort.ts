@@ -10,6 +10,10 @@ import { w } from "./_wgsl_corpus_qa3_base.ts";
 const KEYS = u(1024, 0xffffffff);
 const ENTRIES = Uint32Array.from({ length: 2048 }, (_, i) => i % 2 ? i >> 1 : KEYS[i >> 1]);
 const DIGIT = (k: number) => k >>> 24;
+// onesweep bin's output is determined only while no 32 keys in a row share a digit (see it).
+for (let g = 0; g < KEYS.length; g += 32) {
+  if (new Set(Array.from(KEYS.subarray(g, g + 32), DIGIT)).size < 32) throw new Error("KEYS");
+}
 const COUNTS = new Uint32Array(256);
 for (const k of KEYS) COUNTS[DIGIT(k)]++;
 /** SortingGlobal: digitHistogram[4][256] (row 3: the exclusive prefix of the top digits), a counter. */
@@ -220,7 +224,10 @@ export const SORT4: readonly CorpusCase[] = [
   {
     // The same module's `bin` entry point, one tile of 1,024 entries: workgroup 2-D atomic and
     // plain arrays sized by consts, a 2-D atomic storage binding, `while true`, `j++`, `>>=`,
-    // `atomicStore(&scan[RADIX_BASE - 1], 0)` with an abstract int.
+    // `atomicStore(&scan[RADIX_BASE - 1], 0)` with an abstract int. Determined only because no
+    // 32-lane group of a round holds one digit twice (the lane of rank 0 adds to
+    // `warpHists[warp][digit]` while the others of that digit read it, with no barrier between:
+    // a race on a GPU whose subgroups are not those 32 lanes); KEYS is checked so.
     name: "splat onesweep bin (workgroup multisplit, chained scan, drawIndirect atomics)",
     entryPoint: "bin",
     source: SPLAT_SORT(BIN),

@@ -22,6 +22,26 @@ export interface CorpusCase {
   readonly features?: readonly GPUFeatureName[];
   /** Limits above WebGPU's defaults plain WebGPU's device needs (the client has the adapter's). */
   readonly limits?: Record<string, number>;
+  /** Bindings whose bytes the WGSL leaves to the order invocations run in; see {@link OrderFree}. */
+  readonly orderFree?: OrderFree;
+}
+
+/**
+ * Where the WGSL does not determine some bindings' bytes on a parallel GPU (an `atomicAdd`'s
+ * return value used as an index: which invocation gets which slot is the order they ran in),
+ * those bindings are compared in a canonical form that keeps exactly what the WGSL determines
+ * (each slot's segment sorted, each index written once...); every other binding bit for bit.
+ */
+export interface OrderFree {
+  /** Indices into the case's `plain` of the bindings compared only through `canonical`. */
+  readonly bindings: readonly number[];
+  /** Why the bytes are the GPU's choice and what is checked instead. */
+  readonly why: string;
+  /**
+   * The canonical form of one run's bytes (every binding, in `plain`'s order); equal for plain
+   * WebGPU and the client. It throws where the bytes break what the WGSL determines.
+   */
+  canonical(bytes: readonly Uint8Array[]): unknown;
 }
 
 /** A deterministic f32 ramp: `((i * 37) % 101) * scale + offset`. */

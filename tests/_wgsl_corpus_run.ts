@@ -24,13 +24,34 @@ function bound(c: CorpusCase): number[] {
     .map(({ i }) => i);
 }
 
+/** Where two byte arrays first differ, for a failure message ("" when equal). */
+function firstDifference(got: Uint8Array, expected: Uint8Array): string {
+  const n = Math.min(got.length, expected.length);
+  for (let k = 0; k < n; k++) {
+    if (got[k] !== expected[k]) {
+      const word = k & ~3;
+      const hex = (b: Uint8Array) =>
+        [...b.subarray(word, word + 4)].map((x) => x.toString(16).padStart(2, "0")).join("");
+      return `byte ${k} of ${n} differs (bytes ${word}-${word + 3}: ${hex(got)}, plain WebGPU ${
+        hex(expected)
+      })`;
+    }
+  }
+  return got.length === expected.length
+    ? ""
+    : `${got.length} bytes, plain WebGPU ${expected.length}`;
+}
+
 /**
  * Runs `c` with plain WebGPU and through `client` (buffers in (group, binding) order, params,
- * overrides, samplers as the user writes them) and asserts every binding's bytes are equal and
- * that the launch wrote something.
+ * overrides, samplers as the user writes them) and asserts every binding's bytes are equal (those
+ * of `c.orderFree` in its canonical form) and that the launch wrote something. A failure's
+ * message starts with the case's name.
  */
 export async function runCorpusCase(client: WebGpuClient, c: CorpusCase): Promise<void> {
-  const expected = await runPlain(c.source, c.plain, c.workgroups, c);
+  const expected = await runPlain(c.source, c.plain, c.workgroups, c).catch((e: Error) => {
+    throw new Error(`${c.name}: ${e.message}`, { cause: e });
+  });
   const order = bound(c);
   const handles = order.map((i) => {
     const b = c.plain[i];
@@ -48,18 +69,96 @@ export async function runCorpusCase(client: WebGpuClient, c: CorpusCase): Promis
       overrides: c.overrides ?? c.constants,
       samplers: c.samplers,
     });
+    const gotAll = [...expected], expectedAll = [...expected];
     for (const [k, i] of order.entries()) {
       const got = bytesOf(await client.read(handles[k] as Handle));
-      assert.deepEqual(got, expected[i].subarray(0, got.byteLength), `binding ${i}`);
+      gotAll[i] = got;
+      expectedAll[i] = expected[i].subarray(0, got.byteLength);
+      if (c.orderFree?.bindings.includes(i)) continue;
+      const { group, binding } = c.plain[i];
+      const differs = firstDifference(got, expectedAll[i]);
+      assert.ok(differs === "", `${c.name}: @group(${group}) @binding(${binding}): ${differs}`);
+    }
+    if (c.orderFree !== undefined) {
+      const canonical = (bytes: readonly Uint8Array[], who: string) => {
+        try {
+          return c.orderFree!.canonical(bytes);
+        } catch (e) {
+          throw new Error(`${c.name}: ${who}'s bytes break what the WGSL determines: ${e}`);
+        }
+      };
+      const got = canonical(gotAll, "the client"), want = canonical(expectedAll, "plain WebGPU");
+      try {
+        assert.deepEqual(got, want);
+      } catch (e) {
+        const which = `plain[${c.orderFree.bindings}] compared as ${c.orderFree.why}`;
+        throw new Error(`${c.name}: ${which}: ${(e as Error).message}`);
+      }
     }
     // The launch wrote something (a kernel that did nothing would compare equal).
     const before = (i: number) => {
       const b = c.plain[i];
       return "buffer" in b ? bytesOf(b.buffer) : new Uint8Array(expected[i].length);
     };
-    assert.ok(order.some((i) => bytesOf(expected[i]).join() !== before(i).join()));
+    assert.ok(
+      order.some((i) => bytesOf(expected[i]).join() !== before(i).join()),
+      `${c.name}: the launch wrote nothing`,
+    );
   } finally {
     for (const handle of handles) handle.dispose();
+  }
+}
+
+/**
+ * How long one case may take (plain WebGPU and the client): a kernel that never ends on the GPU
+ * (lavapipe's LLVM deletes an empty endless loop, a real GPU runs it) fails its own step, named,
+ * instead of hanging the file. Far above the slowest case on lavapipe (a few seconds).
+ */
+const CASE_DEADLINE_MS = 60_000;
+
+/** `work`, or a rejection naming `name` once `ms` passed without it settling. */
+async function withDeadline(work: Promise<void>, ms: number, name: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(new Error(`${name}: did not finish in ${ms / 1000} s (a kernel that never ends?)`)),
+      ms,
+    );
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs every case of `corpus` as a step of `t` on one client; a failing step (a failed step does
+ * not stop the others) gets the next cases a new client, so a broken client fails one case only,
+ * and a case that does not finish in {@link CASE_DEADLINE_MS} fails alone.
+ */
+export async function corpusSteps(
+  t: Deno.TestContext,
+  corpus: readonly CorpusCase[],
+  adapter: GPUAdapter,
+): Promise<void> {
+  let client = await createClient();
+  try {
+    for (const c of corpus) {
+      const ignore = c.features?.some((f) => !adapter.features.has(f)) ?? false;
+      const passed = await t.step({
+        name: c.name,
+        ignore,
+        fn: () => withDeadline(runCorpusCase(client, c), CASE_DEADLINE_MS, c.name),
+      });
+      if (!passed && !ignore) {
+        client.destroy();
+        client = await createClient();
+      }
+    }
+  } finally {
+    client.destroy();
   }
 }
 
@@ -85,16 +184,7 @@ export async function corpusTests(
   Deno.test({
     name: `real-world WGSL compute shaders (${wave} wave) run through the client like plain WebGPU`,
     ignore,
-    async fn(t) {
-      using client = await createClient();
-      for (const c of corpus) {
-        await t.step({
-          name: c.name,
-          ignore: c.features?.some((f) => !adapter!.features.has(f)),
-          fn: () => runCorpusCase(client, c),
-        });
-      }
-    },
+    fn: (t) => corpusSteps(t, corpus, adapter!),
   });
   Deno.test({
     name: `WGSL plain WebGPU refuses is refused by the client with a typed error (${wave} wave)`,

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { CompilationError, createClient, KernelArgumentError, UnsupportedError } from "../mod.ts";
 import { bytesOf, runPlain } from "./_plain_webgpu.ts";
 import { CORPUS_QA } from "./_wgsl_corpus_qa.ts";
-import { runCorpusCase } from "./_wgsl_corpus_run.ts";
+import { corpusSteps } from "./_wgsl_corpus_run.ts";
 
 const adapter = await navigator.gpu?.requestAdapter();
 const ignore = adapter === null || adapter === undefined; // no WebGPU adapter on this machine
@@ -18,16 +18,7 @@ const ignore = adapter === null || adapter === undefined; // no WebGPU adapter o
 Deno.test({
   name: "real-world WGSL compute shaders run through the client bit-identical to plain WebGPU",
   ignore,
-  async fn(t) {
-    using client = await createClient();
-    for (const c of CORPUS_QA) {
-      await t.step({
-        name: c.name,
-        ignore: c.features?.some((f) => !adapter!.features.has(f)),
-        fn: () => runCorpusCase(client, c),
-      });
-    }
-  },
+  fn: (t) => corpusSteps(t, CORPUS_QA, adapter!),
 });
 
 Deno.test({
