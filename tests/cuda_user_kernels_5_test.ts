@@ -22,7 +22,7 @@ const ignore = nvrtcSkip !== undefined;
 Deno.test({
   name: nvrtcName(
     "wave 4: --use_fast_math (.ftz) flushes subnormal inputs of setp, abs, neg, max, add, mul " +
-      "(abs and neg of a NaN: a NaN, PTX ISA; the simulator's on the simulator); " +
+      "(abs and neg of a NaN: any NaN on a device, PTX ISA; the simulator's own on it); " +
       "__fdividef gives 0 for 2^126 < |y| < 2^128 (PTX ISA: div.approx), NaN for an infinite x",
   ),
   ignore,
