@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { f32bits, f64bits, type Mode, toInt } from "./_cuda_float_ref.ts";
+import { div, f32bits, f64bits, fma, type Mode, mul, narrow, toInt } from "./_cuda_float_ref.ts";
 import type { Op } from "./_cuda_fuzz_ops_int.ts";
 import { FLOAT_PARTS, MODES, op } from "./_cuda_fuzz_ops_float.ts";
 import { toInt64 } from "./_cuda_fuzz_values.ts";
@@ -125,6 +125,32 @@ export const FLOAT_OPS: Op[] = [
 export const flush = (v: number): number =>
   v !== 0 && Math.abs(v) < 2 ** -126 ? (v < 0 ? -0 : 0) : v;
 
+/**
+ * The operations whose exact result can lie below 2^-126 and round to ±2^-126 (a sum of f32s below
+ * 2^-126 is exact, a square root never that small), each rounded toward zero: below 2^-126 in
+ * magnitude exactly when the exact result is.
+ */
+const TOWARD_ZERO: Record<string, (a: number[]) => number> = {
+  mul: ([x, y]) => mul(x, y, "rz"),
+  div: ([x, y]) => div(x, y, "rz"),
+  rcp: ([x]) => div(1, x, "rz"),
+  fma: ([x, y, z]) => fma(x, y, z, "rz"),
+  cvt: ([x]) => narrow(x, "rz"),
+};
+/**
+ * The f32 result `r` of operation `name` on `args` as `.ftz` flushes it: by the exact result, before
+ * rounding. An H100 (driver 580.159.04) gave +0 for `mul.ftz.f32`, `mul.rn/ru.ftz.f32` and
+ * `fma.rn.ftz.f32` of 2^-126 and 1 - 2^-24, whose exact 2^-126 - 2^-150 rounds (to nearest, and up)
+ * to 2^-126; `div`, `rcp` and `cvt.f32.f64` are assumed alike.
+ */
+export function flushResult(name: string, args: readonly unknown[], r: number): number {
+  const rz = TOWARD_ZERO[name.split(".")[0]];
+  if (Math.abs(r) === 2 ** -126 && rz && Math.abs(rz(args as number[])) < 2 ** -126) {
+    return r < 0 ? -0 : 0;
+  }
+  return flush(r);
+}
+
 const IN_OUT = /^((add|sub|mul|div|fma|sqrt|rcp)(\.(rn|rz|ru|rd))?\.f32|fdimf)$/;
 const IN =
   /^((min|max|neg|abs)\.f32|floorf|ceilf|__saturatef|setp\.\w+\.f32|isfinite\.f32|cvt\.f64\.f32|cvt\.r[nzud]i\.[su](32|64)\.f32)$/;
@@ -135,8 +161,9 @@ const LIBRARY =
 
 /**
  * The operations as NVRTC compiles them with `-ftz=true` (the PTX it writes, read for each):
- * f32 arithmetic, `fdimf` flush inputs and results; min/max, neg, abs, compares, `floorf`,
- * `ceilf`, `__saturatef`, conversions from f32 flush inputs; f64 to f32 flushes results;
+ * f32 arithmetic, `fdimf` flush inputs and results (a result by its exact value, `flushResult`);
+ * min/max, neg, abs, compares, `floorf`, `ceilf`, `__saturatef`, conversions from f32 flush
+ * inputs; f64 to f32 flushes results;
  * `truncf`, `rintf` (`cvt.rzi/rni.f32.f32` without `.ftz`), `roundf`, `copysignf`, moves and
  * bit casts do not flush; the library functions are left out.
  */
@@ -151,7 +178,7 @@ export function ftzOps(ops: readonly Op[]): Op[] {
       if (minmax && Object.is(a[0], a[1]) && flush(a[0] as number) !== a[0]) return undefined;
       const args = a.map((v, i) => (flushIn && o.args[i] === "f32" ? flush(v as number) : v));
       const r = o.ref(...args);
-      return flushOut && typeof r === "number" ? flush(r) : r;
+      return flushOut && typeof r === "number" ? flushResult(o.name, args, r) : r;
     };
     return { ...o, ref };
   });
