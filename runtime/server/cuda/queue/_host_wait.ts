@@ -52,6 +52,8 @@ export interface WaitRequest {
   readonly timeoutMs: number;
   readonly what?: string;
   readonly owner?: WaiterOwner;
+  /** `false`: no spin before parking (a wait nobody awaits). @default {true} */
+  readonly spin?: boolean;
   /**
    * Called once no driver call of this wait uses the event any more: at once for a wait that
    * settled unparked, else when its parked `cuEventSynchronize` returned, which may be after a
@@ -112,7 +114,7 @@ export class HostWaiter {
       request.onReleased?.();
       return Promise.reject(destroyed());
     }
-    const done = this.#spin(handle, request.owner);
+    const done = this.#spin(handle, request);
     if (done !== false) request.onReleased?.();
     if (done instanceof Error) return Promise.reject(done);
     if (done) return Promise.resolve();
@@ -260,12 +262,14 @@ export class HostWaiter {
 
   /**
    * `#query`, repeated while the event is not complete for up to the owner's `waitSpinUs`
-   * microseconds ({@linkcode DEFAULT_WAIT_SPIN_US} without an owner). A bounded spin, as the
+   * microseconds ({@linkcode DEFAULT_WAIT_SPIN_US} without an owner; none where the request
+   * says `spin: false`). A bounded spin, as the
    * driver's `CU_CTX_SCHED_AUTO` spins: never a timer loop.
    */
-  #spin(handle: Deno.PointerValue, owner: WaiterOwner | undefined): boolean | Error {
+  #spin(handle: Deno.PointerValue, request: WaitRequest): boolean | Error {
+    const owner = request.owner;
     let done = this.#query(handle, owner);
-    const us = owner?.waitSpinUs ?? DEFAULT_WAIT_SPIN_US;
+    const us = request.spin === false ? 0 : owner?.waitSpinUs ?? DEFAULT_WAIT_SPIN_US;
     if (done !== false || us <= 0) return done;
     const until = performance.now() + us / 1000;
     while (done === false && performance.now() < until) done = this.#query(handle, owner);

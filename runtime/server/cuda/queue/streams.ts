@@ -73,6 +73,11 @@ export interface HostWaitOptions {
   readonly what?: string;
   /** The server the wait is for (its parts): see {@linkcode WaitOwner}. */
   readonly owner?: WaitOwner;
+  /**
+   * `false`: park at once, without the owner's `waitSpinUs` of queries first (the GC's waits,
+   * which nobody awaits: a spin would only burn the thread).
+   */
+  readonly spin?: boolean;
 }
 
 /**
@@ -199,6 +204,8 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
   readonly #driver: CudaDriver;
   readonly #events: EventPool;
   readonly #wait: HostWaitOptions;
+  /** The GC's waits: `#wait` without the spin (nobody awaits them). */
+  readonly #gcWait: HostWaitOptions;
   /** Every stream created, in creation order. */
   readonly streams: CudaStream[] = [];
   /** `waitEventHost` parks a non-blocking `cuEventSynchronize`: the GC sleeps on it. */
@@ -208,6 +215,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
     this.#driver = driver;
     this.#events = events;
     this.#wait = wait;
+    this.#gcWait = { ...wait, spin: false };
   }
 
   createStream(): CudaStream {
@@ -248,7 +256,7 @@ export class CudaStreamBackend implements EventStreamBackend<CudaStream, CudaEve
   }
 
   async waitEventHost(event: CudaEvent): Promise<void> {
-    await waitForEvent(this.#driver, event, this.#wait);
+    await waitForEvent(this.#driver, event, this.#gcWait);
     markComplete(event);
     this.#events.release(event); // only once complete: a timed-out event stays out of the pool
   }
