@@ -1,0 +1,422 @@
+/**
+ * User CUDA C, QA wave 17: ggml-cuda's kernels not run before (llama.cpp c392e5094,
+ * ggml/src/ggml-cuda), as the files write them, minimally adapted (ggml's `WARP_SIZE`,
+ * `warp_reduce_sum`, and `FLT_MAX`, `int32_t`, `int64_t` declared: NVRTC has no `<cfloat>` or
+ * `<stdint.h>` here): argmax_f32,
+ * diag_mask_inf_f32, timestep_embedding_f32, opt_step_adamw_f32, count_equal (its
+ * `__reduce_add_sync` path on compute capability 8.0 and its shuffles below), norm_f32 and
+ * group_norm_f32, pool2d_nchw_kernel (an `enum` parameter), conv_transpose_1d_kernel and
+ * rwkv_wkv_f32 (a local state array and shared arrays read as `float4&`), each against a CPU
+ * reference.
+ */
+import assert from "node:assert/strict";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { launch, mismatch, randoms } from "./_cuda_user_run.ts";
+import { withSimEnv } from "./fixtures/cuda_sim.ts";
+
+const ignore = nvrtcSkip !== undefined;
+
+/** What ggml's common.cuh gives these kernels (`WARP_SIZE`, `warp_reduce_sum`), and FLT_MAX. */
+const COMMON = `typedef int int32_t;
+typedef long long int64_t;
+#define WARP_SIZE 32
+#define FLT_MAX 3.402823466e+38F
+#define GGML_CUDA_CC_AMPERE 800
+template<int width = WARP_SIZE>
+static __device__ __forceinline__ int warp_reduce_sum(int x) {
+#if __CUDA_ARCH__ >= GGML_CUDA_CC_AMPERE
+    return __reduce_add_sync(0xffffffff, x);
+#else
+#pragma unroll
+    for (int offset = width/2; offset > 0; offset >>= 1) {
+        x += __shfl_xor_sync(0xffffffff, x, offset, width);
+    }
+    return x;
+#endif
+}
+template<int width = WARP_SIZE>
+static __device__ __forceinline__ float warp_reduce_sum(float x) {
+#pragma unroll
+    for (int offset = width/2; offset > 0; offset >>= 1) {
+        x += __shfl_xor_sync(0xffffffff, x, offset, width);
+    }
+    return x;
+}
+template<int width = WARP_SIZE>
+static __device__ __forceinline__ float2 warp_reduce_sum(float2 a) {
+#pragma unroll
+    for (int offset = width/2; offset > 0; offset >>= 1) {
+        a.x += __shfl_xor_sync(0xffffffff, a.x, offset, width);
+        a.y += __shfl_xor_sync(0xffffffff, a.y, offset, width);
+    }
+    return a;
+}
+`;
+
+// ggml-cuda/argmax.cu, verbatim
+const ARGMAX = COMMON + `
+static __global__ void argmax_f32(const float * __restrict__ x, int32_t * __restrict__ dst, const int64_t ncols) {
+    const int64_t row = blockIdx.x;
+
+    float maxval = -FLT_MAX;
+    int   argmax = -1;
+    const float * rowx = x + row * ncols;
+
+    for (int32_t col = threadIdx.x; col < ncols; col += blockDim.x) {
+        const float val = rowx[col];
+        if (val > maxval) {
+            maxval = val;
+            argmax = col;
+        }
+    }
+
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const float val = __shfl_xor_sync(0xFFFFFFFF, maxval, offset, WARP_SIZE);
+        const int   col = __shfl_xor_sync(0xFFFFFFFF, argmax, offset, WARP_SIZE);
+        if (val > maxval) {
+            maxval = val;
+            argmax = col;
+        }
+    }
+
+    const int n_warps = blockDim.x / WARP_SIZE;
+    const int lane_id = threadIdx.x % WARP_SIZE;
+    const int warp_id = threadIdx.x / WARP_SIZE;
+    if (n_warps > 1) {
+        constexpr int    max_warps = 1024 / WARP_SIZE;
+        __shared__ float shared_maxval[max_warps];
+        __shared__ int   shared_argmax[max_warps];
+        if (lane_id == 0) {
+            shared_maxval[warp_id] = maxval;
+            shared_argmax[warp_id] = argmax;
+        }
+
+        __syncthreads();
+
+        if (warp_id == 0) {
+            if (lane_id < n_warps) {
+                maxval = shared_maxval[lane_id];
+                argmax = shared_argmax[lane_id];
+            }
+#pragma unroll
+            for (int offset = 16; offset > 0; offset >>= 1) {
+                const float val = __shfl_xor_sync(0xFFFFFFFF, maxval, offset, WARP_SIZE);
+                const int   col = __shfl_xor_sync(0xFFFFFFFF, argmax, offset, WARP_SIZE);
+                if (val > maxval) {
+                    maxval = val;
+                    argmax = col;
+                }
+            }
+        }
+    }
+
+    if (warp_id == 0 && lane_id == 0) {
+        dst[row] = argmax;
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml argmax_f32: rows of 1000, 37 and 3000 columns, blocks of ggml's size (1024, 64, 1024)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    for (const [nrows, ncols] of [[4, 1000], [3, 37], [2, 3000]]) {
+      // distinct values (a permutation scaled), so the argmax is unique
+      const x = new Float32Array(nrows * ncols);
+      for (let r = 0; r < nrows; r++) {
+        for (let c = 0; c < ncols; c++) {
+          x[r * ncols + c] = ((c * 7919 + r * 31) % ncols) - ncols / 2;
+        }
+      }
+      const block = Math.min(1024, Math.ceil(ncols / 32) * 32);
+      const [, got] = await launch(
+        client,
+        { source: ARGMAX, entryPoint: "argmax_f32", blockSize: [block, 1, 1] },
+        nrows * block,
+        [x, new Int32Array(nrows)],
+        { ncols },
+      );
+      const want = Int32Array.from({ length: nrows }, (_, r) => {
+        let best = 0;
+        for (let c = 1; c < ncols; c++) if (x[r * ncols + c] > x[r * ncols + best]) best = c;
+        return best;
+      });
+      assert.deepEqual(got, want, `${nrows} x ${ncols}`);
+    }
+  },
+});
+
+// ggml-cuda/diagmask.cu, verbatim
+const DIAG_MASK = COMMON + `
+static __global__ void diag_mask_inf_f32(const float * x, float * dst, const int ncols, const int rows_per_channel, const int n_past) {
+    const int col = blockDim.y*blockIdx.y + threadIdx.y;
+    const int row = blockDim.x*blockIdx.x + threadIdx.x;
+
+    if (col >= ncols) {
+        return;
+    }
+
+    const int i = row*ncols + col;
+    //dst[i] = col > (n_past + row % rows_per_channel) ? -INFINITY : x[i];
+    //dst[i] = x[i] - (col > n_past + row % rows_per_channel) * INT_MAX; // equivalent within rounding error but slightly faster on GPU
+    dst[i] = x[i] - (col > n_past + row % rows_per_channel) * FLT_MAX;
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml diag_mask_inf_f32: blocks of [1, 32], 2 channels of 9 rows, 45 columns, n_past 3",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [channels, rowsPerChannel, ncols, nPast] = [2, 9, 45, 3];
+    const nrows = channels * rowsPerChannel;
+    const x = randoms(nrows * ncols, 22);
+    const [, got] = await launch(
+      client,
+      { source: DIAG_MASK, entryPoint: "diag_mask_inf_f32", blockSize: [1, 32, 1] },
+      [nrows, Math.ceil(ncols / 32) * 32],
+      [x, new Float32Array(nrows * ncols)],
+      { ncols, rows_per_channel: rowsPerChannel, n_past: nPast },
+    );
+    const FLT_MAX = 3.4028234663852886e38;
+    const want = x.map((v, i) => {
+      const row = Math.floor(i / ncols), col = i % ncols;
+      return col > nPast + (row % rowsPerChannel) ? Math.fround(v - FLT_MAX) : v;
+    });
+    assert.deepEqual(got, want);
+    assert.ok(got.some((v) => v === -FLT_MAX) && got.some((v) => v > -1));
+  },
+});
+
+// ggml-cuda/tsembd.cu, verbatim
+const TSEMBD = `
+static __global__ void timestep_embedding_f32(const float * timesteps, float * dst, const int nb1, const int dim, const int max_period) {
+    // blockIDx.y: idx of timesteps->ne[0]
+    // blockIDx.x: idx of ((dim + 1) / 2) / BLOCK_SIZE
+    int i = blockIdx.y;
+    int j = threadIdx.x + blockIdx.x * blockDim.x;
+    float * embed_data = (float *)((char *)dst +  i*nb1);
+
+    if (dim % 2 != 0 && j == ((dim + 1) / 2)) {
+        embed_data[dim] = 0.f;
+    }
+
+    int half = dim / 2;
+    if (j >= half) {
+        return;
+    }
+
+    float timestep = timesteps[i];
+    float freq = (float)expf(-logf(max_period) * j / half);
+    float arg = timestep * freq;
+    embed_data[j] = cosf(arg);
+    embed_data[j + half] = sinf(arg);
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml timestep_embedding_f32: dims 320 and 33 (odd: a zero column), max_period 10000, " +
+      "within the math library's bounds",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const timesteps = Float32Array.of(0, 1, 2.5, 17, 50, 999);
+    const maxPeriod = 10000;
+    for (const dim of [320, 33]) {
+      const ne0 = dim + (dim % 2), half = Math.floor(dim / 2);
+      const blocks = Math.ceil((Math.floor((dim + 1) / 2)) / 256) * 256;
+      const [, got] = await launch(
+        client,
+        { source: TSEMBD, entryPoint: "timestep_embedding_f32", blockSize: [256, 1, 1] },
+        [blocks, timesteps.length],
+        [timesteps, new Float32Array(timesteps.length * ne0).fill(7)],
+        { nb1: 4 * ne0, dim, max_period: maxPeriod },
+      );
+      for (let i = 0; i < timesteps.length; i++) {
+        const t = timesteps[i];
+        for (let j = 0; j < half; j++) {
+          // logf (1 ulp), the product and quotient (1/2 ulp each) and expf (2 ulp) leave freq
+          // within 2^-23 * (|log(10000)| + 4) of its value relative (an error in expf's argument
+          // is its result's relative error); t * freq (1/2 ulp more) multiplies it by t; cosf and
+          // sinf add 2 ulp (CUDA C Programming Guide, single-precision functions, non-fast-math).
+          const freq = Math.exp(-Math.log(maxPeriod) * j / half), arg = t * freq;
+          const argErr = Math.abs(arg) * 2 ** -23 * (Math.log(maxPeriod) + 5);
+          for (const [k, f] of [[j, Math.cos], [j + half, Math.sin]] as const) {
+            const g = got[i * ne0 + k], w = f(arg);
+            assert.ok(
+              Math.abs(g - w) <= argErr + 2 * 2 ** -23 * Math.max(Math.abs(w), 2 ** -126) + 1e-30,
+              `dim ${dim}, t ${t}, column ${k}: got ${g}, want ${w}`,
+            );
+          }
+        }
+        if (dim % 2) assert.equal(got[i * ne0 + dim], 0, `dim ${dim}: the odd column`);
+      }
+    }
+  },
+});
+
+// ggml-cuda/opt-step-adamw.cu, verbatim
+const ADAMW = `typedef long long int64_t;
+static __global__ void opt_step_adamw_f32(
+    float * __restrict__ x, const float * __restrict__ g, float * __restrict__ g_m, float * __restrict__ g_v,
+    const float * __restrict__ pars, const int64_t k) {
+
+    const int64_t i = (int64_t) blockIdx.x*blockDim.x + threadIdx.x;
+
+    if (i >= k) {
+        return;
+    }
+
+    const float alpha  = pars[0];
+    const float beta1  = pars[1];
+    const float beta2  = pars[2];
+    const float eps    = pars[3];
+    const float wd     = pars[4];
+    const float beta1h = pars[5];
+    const float beta2h = pars[6];
+
+    const float gi = g[i];
+    const float gmi = g_m[i]*beta1 +    gi*(1.0f - beta1);
+    const float gvi = g_v[i]*beta2 + gi*gi*(1.0f - beta2);
+
+    g_m[i] = gmi;
+    g_v[i] = gvi;
+
+    const float mh =       gmi*beta1h;
+    const float vh = sqrtf(gvi*beta2h) + eps;
+
+    x[i] = x[i]*(1.0f - alpha*wd) - alpha*mh/vh;
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml opt_step_adamw_f32: 3 steps over 1000 parameters; bit for bit with --fmad=false, " +
+      "within 1e-6 of it as NVRTC contracts by default",
+  ),
+  ignore,
+  async fn() {
+    const f = Math.fround;
+    const k = 1000;
+    const step = (
+      x: Float32Array,
+      g: Float32Array,
+      m: Float32Array,
+      v: Float32Array,
+      p: Float32Array,
+    ) => {
+      const [alpha, beta1, beta2, eps, wd, beta1h, beta2h] = p;
+      for (let i = 0; i < k; i++) {
+        const gi = g[i];
+        const gmi = f(f(m[i] * beta1) + f(gi * f(1 - beta1)));
+        const gvi = f(f(v[i] * beta2) + f(f(gi * gi) * f(1 - beta2)));
+        m[i] = gmi, v[i] = gvi;
+        const mh = f(gmi * beta1h);
+        const vh = f(f(Math.sqrt(f(gvi * beta2h))) + eps);
+        x[i] = f(f(x[i] * f(1 - f(alpha * wd))) - f(f(alpha * mh) / vh));
+      }
+    };
+    for (const fmad of [false, true]) {
+      using client = await simulatedCudaClient();
+      const kernel = {
+        source: ADAMW,
+        entryPoint: "opt_step_adamw_f32",
+        blockSize: [256, 1, 1] as [number, number, number],
+        compileOptions: fmad ? [] : ["--fmad=false"],
+      };
+      let x: Float32Array = randoms(k, 5), m: Float32Array = new Float32Array(k);
+      let v: Float32Array = new Float32Array(k);
+      const wx = x.slice(), wm = m.slice(), wv = v.slice();
+      for (let t = 1; t <= 3; t++) {
+        const g = randoms(k, 100 + t);
+        const [alpha, beta1, beta2] = [1e-3, 0.9, 0.999];
+        const pars = Float32Array.of(
+          alpha,
+          beta1,
+          beta2,
+          1e-8,
+          0.01,
+          1 / (1 - beta1 ** t),
+          1 / (1 - beta2 ** t),
+        );
+        [x, , m, v] = (await launch(client, kernel, Math.ceil(k / 256) * 256, [x, g, m, v, pars], {
+          k,
+        })) as Float32Array[];
+        step(wx, g, wm, wv, pars);
+      }
+      if (!fmad) {
+        for (const [got, want, name] of [[x, wx, "x"], [m, wm, "g_m"], [v, wv, "g_v"]] as const) {
+          assert.deepEqual(got, want, name);
+        }
+      } else {
+        // a contracted a*b + c rounds once where the C order rounds twice, so a sum differs by
+        // under an ulp of its larger term (2^-24 * 0.3 for g_m's, whose terms stay below 0.3),
+        // and x by what that moves alpha * mh / vh; all values are below 1, so 1e-6 absolute
+        // holds these and no wrong operation (the run above is the bit-exact one)
+        for (const [got, want, name] of [[x, wx, "x"], [m, wm, "g_m"], [v, wv, "g_v"]] as const) {
+          assert.equal(mismatch(got, want, 1e-6), undefined, name);
+        }
+      }
+    }
+  },
+});
+
+// ggml-cuda/count-equal.cu, verbatim
+const COUNT_EQUAL = COMMON + `
+template <typename T>
+static __global__ void count_equal(const T * __restrict__ x, const T * __restrict__ y, int64_t * __restrict__ dst, const int64_t dk, const int64_t k) {
+    const int64_t i0 = (int64_t) blockIdx.x*dk;
+    const int64_t i1 = min(i0 + dk, k);
+
+    int nequal = 0;
+
+    for (int64_t i = i0 + threadIdx.x; i < i1; i += WARP_SIZE) {
+        const T xi = x[i];
+        const T yi = y[i];
+        nequal += xi == yi;
+    }
+
+    nequal = warp_reduce_sum(nequal);
+
+    if (threadIdx.x != 0) {
+        return;
+    }
+
+    atomicAdd((int *) dst, nequal);
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml count_equal<int>: 5000 labels in chunks of 640 per warp, by shuffles (7.5) and by " +
+      "__reduce_add_sync (redux.sync, 8.0)",
+  ),
+  ignore,
+  async fn() {
+    const k = 5000, dk = 640;
+    const x = Int32Array.from({ length: k }, (_, i) => (i * 37) % 11);
+    const y = Int32Array.from({ length: k }, (_, i) => (i * 53) % 11);
+    let want = 0;
+    for (let i = 0; i < k; i++) want += x[i] === y[i] ? 1 : 0;
+    for (const cc of ["75", "80"]) {
+      await withSimEnv({ CUDA_SIM_CC: cc }, async () => {
+        using client = await simulatedCudaClient();
+        const [, , dst] = await launch(
+          client,
+          { source: COUNT_EQUAL, entryPoint: "count_equal<int>", blockSize: [32, 1, 1] },
+          Math.ceil(k / dk) * 32,
+          [x, y, new BigInt64Array(1)],
+          { dk, k },
+        );
+        assert.equal(
+          (dst as unknown as BigInt64Array)[0],
+          BigInt(want),
+          `compute capability ${cc}`,
+        );
+      });
+    }
+  },
+});
