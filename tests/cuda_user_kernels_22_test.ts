@@ -12,6 +12,8 @@
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, mismatch, randoms } from "./_cuda_user_run.ts";
+import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
+import { fma } from "./_cuda_float_ref.ts";
 import { withSimEnv } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
@@ -418,5 +420,337 @@ Deno.test({
         );
       });
     }
+  },
+});
+
+// ggml-cuda/norm.cu, verbatim
+const NORM = COMMON + `
+template <int block_size>
+static __global__ void norm_f32(
+        const float * x, float * dst, const int ncols, const int64_t stride_row, const int64_t stride_channel,
+        const int64_t stride_sample, const float eps) {
+    const int nrows     = gridDim.x;
+    const int nchannels = gridDim.y;
+
+    const int row       = blockIdx.x;
+    const int channel   = blockIdx.y;
+    const int sample    = blockIdx.z;
+    const int tid       = threadIdx.x;
+
+    x   += sample*stride_sample + channel*stride_channel + row*stride_row;
+    dst += ((sample*nchannels + channel)*nrows + row)*ncols;
+
+    float2 mean_var = make_float2(0.0f, 0.0f);
+
+    for (int col = tid; col < ncols; col += block_size) {
+        const float xi = x[col];
+        mean_var.x += xi;
+        mean_var.y += xi * xi;
+    }
+
+    // sum up partial sums
+    mean_var = warp_reduce_sum(mean_var);
+    if constexpr (block_size > WARP_SIZE) {
+        static_assert(block_size == 1024, "unexpected block_size");
+        __shared__ float2 s_sum[32];
+        const int warp_id = threadIdx.x / WARP_SIZE;
+        const int lane_id = threadIdx.x % WARP_SIZE;
+        if (lane_id == 0) {
+            s_sum[warp_id] = mean_var;
+        }
+        __syncthreads();
+        mean_var = s_sum[lane_id];
+        mean_var = warp_reduce_sum(mean_var);
+    }
+
+    const float mean = mean_var.x / ncols;
+    const float var = mean_var.y / ncols - mean * mean;
+    const float inv_std = rsqrtf(var + eps);
+
+    for (int col = tid; col < ncols; col += block_size) {
+        dst[col] = (x[col] - mean) * inv_std;
+    }
+}
+
+template <int block_size>
+static __global__ void group_norm_f32(const float * x, float * dst, const int group_size, const int ne_elements, const float eps) {
+    // blockIdx.x: num_groups idx
+    // threadIdx.x: block_size idx
+    const int start =     blockIdx.x*group_size + threadIdx.x;
+    const int end   = min(blockIdx.x*group_size + group_size,  ne_elements);
+
+    float tmp = 0.0f; // partial sum for thread in warp
+
+    for (int j = start; j < end; j += block_size) {
+        tmp += x[j];
+    }
+
+    tmp = warp_reduce_sum(tmp);
+    if constexpr (block_size > WARP_SIZE) {
+        static_assert(block_size == 1024, "unexpected block_size");
+        __shared__ float s_sum[32];
+        const int warp_id = threadIdx.x / WARP_SIZE;
+        const int lane_id = threadIdx.x % WARP_SIZE;
+        if (lane_id == 0) {
+            s_sum[warp_id] = tmp;
+        }
+        __syncthreads();
+        tmp = s_sum[lane_id];
+        tmp = warp_reduce_sum(tmp);
+    }
+
+    const float mean = tmp / group_size;
+    tmp = 0.0f;
+
+    for (int j = start; j < end; j += block_size) {
+        const float xi = x[j] - mean;
+        dst[j] = xi;
+        tmp += xi * xi;
+    }
+
+    tmp = warp_reduce_sum(tmp);
+    if (block_size > WARP_SIZE) {
+        __shared__ float s_sum[32];
+        const int warp_id = threadIdx.x / WARP_SIZE;
+        const int lane_id = threadIdx.x % WARP_SIZE;
+        if (lane_id == 0) {
+            s_sum[warp_id] = tmp;
+        }
+        __syncthreads();
+        tmp = s_sum[lane_id];
+        tmp = warp_reduce_sum(tmp);
+    }
+
+    const float variance = tmp / group_size;
+    const float scale = rsqrtf(variance + eps);
+    for (int j = start; j < end; j += block_size) {
+        dst[j] *= scale;
+    }
+}`;
+
+/** Mean and variance of `v` in double. */
+function moments(v: ArrayLike<number>): [number, number] {
+  let s = 0, s2 = 0;
+  for (let i = 0; i < v.length; i++) s += v[i];
+  const mean = s / v.length;
+  for (let i = 0; i < v.length; i++) s2 += (v[i] - mean) ** 2;
+  return [mean, s2 / v.length];
+}
+
+Deno.test({
+  name: nvrtcName(
+    "ggml norm_f32<32> and <1024> over a strided [2, 3, 5] grid of rows of 700 (a float2 " +
+      "warp_reduce_sum, shared float2 partials); group_norm_f32<32> and <1024>",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [ncols, nrows, nchannels, nsamples] = [700, 5, 3, 2];
+    // rows stored with a gap: stride_row 720 floats, channels and samples packed after them
+    const strideRow = 720,
+      strideChannel = strideRow * nrows,
+      strideSample = strideChannel * nchannels;
+    const x = randoms(strideSample * nsamples, 9).map((v, i) => v + (i % 7) * 0.25);
+    const eps = 1e-5;
+    for (const block of [32, 1024]) {
+      const [, got] = await launch(
+        client,
+        { source: NORM, entryPoint: `norm_f32<${block}>`, blockSize: [block, 1, 1] },
+        [nrows * block, nchannels, nsamples],
+        [x, new Float32Array(ncols * nrows * nchannels * nsamples)],
+        {
+          ncols,
+          stride_row: strideRow,
+          stride_channel: strideChannel,
+          stride_sample: strideSample,
+          eps,
+        },
+      );
+      const want = new Float32Array(got.length);
+      for (let s = 0; s < nsamples; s++) {
+        for (let c = 0; c < nchannels; c++) {
+          for (let r = 0; r < nrows; r++) {
+            const from = s * strideSample + c * strideChannel + r * strideRow;
+            const row = x.subarray(from, from + ncols), [mean, variance] = moments(row);
+            const to = ((s * nchannels + c) * nrows + r) * ncols;
+            for (let i = 0; i < ncols; i++) {
+              want[to + i] = (row[i] - mean) / Math.sqrt(variance + eps);
+            }
+          }
+        }
+      }
+      // E[x^2] - mean^2 in float: sums of 700 terms near 1 (|x| < 2.5) lose up to 700 * 2^-24
+      // relative; the variance (about 0.6) keeps that within 1e-4 relative, and so the result
+      // (rsqrtf: 2 ulp)
+      assert.equal(mismatch(got, want, 2e-4), undefined, `norm_f32<${block}>`);
+    }
+    const groupSize = 1500, ne = 4000; // the last group is short
+    const gx = randoms(ne, 10).map((v, i) => v * 3 + (i % 5));
+    for (const block of [32, 1024]) {
+      const [, got] = await launch(
+        client,
+        { source: NORM, entryPoint: `group_norm_f32<${block}>`, blockSize: [block, 1, 1] },
+        Math.ceil(ne / groupSize) * block,
+        [gx, new Float32Array(ne)],
+        { group_size: groupSize, ne_elements: ne, eps: 1e-6 },
+      );
+      const want = new Float32Array(ne);
+      for (let g = 0; g * groupSize < ne; g++) {
+        const part = gx.subarray(g * groupSize, Math.min(ne, (g + 1) * groupSize));
+        // ggml divides by group_size also for the short last group, as the kernel does
+        let s = 0;
+        for (const v of part) s += v;
+        const mean = s / groupSize;
+        let s2 = 0;
+        for (const v of part) s2 += (v - mean) ** 2;
+        const scale = 1 / Math.sqrt(s2 / groupSize + 1e-6);
+        for (let i = 0; i < part.length; i++) want[g * groupSize + i] = (part[i] - mean) * scale;
+      }
+      // two-pass sums of 1500 terms (the mean's error enters every x - mean): 1e-4 relative
+      assert.equal(mismatch(got, want, 1e-4), undefined, `group_norm_f32<${block}>`);
+    }
+  },
+});
+
+// ggml-cuda/pool2d.cu, verbatim, and the enum of ggml.h it takes (no <assert.h>: NVRTC builds
+// assert() in and has no host headers)
+const POOL2D = COMMON + `
+enum ggml_op_pool {
+    GGML_OP_POOL_MAX,
+    GGML_OP_POOL_AVG,
+    GGML_OP_POOL_COUNT,
+};
+template <typename Ti, typename To>
+static  __global__ void pool2d_nchw_kernel(
+        const int ih, const int iw, const int oh, const int ow,
+        const int kh, const int kw, const int sh, const int sw,
+        const int ph, const int pw, const int parallel_elements,
+        const Ti* src, To* dst, const enum ggml_op_pool op) {
+    int idx = threadIdx.x + blockIdx.x * blockDim.x;
+    if (idx >= parallel_elements) {
+        return;
+    }
+
+    const int I_HW = ih * iw;
+    const int O_HW = oh * ow;
+    const int nc = idx / O_HW;
+    const int cur_oh = idx % O_HW / ow;
+    const int cur_ow = idx % O_HW % ow;
+    const Ti* i_ptr = src + nc * I_HW;
+    To* o_ptr = dst + nc * O_HW;
+    const int start_h = cur_oh * sh - ph;
+    const int bh = max(0, start_h);
+    const int eh = min(ih, start_h + kh);
+    const int start_w = cur_ow * sw - pw;
+    const int bw = max(0, start_w);
+    const int ew = min(iw, start_w + kw);
+    const To scale = 1. / (kh * kw);
+    To res = 0;
+
+    switch (op) {
+        case GGML_OP_POOL_AVG: res = 0; break;
+        case GGML_OP_POOL_MAX: res = -FLT_MAX; break;
+        default: assert(false);
+    }
+
+    for (int i = bh; i < eh; i += 1) {
+        for (int j = bw; j < ew; j += 1) {
+#if __CUDA_ARCH__ >= 350
+            Ti cur = __ldg(i_ptr + i * iw + j);
+#else
+            Ti cur = i_ptr[i * iw + j];
+#endif
+            switch (op) {
+                case GGML_OP_POOL_AVG: res += cur * scale; break;
+                case GGML_OP_POOL_MAX: res = max(res, (To)cur); break;
+                default: assert(false);
+            }
+        }
+    }
+    o_ptr[cur_oh * ow + cur_ow] = res;
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml pool2d_nchw_kernel<float, float>: max and average pooling, 3x3 windows, stride 2, " +
+      "padding 1, over 4 channels of 13x11 (an enum parameter takes its enumerator's value)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [nc, ih, iw, kh, kw, sh, sw, ph, pw] = [4, 13, 11, 3, 3, 2, 2, 1, 1];
+    const oh = Math.floor((ih + 2 * ph - kh) / sh) + 1,
+      ow = Math.floor((iw + 2 * pw - kw) / sw) + 1;
+    const src = randoms(nc * ih * iw, 12);
+    const n = nc * oh * ow;
+    for (const [op, name] of [[0, "max"], [1, "avg"]] as const) {
+      const [, got] = await launch(
+        client,
+        { source: POOL2D, entryPoint: "pool2d_nchw_kernel<float, float>", blockSize: [256, 1, 1] },
+        Math.ceil(n / 256) * 256,
+        [src, new Float32Array(n)],
+        { ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, parallel_elements: n, op },
+      );
+      const want = new Float32Array(n);
+      const scale = Math.fround(1 / (kh * kw));
+      for (let idx = 0; idx < n; idx++) {
+        const c = Math.floor(idx / (oh * ow)), y = Math.floor((idx % (oh * ow)) / ow), x = idx % ow;
+        let res = op === 0 ? -3.4028234663852886e38 : 0;
+        for (let i = Math.max(0, y * sh - ph); i < Math.min(ih, y * sh - ph + kh); i++) {
+          for (let j = Math.max(0, x * sw - pw); j < Math.min(iw, x * sw - pw + kw); j++) {
+            const cur = src[(c * ih + i) * iw + j];
+            // NVRTC contracts res += cur * scale to one fma
+            res = op === 0 ? Math.max(res, cur) : fma(cur, scale, res, "rn");
+          }
+        }
+        want[idx] = res;
+      }
+      assert.deepEqual(got, want, name);
+    }
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "enum parameters written C's ways: `const enum E op` (ggml's pool2d), `typedef enum { ... } " +
+      "name`, a typedef'd tag with an underlying type, `enum E*` (each was refused as a type " +
+      "the runtime cannot pass, or its pointer took any handle)",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `enum act { ACT_NONE, ACT_RELU, ACT_NEG };
+typedef enum { SCALE_ONE, SCALE_TWO } scale_t;
+typedef enum shift_tag : unsigned char { SHIFT_NONE, SHIFT_UP } shift_t;
+extern "C" __global__ void apply(const float* x, float* y, const enum act op, scale_t s,
+                                 shift_t up, const enum act* per, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    enum act a = per[i] == ACT_NONE ? op : per[i];
+    float v = a == ACT_RELU ? fmaxf(x[i], 0.0f) : a == ACT_NEG ? -x[i] : x[i];
+    v = s == SCALE_TWO ? 2.0f * v : v;
+    y[i] = up == SHIFT_UP ? v + 10.0f : v;
+}`;
+    const x = Float32Array.from({ length: 9 }, (_, i) => i - 4);
+    const per = Int32Array.from({ length: 9 }, (_, i) => i % 3 === 0 ? 2 : 0);
+    const [, y] = await launch(client, { source }, 9, [x, new Float32Array(9), per], {
+      op: 1,
+      s: 1,
+      up: 1,
+      n: 9,
+    });
+    assert.deepEqual(y, x.map((v, i) => 2 * (i % 3 === 0 ? -v : Math.max(v, 0)) + 10));
+    // `enum act*` is an int pointer: a float handle is refused, as for `int*`
+    const kernel: CudaKernel = { source };
+    using f = client.createWithData(x);
+    assert.throws(
+      () =>
+        client.execute(kernel, {
+          threads: 9,
+          buffers: [f, f, f],
+          params: { op: 1, s: 1, up: 1, n: 9 },
+        }),
+      /per|buffers\[2\]/,
+    );
   },
 });

@@ -169,6 +169,8 @@ export const IGNORED: ReadonlySet<string> = new Set([
   "__restrict",
   "restrict",
   "struct",
+  // C's elaborated `enum E e` (ggml's `const enum ggml_op_pool op`): `E`, read as its enum
+  "enum",
   "__grid_constant__",
 ]);
 

@@ -161,13 +161,14 @@ function typeAliases(text: string): Map<string, string> {
     seen.set(name, known ?? "");
     if (known !== undefined) aliases.set(name, known);
   }
-  // an enum is passed as its underlying type (`int` unless given: `enum class E : uint8_t`)
+  // an enum is passed as its underlying type (`int` unless given: `enum class E : uint8_t`); C's
+  // `typedef enum [tag] { ... } name;` names it too
   const enums = text.matchAll(
-    /\benum\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)\s*(?::\s*([\w ]+?))?\s*\{/g,
+    /\b(typedef\s+)?enum\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*\s*)?(?::\s*([\w ]+?))?\s*\{([^}]*)\}\s*([A-Za-z_]\w*)?/g,
   );
   for (const m of enums) {
-    const [, name, under] = m;
-    const body = text.slice(m.index! + m[0].length, text.indexOf("}", m.index!));
+    const [, typedef, tag, under, body, declarator] = m;
+    const names = [tag?.trim(), typedef ? declarator : undefined].filter((n) => n !== undefined);
     // no type given, a value past an int's (`= 0x100000000LL`) makes it a `long`: unknown here
     const wide = under === undefined && [...body.matchAll(/\b(0[xX][\da-fA-F]+|\d+)\w*/g)]
       .some(([literal, digits]) =>
@@ -175,8 +176,10 @@ function typeAliases(text: string): Map<string, string> {
       );
     const base = under === undefined ? "int" : baseType(under.trim().split(/\s+/));
     const known = wide ? undefined : aliases.get(base) ?? (base in C_TYPES ? base : undefined);
-    if (known === undefined || seen.has(name)) conflicting.add(name);
-    else aliases.set(name, known), seen.set(name, known);
+    for (const name of names) {
+      if (known === undefined || seen.has(name)) conflicting.add(name);
+      else aliases.set(name, known), seen.set(name, known);
+    }
   }
   for (const name of conflicting) aliases.delete(name);
   return aliases;
