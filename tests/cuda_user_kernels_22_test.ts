@@ -7,7 +7,13 @@
  * `__reduce_add_sync` path on compute capability 8.0 and its shuffles below), norm_f32 and
  * group_norm_f32, pool2d_nchw_kernel (an `enum` parameter), conv_transpose_1d_kernel and
  * rwkv_wkv_f32 (a local state array and shared arrays read as `float4&`), each against a CPU
- * reference.
+ * reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's default
+ * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
+ *
+ * Findings: pool2d's `const enum ggml_op_pool op` (C's elaborated enum) was refused as a type the
+ * runtime cannot pass ('enum int'), and so was a C `typedef enum { ... } name`: both are read as
+ * the enum's underlying type now. `<assert.h>` and `<stdint.h>` are host headers NVRTC lacks
+ * (assert() is built in; the runtime's note says what to declare).
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
@@ -752,5 +758,226 @@ extern "C" __global__ void apply(const float* x, float* y, const enum act op, sc
         }),
       /per|buffers\[2\]/,
     );
+  },
+});
+
+// ggml-cuda/conv-transpose-1d.cu, verbatim
+const CONV_T1D = `
+static  __global__ void conv_transpose_1d_kernel(
+        const int s0, const int p0, const int d0, const int output_size,
+        const int src0_ne0, const int src0_ne1, const int src0_ne2, const int src0_ne3,
+        const int src1_ne0, const int src1_ne1, const int src1_ne2, const int src1_ne3,
+        const int dst_ne0, const int dst_ne1, const int dst_ne2, const int dst_ne3,
+        const float * src0, const float * src1,  float * dst) {
+    int global_index = threadIdx.x + blockIdx.x * blockDim.x;
+    if (global_index >= output_size) {
+        return;
+    }
+
+    int out_index = global_index / dst_ne0;
+
+    float accumulator = 0;
+
+    for (int c = 0; c < src0_ne2; c++) {
+        int idx = global_index % dst_ne0;
+
+        int kernel_offset = (src0_ne0 * src0_ne1 * c) + (out_index * src0_ne0);
+        int input_offset = src1_ne0 * c;
+
+        for (int i = 0; i < src1_ne0; i++) {
+            if (!(idx >= i*s0 && idx < i*s0 + src0_ne0)) {
+                continue;
+            }
+            int weight_idx = idx - i*s0;
+
+            float kernel_weight = src0[kernel_offset + weight_idx];
+            float input_value =  src1[input_offset+i];
+
+            accumulator += kernel_weight * input_value;
+        }
+    }
+    dst[global_index] = accumulator;
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml conv_transpose_1d_kernel: kernel 5, stride 3, 6 input channels of 40 to 4 output " +
+      "channels; bit for bit with --fmad=false, and with NVRTC's fma as an fma reference",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [K, cout, cin, L, s0] = [5, 4, 6, 40, 3];
+    const dne0 = (L - 1) * s0 + K, n = dne0 * cout;
+    const src0 = randoms(K * cout * cin, 31), src1 = randoms(L * cin, 32);
+    for (const fmad of [false, true]) {
+      const [, , got] = await launch(
+        client,
+        {
+          source: CONV_T1D,
+          entryPoint: "conv_transpose_1d_kernel",
+          blockSize: [256, 1, 1],
+          compileOptions: fmad ? [] : ["--fmad=false"],
+        },
+        Math.ceil(n / 256) * 256,
+        [src0, src1, new Float32Array(n)],
+        {
+          s0,
+          p0: 0,
+          d0: 1,
+          output_size: n,
+          src0_ne0: K,
+          src0_ne1: cout,
+          src0_ne2: cin,
+          src0_ne3: 1,
+          src1_ne0: L,
+          src1_ne1: cin,
+          src1_ne2: 1,
+          src1_ne3: 1,
+          dst_ne0: dne0,
+          dst_ne1: cout,
+          dst_ne2: 1,
+          dst_ne3: 1,
+        },
+      );
+      const want = new Float32Array(n);
+      for (let g = 0; g < n; g++) {
+        const o = Math.floor(g / dne0), idx = g % dne0;
+        let acc = 0;
+        for (let c = 0; c < cin; c++) {
+          for (let i = 0; i < L; i++) {
+            if (!(idx >= i * s0 && idx < i * s0 + K)) continue;
+            const w = src0[K * cout * c + o * K + idx - i * s0], v = src1[L * c + i];
+            // `accumulator += w * v` is one fma as NVRTC contracts it, two roundings without
+            acc = fmad ? fma(w, v, acc, "rn") : Math.fround(acc + Math.fround(w * v));
+          }
+        }
+        want[g] = acc;
+      }
+      assert.deepEqual(got, want, fmad ? "fma" : "--fmad=false");
+    }
+  },
+});
+
+// ggml-cuda/wkv6.cu, verbatim (CUDA_WKV_BLOCK_SIZE from wkv6.cuh)
+const WKV6 = `#define CUDA_WKV_BLOCK_SIZE 64
+static __global__ void rwkv_wkv_f32(const int B, const int T, const int C, const int H, const float * k, const float * v, const float * r, const float * tf, const float * td, const float * s, float * dst) {
+    const int tid = threadIdx.x;
+    const int bid = blockIdx.x;
+
+    const int head_size = CUDA_WKV_BLOCK_SIZE;
+    const int batch_i = bid / H;
+    const int head_i = bid % H;
+    const int state_size = C * head_size;
+    const int n_seq_tokens = T / B;
+
+    float state[head_size];
+    __shared__ float _k[head_size], _r[head_size], _tf[head_size], _td[head_size];
+
+    #pragma unroll
+    for (int i = 0; i < head_size; i++) {
+        state[i] = s[batch_i * state_size + head_i * head_size * head_size + i * head_size + tid];
+    }
+
+    __syncthreads();
+    _tf[tid] = tf[head_i * head_size + tid];
+    __syncthreads();
+
+    for (int t = batch_i * n_seq_tokens * C + head_i * head_size + tid; t < (batch_i + 1) * n_seq_tokens * C + head_i * head_size + tid; t += C) {
+        __syncthreads();
+        _k[tid] = k[t];
+        _r[tid] = r[t];
+        _td[tid] = td[t];
+        __syncthreads();
+
+        const float _v = v[t];
+        float y = 0;
+        for (int j = 0; j < head_size; j += 4) {
+            const float4& k = (float4&)(_k[j]);
+            const float4& r = (float4&)(_r[j]);
+            const float4& tf = (float4&)(_tf[j]);
+            const float4& td = (float4&)(_td[j]);
+            float4& s = (float4&)(state[j]);
+            float4 kv;
+
+            kv.x = k.x * _v;
+            kv.y = k.y * _v;
+            kv.z = k.z * _v;
+            kv.w = k.w * _v;
+
+            y += r.x * (tf.x * kv.x + s.x);
+            y += r.y * (tf.y * kv.y + s.y);
+            y += r.z * (tf.z * kv.z + s.z);
+            y += r.w * (tf.w * kv.w + s.w);
+
+            s.x = s.x * td.x + kv.x;
+            s.y = s.y * td.y + kv.y;
+            s.z = s.z * td.z + kv.z;
+            s.w = s.w * td.w + kv.w;
+        }
+        dst[t] = y;
+    }
+
+    #pragma unroll
+    for (int i = 0; i < head_size; i++) {
+        dst[T * C + batch_i * state_size + head_i * head_size * head_size + i * head_size + tid] = state[i];
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml rwkv_wkv_f32: 2 sequences of 6 tokens, 2 heads of 64 (a local float[64] state and " +
+      "shared arrays read as float4&), bit for bit with --fmad=false, within 1e-5 as compiled",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [B, seq, H, hs] = [2, 6, 2, 64];
+    const T = B * seq, C = H * hs, stateSize = C * hs;
+    const k = randoms(T * C, 41), v = randoms(T * C, 42), r = randoms(T * C, 43);
+    const tf = randoms(C, 44), td = randoms(T * C, 45).map((x) => 0.5 + 0.45 * x);
+    const s = randoms(B * stateSize, 46);
+    const f = Math.fround, want = new Float32Array(T * C + B * stateSize);
+    for (let b = 0; b < B; b++) {
+      for (let h = 0; h < H; h++) {
+        for (let tid = 0; tid < hs; tid++) {
+          const state = Float32Array.from(
+            { length: hs },
+            (_, i) => s[b * stateSize + h * hs * hs + i * hs + tid],
+          );
+          for (let t = b * seq * C + h * hs + tid; t < (b + 1) * seq * C + h * hs + tid; t += C) {
+            const base = t - tid, vv = v[t];
+            let y = 0;
+            for (let j = 0; j < hs; j++) {
+              const kv = f(k[base + j] * vv);
+              y = f(y + f(r[base + j] * f(f(tf[h * hs + j] * kv) + state[j])));
+              state[j] = f(f(state[j] * td[base + j]) + kv);
+            }
+            want[t] = y;
+          }
+          for (let i = 0; i < hs; i++) {
+            want[T * C + b * stateSize + h * hs * hs + i * hs + tid] = state[i];
+          }
+        }
+      }
+    }
+    for (const fmad of [false, true]) {
+      const got = (await launch(
+        client,
+        {
+          source: WKV6,
+          entryPoint: "rwkv_wkv_f32",
+          blockSize: [hs, 1, 1],
+          compileOptions: fmad ? [] : ["--fmad=false"],
+        },
+        B * H * hs,
+        [k, v, r, tf, td, s, new Float32Array(want.length)],
+        { B, T, C, H },
+      ))[6];
+      if (!fmad) assert.deepEqual(got, want, "--fmad=false");
+      // contracted, each of y's 64 sums and the state's 6 updates rounds once less: 1e-5
+      // relative (absolute below 1; about 2^-17) bounds 64 such ulps and no wrong term
+      else assert.equal(mismatch(got, want, 1e-5), undefined, "fma");
+    }
   },
 });
