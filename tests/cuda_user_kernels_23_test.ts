@@ -257,3 +257,360 @@ Deno.test({
     }
   },
 });
+
+// llm.c dev/cuda/trimat_forward.cu: matmul_fn_ptr, trimul_global and matmul_tri_naive verbatim
+// (comments shortened)
+const TRIMAT =
+  `using matmul_fn_ptr = void(*)(float* p, int PS, const float* k, int KS, const float* q, int QS, int T, int HS, float alpha);
+
+template<matmul_fn_ptr matmul_tri>
+__global__ void __launch_bounds__(256, 2) trimul_global(float* out, const float* inp, int T, int C, int NH) {
+    // skip above the diagonal
+    if(blockIdx.y > blockIdx.x)
+        return;
+
+    // set up indices
+    int C3 = C*3;
+    int HS = C / NH; // head size
+    float scale = 1.0 / sqrtf(HS);
+
+    // we put the "batch x head" dimension into the z block index.
+    int b = blockIdx.z / NH;
+    int nh = blockIdx.z % NH;
+
+    // Get the base address for the current batch and head
+    // shapes -> inp (B, T, 3, NH, HS), Q (B, NH, T, HS), K (B, NH, T, HS)
+    const float* q = inp + b * T * C3 + nh * HS;  // Q[b][nh][:][:] = inp[b][:][0][nh][:]
+    const float* k = inp + b * T * C3 + nh * HS + C;  // K[b][nh][:][:] = inp[b][:][1][nh][:]
+    float* r = out + (b*NH + nh)*T*T;  // out[b][nh][:][:]
+
+    // start the multiplication
+    matmul_tri(r, T, k, C3, q, C3, T, HS, scale);
+}
+
+// baseline implementation: 20 ms
+__device__ void matmul_tri_naive(float* p, int PS, const float* k, int KS, const float* q, int QS, int T, int HS, float alpha) {
+    // get coordinates of our block - each thread is responsible for a single 8x8 block.
+    int i_base = 128 * blockIdx.x + 8 * threadIdx.x;
+    int j_base = 128 * blockIdx.y + 8 * threadIdx.y;
+
+    // One more check to skip the upper diagonal in blocks that are on the diagonal.
+    if(j_base > i_base)
+        return;
+
+    // Simple nested loop that calculates 8x8 results in one thread.
+    for(int io = 0; io < 8; ++io) {
+        int i = i_base + io;
+        for(int jo = 0; jo < 8; ++jo) {
+            int j = j_base + jo;
+            float val = 0;
+            for (int s = 0; s < HS; ++s) {
+                val += q[i * QS + s] * k[j * KS + s];
+            }
+            p[i * PS + j] = val * alpha;
+        }
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "llm.c trimul_global<matmul_tri_naive> (a template on a __device__ function, " +
+      "__launch_bounds__(256, 2)): B 1, T 256, 2 heads of 8 over blocks of [16, 16] on a " +
+      "[2, 2, 2] grid, the causal half as trimul_cpu, bit for bit with --fmad=false",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [B, T, NH, HS] = [1, 256, 2, 8], C = NH * HS, C3 = 3 * C;
+    const inp = randoms(B * T * C3, 91);
+    const [got] = await launch(
+      client,
+      {
+        source: TRIMAT,
+        entryPoint: "trimul_global<matmul_tri_naive>",
+        blockSize: [16, 16, 1],
+        compileOptions: ["--fmad=false"],
+      },
+      [16 * T / 128, 16 * T / 128, NH * B],
+      [new Float32Array(B * NH * T * T).fill(-7), inp],
+      { T, C, NH },
+    );
+    const scale = f(1 / f(Math.sqrt(HS)));
+    for (let nh = 0; nh < NH; nh++) {
+      for (let i = 0; i < T; i++) {
+        for (let j = 0; j < T; j++) {
+          const at = nh * T * T + i * T + j;
+          // the kernel computes each 8x8 tile that starts on or below the diagonal whole
+          if (Math.floor(j / 8) > Math.floor(i / 8)) {
+            assert.equal(got[at], -7, `head ${nh}, (${i}, ${j}) above the diagonal`);
+            continue;
+          }
+          let val = 0;
+          for (let s = 0; s < HS; s++) {
+            val = f(val + f(inp[i * C3 + nh * HS + s] * inp[j * C3 + C + nh * HS + s]));
+          }
+          assert.equal(got[at], f(val * scale), `head ${nh}, (${i}, ${j})`);
+        }
+      }
+    }
+  },
+});
+
+// cuda-samples Samples/2_Concepts_and_Techniques/scalarProd/scalarProd_kernel.cuh, verbatim but
+// cg::sync(cta) written __syncthreads()
+const SCALAR_PROD = `#define IMUL(a, b) __mul24(a, b)
+#define ACCUM_N 1024
+__global__ void scalarProdGPU(float *d_C, float *d_A, float *d_B, int vectorN, int elementN)
+{
+    // Accumulators cache
+    __shared__ float accumResult[ACCUM_N];
+
+    for (int vec = blockIdx.x; vec < vectorN; vec += gridDim.x) {
+        int vectorBase = IMUL(elementN, vec);
+        int vectorEnd  = vectorBase + elementN;
+
+        for (int iAccum = threadIdx.x; iAccum < ACCUM_N; iAccum += blockDim.x) {
+            float sum = 0;
+
+            for (int pos = vectorBase + iAccum; pos < vectorEnd; pos += ACCUM_N)
+                sum += d_A[pos] * d_B[pos];
+
+            accumResult[iAccum] = sum;
+        }
+
+        for (int stride = ACCUM_N / 2; stride > 0; stride >>= 1) {
+            __syncthreads();
+
+            for (int iAccum = threadIdx.x; iAccum < stride; iAccum += blockDim.x)
+                accumResult[iAccum] += accumResult[stride + iAccum];
+        }
+
+        __syncthreads();
+
+        if (threadIdx.x == 0)
+            d_C[vec] = accumResult[0];
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples scalarProdGPU: 37 vectors of 2100 elements on 16 blocks of 128 (blocks loop " +
+      "over vectors), bit for bit with --fmad=false, within 1e-5 of it as compiled",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [vectorN, elementN] = [37, 2100];
+    const a = randoms(vectorN * elementN, 101), b = randoms(vectorN * elementN, 102);
+    const want = new Float32Array(vectorN);
+    for (let vec = 0; vec < vectorN; vec++) {
+      const acc = new Float32Array(1024), base = vec * elementN;
+      for (let i = 0; i < 1024; i++) {
+        for (let pos = base + i; pos < base + elementN; pos += 1024) {
+          acc[i] = f(acc[i] + f(a[pos] * b[pos]));
+        }
+      }
+      for (let stride = 512; stride > 0; stride >>= 1) {
+        for (let i = 0; i < stride; i++) acc[i] = f(acc[i] + acc[stride + i]);
+      }
+      want[vec] = acc[0];
+    }
+    for (const fmad of [false, true]) {
+      const [c] = await launch(
+        client,
+        {
+          source: SCALAR_PROD,
+          entryPoint: "scalarProdGPU",
+          blockSize: [128, 1, 1],
+          compileOptions: fmad ? [] : ["--fmad=false"],
+        },
+        16 * 128,
+        [new Float32Array(vectorN), a, b],
+        { vectorN, elementN },
+      );
+      if (!fmad) assert.deepEqual(c, want);
+      // the products contracted into the sums (3 per accumulator) round once less: the
+      // accumulators stay below 3, so each moves by under 3 * 2^-22; 1024 of them, 1e-5 in all
+      else assert.equal(mismatch(c, want, 1e-5), undefined);
+    }
+  },
+});
+
+// cuda-samples Samples/5_Domain_Specific/dwtHaar1D/dwtHaar1D_kernel.cuh, verbatim but
+// cg::sync(cta) written __syncthreads(), with the two constants of dwtHaar1D.cu (INV_SQRT_2 keeps
+// its trailing semicolon, as the sample writes it)
+const DWT_HAAR = `#define INV_SQRT_2 0.70710678118654752440f;
+const unsigned int LOG_NUM_BANKS = 4;
+__global__ void dwtHaar1D(float             *id,
+                          float             *od,
+                          float             *approx_final,
+                          const unsigned int dlevels,
+                          const unsigned int slength_step_half,
+                          const int          bdim)
+{
+    // shared memory for part of the signal
+    extern __shared__ float shared[];
+
+    // thread runtime environment, 1D parametrization
+    const int gdim = gridDim.x;
+    // const int bdim = blockDim.x;
+    const int bid = blockIdx.x;
+    const int tid = threadIdx.x;
+
+    // global thread id (w.r.t. to total data set)
+    const int    tid_global = (bid * bdim) + tid;
+    unsigned int idata      = (bid * (2 * bdim)) + tid;
+
+    // read data from global memory
+    shared[tid]        = id[idata];
+    shared[tid + bdim] = id[idata + bdim];
+    __syncthreads();
+
+    // this operation has a two way bank conflicts for all threads, this are two
+    // additional cycles for each warp -- all alternatives to avoid this bank
+    // conflict are more expensive than the one cycle introduced by serialization
+    float data0 = shared[2 * tid];
+    float data1 = shared[(2 * tid) + 1];
+    __syncthreads();
+
+    // detail coefficient, not further referenced so directly store in
+    // global memory
+    od[tid_global + slength_step_half] = (data0 - data1) * INV_SQRT_2;
+
+    // offset to avoid bank conflicts
+    // see the scan example for a more detailed description
+    unsigned int atid = tid + (tid >> LOG_NUM_BANKS);
+
+    // approximation coefficient
+    // store in shared memory for further decomposition steps in this global step
+    shared[atid] = (data0 + data1) * INV_SQRT_2;
+
+    // all threads have to write approximation coefficient to shared memory before
+    // next steps can take place
+    __syncthreads();
+
+    // early out if possible
+    // the compiler removes this part from the source because dlevels is
+    // a constant shader input
+    // note: syncthreads in bodies of branches can lead to dead-locks unless the
+    // the condition evaluates the same way for ALL threads of a block, as in
+    // this case
+    if (dlevels > 1) {
+        // offset to second element in shared element which has to be used for the
+        // decomposition, effectively 2^(i - 1)
+        unsigned int offset_neighbor = 1;
+        // number of active threads per decomposition level
+        // identical to the offset for the detail coefficients
+        unsigned int num_threads = bdim >> 1;
+
+        // index for the first element of the pair to process
+        // the representation is still compact (and therefore still tid * 2)
+        // because the first step operated on registers and only the result has been
+        // written to shared memory
+        unsigned int idata0 = tid * 2;
+
+        // offset levels to make the loop more efficient
+        for (unsigned int i = 1; i < dlevels; ++i) {
+            // Non-coalesced writes occur if the number of active threads becomes
+            // less than 16 for a block because the start address for the first
+            // block is not always aligned with 64 byte which is necessary for
+            // coalesced access. However, the problem only occurs at high levels
+            // with only a small number of active threads so that the total number of
+            // non-coalesced access is rather small and does not justify the
+            // computations which are necessary to avoid these uncoalesced writes
+            // (this has been tested and verified)
+            if (tid < num_threads) {
+                // update stride, with each decomposition level the stride grows by a
+                // factor of 2
+                unsigned int idata1 = idata0 + offset_neighbor;
+
+                // position of write into global memory
+                unsigned int g_wpos = (num_threads * gdim) + (bid * num_threads) + tid;
+
+                // compute wavelet decomposition step
+
+                // offset to avoid bank conflicts
+                unsigned int c_idata0 = idata0 + (idata0 >> LOG_NUM_BANKS);
+                unsigned int c_idata1 = idata1 + (idata1 >> LOG_NUM_BANKS);
+
+                // detail coefficient, not further modified so directly store
+                // in global memory
+                od[g_wpos] = (shared[c_idata0] - shared[c_idata1]) * INV_SQRT_2;
+
+                // approximation coefficient
+                // note that the representation in shared memory becomes rather sparse
+                // (with a lot of holes inbetween) but the storing scheme matches
+                // the scheme for storing and therefore avoids bank conflicts
+                shared[c_idata0] = (shared[c_idata0] + shared[c_idata1]) * INV_SQRT_2;
+
+                // update storage offset for details
+                num_threads = num_threads >> 1; // div 2
+                offset_neighbor <<= 1;          // mul 2
+                idata0 = idata0 << 1;           // mul 2
+            }
+
+            // sync after each decomposition step
+            __syncthreads();
+        }
+
+        // write the top most level element for the next decomposition steps
+        // which are performed after an interblock synchronization on host side
+        if (0 == tid) {
+            approx_final[bid] = shared[0];
+        }
+
+    } // end early out if possible
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples dwtHaar1D: a signal of 2^14 in two launches as the sample's host runs them " +
+      "(16 blocks of 512 over 10 levels, then one of 8 over 4), dynamic shared memory padded " +
+      "per 16 banks, bit for bit with the sample's CPU decomposition",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const slength = 2 ** 14;
+    const signal = randoms(slength, 111);
+    const sharedBytes = (bdim: number) => (2 * bdim + (2 * bdim) / 16) * 4;
+    using id = client.createWithData(signal);
+    using od = client.createWithData(new Float32Array(slength));
+    using approx = client.createWithData(new Float32Array(16));
+    const kernel = (bdim: number): CudaKernel => ({
+      source: DWT_HAAR,
+      entryPoint: "dwtHaar1D",
+      blockSize: [bdim, 1, 1],
+      sharedMemoryBytes: sharedBytes(bdim),
+    });
+    client.execute(kernel(512), {
+      threads: 16 * 512,
+      buffers: [id, od, approx],
+      params: { dlevels: 10, slength_step_half: slength / 2, bdim: 512 },
+    });
+    // the host copies approx_final into the input, and after the last step into od[0]
+    const firstApprox = await client.read(approx);
+    using id2 = client.createWithData(firstApprox);
+    client.execute(kernel(8), {
+      threads: 8,
+      buffers: [id2, od, approx],
+      params: { dlevels: 4, slength_step_half: 8, bdim: 8 },
+    });
+    const [details, last] = await client.readMany([od, approx]);
+    const got = Float32Array.from(details as Float32Array);
+    got[0] = (last as Float32Array)[0];
+    // the sample's CPU reference (dwtHaar1D_gold): levels of (a - b) / sqrt 2, (a + b) / sqrt 2
+    const c = f(0.70710678118654752440), want = new Float32Array(slength);
+    let a = signal.slice();
+    for (let half = slength / 2; half >= 1; half /= 2) {
+      const next = new Float32Array(half);
+      for (let i = 0; i < half; i++) {
+        want[half + i] = f(f(a[2 * i] - a[2 * i + 1]) * c);
+        next[i] = f(f(a[2 * i] + a[2 * i + 1]) * c);
+      }
+      a = next;
+    }
+    want[0] = a[0];
+    assert.deepEqual(got, want);
+  },
+});
