@@ -614,3 +614,335 @@ Deno.test({
     assert.deepEqual(got, want);
   },
 });
+
+// cuda-samples Samples/5_Domain_Specific/quasirandomGenerator/quasirandomGenerator_kernel.cu:
+// MoroInvCNDgpu and inverseCNDKernel verbatim, MUL as the sample defines it
+const INVERSE_CND = `#define MUL(a, b) __umul24(a, b)
+__device__ inline float MoroInvCNDgpu(unsigned int x)
+{
+    const float a1 = 2.50662823884f;
+    const float a2 = -18.61500062529f;
+    const float a3 = 41.39119773534f;
+    const float a4 = -25.44106049637f;
+    const float b1 = -8.4735109309f;
+    const float b2 = 23.08336743743f;
+    const float b3 = -21.06224101826f;
+    const float b4 = 3.13082909833f;
+    const float c1 = 0.337475482272615f;
+    const float c2 = 0.976169019091719f;
+    const float c3 = 0.160797971491821f;
+    const float c4 = 2.76438810333863E-02f;
+    const float c5 = 3.8405729373609E-03f;
+    const float c6 = 3.951896511919E-04f;
+    const float c7 = 3.21767881768E-05f;
+    const float c8 = 2.888167364E-07f;
+    const float c9 = 3.960315187E-07f;
+
+    float z;
+
+    bool negate = false;
+
+    // Ensure the conversion to floating point will give a value in the
+    // range (0,0.5] by restricting the input to the bottom half of the
+    // input domain. We will later reflect the result if the input was
+    // originally in the top half of the input domain
+    if (x >= 0x80000000UL) {
+        x      = 0xffffffffUL - x;
+        negate = true;
+    }
+
+    // x is now in the range [0,0x80000000) (i.e. [0,0x7fffffff])
+    // Convert to floating point in (0,0.5]
+    const float x1 = 1.0f / static_cast<float>(0xffffffffUL);
+    const float x2 = x1 / 2.0f;
+    float       p1 = x * x1 + x2;
+    // Convert to floating point in (-0.5,0]
+    float p2 = p1 - 0.5f;
+
+    // The input to the Moro inversion is p2 which is in the range
+    // (-0.5,0]. This means that our output will be the negative side
+    // of the bell curve (which we will reflect if "negate" is true).
+
+    // Main body of the bell curve for |p| < 0.42
+    if (p2 > -0.42f) {
+        z = p2 * p2;
+        z = p2 * (((a4 * z + a3) * z + a2) * z + a1) / ((((b4 * z + b3) * z + b2) * z + b1) * z + 1.0f);
+    }
+    // Special case (Chebychev) for tail
+    else {
+        z = __logf(-__logf(p1));
+        z = -(c1 + z * (c2 + z * (c3 + z * (c4 + z * (c5 + z * (c6 + z * (c7 + z * (c8 + z * c9))))))));
+    }
+
+    // If the original input (x) was in the top half of the range, reflect
+    // to get the positive side of the bell curve
+    return negate ? -z : z;
+}
+static __global__ void inverseCNDKernel(float *d_Output, unsigned int *d_Input, unsigned int pathN)
+{
+    unsigned int distance = ((unsigned int)-1) / (pathN + 1);
+    unsigned int tid      = MUL(blockDim.x, blockIdx.x) + threadIdx.x;
+    unsigned int threadN  = MUL(blockDim.x, gridDim.x);
+
+    // Transform input number sequence if it's supplied
+    if (d_Input) {
+        for (unsigned int pos = tid; pos < pathN; pos += threadN) {
+            unsigned int d = d_Input[pos];
+            d_Output[pos]  = (float)MoroInvCNDgpu(d);
+        }
+    }
+    // Else generate input uniformly placed samples on the fly
+    // and write to destination
+    else {
+        for (unsigned int pos = tid; pos < pathN; pos += threadN) {
+            unsigned int d = (pos + 1) * distance;
+            d_Output[pos]  = (float)MoroInvCNDgpu(d);
+        }
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples inverseCNDKernel (Moro's inversion, __umul24, a grid-stride loop of 16 " +
+      "blocks of 128): the central branch bit for bit with --fmad=false, the __logf tail " +
+      "within its documented error",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const pathN = 5001;
+    // inputs over the whole range, the tails (x near 0 and 2^32 - 1) included
+    const input = Uint32Array.from(
+      { length: pathN },
+      (_, i) =>
+        i < 40 ? (i * 2654435761) % 1e6 : i < 80 ? 0xffffffff - i * 977 : Math.floor(i * 858_993.4),
+    );
+    const [out] = await launch(
+      client,
+      {
+        source: INVERSE_CND,
+        entryPoint: "inverseCNDKernel",
+        blockSize: [128, 1, 1],
+        compileOptions: ["--fmad=false"],
+      },
+      16 * 128,
+      [new Float32Array(pathN), input],
+      { pathN },
+    );
+    const [a1, a2, a3, a4] = [2.50662823884, -18.61500062529, 41.39119773534, -25.44106049637]
+      .map(f);
+    const [b1, b2, b3, b4] = [-8.4735109309, 23.08336743743, -21.06224101826, 3.13082909833].map(f);
+    const cs = [
+      0.337475482272615,
+      0.976169019091719,
+      0.160797971491821,
+      2.76438810333863E-02,
+      3.8405729373609E-03,
+      3.951896511919E-04,
+      3.21767881768E-05,
+      2.888167364E-07,
+      3.960315187E-07,
+    ].map(f);
+    let tails = 0;
+    for (let i = 0; i < pathN; i++) {
+      let x = input[i], negate = false;
+      if (x >= 0x80000000) x = 0xffffffff - x, negate = true;
+      const x1 = f(1 / f(0xffffffff)), x2 = f(x1 / 2);
+      const p1 = f(f(f(x) * x1) + x2), p2 = f(p1 - 0.5);
+      let z: number;
+      if (p2 > f(-0.42)) {
+        const zz = f(p2 * p2);
+        const num = f(f(f(f(f(f(a4 * zz) + a3) * zz) + a2) * zz) + a1);
+        const den = f(f(f(f(f(f(f(f(b4 * zz) + b3) * zz) + b2) * zz) + b1) * zz) + 1);
+        z = f(f(p2 * num) / den);
+        assert.equal(out[i], negate ? -z : z, `input ${input[i]}`);
+      } else {
+        tails++;
+        const l = Math.log(-Math.log(p1));
+        let poly = cs[8];
+        for (let c = 7; c >= 0; c--) poly = cs[c] + l * poly;
+        z = -poly;
+        // __logf is within 3 ulp of log off [0.5, 2] (CUDA C Programming Guide, intrinsic
+        // functions), so log(-log(p1)) (p1 < 0.08) within 3 * 2^-23 relative of the inner and
+        // 3 ulp of the outer value (below 3.2): 2^-19 absolute; the polynomial's slope is under
+        // 2 and its roundings a few ulp of 5: 1e-5 relative (the values pass 1.4)
+        const want = negate ? -z : z;
+        assert.ok(
+          Math.abs(out[i] - want) <= 1e-5 * Math.abs(want),
+          `input ${input[i]}: ${out[i]} vs ${want}`,
+        );
+      }
+    }
+    assert.ok(tails >= 60, `${tails} tail inputs`);
+  },
+});
+
+// cuda-samples Samples/5_Domain_Specific/recursiveGaussian/recursiveGaussian_kernel.cuh:
+// d_transpose, rgbaFloatToInt, rgbaIntToFloat and d_simpleRecursive_rgba verbatim but
+// cg::sync(cta) written __syncthreads(), with the three float4 operators of helper_math.h they
+// use, as a user inlines them, and the sample's `uint`
+const RECURSIVE = `typedef unsigned int uint;
+#define BLOCK_DIM 16
+inline __host__ __device__ float4 operator+(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+inline __host__ __device__ float4 operator-(float4 a, float4 b) { return make_float4(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w); }
+inline __host__ __device__ float4 operator*(float b, float4 a) { return make_float4(b * a.x, b * a.y, b * a.z, b * a.w); }
+inline __host__ __device__ float4 operator*(float4 a, float b) { return make_float4(a.x * b, a.y * b, a.z * b, a.w * b); }
+__global__ void d_transpose(uint *odata, uint *idata, int width, int height)
+{
+    __shared__ uint block[BLOCK_DIM][BLOCK_DIM + 1];
+
+    // read the matrix tile into shared memory
+    unsigned int xIndex = blockIdx.x * BLOCK_DIM + threadIdx.x;
+    unsigned int yIndex = blockIdx.y * BLOCK_DIM + threadIdx.y;
+
+    if ((xIndex < width) && (yIndex < height)) {
+        unsigned int index_in           = yIndex * width + xIndex;
+        block[threadIdx.y][threadIdx.x] = idata[index_in];
+    }
+
+    __syncthreads();
+
+    // write the transposed matrix tile to global memory
+    xIndex = blockIdx.y * BLOCK_DIM + threadIdx.x;
+    yIndex = blockIdx.x * BLOCK_DIM + threadIdx.y;
+
+    if ((xIndex < height) && (yIndex < width)) {
+        unsigned int index_out = yIndex * height + xIndex;
+        odata[index_out]       = block[threadIdx.x][threadIdx.y];
+    }
+}
+__device__ uint rgbaFloatToInt(float4 rgba)
+{
+    rgba.x = __saturatef(rgba.x); // clamp to [0.0, 1.0]
+    rgba.y = __saturatef(rgba.y);
+    rgba.z = __saturatef(rgba.z);
+    rgba.w = __saturatef(rgba.w);
+    return (uint(rgba.w * 255) << 24) | (uint(rgba.z * 255) << 16) | (uint(rgba.y * 255) << 8) | uint(rgba.x * 255);
+}
+
+__device__ float4 rgbaIntToFloat(uint c)
+{
+    float4 rgba;
+    rgba.x = (c & 0xff) / 255.0f;
+    rgba.y = ((c >> 8) & 0xff) / 255.0f;
+    rgba.z = ((c >> 16) & 0xff) / 255.0f;
+    rgba.w = ((c >> 24) & 0xff) / 255.0f;
+    return rgba;
+}
+__global__ void d_simpleRecursive_rgba(uint *id, uint *od, int w, int h, float a)
+{
+    unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;
+
+    if (x >= w)
+        return;
+
+    id += x; // advance pointers to correct column
+    od += x;
+
+    // forward pass
+    float4 yp = rgbaIntToFloat(*id); // previous output
+
+    for (int y = 0; y < h; y++) {
+        float4 xc = rgbaIntToFloat(*id);
+        float4 yc = xc + a * (yp - xc); // simple lerp between current and previous value
+        *od       = rgbaFloatToInt(yc);
+        id += w;
+        od += w; // move to next row
+        yp = yc;
+    }
+
+    // reset pointers to point to last element in column
+    id -= w;
+    od -= w;
+
+    // reverse pass
+    // ensures response is symmetrical
+    yp = rgbaIntToFloat(*id);
+
+    for (int y = h - 1; y >= 0; y--) {
+        float4 xc = rgbaIntToFloat(*id);
+        float4 yc = xc + a * (yp - xc);
+        *od       = rgbaFloatToInt((rgbaIntToFloat(*od) + yc) * 0.5f);
+        id -= w;
+        od -= w; // move to previous row
+        yp = yc;
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples recursiveGaussian: d_simpleRecursive_rgba down the columns, d_transpose " +
+      "(16x16 tiles, padded), again and back, as gaussianFilterRGBA's order-0 path on a 45x30 " +
+      "RGBA image, bit for bit with --fmad=false",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [w, h, a] = [45, 30, f(Math.exp(-2 / 3))];
+    const image = Uint32Array.from(
+      { length: w * h },
+      (_, i) => (Math.imul(i + 7, 2654435761) ^ (i << 9)) >>> 0,
+    );
+    const compile = { compileOptions: ["--fmad=false"] };
+    const simple: CudaKernel = {
+      source: RECURSIVE,
+      entryPoint: "d_simpleRecursive_rgba",
+      blockSize: [64, 1, 1],
+      ...compile,
+    };
+    const transpose: CudaKernel = {
+      source: RECURSIVE,
+      entryPoint: "d_transpose",
+      blockSize: [16, 16, 1],
+      ...compile,
+    };
+    using src = client.createWithData(image);
+    using temp = client.createWithData(new Uint32Array(w * h));
+    using dest = client.createWithData(new Uint32Array(w * h));
+    const up = (n: number, m: number) => Math.ceil(n / m) * m;
+    client.execute(simple, { threads: up(w, 64), buffers: [src, temp], params: { w, h, a } });
+    client.execute(transpose, {
+      threads: [up(w, 16), up(h, 16)],
+      buffers: [dest, temp],
+      params: { width: w, height: h },
+    });
+    client.execute(simple, {
+      threads: up(h, 64),
+      buffers: [dest, temp],
+      params: { w: h, h: w, a },
+    });
+    client.execute(transpose, {
+      threads: [up(h, 16), up(w, 16)],
+      buffers: [dest, temp],
+      params: { width: h, height: w },
+    });
+    const got = await client.read(dest);
+
+    const toF = (c: number) => [0, 8, 16, 24].map((s) => f(((c >>> s) & 0xff) / 255));
+    const sat = (v: number) => (v > 1 ? 1 : v > 0 ? v : 0);
+    const toI = (v: number[]) =>
+      v.reduce((acc, x, k) => (acc | (Math.trunc(f(sat(x) * 255)) << (8 * k))) >>> 0, 0);
+    const lerp = (xc: number[], yp: number[]) => xc.map((x, k) => f(x + f(a * f(yp[k] - x))));
+    const simpleCpu = (id: Uint32Array, W: number, H: number) => {
+      const od = new Uint32Array(W * H);
+      for (let x = 0; x < W; x++) {
+        let yp = toF(id[x]);
+        for (let y = 0; y < H; y++) {
+          const yc = lerp(toF(id[y * W + x]), yp);
+          od[y * W + x] = toI(yc), yp = yc;
+        }
+        yp = toF(id[(H - 1) * W + x]);
+        for (let y = H - 1; y >= 0; y--) {
+          const yc = lerp(toF(id[y * W + x]), yp);
+          od[y * W + x] = toI(toF(od[y * W + x]).map((v, k) => f(f(v + yc[k]) * 0.5))), yp = yc;
+        }
+      }
+      return od;
+    };
+    const transposeCpu = (m: Uint32Array, W: number, H: number) =>
+      Uint32Array.from({ length: W * H }, (_, i) => m[(i % H) * W + Math.floor(i / H)]);
+    const pass1 = transposeCpu(simpleCpu(image, w, h), w, h);
+    const want = transposeCpu(simpleCpu(pass1, h, w), h, w);
+    assert.deepEqual(got, want);
+  },
+});
