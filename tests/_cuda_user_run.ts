@@ -55,3 +55,17 @@ export function randoms(n: number, seed = 1): Float32Array {
     return (s >>> 8) / 2 ** 23 - 1;
   });
 }
+
+/**
+ * What lane 0 holds after a warp's xor-butterfly sum (`v += __shfl_xor_sync(~0, v, mask)` for
+ * mask `width / 2` down to 1) of the f32 `lanes` (one per lane, 32), each lane's sum rounded to
+ * f32 at every step as the device adds; `lanes[l]` for every `l` of the result's group when
+ * `width` < 32 (lane 0's group: lanes 0 to width - 1).
+ */
+export function xorWarpSum(lanes: ArrayLike<number>, width = 32): number {
+  let v = Array.from(lanes);
+  for (let mask = width >> 1; mask >= 1; mask >>= 1) {
+    v = v.map((x, l) => Math.fround(x + v[l ^ mask]));
+  }
+  return v[0];
+}

@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
-import { launch, mismatch, randoms } from "./_cuda_user_run.ts";
+import { launch, mismatch, randoms, xorWarpSum } from "./_cuda_user_run.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { fma } from "./_cuda_float_ref.ts";
 
@@ -129,21 +129,14 @@ __global__ void global_norm_aggregate_kernel(float* out, size_t count) {
     }
 }`;
 
-/** The xor-butterfly sum of 32 lanes (`__shfl_xor_sync` from 16 down), as lane 0 ends it. */
-function warpSum(lanes: ArrayLike<number>): number {
-  let v = Array.from(lanes);
-  for (let offset = 16; offset > 0; offset >>= 1) v = v.map((x, l) => f(x + v[l ^ offset]));
-  return v[0];
-}
-
 /** llm.c's blockReduce<warpReduceSum> over `vals` (one per thread), as thread 0 ends it. */
 function blockSum(vals: ArrayLike<number>): number {
   const warps = Math.floor(vals.length / 32);
   const partial = Array.from(
     { length: 32 },
-    (_, w) => w < warps ? warpSum(Array.prototype.slice.call(vals, w * 32, w * 32 + 32)) : 0,
+    (_, w) => w < warps ? xorWarpSum(Array.prototype.slice.call(vals, w * 32, w * 32 + 32)) : 0,
   );
-  return warpSum(partial);
+  return xorWarpSum(partial);
 }
 
 Deno.test({

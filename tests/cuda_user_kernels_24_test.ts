@@ -1,0 +1,463 @@
+/**
+ * User CUDA C, QA wave 17 (continued from tests/cuda_user_kernels_23_test.ts, which had grown
+ * long): LeetCUDA's f32 kernels (xlite-dev/LeetCUDA cb6a0497, the successor of DefTruth's
+ * CUDA-Learn-Notes; their torch bindings dropped): the three SGEMV kernels (one row a warp, float4
+ * loads, two rows a warp reduced over half-warp groups), the online softmax (an `__align__(8)`
+ * struct through shuffles, `__expf`, `__fdividef`) and two 2-D transposes (a float4 tile in
+ * padded shared memory, a diagonal block order); and cuda-samples' binomialOptionsKernel, whose
+ * option data a user passes in a buffer (there is no cudaMemcpyToSymbol here). Each against a CPU
+ * reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's
+ * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
+ */
+import assert from "node:assert/strict";
+import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { launch, randoms, xorWarpSum } from "./_cuda_user_run.ts";
+
+const ignore = nvrtcSkip !== undefined;
+const f = Math.fround;
+
+// LeetCUDA kernels/sgemv/sgemv.cu, the f32 kernels verbatim
+const SGEMV = `#define WARP_SIZE 32
+#define FLOAT4(value) (reinterpret_cast<float4 *>(&(value))[0])
+template <const int kWarpSize = WARP_SIZE>
+__device__ __forceinline__ float warp_reduce_sum_f32(float val) {
+#pragma unroll
+  for (int mask = kWarpSize >> 1; mask >= 1; mask >>= 1) {
+    val += __shfl_xor_sync(0xffffffff, val, mask);
+  }
+  return val;
+}
+__global__ void sgemv_k32_f32_kernel(float *a, float *x, float *y, int M,
+                                     int K) {
+  int tx = threadIdx.x;         // 0~31
+  int ty = threadIdx.y;         // 0~4
+  int bx = blockIdx.x;          // 0~M/4
+  int lane = tx % WARP_SIZE;    // 0~31
+  int m = bx * blockDim.y + ty; // (0~M/4) * 4 + (0~3)
+  if (m < M) {
+    float sum = 0.0f;
+    int NUM_WARPS = (K + WARP_SIZE - 1) / WARP_SIZE;
+#pragma unroll
+    for (int w = 0; w < NUM_WARPS; ++w) {
+      int k = w * WARP_SIZE + lane;
+      sum += a[m * K + k] * x[k];
+    }
+    sum = warp_reduce_sum_f32<WARP_SIZE>(sum);
+    if (lane == 0)
+      y[m] = sum;
+  }
+}
+__global__ void sgemv_k128_f32x4_kernel(float *a, float *x, float *y, int M,
+                                        int K) {
+  int tx = threadIdx.x;         // 0~31
+  int ty = threadIdx.y;         // 0~3
+  int bx = blockIdx.x;          // 0~M/4
+  int lane = tx % WARP_SIZE;    // 0~31
+  int m = blockDim.y * bx + ty; // (0~M/4) * 4 + (0~3)
+
+  if (m < M) {
+    float sum = 0.0f;
+    // process 4*WARP_SIZE elements per warp.
+    int NUM_WARPS = (((K + WARP_SIZE - 1) / WARP_SIZE) + 4 - 1) / 4;
+#pragma unroll
+    for (int w = 0; w < NUM_WARPS; ++w) {
+      int k = (w * WARP_SIZE + lane) * 4;
+      float4 reg_x = FLOAT4(x[k]);
+      float4 reg_a = FLOAT4(a[m * K + k]);
+      sum += (reg_a.x * reg_x.x + reg_a.y * reg_x.y + reg_a.z * reg_x.z +
+              reg_a.w * reg_x.w);
+    }
+    sum = warp_reduce_sum_f32<WARP_SIZE>(sum);
+    if (lane == 0)
+      y[m] = sum;
+  }
+}
+template <const int ROW_PER_WARP = 2>
+__global__ void sgemv_k16_f32_kernel(float *A, float *x, float *y, int M,
+                                     int K) {
+  constexpr int K_WARP_SIZE = (WARP_SIZE + ROW_PER_WARP - 1) / ROW_PER_WARP;
+  int tx = threadIdx.x;      // 0~31
+  int ty = threadIdx.y;      // 0~NUM_WARPS
+  int bx = blockIdx.x;       // 0~M/NUM_ROWS (NUM_ROWS=NUM_WARPS * ROW_PER_WARP)
+  int lane = tx % WARP_SIZE; // 0~31
+  int k = lane % K_WARP_SIZE; // 0~15
+  // gloabl row of a: MxK and y:Mx1, blockDim.y=NUM_WARPS
+  int m = (blockDim.y * bx + ty) * ROW_PER_WARP + lane / K_WARP_SIZE;
+  if (m < M) {
+    float sum = A[m * K + k] * x[k];
+    sum = warp_reduce_sum_f32<K_WARP_SIZE>(sum);
+    // 注意是k == 0，而不是lane == 0
+    if (k == 0)
+      y[m] = sum;
+  }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "LeetCUDA sgemv_k32_f32_kernel (K 96), sgemv_k128_f32x4_kernel (K 384) and " +
+      "sgemv_k16_f32_kernel<2> (K 16, two rows a warp) on blocks of [32, 4], M 50, bit for bit " +
+      "with --fmad=false",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const M = 50;
+    const kernel = (entryPoint: string) => ({
+      source: SGEMV,
+      entryPoint,
+      blockSize: [32, 4, 1] as [number, number, number],
+      compileOptions: ["--fmad=false"],
+    });
+    for (
+      const [entryPoint, K, rowsPerBlock] of [
+        ["sgemv_k32_f32_kernel", 96, 4],
+        ["sgemv_k128_f32x4_kernel", 384, 4],
+        ["sgemv_k16_f32_kernel<2>", 16, 8],
+      ] as const
+    ) {
+      const a = randoms(M * K, 121), x = randoms(K, 122);
+      const [, , y] = await launch(
+        client,
+        kernel(entryPoint),
+        [Math.ceil(M / rowsPerBlock) * 32, 4],
+        [a, x, new Float32Array(M)],
+        { M, K },
+      );
+      const want = Float32Array.from({ length: M }, (_, m) => {
+        const p = (k: number) => f(a[m * K + k] * x[k]);
+        if (K === 16) return xorWarpSum(Array.from({ length: 32 }, (_, l) => p(l % 16)), 16);
+        const lanes = Array.from({ length: 32 }, (_, lane) => {
+          let sum = 0;
+          if (K === 96) { for (let w = 0; w < K / 32; w++) sum = f(sum + p(w * 32 + lane)); }
+          else {
+            for (let w = 0; w < K / 128; w++) {
+              const k = (w * 32 + lane) * 4;
+              sum = f(sum + f(f(f(p(k) + p(k + 1)) + p(k + 2)) + p(k + 3)));
+            }
+          }
+          return sum;
+        });
+        return xorWarpSum(lanes);
+      });
+      assert.deepEqual(y, want, entryPoint);
+    }
+  },
+});
+
+// LeetCUDA kernels/softmax/softmax.cu: MD, warp_reduce_md_op and
+// online_safe_softmax_f32_per_token_kernel verbatim, with FLT_MAX (no <float.h> here)
+const ONLINE_SOFTMAX = `#define WARP_SIZE 32
+#define FLT_MAX 3.402823466e+38F
+struct __align__(8) MD {
+  float m;
+  float d;
+};
+template <const int kWarpSize = WARP_SIZE>
+__device__ __forceinline__ MD warp_reduce_md_op(MD value) {
+  unsigned int mask = 0xffffffff;
+#pragma unroll
+  for (int stride = kWarpSize >> 1; stride >= 1; stride >>= 1) {
+    MD other;
+    other.m = __shfl_xor_sync(mask, value.m, stride);
+    other.d = __shfl_xor_sync(mask, value.d, stride);
+
+    bool value_bigger = (value.m > other.m);
+    MD bigger_m = value_bigger ? value : other;
+    MD smaller_m = value_bigger ? other : value;
+
+    value.d = bigger_m.d + smaller_m.d * __expf(smaller_m.m - bigger_m.m);
+    value.m = bigger_m.m;
+  }
+  return value;
+}
+template <const int NUM_THREADS = 256>
+__global__ void online_safe_softmax_f32_per_token_kernel(const float *x,
+                                                         float *y, int N) {
+  // reference: https://arxiv.org/pdf/1805.02867 (Online normalizer calculation
+  // for softmax)
+  int local_tid = threadIdx.x;
+  int global_tid = blockIdx.x * NUM_THREADS + threadIdx.x;
+  const int WAPR_NUM = NUM_THREADS / WARP_SIZE;
+  int warp_id = local_tid / WARP_SIZE;
+  int lane_id = local_tid % WARP_SIZE;
+  MD val;
+  val.m = global_tid < N ? x[global_tid] : -FLT_MAX;
+  val.d = global_tid < N ? 1.0f : 0.0f;
+
+  __shared__ MD shared[WAPR_NUM];
+  MD res = warp_reduce_md_op<WARP_SIZE>(val);
+
+  if (lane_id == 0)
+    shared[warp_id] = res;
+  __syncthreads();
+
+  if (local_tid < WARP_SIZE) {
+    MD block_res = shared[local_tid];
+    block_res = warp_reduce_md_op<WAPR_NUM>(block_res);
+    if (local_tid == 0) {
+      shared[0] = block_res;
+    }
+  }
+  __syncthreads();
+
+  MD final_res = shared[0];
+  float d_total_inverse = __fdividef(1.0f, final_res.d);
+  if (global_tid < N) {
+    y[global_tid] = __expf(x[global_tid] - final_res.m) * d_total_inverse;
+  }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "LeetCUDA online_safe_softmax_f32_per_token_kernel<1024>: 3 tokens of 1024 (a struct of " +
+      "two floats through shuffles, __expf, __fdividef), within 1e-5 relative of a double softmax",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // (the instance of 256 threads, as LeetCUDA's binding launches for H = 256, reads its
+    // 8-entry shared array at lanes 8 to 31: 1024 threads, 32 warps, read it whole)
+    const H = 1024, tokens = 3;
+    const x = randoms(H * tokens, 131).map((v, i) => v * 4 + (i % 3));
+    const [, y] = await launch(
+      client,
+      {
+        source: ONLINE_SOFTMAX,
+        entryPoint: `online_safe_softmax_f32_per_token_kernel<${H}>`,
+        blockSize: [H, 1, 1],
+      },
+      H * tokens,
+      [x, new Float32Array(H * tokens)],
+      { N: H * tokens },
+    );
+    // N is every token's element count in LeetCUDA's binding; each block normalizes its own row
+    for (let t = 0; t < tokens; t++) {
+      const row = x.subarray(t * H, (t + 1) * H);
+      const m = Math.max(...row);
+      let d = 0;
+      for (const v of row) d += Math.exp(v - m);
+      for (let i = 0; i < H; i++) {
+        const want = Math.exp(row[i] - m) / d, got = y[t * H + i];
+        // __expf is within 2 + floor(1.173 |x|) ulp (CUDA C Programming Guide, intrinsic
+        // functions; |x| < 14 here: 18 ulp), d's 1024 terms are merged in 10 rounds, each
+        // rounding and scaling by an __expf, and __fdividef is within 2 ulp: 80 ulp, 1e-5
+        assert.ok(Math.abs(got - want) <= 1e-5 * want, `token ${t}, ${i}: ${got} vs ${want}`);
+      }
+    }
+  },
+});
+
+// LeetCUDA kernels/mat-transpose/mat_transpose.cu: mat_transpose_f32_diagonal2d_kernel and
+// mat_transpose_f32x4_shared_bcf_col2row2d_kernel verbatim
+const TRANSPOSE = `#define WARP_SIZE_S 16
+#define PAD 1
+#define FLOAT4(value) (reinterpret_cast<float4 *>(&(value))[0])
+__global__ void mat_transpose_f32_diagonal2d_kernel(float *x, float *y, int row,
+                                                    int col) {
+  const int block_y = blockIdx.x;
+  const int block_x = (blockIdx.x + blockIdx.y) % gridDim.x;
+  const int global_col = threadIdx.x + blockDim.x * block_x;
+  const int global_row = threadIdx.y + blockDim.y * block_y;
+  if (global_col < col && global_row < row) {
+    y[global_row * col + global_col] = x[global_col * row + global_row];
+  }
+}
+__global__ void mat_transpose_f32x4_shared_bcf_col2row2d_kernel(float *x,
+                                                                float *y,
+                                                                const int row,
+                                                                const int col) {
+  const int global_x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int global_y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int local_x = threadIdx.x;
+  const int local_y = threadIdx.y;
+  __shared__ float tile[WARP_SIZE_S][WARP_SIZE_S * 4 + PAD];
+  if (global_x * 4 + 3 < col + 3 && global_y < row) {
+    // load value from x to shared memory
+    float4 x_val = reinterpret_cast<float4 *>(x)[global_y * col / 4 + global_x];
+    tile[local_y][local_x * 4] = x_val.x;
+    tile[local_y][local_x * 4 + 1] = x_val.y;
+    tile[local_y][local_x * 4 + 2] = x_val.z;
+    tile[local_y][local_x * 4 + 3] = x_val.w;
+    __syncthreads();
+    float4 smem_val;
+    // load value from shared memory to y.
+    // add STRIDE to satisfied different block size.
+    constexpr int STRIDE = WARP_SIZE_S / 4;
+    smem_val.x = tile[(local_y % STRIDE) * 4][local_x * 4 + local_y / STRIDE];
+    smem_val.y =
+        tile[(local_y % STRIDE) * 4 + 1][local_x * 4 + local_y / STRIDE];
+    smem_val.z =
+        tile[(local_y % STRIDE) * 4 + 2][local_x * 4 + local_y / STRIDE];
+    smem_val.w =
+        tile[(local_y % STRIDE) * 4 + 3][local_x * 4 + local_y / STRIDE];
+    // map index n*n to (n/4)*(n*4)
+    const int bid_y = blockIdx.y * blockDim.y;
+    const int out_y = global_x * 4 + local_y / STRIDE;
+    const int out_x = (local_y % STRIDE) * 4 + bid_y;
+    reinterpret_cast<float4 *>(y)[(out_y * row + out_x) / 4] = FLOAT4(smem_val);
+  }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "LeetCUDA mat_transpose_f32x4_shared_bcf_col2row2d_kernel (48x128, float4 tiles in padded " +
+      "shared memory) and mat_transpose_f32_diagonal2d_kernel (64x64, blocks in diagonal order), " +
+      "on blocks of [16, 16] as its binding launches them",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const transposed = (x: Float32Array, M: number, N: number) =>
+      Float32Array.from({ length: M * N }, (_, i) => x[(i % M) * N + Math.floor(i / M)]);
+    const [M, N] = [48, 128];
+    const x = Float32Array.from({ length: M * N }, (_, i) => i + 0.25);
+    const [, y] = await launch(
+      client,
+      {
+        source: TRANSPOSE,
+        entryPoint: "mat_transpose_f32x4_shared_bcf_col2row2d_kernel",
+        blockSize: [16, 16, 1],
+      },
+      [Math.ceil(N / 64) * 16, Math.ceil(M / 16) * 16],
+      [x, new Float32Array(M * N)],
+      { row: M, col: N },
+    );
+    assert.deepEqual(y, transposed(x, M, N));
+    const S = 64, sq = Float32Array.from({ length: S * S }, (_, i) => i * 3 + 1);
+    const [, y2] = await launch(
+      client,
+      {
+        source: TRANSPOSE,
+        entryPoint: "mat_transpose_f32_diagonal2d_kernel",
+        blockSize: [16, 16, 1],
+      },
+      [S, S],
+      [sq, new Float32Array(S * S)],
+      { row: S, col: S },
+    );
+    assert.deepEqual(y2, transposed(sq, S, S));
+  },
+});
+
+// cuda-samples Samples/5_Domain_Specific/binomialOptions/binomialOptions_kernel.cu, the float
+// kernel as a user brings it here: d_OptionData (a __constant__ array the sample fills with
+// cudaMemcpyToSymbol) and d_CallValue (a __device__ array it reads with cudaMemcpyFromSymbol) become
+// pointer parameters, the one change, and NUM_STEPS is 256 (the sample's 2048 takes the
+// simulator seconds); cg::sync(cta) written __syncthreads()
+const BINOMIAL = `typedef float real;
+#define NUM_STEPS 256
+typedef struct
+{
+    real S;
+    real X;
+    real vDt;
+    real puByDf;
+    real pdByDf;
+} __TOptionData;
+__device__ inline float expiryCallValue(float S, float X, float vDt, int i)
+{
+    float d = S * __expf(vDt * (2.0f * i - NUM_STEPS)) - X;
+    return (d > 0.0F) ? d : 0.0F;
+}
+#define THREADBLOCK_SIZE 128
+#define ELEMS_PER_THREAD (NUM_STEPS / THREADBLOCK_SIZE)
+#if NUM_STEPS % THREADBLOCK_SIZE
+#error Bad constants
+#endif
+__global__ void binomialOptionsKernel(const __TOptionData *d_OptionData, real *d_CallValue)
+{
+    __shared__ real  call_exchange[THREADBLOCK_SIZE + 1];
+
+    const int  tid    = threadIdx.x;
+    const real S      = d_OptionData[blockIdx.x].S;
+    const real X      = d_OptionData[blockIdx.x].X;
+    const real vDt    = d_OptionData[blockIdx.x].vDt;
+    const real puByDf = d_OptionData[blockIdx.x].puByDf;
+    const real pdByDf = d_OptionData[blockIdx.x].pdByDf;
+
+    real call[ELEMS_PER_THREAD + 1];
+#pragma unroll
+    for (int i = 0; i < ELEMS_PER_THREAD; ++i)
+        call[i] = expiryCallValue(S, X, vDt, tid * ELEMS_PER_THREAD + i);
+
+    if (tid == 0)
+        call_exchange[THREADBLOCK_SIZE] = expiryCallValue(S, X, vDt, NUM_STEPS);
+
+    int final_it = max(0, tid * ELEMS_PER_THREAD - 1);
+
+#pragma unroll 16
+    for (int i = NUM_STEPS; i > 0; --i) {
+        call_exchange[tid] = call[0];
+        __syncthreads();
+        call[ELEMS_PER_THREAD] = call_exchange[tid + 1];
+        __syncthreads();
+
+        if (i > final_it) {
+#pragma unroll
+            for (int j = 0; j < ELEMS_PER_THREAD; ++j)
+                call[j] = puByDf * call[j + 1] + pdByDf * call[j];
+        }
+    }
+
+    if (tid == 0) {
+        d_CallValue[blockIdx.x] = call[0];
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples binomialOptionsKernel (256 steps, a local array exchanged through shared " +
+      "memory 512 times) for 6 options, within the bound __expf leaves of the sample's double gold",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const options = [
+      [30, 35, 1, 0.06, 0.1],
+      [25, 20, 0.5, 0.02, 0.3],
+      [10, 10, 2, 0.05, 0.25],
+      [5, 25, 5, 0.03, 0.2],
+      [40, 30, 0.25, 0.01, 0.15],
+      [18, 19, 3, 0.04, 0.12],
+    ]; // S, X, T, R, V as the sample's randomized inputs
+    const data = new Float32Array(options.length * 5), gold: number[] = [];
+    options.forEach(([S, X, T, R, V], o) => {
+      const dt = T / 256, vDt = V * Math.sqrt(dt), rDt = R * dt;
+      const If = Math.exp(rDt), Df = Math.exp(-rDt), u = Math.exp(vDt), d = Math.exp(-vDt);
+      const pu = (If - d) / (u - d), pd = 1 - pu;
+      data.set([S, X, vDt, pu * Df, pd * Df], o * 5);
+      // binomialOptions_gold's induction in double, on the float parameters the kernel gets
+      const [fS, fX, fvDt, fpu, fpd] = data.subarray(o * 5, o * 5 + 5);
+      const call = Array.from(
+        { length: 257 },
+        (_, i) => Math.max(fS * Math.exp(fvDt * (2 * i - 256)) - fX, 0),
+      );
+      for (let i = 256; i > 0; i--) {
+        for (let j = 0; j < i; j++) call[j] = fpu * call[j + 1] + fpd * call[j];
+      }
+      gold.push(call[0]);
+    });
+    const [, got] = await launch(
+      client,
+      { source: BINOMIAL, entryPoint: "binomialOptionsKernel", blockSize: [128, 1, 1] },
+      options.length * 128,
+      [data, new Float32Array(options.length)],
+    );
+    options.forEach(([S, , T, , V], o) => {
+      // The induction averages (puByDf + pdByDf < 1) and its values are discounted
+      // expectations: an error at a node reaches the root weighted by that node's discounted
+      // probability, and those weights times S e^x sum to at most S, times the node values to at
+      // most the price. __expf is within 2 + floor(1.173 |x|) ulp (CUDA C Programming Guide,
+      // intrinsic functions), |x| <= V sqrt(T * 256), so the expiry values (a product and a
+      // difference more) are within (4 + 1.173 |x|) 2^-24 S e^x; each of the 256 rounds of two
+      // products and a sum adds 3 ulp of its value
+      const xmax = V * Math.sqrt(T * 256);
+      const bound = 2 ** -23 * ((4 + 1.173 * xmax) * S + 3 * 256 * gold[o]) + 1e-30;
+      assert.ok(
+        Math.abs(got[o] - gold[o]) <= bound,
+        `option ${o}: ${got[o]} vs ${gold[o]} (${bound})`,
+      );
+      assert.ok(got[o] > 0, `option ${o}`);
+    });
+  },
+});
