@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, randoms, xorWarpSum } from "./_cuda_user_run.ts";
+import { withSimEnv } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
 const f = Math.fround;
@@ -458,6 +459,194 @@ Deno.test({
         `option ${o}: ${got[o]} vs ${gold[o]} (${bound})`,
       );
       assert.ok(got[o] > 0, `option ${o}`);
+    });
+  },
+});
+
+// llama.cpp ggml/src/ggml-cuda/cross-entropy-loss.cu (c392e5094): cross_entropy_loss_f32 and
+// cross_entropy_loss_back_f32 verbatim, with ggml's WARP_SIZE, warp_reduce_sum and
+// warp_reduce_max, and INFINITY (no <cmath> here)
+const XENT_LOSS = `#define WARP_SIZE 32
+#define INFINITY __int_as_float(0x7f800000)
+typedef long long int64_t;
+template<int width = WARP_SIZE>
+static __device__ __forceinline__ float warp_reduce_sum(float x) {
+#pragma unroll
+    for (int offset = width/2; offset > 0; offset >>= 1) {
+        x += __shfl_xor_sync(0xffffffff, x, offset, width);
+    }
+    return x;
+}
+template<int width = WARP_SIZE>
+static __device__ __forceinline__ float warp_reduce_max(float x) {
+#pragma unroll
+    for (int offset = width/2; offset > 0; offset >>= 1) {
+        x = fmaxf(x, __shfl_xor_sync(0xffffffff, x, offset, width));
+    }
+    return x;
+}
+template <bool use_shared>
+static __global__ void cross_entropy_loss_f32(
+        const float * __restrict__ logits, const float * __restrict__ labels, float * __restrict__ dst, const int nclasses, const int k) {
+    extern __shared__ float tmp[];
+
+    logits += int64_t(blockIdx.x)*nclasses;
+    labels += int64_t(blockIdx.x)*nclasses;
+
+    // Find maximum for softmax:
+    float max_logit = -INFINITY;
+    for (int i = threadIdx.x; i < nclasses; i += WARP_SIZE) {
+        const float val = logits[i];
+        max_logit = fmaxf(max_logit, val);
+
+        if (use_shared) {
+            tmp[i] = val;
+        }
+    }
+    max_logit = warp_reduce_max(max_logit);
+
+    // Calculate log(softmax(logits)) which is just logits - max:
+    float sum = 0.0f;
+    for (int i = threadIdx.x; i < nclasses; i += WARP_SIZE) {
+        const float logit_i = use_shared ? tmp[i] : logits[i];
+        sum += expf(logit_i - max_logit);
+    }
+    sum = warp_reduce_sum(sum);
+    sum = logf(sum);
+
+    // log(exp(logits - max) / sum) = (logits - max) - log(sum)
+    float loss = 0.0f;
+    for (int i = threadIdx.x; i < nclasses; i += WARP_SIZE) {
+        const float logit_i = use_shared ? tmp[i] : logits[i];
+        loss += (logit_i - max_logit - sum) * labels[i];
+    }
+    loss = -warp_reduce_sum(loss) / (float)k;
+
+    if (threadIdx.x != 0) {
+        return;
+    }
+
+    dst[blockIdx.x] = loss;
+}
+template <bool use_shared>
+static __global__ void cross_entropy_loss_back_f32(
+        const float * __restrict__ grad, const float * __restrict__ logits, const float * __restrict__ labels,
+        float * __restrict__ dst, const int nclasses) {
+    extern __shared__ float tmp[];
+
+    logits += int64_t(blockIdx.x)*nclasses;
+    labels += int64_t(blockIdx.x)*nclasses;
+    dst    += int64_t(blockIdx.x)*nclasses;
+
+    float maxval = -INFINITY;
+    for (int i = threadIdx.x; i < nclasses; i += WARP_SIZE) {
+        const float val = logits[i];
+        maxval = fmaxf(maxval, val);
+
+        if (use_shared) {
+            tmp[i] = val;
+        }
+    }
+    maxval = warp_reduce_max(maxval);
+
+    float sum = 0.0f;
+    for (int i = threadIdx.x; i < nclasses; i += WARP_SIZE) {
+        const float val = expf((use_shared ? tmp[i] : logits[i]) - maxval);
+        sum += val;
+
+        if (use_shared) {
+            tmp[i] = val;
+        } else {
+            dst[i] = val;
+        }
+    }
+    sum = warp_reduce_sum(sum);
+    const float sm_scale = 1.0f/sum;
+
+    const float d_by_nrows = *grad/gridDim.x;
+    for (int i = threadIdx.x; i < nclasses; i += WARP_SIZE) {
+        const float val = use_shared ? tmp[i] : dst[i];
+        dst[i] = (val*sm_scale - labels[i])*d_by_nrows;
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml cross_entropy_loss_f32 and cross_entropy_loss_back_f32, <true> with 128,000 bytes of " +
+      "dynamic shared memory on compute capability 9.0 (as ggml raises the function's limit) " +
+      "and <false>, over 3 rows of 32,000 classes, within the bounds of their float sums",
+  ),
+  ignore,
+  async fn() {
+    await withSimEnv({ CUDA_SIM_CC: "90" }, async () => {
+      using client = await simulatedCudaClient();
+      const [nrows, nclasses] = [3, 32000];
+      const logits = randoms(nrows * nclasses, 141).map((v) => v * 6);
+      // soft labels: each row sums to 1
+      const labels = new Float32Array(nrows * nclasses);
+      for (let r = 0; r < nrows; r++) {
+        for (let j = 0; j < 4; j++) {
+          labels[r * nclasses + ((r * 7919 + j * 4099) % nclasses)] = 0.25;
+        }
+      }
+      const grad = Float32Array.of(1.5);
+      const want = new Float64Array(nrows), wantBack = new Float64Array(nrows * nclasses);
+      for (let r = 0; r < nrows; r++) {
+        const row = logits.subarray(r * nclasses, (r + 1) * nclasses);
+        const max = Math.max(...row);
+        let sum = 0;
+        for (const v of row) sum += Math.exp(v - max);
+        for (let i = 0; i < nclasses; i++) {
+          want[r] -= (row[i] - max - Math.log(sum)) * labels[r * nclasses + i] / nrows;
+          wantBack[r * nclasses + i] = (Math.exp(row[i] - max) / sum - labels[r * nclasses + i]) *
+            1.5 / nrows;
+        }
+      }
+      for (const shared of [true, false]) {
+        const bytes = shared ? nclasses * 4 : 0;
+        const [, , loss] = await launch(
+          client,
+          {
+            source: XENT_LOSS,
+            entryPoint: `cross_entropy_loss_f32<${shared}>`,
+            blockSize: [32, 1, 1],
+            sharedMemoryBytes: bytes,
+          },
+          nrows * 32,
+          [logits, labels, new Float32Array(nrows)],
+          { nclasses, k: nrows },
+        );
+        // expf's 2 ulp and the float sum of 32,000 terms in 1,000 rounds per lane (relative
+        // 1,005 * 2^-24 of the sum), logf's 1 ulp: log(sum) within 1e-4 absolute; the loss sums
+        // 4 labelled terms of |logit - max - log(sum)| < 25: 4e-4 relative bounds both
+        for (let r = 0; r < nrows; r++) {
+          assert.ok(
+            Math.abs(loss[r] - want[r]) <= 4e-4 * Math.abs(want[r]),
+            `${shared}: row ${r}: ${loss[r]} vs ${want[r]}`,
+          );
+        }
+        const [, , , back] = await launch(
+          client,
+          {
+            source: XENT_LOSS,
+            entryPoint: `cross_entropy_loss_back_f32<${shared}>`,
+            blockSize: [32, 1, 1],
+            sharedMemoryBytes: bytes,
+          },
+          nrows * 32,
+          [grad, logits, labels, new Float32Array(nrows * nclasses)],
+          { nclasses },
+        );
+        // softmax values within expf's 2 ulp and the sum's 1,005 * 2^-24 relative: 1e-4
+        // relative of each softmax value, plus the label's exact term's rounding
+        for (let i = 0; i < nrows * nclasses; i++) {
+          const sm = Math.abs(wantBack[i] + labels[i] * 0.5);
+          assert.ok(
+            Math.abs(back[i] - wantBack[i]) <= 1e-4 * sm + 2 ** -24 * Math.abs(wantBack[i]),
+            `${shared}: ${i}: ${back[i]} vs ${wantBack[i]}`,
+          );
+        }
+      }
     });
   },
 });
