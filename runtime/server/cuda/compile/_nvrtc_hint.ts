@@ -45,6 +45,32 @@ const STDINT: Record<string, string> = {
   uintptr_t: "unsigned long",
 };
 
+/** The host's <sys/types.h> shorthands (glibc; cuda-samples' kernels use `uint` with no include). */
+const SYS_TYPES: Record<string, string> = {
+  uint: "unsigned int",
+  ushort: "unsigned short",
+  ulong: "unsigned long",
+};
+
+/**
+ * Host headers whose device functions NVRTC builds in (`assert`, `printf`, the math functions):
+ * the include is only to be dropped; and those of macros only (the kernel defines what it uses).
+ */
+const BUILT_IN: Record<string, string> = {
+  "assert.h": "NVRTC builds in assert()",
+  cassert: "NVRTC builds in assert()",
+  "stdio.h": "NVRTC builds in printf()",
+  cstdio: "NVRTC builds in printf()",
+  "math.h":
+    "NVRTC builds in the math functions (not its macros: `#define M_PI 3.14159265358979323846`)",
+  cmath:
+    "NVRTC builds in the math functions (not its macros: `#define M_PI 3.14159265358979323846`)",
+  "float.h": "define the macros the kernel uses (`#define FLT_MAX 3.402823466e+38f`)",
+  cfloat: "define the macros the kernel uses (`#define FLT_MAX 3.402823466e+38f`)",
+  "limits.h": "define the macros the kernel uses (`#define INT_MAX 2147483647`)",
+  climits: "define the macros the kernel uses (`#define INT_MAX 2147483647`)",
+};
+
 /** Types of the toolkit's headers, by the header that declares them. */
 const HEADER_TYPES: Record<string, string> = {
   __half: "cuda_fp16.h",
@@ -69,6 +95,11 @@ export function nvrtcHint(log: string): string | undefined {
       "launch the child kernel from the host with another `execute` after this one";
   }
   const header = /(?:could not|cannot) open source file "([^"]+)"/.exec(log)?.[1];
+  if (header !== undefined && header in BUILT_IN) {
+    return `note: <${header}> is a header of the host's C library, which this NVRTC does not ` +
+      `build in and the runtime gives no include path to: ${BUILT_IN[header]}, so remove the ` +
+      `#include`;
+  }
   if (header !== undefined) {
     const what = TOOLKIT.test(header)
       ? `<${header}> is a CUDA Toolkit header, which this NVRTC does not build in`
@@ -93,6 +124,11 @@ export function nvrtcHint(log: string): string | undefined {
     return `note: ${name} is a type of the host's <stdint.h>, which nvcc brings in (through ` +
       `cuda_runtime.h) and NVRTC does not have: declare it in the kernel's source ` +
       `(\`typedef ${STDINT[name]} ${name};\`)`;
+  }
+  if (name in SYS_TYPES) {
+    return `note: ${name} is a type of the host's <sys/types.h>, which nvcc brings in (through ` +
+      `cuda_runtime.h) and NVRTC does not have: declare it in the kernel's source ` +
+      `(\`typedef ${SYS_TYPES[name]} ${name};\`)`;
   }
   if (name in HEADER_TYPES) {
     return `note: ${name} is declared by the CUDA Toolkit's <${HEADER_TYPES[name]}>, which ` +
