@@ -12,7 +12,8 @@
  *
  * Findings: pool2d's `const enum ggml_op_pool op` (C's elaborated enum) was refused as a type the
  * runtime cannot pass ('enum int'), and so was a C `typedef enum { ... } name`: both are read as
- * the enum's underlying type now. `<assert.h>` and `<stdint.h>` are host headers NVRTC lacks
+ * the enum's underlying type now. A parameter named `half` (a type name the runtime knows, which
+ * NVRTC has only with <cuda_fp16.h>) was "not a scalar parameter"; it is a name after a whole type. `<assert.h>` and `<stdint.h>` are host headers NVRTC lacks
  * (assert() is built in; the runtime's note says what to declare).
  */
 import assert from "node:assert/strict";
@@ -979,5 +980,29 @@ Deno.test({
       // relative (absolute below 1; about 2^-17) bounds 64 such ulps and no wrong term
       else assert.equal(mismatch(got, want, 1e-5), undefined, "fma");
     }
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "a parameter named as a type the runtime knows but NVRTC does not without its header " +
+      "(`int half`, as rotary kernels name half a head) takes its value (it was 'params.half " +
+      "is not a scalar parameter')",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source =
+      `extern "C" __global__ void rotate_half(const float* x, float* y, const int half, float scale) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= 2 * half) return;
+    y[i] = scale * (i < half ? -x[i + half] : x[i - half]);
+}`;
+    const x = Float32Array.from({ length: 10 }, (_, i) => i + 1);
+    const [, y] = await launch(client, { source }, 10, [x, new Float32Array(10)], {
+      half: 5,
+      scale: 2,
+    });
+    assert.deepEqual(y, Float32Array.from(x, (_, i) => 2 * (i < 5 ? -x[i + 5] : x[i - 5])));
   },
 });

@@ -52,6 +52,7 @@ import {
   expandPointerAlias,
   IGNORED,
   pointerAliases,
+  SPECIFIERS,
 } from "./_c_types.ts";
 
 /**
@@ -329,7 +330,10 @@ function cParam(
   const star = words.indexOf("*");
   const last = words[words.length - 1];
   // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
-  const named = words.length > 1 && /^[A-Za-z_]/.test(last) && !TYPE_WORDS.has(last);
+  // `int half`: a type name the runtime knows (NVRTC not, without its header) names the parameter
+  const before = baseType(words.slice(0, -1).filter((w) => w !== "const"));
+  const named = words.length > 1 && /^[A-Za-z_]/.test(last) &&
+    (!TYPE_WORDS.has(last) || (!SPECIFIERS.has(last) && !IGNORED.has(last) && before in C_TYPES));
   const name = named ? last : `param_${index}`;
   if (words.includes("&")) {
     return { kind: "scalar", name, type: undefined, declared, size: 0 };
