@@ -2,19 +2,22 @@
  * User CUDA C, QA wave 17: ggml-cuda's kernels not run before (llama.cpp c392e5094,
  * ggml/src/ggml-cuda), as the files write them, minimally adapted (ggml's `WARP_SIZE`,
  * `warp_reduce_sum`, and `FLT_MAX`, `int32_t`, `int64_t` declared: NVRTC has no `<cfloat>` or
- * `<stdint.h>` here): argmax_f32,
- * diag_mask_inf_f32, timestep_embedding_f32, opt_step_adamw_f32, count_equal (its
- * `__reduce_add_sync` path on compute capability 8.0 and its shuffles below), norm_f32 and
- * group_norm_f32, pool2d_nchw_kernel (an `enum` parameter), conv_transpose_1d_kernel and
- * rwkv_wkv_f32 (a local state array and shared arrays read as `float4&`), each against a CPU
+ * `<stdint.h>` here): argmax_f32, diag_mask_inf_f32, timestep_embedding_f32, opt_step_adamw_f32,
+ * count_equal (its `__reduce_add_sync` path on compute capability 8.0 and its shuffles below),
+ * norm_f32 and group_norm_f32, pool2d_nchw_kernel (an `enum` parameter), conv_transpose_1d_kernel
+ * and rwkv_wkv_f32 (a local state array and shared arrays read as `float4&`), each against a CPU
  * reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's default
  * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
  *
  * Findings: pool2d's `const enum ggml_op_pool op` (C's elaborated enum) was refused as a type the
  * runtime cannot pass ('enum int'), and so was a C `typedef enum { ... } name`: both are read as
  * the enum's underlying type now. A parameter named `half` (a type name the runtime knows, which
- * NVRTC has only with <cuda_fp16.h>) was "not a scalar parameter"; it is a name after a whole type. `<assert.h>` and `<stdint.h>` are host headers NVRTC lacks
- * (assert() is built in; the runtime's note says what to declare).
+ * NVRTC has only with <cuda_fp16.h>) was "not a scalar parameter"; it is a name after a whole type.
+ * Pool2d's `<assert.h>` got NVRTC's "could not open source file" with a note to find an include
+ * path; the note now says NVRTC builds assert() in (and printf, the math functions) and to drop the
+ * include (tests/cuda_user_kernels_refused_test.ts). `int64_t` and `FLT_MAX` are declared by the
+ * kernels' sources, as the runtime's note says. No kernel of the sweep ran wrong on the simulator
+ * (tests/cuda_user_kernels_23_test.ts, _24 too).
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";

@@ -4,8 +4,11 @@
  * CUDA-Learn-Notes; their torch bindings dropped): the three SGEMV kernels (one row a warp, float4
  * loads, two rows a warp reduced over half-warp groups), the online softmax (an `__align__(8)`
  * struct through shuffles, `__expf`, `__fdividef`) and two 2-D transposes (a float4 tile in
- * padded shared memory, a diagonal block order); and cuda-samples' binomialOptionsKernel, whose
- * option data a user passes in a buffer (there is no cudaMemcpyToSymbol here). Each against a CPU
+ * padded shared memory, a diagonal block order); cuda-samples' binomialOptionsKernel, whose option
+ * data a user passes in a buffer (there is no cudaMemcpyToSymbol here), and particles' hashing,
+ * cell finding and collision kernels (a `__constant__` struct of float3 and uint3 fields
+ * initialized in the source instead, helper_math's operators); ggml's cross-entropy loss kernels
+ * with 128,000 bytes of dynamic shared memory on compute capability 9.0. Each against a CPU
  * reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's
  * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
  */
@@ -13,6 +16,7 @@ import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, randoms, xorWarpSum } from "./_cuda_user_run.ts";
 import { withSimEnv } from "./fixtures/cuda_sim.ts";
+import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 
 const ignore = nvrtcSkip !== undefined;
 const f = Math.fround;
@@ -648,5 +652,473 @@ Deno.test({
         }
       }
     });
+  },
+});
+
+// cuda-samples Samples/2_Concepts_and_Techniques/particles: SimParams (particles_kernel.cuh),
+// calcGridPos, calcGridHash, calcHashD, reorderDataAndFindCellStartD, collideSpheres,
+// collideCell and collideD (particles_kernel_impl.cuh) verbatim but cg::sync(cta) written
+// __syncthreads(); helper_math.h's operators they use, verbatim; and the one change a user makes
+// here: `__constant__ SimParams cudaParams`, which the sample fills with cudaMemcpyToSymbol, gets
+// its values from an initializer written into the source (PARAMS below)
+const PARTICLES = `typedef unsigned int uint;
+struct SimParams
+{
+    float3 colliderPos;
+    float  colliderRadius;
+
+    float3 gravity;
+    float  globalDamping;
+    float  particleRadius;
+
+    uint3  gridSize;
+    uint   numCells;
+    float3 worldOrigin;
+    float3 cellSize;
+
+    uint numBodies;
+    uint maxParticlesPerCell;
+
+    float spring;
+    float damping;
+    float shear;
+    float attraction;
+    float boundaryDamping;
+};
+inline __host__ __device__ float3 make_float3(float s)
+{
+    return make_float3(s, s, s);
+}
+inline __host__ __device__ float3 make_float3(float4 a)
+{
+    return make_float3(a.x, a.y, a.z);
+}
+inline __host__ __device__ float4 make_float4(float3 a, float w)
+{
+    return make_float4(a.x, a.y, a.z, w);
+}
+inline __host__ __device__ float3 operator+(float3 a, float3 b)
+{
+    return make_float3(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+inline __host__ __device__ void operator+=(float3 &a, float3 b)
+{
+    a.x += b.x;
+    a.y += b.y;
+    a.z += b.z;
+}
+inline __host__ __device__ int3 operator+(int3 a, int3 b)
+{
+    return make_int3(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+inline __host__ __device__ float3 operator-(float3 a, float3 b)
+{
+    return make_float3(a.x - b.x, a.y - b.y, a.z - b.z);
+}
+inline __host__ __device__ float3 operator*(float3 a, float b)
+{
+    return make_float3(a.x * b, a.y * b, a.z * b);
+}
+inline __host__ __device__ float3 operator*(float b, float3 a)
+{
+    return make_float3(b * a.x, b * a.y, b * a.z);
+}
+inline __host__ __device__ float3 operator/(float3 a, float b)
+{
+    return make_float3(a.x / b, a.y / b, a.z / b);
+}
+inline __host__ __device__ float dot(float3 a, float3 b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+inline __host__ __device__ float length(float3 v)
+{
+    return sqrtf(dot(v, v));
+}
+__constant__ SimParams cudaParams = PARAMS;
+__device__ int3 calcGridPos(float3 p)
+{
+    int3 gridPos;
+    gridPos.x = floorf((p.x - cudaParams.worldOrigin.x) / cudaParams.cellSize.x);
+    gridPos.y = floorf((p.y - cudaParams.worldOrigin.y) / cudaParams.cellSize.y);
+    gridPos.z = floorf((p.z - cudaParams.worldOrigin.z) / cudaParams.cellSize.z);
+    return gridPos;
+}
+__device__ uint calcGridHash(int3 gridPos)
+{
+    gridPos.x = gridPos.x & (cudaParams.gridSize.x - 1); // wrap grid, assumes size is power of 2
+    gridPos.y = gridPos.y & (cudaParams.gridSize.y - 1);
+    gridPos.z = gridPos.z & (cudaParams.gridSize.z - 1);
+    return __umul24(__umul24(gridPos.z, cudaParams.gridSize.y), cudaParams.gridSize.x)
+         + __umul24(gridPos.y, cudaParams.gridSize.x) + gridPos.x;
+}
+__global__ void calcHashD(uint   *gridParticleHash,  // output
+                          uint   *gridParticleIndex, // output
+                          float4 *pos,               // input: positions
+                          uint    numParticles)
+{
+    uint index = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
+
+    if (index >= numParticles)
+        return;
+
+    volatile float4 p = pos[index];
+
+    // get address in grid
+    int3 gridPos = calcGridPos(make_float3(p.x, p.y, p.z));
+    uint hash    = calcGridHash(gridPos);
+
+    // store grid hash and particle index
+    gridParticleHash[index]  = hash;
+    gridParticleIndex[index] = index;
+}
+__global__ void reorderDataAndFindCellStartD(uint   *cellStart,         // output: cell start index
+                                             uint   *cellEnd,           // output: cell end index
+                                             float4 *sortedPos,         // output: sorted positions
+                                             float4 *sortedVel,         // output: sorted velocities
+                                             uint   *gridParticleHash,  // input: sorted grid hashes
+                                             uint   *gridParticleIndex, // input: sorted particle indices
+                                             float4 *oldPos,            // input: sorted position array
+                                             float4 *oldVel,            // input: sorted velocity array
+                                             uint    numParticles)
+{
+    extern __shared__ uint sharedHash[]; // blockSize + 1 elements
+    uint                   index = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
+
+    uint hash;
+
+    // handle case when no. of particles not multiple of block size
+    if (index < numParticles) {
+        hash = gridParticleHash[index];
+
+        // Load hash data into shared memory so that we can look
+        // at neighboring particle's hash value without loading
+        // two hash values per thread
+        sharedHash[threadIdx.x + 1] = hash;
+
+        if (index > 0 && threadIdx.x == 0) {
+            // first thread in block must load neighbor particle hash
+            sharedHash[0] = gridParticleHash[index - 1];
+        }
+    }
+
+    __syncthreads();
+
+    if (index < numParticles) {
+        // If this particle has a different cell index to the previous
+        // particle then it must be the first particle in the cell,
+        // so store the index of this particle in the cell.
+        // As it isn't the first particle, it must also be the cell end of
+        // the previous particle's cell
+
+        if (index == 0 || hash != sharedHash[threadIdx.x]) {
+            cellStart[hash] = index;
+
+            if (index > 0)
+                cellEnd[sharedHash[threadIdx.x]] = index;
+        }
+
+        if (index == numParticles - 1) {
+            cellEnd[hash] = index + 1;
+        }
+
+        // Now use the sorted index to reorder the pos and vel data
+        uint   sortedIndex = gridParticleIndex[index];
+        float4 pos         = oldPos[sortedIndex];
+        float4 vel         = oldVel[sortedIndex];
+
+        sortedPos[index] = pos;
+        sortedVel[index] = vel;
+    }
+}
+__device__ float3
+collideSpheres(float3 posA, float3 posB, float3 velA, float3 velB, float radiusA, float radiusB, float attraction)
+{
+    // calculate relative position
+    float3 relPos = posB - posA;
+
+    float dist        = length(relPos);
+    float collideDist = radiusA + radiusB;
+
+    float3 force = make_float3(0.0f);
+
+    if (dist < collideDist) {
+        float3 norm = relPos / dist;
+
+        // relative velocity
+        float3 relVel = velB - velA;
+
+        // relative tangential velocity
+        float3 tanVel = relVel - (dot(relVel, norm) * norm);
+
+        // spring force
+        force = -cudaParams.spring * (collideDist - dist) * norm;
+        // dashpot (damping) force
+        force += cudaParams.damping * relVel;
+        // tangential shear force
+        force += cudaParams.shear * tanVel;
+        // attraction
+        force += attraction * relPos;
+    }
+
+    return force;
+}
+__device__ float3 collideCell(int3    gridPos,
+                              uint    index,
+                              float3  pos,
+                              float3  vel,
+                              float4 *oldPos,
+                              float4 *oldVel,
+                              uint   *cellStart,
+                              uint   *cellEnd)
+{
+    uint gridHash = calcGridHash(gridPos);
+
+    // get start of bucket for this cell
+    uint startIndex = cellStart[gridHash];
+
+    float3 force = make_float3(0.0f);
+
+    if (startIndex != 0xffffffff) // cell is not empty
+    {
+        // iterate over particles in this cell
+        uint endIndex = cellEnd[gridHash];
+
+        for (uint j = startIndex; j < endIndex; j++) {
+            if (j != index) // check not colliding with self
+            {
+                float3 pos2 = make_float3(oldPos[j]);
+                float3 vel2 = make_float3(oldVel[j]);
+
+                // collide two spheres
+                force += collideSpheres(
+                    pos, pos2, vel, vel2, cudaParams.particleRadius, cudaParams.particleRadius, cudaParams.attraction);
+            }
+        }
+    }
+
+    return force;
+}
+__global__ void collideD(float4 *newVel,            // output: new velocity
+                         float4 *oldPos,            // input: sorted positions
+                         float4 *oldVel,            // input: sorted velocities
+                         uint   *gridParticleIndex, // input: sorted particle indices
+                         uint   *cellStart,
+                         uint   *cellEnd,
+                         uint    numParticles)
+{
+    uint index = __mul24(blockIdx.x, blockDim.x) + threadIdx.x;
+
+    if (index >= numParticles)
+        return;
+
+    // read particle data from sorted arrays
+    float3 pos = make_float3(oldPos[index]);
+    float3 vel = make_float3(oldVel[index]);
+
+    // get address in grid
+    int3 gridPos = calcGridPos(pos);
+
+    // examine neighbouring cells
+    float3 force = make_float3(0.0f);
+
+    for (int z = -1; z <= 1; z++) {
+        for (int y = -1; y <= 1; y++) {
+            for (int x = -1; x <= 1; x++) {
+                int3 neighbourPos = gridPos + make_int3(x, y, z);
+                force += collideCell(neighbourPos, index, pos, vel, oldPos, oldVel, cellStart, cellEnd);
+            }
+        }
+    }
+
+    // collide with cursor sphere
+    force += collideSpheres(pos,
+                            cudaParams.colliderPos,
+                            vel,
+                            make_float3(0.0f, 0.0f, 0.0f),
+                            cudaParams.particleRadius,
+                            cudaParams.colliderRadius,
+                            0.0f);
+
+    // write new velocity back to original unsorted location
+    uint originalIndex    = gridParticleIndex[index];
+    newVel[originalIndex] = make_float4(vel + force, 0.0f);
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples particles: calcHashD, a host sort by hash, reorderDataAndFindCellStartD " +
+      "(dynamic shared memory of blockSize + 1 hashes) and collideD over a 16^3 grid, with " +
+      "SimParams (float3, uint3 fields) initialized in the source as __constant__, 700 " +
+      "particles in 3 blocks of 256, bit for bit with --fmad=false",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const n = 700, grid = 16, radius = f(1 / 64), cell = f(2 / grid);
+    const p = {
+      colliderPos: [-0.45, -0.4, -0.35].map(f),
+      colliderRadius: f(0.05),
+      gridSize: [grid, grid, grid],
+      worldOrigin: [-1, -1, -1],
+      cellSize: [cell, cell, cell],
+      spring: f(0.5),
+      damping: f(0.02),
+      shear: f(0.1),
+      attraction: f(0.0005),
+    };
+    const lit = (v: number) => (Number.isInteger(v) ? `${v}.0f` : `${v}f`),
+      v3 = (v: number[]) => `{${v.map(lit).join(", ")}}`;
+    const params =
+      `{${v3(p.colliderPos)}, ${lit(p.colliderRadius)}, {0.0f, -0.0003f, 0.0f}, 1.0f, ` +
+      `${lit(radius)}, {${grid}u, ${grid}u, ${grid}u}, ${grid ** 3}u, ${v3(p.worldOrigin)}, ` +
+      `${v3(p.cellSize)}, ${n}u, 4u, ${lit(p.spring)}, ${lit(p.damping)}, ${lit(p.shear)}, ` +
+      `${lit(p.attraction)}, -0.5f}`;
+    const source = PARTICLES.replace("PARAMS", params);
+    const kernel = (entryPoint: string, sharedMemoryBytes = 0): CudaKernel => ({
+      source,
+      entryPoint,
+      blockSize: [256, 1, 1],
+      sharedMemoryBytes,
+      compileOptions: ["--fmad=false"],
+    });
+    // a dense cluster, so that neighbours collide
+    const pos = new Float32Array(4 * n), vel = new Float32Array(4 * n);
+    const r = randoms(7 * n, 151);
+    for (let i = 0; i < n; i++) {
+      pos.set([
+        f(-0.5 + 0.15 * r[7 * i]),
+        f(-0.4 + 0.15 * r[7 * i + 1]),
+        f(-0.3 + 0.15 * r[7 * i + 2]),
+        1,
+      ], 4 * i);
+      vel.set([f(0.01 * r[7 * i + 3]), f(0.01 * r[7 * i + 4]), f(0.01 * r[7 * i + 5]), 0], 4 * i);
+    }
+    const threads = Math.ceil(n / 256) * 256;
+    const [hash, index] = (await launch(client, kernel("calcHashD"), threads, [
+      new Uint32Array(n),
+      new Uint32Array(n),
+      pos,
+    ], { numParticles: n })) as unknown as Uint32Array[];
+    // calcGridPos and calcGridHash on the host
+    const cellOf = (x: number, y: number, z: number) =>
+      [x, y, z].map((c, k) => Math.floor(f(f(c - p.worldOrigin[k]) / p.cellSize[k])));
+    const hashOf = ([x, y, z]: number[]) => ((z & 15) * grid + (y & 15)) * grid + (x & 15);
+    const wantHash = Uint32Array.from(
+      { length: n },
+      (_, i) => hashOf(cellOf(pos[4 * i], pos[4 * i + 1], pos[4 * i + 2])),
+    );
+    assert.deepEqual(hash, wantHash);
+    assert.deepEqual(index, Uint32Array.from({ length: n }, (_, i) => i));
+    // thrust::sort_by_key (a stable radix sort of the hashes), on the host
+    const order = Array.from(index).sort((a, b) => hash[a] - hash[b] || a - b);
+    const sortedHash = Uint32Array.from(order, (i) => hash[i]),
+      sortedIndex = Uint32Array.from(order);
+    const [cellStart, cellEnd, sortedPos, sortedVel] = (await launch(
+      client,
+      kernel("reorderDataAndFindCellStartD", 257 * 4),
+      threads,
+      [
+        new Uint32Array(grid ** 3).fill(0xffffffff),
+        new Uint32Array(grid ** 3),
+        new Float32Array(4 * n),
+        new Float32Array(4 * n),
+        sortedHash,
+        sortedIndex,
+        pos,
+        vel,
+      ],
+      { numParticles: n },
+    )) as unknown as [Uint32Array, Uint32Array, Float32Array, Float32Array];
+    const wantStart = new Uint32Array(grid ** 3).fill(0xffffffff),
+      wantEnd = new Uint32Array(grid ** 3);
+    for (let i = 0; i < n; i++) {
+      if (i === 0 || sortedHash[i] !== sortedHash[i - 1]) wantStart[sortedHash[i]] = i;
+      wantEnd[sortedHash[i]] = i + 1;
+    }
+    assert.deepEqual(cellStart, wantStart);
+    assert.deepEqual(cellEnd, wantEnd);
+    for (let i = 0; i < n; i++) {
+      assert.deepEqual(
+        sortedPos.subarray(4 * i, 4 * i + 4),
+        pos.subarray(4 * order[i], 4 * order[i] + 4),
+      );
+      assert.deepEqual(
+        sortedVel.subarray(4 * i, 4 * i + 4),
+        vel.subarray(4 * order[i], 4 * order[i] + 4),
+      );
+    }
+    const [newVel] = await launch(client, kernel("collideD"), threads, [
+      new Float32Array(4 * n),
+      sortedPos,
+      sortedVel,
+      sortedIndex,
+      cellStart,
+      cellEnd,
+    ], { numParticles: n });
+    // collideSpheres, collideCell and collideD on the host, rounding as the C does
+    type V3 = number[];
+    const sub = (a: V3, b: V3) => a.map((x, k) => f(x - b[k]));
+    const add = (a: V3, b: V3) => a.map((x, k) => f(x + b[k]));
+    const scale = (s: number, a: V3) => a.map((x) => f(s * x));
+    const dot = (a: V3, b: V3) => f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(a[2] * b[2]));
+    let collisions = 0;
+    const collide = (
+      posA: V3,
+      posB: V3,
+      velA: V3,
+      velB: V3,
+      rA: number,
+      rB: number,
+      att: number,
+    ) => {
+      const relPos = sub(posB, posA), dist = f(Math.sqrt(dot(relPos, relPos))), cd = f(rA + rB);
+      let force = [0, 0, 0];
+      if (dist < cd) {
+        collisions++;
+        const norm = relPos.map((x) => f(x / dist)), relVel = sub(velB, velA);
+        const tanVel = sub(relVel, scale(dot(relVel, norm), norm));
+        force = scale(f(-p.spring * f(cd - dist)), norm);
+        force = add(force, scale(p.damping, relVel));
+        force = add(force, scale(p.shear, tanVel));
+        force = add(force, scale(att, relPos));
+      }
+      return force;
+    };
+    const at = (a: Float32Array, i: number) => [a[4 * i], a[4 * i + 1], a[4 * i + 2]];
+    const want = new Float32Array(4 * n);
+    for (let i = 0; i < n; i++) {
+      const ps = at(sortedPos, i), vs = at(sortedVel, i), g = cellOf(ps[0], ps[1], ps[2]);
+      let force = [0, 0, 0];
+      for (let z = -1; z <= 1; z++) {
+        for (let y = -1; y <= 1; y++) {
+          for (let x = -1; x <= 1; x++) {
+            const h = hashOf([g[0] + x, g[1] + y, g[2] + z]);
+            let cellForce = [0, 0, 0];
+            if (cellStart[h] !== 0xffffffff) {
+              for (let j = cellStart[h]; j < cellEnd[h]; j++) {
+                if (j !== i) {
+                  const fc = collide(
+                    ps,
+                    at(sortedPos, j),
+                    vs,
+                    at(sortedVel, j),
+                    radius,
+                    radius,
+                    p.attraction,
+                  );
+                  cellForce = add(cellForce, fc);
+                }
+              }
+            }
+            force = add(force, cellForce);
+          }
+        }
+      }
+      force = add(force, collide(ps, p.colliderPos, vs, [0, 0, 0], radius, p.colliderRadius, 0));
+      want.set([...add(vs, force), 0], 4 * sortedIndex[i]);
+    }
+    assert.deepEqual(newVel, want);
+    assert.ok(collisions > 100, `${collisions} collisions`);
   },
 });
