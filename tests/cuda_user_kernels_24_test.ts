@@ -1122,3 +1122,175 @@ Deno.test({
     assert.ok(collisions > 100, `${collisions} collisions`);
   },
 });
+
+// cuda-samples Samples/5_Domain_Specific/HSOpticalFlow/solverKernel.cuh: JacobiIteration verbatim
+// but cg::sync(cta) written __syncthreads()
+const JACOBI = `template <int bx, int by>
+__global__ void JacobiIteration(const float *du0,
+                                const float *dv0,
+                                const float *Ix,
+                                const float *Iy,
+                                const float *Iz,
+                                int          w,
+                                int          h,
+                                int          s,
+                                float        alpha,
+                                float       *du1,
+                                float       *dv1)
+{
+    volatile __shared__ float du[(bx + 2) * (by + 2)];
+    volatile __shared__ float dv[(bx + 2) * (by + 2)];
+
+    // position within global memory array
+    const int ix = threadIdx.x + blockIdx.x * blockDim.x;
+    const int iy = threadIdx.y + blockIdx.y * blockDim.y;
+
+    // position within shared memory array
+    const int shMemPos = threadIdx.x + 1 + (threadIdx.y + 1) * (bx + 2);
+
+    // Load data to shared memory.
+    // load tile being processed
+    const int pos = min(ix, w - 1) + min(iy, h - 1) * s;
+    du[shMemPos] = du0[pos];
+    dv[shMemPos] = dv0[pos];
+
+    // load necessary neighbouring elements
+    // We clamp out-of-range coordinates.
+    // It is equivalent to mirroring
+    // because we access data only one step away from borders.
+    if (threadIdx.y == 0) {
+        // beginning of the tile
+        const int bsx = blockIdx.x * blockDim.x;
+        const int bsy = blockIdx.y * blockDim.y;
+        // element position within matrix
+        int x, y;
+        // element position within linear array
+        // gm - global memory
+        // sm - shared memory
+        int gmPos, smPos;
+
+        x = min(bsx + threadIdx.x, w - 1);
+        // row just below the tile
+        y         = max(bsy - 1, 0);
+        gmPos     = y * s + x;
+        smPos     = threadIdx.x + 1;
+        du[smPos] = du0[gmPos];
+        dv[smPos] = dv0[gmPos];
+
+        // row above the tile
+        y = min(bsy + by, h - 1);
+        smPos += (by + 1) * (bx + 2);
+        gmPos     = y * s + x;
+        du[smPos] = du0[gmPos];
+        dv[smPos] = dv0[gmPos];
+    }
+    else if (threadIdx.y == 1) {
+        // beginning of the tile
+        const int bsx = blockIdx.x * blockDim.x;
+        const int bsy = blockIdx.y * blockDim.y;
+        // element position within matrix
+        int x, y;
+        // element position within linear array
+        // gm - global memory
+        // sm - shared memory
+        int gmPos, smPos;
+
+        y = min(bsy + threadIdx.x, h - 1);
+        // column to the left
+        x     = max(bsx - 1, 0);
+        smPos = bx + 2 + threadIdx.x * (bx + 2);
+        gmPos = x + y * s;
+
+        // check if we are within tile
+        if (threadIdx.x < by) {
+            du[smPos] = du0[gmPos];
+            dv[smPos] = dv0[gmPos];
+            // column to the right
+            x     = min(bsx + bx, w - 1);
+            gmPos = y * s + x;
+            smPos += bx + 1;
+            du[smPos] = du0[gmPos];
+            dv[smPos] = dv0[gmPos];
+        }
+    }
+
+    __syncthreads();
+
+    if (ix >= w || iy >= h)
+        return;
+
+    // now all necessary data are loaded to shared memory
+    int left, right, up, down;
+    left  = shMemPos - 1;
+    right = shMemPos + 1;
+    up    = shMemPos + bx + 2;
+    down  = shMemPos - bx - 2;
+
+    float sumU = (du[left] + du[right] + du[up] + du[down]) * 0.25f;
+    float sumV = (dv[left] + dv[right] + dv[up] + dv[down]) * 0.25f;
+
+    float frac = (Ix[pos] * sumU + Iy[pos] * sumV + Iz[pos]) / (Ix[pos] * Ix[pos] + Iy[pos] * Iy[pos] + alpha);
+
+    du1[pos] = sumU - Ix[pos] * frac;
+    dv1[pos] = sumV - Iy[pos] * frac;
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples HSOpticalFlow JacobiIteration<32, 6>: 3 iterations on a 45x20 image of " +
+      "stride 48 (partial blocks, clamped halos in volatile shared memory), bit for bit with " +
+      "--fmad=false",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [w, h, s, alpha] = [45, 20, 48, f(0.2)];
+    const Ix = randoms(s * h, 161), Iy = randoms(s * h, 162), Iz = randoms(s * h, 163);
+    const kernel: CudaKernel = {
+      source: JACOBI,
+      entryPoint: "JacobiIteration<32, 6>",
+      blockSize: [32, 6, 1],
+      compileOptions: ["--fmad=false"],
+    };
+    using ix = client.createWithData(Ix);
+    using iy = client.createWithData(Iy);
+    using iz = client.createWithData(Iz);
+    const bufs = [0, 1, 2, 3].map(() => client.createWithData(new Float32Array(s * h)));
+    try {
+      let du = new Float32Array(s * h), dv = new Float32Array(s * h);
+      for (let it = 0; it < 3; it++) {
+        const [du0, dv0, du1, dv1] = it % 2 ? [bufs[2], bufs[3], bufs[0], bufs[1]] : bufs;
+        client.execute(kernel, {
+          threads: [64, 24],
+          buffers: [du0, dv0, ix, iy, iz, du1, dv1],
+          params: { w, h, s, alpha },
+        });
+        const nu = new Float32Array(s * h), nv = new Float32Array(s * h);
+        const at = (a: Float32Array, x: number, y: number) =>
+          a[Math.min(Math.max(y, 0), h - 1) * s + Math.min(Math.max(x, 0), w - 1)];
+        for (let y = 0; y < h; y++) {
+          for (let x = 0; x < w; x++) {
+            const p = y * s + x;
+            const sum = (a: Float32Array) =>
+              f(
+                f(f(f(at(a, x - 1, y) + at(a, x + 1, y)) + at(a, x, y + 1)) + at(a, x, y - 1)) *
+                  0.25,
+              );
+            const sumU = sum(du), sumV = sum(dv);
+            const frac = f(
+              f(f(f(Ix[p] * sumU) + f(Iy[p] * sumV)) + Iz[p]) /
+                f(f(f(Ix[p] * Ix[p]) + f(Iy[p] * Iy[p])) + alpha),
+            );
+            nu[p] = f(sumU - f(Ix[p] * frac)), nv[p] = f(sumV - f(Iy[p] * frac));
+          }
+        }
+        [du, dv] = [nu, nv];
+        const [gu, gv] = await client.readMany([du1, dv1]);
+        assert.deepEqual(gu, du, `iteration ${it}: du`);
+        assert.deepEqual(gv, dv, `iteration ${it}: dv`);
+      }
+    } finally {
+      for (const b of bufs) b.dispose();
+    }
+  },
+});
