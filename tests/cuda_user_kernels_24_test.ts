@@ -8,13 +8,16 @@
  * data a user passes in a buffer (there is no cudaMemcpyToSymbol here), and particles' hashing,
  * cell finding and collision kernels (a `__constant__` struct of float3 and uint3 fields
  * initialized in the source instead, helper_math's operators); ggml's cross-entropy loss kernels
- * with 128,000 bytes of dynamic shared memory on compute capability 9.0. Each against a CPU
- * reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's
+ * with 128,000 bytes of dynamic shared memory on compute capability 9.0; HSOpticalFlow's
+ * JacobiIteration and FDTD3d's FiniteDifferencesKernel (halo tiles), PyTorch's extension
+ * tutorial's LLTM kernels in double and float (NVRTC refuses its float instance's fmax(0.0, z):
+ * no promoting overloads without the host's <cmath>; upstream later wrote fmaxf). Each against a
+ * CPU reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's
  * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
-import { launch, randoms, xorWarpSum } from "./_cuda_user_run.ts";
+import { launch, mismatch, randoms, xorWarpSum } from "./_cuda_user_run.ts";
 import { withSimEnv } from "./fixtures/cuda_sim.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 
@@ -1468,5 +1471,206 @@ Deno.test({
       }
     }
     assert.deepEqual(out, want);
+  },
+});
+
+// pytorch/extension-cpp cuda/lltm_cuda_kernel.cu (07b1598), the PyTorch C++/CUDA extension
+// tutorial's kernels verbatim (an anonymous namespace, templates on scalar_t, double literals
+// in float code); its torch host code dropped
+const LLTM = `namespace {
+template <typename scalar_t>
+__device__ __forceinline__ scalar_t sigmoid(scalar_t z) {
+  return 1.0 / (1.0 + exp(-z));
+}
+
+template <typename scalar_t>
+__device__ __forceinline__ scalar_t d_sigmoid(scalar_t z) {
+  const auto s = sigmoid(z);
+  return (1.0 - s) * s;
+}
+
+template <typename scalar_t>
+__device__ __forceinline__ scalar_t d_tanh(scalar_t z) {
+  const auto t = tanh(z);
+  return 1 - (t * t);
+}
+
+template <typename scalar_t>
+__device__ __forceinline__ scalar_t elu(scalar_t z, scalar_t alpha = 1.0) {
+  return fmax(0.0, z) + fmin(0.0, alpha * (exp(z) - 1.0));
+}
+
+template <typename scalar_t>
+__device__ __forceinline__ scalar_t d_elu(scalar_t z, scalar_t alpha = 1.0) {
+  const auto e = exp(z);
+  const auto d_relu = z < 0.0 ? 0.0 : 1.0;
+  return d_relu + (((alpha * (e - 1.0)) < 0.0) ? (alpha * e) : 0.0);
+}
+
+template <typename scalar_t>
+__global__ void lltm_cuda_forward_kernel(
+    const scalar_t* __restrict__ gates,
+    const scalar_t* __restrict__ old_cell,
+    scalar_t* __restrict__ new_h,
+    scalar_t* __restrict__ new_cell,
+    scalar_t* __restrict__ input_gate,
+    scalar_t* __restrict__ output_gate,
+    scalar_t* __restrict__ candidate_cell,
+    size_t state_size) {
+  const int column = blockIdx.x * blockDim.x + threadIdx.x;
+  const int index = blockIdx.y * state_size + column;
+  const int gates_row = blockIdx.y * (state_size * 3);
+  if (column < state_size) {
+    input_gate[index] = sigmoid(gates[gates_row + column]);
+    output_gate[index] = sigmoid(gates[gates_row + state_size + column]);
+    candidate_cell[index] = elu(gates[gates_row + 2 * state_size + column]);
+    new_cell[index] =
+        old_cell[index] + candidate_cell[index] * input_gate[index];
+    new_h[index] = tanh(new_cell[index]) * output_gate[index];
+  }
+}
+
+template <typename scalar_t>
+__global__ void lltm_cuda_backward_kernel(
+    scalar_t* __restrict__ d_old_cell,
+    scalar_t* __restrict__ d_gates,
+    const scalar_t* __restrict__ grad_h,
+    const scalar_t* __restrict__ grad_cell,
+    const scalar_t* __restrict__ new_cell,
+    const scalar_t* __restrict__ input_gate,
+    const scalar_t* __restrict__ output_gate,
+    const scalar_t* __restrict__ candidate_cell,
+    const scalar_t* __restrict__ gate_weights,
+    size_t state_size) {
+  const int column = blockIdx.x * blockDim.x + threadIdx.x;
+  const int index = blockIdx.y * state_size + column;
+  const int gates_row = blockIdx.y * (state_size * 3);
+  if (column < state_size) {
+    const auto d_output_gate = tanh(new_cell[index]) * grad_h[index];
+    const auto d_tanh_new_cell = output_gate[index] * grad_h[index];
+    const auto d_new_cell =
+        d_tanh(new_cell[index]) * d_tanh_new_cell + grad_cell[index];
+
+
+    d_old_cell[index] = d_new_cell;
+    const auto d_candidate_cell = input_gate[index] * d_new_cell;
+    const auto d_input_gate = candidate_cell[index] * d_new_cell;
+
+
+    const auto input_gate_index = gates_row + column;
+    const auto output_gate_index = gates_row + state_size + column;
+    const auto candidate_cell_index = gates_row + 2 * state_size + column;
+
+    d_gates[input_gate_index] =
+        d_input_gate * d_sigmoid(gate_weights[input_gate_index]);
+    d_gates[output_gate_index] =
+        d_output_gate * d_sigmoid(gate_weights[output_gate_index]);
+    d_gates[candidate_cell_index] =
+        d_candidate_cell * d_elu(gate_weights[candidate_cell_index]);
+  }
+}
+} // namespace`;
+
+// The float instance as the repository's later extension_cpp/csrc/cuda/lltm_cuda.cu writes elu:
+// NVRTC refuses fmax(0.0, z) for a float z (fmax(float, float) and fmax(double, double) both
+// match (double, float): nvcc's host <cmath> adds promoting overloads NVRTC has not)
+const LLTM_FMAXF = LLTM.replace(
+  "return fmax(0.0, z) + fmin(0.0, alpha * (exp(z) - 1.0));",
+  "return fmaxf(0.0, z) + fminf(0.0, alpha * (exp(z) - 1.0));",
+);
+
+Deno.test({
+  name: nvrtcName(
+    "PyTorch's extension tutorial lltm_cuda_forward_kernel and lltm_cuda_backward_kernel " +
+      "<double> (double exp and tanh) and <float> (with fmaxf, as upstream later wrote it: NVRTC " +
+      "refuses fmax(0.0, z) of a float as ambiguous), batch 3, state 300 in blocks of 1024 on a " +
+      "[1, 3] grid, within the math library's bounds of a double reference",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [batch, S] = [3, 300];
+    assert.notEqual(LLTM_FMAXF, LLTM);
+    await assert.rejects(
+      launch(client, { source: LLTM, entryPoint: "lltm_cuda_forward_kernel<float>" }, 1, []),
+      /more than one instance of overloaded function "fmax"/,
+    );
+    const gates64 = Float64Array.from(randoms(batch * 3 * S, 181), (v) => v * 4);
+    const oldCell64 = Float64Array.from(randoms(batch * S, 182), (v) => v * 2);
+    const gradH64 = Float64Array.from(randoms(batch * S, 183));
+    const gradCell64 = Float64Array.from(randoms(batch * S, 184));
+    const sig = (z: number) => 1 / (1 + Math.exp(-z));
+    const elu = (z: number) => Math.max(0, z) + Math.min(0, Math.exp(z) - 1);
+    for (const type of ["double", "float"] as const) {
+      const T = (a: Float64Array) => (type === "double" ? a : Float32Array.from(a));
+      const [gates, oldCell, gradH, gradCell] = [gates64, oldCell64, gradH64, gradCell64].map(T);
+      const z =
+        () => (type === "double" ? new Float64Array(batch * S) : new Float32Array(batch * S));
+      const kernel = (name: string): CudaKernel => ({
+        source: type === "double" ? LLTM : LLTM_FMAXF,
+        entryPoint: `${name}<${type}>`,
+        blockSize: [1024, 1, 1],
+      });
+      const [, , newH, newCell, inGate, outGate, cand] = await launch(
+        client,
+        kernel("lltm_cuda_forward_kernel"),
+        [1024, batch],
+        [gates, oldCell, z(), z(), z(), z(), z()],
+        { state_size: S },
+      );
+      const [dOldCell, dGates] = await launch(
+        client,
+        kernel("lltm_cuda_backward_kernel"),
+        [1024, batch],
+        [
+          z(),
+          new (type === "double" ? Float64Array : Float32Array)(batch * 3 * S),
+          gradH,
+          gradCell,
+          newCell,
+          inGate,
+          outGate,
+          cand,
+          gates,
+        ],
+        { state_size: S },
+      );
+      // double: exp and tanh within 1 ulp (CUDA C Programming Guide, double precision), each
+      // value a few operations on them: 1e-14 relative. float: expf's and tanhf's 2 ulp (the
+      // rest in double, from the 1.0 literals): 1e-6
+      const tol = type === "double" ? 1e-14 : 1e-6;
+      const want = {
+        inGate: new Float64Array(batch * S),
+        outGate: new Float64Array(batch * S),
+        cand: new Float64Array(batch * S),
+        newCell: new Float64Array(batch * S),
+        newH: new Float64Array(batch * S),
+        dOldCell: new Float64Array(batch * S),
+        dGates: new Float64Array(batch * 3 * S),
+      };
+      for (let b = 0; b < batch; b++) {
+        for (let c = 0; c < S; c++) {
+          const i = b * S + c, g = b * 3 * S + c;
+          // from the device's own earlier outputs, so each check is of one step
+          want.inGate[i] = sig(gates[g]), want.outGate[i] = sig(gates[g + S]);
+          want.cand[i] = elu(gates[g + 2 * S]);
+          want.newCell[i] = oldCell[i] + cand[i] * inGate[i];
+          want.newH[i] = Math.tanh(newCell[i]) * outGate[i];
+          const t = Math.tanh(newCell[i]);
+          const dNewCell = (1 - t * t) * outGate[i] * gradH[i] + gradCell[i];
+          want.dOldCell[i] = dNewCell;
+          const ds = (x: number) => (1 - sig(x)) * sig(x);
+          want.dGates[g] = cand[i] * dNewCell * ds(gates[g]);
+          want.dGates[g + S] = t * gradH[i] * ds(gates[g + S]);
+          const e = Math.exp(gates[g + 2 * S]);
+          want.dGates[g + 2 * S] = inGate[i] * dNewCell *
+            ((gates[g + 2 * S] < 0 ? 0 : 1) + (e - 1 < 0 ? e : 0));
+        }
+      }
+      const got = { inGate, outGate, cand, newCell, newH, dOldCell, dGates };
+      for (const [name, w] of Object.entries(want)) {
+        assert.equal(mismatch(got[name as keyof typeof got], w, tol), undefined, `${type} ${name}`);
+      }
+    }
   },
 });
