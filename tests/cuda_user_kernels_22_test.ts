@@ -4,8 +4,9 @@
  * `warp_reduce_sum`, and `FLT_MAX`, `int32_t`, `int64_t` declared: NVRTC has no `<cfloat>` or
  * `<stdint.h>` here): argmax_f32, diag_mask_inf_f32, timestep_embedding_f32, opt_step_adamw_f32,
  * count_equal (its `__reduce_add_sync` path on compute capability 8.0 and its shuffles below),
- * norm_f32 and group_norm_f32, pool2d_nchw_kernel (an `enum` parameter), conv_transpose_1d_kernel
- * and rwkv_wkv_f32 (a local state array and shared arrays read as `float4&`), each against a CPU
+ * norm_f32 and group_norm_f32, pool2d_nchw_kernel (an `enum` parameter), conv_transpose_1d_kernel,
+ * rwkv_wkv_f32 (a local state array and shared arrays read as `float4&`) and quantize_q8_1
+ * (halves stored through a user's inline-PTX `half`, roundf), each against a CPU
  * reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's default
  * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
  *
@@ -21,12 +22,13 @@
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
-import { launch, mismatch, randoms } from "./_cuda_user_run.ts";
+import { launch, mismatch, randoms, xorWarpSum } from "./_cuda_user_run.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { fma } from "./_cuda_float_ref.ts";
 import { withSimEnv } from "./fixtures/cuda_sim.ts";
 
 const ignore = nvrtcSkip !== undefined;
+const f = Math.fround;
 
 /** What ggml's common.cuh gives these kernels (`WARP_SIZE`, `warp_reduce_sum`), and FLT_MAX. */
 const COMMON = `typedef int int32_t;
@@ -1007,5 +1009,114 @@ Deno.test({
       scale: 2,
     });
     assert.deepEqual(y, Float32Array.from(x, (_, i) => 2 * (i < 5 ? -x[i + 5] : x[i - 5])));
+  },
+});
+
+// ggml-cuda/quantize.cu's quantize_q8_1 verbatim, with block_q8_1 of ggml-common.h; `half` is a
+// user's two-byte struct whose assignment from a float is cvt.rn.f16.f32 in inline PTX (no
+// <cuda_fp16.h> here), so `reinterpret_cast<half&>(y[ib].ds.x) = d` stores what __float2half does
+const QUANTIZE_Q8_1 = COMMON + `
+template<int width = WARP_SIZE>
+static __device__ __forceinline__ float warp_reduce_max(float x) {
+#pragma unroll
+    for (int offset = width/2; offset > 0; offset >>= 1) {
+        x = fmaxf(x, __shfl_xor_sync(0xffffffff, x, offset, width));
+    }
+    return x;
+}
+typedef signed char int8_t;
+struct __align__(2) half {
+    unsigned short x;
+    __device__ half& operator=(float f) {
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(x) : "f"(f));
+        return *this;
+    }
+};
+struct __align__(4) half2 { half x, y; };
+#define QK8_1 32
+typedef struct {
+    half2 ds;
+    int8_t qs[QK8_1]; // quants
+} block_q8_1;
+static __global__ void quantize_q8_1(const float * __restrict__ x, void * __restrict__ vy, const int64_t kx, const int64_t kx0_padded) {
+    const int64_t ix0 = (int64_t)blockDim.x*blockIdx.x + threadIdx.x;
+
+    if (ix0 >= kx0_padded) {
+        return;
+    }
+
+    const int64_t ix1 = blockIdx.y;
+
+    const int64_t i_padded = ix1*kx0_padded + ix0;
+
+    block_q8_1 * y = (block_q8_1 *) vy;
+
+    const int64_t ib = i_padded / QK8_1; // block index
+    const int64_t iqs = i_padded % QK8_1; // quant index
+
+    const float xi = ix0 < kx ? x[ix1*kx + ix0] : 0.0f;
+    float amax = fabsf(xi);
+    float sum = xi;
+
+    amax = warp_reduce_max(amax);
+    sum = warp_reduce_sum(sum);
+
+    const float d = amax / 127;
+    const int8_t q = amax == 0.0f ? 0 : roundf(xi / d);
+
+    y[ib].qs[iqs] = q;
+
+    if (iqs > 0) {
+        return;
+    }
+
+    reinterpret_cast<half&>(y[ib].ds.x) = d;
+    reinterpret_cast<half&>(y[ib].ds.y) = sum;
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml quantize_q8_1: 3 rows of 100 padded to 128 (a zero block, halves through inline " +
+      "PTX, roundf's ties away from zero), bit for bit with ggml's quantize_row_q8_1_ref",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [kx, padded, rows] = [100, 128, 3];
+    const x = randoms(kx * rows, 191).map((v) => v * 3);
+    // row 1's first block: halves of integers and amax 127, so xi / d is k + 0.5 exactly
+    for (let i = 0; i < 32; i++) x[kx + i] = i === 0 ? 127 : ((i * 37) % 80) - 40 + 0.5;
+    // row 2's second block all zeros
+    x.fill(0, 2 * kx + 32, 2 * kx + 64);
+    const blocks = (rows * padded) / 32;
+    const [, y] = await launch(
+      client,
+      { source: QUANTIZE_Q8_1, entryPoint: "quantize_q8_1", blockSize: [256, 1, 1] },
+      [256, rows],
+      [x, new Uint8Array(blocks * 36)],
+      { kx, kx0_padded: padded },
+    );
+    const want = new Uint8Array(blocks * 36), view = new DataView(want.buffer);
+    const half = (v: number) => {
+      // the f16 bits of Math.f16round(v) (finite, normal or subnormal)
+      const h = Math.f16round(v), sign = h < 0 || Object.is(h, -0) ? 0x8000 : 0, a = Math.abs(h);
+      if (a === 0) return sign;
+      const e = Math.floor(Math.log2(a));
+      return e < -14
+        ? sign | Math.round(a * 2 ** 24)
+        : sign | ((e + 15) << 10) | Math.round((a / 2 ** e - 1) * 1024);
+    };
+    for (let b = 0; b < blocks; b++) {
+      const r = Math.floor((b * 32) / padded), c0 = (b * 32) % padded;
+      const xs = Array.from({ length: 32 }, (_, i) => (c0 + i < kx ? x[r * kx + c0 + i] : 0));
+      const amax = Math.max(...xs.map(Math.abs)), d = f(amax / 127);
+      xs.forEach((xi, i) => {
+        const v = f(xi / d), q = amax === 0 ? 0 : Math.sign(v) * Math.floor(Math.abs(v) + 0.5);
+        view.setInt8(b * 36 + 4 + i, q);
+      });
+      view.setUint16(b * 36, half(d), true);
+      view.setUint16(b * 36 + 2, half(xorWarpSum(xs)), true);
+    }
+    assert.deepEqual(y, want);
   },
 });
