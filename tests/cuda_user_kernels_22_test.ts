@@ -21,7 +21,7 @@
  * (tests/cuda_user_kernels_23_test.ts, _24 too).
  */
 import assert from "node:assert/strict";
-import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { nvrtcName, nvrtcSkip, onSimulator, simulatedCudaClient } from "./_cuda_nvrtc.ts";
 import { launch, mismatch, randoms, xorWarpSum } from "./_cuda_user_run.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { fma } from "./_cuda_float_ref.ts";
@@ -711,13 +711,16 @@ Deno.test({
         for (let i = Math.max(0, y * sh - ph); i < Math.min(ih, y * sh - ph + kh); i++) {
           for (let j = Math.max(0, x * sw - pw); j < Math.min(iw, x * sw - pw + kw); j++) {
             const cur = src[(c * ih + i) * iw + j];
-            // NVRTC contracts res += cur * scale to one fma
+            // NVRTC 12.4 contracts res += cur * scale to one fma
             res = op === 0 ? Math.max(res, cur) : fma(cur, scale, res, "rn");
           }
         }
         want[idx] = res;
       }
-      assert.deepEqual(got, want, name);
+      // another NVRTC may contract otherwise (the PTX ISA leaves it to the compiler): 9 terms
+      // below 1 of a ninth, each rounded once more or less, stay within 1e-6
+      if (onSimulator || op === 0) assert.deepEqual(got, want, name);
+      else assert.equal(mismatch(got, want, 1e-6), undefined, name);
     }
   },
 });
@@ -860,7 +863,10 @@ Deno.test({
         }
         want[g] = acc;
       }
-      assert.deepEqual(got, want, fmad ? "fma" : "--fmad=false");
+      // another NVRTC may contract otherwise than 12.4 (the PTX ISA leaves it to the compiler):
+      // 40 terms below 1, each rounded once more or less, stay within 1e-5
+      if (onSimulator || !fmad) assert.deepEqual(got, want, fmad ? "fma" : "--fmad=false");
+      else assert.equal(mismatch(got, want, 1e-5), undefined, "fma");
     }
   },
 });
