@@ -1126,3 +1126,39 @@ Deno.test({
     assert.deepEqual(y, want);
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "2-D array parameters: the CUDA C++ Programming Guide's MatAdd (float A[N][N]) and the same " +
+      "kernel with pointers to rows (float (*A)[N]), which was read as float** (u64 elements) " +
+      "and refused f32 handles",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const N = 8;
+    const a = randoms(N * N, 201), b = randoms(N * N, 202);
+    const want = a.map((v, i) => f(v + b[i]));
+    for (
+      const params of [
+        "float A[N][N], float B[N][N], float C[N][N]",
+        "const float (*A)[N], const float (* __restrict__ B)[N], float (*C)[N]",
+      ]
+    ) {
+      const source = `#define N ${N}
+extern "C" __global__ void MatAdd(${params})
+{
+    int i = threadIdx.x;
+    int j = threadIdx.y;
+    C[i][j] = A[i][j] + B[i][j];
+}`;
+      const [, , c] = await launch(
+        client,
+        { source, blockSize: [N, N, 1] },
+        [N, N],
+        [a, b, new Float32Array(N * N)],
+      );
+      assert.deepEqual(c, want, params);
+    }
+  },
+});

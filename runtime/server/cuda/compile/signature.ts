@@ -325,8 +325,8 @@ function cParam(
   const declared = text.trim().replace(/\s+/g, " ");
   // `[[maybe_unused]]`, `__attribute__((unused))` and a default argument (`float eps = 1e-5f`)
   // name no type
-  const words: string[] = arrayAsPointer((declared.replace(ATTRIBUTE_LIKE, " ")
-    .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w));
+  const tokens = declared.replace(ATTRIBUTE_LIKE, " ").match(/[A-Za-z_]\w*|\*|&|\[/g) ?? [];
+  const words: string[] = arrayAsPointer(tokens.map((w) => aliases.get(w) ?? w), declared);
   const star = words.indexOf("*");
   const last = words[words.length - 1];
   // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
