@@ -14,10 +14,12 @@
  * runtime cannot pass ('enum int'), and so was a C `typedef enum { ... } name`: both are read as
  * the enum's underlying type now. A parameter named `half` (a type name the runtime knows, which
  * NVRTC has only with <cuda_fp16.h>) was "not a scalar parameter"; it is a name after a whole type.
- * Pool2d's `<assert.h>` got NVRTC's "could not open source file" with a note to find an include
- * path; the note now says NVRTC builds assert() in (and printf, the math functions) and to drop the
- * include (tests/cuda_user_kernels_refused_test.ts). `int64_t` and `FLT_MAX` are declared by the
- * kernels' sources, as the runtime's note says. No kernel of the sweep ran wrong on the simulator
+ * A pointer to rows (`float (*A)[N]`, the explicit form of the Programming Guide's `float A[N][N]`)
+ * was read as `float**` and refused float handles. Pool2d's `<assert.h>` got NVRTC's "could not
+ * open source file" with a note to find an include path; the note now says NVRTC builds assert() in
+ * (and printf, the math functions) and to drop the include
+ * (tests/cuda_user_kernels_refused_test.ts). `int64_t` and `FLT_MAX` are declared by the kernels'
+ * sources, as the runtime's note says. No kernel of the sweep ran wrong on the simulator
  * (tests/cuda_user_kernels_23_test.ts, _24 too).
  */
 import assert from "node:assert/strict";
