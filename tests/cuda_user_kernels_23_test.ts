@@ -1,12 +1,14 @@
 /**
- * User CUDA C, QA wave 17 (continued from tests/cuda_user_kernels_22_test.ts): llm.c's
- * dev/cuda kernels not run before (karpathy/llm.c f1e2ace): gelu_backward1 (tanhf, coshf),
- * global_norm's norm_kernel4 and global_norm_aggregate_kernel (a block reduction templated on a
- * function pointer), crossentropy_softmax_backward_kernel1 and trimat_forward's
- * trimul_global<matmul_tri_naive> (a kernel templated on a `__device__` function, with
- * `__launch_bounds__(256, 2)`, on a 3-D grid); NVIDIA cuda-samples' (c94ff366) scalarProdGPU and
- * dwtHaar1D (dynamic shared memory padded against bank conflicts, two launches as the sample's
- * host runs them), cooperative groups' `cg::sync(cta)` written `__syncthreads()` as NVRTC has no
+ * User CUDA C, QA wave 17 (continued from tests/cuda_user_kernels_22_test.ts): llm.c's dev/cuda
+ * kernels not run before (karpathy/llm.c f1e2ace): gelu_backward1 (tanhf, coshf), global_norm's
+ * norm_kernel4 and global_norm_aggregate_kernel (a block reduction templated on a function
+ * pointer), crossentropy_softmax_backward_kernel1, attention_forward1's three kernels and
+ * trimat_forward's trimul_global<matmul_tri_naive> (a kernel templated on a `__device__` function,
+ * with `__launch_bounds__(256, 2)`, on a 3-D grid); NVIDIA cuda-samples' (c94ff366) scalarProdGPU,
+ * dwtHaar1D (dynamic shared memory padded against bank conflicts, two launches as the sample's host
+ * runs them), quasirandomGenerator's inverseCNDKernel (`__logf`, `__umul24`) and
+ * recursiveGaussian's d_simpleRecursive_rgba and d_transpose (helper_math's float4 operators
+ * inlined), cooperative groups' `cg::sync(cta)` written `__syncthreads()` as NVRTC has no
  * `<cooperative_groups.h>` here. Each against a CPU reference: bit for bit where the kernel is
  * exact (with `--fmad=false` where NVRTC's contraction to fma makes the rounding the compiler's
  * choice), within a stated bound otherwise.
@@ -937,5 +939,197 @@ Deno.test({
     const pass1 = transposeCpu(simpleCpu(image, w, h), w, h);
     const want = transposeCpu(simpleCpu(pass1, h, w), h, w);
     assert.deepEqual(got, want);
+  },
+});
+
+// llm.c dev/cuda/attention_forward.cu: attention_query_key_kernel1, attention_softmax_kernel1
+// and attention_value_kernel1 verbatim (attention_forward1's three launches), with INFINITY and
+// FLT_MAX, which nvcc's host headers bring in, defined
+const ATTENTION1 = `#define INFINITY __int_as_float(0x7f800000)
+#define FLT_MAX 3.402823466e+38f
+__global__ void attention_query_key_kernel1(float* preatt, const float* inp,
+                                           int B, int T, int C, int NH) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    int total_threads = B * NH * T * T;
+
+    if (idx < total_threads) {
+        int t2 = idx % T;
+        int t = (idx / T) % T;
+        if (t2 > t) {
+            // autoregressive mask
+            preatt[idx] = -INFINITY;
+            return;
+        }
+        int h = (idx / (T * T)) % NH;
+        int b = idx / (NH * T * T);
+
+        int C3 = C*3;
+        int hs = C / NH; // head size
+        const float* query_t = inp + b * T * C3 + t * C3 + h * hs;
+        const float* key_t2 = inp + b * T * C3 + t2 * C3 + h * hs + C; // +C because it's key
+
+        // (query_t) dot (key_t2)
+        float val = 0.0f;
+        for (int i = 0; i < hs; i++) {
+            val += query_t[i] * key_t2[i];
+        }
+        val *= 1.0 / sqrtf(hs);
+
+        preatt[idx] = val;
+    }
+}
+__global__ void attention_softmax_kernel1(float* att, const float* preatt,
+                                         int B, int T, int NH) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    int total_threads = B * T * NH;
+
+    if (idx < total_threads) {
+        int h = idx % NH;
+        int t = (idx / NH) % T;
+        int b = idx / (NH * T);
+
+        const float* preatt_bth = preatt + b*NH*T*T + h*T*T + t*T;
+        float* att_bth = att + b*NH*T*T + h*T*T + t*T;
+
+        // find maxval
+        float maxval = -FLT_MAX;
+        for (int t2 = 0; t2 <= t; t2++) {
+            if (preatt_bth[t2] > maxval) {
+                maxval = preatt_bth[t2];
+            }
+        }
+
+        // calculate the exp and keep track of sum
+        float expsum = 0.0f;
+        for (int t2 = 0; t2 <= t; t2++) {
+            float expv = expf(preatt_bth[t2] - maxval);
+            expsum += expv;
+            att_bth[t2] = expv;
+        }
+        float expsum_inv = expsum == 0.0f ? 0.0f : 1.0f / expsum;
+
+        // normalize to get the softmax
+        for (int t2 = 0; t2 < T; t2++) {
+            if (t2 <= t) {
+                att_bth[t2] *= expsum_inv;
+            } else {
+                // causal attention mask. not strictly necessary to set to zero here
+                // only doing this explicitly for debugging and checking to PyTorch
+                att_bth[t2] = 0.0f;
+            }
+        }
+    }
+}
+__global__ void attention_value_kernel1(float* out, const float* att, const float* inp,
+                                       int B, int T, int C, int NH) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    int total_threads = B * T * NH;
+
+    if (idx < total_threads) {
+        int h = idx % NH;
+        int t = (idx / NH) % T;
+        int b = idx / (NH * T);
+
+        int C3 = C*3;
+        int hs = C / NH; // head size
+
+        float* out_bth = out + b * T * C + t * C + h * hs;
+        const float* att_bth = att + b*NH*T*T + h*T*T + t*T;
+
+        for (int i = 0; i < hs; i++) { out_bth[i] = 0.0f; }
+        for (int t2 = 0; t2 <= t; t2++) {
+           const  float* value_t2 = inp + b * T * C3 + t2 * C3 + h * hs + C*2; // +C*2 because it's value
+            float att_btht2 = att_bth[t2];
+            for (int i = 0; i < hs; i++) {
+                out_bth[i] += att_btht2 * value_t2[i];
+            }
+        }
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "llm.c attention_forward1's kernels (query-key with the causal -INFINITY, softmax, value " +
+      "accumulation through global memory), B 2, T 64, C 64, NH 4: the products bit for bit " +
+      "with --fmad=false, the softmax within expf's bound",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [B, T, C, NH] = [2, 64, 64, 4], hs = C / NH, C3 = 3 * C;
+    const inp = randoms(B * T * C3, 211).map((v) => v * 2);
+    const kernel = (entryPoint: string): CudaKernel => ({
+      source: ATTENTION1,
+      entryPoint,
+      blockSize: [256, 1, 1],
+      compileOptions: ["--fmad=false"],
+    });
+    const att4 = B * NH * T * T;
+    const [preatt] = await launch(client, kernel("attention_query_key_kernel1"), att4, [
+      new Float32Array(att4),
+      inp,
+    ], { B, T, C, NH });
+    const scale = 1 / f(Math.sqrt(hs)); // a double: 1.0 / sqrtf(hs)
+    const wantPre = new Float32Array(att4);
+    for (let idx = 0; idx < att4; idx++) {
+      const t2 = idx % T, t = Math.floor(idx / T) % T;
+      if (t2 > t) {
+        wantPre[idx] = -Infinity;
+        continue;
+      }
+      const h = Math.floor(idx / (T * T)) % NH, b = Math.floor(idx / (NH * T * T));
+      let val = 0;
+      for (let i = 0; i < hs; i++) {
+        val = f(
+          val +
+            f(inp[b * T * C3 + t * C3 + h * hs + i] * inp[b * T * C3 + t2 * C3 + h * hs + C + i]),
+        );
+      }
+      wantPre[idx] = f(val * scale);
+    }
+    assert.deepEqual(preatt, wantPre);
+    const rows = Math.ceil((B * T * NH) / 256) * 256;
+    const [att] = await launch(client, kernel("attention_softmax_kernel1"), rows, [
+      new Float32Array(att4).fill(9),
+      preatt,
+    ], { B, T, NH });
+    for (let row = 0; row < B * NH * T; row++) {
+      const t = row % T, pre = preatt.subarray(row * T, row * T + t + 1);
+      const max = Math.max(...pre);
+      let sum = 0;
+      for (const v of pre) sum += Math.exp(v - max);
+      for (let t2 = 0; t2 < T; t2++) {
+        const got = att[row * T + t2];
+        if (t2 > t) {
+          assert.equal(got, 0, `row ${row}, ${t2}: masked`);
+          continue;
+        }
+        // expf within 2 ulp, the sum of up to 64 of them and its reciprocal and product a
+        // rounding each: within 70 ulp relative, 1e-5
+        const want = Math.exp(pre[t2] - max) / sum;
+        assert.ok(Math.abs(got - want) <= 1e-5 * want, `row ${row}, ${t2}: ${got} vs ${want}`);
+      }
+    }
+    const [out] = await launch(client, kernel("attention_value_kernel1"), rows, [
+      new Float32Array(B * T * C).fill(5),
+      att,
+      inp,
+    ], { B, T, C, NH });
+    const wantOut = new Float32Array(B * T * C);
+    for (let b = 0; b < B; b++) {
+      for (let t = 0; t < T; t++) {
+        for (let h = 0; h < NH; h++) {
+          const o = b * T * C + t * C + h * hs, a = (b * NH + h) * T * T + t * T;
+          for (let t2 = 0; t2 <= t; t2++) {
+            for (let i = 0; i < hs; i++) {
+              wantOut[o + i] = f(
+                wantOut[o + i] + f(att[a + t2] * inp[b * T * C3 + t2 * C3 + h * hs + 2 * C + i]),
+              );
+            }
+          }
+        }
+      }
+    }
+    assert.deepEqual(out, wantOut);
   },
 });
