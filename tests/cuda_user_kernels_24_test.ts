@@ -11,7 +11,8 @@
  * with 128,000 bytes of dynamic shared memory on compute capability 9.0; HSOpticalFlow's
  * JacobiIteration and FDTD3d's FiniteDifferencesKernel (halo tiles), PyTorch's extension
  * tutorial's LLTM kernels in double and float (NVRTC refuses its float instance's fmax(0.0, z):
- * no promoting overloads without the host's <cmath>; upstream later wrote fmaxf). Each against a
+ * no promoting overloads without the host's <cmath>; upstream later wrote fmaxf); CuPy's example
+ * SGEMM (MAGMA's) with its tile sizes as `-D` options. Each against a
  * CPU reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's
  * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
  */
@@ -1672,5 +1673,212 @@ Deno.test({
         assert.equal(mismatch(got[name as keyof typeof got], w, tol), undefined, `${type} ${name}`);
       }
     }
+  },
+});
+
+// cupy/cupy examples/gemm/sgemm.cu (6ad9a06), MAGMA's SGEMM as CuPy's example compiles it: the
+// kernel verbatim (its commented-out #define header left out), its tile sizes given as -D
+// options, as the example's read_code substitutes them
+const CUPY_SGEMM = `extern "C" __global__
+void sgemm(
+        int M, int N, int K,
+        const float* A,
+        const float* B,
+        float * C)
+{
+    int idx = threadIdx.x;
+    int idy = threadIdx.y;
+
+    int idt = DIM_X * idy + idx;
+
+    int idxA = idt % DIM_XA;
+    int idyA = idt / DIM_XA;
+
+    int idxB = idt % DIM_XB;
+    int idyB = idt / DIM_XB;
+
+    int blx = blockIdx.x;
+    int bly = blockIdx.y;
+
+    __shared__ float sA[BLK_K][BLK_M + 1];
+    __shared__ float sB[BLK_N][BLK_K + 1];
+
+    // registers for the innermost loop
+    // performance was highest when type of rC was fixed to uint32
+    // Note that the performance was highest when C's type was short
+    float rC[THR_N][THR_M];
+    float rA[THR_M];
+    float rB[THR_N];
+
+    float ra[BLK_K / DIM_YA][BLK_M / DIM_XA];
+    float rb[BLK_N / DIM_YB][BLK_K / DIM_XB];
+
+    const float* offs_dA = A + blx * BLK_M       + idyA * M + idxA;
+    int boundA = (M * (K - 1) + M) - (blx * BLK_M + idyA * M + idxA) - 1;
+    const float* offs_dB = B + bly * BLK_N * K + idyB * K + idxB;
+    int boundB = (K * (N - 1) + K) - (bly * BLK_N * K + idyB * K + idxB) - 1;
+
+    int m, n, k, kk;
+    
+    #pragma unroll
+    for (n = 0; n < THR_N; n++)
+        #pragma unroll
+        for (m = 0 ; m < THR_M; m++)
+            rC[n][m] = 0;
+
+    // blockwise transpose to transpose load
+    #pragma unroll
+    for (n = 0; n < BLK_K; n += DIM_YA)
+        #pragma unroll
+        for (m = 0; m < BLK_M; m += DIM_XA)
+            sA[n + idyA][m + idxA] = offs_dA[n * M + m];
+    // blockwise transpose to transpose load
+    #pragma unroll
+    for (n = 0; n < BLK_N; n += DIM_YB)
+        #pragma unroll
+        for (m = 0; m < BLK_K; m += DIM_XB)
+            sB[n + idyB][m + idxB] = offs_dB[n * K + m];
+    __syncthreads();
+
+    for (kk = 0; kk < K - BLK_K; kk += BLK_K)
+    {
+        offs_dA += BLK_K * M;
+        boundA -= BLK_K * M;
+        offs_dB += BLK_K;
+        boundB -= BLK_K;
+        
+        #pragma unroll
+        for (n = 0; n < BLK_K / DIM_YA; n++)
+            #pragma unroll
+            for (m = 0; m < BLK_M / DIM_XA; m++)
+                ra[n][m] = offs_dA[n * DIM_YA * M + m * DIM_XA];
+
+        #pragma unroll
+        for (n = 0; n < BLK_N / DIM_YB; n++)
+            #pragma unroll
+            for (m = 0; m < BLK_K / DIM_XB; m++)
+                rb[n][m] = offs_dB[n * DIM_YB * K + m * DIM_XB];
+
+        // multiply
+        #pragma unroll
+        for (k = 0; k < BLK_K; k++)
+        {
+            #pragma unroll
+            for (m = 0; m < THR_M; m++)
+                rA[m] = sA[k][m * DIM_X + idx];
+            
+            #pragma unroll
+            for (n = 0; n < THR_N; n++)
+                rB[n] = sB[n * DIM_Y + idy][k];
+
+            #pragma unroll
+            for (n = 0; n < THR_N; n++) {
+                #pragma unroll
+                for (m = 0; m < THR_M; m++) {
+                    rC[n][m] += rA[m] * rB[n];
+                }
+            }
+        }
+        __syncthreads();
+
+        // store A regs->smem
+        #pragma unroll
+        for (n = 0; n < BLK_K / DIM_YA; n++)
+            #pragma unroll
+            for (m = 0; m < BLK_M / DIM_XA; m++)
+                sA[n * DIM_YA + idyA][m * DIM_XA + idxA] = ra[n][m];
+
+        #pragma unroll
+        for (n = 0; n < BLK_N / DIM_YB; n++)
+            #pragma unroll
+            for (m = 0; m < BLK_K / DIM_XB; m++)
+                sB[n * DIM_YB + idyB][m * DIM_XB + idxB] = rb[n][m];
+        __syncthreads();
+    }
+
+    // Multiply last full (BLK_K) or partial block of columns of op(A) and
+    // rows of op(B).
+    // It's okay that m,n exceed matrix bounds as all work is in registers
+    // or shared memory, and out-of-bounds rC[n][m] will not be saved later.
+
+    kk = K - kk;
+    #pragma unroll
+    for (k = 0; k < kk; k++)
+    {
+        #pragma unroll
+        for (m = 0; m < THR_M; m++)
+            rA[m] = sA[k][m * DIM_X + idx];
+
+        #pragma unroll
+        for (n = 0; n < THR_N; n++)
+            rB[n] = sB[n * DIM_Y + idy][k];
+        
+        #pragma unroll
+        for (n = 0; n < THR_N; n++) {
+            #pragma unroll
+            for (m = 0; m < THR_M; m++){
+                rC[n][m] += rA[m] * rB[n];
+            }
+        }
+    }
+
+    #pragma unroll
+    for (n = 0; n < THR_N; n++) {
+        int coord_dCn = bly * BLK_N + n * DIM_Y + idy;
+        #pragma unroll
+        for (m = 0; m < THR_M; m++) {
+            int coord_dCm = blx * BLK_M + m * DIM_X + idx;
+            if (coord_dCm < M && coord_dCn < N) {
+                C[coord_dCn * M + coord_dCm] = rC[n][m];
+            }
+        }
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "CuPy's example sgemm (MAGMA's, column-major, tile sizes as -D compile options, register " +
+      "and shared tiles of 64x64x4 on blocks of [16, 16]): M 128, N 64, K 40, bit for bit " +
+      "with --fmad=false",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [M, N, K] = [128, 64, 40];
+    // the parameters of the example's sgemm.py
+    const defines = {
+      DIM_X: 16,
+      DIM_Y: 16,
+      BLK_M: 64,
+      BLK_N: 64,
+      BLK_K: 4,
+      DIM_XA: 64,
+      DIM_YA: 4,
+      DIM_XB: 4,
+      DIM_YB: 64,
+      THR_N: 4,
+      THR_M: 4,
+    };
+    const A = randoms(M * K, 221), B = randoms(K * N, 222);
+    const [, , C] = await launch(
+      client,
+      {
+        source: CUPY_SGEMM,
+        blockSize: [16, 16, 1],
+        compileOptions: [...Object.entries(defines).map(([k, v]) => `-D${k}=${v}`), "--fmad=false"],
+      },
+      [(M / 64) * 16, (N / 64) * 16],
+      [A, B, new Float32Array(M * N)],
+      { M, N, K },
+    );
+    const want = new Float32Array(M * N);
+    for (let n = 0; n < N; n++) {
+      for (let m = 0; m < M; m++) {
+        let acc = 0;
+        for (let k = 0; k < K; k++) acc = f(acc + f(A[k * M + m] * B[n * K + k]));
+        want[n * M + m] = acc;
+      }
+    }
+    assert.deepEqual(C, want);
   },
 });
