@@ -5,8 +5,8 @@
  * `<stdint.h>` here): argmax_f32, diag_mask_inf_f32, timestep_embedding_f32, opt_step_adamw_f32,
  * count_equal (its `__reduce_add_sync` path on compute capability 8.0 and its shuffles below),
  * norm_f32 and group_norm_f32, pool2d_nchw_kernel (an `enum` parameter), conv_transpose_1d_kernel,
- * rwkv_wkv_f32 (a local state array and shared arrays read as `float4&`) and quantize_q8_1
- * (halves stored through a user's inline-PTX `half`, roundf), each against a CPU
+ * rwkv_wkv_f32 and gated_linear_attn_f32 (local state arrays and shared arrays read as `float4&`)
+ * and quantize_q8_1 (halves stored through a user's inline-PTX `half`, roundf), each against a CPU
  * reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's default
  * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
  *
@@ -1161,6 +1161,121 @@ extern "C" __global__ void MatAdd(${params})
         [a, b, new Float32Array(N * N)],
       );
       assert.deepEqual(c, want, params);
+    }
+  },
+});
+
+// ggml-cuda/gla.cu, gated_linear_attn_f32 verbatim
+const GLA = `template<int HEAD_SIZE>
+static __global__ void gated_linear_attn_f32(const int B, const int T, const int C, const int H, const float scale,
+     const float * k, const float * v, const float * r, const float * td, const float * s, float * dst) {
+    const int tid = threadIdx.x;
+    const int bid = blockIdx.x;
+
+    const int head_size = HEAD_SIZE;
+    const int batch_i = bid / H;
+    const int head_i = bid % H;
+    const int state_size = C * head_size;
+    const int n_seq_tokens = T / B;
+
+    float state[head_size];
+    __shared__ float _k[head_size], _r[head_size], _td[head_size];
+
+    #pragma unroll
+    for (int i = 0; i < head_size; i++) {
+        state[i] = s[batch_i * state_size + head_i * head_size * head_size + i * head_size + tid];
+    }
+
+    for (int t = batch_i * n_seq_tokens * C + head_i * head_size + tid; t < (batch_i + 1) * n_seq_tokens * C + head_i * head_size + tid; t += C) {
+        __syncthreads();
+        _k[tid] = k[t];
+        _r[tid] = r[t];
+        _td[tid] = td[t];
+        __syncthreads();
+
+        const float _v = v[t];
+        float y = 0;
+        for (int j = 0; j < head_size; j += 4) {
+            const float4 & k = (float4 &)(_k[j]);
+            const float4 & r = (float4 &)(_r[j]);
+            const float4 & td = (float4 &)(_td[j]);
+            float4 & s = (float4 &)(state[j]);
+            float4 kv;
+
+            kv.x = k.x * _v;
+            kv.y = k.y * _v;
+            kv.z = k.z * _v;
+            kv.w = k.w * _v;
+
+            s.x = s.x * td.x + kv.x;
+            s.y = s.y * td.y + kv.y;
+            s.z = s.z * td.z + kv.z;
+            s.w = s.w * td.w + kv.w;
+
+            y += r.x * s.x;
+            y += r.y * s.y;
+            y += r.z * s.z;
+            y += r.w * s.w;
+        }
+        dst[t] = y * scale;
+    }
+
+    #pragma unroll
+    for (int i = 0; i < head_size; i++) {
+        dst[T * C + batch_i * state_size + head_i * head_size * head_size + i * head_size + tid] = state[i];
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "ggml gated_linear_attn_f32<128> and <64> (a local float[HEAD_SIZE] state read as float4&): " +
+      "2 sequences of 4 tokens, 2 heads, bit for bit with --fmad=false",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    for (const hs of [128, 64]) {
+      const [B, seq, H, scale] = [2, 4, 2, f(0.125)];
+      const T = B * seq, C = H * hs, stateSize = C * hs;
+      const k = randoms(T * C, 231), v = randoms(T * C, 232), r = randoms(T * C, 233);
+      const td = randoms(T * C, 234).map((x) => 0.5 + 0.45 * x), s = randoms(B * stateSize, 235);
+      const want = new Float32Array(T * C + B * stateSize);
+      for (let b = 0; b < B; b++) {
+        for (let h = 0; h < H; h++) {
+          for (let tid = 0; tid < hs; tid++) {
+            const state = Float32Array.from(
+              { length: hs },
+              (_, i) => s[b * stateSize + h * hs * hs + i * hs + tid],
+            );
+            for (let t = b * seq * C + h * hs + tid; t < (b + 1) * seq * C + h * hs + tid; t += C) {
+              const base = t - tid;
+              let y = 0;
+              for (let j = 0; j < hs; j++) {
+                const kv = f(k[base + j] * v[t]);
+                state[j] = f(f(state[j] * td[base + j]) + kv);
+                y = f(y + f(r[base + j] * state[j]));
+              }
+              want[t] = f(y * scale);
+            }
+            for (let i = 0; i < hs; i++) {
+              want[T * C + b * stateSize + h * hs * hs + i * hs + tid] = state[i];
+            }
+          }
+        }
+      }
+      const got = (await launch(
+        client,
+        {
+          source: GLA,
+          entryPoint: `gated_linear_attn_f32<${hs}>`,
+          blockSize: [hs, 1, 1],
+          compileOptions: ["--fmad=false"],
+        },
+        B * H * hs,
+        [k, v, r, td, s, new Float32Array(want.length)],
+        { B, T, C, H, scale },
+      ))[5];
+      assert.deepEqual(got, want, `HEAD_SIZE ${hs}`);
     }
   },
 });
