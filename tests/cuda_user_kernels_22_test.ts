@@ -407,8 +407,9 @@ static __global__ void count_equal(const T * __restrict__ x, const T * __restric
 
 Deno.test({
   name: nvrtcName(
-    "ggml count_equal<int>: 5000 labels in chunks of 640 per warp, by shuffles (7.5) and by " +
-      "__reduce_add_sync (redux.sync, 8.0)",
+    "ggml count_equal<int>: 5000 labels in chunks of 640 per warp, on the simulator by " +
+      "shuffles (7.5) and by __reduce_add_sync (redux.sync, 8.0); on a real driver (which " +
+      "ignores CUDA_SIM_CC) by its own device's path, twice",
   ),
   ignore,
   async fn() {
