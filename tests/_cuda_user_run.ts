@@ -20,7 +20,7 @@ export async function launch(
   kernel: CudaKernel,
   threads: number | [number, number] | [number, number, number],
   buffers: (Data | BigInt64Array | BigUint64Array | Int8Array)[],
-  params?: Record<string, number>,
+  params?: Record<string, number | bigint>,
 ): Promise<Data[]> {
   const made = buffers.map((d) => client.createWithData(d));
   try {

@@ -8,7 +8,8 @@
  * dwtHaar1D (dynamic shared memory padded against bank conflicts, two launches as the sample's host
  * runs them), quasirandomGenerator's inverseCNDKernel (`__logf`, `__umul24`) and
  * recursiveGaussian's d_simpleRecursive_rgba and d_transpose (helper_math's float4 operators
- * inlined), cooperative groups' `cg::sync(cta)` written `__syncthreads()` as NVRTC has no
+ * inlined), and the 64-bit generators users paste into kernels (pcg32, splitmix64, fmix64);
+ * the samples' `cg::sync(cta)` is written `__syncthreads()`, as NVRTC has no
  * `<cooperative_groups.h>` here. Each against a CPU reference: bit for bit where the kernel is
  * exact (with `--fmad=false` where NVRTC's contraction to fma makes the rounding the compiler's
  * choice), within a stated bound otherwise.
@@ -1131,5 +1132,98 @@ Deno.test({
       }
     }
     assert.deepEqual(out, wantOut);
+  },
+});
+
+// The 64-bit generators users paste into kernels: pcg32_random_r (pcg-random.org's minimal C
+// implementation, as written there), splitmix64 (Vigna's, as written in its reference C) and
+// MurmurHash3's fmix64, each thread stepping its own stream; a 64-bit division and modulo bucket
+const RNG64 = `typedef unsigned long long uint64_t;
+typedef unsigned int uint32_t;
+typedef struct { uint64_t state;  uint64_t inc; } pcg32_random_t;
+
+__device__ uint32_t pcg32_random_r(pcg32_random_t* rng)
+{
+    uint64_t oldstate = rng->state;
+    // Advance internal state
+    rng->state = oldstate * 6364136223846793005ULL + (rng->inc|1);
+    // Calculate output function (XSH RR), uses old state for max ILP
+    uint32_t xorshifted = ((oldstate >> 18u) ^ oldstate) >> 27u;
+    uint32_t rot = oldstate >> 59u;
+    return (xorshifted >> rot) | (xorshifted << ((-rot) & 31));
+}
+__device__ uint64_t splitmix64(uint64_t* x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+    return z ^ (z >> 31);
+}
+__device__ uint64_t fmix64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+extern "C" __global__ void rng64(uint32_t* pcg_out, uint64_t* sm_out, uint64_t* bucket,
+                                 uint64_t seed, uint64_t buckets, int steps) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    pcg32_random_t rng = { seed ^ (uint64_t)i, 2ull * i + 1 };
+    uint64_t sm = seed + i;
+    for (int s = 0; s < steps; s++) {
+        pcg_out[i * steps + s] = pcg32_random_r(&rng);
+        uint64_t v = splitmix64(&sm);
+        sm_out[i * steps + s] = v;
+        uint64_t h = fmix64(v);
+        bucket[i * steps + s] = (h % buckets) ^ (h / buckets);
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "pcg32_random_r, splitmix64 and MurmurHash3's fmix64 as users paste them into kernels: 96 " +
+      "streams of 20 steps, 64-bit multiplies, shifts, rotates, division and modulo, bit for " +
+      "bit with BigInt references",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [threads, steps] = [96, 20], n = threads * steps;
+    const seed = 0x853c49e6748fea9bn, buckets = 1_000_003n;
+    const [pcg, sm, bucket] = (await launch(
+      client,
+      { source: RNG64, blockSize: [32, 1, 1] },
+      threads,
+      [new Uint32Array(n), new BigUint64Array(n), new BigUint64Array(n)],
+      { seed, buckets, steps },
+    )) as unknown as [Uint32Array, BigUint64Array, BigUint64Array];
+    const M = (1n << 64n) - 1n;
+    const fmix = (k: bigint) => {
+      k ^= k >> 33n;
+      k = (k * 0xff51afd7ed558ccdn) & M;
+      k ^= k >> 33n;
+      k = (k * 0xc4ceb9fe1a85ec53n) & M;
+      return k ^ (k >> 33n);
+    };
+    for (let i = 0; i < threads; i++) {
+      let state = seed ^ BigInt(i), x = (seed + BigInt(i)) & M;
+      const inc = BigInt(2 * i + 1);
+      for (let s = 0; s < steps; s++) {
+        const old = state;
+        state = (old * 6364136223846793005n + (inc | 1n)) & M;
+        const xs = Number(((old >> 18n) ^ old) >> 27n & 0xffffffffn), rot = Number(old >> 59n);
+        const want = ((xs >>> rot) | (xs << ((-rot) & 31))) >>> 0;
+        assert.equal(pcg[i * steps + s], want, `pcg ${i}.${s}`);
+        x = (x + 0x9e3779b97f4a7c15n) & M;
+        let z = x;
+        z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+        z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
+        z ^= z >> 31n;
+        assert.equal(sm[i * steps + s], z, `splitmix64 ${i}.${s}`);
+        const h = fmix(z);
+        assert.equal(bucket[i * steps + s], (h % buckets) ^ (h / buckets), `bucket ${i}.${s}`);
+      }
+    }
   },
 });
