@@ -6,7 +6,8 @@
  * trimat_forward's trimul_global<matmul_tri_naive> (a kernel templated on a `__device__` function,
  * with `__launch_bounds__(256, 2)`, on a 3-D grid); NVIDIA cuda-samples' (c94ff366) scalarProdGPU,
  * dwtHaar1D (dynamic shared memory padded against bank conflicts, two launches as the sample's host
- * runs them), quasirandomGenerator's inverseCNDKernel (`__logf`, `__umul24`) and
+ * runs them), sortingNetworks' odd-even merge sort (a shared pass and 23 in-place global
+ * launches), quasirandomGenerator's inverseCNDKernel (`__logf`, `__umul24`) and
  * recursiveGaussian's d_simpleRecursive_rgba and d_transpose (helper_math's float4 operators
  * inlined), and the 64-bit generators users paste into kernels (pcg32, splitmix64, fmix64);
  * the samples' `cg::sync(cta)` is written `__syncthreads()`, as NVRTC has no
@@ -1225,5 +1226,189 @@ Deno.test({
         assert.equal(bucket[i * steps + s], (h % buckets) ^ (h / buckets), `bucket ${i}.${s}`);
       }
     }
+  },
+});
+
+// cuda-samples Samples/2_Concepts_and_Techniques/sortingNetworks: oddEvenMergeSortShared and
+// oddEvenMergeGlobal (oddEvenMergeSort.cu) verbatim but cg::sync(cta) written __syncthreads(),
+// with Comparator and SHARED_SIZE_LIMIT (sortingNetworks_common.cuh) and the samples' uint
+const ODD_EVEN = `typedef unsigned int uint;
+#define SHARED_SIZE_LIMIT 1024U
+__device__ inline void Comparator(uint &keyA, uint &valA, uint &keyB, uint &valB, uint dir)
+{
+    uint t;
+
+    if ((keyA > keyB) == dir) {
+        t    = keyA;
+        keyA = keyB;
+        keyB = t;
+        t    = valA;
+        valA = valB;
+        valB = t;
+    }
+}
+__global__ void
+oddEvenMergeSortShared(uint *d_DstKey, uint *d_DstVal, uint *d_SrcKey, uint *d_SrcVal, uint arrayLength, uint dir)
+{
+    // Shared memory storage for one or more small vectors
+    __shared__ uint s_key[SHARED_SIZE_LIMIT];
+    __shared__ uint s_val[SHARED_SIZE_LIMIT];
+
+    // Offset to the beginning of subbatch and load data
+    d_SrcKey += blockIdx.x * SHARED_SIZE_LIMIT + threadIdx.x;
+    d_SrcVal += blockIdx.x * SHARED_SIZE_LIMIT + threadIdx.x;
+    d_DstKey += blockIdx.x * SHARED_SIZE_LIMIT + threadIdx.x;
+    d_DstVal += blockIdx.x * SHARED_SIZE_LIMIT + threadIdx.x;
+    s_key[threadIdx.x + 0]                       = d_SrcKey[0];
+    s_val[threadIdx.x + 0]                       = d_SrcVal[0];
+    s_key[threadIdx.x + (SHARED_SIZE_LIMIT / 2)] = d_SrcKey[(SHARED_SIZE_LIMIT / 2)];
+    s_val[threadIdx.x + (SHARED_SIZE_LIMIT / 2)] = d_SrcVal[(SHARED_SIZE_LIMIT / 2)];
+
+    for (uint size = 2; size <= arrayLength; size <<= 1) {
+        uint stride = size / 2;
+        uint offset = threadIdx.x & (stride - 1);
+
+        {
+            __syncthreads();
+            uint pos = 2 * threadIdx.x - (threadIdx.x & (stride - 1));
+            Comparator(s_key[pos + 0], s_val[pos + 0], s_key[pos + stride], s_val[pos + stride], dir);
+            stride >>= 1;
+        }
+
+        for (; stride > 0; stride >>= 1) {
+            __syncthreads();
+            uint pos = 2 * threadIdx.x - (threadIdx.x & (stride - 1));
+
+            if (offset >= stride)
+                Comparator(s_key[pos - stride], s_val[pos - stride], s_key[pos + 0], s_val[pos + 0], dir);
+        }
+    }
+
+    __syncthreads();
+    d_DstKey[0]                       = s_key[threadIdx.x + 0];
+    d_DstVal[0]                       = s_val[threadIdx.x + 0];
+    d_DstKey[(SHARED_SIZE_LIMIT / 2)] = s_key[threadIdx.x + (SHARED_SIZE_LIMIT / 2)];
+    d_DstVal[(SHARED_SIZE_LIMIT / 2)] = s_val[threadIdx.x + (SHARED_SIZE_LIMIT / 2)];
+}
+__global__ void oddEvenMergeGlobal(uint *d_DstKey,
+                                   uint *d_DstVal,
+                                   uint *d_SrcKey,
+                                   uint *d_SrcVal,
+                                   uint  arrayLength,
+                                   uint  size,
+                                   uint  stride,
+                                   uint  dir)
+{
+    uint global_comparatorI = blockIdx.x * blockDim.x + threadIdx.x;
+
+    // Odd-even merge
+    uint pos = 2 * global_comparatorI - (global_comparatorI & (stride - 1));
+
+    if (stride < size / 2) {
+        uint offset = global_comparatorI & ((size / 2) - 1);
+
+        if (offset >= stride) {
+            uint keyA = d_SrcKey[pos - stride];
+            uint valA = d_SrcVal[pos - stride];
+            uint keyB = d_SrcKey[pos + 0];
+            uint valB = d_SrcVal[pos + 0];
+
+            Comparator(keyA, valA, keyB, valB, dir);
+
+            d_DstKey[pos - stride] = keyA;
+            d_DstVal[pos - stride] = valA;
+            d_DstKey[pos + 0]      = keyB;
+            d_DstVal[pos + 0]      = valB;
+        }
+    }
+    else {
+        uint keyA = d_SrcKey[pos + 0];
+        uint valA = d_SrcVal[pos + 0];
+        uint keyB = d_SrcKey[pos + stride];
+        uint valB = d_SrcVal[pos + stride];
+
+        Comparator(keyA, valA, keyB, valB, dir);
+
+        d_DstKey[pos + 0]      = keyA;
+        d_DstVal[pos + 0]      = valA;
+        d_DstKey[pos + stride] = keyB;
+        d_DstVal[pos + stride] = valB;
+    }
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "cuda-samples oddEvenMergeSort of 4096 keys with values, as its host runs it (shared-memory " +
+      "sorts of 1024, then 23 in-place global merge steps), the same network on the host, key " +
+      "for key and value for value",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const L = 4096, dir = 1, S = 1024;
+    const keys = Uint32Array.from(
+      { length: L },
+      (_, i) => (Math.imul(i + 11, 2654435761) >>> 20) % 700,
+    );
+    const vals = Uint32Array.from({ length: L }, (_, i) => i);
+    const kernel = (entryPoint: string, threads: number): CudaKernel => ({
+      source: ODD_EVEN,
+      entryPoint,
+      blockSize: [threads, 1, 1],
+    });
+    using srcKey = client.createWithData(keys);
+    using srcVal = client.createWithData(vals);
+    using dstKey = client.createWithData(new Uint32Array(L));
+    using dstVal = client.createWithData(new Uint32Array(L));
+    client.execute(kernel("oddEvenMergeSortShared", S / 2), {
+      threads: (L / S) * (S / 2),
+      buffers: [dstKey, dstVal, srcKey, srcVal],
+      params: { arrayLength: S, dir },
+    });
+    let launches = 0;
+    for (let size = 2 * S; size <= L; size <<= 1) {
+      for (let stride = size / 2; stride > 0; stride >>= 1, launches++) {
+        client.execute(kernel("oddEvenMergeGlobal", 256), {
+          threads: L / 2,
+          buffers: [dstKey, dstVal, dstKey, dstVal],
+          params: { arrayLength: L, size, stride, dir },
+        });
+      }
+    }
+    assert.equal(launches, 23);
+    const [gotKeys, gotVals] = await client.readMany([dstKey, dstVal]);
+    // the comparator network the kernels run, on the host
+    const k = keys.slice(), v = vals.slice();
+    const cmp = (a: number, b: number) => {
+      if ((k[a] > k[b]) === (dir === 1)) [k[a], k[b], v[a], v[b]] = [k[b], k[a], v[b], v[a]];
+    };
+    for (let base = 0; base < L; base += S) {
+      for (let size = 2; size <= S; size <<= 1) {
+        let stride = size / 2;
+        const offsets = (t: number) => t & (size / 2 - 1);
+        for (let t = 0; t < S / 2; t++) {
+          cmp(base + 2 * t - (t & (stride - 1)), base + 2 * t - (t & (stride - 1)) + stride);
+        }
+        for (stride >>= 1; stride > 0; stride >>= 1) {
+          for (let t = 0; t < S / 2; t++) {
+            const pos = base + 2 * t - (t & (stride - 1));
+            if (offsets(t) >= stride) cmp(pos - stride, pos);
+          }
+        }
+      }
+    }
+    for (let size = 2 * S; size <= L; size <<= 1) {
+      for (let stride = size / 2; stride > 0; stride >>= 1) {
+        for (let g = 0; g < L / 2; g++) {
+          const pos = 2 * g - (g & (stride - 1));
+          if (stride < size / 2) {
+            if ((g & (size / 2 - 1)) >= stride) cmp(pos - stride, pos);
+          } else cmp(pos, pos + stride);
+        }
+      }
+    }
+    for (let i = 1; i < L; i++) assert.ok(k[i - 1] <= k[i], "the host network sorts");
+    assert.deepEqual(gotKeys, k);
+    assert.deepEqual(gotVals, v);
   },
 });
