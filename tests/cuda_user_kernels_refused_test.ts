@@ -115,6 +115,29 @@ Deno.test({
       uint.message,
       /note: uint is a type of the host's <sys\/types\.h>, .*\(`typedef unsigned int uint;`\)/,
     );
+    // pow(float, double), as users write pow(x, 2.0): nvcc's headers promote it to double
+    // through templates NVRTC has not, so NVRTC finds it ambiguous (and fmax(0.0, z) of a float,
+    // PyTorch's LLTM tutorial: tests/cuda_user_kernels_24_test.ts)
+    for (
+      const [call, fn, types] of [["pow(x[0], 2.0)", "pow", "float, double"], [
+        "fmax(0.0, x[0])",
+        "fmax",
+        "double, float",
+      ]]
+    ) {
+      const mixed = await failure(
+        client,
+        `extern "C" __global__ void k(float* x) { x[0] = ${call}; }`,
+      );
+      assert.ok(mixed instanceof CompilationError);
+      assert.ok(
+        mixed.message.includes(
+          `note: NVRTC declares ${fn} for float and for double only, so a call of (${types}) ` +
+            "matches both; nvcc's CUDA headers add templates that run such a call in double",
+        ),
+        mixed.message,
+      );
+    }
     // an error of the kernel's own gets no note
     const own = await failure(client, `extern "C" __global__ void k(float* x) { x[0] = y; }`);
     assert.ok(own instanceof CompilationError);

@@ -71,6 +71,10 @@ const BUILT_IN: Record<string, string> = {
   climits: "define the macros the kernel uses (`#define INT_MAX 2147483647`)",
 };
 
+/** The math functions of two or three floating arguments, which nvcc promotes when mixed. */
+const MIXED_MATH =
+  /^(?:pow|fmax|fmin|atan2|fmod|hypot|copysign|fdim|remainder|nextafter|fma|remquo)$/;
+
 /** Types of the toolkit's headers, by the header that declares them. */
 const HEADER_TYPES: Record<string, string> = {
   __half: "cuda_fp16.h",
@@ -110,6 +114,17 @@ export function nvrtcHint(log: string): string | undefined {
       `folder holding it in the kernel's \`compileOptions\` (\`--include-path=/usr/local/cuda/` +
       `include\` where the CUDA Toolkit is installed), declare what the kernel needs from it in ` +
       `its source, or compile the kernel with nvcc and pass its PTX as \`ptx\``;
+  }
+  // `pow(x, 2.0)` of a float x: nvcc's <crt/math_functions.h> promotes it to pow(double, double)
+  // through templates of the host's type traits, which NVRTC has not
+  const mixed =
+    /more than one instance of overloaded function "(\w+)" matches the argument list:[\s\S]*?argument types are: \(([^)]*)\)/
+      .exec(log);
+  if (mixed !== null && MIXED_MATH.test(mixed[1]) && /\bdouble\b/.test(mixed[2])) {
+    return `note: NVRTC declares ${mixed[1]} for float and for double only, so a call of ` +
+      `(${mixed[2]}) matches both; nvcc's CUDA headers add templates that run such a call in ` +
+      `double, which NVRTC does not build in: give the arguments one type (\`${mixed[1]}f\` and ` +
+      `float literals, or a cast to double as nvcc would compute it)`;
   }
   const name = /identifier "(\w+)" is undefined/.exec(log)?.[1] ??
     /namespace "(\w+)"/.exec(log)?.[1];
