@@ -3,7 +3,8 @@
  * long): LeetCUDA's f32 kernels (xlite-dev/LeetCUDA cb6a0497, the successor of DefTruth's
  * CUDA-Learn-Notes; their torch bindings dropped): the three SGEMV kernels (one row a warp, float4
  * loads, two rows a warp reduced over half-warp groups), the online softmax (an `__align__(8)`
- * struct through shuffles, `__expf`, `__fdividef`) and two 2-D transposes (a float4 tile in
+ * struct through shuffles, `__expf`, `__fdividef`), the layer norms (a `static __shared__` array
+ * in a device template) and two 2-D transposes (a float4 tile in
  * padded shared memory, a diagonal block order); cuda-samples' binomialOptionsKernel, whose option
  * data a user passes in a buffer (there is no cudaMemcpyToSymbol here), and particles' hashing,
  * cell finding and collision kernels (a `__constant__` struct of float3 and uint3 fields
@@ -1881,5 +1882,161 @@ Deno.test({
       }
     }
     assert.deepEqual(C, want);
+  },
+});
+
+// LeetCUDA kernels/layer-norm/layer_norm.cu: warp_reduce_sum_f32, block_reduce_sum_f32 (a
+// `static __shared__` array in a device template, used twice) and the f32 kernels verbatim
+const LAYER_NORM = `#define WARP_SIZE 32
+#define FLOAT4(value) (reinterpret_cast<float4 *>(&(value))[0])
+template <const int kWarpSize = WARP_SIZE>
+__device__ __forceinline__ float warp_reduce_sum_f32(float val) {
+#pragma unroll
+  for (int mask = kWarpSize >> 1; mask >= 1; mask >>= 1) {
+    val += __shfl_xor_sync(0xffffffff, val, mask);
+  }
+  return val;
+}
+template <const int NUM_THREADS = 256>
+__device__ float block_reduce_sum_f32(float val) {
+  // always <= 32 warps per block (limited by 1024 threads per block)
+  constexpr int NUM_WARPS = (NUM_THREADS + WARP_SIZE - 1) / WARP_SIZE;
+  int warp = threadIdx.x / WARP_SIZE;
+  int lane = threadIdx.x % WARP_SIZE;
+  static __shared__ float shared[NUM_WARPS];
+
+  val = warp_reduce_sum_f32<WARP_SIZE>(val);
+  if (lane == 0)
+    shared[warp] = val;
+  __syncthreads();
+  val = (lane < NUM_WARPS) ? shared[lane] : 0.0f;
+  val = warp_reduce_sum_f32<NUM_WARPS>(val);
+  return val;
+}
+template <const int NUM_THREADS = 256>
+__global__ void layer_norm_f32_kernel(float *x, float *y, float g, float b,
+                                      int N, int K) {
+  int tid = threadIdx.x; // 0..K-1
+  int bid = blockIdx.x;  // 0..N-1
+  int idx = bid * blockDim.x + threadIdx.x;
+  const float epsilon = 1e-5f;
+
+  __shared__ float s_mean;                     // shared within block
+  __shared__ float s_variance;                 // shared within block
+  float value = (idx < N * K) ? x[idx] : 0.0f; // load once only
+  float sum = block_reduce_sum_f32<NUM_THREADS>(value);
+  if (tid == 0)
+    s_mean = sum / (float)K;
+  // wait for s_mean in shared memory to be ready for all threads
+  __syncthreads();
+  float variance = (value - s_mean) * (value - s_mean);
+  variance = block_reduce_sum_f32<NUM_THREADS>(variance);
+  if (tid == 0)
+    s_variance = rsqrtf(variance / (float)K + epsilon);
+  // wait for s_variance in shared memory to be ready for all threads
+  __syncthreads();
+  if (idx < N * K)
+    y[idx] = ((value - s_mean) * s_variance) * g + b;
+}
+template <const int NUM_THREADS = 256 / 4>
+__global__ void layer_norm_f32x4_kernel(float *x, float *y, float g, float b,
+                                        int N, int K) {
+  int tid = threadIdx.x; // 0..K-1
+  int bid = blockIdx.x;  // 0..N-1
+  int idx = (bid * blockDim.x + threadIdx.x) * 4;
+  const float epsilon = 1e-5f;
+
+  __shared__ float s_mean;     // shared within block
+  __shared__ float s_variance; // shared within block
+  float4 reg_x = FLOAT4(x[idx]);
+  float value = (idx < N * K) ? (reg_x.x + reg_x.y + reg_x.z + reg_x.w) : 0.0f;
+  float sum = block_reduce_sum_f32<NUM_THREADS>(value);
+  if (tid == 0)
+    s_mean = sum / (float)K;
+  // wait for s_mean in shared memory to be ready for all threads
+  __syncthreads();
+  float4 reg_x_hat;
+  reg_x_hat.x = reg_x.x - s_mean;
+  reg_x_hat.y = reg_x.y - s_mean;
+  reg_x_hat.z = reg_x.z - s_mean;
+  reg_x_hat.w = reg_x.w - s_mean;
+  float variance = reg_x_hat.x * reg_x_hat.x + reg_x_hat.y * reg_x_hat.y +
+                   reg_x_hat.z * reg_x_hat.z + reg_x_hat.w * reg_x_hat.w;
+  variance = block_reduce_sum_f32<NUM_THREADS>(variance);
+  if (tid == 0)
+    s_variance = rsqrtf(variance / (float)K + epsilon);
+  // wait for s_variance in shared memory to be ready for all threads
+  __syncthreads();
+  float4 reg_y;
+  reg_y.x = reg_x_hat.x * s_variance * g + b;
+  reg_y.y = reg_x_hat.y * s_variance * g + b;
+  reg_y.z = reg_x_hat.z * s_variance * g + b;
+  reg_y.w = reg_x_hat.w * s_variance * g + b;
+  if (idx < N * K)
+    FLOAT4(y[idx]) = reg_y;
+}`;
+
+Deno.test({
+  name: nvrtcName(
+    "LeetCUDA layer_norm_f32_kernel<256> (K 256) and layer_norm_f32x4_kernel<256> (K 1024), 5 " +
+      "rows: the block sums bit for bit with --fmad=false, the result within rsqrtf's 2 ulp",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const [N, g, b] = [5, f(1.5), f(0.25)];
+    /** block_reduce_sum_f32<256> of one value a thread, as thread 0 ends it. */
+    const blockSum = (vals: number[]) =>
+      xorWarpSum(
+        Array.from(
+          { length: 32 },
+          (_, w) => (w < 8 ? xorWarpSum(vals.slice(32 * w, 32 * w + 32)) : 0),
+        ),
+        8,
+      );
+    for (
+      const [entryPoint, K] of [["layer_norm_f32_kernel<256>", 256], [
+        "layer_norm_f32x4_kernel<256>",
+        1024,
+      ]] as const
+    ) {
+      const x = randoms(N * K, 241).map((v, i) => v * 2 + (i % 5) * 0.5);
+      const [, y] = await launch(
+        client,
+        {
+          source: LAYER_NORM,
+          entryPoint,
+          blockSize: [256, 1, 1],
+          compileOptions: ["--fmad=false"],
+        },
+        N * 256,
+        [x, new Float32Array(N * K)],
+        { g, b, N, K },
+      );
+      const lanes = K / 256;
+      for (let r = 0; r < N; r++) {
+        const row = x.subarray(r * K, (r + 1) * K);
+        const part = (t: number, fn: (v: number) => number) => {
+          let acc = fn(row[t * lanes]);
+          for (let j = 1; j < lanes; j++) acc = f(acc + fn(row[t * lanes + j]));
+          return acc;
+        };
+        const mean = f(blockSum(Array.from({ length: 256 }, (_, t) => part(t, (v) => v))) / K);
+        const sq = (v: number) => f(f(v - mean) * f(v - mean));
+        const variance = blockSum(Array.from({ length: 256 }, (_, t) => part(t, sq)));
+        const exact = 1 / Math.sqrt(f(f(variance / K) + f(1e-5)));
+        for (let i = 0; i < K; i++) {
+          // rsqrtf is within 2 ulp of 1/sqrt (CUDA C Programming Guide); the products and the
+          // sum after it round at most 3 times more
+          const want = (row[i] - mean) * exact * g + b, got = y[r * K + i];
+          const bound = 2 ** -22 * Math.abs(f(row[i] - mean) * exact * g) +
+            2 ** -23 * Math.abs(want) * 2;
+          assert.ok(
+            Math.abs(got - want) <= bound + 1e-30,
+            `${entryPoint}, row ${r}, ${i}: ${got} vs ${want}`,
+          );
+        }
+      }
+    }
   },
 });
