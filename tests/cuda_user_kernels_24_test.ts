@@ -3,19 +3,19 @@
  * long): LeetCUDA's f32 kernels (xlite-dev/LeetCUDA cb6a0497, the successor of DefTruth's
  * CUDA-Learn-Notes; their torch bindings dropped): the three SGEMV kernels (one row a warp, float4
  * loads, two rows a warp reduced over half-warp groups), the online softmax (an `__align__(8)`
- * struct through shuffles, `__expf`, `__fdividef`), the layer norms (a `static __shared__` array
- * in a device template) and two 2-D transposes (a float4 tile in
- * padded shared memory, a diagonal block order); cuda-samples' binomialOptionsKernel, whose option
- * data a user passes in a buffer (there is no cudaMemcpyToSymbol here), and particles' hashing,
- * cell finding and collision kernels (a `__constant__` struct of float3 and uint3 fields
- * initialized in the source instead, helper_math's operators); ggml's cross-entropy loss kernels
- * with 128,000 bytes of dynamic shared memory on compute capability 9.0; HSOpticalFlow's
- * JacobiIteration and FDTD3d's FiniteDifferencesKernel (halo tiles), PyTorch's extension
- * tutorial's LLTM kernels in double and float (NVRTC refuses its float instance's fmax(0.0, z):
- * no promoting overloads without the host's <cmath>; upstream later wrote fmaxf); CuPy's example
- * SGEMM (MAGMA's) with its tile sizes as `-D` options. Each against a
- * CPU reference: bit for bit where the kernel is exact (with `--fmad=false` where NVRTC's
- * contraction to fma makes the rounding the compiler's choice), within a stated bound otherwise.
+ * struct through shuffles, `__expf`, `__fdividef`), the layer norms (a `static __shared__` array in
+ * a device template) and two 2-D transposes (a float4 tile in padded shared memory, a diagonal
+ * block order); cuda-samples' binomialOptionsKernel, whose option data a user passes in a buffer
+ * (there is no cudaMemcpyToSymbol here), particles' hashing, cell finding and collision kernels (a
+ * `__constant__` struct of float3 and uint3 fields initialized in the source instead, helper_math's
+ * operators), HSOpticalFlow's JacobiIteration and FDTD3d's FiniteDifferencesKernel (halo tiles);
+ * ggml's cross-entropy loss kernels with 128,000 bytes of dynamic shared memory on compute
+ * capability 9.0; PyTorch's extension tutorial's LLTM kernels in double and float (NVRTC refuses
+ * the float instance's fmax(0.0, z) as ambiguous: nvcc's CUDA headers promote such a call through
+ * templates NVRTC has not; upstream later wrote fmaxf); CuPy's example SGEMM (MAGMA's) with its
+ * tile sizes as `-D` options. Each against a CPU reference: bit for bit where the kernel is exact
+ * (with `--fmad=false` where NVRTC's contraction to fma makes the rounding the compiler's choice),
+ * within a stated bound otherwise.
  */
 import assert from "node:assert/strict";
 import { nvrtcName, nvrtcSkip, simulatedCudaClient } from "./_cuda_nvrtc.ts";
