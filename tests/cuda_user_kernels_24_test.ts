@@ -1576,7 +1576,7 @@ __global__ void lltm_cuda_backward_kernel(
 
 // The float instance as the repository's later extension_cpp/csrc/cuda/lltm_cuda.cu writes elu:
 // NVRTC refuses fmax(0.0, z) for a float z (fmax(float, float) and fmax(double, double) both
-// match (double, float): nvcc's host <cmath> adds promoting overloads NVRTC has not)
+// match (double, float); nvcc's CUDA headers add promoting templates NVRTC has not)
 const LLTM_FMAXF = LLTM.replace(
   "return fmax(0.0, z) + fmin(0.0, alpha * (exp(z) - 1.0));",
   "return fmaxf(0.0, z) + fminf(0.0, alpha * (exp(z) - 1.0));",
