@@ -20,7 +20,7 @@ export async function launch(
   kernel: CudaKernel,
   threads: number | [number, number] | [number, number, number],
   buffers: (Data | BigInt64Array | BigUint64Array | Int8Array)[],
-  params?: Record<string, number>,
+  params?: Record<string, number | bigint>,
 ): Promise<Data[]> {
   const made = buffers.map((d) => client.createWithData(d));
   try {
@@ -54,4 +54,18 @@ export function randoms(n: number, seed = 1): Float32Array {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return (s >>> 8) / 2 ** 23 - 1;
   });
+}
+
+/**
+ * What lane 0 holds after a warp's xor-butterfly sum (`v += __shfl_xor_sync(~0, v, mask)` for
+ * mask `width / 2` down to 1) of the f32 `lanes` (one per lane, 32), each lane's sum rounded to
+ * f32 at every step as the device adds; `lanes[l]` for every `l` of the result's group when
+ * `width` < 32 (lane 0's group: lanes 0 to width - 1).
+ */
+export function xorWarpSum(lanes: ArrayLike<number>, width = 32): number {
+  let v = Array.from(lanes);
+  for (let mask = width >> 1; mask >= 1; mask >>= 1) {
+    v = v.map((x, l) => Math.fround(x + v[l ^ mask]));
+  }
+  return v[0];
 }

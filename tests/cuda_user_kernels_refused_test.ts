@@ -85,6 +85,59 @@ Deno.test({
       stdint.message,
       /note: <cstdint> is a header of the host's C library, which this NVRTC does not build in/,
     );
+    // host headers whose functions NVRTC builds in (ggml's pool2d includes <assert.h>): the note
+    // says to drop the include, not to find an include path (it was "a host or project header")
+    for (
+      const [header, says] of [
+        ["assert.h", /NVRTC builds in assert\(\), so remove the #include/],
+        ["cmath", /NVRTC builds in the math functions \(not its macros: `#define M_PI/],
+        ["cstdio", /NVRTC builds in printf\(\), so remove the #include/],
+        ["float.h", /define the macros the kernel uses \(`#define FLT_MAX 3\.402823466e\+38f`\)/],
+      ] as const
+    ) {
+      const error = await failure(
+        client,
+        `#include <${header}>\nextern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }`,
+      );
+      assert.match(
+        error.message,
+        new RegExp(`note: <${header.replace(".", "\\.")}> is a header of`),
+      );
+      assert.match(error.message, says);
+      assert.doesNotMatch(error.message, /include-path/);
+    }
+    // <sys/types.h>'s uint, as cuda-samples' kernels (recursiveGaussian, particles) use it
+    const uint = await failure(
+      client,
+      `extern "C" __global__ void k(uint* x) { x[threadIdx.x] = 1u; }`,
+    );
+    assert.match(
+      uint.message,
+      /note: uint is a type of the host's <sys\/types\.h>, .*\(`typedef unsigned int uint;`\)/,
+    );
+    // pow(float, double), as users write pow(x, 2.0): nvcc's headers promote it to double
+    // through templates NVRTC has not, so NVRTC finds it ambiguous (and fmax(0.0, z) of a float,
+    // PyTorch's LLTM tutorial: tests/cuda_user_kernels_24_test.ts)
+    for (
+      const [call, fn, types] of [["pow(x[0], 2.0)", "pow", "float, double"], [
+        "fmax(0.0, x[0])",
+        "fmax",
+        "double, float",
+      ]]
+    ) {
+      const mixed = await failure(
+        client,
+        `extern "C" __global__ void k(float* x) { x[0] = ${call}; }`,
+      );
+      assert.ok(mixed instanceof CompilationError);
+      assert.ok(
+        mixed.message.includes(
+          `note: NVRTC declares ${fn} for float and for double only, so a call of (${types}) ` +
+            "matches both; nvcc's CUDA headers add templates that run such a call in double",
+        ),
+        mixed.message,
+      );
+    }
     // an error of the kernel's own gets no note
     const own = await failure(client, `extern "C" __global__ void k(float* x) { x[0] = y; }`);
     assert.ok(own instanceof CompilationError);

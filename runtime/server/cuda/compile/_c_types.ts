@@ -78,7 +78,8 @@ export function integerType(words: readonly string[]): string {
 
 /**
  * A parameter's words (`const`, `float`, `a`, `[`) with an array declarator made the pointer C
- * makes of it (`const float* a`); the words unchanged when they have no `[`.
+ * makes of it (`const float* a`); the words unchanged when they have no `[`. A pointer to arrays
+ * (`float (*a)[4]`, its `declared` text) points to the arrays' elements.
  *
  * @example
  * ```ts ignore
@@ -86,9 +87,11 @@ export function integerType(words: readonly string[]): string {
  * console.log(arrayAsPointer(["float", "a", "["])); // ["float", "*", "a"]
  * ```
  */
-export function arrayAsPointer(words: readonly string[]): string[] {
+export function arrayAsPointer(words: readonly string[], declared = ""): string[] {
   const at = words.indexOf("[");
   if (at < 1) return [...words];
+  // `float (*a)[4]`: a pointer to arrays of floats, its bytes floats (it was read as `float**`)
+  if (/\(\s*\*[^()[\]]*\)\s*\[/.test(declared)) return words.filter((w) => w !== "[");
   const name = words[at - 1];
   // `float a[]`, `float* a[4]`: a pointer to the element (`[` only the first one decays)
   return [...words.slice(0, at - 1), "*", name];
@@ -169,6 +172,8 @@ export const IGNORED: ReadonlySet<string> = new Set([
   "__restrict",
   "restrict",
   "struct",
+  // C's elaborated `enum E e` (ggml's `const enum ggml_op_pool op`): `E`, read as its enum
+  "enum",
   "__grid_constant__",
 ]);
 

@@ -45,6 +45,36 @@ const STDINT: Record<string, string> = {
   uintptr_t: "unsigned long",
 };
 
+/** The host's <sys/types.h> shorthands (glibc; cuda-samples' kernels use `uint` with no include). */
+const SYS_TYPES: Record<string, string> = {
+  uint: "unsigned int",
+  ushort: "unsigned short",
+  ulong: "unsigned long",
+};
+
+/**
+ * Host headers whose device functions NVRTC builds in (`assert`, `printf`, the math functions):
+ * the include is only to be dropped; and those of macros only (the kernel defines what it uses).
+ */
+const BUILT_IN: Record<string, string> = {
+  "assert.h": "NVRTC builds in assert()",
+  cassert: "NVRTC builds in assert()",
+  "stdio.h": "NVRTC builds in printf()",
+  cstdio: "NVRTC builds in printf()",
+  "math.h":
+    "NVRTC builds in the math functions (not its macros: `#define M_PI 3.14159265358979323846`)",
+  cmath:
+    "NVRTC builds in the math functions (not its macros: `#define M_PI 3.14159265358979323846`)",
+  "float.h": "define the macros the kernel uses (`#define FLT_MAX 3.402823466e+38f`)",
+  cfloat: "define the macros the kernel uses (`#define FLT_MAX 3.402823466e+38f`)",
+  "limits.h": "define the macros the kernel uses (`#define INT_MAX 2147483647`)",
+  climits: "define the macros the kernel uses (`#define INT_MAX 2147483647`)",
+};
+
+/** The math functions of two or three floating arguments, which nvcc promotes when mixed. */
+const MIXED_MATH =
+  /^(?:pow|fmax|fmin|atan2|fmod|hypot|copysign|fdim|remainder|nextafter|fma|remquo)$/;
+
 /** Types of the toolkit's headers, by the header that declares them. */
 const HEADER_TYPES: Record<string, string> = {
   __half: "cuda_fp16.h",
@@ -69,6 +99,11 @@ export function nvrtcHint(log: string): string | undefined {
       "launch the child kernel from the host with another `execute` after this one";
   }
   const header = /(?:could not|cannot) open source file "([^"]+)"/.exec(log)?.[1];
+  if (header !== undefined && header in BUILT_IN) {
+    return `note: <${header}> is a header of the host's C library, which this NVRTC does not ` +
+      `build in and the runtime gives no include path to: ${BUILT_IN[header]}, so remove the ` +
+      `#include`;
+  }
   if (header !== undefined) {
     const what = TOOLKIT.test(header)
       ? `<${header}> is a CUDA Toolkit header, which this NVRTC does not build in`
@@ -79,6 +114,17 @@ export function nvrtcHint(log: string): string | undefined {
       `folder holding it in the kernel's \`compileOptions\` (\`--include-path=/usr/local/cuda/` +
       `include\` where the CUDA Toolkit is installed), declare what the kernel needs from it in ` +
       `its source, or compile the kernel with nvcc and pass its PTX as \`ptx\``;
+  }
+  // `pow(x, 2.0)` of a float x: nvcc's <crt/math_functions.h> promotes it to pow(double, double)
+  // through templates of the host's type traits, which NVRTC has not
+  const mixed =
+    /more than one instance of overloaded function "(\w+)" matches the argument list:[\s\S]*?argument types are: \(([^)]*)\)/
+      .exec(log);
+  if (mixed !== null && MIXED_MATH.test(mixed[1]) && /\bdouble\b/.test(mixed[2])) {
+    return `note: NVRTC declares ${mixed[1]} for float and for double only, so a call of ` +
+      `(${mixed[2]}) matches both; nvcc's CUDA headers add templates that run such a call in ` +
+      `double, which NVRTC does not build in: give the arguments one type (\`${mixed[1]}f\` and ` +
+      `float literals, or a cast to double as nvcc would compute it)`;
   }
   const name = /identifier "(\w+)" is undefined/.exec(log)?.[1] ??
     /namespace "(\w+)"/.exec(log)?.[1];
@@ -93,6 +139,11 @@ export function nvrtcHint(log: string): string | undefined {
     return `note: ${name} is a type of the host's <stdint.h>, which nvcc brings in (through ` +
       `cuda_runtime.h) and NVRTC does not have: declare it in the kernel's source ` +
       `(\`typedef ${STDINT[name]} ${name};\`)`;
+  }
+  if (name in SYS_TYPES) {
+    return `note: ${name} is a type of the host's <sys/types.h>, which nvcc brings in (through ` +
+      `cuda_runtime.h) and NVRTC does not have: declare it in the kernel's source ` +
+      `(\`typedef ${SYS_TYPES[name]} ${name};\`)`;
   }
   if (name in HEADER_TYPES) {
     return `note: ${name} is declared by the CUDA Toolkit's <${HEADER_TYPES[name]}>, which ` +

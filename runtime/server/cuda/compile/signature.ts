@@ -52,6 +52,7 @@ import {
   expandPointerAlias,
   IGNORED,
   pointerAliases,
+  SPECIFIERS,
 } from "./_c_types.ts";
 
 /**
@@ -161,13 +162,14 @@ function typeAliases(text: string): Map<string, string> {
     seen.set(name, known ?? "");
     if (known !== undefined) aliases.set(name, known);
   }
-  // an enum is passed as its underlying type (`int` unless given: `enum class E : uint8_t`)
+  // an enum is passed as its underlying type (`int` unless given: `enum class E : uint8_t`); C's
+  // `typedef enum [tag] { ... } name;` names it too
   const enums = text.matchAll(
-    /\benum\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)\s*(?::\s*([\w ]+?))?\s*\{/g,
+    /\b(typedef\s+)?enum\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*\s*)?(?::\s*([\w ]+?))?\s*\{([^}]*)\}\s*([A-Za-z_]\w*)?/g,
   );
   for (const m of enums) {
-    const [, name, under] = m;
-    const body = text.slice(m.index! + m[0].length, text.indexOf("}", m.index!));
+    const [, typedef, tag, under, body, declarator] = m;
+    const names = [tag?.trim(), typedef ? declarator : undefined].filter((n) => n !== undefined);
     // no type given, a value past an int's (`= 0x100000000LL`) makes it a `long`: unknown here
     const wide = under === undefined && [...body.matchAll(/\b(0[xX][\da-fA-F]+|\d+)\w*/g)]
       .some(([literal, digits]) =>
@@ -175,8 +177,10 @@ function typeAliases(text: string): Map<string, string> {
       );
     const base = under === undefined ? "int" : baseType(under.trim().split(/\s+/));
     const known = wide ? undefined : aliases.get(base) ?? (base in C_TYPES ? base : undefined);
-    if (known === undefined || seen.has(name)) conflicting.add(name);
-    else aliases.set(name, known), seen.set(name, known);
+    for (const name of names) {
+      if (known === undefined || seen.has(name)) conflicting.add(name);
+      else aliases.set(name, known), seen.set(name, known);
+    }
   }
   for (const name of conflicting) aliases.delete(name);
   return aliases;
@@ -321,12 +325,15 @@ function cParam(
   const declared = text.trim().replace(/\s+/g, " ");
   // `[[maybe_unused]]`, `__attribute__((unused))` and a default argument (`float eps = 1e-5f`)
   // name no type
-  const words: string[] = arrayAsPointer((declared.replace(ATTRIBUTE_LIKE, " ")
-    .match(/[A-Za-z_]\w*|\*|&|\[/g) ?? []).map((w) => aliases.get(w) ?? w));
+  const tokens = declared.replace(ATTRIBUTE_LIKE, " ").match(/[A-Za-z_]\w*|\*|&|\[/g) ?? [];
+  const words: string[] = arrayAsPointer(tokens.map((w) => aliases.get(w) ?? w), declared);
   const star = words.indexOf("*");
   const last = words[words.length - 1];
   // An unnamed parameter (`int`, `unsigned int`) ends with a word of its type.
-  const named = words.length > 1 && /^[A-Za-z_]/.test(last) && !TYPE_WORDS.has(last);
+  // `int half`: a type name the runtime knows (NVRTC not, without its header) names the parameter
+  const before = baseType(words.slice(0, -1).filter((w) => w !== "const"));
+  const named = words.length > 1 && /^[A-Za-z_]/.test(last) &&
+    (!TYPE_WORDS.has(last) || (!SPECIFIERS.has(last) && !IGNORED.has(last) && before in C_TYPES));
   const name = named ? last : `param_${index}`;
   if (words.includes("&")) {
     return { kind: "scalar", name, type: undefined, declared, size: 0 };
