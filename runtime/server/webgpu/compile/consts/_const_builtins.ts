@@ -2,12 +2,10 @@
  * The scalar builtins the const-expression evaluator (`_const_eval.ts`) computes besides the
  * constructors and `min max abs clamp select`: the float builtins of one to three scalars and the
  * bit builtins of one integer, each with WGSL's results (`round` to even, `firstLeadingBit` of a
- * negative i32 the highest 0 bit); and what a typed declaration holds ({@linkcode heldAs}).
+ * negative i32 the highest 0 bit).
  *
  * @module
  */
-
-import type { ConstType, ConstValue } from "./_const_eval.ts";
 
 /** WGSL's `round`: halfway cases to the even integer. */
 function roundEven(x: number): number {
@@ -37,6 +35,20 @@ export const FLOAT_BUILTINS: Readonly<
   step: [2, (edge, x) => x >= edge ? 1 : 0],
   fma: [3, (a, b, c) => a * b + c],
   mix: [3, (a, b, t) => a * (1 - t) + b * t],
+  saturate: [1, (x) => Math.min(Math.max(x, 0), 1)],
+  sin: [1, Math.sin],
+  cos: [1, Math.cos],
+  tan: [1, Math.tan],
+  asin: [1, Math.asin],
+  acos: [1, Math.acos],
+  atan: [1, Math.atan],
+  atan2: [2, Math.atan2],
+  sinh: [1, Math.sinh],
+  cosh: [1, Math.cosh],
+  tanh: [1, Math.tanh],
+  asinh: [1, Math.asinh],
+  acosh: [1, Math.acosh],
+  atanh: [1, Math.atanh],
 };
 
 /**
@@ -66,31 +78,3 @@ export const BIT_BUILTINS: Readonly<
     return !unsigned && field & (1 << (c - 1)) ? field - 2 ** c : field; // i32: sign-extended
   }],
 };
-
-/** The element type a declared type names when it is a scalar, vector or array of scalars. */
-const ELEMENT =
-  /^(?:(f32|f16|i32|u32|bool)|vec[234]\s*<\s*(f32|f16|i32|u32|bool)\s*>|vec[234]([fhiu])|array\s*<\s*(f32|f16|i32|u32|bool)\s*(?:,[^<>]*)?>)$/;
-const SUFFIX: Readonly<Record<string, ConstType>> = { f: "f32", h: "f16", i: "i32", u: "u32" };
-
-/**
- * `value` as a declaration of `type` holds it (`const W: f32 = 2.9999999;` is 3.0, so `u32(W)` is
- * 3; `const V: vec2<f32> = vec2(...)` likewise per element): floats rounded to f32 or f16, the
- * type recorded. A type it does not read leaves `value` as evaluated.
- */
-export function heldAs(value: ConstValue, type: string | undefined): ConstValue {
-  const m = ELEMENT.exec(type?.trim() ?? "");
-  if (m === null) return value;
-  const element = (m[1] ?? m[2] ?? SUFFIX[m[3] ?? ""] ?? m[4]) as ConstType;
-  const scalar = (v: ConstValue): ConstValue => ({
-    value: element === "f32"
-      ? Math.fround(v.value)
-      : element === "f16"
-      ? Math.f16round(v.value)
-      : v.value,
-    type: element,
-  });
-  if ((m[1] !== undefined) !== (value.parts === undefined)) return value; // not its shape
-  if (value.parts === undefined) return scalar(value);
-  if (value.parts.some((p) => p.parts !== undefined)) return value;
-  return { value: NaN, type: element, parts: value.parts.map(scalar) };
-}
