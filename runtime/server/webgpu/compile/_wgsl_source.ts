@@ -129,14 +129,17 @@ export function readModule(source: string): ModuleText {
   }
   const edits: { from: number; to: number; text: string }[] = [];
   // `const EPS: f16 = 1e-3;` (a `var<private>` too), used anywhere: wgsl_reflect refuses the
-  // abstract float as an f16 ("Invalid cast from f32 to f16"). Without the type, the parser
-  // reads it; the runtime's own scope keeps the declared type (no binding has it).
+  // abstract float as an f16 ("Invalid cast from f32 to f16"), and an abstract vector as a
+  // concrete one (`const h: vec3u = vec3(4, 5, 6);`: "Invalid cast from vec3 to vec3u").
+  // Without the type, the parser reads it; the runtime's own scope keeps the declared type (no
+  // binding has it: counts and sizes are the runtime's values).
   for (
     const m of top.matchAll(
       /(?<![\p{XID_Continue}])(?:const|var\s*<\s*private\s*>)\s*[\p{XID_Start}_]\p{XID_Continue}*\s*(:[^=;]*)=/gu,
     )
   ) {
-    if (!/\bf16\b|\b(?:vec[234]|mat[234]x[234])h\b/.test(resolve(m[1].slice(1).trim()) ?? "")) {
+    const type = resolve(m[1].slice(1).trim()) ?? "";
+    if (!/\bf16\b|\b(?:vec[234]|mat[234]x[234])h\b|^(?:vec|mat)[234]/.test(type)) {
       continue;
     }
     const from = m.index! + m[0].length - 1 - m[1].length;

@@ -46,11 +46,31 @@ export function wrap(value: number, type: ConstType): ConstValue {
   return { value, type };
 }
 
-/** A scalar converted to `type` (`u32(2.7)` is 2, `bool(3)` true, `f32(x)` rounded). */
+/**
+ * The integers nearest the ends of i32 and u32 that a float type holds: WGSL converts a float
+ * outside an integer type's range to these (`i32(3e9f)` is 2147483520, `u32(-1.5)` 0).
+ */
+const FLOAT_TO_INT: Readonly<Record<string, readonly [number, number]>> = {
+  "f32:i32": [-2147483648, 2147483520],
+  "f32:u32": [0, 4294967040],
+  "i32": [-2147483648, 2147483647],
+  "u32": [0, 4294967295],
+};
+
+/**
+ * A scalar converted to `type` (`u32(2.7)` is 2, `bool(3)` true, `f32(x)` rounded); a float
+ * outside the integer type's range saturates (see {@linkcode FLOAT_TO_INT}), an integer wraps.
+ */
 export function convertScalar(v: ConstValue, type: ConstType): ConstValue {
   if (v.parts !== undefined) throw new ConstEvalError(`${type}() of a vector, array or struct`);
   if (type === "bool") return { value: v.value ? 1 : 0, type };
   if (type === "i32" || type === "u32" || type === "abstract-int") {
+    const float = v.type === "f32" || v.type === "f16" || v.type === "abstract-float";
+    if (float && type !== "abstract-int") {
+      const [low, high] = FLOAT_TO_INT[`${v.type}:${type}`] ?? FLOAT_TO_INT[type];
+      const value = Number.isNaN(v.value) ? 0 : Math.min(Math.max(Math.trunc(v.value), low), high);
+      return { value, type };
+    }
     return wrap(Math.trunc(v.value), type);
   }
   return wrap(v.value, type);
@@ -67,7 +87,9 @@ export function unaryOp(op: string, v: ConstValue): ConstValue {
   if (v.kind === "matrix" && op === "-") return matrix(v.parts!.map((c) => unaryOp(op, c)));
   if (v.parts !== undefined) throw new ConstEvalError(`'${op}' of an array, struct or matrix`);
   if (op === "!") return { value: v.value ? 0 : 1, type: "bool" };
-  if (op === "~") return wrap(~v.value, integer(v, "~"));
+  if (op === "~") {
+    return v.type === "abstract-int" ? wrap(-v.value - 1, v.type) : wrap(~v.value, integer(v, "~"));
+  }
   return wrap(-v.value, v.type);
 }
 
@@ -149,6 +171,15 @@ const COMPARE: Readonly<Record<string, (x: number, y: number) => boolean>> = {
   ">=": (x, y) => x >= y,
 };
 
+/** The bit operators on abstract integers (i64), exact. */
+const BIG_INT: Readonly<Record<string, (x: bigint, y: bigint) => bigint>> = {
+  "&": (x, y) => x & y,
+  "|": (x, y) => x | y,
+  "^": (x, y) => x ^ y,
+  "<<": (x, y) => x << y,
+  ">>": (x, y) => x >> y,
+};
+
 /** `a op b` on two scalars. */
 export function scalarOp(op: string, a: ConstValue, b: ConstValue): ConstValue {
   if (a.parts !== undefined || b.parts !== undefined) {
@@ -160,11 +191,16 @@ export function scalarOp(op: string, a: ConstValue, b: ConstValue): ConstValue {
   }
   const compare = COMPARE[op];
   if (compare !== undefined) return { value: compare(a.value, b.value) ? 1 : 0, type: "bool" };
+  const shift = op === "<<" || op === ">>";
+  if (a.type === "abstract-int" && (b.type === "abstract-int" || shift) && op in BIG_INT) {
+    // An abstract integer is an i64: its bits past 32 count (`(0x100000000 | 3) >> 32` is 1).
+    return wrap(Number(BigInt.asIntN(64, BIG_INT[op](BigInt(a.value), BigInt(b.value)))), a.type);
+  }
   if (op === "<<" || op === ">>") {
     const type = integer(a, op);
-    const shift = b.value & 31;
-    if (op === "<<") return wrap(a.value * 2 ** shift, type);
-    return wrap(type === "u32" ? a.value >>> shift : Math.floor(a.value / 2 ** shift), type);
+    const by = b.value & 31;
+    if (op === "<<") return wrap(a.value * 2 ** by, type);
+    return wrap(type === "u32" ? a.value >>> by : Math.floor(a.value / 2 ** by), type);
   }
   const type = unify(a.type, b.type);
   const isInt = CONCRETE_INT.has(type);
