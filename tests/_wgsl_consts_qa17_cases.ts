@@ -561,6 +561,158 @@ export const ACCEPTED: readonly ConstSpec[] = [
     count: ["u32(-b) + 1u", 3],
     body: "out[0] = f32(b);",
   },
+  {
+    name: "abstract shift past 32",
+    decls: "const X = 1 << 40;",
+    wg: "u32(X / 274877906944)",
+    count: ["u32((X >> 37) - 5)", 3],
+    body: "out[0] = 1.0;",
+  },
+  {
+    name: "abstract bitwise past 32",
+    decls: "const X = (0x100000000 | 3) >> 32; const Y = ~0x100000000;",
+    wg: "u32(X) + 1u",
+    count: ["u32(-(Y >> 32)) + 1u", 3],
+    body: "out[0] = 1.0;",
+  },
+  {
+    name: "abstract and past 32",
+    decls:
+      "const X = (0x300000000 & 0x200000005) >> 32; const Z = (0x300000000 ^ 0x100000000) >> 33;",
+    wg: "u32(X) + 1u",
+    count: ["u32(Z) + 2u", 3],
+    body: "out[0] = 1.0;",
+  },
+  {
+    name: "f32 to u32 saturates",
+    decls: "const A = u32(-1.5f); const B = i32(3e9f); const C = u32(5e9f);",
+    wg: "A + 2u",
+    count: ["u32(B - 2147483516i)", 4],
+    body: "out[0] = f32(C >> 28u);",
+  },
+  {
+    name: "f16 rounding",
+    decls: "enable f16; const H = 2047.0h + 2.0h; const G: f16 = 2049.0;",
+    wg: "u32(H) - 2046u",
+    count: ["u32(G) - 2045u", 3],
+    body: "out[0] = f32(H);",
+  },
+  {
+    name: "i32 shifts",
+    decls: "const A = -8i >> 1u; const B = 1u << 31u;",
+    wg: "u32(-A) - 2u",
+    count: ["(B >> 30u) + 1u", 3],
+    body: "out[0] = f32(A);",
+  },
+  {
+    name: "neg div mod",
+    decls: "const A = -7 / 2; const B = -7 % 3; const C = 7.5 % 2.0;",
+    wg: "u32(-A)",
+    count: ["u32(-B) + 2u + u32(C * 2.0) - 3u", 3],
+    body: "out[0] = f32(A);",
+  },
+  {
+    name: "typed consts",
+    decls:
+      "const v: vec2<f32> = vec2(1, 2); const a: array<u32, 3> = array(1, 2, 3); const h: vec3u = vec3(4, 5, 6);",
+    wg: "a[2] + u32(v.y)",
+    count: ["h.z - a[1] - 1u", 3],
+    body: "out[0] = v.x;",
+  },
+  {
+    name: "mat column swizzle",
+    decls:
+      "const m = mat3x3f(1, 2, 3, 4, 5, 6, 7, 8, 9); const c = m[2].zyx; const d = vec2<f32>(m[0].xy);",
+    wg: "u32(c.x) - 6u",
+    count: ["u32(d.y + c.z) - 6u", 3],
+    body: "out[0] = c.y;",
+  },
+  {
+    name: "abstract compare mixing",
+    decls: "const A = select(1u, 3u, 1 < 2.5); const B = select(2u, 1u, 2.0 == 2);",
+    wg: "A",
+    count: ["A + B - 1u", 3],
+    body: "out[0] = 1.0;",
+  },
+  {
+    name: "abstract float to u32",
+    decls: "const A = u32(2.9); const B = i32(-2.9);",
+    wg: "A + 1u",
+    count: ["u32(-B) + 1u", 3],
+    body: "out[0] = 1.0;",
+  },
+  {
+    name: "override vector ops default",
+    decls: "const V = vec2u(3u, 5u) * 2u; override W: u32 = V.x + dot(V, vec2u(0u, 1u)) - 13u;",
+    wg: "W",
+    body: "out[0] = f32(W);",
+  },
+  {
+    name: "vector equality",
+    decls:
+      "const A = all(vec3u(1u, 2u, 3u) == vec3(1u, 2u, 3u)); const B = any(vec2f(1, 2) != vec2f(1, 2));",
+    wg: "select(1u, 2u, A)",
+    count: ["select(3u, 4u, B)", 3],
+    body: "out[0] = 1.0;",
+  },
+  {
+    name: "min max of mixed",
+    decls: "const A = max(1, 2.5); const B = min(vec2i(-3, 4), vec2(0, 0));",
+    wg: "u32(A * 2.0)",
+    count: ["u32(-B.x)", 3],
+    body: "out[0] = A;",
+  },
+  {
+    name: "struct member array of mats",
+    decls:
+      "struct T { ms: array<mat2x2f, 2>, k: u32 } const t = T(array(mat2x2f(1, 2, 3, 4), mat2x2f()), 3u);",
+    wg: "t.k + u32(t.ms[0][1].x)",
+    count: ["u32(t.ms[0][1].y) - 1u", 3],
+    body: "out[0] = t.ms[0][0].y;",
+  },
+  {
+    name: "f32 mat rounding to u32",
+    decls: "const m = mat2x2f(0.1, 0.7, 0.2, 0.3); const v = m * vec2f(10, 20);",
+    wg: "u32(v.x)",
+    count: ["u32(v.y)", 13],
+    body: "out[0] = v.x; out[1] = v.y;",
+  },
+  {
+    name: "cross length sqrt rounding",
+    decls:
+      "const L = length(vec3f(1, 1, 1)) * length(vec3f(1, 1, 1)); const N = normalize(vec2f(1, 1));",
+    wg: "u32(L)",
+    count: ["u32(N.x * N.x * 8.0) + 1u", 4],
+    body: "out[0] = L; out[1] = N.y;",
+  },
+  {
+    name: "fn-scope typed abstract inits",
+    decls: "const K = 2u;",
+    wg: "K",
+    body:
+      "let h: vec3u = vec3(4, 5, 6); const g: vec2f = vec2(1, 2); var k: mat2x2f = mat2x2(1.0, 2.0, 3.0, 4.0); let a: array<u32, 2> = array(7, 8); out[0] = f32(h.z) + g.y + k[1].x + f32(a[1]);",
+  },
+  {
+    name: "private typed abstract inits",
+    decls:
+      "var<private> h: vec3u = vec3(4, 5, 6); var<private> m: mat2x2f = mat2x2(1.0, 2.0, 3.0, 4.0); const C: array<vec2u, 2> = array(vec2(1, 2), vec2(3, 4));",
+    wg: "C[1].x",
+    count: ["C[1].y - C[0].y", 2],
+    body: "out[0] = f32(h.z) + m[1].x;",
+  },
+  {
+    name: "fn-scope zero ctors",
+    decls: "const K = 2u;",
+    wg: "K",
+    body:
+      "let a = vec4f(); let b = mat4x4f(); let c = array<vec2i, 3>(); var d = u32(); out[0] = a.w + b[3].w + f32(c[2].y) + f32(d) + 1.0;",
+  },
+  {
+    name: "override expression with vectors given",
+    decls: "override S: u32 = 2u; const V = vec2u(1u, 3u);",
+    wg: "S * V.y",
+    body: "out[0] = f32(S);",
+  },
 ];
 
 /** Modules naga refuses (builtins its const evaluator does not implement): typed errors. */
@@ -677,6 +829,13 @@ export const REFUSED: readonly ConstSpec[] = [
     wg: "a.x",
     count: ["b.x ^ 4u", 3],
     body: "out[0] = select(0.0, 1.0, c.x);",
+  },
+  {
+    name: "bool ops",
+    decls: "const A = true & false; const B = true | false; const C = !A && B;",
+    wg: "select(1u, 3u, C)",
+    count: ["select(2u, 3u, B != A)", 3],
+    body: "out[0] = 1.0;",
   },
 ];
 
