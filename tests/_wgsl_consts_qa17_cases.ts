@@ -852,3 +852,85 @@ export const UNSUPPORTED: readonly ConstSpec[] = [
     body: "out[0] = 1.0;",
   },
 ];
+
+/**
+ * Const expressions in attributes and declarations the reflection reads: `@group`, `@binding`,
+ * `@size`, `@align` and `@id` from matrix and vector consts, a workgroup array's count, a
+ * storage struct's stride. `@id(u32(m[1].y) + 4u)` was not read as the override's id (its
+ * parentheses), so `overrides: { "7": ... }` was refused.
+ */
+export const ATTRIBUTE_CASES: readonly CorpusCase[] = [
+  {
+    name: "binding/group from matrix consts",
+    source: `const m = mat2x2f(0, 1, 2, 3);
+const v = vec2u(1u, 2u) * 2u;
+@group(u32(m[0].x)) @binding(u32(m[1].y) - 3u) var<storage, read_write> a: array<f32>;
+@group(0) @binding(v.x / 2u) var<storage, read_write> b: array<f32>;
+@group(0) @binding(dot(v, vec2u(1u, 0u))) var<storage, read_write> c: array<f32>;
+@compute @workgroup_size(1) fn main() { a[0] = 1.0; b[0] = 2.0; c[0] = 3.0; }`,
+    plain: [
+      B(0, 0, new Float32Array(4)),
+      B(0, 1, new Float32Array(4)),
+      B(0, 2, new Float32Array(4)),
+    ],
+    workgroups: [1, 1, 1],
+  },
+  {
+    name: "size/align from consts in params",
+    source: `const m = mat2x2f(16, 32, 4, 8);
+const Z = vec3u();
+struct P { @size(u32(m[0].y)) a: f32, @align(u32(m[0].x)) b: vec2f, @size(u32(m[1].x) * 4u + Z.x) c: u32, d: f32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = p.a; o[1] = p.b.y; o[2] = f32(p.c); o[3] = p.d; }`,
+    plain: [
+      B(
+        0,
+        0,
+        (() => {
+          const u = new Float32Array(20);
+          u[0] = 1.5;
+          u[8] = 2;
+          u[9] = 3;
+          new Uint32Array(u.buffer)[10] = 7;
+          u[14] = 4.5;
+          return u;
+        })(),
+        true,
+      ),
+      B(0, 1, new Float32Array(4)),
+    ],
+    workgroups: [1, 1, 1],
+    params: { a: 1.5, b: [2, 3], c: 7, d: 4.5 },
+  },
+  {
+    name: "override id from consts",
+    source: `const m = mat2x2f(0, 1, 2, 3);
+@id(u32(m[1].y) + 4u) override K: f32 = 1.0;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = K; }`,
+    plain: [B(0, 0, new Float32Array(4))],
+    workgroups: [1, 1, 1],
+    constants: { "7": 2.5 },
+  },
+  {
+    name: "workgroup array count from matrix",
+    source: `const m = mat2x2f(0, 1, 2, 4);
+const W = u32(m[1].y) * 2u;
+var<workgroup> tile: array<f32, u32(m[1].y) * 2u>;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(W) fn main(@builtin(local_invocation_index) i: u32) {
+  tile[i] = f32(i); workgroupBarrier(); o[i] = tile[W - 1u - i]; }`,
+    plain: [B(0, 0, new Float32Array(8))],
+    workgroups: [1, 1, 1],
+  },
+  {
+    name: "storage struct stride from matrix count",
+    source: `const m = mat2x2f(0, 1, 2, 3);
+struct R { v: array<f32, u32(m[1].y)>, t: u32 }
+@group(0) @binding(0) var<storage, read_write> o: array<R>;
+@compute @workgroup_size(1) fn main() { for (var k = 0u; k < arrayLength(&o); k++) { o[k].v[2] = f32(k); o[k].t = k + 1u; } }`,
+    plain: [B(0, 0, new Float32Array(4 * 5))],
+    workgroups: [1, 1, 1],
+  },
+];

@@ -14,11 +14,17 @@ import assert from "node:assert/strict";
 import { createClient, UnsupportedError } from "../mod.ts";
 import { runPlain } from "./_plain_webgpu.ts";
 import { corpusTests } from "./_wgsl_corpus_run.ts";
-import { ACCEPTED, constCase, REFUSED, UNSUPPORTED } from "./_wgsl_consts_qa17_cases.ts";
+import {
+  ACCEPTED,
+  ATTRIBUTE_CASES,
+  constCase,
+  REFUSED,
+  UNSUPPORTED,
+} from "./_wgsl_consts_qa17_cases.ts";
 
 await corpusTests(
   "seventeenth, const expressions",
-  ACCEPTED.map(constCase),
+  [...ACCEPTED.map(constCase), ...ATTRIBUTE_CASES],
   REFUSED.map(constCase),
 );
 

@@ -105,8 +105,16 @@ export function readModule(source: string): ModuleText {
     enables.push(...m[1].split(",").map((e) => e.trim()).filter(Boolean));
   }
   const declarations = new Map<string, ModuleDeclaration>();
-  const declaration =
-    /(?:@\s*id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
+  // `@id(...)`'s argument may hold parentheses three deep (`@id(u32(m[1].y) + 4u)`).
+  const nested = ["[^()]"];
+  for (let depth = 1; depth <= 3; depth++) {
+    nested.push(`(?:[^()]|\\((?:${nested[depth - 1]})*\\))`);
+  }
+  const declaration = new RegExp(
+    String.raw`(?:@\s*id\s*\(\s*((?:${nested[3]})*?)\s*\)\s*)?\b(const|override)\s+` +
+      String.raw`([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;`,
+    "gu",
+  );
   // `alias real = f32;`: a declared type read through module aliases (`override W: real;`).
   const aliases = new Map<string, string>();
   for (const m of top.matchAll(/(?<![\p{XID_Continue}])alias\s+(\S+?)\s*=\s*([^;]+?)\s*;/gu)) {
