@@ -1,17 +1,25 @@
 /**
  * The builtin functions of const expressions (`_const_eval.ts`): `min max abs clamp sign
- * select`, the float builtins (`sqrt pow round atan2 sin`...: WGSL's `round` goes to even), the
- * bit builtins of one integer (`countOneBits extractBits reverseBits`...), each component-wise on
- * vectors; the vector builtins `dot cross length distance normalize all any`, and
- * `dot4U8Packed dot4I8Packed`. Others throw
- * `ConstEvalError` naming them.
+ * select`, the float builtins (`sqrt pow round fma`...: WGSL's `round` goes to even; `sin atan2`...
+ * of abstract floats only), the bit builtins of one integer (`countOneBits reverseBits`...), each
+ * component-wise on vectors; the vector builtins `dot cross length distance normalize all any`,
+ * and `dot4U8Packed dot4I8Packed`. Others throw `ConstEvalError` naming them, and so do those
+ * whose value naga takes from the platform's math library (`_const_builtins.ts`).
  *
  * @module
  */
 
 import { ConstEvalError, type ConstValue } from "./_const_eval.ts";
-import { BIT_BUILTINS, FLOAT_BUILTINS } from "./_const_builtins.ts";
-import { binaryOp, dotProduct, integer, scalarOp, unify, wrap } from "./_const_ops.ts";
+import { BIT_BUILTINS, FLOAT_BUILTINS, LIBM_BUILTINS } from "./_const_builtins.ts";
+import {
+  binaryOp,
+  convertScalar,
+  dotProduct,
+  integer,
+  scalarOp,
+  unify,
+  wrap,
+} from "./_const_ops.ts";
 import { vector } from "./_const_types.ts";
 
 /** `name(args...)` for a builtin function. */
@@ -40,14 +48,16 @@ export function callBuiltin(name: string, args: readonly ConstValue[]): ConstVal
     }
     case "length":
       arity(1);
-      return length(args[0]);
+      return length(concrete(args[0]));
     case "distance":
       arity(2);
-      return length(binaryOp("-", args[0], args[1]));
-    case "normalize":
+      return length(binaryOp("-", concrete(args[0]), concrete(args[1])));
+    case "normalize": {
       arity(1);
-      if (args[0].kind !== "vector") throw new ConstEvalError(`normalize() takes a vector`);
-      return binaryOp("/", args[0], length(args[0]));
+      const v = concrete(args[0]);
+      if (v.kind !== "vector") throw new ConstEvalError(`normalize() takes a vector`);
+      return binaryOp("/", v, length(v));
+    }
     case "dot4U8Packed":
     case "dot4I8Packed": {
       arity(2);
@@ -87,6 +97,15 @@ export function callBuiltin(name: string, args: readonly ConstValue[]): ConstVal
   );
 }
 
+/**
+ * `v` with abstract floats made f32: naga evaluates `length`, `distance` and `normalize` of
+ * abstract vectors in f32 (measured: `length(vec3(11.4, 4.8, 0.7))` is the f32 computation's).
+ */
+function concrete(v: ConstValue): ConstValue {
+  if (v.kind === "vector") return vector(v.parts!.map(concrete));
+  return v.type === "abstract-float" || v.type === "abstract-int" ? convertScalar(v, "f32") : v;
+}
+
 /** `length(v)`: the square root of `dot(v, v)` (of a scalar, its magnitude). */
 function length(v: ConstValue): ConstValue {
   if (v.kind !== "vector") return scalarCall("abs", [v]);
@@ -116,14 +135,23 @@ function scalarCall(name: string, args: readonly ConstValue[]): ConstValue {
       return wrap(Math.min(Math.max(args[0].value, args[1].value), args[2].value), type);
     }
   }
+  const libm = LIBM_BUILTINS[name];
+  const type = args.length > 0 ? args.map((a) => a.type).reduce(unify) : "abstract-int";
+  const single = type === "f32" || type === "f16";
+  if (libm === "all" || (libm === "single" && single)) {
+    throw new ConstEvalError(
+      `${name}()${libm === "single" ? ` of an ${type}` : ""} is not evaluated by the runtime: ` +
+        `naga takes it from the platform's math library, which the runtime cannot match bit ` +
+        `for bit`,
+    );
+  }
   if (name in FLOAT_BUILTINS) {
     const [arity, f] = FLOAT_BUILTINS[name];
     if (args.length !== arity) throw new ConstEvalError(`${name}() takes ${arity} argument(s)`);
-    const type = args.map((a) => a.type).reduce(unify);
-    if (type !== "f32" && type !== "f16" && !type.startsWith("abstract")) {
+    if (!single && !type.startsWith("abstract")) {
       throw new ConstEvalError(`${name}() needs a float argument`);
     }
-    const value = f(...args.map((a) => a.value));
+    const value = f(single, ...args.map((a) => a.value));
     if (!Number.isFinite(value)) throw new ConstEvalError(`${name}() has no finite value here`);
     return wrap(value, type === "abstract-int" ? "abstract-float" : type);
   }
