@@ -417,12 +417,23 @@ export const ACCEPTED: readonly ConstSpec[] = [
     body: "out[0] = 1.0;",
   },
   {
-    name: "vec trig",
+    name: "abstract trig of vectors",
     decls:
-      "const s = sin(vec2f(0, 0)); const a = atan2(vec2f(1, 1), vec2f(1, 1)); const h = sinh(0.0) + cosh(0.0) + tanh(0.0) + asinh(0.0) + acosh(1.0) + atanh(0.0) + asin(0.0) + acos(1.0) + atan(0.0) + tan(0.0);",
+      "const s = sin(vec2(0.0, 0.5)); const a = atan2(vec2(1.0, 1.0), vec2(1.0, 1.0)); const h = asin(0.0) + acos(1.0) + atan(0.0) + tan(0.0) + cos(vec2(0.0)).y;",
     wg: "u32(a.y * 4.0) + u32(s.x)",
-    count: ["u32(h) + 2u", 3],
+    count: ["u32(h) + 2u + u32(s.y * 2.0)", 3],
     body: "out[0] = a.x;",
+  },
+  {
+    name: "f32 degrees radians inverseSqrt fma at integer boundaries",
+    decls:
+      "const D = degrees(1.14f); const R = radians(54.0f); const I = inverseSqrt(7.71f); const F = fma(0.1f, 0.2f, 0.3f);",
+    wg: "u32((D - 65.3171844f) * 131072.0f) + 1u",
+    count: [
+      "u32((R - 0.942477763f) * 16777216.0f) * 2u + u32((I - 0.360141188f) * 33554432.0f) + 2u",
+      3,
+    ],
+    body: "out[0] = D; out[1] = R; out[2] = I; out[3] = F;",
   },
   {
     name: "cross length dist",
@@ -840,16 +851,33 @@ export const REFUSED: readonly ConstSpec[] = [
 ];
 
 /**
- * Modules naga runs that the runtime refuses with `UnsupportedError` naming the construct: an
- * abstract integer past 2^53 (naga's are i64; the runtime's doubles are not exact there).
+ * Modules naga runs that the runtime refuses with `UnsupportedError` naming the construct (`why`):
+ * an abstract integer past 2^53 (naga's are i64; the runtime's doubles are not exact there), and
+ * the builtins naga takes from the platform's math library (f32 trigonometry, hyperbolics).
  */
-export const UNSUPPORTED: readonly ConstSpec[] = [
+export const UNSUPPORTED: readonly (ConstSpec & { readonly why: RegExp })[] = [
   {
     name: "abstract int past 2^53",
     decls: "const X = 9007199254740993;",
     wg: "u32(X - 9007199254740990)",
     count: ["u32(X - 9007199254740989)", 4],
     body: "out[0] = 1.0;",
+    why: /abstract integer beyond 2\^53/,
+  },
+  {
+    name: "f32 sin in a workgroup size",
+    decls: "const S = sin(1.0f);",
+    wg: "u32(S * 64.0f)",
+    body: "out[0] = S;",
+    why: /sin\(\) of an f32 .*math library/,
+  },
+  {
+    name: "sinh of an abstract float in a count",
+    decls: "const H = sinh(1.0);",
+    wg: "1u",
+    count: ["u32(H * 4.0)", 4],
+    body: "out[0] = f32(H);",
+    why: /sinh\(\) is not evaluated .*math library/,
   },
 ];
 
