@@ -51,3 +51,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "an attribute argument the runtime cannot evaluate is refused, not left to the parser",
+  ignore,
+  async fn() {
+    using client = await createClient();
+    // The parser read `@binding(BB)` as 0 (a double), naga as 1 (an i64): the pipeline's layout
+    // then lacked binding 1, a CompilationError for valid WGSL. `@size(X)` gave byte NaN.
+    const cases = [
+      {
+        source: `const BB = u32(9007199254740993 - 9007199254740992);
+@group(0) @binding(BB) var<storage, read_write> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> b: array<f32>;
+@compute @workgroup_size(1) fn main() { a[0] = 1.0; b[0] = 2.0; }`,
+        plain: [
+          { group: 0, binding: 1, buffer: new Float32Array(4) },
+          { group: 0, binding: 2, buffer: new Float32Array(4) },
+        ],
+        why: /@binding\(BB\): an abstract integer beyond 2\^53/,
+      },
+      {
+        source: `const X = u32(sinh(3.0) * 3.2);
+struct P { @size(X) a: f32, b: f32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = p.a; o[1] = p.b; }`,
+        plain: [
+          { group: 0, binding: 0, buffer: new Float32Array(16), uniform: true },
+          { group: 0, binding: 1, buffer: new Float32Array(4) },
+        ],
+        why: /@size\(X\): sinh\(\) is not evaluated/,
+      },
+    ];
+    for (const c of cases) {
+      await runPlain(c.source, c.plain, [1]); // naga runs it
+      await assert.rejects(
+        () => client.compile({ source: c.source }),
+        (e: Error) =>
+          e instanceof UnsupportedError && /valid WGSL/.test(e.message) && c.why.test(e.message),
+      );
+    }
+  },
+});

@@ -12,9 +12,10 @@
  * - every `@workgroup_size(...)` given `(1)`: the runtime evaluates the sizes itself
  *   (`_const_eval.ts`) over the module's `const` and `override` declarations, never from the
  *   parser;
- * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value; one the
- *   runtime cannot evaluate and that uses no override is listed in `uncounted` (the parser's
- *   own evaluation is wrong for some: `round(2.5)` is 3 there, `SIZES[2]` is 1);
+ * - array counts that are expressions (`array<f32, N * 2>`) and the arguments of `@group`,
+ *   `@binding`, `@size`, `@align` and `@id` replaced by their value; one the runtime cannot
+ *   evaluate (a count that uses no override) is listed in `uncounted` (the parser's own
+ *   evaluation is wrong for some: `round(2.5)` is 3 there, `SIZES[2]` is 1);
  * - trailing commas dropped; `0X` written `0x`, `0x7fi` as `127i`; a condition
  *   that starts with a parenthesized operand (`if (a & b) != 0u {`) put in parentheses of its own;
  * - a name that is a keyword elsewhere renamed `__name` (WGSL reserves names starting with
@@ -52,7 +53,7 @@ export interface ModuleText {
   /** The source with comments blanked (same length and lines). */
   readonly masked: string;
   /** Array counts the runtime cannot evaluate that depend on no override (`_reflect.ts` refuses). */
-  readonly uncounted: readonly { count: string; line: number; cause: unknown }[];
+  readonly uncounted: readonly { what: string; line: number; cause: unknown }[];
   /** What `wgsl_reflect` parses. */
   readonly reflectSource: string;
   /** The extensions of `enable` directives. */
@@ -167,7 +168,7 @@ export function readModule(source: string): ModuleText {
   }
   const structs = moduleStructs(masked);
   const scope = constScope(declarations, new Map(), structs);
-  const uncounted: { count: string; line: number; cause: unknown }[] = [];
+  const uncounted: { what: string; line: number; cause: unknown }[] = [];
   const idValues = new Map<number, number>(); // an `@id(...)`'s "(" offset: its value
   for (const m of masked.matchAll(/\barray\s*</g)) {
     const open = m.index! + m[0].length - 1;
@@ -193,7 +194,8 @@ export function readModule(source: string): ModuleText {
         .map((n) => n[1]);
       const local = names.some((n) => !declarations.has(n) && !/^(true|false)$/.test(n));
       if (!local && !names.some((n) => declarations.get(n)?.kind === "override")) {
-        uncounted.push({ count: parts[1].trim(), line: lineAt(masked, open), cause });
+        const what = `the array count '${parts[1].trim()}'`;
+        uncounted.push({ what, line: lineAt(masked, open), cause });
       }
     }
   }
@@ -208,8 +210,9 @@ export function readModule(source: string): ModuleText {
       const value = evaluateConst(arg, scope).value;
       edits.push({ from: open + 1, to: open + 1 + arg.length, text: String(value) });
       if (m[1] === "id") idValues.set(open, value);
-    } catch {
-      // The device's compiler says what is wrong with it.
+    } catch (cause) {
+      // Never left to the parser, which evaluates some wrongly: the device's verdict decides.
+      uncounted.push({ what: `@${m[1]}(${arg.trim()})`, line: lineAt(masked, m.index!), cause });
     }
   }
   for (const [name, d] of declarations) {
