@@ -155,12 +155,12 @@ export function reflectKernel(kernel: WgslKernel): KernelReflection {
   const text = readModule(kernel.source);
   const [uncounted] = text.uncounted;
   if (uncounted !== undefined) {
-    const { count, line, cause } = uncounted;
+    const { what, line, cause } = uncounted;
     const why = cause instanceof Error ? cause.message : String(cause);
     throw unsure(
       new CompilationError(
         label,
-        `the runtime cannot evaluate the array count '${count}': ${why}`,
+        `the runtime cannot evaluate ${what}: ${why}`,
         line,
         {
           cause,

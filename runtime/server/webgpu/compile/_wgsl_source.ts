@@ -12,9 +12,10 @@
  * - every `@workgroup_size(...)` given `(1)`: the runtime evaluates the sizes itself
  *   (`_const_eval.ts`) over the module's `const` and `override` declarations, never from the
  *   parser;
- * - array counts that are expressions (`array<f32, N * 2>`) replaced by their value; one the
- *   runtime cannot evaluate and that uses no override is listed in `uncounted` (the parser's
- *   own evaluation is wrong for some: `round(2.5)` is 3 there, `SIZES[2]` is 1);
+ * - array counts that are expressions (`array<f32, N * 2>`) and the arguments of `@group`,
+ *   `@binding`, `@size`, `@align` and `@id` replaced by their value; one the runtime cannot
+ *   evaluate (a count that uses no override) is listed in `uncounted` (the parser's own
+ *   evaluation is wrong for some: `round(2.5)` is 3 there, `SIZES[2]` is 1);
  * - trailing commas dropped; `0X` written `0x`, `0x7fi` as `127i`; a condition
  *   that starts with a parenthesized operand (`if (a & b) != 0u {`) put in parentheses of its own;
  * - a name that is a keyword elsewhere renamed `__name` (WGSL reserves names starting with
@@ -52,7 +53,7 @@ export interface ModuleText {
   /** The source with comments blanked (same length and lines). */
   readonly masked: string;
   /** Array counts the runtime cannot evaluate that depend on no override (`_reflect.ts` refuses). */
-  readonly uncounted: readonly { count: string; line: number; cause: unknown }[];
+  readonly uncounted: readonly { what: string; line: number; cause: unknown }[];
   /** What `wgsl_reflect` parses. */
   readonly reflectSource: string;
   /** The extensions of `enable` directives. */
@@ -105,8 +106,16 @@ export function readModule(source: string): ModuleText {
     enables.push(...m[1].split(",").map((e) => e.trim()).filter(Boolean));
   }
   const declarations = new Map<string, ModuleDeclaration>();
-  const declaration =
-    /(?:@\s*id\s*\(\s*([^)]*?)\s*\)\s*)?\b(const|override)\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;/gu;
+  // `@id(...)`'s argument may hold parentheses three deep (`@id(u32(m[1].y) + 4u)`).
+  const nested = ["[^()]"];
+  for (let depth = 1; depth <= 3; depth++) {
+    nested.push(`(?:[^()]|\\((?:${nested[depth - 1]})*\\))`);
+  }
+  const declaration = new RegExp(
+    String.raw`(?:@\s*id\s*\(\s*((?:${nested[3]})*?)\s*\)\s*)?\b(const|override)\s+` +
+      String.raw`([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;`,
+    "gu",
+  );
   // `alias real = f32;`: a declared type read through module aliases (`override W: real;`).
   const aliases = new Map<string, string>();
   for (const m of top.matchAll(/(?<![\p{XID_Continue}])alias\s+(\S+?)\s*=\s*([^;]+?)\s*;/gu)) {
@@ -129,14 +138,17 @@ export function readModule(source: string): ModuleText {
   }
   const edits: { from: number; to: number; text: string }[] = [];
   // `const EPS: f16 = 1e-3;` (a `var<private>` too), used anywhere: wgsl_reflect refuses the
-  // abstract float as an f16 ("Invalid cast from f32 to f16"). Without the type, the parser
-  // reads it; the runtime's own scope keeps the declared type (no binding has it).
+  // abstract float as an f16 ("Invalid cast from f32 to f16"), and an abstract vector as a
+  // concrete one (`const h: vec3u = vec3(4, 5, 6);`: "Invalid cast from vec3 to vec3u").
+  // Without the type, the parser reads it; the runtime's own scope keeps the declared type (no
+  // binding has it: counts and sizes are the runtime's values).
   for (
     const m of top.matchAll(
       /(?<![\p{XID_Continue}])(?:const|var\s*<\s*private\s*>)\s*[\p{XID_Start}_]\p{XID_Continue}*\s*(:[^=;]*)=/gu,
     )
   ) {
-    if (!/\bf16\b|\b(?:vec[234]|mat[234]x[234])h\b/.test(resolve(m[1].slice(1).trim()) ?? "")) {
+    const type = resolve(m[1].slice(1).trim()) ?? "";
+    if (!/\bf16\b|\b(?:vec[234]|mat[234]x[234])h\b|^(?:vec|mat)[234]/.test(type)) {
       continue;
     }
     const from = m.index! + m[0].length - 1 - m[1].length;
@@ -156,7 +168,7 @@ export function readModule(source: string): ModuleText {
   }
   const structs = moduleStructs(masked);
   const scope = constScope(declarations, new Map(), structs);
-  const uncounted: { count: string; line: number; cause: unknown }[] = [];
+  const uncounted: { what: string; line: number; cause: unknown }[] = [];
   const idValues = new Map<number, number>(); // an `@id(...)`'s "(" offset: its value
   for (const m of masked.matchAll(/\barray\s*</g)) {
     const open = m.index! + m[0].length - 1;
@@ -182,7 +194,8 @@ export function readModule(source: string): ModuleText {
         .map((n) => n[1]);
       const local = names.some((n) => !declarations.has(n) && !/^(true|false)$/.test(n));
       if (!local && !names.some((n) => declarations.get(n)?.kind === "override")) {
-        uncounted.push({ count: parts[1].trim(), line: lineAt(masked, open), cause });
+        const what = `the array count '${parts[1].trim()}'`;
+        uncounted.push({ what, line: lineAt(masked, open), cause });
       }
     }
   }
@@ -197,8 +210,9 @@ export function readModule(source: string): ModuleText {
       const value = evaluateConst(arg, scope).value;
       edits.push({ from: open + 1, to: open + 1 + arg.length, text: String(value) });
       if (m[1] === "id") idValues.set(open, value);
-    } catch {
-      // The device's compiler says what is wrong with it.
+    } catch (cause) {
+      // Never left to the parser, which evaluates some wrongly: the device's verdict decides.
+      uncounted.push({ what: `@${m[1]}(${arg.trim()})`, line: lineAt(masked, m.index!), cause });
     }
   }
   for (const [name, d] of declarations) {

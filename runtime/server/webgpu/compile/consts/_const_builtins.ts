@@ -2,12 +2,10 @@
  * The scalar builtins the const-expression evaluator (`_const_eval.ts`) computes besides the
  * constructors and `min max abs clamp select`: the float builtins of one to three scalars and the
  * bit builtins of one integer, each with WGSL's results (`round` to even, `firstLeadingBit` of a
- * negative i32 the highest 0 bit); and what a typed declaration holds ({@linkcode heldAs}).
+ * negative i32 the highest 0 bit).
  *
  * @module
  */
-
-import type { ConstType, ConstValue } from "./_const_eval.ts";
 
 /** WGSL's `round`: halfway cases to the even integer. */
 function roundEven(x: number): number {
@@ -15,29 +13,95 @@ function roundEven(x: number): number {
   return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
-/** The float builtins of const expressions: arity and value (in f64, then rounded to the type). */
+/**
+ * The float builtins of const expressions: arity and value (in f64, then rounded to the type);
+ * `single` is an f32 or f16 argument, for which naga computes in f32 (`inverseSqrt` is
+ * `1 / sqrt(x)` rounded twice, `degrees` a product with 180/π as an f32). `fma` rounds once.
+ * The trigonometric and hyperbolic functions are in {@linkcode LIBM_BUILTINS}.
+ */
 export const FLOAT_BUILTINS: Readonly<
-  Record<string, readonly [number, (...x: number[]) => number]>
+  Record<string, readonly [number, (single: boolean, ...x: number[]) => number]>
 > = {
-  sqrt: [1, Math.sqrt],
-  inverseSqrt: [1, (x) => 1 / Math.sqrt(x)],
-  exp: [1, Math.exp],
-  exp2: [1, (x) => 2 ** x],
-  log: [1, Math.log],
-  log2: [1, Math.log2],
-  pow: [2, Math.pow],
-  ceil: [1, Math.ceil],
-  floor: [1, Math.floor],
-  round: [1, roundEven],
-  trunc: [1, Math.trunc],
-  fract: [1, (x) => x - Math.floor(x)],
-  sign: [1, Math.sign],
-  degrees: [1, (x) => x * 180 / Math.PI],
-  radians: [1, (x) => x * Math.PI / 180],
-  step: [2, (edge, x) => x >= edge ? 1 : 0],
-  fma: [3, (a, b, c) => a * b + c],
-  mix: [3, (a, b, t) => a * (1 - t) + b * t],
+  sqrt: [1, (_, x) => Math.sqrt(x)],
+  inverseSqrt: [1, (single, x) => 1 / (single ? Math.fround(Math.sqrt(x)) : Math.sqrt(x))],
+  exp: [1, (_, x) => Math.exp(x)],
+  exp2: [1, (_, x) => 2 ** x],
+  log: [1, (_, x) => Math.log(x)],
+  log2: [1, (_, x) => Math.log2(x)],
+  pow: [2, (_, x, y) => Math.pow(x, y)],
+  ceil: [1, (_, x) => Math.ceil(x)],
+  floor: [1, (_, x) => Math.floor(x)],
+  round: [1, (_, x) => roundEven(x)],
+  trunc: [1, (_, x) => Math.trunc(x)],
+  fract: [1, (_, x) => x - Math.floor(x)],
+  sign: [1, (_, x) => Math.sign(x)],
+  degrees: [1, (single, x) => x * (single ? Math.fround(180 / Math.PI) : 180 / Math.PI)],
+  radians: [
+    1,
+    (single, x) => x * (single ? Math.fround(Math.fround(Math.PI) / 180) : Math.PI / 180),
+  ],
+  step: [2, (_, edge, x) => x >= edge ? 1 : 0],
+  fma: [3, (single, a, b, c) => fusedMultiplyAdd(a, b, c, single ? 24 : 53)],
+  mix: [3, (_, a, b, t) => a * (1 - t) + b * t],
+  saturate: [1, (_, x) => Math.min(Math.max(x, 0), 1)],
+  sin: [1, (_, x) => Math.sin(x)],
+  cos: [1, (_, x) => Math.cos(x)],
+  tan: [1, (_, x) => Math.tan(x)],
+  asin: [1, (_, x) => Math.asin(x)],
+  acos: [1, (_, x) => Math.acos(x)],
+  atan: [1, (_, x) => Math.atan(x)],
+  atan2: [2, (_, y, x) => Math.atan2(y, x)],
 };
+
+/**
+ * Builtins whose value naga takes from the platform's math library (glibc's `sinf`, `sinh`...),
+ * which differs from V8's in the last bit for some arguments (measured on Deno 2.9.6: `atanh`,
+ * `sinh`, `asinh`, `acosh` of abstract floats; every one of these of f32 but `cos`). The runtime
+ * leaves them to the device: `single` (f32, f16) arguments of the trigonometric ones and every
+ * hyperbolic one are refused by name; V8 and naga agree on the trigonometric ones of abstract
+ * floats.
+ */
+export const LIBM_BUILTINS: Readonly<Record<string, "single" | "all">> = {
+  sin: "single",
+  cos: "single",
+  tan: "single",
+  asin: "single",
+  acos: "single",
+  atan: "single",
+  atan2: "single",
+  sinh: "all",
+  cosh: "all",
+  tanh: "all",
+  asinh: "all",
+  acosh: "all",
+  atanh: "all",
+};
+
+/** `x` as `m * 2^e`, `m` an integer. */
+function exact(x: number): [bigint, number] {
+  let e = 0;
+  while (!Number.isInteger(x)) (x *= 2, e--);
+  return [BigInt(x), e];
+}
+
+/** `a * b + c` rounded once to `bits` significant bits (to even), as Rust's `mul_add`. */
+function fusedMultiplyAdd(a: number, b: number, c: number, bits: number): number {
+  if (![a, b, c].every(Number.isFinite)) return a * b + c;
+  const [ma, ea] = exact(a), [mb, eb] = exact(b), [mc, ec] = exact(c);
+  let e = Math.min(ea + eb, ec);
+  let m = ((ma * mb) << BigInt(ea + eb - e)) + (mc << BigInt(ec - e));
+  const negative = m < 0n;
+  if (negative) m = -m;
+  const shift = m.toString(2).length - bits;
+  if (shift > 0) {
+    const rest = m & ((1n << BigInt(shift)) - 1n), half = 1n << BigInt(shift - 1);
+    m >>= BigInt(shift);
+    if (rest > half || (rest === half && (m & 1n) === 1n)) m += 1n;
+    e += shift;
+  }
+  const value = Number(m) * 2 ** Math.ceil(e / 2) * 2 ** Math.floor(e / 2);
+  return negative ? -value : value;
+}
 
 /**
  * The bit builtins of const expressions on one i32 or u32 (`unsigned`), `x` its 32 bits; the
@@ -66,31 +130,3 @@ export const BIT_BUILTINS: Readonly<
     return !unsigned && field & (1 << (c - 1)) ? field - 2 ** c : field; // i32: sign-extended
   }],
 };
-
-/** The element type a declared type names when it is a scalar, vector or array of scalars. */
-const ELEMENT =
-  /^(?:(f32|f16|i32|u32|bool)|vec[234]\s*<\s*(f32|f16|i32|u32|bool)\s*>|vec[234]([fhiu])|array\s*<\s*(f32|f16|i32|u32|bool)\s*(?:,[^<>]*)?>)$/;
-const SUFFIX: Readonly<Record<string, ConstType>> = { f: "f32", h: "f16", i: "i32", u: "u32" };
-
-/**
- * `value` as a declaration of `type` holds it (`const W: f32 = 2.9999999;` is 3.0, so `u32(W)` is
- * 3; `const V: vec2<f32> = vec2(...)` likewise per element): floats rounded to f32 or f16, the
- * type recorded. A type it does not read leaves `value` as evaluated.
- */
-export function heldAs(value: ConstValue, type: string | undefined): ConstValue {
-  const m = ELEMENT.exec(type?.trim() ?? "");
-  if (m === null) return value;
-  const element = (m[1] ?? m[2] ?? SUFFIX[m[3] ?? ""] ?? m[4]) as ConstType;
-  const scalar = (v: ConstValue): ConstValue => ({
-    value: element === "f32"
-      ? Math.fround(v.value)
-      : element === "f16"
-      ? Math.f16round(v.value)
-      : v.value,
-    type: element,
-  });
-  if ((m[1] !== undefined) !== (value.parts === undefined)) return value; // not its shape
-  if (value.parts === undefined) return scalar(value);
-  if (value.parts.some((p) => p.parts !== undefined)) return value;
-  return { value: NaN, type: element, parts: value.parts.map(scalar) };
-}

@@ -1,33 +1,38 @@
 /**
  * A small evaluator of WGSL const expressions (and override expressions once every override has
  * a value): what `@workgroup_size(W / 4u)`, `array<f32, N * 2>` and override defaults need.
- * Literals of every suffix (hex floats too), names of module-scope `const`/`override` declarations (through
- * `scope`), unary `- ! ~`, the binary operators, parentheses, the constructors `i32 u32 f32 f16
- * bool`, `min max abs clamp select`, the scalar float builtins (`sqrt pow round floor`...: WGSL's
- * `round` goes to even) and the bit builtins of one integer (`countOneBits extractBits
- * reverseBits`...), vectors and arrays (`.x`, `[i]`), and the module's structs through the scope
- * (`Foo(2u)`, `Foo()`, `.n`: `_const_structs.ts`). Anything else throws `ConstEvalError` naming
- * it, so a caller never goes on with a value it guessed.
- *
- * Integers follow WGSL: `u32` and `i32` wrap... except that a const expression that overflows is
- * an error in WGSL, which the device reports; here the value is wrapped only to stay a number.
+ * Literals of every suffix (hex floats too), names of module-scope `const`/`override` declarations
+ * (through `scope`), unary `- ! ~`, the binary operators on scalars, vectors and matrices
+ * (`_const_ops.ts`), parentheses, the constructors and zero values of scalars, vectors, matrices
+ * and arrays (`mat2x2f(1, 2, 3, 4)`, `vec3f()`, `array<u32, 4>()`: `_const_types.ts`), the
+ * builtins of `_const_calls.ts` (`min`, `sqrt`, `dot`, `all`...), `.x` / `.xy`, `[i]` (a matrix's
+ * column), and the module's structs and aliases through the scope (`Foo(2u)`, `Foo()`, `.n`:
+ * `_const_structs.ts`). Anything else throws `ConstEvalError` naming it, so a caller never goes on
+ * with a value it guessed.
  *
  * @module
  */
 
-import { BIT_BUILTINS, FLOAT_BUILTINS } from "./_const_builtins.ts";
+import { callBuiltin } from "./_const_calls.ts";
+import { binaryOp, unaryOp, wrap } from "./_const_ops.ts";
+import { construct, isTypeName, readType, vector } from "./_const_types.ts";
 
 /** The type of a value. */
 export type ConstType = "abstract-int" | "abstract-float" | "i32" | "u32" | "f32" | "f16" | "bool";
 
 /** A typed value. */
 export interface ConstValue {
-  /** A scalar's value (`NaN` for a vector or array). */
+  /** A scalar's value (`NaN` for a vector, matrix, array or struct). */
   readonly value: number;
-  /** A scalar's type; a vector's or array's element type. */
+  /** A scalar's type; a vector's, matrix's or array's element type. */
   readonly type: ConstType;
-  /** A vector's or array's elements (`vec3u(4, 8, 2)`, `array(2u, 4u)`), read by `.x` / `[i]`. */
+  /**
+   * A vector's, matrix's (its columns) or array's elements (`vec3u(4, 8, 2)`, `array(2u, 4u)`),
+   * read by `.x` / `[i]`; a struct's members.
+   */
   readonly parts?: readonly ConstValue[];
+  /** What `parts` are (a struct has `fields` instead). */
+  readonly kind?: "vector" | "matrix" | "array";
   /** A struct's member names, one per part (`Foo(2u)`), read by `.name`. */
   readonly fields?: readonly string[];
 }
@@ -35,10 +40,12 @@ export interface ConstValue {
 /**
  * What names mean to {@linkcode evaluateConst}: a declaration's value (`undefined`: an unknown
  * name) and, if the module has any, `struct(name, args)`: the value of the struct constructor
- * `name(args...)` (`undefined`: `name` is no struct).
+ * `name(args...)` (`undefined`: `name` is no struct), and `alias(name)`: the type an alias
+ * names, as written (`undefined`: no alias).
  */
 export type ConstScope = ((name: string) => ConstValue | undefined) & {
   readonly struct?: (name: string, args: readonly ConstValue[]) => ConstValue | undefined;
+  readonly alias?: (name: string) => string | undefined;
 };
 
 /** Why an expression has no value here (what it could not read). */
@@ -64,7 +71,7 @@ const TOKEN = new RegExp(
 );
 
 /** Tokens of an expression; throws on a character that cannot start one. */
-function tokenize(text: string): string[] {
+export function tokenize(text: string): string[] {
   const tokens: string[] = [];
   TOKEN.lastIndex = 0;
   while (TOKEN.lastIndex < text.length) {
@@ -110,7 +117,7 @@ export function evaluateConst(
     let left = binary(level + 1);
     while (peek() !== undefined && LEVELS[level].includes(peek())) {
       const op = tokens[i++];
-      left = apply(op, left, binary(level + 1));
+      left = binaryOp(op, left, binary(level + 1));
     }
     return left;
   };
@@ -118,10 +125,7 @@ export function evaluateConst(
     const t = peek();
     if (t === "-" || t === "!" || t === "~") {
       i++;
-      const v = scalar(unary(), t);
-      if (t === "!") return { value: v.value ? 0 : 1, type: "bool" };
-      if (t === "~") return wrap(~v.value, integer(v, "~"));
-      return wrap(-v.value, v.type);
+      return unaryOp(t, unary());
     }
     let v = primary();
     for (;;) {
@@ -132,26 +136,12 @@ export function evaluateConst(
         i++;
         const index = scalar(binary(0), "[]");
         expect("]");
-        integer(index, "[]");
-        const element = v.parts?.[index.value];
+        if (!/int|i32|u32/.test(index.type)) throw new ConstEvalError(`'[]' needs an integer`);
+        const element = v.fields === undefined ? v.parts?.[index.value] : undefined;
         if (element === undefined) throw new ConstEvalError(`cannot index '${text.trim()}'`);
         v = element;
       } else return v;
     }
-  };
-  /** `vec3<u32>` / `array<f32, 4>`: the element type when it is a scalar (tokens consumed). */
-  const template = (): ConstType | undefined => {
-    let depth = 0;
-    let element: string | undefined;
-    do {
-      const t = tokens[i++];
-      if (t === undefined) throw new ConstEvalError(`'${text.trim()}' ends early`);
-      if (t === "<") depth++;
-      else if (t === ">") depth--;
-      else if (t === ">>") depth -= 2;
-      else if (depth === 1 && element === undefined) element = t;
-    } while (depth > 0);
-    return SCALARS.has(element ?? "") ? element as ConstType : undefined;
   };
   const args = (): ConstValue[] => {
     expect("(");
@@ -177,14 +167,14 @@ export function evaluateConst(
       throw new ConstEvalError(`unexpected '${t}' in '${text.trim()}'`);
     }
     if (t === "true" || t === "false") return { value: t === "true" ? 1 : 0, type: "bool" };
-    const vector = /^vec([234])([fiuh]?)$/.exec(t);
-    if (vector !== null || t === "array") {
-      const element = peek() === "<" ? template() : SUFFIX_TYPES[vector?.[2] ?? ""];
-      return construct(vector === null ? 0 : Number(vector[1]), element, args());
+    if ((isTypeName(t) || scope.alias?.(t) !== undefined) && (peek() === "(" || peek() === "<")) {
+      const [type, next] = readType(tokens, i - 1, scope, (count) => arrayCount(count, scope));
+      i = next;
+      return construct(type, args(), scope);
     }
     if (peek() === "(") {
       const given = args();
-      return scope.struct?.(t, given) ?? call(t, given.map((a) => scalar(a, t)));
+      return scope.struct?.(t, given) ?? callBuiltin(t, given);
     }
     const v = scope(t);
     if (v === undefined) throw new ConstEvalError(`'${t}' is not a module-scope const or override`);
@@ -197,38 +187,10 @@ export function evaluateConst(
   return composite ? result : scalar(result, text.trim());
 }
 
-const SCALARS = new Set(["i32", "u32", "f32", "f16", "bool"]);
-const SUFFIX_TYPES: Readonly<Record<string, ConstType | undefined>> = {
-  f: "f32",
-  i: "i32",
-  u: "u32",
-  h: "f16",
-};
-
 /** `v` when it is a scalar; a vector, array or struct throws (`what` uses it as one). */
 function scalar(v: ConstValue, what: string): ConstValue {
   if (v.parts !== undefined) throw new ConstEvalError(`'${what}' of a vector, array or struct`);
   return v;
-}
-
-/**
- * A vector of `size` (`vec3u(...)`, `vec2<f32>(...)`, splat and vector arguments flattened) or,
- * `size` 0, an array (`array(...)`, `array<u32, 3>(...)`), elements converted to `element`.
- */
-function construct(
-  size: number,
-  element: ConstType | undefined,
-  args: readonly ConstValue[],
-): ConstValue {
-  let parts = size === 0 ? args : args.flatMap((a) => a.parts ?? [a]);
-  if (size > 0 && parts.length === 1) parts = Array(size).fill(parts[0]);
-  if ((size > 0 && parts.length !== size) || parts.length === 0) {
-    throw new ConstEvalError(`a ${size ? `vec${size}` : "array"} of ${parts.length} elements`);
-  }
-  const scalars = parts.every((p) => p.parts === undefined);
-  const type = element ?? (scalars ? parts.map((p) => p.type).reduce(unify) : parts[0].type);
-  if (scalars && SCALARS.has(type)) parts = parts.map((p) => call(type, [p]));
-  return { value: NaN, type, parts };
 }
 
 /** `v.x`, `v.rg`: a vector's components by letter; `s.n`: a struct's member. */
@@ -238,14 +200,13 @@ function member(v: ConstValue, name: string): ConstValue {
     if (field === undefined) throw new ConstEvalError(`the struct has no member '${name}'`);
     return field;
   }
+  if (v.kind !== "vector") throw new ConstEvalError(`cannot read '.${name}' of a non-vector`);
   const set = /^[xyzw]+$/.test(name) ? "xyzw" : /^[rgba]+$/.test(name) ? "rgba" : undefined;
   const picked = [...name].map((c) => v.parts?.[set?.indexOf(c) ?? -1]);
   if (v.parts === undefined || set === undefined || picked.some((p) => p === undefined)) {
     throw new ConstEvalError(`cannot read '.${name}'`);
   }
-  return picked.length === 1
-    ? picked[0]!
-    : { value: NaN, type: v.type, parts: picked as ConstValue[] };
+  return picked.length === 1 ? picked[0]! : vector(picked as ConstValue[]);
 }
 
 function literal(t: string): ConstValue {
@@ -255,7 +216,7 @@ function literal(t: string): ConstValue {
     const mantissa = parseInt(whole + fraction || "0", 16) / 16 ** fraction.length;
     const value = mantissa * 2 ** Number(exponent);
     if (suffix === "f") return { value: Math.fround(value), type: "f32" };
-    if (suffix === "h") return { value, type: "f16" };
+    if (suffix === "h") return wrap(value, "f16");
     return { value, type: "abstract-float" };
   }
   const hex = /^(0[xX][0-9a-fA-F]+)([iu]?)$/.exec(t);
@@ -265,134 +226,15 @@ function literal(t: string): ConstValue {
   if (suffix === "i") return wrap(value, "i32");
   if (suffix === "u") return wrap(value, "u32");
   if (suffix === "f") return { value: Math.fround(value), type: "f32" };
-  if (suffix === "h") return { value, type: "f16" };
-  return { value, type: float ? "abstract-float" : "abstract-int" };
+  if (suffix === "h") return wrap(value, "f16");
+  return float ? { value, type: "abstract-float" } : wrap(value, "abstract-int");
 }
 
-const CONCRETE_INT = new Set<ConstType>(["i32", "u32", "abstract-int"]);
-
-function integer(v: ConstValue, op: string): ConstType {
-  if (!CONCRETE_INT.has(v.type)) throw new ConstEvalError(`'${op}' needs an integer`);
-  return v.type;
-}
-
-/** The type two operands convert to (an abstract type takes the concrete one). */
-function unify(a: ConstType, b: ConstType): ConstType {
-  if (a === b) return a;
-  if (a.startsWith("abstract") && b.startsWith("abstract")) return "abstract-float";
-  if (a.startsWith("abstract")) return b;
-  if (b.startsWith("abstract")) return a;
-  throw new ConstEvalError(`cannot mix ${a} and ${b}`);
-}
-
-/** A value kept in its type's range, as the device computes it. */
-export function wrap(value: number, type: ConstType): ConstValue {
-  if (type === "u32") return { value: value >>> 0, type };
-  if (type === "i32") return { value: value | 0, type };
-  if (type === "f32") return { value: Math.fround(value), type };
-  return { value, type };
-}
-
-const COMPARE: Readonly<Record<string, (x: number, y: number) => boolean>> = {
-  "==": (x, y) => x === y,
-  "!=": (x, y) => x !== y,
-  "<": (x, y) => x < y,
-  ">": (x, y) => x > y,
-  "<=": (x, y) => x <= y,
-  ">=": (x, y) => x >= y,
-};
-
-function apply(op: string, a: ConstValue, b: ConstValue): ConstValue {
-  scalar(a, op), scalar(b, op);
-  if (op === "&&" || op === "||") {
-    const value = op === "&&" ? a.value && b.value : a.value || b.value;
-    return { value: value ? 1 : 0, type: "bool" };
+/** An array count (`array<u32, N * 2>`): a positive integer (`ConstEvalError` otherwise). */
+export function arrayCount(tokens: readonly string[], scope: ConstScope): number {
+  const { value, type } = evaluateConst(tokens.join(" "), scope);
+  if (!/int|i32|u32/.test(type) || !Number.isInteger(value) || value < 1 || value > 1 << 20) {
+    throw new ConstEvalError(`an array count of ${value}`);
   }
-  const compare = COMPARE[op];
-  if (compare !== undefined) return { value: compare(a.value, b.value) ? 1 : 0, type: "bool" };
-  if (op === "<<" || op === ">>") {
-    const type = integer(a, op);
-    const shift = b.value & 31;
-    if (op === "<<") return wrap(a.value * 2 ** shift, type);
-    return wrap(type === "u32" ? a.value >>> shift : Math.floor(a.value / 2 ** shift), type);
-  }
-  const type = unify(a.type, b.type);
-  const isInt = CONCRETE_INT.has(type);
-  switch (op) {
-    case "+":
-      return wrap(a.value + b.value, type);
-    case "-":
-      return wrap(a.value - b.value, type);
-    case "*":
-      return wrap(
-        isInt && type !== "abstract-int" ? Math.imul(a.value, b.value) : a.value * b.value,
-        type,
-      );
-    case "/":
-    case "%": {
-      if (isInt && b.value === 0) throw new ConstEvalError(`division by zero`);
-      if (op === "/") return wrap(isInt ? Math.trunc(a.value / b.value) : a.value / b.value, type);
-      return wrap(a.value % b.value, type);
-    }
-    case "&":
-    case "|":
-    case "^": {
-      integer({ value: 0, type }, op);
-      const r = op === "&" ? a.value & b.value : op === "|" ? a.value | b.value : a.value ^ b.value;
-      return wrap(r, type);
-    }
-  }
-  throw new ConstEvalError(`operator '${op}' is not supported`);
-}
-
-function call(name: string, args: ConstValue[]): ConstValue {
-  const one = () => {
-    if (args.length !== 1) throw new ConstEvalError(`${name}() takes one argument`);
-    return args[0];
-  };
-  switch (name) {
-    case "i32":
-    case "u32":
-      return wrap(Math.trunc(one().value), name);
-    case "f32":
-    case "f16":
-      return wrap(one().value, name);
-    case "bool":
-      return { value: one().value ? 1 : 0, type: "bool" };
-    case "abs":
-      return wrap(Math.abs(one().value), one().type);
-    case "min":
-    case "max": {
-      if (args.length !== 2) throw new ConstEvalError(`${name}() takes two arguments`);
-      const type = unify(args[0].type, args[1].type);
-      return wrap(Math[name](args[0].value, args[1].value), type);
-    }
-    case "clamp": {
-      if (args.length !== 3) throw new ConstEvalError(`clamp() takes three arguments`);
-      const type = unify(unify(args[0].type, args[1].type), args[2].type);
-      return wrap(Math.min(Math.max(args[0].value, args[1].value), args[2].value), type);
-    }
-    case "select": {
-      if (args.length !== 3) throw new ConstEvalError(`select() takes three arguments`);
-      return args[2].value ? args[1] : args[0];
-    }
-  }
-  if (name in FLOAT_BUILTINS) {
-    const [arity, f] = FLOAT_BUILTINS[name];
-    if (args.length !== arity) throw new ConstEvalError(`${name}() takes ${arity} argument(s)`);
-    const type = args.map((a) => a.type).reduce(unify);
-    if (type !== "f32" && type !== "f16" && !type.startsWith("abstract")) {
-      throw new ConstEvalError(`${name}() needs a float argument`);
-    }
-    const value = f(...args.map((a) => a.value));
-    if (!Number.isFinite(value)) throw new ConstEvalError(`${name}() has no finite value here`);
-    return wrap(value, type === "abstract-int" ? "abstract-float" : type);
-  }
-  if (name in BIT_BUILTINS) {
-    const [arity, f] = BIT_BUILTINS[name];
-    if (args.length !== arity) throw new ConstEvalError(`${name}() takes ${arity} argument(s)`);
-    const type = integer(args[0], name) === "u32" ? "u32" : "i32";
-    return wrap(f(type === "u32", args[0].value >>> 0, ...args.slice(1).map((a) => a.value)), type);
-  }
-  throw new ConstEvalError(`${name}() is not evaluated by the runtime`);
+  return value;
 }

@@ -1,29 +1,34 @@
 /**
- * The module's struct types as const expressions use them: `struct Foo { n: u32, w: u32 }`
- * read from the text, `Foo(2u, 64u)` (each argument held as its member's type), the zero value
- * `Foo()`, nested structs and arrays of them; `_const_eval.ts` reads a member by name (`c.n`).
- * What it cannot build (a matrix member, a runtime-sized array, an argument count that does not
- * match) is a `ConstEvalError`: no value is guessed.
+ * The module's struct types and aliases as const expressions use them: `struct Foo { n: u32,
+ * w: u32 }` read from the text, `Foo(2u, 64u)` (each argument held as its member's type), the
+ * zero value `Foo()`, nested structs, matrices and arrays of them; `_const_eval.ts` reads a member
+ * by name (`c.n`). `alias V = vec2u;` makes `V(1u, 2u)` and `V()` vectors. What it cannot build
+ * (a runtime-sized array, an argument count that does not match) is a `ConstEvalError`: no value
+ * is guessed.
  *
  * @module
  */
 
 import { splitTopLevel } from "../_wgsl_templates.ts";
 import {
+  arrayCount,
   ConstEvalError,
   type ConstScope,
-  type ConstType,
   type ConstValue,
-  evaluateConst,
+  tokenize,
 } from "./_const_eval.ts";
-import { heldAs } from "./_const_builtins.ts";
+import { type ConstTypeDesc, convert, readType, zeroOf } from "./_const_types.ts";
 
-/** A struct type of the module: its members' names and types (as written). */
+/**
+ * A struct type of the module: its members' names and types (as written); or, with `alias`, an
+ * alias of the module (no members) and the type it names.
+ */
 export interface ConstStruct {
   readonly fields: readonly { readonly name: string; readonly type: string }[];
+  readonly alias?: string;
 }
 
-/** The struct declarations of `text` (comments masked), by name. */
+/** The struct and alias declarations of `text` (comments masked), by name. */
 export function moduleStructs(text: string): ReadonlyMap<string, ConstStruct> {
   const structs = new Map<string, ConstStruct>();
   const declaration = /(?<![\p{XID_Continue}])struct\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*\{/gu;
@@ -36,6 +41,11 @@ export function moduleStructs(text: string): ReadonlyMap<string, ConstStruct> {
       return { name: bare.slice(0, colon).trim(), type: bare.slice(colon + 1).trim() };
     }).filter((f) => f.name !== "");
     structs.set(m[1], { fields });
+  }
+  const alias =
+    /(?<![\p{XID_Continue}])alias\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*=\s*([^;]+?)\s*;/gu;
+  for (const m of text.matchAll(alias)) {
+    if (!structs.has(m[1])) structs.set(m[1], { fields: [], alias: m[2] });
   }
   return structs;
 }
@@ -51,55 +61,36 @@ export function constructStruct(
   args: readonly ConstValue[],
 ): ConstValue | undefined {
   const struct = structs.get(name);
-  if (struct === undefined) return undefined;
-  if (args.length === 0) return zeroValue(structs, scope, name, 0);
+  if (struct === undefined || struct.alias !== undefined) return undefined;
+  const types = struct.fields.map((f) => memberType(f.type, scope));
+  if (args.length === 0) {
+    return structValue(struct, types.map((t) => zeroOf(t, scope)));
+  }
   if (args.length !== struct.fields.length) {
     throw new ConstEvalError(
       `${name}() takes ${struct.fields.length} argument(s) (one per member), got ${args.length}`,
     );
   }
   const parts = args.map((a, i) => {
-    const { name: field, type } = struct.fields[i];
-    const nested = structs.has(type);
-    if (nested !== (a.fields !== undefined)) {
-      throw new ConstEvalError(`member '${field}: ${type}' of ${name}() cannot hold the argument`);
+    try {
+      return convert(a, types[i], scope);
+    } catch (cause) {
+      const { name: field, type } = struct.fields[i];
+      throw new ConstEvalError(`member '${field}: ${type}' of ${name}() cannot hold the argument`, {
+        cause,
+      });
     }
-    return nested ? a : heldAs(a, type);
   });
   return structValue(struct, parts);
 }
 
-/** The zero value of `type` (a scalar, vector, fixed-size array or struct of the module). */
-function zeroValue(
-  structs: ReadonlyMap<string, ConstStruct>,
-  scope: ConstScope,
-  type: string,
-  depth: number,
-): ConstValue {
-  if (depth > 16) throw new ConstEvalError(`'${type}' nests too deep`);
-  const struct = structs.get(type);
-  if (struct !== undefined) {
-    return structValue(
-      struct,
-      struct.fields.map((f) => zeroValue(structs, scope, f.type, depth + 1)),
-    );
+/** A member's type, read (a runtime-sized array has no value). */
+function memberType(type: string, scope: ConstScope): ConstTypeDesc {
+  const [desc] = readType(tokenize(type), 0, scope, (count) => arrayCount(count, scope));
+  if (desc.t === "array" && desc.count === undefined) {
+    throw new ConstEvalError(`no value of the runtime-sized '${type}'`);
   }
-  if (SCALARS.has(type)) return { value: 0, type: type as ConstType };
-  const vector = /^vec([234])(?:([fiuh])|\s*<\s*(\w+)\s*>)$/.exec(type);
-  if (vector !== null) {
-    const element = vector[3] ?? SUFFIX[vector[2]];
-    if (!SCALARS.has(element)) throw new ConstEvalError(`no zero value of '${type}' here`);
-    const zero: ConstValue = { value: 0, type: element as ConstType };
-    return { value: NaN, type: zero.type, parts: Array(Number(vector[1])).fill(zero) };
-  }
-  const array = /^array\s*<(.*)>$/s.exec(type);
-  const parts = array === null ? [] : splitTopLevel(array[1]).map((p) => p.trim());
-  if (parts.length === 2) {
-    const count = evaluateCount(parts[1], scope);
-    const element = zeroValue(structs, scope, parts[0], depth + 1);
-    return { value: NaN, type: element.type, parts: Array(count).fill(element) };
-  }
-  throw new ConstEvalError(`no zero value of '${type}' here`);
+  return desc;
 }
 
 /** A struct's value from its members' values. */
@@ -111,15 +102,3 @@ function structValue(struct: ConstStruct, parts: readonly ConstValue[]): ConstVa
     fields: struct.fields.map((f) => f.name),
   };
 }
-
-/** An array member's count: a positive integer (`ConstEvalError` otherwise). */
-function evaluateCount(text: string, scope: ConstScope): number {
-  const { value } = evaluateConst(text, scope);
-  if (!Number.isInteger(value) || value < 1 || value > 65536) {
-    throw new ConstEvalError(`an array count of ${value}`);
-  }
-  return value;
-}
-
-const SCALARS = new Set(["i32", "u32", "f32", "f16", "bool"]);
-const SUFFIX: Readonly<Record<string, string>> = { f: "f32", i: "i32", u: "u32", h: "f16" };
