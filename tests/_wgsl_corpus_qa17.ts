@@ -8,11 +8,18 @@
 import { APPS } from "./_wgsl_corpus_qa17_apps.ts";
 import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { GPUCPP } from "./_wgsl_corpus_qa17_gpucpp.ts";
+import { JAX } from "./_wgsl_corpus_qa17_jax.ts";
 import { RADIX, RADIX_REFUSED } from "./_wgsl_corpus_qa17_radix.ts";
 import { WGPU_PY, WGPU_PY_REFUSED } from "./_wgsl_corpus_qa17_wgpupy.ts";
 
 /** The wave's cases plain WebGPU runs. */
-export const CORPUS_QA17: readonly CorpusCase[] = [...GPUCPP, ...WGPU_PY, ...RADIX, ...APPS];
+export const CORPUS_QA17: readonly CorpusCase[] = [
+  ...GPUCPP,
+  ...WGPU_PY,
+  ...RADIX,
+  ...APPS,
+  ...JAX,
+];
 
 /** The wave's cases plain WebGPU refuses, which the client must refuse with a typed error. */
 export const REFUSED17: readonly CorpusCase[] = [...WGPU_PY_REFUSED, ...RADIX_REFUSED];
