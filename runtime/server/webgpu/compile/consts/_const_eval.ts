@@ -5,7 +5,10 @@
  * `scope`), unary `- ! ~`, the binary operators, parentheses, the constructors `i32 u32 f32 f16
  * bool`, `min max abs clamp select`, the scalar float builtins (`sqrt pow round floor`...: WGSL's
  * `round` goes to even) and the bit builtins of one integer (`countOneBits extractBits
- * reverseBits`...), vectors and arrays (`.x`, `[i]`), and the module's structs through the scope
+ * reverseBits`...), vectors and arrays (`.x`, `[i]`; operators and builtins of vectors per
+ * component, `dot length distance normalize cross all any`: `_const_values.ts`; matrices:
+ * `_const_matrices.ts`), and the
+ * module's structs through the scope
  * (`Foo(2u)`, `Foo()`, `.n`: `_const_structs.ts`). Anything else throws `ConstEvalError` naming
  * it, so a caller never goes on with a value it guessed.
  *
@@ -15,22 +18,25 @@
  * @module
  */
 
-import { BIT_BUILTINS, FLOAT_BUILTINS } from "./_const_builtins.ts";
+import { callBuiltin } from "./_const_builtins.ts";
+import { constructMatrix, matrixApply } from "./_const_matrices.ts";
+import {
+  abstractIntOp,
+  ConstEvalError,
+  type ConstType,
+  type ConstValue,
+  exactInt,
+  integer,
+  isInteger,
+  perComponent,
+  scalar,
+  unify,
+  vectorBuiltin,
+  wrap,
+} from "./_const_values.ts";
 
-/** The type of a value. */
-export type ConstType = "abstract-int" | "abstract-float" | "i32" | "u32" | "f32" | "f16" | "bool";
-
-/** A typed value. */
-export interface ConstValue {
-  /** A scalar's value (`NaN` for a vector or array). */
-  readonly value: number;
-  /** A scalar's type; a vector's or array's element type. */
-  readonly type: ConstType;
-  /** A vector's or array's elements (`vec3u(4, 8, 2)`, `array(2u, 4u)`), read by `.x` / `[i]`. */
-  readonly parts?: readonly ConstValue[];
-  /** A struct's member names, one per part (`Foo(2u)`), read by `.name`. */
-  readonly fields?: readonly string[];
-}
+export { ConstEvalError, wrap };
+export type { ConstType, ConstValue };
 
 /**
  * What names mean to {@linkcode evaluateConst}: a declaration's value (`undefined`: an unknown
@@ -40,11 +46,6 @@ export interface ConstValue {
 export type ConstScope = ((name: string) => ConstValue | undefined) & {
   readonly struct?: (name: string, args: readonly ConstValue[]) => ConstValue | undefined;
 };
-
-/** Why an expression has no value here (what it could not read). */
-export class ConstEvalError extends Error {
-  override name = "ConstEvalError";
-}
 
 const TOKEN = new RegExp(
   [
@@ -118,10 +119,8 @@ export function evaluateConst(
     const t = peek();
     if (t === "-" || t === "!" || t === "~") {
       i++;
-      const v = scalar(unary(), t);
-      if (t === "!") return { value: v.value ? 0 : 1, type: "bool" };
-      if (t === "~") return wrap(~v.value, integer(v, "~"));
-      return wrap(-v.value, v.type);
+      const v = unary();
+      return perComponent([v], ([x]) => prefix(t, x)) ?? prefix(t, scalar(v, t));
     }
     let v = primary();
     for (;;) {
@@ -140,16 +139,22 @@ export function evaluateConst(
     }
   };
   /** `vec3<u32>` / `array<f32, 4>`: the element type when it is a scalar (tokens consumed). */
+  let count: string[] = []; // the last template's tokens after its first comma (an array's count)
   const template = (): ConstType | undefined => {
     let depth = 0;
     let element: string | undefined;
+    let comma = false;
+    count = [];
     do {
       const t = tokens[i++];
       if (t === undefined) throw new ConstEvalError(`'${text.trim()}' ends early`);
+      const outer = depth === 1;
       if (t === "<") depth++;
       else if (t === ">") depth--;
       else if (t === ">>") depth -= 2;
-      else if (depth === 1 && element === undefined) element = t;
+      if (outer && t === "," && !comma) comma = true;
+      else if (outer && element === undefined) element = t;
+      else if (comma && depth > 0) count.push(t);
     } while (depth > 0);
     return SCALARS.has(element ?? "") ? element as ConstType : undefined;
   };
@@ -177,14 +182,32 @@ export function evaluateConst(
       throw new ConstEvalError(`unexpected '${t}' in '${text.trim()}'`);
     }
     if (t === "true" || t === "false") return { value: t === "true" ? 1 : 0, type: "bool" };
+    const mat = /^mat([234])x([234])([fh]?)$/.exec(t);
+    if (mat !== null) {
+      const element = peek() === "<" ? template() : SUFFIX_TYPES[mat[3]];
+      return constructMatrix(Number(mat[1]), Number(mat[2]), element, args(), convert);
+    }
     const vector = /^vec([234])([fiuh]?)$/.exec(t);
     if (vector !== null || t === "array") {
+      count = [];
       const element = peek() === "<" ? template() : SUFFIX_TYPES[vector?.[2] ?? ""];
-      return construct(vector === null ? 0 : Number(vector[1]), element, args());
+      const given = args();
+      if (given.length > 0 || element === undefined) {
+        return construct(vector === null ? 0 : Number(vector[1]), element, given);
+      }
+      // A zero value: `vec3u()`, `array<u32, N>()`.
+      const size = vector !== null
+        ? Number(vector[1])
+        : scalar(evaluateConst(count.join(" ") || "0", scope), "an array's count").value;
+      return construct(
+        vector === null ? 0 : size,
+        element,
+        Array(size).fill({ value: 0, type: element }),
+      );
     }
     if (peek() === "(") {
       const given = args();
-      return scope.struct?.(t, given) ?? call(t, given.map((a) => scalar(a, t)));
+      return scope.struct?.(t, given) ?? callAny(t, given);
     }
     const v = scope(t);
     if (v === undefined) throw new ConstEvalError(`'${t}' is not a module-scope const or override`);
@@ -205,12 +228,6 @@ const SUFFIX_TYPES: Readonly<Record<string, ConstType | undefined>> = {
   h: "f16",
 };
 
-/** `v` when it is a scalar; a vector, array or struct throws (`what` uses it as one). */
-function scalar(v: ConstValue, what: string): ConstValue {
-  if (v.parts !== undefined) throw new ConstEvalError(`'${what}' of a vector, array or struct`);
-  return v;
-}
-
 /**
  * A vector of `size` (`vec3u(...)`, `vec2<f32>(...)`, splat and vector arguments flattened) or,
  * `size` 0, an array (`array(...)`, `array<u32, 3>(...)`), elements converted to `element`.
@@ -227,7 +244,7 @@ function construct(
   }
   const scalars = parts.every((p) => p.parts === undefined);
   const type = element ?? (scalars ? parts.map((p) => p.type).reduce(unify) : parts[0].type);
-  if (scalars && SCALARS.has(type)) parts = parts.map((p) => call(type, [p]));
+  if (scalars && SCALARS.has(type)) parts = parts.map((p) => callBuiltin(type, [p]));
   return { value: NaN, type, parts };
 }
 
@@ -266,31 +283,7 @@ function literal(t: string): ConstValue {
   if (suffix === "u") return wrap(value, "u32");
   if (suffix === "f") return { value: Math.fround(value), type: "f32" };
   if (suffix === "h") return { value, type: "f16" };
-  return { value, type: float ? "abstract-float" : "abstract-int" };
-}
-
-const CONCRETE_INT = new Set<ConstType>(["i32", "u32", "abstract-int"]);
-
-function integer(v: ConstValue, op: string): ConstType {
-  if (!CONCRETE_INT.has(v.type)) throw new ConstEvalError(`'${op}' needs an integer`);
-  return v.type;
-}
-
-/** The type two operands convert to (an abstract type takes the concrete one). */
-function unify(a: ConstType, b: ConstType): ConstType {
-  if (a === b) return a;
-  if (a.startsWith("abstract") && b.startsWith("abstract")) return "abstract-float";
-  if (a.startsWith("abstract")) return b;
-  if (b.startsWith("abstract")) return a;
-  throw new ConstEvalError(`cannot mix ${a} and ${b}`);
-}
-
-/** A value kept in its type's range, as the device computes it. */
-export function wrap(value: number, type: ConstType): ConstValue {
-  if (type === "u32") return { value: value >>> 0, type };
-  if (type === "i32") return { value: value | 0, type };
-  if (type === "f32") return { value: Math.fround(value), type };
-  return { value, type };
+  return float ? { value, type: "abstract-float" } : exactInt(BigInt(body));
 }
 
 const COMPARE: Readonly<Record<string, (x: number, y: number) => boolean>> = {
@@ -302,7 +295,17 @@ const COMPARE: Readonly<Record<string, (x: number, y: number) => boolean>> = {
   ">=": (x, y) => x >= y,
 };
 
+/** A prefix operator (`- ! ~`) of a scalar. */
+function prefix(op: string, v: ConstValue): ConstValue {
+  if (op === "!") return { value: v.value ? 0 : 1, type: "bool" };
+  if (op === "~") return wrap(~v.value, integer(v, "~"));
+  return wrap(-v.value, v.type);
+}
+
+/** A binary operator; of vectors (or a vector and a scalar), per component. */
 function apply(op: string, a: ConstValue, b: ConstValue): ConstValue {
+  const lifted = matrixApply(op, a, b, apply) ?? perComponent([a, b], ([x, y]) => apply(op, x, y));
+  if (lifted !== undefined) return lifted;
   scalar(a, op), scalar(b, op);
   if (op === "&&" || op === "||") {
     const value = op === "&&" ? a.value && b.value : a.value || b.value;
@@ -312,12 +315,15 @@ function apply(op: string, a: ConstValue, b: ConstValue): ConstValue {
   if (compare !== undefined) return { value: compare(a.value, b.value) ? 1 : 0, type: "bool" };
   if (op === "<<" || op === ">>") {
     const type = integer(a, op);
+    if (type === "abstract-int") return abstractIntOp(op, a.value, b.value)!;
     const shift = b.value & 31;
     if (op === "<<") return wrap(a.value * 2 ** shift, type);
     return wrap(type === "u32" ? a.value >>> shift : Math.floor(a.value / 2 ** shift), type);
   }
   const type = unify(a.type, b.type);
-  const isInt = CONCRETE_INT.has(type);
+  const exact = type === "abstract-int" ? abstractIntOp(op, a.value, b.value) : undefined;
+  if (exact !== undefined) return exact;
+  const isInt = isInteger(type);
   switch (op) {
     case "+":
       return wrap(a.value + b.value, type);
@@ -345,54 +351,21 @@ function apply(op: string, a: ConstValue, b: ConstValue): ConstValue {
   throw new ConstEvalError(`operator '${op}' is not supported`);
 }
 
-function call(name: string, args: ConstValue[]): ConstValue {
-  const one = () => {
-    if (args.length !== 1) throw new ConstEvalError(`${name}() takes one argument`);
-    return args[0];
-  };
-  switch (name) {
-    case "i32":
-    case "u32":
-      return wrap(Math.trunc(one().value), name);
-    case "f32":
-    case "f16":
-      return wrap(one().value, name);
-    case "bool":
-      return { value: one().value ? 1 : 0, type: "bool" };
-    case "abs":
-      return wrap(Math.abs(one().value), one().type);
-    case "min":
-    case "max": {
-      if (args.length !== 2) throw new ConstEvalError(`${name}() takes two arguments`);
-      const type = unify(args[0].type, args[1].type);
-      return wrap(Math[name](args[0].value, args[1].value), type);
-    }
-    case "clamp": {
-      if (args.length !== 3) throw new ConstEvalError(`clamp() takes three arguments`);
-      const type = unify(unify(args[0].type, args[1].type), args[2].type);
-      return wrap(Math.min(Math.max(args[0].value, args[1].value), args[2].value), type);
-    }
-    case "select": {
-      if (args.length !== 3) throw new ConstEvalError(`select() takes three arguments`);
-      return args[2].value ? args[1] : args[0];
-    }
+/**
+ * A call: `select` of a scalar condition picks an argument whole; the geometric builtins of
+ * vectors; another builtin of a vector per component; else a builtin of scalars.
+ */
+function callAny(name: string, args: ConstValue[]): ConstValue {
+  if (name === "select" && args.length === 3 && args[2].parts === undefined) {
+    return args[2].value ? args[1] : args[0];
   }
-  if (name in FLOAT_BUILTINS) {
-    const [arity, f] = FLOAT_BUILTINS[name];
-    if (args.length !== arity) throw new ConstEvalError(`${name}() takes ${arity} argument(s)`);
-    const type = args.map((a) => a.type).reduce(unify);
-    if (type !== "f32" && type !== "f16" && !type.startsWith("abstract")) {
-      throw new ConstEvalError(`${name}() needs a float argument`);
-    }
-    const value = f(...args.map((a) => a.value));
-    if (!Number.isFinite(value)) throw new ConstEvalError(`${name}() has no finite value here`);
-    return wrap(value, type === "abstract-int" ? "abstract-float" : type);
-  }
-  if (name in BIT_BUILTINS) {
-    const [arity, f] = BIT_BUILTINS[name];
-    if (args.length !== arity) throw new ConstEvalError(`${name}() takes ${arity} argument(s)`);
-    const type = integer(args[0], name) === "u32" ? "u32" : "i32";
-    return wrap(f(type === "u32", args[0].value >>> 0, ...args.slice(1).map((a) => a.value)), type);
-  }
-  throw new ConstEvalError(`${name}() is not evaluated by the runtime`);
+  if (CONVERSIONS.has(name)) return callBuiltin(name, args.map((a) => scalar(a, name)));
+  return vectorBuiltin(name, args, apply, callBuiltin) ??
+    perComponent(args, (parts) => callBuiltin(name, parts)) ??
+    callBuiltin(name, args.map((a) => scalar(a, name)));
 }
+
+const CONVERSIONS = new Set(["i32", "u32", "f32", "f16", "bool"]);
+
+/** `v` converted to `type` (an abstract type keeps the value). */
+const convert = (type: ConstType, v: ConstValue) => SCALARS.has(type) ? callBuiltin(type, [v]) : v;

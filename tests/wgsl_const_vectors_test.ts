@@ -1,0 +1,117 @@
+/**
+ * The const-expression evaluator computes vectors and matrices as WGSL does (QA wave 17): naga
+ * evaluates `vec2u(16, 8) / 2u`, `dot`, `length`, `min` of vectors, `atan2`, `saturate` and
+ * `mat2x2f(...) * v` in a `@workgroup_size` or an array count, and the runtime refused every one
+ * ("'/' of a vector, array or struct", "atan2() is not evaluated by the runtime"); and it
+ * computed abstract integers as 32-bit shifts and rounded doubles, a silently wrong size.
+ */
+import assert from "node:assert/strict";
+import { evaluateConst } from "../runtime/server/webgpu/compile/consts/_const_eval.ts";
+import type { ConstValue } from "../runtime/server/webgpu/compile/consts/_const_values.ts";
+import { reflectKernel } from "../runtime/server/webgpu/compile/_reflect.ts";
+import { CompilationError } from "../backend.ts";
+
+const none = () => undefined;
+/** A scalar expression's value. */
+const value = (text: string) => evaluateConst(text, none).value;
+/** A composite's values, flattened. */
+const flat = (v: ConstValue): number[] => v.parts?.flatMap(flat) ?? [v.value];
+const values = (text: string) => flat(evaluateConst(text, none, true));
+
+Deno.test("operators and builtins of vectors apply per component, scalars to every one", () => {
+  assert.deepEqual(values("vec2u(16, 8) / 2u"), [8, 4]);
+  assert.deepEqual(values("vec2u(4) * vec2u(2, 3)"), [8, 12]);
+  assert.deepEqual(values("3u - vec3u(1, 2, 3)"), [2, 1, 0]);
+  assert.deepEqual(values("vec2u(1, 2) - vec2u(2, 1)"), [0xffffffff, 1]); // u32 wraps
+  assert.deepEqual(values("-vec2i(3, -4)"), [-3, 4]);
+  assert.deepEqual(values("~vec2u(0xFFFFFFF0u, 0u)"), [15, 0xffffffff]);
+  assert.deepEqual(values("vec4u(1, 2, 3, 4) << vec4u(1u)"), [2, 4, 6, 8]);
+  assert.deepEqual(values("vec3i(-7, 7, 9) % 4"), [-3, 3, 1]);
+  assert.deepEqual(values("vec2u(1, 5) < vec2u(2, 2)"), [1, 0]);
+  assert.deepEqual(values("min(vec3u(10, 20, 30), vec3u(25))"), [10, 20, 25]);
+  assert.deepEqual(values("clamp(vec2i(-5, 50), vec2i(0), vec2i(20))"), [0, 20]);
+  assert.deepEqual(values("countOneBits(vec2u(0xFFu, 0xF0u))"), [8, 4]);
+  assert.deepEqual(values("extractBits(vec2u(0xF0u, 0x0Fu), 4u, 4u)"), [15, 0]);
+  assert.deepEqual(values("select(vec2u(4, 5), vec2u(6, 7), vec2<bool>(true, false))"), [6, 5]);
+  assert.deepEqual(values("select(vec2u(4, 5), vec2u(6, 7), true)"), [6, 7]);
+  assert.deepEqual(values("abs(vec2f(-1.5, 2.0))"), [1.5, 2]);
+  assert.equal(evaluateConst("vec2u(16, 8) / 2u", none, true).type, "u32");
+  // Vectors of different sizes, and arrays, have no arithmetic.
+  assert.throws(() => values("vec2u(1) + vec3u(1)"), /different sizes/);
+  assert.throws(() => values("array(vec2u(1), vec2u(2)) * 2u"), /vector, array or struct/);
+});
+
+Deno.test("the geometric builtins of vectors, trigonometry and saturate", () => {
+  assert.equal(value("dot(vec2u(2, 3), vec2u(4, 5))"), 23);
+  assert.equal(value("dot(vec3i(1, -2, 3), vec3i(4, 5, -6))"), -24);
+  assert.equal(value("length(vec2f(3, 4))"), 5);
+  assert.equal(value("length(-2.5)"), 2.5);
+  assert.equal(value("distance(vec2f(0), vec2f(6, 8))"), 10);
+  assert.deepEqual(values("normalize(vec2f(3, 4))"), [Math.fround(0.6), Math.fround(0.8)]);
+  assert.deepEqual(values("cross(vec3f(1, 0, 0), vec3f(0, 1, 0))"), [0, 0, 1]);
+  assert.equal(value("all(vec2u(1) < vec2u(2))"), 1);
+  assert.equal(value("any(vec3u(1, 2, 3) == vec3u(0, 5, 0))"), 0);
+  assert.equal(value("atan2(1.0, 1.0)"), Math.PI / 4);
+  assert.equal(value("saturate(1.5) + saturate(-2.0)"), 1);
+  assert.equal(value("u32(sin(1.0) * 20)"), 16);
+  assert.throws(() => value("dot(1.0, 2.0)"), /needs vectors/);
+  assert.throws(() => value("cross(vec2f(1), vec2f(2))"), /vec3/);
+  assert.throws(() => value("acos(2.0)"), /no finite value/); // naga refuses it too
+});
+
+Deno.test("matrices: constructors, columns, and the products and sums WGSL defines", () => {
+  assert.deepEqual(values("mat2x2f(1, 2, 3, 4)"), [1, 2, 3, 4]);
+  assert.deepEqual(values("mat2x2<f32>(vec2f(1, 2), vec2f(3, 4))[1]"), [3, 4]);
+  assert.deepEqual(values("mat2x2f(1, 2, 3, 4) * vec2f(1, 1)"), [4, 6]);
+  assert.deepEqual(values("vec2f(1, 1) * mat2x2f(1, 2, 3, 4)"), [3, 7]);
+  assert.deepEqual(values("mat2x2f(1, 2, 3, 4) * mat2x2f(0, 1, 1, 0)"), [3, 4, 1, 2]);
+  assert.deepEqual(values("mat2x3f(1, 2, 3, 4, 5, 6) * vec2f(1, 2)"), [9, 12, 15]);
+  assert.deepEqual(values("vec3f(1, 1, 1) * mat2x3f(1, 2, 3, 4, 5, 6)"), [6, 15]);
+  assert.deepEqual(values("2.0 * mat2x2f(1, 2, 3, 4) - mat2x2f(1, 1, 1, 1)"), [1, 3, 5, 7]);
+  assert.throws(() => values("mat2x2f(1, 2, 3)"), /mat2x2 of 3 values/);
+  assert.throws(() => values("mat2x2f(1, 2, 3, 4) * vec3f(1)"), /mismatched/);
+  assert.throws(() => values("mat2x2f(1, 2, 3, 4) / 2.0"), /'\/' of a matrix/);
+});
+
+Deno.test("a @workgroup_size and an array count of vector and matrix consts are reflected", () => {
+  const source = `const TILE = vec2u(16, 8);
+const HALF = TILE / 2u;
+const M = mat2x2f(1, 2, 3, 4);
+struct S { a: array<f32, dot(HALF, vec2u(1, 1))>, b: array<u32, u32((M * vec2f(1, 1)).y)> }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@compute @workgroup_size(HALF.x, HALF.y, u32(length(vec2f(3, 4))))
+fn main() { s[0].b[0] = 1u; }`;
+  const r = reflectKernel({ source });
+  assert.deepEqual(r.workgroupSize, [8, 4, 5]);
+  assert.equal(r.storage[0].stride, (12 + 6) * 4);
+  // What it still cannot evaluate is refused, never guessed.
+  assert.throws(
+    () =>
+      reflectKernel({
+        source: "@compute @workgroup_size(u32(transpose(mat2x2f())[0].x)) fn main() {}",
+      }),
+    (e) => e instanceof CompilationError && /cannot evaluate/.test(e.message),
+  );
+});
+
+Deno.test("abstract integers are exact as WGSL's i64, or refused; zero values; packed dots", () => {
+  // Before: `1 << 33` shifted by 33 & 31 = 1 (2), and products past 2^53 were rounded, so a
+  // @workgroup_size came out other than the device's (a launch of `threads` too few workgroups).
+  assert.equal(value("((1 << 33) + 16) % 40"), 8);
+  assert.equal(value("(1 << 34) >> 30"), 16);
+  assert.equal(value("(0x300000000 & 0x100000000) / 0x10000000"), 16);
+  assert.equal(value("-(1 << 40) / 3"), -366503875925); // truncated toward zero
+  assert.equal(value("0x1FFFFFFFFFFFFF - 1"), 2 ** 53 - 2);
+  assert.throws(() => value("(0x7FFFFFFF * 0x7FFFFFFF) % 100"), /beyond 2\^53/);
+  assert.throws(() => value("9007199254740993"), /beyond 2\^53/);
+  assert.throws(() => value("1 << 64"), /shift of an abstract integer/);
+  assert.throws(() => value("0x1FFFFFFFFFFFFF * 0x1FFFFFFFFFFFFF"), /overflows i64/);
+  // Zero values.
+  assert.equal(value("u32() + 8u"), 8);
+  assert.deepEqual(values("vec3u()"), [0, 0, 0]);
+  assert.deepEqual(values("mat2x2f()"), [0, 0, 0, 0]);
+  assert.deepEqual(values("array<u32, 1 + 2>()"), [0, 0, 0]);
+  // WGSL's packed integer dot products.
+  assert.equal(value("dot4U8Packed(0x01010101u, 0x02020202u)"), 8);
+  assert.equal(value("dot4I8Packed(0xFF010101u, 0x02020202u)"), 4);
+});
