@@ -11,7 +11,7 @@
  * and Bevy's game of life (bevyengine/bevy, `assets/shaders/game_of_life.wgsl`: a read-only
  * `texture_storage_2d<rgba32float, read>`, `vec4(v.rgb, f32(b))`); see `_wgsl_corpus_qa17.ts`.
  */
-import { B, type CorpusCase, f, u } from "./_wgsl_corpus_qa_base.ts";
+import { B, type CorpusCase, u } from "./_wgsl_corpus_qa_base.ts";
 import { w } from "./_wgsl_corpus_qa3_base.ts";
 
 /** f32 words. */
