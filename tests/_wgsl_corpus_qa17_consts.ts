@@ -3,8 +3,8 @@
  * `@workgroup_size`, an array count of a binding's type), as WGSL allows and naga evaluates them:
  * a tile `vec2u` halved for the workgroup, `dot` and `length` of const vectors, a const matrix
  * times a vector. The runtime's evaluator computed scalars only and refused each ("'/' of a
- * vector, array or struct"), and computed abstract integers past 32 bits wrong (a silently
- * wrong size); the builtins naga does not evaluate in const expressions
+ * vector, array or struct"), and computed abstract integers past 32 bits and f16 values wrong (a
+ * silently wrong size); the builtins naga does not evaluate in const expressions
  * (`extractBits`, `smoothstep`) are refused by both. See `_wgsl_corpus_qa17.ts`.
  */
 import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
@@ -98,6 +98,20 @@ export const CONSTS_I64: CorpusCase = {
   plain: [B(0, 0, new Uint32Array(200))],
   workgroups: [25, 1, 1],
   threads: 200,
+};
+
+/**
+ * A size from f16 consts: naga rounds `2047.9h` to the f16 2048, so the size is 16; the runtime
+ * kept 2047.9 (f16 literals and arithmetic unrounded) and read 15, so a launch of `threads`
+ * counted 14 workgroups where plain WebGPU's 13 cover the same threads (num_workgroups differed).
+ */
+export const CONSTS_F16: CorpusCase = {
+  name: "@workgroup_size(u32(2047.9h) / 128): f16 literals rounded to f16 (2048)",
+  source: probe("enable f16;\nconst WIDE = 2047.9h;", "u32(WIDE) / 128"),
+  plain: [B(0, 0, new Uint32Array(200))],
+  workgroups: [13, 1, 1],
+  threads: 200,
+  features: ["shader-f16"],
 };
 
 /** Const builtins naga does not evaluate: plain WebGPU refuses them, and so must the client. */

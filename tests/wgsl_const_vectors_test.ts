@@ -115,3 +115,14 @@ Deno.test("abstract integers are exact as WGSL's i64, or refused; zero values; p
   assert.equal(value("dot4U8Packed(0x01010101u, 0x02020202u)"), 8);
   assert.equal(value("dot4I8Packed(0xFF010101u, 0x02020202u)"), 4);
 });
+
+Deno.test("f16 and f32 literals and arithmetic round to their type as the device's do", () => {
+  // Before: f16 values were kept unrounded, so `u32(2047.9h)` read 2047 (naga: the f16 2048).
+  assert.equal(value("0.1h"), 0.0999755859375);
+  assert.equal(value("u32(2047.9h)"), 2048);
+  assert.equal(value("u32(f16(2047.9))"), 2048);
+  assert.equal(value("1.0h / 3.0h"), 0.333251953125);
+  assert.equal(value("0.1f"), Math.fround(0.1));
+  assert.throws(() => value("f16(70000.0)"), /past f16's range/);
+  assert.throws(() => value("1e39f"), /past f32's range/);
+});

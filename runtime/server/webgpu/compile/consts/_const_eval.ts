@@ -271,8 +271,8 @@ function literal(t: string): ConstValue {
     const [, whole, fraction = "", exponent = "0", suffix] = hexFloat;
     const mantissa = parseInt(whole + fraction || "0", 16) / 16 ** fraction.length;
     const value = mantissa * 2 ** Number(exponent);
-    if (suffix === "f") return { value: Math.fround(value), type: "f32" };
-    if (suffix === "h") return { value, type: "f16" };
+    if (suffix === "f") return wrap(value, "f32");
+    if (suffix === "h") return wrap(value, "f16");
     return { value, type: "abstract-float" };
   }
   const hex = /^(0[xX][0-9a-fA-F]+)([iu]?)$/.exec(t);
@@ -281,8 +281,8 @@ function literal(t: string): ConstValue {
   const value = Number(body);
   if (suffix === "i") return wrap(value, "i32");
   if (suffix === "u") return wrap(value, "u32");
-  if (suffix === "f") return { value: Math.fround(value), type: "f32" };
-  if (suffix === "h") return { value, type: "f16" };
+  if (suffix === "f") return wrap(value, "f32");
+  if (suffix === "h") return wrap(value, "f16");
   return float ? { value, type: "abstract-float" } : exactInt(BigInt(body));
 }
 

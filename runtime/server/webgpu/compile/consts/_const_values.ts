@@ -93,12 +93,19 @@ export function abstractIntOp(op: string, x: number, y: number): ConstValue | un
   return result[op] === undefined ? undefined : exactInt(result[op]());
 }
 
-/** A value kept in its type's range, as the device computes it. */
+/**
+ * A value kept in its type's range, as the device computes it: integers wrapped, floats rounded
+ * to f32 or f16 (a finite value past their range throws: an error in WGSL).
+ */
 export function wrap(value: number, type: ConstType): ConstValue {
   if (type === "u32") return { value: value >>> 0, type };
   if (type === "i32") return { value: value | 0, type };
-  if (type === "f32") return { value: Math.fround(value), type };
-  return { value, type };
+  if (type !== "f32" && type !== "f16") return { value, type };
+  const rounded = type === "f32" ? Math.fround(value) : Math.f16round(value);
+  if (Number.isFinite(value) && !Number.isFinite(rounded)) {
+    throw new ConstEvalError(`${value} is past ${type}'s range`);
+  }
+  return { value: rounded, type };
 }
 
 /**
