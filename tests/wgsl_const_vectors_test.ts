@@ -102,6 +102,10 @@ Deno.test("abstract integers are exact as WGSL's i64, or refused; zero values; p
   assert.equal(value("(0x300000000 & 0x100000000) / 0x10000000"), 16);
   assert.equal(value("-(1 << 40) / 3"), -366503875925); // truncated toward zero
   assert.equal(value("0x1FFFFFFFFFFFFF - 1"), 2 ** 53 - 2);
+  // `~` of an abstract integer is its i64 complement (it was ToInt32's: ~0x100000000 read -1).
+  assert.equal(value("~0x100000000"), -4294967297);
+  assert.equal(value("u32(-((~0x100000000) >> 32)) * 8"), 16); // naga: 16
+  assert.equal(value("~5u"), 4294967290);
   assert.throws(() => value("(0x7FFFFFFF * 0x7FFFFFFF) % 100"), /beyond 2\^53/);
   assert.throws(() => value("9007199254740993"), /beyond 2\^53/);
   assert.throws(() => value("1 << 64"), /shift of an abstract integer/);

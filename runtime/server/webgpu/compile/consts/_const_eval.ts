@@ -298,7 +298,10 @@ const COMPARE: Readonly<Record<string, (x: number, y: number) => boolean>> = {
 /** A prefix operator (`- ! ~`) of a scalar. */
 function prefix(op: string, v: ConstValue): ConstValue {
   if (op === "!") return { value: v.value ? 0 : 1, type: "bool" };
-  if (op === "~") return wrap(~v.value, integer(v, "~"));
+  if (op === "~") {
+    const type = integer(v, "~"); // an abstract integer's complement is exact (i64)
+    return type === "abstract-int" ? exactInt(~BigInt(v.value)) : wrap(~v.value, type);
+  }
   return wrap(-v.value, v.type);
 }
 
