@@ -10,7 +10,13 @@
  * `webgpu_wgsl_corpus_qa17_test.ts`.
  */
 import { APPS } from "./_wgsl_corpus_qa17_apps.ts";
-import { CONSTS, CONSTS_F16, CONSTS_I64, CONSTS_REFUSED } from "./_wgsl_corpus_qa17_consts.ts";
+import {
+  CONSTS,
+  CONSTS_F16,
+  CONSTS_F32,
+  CONSTS_I64,
+  CONSTS_REFUSED,
+} from "./_wgsl_corpus_qa17_consts.ts";
 import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
 import { GPUCPP } from "./_wgsl_corpus_qa17_gpucpp.ts";
 import { JAX } from "./_wgsl_corpus_qa17_jax.ts";
@@ -27,6 +33,7 @@ export const CORPUS_QA17: readonly CorpusCase[] = [
   ...CONSTS,
   CONSTS_I64,
   CONSTS_F16,
+  CONSTS_F32,
 ];
 
 /** The wave's cases plain WebGPU refuses, which the client must refuse with a typed error. */

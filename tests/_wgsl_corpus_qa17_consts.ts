@@ -114,6 +114,19 @@ export const CONSTS_F16: CorpusCase = {
   features: ["shader-f16"],
 };
 
+/**
+ * An f32 const compared with an abstract float: WGSL converts `0.7` to the f32 0.7 first, so
+ * `T == 0.7` holds and the size is 16; the runtime compared the f32 0.699999988 with the double
+ * 0.7, read 8, and a launch of `threads` ran 25 workgroups where plain WebGPU's 13 run.
+ */
+export const CONSTS_F32: CorpusCase = {
+  name: "@workgroup_size(select(8u, 16u, T == 0.7)) of `const T: f32 = 0.7` (converted first)",
+  source: probe("const T: f32 = 0.7;", "select(8u, 16u, T == 0.7)"),
+  plain: [B(0, 0, new Uint32Array(200))],
+  workgroups: [13, 1, 1],
+  threads: 200,
+};
+
 /** Const builtins naga does not evaluate: plain WebGPU refuses them, and so must the client. */
 export const CONSTS_REFUSED: readonly CorpusCase[] = [
   {

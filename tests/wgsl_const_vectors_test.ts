@@ -128,5 +128,11 @@ Deno.test("f16 and f32 literals and arithmetic round to their type as the device
   assert.equal(value("1.0h / 3.0h"), 0.333251953125);
   assert.equal(value("0.1f"), Math.fround(0.1));
   assert.throws(() => value("f16(70000.0)"), /past f16's range/);
+  // An abstract operand is converted to the other's type before the operation.
+  const T = (name: string) =>
+    name === "T" ? { value: Math.fround(0.7), type: "f32" as const } : undefined;
+  assert.equal(evaluateConst("T == 0.7", T).value, 1); // it compared with the double 0.7: 0
+  assert.equal(evaluateConst("0.7h == f16(0.7)", none).value, 1);
+  assert.equal(evaluateConst("atan2(T, 0.7) == atan2(T, T)", T).value, 1);
   assert.throws(() => value("1e39f"), /past f32's range/);
 });

@@ -13,6 +13,7 @@ import {
   ConstEvalError,
   type ConstType,
   type ConstValue,
+  converted,
   integer,
   unify,
   wrap,
@@ -174,7 +175,7 @@ export function callBuiltin(name: string, args: ConstValue[]): ConstValue {
     if (type !== "f32" && type !== "f16" && !type.startsWith("abstract")) {
       throw new ConstEvalError(`${name}() needs a float argument`);
     }
-    const value = f(...args.map((a) => a.value));
+    const value = f(...args.map((a) => converted(a, type).value));
     if (!Number.isFinite(value)) throw new ConstEvalError(`${name}() has no finite value here`);
     return wrap(value, type === "abstract-int" ? "abstract-float" : type);
   }

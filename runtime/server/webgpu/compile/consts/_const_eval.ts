@@ -25,6 +25,7 @@ import {
   ConstEvalError,
   type ConstType,
   type ConstValue,
+  converted,
   exactInt,
   integer,
   isInteger,
@@ -306,14 +307,17 @@ function prefix(op: string, v: ConstValue): ConstValue {
 }
 
 /** A binary operator; of vectors (or a vector and a scalar), per component. */
-function apply(op: string, a: ConstValue, b: ConstValue): ConstValue {
-  const lifted = matrixApply(op, a, b, apply) ?? perComponent([a, b], ([x, y]) => apply(op, x, y));
+function apply(op: string, left: ConstValue, right: ConstValue): ConstValue {
+  const lifted = matrixApply(op, left, right, apply) ??
+    perComponent([left, right], ([x, y]) => apply(op, x, y));
   if (lifted !== undefined) return lifted;
-  scalar(a, op), scalar(b, op);
+  scalar(left, op), scalar(right, op);
   if (op === "&&" || op === "||") {
-    const value = op === "&&" ? a.value && b.value : a.value || b.value;
+    const value = op === "&&" ? left.value && right.value : left.value || right.value;
     return { value: value ? 1 : 0, type: "bool" };
   }
+  const a = op === "<<" || op === ">>" ? left : converted(left, unify(left.type, right.type));
+  const b = op === "<<" || op === ">>" ? right : converted(right, unify(left.type, right.type));
   const compare = COMPARE[op];
   if (compare !== undefined) return { value: compare(a.value, b.value) ? 1 : 0, type: "bool" };
   if (op === "<<" || op === ">>") {

@@ -109,6 +109,17 @@ export function wrap(value: number, type: ConstType): ConstValue {
 }
 
 /**
+ * A scalar operand converted to `type`, the type it unifies to with the other operands, before
+ * the operation (WGSL converts an abstract operand first: `T == 0.7` of an f32 `T` compares with
+ * the f32 0.7, and `S * 0.1` multiplies by the f32 0.1).
+ */
+export function converted(v: ConstValue, type: ConstType): ConstValue {
+  return v.type === type || type.startsWith("abstract") || type === "bool"
+    ? v
+    : wrap(v.value, type);
+}
+
+/**
  * Whether `v` is a vector: 2 to 4 scalars that are no struct's members (an array of as many
  * scalars reads the same; WGSL has no arithmetic on arrays, so the device refuses such a use).
  */
