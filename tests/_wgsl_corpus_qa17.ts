@@ -15,6 +15,7 @@ import {
   CONSTS_F16,
   CONSTS_F32,
   CONSTS_I64,
+  CONSTS_OVERRIDE,
   CONSTS_REFUSED,
 } from "./_wgsl_corpus_qa17_consts.ts";
 import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
@@ -34,6 +35,7 @@ export const CORPUS_QA17: readonly CorpusCase[] = [
   CONSTS_I64,
   CONSTS_F16,
   CONSTS_F32,
+  CONSTS_OVERRIDE,
 ];
 
 /** The wave's cases plain WebGPU refuses, which the client must refuse with a typed error. */

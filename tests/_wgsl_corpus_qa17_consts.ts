@@ -127,6 +127,19 @@ export const CONSTS_F32: CorpusCase = {
   threads: 200,
 };
 
+/**
+ * An override without a type is concrete (f32 here): `K * 100.0` is the f32 29; the runtime kept
+ * its default as the abstract 0.29, read 28 (0.29 * 100 is 28.999999999999996 in f64), and a
+ * launch of `threads` ran 8 workgroups where plain WebGPU's 7 run.
+ */
+export const CONSTS_OVERRIDE: CorpusCase = {
+  name: "@workgroup_size(u32(K * 100.0)) of `override K = 0.29;` (an f32, not abstract)",
+  source: probe("override K = 0.29;", "u32(K * 100.0)"),
+  plain: [B(0, 0, new Uint32Array(200))],
+  workgroups: [7, 1, 1],
+  threads: 200,
+};
+
 /** Const builtins naga does not evaluate: plain WebGPU refuses them, and so must the client. */
 export const CONSTS_REFUSED: readonly CorpusCase[] = [
   {

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { evaluateConst } from "../runtime/server/webgpu/compile/consts/_const_eval.ts";
 import type { ConstValue } from "../runtime/server/webgpu/compile/consts/_const_values.ts";
+import { constScope } from "../runtime/server/webgpu/compile/consts/_const_scope.ts";
 import { reflectKernel } from "../runtime/server/webgpu/compile/_reflect.ts";
 import { CompilationError } from "../backend.ts";
 
@@ -135,4 +136,21 @@ Deno.test("f16 and f32 literals and arithmetic round to their type as the device
   assert.equal(evaluateConst("0.7h == f16(0.7)", none).value, 1);
   assert.equal(evaluateConst("atan2(T, 0.7) == atan2(T, T)", T).value, 1);
   assert.throws(() => value("1e39f"), /past f32's range/);
+});
+
+Deno.test("an override's default is concrete: f32 or i32 when the declaration has no type", () => {
+  const scope = constScope(
+    new Map(
+      [
+        ["K", { kind: "override", type: undefined, init: "0.29" }],
+        ["C", { kind: "const", type: undefined, init: "0.29" }],
+        ["N", { kind: "override", type: undefined, init: "7" }],
+      ] as const,
+    ),
+    new Map(),
+  );
+  // `override K = 0.29;` is the f32 0.29: K * 100.0 is the f32 29 (it was the double 28.99...).
+  assert.equal(evaluateConst("u32(K * 100.0)", scope).value, 29);
+  assert.equal(evaluateConst("u32(C * 100.0)", scope).value, 28); // a const stays abstract
+  assert.equal(evaluateConst("N", scope).type, "i32");
 });

@@ -7,6 +7,7 @@
 
 import { type ConstScope, type ConstValue, evaluateConst } from "./_const_eval.ts";
 import { heldAs } from "./_const_builtins.ts";
+import { scalar, wrap } from "./_const_values.ts";
 import { constructStruct, type ConstStruct } from "./_const_structs.ts";
 
 /** A module-scope `const` or `override` as the scope reads it. */
@@ -39,6 +40,10 @@ export function constScope(
     seen.set(name, undefined); // a cycle reads as unknown
     let value = evaluateConst(declaration.init, scope, true);
     value = heldAs(value, declaration.type);
+    // An override is concrete: `override K = 0.29;` holds the f32 0.29 (an abstract int: i32).
+    if (declaration.kind === "override" && value.type.startsWith("abstract")) {
+      value = wrap(scalar(value, "override").value, value.type === "abstract-int" ? "i32" : "f32");
+    }
     seen.set(name, value);
     return value;
   };
