@@ -12,6 +12,7 @@
 import { APPS } from "./_wgsl_corpus_qa17_apps.ts";
 import {
   CONSTS,
+  CONSTS_ALIAS,
   CONSTS_F16,
   CONSTS_F32,
   CONSTS_I64,
@@ -36,6 +37,7 @@ export const CORPUS_QA17: readonly CorpusCase[] = [
   CONSTS_F16,
   CONSTS_F32,
   CONSTS_OVERRIDE,
+  CONSTS_ALIAS,
 ];
 
 /** The wave's cases plain WebGPU refuses, which the client must refuse with a typed error. */

@@ -140,6 +140,29 @@ export const CONSTS_OVERRIDE: CorpusCase = {
   threads: 200,
 };
 
+/**
+ * An HLSL-style port's aliases called as constructors (`alias uint2 = vec2<u32>;`, as
+ * PlayCanvas' and ported shaders declare `float2`/`half` aliases): the runtime refused
+ * `uint2(16, 4)` in a const its `@workgroup_size` reads ("uint2() is not evaluated").
+ */
+export const CONSTS_ALIAS: CorpusCase = {
+  name: "@workgroup_size(GROUP.x, GROUP.y) of `const GROUP = uint2(16, 4)` (an alias constructor)",
+  source: `alias float2 = vec2<f32>;
+alias uint2 = vec2<u32>;
+const GROUP = uint2(16, 4);
+
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+
+@compute @workgroup_size(GROUP.x, GROUP.y)
+fn main(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups) n: vec3u) {
+  let uv = float2(id.xy) / float2(32.0, 8.0);
+  if (id.x < 32u && id.y < 8u) { o[id.y * 32u + id.x] = uv.x + uv.y * 10.0 + f32(n.x * 100u + n.y); }
+}`,
+  plain: [B(0, 0, new Float32Array(256))],
+  workgroups: [2, 2, 1],
+  threads: [32, 8],
+};
+
 /** Const builtins naga does not evaluate: plain WebGPU refuses them, and so must the client. */
 export const CONSTS_REFUSED: readonly CorpusCase[] = [
   {

@@ -154,3 +154,18 @@ Deno.test("an override's default is concrete: f32 or i32 when the declaration ha
   assert.equal(evaluateConst("u32(C * 100.0)", scope).value, 28); // a const stays abstract
   assert.equal(evaluateConst("N", scope).type, "i32");
 });
+
+Deno.test("an alias called as a constructor is its type in sizes and counts", () => {
+  // `uint2(8, 4)` of `alias uint2 = vec2<u32>;` was refused: "uint2() is not evaluated".
+  const source = `alias uint2 = vec2<u32>;
+alias count_t = u32;
+alias u2 = uint2;
+const GROUP = u2(8, 4);
+struct S { a: array<f32, count_t(3)>, b: u32 }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@compute @workgroup_size(GROUP.x, uint2(GROUP).y, count_t(2))
+fn main() { s[0].b = 1u; }`;
+  const r = reflectKernel({ source });
+  assert.deepEqual(r.workgroupSize, [8, 4, 2]);
+  assert.equal(r.storage[0].stride, 16);
+});
