@@ -125,6 +125,12 @@ export function readModule(source: string): ModuleText {
     type !== undefined && aliases.has(type) && depth < 16
       ? resolve(aliases.get(type), depth + 1)
       : type;
+  // `alias V = vec2<u32>; const T = V(4u, 8u);`: an alias called as a constructor is its type.
+  const dealias = (text: string) =>
+    aliases.size === 0 ? text : text.replace(
+      /(?<![\p{XID_Continue}.])[\p{XID_Start}_]\p{XID_Continue}*(?=\s*\()/gu,
+      (name) => aliases.has(name) ? resolve(name)! : name,
+    );
   for (const m of top.matchAll(declaration)) {
     declarations.set(m[3], {
       kind: m[2] as "const" | "override",
@@ -132,7 +138,7 @@ export function readModule(source: string): ModuleText {
       id: m[1] === undefined ? undefined : Number(m[1].replace(/[iu]$/, "")),
       idAt: m[1] === undefined ? undefined : m.index! + m[0].indexOf("("),
       type: resolve(m[4]?.trim()),
-      init: m[5],
+      init: m[5] === undefined ? undefined : dealias(m[5]),
       line: lineAt(masked, m.index!),
     });
   }
@@ -161,7 +167,8 @@ export function readModule(source: string): ModuleText {
     if (close < 0) continue;
     const fn = /\bfn\s+([\p{XID_Start}_]\p{XID_Continue}*)/u.exec(masked.slice(close));
     if (fn !== null) {
-      const args = splitTopLevel(masked.slice(open + 1, close)).filter((a) => a.trim() !== "");
+      const args = splitTopLevel(masked.slice(open + 1, close)).filter((a) => a.trim() !== "")
+        .map(dealias);
       workgroupSizes.set(fn[1], { args, line: lineAt(masked, m.index!) });
     }
     edits.push({ from: open + 1, to: close, text: "1" });
@@ -177,7 +184,7 @@ export function readModule(source: string): ModuleText {
     const parts = splitTopLevel(masked.slice(open + 1, close));
     if (parts.length !== 2 || /^\s*\d+\s*$/.test(parts[1]) || parts[1].trim() === "") continue;
     try {
-      const value = evaluateConst(parts[1], scope).value;
+      const value = evaluateConst(dealias(parts[1]), scope).value;
       const from = close - parts[1].length;
       edits.push({ from, to: close, text: String(value) });
     } catch (cause) {

@@ -215,7 +215,7 @@ function literal(t: string): ConstValue {
     const [, whole, fraction = "", exponent = "0", suffix] = hexFloat;
     const mantissa = parseInt(whole + fraction || "0", 16) / 16 ** fraction.length;
     const value = mantissa * 2 ** Number(exponent);
-    if (suffix === "f") return { value: Math.fround(value), type: "f32" };
+    if (suffix === "f") return wrap(value, "f32");
     if (suffix === "h") return wrap(value, "f16");
     return { value, type: "abstract-float" };
   }
@@ -223,9 +223,13 @@ function literal(t: string): ConstValue {
   const [, body, suffix] = hex ?? /^(.*?)([iufh]?)$/.exec(t)!;
   const float = hex === null && /[.eE]/.test(body);
   const value = Number(body);
+  // A literal its type does not hold is an error in WGSL (`3000000000i`, `1e39f`), not wrapped.
+  if ((suffix === "i" && value > 2 ** 31 - 1) || (suffix === "u" && value > 2 ** 32 - 1)) {
+    throw new ConstEvalError(`${t} is past ${suffix === "i" ? "i32" : "u32"}'s range`);
+  }
   if (suffix === "i") return wrap(value, "i32");
   if (suffix === "u") return wrap(value, "u32");
-  if (suffix === "f") return { value: Math.fround(value), type: "f32" };
+  if (suffix === "f") return wrap(value, "f32");
   if (suffix === "h") return wrap(value, "f16");
   return float ? { value, type: "abstract-float" } : wrap(value, "abstract-int");
 }

@@ -41,9 +41,13 @@ export function wrap(value: number, type: ConstType): ConstValue {
   }
   if (type === "u32") return { value: value >>> 0, type };
   if (type === "i32") return { value: value | 0, type };
-  if (type === "f32") return { value: Math.fround(value), type };
-  if (type === "f16") return { value: Math.f16round(value), type };
-  return { value, type };
+  if (type !== "f32" && type !== "f16") return { value, type };
+  const rounded = type === "f32" ? Math.fround(value) : Math.f16round(value);
+  // A finite value past the type's range is an error in WGSL (`1e39f`, `f16(70000.0)`).
+  if (Number.isFinite(value) && !Number.isFinite(rounded)) {
+    throw new ConstEvalError(`${value} is past ${type}'s range`);
+  }
+  return { value: rounded, type };
 }
 
 /**
@@ -74,6 +78,17 @@ export function convertScalar(v: ConstValue, type: ConstType): ConstValue {
     return wrap(Math.trunc(v.value), type);
   }
   return wrap(v.value, type);
+}
+
+/**
+ * An abstract scalar converted to the concrete `type` it meets (`0.7` meeting an f32 is
+ * `f32(0.7)`); others as they are. An abstract float meeting an integer type stays (WGSL refuses
+ * the mix: the device says so).
+ */
+export function concretize(v: ConstValue, type: ConstType): ConstValue {
+  if (v.type === type || !v.type.startsWith("abstract") || type.startsWith("abstract")) return v;
+  if (v.type === "abstract-float" && (type === "i32" || type === "u32")) return v;
+  return convertScalar(v, type);
 }
 
 /** A vector's components, or `n` copies of a scalar. */
@@ -189,16 +204,35 @@ export function scalarOp(op: string, a: ConstValue, b: ConstValue): ConstValue {
     const value = op === "&&" ? a.value && b.value : a.value || b.value;
     return { value: value ? 1 : 0, type: "bool" };
   }
+  const shift = op === "<<" || op === ">>";
+  if (!shift && a.type !== b.type) {
+    // An abstract operand converts to the concrete type it meets before the operator runs:
+    // `T == 0.7` of an f32 `T` compares f32 values (true), as naga computes it.
+    const type = unify(a.type, b.type);
+    a = concretize(a, type);
+    b = concretize(b, type);
+  }
   const compare = COMPARE[op];
   if (compare !== undefined) return { value: compare(a.value, b.value) ? 1 : 0, type: "bool" };
-  const shift = op === "<<" || op === ">>";
   if (a.type === "abstract-int" && (b.type === "abstract-int" || shift) && op in BIG_INT) {
-    // An abstract integer is an i64: its bits past 32 count (`(0x100000000 | 3) >> 32` is 1).
-    return wrap(Number(BigInt.asIntN(64, BIG_INT[op](BigInt(a.value), BigInt(b.value)))), a.type);
+    // An abstract integer is an i64: its bits past 32 count (`(0x100000000 | 3) >> 32` is 1);
+    // a shift past 63 and a result past i64 are errors in WGSL, as naga says.
+    if (shift && (b.value < 0 || b.value >= 64)) {
+      throw new ConstEvalError(`a shift of an abstract integer by ${b.value}`);
+    }
+    const exact = BIG_INT[op](BigInt(a.value), BigInt(b.value));
+    if (exact !== BigInt.asIntN(64, exact)) {
+      throw new ConstEvalError(`an abstract integer overflows i64`);
+    }
+    return wrap(Number(exact), a.type);
   }
   if (op === "<<" || op === ">>") {
     const type = integer(a, op);
-    const by = b.value & 31;
+    // A const shift by the width or more is an error in WGSL (naga refuses `1u << 32u`).
+    if (b.value < 0 || b.value >= 32) {
+      throw new ConstEvalError(`a shift by ${b.value} of a ${type}`);
+    }
+    const by = b.value;
     if (op === "<<") return wrap(a.value * 2 ** by, type);
     return wrap(type === "u32" ? a.value >>> by : Math.floor(a.value / 2 ** by), type);
   }

@@ -8,6 +8,7 @@
 
 import { type ConstScope, type ConstValue, evaluateConst } from "./_const_eval.ts";
 import { heldAs } from "./_const_types.ts";
+import { concretize } from "./_const_ops.ts";
 import { constructStruct, type ConstStruct } from "./_const_structs.ts";
 
 /** A module-scope `const` or `override` as the scope reads it. */
@@ -34,12 +35,19 @@ export function constScope(
     if (seen.has(name)) return seen.get(name);
     const declaration = declarations.get(name);
     if (declaration === undefined) return undefined;
-    const given = declaration.kind === "override" ? overrides.get(name) : undefined;
-    if (given !== undefined) return given;
+    const override = declaration.kind === "override";
+    // An override declared without a type has its initializer's concrete type (`override K =
+    // 0.29;` is an f32: `u32(K * 100.0)` is 29, where an abstract K would make it 28).
+    const typed = (v: ConstValue) =>
+      override && declaration.type === undefined && v.parts === undefined
+        ? concretize(v, v.type === "abstract-int" ? "i32" : "f32")
+        : v;
+    const given = override ? overrides.get(name) : undefined;
+    if (given !== undefined) return typed(given);
     if (declaration.init === undefined) return undefined;
     seen.set(name, undefined); // a cycle reads as unknown
     let value = evaluateConst(declaration.init, scope, true);
-    value = heldAs(value, declaration.type, scope);
+    value = typed(heldAs(value, declaration.type, scope));
     seen.set(name, value);
     return value;
   };
