@@ -108,9 +108,7 @@ export function readModule(source: string): ModuleText {
   const declarations = new Map<string, ModuleDeclaration>();
   // `@id(...)`'s argument may hold parentheses three deep (`@id(u32(m[1].y) + 4u)`).
   const nested = ["[^()]"];
-  for (let depth = 1; depth <= 3; depth++) {
-    nested.push(`(?:[^()]|\\((?:${nested[depth - 1]})*\\))`);
-  }
+  for (let d = 1; d <= 3; d++) nested.push(`(?:[^()]|\\((?:${nested[d - 1]})*\\))`);
   const declaration = new RegExp(
     String.raw`(?:@\s*id\s*\(\s*((?:${nested[3]})*?)\s*\)\s*)?\b(const|override)\s+` +
       String.raw`([\p{XID_Start}_]\p{XID_Continue}*)\s*(?::\s*([^=;]+?))?\s*(?:=\s*([^;]+?))?\s*;`,
