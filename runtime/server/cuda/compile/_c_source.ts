@@ -35,8 +35,16 @@ export function stripComments(source: string, directives = false): string {
   return directives ? live : live.replace(/^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*/gm, " ");
 }
 
-/** `source` without comments and with its literals emptied (`"..."` as `""`, `'x'` as `' '`). */
-function withoutLiterals(source: string): string {
+/**
+ * `source` without comments and with its literals emptied (`"..."` as `""`, `'x'` as `' '`).
+ *
+ * @example
+ * ```ts ignore
+ * import { withoutLiterals } from "./_c_source.ts";
+ * console.log(withoutLiterals('int n; // "count"')); // int n;
+ * ```
+ */
+export function withoutLiterals(source: string): string {
   let out = "";
   for (let i = 0; i < source.length;) {
     const c = source[i], next = source[i + 1];

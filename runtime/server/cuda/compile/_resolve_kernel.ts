@@ -40,6 +40,11 @@ export interface ResolvedKernel {
   readonly entryPoint: string;
   /** Its parameters (from the CUDA C when given, else the PTX), when they could be read. */
   readonly signature: KernelSignature | undefined;
+  /**
+   * Why `params` cannot be given by name though the source is CUDA C (its `#if` variants the PTX
+   * does not tell apart, `_source_variants.ts`): `signature` is then the PTX's, or none.
+   */
+  readonly unread?: string;
 }
 
 /** The entry point and signature of a kernel, read from its CUDA C (preferred) or PTX. */
@@ -117,7 +122,7 @@ function resolveOwn(kernel: CudaKernel, original: CudaKernel): ResolvedKernel {
 }
 
 /** `#define` lines for the `-DNAME=value` (`--define-macro=`) options of NVRTC. */
-function optionDefines(options: readonly string[]): string {
+export function optionDefines(options: readonly string[]): string {
   const lines = options.map((o) => /^(?:-D|--define-macro=)\s*([A-Za-z_]\w*)(?:=(.*))?$/s.exec(o))
     .filter((m) => m !== null).map((m) => `#define ${m![1]} ${m![2] ?? "1"}`);
   return lines.length === 0 ? "" : `\n${lines.join("\n")}\n`;

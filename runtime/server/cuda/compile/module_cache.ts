@@ -36,6 +36,7 @@ import { cudaVersionName, isaName, maxPtxIsa } from "../_ptx_version.ts";
 import { isMismatch, type Loaded, loadError, loadModule } from "./_module_load.ts";
 import type { CudaKernel } from "../kernel.ts";
 import { type ResolvedKernel, resolveKernel, sameOptions } from "./_resolve_kernel.ts";
+import { sourceVariant } from "./_source_variants.ts";
 
 export type { ResolvedKernel } from "./_resolve_kernel.ts";
 
@@ -59,7 +60,7 @@ interface Seen {
   /** A copy of `compileOptions`: an array changed in place is another program. */
   readonly list: readonly string[] | undefined;
   readonly program: Program;
-  readonly resolved: ResolvedKernel;
+  resolved: ResolvedKernel;
 }
 
 /** A kernel's `compileOptions`, joined for keys. */
@@ -231,9 +232,9 @@ export class ModuleCache {
     const { ptx, source, entryPoint } = kernel;
     const list = kernel.compileOptions === undefined ? undefined : [...kernel.compileOptions];
     const fresh = { ptx, source, entryPoint, list, program, resolved };
-    this.#seen.set(kernel, fresh);
-    this.#lastKernel = kernel;
-    this.#lastSeen = fresh;
+    this.#seen.set(this.#lastKernel = kernel, this.#lastSeen = fresh);
+    // `#if` variants of the entry: the PTX (compiled now, with `fresh` seen) picks one
+    fresh.resolved = sourceVariant(kernel, resolved, () => this.ptx(kernel));
     return fresh;
   }
 

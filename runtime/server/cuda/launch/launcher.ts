@@ -147,6 +147,14 @@ function deviceChecks(
       "cannot be given with metadata, scalars or bufferLengths (the internal layout)",
     );
   }
+  // `#if` variants of a CUDA C kernel the PTX does not tell apart: params by position only
+  const unread = resolved.unread;
+  if (
+    !layout && unread !== undefined && kernelLaunch.params !== undefined &&
+    (signature === undefined || !Array.isArray(kernelLaunch.params))
+  ) {
+    throw new KernelArgumentError(name, "params", `cannot be matched by name: ${unread}`);
+  }
   if (!layout && signature === undefined && kernelLaunch.params !== undefined) {
     throw new KernelArgumentError(
       name,

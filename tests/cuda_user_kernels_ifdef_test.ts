@@ -1,0 +1,164 @@
+/**
+ * CUDA C kernels defined more than once under `#if`/`#else` (or `#ifdef`), or with an `#if`'d
+ * parameter in their list (as ggml, llm.c and the CUDA samples write them): `params` are taken
+ * by the names of the definition NVRTC compiled, found from the PTX `.entry` (and the conditions
+ * the runtime can decide: `-D` options, `__CUDA_ARCH__` of the PTX's `.target`). Definitions the
+ * PTX cannot tell apart are refused by name (a `KernelArgumentError` naming the ambiguity) and
+ * taken by position. Every value is checked exactly against the host's: a wrong variant packs
+ * `params` in another order and fails them.
+ */
+import assert from "node:assert/strict";
+import { nvrtcName, nvrtcSkip, onSimulator, simulatedCudaClient } from "./_cuda_nvrtc.ts";
+import { withSimEnv } from "./fixtures/cuda_sim.ts";
+import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
+import { KernelArgumentError } from "../runtime/core/errors.ts";
+import type { ComputeClient } from "../mod.ts";
+
+const ignore = nvrtcSkip !== undefined;
+
+/** `y[i] = i * scale + 0.5` for i < n: n and scale swapped give other values. */
+const BODY = `{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = (float)(i * scale) + 0.5f;
+}`;
+const want = (length: number, n: number, scale: number) =>
+  Float32Array.from({ length }, (_, i) => (i < n ? i * scale + 0.5 : 0));
+
+async function run(
+  client: ComputeClient,
+  kernel: CudaKernel,
+  params: Record<string, number> | number[],
+): Promise<Float32Array> {
+  using y = client.createWithData(new Float32Array(16));
+  client.execute(kernel, { threads: 16, buffers: [y], params });
+  return new Float32Array(await client.read(y));
+}
+
+/** Two definitions PTX compiles alike (`.u64, .u32, .u32`): only the architecture tells them. */
+const byArch: CudaKernel = {
+  id: "user.ifdef_arch",
+  source: `#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+extern "C" __global__ void k(float* y, int n, int scale)
+#else
+extern "C" __global__ void k(float* y, int scale, int n)
+#endif
+${BODY}`,
+};
+
+Deno.test({
+  name: nvrtcName(
+    "#if __CUDA_ARCH__ variants alike in PTX: the one of the compiled architecture (the PTX's " +
+      ".target) takes params by name, on compute capability 7.5 and 8.0",
+  ),
+  ignore,
+  async fn() {
+    const check = async () => {
+      using client = await simulatedCudaClient();
+      assert.deepEqual(await run(client, byArch, { n: 11, scale: 3 }), want(16, 11, 3));
+      assert.deepEqual(await run(client, byArch, { scale: 5, n: 7 }), want(16, 7, 5));
+    };
+    if (!onSimulator) return await check();
+    for (const cc of ["80", "75"]) await withSimEnv({ CUDA_SIM_CC: cc }, check);
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "#ifdef variants by -D options: decided by the option where PTX cannot tell, by the PTX " +
+      "parameter list where the macro is unknown",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const swapped = `#ifdef SWAP
+extern "C" __global__ void k(float* y, int scale, int n)
+#else
+extern "C" __global__ void k(float* y, int n, int scale)
+#endif
+${BODY}`;
+    for (const options of [["-DSWAP"], ["-DSWAP=1", "-DOTHER"], ["-USWAP"]]) {
+      const kernel = { id: "user.ifdef_d", source: swapped, compileOptions: options };
+      assert.deepEqual(await run(client, kernel, { n: 9, scale: 4 }), want(16, 9, 4));
+    }
+    // USE_OFFSET unknown: the PTX's count (3 or 4 parameters) tells the definitions apart
+    const counted = `#ifdef USE_OFFSET
+extern "C" __global__ void k(float* y, int n, int scale, float offset) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = (float)(i * scale) + offset;
+}
+#else
+extern "C" __global__ void k(float* y, int scale, int n) ${BODY}
+#endif`;
+    const plain = { id: "user.ifdef_count", source: counted };
+    assert.deepEqual(await run(client, plain, { n: 10, scale: 2 }), want(16, 10, 2));
+    const offset = { ...plain, compileOptions: ["-DUSE_OFFSET"] };
+    assert.deepEqual(
+      await run(client, offset, { scale: 2, offset: 0.5, n: 10 }),
+      want(16, 10, 2),
+    );
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "a parameter under #if in the middle of the list: present or not as NVRTC compiled it",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `extern "C" __global__ void k(float* y,
+#if HAS_BIAS
+    float bias,
+#endif
+    int scale, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+#if HAS_BIAS
+  if (i < n) y[i] = (float)(i * scale) + bias;
+#else
+  if (i < n) y[i] = (float)(i * scale) + 0.5f;
+#endif
+}`;
+    const bias = { id: "user.ifdef_mid", source, compileOptions: ["-DHAS_BIAS=1"] };
+    assert.deepEqual(await run(client, bias, { n: 13, bias: 0.5, scale: 6 }), want(16, 13, 6));
+    // HAS_BIAS unknown here (0 for NVRTC): the PTX's three parameters
+    const none = { id: "user.ifdef_mid0", source };
+    assert.deepEqual(await run(client, none, { scale: 6, n: 13 }), want(16, 13, 6));
+    assert.throws(
+      () => client.execute(none, { threads: 16, buffers: [], params: { bias: 1, scale: 6, n: 1 } }),
+      KernelArgumentError,
+    );
+  },
+});
+
+Deno.test({
+  name: nvrtcName(
+    "variants the PTX cannot tell apart and no certain condition: params by name refused with " +
+      "a KernelArgumentError naming the ambiguity; by position they run, checked against the PTX",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    const source = `#ifdef FOO_VARIANT
+extern "C" __global__ void k(float* y, int scale, int n)
+#else
+extern "C" __global__ void k(float* y, int n, int scale)
+#endif
+${BODY}`;
+    const kernel = { id: "user.ifdef_ambiguous", source };
+    using y = client.createWithData(new Float32Array(16));
+    assert.throws(
+      () => client.execute(kernel, { threads: 16, buffers: [y], params: { n: 3, scale: 2 } }),
+      (e: Error) =>
+        e instanceof KernelArgumentError && e.argument === "params" &&
+        /compiles alike \(\(float\* y, int scale, int n\) or \(float\* y, int n, int scale\)/
+          .test(e.message) &&
+        /by position/.test(e.message),
+    );
+    // NVRTC compiled the #else definition (FOO_VARIANT is not defined): n first
+    assert.deepEqual(await run(client, kernel, [12, 3]), want(16, 12, 3));
+    assert.throws(
+      () => client.execute(kernel, { threads: 16, buffers: [y], params: [1.5, 3] }),
+      KernelArgumentError,
+    );
+  },
+});
