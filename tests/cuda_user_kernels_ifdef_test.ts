@@ -162,3 +162,59 @@ ${BODY}`;
     );
   },
 });
+
+Deno.test({
+  name: nvrtcName(
+    "C++-linkage (mangled) variants, and conditions on the source's own #defines: the compiled " +
+      "definition takes params by name; a macro the source defines under an unknown #if is " +
+      "not guessed",
+  ),
+  ignore,
+  async fn() {
+    using client = await simulatedCudaClient();
+    // _Z1kPfii for both: the architecture decides (every simulated device is sm_50 or newer)
+    const cxx = `#if __CUDA_ARCH__ >= 500
+static __global__ void k(float* y, int n, int scale)
+#else
+static __global__ void k(float* y, int scale, int n)
+#endif
+${BODY}`;
+    const mangled = { id: "user.ifdef_cxx", source: cxx, entryPoint: "k" };
+    assert.deepEqual(await run(client, mangled, { n: 5, scale: 7 }), want(16, 5, 7));
+    // ORDER is the source's own (and OTHER is -D'd or -U'd): known, whatever the PTX says
+    const defined = (order: number) =>
+      `#define ORDER ${order}
+#if 0
+extern "C" __global__ void k(float* y, int n, int scale, int unused)
+#elif ORDER == 2 && !defined(OTHER)
+extern "C" __global__ void k(float* y, int scale, int n)
+#else
+extern "C" __global__ void k(float* y, int n, int scale)
+#endif
+${BODY}`;
+    for (const [order, option] of [[2, "-UOTHER"], [3, "-UOTHER"], [2, "-DOTHER"]] as const) {
+      const own = { id: "user.ifdef_own", source: defined(order), compileOptions: [option] };
+      assert.deepEqual(await run(client, own, { n: 14, scale: 9 }), want(16, 14, 9));
+    }
+    // ORDER defined only under an unknown #ifdef: not known, and the PTX cannot tell: refused
+    const guarded = `#ifdef SOME_HEADER_FLAG
+#define ORDER 2
+#endif
+#if ORDER == 2
+extern "C" __global__ void k(float* y, int scale, int n)
+#else
+extern "C" __global__ void k(float* y, int n, int scale)
+#endif
+${BODY}`;
+    using y = client.createWithData(new Float32Array(16));
+    assert.throws(
+      () =>
+        client.execute({ id: "user.ifdef_guarded", source: guarded } as CudaKernel, {
+          threads: 16,
+          buffers: [y],
+          params: { n: 3, scale: 2 },
+        }),
+      (e: Error) => e instanceof KernelArgumentError && /compiles alike/.test(e.message),
+    );
+  },
+});

@@ -30,7 +30,7 @@ import {
 } from "./signature.ts";
 
 /** The most variants listed (the product of the relevant groups' branches). */
-const MAX_VARIANTS = 256;
+const MAX_VARIANTS = 64;
 
 /** A conditional line opening a group: `#if`, `#ifdef`, `#ifndef`. */
 const CONDITIONAL = /^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b/m;
@@ -53,7 +53,8 @@ export function sourceVariant(
   ) {
     return resolved;
   }
-  // one variant, the one read without the conditions: nothing to choose
+  // no group holds the entry, or one variant, the one read without the conditions: nothing to
+  // choose
   const listed = variants(source, kernel.compileOptions ?? [], entry, undefined);
   const one = listed?.length === 1 ? listed[0] : undefined;
   if (
@@ -131,7 +132,7 @@ function listRanges(text: string, name: string): [number, number][] {
  * lie in its parameter list (those the runtime cannot decide); `undefined` past
  * {@linkcode MAX_VARIANTS}.
  */
-export function variants(
+function variants(
   source: string,
   options: readonly string[],
   entry: string,
@@ -150,12 +151,13 @@ export function variants(
   const lineOf = (offset: number) => starts.findLastIndex((s) => s <= offset);
   const lists = listRanges(all.join("\n"), name).map(([s, e]) => [lineOf(s), lineOf(e)]);
   const word = new RegExp(`\\b${name}\\b`);
-  const relevant = groups.map((g, i) => ({ g, i })).filter(({ g }) =>
-    g.possible.length > 1 && (
-      lists.some(([s, e]) => g.line > s && g.line < e) ||
-      lines.slice(g.line, g.end + 1).some((l) => word.test(l))
-    )
+  // the groups that hold the entry or lie in its parameter list; none: the source read as it is
+  const holding = groups.map((g, i) => ({ g, i })).filter(({ g }) =>
+    lists.some(([s, e]) => g.line > s && g.line < e) ||
+    lines.slice(g.line, g.end + 1).some((l) => word.test(l))
   );
+  if (holding.length === 0) return [];
+  const relevant = holding.filter(({ g }) => g.possible.length > 1);
   let count = 1;
   for (const { g } of relevant) count *= g.possible.length;
   if (count > MAX_VARIANTS) return undefined;
@@ -168,9 +170,12 @@ export function variants(
       choice.set(i, g.possible[rest % g.possible.length]);
       rest = Math.floor(rest / g.possible.length);
     }
-    const text = lines.map((l, i) => directive[i] || !present(i, choice) ? "" : l).join("\n");
-    for (const s of [...cudaSignatures(text + defines), ...cxxSignatures(text + defines)]) {
-      if (s.name !== name || (entry.includes("::") && s.qualified !== entry)) continue;
+    const text = lines.map((l, i) => directive[i] || !present(i, choice) ? "" : l).join("\n") +
+      defines;
+    const named = (s: KernelSignature) =>
+      s.name === name && (!entry.includes("::") || s.qualified === entry);
+    const read = cudaSignatures(text).filter(named);
+    for (const s of read.length > 0 ? read : cxxSignatures(text).filter(named)) {
       if (!found.has(key(s))) found.set(key(s), s);
     }
   }
