@@ -13,6 +13,7 @@ import { withSimEnv } from "./fixtures/cuda_sim.ts";
 import type { CudaKernel } from "../runtime/server/cuda/kernel.ts";
 import { KernelArgumentError } from "../runtime/core/errors.ts";
 import type { ComputeClient } from "../mod.ts";
+import { conditionals, evaluate } from "../runtime/server/cuda/compile/_conditionals.ts";
 
 const ignore = nvrtcSkip !== undefined;
 
@@ -217,4 +218,43 @@ ${BODY}`;
       (e: Error) => e instanceof KernelArgumentError && /compiles alike/.test(e.message),
     );
   },
+});
+
+Deno.test("the #if conditions the runtime decides: only those whose every name is known", () => {
+  const known = new Map<string, string | null>([["A", "2"], ["B", "A + 1"], ["GONE", null]]);
+  const cases: [string, number | undefined][] = [
+    ["0", 0],
+    ["1", 1],
+    ["A == 2", 1],
+    ["B * 2 == 6 && !GONE", 1],
+    ["defined(A) && !defined GONE", 1],
+    ["0 && UNKNOWN", 0],
+    ["UNKNOWN || 1", 1],
+    ["UNKNOWN == 0", undefined],
+    ["defined(UNKNOWN)", undefined],
+    ["__CUDA_ARCH__ >= 800", undefined],
+    ["A ? 3 : UNKNOWN", 1],
+    ["(A << 4) == 0x20 && 010 == 8 && 7 / 2 == 3 && -1 < 0", 1],
+    ["F(1)", undefined],
+    ["A +", undefined],
+  ];
+  for (const [expression, value] of cases) {
+    assert.equal(evaluate(expression, known), value, expression);
+  }
+  const text = `#ifdef X
+a
+#elif defined(Y)
+b
+#else
+c
+#endif
+#if __CUDA_ARCH__ >= 800
+d
+#endif`;
+  const possible = (options: string[], target?: string) =>
+    conditionals(text, options, target).groups.map((g) => g.possible);
+  assert.deepEqual(possible([]), [[0, 1, 2], [0, -1]]);
+  assert.deepEqual(possible(["-DX"], "sm_80"), [[0], [0]]);
+  assert.deepEqual(possible(["-UX", "-DY=1"], "sm_75"), [[1], [-1]]);
+  assert.deepEqual(possible(["-UX", "-UY"], "sm_90a"), [[2], [0]]);
 });
