@@ -6,10 +6,11 @@
  * (`_wgsl_corpus_qa18_ort.ts`); run by `webgpu_wgsl_corpus_qa18_test.ts`.
  */
 import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";
+import { ORT, ORT_F16 } from "./_wgsl_corpus_qa18_ort.ts";
 import { WONNX, WONNX_REFUSED } from "./_wgsl_corpus_qa18_wonnx.ts";
 
 /** The wave's cases plain WebGPU runs. */
-export const CORPUS_QA18: readonly CorpusCase[] = [...WONNX];
+export const CORPUS_QA18: readonly CorpusCase[] = [...WONNX, ...ORT, ...ORT_F16];
 
 /** The wave's cases plain WebGPU refuses, which the client must refuse with a typed error. */
 export const REFUSED18: readonly CorpusCase[] = [...WONNX_REFUSED];
