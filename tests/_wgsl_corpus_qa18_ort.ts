@@ -12,45 +12,7 @@
  * builder (the constructs are onnxruntime's, the code is not copied); see `_wgsl_corpus_qa18.ts`.
  */
 import { B, type CorpusCase, f } from "./_wgsl_corpus_qa_base.ts";
-
-/** A uniform member: its WGSL type and value (arrays of vec4 as nested arrays). */
-type Member = readonly [
-  "u32" | "i32" | "f32" | "vec2u" | "vec3u" | "vec4u" | "vec4u2",
-  number | readonly number[] | readonly (readonly number[])[],
-];
-
-/** The uniform bytes of `members` laid out as WGSL lays out a struct in the uniform space. */
-function uniforms(members: Record<string, Member>): Uint8Array<ArrayBuffer> {
-  const shape = { u32: [4, 4], i32: [4, 4], f32: [4, 4], vec2u: [8, 8], vec3u: [16, 12] };
-  const placed: [number, Member][] = [];
-  let end = 0;
-  for (const m of Object.values(members)) {
-    const [align, size] = m[0] === "vec4u" ? [16, 16] : m[0] === "vec4u2" ? [16, 32] : shape[m[0]];
-    const at = Math.ceil(end / align) * align;
-    placed.push([at, m]);
-    end = at + size;
-  }
-  const bytes = new Uint8Array(Math.ceil(end / 16) * 16);
-  const view = new DataView(bytes.buffer);
-  for (const [at, [type, value]] of placed) {
-    [value].flat(2).forEach((v, k) => {
-      if (type === "f32") view.setFloat32(at + 4 * k, v, true);
-      else if (type === "i32") view.setInt32(at + 4 * k, v, true);
-      else view.setUint32(at + 4 * k, v, true);
-    });
-  }
-  return bytes;
-}
-
-/** The client's params of `members` (the values under the member names). */
-const paramsOf = (members: Record<string, Member>) =>
-  Object.fromEntries(Object.entries(members).map(([k, [, v]]) => [k, v]));
-
-/** A uniform binding and the matching params. */
-const U = (binding: number, members: Record<string, Member>) => ({
-  binding: B(0, binding, uniforms(members), true),
-  params: paramsOf(members),
-});
+import { type Member, U } from "./_wgsl_corpus_qa18_base.ts";
 
 /** ShaderHelper.mainStart for a 1-D dispatch (`normalizedDispatchGroup` [x, 1, 1]). */
 const MAIN = (size = 64) =>
