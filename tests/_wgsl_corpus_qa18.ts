@@ -2,10 +2,11 @@
  * The QA corpus, eighteenth wave: real-world WGSL compute shaders the earlier waves did not
  * cover, each written after its source (a stored version of its repository, credited; the
  * constructs are theirs, the code is not copied): webonnx/wonnx's templates rendered with
- * concrete values (`_wgsl_corpus_qa18_wonnx.ts`) and onnxruntime-web's generated WebGPU ops
- * (`_wgsl_corpus_qa18_ort.ts`) and its native WebGPU EP's DP4A kernels
- * (`_wgsl_corpus_qa18_ort_native.ts`), Babylon.js's Gaussian (point) splatting passes and three.js's TSL
- * compute output (`_wgsl_corpus_qa18_apps.ts`); run by `webgpu_wgsl_corpus_qa18_test.ts`.
+ * concrete values (`_wgsl_corpus_qa18_wonnx.ts`), onnxruntime-web's generated WebGPU ops
+ * (`_wgsl_corpus_qa18_ort.ts`), onnxruntime's native WebGPU EP's DP4A kernels
+ * (`_wgsl_corpus_qa18_ort_native.ts`), Babylon.js's Gaussian (point) splatting passes and
+ * three.js's TSL compute output (`_wgsl_corpus_qa18_apps.ts`); run by
+ * `webgpu_wgsl_corpus_qa18_test.ts`.
  */
 import { APPS } from "./_wgsl_corpus_qa18_apps.ts";
 import type { CorpusCase } from "./_wgsl_corpus_qa_base.ts";

@@ -2,6 +2,7 @@
  * Data helpers of the eighteenth QA wave (`_wgsl_corpus_qa18.ts`): uniform structs laid out as
  * WGSL lays them out, with the client's params of the same values.
  */
+import type { PlainBinding } from "./_plain_webgpu.ts";
 import { B } from "./_wgsl_corpus_qa_base.ts";
 
 /** Alignment and size of the member types the wave's uniforms use. */
@@ -51,11 +52,15 @@ export function uniforms(members: Record<string, Member>): Uint8Array<ArrayBuffe
 }
 
 /** The client's params of `members` (the values under the member names). */
-export const paramsOf = (members: Record<string, Member>) =>
+export const paramsOf = (members: Record<string, Member>): Record<string, Member[1]> =>
   Object.fromEntries(Object.entries(members).map(([k, [, v]]) => [k, v]));
 
 /** A uniform binding (in `group`) and the matching params. */
-export const U = (binding: number, members: Record<string, Member>, group = 0) => ({
+export const U = (
+  binding: number,
+  members: Record<string, Member>,
+  group = 0,
+): { binding: PlainBinding; params: Record<string, Member[1]> } => ({
   binding: B(group, binding, uniforms(members), true),
   params: paramsOf(members),
 });

@@ -1,6 +1,6 @@
 /**
- * QA wave 18, onnxruntime's native (C++) WebGPU execution provider: its DP4A quantized matmul path, written after
- * `onnxruntime/contrib_ops/webgpu/quantization/dp4a_quantize.wgsl.template` and
+ * QA wave 18, onnxruntime's native (C++) WebGPU execution provider: its DP4A quantized matmul
+ * path, written after `onnxruntime/contrib_ops/webgpu/quantization/dp4a_quantize.wgsl.template` and
  * `dp4a_matmul_common.wgsl.template` (stored version 1ce63071) as the ShaderHelper renders them:
  * typed `workgroup_size_*` consts in `@workgroup_size`, element-type aliases, a
  * `workgroup_idx` flattened from num_workgroups, `pack4x8snorm` of f16 values, and the packed
