@@ -110,8 +110,10 @@ Deno.test({
       if (value === undefined) return void refused++;
       assert.ok(Object.is(Math.fround(value), naga[k]), `${e}: naga ${naga[k]}, runtime ${value}`);
     });
-    // The 13 math-library functions of f32, 40 arguments each (atan2 among the pairs).
-    assert.equal(refused, 12 * 40 + 40);
+    // The 13 math-library functions of f32, 40 arguments each (atan2 among the pairs), and
+    // exp, exp2, log, log2, pow where the value is not exact (wave 18): all but exp2 of -4, -1,
+    // 2 and 5.
+    assert.equal(refused, 18 * 40 - 4);
   },
 });
 

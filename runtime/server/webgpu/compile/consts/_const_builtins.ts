@@ -55,15 +55,16 @@ export const FLOAT_BUILTINS: Readonly<
 
 /**
  * Builtins whose value naga takes from the platform's math library (glibc's `sinf`, `sinh`, `exp`,
- * `cos`...), which differs from V8's in the last bit for some arguments (measured on Deno 2.9.6:
- * `atanh`, `sinh`, `asinh`, `acosh` of abstract floats; every one of these of f32 but `cos`; and
- * for abstract floats `exp(17.494)`, `log(4.182)`, `sin(15.976)`, `cos(14.815)`: glibc's value,
- * which naga's is, is one ulp from V8's). The runtime leaves them to the device: `single` (f32,
- * f16) arguments of the trigonometric ones and every hyperbolic one are refused by name, and the
- * `abstract` ones are evaluated only where the value is exact ({@linkcode exactLibm}: `exp2(4.0)`,
- * `pow(2.0, 5.0)`, `log2(256.0)`, `sin(0.0)`), which every implementation returns.
+ * `expf`...), which differs from V8's in the last bit for some arguments (measured on Deno 2.9.6:
+ * `atanh`, `sinh`, `asinh`, `acosh` of abstract floats; every one of these of f32 but `cos`;
+ * `exp(17.494)`, `log(4.182)`, `sin(15.976)`, `cos(14.815)`, `exp2(-2.1452)` of abstract floats;
+ * `exp(-14.8953f)`, `exp2(-7.3352f)`, `log(2.4555f)`, `log2(60.7824f)`, `pow(3.6279f, 1.37f)`).
+ * The runtime leaves them to the device: `single` (f32, f16) arguments of the trigonometric ones
+ * and every hyperbolic one are refused by name; the `inexact` ones, and the trigonometric ones of
+ * abstract floats, are evaluated only where the value is exact ({@linkcode exactLibm}:
+ * `exp2(4.0)`, `pow(2.0, 5.0)`, `log2(256.0)`, `sin(0.0)`), which every implementation returns.
  */
-export const LIBM_BUILTINS: Readonly<Record<string, "single" | "abstract" | "all">> = {
+export const LIBM_BUILTINS: Readonly<Record<string, "single" | "inexact" | "all">> = {
   sin: "single",
   cos: "single",
   tan: "single",
@@ -71,11 +72,11 @@ export const LIBM_BUILTINS: Readonly<Record<string, "single" | "abstract" | "all
   acos: "single",
   atan: "single",
   atan2: "single",
-  exp: "abstract",
-  exp2: "abstract",
-  log: "abstract",
-  log2: "abstract",
-  pow: "abstract",
+  exp: "inexact",
+  exp2: "inexact",
+  log: "inexact",
+  log2: "inexact",
+  pow: "inexact",
   sinh: "all",
   cosh: "all",
   tanh: "all",
@@ -89,7 +90,7 @@ const TRIGONOMETRIC = new Set(["sin", "cos", "tan", "asin", "acos", "atan", "ata
 
 /** Whether `name` of an abstract float is a math-library value (see {@linkcode LIBM_BUILTINS}). */
 export function libmOfAbstract(name: string): boolean {
-  return LIBM_BUILTINS[name] === "abstract" || TRIGONOMETRIC.has(name);
+  return LIBM_BUILTINS[name] === "inexact" || TRIGONOMETRIC.has(name);
 }
 
 /**

@@ -158,12 +158,14 @@ function scalarCall(name: string, args: readonly ConstValue[]): ConstValue {
       throw new ConstEvalError(`${name}() needs a float argument`);
     }
     const x = args.map((a) => a.value);
-    const exact = !single && libmOfAbstract(name) ? exactLibm(name, x) : undefined;
-    if (!single && libmOfAbstract(name) && exact === undefined) {
+    const inexact = libm === "inexact" || (!single && libmOfAbstract(name));
+    // An exact value the argument's type holds (an f32 or f16 one: rounding it changes nothing).
+    const exact = inexact ? exactLibm(name, x) : undefined;
+    if (inexact && (exact === undefined || (single && wrap(exact, type).value !== exact))) {
       throw new ConstEvalError(
-        `${name}() of an abstract float is not evaluated by the runtime here (only where its ` +
-          `value is exact): naga takes it from the platform's math library, which the runtime ` +
-          `cannot match bit for bit`,
+        `${name}() of ${single ? `an ${type}` : "an abstract float"} is not evaluated by the ` +
+          `runtime here (only where its value is exact): naga takes it from the platform's math ` +
+          `library, which the runtime cannot match bit for bit`,
       );
     }
     const value = exact ?? f(single, ...x);
