@@ -110,8 +110,10 @@ Deno.test({
       if (value === undefined) return void refused++;
       assert.ok(Object.is(Math.fround(value), naga[k]), `${e}: naga ${naga[k]}, runtime ${value}`);
     });
-    // The 13 math-library functions of f32, 40 arguments each (atan2 among the pairs).
-    assert.equal(refused, 12 * 40 + 40);
+    // The 13 math-library functions of f32, 40 arguments each (atan2 among the pairs), and
+    // exp, exp2, log, log2, pow where the value is not exact (wave 18): all but exp2 of -4, -1,
+    // 2 and 5.
+    assert.equal(refused, 18 * 40 - 4);
   },
 });
 
@@ -129,7 +131,9 @@ Deno.test({
     );
     // (=== 0: a -0 there is the sign of 0, which `toPrecision` does not write.)
     kept.forEach(([e, v], k) => assert.ok(naga[k] === 0, `${e}: the runtime's ${v} is not naga's`));
-    // The 6 hyperbolic functions are refused for abstract floats too.
-    assert.equal(all.length - kept.length, 6 * 40);
+    // The 6 hyperbolic functions are refused for abstract floats too, and the other 12 of the
+    // math library (glibc's values, one ulp from V8's for some arguments) where the value is
+    // not exact: all but exp2 of -4, -1, 2 and 5.
+    assert.equal(all.length - kept.length, 18 * 40 - 4);
   },
 });

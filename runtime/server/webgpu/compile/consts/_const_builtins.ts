@@ -54,14 +54,17 @@ export const FLOAT_BUILTINS: Readonly<
 };
 
 /**
- * Builtins whose value naga takes from the platform's math library (glibc's `sinf`, `sinh`...),
- * which differs from V8's in the last bit for some arguments (measured on Deno 2.9.6: `atanh`,
- * `sinh`, `asinh`, `acosh` of abstract floats; every one of these of f32 but `cos`). The runtime
- * leaves them to the device: `single` (f32, f16) arguments of the trigonometric ones and every
- * hyperbolic one are refused by name; V8 and naga agree on the trigonometric ones of abstract
- * floats.
+ * Builtins whose value naga takes from the platform's math library (glibc's `sinf`, `sinh`, `exp`,
+ * `expf`...), which differs from V8's in the last bit for some arguments (measured on Deno 2.9.6:
+ * `atanh`, `sinh`, `asinh`, `acosh` of abstract floats; every one of these of f32 but `cos`;
+ * `exp(17.494)`, `log(4.182)`, `sin(15.976)`, `cos(14.815)`, `exp2(-2.1452)` of abstract floats;
+ * `exp(-14.8953f)`, `exp2(-7.3352f)`, `log(2.4555f)`, `log2(60.7824f)`, `pow(3.6279f, 1.37f)`).
+ * The runtime leaves them to the device: `single` (f32, f16) arguments of the trigonometric ones
+ * and every hyperbolic one are refused by name; the `inexact` ones, and the trigonometric ones of
+ * abstract floats, are evaluated only where the value is exact ({@linkcode exactLibm}:
+ * `exp2(4.0)`, `pow(2.0, 5.0)`, `log2(256.0)`, `sin(0.0)`), which every implementation returns.
  */
-export const LIBM_BUILTINS: Readonly<Record<string, "single" | "all">> = {
+export const LIBM_BUILTINS: Readonly<Record<string, "single" | "inexact" | "all">> = {
   sin: "single",
   cos: "single",
   tan: "single",
@@ -69,6 +72,11 @@ export const LIBM_BUILTINS: Readonly<Record<string, "single" | "all">> = {
   acos: "single",
   atan: "single",
   atan2: "single",
+  exp: "inexact",
+  exp2: "inexact",
+  log: "inexact",
+  log2: "inexact",
+  pow: "inexact",
   sinh: "all",
   cosh: "all",
   tanh: "all",
@@ -76,6 +84,67 @@ export const LIBM_BUILTINS: Readonly<Record<string, "single" | "all">> = {
   acosh: "all",
   atanh: "all",
 };
+
+/** The trigonometric builtins, math-library ones for abstract floats too. */
+const TRIGONOMETRIC = new Set(["sin", "cos", "tan", "asin", "acos", "atan", "atan2"]);
+
+/** Whether `name` of an abstract float is a math-library value (see {@linkcode LIBM_BUILTINS}). */
+export function libmOfAbstract(name: string): boolean {
+  return LIBM_BUILTINS[name] === "inexact" || TRIGONOMETRIC.has(name);
+}
+
+/**
+ * The value of a math-library builtin where it is exact (an integer power of two, a power with a
+ * small integer exponent that f64 holds exactly, the zeros and ones of the trigonometric
+ * functions): a correctly rounded result, which glibc and V8 both return. `undefined` elsewhere.
+ */
+export function exactLibm(name: string, x: readonly number[]): number | undefined {
+  const [a, b] = x;
+  switch (name) {
+    case "exp2":
+      return Number.isInteger(a) && a >= -1074 && a <= 1023 ? 2 ** a : undefined;
+    case "pow":
+      return exactPower(a, b);
+    case "log2": {
+      const e = Math.round(Math.log2(a));
+      return a > 0 && 2 ** e === a ? e : undefined;
+    }
+    case "exp":
+      return a === 0 ? 1 : undefined;
+    case "log":
+      return a === 1 ? 0 : undefined;
+    case "cos":
+      return a === 0 ? 1 : undefined;
+    case "acos":
+      return a === 1 ? 0 : undefined;
+    case "atan2":
+      return a === 0 && b > 0 ? a : undefined;
+    case "sin":
+    case "tan":
+    case "asin":
+    case "atan":
+      return a === 0 ? a : undefined;
+  }
+  return undefined;
+}
+
+/** `x ** y` for an integer `y` (|y| <= 64) where f64 holds it exactly, else `undefined`. */
+function exactPower(x: number, y: number): number | undefined {
+  if (!Number.isInteger(y) || Math.abs(y) > 64 || !Number.isFinite(x)) return undefined;
+  if (y === 0) return 1;
+  if (x === 0) return y > 0 ? 0 : undefined;
+  let [m, e] = exact(x);
+  while (m % 2n === 0n) (m /= 2n, e++);
+  if (y < 0) return m === 1n || m === -1n ? exactOrUndefined(m ** BigInt(-y), -e * -y) : undefined;
+  return exactOrUndefined(m ** BigInt(y), e * y);
+}
+
+/** `m * 2^e` when f64 holds it exactly (at most 53 significant bits, in range), else undefined. */
+function exactOrUndefined(m: bigint, e: number): number | undefined {
+  const bits = (m < 0n ? -m : m).toString(2).replace(/0+$/, "").length;
+  const value = Number(m) * 2 ** e;
+  return bits <= 53 && Number.isFinite(value) && value !== 0 ? value : undefined;
+}
 
 /** `x` as `m * 2^e`, `m` an integer. */
 function exact(x: number): [bigint, number] {

@@ -10,7 +10,13 @@
  */
 
 import { ConstEvalError, type ConstValue } from "./_const_eval.ts";
-import { BIT_BUILTINS, FLOAT_BUILTINS, LIBM_BUILTINS } from "./_const_builtins.ts";
+import {
+  BIT_BUILTINS,
+  exactLibm,
+  FLOAT_BUILTINS,
+  LIBM_BUILTINS,
+  libmOfAbstract,
+} from "./_const_builtins.ts";
 import {
   binaryOp,
   convertScalar,
@@ -151,7 +157,18 @@ function scalarCall(name: string, args: readonly ConstValue[]): ConstValue {
     if (!single && !type.startsWith("abstract")) {
       throw new ConstEvalError(`${name}() needs a float argument`);
     }
-    const value = f(single, ...args.map((a) => a.value));
+    const x = args.map((a) => a.value);
+    const inexact = libm === "inexact" || (!single && libmOfAbstract(name));
+    // An exact value the argument's type holds (an f32 or f16 one: rounding it changes nothing).
+    const exact = inexact ? exactLibm(name, x) : undefined;
+    if (inexact && (exact === undefined || (single && wrap(exact, type).value !== exact))) {
+      throw new ConstEvalError(
+        `${name}() of ${single ? `an ${type}` : "an abstract float"} is not evaluated by the ` +
+          `runtime here (only where its value is exact): naga takes it from the platform's math ` +
+          `library, which the runtime cannot match bit for bit`,
+      );
+    }
+    const value = exact ?? f(single, ...x);
     if (!Number.isFinite(value)) throw new ConstEvalError(`${name}() has no finite value here`);
     return wrap(value, type === "abstract-int" ? "abstract-float" : type);
   }
